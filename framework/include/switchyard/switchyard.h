@@ -1,0 +1,178 @@
+/*
+ * Switchyard public host API.
+ *
+ * A host application links libswitchyard and includes only this header.
+ *
+ *   sy_env      the loaded configuration: plugins, providers, options.
+ *   sy_model    a parsed, validated model (ONNX today; TFLite later).
+ *   sy_session  a model placed on providers, memory planned, ready to run.
+ *
+ * Errors: every call that can fail returns a sy_status*; NULL is success.
+ * A non-NULL status has a code (sy_status_code) and a message that says
+ * what failed and where (file, plugin, node, tensor). The caller frees it
+ * with sy_status_free. Output parameters are left untouched on failure.
+ *
+ * Thread safety:
+ *   - sy_env_*: creation and release are not concurrent with other use of
+ *     the same env; all const queries on an env are thread-safe.
+ *   - sy_model: immutable after load; may be shared by many sessions and
+ *     threads at once. Release it after every session made from it.
+ *   - sy_session: one thread at a time (set_input/run/get_output are not
+ *     reentrant). Different sessions may run concurrently on any threads.
+ *   - sy_status_*: a status is owned by one thread.
+ */
+#ifndef SWITCHYARD_H
+#define SWITCHYARD_H
+
+#include "sy_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_VERSION_MAJOR 0
+#define SY_VERSION_MINOR 1
+#define SY_VERSION_PATCH 0
+#define SY_VERSION_STRING "0.1.0"
+
+typedef struct sy_env sy_env;
+typedef struct sy_model sy_model;
+typedef struct sy_session sy_session;
+
+/* ---- status ------------------------------------------------------------ */
+SY_EXPORT sy_status_code sy_status_get_code(const sy_status *st);
+SY_EXPORT const char *sy_status_get_message(const sy_status *st);
+SY_EXPORT void sy_status_free(sy_status *st);
+/* Make a status (for host code that reports through the same channel). */
+SY_EXPORT sy_status *sy_status_create(sy_status_code code, const char *fmt, ...) SY_PRINTF(2, 3);
+SY_EXPORT const char *sy_status_code_name(sy_status_code code);
+SY_EXPORT const char *sy_dtype_name(sy_dtype dt);
+SY_EXPORT size_t sy_dtype_size(sy_dtype dt); /* bytes per element; 0 for packed/unknown */
+SY_EXPORT const char *sy_version(void);
+
+/* ---- environment ------------------------------------------------------- */
+/* Load an INI file. `ini_path` NULL: the embedded default configuration,
+ * which finds the plugins next to the library (build tree or install). */
+SY_EXPORT sy_status *sy_env_create(const char *ini_path, sy_env **out);
+/* Same from text; relative paths in it resolve against `base_dir` (NULL: cwd). */
+SY_EXPORT sy_status *sy_env_create_from_string(const char *ini_text, const char *base_dir, sy_env **out);
+SY_EXPORT void sy_env_release(sy_env *env);
+
+/* Log sink; default writes WARN and worse to stderr (INI: log_level). */
+typedef void (*sy_log_fn)(void *user, sy_log_level level, const char *origin, const char *message);
+SY_EXPORT void sy_env_set_logger(sy_env *env, sy_log_fn fn, void *user);
+
+/* What was loaded, for `switchyard plugins`. */
+typedef struct sy_plugin_info {
+    uint32_t struct_size;
+    const char *path;
+    const char *name;        /* NULL when refused before the descriptor was read */
+    const char *version;
+    const char *description;
+    uint16_t abi_major, abi_minor;
+    bool loaded;
+    const char *refusal;     /* why it was refused (NULL when loaded) */
+    uint32_t n_schemas, n_kernels, n_providers, n_schemes, n_extensions;
+    const char *registered;  /* names of what it registered, comma-separated */
+} sy_plugin_info;
+SY_EXPORT size_t sy_env_plugin_count(const sy_env *env);
+SY_EXPORT bool sy_env_plugin_info(const sy_env *env, size_t index, sy_plugin_info *out);
+
+/* Providers in priority order, with their description and flags. */
+SY_EXPORT size_t sy_env_provider_count(const sy_env *env);
+SY_EXPORT const char *sy_env_provider_name(const sy_env *env, size_t index);
+SY_EXPORT const char *sy_env_provider_description(const sy_env *env, size_t index);
+SY_EXPORT bool sy_env_provider_is_emulator(const sy_env *env, size_t index);
+
+/* Does any loaded plugin define (domain, op) at this opset? */
+SY_EXPORT bool sy_env_has_op(const sy_env *env, const char *domain, const char *op, int32_t opset);
+
+/* A named extension table registered by a plugin (e.g. "llm"); NULL if none
+ * with a major version equal to `version` is loaded. */
+SY_EXPORT const void *sy_get_extension(const sy_env *env, const char *name, uint32_t version);
+
+/* ---- model --------------------------------------------------------------- */
+SY_EXPORT sy_status *sy_model_load(sy_env *env, const char *path, sy_model **out);
+/* `name` is used in messages; external data paths resolve against `base_dir`. */
+SY_EXPORT sy_status *sy_model_load_buffer(sy_env *env, const void *data, size_t size, const char *name,
+                                          const char *base_dir, sy_model **out);
+/* Like sy_model_load, with SY_LOAD_* flags. */
+enum {
+    /* load even when some ops have no plugin (for inspection); a session
+     * created from such a model fails naming each missing op */
+    SY_LOAD_SKIP_OP_CHECK = 1u << 0
+};
+SY_EXPORT sy_status *sy_model_load_flags(sy_env *env, const char *path, uint32_t flags, sy_model **out);
+/* Ops of the model that no loaded plugin defines, as one line of text
+ * ("Op (domain 'd', opset N), ..."); NULL when there are none. Free with free(). */
+SY_EXPORT char *sy_model_unsupported_ops(const sy_model *model);
+SY_EXPORT void sy_model_release(sy_model *model);
+
+typedef struct sy_value_info {
+    uint32_t struct_size;
+    const char *name;
+    sy_dtype dtype;
+    int32_t rank;                   /* -1 unknown */
+    int64_t dims[SY_MAX_RANK];      /* -1 for a symbolic or unknown dim */
+    const char *dim_names[SY_MAX_RANK]; /* symbolic names, or NULL */
+} sy_value_info;
+
+SY_EXPORT size_t sy_model_input_count(const sy_model *m);
+SY_EXPORT size_t sy_model_output_count(const sy_model *m);
+SY_EXPORT bool sy_model_input_info(const sy_model *m, size_t i, sy_value_info *out);
+SY_EXPORT bool sy_model_output_info(const sy_model *m, size_t i, sy_value_info *out);
+SY_EXPORT int64_t sy_model_ir_version(const sy_model *m);
+SY_EXPORT const char *sy_model_format(const sy_model *m); /* "onnx" */
+SY_EXPORT size_t sy_model_opset_count(const sy_model *m);
+SY_EXPORT bool sy_model_opset(const sy_model *m, size_t i, const char **domain, int64_t *version);
+SY_EXPORT size_t sy_model_node_count(const sy_model *m);
+SY_EXPORT bool sy_model_node(const sy_model *m, size_t i, const char **name, const char **domain, const char **op);
+SY_EXPORT size_t sy_model_initializer_bytes(const sy_model *m);
+
+/* ---- session ------------------------------------------------------------- */
+typedef struct sy_session_options {
+    uint32_t struct_size;
+    int32_t threads;       /* 0: from the INI (default 1) */
+    int32_t strict;        /* -1: from the INI; 0/1 override */
+    bool profiling;        /* collect profiling events */
+} sy_session_options;
+
+/* Place, plan and prepare. `opts` may be NULL. Input dims that are symbolic
+ * in the model are taken as 1 until sy_session_set_input gives real shapes
+ * (a new shape re-plans before the next run). */
+SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const sy_session_options *opts,
+                                       sy_session **out);
+SY_EXPORT void sy_session_release(sy_session *s);
+
+typedef enum sy_input_mode {
+    SY_INPUT_COPY = 0,   /* data is copied into the session now */
+    SY_INPUT_BORROW = 1  /* data is read in place during run; keep it alive and unchanged until then */
+} sy_input_mode;
+
+/* `t` needs dtype, rank, dims, data, nbytes; name is ignored. */
+SY_EXPORT sy_status *sy_session_set_input(sy_session *s, const char *name, const sy_tensor *t, sy_input_mode mode);
+SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, const sy_tensor *t,
+                                                   sy_input_mode mode);
+SY_EXPORT sy_status *sy_session_run(sy_session *s);
+/* Valid until the next run or release of the session. */
+SY_EXPORT sy_status *sy_session_get_output(sy_session *s, size_t index, const sy_tensor **out);
+SY_EXPORT sy_status *sy_session_get_output_by_name(sy_session *s, const char *name, const sy_tensor **out);
+SY_EXPORT size_t sy_session_output_count(const sy_session *s);
+/* Clear the state of stateful kernels. */
+SY_EXPORT void sy_session_reset(sy_session *s);
+
+/* ---- tensor files (ONNX TensorProto .pb and NumPy .npy) ----------------- */
+/* Read a tensor file; the result and its data are one allocation freed
+ * with sy_tensor_free. The format is chosen by content, not extension. */
+SY_EXPORT sy_status *sy_tensor_read_file(const char *path, sy_tensor **out);
+/* Write `t` as a TensorProto .pb (with `t->name`) or .npy by extension;
+ * written to a temporary file and renamed, so nothing is half-written. */
+SY_EXPORT sy_status *sy_tensor_write_file(const char *path, const sy_tensor *t);
+SY_EXPORT void sy_tensor_free(sy_tensor *t);
+/* Number of elements of a tensor (product of dims). */
+SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,316 @@
+/*
+ * INI configuration (parsed by inih). Documented key by key in docs/config.md.
+ *
+ *   [switchyard]        plugin_dirs, plugins, providers, threads, strict, log_level
+ *   [plugin.NAME]       sha256, path, enabled + the plugin's own keys
+ *   [provider.NAME]     the provider's own keys
+ *
+ * Keys of [switchyard] are checked here; plugin and provider keys are checked
+ * against what each plugin declares when it is loaded.
+ */
+#include "env.h"
+#include "status.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct parse_ctx {
+    sy_config *cfg;
+    sy_status *err;
+} parse_ctx;
+
+static sy_status *split_list(const char *value, char ***out, uint32_t *n)
+{
+    /* comma- or whitespace-separated list; appends to *out */
+    const char *p = value;
+    while (*p) {
+        while (*p && (*p == ',' || isspace((unsigned char)*p)))
+            p++;
+        const char *start = p;
+        while (*p && *p != ',' && !isspace((unsigned char)*p))
+            p++;
+        if (p == start)
+            break;
+        char **grown = realloc(*out, (*n + 1) * sizeof **out);
+        if (!grown)
+            return sy_error_oom();
+        *out = grown;
+        if (!((*out)[*n] = sy_strndup(start, (size_t)(p - start))))
+            return sy_error_oom();
+        (*n)++;
+    }
+    return NULL;
+}
+
+static void free_list(char **list, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcmp(v, "1")) {
+        *out = true;
+        return true;
+    }
+    if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcmp(v, "0")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+static bool parse_log_level(const char *v, sy_log_level *out)
+{
+    static const char *const names[] = {"error", "warn", "info", "debug", "trace"};
+    for (int i = 0; i < 5; i++)
+        if (!strcasecmp(v, names[i])) {
+            *out = (sy_log_level)i;
+            return true;
+        }
+    return false;
+}
+
+static sy_options *section_get_or_add(sy_config *cfg, const char *section)
+{
+    for (uint32_t i = 0; i < cfg->n_sections; i++)
+        if (!strcmp(cfg->sections[i].section, section))
+            return &cfg->sections[i];
+    if (cfg->n_sections == cfg->cap_sections) {
+        uint32_t cap = cfg->cap_sections ? cfg->cap_sections * 2 : 8;
+        sy_options *grown = realloc(cfg->sections, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        cfg->sections = grown;
+        cfg->cap_sections = cap;
+    }
+    sy_options *o = &cfg->sections[cfg->n_sections];
+    memset(o, 0, sizeof *o);
+    if (!(o->section = sy_strdup(section)))
+        return NULL;
+    cfg->n_sections++;
+    return o;
+}
+
+static sy_status *options_add(sy_options *o, const char *key, const char *value)
+{
+    for (uint32_t i = 0; i < o->n; i++)
+        if (!strcmp(o->kv[i].key, key))
+            return sy_error(SY_ERR_INVALID_CONFIG, "[%s] key '%s' given twice", o->section, key);
+    if (o->n == o->cap) {
+        uint32_t cap = o->cap ? o->cap * 2 : 8;
+        sy_option_kv *grown = realloc(o->kv, cap * sizeof *grown);
+        if (!grown)
+            return sy_error_oom();
+        o->kv = grown;
+        o->cap = cap;
+    }
+    sy_option_kv *kv = &o->kv[o->n];
+    kv->key = sy_strdup(key);
+    kv->value = sy_strdup(value);
+    if (!kv->key || !kv->value) {
+        free(kv->key);
+        free(kv->value);
+        return sy_error_oom();
+    }
+    o->n++;
+    return NULL;
+}
+
+static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *value)
+{
+    if (!strcmp(key, "plugin_dirs"))
+        return split_list(value, &cfg->plugin_dirs, &cfg->n_plugin_dirs);
+    if (!strcmp(key, "plugins"))
+        return split_list(value, &cfg->plugin_files, &cfg->n_plugin_files);
+    if (!strcmp(key, "providers")) {
+        free_list(cfg->providers, cfg->n_providers);
+        cfg->providers = NULL;
+        cfg->n_providers = 0;
+        return split_list(value, &cfg->providers, &cfg->n_providers);
+    }
+    if (!strcmp(key, "threads")) {
+        char *end;
+        errno = 0;
+        long t = strtol(value, &end, 10);
+        if (errno || *end || t < 1 || t > 256)
+            return sy_error(SY_ERR_INVALID_CONFIG,
+                            "[switchyard] threads = '%s': expected an integer from 1 to 256", value);
+        cfg->threads = (int)t;
+        return NULL;
+    }
+    if (!strcmp(key, "strict")) {
+        if (!parse_bool(value, &cfg->strict))
+            return sy_error(SY_ERR_INVALID_CONFIG, "[switchyard] strict = '%s': expected true or false", value);
+        return NULL;
+    }
+    if (!strcmp(key, "log_level")) {
+        if (!parse_log_level(value, &cfg->log_level))
+            return sy_error(SY_ERR_INVALID_CONFIG,
+                            "[switchyard] log_level = '%s': expected error, warn, info, debug or trace", value);
+        return NULL;
+    }
+    return sy_error(SY_ERR_INVALID_CONFIG,
+                    "unknown key '%s' in [switchyard] (known: plugin_dirs, plugins, providers, threads, "
+                    "strict, log_level)",
+                    key);
+}
+
+static int sy_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *ctx = user;
+    if (ctx->err)
+        return 0;
+    if (!name) /* a section header with no keys (INI_CALL_HANDLER_ON_NEW_SECTION) */
+        return 1;
+    if (!strcmp(section, "switchyard")) {
+        ctx->err = handle_core_key(ctx->cfg, name, value);
+        return ctx->err == NULL;
+    }
+    if (!strncmp(section, "plugin.", 7) || !strncmp(section, "provider.", 9) || !strncmp(section, "llm", 3)) {
+        const char *dot = strchr(section, '.');
+        if (dot && !dot[1]) {
+            ctx->err = sy_error(SY_ERR_INVALID_CONFIG, "section [%s]: missing a name after the dot", section);
+            return 0;
+        }
+        sy_options *o = section_get_or_add(ctx->cfg, section);
+        if (!o) {
+            ctx->err = sy_error_oom();
+            return 0;
+        }
+        ctx->err = options_add(o, name, value);
+        return ctx->err == NULL;
+    }
+    ctx->err = sy_error(SY_ERR_INVALID_CONFIG,
+                        "unknown section [%s] (known: [switchyard], [plugin.NAME], [provider.NAME], [llm])", section);
+    return 0;
+}
+
+static void config_defaults(sy_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->threads = 1;
+    cfg->strict = false;
+    cfg->log_level = SY_LOG_WARN;
+}
+
+static sy_status *finish_parse(sy_config *cfg, parse_ctx *ctx, int rc, const char *origin)
+{
+    if (ctx->err)
+        return sy_error_wrap(ctx->err, "%s", origin);
+    if (rc > 0)
+        return sy_error(SY_ERR_INVALID_CONFIG, "%s: line %d: syntax error (expected '[section]' or 'key = value')",
+                        origin, rc);
+    if (rc < 0)
+        return sy_error(rc == -1 ? SY_ERR_IO : SY_ERR_OUT_OF_MEMORY, "%s: cannot read the configuration file",
+                        origin);
+    (void)cfg;
+    return NULL;
+}
+
+sy_status *sy_config_parse_file(const char *path, sy_config *cfg)
+{
+    config_defaults(cfg);
+    cfg->origin = sy_strdup(path);
+    cfg->base_dir = sy_dirname(path);
+    if (!cfg->origin || !cfg->base_dir)
+        return sy_error_oom();
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sy_error(SY_ERR_NOT_FOUND, "configuration file '%s': %s", path, strerror(errno));
+    parse_ctx ctx = {cfg, NULL};
+    int rc = ini_parse_file(f, sy_ini_handler, &ctx);
+    fclose(f);
+    return finish_parse(cfg, &ctx, rc, path);
+}
+
+sy_status *sy_config_parse_string(const char *text, const char *origin, const char *base_dir, sy_config *cfg)
+{
+    config_defaults(cfg);
+    cfg->origin = sy_strdup(origin);
+    cfg->base_dir = sy_strdup(base_dir ? base_dir : ".");
+    if (!cfg->origin || !cfg->base_dir)
+        return sy_error_oom();
+    parse_ctx ctx = {cfg, NULL};
+    int rc = ini_parse_string(text, sy_ini_handler, &ctx);
+    return finish_parse(cfg, &ctx, rc, origin);
+}
+
+void sy_config_free(sy_config *cfg)
+{
+    free(cfg->origin);
+    free(cfg->base_dir);
+    free_list(cfg->plugin_dirs, cfg->n_plugin_dirs);
+    free_list(cfg->plugin_files, cfg->n_plugin_files);
+    free_list(cfg->providers, cfg->n_providers);
+    for (uint32_t i = 0; i < cfg->n_sections; i++) {
+        sy_options *o = &cfg->sections[i];
+        for (uint32_t k = 0; k < o->n; k++) {
+            free(o->kv[k].key);
+            free(o->kv[k].value);
+        }
+        free(o->kv);
+        free(o->section);
+    }
+    free(cfg->sections);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+sy_options *sy_config_section(const sy_config *cfg, const char *kind, const char *name)
+{
+    size_t kl = strlen(kind);
+    for (uint32_t i = 0; i < cfg->n_sections; i++) {
+        const char *s = cfg->sections[i].section;
+        if (!strncmp(s, kind, kl) && s[kl] == '.' && !strcmp(s + kl + 1, name))
+            return &cfg->sections[i];
+    }
+    return NULL;
+}
+
+static bool in_list(const char *const *list, const char *key)
+{
+    for (; list && *list; list++)
+        if (!strcmp(*list, key))
+            return true;
+    return false;
+}
+
+sy_status *sy_options_check(const sy_options *opts, const char *const *allowed, const char *const *skip,
+                            const char *origin)
+{
+    if (!opts)
+        return NULL;
+    for (uint32_t i = 0; i < opts->n; i++) {
+        const char *key = opts->kv[i].key;
+        if (in_list(skip, key) || in_list(allowed, key))
+            continue;
+        char known[512] = "";
+        size_t len = 0;
+        for (const char *const *k = allowed; k && *k; k++)
+            len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
+                                    len ? ", " : "", *k);
+        for (const char *const *k = skip; k && *k; k++)
+            len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
+                                    len ? ", " : "", *k);
+        return sy_error(SY_ERR_INVALID_CONFIG, "%s: unknown key '%s' in [%s] (known: %s)", origin, key,
+                        opts->section, known[0] ? known : "none");
+    }
+    return NULL;
+}
+
+const char *sy_options_get(const sy_options *opts, const char *key)
+{
+    if (!opts)
+        return NULL;
+    for (uint32_t i = 0; i < opts->n; i++)
+        if (!strcmp(opts->kv[i].key, key))
+            return opts->kv[i].value;
+    return NULL;
+}

@@ -1,0 +1,154 @@
+/*
+ * The run path. A static session runs its compiled step list: precomputed
+ * kernel pointers, states and io blocks whose tensors already point into the
+ * arena — no allocation, lookup or string work. A session whose shapes depend
+ * on runtime values runs node by node (infer, place, prepare, run).
+ */
+#include "session.h"
+#include "status.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, const char *provider, char *why,
+                                    size_t why_len);
+sy_status *sy_place_node(struct sy_session *s, sy_node_rt *nr);
+sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr);
+
+static sy_status *build_io(struct sy_session *s, sy_node_rt *nr)
+{
+    const ir_node *n = nr->view.ir;
+    free(nr->io_in);
+    free(nr->io_out);
+    nr->io_in = calloc(n->n_inputs + 1, sizeof *nr->io_in);
+    nr->io_out = calloc(n->n_outputs + 1, sizeof *nr->io_out);
+    if (!nr->io_in || !nr->io_out)
+        return sy_error_oom();
+    for (uint32_t k = 0; k < n->n_inputs; k++)
+        nr->io_in[k] = nr->view.in[k];
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        nr->io_out[k] = nr->view.out[k];
+    nr->io = (sy_kernel_io){sizeof nr->io, n->n_inputs, n->n_outputs, nr->io_in, nr->io_out, NULL, 0, &s->rc};
+    return NULL;
+}
+
+sy_status *sy_compile_steps(struct sy_session *s)
+{
+    free(s->steps);
+    s->steps = calloc(s->n_nodes ? s->n_nodes : 1, sizeof *s->steps);
+    if (!s->steps)
+        return sy_error_oom();
+    s->n_steps = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->folded)
+            continue;
+        SY_TRY(build_io(s, nr));
+        if (nr->view.scratch) {
+            nr->io.scratch = (char *)s->arena + nr->scratch_offset;
+            nr->io.scratch_bytes = nr->view.scratch;
+        }
+        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, &nr->io, i};
+    }
+    return NULL;
+}
+
+void sy_profile_node(struct sy_session *s, uint32_t node, uint64_t t0, uint64_t t1);
+
+static sy_status *node_failed(struct sy_session *s, uint32_t node, sy_status *st)
+{
+    const sy_node_rt *nr = &s->nodes[node];
+    return sy_error_wrap(st, "%s: node '%s' (%s) on %s", s->model->ir->path, nr->view.ir->name, nr->view.ir->op,
+                         nr->provider ? nr->provider->def.name : "?");
+}
+
+static sy_status *run_static(struct sy_session *s)
+{
+    const sy_step *steps = s->steps;
+    uint32_t n = s->n_steps;
+    if (!s->profiling) {
+        for (uint32_t i = 0; i < n; i++) {
+            sy_status *st = steps[i].run(steps[i].state, steps[i].io);
+            if (st)
+                return node_failed(s, steps[i].node, st);
+        }
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t t0 = sy_now_ns();
+        sy_status *st = steps[i].run(steps[i].state, steps[i].io);
+        sy_profile_node(s, steps[i].node, t0, sy_now_ns());
+        if (st)
+            return node_failed(s, steps[i].node, st);
+    }
+    return NULL;
+}
+
+/* Dynamic mode: everything per node, with the actual values in hand. */
+static sy_status *run_dynamic(struct sy_session *s)
+{
+    char label[256];
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->folded)
+            continue;
+        const ir_node *n = nr->view.ir;
+        snprintf(label, sizeof label, "%s: node '%s' (%s)", s->model->ir->path, n->name, n->op);
+        sy_status *st = sy_session_infer_node(s, nr);
+        if (st)
+            return sy_error_wrap(st, "%s", label);
+        for (uint32_t k = 0; k < n->n_outputs; k++) {
+            if (n->outputs[k] < 0)
+                continue;
+            sy_value_rt *v = &s->values[n->outputs[k]];
+            if (!v->owned || v->owned_cap < v->t.nbytes) {
+                sy_aligned_free(v->owned);
+                v->owned = sy_aligned_alloc(v->t.nbytes ? v->t.nbytes : 1, 64);
+                v->owned_cap = v->owned ? v->t.nbytes : 0;
+                if (!v->owned)
+                    return sy_error_oom();
+            }
+            v->t.data = v->owned;
+        }
+        if (nr->prepared && nr->kernel->def.release)
+            nr->kernel->def.release(nr->state);
+        nr->prepared = false;
+        nr->state = NULL;
+        free(nr->reason_text);
+        nr->reason_text = NULL;
+        nr->provider = NULL;
+        SY_TRY(sy_place_node(s, nr));
+        nr->view.scratch = 0;
+        if (nr->kernel->def.prepare) {
+            st = nr->kernel->def.prepare(&nr->view, &nr->state);
+            if (st)
+                return sy_error_wrap(st, "%s: prepare", label);
+        }
+        nr->prepared = true;
+        SY_TRY(build_io(s, nr));
+        void *scratch = NULL;
+        if (nr->view.scratch) {
+            scratch = sy_aligned_alloc(nr->view.scratch, 64);
+            if (!scratch)
+                return sy_error_oom();
+            nr->io.scratch = scratch;
+            nr->io.scratch_bytes = nr->view.scratch;
+        }
+        uint64_t t0 = s->profiling ? sy_now_ns() : 0;
+        st = nr->kernel->def.run(nr->state, &nr->io);
+        if (s->profiling)
+            sy_profile_node(s, i, t0, sy_now_ns());
+        sy_aligned_free(scratch);
+        nr->io.scratch = NULL;
+        if (st)
+            return sy_error_wrap(st, "%s on %s", label, nr->provider->def.name);
+    }
+    return NULL;
+}
+
+sy_status *sy_session_execute(struct sy_session *s)
+{
+    return s->dynamic ? run_dynamic(s) : run_static(s);
+}

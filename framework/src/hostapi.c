@@ -1,0 +1,216 @@
+/*
+ * The host API table injected into every plugin. Plugins reach the core only
+ * through these functions (no core symbol is ever linked by a plugin).
+ */
+#include "env.h"
+#include "session.h"
+#include "status.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sy_status *h_status_new(sy_status_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sy_status *st = sy_verror(code, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static sy_status_code h_status_code(const sy_status *st) { return sy_status_code_of(st); }
+static const char *h_status_message(const sy_status *st) { return sy_status_msg(st); }
+
+/* Plugins log before any env is known to them; route to the env doing the
+ * current registration or, at run time, to stderr through the default sink. */
+static sy_env *log_env;
+
+static void h_log(sy_log_level level, const char *plugin, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (log_env)
+        sy_env_log(log_env, level, plugin ? plugin : "plugin", "%s", msg);
+    else if (level <= SY_LOG_WARN)
+        fprintf(stderr, "switchyard: %s: %s\n", plugin ? plugin : "plugin", msg);
+}
+
+static void *h_alloc(size_t size, size_t alignment) { return sy_aligned_alloc(size, alignment ? alignment : 16); }
+static void h_free(void *p) { sy_aligned_free(p); }
+
+/* registration entry points live in registry.c */
+sy_status *sy_reg_schema(sy_plugin *p, const sy_op_schema *schema);
+sy_status *sy_reg_kernel(sy_plugin *p, const sy_kernel_def *kernel);
+sy_status *sy_reg_provider(sy_plugin *p, const sy_provider_def *provider);
+sy_status *sy_reg_scheme(sy_plugin *p, const sy_quant_scheme_def *scheme);
+sy_status *sy_reg_extension(sy_plugin *p, const char *name, uint32_t version, const void *table);
+
+static const char *h_option_get(const sy_options *opts, const char *key) { return sy_options_get(opts, key); }
+
+/* ---- node introspection ---- */
+static const char *h_node_name(const sy_node *n) { return n->ir->name; }
+static const char *h_node_op(const sy_node *n) { return n->ir->op; }
+static const char *h_node_domain(const sy_node *n) { return n->ir->domain; }
+static int32_t h_node_opset(const sy_node *n) { return n->ir->opset; }
+static uint32_t h_node_num_inputs(const sy_node *n) { return n->n_in; }
+static uint32_t h_node_num_outputs(const sy_node *n) { return n->n_out; }
+
+static const sy_tensor *h_node_input(const sy_node *n, uint32_t i) { return i < n->n_in ? n->in[i] : NULL; }
+static const sy_tensor *h_node_output(const sy_node *n, uint32_t i) { return i < n->n_out ? n->out[i] : NULL; }
+
+static sy_status *h_node_set_output(sy_node *n, uint32_t i, sy_dtype dt, int32_t rank, const int64_t *dims)
+{
+    if (!n->inferring)
+        return sy_error(SY_ERR_INTERNAL, "node_set_output called outside shape inference");
+    if (i >= n->n_out)
+        return sy_error(SY_ERR_INTERNAL, "node_set_output: output %u out of range (node has %u)", i, n->n_out);
+    if (rank < 0 || rank > SY_MAX_RANK)
+        return sy_error(SY_ERR_UNSUPPORTED, "output %u: rank %d exceeds the supported maximum %d", i, rank,
+                        SY_MAX_RANK);
+    for (int32_t d = 0; d < rank; d++)
+        if (dims[d] < 0)
+            return sy_error(SY_ERR_SHAPE, "output %u: dimension %d is negative (%lld)", i, d, (long long)dims[d]);
+    if (!n->out[i])
+        return NULL; /* omitted optional output: nothing to record */
+    sy_tensor *t = n->out[i];
+    t->dtype = dt;
+    t->rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        t->dims[d] = dims[d];
+    int64_t numel = 1;
+    for (int32_t d = 0; d < rank; d++)
+        if (__builtin_mul_overflow(numel, dims[d], &numel))
+            return sy_error(SY_ERR_SHAPE, "output %u: element count overflows", i);
+    size_t bytes = 0;
+    if (!sy_dtype_bytes(dt, numel, &bytes))
+        return sy_error(SY_ERR_TYPE, "output %u: dtype %s has no fixed element size", i, sy_dtype_name(dt));
+    t->nbytes = bytes;
+    return NULL;
+}
+
+static void h_node_set_scratch(sy_node *n, size_t bytes) { n->scratch = bytes; }
+
+/* ---- attributes ---- */
+static const ir_attr *attr_of(const sy_node *n, const char *name, sy_attr_type type)
+{
+    const ir_attr *a = ir_node_attr(n->ir, name);
+    return a && a->type == type ? a : NULL;
+}
+
+static bool h_attr_int(const sy_node *n, const char *name, int64_t *out)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_INT);
+    if (a)
+        *out = a->i;
+    return a != NULL;
+}
+
+static bool h_attr_float(const sy_node *n, const char *name, float *out)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_FLOAT);
+    if (a)
+        *out = a->f;
+    return a != NULL;
+}
+
+static bool h_attr_string(const sy_node *n, const char *name, const char **out, size_t *len)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_STRING);
+    if (a) {
+        *out = a->s;
+        if (len)
+            *len = a->s_len;
+    }
+    return a != NULL;
+}
+
+static bool h_attr_ints(const sy_node *n, const char *name, const int64_t **out, size_t *count)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_INTS);
+    if (a) {
+        *out = a->ints;
+        *count = a->count;
+    }
+    return a != NULL;
+}
+
+static bool h_attr_floats(const sy_node *n, const char *name, const float **out, size_t *count)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_FLOATS);
+    if (a) {
+        *out = a->floats;
+        *count = a->count;
+    }
+    return a != NULL;
+}
+
+static bool h_attr_tensor(const sy_node *n, const char *name, const sy_tensor **out)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_TENSOR);
+    if (a)
+        *out = a->t;
+    return a != NULL;
+}
+
+static bool h_attr_strings(const sy_node *n, const char *name, const char *const **out, size_t *count)
+{
+    const ir_attr *a = attr_of(n, name, SY_ATTR_STRINGS);
+    if (a) {
+        *out = (const char *const *)a->strings;
+        *count = a->count;
+    }
+    return a != NULL;
+}
+
+/* ---- profiling (implemented in profile.c) ---- */
+bool sy_profiling_enabled(const sy_run_ctx *rc);
+void sy_profile_record(sy_run_ctx *rc, const sy_profile_event *ev);
+
+static uint64_t h_now_ns(void) { return sy_now_ns(); }
+
+const sy_host_api sy_host_api_table = {
+    .struct_size = sizeof(sy_host_api),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .status_new = h_status_new,
+    .status_free = sy_status_free,
+    .status_code = h_status_code,
+    .status_message = h_status_message,
+    .log = h_log,
+    .alloc = h_alloc,
+    .free = h_free,
+    .register_schema = sy_reg_schema,
+    .register_kernel = sy_reg_kernel,
+    .register_provider = sy_reg_provider,
+    .register_quant_scheme = sy_reg_scheme,
+    .register_extension = sy_reg_extension,
+    .option_get = h_option_get,
+    .node_name = h_node_name,
+    .node_op = h_node_op,
+    .node_domain = h_node_domain,
+    .node_opset = h_node_opset,
+    .node_num_inputs = h_node_num_inputs,
+    .node_num_outputs = h_node_num_outputs,
+    .node_input = h_node_input,
+    .node_output = h_node_output,
+    .node_set_output = h_node_set_output,
+    .node_set_scratch = h_node_set_scratch,
+    .attr_int = h_attr_int,
+    .attr_float = h_attr_float,
+    .attr_string = h_attr_string,
+    .attr_ints = h_attr_ints,
+    .attr_floats = h_attr_floats,
+    .attr_tensor = h_attr_tensor,
+    .attr_strings = h_attr_strings,
+    .profiling_enabled = sy_profiling_enabled,
+    .profile_event = sy_profile_record,
+    .now_ns = h_now_ns,
+};
+
+void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

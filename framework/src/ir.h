@@ -1,0 +1,121 @@
+/*
+ * The core's model IR: one graph of nodes and values, importer-neutral.
+ * Importers (ONNX, later TFLite) fill it; passes, the partitioner, the planner
+ * and the scheduler read it. Everything here is internal to libswitchyard.
+ */
+#ifndef SY_IR_H
+#define SY_IR_H
+
+#include "switchyard/sy_plugin.h"
+#include "switchyard/switchyard.h"
+
+typedef struct ir_graph ir_graph;
+
+typedef struct ir_attr {
+    char *name;
+    sy_attr_type type;
+    int64_t i;
+    float f;
+    char *s;          /* STRING: bytes (NUL-terminated copy), length in s_len */
+    size_t s_len;
+    int64_t *ints;    /* INTS */
+    float *floats;    /* FLOATS */
+    char **strings;   /* STRINGS */
+    size_t count;     /* element count of INTS/FLOATS/STRINGS */
+    sy_tensor *t;     /* TENSOR: owns its data (one allocation with the struct) */
+    ir_graph *g;      /* GRAPH: subgraph (If/Loop/Scan) */
+} ir_attr;
+
+enum {
+    IR_VALUE_GRAPH_INPUT = 1u << 0,
+    IR_VALUE_GRAPH_OUTPUT = 1u << 1,
+    IR_VALUE_INITIALIZER = 1u << 2, /* constant weight: data is set */
+    IR_VALUE_OUTER_SCOPE = 1u << 3  /* subgraph value captured from the parent */
+};
+
+typedef struct ir_value {
+    char *name;
+    uint32_t flags;            /* IR_VALUE_* */
+    sy_dtype dtype;            /* SY_DT_UNDEFINED when unknown */
+    int32_t rank;              /* -1 when unknown */
+    int64_t dims[SY_MAX_RANK]; /* -1 for unknown/symbolic */
+    char *dim_params[SY_MAX_RANK]; /* symbolic dim names (owned) or NULL */
+    sy_quant_params *quant;    /* owned, or NULL */
+    int32_t producer;          /* node index, -1 for inputs/initializers */
+    /* initializer data: either borrowed from the model's mapped/decoded bytes
+     * (data_owned == NULL) or owned (converted from typed fields). */
+    const void *data;
+    size_t nbytes;
+    void *data_owned;
+    bool is_sequence;          /* sequence/optional/map type: not supported by the runtime */
+} ir_value;
+
+typedef struct ir_node {
+    char *name;      /* never NULL: importers synthesise "<op>_<index>" when unnamed */
+    char *op;
+    char *domain;    /* "" for the default ONNX domain */
+    int32_t opset;   /* the model's opset import for this domain */
+    int32_t *inputs; /* value indices; -1 = omitted optional input */
+    uint32_t n_inputs;
+    int32_t *outputs; /* value indices; -1 = omitted optional output */
+    uint32_t n_outputs;
+    ir_attr *attrs;
+    uint32_t n_attrs;
+} ir_node;
+
+typedef struct ir_opset {
+    char *domain;
+    int64_t version;
+} ir_opset;
+
+struct ir_graph {
+    char *name;
+    ir_value *values;
+    uint32_t n_values, cap_values;
+    ir_node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    int32_t *inputs;   /* graph inputs (non-initializer), in order */
+    uint32_t n_inputs;
+    int32_t *outputs;  /* graph outputs, in order */
+    uint32_t n_outputs;
+    void *name_index;  /* uthash table name -> value index (ir.c) */
+};
+
+typedef struct ir_mapping {
+    void *addr;
+    size_t size;
+    bool is_mmap;
+} ir_mapping;
+
+typedef struct ir_model {
+    char *path;        /* file it came from (or the buffer's name) */
+    char *base_dir;    /* for external data */
+    const char *format;
+    int64_t ir_version;
+    char *producer;
+    ir_opset *opsets;
+    uint32_t n_opsets;
+    ir_graph graph;
+    /* backing storage kept alive for borrowed initializer data */
+    void *decoded;            /* importer-specific decoded message (freed by importer hook) */
+    void (*free_decoded)(void *decoded);
+    ir_mapping *mappings;     /* mmapped files (model, external data) */
+    uint32_t n_mappings;
+} ir_model;
+
+/* ---- construction helpers (ir.c) ---- */
+void ir_graph_init(ir_graph *g, const char *name);
+void ir_graph_free(ir_graph *g);
+/* Find a value by name; -1 when absent. */
+int32_t ir_graph_find_value(const ir_graph *g, const char *name);
+/* Find or add a value by name; returns its index, -1 on out-of-memory. */
+int32_t ir_graph_intern_value(ir_graph *g, const char *name);
+/* Append a node (zeroed) and return its pointer, NULL on out-of-memory. */
+ir_node *ir_graph_add_node(ir_graph *g);
+void ir_attr_free(ir_attr *a);
+const ir_attr *ir_node_attr(const ir_node *n, const char *name);
+int64_t ir_model_opset(const ir_model *m, const char *domain); /* -1 when not imported */
+void ir_model_free(ir_model *m);
+size_t ir_value_nbytes(const ir_value *v); /* from dtype and dims; 0 when unknown */
+
+#endif

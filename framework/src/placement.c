@@ -1,0 +1,155 @@
+/*
+ * Placement: providers are asked in priority order; the first that has a
+ * kernel for the node and (when it has check_node) takes it, gets it. Every
+ * decline is kept with its reason so `explain` and strict-mode errors can say
+ * why. Unclaimed nodes fall back to a fallback provider (cpu_ref) unless the
+ * session is strict.
+ */
+#include "session.h"
+#include "status.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sy_dtype kernel_key_dtype(const sy_node *node, int32_t type_input)
+{
+    if (type_input < 0)
+        return node->n_out && node->out[0] ? node->out[0]->dtype : SY_DT_UNDEFINED;
+    if ((uint32_t)type_input < node->n_in && node->in[type_input])
+        return node->in[type_input]->dtype;
+    return SY_DT_UNDEFINED;
+}
+
+const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, const char *provider, char *why,
+                                    size_t why_len)
+{
+    const ir_node *n = node->ir;
+    const sy_op_entry *e = sy_env_find_op(env, n->domain, n->op);
+    bool any_version = false, any_type = false;
+    char declined[192] = "";
+    for (uint32_t i = 0; e && i < e->n_kernels; i++) {
+        const sy_kernel_def *k = &e->kernels[i]->def;
+        if (strcmp(k->provider, provider))
+            continue;
+        if (n->opset < k->since_version || (k->until_version > 0 && n->opset > k->until_version))
+            continue;
+        any_version = true;
+        sy_dtype dt = kernel_key_dtype(node, k->type_input);
+        if (k->type_mask && !(dt < 64 && (k->type_mask & SY_DT_BIT(dt))))
+            continue;
+        any_type = true;
+        if (k->accepts && !k->accepts(node, declined, sizeof declined))
+            continue;
+        return e->kernels[i];
+    }
+    if (why) {
+        if (!any_version)
+            snprintf(why, why_len, "no %s kernel for %s at opset %d", provider, n->op, n->opset);
+        else if (!any_type)
+            snprintf(why, why_len, "no %s kernel for %s with dtype %s", provider, n->op,
+                     sy_dtype_name(kernel_key_dtype(node, 0)));
+        else
+            snprintf(why, why_len, "%s kernel declined: %s", provider, declined[0] ? declined : "unsupported case");
+    }
+    return NULL;
+}
+
+static void append_reason(char **acc, const char *provider, const char *text)
+{
+    char *next = sy_asprintf("%s%s%s: %s", *acc ? *acc : "", *acc ? "; " : "", provider, text);
+    if (next) {
+        free(*acc);
+        *acc = next;
+    }
+}
+
+/* Try every provider of the priority list; on failure *declines holds why. */
+static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
+{
+    sy_env *env = s->env;
+    for (uint32_t p = 0; p < env->n_priority; p++) {
+        sy_provider_rec *pr = env->priority[p];
+        char why[192];
+        const sy_kernel_rec *k = sy_find_kernel(env, &nr->view, pr->def.name, why, sizeof why);
+        if (!k) {
+            append_reason(declines, pr->def.name, why);
+            continue;
+        }
+        if (pr->def.check_node) {
+            sy_claim claim = {sizeof claim, false, SY_REASON_NONE, ""};
+            pr->def.check_node(pr->state, &nr->view, &claim);
+            if (!claim.take) {
+                claim.text[sizeof claim.text - 1] = '\0';
+                append_reason(declines, pr->def.name, claim.text[0] ? claim.text : "declined");
+                continue;
+            }
+        }
+        nr->provider = pr;
+        nr->kernel = k;
+        nr->reason = SY_REASON_TAKEN;
+        return true;
+    }
+    return false;
+}
+
+sy_status *sy_place_node(struct sy_session *s, sy_node_rt *nr)
+{
+    char *declines = NULL;
+    if (try_providers(s, nr, &declines)) {
+        nr->reason_text = declines; /* the declines of higher-priority providers, if any */
+        return NULL;
+    }
+    if (!s->strict) {
+        for (uint32_t i = 0; i < s->env->n_providers; i++) {
+            sy_provider_rec *pr = s->env->providers[i];
+            if (!(pr->def.flags & SY_PROVIDER_FALLBACK) || !pr->created)
+                continue;
+            const sy_kernel_rec *k = sy_find_kernel(s->env, &nr->view, pr->def.name, NULL, 0);
+            if (k) {
+                nr->provider = pr;
+                nr->kernel = k;
+                nr->reason = SY_REASON_FALLBACK;
+                nr->reason_text = declines;
+                return NULL;
+            }
+        }
+    }
+    const ir_node *n = nr->view.ir;
+    sy_status *st = sy_error(SY_ERR_NOT_IMPLEMENTED, "node '%s' (%s) could not be placed%s: %s", n->name, n->op,
+                             s->strict ? " (strict mode: no fallback)" : "",
+                             declines ? declines : "no provider is configured");
+    free(declines);
+    return st;
+}
+
+/* Place every node; in strict mode report all unplaced nodes at once. */
+sy_status *sy_place_all(struct sy_session *s)
+{
+    char *all = NULL;
+    uint32_t n_bad = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->folded || nr->provider)
+            continue;
+        sy_status *st = sy_place_node(s, nr);
+        if (!st)
+            continue;
+        if (!s->strict) {
+            free(all);
+            return st;
+        }
+        char *next = sy_asprintf("%s%s%s", all ? all : "", all ? "\n  " : "  ", sy_status_msg(st));
+        sy_status_free(st);
+        free(all);
+        all = next;
+        n_bad++;
+    }
+    if (!n_bad)
+        return NULL;
+    sy_status *st = sy_error(SY_ERR_NOT_IMPLEMENTED, "strict mode: %u node%s could not be placed:\n%s", n_bad,
+                             n_bad == 1 ? "" : "s", all ? all : "");
+    free(all);
+    return st;
+}

@@ -1,0 +1,552 @@
+/*
+ * Session creation: bind values, infer shapes through the op schemas, fold
+ * constants, place nodes on providers, prepare kernels, plan memory, compile
+ * the step list. Everything that can fail on model input fails here, at
+ * creation, with the node name and the rule — never at run time.
+ */
+#include "session.h"
+#include "status.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* plan.c / exec.c / placement.c */
+sy_status *sy_plan_memory(struct sy_session *s);
+sy_status *sy_place_all(struct sy_session *s);
+const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, const char *provider, char *why,
+                                    size_t why_len);
+sy_status *sy_compile_steps(struct sy_session *s);
+
+static const char *node_label(const ir_node *n, char *buf, size_t len)
+{
+    snprintf(buf, len, "node '%s' (%s%s%s, opset %d)", n->name, n->domain[0] ? n->domain : "", n->domain[0] ? "::" : "",
+             n->op, n->opset);
+    return buf;
+}
+
+/* ---- attribute validation against the schema ---- */
+static sy_status *check_attrs(const ir_node *n, const sy_op_schema *sc)
+{
+    for (uint32_t a = 0; a < n->n_attrs; a++) {
+        const ir_attr *at = &n->attrs[a];
+        const sy_attr_def *def = NULL;
+        for (uint32_t k = 0; k < sc->n_attrs; k++)
+            if (!strcmp(sc->attrs[k].name, at->name))
+                def = &sc->attrs[k];
+        if (!def)
+            return sy_error(SY_ERR_INVALID_MODEL, "attribute '%s' is not defined for %s at opset %d", at->name,
+                            n->op, n->opset);
+        if (def->type != SY_ATTR_UNDEFINED && def->type != at->type)
+            return sy_error(SY_ERR_INVALID_MODEL, "attribute '%s' has type %d, %s expects type %d", at->name,
+                            at->type, n->op, def->type);
+    }
+    for (uint32_t k = 0; k < sc->n_attrs; k++)
+        if (sc->attrs[k].required && !ir_node_attr(n, sc->attrs[k].name))
+            return sy_error(SY_ERR_INVALID_MODEL, "required attribute '%s' is missing", sc->attrs[k].name);
+    return NULL;
+}
+
+static sy_status *check_arity(const ir_node *n, const sy_op_schema *sc)
+{
+    /* trailing omitted inputs do not count */
+    uint32_t n_in = n->n_inputs;
+    while (n_in > 0 && n->inputs[n_in - 1] < 0)
+        n_in--;
+    if ((int32_t)n_in < sc->min_inputs || (sc->max_inputs >= 0 && (int32_t)n_in > sc->max_inputs))
+        return sy_error(SY_ERR_INVALID_MODEL, "has %u inputs; %s at opset %d takes %d to %d", n_in, n->op, n->opset,
+                        sc->min_inputs, sc->max_inputs);
+    if ((int32_t)n->n_outputs < sc->min_outputs || (sc->max_outputs >= 0 && (int32_t)n->n_outputs > sc->max_outputs))
+        return sy_error(SY_ERR_INVALID_MODEL, "has %u outputs; %s at opset %d produces %d to %d", n->n_outputs, n->op,
+                        n->opset, sc->min_outputs, sc->max_outputs);
+    return NULL;
+}
+
+/* ---- value binding ---- */
+static sy_status *bind_values(struct sy_session *s)
+{
+    const ir_graph *g = s->g;
+    s->n_values = g->n_values;
+    s->values = calloc(g->n_values ? g->n_values : 1, sizeof *s->values);
+    if (!s->values)
+        return sy_error_oom();
+    for (uint32_t i = 0; i < g->n_values; i++) {
+        const ir_value *v = &g->values[i];
+        sy_value_rt *vr = &s->values[i];
+        vr->t.struct_size = sizeof vr->t;
+        vr->t.name = v->name;
+        vr->t.dtype = v->dtype;
+        vr->t.quant = v->quant;
+        vr->producer = v->producer;
+        vr->first_use = vr->last_use = -1;
+        vr->alias_of = -1;
+        if (v->flags & IR_VALUE_INITIALIZER) {
+            vr->t.rank = v->rank;
+            memcpy(vr->t.dims, v->dims, sizeof v->dims);
+            vr->t.data = (void *)v->data;
+            vr->t.nbytes = v->nbytes;
+            vr->is_const = vr->shape_known = true;
+        }
+        if (v->flags & IR_VALUE_GRAPH_OUTPUT)
+            vr->is_output = true;
+    }
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const ir_value *v = &g->values[g->inputs[i]];
+        sy_value_rt *vr = &s->values[g->inputs[i]];
+        vr->is_input = true;
+        if (v->is_sequence)
+            return sy_error(SY_ERR_UNSUPPORTED, "graph input '%s' is a sequence/optional/map; only tensors are supported",
+                            v->name);
+        if (v->dtype == SY_DT_UNDEFINED || v->rank < 0)
+            return sy_error(SY_ERR_INVALID_MODEL, "graph input '%s' has no tensor type or rank in the model", v->name);
+        if (!sy_dtype_valid(v->dtype))
+            return sy_error(SY_ERR_UNSUPPORTED, "graph input '%s' has dtype %s, which is not supported", v->name,
+                            sy_dtype_name(v->dtype));
+        vr->t.rank = v->rank;
+        int64_t numel = 1;
+        for (int32_t d = 0; d < v->rank; d++) {
+            /* symbolic or unknown dims start at 1 until set_input gives the real size */
+            vr->t.dims[d] = v->dims[d] >= 0 ? v->dims[d] : 1;
+            numel *= vr->t.dims[d];
+        }
+        if (!sy_dtype_bytes(v->dtype, numel, &vr->t.nbytes))
+            return sy_error(SY_ERR_INVALID_MODEL, "graph input '%s': size overflows", v->name);
+        vr->shape_known = true;
+    }
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].is_sequence)
+            return sy_error(SY_ERR_UNSUPPORTED,
+                            "graph output '%s' is a sequence/optional/map; only tensors are supported",
+                            g->values[g->outputs[i]].name);
+    return NULL;
+}
+
+static sy_status *bind_nodes(struct sy_session *s)
+{
+    const ir_graph *g = s->g;
+    s->n_nodes = g->n_nodes;
+    s->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *s->nodes);
+    if (!s->nodes)
+        return sy_error_oom();
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = &g->nodes[i];
+        sy_node_rt *nr = &s->nodes[i];
+        nr->view.s = s;
+        nr->view.ir = n;
+        nr->view.index = i;
+        nr->view.n_in = n->n_inputs;
+        nr->view.n_out = n->n_outputs;
+        nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
+        nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
+        if (!nr->view.in || !nr->view.out)
+            return sy_error_oom();
+        for (uint32_t k = 0; k < n->n_inputs; k++)
+            nr->view.in[k] = n->inputs[k] >= 0 ? &s->values[n->inputs[k]].t : NULL;
+        for (uint32_t k = 0; k < n->n_outputs; k++)
+            nr->view.out[k] = n->outputs[k] >= 0 ? &s->values[n->outputs[k]].t : NULL;
+    }
+    return NULL;
+}
+
+/* ---- inference and folding ---- */
+static sy_status *value_ensure_owned(sy_value_rt *v, size_t bytes)
+{
+    if (v->owned && v->owned_cap >= bytes) {
+        v->t.data = v->owned;
+        return NULL;
+    }
+    sy_aligned_free(v->owned);
+    v->owned = sy_aligned_alloc(bytes ? bytes : 1, 64);
+    v->owned_cap = v->owned ? bytes : 0;
+    v->t.data = v->owned;
+    return v->owned ? NULL : sy_error_oom();
+}
+
+sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr)
+{
+    const ir_node *n = nr->view.ir;
+    const sy_schema_rec *sc = sy_env_find_schema(s->env, n->domain, n->op, n->opset);
+    if (!sc)
+        return sy_error(SY_ERR_NOT_IMPLEMENTED, "no loaded plugin defines %s (domain '%s', opset %d)", n->op,
+                        n->domain[0] ? n->domain : "ai.onnx", n->opset);
+    nr->view.schema = sc;
+    nr->view.inferring = true;
+    sy_status *st = sc->def.infer(&nr->view);
+    nr->view.inferring = false;
+    if (st)
+        return st;
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] >= 0) {
+            sy_value_rt *v = &s->values[n->outputs[k]];
+            if (v->t.dtype == SY_DT_UNDEFINED)
+                return sy_error(SY_ERR_INTERNAL, "shape inference of %s did not set output %u", n->op, k);
+            v->shape_known = true;
+        }
+    return NULL;
+}
+
+static bool foldable(const struct sy_session *s, const sy_node_rt *nr)
+{
+    const sy_op_schema *sc = &nr->view.schema->def;
+    if (sc->flags & SY_SCHEMA_STATEFUL)
+        return false;
+    const ir_node *n = nr->view.ir;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        if (n->inputs[k] < 0)
+            continue;
+        const sy_value_rt *v = &s->values[n->inputs[k]];
+        if (v->is_const)
+            continue;
+        /* Shape/Size read dims only; the plan is specialised to the current
+         * input shapes (a new shape re-plans), so known dims are constants */
+        if ((sc->flags & SY_SCHEMA_READS_SHAPES_ONLY) && v->shape_known)
+            continue;
+        return false;
+    }
+    return true;
+}
+
+/* Run a node now with cpu_ref and keep its outputs as constants. */
+static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
+{
+    *folded = false;
+    char why[192];
+    const sy_kernel_rec *k = sy_find_kernel(s->env, &nr->view, "cpu_ref", why, sizeof why);
+    if (!k)
+        return NULL; /* not foldable here; it will be placed and run normally */
+    const ir_node *n = nr->view.ir;
+    for (uint32_t o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0) {
+            sy_value_rt *v = &s->values[n->outputs[o]];
+            SY_TRY(value_ensure_owned(v, v->t.nbytes));
+        }
+    /* READS_SHAPES_ONLY inputs may have no data: kernels of such ops only read dims */
+    void *state = NULL;
+    nr->view.scratch = 0;
+    if (k->def.prepare)
+        SY_TRY(k->def.prepare(&nr->view, &state));
+    void *scratch = nr->view.scratch ? sy_aligned_alloc(nr->view.scratch, 64) : NULL;
+    sy_tensor *outs[64];
+    const sy_tensor *ins[64];
+    if (n->n_inputs > 64 || n->n_outputs > 64) {
+        if (k->def.release)
+            k->def.release(state);
+        sy_aligned_free(scratch);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+        ins[i] = nr->view.in[i];
+    for (uint32_t i = 0; i < n->n_outputs; i++)
+        outs[i] = nr->view.out[i];
+    sy_kernel_io io = {sizeof io, n->n_inputs, n->n_outputs, ins, outs, scratch, nr->view.scratch, &s->rc};
+    sy_status *st = k->def.run(state, &io);
+    if (k->def.release)
+        k->def.release(state);
+    sy_aligned_free(scratch);
+    nr->view.scratch = 0;
+    if (st)
+        return st;
+    for (uint32_t o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            s->values[n->outputs[o]].is_const = true;
+    nr->folded = true;
+    *folded = true;
+    return NULL;
+}
+
+static sy_status *infer_all(struct sy_session *s)
+{
+    char label[320];
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        const ir_node *n = nr->view.ir;
+        const sy_schema_rec *sc = sy_env_find_schema(s->env, n->domain, n->op, n->opset);
+        if (!sc)
+            return sy_error(SY_ERR_NOT_IMPLEMENTED, "%s: no loaded plugin defines %s (domain '%s', opset %d)",
+                            node_label(n, label, sizeof label), n->op, n->domain[0] ? n->domain : "ai.onnx", n->opset);
+        nr->view.schema = sc;
+        sy_status *st = check_arity(n, &sc->def);
+        if (!st)
+            st = check_attrs(n, &sc->def);
+        if (st)
+            return sy_error_wrap(st, "%s", node_label(n, label, sizeof label));
+        if (s->dynamic)
+            continue; /* shapes downstream of a dynamic one are inferred at run time */
+        for (uint32_t k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0 && !s->values[n->inputs[k]].shape_known) {
+                const ir_value *iv = &s->g->values[n->inputs[k]];
+                if (iv->producer < 0 && !(iv->flags & (IR_VALUE_INITIALIZER | IR_VALUE_GRAPH_INPUT)))
+                    return sy_error(SY_ERR_INVALID_MODEL, "%s: input '%s' is never produced",
+                                    node_label(n, label, sizeof label), iv->name);
+                s->dynamic = true;
+            }
+        if (s->dynamic)
+            continue;
+        st = sy_session_infer_node(s, nr);
+        if (st && sy_status_code_of(st) == SY_ERR_DYNAMIC_SHAPE) {
+            sy_status_free(st);
+            s->dynamic = true;
+            continue;
+        }
+        if (st)
+            return sy_error_wrap(st, "%s", node_label(n, label, sizeof label));
+        if (foldable(s, nr)) {
+            bool folded;
+            st = fold_node(s, nr, &folded);
+            if (st)
+                return sy_error_wrap(st, "%s: while folding constants", node_label(n, label, sizeof label));
+        }
+    }
+    return NULL;
+}
+
+/* ---- preparation ---- */
+static sy_status *prepare_all(struct sy_session *s)
+{
+    char label[320];
+    if (s->dynamic)
+        return NULL; /* placed and prepared node by node at run time */
+    SY_TRY(sy_place_all(s));
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->folded)
+            continue;
+        nr->view.scratch = 0;
+        if (nr->kernel->def.prepare) {
+            sy_status *st = nr->kernel->def.prepare(&nr->view, &nr->state);
+            if (st)
+                return sy_error_wrap(st, "%s on %s: prepare", node_label(nr->view.ir, label, sizeof label),
+                                     nr->provider->def.name);
+        }
+        nr->prepared = true;
+    }
+    return NULL;
+}
+
+sy_status *sy_session_plan(struct sy_session *s)
+{
+    s->dynamic = false;
+    SY_TRY(infer_all(s));
+    SY_TRY(prepare_all(s));
+    if (!s->dynamic) {
+        SY_TRY(sy_plan_memory(s));
+        SY_TRY(sy_compile_steps(s));
+    }
+    s->planned = true;
+    s->needs_replan = false;
+    return NULL;
+}
+
+void sy_session_unplan(struct sy_session *s)
+{
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->prepared && nr->kernel->def.release)
+            nr->kernel->def.release(nr->state);
+        nr->state = NULL;
+        nr->prepared = false;
+        nr->folded = false;
+        nr->provider = NULL;
+        nr->kernel = NULL;
+        free(nr->reason_text);
+        nr->reason_text = NULL;
+        free(nr->io_in);
+        free(nr->io_out);
+        nr->io_in = NULL;
+        nr->io_out = NULL;
+    }
+    for (uint32_t i = 0; i < s->n_values; i++) {
+        sy_value_rt *v = &s->values[i];
+        const ir_value *iv = &s->g->values[i];
+        if (!(iv->flags & IR_VALUE_INITIALIZER) && !v->is_input) {
+            v->is_const = false;
+            v->shape_known = false;
+            v->t.dtype = iv->dtype;
+            v->t.data = NULL;
+        }
+        v->planned = false;
+        v->alias_of = -1;
+        v->first_use = v->last_use = -1;
+    }
+    sy_aligned_free(s->arena);
+    s->arena = NULL;
+    s->arena_bytes = 0;
+    free(s->steps);
+    s->steps = NULL;
+    s->n_steps = 0;
+    s->planned = false;
+}
+
+/* ---- public API ---- */
+SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const sy_session_options *opts,
+                                       sy_session **out)
+{
+    if (!env || !model || !out)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: env, model and out are required");
+    if (opts && opts->struct_size < sizeof *opts)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
+                        opts->struct_size);
+    struct sy_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return sy_error_oom();
+    s->env = env;
+    sy_env_ref(env);
+    s->model = model;
+    s->g = &model->ir->graph;
+    s->strict = opts && opts->strict >= 0 ? opts->strict != 0 : env->cfg.strict;
+    s->threads = opts && opts->threads > 0 ? opts->threads : env->cfg.threads;
+    s->profiling = opts && opts->profiling;
+    s->rc.s = s;
+    s->rc.profiling = s->profiling;
+    sy_status *st = bind_values(s);
+    if (!st)
+        st = bind_nodes(s);
+    if (!st)
+        st = sy_session_plan(s);
+    if (st) {
+        sy_session_release(s);
+        return sy_error_wrap(st, "%s", model->ir->path);
+    }
+    *out = s;
+    return NULL;
+}
+
+SY_EXPORT void sy_session_release(sy_session *s)
+{
+    if (!s)
+        return;
+    if (s->nodes)
+        sy_session_unplan(s);
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        free(s->nodes[i].view.in);
+        free(s->nodes[i].view.out);
+    }
+    free(s->nodes);
+    for (uint32_t i = 0; i < s->n_values; i++)
+        sy_aligned_free(s->values[i].owned);
+    free(s->values);
+    sy_env *env = s->env;
+    free(s);
+    sy_env_unref(env);
+}
+
+static sy_status *find_input(const sy_session *s, const char *name, size_t *index)
+{
+    for (uint32_t i = 0; i < s->g->n_inputs; i++)
+        if (!strcmp(s->g->values[s->g->inputs[i]].name, name)) {
+            *index = i;
+            return NULL;
+        }
+    return sy_error(SY_ERR_NOT_FOUND, "the model has no input named '%s'", name);
+}
+
+SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, const sy_tensor *t,
+                                                   sy_input_mode mode)
+{
+    if (!s || !t)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_set_input: session and tensor are required");
+    if (index >= s->g->n_inputs)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "input index %zu out of range (the model has %u inputs)", index,
+                        s->g->n_inputs);
+    int32_t vi = s->g->inputs[index];
+    const ir_value *iv = &s->g->values[vi];
+    sy_value_rt *v = &s->values[vi];
+    if (t->dtype != iv->dtype)
+        return sy_error(SY_ERR_TYPE, "input '%s': dtype %s given, the model expects %s", iv->name,
+                        sy_dtype_name(t->dtype), sy_dtype_name(iv->dtype));
+    if (t->rank != iv->rank)
+        return sy_error(SY_ERR_SHAPE, "input '%s': rank %d given, the model expects rank %d", iv->name, t->rank,
+                        iv->rank);
+    bool changed = false;
+    int64_t numel = 1;
+    for (int32_t d = 0; d < t->rank; d++) {
+        if (t->dims[d] < 0)
+            return sy_error(SY_ERR_SHAPE, "input '%s': dimension %d is negative", iv->name, d);
+        if (iv->dims[d] >= 0 && t->dims[d] != iv->dims[d])
+            return sy_error(SY_ERR_SHAPE, "input '%s': dimension %d is %lld, the model fixes it to %lld", iv->name, d,
+                            (long long)t->dims[d], (long long)iv->dims[d]);
+        if (t->dims[d] != v->t.dims[d])
+            changed = true;
+        numel *= t->dims[d];
+    }
+    size_t bytes;
+    if (!sy_dtype_bytes(t->dtype, numel, &bytes) || (t->nbytes && t->nbytes < bytes) || (bytes && !t->data))
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': %zu bytes of data given, the shape needs %zu",
+                        iv->name, t->nbytes, bytes);
+    if (changed) {
+        memcpy(v->t.dims, t->dims, sizeof t->dims);
+        v->t.nbytes = bytes;
+        s->needs_replan = true;
+    }
+    if (mode == SY_INPUT_BORROW) {
+        v->t.data = t->data;
+    } else {
+        SY_TRY(value_ensure_owned(v, bytes));
+        if (bytes)
+            memcpy(v->owned, t->data, bytes);
+    }
+    v->t.nbytes = bytes;
+    v->has_data = true;
+    return NULL;
+}
+
+SY_EXPORT sy_status *sy_session_set_input(sy_session *s, const char *name, const sy_tensor *t, sy_input_mode mode)
+{
+    if (!s || !name)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_set_input: session and name are required");
+    size_t idx;
+    SY_TRY(find_input(s, name, &idx));
+    return sy_session_set_input_by_index(s, idx, t, mode);
+}
+
+SY_EXPORT sy_status *sy_session_run(sy_session *s)
+{
+    if (!s)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_run: session is NULL");
+    for (uint32_t i = 0; i < s->g->n_inputs; i++)
+        if (!s->values[s->g->inputs[i]].has_data)
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s' has not been set",
+                            s->g->values[s->g->inputs[i]].name);
+    if (s->needs_replan) {
+        sy_session_unplan(s);
+        sy_status *st = sy_session_plan(s);
+        if (st)
+            return sy_error_wrap(st, "%s: re-planning for new input shapes", s->model->ir->path);
+    }
+    return sy_session_execute(s);
+}
+
+SY_EXPORT size_t sy_session_output_count(const sy_session *s) { return s ? s->g->n_outputs : 0; }
+
+SY_EXPORT sy_status *sy_session_get_output(sy_session *s, size_t index, const sy_tensor **out)
+{
+    if (!s || !out)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_get_output: session and out are required");
+    if (index >= s->g->n_outputs)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "output index %zu out of range (the model has %u outputs)", index,
+                        s->g->n_outputs);
+    *out = &s->values[s->g->outputs[index]].t;
+    return NULL;
+}
+
+SY_EXPORT sy_status *sy_session_get_output_by_name(sy_session *s, const char *name, const sy_tensor **out)
+{
+    if (!s || !name || !out)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_get_output_by_name: arguments are required");
+    for (uint32_t i = 0; i < s->g->n_outputs; i++)
+        if (!strcmp(s->g->values[s->g->outputs[i]].name, name))
+            return sy_session_get_output(s, i, out);
+    return sy_error(SY_ERR_NOT_FOUND, "the model has no output named '%s'", name);
+}
+
+SY_EXPORT void sy_session_reset(sy_session *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        sy_node_rt *nr = &s->nodes[i];
+        if (nr->prepared && nr->kernel->def.reset)
+            nr->kernel->def.reset(nr->state);
+    }
+}

@@ -1,0 +1,112 @@
+/*
+ * Session internals: the per-session view of values and nodes, placement,
+ * the memory plan and the compiled execution plan.
+ */
+#ifndef SY_SESSION_H
+#define SY_SESSION_H
+
+#include "env.h"
+#include "ir.h"
+#include "model.h"
+
+/* One value (tensor edge) as the session sees it. */
+typedef struct sy_value_rt {
+    sy_tensor t;          /* dtype/shape/data as kernels see it */
+    bool shape_known;     /* set by inference */
+    bool is_const;        /* data known at plan time (initializer or folded) */
+    bool is_input;        /* graph input */
+    bool is_output;       /* graph output */
+    void *owned;          /* data owned by the session (folded constants, copied inputs) */
+    size_t owned_cap;
+    int32_t producer;     /* node index, -1 otherwise */
+    int32_t first_use, last_use; /* step indices for the planner (-1 none) */
+    int32_t alias_of;     /* value whose buffer this one shares (must-alias), -1 none */
+    uint32_t domain;      /* memory domain id */
+    size_t offset;        /* arena offset when planned */
+    size_t bytes;         /* planned bytes */
+    bool planned;
+    bool has_data;        /* graph input: set_input was called */
+} sy_value_rt;
+
+/* The handle plugins see during infer/check/prepare. */
+struct sy_node {
+    struct sy_session *s;
+    const ir_node *ir;
+    uint32_t index;
+    const sy_schema_rec *schema;
+    sy_tensor **in;  /* NULL entries for omitted inputs */
+    sy_tensor **out; /* NULL entries for omitted outputs (kernels still get a scratch tensor) */
+    uint32_t n_in, n_out;
+    size_t scratch;
+    bool inferring;  /* node_set_output allowed */
+};
+
+typedef enum sy_placement_reason {
+    SY_PLACE_TAKEN = SY_REASON_TAKEN,
+    SY_PLACE_FALLBACK = SY_REASON_FALLBACK
+} sy_placement_reason;
+
+/* One node as placed and prepared. */
+typedef struct sy_node_rt {
+    struct sy_node view;
+    bool folded;                  /* evaluated at plan time; not run */
+    sy_provider_rec *provider;
+    const sy_kernel_rec *kernel;
+    sy_reason reason;
+    char *reason_text;            /* why it landed there (declines of the others) */
+    void *state;                  /* kernel state from prepare */
+    bool prepared;
+    sy_kernel_io io;
+    const sy_tensor **io_in;
+    sy_tensor **io_out;
+    sy_tensor *dummy_out;         /* for omitted optional outputs */
+    size_t scratch_offset;
+} sy_node_rt;
+
+/* A compiled step: everything the run loop needs, nothing else. */
+typedef struct sy_step {
+    sy_status *(*run)(void *state, const sy_kernel_io *io);
+    void *state;
+    const sy_kernel_io *io;
+    uint32_t node;
+} sy_step;
+
+struct sy_run_ctx {
+    struct sy_session *s;
+    bool profiling;
+};
+
+struct sy_session {
+    sy_env *env;
+    const sy_model *model;
+    const ir_graph *g;
+    sy_value_rt *values;
+    uint32_t n_values;
+    sy_node_rt *nodes;
+    uint32_t n_nodes;
+    bool strict;
+    int threads;
+    bool profiling;
+    bool dynamic;             /* a shape depends on runtime values: run node by node */
+    bool planned;
+    bool needs_replan;        /* an input shape changed */
+    /* memory */
+    void *arena;
+    size_t arena_bytes;
+    size_t arena_lower_bound;
+    size_t naive_bytes;
+    /* plan */
+    sy_step *steps;
+    uint32_t n_steps;
+    struct sy_run_ctx rc;
+    /* plugins this session holds a reference on */
+    sy_loaded_plugin **held;
+    uint32_t n_held;
+};
+
+/* infer.c / placement / plan / exec helpers */
+sy_status *sy_session_plan(struct sy_session *s);
+void sy_session_unplan(struct sy_session *s);
+sy_status *sy_session_execute(struct sy_session *s);
+
+#endif

@@ -1,0 +1,145 @@
+#include "util.h"
+#include "switchyard/switchyard.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+char *sy_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d)
+        memcpy(d, s, n + 1);
+    return d;
+}
+
+char *sy_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *sy_asprintf(const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s)
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void *sy_aligned_alloc(size_t size, size_t alignment)
+{
+    if (alignment < sizeof(void *))
+        alignment = sizeof(void *);
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0)
+        return NULL;
+    return p;
+}
+
+void sy_aligned_free(void *p) { free(p); }
+
+bool sy_mul_overflow_size(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
+
+size_t sy_dtype_elem_size(sy_dtype dt)
+{
+    switch (dt) {
+    case SY_DT_FLOAT32: case SY_DT_INT32: case SY_DT_UINT32: return 4;
+    case SY_DT_UINT8: case SY_DT_INT8: case SY_DT_BOOL: return 1;
+    case SY_DT_UINT16: case SY_DT_INT16: case SY_DT_FLOAT16: case SY_DT_BFLOAT16: return 2;
+    case SY_DT_INT64: case SY_DT_UINT64: case SY_DT_FLOAT64: return 8;
+    default: return 0;
+    }
+}
+
+bool sy_dtype_valid(int32_t dt)
+{
+    return dt == SY_DT_INT4 || dt == SY_DT_UINT4 || (dt > 0 && dt != SY_DT_STRING && sy_dtype_elem_size((sy_dtype)dt) > 0);
+}
+
+bool sy_dtype_bytes(sy_dtype dt, int64_t numel, size_t *out)
+{
+    if (numel < 0)
+        return false;
+    if (dt == SY_DT_INT4 || dt == SY_DT_UINT4) {
+        *out = ((size_t)numel + 1) / 2;
+        return true;
+    }
+    size_t es = sy_dtype_elem_size(dt);
+    if (!es)
+        return false;
+    return sy_mul_overflow_size((size_t)numel, es, out);
+}
+
+char *sy_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return sy_strdup(".");
+    if (slash == path)
+        return sy_strdup("/");
+    return sy_strndup(path, (size_t)(slash - path));
+}
+
+char *sy_path_join(const char *dir, const char *name)
+{
+    if (!dir || !*dir || name[0] == '/')
+        return sy_strdup(name);
+    return sy_asprintf("%s/%s", dir, name);
+}
+
+uint64_t sy_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+SY_EXPORT const char *sy_dtype_name(sy_dtype dt)
+{
+    switch (dt) {
+    case SY_DT_FLOAT32: return "float32";
+    case SY_DT_UINT8: return "uint8";
+    case SY_DT_INT8: return "int8";
+    case SY_DT_UINT16: return "uint16";
+    case SY_DT_INT16: return "int16";
+    case SY_DT_INT32: return "int32";
+    case SY_DT_INT64: return "int64";
+    case SY_DT_STRING: return "string";
+    case SY_DT_BOOL: return "bool";
+    case SY_DT_FLOAT16: return "float16";
+    case SY_DT_FLOAT64: return "float64";
+    case SY_DT_UINT32: return "uint32";
+    case SY_DT_UINT64: return "uint64";
+    case SY_DT_BFLOAT16: return "bfloat16";
+    case SY_DT_INT4: return "int4";
+    case SY_DT_UINT4: return "uint4";
+    default: return "undefined";
+    }
+}
+
+SY_EXPORT size_t sy_dtype_size(sy_dtype dt) { return sy_dtype_elem_size(dt); }
+SY_EXPORT const char *sy_version(void) { return SY_VERSION_STRING; }
+
+SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < t->rank; i++)
+        n *= t->dims[i];
+    return n;
+}

@@ -1,0 +1,28 @@
+/* Small helpers used across the core. */
+#ifndef SY_UTIL_H
+#define SY_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "switchyard/sy_types.h"
+
+char *sy_strdup(const char *s);                 /* NULL-safe; NULL on OOM */
+char *sy_strndup(const char *s, size_t n);
+char *sy_asprintf(const char *fmt, ...) SY_PRINTF(1, 2);
+void *sy_aligned_alloc(size_t size, size_t alignment); /* size 0 -> valid pointer */
+void sy_aligned_free(void *p);
+/* Checked multiply for sizes: false on overflow. */
+bool sy_mul_overflow_size(size_t a, size_t b, size_t *out);
+/* Element size of a dtype in bytes (0 for packed 4-bit, string, unknown). */
+size_t sy_dtype_elem_size(sy_dtype dt);
+bool sy_dtype_valid(int32_t dt);
+/* Bytes for numel elements of dt (handles 4-bit packing); false on overflow. */
+bool sy_dtype_bytes(sy_dtype dt, int64_t numel, size_t *out);
+/* Directory part of a path (owned string); "." when none. */
+char *sy_dirname(const char *path);
+/* Join dir and name unless name is absolute. */
+char *sy_path_join(const char *dir, const char *name);
+uint64_t sy_now_ns(void);
+
+#endif

@@ -1,0 +1,50 @@
+/* switchyard: the command-line front end of libswitchyard. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    sy_cli_cmd_fn fn;
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "run a model once and print (or write) its outputs"},
+    {"inspect", cmd_inspect, "show a model's IR, opsets, inputs/outputs and op histogram"},
+    {"plugins", cmd_plugins, "list the plugin libraries the configuration loads, and what each registered"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: switchyard COMMAND [ARGS...]\n\n"
+               "Switchyard runs neural networks on the providers an INI file names.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'switchyard COMMAND --help' explains each command.\n"
+               "Without --config, the embedded default configuration loads every plugin\n"
+               "installed next to libswitchyard (see docs/config.md).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("switchyard %s\n", sy_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "switchyard: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
