@@ -1,0 +1,230 @@
+#include "ir.h"
+#include "onnx_import.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* uthash aborts the process on allocation failure by default; a model load
+ * must report out-of-memory instead, so failed adds are detected and undone. */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (ir_hash_oom_ = true)
+static _Thread_local bool ir_hash_oom_;
+#include <uthash.h>
+
+typedef struct ir_name_entry {
+    const char *key; /* the value's own name string: stable while the value lives */
+    int32_t index;
+    UT_hash_handle hh;
+} ir_name_entry;
+
+void ir_graph_init(ir_graph *g, const char *name)
+{
+    memset(g, 0, sizeof *g);
+    g->name = sy_strdup(name ? name : "");
+}
+
+static void ir_value_free_fields(ir_value *v)
+{
+    free(v->name);
+    for (int i = 0; i < SY_MAX_RANK; i++)
+        free(v->dim_params[i]);
+    if (v->quant) {
+        free((void *)v->quant->scales);
+        free((void *)v->quant->zero_points);
+        free(v->quant);
+    }
+    sy_aligned_free(v->data_owned);
+}
+
+void ir_attr_free(ir_attr *a)
+{
+    if (!a)
+        return;
+    free(a->name);
+    free(a->s);
+    free(a->ints);
+    free(a->floats);
+    if (a->strings) {
+        for (size_t i = 0; i < a->count; i++)
+            free(a->strings[i]);
+        free(a->strings);
+    }
+    sy_tensor_free(a->t);
+    if (a->g) {
+        ir_graph_free(a->g);
+        free(a->g);
+    }
+    memset(a, 0, sizeof *a);
+}
+
+static void ir_node_free_fields(ir_node *n)
+{
+    free(n->name);
+    free(n->op);
+    free(n->domain);
+    free(n->inputs);
+    free(n->outputs);
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        ir_attr_free(&n->attrs[i]);
+    free(n->attrs);
+}
+
+void ir_graph_free(ir_graph *g)
+{
+    if (!g)
+        return;
+    ir_name_entry *table = g->name_index, *e, *tmp;
+    HASH_ITER(hh, table, e, tmp)
+    {
+        HASH_DEL(table, e);
+        free(e);
+    }
+    for (uint32_t i = 0; i < g->n_values; i++)
+        ir_value_free_fields(&g->values[i]);
+    free(g->values);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        ir_node_free_fields(&g->nodes[i]);
+    free(g->nodes);
+    free(g->inputs);
+    free(g->outputs);
+    free(g->name);
+    memset(g, 0, sizeof *g);
+}
+
+int32_t ir_graph_find_value(const ir_graph *g, const char *name)
+{
+    if (!g || !name)
+        return -1;
+    ir_name_entry *table = g->name_index, *e = NULL;
+    HASH_FIND_STR(table, name, e);
+    return e ? e->index : -1;
+}
+
+/* Grow an array of `elem` bytes to hold at least `need` elements; doubling keeps
+ * appends amortised O(1). Indices are int32, so counts stay below INT32_MAX. */
+static bool ir_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    if (need > (uint32_t)INT32_MAX)
+        return false;
+    uint64_t nc = *cap ? (uint64_t)*cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    if (nc > (uint64_t)INT32_MAX)
+        nc = (uint64_t)INT32_MAX;
+    size_t bytes;
+    if (!sy_mul_overflow_size((size_t)nc, elem, &bytes))
+        return false;
+    void *p = realloc(*arr, bytes);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = (uint32_t)nc;
+    return true;
+}
+
+int32_t ir_graph_intern_value(ir_graph *g, const char *name)
+{
+    if (!name)
+        return -1;
+    int32_t idx = ir_graph_find_value(g, name);
+    if (idx >= 0)
+        return idx;
+    if (!ir_grow((void **)&g->values, &g->cap_values, g->n_values + 1, sizeof *g->values))
+        return -1;
+    ir_name_entry *e = calloc(1, sizeof *e);
+    char *copy = sy_strdup(name);
+    if (!e || !copy) {
+        free(e);
+        free(copy);
+        return -1;
+    }
+    ir_value *v = &g->values[g->n_values];
+    memset(v, 0, sizeof *v);
+    v->name = copy;
+    v->rank = -1;
+    v->producer = -1;
+    for (int i = 0; i < SY_MAX_RANK; i++)
+        v->dims[i] = -1;
+    e->key = copy;
+    e->index = (int32_t)g->n_values;
+    ir_name_entry *table = g->name_index;
+    ir_hash_oom_ = false;
+    HASH_ADD_KEYPTR(hh, table, e->key, strlen(e->key), e);
+    if (ir_hash_oom_) {
+        /* uthash left the table unchanged; the value slot was never counted */
+        free(e);
+        free(copy);
+        memset(v, 0, sizeof *v);
+        return -1;
+    }
+    g->name_index = table;
+    return (int32_t)g->n_values++;
+}
+
+ir_node *ir_graph_add_node(ir_graph *g)
+{
+    if (!ir_grow((void **)&g->nodes, &g->cap_nodes, g->n_nodes + 1, sizeof *g->nodes))
+        return NULL;
+    ir_node *n = &g->nodes[g->n_nodes++];
+    memset(n, 0, sizeof *n);
+    return n;
+}
+
+const ir_attr *ir_node_attr(const ir_node *n, const char *name)
+{
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        if (n->attrs[i].name && strcmp(n->attrs[i].name, name) == 0)
+            return &n->attrs[i];
+    return NULL;
+}
+
+int64_t ir_model_opset(const ir_model *m, const char *domain)
+{
+    if (!domain || strcmp(domain, "ai.onnx") == 0)
+        domain = "";
+    for (uint32_t i = 0; i < m->n_opsets; i++)
+        if (strcmp(m->opsets[i].domain, domain) == 0)
+            return m->opsets[i].version;
+    return -1;
+}
+
+void ir_model_free(ir_model *m)
+{
+    if (!m)
+        return;
+    /* the graph may borrow from the decoded message and the mappings: free it first */
+    ir_graph_free(&m->graph);
+    if (m->decoded && m->free_decoded)
+        m->free_decoded(m->decoded);
+    for (uint32_t i = 0; i < m->n_mappings; i++) {
+        if (m->mappings[i].is_mmap)
+            munmap(m->mappings[i].addr, m->mappings[i].size);
+        else
+            free(m->mappings[i].addr);
+    }
+    free(m->mappings);
+    for (uint32_t i = 0; i < m->n_opsets; i++)
+        free(m->opsets[i].domain);
+    free(m->opsets);
+    free(m->path);
+    free(m->base_dir);
+    free(m->producer);
+    free(m);
+}
+
+size_t ir_value_nbytes(const ir_value *v)
+{
+    if (v->rank < 0 || v->dtype == SY_DT_UNDEFINED)
+        return 0;
+    int64_t numel = 1;
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (v->dims[i] < 0 || __builtin_mul_overflow(numel, v->dims[i], &numel))
+            return 0;
+    }
+    size_t n;
+    return sy_onnx_dtype_bytes((int32_t)v->dtype, numel, &n) ? n : 0;
+}
