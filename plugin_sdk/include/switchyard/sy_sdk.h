@@ -1,0 +1,464 @@
+/*
+ * Switchyard plugin SDK helper library (sy_sdk).
+ *
+ * A static, position-independent library linked into every plugin. It never
+ * calls a core symbol: everything that needs the host (status creation,
+ * attributes, node introspection) takes the `const sy_host_api *` the plugin
+ * received in init. Contents:
+ *
+ *   - dtypes: element sizes, names, classes; fp16/bf16 <-> fp32 conversion;
+ *     element load/store in a wide type; bulk conversion between dtypes
+ *   - shapes: element counts, strides, formatting for messages
+ *   - numpy broadcasting: shape rule (and an infer helper), and a broadcast
+ *     iterator that drives an inner loop for N-ary elementwise kernels
+ *   - axis normalisation with range checks that produce clear messages
+ *   - attribute helpers with defaults
+ *   - infer helpers ("output like input", broadcast)
+ *   - reading small integer tensors (shape/axes/pads inputs)
+ *   - a blocked fp32 GEMM shared by Conv/Gemm/MatMul/recurrent kernels
+ *   - an fp32 "scope": runs an fp32 kernel on fp16/bf16/fp64 tensors through
+ *     scratch shadows
+ *   - table-driven registration helpers and schema/kernel initialiser macros
+ *
+ * All names start with sy_ (functions) or SY_ (macros) and have hidden
+ * visibility, so each plugin carries its own private copy.
+ */
+#ifndef SWITCHYARD_SY_SDK_H
+#define SWITCHYARD_SY_SDK_H
+
+#include "sy_plugin.h"
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* status                                                                   */
+/* ======================================================================== */
+
+/* Return the status of `expr` from the enclosing function when it fails. */
+#define SY_TRY(expr)                                                                                               \
+    do {                                                                                                           \
+        sy_status *sy_try_st_ = (expr);                                                                            \
+        if (sy_try_st_)                                                                                            \
+            return sy_try_st_;                                                                                     \
+    } while (0)
+
+/* ======================================================================== */
+/* dtypes                                                                   */
+/* ======================================================================== */
+
+size_t sy_dt_size(sy_dtype dt);      /* bytes per element; 0 for packed/string/unknown */
+const char *sy_dt_name(sy_dtype dt); /* "float32", "int64", ... ("?" when unknown) */
+bool sy_dt_is_float(sy_dtype dt);    /* f16, bf16, f32, f64 */
+bool sy_dt_is_int(sy_dtype dt);      /* signed or unsigned integer (not bool) */
+bool sy_dt_is_signed(sy_dtype dt);   /* signed integer or float */
+bool sy_dt_is_numeric(sy_dtype dt);  /* float, int or bool with a byte size */
+
+static inline float sy_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: normalise */
+            int e = -1;
+            do {
+                e++;
+                man <<= 1;
+            } while ((man & 0x400u) == 0);
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* fp32 -> fp16, round to nearest even; overflow to inf; NaN stays NaN. */
+static inline uint16_t sy_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) /* inf or nan */
+        return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0u));
+    if (absx >= 0x477ff000u) /* >= 65520: rounds to inf */
+        return (uint16_t)(sign | 0x7c00u);
+    if (absx < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
+        if (absx < 0x33000000u) /* < 2^-25: rounds to zero */
+            return (uint16_t)sign;
+        uint32_t e = absx >> 23;
+        uint32_t m = (absx & 0x7fffffu) | 0x800000u;
+        /* value = m * 2^(e-150); in half subnormal units (2^-24): m * 2^(e-126) */
+        uint32_t shift = 126u - e;
+        uint32_t q = m >> shift;
+        uint32_t rem = m & ((1u << shift) - 1u);
+        uint32_t half = 1u << (shift - 1u);
+        if (rem > half || (rem == half && (q & 1u)))
+            q++;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t r = absx + 0xfffu + ((absx >> 13) & 1u); /* round to nearest even at bit 13 */
+    return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+static inline float sy_bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline uint16_t sy_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+/* Element i of `data` (dtype dt) as double / int64; store likewise.
+ * Store from double converts like a C cast for ints (truncation), with NaN
+ * and out-of-range values saturated instead of undefined behaviour. */
+double sy_load_f64(const void *data, sy_dtype dt, size_t i);
+int64_t sy_load_i64(const void *data, sy_dtype dt, size_t i);
+void sy_store_f64(void *data, sy_dtype dt, size_t i, double v);
+void sy_store_i64(void *data, sy_dtype dt, size_t i, int64_t v);
+
+/* Convert n elements between any two numeric dtypes (ONNX Cast rules:
+ * float->int truncates toward zero, ->bool is `!= 0`). Same dtype = copy.
+ * Returns false when a dtype is not supported (string, packed). */
+bool sy_convert(const void *src, sy_dtype src_dt, void *dst, sy_dtype dst_dt, size_t n);
+
+/* Bulk fp16/bf16 <-> fp32. */
+void sy_f16_to_f32_n(const uint16_t *src, float *dst, size_t n);
+void sy_f32_to_f16_n(const float *src, uint16_t *dst, size_t n);
+void sy_bf16_to_f32_n(const uint16_t *src, float *dst, size_t n);
+void sy_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
+
+/* X-macros over the C-typed dtypes: X(SY_DT_..., ctype, suffix). */
+#define SY_FOREACH_FLOAT_NATIVE(X) X(SY_DT_FLOAT32, float, f32) X(SY_DT_FLOAT64, double, f64)
+#define SY_FOREACH_SINT(X)                                                                                         \
+    X(SY_DT_INT8, int8_t, i8) X(SY_DT_INT16, int16_t, i16) X(SY_DT_INT32, int32_t, i32) X(SY_DT_INT64, int64_t, i64)
+#define SY_FOREACH_UINT(X)                                                                                         \
+    X(SY_DT_UINT8, uint8_t, u8)                                                                                    \
+    X(SY_DT_UINT16, uint16_t, u16) X(SY_DT_UINT32, uint32_t, u32) X(SY_DT_UINT64, uint64_t, u64)
+#define SY_FOREACH_INT(X) SY_FOREACH_SINT(X) SY_FOREACH_UINT(X)
+
+#define SY_DT_MASK_NUMERIC (SY_DT_MASK_FLOATS | SY_DT_MASK_INTS)
+#define SY_DT_MASK_SIGNED                                                                                          \
+    (SY_DT_MASK_FLOATS | SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_INT32) |                 \
+     SY_DT_BIT(SY_DT_INT64))
+/* every fixed-size type (everything except string and packed sub-byte) */
+#define SY_DT_MASK_PLAIN (SY_DT_MASK_NUMERIC | SY_DT_BIT(SY_DT_BOOL))
+#define SY_DT_MASK_F32_F16 (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_FLOAT16))
+
+/* ======================================================================== */
+/* shapes                                                                   */
+/* ======================================================================== */
+
+int64_t sy_numel(int32_t rank, const int64_t *dims);
+static inline int64_t sy_tensor_numel(const sy_tensor *t) { return sy_numel(t->rank, t->dims); }
+/* row-major element strides */
+void sy_strides(int32_t rank, const int64_t *dims, int64_t *strides);
+bool sy_shape_equal(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b);
+/* "[1, 3, 224, 224]" into buf; returns buf */
+const char *sy_shape_str(int32_t rank, const int64_t *dims, char *buf, size_t len);
+/* product of dims[from, to) */
+int64_t sy_dims_prod(const int64_t *dims, int32_t from, int32_t to);
+
+/* Normalise `axis` against `rank` (negative counts from the end). Accepted
+ * range: [-rank, rank - 1], or [-rank - 1, rank] when `inclusive_end`
+ * (Flatten, Unsqueeze output rank, ...). On violation returns SY_ERR_SHAPE
+ * "<what> = 5 is out of range [-4, 3] for rank 4". */
+sy_status *sy_norm_axis(const sy_host_api *host, int64_t axis, int32_t rank, bool inclusive_end, const char *what,
+                        int32_t *out);
+
+/* ======================================================================== */
+/* attributes (defaults when absent)                                        */
+/* ======================================================================== */
+
+int64_t sy_attr_int_or(const sy_host_api *host, const sy_node *n, const char *name, int64_t def);
+float sy_attr_float_or(const sy_host_api *host, const sy_node *n, const char *name, float def);
+/* Copies the string (NUL-terminated, truncated to len-1) or `def`. Returns buf. */
+const char *sy_attr_string_or(const sy_host_api *host, const sy_node *n, const char *name, const char *def,
+                              char *buf, size_t len);
+/* true when the string attribute equals `value` (absent: compare `def`) */
+bool sy_attr_string_is(const sy_host_api *host, const sy_node *n, const char *name, const char *def,
+                       const char *value);
+/* Copies up to `max` ints; returns the count present (-1 when absent). A
+ * count larger than `max` means truncation: callers check. */
+int64_t sy_attr_ints_copy(const sy_host_api *host, const sy_node *n, const char *name, int64_t *out, size_t max);
+int64_t sy_attr_floats_copy(const sy_host_api *host, const sy_node *n, const char *name, float *out, size_t max);
+bool sy_attr_has(const sy_host_api *host, const sy_node *n, const char *name, sy_attr_type type);
+
+/* ======================================================================== */
+/* reading small integer tensors (shape, axes, pads, repeats, ...)          */
+/* ======================================================================== */
+
+/* Reads a 0-D/1-D int32/int64 tensor with data into out (up to max values).
+ * Returns the element count, or -1 (no data / wrong dtype / rank > 1). */
+int64_t sy_tensor_read_ints(const sy_tensor *t, int64_t *out, size_t max);
+/* Scalar (any element count >= 1: element 0) as double; false when no data. */
+bool sy_tensor_scalar_f64(const sy_tensor *t, double *out);
+
+/* ======================================================================== */
+/* infer helpers                                                            */
+/* ======================================================================== */
+
+/* input `i` must be present; returns it or a SY_ERR_INVALID_ARGUMENT status */
+sy_status *sy_need_input(const sy_host_api *host, const sy_node *n, uint32_t i, const sy_tensor **out);
+/* output `o` gets dtype and shape of input `i` (dtype overridden unless UNDEFINED) */
+sy_status *sy_infer_like_input(const sy_host_api *host, sy_node *n, uint32_t i, uint32_t o, sy_dtype dt);
+/* output 0 = input 0 for every output of an elementwise unary op */
+sy_status *sy_infer_unary(const sy_host_api *host, sy_node *n);
+/* All present inputs must share one dtype (first `n_typed` inputs; -1: all). */
+sy_status *sy_check_same_dtype(const sy_host_api *host, const sy_node *n, int32_t n_typed);
+/* Multidirectional (numpy) broadcast of the shapes of inputs [first, first+count). */
+sy_status *sy_broadcast_shapes(const sy_host_api *host, uint32_t count, const sy_tensor *const *ts, int32_t *rank,
+                               int64_t *dims);
+/* Output 0 = broadcast of all present inputs; dtype = `dt` or input 0's when
+ * SY_DT_UNDEFINED. Checks dtype agreement of inputs [0, n_same) (-1 = all). */
+sy_status *sy_infer_broadcast(const sy_host_api *host, sy_node *n, sy_dtype dt, int32_t n_same);
+
+/* ======================================================================== */
+/* broadcast iterator                                                       */
+/* ======================================================================== */
+
+#define SY_BCAST_MAX_IN 4
+
+/* Inner loop of an elementwise kernel: n output elements; in[k] advances by
+ * stride[k] elements per output element (0 = broadcast, 1 = contiguous). */
+typedef void (*sy_bcast_fn)(const void *ctx, const void *const *in, const int64_t *stride, void *out, int64_t n);
+
+typedef struct sy_bcast {
+    int32_t n_in;
+    int32_t rank;                               /* after collapsing */
+    int64_t dims[SY_MAX_RANK];                  /* collapsed output dims */
+    int64_t strides[SY_BCAST_MAX_IN][SY_MAX_RANK]; /* element strides per input (0: broadcast) */
+    size_t esize[SY_BCAST_MAX_IN];
+    size_t out_esize;
+    int64_t total;
+} sy_bcast;
+
+/* Plan broadcasting of `n_in` tensors onto out's shape (unidirectional:
+ * each input must broadcast to out). `shapes` may override an input's
+ * shape (e.g. legacy axis broadcast); pass NULL to use ins[k]'s. Returns
+ * false when an input does not broadcast to out. */
+bool sy_bcast_plan(sy_bcast *b, int32_t n_in, const sy_tensor *const *ins, const sy_tensor *out);
+bool sy_bcast_plan_shapes(sy_bcast *b, int32_t n_in, const int32_t *ranks, const int64_t (*dims)[SY_MAX_RANK],
+                          const size_t *esizes, int32_t out_rank, const int64_t *out_dims, size_t out_esize);
+/* Run the plan: calls fn on each innermost run. */
+void sy_bcast_exec(const sy_bcast *b, const void *const *in_data, void *out_data, sy_bcast_fn fn, const void *ctx);
+/* Convenience: plan + exec on kernel tensors; SY_ERR_SHAPE if not broadcastable. */
+sy_status *sy_bcast_apply(const sy_host_api *host, int32_t n_in, const sy_tensor *const *ins, sy_tensor *out,
+                          sy_bcast_fn fn, const void *ctx);
+
+
+/* ======================================================================== */
+/* elementwise loop generators (used by ops_math, ops_activation, ...)      */
+/* ======================================================================== */
+
+/* Integer types with their unsigned twin and signedness:
+ * X(SY_DT_..., ctype, unsigned ctype, is_signed, suffix) */
+#define SY_FOREACH_INT_U(X)                                                                                        \
+    X(SY_DT_INT8, int8_t, uint8_t, 1, i8)                                                                          \
+    X(SY_DT_INT16, int16_t, uint16_t, 1, i16)                                                                      \
+    X(SY_DT_INT32, int32_t, uint32_t, 1, i32)                                                                      \
+    X(SY_DT_INT64, int64_t, uint64_t, 1, i64)                                                                      \
+    X(SY_DT_UINT8, uint8_t, uint8_t, 0, u8)                                                                        \
+    X(SY_DT_UINT16, uint16_t, uint16_t, 0, u16)                                                                    \
+    X(SY_DT_UINT32, uint32_t, uint32_t, 0, u32) X(SY_DT_UINT64, uint64_t, uint64_t, 0, u64)
+
+/* Float types: X(SY_DT_..., storage ctype, compute ctype, load, store, suffix) */
+#define SY_LD_ID(v) (v)
+#define SY_FOREACH_FLOAT_LS(X)                                                                                     \
+    X(SY_DT_FLOAT32, float, float, SY_LD_ID, SY_LD_ID, f32)                                                        \
+    X(SY_DT_FLOAT64, double, double, SY_LD_ID, SY_LD_ID, f64)                                                      \
+    X(SY_DT_FLOAT16, uint16_t, float, sy_f16_to_f32, sy_f32_to_f16, f16)                                           \
+    X(SY_DT_BFLOAT16, uint16_t, float, sy_bf16_to_f32, sy_f32_to_bf16, bf16)
+
+/* Defines `static void NAME(ctx, in, stride, out, n)` (a sy_bcast_fn) for a
+ * binary op: inputs of storage type TI loaded with LD into compute type CT
+ * as x and y; EXPR (of x, y and ctx `c`) is stored with ST into TO. The
+ * four stride patterns get their own loops so compilers vectorise them. */
+#define SY_BINARY_FN(NAME, TI, TO, CT, LD, ST, EXPR)                                                               \
+    static void NAME(const void *c, const void *const *in, const int64_t *st, void *out_, int64_t n)               \
+    {                                                                                                              \
+        (void)c;                                                                                                   \
+        const TI *a_ = (const TI *)in[0];                                                                          \
+        const TI *b_ = (const TI *)in[1];                                                                          \
+        TO *o_ = (TO *)out_;                                                                                       \
+        if (st[0] && st[1]) {                                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                                      \
+                CT x = LD(a_[i]), y = LD(b_[i]);                                                                   \
+                o_[i] = ST(EXPR);                                                                                  \
+            }                                                                                                      \
+        } else if (st[0]) {                                                                                        \
+            CT y = LD(b_[0]);                                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                                      \
+                CT x = LD(a_[i]);                                                                                  \
+                o_[i] = ST(EXPR);                                                                                  \
+            }                                                                                                      \
+        } else if (st[1]) {                                                                                        \
+            CT x = LD(a_[0]);                                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                                      \
+                CT y = LD(b_[i]);                                                                                  \
+                o_[i] = ST(EXPR);                                                                                  \
+            }                                                                                                      \
+        } else {                                                                                                   \
+            CT x = LD(a_[0]), y = LD(b_[0]);                                                                       \
+            TO v_ = ST(EXPR);                                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                                        \
+                o_[i] = v_;                                                                                        \
+        }                                                                                                          \
+    }
+
+/* Unary elementwise loop: `static void NAME(const void *in, void *out,
+ * int64_t n, const void *ctx)`; EXPR of x (compute type CT) and ctx `c`
+ * (typically `const float *` parameters). Safe in place. */
+typedef void (*sy_unary_fn)(const void *in, void *out, int64_t n, const void *ctx);
+#define SY_UNARY_FN(NAME, TI, TO, CT, LD, ST, EXPR)                                                                \
+    static void NAME(const void *in_, void *out_, int64_t n, const void *ctx_)                                     \
+    {                                                                                                              \
+        const float *c = (const float *)ctx_;                                                                      \
+        (void)c;                                                                                                   \
+        const TI *a_ = (const TI *)in_;                                                                            \
+        TO *o_ = (TO *)out_;                                                                                       \
+        for (int64_t i = 0; i < n; i++) {                                                                          \
+            CT x = LD(a_[i]);                                                                                      \
+            o_[i] = ST(EXPR);                                                                                      \
+        }                                                                                                          \
+    }
+
+/* Unary float op over the four float types: defines NAME_f32/_f64/_f16/_bf16.
+ * FEXPR computes in float, DEXPR in double. */
+#define SY_UNARY_FLOAT_FNS(NAME, FEXPR, DEXPR)                                                                     \
+    SY_UNARY_FN(NAME##_f32, float, float, float, SY_LD_ID, SY_LD_ID, FEXPR)                                        \
+    SY_UNARY_FN(NAME##_f64, double, double, double, SY_LD_ID, SY_LD_ID, DEXPR)                                     \
+    SY_UNARY_FN(NAME##_f16, uint16_t, uint16_t, float, sy_f16_to_f32, sy_f32_to_f16, FEXPR)                        \
+    SY_UNARY_FN(NAME##_bf16, uint16_t, uint16_t, float, sy_bf16_to_f32, sy_f32_to_bf16, FEXPR)
+#define SY_FLOAT_TABLE_ENTRIES(NAME)                                                                               \
+    [SY_DT_FLOAT32] = NAME##_f32, [SY_DT_FLOAT64] = NAME##_f64, [SY_DT_FLOAT16] = NAME##_f16,                      \
+    [SY_DT_BFLOAT16] = NAME##_bf16
+
+/* Binary float op over the four float types (same in/out type). */
+#define SY_BINARY_FLOAT_FNS(NAME, FEXPR, DEXPR)                                                                    \
+    SY_BINARY_FN(NAME##_f32, float, float, float, SY_LD_ID, SY_LD_ID, FEXPR)                                       \
+    SY_BINARY_FN(NAME##_f64, double, double, double, SY_LD_ID, SY_LD_ID, DEXPR)                                    \
+    SY_BINARY_FN(NAME##_f16, uint16_t, uint16_t, float, sy_f16_to_f32, sy_f32_to_f16, FEXPR)                       \
+    SY_BINARY_FN(NAME##_bf16, uint16_t, uint16_t, float, sy_bf16_to_f32, sy_f32_to_bf16, FEXPR)
+
+/* Integer table entries for functions named NAME_i8 ... NAME_u64. */
+#define SY_INT_TABLE_ENTRIES(NAME)                                                                                 \
+    [SY_DT_INT8] = NAME##_i8, [SY_DT_INT16] = NAME##_i16, [SY_DT_INT32] = NAME##_i32, [SY_DT_INT64] = NAME##_i64,  \
+    [SY_DT_UINT8] = NAME##_u8, [SY_DT_UINT16] = NAME##_u16, [SY_DT_UINT32] = NAME##_u32,                           \
+    [SY_DT_UINT64] = NAME##_u64
+#define SY_SINT_TABLE_ENTRIES(NAME)                                                                                \
+    [SY_DT_INT8] = NAME##_i8, [SY_DT_INT16] = NAME##_i16, [SY_DT_INT32] = NAME##_i32, [SY_DT_INT64] = NAME##_i64
+
+/* ======================================================================== */
+/* index helpers                                                            */
+/* ======================================================================== */
+
+/* Advance a multi-index over dims (row-major); false after the last one. */
+static inline bool sy_index_next(int32_t rank, const int64_t *dims, int64_t *idx)
+{
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < dims[d])
+            return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+/* Generic strided copy of an n-d block: dst contiguous over dims, src with
+ * the given element strides (bytes per element esize). */
+void sy_copy_strided(void *dst, const void *src, int32_t rank, const int64_t *dims, const int64_t *src_strides,
+                     size_t esize);
+
+/* ======================================================================== */
+/* fp32 GEMM: C = alpha * op(A) * op(B) + beta * C                          */
+/* ======================================================================== */
+
+/* Row-major. op(A) is MxK, op(B) is KxN. lda/ldb/ldc are row strides of
+ * the stored matrices. beta == 0 ignores C's previous contents (NaN safe). */
+void sy_gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                 int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+/* ======================================================================== */
+/* fp32 scope: run an fp32 kernel on f16/bf16/f64 tensors                    */
+/* ======================================================================== */
+
+#define SY_SCOPE_MAX_IO 16
+
+/* Scratch bytes needed to shadow every f16/bf16/f64 input and output of the
+ * node in fp32 (call in prepare and add your own scratch). */
+size_t sy_f32_scope_bytes(const sy_host_api *host, const sy_node *n);
+
+typedef sy_status *(*sy_run_fn)(void *state, const sy_kernel_io *io);
+
+/* Runs `fn` with an io whose f16/bf16/f64 tensors are fp32 shadows placed
+ * at the start of the scratch (the rest of the scratch follows); converts
+ * outputs back. Tensors already fp32 or non-float pass through. */
+sy_status *sy_run_as_f32(const sy_host_api *host, void *state, const sy_kernel_io *io, sy_run_fn fn);
+
+/* ======================================================================== */
+/* registration                                                             */
+/* ======================================================================== */
+
+#define SY_COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+#define SY_ATTRS(arr) (arr), SY_COUNT_OF(arr)
+#define SY_NO_ATTRS NULL, 0u
+#define SY_INPLACE(arr) (arr), SY_COUNT_OF(arr)
+#define SY_NO_INPLACE NULL, 0u
+
+/* sy_op_schema initialiser for the default domain:
+ * SY_SCHEMA(op, since, min_in, max_in, min_out, max_out, SY_ATTRS(arr) | SY_NO_ATTRS, infer,
+ *           SY_INPLACE(arr) | SY_NO_INPLACE, flags) */
+#define SY_SCHEMA(...) SY_SCHEMA_(__VA_ARGS__)
+#define SY_SCHEMA_(op, since, min_in, max_in, min_out, max_out, attrs, n_attrs, infer_fn, inplace, n_inplace, flags_) \
+    {                                                                                                              \
+        sizeof(sy_op_schema), "", (op), (since), (min_in), (max_in), (min_out), (max_out), (attrs), (n_attrs),     \
+            (infer_fn), (inplace), (n_inplace), (flags_), NULL                                                     \
+    }
+
+/* sy_kernel_def initialiser for cpu_ref (type_input 0 unless given). */
+#define SY_CPU_KERNEL(op, since, until, mask, type_input, prepare_fn, run_fn, release_fn)                         \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), "", (op), (since), (until), "cpu_ref", (mask), (type_input), 0u, NULL, (prepare_fn), \
+            (run_fn), (release_fn), NULL                                                                           \
+    }
+
+/* Registers arrays of schemas and kernels; stops at the first failure. */
+sy_status *sy_register_tables(const sy_host_api *host, sy_plugin *p, const sy_op_schema *schemas, uint32_t n_schemas,
+                              const sy_kernel_def *kernels, uint32_t n_kernels);
+
+/* run() of a view op (Reshape, Identity, Dropout, ...): output 0 gets input
+ * 0's bytes; a no-op when the core aliased them (must_alias). */
+sy_status *sy_run_copy_input0(void *state, const sy_kernel_io *io);
+/* Broadcast copy of `in` onto out's shape (Expand); false if it does not broadcast. */
+bool sy_broadcast_copy(const sy_tensor *in, sy_tensor *out);
+
+/* A prepare() for kernels that need no state: stores NULL. */
+sy_status *sy_prepare_nothing(sy_node *n, void **state);
+/* release() that frees with free() (states allocated with malloc/calloc). */
+void sy_release_free(void *state);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
