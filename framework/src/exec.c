@@ -52,10 +52,32 @@ sy_status *sy_compile_steps(struct sy_session *s)
         }
         s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, &nr->io, i};
     }
+    if (!s->pool)
+        return NULL;
+    /* group steps by dependency level (stable, so the order stays topological) */
+    for (uint32_t a = 1; a < s->n_steps; a++) {
+        sy_step key = s->steps[a];
+        uint32_t b = a;
+        while (b > 0 && s->node_time[s->steps[b - 1].node] > s->node_time[key.node]) {
+            s->steps[b] = s->steps[b - 1];
+            b--;
+        }
+        s->steps[b] = key;
+    }
+    free(s->level_start);
+    s->level_start = calloc(s->n_times + 2, sizeof *s->level_start);
+    if (!s->level_start)
+        return sy_error_oom();
+    s->n_levels = 0;
+    for (uint32_t i = 0; i < s->n_steps; i++)
+        if (i == 0 || s->node_time[s->steps[i].node] != s->node_time[s->steps[i - 1].node])
+            s->level_start[s->n_levels++] = i;
+    s->level_start[s->n_levels] = s->n_steps;
     return NULL;
 }
 
-void sy_profile_node(struct sy_session *s, uint32_t node, uint64_t t0, uint64_t t1);
+void sy_profile_node(struct sy_session *s, uint32_t node, uint64_t t0, uint64_t t1, int tid);
+sy_status *sy_pool_run_level(struct sy_pool *p, struct sy_session *s, uint32_t begin, uint32_t end, uint32_t *failed);
 
 static sy_status *node_failed(struct sy_session *s, uint32_t node, sy_status *st)
 {
@@ -64,8 +86,21 @@ static sy_status *node_failed(struct sy_session *s, uint32_t node, sy_status *st
                          nr->provider ? nr->provider->def.name : "?");
 }
 
+static sy_status *run_pooled(struct sy_session *s)
+{
+    for (uint32_t l = 0; l < s->n_levels; l++) {
+        uint32_t failed = 0;
+        sy_status *st = sy_pool_run_level(s->pool, s, s->level_start[l], s->level_start[l + 1], &failed);
+        if (st)
+            return node_failed(s, s->steps[failed].node, st);
+    }
+    return NULL;
+}
+
 static sy_status *run_static(struct sy_session *s)
 {
+    if (s->pool)
+        return run_pooled(s);
     const sy_step *steps = s->steps;
     uint32_t n = s->n_steps;
     if (!s->profiling) {
@@ -79,7 +114,7 @@ static sy_status *run_static(struct sy_session *s)
     for (uint32_t i = 0; i < n; i++) {
         uint64_t t0 = sy_now_ns();
         sy_status *st = steps[i].run(steps[i].state, steps[i].io);
-        sy_profile_node(s, steps[i].node, t0, sy_now_ns());
+        sy_profile_node(s, steps[i].node, t0, sy_now_ns(), 0);
         if (st)
             return node_failed(s, steps[i].node, st);
     }
@@ -139,7 +174,7 @@ static sy_status *run_dynamic(struct sy_session *s)
         uint64_t t0 = s->profiling ? sy_now_ns() : 0;
         st = nr->kernel->def.run(nr->state, &nr->io);
         if (s->profiling)
-            sy_profile_node(s, i, t0, sy_now_ns());
+            sy_profile_node(s, i, t0, sy_now_ns(), 0);
         sy_aligned_free(scratch);
         nr->io.scratch = NULL;
         if (st)

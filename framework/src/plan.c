@@ -71,13 +71,45 @@ static void place_first_fit(buf *b, buf **placed, uint32_t n_placed)
 sy_status *sy_plan_memory(struct sy_session *s)
 {
     const ir_graph *g = s->g;
-    /* step index of each node (folded nodes have none) */
+    /* Time of each node: its step index, or with a thread pool its
+     * dependency level (nodes of one level run concurrently, so buffers are
+     * live for whole levels). Folded nodes have none. */
     int32_t *step_of = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *step_of);
-    if (!step_of)
+    uint32_t *consumers = calloc(s->n_values ? s->n_values : 1, sizeof *consumers);
+    if (!step_of || !consumers) {
+        free(step_of);
+        free(consumers);
         return sy_error_oom();
+    }
+    bool by_level = s->threads > 1;
     int32_t n_steps = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        step_of[i] = s->nodes[i].folded ? -1 : n_steps++;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        const ir_node *n = s->nodes[i].view.ir;
+        if (s->nodes[i].folded) {
+            step_of[i] = -1;
+            continue;
+        }
+        for (uint32_t k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0)
+                consumers[n->inputs[k]]++;
+        if (!by_level) {
+            step_of[i] = n_steps++;
+            continue;
+        }
+        int32_t level = 0;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            int32_t v = n->inputs[k];
+            int32_t p = v >= 0 ? s->values[v].producer : -1;
+            if (p >= 0 && step_of[p] >= 0 && step_of[p] + 1 > level)
+                level = step_of[p] + 1;
+        }
+        step_of[i] = level;
+        if (level + 1 > n_steps)
+            n_steps = level + 1;
+    }
+    free(s->node_time);
+    s->node_time = step_of;
+    s->n_times = (uint32_t)n_steps;
 
     /* raw lifetimes */
     for (uint32_t v = 0; v < s->n_values; v++) {
@@ -119,6 +151,10 @@ sy_status *sy_plan_memory(struct sy_session *s)
             sy_value_rt *r = &s->values[root], *out = &s->values[vout];
             if (r->is_output || r->last_use != step_of[i] || out->alias_of >= 0)
                 continue;
+            /* concurrent nodes of one level could read the buffer while this
+             * one overwrites it: alias only a value this node alone reads */
+            if (by_level && consumers[vin] != 1)
+                continue;
             if (out->t.nbytes != s->values[vin].t.nbytes)
                 continue;
             out->alias_of = root;
@@ -134,7 +170,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
     if (!bufs || !placed) {
         free(bufs);
         free(placed);
-        free(step_of);
+        free(consumers);
         return sy_error_oom();
     }
     size_t naive = 0;
@@ -186,7 +222,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
     if (!s->arena) {
         free(bufs);
         free(placed);
-        free(step_of);
+        free(consumers);
         return sy_error(SY_ERR_OUT_OF_MEMORY, "cannot allocate the %zu-byte activation arena", arena);
     }
     s->arena_bytes = arena;
@@ -211,6 +247,6 @@ sy_status *sy_plan_memory(struct sy_session *s)
         }
     free(bufs);
     free(placed);
-    free(step_of);
+    free(consumers);
     return NULL;
 }

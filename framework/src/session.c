@@ -18,6 +18,10 @@ sy_status *sy_place_all(struct sy_session *s);
 const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, const char *provider, char *why,
                                     size_t why_len);
 sy_status *sy_compile_steps(struct sy_session *s);
+sy_status *sy_profile_init(struct sy_session *s);
+void sy_profile_free(struct sy_session *s);
+sy_status *sy_pool_create(int threads, struct sy_pool **out);
+void sy_pool_destroy(struct sy_pool *pool);
 
 static const char *node_label(const ir_node *n, char *buf, size_t len)
 {
@@ -375,6 +379,11 @@ void sy_session_unplan(struct sy_session *s)
     free(s->steps);
     s->steps = NULL;
     s->n_steps = 0;
+    free(s->node_time);
+    s->node_time = NULL;
+    free(s->level_start);
+    s->level_start = NULL;
+    s->n_levels = 0;
     s->planned = false;
 }
 
@@ -399,9 +408,13 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     s->profiling = opts && opts->profiling;
     s->rc.s = s;
     s->rc.profiling = s->profiling;
-    sy_status *st = bind_values(s);
+    sy_status *st = sy_profile_init(s);
+    if (!st)
+        st = bind_values(s);
     if (!st)
         st = bind_nodes(s);
+    if (!st && s->threads > 1)
+        st = sy_pool_create(s->threads, &s->pool);
     if (!st)
         st = sy_session_plan(s);
     if (st) {
@@ -426,6 +439,8 @@ SY_EXPORT void sy_session_release(sy_session *s)
     for (uint32_t i = 0; i < s->n_values; i++)
         sy_aligned_free(s->values[i].owned);
     free(s->values);
+    sy_pool_destroy(s->pool);
+    sy_profile_free(s);
     sy_env *env = s->env;
     free(s);
     sy_env_unref(env);

@@ -74,7 +74,18 @@ typedef struct sy_step {
 struct sy_run_ctx {
     struct sy_session *s;
     bool profiling;
+    int tid; /* worker index for traces */
 };
+
+/* One recorded profiling event (names copied: plugin strings may be transient). */
+typedef struct sy_prof_rec {
+    char name[64];
+    char category[24];
+    uint64_t start_ns, duration_ns;
+    int64_t cycles;
+    int32_t tid;
+    int32_t node; /* -1 for plugin events */
+} sy_prof_rec;
 
 struct sy_session {
     sy_env *env;
@@ -99,6 +110,16 @@ struct sy_session {
     sy_step *steps;
     uint32_t n_steps;
     struct sy_run_ctx rc;
+    /* profiling ring (profile.c) */
+    sy_prof_rec *prof;
+    size_t prof_cap;
+    uint64_t prof_count;
+    /* thread pool (threads.c); NULL when threads == 1 */
+    struct sy_pool *pool;
+    int32_t *node_time;    /* plan.c: step index or dependency level per node */
+    uint32_t n_times;
+    uint32_t *level_start; /* steps [level_start[l], level_start[l+1]) form level l */
+    uint32_t n_levels;
     /* plugins this session holds a reference on */
     sy_loaded_plugin **held;
     uint32_t n_held;

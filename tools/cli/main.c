@@ -12,6 +12,8 @@ typedef struct command {
 static const command commands[] = {
     {"run", cmd_run, "run a model once and print (or write) its outputs"},
     {"inspect", cmd_inspect, "show a model's IR, opsets, inputs/outputs and op histogram"},
+    {"explain", cmd_explain, "show which provider runs each node and why"},
+    {"bench", cmd_bench, "time repeated runs and report the memory plan"},
     {"plugins", cmd_plugins, "list the plugin libraries the configuration loads, and what each registered"},
 };
 

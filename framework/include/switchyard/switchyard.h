@@ -161,6 +161,46 @@ SY_EXPORT size_t sy_session_output_count(const sy_session *s);
 /* Clear the state of stateful kernels. */
 SY_EXPORT void sy_session_reset(sy_session *s);
 
+/* ---- explain: where each node runs and why ------------------------------ */
+typedef struct sy_node_placement {
+    uint32_t struct_size;
+    const char *name;
+    const char *op;
+    const char *domain;
+    const char *provider;    /* NULL when folded into a constant at creation */
+    sy_reason reason;        /* SY_REASON_TAKEN, SY_REASON_FALLBACK, ... */
+    const char *reason_text; /* the declines of higher-priority providers; may be NULL */
+    bool folded;
+} sy_node_placement;
+SY_EXPORT size_t sy_session_node_count(const sy_session *s);
+SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_node_placement *out);
+SY_EXPORT const char *sy_reason_name(sy_reason r);
+
+/* ---- memory report ------------------------------------------------------ */
+typedef struct sy_memory_report {
+    uint32_t struct_size;
+    const char *domain;     /* "host", "vtcm", ... */
+    size_t arena_bytes;     /* what the plan allocates */
+    size_t lower_bound;     /* the largest sum of bytes live at any step */
+    size_t naive_bytes;     /* a plan without reuse */
+    size_t activations;     /* breakdown of the naive figure */
+    size_t scratch;
+    size_t persistent;      /* state of stateful kernels */
+    size_t copies;          /* boundary copies between domains */
+    size_t packed_weights;  /* weights a provider repacked (model weights stay mapped) */
+    size_t weights;         /* model weights, mapped, not counted in the arena */
+} sy_memory_report;
+SY_EXPORT size_t sy_session_memory_domain_count(const sy_session *s);
+SY_EXPORT bool sy_session_memory_report(const sy_session *s, size_t domain, sy_memory_report *out);
+
+/* ---- profiling (sy_session_options.profiling) ---------------------------- */
+SY_EXPORT size_t sy_session_profile_event_count(const sy_session *s);
+/* Event names stay valid until the session is released or profiling cleared. */
+SY_EXPORT bool sy_session_profile_event(const sy_session *s, size_t index, sy_profile_event *out);
+SY_EXPORT void sy_session_profile_clear(sy_session *s);
+/* Chrome trace JSON (opens in Perfetto or chrome://tracing), written atomically. */
+SY_EXPORT sy_status *sy_session_write_trace(const sy_session *s, const char *path);
+
 /* ---- tensor files (ONNX TensorProto .pb and NumPy .npy) ----------------- */
 /* Read a tensor file; the result and its data are one allocation freed
  * with sy_tensor_free. The format is chosen by content, not extension. */

@@ -143,20 +143,6 @@ typedef struct sy_kernel_def {
 } sy_kernel_def;
 
 /* ---- providers ---------------------------------------------------------- */
-typedef enum sy_reason {
-    SY_REASON_NONE = 0,
-    SY_REASON_TAKEN = 1,
-    SY_REASON_OP_UNSUPPORTED = 2,  /* provider does not know the op */
-    SY_REASON_DTYPE = 3,           /* dtype configuration not accepted */
-    SY_REASON_RANK = 4,            /* rank out of range */
-    SY_REASON_ATTRIBUTE = 5,       /* attribute/parameter rule violated */
-    SY_REASON_MEMORY = 6,          /* does not fit the provider's memory */
-    SY_REASON_NO_KERNEL = 7,       /* no kernel registered for this provider */
-    SY_REASON_POLICY = 8,          /* excluded by configuration */
-    SY_REASON_SHAPE = 9,           /* shape rule violated */
-    SY_REASON_FALLBACK = 10,       /* placed on cpu_ref because others declined */
-    SY_REASON__COUNT
-} sy_reason;
 
 typedef struct sy_claim {
     uint32_t struct_size;
@@ -217,15 +203,6 @@ typedef struct sy_quant_scheme_def {
     void (*observer_release)(sy_observer *obs);
 } sy_quant_scheme_def;
 
-/* ---- profiling ---------------------------------------------------------- */
-typedef struct sy_profile_event {
-    uint32_t struct_size;
-    const char *name;     /* e.g. node name */
-    const char *category; /* "node", "copy", "partition", "emulated" */
-    uint64_t start_ns;    /* host monotonic clock, or modelled time */
-    uint64_t duration_ns;
-    int64_t cycles;       /* modelled cycles, -1 when not applicable */
-} sy_profile_event;
 
 /* ---- the host API table, injected into init ------------------------------ */
 typedef struct sy_host_api {

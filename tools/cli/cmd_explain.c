@@ -1,0 +1,169 @@
+/* switchyard explain: where each node runs, and why. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE]\n\n"
+               "Creates a session (placement, constant folding, memory plan) without\n"
+               "running it, then prints one line per provider (nodes, partitions, copies,\n"
+               "top declined ops with reasons) and one line per node: its provider and\n"
+               "the reason code (taken, fallback, folded) with the declines of the\n"
+               "providers asked before.\n\n"
+               "  --dot FILE   also write a Graphviz graph coloured by provider\n");
+}
+
+typedef struct decline {
+    const char *provider;
+    char op[64];
+    char why[192];
+    int count;
+} decline;
+
+static const char *const palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
+                                      "#fdb462", "#b3de69", "#fccde5", "#d9d9d9"};
+
+static int provider_index(sy_env *env, const char *name)
+{
+    for (size_t i = 0; name && i < sy_env_provider_count(env); i++)
+        if (!strcmp(sy_env_provider_name(env, i), name))
+            return (int)i;
+    return -1;
+}
+
+static void write_dot(FILE *f, sy_env *env, sy_session *s)
+{
+    fprintf(f, "digraph switchyard {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"sans\"];\n");
+    size_t n = sy_session_node_count(s);
+    for (size_t i = 0; i < n; i++) {
+        sy_node_placement p = {.struct_size = sizeof p};
+        sy_session_node_placement(s, i, &p);
+        int pi = provider_index(env, p.provider);
+        const char *color = p.folded ? "#ffffff" : palette[pi < 0 ? 8 : pi % 8];
+        fprintf(f, "  n%zu [label=\"%s\\n%s\\n%s\", fillcolor=\"%s\"];\n", i, p.op, p.name,
+                p.folded ? "folded" : p.provider, color);
+    }
+    fprintf(f, "}\n");
+}
+
+int cmd_explain(int argc, char **argv)
+{
+    const char *config = NULL, *path = NULL, *dot = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            config = argv[++i];
+        } else if (!strcmp(argv[i], "--dot") && i + 1 < argc) {
+            dot = argv[++i];
+        } else if (argv[i][0] != '-' && !path) {
+            path = argv[i];
+        } else {
+            return cli_usage_error("explain", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!path)
+        return cli_usage_error("explain", "a MODEL path is required");
+    sy_env *env = NULL;
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    int rc = 1;
+    sy_status *st = cli_env(config, &env);
+    if (st)
+        return cli_fail(st, config ? config : "default configuration");
+    if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, NULL, &s))) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
+    size_t n = sy_session_node_count(s), np = sy_env_provider_count(env);
+    decline *dec = calloc(n * (np + 1) + 1, sizeof *dec);
+    size_t n_dec = 0, folded = 0;
+    printf("model: %s (%zu nodes)\n", path, n);
+    for (size_t p = 0; p < np; p++) {
+        const char *name = sy_env_provider_name(env, p);
+        size_t nodes = 0, partitions = 0;
+        const char *prev = NULL;
+        for (size_t i = 0; i < n; i++) {
+            sy_node_placement pl = {.struct_size = sizeof pl};
+            sy_session_node_placement(s, i, &pl);
+            if (pl.folded)
+                continue;
+            if (pl.provider && !strcmp(pl.provider, name)) {
+                nodes++;
+                if (!prev || strcmp(prev, name))
+                    partitions++;
+            }
+            prev = pl.provider;
+            /* declines of this provider, from "prov: why; prov2: why" */
+            size_t plen = strlen(name);
+            for (const char *r = pl.reason_text; dec && r && *r;) {
+                const char *end = strstr(r, "; ");
+                size_t len = end ? (size_t)(end - r) : strlen(r);
+                if (len > plen + 2 && !strncmp(r, name, plen) && r[plen] == ':') {
+                    char why[192];
+                    snprintf(why, sizeof why, "%.*s", (int)(len - plen - 2), r + plen + 2);
+                    size_t k = 0;
+                    while (k < n_dec && !(dec[k].provider == name && !strcmp(dec[k].op, pl.op) && !strcmp(dec[k].why, why)))
+                        k++;
+                    if (k == n_dec) {
+                        dec[n_dec].provider = name;
+                        snprintf(dec[n_dec].op, sizeof dec[n_dec].op, "%s", pl.op);
+                        snprintf(dec[n_dec].why, sizeof dec[n_dec].why, "%s", why);
+                        n_dec++;
+                    }
+                    dec[k].count++;
+                }
+                r = end ? end + 2 : NULL;
+            }
+        }
+        printf("provider %s%s: %zu nodes, %zu partitions, 0 copies, 0 bytes copied\n", name,
+               sy_env_provider_is_emulator(env, p) ? " (emulator)" : "", nodes, partitions);
+        int shown = 0;
+        for (size_t k = 0; k < n_dec && shown < 5; k++)
+            if (dec[k].provider == name) {
+                printf("  declined %d x %s: %s\n", dec[k].count, dec[k].op, dec[k].why);
+                shown++;
+            }
+    }
+    for (size_t i = 0; i < n; i++) {
+        sy_node_placement pl = {.struct_size = sizeof pl};
+        sy_session_node_placement(s, i, &pl);
+        folded += pl.folded;
+    }
+    printf("folded into constants at creation: %zu nodes\n\nnodes:\n", folded);
+    for (size_t i = 0; i < n; i++) {
+        sy_node_placement pl = {.struct_size = sizeof pl};
+        sy_session_node_placement(s, i, &pl);
+        if (pl.folded)
+            printf("  %-32s %-20s folded\n", pl.name, pl.op);
+        else if (pl.reason_text)
+            printf("  %-32s %-20s %-10s %s  (%s)\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason),
+                   pl.reason_text);
+        else
+            printf("  %-32s %-20s %-10s %s\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason));
+    }
+    free(dec);
+    if (dot) {
+        FILE *f = fopen(dot, "w");
+        if (!f) {
+            fprintf(stderr, "switchyard: --dot %s: %s\n", dot, strerror(errno));
+            goto done;
+        }
+        write_dot(f, env, s);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "switchyard: --dot %s: write failed\n", dot);
+            goto done;
+        }
+        printf("wrote %s\n", dot);
+    }
+    rc = 0;
+done:
+    sy_session_release(s);
+    sy_model_release(m);
+    sy_env_release(env);
+    return rc;
+}
