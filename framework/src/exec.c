@@ -34,10 +34,18 @@ static sy_status *build_io(struct sy_session *s, sy_node_rt *nr)
     return NULL;
 }
 
+sy_status *sy_copy_step_run(void *state, const sy_kernel_io *io);
+
+/* copies of a level run in the time slot before its nodes */
+static int32_t step_time(const struct sy_session *s, const sy_step *st)
+{
+    return 2 * s->node_time[st->node] + (st->is_copy ? 0 : 1);
+}
+
 sy_status *sy_compile_steps(struct sy_session *s)
 {
     free(s->steps);
-    s->steps = calloc(s->n_nodes ? s->n_nodes : 1, sizeof *s->steps);
+    s->steps = calloc(s->n_nodes + s->n_copies + 1, sizeof *s->steps);
     if (!s->steps)
         return sy_error_oom();
     s->n_steps = 0;
@@ -45,12 +53,22 @@ sy_status *sy_compile_steps(struct sy_session *s)
         sy_node_rt *nr = &s->nodes[i];
         if (nr->folded)
             continue;
+        /* boundary copies first consumed here run just before the node */
+        for (uint32_t c = 0; c < s->n_copies; c++) {
+            sy_copy_rt *cp = &s->copies[c];
+            if (cp->consumer != i)
+                continue;
+            cp->io_in[0] = &s->values[cp->src].t;
+            cp->io_out[0] = &cp->val.t;
+            cp->io = (sy_kernel_io){sizeof cp->io, 1, 1, cp->io_in, cp->io_out, NULL, 0, &s->rc};
+            s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, &cp->io, i, true};
+        }
         SY_TRY(build_io(s, nr));
         if (nr->view.scratch) {
-            nr->io.scratch = (char *)s->arena + nr->scratch_offset;
+            nr->io.scratch = nr->scratch_ptr;
             nr->io.scratch_bytes = nr->view.scratch;
         }
-        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, &nr->io, i};
+        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, &nr->io, i, false};
     }
     if (!s->pool)
         return NULL;
@@ -58,19 +76,19 @@ sy_status *sy_compile_steps(struct sy_session *s)
     for (uint32_t a = 1; a < s->n_steps; a++) {
         sy_step key = s->steps[a];
         uint32_t b = a;
-        while (b > 0 && s->node_time[s->steps[b - 1].node] > s->node_time[key.node]) {
+        while (b > 0 && step_time(s, &s->steps[b - 1]) > step_time(s, &key)) {
             s->steps[b] = s->steps[b - 1];
             b--;
         }
         s->steps[b] = key;
     }
     free(s->level_start);
-    s->level_start = calloc(s->n_times + 2, sizeof *s->level_start);
+    s->level_start = calloc(2 * s->n_times + 2, sizeof *s->level_start);
     if (!s->level_start)
         return sy_error_oom();
     s->n_levels = 0;
     for (uint32_t i = 0; i < s->n_steps; i++)
-        if (i == 0 || s->node_time[s->steps[i].node] != s->node_time[s->steps[i - 1].node])
+        if (i == 0 || step_time(s, &s->steps[i]) != step_time(s, &s->steps[i - 1]))
             s->level_start[s->n_levels++] = i;
     s->level_start[s->n_levels] = s->n_steps;
     return NULL;

@@ -42,27 +42,54 @@ SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_n
     return true;
 }
 
-SY_EXPORT size_t sy_session_memory_domain_count(const sy_session *s) { return s ? 1 : 0; }
+SY_EXPORT size_t sy_session_copy_count(const sy_session *s) { return s ? s->n_copies : 0; }
+
+SY_EXPORT bool sy_session_copy_info(const sy_session *s, size_t index, sy_copy_info *out)
+{
+    if (!s || index >= s->n_copies || !out || out->struct_size < sizeof *out)
+        return false;
+    const sy_copy_rt *c = &s->copies[index];
+    const sy_node_rt *consumer = &s->nodes[c->consumer];
+    *out = (sy_copy_info){
+        .struct_size = sizeof *out,
+        .value = s->values[c->src].t.name,
+        .src_domain = s->domains[s->values[c->src].domain].name,
+        .dst_domain = s->domains[c->dst_domain].name,
+        .consumer = consumer->view.ir->name,
+        .consumer_provider = consumer->provider ? consumer->provider->def.name : NULL,
+        .via = c->via ? c->via->def.name : NULL,
+        .bytes = c->val.t.nbytes,
+    };
+    return true;
+}
+
+SY_EXPORT void sy_session_bounce_stats(const sy_session *s, uint64_t *copies, uint64_t *bytes)
+{
+    if (copies)
+        *copies = s ? s->bounce_copies : 0;
+    if (bytes)
+        *bytes = s ? s->bounce_bytes : 0;
+}
+
+SY_EXPORT size_t sy_session_memory_domain_count(const sy_session *s) { return s ? s->n_domains : 0; }
 
 SY_EXPORT bool sy_session_memory_report(const sy_session *s, size_t domain, sy_memory_report *out)
 {
-    if (!s || domain != 0 || !out || out->struct_size < sizeof *out)
+    if (!s || domain >= s->n_domains || !out || out->struct_size < sizeof *out)
         return false;
+    const sy_domain_rt *d = &s->domains[domain];
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-    out->domain = "host";
-    out->arena_bytes = s->arena_bytes;
-    out->lower_bound = s->arena_lower_bound;
-    out->naive_bytes = s->naive_bytes;
-    for (uint32_t v = 0; v < s->n_values; v++) {
-        const sy_value_rt *vr = &s->values[v];
-        if (vr->first_use >= 0 && vr->alias_of < 0)
-            out->activations += vr->t.nbytes;
-        if (s->g->values[v].flags & IR_VALUE_INITIALIZER)
-            out->weights += s->g->values[v].nbytes;
-    }
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        if (!s->nodes[i].folded)
-            out->scratch += s->nodes[i].view.scratch;
+    out->domain = d->name;
+    out->arena_bytes = d->arena_bytes;
+    out->lower_bound = d->lower_bound;
+    out->naive_bytes = d->naive_bytes;
+    out->activations = d->activations;
+    out->scratch = d->scratch;
+    out->copies = d->copies;
+    if (domain == 0)
+        for (uint32_t v = 0; v < s->n_values; v++)
+            if (s->g->values[v].flags & IR_VALUE_INITIALIZER)
+                out->weights += s->g->values[v].nbytes;
     return true;
 }

@@ -1,11 +1,15 @@
 /*
  * Memory planner. Lifetimes come from the execution order; buffers are
  * placed greedily by size (largest first) at the lowest offset that does not
- * overlap any already-placed buffer whose lifetime intersects. In-place and
- * aliasing happen only where the schema declared it, the input's last use is
- * this node, and the input is neither a graph input/output nor a constant.
- * The planner is judged by arena bytes / lower bound (largest sum of bytes
- * live at any step).
+ * overlap any already-placed buffer of the same memory domain whose lifetime
+ * intersects. One arena per domain. In-place and aliasing happen only where
+ * the schema declared it, the input's last use is this node, and the input is
+ * neither a graph input/output nor a constant. The planner is judged by
+ * arena bytes / lower bound (the largest sum of bytes live at any time).
+ *
+ * Time: a node at position t (its step index, or its dependency level when a
+ * thread pool runs a level's nodes concurrently) runs at time 2t+1; the
+ * boundary copies it needs run at time 2t, before it.
  */
 #include "session.h"
 #include "status.h"
@@ -15,26 +19,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SY_ARENA_ALIGN 64
-
 typedef struct buf {
     size_t size;
-    int32_t first, last; /* step range, inclusive */
+    int32_t first, last; /* time range, inclusive */
     size_t offset;
-    int32_t value;       /* value index, or -1 for scratch */
-    int32_t node;        /* node index for scratch */
+    uint32_t domain;
+    int32_t value;       /* value index, -1 for scratch, -2 for a copy */
+    int32_t index;       /* node index (scratch) or copy index */
 } buf;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
 
-static int cmp_buf_size_desc(const void *a, const void *b)
+static int cmp_buf(const void *a, const void *b)
 {
     const buf *x = a, *y = b;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
     if (x->size != y->size)
         return x->size < y->size ? 1 : -1;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
-    return x->value < y->value ? -1 : (x->value > y->value);
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
 }
 
 static int32_t root_of(const struct sy_session *s, int32_t v)
@@ -50,9 +57,9 @@ static bool needs_buffer(const struct sy_session *s, int32_t v)
     return !vr->is_const && !vr->is_input && vr->producer >= 0 && !s->nodes[vr->producer].folded;
 }
 
-/* Place `b` at the lowest offset not overlapping placed buffers that are
- * live at the same time. `placed` is kept sorted by offset. */
-static void place_first_fit(buf *b, buf **placed, uint32_t n_placed)
+/* Lowest offset for `b` not overlapping placed buffers live at the same
+ * time; `placed` is sorted by offset. */
+static void place_first_fit(buf *b, buf **placed, uint32_t n_placed, size_t align)
 {
     size_t offset = 0;
     for (uint32_t i = 0; i < n_placed; i++) {
@@ -61,81 +68,103 @@ static void place_first_fit(buf *b, buf **placed, uint32_t n_placed)
             continue;
         if (offset + b->size <= p->offset)
             break; /* the gap before p fits */
-        size_t end = align_up(p->offset + p->size, SY_ARENA_ALIGN);
+        size_t end = align_up(p->offset + p->size, align);
         if (end > offset)
             offset = end;
     }
     b->offset = offset;
 }
 
+/* Node positions: step index, or dependency level with a thread pool. */
+static int32_t *node_positions(struct sy_session *s, int32_t *n_pos)
+{
+    int32_t *pos = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *pos);
+    if (!pos)
+        return NULL;
+    bool by_level = s->threads > 1;
+    int32_t n = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        if (s->nodes[i].folded) {
+            pos[i] = -1;
+            continue;
+        }
+        if (!by_level) {
+            pos[i] = n++;
+            continue;
+        }
+        const ir_node *nd = s->nodes[i].view.ir;
+        int32_t level = 0;
+        for (uint32_t k = 0; k < nd->n_inputs; k++) {
+            int32_t v = nd->inputs[k];
+            int32_t p = v >= 0 ? s->values[v].producer : -1;
+            if (p >= 0 && pos[p] >= 0 && pos[p] + 1 > level)
+                level = pos[p] + 1;
+        }
+        pos[i] = level;
+        if (level + 1 > n)
+            n = level + 1;
+    }
+    *n_pos = n;
+    return pos;
+}
+
 sy_status *sy_plan_memory(struct sy_session *s)
 {
     const ir_graph *g = s->g;
-    /* Time of each node: its step index, or with a thread pool its
-     * dependency level (nodes of one level run concurrently, so buffers are
-     * live for whole levels). Folded nodes have none. */
-    int32_t *step_of = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *step_of);
+    int32_t n_pos = 0;
+    int32_t *pos = node_positions(s, &n_pos);
     uint32_t *consumers = calloc(s->n_values ? s->n_values : 1, sizeof *consumers);
-    if (!step_of || !consumers) {
-        free(step_of);
+    if (!pos || !consumers) {
+        free(pos);
         free(consumers);
         return sy_error_oom();
     }
-    bool by_level = s->threads > 1;
-    int32_t n_steps = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++) {
-        const ir_node *n = s->nodes[i].view.ir;
-        if (s->nodes[i].folded) {
-            step_of[i] = -1;
-            continue;
-        }
-        for (uint32_t k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] >= 0)
-                consumers[n->inputs[k]]++;
-        if (!by_level) {
-            step_of[i] = n_steps++;
-            continue;
-        }
-        int32_t level = 0;
-        for (uint32_t k = 0; k < n->n_inputs; k++) {
-            int32_t v = n->inputs[k];
-            int32_t p = v >= 0 ? s->values[v].producer : -1;
-            if (p >= 0 && step_of[p] >= 0 && step_of[p] + 1 > level)
-                level = step_of[p] + 1;
-        }
-        step_of[i] = level;
-        if (level + 1 > n_steps)
-            n_steps = level + 1;
-    }
     free(s->node_time);
-    s->node_time = step_of;
-    s->n_times = (uint32_t)n_steps;
+    s->node_time = pos;
+    s->n_times = (uint32_t)n_pos;
+    bool by_level = s->threads > 1;
+    const int32_t end_time = 2 * n_pos + 1;
+#define T(node) (2 * pos[node] + 1)
 
-    /* raw lifetimes */
+    /* raw lifetimes from the IR's edges */
     for (uint32_t v = 0; v < s->n_values; v++) {
         sy_value_rt *vr = &s->values[v];
         vr->alias_of = -1;
         vr->first_use = vr->last_use = -1;
         if (needs_buffer(s, (int32_t)v))
-            vr->first_use = vr->last_use = step_of[vr->producer];
+            vr->first_use = vr->last_use = T(vr->producer);
     }
     for (uint32_t i = 0; i < s->n_nodes; i++) {
-        if (step_of[i] < 0)
+        if (pos[i] < 0)
             continue;
         const ir_node *n = s->nodes[i].view.ir;
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             int32_t v = n->inputs[k];
-            if (v >= 0 && s->values[v].last_use >= 0 && s->values[v].last_use < step_of[i])
-                s->values[v].last_use = step_of[i];
+            if (v < 0)
+                continue;
+            consumers[v]++;
+            if (s->values[v].last_use >= 0 && s->values[v].last_use < T(i))
+                s->values[v].last_use = T(i);
         }
     }
     for (uint32_t o = 0; o < g->n_outputs; o++)
         if (s->values[g->outputs[o]].first_use >= 0)
-            s->values[g->outputs[o]].last_use = INT32_MAX;
+            s->values[g->outputs[o]].last_use = end_time;
+    /* copies: live from just before their first consumer to their last */
+    for (uint32_t c = 0; c < s->n_copies; c++) {
+        sy_copy_rt *cp = &s->copies[c];
+        cp->val.first_use = T(cp->consumer) - 1;
+        cp->val.last_use = T(cp->consumer);
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+            if (pos[i] >= 0)
+                for (uint32_t k = 0; k < s->nodes[i].view.n_in; k++)
+                    if (s->nodes[i].view.in[k] == &cp->val.t && T(i) > cp->val.last_use)
+                        cp->val.last_use = T(i);
+    }
 
     /* declared in-place / aliasing, decided in execution order */
     for (uint32_t i = 0; i < s->n_nodes; i++) {
-        if (step_of[i] < 0)
+        if (pos[i] < 0)
             continue;
         const sy_node_rt *nr = &s->nodes[i];
         const sy_op_schema *sc = &nr->view.schema->def;
@@ -147,24 +176,27 @@ sy_status *sy_plan_memory(struct sy_session *s)
             int32_t vin = n->inputs[ip->input], vout = n->outputs[ip->output];
             if (vin < 0 || vout < 0 || !needs_buffer(s, vin) || !needs_buffer(s, vout))
                 continue;
+            /* the node must read the value itself, not a copy of it */
+            if (nr->view.in[ip->input] != &s->values[vin].t)
+                continue;
             int32_t root = root_of(s, vin);
             sy_value_rt *r = &s->values[root], *out = &s->values[vout];
-            if (r->is_output || r->last_use != step_of[i] || out->alias_of >= 0)
+            if (r->is_output || r->last_use != T(i) || out->alias_of >= 0 || r->domain != out->domain)
+                continue;
+            if (out->t.nbytes != s->values[vin].t.nbytes)
                 continue;
             /* concurrent nodes of one level could read the buffer while this
              * one overwrites it: alias only a value this node alone reads */
             if (by_level && consumers[vin] != 1)
                 continue;
-            if (out->t.nbytes != s->values[vin].t.nbytes)
-                continue;
             out->alias_of = root;
             if (out->last_use > r->last_use)
-                r->last_use = out->last_use; /* INT32_MAX when the output is a graph output */
+                r->last_use = out->last_use; /* end_time when the output is a graph output */
         }
     }
 
-    /* buffers: one per root value, plus scratch per node */
-    uint32_t cap = s->n_values + s->n_nodes + 1, n_bufs = 0;
+    /* buffers: one per root value, per copy, and per node's scratch */
+    uint32_t cap = s->n_values + s->n_nodes + s->n_copies + 1, n_bufs = 0;
     buf *bufs = calloc(cap, sizeof *bufs);
     buf **placed = calloc(cap, sizeof *placed);
     if (!bufs || !placed) {
@@ -173,80 +205,116 @@ sy_status *sy_plan_memory(struct sy_session *s)
         free(consumers);
         return sy_error_oom();
     }
-    size_t naive = 0;
+    for (uint32_t d = 0; d < s->n_domains; d++) {
+        sy_domain_rt *dr = &s->domains[d];
+        dr->arena_bytes = dr->lower_bound = dr->naive_bytes = dr->activations = dr->scratch = dr->copies = 0;
+    }
     for (uint32_t v = 0; v < s->n_values; v++) {
         sy_value_rt *vr = &s->values[v];
         if (vr->first_use < 0 || vr->alias_of >= 0)
             continue;
-        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use == INT32_MAX ? n_steps : vr->last_use, 0,
-                               (int32_t)v, -1};
-        naive += align_up(vr->t.nbytes, SY_ARENA_ALIGN);
+        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, (int32_t)v, -1};
+        s->domains[vr->domain].activations += vr->t.nbytes;
+    }
+    for (uint32_t c = 0; c < s->n_copies; c++) {
+        sy_value_rt *vr = &s->copies[c].val;
+        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, -2, (int32_t)c};
+        s->domains[vr->domain].copies += vr->t.nbytes;
     }
     for (uint32_t i = 0; i < s->n_nodes; i++)
-        if (step_of[i] >= 0 && s->nodes[i].view.scratch) {
-            bufs[n_bufs++] = (buf){s->nodes[i].view.scratch, step_of[i], step_of[i], 0, -1, (int32_t)i};
-            naive += align_up(s->nodes[i].view.scratch, SY_ARENA_ALIGN);
+        if (pos[i] >= 0 && s->nodes[i].view.scratch) {
+            uint32_t d = s->nodes[i].provider ? 0 : 0;
+            for (uint32_t k = 0; k < s->n_domains; k++)
+                if (s->nodes[i].provider && !strcmp(s->domains[k].name, s->nodes[i].provider->domain.name))
+                    d = k;
+            bufs[n_bufs++] = (buf){s->nodes[i].view.scratch, T(i), T(i), 0, d, -1, (int32_t)i};
+            s->domains[d].scratch += s->nodes[i].view.scratch;
         }
-    qsort(bufs, n_bufs, sizeof *bufs, cmp_buf_size_desc);
+    qsort(bufs, n_bufs, sizeof *bufs, cmp_buf);
 
-    size_t arena = 0;
-    uint32_t n_placed = 0;
-    for (uint32_t b = 0; b < n_bufs; b++) {
-        place_first_fit(&bufs[b], placed, n_placed);
-        /* insert sorted by offset */
-        uint32_t pos = n_placed;
-        while (pos > 0 && placed[pos - 1]->offset > bufs[b].offset) {
-            placed[pos] = placed[pos - 1];
-            pos--;
+    sy_status *st = NULL;
+    uint32_t b0 = 0;
+    for (uint32_t d = 0; d < s->n_domains && !st; d++) {
+        sy_domain_rt *dr = &s->domains[d];
+        uint32_t b1 = b0;
+        while (b1 < n_bufs && bufs[b1].domain == d)
+            b1++;
+        size_t arena = 0, naive = 0;
+        uint32_t n_placed = 0;
+        for (uint32_t b = b0; b < b1; b++) {
+            place_first_fit(&bufs[b], placed, n_placed, dr->alignment);
+            uint32_t at = n_placed;
+            while (at > 0 && placed[at - 1]->offset > bufs[b].offset) {
+                placed[at] = placed[at - 1];
+                at--;
+            }
+            placed[at] = &bufs[b];
+            n_placed++;
+            size_t end = align_up(bufs[b].offset + bufs[b].size, dr->alignment);
+            if (end > arena)
+                arena = end;
+            naive += align_up(bufs[b].size, dr->alignment);
         }
-        placed[pos] = &bufs[b];
-        n_placed++;
-        size_t end = align_up(bufs[b].offset + bufs[b].size, SY_ARENA_ALIGN);
-        if (end > arena)
-            arena = end;
-    }
-
-    /* lower bound: the largest sum of live bytes at any step */
-    size_t lower = 0;
-    for (int32_t t = 0; t <= n_steps; t++) {
-        size_t live = 0;
-        for (uint32_t b = 0; b < n_bufs; b++)
-            if (bufs[b].first <= t && bufs[b].last >= t)
-                live += bufs[b].size;
-        if (live > lower)
-            lower = live;
-    }
-
-    sy_aligned_free(s->arena);
-    s->arena = sy_aligned_alloc(arena ? arena : SY_ARENA_ALIGN, SY_ARENA_ALIGN);
-    if (!s->arena) {
-        free(bufs);
-        free(placed);
-        free(consumers);
-        return sy_error(SY_ERR_OUT_OF_MEMORY, "cannot allocate the %zu-byte activation arena", arena);
-    }
-    s->arena_bytes = arena;
-    s->arena_lower_bound = lower;
-    s->naive_bytes = naive;
-    for (uint32_t b = 0; b < n_bufs; b++) {
-        if (bufs[b].value >= 0) {
-            sy_value_rt *vr = &s->values[bufs[b].value];
-            vr->offset = bufs[b].offset;
-            vr->bytes = bufs[b].size;
-            vr->t.data = (char *)s->arena + bufs[b].offset;
-            vr->planned = true;
-        } else {
-            s->nodes[bufs[b].node].scratch_offset = bufs[b].offset;
+        size_t lower = 0;
+        for (int32_t t = 0; t <= end_time; t++) {
+            size_t live = 0;
+            for (uint32_t b = b0; b < b1; b++)
+                if (bufs[b].first <= t && bufs[b].last >= t)
+                    live += bufs[b].size;
+            if (live > lower)
+                lower = live;
         }
+        dr->arena_bytes = arena;
+        dr->lower_bound = lower;
+        dr->naive_bytes = naive;
+        if (dr->capacity && arena > dr->capacity) {
+            st = sy_error(SY_ERR_BUDGET, "memory domain '%s': the plan needs %zu bytes, the domain holds %llu",
+                          dr->name, arena, (unsigned long long)dr->capacity);
+            break;
+        }
+        sy_aligned_free(dr->arena);
+        dr->arena = sy_aligned_alloc(arena ? arena : dr->alignment, dr->alignment);
+        if (!dr->arena) {
+            st = sy_error(SY_ERR_OUT_OF_MEMORY, "cannot allocate the %zu-byte arena of domain '%s'", arena, dr->name);
+            break;
+        }
+        for (uint32_t b = b0; b < b1; b++) {
+            char *at = (char *)dr->arena + bufs[b].offset;
+            if (bufs[b].value >= 0) {
+                sy_value_rt *vr = &s->values[bufs[b].value];
+                vr->offset = bufs[b].offset;
+                vr->bytes = bufs[b].size;
+                vr->t.data = at;
+                vr->planned = true;
+            } else if (bufs[b].value == -2) {
+                sy_value_rt *vr = &s->copies[bufs[b].index].val;
+                vr->offset = bufs[b].offset;
+                vr->t.data = at;
+                vr->planned = true;
+            } else {
+                s->nodes[bufs[b].index].scratch_offset = bufs[b].offset;
+                s->nodes[bufs[b].index].scratch_ptr = at;
+            }
+        }
+        b0 = b1;
     }
+    free(bufs);
+    free(placed);
+    free(consumers);
+    if (st)
+        return st;
     for (uint32_t v = 0; v < s->n_values; v++)
         if (s->values[v].alias_of >= 0) {
             sy_value_rt *vr = &s->values[v];
             vr->t.data = s->values[root_of(s, (int32_t)v)].t.data;
             vr->planned = true;
         }
-    free(bufs);
-    free(placed);
-    free(consumers);
+    s->arena_bytes = s->arena_lower_bound = s->naive_bytes = 0;
+    for (uint32_t d = 0; d < s->n_domains; d++) {
+        s->arena_bytes += s->domains[d].arena_bytes;
+        s->arena_lower_bound += s->domains[d].lower_bound;
+        s->naive_bytes += s->domains[d].naive_bytes;
+    }
+#undef T
     return NULL;
 }

@@ -21,6 +21,8 @@ sy_status *sy_compile_steps(struct sy_session *s);
 sy_status *sy_profile_init(struct sy_session *s);
 void sy_profile_free(struct sy_session *s);
 sy_status *sy_pool_create(int threads, struct sy_pool **out);
+sy_status *sy_domains_init(struct sy_session *s);
+sy_status *sy_insert_copies(struct sy_session *s);
 void sy_pool_destroy(struct sy_pool *pool);
 
 static const char *node_label(const ir_node *n, char *buf, size_t len)
@@ -312,6 +314,7 @@ static sy_status *prepare_all(struct sy_session *s)
     if (s->dynamic)
         return NULL; /* placed and prepared node by node at run time */
     SY_TRY(sy_place_all(s));
+    SY_TRY(sy_insert_copies(s));
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         sy_node_rt *nr = &s->nodes[i];
         if (nr->folded)
@@ -359,6 +362,15 @@ void sy_session_unplan(struct sy_session *s)
         free(nr->io_out);
         nr->io_in = NULL;
         nr->io_out = NULL;
+        nr->scratch_ptr = NULL;
+        /* undo the redirection of inputs to boundary copies */
+        for (uint32_t k = 0; k < nr->view.ir->n_inputs; k++)
+            nr->view.in[k] = nr->view.ir->inputs[k] >= 0 ? &s->values[nr->view.ir->inputs[k]].t : NULL;
+    }
+    s->n_copies = 0;
+    for (uint32_t d = 0; s->domains && d < s->n_domains; d++) {
+        sy_aligned_free(s->domains[d].arena);
+        s->domains[d].arena = NULL;
     }
     for (uint32_t i = 0; i < s->n_values; i++) {
         sy_value_rt *v = &s->values[i];
@@ -373,8 +385,6 @@ void sy_session_unplan(struct sy_session *s)
         v->alias_of = -1;
         v->first_use = v->last_use = -1;
     }
-    sy_aligned_free(s->arena);
-    s->arena = NULL;
     s->arena_bytes = 0;
     free(s->steps);
     s->steps = NULL;
@@ -413,6 +423,8 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
         st = bind_values(s);
     if (!st)
         st = bind_nodes(s);
+    if (!st)
+        st = sy_domains_init(s);
     if (!st && s->threads > 1)
         st = sy_pool_create(s->threads, &s->pool);
     if (!st)
@@ -441,6 +453,8 @@ SY_EXPORT void sy_session_release(sy_session *s)
     free(s->values);
     sy_pool_destroy(s->pool);
     sy_profile_free(s);
+    free(s->domains);
+    free(s->copies);
     sy_env *env = s->env;
     free(s);
     sy_env_unref(env);

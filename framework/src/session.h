@@ -28,6 +28,30 @@ typedef struct sy_value_rt {
     bool has_data;        /* graph input: set_input was called */
 } sy_value_rt;
 
+/* A memory domain of the session: one arena each. Domain 0 is host RAM. */
+typedef struct sy_domain_rt {
+    const char *name;
+    uint32_t alignment;
+    uint64_t capacity;     /* 0 = unlimited */
+    void *arena;
+    size_t arena_bytes, lower_bound, naive_bytes;
+    size_t activations, scratch, copies;
+} sy_domain_rt;
+
+/* An explicit boundary copy of one value into one destination domain
+ * (one per (tensor, destination)); it runs just before its first consumer. */
+typedef struct sy_copy_rt {
+    int32_t src;             /* value index */
+    uint32_t consumer;       /* first consuming node */
+    uint32_t dst_domain;
+    sy_value_rt val;         /* the copy, in the destination domain */
+    struct sy_provider_rec *via; /* provider whose copy() is used; NULL: host bounce */
+    struct sy_session *s;
+    const sy_tensor *io_in[1];
+    sy_tensor *io_out[1];
+    sy_kernel_io io;
+} sy_copy_rt;
+
 /* The handle plugins see during infer/check/prepare. */
 struct sy_node {
     struct sy_session *s;
@@ -61,6 +85,7 @@ typedef struct sy_node_rt {
     sy_tensor **io_out;
     sy_tensor *dummy_out;         /* for omitted optional outputs */
     size_t scratch_offset;
+    void *scratch_ptr;
 } sy_node_rt;
 
 /* A compiled step: everything the run loop needs, nothing else. */
@@ -68,7 +93,8 @@ typedef struct sy_step {
     sy_status *(*run)(void *state, const sy_kernel_io *io);
     void *state;
     const sy_kernel_io *io;
-    uint32_t node;
+    uint32_t node;  /* the node (for a copy: its first consumer) */
+    bool is_copy;
 } sy_step;
 
 struct sy_run_ctx {
@@ -101,8 +127,13 @@ struct sy_session {
     bool dynamic;             /* a shape depends on runtime values: run node by node */
     bool planned;
     bool needs_replan;        /* an input shape changed */
-    /* memory */
-    void *arena;
+    /* memory domains and boundary copies */
+    sy_domain_rt *domains;
+    uint32_t n_domains;
+    sy_copy_rt *copies;     /* capacity fixed at creation: pointers stay valid */
+    uint32_t n_copies, cap_copies;
+    uint64_t bounce_copies, bounce_bytes; /* counted at run time */
+    /* memory (sums over domains) */
     size_t arena_bytes;
     size_t arena_lower_bound;
     size_t naive_bytes;

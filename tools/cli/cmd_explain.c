@@ -120,8 +120,19 @@ int cmd_explain(int argc, char **argv)
                 r = end ? end + 2 : NULL;
             }
         }
-        printf("provider %s%s: %zu nodes, %zu partitions, 0 copies, 0 bytes copied\n", name,
-               sy_env_provider_is_emulator(env, p) ? " (emulator)" : "", nodes, partitions);
+        size_t copies = 0, copied = 0, bounced = 0;
+        for (size_t c = 0; c < sy_session_copy_count(s); c++) {
+            sy_copy_info ci = {.struct_size = sizeof ci};
+            sy_session_copy_info(s, c, &ci);
+            if (ci.consumer_provider && !strcmp(ci.consumer_provider, name)) {
+                copies++;
+                copied += ci.bytes;
+                bounced += ci.via == NULL;
+            }
+        }
+        printf("provider %s%s: %zu nodes, %zu partitions, %zu copies in (%zu through host bounce), %zu bytes copied\n",
+               name, sy_env_provider_is_emulator(env, p) ? " (emulator)" : "", nodes, partitions, copies, bounced,
+               copied);
         int shown = 0;
         for (size_t k = 0; k < n_dec && shown < 5; k++)
             if (dec[k].provider == name) {

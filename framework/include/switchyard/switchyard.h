@@ -176,6 +176,22 @@ SY_EXPORT size_t sy_session_node_count(const sy_session *s);
 SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_node_placement *out);
 SY_EXPORT const char *sy_reason_name(sy_reason r);
 
+/* Boundary copies between memory domains (one per tensor and destination). */
+typedef struct sy_copy_info {
+    uint32_t struct_size;
+    const char *value;        /* the tensor copied */
+    const char *src_domain;
+    const char *dst_domain;
+    const char *consumer;     /* first node reading the copy */
+    const char *consumer_provider;
+    const char *via;          /* provider whose copy() runs it; NULL: host bounce */
+    size_t bytes;
+} sy_copy_info;
+SY_EXPORT size_t sy_session_copy_count(const sy_session *s);
+SY_EXPORT bool sy_session_copy_info(const sy_session *s, size_t index, sy_copy_info *out);
+/* Copies that bounced through host memory so far, and their bytes. */
+SY_EXPORT void sy_session_bounce_stats(const sy_session *s, uint64_t *copies, uint64_t *bytes);
+
 /* ---- memory report ------------------------------------------------------ */
 typedef struct sy_memory_report {
     uint32_t struct_size;
