@@ -174,6 +174,40 @@ void sy_profile_record(sy_run_ctx *rc, const sy_profile_event *ev);
 
 static uint64_t h_now_ns(void) { return sy_now_ns(); }
 
+/* set_input's mode is an int in the table so the plugin header needs no
+ * enum from switchyard.h */
+static sy_status *app_set_input(sy_session *s, const char *name, const sy_tensor *t, int mode)
+{
+    return sy_session_set_input(s, name, t, (sy_input_mode)mode);
+}
+
+static sy_status *app_set_input_by_index(sy_session *s, size_t index, const sy_tensor *t, int mode)
+{
+    return sy_session_set_input_by_index(s, index, t, (sy_input_mode)mode);
+}
+
+static const sy_app_api app_api_table = {
+    .struct_size = sizeof(sy_app_api),
+    .model_load = sy_model_load,
+    .model_load_buffer = sy_model_load_buffer,
+    .model_release = sy_model_release,
+    .model_input_count = sy_model_input_count,
+    .model_output_count = sy_model_output_count,
+    .model_input_info = sy_model_input_info,
+    .model_output_info = sy_model_output_info,
+    .session_create = sy_session_create,
+    .session_release = sy_session_release,
+    .session_set_input = app_set_input,
+    .session_set_input_by_index = app_set_input_by_index,
+    .session_run = sy_session_run,
+    .session_get_output = sy_session_get_output,
+    .session_get_output_by_name = sy_session_get_output_by_name,
+    .session_reset = sy_session_reset,
+    .tensor_read_file = sy_tensor_read_file,
+    .tensor_write_file = sy_tensor_write_file,
+    .tensor_free = sy_tensor_free,
+};
+
 const sy_host_api sy_host_api_table = {
     .struct_size = sizeof(sy_host_api),
     .abi_major = SY_ABI_MAJOR,
@@ -211,6 +245,7 @@ const sy_host_api sy_host_api_table = {
     .profiling_enabled = sy_profiling_enabled,
     .profile_event = sy_profile_record,
     .now_ns = h_now_ns,
+    .app = &app_api_table,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

@@ -2,6 +2,7 @@
  * the read-only queries of the public API. */
 #include "model.h"
 #include "onnx_import.h"
+#include "tflite_import.h"
 #include "status.h"
 #include "util.h"
 
@@ -78,8 +79,17 @@ SY_EXPORT sy_status *sy_model_load_flags(sy_env *env, const char *path, uint32_t
 {
     if (!env || !path || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_model_load: env, path and out are required");
+    /* the format is decided by content: TFLite files carry "TFL3" at byte 4 */
+    unsigned char head[8] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
     ir_model *ir = NULL;
-    SY_TRY(sy_onnx_import_file(path, &ir));
+    if (sy_tflite_is_tflite(head, got))
+        SY_TRY(sy_tflite_import_file(path, &ir));
+    else
+        SY_TRY(sy_onnx_import_file(path, &ir));
     return model_finish(env, ir, flags, out);
 }
 
@@ -110,7 +120,10 @@ SY_EXPORT sy_status *sy_model_load_buffer(sy_env *env, const void *data, size_t 
     if (!env || !data || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_model_load_buffer: env, data and out are required");
     ir_model *ir = NULL;
-    SY_TRY(sy_onnx_import_buffer(data, size, name ? name : "<buffer>", base_dir, &ir));
+    if (sy_tflite_is_tflite(data, size))
+        SY_TRY(sy_tflite_import_buffer(data, size, name ? name : "<buffer>", &ir));
+    else
+        SY_TRY(sy_onnx_import_buffer(data, size, name ? name : "<buffer>", base_dir, &ir));
     return model_finish(env, ir, 0, out);
 }
 

@@ -23,6 +23,7 @@
 #define SWITCHYARD_SY_PLUGIN_H
 
 #include "sy_types.h"
+#include "sy_app_api.h"
 #include <stdarg.h>
 
 #ifdef __cplusplus
@@ -258,6 +259,10 @@ typedef struct sy_host_api {
     bool (*profiling_enabled)(const sy_run_ctx *rc);
     void (*profile_event)(sy_run_ctx *rc, const sy_profile_event *ev);
     uint64_t (*now_ns)(void);
+
+    /* the application API (models, sessions, tensor files) for extension
+     * plugins that drive sessions the way a host application does */
+    const sy_app_api *app;
 } sy_host_api;
 
 /* ---- the descriptor and the one exported symbol ------------------------- */
