@@ -60,11 +60,11 @@ const char *sy_shape_str(int32_t rank, const int64_t *dims, char *buf, size_t le
 sy_status *sy_norm_axis(const sy_host_api *host, int64_t axis, int32_t rank, bool inclusive_end, const char *what,
                         int32_t *out)
 {
-    int64_t r = inclusive_end ? rank + 1 : rank;
-    if (axis < -r || axis >= r)
-        return host->status_new(SY_ERR_SHAPE, "%s = %lld is out of range [%lld, %lld] for rank %d", what ? what : "axis",
-                                (long long)axis, (long long)-r, (long long)(r - 1), (int)rank);
-    *out = (int32_t)(axis < 0 ? axis + r : axis);
+    int64_t hi = inclusive_end ? rank : rank - 1;
+    if (axis < -(int64_t)rank || axis > hi)
+        return host->status_new(SY_ERR_SHAPE, "%s = %lld is out of range [%d, %lld] for rank %d", what ? what : "axis",
+                                (long long)axis, -(int)rank, (long long)hi, (int)rank);
+    *out = (int32_t)(axis < 0 ? axis + rank : axis);
     return NULL;
 }
 

@@ -180,9 +180,9 @@ const char *sy_shape_str(int32_t rank, const int64_t *dims, char *buf, size_t le
 /* product of dims[from, to) */
 int64_t sy_dims_prod(const int64_t *dims, int32_t from, int32_t to);
 
-/* Normalise `axis` against `rank` (negative counts from the end). Accepted
- * range: [-rank, rank - 1], or [-rank - 1, rank] when `inclusive_end`
- * (Flatten, Unsqueeze output rank, ...). On violation returns SY_ERR_SHAPE
+/* Normalise `axis` against `rank` (negative: axis + rank). Accepted range:
+ * [-rank, rank - 1], or [-rank, rank] when `inclusive_end` (Flatten's
+ * axis). On violation returns SY_ERR_SHAPE
  * "<what> = 5 is out of range [-4, 3] for rank 4". */
 sy_status *sy_norm_axis(const sy_host_api *host, int64_t axis, int32_t rank, bool inclusive_end, const char *what,
                         int32_t *out);
