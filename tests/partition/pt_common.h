@@ -1,0 +1,127 @@
+/*
+ * Shared helpers of the partition tests: check macros, environments made
+ * from INI text that load the build tree's plugins plus test_npu, and
+ * sessions on models packed in memory by pt_onnx.h.
+ *
+ * PT_PLUGIN_DIR (the core's plugins) and PT_TEST_PLUGIN_DIR (test_npu) are
+ * compile definitions set by tests/partition/CMakeLists.txt.
+ */
+#ifndef PT_COMMON_H
+#define PT_COMMON_H
+
+#include "pt_onnx.h"
+#include "switchyard/switchyard.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int pt_failures, pt_checks;
+
+#define PT_CHECK(cond, ...)                                                                                        \
+    do {                                                                                                           \
+        pt_checks++;                                                                                               \
+        if (!(cond)) {                                                                                             \
+            pt_failures++;                                                                                         \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                        \
+            fprintf(stderr, __VA_ARGS__);                                                                          \
+            fputc('\n', stderr);                                                                                   \
+        }                                                                                                          \
+    } while (0)
+
+#define PT_REQUIRE(cond, ...)                                                                                      \
+    do {                                                                                                           \
+        int pt_before_ = pt_failures;                                                                              \
+        PT_CHECK(cond, __VA_ARGS__);                                                                               \
+        if (pt_failures != pt_before_)                                                                             \
+            goto done;                                                                                             \
+    } while (0)
+
+#define PT_HAS(s, sub)                                                                                             \
+    do {                                                                                                           \
+        const char *pt_s_ = (s);                                                                                   \
+        const char *pt_sub_ = (sub);                                                                               \
+        PT_CHECK(pt_s_ && strstr(pt_s_, pt_sub_), "expected \"%s\" in \"%s\"", pt_sub_, pt_s_ ? pt_s_ : "(null)"); \
+    } while (0)
+
+#define PT_RUN(fn)                                                                                                 \
+    do {                                                                                                           \
+        int pt_b_ = pt_failures;                                                                                   \
+        fn();                                                                                                      \
+        printf("%s %s\n", pt_failures == pt_b_ ? "ok  " : "FAIL", #fn);                                            \
+        fflush(stdout);                                                                                            \
+    } while (0)
+
+static inline int pt_result(void)
+{
+    printf("%d checks, %d failed\n", pt_checks, pt_failures);
+    return pt_failures ? 1 : 0;
+}
+
+/* Message of a status (then freed); "" for success. Copied into a static buffer. */
+static const char *pt_msg(sy_status *st)
+{
+    static char buf[8192];
+    buf[0] = '\0';
+    if (st) {
+        snprintf(buf, sizeof buf, "%s", sy_status_get_message(st));
+        sy_status_free(st);
+    }
+    return buf;
+}
+
+/* An env from INI text: [switchyard] plugin_dirs are prepended; `extra` is
+ * the rest of the [switchyard] section plus any other sections. */
+static sy_env *pt_env(const char *fmt, ...)
+{
+    char extra[2048], ini[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(extra, sizeof extra, fmt, ap);
+    va_end(ap);
+    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s %s\n%s\n", PT_PLUGIN_DIR, PT_TEST_PLUGIN_DIR, extra);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    if (st) {
+        fprintf(stderr, "FAIL: sy_env_create_from_string:\n%s\n---\n%s\n", ini, pt_msg(st));
+        pt_failures++;
+        return NULL;
+    }
+    return env;
+}
+
+static sy_model *pt_load(sy_env *env, const pt_model *m)
+{
+    uint8_t *buf;
+    size_t len;
+    pt_model_pack(m, &buf, &len);
+    sy_model *model = NULL;
+    sy_status *st = sy_model_load_buffer(env, buf, len, m->graph.name, NULL, &model);
+    free(buf);
+    if (st) {
+        fprintf(stderr, "FAIL: sy_model_load_buffer(%s): %s\n", m->graph.name, pt_msg(st));
+        pt_failures++;
+        return NULL;
+    }
+    return model;
+}
+
+static inline sy_tensor pt_tensor_f32(float *data, int32_t rank, const int64_t *dims)
+{
+    sy_tensor t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.dtype = SY_DT_FLOAT32;
+    t.rank = rank;
+    size_t n = 1;
+    for (int32_t i = 0; i < rank; i++) {
+        t.dims[i] = dims[i];
+        n *= (size_t)dims[i];
+    }
+    t.data = data;
+    t.nbytes = n * sizeof(float);
+    return t;
+}
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * test_npu: a second provider, for tests only. It is a real plugin loaded
+ * through the ABI, with its own memory domain "npu_sram" (alignment 128) and
+ * a declared op subset, so that the core's partitioning, boundary copies,
+ * host-bounce fallback and per-domain memory planning are exercised the way
+ * a hardware provider would exercise them. Its kernels are plain fp32 C.
+ *
+ * [plugin.test_npu]
+ *   capacity = BYTES        size of npu_sram (0 or absent: unlimited). The
+ *                           core copies the domain when the provider is
+ *                           registered, so this is a plugin key.
+ * [provider.test_npu]
+ *   ops = Add,Mul,Relu      the ops it takes (default: all three)
+ *   decline_dtype = float32 decline nodes whose input 0 has this dtype
+ *   can_copy = true|false   offer the pairwise copy to/from host (default
+ *                           true); false makes the core bounce through host
+ */
+#include "switchyard/sy_sdk.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+static const sy_host_api *H;
+
+static sy_memory_domain_def npu_domain = {
+    .struct_size = sizeof(sy_memory_domain_def),
+    .name = "npu_sram",
+    .alignment = 128,
+    .capacity = 0,
+    .host_visible = true,
+};
+
+#define NPU_MAX_OPS 16
+
+typedef struct npu_state {
+    char ops[NPU_MAX_OPS][32];
+    uint32_t n_ops;
+    char ops_text[96];
+    sy_dtype decline_dtype; /* SY_DT_UNDEFINED: none */
+    bool can_copy;
+} npu_state;
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+        *out = true;
+    else if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+static sy_status *parse_ops(npu_state *s, const char *v)
+{
+    s->n_ops = 0;
+    const char *p = v;
+    while (*p) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *start = p;
+        while (*p && *p != ',' && !isspace((unsigned char)*p))
+            p++;
+        size_t len = (size_t)(p - start);
+        if (!len)
+            break;
+        if (s->n_ops == NPU_MAX_OPS || len >= sizeof s->ops[0])
+            return H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] ops = '%s': at most %d names of < 32 chars",
+                                 v, NPU_MAX_OPS);
+        memcpy(s->ops[s->n_ops], start, len);
+        s->ops[s->n_ops][len] = '\0';
+        s->n_ops++;
+    }
+    snprintf(s->ops_text, sizeof s->ops_text, "%s", v);
+    return NULL;
+}
+
+static sy_status *npu_create(const sy_options *opts, void **state)
+{
+    npu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "test_npu: out of memory");
+    s->can_copy = true;
+    s->decline_dtype = SY_DT_UNDEFINED;
+    sy_status *st = parse_ops(s, "Add,Mul,Relu");
+    const char *v;
+    if (!st && opts && (v = H->option_get(opts, "ops")))
+        st = parse_ops(s, v);
+    if (!st && opts && (v = H->option_get(opts, "can_copy")) && !parse_bool(v, &s->can_copy))
+        st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] can_copy = '%s': expected true or false", v);
+    if (!st && opts && (v = H->option_get(opts, "decline_dtype"))) {
+        for (int dt = 1; dt < SY_DT__COUNT; dt++)
+            if (!strcmp(sy_dt_name((sy_dtype)dt), v))
+                s->decline_dtype = (sy_dtype)dt;
+        if (s->decline_dtype == SY_DT_UNDEFINED)
+            st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] decline_dtype = '%s': unknown dtype", v);
+    }
+    if (st) {
+        free(s);
+        return st;
+    }
+    *state = s;
+    return NULL;
+}
+
+static void npu_destroy(void *state) { free(state); }
+
+static void npu_check_node(void *state, const sy_node *node, sy_claim *claim)
+{
+    const npu_state *s = state;
+    const char *op = H->node_op(node);
+    bool known = false;
+    for (uint32_t i = 0; i < s->n_ops; i++)
+        if (!strcmp(s->ops[i], op))
+            known = true;
+    if (!known) {
+        claim->take = false;
+        claim->reason = SY_REASON_OP_UNSUPPORTED;
+        snprintf(claim->text, sizeof claim->text, "op %.48s is outside the configured subset (ops = %s)", op,
+                 s->ops_text);
+        return;
+    }
+    const sy_tensor *in0 = H->node_input(node, 0);
+    if (s->decline_dtype != SY_DT_UNDEFINED && in0 && in0->dtype == s->decline_dtype) {
+        claim->take = false;
+        claim->reason = SY_REASON_DTYPE;
+        snprintf(claim->text, sizeof claim->text, "input dtype %s is declined (decline_dtype = %s)",
+                 sy_dt_name(in0->dtype), sy_dt_name(s->decline_dtype));
+        return;
+    }
+    claim->take = true;
+    claim->reason = SY_REASON_TAKEN;
+}
+
+static bool npu_can_copy(void *state, const char *src_domain, const char *dst_domain)
+{
+    const npu_state *s = state;
+    if (!s->can_copy)
+        return false;
+    bool src_npu = !strcmp(src_domain, npu_domain.name), dst_npu = !strcmp(dst_domain, npu_domain.name);
+    bool src_host = !strcmp(src_domain, "host"), dst_host = !strcmp(dst_domain, "host");
+    return (src_npu && dst_host) || (src_host && dst_npu);
+}
+
+static sy_status *npu_copy(void *state, const sy_tensor *src, sy_tensor *dst)
+{
+    (void)state;
+    if (src->nbytes != dst->nbytes)
+        return H->status_new(SY_ERR_INTERNAL, "test_npu copy: %zu bytes into %zu", src->nbytes, dst->nbytes);
+    if (src->nbytes)
+        memcpy(dst->data, src->data, src->nbytes);
+    return NULL;
+}
+
+static const char *const provider_keys[] = {"ops", "decline_dtype", "can_copy", NULL};
+static const char *const plugin_keys[] = {"capacity", NULL};
+
+static const sy_provider_def npu_provider = {
+    .struct_size = sizeof(sy_provider_def),
+    .name = "test_npu",
+    .description = "test provider: Add/Mul/Relu subset on its own memory domain npu_sram",
+    .flags = 0,
+    .domain = &npu_domain,
+    .option_keys = provider_keys,
+    .create = npu_create,
+    .destroy = npu_destroy,
+    .check_node = npu_check_node,
+    .can_copy = npu_can_copy,
+    .copy = npu_copy,
+};
+
+/* ---- kernels (fp32) ------------------------------------------------------ */
+SY_BINARY_FN(add_f32, float, float, float, SY_LD_ID, SY_LD_ID, x + y)
+SY_BINARY_FN(mul_f32, float, float, float, SY_LD_ID, SY_LD_ID, x * y)
+
+static const sy_bcast_fn binary_fns[2] = {add_f32, mul_f32};
+
+static sy_status *prepare_binary(sy_node *n, void **state)
+{
+    *state = (void *)&binary_fns[strcmp(H->node_op(n), "Add") ? 1 : 0];
+    return NULL;
+}
+
+static sy_status *run_binary(void *state, const sy_kernel_io *io)
+{
+    return sy_bcast_apply(H, 2, io->inputs, io->outputs[0], *(const sy_bcast_fn *)state, NULL);
+}
+
+static sy_status *run_relu(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const float *x = io->inputs[0]->data;
+    float *y = io->outputs[0]->data;
+    int64_t n = sy_tensor_numel(io->outputs[0]);
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    return NULL;
+}
+
+static void release_nothing(void *state) { (void)state; }
+
+#define NPU_KERNEL(op, since, prep, run_fn)                                                                        \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), "", (op), (since), 0, "test_npu", SY_DT_BIT(SY_DT_FLOAT32), 0, 0u, NULL, (prep),    \
+            (run_fn), release_nothing, NULL                                                                        \
+    }
+
+static const sy_kernel_def kernels[] = {
+    NPU_KERNEL("Add", 7, prepare_binary, run_binary),
+    NPU_KERNEL("Mul", 7, prepare_binary, run_binary),
+    NPU_KERNEL("Relu", 6, sy_prepare_nothing, run_relu),
+};
+
+static sy_status *npu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    H = host;
+    npu_domain.capacity = 0;
+    const char *v = opts ? host->option_get(opts, "capacity") : NULL;
+    if (v) {
+        char *end;
+        unsigned long long cap = strtoull(v, &end, 10);
+        if (!*v || *end)
+            return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.test_npu] capacity = '%s': expected bytes", v);
+        npu_domain.capacity = cap;
+    }
+    SY_TRY(sy_register_tables(host, p, NULL, 0, kernels, SY_COUNT_OF(kernels)));
+    return host->register_provider(p, &npu_provider);
+}
+
+static void npu_fini(void) {}
+
+static const sy_plugin_desc npu_desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "test_npu",
+    .version = "0.1.0",
+    .description = "test provider with its own memory domain and a declared op subset",
+    .kinds = SY_PLUGIN_KIND_PROVIDER | SY_PLUGIN_KIND_OPS,
+    .option_keys = plugin_keys,
+    .init = npu_init,
+    .fini = npu_fini,
+};
+
+SY_PLUGIN_DEFINE(npu_desc)
