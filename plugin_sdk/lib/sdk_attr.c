@@ -239,3 +239,22 @@ bool sy_broadcast_copy(const sy_tensor *in, sy_tensor *out)
     sy_bcast_exec(&b, data, out->data, bcopy_fn, &es);
     return true;
 }
+
+sy_status *sy_legacy_broadcast_dims(const sy_host_api *host, const sy_tensor *a, const sy_tensor *b, int64_t axis,
+                                    int64_t *out)
+{
+    int64_t ax = axis < 0 ? a->rank - b->rank : axis;
+    if (b->rank > a->rank || ax < 0 || ax + b->rank > a->rank)
+        return host->status_new(SY_ERR_SHAPE, "legacy broadcast: B (rank %d) does not fit A (rank %d) at axis %lld",
+                                (int)b->rank, (int)a->rank, (long long)ax);
+    for (int32_t d = 0; d < a->rank; d++)
+        out[d] = 1;
+    for (int32_t d = 0; d < b->rank; d++) {
+        int64_t bd = b->dims[d], ad = a->dims[ax + d];
+        if (bd != ad && bd != 1)
+            return host->status_new(SY_ERR_SHAPE, "legacy broadcast: B dim %d (%lld) differs from A dim %lld (%lld)",
+                                    (int)d, (long long)bd, (long long)(ax + d), (long long)ad);
+        out[ax + d] = bd;
+    }
+    return NULL;
+}

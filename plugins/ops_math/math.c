@@ -159,23 +159,9 @@ typedef struct bin_state {
     bool mean;        /* variadic Mean: divide at the end */
 } bin_state;
 
-/* Legacy (opset 1/6) broadcast: B's dims placed at `axis` of A's rank. */
 static sy_status *legacy_dims(const sy_tensor *a, const sy_tensor *b, int64_t axis, int64_t *out)
 {
-    int64_t ax = axis < 0 ? a->rank - b->rank : axis;
-    if (b->rank > a->rank || ax < 0 || ax + b->rank > a->rank)
-        return H->status_new(SY_ERR_SHAPE, "legacy broadcast: B (rank %d) does not fit A (rank %d) at axis %lld",
-                             (int)b->rank, (int)a->rank, (long long)ax);
-    for (int32_t d = 0; d < a->rank; d++)
-        out[d] = 1;
-    for (int32_t d = 0; d < b->rank; d++) {
-        int64_t bd = b->dims[d], ad = a->dims[ax + d];
-        if (bd != ad && bd != 1)
-            return H->status_new(SY_ERR_SHAPE, "legacy broadcast: B dim %d (%lld) differs from A dim %lld (%lld)", (int)d,
-                                 (long long)bd, (long long)(ax + d), (long long)ad);
-        out[ax + d] = bd;
-    }
-    return NULL;
+    return sy_legacy_broadcast_dims(H, a, b, axis, out);
 }
 
 static bool is_legacy(const sy_node *n, int32_t numpy_since)

@@ -234,6 +234,11 @@ sy_status *sy_broadcast_shapes(const sy_host_api *host, uint32_t count, const sy
  * SY_DT_UNDEFINED. Checks dtype agreement of inputs [0, n_same) (-1 = all). */
 sy_status *sy_infer_broadcast(const sy_host_api *host, sy_node *n, sy_dtype dt, int32_t n_same);
 
+/* Legacy (opset < 7) broadcast: B's dims placed at `axis` of A (axis < 0:
+ * suffix alignment) and padded with 1s to A's rank into out_dims. */
+sy_status *sy_legacy_broadcast_dims(const sy_host_api *host, const sy_tensor *a, const sy_tensor *b, int64_t axis,
+                                    int64_t *out_dims);
+
 /* ======================================================================== */
 /* broadcast iterator                                                       */
 /* ======================================================================== */
