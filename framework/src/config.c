@@ -54,7 +54,7 @@ static void free_list(char **list, uint32_t n)
     free(list);
 }
 
-static bool parse_bool(const char *v, bool *out)
+bool sy_parse_bool(const char *v, bool *out)
 {
     if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") || !strcmp(v, "1")) {
         *out = true;
@@ -147,7 +147,7 @@ static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *v
         return NULL;
     }
     if (!strcmp(key, "strict")) {
-        if (!parse_bool(value, &cfg->strict))
+        if (!sy_parse_bool(value, &cfg->strict))
             return sy_error(SY_ERR_INVALID_CONFIG, "[switchyard] strict = '%s': expected true or false", value);
         return NULL;
     }

@@ -203,11 +203,11 @@ SY_EXPORT bool sy_env_plugin_info(const sy_env *env, size_t index, sy_plugin_inf
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
     out->path = p->path;
-    out->name = p->desc ? p->desc->name : NULL;
-    out->version = p->desc ? p->desc->version : NULL;
-    out->description = p->desc ? p->desc->description : NULL;
-    out->abi_major = p->desc ? p->desc->abi_major : 0;
-    out->abi_minor = p->desc ? p->desc->abi_minor : 0;
+    out->name = p->desc_name;
+    out->version = p->desc_version;
+    out->description = p->desc_description;
+    out->abi_major = p->abi_major;
+    out->abi_minor = p->abi_minor;
     out->loaded = p->refusal == NULL;
     out->refusal = p->refusal;
     out->n_schemas = p->n_schemas;

@@ -48,6 +48,8 @@ sy_options *sy_config_section(const sy_config *cfg, const char *kind, const char
 sy_status *sy_options_check(const sy_options *opts, const char *const *allowed, const char *const *skip,
                             const char *origin);
 const char *sy_options_get(const sy_options *opts, const char *key);
+/* true/false, yes/no, on/off, 1/0 (case-insensitive); false when not a boolean */
+bool sy_parse_bool(const char *v, bool *out);
 
 /* ---- registry records ---- */
 typedef struct sy_loaded_plugin sy_loaded_plugin;
@@ -96,8 +98,11 @@ typedef struct sy_extension_rec {
 struct sy_loaded_plugin {
     char *path;
     void *handle;               /* dlopen handle, NULL when refused */
-    const sy_plugin_desc *desc; /* NULL when refused before the descriptor */
+    const sy_plugin_desc *desc; /* valid only while loaded (NULL once refused) */
     char *name;
+    /* copied from the descriptor so they outlive an unmapped library */
+    char *desc_name, *desc_version, *desc_description;
+    uint16_t abi_major, abi_minor;
     char *refusal;              /* NULL when loaded */
     int refcount;               /* env + live sessions using it */
     uint32_t n_schemas, n_kernels, n_providers, n_schemes, n_extensions;

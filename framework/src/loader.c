@@ -81,6 +81,7 @@ static void refuse(sy_env *env, sy_loaded_plugin *p, const char *fmt, ...)
     va_end(ap);
     free(p->refusal);
     p->refusal = sy_strdup(msg);
+    p->desc = NULL; /* it lives in the library about to be closed */
     if (p->handle) {
         dlclose(p->handle);
         p->handle = NULL;
@@ -115,7 +116,12 @@ static void load_one(sy_env *env, const char *path)
         return;
     const sy_options *opts = sy_config_section(&env->cfg, "plugin", p->name);
     const char *enabled = sy_options_get(opts, "enabled");
-    if (enabled && (!strcasecmp(enabled, "false") || !strcmp(enabled, "0") || !strcasecmp(enabled, "no"))) {
+    bool on = true;
+    if (enabled && !sy_parse_bool(enabled, &on)) {
+        refuse(env, p, "[plugin.%s] enabled = '%s': expected true or false", p->name, enabled);
+        return;
+    }
+    if (!on) {
         refuse(env, p, "disabled by [plugin.%s] enabled = %s", p->name, enabled);
         return;
     }
@@ -163,6 +169,11 @@ static void load_one(sy_env *env, const char *path)
                offsetof(sy_plugin_desc, fini) + sizeof d->fini);
         return;
     }
+    p->abi_major = d->abi_major;
+    p->abi_minor = d->abi_minor;
+    p->desc_name = sy_strdup(d->name);
+    p->desc_version = sy_strdup(d->version);
+    p->desc_description = sy_strdup(d->description);
     if (d->abi_major != SY_ABI_MAJOR) {
         refuse(env, p, "ABI mismatch: plugin built for ABI %u.%u, host is ABI %d.%d (the major must be equal)",
                d->abi_major, d->abi_minor, SY_ABI_MAJOR, SY_ABI_MINOR);
@@ -344,6 +355,9 @@ void sy_loader_unload_all(sy_env *env)
             plugin_close(p);
         free(p->path);
         free(p->name);
+        free(p->desc_name);
+        free(p->desc_version);
+        free(p->desc_description);
         free(p->refusal);
         free(p->registered);
         free(p);

@@ -12,13 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Minimum struct sizes accepted: the sizes of ABI 1.0. These constants must
- * never change when the structs grow (append-only). */
-#define SY_V1_0_SCHEMA_SIZE sizeof(sy_op_schema)
-#define SY_V1_0_KERNEL_SIZE sizeof(sy_kernel_def)
-#define SY_V1_0_PROVIDER_SIZE sizeof(sy_provider_def)
-#define SY_V1_0_SCHEME_SIZE sizeof(sy_quant_scheme_def)
-#define SY_V1_0_DOMAIN_SIZE sizeof(sy_memory_domain_def)
+/* Minimum struct sizes accepted: the sizes of ABI 1.0 on LP64. These are
+ * frozen numbers: when a struct grows (append-only) they stay, so a plugin
+ * built against 1.0 still loads; a smaller size is a broken plugin. */
+#define SY_V1_0_SCHEMA_SIZE ((size_t)96)
+#define SY_V1_0_KERNEL_SIZE ((size_t)96)
+#define SY_V1_0_PROVIDER_SIZE ((size_t)88)
+#define SY_V1_0_SCHEME_SIZE ((size_t)80)
+#define SY_V1_0_DOMAIN_SIZE ((size_t)40)
+#if defined(__x86_64__) || defined(__aarch64__)
+_Static_assert(sizeof(sy_op_schema) >= SY_V1_0_SCHEMA_SIZE, "sy_op_schema shrank: ABI break");
+_Static_assert(sizeof(sy_kernel_def) >= SY_V1_0_KERNEL_SIZE, "sy_kernel_def shrank: ABI break");
+_Static_assert(sizeof(sy_provider_def) >= SY_V1_0_PROVIDER_SIZE, "sy_provider_def shrank: ABI break");
+_Static_assert(sizeof(sy_quant_scheme_def) >= SY_V1_0_SCHEME_SIZE, "sy_quant_scheme_def shrank: ABI break");
+_Static_assert(sizeof(sy_memory_domain_def) >= SY_V1_0_DOMAIN_SIZE, "sy_memory_domain_def shrank: ABI break");
+#endif
 
 typedef struct pending {
     sy_schema_rec **schemas;

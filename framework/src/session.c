@@ -524,7 +524,7 @@ SY_EXPORT sy_status *sy_session_set_input(sy_session *s, const char *name, const
 {
     if (!s || !name)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_set_input: session and name are required");
-    size_t idx;
+    size_t idx = 0;
     SY_TRY(find_input(s, name, &idx));
     return sy_session_set_input_by_index(s, idx, t, mode);
 }
