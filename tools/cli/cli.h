@@ -35,5 +35,7 @@ int cmd_plugins(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_llm(int argc, char **argv);
+int cmd_llm_export(int argc, char **argv);
 
 #endif
