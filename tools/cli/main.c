@@ -14,6 +14,7 @@ static const command commands[] = {
     {"inspect", cmd_inspect, "show a model's IR, opsets, inputs/outputs and op histogram"},
     {"explain", cmd_explain, "show which provider runs each node and why"},
     {"bench", cmd_bench, "time repeated runs and report the memory plan"},
+    {"conformance", cmd_conformance, "run ONNX backend test folders and compare outputs with the references"},
     {"llm", cmd_llm, "generate text with an LLM bundle (the llm extension plugin)"},
     {"llm-export", cmd_llm_export, "write an LLM bundle (ONNX graphs + shared weights) from a llama2.c checkpoint"},
     {"plugins", cmd_plugins, "list the plugin libraries the configuration loads, and what each registered"},
