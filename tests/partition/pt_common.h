@@ -60,7 +60,7 @@ static inline int pt_result(void)
 }
 
 /* Message of a status (then freed); "" for success. Copied into a static buffer. */
-static const char *pt_msg(sy_status *st)
+static inline const char *pt_msg(sy_status *st)
 {
     static char buf[8192];
     buf[0] = '\0';
@@ -73,7 +73,7 @@ static const char *pt_msg(sy_status *st)
 
 /* An env from INI text: [switchyard] plugin_dirs are prepended; `extra` is
  * the rest of the [switchyard] section plus any other sections. */
-static sy_env *pt_env(const char *fmt, ...)
+static inline sy_env *pt_env(const char *fmt, ...)
 {
     char extra[2048], ini[4096];
     va_list ap;
@@ -91,7 +91,7 @@ static sy_env *pt_env(const char *fmt, ...)
     return env;
 }
 
-static sy_model *pt_load(sy_env *env, const pt_model *m)
+static inline sy_model *pt_load(sy_env *env, const pt_model *m)
 {
     uint8_t *buf;
     size_t len;

@@ -32,7 +32,7 @@ typedef struct pt_model {
     size_t n_allocs, cap_allocs;
 } pt_model;
 
-static void *pt_alloc(pt_model *m, size_t size)
+static inline void *pt_alloc(pt_model *m, size_t size)
 {
     void *p = calloc(1, size ? size : 1);
     if (!p) {
@@ -52,7 +52,7 @@ static void *pt_alloc(pt_model *m, size_t size)
 }
 
 /* grow an array of pointers by one slot (kept in the alloc list) */
-static void **pt_push(pt_model *m, void **arr, size_t n)
+static inline void **pt_push(pt_model *m, void **arr, size_t n)
 {
     void **grown = pt_alloc(m, (n + 1) * sizeof *grown);
     if (n)
@@ -60,7 +60,7 @@ static void **pt_push(pt_model *m, void **arr, size_t n)
     return grown;
 }
 
-static char *pt_strdup(pt_model *m, const char *s)
+static inline char *pt_strdup(pt_model *m, const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = pt_alloc(m, n);
@@ -68,7 +68,7 @@ static char *pt_strdup(pt_model *m, const char *s)
     return d;
 }
 
-static pt_model *pt_model_new(const char *name)
+static inline pt_model *pt_model_new(const char *name)
 {
     pt_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -100,7 +100,7 @@ static inline void pt_model_free(pt_model *m)
     free(m);
 }
 
-static Onnx__ValueInfoProto *pt_value_info(pt_model *m, const char *name, int elem, int32_t rank, const int64_t *dims)
+static inline Onnx__ValueInfoProto *pt_value_info(pt_model *m, const char *name, int elem, int32_t rank, const int64_t *dims)
 {
     Onnx__TensorShapeProto *shape = pt_alloc(m, sizeof *shape);
     onnx__tensor_shape_proto__init(shape);
