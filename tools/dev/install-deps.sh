@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Switchyard needs to build and test.
+# The one list of build dependencies: the README and .ci/run both use it.
+set -euo pipefail
+
+PACKAGES=(
+  cmake make pkg-config            # build system
+  gcc clang libclang-rt-dev        # compilers; clang's sanitizer runtimes for the ASan/UBSan build
+  libinih-dev                      # INI parsing
+  uthash-dev                       # registry and name tables
+  libprotobuf-c-dev protobuf-c-compiler  # ONNX decoding (code generated from onnx.proto)
+  libmd-dev                        # sha256 pins of plugin files
+)
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=(sudo)
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
