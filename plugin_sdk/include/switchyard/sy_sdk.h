@@ -463,6 +463,45 @@ sy_status *sy_prepare_nothing(sy_node *n, void **state);
 /* release() that frees with free() (states allocated with malloc/calloc). */
 void sy_release_free(void *state);
 
+/* ======================================================================== */
+/* quantized arithmetic (sdk_quant.c): TFLite reference / CMSIS-NN rounding */
+/* ======================================================================== */
+
+/* Real multiplier m > 0 -> Q0.31 `mult` and power-of-two `shift` with
+ * m ~= mult * 2^(shift - 31) (TFLite QuantizeMultiplier; 0 for m <= 0). */
+void sy_q_quantize_multiplier(double m, int32_t *mult, int32_t *shift);
+/* gemmlowp SaturatingRoundingDoublingHighMul and RoundingDivideByPOT. */
+int32_t sy_q_srdhm(int32_t a, int32_t b);
+int32_t sy_q_rdivpot(int32_t x, int32_t exponent);
+/* TFLite MultiplyByQuantizedMultiplier (= CMSIS-NN arm_nn_requantize):
+ * round(x * mult * 2^(shift - 31)) with the reference's double rounding. */
+int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift);
+/* MultiplyByQuantizedMultiplierGreaterThanOne (left_shift >= 0). */
+int32_t sy_q_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift);
+/* [lo, hi] of an integer storage type (int8, uint8, int16; else int32). */
+void sy_q_dtype_range(sy_dtype dt, int32_t *lo, int32_t *hi);
+/* Clamp range of a TFLite fused activation ("NONE", "RELU", "RELU6",
+ * "RELU_N1_TO_1", "RELU_0_TO_1") for a quantized output, as TFLite's
+ * CalculateActivationRangeQuantized. False for activations that are not
+ * clamps (TANH, SIGN_BIT); lo/hi are then the dtype's range. */
+bool sy_q_act_range(sy_dtype dt, const char *act, float scale, int32_t zp, int32_t *lo, int32_t *hi);
+/* The same for float outputs (-inf/inf when unbounded). */
+bool sy_act_range_f32(const char *act, float *lo, float *hi);
+/* round(x / scale) + zp (half away from zero), clamped to [lo, hi]. */
+int32_t sy_q_quantize_f32(float x, float scale, int32_t zp, int32_t lo, int32_t hi);
+/* gemmlowp fixed point: exp of a Q5.26 value <= 0 as Q0.31; 1/(1+x) for a
+ * Q0.31 x in [0,1); reciprocal of a Q(integer_digits) sum (TFLite
+ * GetReciprocal). */
+int32_t sy_q_exp_on_negative_values(int32_t a);
+int32_t sy_q_one_over_one_plus_x(int32_t a);
+int32_t sy_q_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit);
+/* int8 Softmax of the TFLite Micro reference (and CMSIS-NN arm_softmax_s8):
+ * parameters from beta and the input scale, then rows x depth values to an
+ * output quantized with scale 1/256, zero point -128. */
+void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t *left_shift, int32_t *diff_min);
+void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth, int32_t mult, int32_t left_shift,
+                     int32_t diff_min);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,303 @@
+/*
+ * sy_sdk: integer requantization and fixed-point math with the rounding of
+ * TFLite's reference kernels (and therefore of CMSIS-NN / NMSIS-NN, whose
+ * default double-rounding requantization is the same arithmetic):
+ *
+ *   QuantizeMultiplier          real multiplier -> int32 Q0.31 + shift
+ *   SaturatingRoundingDoublingHighMul, RoundingDivideByPOT
+ *   MultiplyByQuantizedMultiplier
+ *   fused-activation clamp ranges
+ *   the gemmlowp fixed-point exp / reciprocal used by int8 Softmax
+ *
+ * Shifts of signed values are done on their unsigned bit patterns where C
+ * would otherwise be undefined, so the results match two's complement
+ * hardware and stay clean under UBSan.
+ */
+#include "switchyard/sy_sdk.h"
+
+#include <math.h>
+
+void sy_q_quantize_multiplier(double m, int32_t *mult, int32_t *shift)
+{
+    if (!(m > 0.0) || !isfinite(m)) {
+        *mult = 0;
+        *shift = 0;
+        return;
+    }
+    int e = 0;
+    double q = frexp(m, &e);
+    int64_t q_fixed = (int64_t)llround(q * 2147483648.0);
+    if (q_fixed == (INT64_C(1) << 31)) {
+        q_fixed /= 2;
+        e++;
+    }
+    if (e < -31) { /* below what Q0.31 with a 31-bit shift can express */
+        e = 0;
+        q_fixed = 0;
+    }
+    if (e > 30) { /* saturate: the largest representable multiplier */
+        e = 30;
+        q_fixed = INT32_MAX;
+    }
+    *mult = (int32_t)q_fixed;
+    *shift = e;
+}
+
+int32_t sy_q_srdhm(int32_t a, int32_t b)
+{
+    if (a == b && a == INT32_MIN)
+        return INT32_MAX;
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : (1 - (INT64_C(1) << 30));
+    return (int32_t)((ab + nudge) / (INT64_C(1) << 31));
+}
+
+int32_t sy_q_rdivpot(int32_t x, int32_t exponent)
+{
+    if (exponent <= 0)
+        return x;
+    if (exponent > 31)
+        exponent = 31;
+    int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1u);
+    int32_t remainder = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static inline int32_t shl_wrap(int32_t x, int32_t s) { return (int32_t)((uint32_t)x << s); }
+
+int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0;
+    int32_t right = shift > 0 ? 0 : -shift;
+    return sy_q_rdivpot(sy_q_srdhm(shl_wrap(x, left), mult), right);
+}
+
+int32_t sy_q_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift)
+{
+    return sy_q_srdhm(shl_wrap(x, left_shift), mult);
+}
+
+void sy_q_dtype_range(sy_dtype dt, int32_t *lo, int32_t *hi)
+{
+    switch (dt) {
+    case SY_DT_INT8: *lo = -128; *hi = 127; break;
+    case SY_DT_UINT8: *lo = 0; *hi = 255; break;
+    case SY_DT_INT16: *lo = -32768; *hi = 32767; break;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    }
+}
+
+static int32_t q_round(float f, float scale, int32_t zp)
+{
+    float v = roundf(f / scale);
+    if (v > 2147483520.0f)
+        v = 2147483520.0f;
+    if (v < -2147483520.0f)
+        v = -2147483520.0f;
+    return zp + (int32_t)v;
+}
+
+bool sy_q_act_range(sy_dtype dt, const char *act, float scale, int32_t zp, int32_t *lo, int32_t *hi)
+{
+    int32_t qmin, qmax;
+    sy_q_dtype_range(dt, &qmin, &qmax);
+    *lo = qmin;
+    *hi = qmax;
+    if (!act || !strcmp(act, "NONE"))
+        return true;
+    if (!strcmp(act, "RELU")) {
+        int32_t z = q_round(0.0f, scale, zp);
+        *lo = z > qmin ? z : qmin;
+        return true;
+    }
+    if (!strcmp(act, "RELU6")) {
+        int32_t z = q_round(0.0f, scale, zp), s = q_round(6.0f, scale, zp);
+        *lo = z > qmin ? z : qmin;
+        *hi = s < qmax ? s : qmax;
+        return true;
+    }
+    if (!strcmp(act, "RELU_N1_TO_1")) {
+        int32_t a = q_round(-1.0f, scale, zp), b = q_round(1.0f, scale, zp);
+        *lo = a > qmin ? a : qmin;
+        *hi = b < qmax ? b : qmax;
+        return true;
+    }
+    if (!strcmp(act, "RELU_0_TO_1")) {
+        int32_t a = q_round(0.0f, scale, zp), b = q_round(1.0f, scale, zp);
+        *lo = a > qmin ? a : qmin;
+        *hi = b < qmax ? b : qmax;
+        return true;
+    }
+    return false; /* TANH, SIGN_BIT: not a clamp */
+}
+
+bool sy_act_range_f32(const char *act, float *lo, float *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (!act || !strcmp(act, "NONE"))
+        return true;
+    if (!strcmp(act, "RELU")) {
+        *lo = 0.0f;
+        return true;
+    }
+    if (!strcmp(act, "RELU6")) {
+        *lo = 0.0f;
+        *hi = 6.0f;
+        return true;
+    }
+    if (!strcmp(act, "RELU_N1_TO_1")) {
+        *lo = -1.0f;
+        *hi = 1.0f;
+        return true;
+    }
+    if (!strcmp(act, "RELU_0_TO_1")) {
+        *lo = 0.0f;
+        *hi = 1.0f;
+        return true;
+    }
+    return false;
+}
+
+int32_t sy_q_quantize_f32(float x, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+    float v = roundf(x / scale) + (float)zp;
+    if (!(v >= (float)lo)) /* also NaN */
+        return lo;
+    if (v > (float)hi)
+        return hi;
+    return (int32_t)v;
+}
+
+/* ---- gemmlowp fixed point ------------------------------------------------- */
+
+/* saturating x * 2^e for e > 0 */
+static int32_t sat_shl(int32_t x, int e)
+{
+    int32_t threshold = (int32_t)((UINT32_C(1) << (31 - e)) - 1u);
+    if (x > threshold)
+        return INT32_MAX;
+    if (x < -threshold)
+        return INT32_MIN;
+    return shl_wrap(x, e);
+}
+
+/* exp(a) for a in [-1/4, 0), Q0.31 in and out */
+static int32_t exp_quarter(int32_t a)
+{
+    const int32_t constant_term = 1895147668;  /* exp(-1/8) */
+    const int32_t constant_1_over_3 = 715827883;
+    int32_t x = a + (1 << 28);                 /* a + 1/8 */
+    int32_t x2 = sy_q_srdhm(x, x);
+    int32_t x3 = sy_q_srdhm(x2, x);
+    int32_t x4 = sy_q_srdhm(x2, x2);
+    int32_t x4_over_4 = sy_q_rdivpot(x4, 2);
+    int32_t poly = sy_q_rdivpot(sy_q_srdhm(x4_over_4 + x3, constant_1_over_3) + x2, 1);
+    return constant_term + sy_q_srdhm(constant_term, x + poly);
+}
+
+int32_t sy_q_exp_on_negative_values(int32_t a)
+{
+    /* a: Q5.26 (5 integer bits), a <= 0; result Q0.31 */
+    const int frac = 26;
+    const int32_t one_quarter = 1 << (frac - 2);
+    const int32_t mask = one_quarter - 1;
+    int32_t a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
+    int32_t result = exp_quarter(sat_shl(a_mod_quarter_minus_one_quarter, 5));
+    int32_t remainder = a_mod_quarter_minus_one_quarter - a;
+    static const int32_t mults[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+    for (int e = -2; e <= 4; e++)
+        if (remainder & (1 << (frac + e)))
+            result = sy_q_srdhm(result, mults[e + 2]);
+    if (a == 0)
+        result = INT32_MAX;
+    return result;
+}
+
+int32_t sy_q_one_over_one_plus_x(int32_t a)
+{
+    /* a: Q0.31 in [0, 1); returns 1 / (1 + a) in Q0.31 */
+    int64_t sum = (int64_t)a + INT32_MAX;
+    int64_t sign = sum >= 0 ? 1 : -1;
+    int32_t half_denominator = (int32_t)((sum + sign) / 2);
+    const int32_t c48_17 = 1515870810, cneg32_17 = -1010580540; /* Q2.29 */
+    int32_t x = c48_17 + sy_q_srdhm(half_denominator, cneg32_17);
+    for (int i = 0; i < 3; i++) {
+        int32_t hdx = sy_q_srdhm(half_denominator, x);
+        int32_t one_minus = (1 << 29) - hdx;
+        x = x + sat_shl(sy_q_srdhm(x, one_minus), 2);
+    }
+    return sat_shl(x, 1);
+}
+
+static int clz32(uint32_t x)
+{
+    if (!x)
+        return 32;
+    int n = 0;
+    while (!(x & 0x80000000u)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+}
+
+int32_t sy_q_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit)
+{
+    int headroom_plus_one = clz32((uint32_t)x);
+    *num_bits_over_unit = integer_digits - headroom_plus_one;
+    int32_t shifted_minus_one =
+        (int32_t)(((uint32_t)x << (headroom_plus_one & 31)) - (UINT32_C(1) << 31));
+    return sy_q_one_over_one_plus_x(shifted_minus_one);
+}
+
+void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t *left_shift, int32_t *diff_min)
+{
+    const int integer_bits = 5;
+    double real = beta * input_scale * (double)(INT64_C(1) << (31 - integer_bits));
+    if (real > 2147483647.0)
+        real = 2147483647.0;
+    sy_q_quantize_multiplier(real, mult, left_shift);
+    if (*left_shift < 0) { /* tiny beta*scale: every difference rounds to 0 */
+        *left_shift = 0;
+    }
+    double max_rescaled = 1.0 * ((1 << integer_bits) - 1) * (double)(INT64_C(1) << (31 - integer_bits)) /
+                          (double)(INT64_C(1) << *left_shift);
+    *diff_min = -(int32_t)floor(max_rescaled);
+}
+
+void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth, int32_t mult, int32_t left_shift,
+                     int32_t diff_min)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const int8_t *x = in + r * depth;
+        int8_t *y = out + r * depth;
+        int32_t mx = -128;
+        for (int64_t c = 0; c < depth; c++)
+            if (x[c] > mx)
+                mx = x[c];
+        int32_t sum = 0; /* Q12.19 */
+        for (int64_t c = 0; c < depth; c++) {
+            int32_t diff = (int32_t)x[c] - mx;
+            if (diff >= diff_min) {
+                int32_t scaled = sy_q_mul_by_qm_gt1(diff, mult, left_shift);
+                sum += sy_q_rdivpot(sy_q_exp_on_negative_values(scaled), 12);
+            }
+        }
+        int32_t bits_over_unit;
+        int32_t shifted_scale = sy_q_get_reciprocal(sum, 12, &bits_over_unit);
+        for (int64_t c = 0; c < depth; c++) {
+            int32_t diff = (int32_t)x[c] - mx;
+            if (diff >= diff_min) {
+                int32_t scaled = sy_q_mul_by_qm_gt1(diff, mult, left_shift);
+                int32_t e = sy_q_exp_on_negative_values(scaled);
+                int32_t unsat = sy_q_rdivpot(sy_q_srdhm(shifted_scale, e), bits_over_unit + 31 - 8);
+                int32_t v = unsat - 128;
+                y[c] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+            } else {
+                y[c] = -128;
+            }
+        }
+    }
+}

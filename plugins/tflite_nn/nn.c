@@ -1,0 +1,1093 @@
+/*
+ * tflite_nn: TFLite neural-network operators (domain "tflite"), cpu_ref
+ * kernels with TFLite semantics: NHWC tensors, OHWI filters ([1,KH,KW,OC]
+ * for depthwise), SAME/VALID padding as TFLite computes it (odd pixel at
+ * the end), fused activations, and int8 kernels that follow TFLite's
+ * reference integer kernels (per-channel requantization with the int32
+ * multiplier + shift arithmetic that CMSIS-NN/NMSIS-NN share), so results
+ * are bit-exact with TFLite Micro.
+ *
+ *   CONV_2D DEPTHWISE_CONV_2D FULLY_CONNECTED TRANSPOSE_CONV   fp32, int8
+ *   AVERAGE_POOL_2D MAX_POOL_2D                                fp32, int8
+ *   SOFTMAX                  fp32; int8 (TFLM fixed point when the output
+ *                            is scale 1/256 zp -128, else via fp32)
+ *   LOG_SOFTMAX L2_NORMALIZATION   fp32; int8 through fp32
+ *   BATCH_MATMUL             fp32, int8
+ *   CONV_3D                  fp32
+ */
+#include "tfl_common.h"
+
+static const sy_host_api *H;
+#define ERR(code, ...) H->status_new(code, __VA_ARGS__)
+#define OOM() H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory")
+
+static bool attr_same(const sy_node *n)
+{
+    return sy_attr_string_is(H, n, "padding", "SAME", "SAME");
+}
+
+static sy_status *read_act(const sy_node *n, char *buf, size_t len, tfl_act *a)
+{
+    sy_attr_string_or(H, n, "fused_activation_function", "NONE", buf, len);
+    if (!tfl_act_from_name(buf, a))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "unknown fused_activation_function '%s'", buf);
+    return NULL;
+}
+
+/* int8 output clamp from the fused activation */
+static sy_status *read_act_q(const sy_node *n, const sy_tensor *out, int32_t *lo, int32_t *hi)
+{
+    char act[32];
+    sy_attr_string_or(H, n, "fused_activation_function", "NONE", act, sizeof act);
+    float sc;
+    int32_t zp;
+    if (!tfl_qparams(out, &sc, &zp))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 output '%s' has no per-tensor quantization parameters",
+                   out->name ? out->name : "");
+    if (!sy_q_act_range(out->dtype, act, sc, zp, lo, hi))
+        return ERR(SY_ERR_UNSUPPORTED, "fused_activation_function %s is not supported on int8 outputs", act);
+    return NULL;
+}
+
+/* scale of channel c of a (per-tensor or per-axis) quantized tensor */
+static float ch_scale(const sy_tensor *t, int64_t c)
+{
+    const sy_quant_params *q = t->quant;
+    return q->count > 1 ? q->scales[c] : q->scales[0];
+}
+
+/* Per-channel multipliers in_scale * w_scale[c] / out_scale (TFLite computes them in double). */
+static sy_status *channel_multipliers(const sy_tensor *in, const sy_tensor *w, const sy_tensor *out, int64_t n_ch,
+                                      int32_t **mult, int32_t **shift)
+{
+    float is, os;
+    int32_t iz, oz;
+    if (!tfl_qparams(in, &is, &iz) || !tfl_qparams(out, &os, &oz))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input and output need per-tensor quantization parameters");
+    if (!w->quant || !w->quant->scales || (w->quant->count != 1 && (int64_t)w->quant->count != n_ch))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 weights '%s' need per-tensor or per-channel (%lld) scales",
+                   w->name ? w->name : "", (long long)n_ch);
+    if (w->quant->zero_points)
+        for (uint32_t i = 0; i < w->quant->count; i++)
+            if (w->quant->zero_points[i] != 0)
+                return ERR(SY_ERR_UNSUPPORTED, "int8 weights '%s' must be symmetric (zero point 0), channel %u has %d",
+                           w->name ? w->name : "", i, w->quant->zero_points[i]);
+    *mult = malloc((size_t)(n_ch ? n_ch : 1) * sizeof **mult);
+    *shift = malloc((size_t)(n_ch ? n_ch : 1) * sizeof **shift);
+    if (!*mult || !*shift)
+        return OOM();
+    for (int64_t c = 0; c < n_ch; c++) {
+        double real = (double)is * (double)ch_scale(w, c) / (double)os;
+        sy_q_quantize_multiplier(real, &(*mult)[c], &(*shift)[c]);
+    }
+    return NULL;
+}
+
+static sy_status *need_rank(const sy_tensor *t, int32_t rank, const char *what)
+{
+    if (t->rank != rank)
+        return ERR(SY_ERR_SHAPE, "%s must have rank %d, got %d", what, rank, t->rank);
+    return NULL;
+}
+
+static sy_status *check_bias(const sy_tensor *b, int64_t oc, bool int8)
+{
+    if (!b)
+        return NULL;
+    if (sy_tensor_numel(b) != oc)
+        return ERR(SY_ERR_SHAPE, "bias has %lld elements; the output has %lld channels", (long long)sy_tensor_numel(b),
+                   (long long)oc);
+    if (int8 ? b->dtype != SY_DT_INT32 : b->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "bias must be %s, got %s", int8 ? "int32" : "float32", sy_dt_name(b->dtype));
+    return NULL;
+}
+
+/* ======================================================================== */
+/* CONV_2D / DEPTHWISE_CONV_2D                                              */
+/* ======================================================================== */
+
+typedef struct conv_state {
+    bool depthwise, int8;
+    int64_t sh, sw, dh, dw;
+    bool same;
+    tfl_act act;
+    int32_t in_off, out_zp, lo, hi;
+    int32_t *mult, *shift;
+} conv_state;
+
+static void conv_release(void *p)
+{
+    conv_state *s = p;
+    if (!s)
+        return;
+    free(s->mult);
+    free(s->shift);
+    free(s);
+}
+
+static sy_status *conv_strides(const sy_node *n, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw)
+{
+    *sh = sy_attr_int_or(H, n, "stride_h", 1);
+    *sw = sy_attr_int_or(H, n, "stride_w", 1);
+    *dh = sy_attr_int_or(H, n, "dilation_h_factor", 1);
+    *dw = sy_attr_int_or(H, n, "dilation_w_factor", 1);
+    if (*sh < 1 || *sw < 1 || *dh < 1 || *dw < 1)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "strides (%lld, %lld) and dilations (%lld, %lld) must be >= 1",
+                   (long long)*sh, (long long)*sw, (long long)*dh, (long long)*dw);
+    return NULL;
+}
+
+static sy_status *infer_conv(sy_node *n)
+{
+    bool dw_op = !strcmp(H->node_op(n), "DEPTHWISE_CONV_2D");
+    const sy_tensor *x, *w;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &w));
+    SY_TRY(need_rank(x, 4, "input (NHWC)"));
+    SY_TRY(need_rank(w, 4, dw_op ? "filter [1, KH, KW, OC]" : "filter [OC, KH, KW, IC]"));
+    int64_t sh, sw, dh, dw;
+    SY_TRY(conv_strides(n, &sh, &sw, &dh, &dw));
+    int64_t oc, kh = w->dims[1], kw = w->dims[2];
+    if (dw_op) {
+        oc = w->dims[3];
+        if (w->dims[0] != 1)
+            return ERR(SY_ERR_SHAPE, "depthwise filter must be [1, KH, KW, OC], got dimension 0 = %lld",
+                       (long long)w->dims[0]);
+        if (x->dims[3] == 0 || oc % x->dims[3])
+            return ERR(SY_ERR_SHAPE, "depthwise output channels %lld are not a multiple of the input channels %lld",
+                       (long long)oc, (long long)x->dims[3]);
+    } else {
+        oc = w->dims[0];
+        if (w->dims[3] == 0 || x->dims[3] % w->dims[3] || oc % (x->dims[3] / w->dims[3]))
+            return ERR(SY_ERR_SHAPE, "input channels %lld do not match the filter's %lld (or a group count)",
+                       (long long)x->dims[3], (long long)w->dims[3]);
+    }
+    const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+    SY_TRY(check_bias(b, oc, x->dtype == SY_DT_INT8));
+    if (w->dtype != x->dtype)
+        return ERR(SY_ERR_TYPE, "filter is %s but the input is %s (hybrid models are not supported)",
+                   sy_dt_name(w->dtype), sy_dt_name(x->dtype));
+    bool same = attr_same(n);
+    int64_t dims[4] = {x->dims[0], tfl_out_size(same, x->dims[1], kh, sh, dh), tfl_out_size(same, x->dims[2], kw, sw, dw),
+                       oc};
+    return H->node_set_output(n, 0, x->dtype, 4, dims);
+}
+
+static sy_status *prepare_conv(sy_node *n, void **state)
+{
+    conv_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    s->depthwise = !strcmp(H->node_op(n), "DEPTHWISE_CONV_2D");
+    const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
+    SY_TRY(conv_strides(n, &s->sh, &s->sw, &s->dh, &s->dw));
+    s->same = attr_same(n);
+    char act[32];
+    SY_TRY(read_act(n, act, sizeof act, &s->act));
+    s->int8 = x->dtype == SY_DT_INT8;
+    if (s->int8) {
+        float sc;
+        int32_t zp;
+        if (!tfl_qparams(x, &sc, &zp))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
+        s->in_off = -zp;
+        tfl_qparams(y, &sc, &s->out_zp);
+        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
+        int64_t oc = s->depthwise ? w->dims[3] : w->dims[0];
+        SY_TRY(channel_multipliers(x, w, y, oc, &s->mult, &s->shift));
+    }
+    return NULL;
+}
+
+static sy_status *run_conv(void *state, const sy_kernel_io *io)
+{
+    const conv_state *s = state;
+    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
+    const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    sy_tensor *y = io->outputs[0];
+    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], IC = x->dims[3];
+    const int64_t OH = y->dims[1], OW = y->dims[2], OC = y->dims[3];
+    const int64_t KH = w->dims[1], KW = w->dims[2];
+    const int64_t pt = tfl_pad_before(IH, OH, KH, s->sh, s->dh), pl = tfl_pad_before(IW, OW, KW, s->sw, s->dw);
+    /* grouped conv: the filter's IC is the group's channel count */
+    const int64_t FIC = s->depthwise ? 1 : w->dims[3];
+    const int64_t groups = s->depthwise ? IC : IC / FIC;
+    const int64_t oc_per_group = OC / groups;
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t oy = 0; oy < OH; oy++)
+            for (int64_t ox = 0; ox < OW; ox++)
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    int64_t g = oc / oc_per_group;
+                    int64_t iy0 = oy * s->sh - pt, ix0 = ox * s->sw - pl;
+                    int64_t yo = ((bn * OH + oy) * OW + ox) * OC + oc;
+                    if (!s->int8) {
+                        const float *xd = x->data, *wd = w->data;
+                        float acc = b ? ((const float *)b->data)[oc] : 0.0f;
+                        for (int64_t ky = 0; ky < KH; ky++) {
+                            int64_t iy = iy0 + ky * s->dh;
+                            if (iy < 0 || iy >= IH)
+                                continue;
+                            for (int64_t kx = 0; kx < KW; kx++) {
+                                int64_t ix = ix0 + kx * s->dw;
+                                if (ix < 0 || ix >= IW)
+                                    continue;
+                                const float *xp = xd + ((bn * IH + iy) * IW + ix) * IC;
+                                if (s->depthwise) {
+                                    acc += xp[g] * wd[(ky * KW + kx) * OC + oc];
+                                } else {
+                                    const float *wp = wd + ((oc * KH + ky) * KW + kx) * FIC;
+                                    for (int64_t ic = 0; ic < FIC; ic++)
+                                        acc += xp[g * FIC + ic] * wp[ic];
+                                }
+                            }
+                        }
+                        ((float *)y->data)[yo] = tfl_act_apply(&s->act, acc);
+                    } else {
+                        const int8_t *xd = x->data, *wd = w->data;
+                        int32_t acc = 0;
+                        for (int64_t ky = 0; ky < KH; ky++) {
+                            int64_t iy = iy0 + ky * s->dh;
+                            if (iy < 0 || iy >= IH)
+                                continue;
+                            for (int64_t kx = 0; kx < KW; kx++) {
+                                int64_t ix = ix0 + kx * s->dw;
+                                if (ix < 0 || ix >= IW)
+                                    continue;
+                                const int8_t *xp = xd + ((bn * IH + iy) * IW + ix) * IC;
+                                if (s->depthwise) {
+                                    acc += ((int32_t)xp[g] + s->in_off) * wd[(ky * KW + kx) * OC + oc];
+                                } else {
+                                    const int8_t *wp = wd + ((oc * KH + ky) * KW + kx) * FIC;
+                                    for (int64_t ic = 0; ic < FIC; ic++)
+                                        acc += ((int32_t)xp[g * FIC + ic] + s->in_off) * wp[ic];
+                                }
+                            }
+                        }
+                        if (b)
+                            acc += ((const int32_t *)b->data)[oc];
+                        acc = sy_q_mul_by_qm(acc, s->mult[oc], s->shift[oc]) + s->out_zp;
+                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
+                    }
+                }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* FULLY_CONNECTED                                                          */
+/* ======================================================================== */
+
+typedef struct fc_state {
+    bool int8;
+    tfl_act act;
+    int32_t in_off, w_off, out_zp, lo, hi;
+    int32_t *mult, *shift;
+    bool per_channel;
+} fc_state;
+
+static sy_status *infer_fc(sy_node *n)
+{
+    const sy_tensor *x, *w;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &w));
+    SY_TRY(need_rank(w, 2, "weights [units, depth]"));
+    if (!sy_attr_string_is(H, n, "weights_format", "DEFAULT", "DEFAULT"))
+        return ERR(SY_ERR_UNSUPPORTED, "weights_format must be DEFAULT (shuffled weights are not supported)");
+    if (w->dtype != x->dtype)
+        return ERR(SY_ERR_TYPE, "weights are %s but the input is %s (hybrid models are not supported)",
+                   sy_dt_name(w->dtype), sy_dt_name(x->dtype));
+    int64_t units = w->dims[0], depth = w->dims[1];
+    int64_t numel = sy_tensor_numel(x);
+    if (x->rank < 1 || depth == 0 || numel % depth)
+        return ERR(SY_ERR_SHAPE, "input of %lld elements is not a multiple of the weights' depth %lld",
+                   (long long)numel, (long long)depth);
+    const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+    SY_TRY(check_bias(b, units, x->dtype == SY_DT_INT8));
+    if (sy_attr_int_or(H, n, "keep_num_dims", 0)) {
+        if (x->dims[x->rank - 1] != depth)
+            return ERR(SY_ERR_SHAPE, "keep_num_dims: the input's last dimension %lld must equal the depth %lld",
+                       (long long)x->dims[x->rank - 1], (long long)depth);
+        int64_t dims[SY_MAX_RANK];
+        memcpy(dims, x->dims, sizeof dims);
+        dims[x->rank - 1] = units;
+        return H->node_set_output(n, 0, x->dtype, x->rank, dims);
+    }
+    int64_t dims[2] = {numel / depth, units};
+    return H->node_set_output(n, 0, x->dtype, 2, dims);
+}
+
+static sy_status *prepare_fc(sy_node *n, void **state)
+{
+    fc_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
+    char act[32];
+    SY_TRY(read_act(n, act, sizeof act, &s->act));
+    s->int8 = x->dtype == SY_DT_INT8;
+    if (s->int8) {
+        float sc;
+        int32_t zp;
+        if (!tfl_qparams(x, &sc, &zp))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
+        s->in_off = -zp;
+        tfl_qparams(y, &sc, &s->out_zp);
+        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
+        /* TFLite FC allows an asymmetric per-tensor weight zero point */
+        if (w->quant && w->quant->count == 1 && w->quant->zero_points)
+            s->w_off = -w->quant->zero_points[0];
+        int64_t units = w->dims[0];
+        if (w->quant && w->quant->count == 1 && w->quant->zero_points && w->quant->zero_points[0]) {
+            /* channel_multipliers insists on symmetric weights; compute directly */
+            float is, ws = w->quant->scales[0], os;
+            int32_t iz, oz;
+            tfl_qparams(x, &is, &iz);
+            tfl_qparams(y, &os, &oz);
+            s->mult = malloc(sizeof *s->mult);
+            s->shift = malloc(sizeof *s->shift);
+            if (!s->mult || !s->shift)
+                return OOM();
+            sy_q_quantize_multiplier((double)is * (double)ws / (double)os, s->mult, s->shift);
+        } else {
+            SY_TRY(channel_multipliers(x, w, y, units, &s->mult, &s->shift));
+            s->per_channel = w->quant->count > 1;
+        }
+    }
+    return NULL;
+}
+
+static sy_status *run_fc(void *state, const sy_kernel_io *io)
+{
+    const fc_state *s = state;
+    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
+    const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    const int64_t U = w->dims[0], K = w->dims[1];
+    const int64_t B = K ? sy_tensor_numel(x) / K : 0;
+    if (!s->int8) {
+        const float *xd = x->data, *wd = w->data, *bd = b ? b->data : NULL;
+        float *yd = io->outputs[0]->data;
+        for (int64_t i = 0; i < B; i++)
+            for (int64_t u = 0; u < U; u++) {
+                float acc = 0.0f;
+                const float *xp = xd + i * K, *wp = wd + u * K;
+                for (int64_t k = 0; k < K; k++)
+                    acc += xp[k] * wp[k];
+                if (bd)
+                    acc += bd[u];
+                yd[i * U + u] = tfl_act_apply(&s->act, acc);
+            }
+        return NULL;
+    }
+    const int8_t *xd = x->data, *wd = w->data;
+    const int32_t *bd = b ? b->data : NULL;
+    int8_t *yd = io->outputs[0]->data;
+    for (int64_t i = 0; i < B; i++)
+        for (int64_t u = 0; u < U; u++) {
+            int32_t acc = 0;
+            const int8_t *xp = xd + i * K, *wp = wd + u * K;
+            for (int64_t k = 0; k < K; k++)
+                acc += ((int32_t)xp[k] + s->in_off) * ((int32_t)wp[k] + s->w_off);
+            if (bd)
+                acc += bd[u];
+            int64_t c = s->per_channel ? u : 0;
+            acc = sy_q_mul_by_qm(acc, s->mult[c], s->shift[c]) + s->out_zp;
+            yd[i * U + u] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
+        }
+    return NULL;
+}
+
+static void fc_release(void *p)
+{
+    fc_state *s = p;
+    if (!s)
+        return;
+    free(s->mult);
+    free(s->shift);
+    free(s);
+}
+
+/* ======================================================================== */
+/* TRANSPOSE_CONV                                                           */
+/* ======================================================================== */
+
+static sy_status *infer_tconv(sy_node *n)
+{
+    const sy_tensor *os, *w, *x;
+    SY_TRY(sy_need_input(H, n, 0, &os));
+    SY_TRY(sy_need_input(H, n, 1, &w));
+    SY_TRY(sy_need_input(H, n, 2, &x));
+    SY_TRY(need_rank(x, 4, "input (NHWC)"));
+    SY_TRY(need_rank(w, 4, "filter [OC, KH, KW, IC]"));
+    int64_t dims[4];
+    if (sy_tensor_read_ints(os, dims, 4) != 4)
+        return os->data ? ERR(SY_ERR_SHAPE, "output_shape must hold 4 int32 values")
+                        : ERR(SY_ERR_DYNAMIC_SHAPE, "output_shape is not known before running");
+    if (w->dims[3] != x->dims[3])
+        return ERR(SY_ERR_SHAPE, "filter input channels %lld differ from the input's %lld", (long long)w->dims[3],
+                   (long long)x->dims[3]);
+    if (dims[3] != w->dims[0] || dims[0] != x->dims[0])
+        return ERR(SY_ERR_SHAPE, "output_shape [%lld, %lld, %lld, %lld] does not match batch %lld and filter channels %lld",
+                   (long long)dims[0], (long long)dims[1], (long long)dims[2], (long long)dims[3],
+                   (long long)x->dims[0], (long long)w->dims[0]);
+    if (w->dtype != x->dtype)
+        return ERR(SY_ERR_TYPE, "filter is %s but the input is %s", sy_dt_name(w->dtype), sy_dt_name(x->dtype));
+    const sy_tensor *b = H->node_num_inputs(n) > 3 ? H->node_input(n, 3) : NULL;
+    SY_TRY(check_bias(b, dims[3], x->dtype == SY_DT_INT8));
+    for (int i = 1; i < 3; i++)
+        if (dims[i] < 0)
+            return ERR(SY_ERR_SHAPE, "output_shape has a negative dimension");
+    return H->node_set_output(n, 0, x->dtype, 4, dims);
+}
+
+static sy_status *prepare_tconv(sy_node *n, void **state)
+{
+    conv_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    const sy_tensor *x = H->node_input(n, 2), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
+    s->sh = sy_attr_int_or(H, n, "stride_h", 1);
+    s->sw = sy_attr_int_or(H, n, "stride_w", 1);
+    s->dh = s->dw = 1;
+    if (s->sh < 1 || s->sw < 1)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "strides must be >= 1");
+    s->same = attr_same(n);
+    char act[32];
+    SY_TRY(read_act(n, act, sizeof act, &s->act));
+    s->int8 = x->dtype == SY_DT_INT8;
+    int64_t out_elems = sy_tensor_numel(y);
+    if (s->int8) {
+        float sc;
+        int32_t zp;
+        if (!tfl_qparams(x, &sc, &zp))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
+        s->in_off = -zp;
+        tfl_qparams(y, &sc, &s->out_zp);
+        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
+        SY_TRY(channel_multipliers(x, w, y, w->dims[0], &s->mult, &s->shift));
+        H->node_set_scratch(n, (size_t)out_elems * sizeof(int32_t));
+    }
+    return NULL;
+}
+
+static sy_status *run_tconv(void *state, const sy_kernel_io *io)
+{
+    const conv_state *s = state;
+    const sy_tensor *w = io->inputs[1], *x = io->inputs[2];
+    const sy_tensor *b = io->n_inputs > 3 ? io->inputs[3] : NULL;
+    sy_tensor *y = io->outputs[0];
+    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], IC = x->dims[3];
+    const int64_t OH = y->dims[1], OW = y->dims[2], OC = y->dims[3], KH = w->dims[1], KW = w->dims[2];
+    /* padding as for the conv that maps the output back to the input */
+    const int64_t pt = s->same ? tfl_pad_before(OH, IH, KH, s->sh, 1) : 0;
+    const int64_t pl = s->same ? tfl_pad_before(OW, IW, KW, s->sw, 1) : 0;
+    int64_t total = sy_tensor_numel(y);
+    float *accf = s->int8 ? NULL : y->data;
+    int32_t *acci = s->int8 ? io->scratch : NULL;
+    if (s->int8 && io->scratch_bytes < (size_t)total * sizeof(int32_t))
+        return ERR(SY_ERR_INTERNAL, "TRANSPOSE_CONV scratch too small");
+    for (int64_t i = 0; i < total; i++) {
+        if (accf)
+            accf[i] = 0.0f;
+        else
+            acci[i] = 0;
+    }
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t iy = 0; iy < IH; iy++)
+            for (int64_t ix = 0; ix < IW; ix++)
+                for (int64_t ky = 0; ky < KH; ky++) {
+                    int64_t oy = iy * s->sh - pt + ky;
+                    if (oy < 0 || oy >= OH)
+                        continue;
+                    for (int64_t kx = 0; kx < KW; kx++) {
+                        int64_t ox = ix * s->sw - pl + kx;
+                        if (ox < 0 || ox >= OW)
+                            continue;
+                        int64_t yo = ((bn * OH + oy) * OW + ox) * OC;
+                        int64_t xo = ((bn * IH + iy) * IW + ix) * IC;
+                        for (int64_t oc = 0; oc < OC; oc++) {
+                            int64_t wo = ((oc * KH + ky) * KW + kx) * IC;
+                            if (accf) {
+                                const float *xd = x->data, *wd = w->data;
+                                float a = 0.0f;
+                                for (int64_t ic = 0; ic < IC; ic++)
+                                    a += xd[xo + ic] * wd[wo + ic];
+                                accf[yo + oc] += a;
+                            } else {
+                                const int8_t *xd = x->data, *wd = w->data;
+                                int32_t a = 0;
+                                for (int64_t ic = 0; ic < IC; ic++)
+                                    a += ((int32_t)xd[xo + ic] + s->in_off) * wd[wo + ic];
+                                acci[yo + oc] += a;
+                            }
+                        }
+                    }
+                }
+    for (int64_t i = 0; i < total; i++) {
+        int64_t oc = i % OC;
+        if (accf) {
+            float v = accf[i] + (b ? ((const float *)b->data)[oc] : 0.0f);
+            accf[i] = tfl_act_apply(&s->act, v);
+        } else {
+            int32_t v = acci[i] + (b ? ((const int32_t *)b->data)[oc] : 0);
+            v = sy_q_mul_by_qm(v, s->mult[oc], s->shift[oc]) + s->out_zp;
+            ((int8_t *)y->data)[i] = (int8_t)tfl_clampi(v, s->lo, s->hi);
+        }
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* AVERAGE_POOL_2D / MAX_POOL_2D                                            */
+/* ======================================================================== */
+
+typedef struct pool_state {
+    bool is_max, int8, same;
+    int64_t fh, fw, sh, sw;
+    tfl_act act;
+    int32_t lo, hi;
+} pool_state;
+
+static sy_status *pool_params(const sy_node *n, int64_t *fh, int64_t *fw, int64_t *sh, int64_t *sw)
+{
+    *fh = sy_attr_int_or(H, n, "filter_height", 1);
+    *fw = sy_attr_int_or(H, n, "filter_width", 1);
+    *sh = sy_attr_int_or(H, n, "stride_h", 1);
+    *sw = sy_attr_int_or(H, n, "stride_w", 1);
+    if (*fh < 1 || *fw < 1 || *sh < 1 || *sw < 1)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "filter (%lld x %lld) and strides (%lld, %lld) must be >= 1",
+                   (long long)*fh, (long long)*fw, (long long)*sh, (long long)*sw);
+    return NULL;
+}
+
+static sy_status *infer_pool(sy_node *n)
+{
+    const sy_tensor *x;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(need_rank(x, 4, "input (NHWC)"));
+    int64_t fh, fw, sh, sw;
+    SY_TRY(pool_params(n, &fh, &fw, &sh, &sw));
+    bool same = attr_same(n);
+    int64_t dims[4] = {x->dims[0], tfl_out_size(same, x->dims[1], fh, sh, 1), tfl_out_size(same, x->dims[2], fw, sw, 1),
+                       x->dims[3]};
+    return H->node_set_output(n, 0, x->dtype, 4, dims);
+}
+
+static sy_status *prepare_pool(sy_node *n, void **state)
+{
+    pool_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    s->is_max = !strcmp(H->node_op(n), "MAX_POOL_2D");
+    SY_TRY(pool_params(n, &s->fh, &s->fw, &s->sh, &s->sw));
+    s->same = attr_same(n);
+    char act[32];
+    SY_TRY(read_act(n, act, sizeof act, &s->act));
+    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
+    s->int8 = x->dtype == SY_DT_INT8;
+    if (s->int8) {
+        float xs, ys;
+        int32_t xz, yz;
+        if (!tfl_qparams(x, &xs, &xz) || !tfl_qparams(y, &ys, &yz))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 pooling needs per-tensor quantization on input and output");
+        if (xs != ys || xz != yz)
+            return ERR(SY_ERR_UNSUPPORTED, "int8 pooling needs the same scale and zero point on input and output "
+                                           "(input %g/%d, output %g/%d), as TFLite does",
+                       (double)xs, xz, (double)ys, yz);
+        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
+    }
+    return NULL;
+}
+
+static sy_status *run_pool(void *state, const sy_kernel_io *io)
+{
+    const pool_state *s = state;
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
+    const int64_t pt = tfl_pad_before(IH, OH, s->fh, s->sh, 1), pl = tfl_pad_before(IW, OW, s->fw, s->sw, 1);
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t oy = 0; oy < OH; oy++)
+            for (int64_t ox = 0; ox < OW; ox++) {
+                int64_t y0 = oy * s->sh - pt, x0 = ox * s->sw - pl;
+                int64_t ys = y0 < 0 ? 0 : y0, ye = y0 + s->fh < IH ? y0 + s->fh : IH;
+                int64_t xs = x0 < 0 ? 0 : x0, xe = x0 + s->fw < IW ? x0 + s->fw : IW;
+                for (int64_t c = 0; c < C; c++) {
+                    int64_t yo = ((bn * OH + oy) * OW + ox) * C + c;
+                    if (!s->int8) {
+                        const float *xd = x->data;
+                        float acc = s->is_max ? -INFINITY : 0.0f;
+                        int64_t cnt = 0;
+                        for (int64_t iy = ys; iy < ye; iy++)
+                            for (int64_t ix = xs; ix < xe; ix++) {
+                                float v = xd[((bn * IH + iy) * IW + ix) * C + c];
+                                if (s->is_max)
+                                    acc = v > acc ? v : acc;
+                                else
+                                    acc += v;
+                                cnt++;
+                            }
+                        if (!s->is_max)
+                            acc = cnt ? acc / (float)cnt : 0.0f;
+                        ((float *)y->data)[yo] = tfl_act_apply(&s->act, acc);
+                    } else {
+                        const int8_t *xd = x->data;
+                        int32_t acc = s->is_max ? -128 : 0, cnt = 0;
+                        for (int64_t iy = ys; iy < ye; iy++)
+                            for (int64_t ix = xs; ix < xe; ix++) {
+                                int32_t v = xd[((bn * IH + iy) * IW + ix) * C + c];
+                                if (s->is_max)
+                                    acc = v > acc ? v : acc;
+                                else
+                                    acc += v;
+                                cnt++;
+                            }
+                        if (!s->is_max && cnt)
+                            acc = acc > 0 ? (acc + cnt / 2) / cnt : (acc - cnt / 2) / cnt;
+                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
+                    }
+                }
+            }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* SOFTMAX / LOG_SOFTMAX / L2_NORMALIZATION                                 */
+/* ======================================================================== */
+
+typedef struct sm_state {
+    int kind; /* 0 softmax, 1 log softmax, 2 l2 norm */
+    float beta;
+    bool int8, fixed;
+    int32_t mult, left_shift, diff_min;
+    float in_scale, out_scale;
+    int32_t in_zp, out_zp;
+    tfl_act act;
+} sm_state;
+
+static sy_status *infer_softmax(sy_node *n)
+{
+    const sy_tensor *x;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    if (x->rank < 1)
+        return ERR(SY_ERR_SHAPE, "input must have rank >= 1");
+    return sy_infer_unary(H, n);
+}
+
+/* one row of float softmax / log softmax / l2 norm, in place in `buf` */
+static void float_row(const sm_state *s, float *buf, int64_t d)
+{
+    if (s->kind == 2) {
+        double sq = 0.0;
+        for (int64_t c = 0; c < d; c++)
+            sq += (double)buf[c] * buf[c];
+        float norm = sqrtf((float)sq);
+        if (norm < 1e-6f)
+            norm = 1e-6f;
+        for (int64_t c = 0; c < d; c++)
+            buf[c] = tfl_act_apply(&s->act, buf[c] / norm);
+        return;
+    }
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < d; c++)
+        mx = buf[c] > mx ? buf[c] : mx;
+    float sum = 0.0f;
+    for (int64_t c = 0; c < d; c++)
+        sum += expf((buf[c] - mx) * s->beta);
+    if (s->kind == 1) {
+        float ls = logf(sum);
+        for (int64_t c = 0; c < d; c++)
+            buf[c] = (buf[c] - mx) * s->beta - ls;
+    } else {
+        for (int64_t c = 0; c < d; c++)
+            buf[c] = expf((buf[c] - mx) * s->beta) / sum;
+    }
+}
+
+static sy_status *prepare_softmax(sy_node *n, void **state)
+{
+    sm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    const char *op = H->node_op(n);
+    s->kind = !strcmp(op, "SOFTMAX") ? 0 : !strcmp(op, "LOG_SOFTMAX") ? 1 : 2;
+    s->beta = s->kind == 0 ? sy_attr_float_or(H, n, "beta", 1.0f) : 1.0f;
+    s->act.kind = 0;
+    s->act.lo = -INFINITY;
+    s->act.hi = INFINITY;
+    if (s->kind == 2) {
+        char act[32];
+        SY_TRY(read_act(n, act, sizeof act, &s->act));
+    }
+    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
+    s->int8 = x->dtype == SY_DT_INT8;
+    if (s->int8) {
+        if (!tfl_qparams(x, &s->in_scale, &s->in_zp) || !tfl_qparams(y, &s->out_scale, &s->out_zp))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output", op);
+        s->fixed = s->kind == 0 && s->out_scale == 1.0f / 256.0f && s->out_zp == -128;
+        if (s->fixed)
+            sy_q_softmax_params(s->beta, s->in_scale, &s->mult, &s->left_shift, &s->diff_min);
+        H->node_set_scratch(n, (size_t)(x->rank ? x->dims[x->rank - 1] : 1) * sizeof(float));
+    }
+    return NULL;
+}
+
+static sy_status *run_softmax(void *state, const sy_kernel_io *io)
+{
+    const sm_state *s = state;
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    int64_t d = x->dims[x->rank - 1];
+    int64_t rows = d ? sy_tensor_numel(x) / d : 0;
+    if (!s->int8) {
+        const float *xd = x->data;
+        float *yd = y->data;
+        for (int64_t r = 0; r < rows; r++) {
+            if (yd != xd)
+                memcpy(yd + r * d, xd + r * d, (size_t)d * sizeof(float));
+            float_row(s, yd + r * d, d);
+        }
+        return NULL;
+    }
+    if (s->fixed) {
+        sy_q_softmax_s8(x->data, y->data, rows, d, s->mult, s->left_shift, s->diff_min);
+        return NULL;
+    }
+    float *buf = io->scratch;
+    const int8_t *xd = x->data;
+    int8_t *yd = y->data;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t c = 0; c < d; c++)
+            buf[c] = s->in_scale * (float)((int32_t)xd[r * d + c] - s->in_zp);
+        float_row(s, buf, d);
+        for (int64_t c = 0; c < d; c++)
+            yd[r * d + c] = (int8_t)sy_q_quantize_f32(buf[c], s->out_scale, s->out_zp, -128, 127);
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* BATCH_MATMUL                                                             */
+/* ======================================================================== */
+
+typedef struct bmm_state {
+    bool adj_x, adj_y, int8;
+    int32_t x_off, y_off, out_zp, mult, shift;
+} bmm_state;
+
+static sy_status *bmm_shapes(const sy_tensor *a, const sy_tensor *b, bool ax, bool ay, int32_t *rank, int64_t *dims)
+{
+    if (a->rank < 2 || b->rank < 2)
+        return ERR(SY_ERR_SHAPE, "BATCH_MATMUL inputs need rank >= 2 (got %d and %d)", a->rank, b->rank);
+    int64_t M = ax ? a->dims[a->rank - 1] : a->dims[a->rank - 2];
+    int64_t K = ax ? a->dims[a->rank - 2] : a->dims[a->rank - 1];
+    int64_t K2 = ay ? b->dims[b->rank - 1] : b->dims[b->rank - 2];
+    int64_t N = ay ? b->dims[b->rank - 2] : b->dims[b->rank - 1];
+    if (K != K2)
+        return ERR(SY_ERR_SHAPE, "BATCH_MATMUL inner dimensions differ: %lld vs %lld", (long long)K, (long long)K2);
+    int32_t r = a->rank > b->rank ? a->rank : b->rank;
+    for (int32_t i = 0; i < r - 2; i++) {
+        int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return ERR(SY_ERR_SHAPE, "BATCH_MATMUL batch dimensions %lld and %lld do not broadcast", (long long)da,
+                       (long long)db);
+        dims[i] = da == 1 ? db : da;
+    }
+    dims[r - 2] = M;
+    dims[r - 1] = N;
+    *rank = r;
+    return NULL;
+}
+
+static sy_status *infer_bmm(sy_node *n)
+{
+    const sy_tensor *a, *b;
+    SY_TRY(sy_need_input(H, n, 0, &a));
+    SY_TRY(sy_need_input(H, n, 1, &b));
+    if (a->dtype != b->dtype)
+        return ERR(SY_ERR_TYPE, "BATCH_MATMUL inputs are %s and %s", sy_dt_name(a->dtype), sy_dt_name(b->dtype));
+    int32_t r;
+    int64_t dims[SY_MAX_RANK];
+    SY_TRY(bmm_shapes(a, b, sy_attr_int_or(H, n, "adj_x", 0), sy_attr_int_or(H, n, "adj_y", 0), &r, dims));
+    return H->node_set_output(n, 0, a->dtype, r, dims);
+}
+
+static sy_status *prepare_bmm(sy_node *n, void **state)
+{
+    bmm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    s->adj_x = sy_attr_int_or(H, n, "adj_x", 0) != 0;
+    s->adj_y = sy_attr_int_or(H, n, "adj_y", 0) != 0;
+    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    s->int8 = a->dtype == SY_DT_INT8;
+    if (s->int8) {
+        float as, bs, ys;
+        int32_t az, bz;
+        if (!tfl_qparams(a, &as, &az) || !tfl_qparams(b, &bs, &bz) || !tfl_qparams(y, &ys, &s->out_zp))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 BATCH_MATMUL needs per-tensor quantization");
+        s->x_off = -az;
+        s->y_off = -bz;
+        sy_q_quantize_multiplier((double)as * (double)bs / (double)ys, &s->mult, &s->shift);
+    }
+    return NULL;
+}
+
+static sy_status *run_bmm(void *state, const sy_kernel_io *io)
+{
+    const bmm_state *s = state;
+    const sy_tensor *a = io->inputs[0], *b = io->inputs[1];
+    sy_tensor *y = io->outputs[0];
+    int32_t r = y->rank;
+    int64_t M = y->dims[r - 2], N = y->dims[r - 1];
+    int64_t K = s->adj_x ? a->dims[a->rank - 2] : a->dims[a->rank - 1];
+    int64_t batches = sy_dims_prod(y->dims, 0, r - 2);
+    int64_t idx[SY_MAX_RANK] = {0};
+    for (int64_t bt = 0; bt < batches; bt++) {
+        /* batch offsets with broadcasting */
+        int64_t ao = 0, bo = 0, rem = bt;
+        for (int32_t i = r - 3; i >= 0; i--) {
+            idx[i] = rem % y->dims[i];
+            rem /= y->dims[i];
+        }
+        int64_t as = 1, bs = 1;
+        for (int32_t i = r - 3; i >= 0; i--) {
+            int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
+            if (ia >= 0) {
+                ao += (a->dims[ia] == 1 ? 0 : idx[i]) * as;
+                as *= a->dims[ia];
+            }
+            if (ib >= 0) {
+                bo += (b->dims[ib] == 1 ? 0 : idx[i]) * bs;
+                bs *= b->dims[ib];
+            }
+        }
+        ao *= M * K;
+        bo *= K * N;
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t nn = 0; nn < N; nn++) {
+                int64_t yo = (bt * M + m) * N + nn;
+                if (!s->int8) {
+                    const float *ad = (const float *)a->data + ao, *bd = (const float *)b->data + bo;
+                    float acc = 0.0f;
+                    for (int64_t k = 0; k < K; k++)
+                        acc += (s->adj_x ? ad[k * M + m] : ad[m * K + k]) * (s->adj_y ? bd[nn * K + k] : bd[k * N + nn]);
+                    ((float *)y->data)[yo] = acc;
+                } else {
+                    const int8_t *ad = (const int8_t *)a->data + ao, *bd = (const int8_t *)b->data + bo;
+                    int32_t acc = 0;
+                    for (int64_t k = 0; k < K; k++)
+                        acc += ((int32_t)(s->adj_x ? ad[k * M + m] : ad[m * K + k]) + s->x_off) *
+                               ((int32_t)(s->adj_y ? bd[nn * K + k] : bd[k * N + nn]) + s->y_off);
+                    acc = sy_q_mul_by_qm(acc, s->mult, s->shift) + s->out_zp;
+                    ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, -128, 127);
+                }
+            }
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* CONV_3D (fp32)                                                           */
+/* ======================================================================== */
+
+typedef struct c3_state {
+    int64_t s[3], d[3];
+    bool same;
+    tfl_act act;
+} c3_state;
+
+static sy_status *c3_params(const sy_node *n, int64_t *s, int64_t *d)
+{
+    s[0] = sy_attr_int_or(H, n, "stride_d", 1);
+    s[1] = sy_attr_int_or(H, n, "stride_h", 1);
+    s[2] = sy_attr_int_or(H, n, "stride_w", 1);
+    d[0] = sy_attr_int_or(H, n, "dilation_d_factor", 1);
+    d[1] = sy_attr_int_or(H, n, "dilation_h_factor", 1);
+    d[2] = sy_attr_int_or(H, n, "dilation_w_factor", 1);
+    for (int i = 0; i < 3; i++)
+        if (s[i] < 1 || d[i] < 1)
+            return ERR(SY_ERR_INVALID_ARGUMENT, "strides and dilations must be >= 1");
+    return NULL;
+}
+
+static sy_status *infer_conv3d(sy_node *n)
+{
+    const sy_tensor *x, *w;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &w));
+    SY_TRY(need_rank(x, 5, "input (NDHWC)"));
+    SY_TRY(need_rank(w, 5, "filter [KD, KH, KW, IC, OC]"));
+    if (x->dtype != SY_DT_FLOAT32 || w->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "CONV_3D runs on float32 (int8 models come from full quantization of fp32)");
+    if (w->dims[3] != x->dims[4])
+        return ERR(SY_ERR_SHAPE, "filter input channels %lld differ from the input's %lld", (long long)w->dims[3],
+                   (long long)x->dims[4]);
+    const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+    SY_TRY(check_bias(b, w->dims[4], false));
+    int64_t s[3], d[3];
+    SY_TRY(c3_params(n, s, d));
+    bool same = attr_same(n);
+    int64_t dims[5] = {x->dims[0], 0, 0, 0, w->dims[4]};
+    for (int i = 0; i < 3; i++)
+        dims[1 + i] = tfl_out_size(same, x->dims[1 + i], w->dims[i], s[i], d[i]);
+    return H->node_set_output(n, 0, x->dtype, 5, dims);
+}
+
+static sy_status *prepare_conv3d(sy_node *n, void **state)
+{
+    c3_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    SY_TRY(c3_params(n, s->s, s->d));
+    s->same = attr_same(n);
+    char act[32];
+    return read_act(n, act, sizeof act, &s->act);
+}
+
+static sy_status *run_conv3d(void *state, const sy_kernel_io *io)
+{
+    const c3_state *s = state;
+    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
+    const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    sy_tensor *y = io->outputs[0];
+    const float *xd = x->data, *wd = w->data, *bd = b ? b->data : NULL;
+    float *yd = y->data;
+    const int64_t N = x->dims[0], IC = x->dims[4], OC = y->dims[4];
+    int64_t in[3] = {x->dims[1], x->dims[2], x->dims[3]}, out[3] = {y->dims[1], y->dims[2], y->dims[3]};
+    int64_t k[3] = {w->dims[0], w->dims[1], w->dims[2]}, pad[3];
+    for (int i = 0; i < 3; i++)
+        pad[i] = tfl_pad_before(in[i], out[i], k[i], s->s[i], s->d[i]);
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t od = 0; od < out[0]; od++)
+            for (int64_t oh = 0; oh < out[1]; oh++)
+                for (int64_t ow = 0; ow < out[2]; ow++)
+                    for (int64_t oc = 0; oc < OC; oc++) {
+                        float acc = bd ? bd[oc] : 0.0f;
+                        for (int64_t kd = 0; kd < k[0]; kd++) {
+                            int64_t id = od * s->s[0] - pad[0] + kd * s->d[0];
+                            if (id < 0 || id >= in[0])
+                                continue;
+                            for (int64_t kh = 0; kh < k[1]; kh++) {
+                                int64_t ih = oh * s->s[1] - pad[1] + kh * s->d[1];
+                                if (ih < 0 || ih >= in[1])
+                                    continue;
+                                for (int64_t kw = 0; kw < k[2]; kw++) {
+                                    int64_t iw = ow * s->s[2] - pad[2] + kw * s->d[2];
+                                    if (iw < 0 || iw >= in[2])
+                                        continue;
+                                    const float *xp = xd + (((bn * in[0] + id) * in[1] + ih) * in[2] + iw) * IC;
+                                    const float *wp = wd + ((kd * k[1] + kh) * k[2] + kw) * IC * OC + oc;
+                                    for (int64_t ic = 0; ic < IC; ic++)
+                                        acc += xp[ic] * wp[ic * OC];
+                                }
+                            }
+                        }
+                        yd[(((bn * out[0] + od) * out[1] + oh) * out[2] + ow) * OC + oc] = tfl_act_apply(&s->act, acc);
+                    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* registration                                                             */
+/* ======================================================================== */
+
+static const sy_attr_def conv_attrs[] = {
+    {"padding", SY_ATTR_STRING, false},          {"stride_w", SY_ATTR_INT, false},
+    {"stride_h", SY_ATTR_INT, false},            TFL_ATTR_ACT,
+    {"dilation_w_factor", SY_ATTR_INT, false},   {"dilation_h_factor", SY_ATTR_INT, false},
+    {"depth_multiplier", SY_ATTR_INT, false},
+};
+static const sy_attr_def conv3d_attrs[] = {
+    {"padding", SY_ATTR_STRING, false},          {"stride_d", SY_ATTR_INT, false},
+    {"stride_w", SY_ATTR_INT, false},            {"stride_h", SY_ATTR_INT, false},
+    TFL_ATTR_ACT,                                {"dilation_d_factor", SY_ATTR_INT, false},
+    {"dilation_w_factor", SY_ATTR_INT, false},   {"dilation_h_factor", SY_ATTR_INT, false},
+};
+static const sy_attr_def fc_attrs[] = {
+    TFL_ATTR_ACT,
+    {"weights_format", SY_ATTR_STRING, false},
+    {"keep_num_dims", SY_ATTR_INT, false},
+    {"asymmetric_quantize_inputs", SY_ATTR_INT, false},
+};
+static const sy_attr_def tconv_attrs[] = {
+    {"padding", SY_ATTR_STRING, false}, {"stride_w", SY_ATTR_INT, false}, {"stride_h", SY_ATTR_INT, false}, TFL_ATTR_ACT,
+};
+static const sy_attr_def pool_attrs[] = {
+    {"padding", SY_ATTR_STRING, false},     {"stride_w", SY_ATTR_INT, false},
+    {"stride_h", SY_ATTR_INT, false},       {"filter_width", SY_ATTR_INT, false},
+    {"filter_height", SY_ATTR_INT, false},  TFL_ATTR_ACT,
+};
+static const sy_attr_def softmax_attrs[] = {{"beta", SY_ATTR_FLOAT, false}};
+static const sy_attr_def l2_attrs[] = {TFL_ATTR_ACT};
+static const sy_attr_def bmm_attrs[] = {
+    {"adj_x", SY_ATTR_INT, false}, {"adj_y", SY_ATTR_INT, false}, {"asymmetric_quantize_inputs", SY_ATTR_INT, false},
+};
+
+static const sy_op_schema schemas[] = {
+    TFL_SCHEMA("CONV_2D", 2, 3, 1, 1, SY_ATTRS(conv_attrs), infer_conv, SY_NO_INPLACE, 0,
+               "2-D convolution, NHWC input, OHWI filter"),
+    TFL_SCHEMA("DEPTHWISE_CONV_2D", 2, 3, 1, 1, SY_ATTRS(conv_attrs), infer_conv, SY_NO_INPLACE, 0,
+               "depthwise 2-D convolution, [1, KH, KW, OC] filter"),
+    TFL_SCHEMA("FULLY_CONNECTED", 2, 3, 1, 1, SY_ATTRS(fc_attrs), infer_fc, SY_NO_INPLACE, 0,
+               "y = x W^T + b over the last dimension"),
+    TFL_SCHEMA("TRANSPOSE_CONV", 3, 4, 1, 1, SY_ATTRS(tconv_attrs), infer_tconv, SY_NO_INPLACE, 0,
+               "transposed 2-D convolution (output_shape, filter, input[, bias])"),
+    TFL_SCHEMA("AVERAGE_POOL_2D", 1, 1, 1, 1, SY_ATTRS(pool_attrs), infer_pool, SY_NO_INPLACE, 0,
+               "average pooling, NHWC"),
+    TFL_SCHEMA("MAX_POOL_2D", 1, 1, 1, 1, SY_ATTRS(pool_attrs), infer_pool, SY_NO_INPLACE, 0, "max pooling, NHWC"),
+    TFL_SCHEMA("SOFTMAX", 1, 1, 1, 1, SY_ATTRS(softmax_attrs), infer_softmax, SY_NO_INPLACE, 0,
+               "softmax over the last axis"),
+    TFL_SCHEMA("LOG_SOFTMAX", 1, 1, 1, 1, SY_NO_ATTRS, infer_softmax, SY_NO_INPLACE, 0,
+               "log softmax over the last axis"),
+    TFL_SCHEMA("L2_NORMALIZATION", 1, 1, 1, 1, SY_ATTRS(l2_attrs), infer_softmax, SY_NO_INPLACE, 0,
+               "L2 normalization over the last axis"),
+    TFL_SCHEMA("BATCH_MATMUL", 2, 2, 1, 1, SY_ATTRS(bmm_attrs), infer_bmm, SY_NO_INPLACE, 0,
+               "batched matrix product"),
+    TFL_SCHEMA("CONV_3D", 2, 3, 1, 1, SY_ATTRS(conv3d_attrs), infer_conv3d, SY_NO_INPLACE, 0,
+               "3-D convolution, NDHWC input, [KD, KH, KW, IC, OC] filter"),
+};
+
+static const sy_kernel_def kernels[] = {
+    TFL_KERNEL("CONV_2D", TFL_F32_I8, 0, prepare_conv, run_conv, conv_release),
+    TFL_KERNEL("DEPTHWISE_CONV_2D", TFL_F32_I8, 0, prepare_conv, run_conv, conv_release),
+    TFL_KERNEL("FULLY_CONNECTED", TFL_F32_I8, 0, prepare_fc, run_fc, fc_release),
+    TFL_KERNEL("TRANSPOSE_CONV", TFL_F32_I8, 2, prepare_tconv, run_tconv, conv_release),
+    TFL_KERNEL("AVERAGE_POOL_2D", TFL_F32_I8, 0, prepare_pool, run_pool, sy_release_free),
+    TFL_KERNEL("MAX_POOL_2D", TFL_F32_I8, 0, prepare_pool, run_pool, sy_release_free),
+    TFL_KERNEL("SOFTMAX", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),
+    TFL_KERNEL("LOG_SOFTMAX", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),
+    TFL_KERNEL("L2_NORMALIZATION", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),
+    TFL_KERNEL("BATCH_MATMUL", TFL_F32_I8, 0, prepare_bmm, run_bmm, sy_release_free),
+    TFL_KERNEL("CONV_3D", TFL_F32, 0, prepare_conv3d, run_conv3d, sy_release_free),
+};
+
+static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    (void)opts;
+    H = host;
+    return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
+}
+
+static void nn_fini(void) {}
+
+static const sy_plugin_desc desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "tflite_nn",
+    .version = "0.1.0",
+    .description = "TFLite neural-network operators (conv, fully connected, pooling, softmax), cpu_ref fp32/int8",
+    .kinds = SY_PLUGIN_KIND_OPS,
+    .option_keys = NULL,
+    .init = nn_init,
+    .fini = nn_fini,
+};
+
+SY_PLUGIN_DEFINE(desc)
