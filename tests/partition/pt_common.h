@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int pt_failures, pt_checks;
 
@@ -71,16 +72,27 @@ static inline const char *pt_msg(sy_status *st)
     return buf;
 }
 
-/* An env from INI text: [switchyard] plugin_dirs are prepended; `extra` is
- * the rest of the [switchyard] section plus any other sections. */
+/* An env from INI text. It loads exactly the plugins the partition tests
+ * need (cpu_ref, ops_math, ops_tensor, ops_activation when built, test_npu),
+ * not whole directories, so an unrelated plugin cannot change placement;
+ * one `plugins =` line each (they append), as inih limits a line's length.
+ * `fmt` is the rest of the [switchyard] section plus any other sections. */
 static inline sy_env *pt_env(const char *fmt, ...)
 {
-    char extra[2048], ini[4096];
+    static const char *const core[] = {"cpu_ref", "ops_math", "ops_tensor", "ops_activation"};
+    char extra[2048], ini[6144], plugins[3072] = "", path[1024];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof core / sizeof core[0]; i++) {
+        snprintf(path, sizeof path, "%s/libsy_%s.so", PT_PLUGIN_DIR, core[i]);
+        if (i < 3 || access(path, R_OK) == 0)
+            len += (size_t)snprintf(plugins + len, sizeof plugins - len, "plugins = %s\n", path);
+    }
+    snprintf(plugins + len, sizeof plugins - len, "plugins = %s/libsy_test_npu.so\n", PT_TEST_PLUGIN_DIR);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(extra, sizeof extra, fmt, ap);
     va_end(ap);
-    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s %s\n%s\n", PT_PLUGIN_DIR, PT_TEST_PLUGIN_DIR, extra);
+    snprintf(ini, sizeof ini, "[switchyard]\n%s%s\n", plugins, extra);
     sy_env *env = NULL;
     sy_status *st = sy_env_create_from_string(ini, NULL, &env);
     if (st) {
