@@ -170,6 +170,12 @@ static int sy_ini_handler(void *user, const char *section, const char *name, con
         return 0;
     if (!name) /* a section header with no keys (INI_CALL_HANDLER_ON_NEW_SECTION) */
         return 1;
+    if (!section[0]) {
+        ctx->err = sy_error(SY_ERR_INVALID_CONFIG, "key '%s' is outside any section (keys belong under [switchyard], "
+                                                   "[plugin.NAME] or [provider.NAME])",
+                            name);
+        return 0;
+    }
     if (!strcmp(section, "switchyard")) {
         ctx->err = handle_core_key(ctx->cfg, name, value);
         return ctx->err == NULL;
@@ -203,6 +209,9 @@ static void config_defaults(sy_config *cfg)
 
 static sy_status *finish_parse(sy_config *cfg, parse_ctx *ctx, int rc, const char *origin)
 {
+    /* inih returns the line of the first error, handler errors included */
+    if (ctx->err && rc > 0)
+        return sy_error_wrap(ctx->err, "%s: line %d", origin, rc);
     if (ctx->err)
         return sy_error_wrap(ctx->err, "%s", origin);
     if (rc > 0)

@@ -8,6 +8,7 @@
 #include "session.h"
 #include "status.h"
 #include "util.h"
+#include "switchyard/switchyard.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +57,10 @@ const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, cons
     return NULL;
 }
 
-static void append_reason(char **acc, const char *provider, const char *text)
+static void append_reason(char **acc, const char *provider, sy_reason code, const char *text)
 {
-    char *next = sy_asprintf("%s%s%s: %s", *acc ? *acc : "", *acc ? "; " : "", provider, text);
+    char *next = sy_asprintf("%s%s%s: [%s] %s", *acc ? *acc : "", *acc ? "; " : "", provider, sy_reason_name(code),
+                             text);
     if (next) {
         free(*acc);
         *acc = next;
@@ -74,7 +76,7 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
         char why[192];
         const sy_kernel_rec *k = sy_find_kernel(env, &nr->view, pr->def.name, why, sizeof why);
         if (!k) {
-            append_reason(declines, pr->def.name, why);
+            append_reason(declines, pr->def.name, SY_REASON_NO_KERNEL, why);
             continue;
         }
         if (pr->def.check_node) {
@@ -82,7 +84,7 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
             pr->def.check_node(pr->state, &nr->view, &claim);
             if (!claim.take) {
                 claim.text[sizeof claim.text - 1] = '\0';
-                append_reason(declines, pr->def.name, claim.text[0] ? claim.text : "declined");
+                append_reason(declines, pr->def.name, claim.reason, claim.text[0] ? claim.text : "declined");
                 continue;
             }
         }

@@ -211,7 +211,11 @@ sy_status *sy_plan_memory(struct sy_session *s)
     }
     for (uint32_t v = 0; v < s->n_values; v++) {
         sy_value_rt *vr = &s->values[v];
-        if (vr->first_use < 0 || vr->alias_of >= 0)
+        if (vr->first_use < 0)
+            continue;
+        /* the naive plan gives every value its own buffer, aliases included */
+        s->domains[vr->domain].naive_bytes += align_up(vr->t.nbytes, s->domains[vr->domain].alignment);
+        if (vr->alias_of >= 0)
             continue;
         bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, (int32_t)v, -1};
         s->domains[vr->domain].activations += vr->t.nbytes;
@@ -220,6 +224,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
         sy_value_rt *vr = &s->copies[c].val;
         bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, -2, (int32_t)c};
         s->domains[vr->domain].copies += vr->t.nbytes;
+        s->domains[vr->domain].naive_bytes += align_up(vr->t.nbytes, s->domains[vr->domain].alignment);
     }
     for (uint32_t i = 0; i < s->n_nodes; i++)
         if (pos[i] >= 0 && s->nodes[i].view.scratch) {
@@ -229,6 +234,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
                     d = k;
             bufs[n_bufs++] = (buf){s->nodes[i].view.scratch, T(i), T(i), 0, d, -1, (int32_t)i};
             s->domains[d].scratch += s->nodes[i].view.scratch;
+            s->domains[d].naive_bytes += align_up(s->nodes[i].view.scratch, s->domains[d].alignment);
         }
     qsort(bufs, n_bufs, sizeof *bufs, cmp_buf);
 
@@ -239,7 +245,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
         uint32_t b1 = b0;
         while (b1 < n_bufs && bufs[b1].domain == d)
             b1++;
-        size_t arena = 0, naive = 0;
+        size_t arena = 0;
         uint32_t n_placed = 0;
         for (uint32_t b = b0; b < b1; b++) {
             place_first_fit(&bufs[b], placed, n_placed, dr->alignment);
@@ -253,7 +259,6 @@ sy_status *sy_plan_memory(struct sy_session *s)
             size_t end = align_up(bufs[b].offset + bufs[b].size, dr->alignment);
             if (end > arena)
                 arena = end;
-            naive += align_up(bufs[b].size, dr->alignment);
         }
         size_t lower = 0;
         for (int32_t t = 0; t <= end_time; t++) {
@@ -266,7 +271,6 @@ sy_status *sy_plan_memory(struct sy_session *s)
         }
         dr->arena_bytes = arena;
         dr->lower_bound = lower;
-        dr->naive_bytes = naive;
         if (dr->capacity && arena > dr->capacity) {
             st = sy_error(SY_ERR_BUDGET, "memory domain '%s': the plan needs %zu bytes, the domain holds %llu",
                           dr->name, arena, (unsigned long long)dr->capacity);

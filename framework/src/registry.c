@@ -264,10 +264,11 @@ static void pending_free(pending *pd)
         free(pd->providers[i]);
     for (uint32_t i = 0; i < pd->n_schemes; i++)
         free(pd->schemes[i]);
-    for (uint32_t i = 0; i < pd->n_exts; i++) {
-        free(pd->exts[i]->name);
-        free(pd->exts[i]);
-    }
+    for (uint32_t i = 0; i < pd->n_exts; i++)
+        if (pd->exts[i]) { /* NULL once moved into the registry */
+            free(pd->exts[i]->name);
+            free(pd->exts[i]);
+        }
     free(pd->schemas);
     free(pd->kernels);
     free(pd->providers);
