@@ -99,6 +99,10 @@ static sy_status *setup_providers(sy_env *env)
             if (st)
                 return sy_error_wrap(st, "provider '%s' (plugin %s): create failed", r->def.name, r->owner->path);
         }
+        /* a provider may size its domain from its options (e.g. vtcm_mb):
+         * take the definition again after create */
+        if (r->def.domain && r->def.domain->struct_size >= sizeof r->domain && r->def.domain->name)
+            memcpy(&r->domain, r->def.domain, sizeof r->domain);
         r->created = true;
         r->domain_id = i;
     }

@@ -170,7 +170,9 @@ typedef struct sy_provider_def {
     const char *name;
     const char *description;
     uint32_t flags; /* SY_PROVIDER_* */
-    const sy_memory_domain_def *domain; /* the memory the provider's tensors live in */
+    /* the memory the provider's tensors live in; read again after create(),
+     * so a provider may size it from its options */
+    const sy_memory_domain_def *domain;
     const char *const *option_keys; /* accepted keys of [provider.NAME]; NULL-terminated */
     sy_status *(*create)(const sy_options *opts, void **state);
     void (*destroy)(void *state);
