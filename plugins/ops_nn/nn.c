@@ -11,14 +11,12 @@
  * written once for every group count; 1-D/2-D/3-D spatial dims are handled
  * by padding the geometry to 3 spatial dims.
  */
-#include "switchyard/sy_sdk.h"
+#include "nn_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static const sy_host_api *H;
-
-#define ERR(code, ...) H->status_new(code, __VA_ARGS__)
+const sy_host_api *sy_nn_host;
 #define NSP 3                       /* spatial dims after padding */
 #define COL_CHUNK_FLOATS (1u << 20) /* im2col scratch target: 4 MiB */
 
@@ -1383,6 +1381,16 @@ static const sy_attr_def a_gemm_v1[] = {ATTR("alpha", FLOAT), ATTR("beta", FLOAT
                                         ATTR("transA", INT), ATTR("transB", INT)};
 static const sy_attr_def a_gemm_v7[] = {ATTR("alpha", FLOAT), ATTR("beta", FLOAT), ATTR("transA", INT),
                                         ATTR("transB", INT)};
+static const sy_attr_def a_resize_v10[] = {ATTR("mode", STRING)};
+static const sy_attr_def a_resize_v11[] = {ATTR("coordinate_transformation_mode", STRING), ATTR("cubic_coeff_a", FLOAT),
+                                           ATTR("exclude_outside", INT), ATTR("extrapolation_value", FLOAT),
+                                           ATTR("mode", STRING), ATTR("nearest_mode", STRING)};
+static const sy_attr_def a_resize_v18[] = {ATTR("antialias", INT), ATTR("axes", INTS),
+                                           ATTR("coordinate_transformation_mode", STRING), ATTR("cubic_coeff_a", FLOAT),
+                                           ATTR("exclude_outside", INT), ATTR("extrapolation_value", FLOAT),
+                                           ATTR("keep_aspect_ratio_policy", STRING), ATTR("mode", STRING),
+                                           ATTR("nearest_mode", STRING)};
+static const sy_attr_def a_upsample_v7[] = {ATTR("mode", STRING), {"scales", SY_ATTR_FLOATS, true}};
 static const sy_attr_def a_drop_v1[] = {ATTR("consumed_inputs", INTS), ATTR("is_test", INT), ATTR("ratio", FLOAT)};
 static const sy_attr_def a_drop_v6[] = {ATTR("is_test", INT), ATTR("ratio", FLOAT)};
 static const sy_attr_def a_drop_v7[] = {ATTR("ratio", FLOAT)};
@@ -1424,6 +1432,11 @@ static const sy_op_schema schemas[] = {
     S("Gemm", 7, 3, 3, 1, 1, SY_ATTRS(a_gemm_v7), infer_gemm),
     S("Gemm", 11, 2, 3, 1, 1, SY_ATTRS(a_gemm_v7), infer_gemm),
     S("MatMul", 1, 2, 2, 1, 1, SY_NO_ATTRS, infer_matmul),
+    S("Resize", 10, 2, 2, 1, 1, SY_ATTRS(a_resize_v10), nn_infer_resize),
+    S("Resize", 11, 1, 4, 1, 1, SY_ATTRS(a_resize_v11), nn_infer_resize),
+    S("Resize", 18, 1, 4, 1, 1, SY_ATTRS(a_resize_v18), nn_infer_resize),
+    S("Upsample", 7, 1, 1, 1, 1, SY_ATTRS(a_upsample_v7), nn_infer_resize),
+    S("Upsample", 9, 2, 2, 1, 1, SY_ATTRS(a_resize_v10), nn_infer_resize),
     SY_SCHEMA("Dropout", 1, 1, 1, 1, 2, SY_ATTRS(a_drop_v1), infer_dropout, SY_INPLACE(alias00), 0),
     SY_SCHEMA("Dropout", 6, 1, 1, 1, 2, SY_ATTRS(a_drop_v6), infer_dropout, SY_INPLACE(alias00), 0),
     SY_SCHEMA("Dropout", 7, 1, 1, 1, 2, SY_ATTRS(a_drop_v7), infer_dropout, SY_INPLACE(alias00), 0),
@@ -1450,13 +1463,15 @@ static const sy_kernel_def kernels[] = {
     K("MeanVarianceNormalization", prepare_norm, run_mvn, sy_release_free),
     K("Gemm", prepare_gemm, run_gemm, sy_release_free),
     K("MatMul", prepare_scope, run_matmul, NULL),
+    K("Resize", nn_prepare_resize, nn_run_resize, sy_release_free),
+    K("Upsample", nn_prepare_resize, nn_run_resize, sy_release_free),
     SY_CPU_KERNEL("Dropout", 1, 0, SY_DT_MASK_PLAIN, 0, sy_prepare_nothing, run_dropout, NULL),
 };
 
 static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
-    H = host;
+    sy_nn_host = host;
     return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
 }
 
