@@ -47,7 +47,7 @@ static int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open", path);
+        snprintf(err, errlen, "%.300s: cannot open", path);
         return -1;
     }
     int32_t h[7];
@@ -56,7 +56,7 @@ static int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
     fseek(f, 0, SEEK_SET);
     if (size < 28 || fread(h, 4, 7, f) != 7) {
         fclose(f);
-        snprintf(err, errlen, "%s: too short for a llama2.c header", path);
+        snprintf(err, errlen, "%.300s: too short for a llama2.c header", path);
         return -1;
     }
     m->dim = h[0];
@@ -70,7 +70,7 @@ static int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
         m->n_kv <= 0 || m->n_heads % m->n_kv || m->dim % m->n_heads || m->vocab <= 0 || m->seq_len <= 0 ||
         m->seq_len > 1 << 20) {
         fclose(f);
-        snprintf(err, errlen, "%s: header is not a llama2.c checkpoint", path);
+        snprintf(err, errlen, "%.300s: header is not a llama2.c checkpoint", path);
         return -1;
     }
     m->hd = m->dim / m->n_heads;
@@ -82,14 +82,14 @@ static int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
         n += (size_t)m->vocab * D;
     if ((size_t)size != 28 + n * 4) {
         fclose(f);
-        snprintf(err, errlen, "%s: %ld bytes, the header needs %zu", path, size, 28 + n * 4);
+        snprintf(err, errlen, "%.300s: %ld bytes, the header needs %zu", path, size, 28 + n * 4);
         return -1;
     }
     m->data = malloc(n * 4);
     if (!m->data || fread(m->data, 4, n, f) != n) {
         fclose(f);
         ref_free(m);
-        snprintf(err, errlen, "%s: read failed", path);
+        snprintf(err, errlen, "%.300s: read failed", path);
         return -1;
     }
     fclose(f);
