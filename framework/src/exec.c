@@ -49,19 +49,32 @@ sy_status *sy_compile_steps(struct sy_session *s)
     if (!s->steps)
         return sy_error_oom();
     s->n_steps = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++) {
+    for (uint32_t k = 0; k < s->n_nodes; k++) {
+        uint32_t i = s->order ? s->order[k] : k;
         sy_node_rt *nr = &s->nodes[i];
         if (nr->folded)
             continue;
-        /* boundary copies first consumed here run just before the node */
+        const sy_part_rt *part = nr->part >= 0 && s->parts[nr->part].compiled ? &s->parts[nr->part] : NULL;
+        if (part && part->nodes[0] != i)
+            continue; /* the partition's step was emitted at its first member */
+        /* boundary copies first consumed here (or anywhere in the
+         * partition) run just before */
         for (uint32_t c = 0; c < s->n_copies; c++) {
             sy_copy_rt *cp = &s->copies[c];
-            if (cp->consumer != i)
+            bool mine = cp->consumer == i;
+            for (uint32_t m = 0; part && m < part->n_nodes; m++)
+                mine |= cp->consumer == part->nodes[m];
+            if (!mine)
                 continue;
             cp->io_in[0] = &s->values[cp->src].t;
             cp->io_out[0] = &cp->val.t;
             cp->io = (sy_kernel_io){sizeof cp->io, 1, 1, cp->io_in, cp->io_out, NULL, 0, &s->rc};
             s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, &cp->io, i, true};
+        }
+        if (part) {
+            s->steps[s->n_steps++] =
+                (sy_step){part->provider->def.run_compiled, part->compiled, &part->io, i, false};
+            continue;
         }
         SY_TRY(build_io(s, nr));
         if (nr->view.scratch) {

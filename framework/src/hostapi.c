@@ -96,6 +96,14 @@ static sy_status *h_node_set_output(sy_node *n, uint32_t i, sy_dtype dt, int32_t
 
 static void h_node_set_scratch(sy_node *n, size_t bytes) { n->scratch = bytes; }
 
+static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
+{
+    if (kind == SY_MEM_PERSISTENT)
+        n->persistent += bytes;
+    else if (kind == SY_MEM_PACKED_WEIGHTS)
+        n->packed += bytes;
+}
+
 /* ---- attributes ---- */
 static const ir_attr *attr_of(const sy_node *n, const char *name, sy_attr_type type)
 {
@@ -246,6 +254,7 @@ const sy_host_api sy_host_api_table = {
     .profile_event = sy_profile_record,
     .now_ns = h_now_ns,
     .app = &app_api_table,
+    .node_report_memory = h_node_report_memory,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

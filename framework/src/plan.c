@@ -75,30 +75,42 @@ static void place_first_fit(buf *b, buf **placed, uint32_t n_placed, size_t alig
     b->offset = offset;
 }
 
-/* Node positions: step index, or dependency level with a thread pool. */
+/* Node positions in execution order: step index, or dependency level with a
+ * thread pool. The members of a compiled partition run as one step and
+ * share one position. Folded nodes have none. */
 static int32_t *node_positions(struct sy_session *s, int32_t *n_pos)
 {
     int32_t *pos = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof *pos);
     if (!pos)
         return NULL;
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        pos[i] = -1;
     bool by_level = s->threads > 1;
     int32_t n = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++) {
-        if (s->nodes[i].folded) {
-            pos[i] = -1;
+    for (uint32_t k = 0; k < s->n_nodes; k++) {
+        uint32_t i = s->order ? s->order[k] : k;
+        if (s->nodes[i].folded)
+            continue;
+        const sy_part_rt *part =
+            s->nodes[i].part >= 0 && s->parts[s->nodes[i].part].compiled ? &s->parts[s->nodes[i].part] : NULL;
+        if (part && part->nodes[0] != i) {
+            pos[i] = pos[part->nodes[0]]; /* members follow their first, contiguously */
             continue;
         }
         if (!by_level) {
             pos[i] = n++;
             continue;
         }
-        const ir_node *nd = s->nodes[i].view.ir;
         int32_t level = 0;
-        for (uint32_t k = 0; k < nd->n_inputs; k++) {
-            int32_t v = nd->inputs[k];
-            int32_t p = v >= 0 ? s->values[v].producer : -1;
-            if (p >= 0 && pos[p] >= 0 && pos[p] + 1 > level)
-                level = pos[p] + 1;
+        uint32_t n_members = part ? part->n_nodes : 1;
+        for (uint32_t m = 0; m < n_members; m++) {
+            const ir_node *nd = s->nodes[part ? part->nodes[m] : i].view.ir;
+            for (uint32_t q = 0; q < nd->n_inputs; q++) {
+                int32_t v = nd->inputs[q];
+                int32_t p = v >= 0 ? s->values[v].producer : -1;
+                if (p >= 0 && pos[p] >= 0 && pos[p] + 1 > level)
+                    level = pos[p] + 1;
+            }
         }
         pos[i] = level;
         if (level + 1 > n)
@@ -169,6 +181,9 @@ sy_status *sy_plan_memory(struct sy_session *s)
         const sy_node_rt *nr = &s->nodes[i];
         const sy_op_schema *sc = &nr->view.schema->def;
         const ir_node *n = nr->view.ir;
+        /* a compiled partition runs its own way: no aliasing inside it */
+        if (nr->part >= 0 && s->parts[nr->part].compiled)
+            continue;
         for (uint32_t p = 0; p < sc->n_inplace; p++) {
             const sy_inplace_pair *ip = &sc->inplace[p];
             if ((uint32_t)ip->input >= n->n_inputs || (uint32_t)ip->output >= n->n_outputs)

@@ -23,6 +23,9 @@ void sy_profile_free(struct sy_session *s);
 sy_status *sy_pool_create(int threads, struct sy_pool **out);
 sy_status *sy_domains_init(struct sy_session *s);
 sy_status *sy_insert_copies(struct sy_session *s);
+sy_status *sy_partitions_build(struct sy_session *s);
+sy_status *sy_partitions_compile(struct sy_session *s);
+void sy_partitions_free(struct sy_session *s);
 void sy_pool_destroy(struct sy_pool *pool);
 
 static const char *node_label(const ir_node *n, char *buf, size_t len)
@@ -143,6 +146,7 @@ static sy_status *bind_nodes(struct sy_session *s)
         nr->view.index = i;
         nr->view.n_in = n->n_inputs;
         nr->view.n_out = n->n_outputs;
+        nr->part = -1;
         nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
         nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
         if (!nr->view.in || !nr->view.out)
@@ -314,6 +318,7 @@ static sy_status *prepare_all(struct sy_session *s)
     if (s->dynamic)
         return NULL; /* placed and prepared node by node at run time */
     SY_TRY(sy_place_all(s));
+    SY_TRY(sy_partitions_build(s));
     SY_TRY(sy_insert_copies(s));
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         sy_node_rt *nr = &s->nodes[i];
@@ -328,7 +333,7 @@ static sy_status *prepare_all(struct sy_session *s)
         }
         nr->prepared = true;
     }
-    return NULL;
+    return sy_partitions_compile(s);
 }
 
 sy_status *sy_session_plan(struct sy_session *s)
@@ -347,6 +352,7 @@ sy_status *sy_session_plan(struct sy_session *s)
 
 void sy_session_unplan(struct sy_session *s)
 {
+    sy_partitions_free(s);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         sy_node_rt *nr = &s->nodes[i];
         if (nr->prepared && nr->kernel->def.release)

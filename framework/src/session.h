@@ -62,8 +62,27 @@ struct sy_node {
     sy_tensor **out; /* NULL entries for omitted outputs (kernels still get a scratch tensor) */
     uint32_t n_in, n_out;
     size_t scratch;
+    size_t persistent; /* reported by the kernel: state kept across runs */
+    size_t packed;     /* reported by the kernel: repacked weights */
     bool inferring;  /* node_set_output allowed */
 };
+
+/* A fused partition: nodes one provider grouped (ABI 1.1). When compiled,
+ * it runs as one step in place of its nodes' kernels. */
+typedef struct sy_part_rt {
+    struct sy_provider_rec *provider;
+    uint32_t group_id;
+    uint32_t *nodes;           /* node indices, execution order */
+    const sy_node **views;
+    uint32_t n_nodes;
+    const sy_tensor **inputs;
+    uint32_t n_inputs;
+    sy_tensor **outputs;
+    uint32_t n_outputs;
+    void *compiled;            /* NULL: nodes run their own kernels */
+    bool from_cache;
+    sy_kernel_io io;
+} sy_part_rt;
 
 typedef enum sy_placement_reason {
     SY_PLACE_TAKEN = SY_REASON_TAKEN,
@@ -86,6 +105,7 @@ typedef struct sy_node_rt {
     sy_tensor *dummy_out;         /* for omitted optional outputs */
     size_t scratch_offset;
     void *scratch_ptr;
+    int32_t part;                 /* fused partition index, -1 none */
 } sy_node_rt;
 
 /* A compiled step: everything the run loop needs, nothing else. */
@@ -151,6 +171,11 @@ struct sy_session {
     uint32_t n_times;
     uint32_t *level_start; /* steps [level_start[l], level_start[l+1]) form level l */
     uint32_t n_levels;
+    /* fused partitions and the execution order (members of a compiled
+     * partition are contiguous) */
+    sy_part_rt *parts;
+    uint32_t n_parts;
+    uint32_t *order;
     /* plugins this session holds a reference on */
     sy_loaded_plugin **held;
     uint32_t n_held;

@@ -145,7 +145,7 @@ static void test_priority_order(void)
     /* cpu_ref is in the list: it takes sub0 by priority, not as a fallback,
      * and the text says why test_npu declined */
     PT_CHECK(placement(r1.s, "sub0", &p) && p.reason == SY_REASON_TAKEN, "sub0 reason %s", sy_reason_name(p.reason));
-    PT_HAS(p.reason_text, "test_npu: no test_npu kernel for Sub");
+    PT_HAS(p.reason_text, "test_npu: [no-kernel] no test_npu kernel for Sub");
     expect_reference(&r1, 1, "npu first");
 
     /* swapped: cpu_ref asks first and has kernels for everything */
@@ -221,7 +221,7 @@ static void test_fallback(void)
         PT_CHECK(placement(r.s, fb[i], &p), "%s not found", fb[i]);
         PT_CHECK(p.provider && !strcmp(p.provider, "cpu_ref"), "%s on %s", fb[i], p.provider);
         PT_CHECK(p.reason == SY_REASON_FALLBACK, "%s reason %s", fb[i], sy_reason_name(p.reason));
-        PT_HAS(p.reason_text, i ? "test_npu: no test_npu kernel for Neg" : "test_npu: no test_npu kernel for Sub");
+        PT_HAS(p.reason_text, i ? "test_npu: [no-kernel] no test_npu kernel for Neg" : "test_npu: [no-kernel] no test_npu kernel for Sub");
     }
     PT_CHECK(placement(r.s, "mul0", &p) && p.reason == SY_REASON_TAKEN && !strcmp(p.provider, "test_npu"),
              "mul0 %s/%s", p.provider, sy_reason_name(p.reason));
@@ -251,9 +251,9 @@ static void test_strict(void)
     PT_HAS(msg, "'mul0'");
     PT_HAS(msg, "'neg0'");
     /* no kernel (the core's check) and outside the subset (check_node's) */
-    PT_HAS(msg, "test_npu: no test_npu kernel for Sub");
-    PT_HAS(msg, "test_npu: op Mul is outside the configured subset (ops = Add)");
-    PT_HAS(msg, "test_npu: no test_npu kernel for Neg");
+    PT_HAS(msg, "test_npu: [no-kernel] no test_npu kernel for Sub");
+    PT_HAS(msg, "test_npu: [op-unsupported] op Mul is outside the configured subset (ops = Add)");
+    PT_HAS(msg, "test_npu: [no-kernel] no test_npu kernel for Neg");
     PT_CHECK(!strstr(msg, "'add0'") && !strstr(msg, "'add1'"), "placed nodes named: %s", msg);
     PT_CHECK(s == NULL, "output set on failure");
 

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 0
+#define SY_ABI_MINOR 1
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -165,6 +165,19 @@ enum {
     SY_PROVIDER_FALLBACK = 1u << 1  /* may take any node it has a kernel for (cpu_ref) */
 };
 
+/* A fused partition as its provider sees it (ABI 1.1). Inputs are the
+ * tensors its nodes read from outside it (weights included), outputs those
+ * read outside it or graph outputs; io of run_compiled follows this order. */
+typedef struct sy_partition {
+    uint32_t struct_size;
+    const sy_node *const *nodes; /* execution order */
+    uint32_t n_nodes;
+    const sy_tensor *const *inputs;
+    uint32_t n_inputs;
+    const sy_tensor *const *outputs;
+    uint32_t n_outputs;
+} sy_partition;
+
 typedef struct sy_provider_def {
     uint32_t struct_size;
     const char *name;
@@ -183,7 +196,27 @@ typedef struct sy_provider_def {
      * Without them the core bounces through host memory (and counts it). */
     bool (*can_copy)(void *state, const char *src_domain, const char *dst_domain);
     sy_status *(*copy)(void *state, const sy_tensor *src, sy_tensor *dst);
+
+    /* ---- ABI 1.1: fused partitions and the compile cache (all optional) ---- */
+    /* Group the nodes this provider took (in execution order) into fused
+     * partitions: write a group id per node, 0 = not fused, equal non-zero
+     * ids = one partition. The core refuses a group that is not convex
+     * (a path leaving it and coming back) and names the nodes. */
+    sy_status *(*group)(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of);
+    /* Finalize one partition into an object run in place of its nodes'
+     * kernels. Without compile, groups only count as partitions. */
+    sy_status *(*compile)(void *state, const sy_partition *p, void **compiled);
+    sy_status *(*run_compiled)(void *compiled, const sy_kernel_io *io);
+    void (*release_compiled)(void *compiled);
+    /* Compile cache: bytes of a compiled partition (allocated with
+     * host->alloc, freed by the caller) and back. `compat` identifies what
+     * the bytes need: provider, its version, SoC, options. */
+    sy_status *(*serialize)(void *compiled, void **bytes, size_t *size);
+    sy_status *(*deserialize)(void *state, const sy_partition *p, const void *bytes, size_t size,
+                              void **compiled);
+    const char *(*compat)(void *state);
 } sy_provider_def;
+
 
 /* ---- quantization schemes ----------------------------------------------- */
 typedef struct sy_observer sy_observer; /* plugin-owned calibration state */
@@ -265,7 +298,15 @@ typedef struct sy_host_api {
     /* the application API (models, sessions, tensor files) for extension
      * plugins that drive sessions the way a host application does */
     const sy_app_api *app;
+
+    /* ---- ABI 1.1 ---- */
+    /* In prepare: memory a kernel keeps outside the arena, for the memory
+     * report (SY_MEM_PERSISTENT: state across runs; SY_MEM_PACKED_WEIGHTS:
+     * a repacked copy of weights). */
+    void (*node_report_memory)(sy_node *n, int kind, size_t bytes);
 } sy_host_api;
+
+enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
 /* ---- the descriptor and the one exported symbol ------------------------- */
 typedef struct sy_plugin_desc {
@@ -305,6 +346,11 @@ SY_ABI_PIN(sy_kernel_def, run, 72);
 SY_ABI_PIN(sy_host_api, status_new, 8);
 SY_ABI_PIN(sy_host_api, register_schema, 64);
 SY_ABI_PIN(sy_plugin_desc, init, 48);
+SY_ABI_PIN(sy_provider_def, copy, 80);
+SY_ABI_PIN(sy_host_api, app, 272);
+/* ABI 1.1 additions */
+SY_ABI_PIN(sy_provider_def, group, 88);
+SY_ABI_PIN(sy_host_api, node_report_memory, 280);
 #undef SY_ABI_PIN
 #endif
 
