@@ -87,6 +87,14 @@ SY_EXPORT bool sy_session_memory_report(const sy_session *s, size_t domain, sy_m
     out->activations = d->activations;
     out->scratch = d->scratch;
     out->copies = d->copies;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        const sy_node_rt *nr = &s->nodes[i];
+        const char *dname = nr->provider ? nr->provider->domain.name : "host";
+        if (!nr->folded && !strcmp(dname, d->name)) {
+            out->persistent += nr->view.persistent;
+            out->packed_weights += nr->view.packed;
+        }
+    }
     if (domain == 0)
         for (uint32_t v = 0; v < s->n_values; v++)
             if (s->g->values[v].flags & IR_VALUE_INITIALIZER)

@@ -325,6 +325,7 @@ static sy_status *prepare_all(struct sy_session *s)
         if (nr->folded)
             continue;
         nr->view.scratch = 0;
+        nr->view.persistent = nr->view.packed = 0;
         if (nr->kernel->def.prepare) {
             sy_status *st = nr->kernel->def.prepare(&nr->view, &nr->state);
             if (st)
