@@ -61,6 +61,8 @@ size_t sy_dtype_elem_size(sy_dtype dt)
     switch (dt) {
     case SY_DT_FLOAT32: case SY_DT_INT32: case SY_DT_UINT32: return 4;
     case SY_DT_UINT8: case SY_DT_INT8: case SY_DT_BOOL: return 1;
+    case SY_DT_FLOAT8E4M3FN: case SY_DT_FLOAT8E4M3FNUZ: case SY_DT_FLOAT8E5M2: case SY_DT_FLOAT8E5M2FNUZ:
+    case SY_DT_FLOAT8E8M0: return 1;
     case SY_DT_UINT16: case SY_DT_INT16: case SY_DT_FLOAT16: case SY_DT_BFLOAT16: return 2;
     case SY_DT_INT64: case SY_DT_UINT64: case SY_DT_FLOAT64: return 8;
     default: return 0;
@@ -69,15 +71,20 @@ size_t sy_dtype_elem_size(sy_dtype dt)
 
 bool sy_dtype_valid(int32_t dt)
 {
-    return dt == SY_DT_INT4 || dt == SY_DT_UINT4 || (dt > 0 && dt != SY_DT_STRING && sy_dtype_elem_size((sy_dtype)dt) > 0);
+    return dt == SY_DT_INT4 || dt == SY_DT_UINT4 || dt == SY_DT_FLOAT4E2M1 || dt == SY_DT_INT2 || dt == SY_DT_UINT2 ||
+           (dt > 0 && dt != SY_DT_STRING && sy_dtype_elem_size((sy_dtype)dt) > 0);
 }
 
 bool sy_dtype_bytes(sy_dtype dt, int64_t numel, size_t *out)
 {
     if (numel < 0)
         return false;
-    if (dt == SY_DT_INT4 || dt == SY_DT_UINT4) {
+    if (dt == SY_DT_INT4 || dt == SY_DT_UINT4 || dt == SY_DT_FLOAT4E2M1) {
         *out = ((size_t)numel + 1) / 2;
+        return true;
+    }
+    if (dt == SY_DT_INT2 || dt == SY_DT_UINT2) {
+        *out = ((size_t)numel + 3) / 4;
         return true;
     }
     size_t es = sy_dtype_elem_size(dt);
@@ -129,6 +136,14 @@ SY_EXPORT const char *sy_dtype_name(sy_dtype dt)
     case SY_DT_BFLOAT16: return "bfloat16";
     case SY_DT_INT4: return "int4";
     case SY_DT_UINT4: return "uint4";
+    case SY_DT_FLOAT8E4M3FN: return "float8e4m3fn";
+    case SY_DT_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+    case SY_DT_FLOAT8E5M2: return "float8e5m2";
+    case SY_DT_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+    case SY_DT_FLOAT4E2M1: return "float4e2m1";
+    case SY_DT_FLOAT8E8M0: return "float8e8m0";
+    case SY_DT_UINT2: return "uint2";
+    case SY_DT_INT2: return "int2";
     default: return "undefined";
     }
 }

@@ -41,8 +41,16 @@ typedef enum sy_dtype {
     SY_DT_UINT32 = 12,
     SY_DT_UINT64 = 13,
     SY_DT_BFLOAT16 = 16,
-    SY_DT_INT4 = 22, /* packed two per byte, low nibble first */
-    SY_DT_UINT4 = 21,
+    SY_DT_FLOAT8E4M3FN = 17,   /* one byte each */
+    SY_DT_FLOAT8E4M3FNUZ = 18,
+    SY_DT_FLOAT8E5M2 = 19,
+    SY_DT_FLOAT8E5M2FNUZ = 20,
+    SY_DT_UINT4 = 21,          /* packed two per byte, low nibble first */
+    SY_DT_INT4 = 22,
+    SY_DT_FLOAT4E2M1 = 23,     /* packed two per byte, low nibble first */
+    SY_DT_FLOAT8E8M0 = 24,     /* one byte each */
+    SY_DT_UINT2 = 25,          /* packed four per byte, lowest bits first */
+    SY_DT_INT2 = 26,
     SY_DT__COUNT = 32
 } sy_dtype;
 
