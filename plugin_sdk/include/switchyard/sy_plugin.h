@@ -94,7 +94,9 @@ typedef struct sy_op_schema {
     const sy_attr_def *attrs; /* known attributes; others are refused */
     uint32_t n_attrs;
     /* Set every output's dtype and shape from the inputs (host->node_input)
-     * and attributes. Input data is non-NULL when the value is known at plan
+     * and attributes. Input dims are always concrete (>= 0): a session plans
+     * for the input shapes it has (symbolic dims start at 1) and plans again
+     * when set_input brings new shapes. Input data is non-NULL when the value is known at plan
      * time (initializer or folded). Return SY_ERR_DYNAMIC_SHAPE when the
      * output shape needs values that are not known yet. Constraint
      * violations return SY_ERR_SHAPE/SY_ERR_TYPE/SY_ERR_INVALID_ARGUMENT
@@ -135,7 +137,10 @@ typedef struct sy_kernel_def {
      * write a reason into `why` (may be NULL) to decline. */
     bool (*accepts)(const sy_node *node, char *why, size_t why_len);
     /* Per session and node: read attributes, validate, precompute, ask for
-     * scratch (host->node_set_scratch). No string work is allowed in run. */
+     * scratch (host->node_set_scratch). No string work is allowed in run.
+     * Shapes seen here are final for every run until the next prepare: a
+     * new input shape re-plans (and prepares again); in dynamic mode (a
+     * shape depends on values) prepare runs before each run of the node. */
     sy_status *(*prepare)(sy_node *node, void **state);
     sy_status *(*run)(void *state, const sy_kernel_io *io);
     void (*release)(void *state);
@@ -284,6 +289,7 @@ typedef struct sy_host_api {
     /* attributes: return false when absent */
     bool (*attr_int)(const sy_node *n, const char *name, int64_t *out);
     bool (*attr_float)(const sy_node *n, const char *name, float *out);
+    /* strings are NUL-terminated; *len excludes the terminator (a string may hold NULs) */
     bool (*attr_string)(const sy_node *n, const char *name, const char **out, size_t *len);
     bool (*attr_ints)(const sy_node *n, const char *name, const int64_t **out, size_t *count);
     bool (*attr_floats)(const sy_node *n, const char *name, const float **out, size_t *count);
