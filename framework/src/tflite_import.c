@@ -31,6 +31,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,15 @@ static sy_status *read_quant(tctx *c, fb_table t, const char *tname, ir_value *v
                             tname, (long long)z);
         }
         zps[i] = (int32_t)z;
+        int64_t lo = v->dtype == SY_DT_INT8 ? -128 : v->dtype == SY_DT_UINT8 ? 0 : v->dtype == SY_DT_INT16 ? -32768 : INT32_MIN;
+        int64_t hi = v->dtype == SY_DT_INT8 ? 127 : v->dtype == SY_DT_UINT8 ? 255 : v->dtype == SY_DT_INT16 ? 32767 : INT32_MAX;
+        if (z < lo || z > hi || !isfinite(scales[i]) || scales[i] < 0.0f) {
+            free(qp);
+            free(scales);
+            free(zps);
+            return sy_error(SY_ERR_INVALID_MODEL, "%s: tensor '%s' (%s): scale %g / zero point %lld is out of range",
+                            c->where, tname, sy_dtype_name(v->dtype), (double)fb_vec_f32(&c->r, sc, i), (long long)z);
+        }
     }
     qp->struct_size = sizeof *qp;
     qp->axis = axis;

@@ -32,6 +32,21 @@
             (run_fn), (release_fn), NULL                                                                           \
     }
 
+/* Defines prepare `name` around `impl`: when impl fails, the state it
+ * stored is released and cleared (the core calls release only for nodes
+ * whose prepare succeeded). */
+#define TFL_PREPARE_GUARDED(name, impl, release_fn)                                                               \
+    static sy_status *name(sy_node *n, void **state)                                                              \
+    {                                                                                                              \
+        *state = NULL;                                                                                             \
+        sy_status *st_ = impl(n, state);                                                                           \
+        if (st_) {                                                                                                 \
+            release_fn(*state);                                                                                    \
+            *state = NULL;                                                                                         \
+        }                                                                                                          \
+        return st_;                                                                                                \
+    }
+
 #define TFL_F32 SY_DT_BIT(SY_DT_FLOAT32)
 #define TFL_I8 SY_DT_BIT(SY_DT_INT8)
 #define TFL_F32_I8 (TFL_F32 | TFL_I8)

@@ -92,7 +92,7 @@ static sy_status *infer_binary(sy_node *n)
     return sy_infer_broadcast(H, n, is_cmp(k) || k == B_AND || k == B_OR ? SY_DT_BOOL : SY_DT_UNDEFINED, 2);
 }
 
-static sy_status *prepare_binary(sy_node *n, void **state)
+static sy_status *prepare_binary_impl(sy_node *n, void **state)
 {
     bin_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -354,7 +354,7 @@ static sy_status *infer_unary(sy_node *n)
     return sy_infer_unary(H, n);
 }
 
-static sy_status *prepare_unary(sy_node *n, void **state)
+static sy_status *prepare_unary_impl(sy_node *n, void **state)
 {
     un_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -527,7 +527,7 @@ typedef struct red_state {
     int32_t xz, yz;
 } red_state;
 
-static sy_status *prepare_reduce(sy_node *n, void **state)
+static sy_status *prepare_reduce_impl(sy_node *n, void **state)
 {
     red_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -627,7 +627,7 @@ typedef struct arg_state {
     bool is_max;
 } arg_state;
 
-static sy_status *prepare_arg(sy_node *n, void **state)
+static sy_status *prepare_arg_impl(sy_node *n, void **state)
 {
     arg_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -676,7 +676,7 @@ typedef struct cs_state {
     int32_t xz, yz;
 } cs_state;
 
-static sy_status *prepare_cumsum(sy_node *n, void **state)
+static sy_status *prepare_cumsum_impl(sy_node *n, void **state)
 {
     cs_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -837,6 +837,13 @@ static sy_status *run_unique(void *state, const sy_kernel_io *io)
     unique_count(x, ix ? ix->data : NULL, ix ? ix->dtype : SY_DT_INT32, v->data);
     return NULL;
 }
+
+/* a failed prepare releases what it allocated: the core keeps no state then */
+TFL_PREPARE_GUARDED(prepare_binary, prepare_binary_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_unary, prepare_unary_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_reduce, prepare_reduce_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_arg, prepare_arg_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_cumsum, prepare_cumsum_impl, sy_release_free)
 
 /* ======================================================================== */
 /* registration                                                             */

@@ -173,7 +173,7 @@ static sy_status *infer_conv(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
-static sy_status *prepare_conv(sy_node *n, void **state)
+static sy_status *prepare_conv_impl(sy_node *n, void **state)
 {
     conv_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -245,7 +245,7 @@ static sy_status *run_conv(void *state, const sy_kernel_io *io)
                         ((float *)y->data)[yo] = tfl_act_apply(&s->act, acc);
                     } else {
                         const int8_t *xd = x->data, *wd = w->data;
-                        int32_t acc = 0;
+                        int64_t acc = 0; /* int32 in TFLite; wide here so corrupt shapes cannot overflow */
                         for (int64_t ky = 0; ky < KH; ky++) {
                             int64_t iy = iy0 + ky * s->dh;
                             if (iy < 0 || iy >= IH)
@@ -266,8 +266,8 @@ static sy_status *run_conv(void *state, const sy_kernel_io *io)
                         }
                         if (b)
                             acc += ((const int32_t *)b->data)[oc];
-                        acc = sy_q_mul_by_qm(acc, s->mult[oc], s->shift[oc]) + s->out_zp;
-                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
+                        int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult[oc], s->shift[oc]) + s->out_zp;
+                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(r, s->lo, s->hi);
                     }
                 }
     return NULL;
@@ -316,7 +316,7 @@ static sy_status *infer_fc(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 2, dims);
 }
 
-static sy_status *prepare_fc(sy_node *n, void **state)
+static sy_status *prepare_fc_impl(sy_node *n, void **state)
 {
     fc_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -384,15 +384,15 @@ static sy_status *run_fc(void *state, const sy_kernel_io *io)
     int8_t *yd = io->outputs[0]->data;
     for (int64_t i = 0; i < B; i++)
         for (int64_t u = 0; u < U; u++) {
-            int32_t acc = 0;
+            int64_t acc = 0; /* int32 in TFLite; wide here so corrupt shapes cannot overflow */
             const int8_t *xp = xd + i * K, *wp = wd + u * K;
             for (int64_t k = 0; k < K; k++)
                 acc += ((int32_t)xp[k] + s->in_off) * ((int32_t)wp[k] + s->w_off);
             if (bd)
                 acc += bd[u];
             int64_t c = s->per_channel ? u : 0;
-            acc = sy_q_mul_by_qm(acc, s->mult[c], s->shift[c]) + s->out_zp;
-            yd[i * U + u] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
+            int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult[c], s->shift[c]) + s->out_zp;
+            yd[i * U + u] = (int8_t)tfl_clampi(r, s->lo, s->hi);
         }
     return NULL;
 }
@@ -440,7 +440,7 @@ static sy_status *infer_tconv(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
-static sy_status *prepare_tconv(sy_node *n, void **state)
+static sy_status *prepare_tconv_impl(sy_node *n, void **state)
 {
     conv_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -516,10 +516,10 @@ static sy_status *run_tconv(void *state, const sy_kernel_io *io)
                                 accf[yo + oc] += a;
                             } else {
                                 const int8_t *xd = x->data, *wd = w->data;
-                                int32_t a = 0;
+                                int64_t a = 0;
                                 for (int64_t ic = 0; ic < IC; ic++)
                                     a += ((int32_t)xd[xo + ic] + s->in_off) * wd[wo + ic];
-                                acci[yo + oc] += a;
+                                acci[yo + oc] = (int32_t)((uint32_t)acci[yo + oc] + (uint32_t)a);
                             }
                         }
                     }
@@ -530,7 +530,7 @@ static sy_status *run_tconv(void *state, const sy_kernel_io *io)
             float v = accf[i] + (b ? ((const float *)b->data)[oc] : 0.0f);
             accf[i] = tfl_act_apply(&s->act, v);
         } else {
-            int32_t v = acci[i] + (b ? ((const int32_t *)b->data)[oc] : 0);
+            int32_t v = (int32_t)((uint32_t)acci[i] + (uint32_t)(b ? ((const int32_t *)b->data)[oc] : 0));
             v = sy_q_mul_by_qm(v, s->mult[oc], s->shift[oc]) + s->out_zp;
             ((int8_t *)y->data)[i] = (int8_t)tfl_clampi(v, s->lo, s->hi);
         }
@@ -574,7 +574,7 @@ static sy_status *infer_pool(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
-static sy_status *prepare_pool(sy_node *n, void **state)
+static sy_status *prepare_pool_impl(sy_node *n, void **state)
 {
     pool_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -706,7 +706,7 @@ static void float_row(const sm_state *s, float *buf, int64_t d)
     }
 }
 
-static sy_status *prepare_softmax(sy_node *n, void **state)
+static sy_status *prepare_softmax_impl(sy_node *n, void **state)
 {
     sm_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -816,7 +816,7 @@ static sy_status *infer_bmm(sy_node *n)
     return H->node_set_output(n, 0, a->dtype, r, dims);
 }
 
-static sy_status *prepare_bmm(sy_node *n, void **state)
+static sy_status *prepare_bmm_impl(sy_node *n, void **state)
 {
     bmm_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -880,12 +880,12 @@ static sy_status *run_bmm(void *state, const sy_kernel_io *io)
                     ((float *)y->data)[yo] = acc;
                 } else {
                     const int8_t *ad = (const int8_t *)a->data + ao, *bd = (const int8_t *)b->data + bo;
-                    int32_t acc = 0;
+                    int64_t acc = 0;
                     for (int64_t k = 0; k < K; k++)
                         acc += ((int32_t)(s->adj_x ? ad[k * M + m] : ad[m * K + k]) + s->x_off) *
                                ((int32_t)(s->adj_y ? bd[nn * K + k] : bd[k * N + nn]) + s->y_off);
-                    acc = sy_q_mul_by_qm(acc, s->mult, s->shift) + s->out_zp;
-                    ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, -128, 127);
+                    int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult, s->shift) + s->out_zp;
+                    ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(r, -128, 127);
                 }
             }
     }
@@ -939,7 +939,7 @@ static sy_status *infer_conv3d(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 5, dims);
 }
 
-static sy_status *prepare_conv3d(sy_node *n, void **state)
+static sy_status *prepare_conv3d_impl(sy_node *n, void **state)
 {
     c3_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -993,6 +993,15 @@ static sy_status *run_conv3d(void *state, const sy_kernel_io *io)
                     }
     return NULL;
 }
+
+/* a failed prepare releases what it allocated: the core keeps no state then */
+TFL_PREPARE_GUARDED(prepare_conv, prepare_conv_impl, conv_release)
+TFL_PREPARE_GUARDED(prepare_fc, prepare_fc_impl, fc_release)
+TFL_PREPARE_GUARDED(prepare_tconv, prepare_tconv_impl, conv_release)
+TFL_PREPARE_GUARDED(prepare_pool, prepare_pool_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_softmax, prepare_softmax_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_bmm, prepare_bmm_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_conv3d, prepare_conv3d_impl, sy_release_free)
 
 /* ======================================================================== */
 /* registration                                                             */

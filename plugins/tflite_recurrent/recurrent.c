@@ -134,7 +134,7 @@ static sy_status *dequant(const sy_tensor *t, int64_t expect, int64_t row_len, c
     return NULL;
 }
 
-static sy_status *prepare_lstm(sy_node *n, void **state)
+static sy_status *prepare_lstm_impl(sy_node *n, void **state)
 {
     lstm_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -275,6 +275,9 @@ static sy_status *run_lstm(void *state, const sy_kernel_io *io)
         }
     return NULL;
 }
+
+/* a failed prepare releases what it allocated: the core keeps no state then */
+TFL_PREPARE_GUARDED(prepare_lstm, prepare_lstm_impl, lstm_release)
 
 static const sy_attr_def lstm_attrs[] = {
     TFL_ATTR_ACT,

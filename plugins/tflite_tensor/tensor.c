@@ -168,7 +168,7 @@ static sy_status *infer_quantize(sy_node *n)
     return sy_infer_like_input(H, n, 0, 0, dt);
 }
 
-static sy_status *prepare_quantize(sy_node *n, void **state)
+static sy_status *prepare_quantize_impl(sy_node *n, void **state)
 {
     q_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -320,7 +320,7 @@ typedef struct cat_state {
     bool requant;
 } cat_state;
 
-static sy_status *prepare_concat(sy_node *n, void **state)
+static sy_status *prepare_concat_impl(sy_node *n, void **state)
 {
     cat_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -481,7 +481,7 @@ static void split_run(const sy_tensor *x, int32_t axis, const sy_kernel_io *io)
     }
 }
 
-static sy_status *prepare_unpack(sy_node *n, void **state)
+static sy_status *prepare_unpack_impl(sy_node *n, void **state)
 {
     split_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -830,7 +830,7 @@ typedef struct slice_state {
     int32_t rank;
 } slice_state;
 
-static sy_status *prepare_slice(sy_node *n, void **state)
+static sy_status *prepare_slice_impl(sy_node *n, void **state)
 {
     slice_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -911,7 +911,7 @@ typedef struct pad_state {
     unsigned char fill[16];
 } pad_state;
 
-static sy_status *prepare_pad(sy_node *n, void **state)
+static sy_status *prepare_pad_impl(sy_node *n, void **state)
 {
     pad_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -998,7 +998,7 @@ typedef struct rs_state {
     int32_t sa, ba;
 } rs_state;
 
-static sy_status *prepare_revseq(sy_node *n, void **state)
+static sy_status *prepare_revseq_impl(sy_node *n, void **state)
 {
     rs_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -1110,7 +1110,7 @@ static sy_status *infer_gather(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, r, dims);
 }
 
-static sy_status *prepare_gather(sy_node *n, void **state)
+static sy_status *prepare_gather_impl(sy_node *n, void **state)
 {
     split_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -1368,7 +1368,7 @@ typedef struct rz_state {
     bool bilinear, ac, hp;
 } rz_state;
 
-static sy_status *prepare_resize(sy_node *n, void **state)
+static sy_status *prepare_resize_impl(sy_node *n, void **state)
 {
     rz_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -1439,6 +1439,16 @@ static sy_status *run_resize(void *state, const sy_kernel_io *io)
             }
     return NULL;
 }
+
+/* a failed prepare releases what it allocated: the core keeps no state then */
+TFL_PREPARE_GUARDED(prepare_quantize, prepare_quantize_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_concat, prepare_concat_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_unpack, prepare_unpack_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_slice, prepare_slice_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_pad, prepare_pad_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_revseq, prepare_revseq_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_gather, prepare_gather_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_resize, prepare_resize_impl, sy_release_free)
 
 /* ======================================================================== */
 /* registration                                                             */
