@@ -224,6 +224,26 @@ static sy_status *finish_parse(sy_config *cfg, parse_ctx *ctx, int rc, const cha
     return NULL;
 }
 
+/* inih reads lines of at most INI_MAX_LINE - 1 characters and would split a
+ * longer one silently into a second, malformed line: say so instead. */
+static sy_status *check_line_lengths(const char *text, const char *origin)
+{
+    int line = 1;
+    for (const char *p = text; *p; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len >= INI_MAX_LINE - 1)
+            return sy_error(SY_ERR_INVALID_CONFIG,
+                            "%s: line %d is %zu characters long; the INI reader takes at most %d per line (split a "
+                            "list over several 'plugins =' or 'plugin_dirs =' lines: they add up)",
+                            origin, line, len, INI_MAX_LINE - 2);
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return NULL;
+}
+
 sy_status *sy_config_parse_file(const char *path, sy_config *cfg)
 {
     config_defaults(cfg);
@@ -234,10 +254,41 @@ sy_status *sy_config_parse_file(const char *path, sy_config *cfg)
     FILE *f = fopen(path, "r");
     if (!f)
         return sy_error(SY_ERR_NOT_FOUND, "configuration file '%s': %s", path, strerror(errno));
-    parse_ctx ctx = {cfg, NULL};
-    int rc = ini_parse_file(f, sy_ini_handler, &ctx);
+    /* configuration files are small: read whole, check, parse from memory */
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = (cap + 4096 + 1) * 2;
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                return sy_error_oom();
+            }
+            text = grown;
+        }
+        size_t got = fread(text + len, 1, 4096, f);
+        len += got;
+        if (got < 4096)
+            break;
+    }
+    bool failed = ferror(f);
     fclose(f);
-    return finish_parse(cfg, &ctx, rc, path);
+    text[len] = '\0';
+    if (failed || memchr(text, '\0', len)) {
+        free(text);
+        return sy_error(failed ? SY_ERR_IO : SY_ERR_INVALID_CONFIG, "configuration file '%s': %s", path,
+                        failed ? "read error" : "contains a NUL byte (not a text file)");
+    }
+    sy_status *st = check_line_lengths(text, path);
+    if (!st) {
+        parse_ctx ctx = {cfg, NULL};
+        int rc = ini_parse_string(text, sy_ini_handler, &ctx);
+        st = finish_parse(cfg, &ctx, rc, path);
+    }
+    free(text);
+    return st;
 }
 
 sy_status *sy_config_parse_string(const char *text, const char *origin, const char *base_dir, sy_config *cfg)
@@ -247,6 +298,7 @@ sy_status *sy_config_parse_string(const char *text, const char *origin, const ch
     cfg->base_dir = sy_strdup(base_dir ? base_dir : ".");
     if (!cfg->origin || !cfg->base_dir)
         return sy_error_oom();
+    SY_TRY(check_line_lengths(text, origin));
     parse_ctx ctx = {cfg, NULL};
     int rc = ini_parse_string(text, sy_ini_handler, &ctx);
     return finish_parse(cfg, &ctx, rc, origin);
