@@ -340,8 +340,8 @@ static sy_status *prepare_fc_impl(sy_node *n, void **state)
         int64_t units = w->dims[0];
         if (w->quant && w->quant->count == 1 && w->quant->zero_points && w->quant->zero_points[0]) {
             /* channel_multipliers insists on symmetric weights; compute directly */
-            float is, ws = w->quant->scales[0], os;
-            int32_t iz, oz;
+            float is = 1.0f, ws = w->quant->scales[0], os = 1.0f;
+            int32_t iz = 0, oz = 0;
             tfl_qparams(x, &is, &iz);
             tfl_qparams(y, &os, &oz);
             s->mult = malloc(sizeof *s->mult);
@@ -810,7 +810,7 @@ static sy_status *infer_bmm(sy_node *n)
     SY_TRY(sy_need_input(H, n, 1, &b));
     if (a->dtype != b->dtype)
         return ERR(SY_ERR_TYPE, "BATCH_MATMUL inputs are %s and %s", sy_dt_name(a->dtype), sy_dt_name(b->dtype));
-    int32_t r;
+    int32_t r = 0;
     int64_t dims[SY_MAX_RANK];
     SY_TRY(bmm_shapes(a, b, sy_attr_int_or(H, n, "adj_x", 0), sy_attr_int_or(H, n, "adj_y", 0), &r, dims));
     return H->node_set_output(n, 0, a->dtype, r, dims);
