@@ -1002,6 +1002,8 @@ static const struct {
                    {"DOUBLE", SY_DT_FLOAT64}, {"UINT32", SY_DT_UINT32}, {"UINT64", SY_DT_UINT64},
                    {"BFLOAT16", SY_DT_BFLOAT16}};
 
+static bool cast_dtype_ok(sy_dtype dt) { return sy_dt_size(dt) || sy_dt_is_lowbit(dt); }
+
 static sy_status *cast_target(const sy_node *n, sy_dtype *dt)
 {
     if (!strcmp(H->node_op(n), "CastLike")) {
@@ -1023,8 +1025,8 @@ static sy_status *cast_target(const sy_node *n, sy_dtype *dt)
             return ERR(SY_ERR_INVALID_ARGUMENT, "attribute 'to' is required");
         *dt = (sy_dtype)to;
     }
-    if (!sy_dt_size(*dt))
-        return ERR(SY_ERR_UNSUPPORTED, "Cast to %s (%d) is not supported", sy_dt_name(*dt), (int)*dt);
+    if (!cast_dtype_ok(*dt))
+        return ERR(SY_ERR_UNSUPPORTED, "Cast to %s (%d) is not supported", sy_dt_name_full(*dt), (int)*dt);
     return NULL;
 }
 
@@ -1032,21 +1034,47 @@ static sy_status *infer_cast(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (!sy_dt_size(x->dtype))
-        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s is not supported", sy_dt_name(x->dtype));
+    if (!cast_dtype_ok(x->dtype))
+        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s (%d) is not supported", sy_dt_name_full(x->dtype),
+                   (int)x->dtype);
     sy_dtype dt = SY_DT_UNDEFINED;
     SY_TRY(cast_target(n, &dt));
     return H->node_set_output(n, 0, dt, x->rank, x->dims);
 }
 
+typedef struct cast_state {
+    bool saturate;
+    sy_round_mode mode;
+} cast_state;
+
+static sy_status *prepare_cast(sy_node *n, void **state)
+{
+    char m[16];
+    sy_attr_string_or(H, n, "round_mode", "up", m, sizeof m);
+    sy_round_mode mode;
+    if (!strcmp(m, "up"))
+        mode = SY_ROUND_UP;
+    else if (!strcmp(m, "down"))
+        mode = SY_ROUND_DOWN;
+    else if (!strcmp(m, "nearest"))
+        mode = SY_ROUND_NEAREST;
+    else
+        return ERR(SY_ERR_INVALID_ARGUMENT, "round_mode must be up, down or nearest; got \"%s\"", m);
+    NEW_STATE(cast_state, s);
+    s->saturate = sy_attr_int_or(H, n, "saturate", 1) != 0;
+    s->mode = mode;
+    *state = s;
+    return NULL;
+}
+
 static sy_status *run_cast(void *state, const sy_kernel_io *io)
 {
-    (void)state;
+    const cast_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
-    if (!sy_convert(x->data, x->dtype, y->data, y->dtype, (size_t)sy_tensor_numel(x)))
-        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported", sy_dt_name(x->dtype),
-                   sy_dt_name(y->dtype));
+    if (!sy_convert_ex(x->data, x->dtype, y->data, y->dtype, (size_t)sy_tensor_numel(x), s->saturate, s->mode))
+        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported", sy_dt_name_full(x->dtype),
+                   sy_dt_name_full(y->dtype));
     return NULL;
 }
 
@@ -1673,8 +1701,8 @@ static const sy_kernel_def kernels[] = {
     KN("Size", SY_DT_MASK_ALL, 0, run_size),
     K("Constant", ALL, -1, prepare_constant, run_constant, sy_release_free),
     K("ConstantOfShape", ALL, -1, prepare_constant_of_shape, run_fill, sy_release_free),
-    KN("Cast", ALL, 0, run_cast),
-    KN("CastLike", ALL, 0, run_cast),
+    K("Cast", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    K("CastLike", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
     KN("Expand", ALL, 0, run_expand),
     KN("Tile", ALL, 0, run_tile),
     K("Pad", ALL, 0, prepare_pad, run_pad, sy_release_free),

@@ -502,6 +502,49 @@ void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t
 void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth, int32_t mult, int32_t left_shift,
                      int32_t diff_min);
 
+/* ======================================================================== */
+/* low-bit element types (sdk_lowbit.c)                                     */
+/* float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz/e8m0 (one byte each), float4e2m1,    */
+/* int4/uint4 (two per byte, low nibble first), int2/uint2 (four per byte,  */
+/* lowest bits first). Conversions follow ONNX Cast: round to nearest even; */
+/* `saturate` maps +-inf and out-of-range values to +-max (else inf for     */
+/* e5m2, NaN for the others); float4e2m1 always clamps; int4/int2 wrap like */
+/* a C cast (floats truncate toward zero first).                            */
+/* ======================================================================== */
+
+typedef enum sy_round_mode { SY_ROUND_UP = 0, SY_ROUND_DOWN = 1, SY_ROUND_NEAREST = 2 } sy_round_mode;
+
+#define SY_DT_MASK_FLOAT8                                                                                          \
+    (SY_DT_BIT(SY_DT_FLOAT8E4M3FN) | SY_DT_BIT(SY_DT_FLOAT8E4M3FNUZ) | SY_DT_BIT(SY_DT_FLOAT8E5M2) |               \
+     SY_DT_BIT(SY_DT_FLOAT8E5M2FNUZ) | SY_DT_BIT(SY_DT_FLOAT8E8M0))
+#define SY_DT_MASK_LOWBIT                                                                                          \
+    (SY_DT_MASK_FLOAT8 | SY_DT_BIT(SY_DT_FLOAT4E2M1) | SY_DT_BIT(SY_DT_INT4) | SY_DT_BIT(SY_DT_UINT4) |            \
+     SY_DT_BIT(SY_DT_INT2) | SY_DT_BIT(SY_DT_UINT2))
+
+unsigned sy_dt_bits(sy_dtype dt);            /* bits per element, packed types too; 0 string/unknown */
+bool sy_dt_is_lowbit(sy_dtype dt);           /* one of the types above */
+bool sy_dt_is_float8(sy_dtype dt);           /* the five one-byte float8 kinds */
+size_t sy_dt_nbytes(sy_dtype dt, int64_t n); /* bytes of n elements (packed: rounded up) */
+const char *sy_dt_name_full(sy_dtype dt);    /* sy_dt_name that also names the float8/2-bit types */
+
+/* One float8 element (dt = one of the float8 kinds) <-> fp32. */
+float sy_f8_to_f32(uint8_t v, sy_dtype dt);
+uint8_t sy_f32_to_f8(float x, sy_dtype dt, bool saturate);
+/* float4e2m1 nibble <-> fp32 (NaN encodes as -0, +-inf clamp to +-6). */
+float sy_f4e2m1_to_f32(uint8_t nibble);
+uint8_t sy_f32_to_f4e2m1(float x);
+/* float8e8m0 (2^(v-127), 0xff NaN) from a magnitude, with Cast's round_mode. */
+uint8_t sy_f64_to_e8m0(double x, bool saturate, sy_round_mode mode);
+/* Element i of a packed int4/uint4/int2/uint2 tensor, sign-extended. */
+int64_t sy_lowbit_load_i64(const void *data, sy_dtype dt, size_t i);
+/* sy_load_f64/sy_store_f64 for every type, low-bit ones included. */
+double sy_load_any_f64(const void *data, sy_dtype dt, size_t i);
+void sy_store_any_f64(void *data, sy_dtype dt, size_t i, double v, bool saturate, sy_round_mode mode);
+/* sy_convert for every numeric type, low-bit ones included (ints travel
+ * exactly through int64; floats round once from double). */
+bool sy_convert_ex(const void *src, sy_dtype src_dt, void *dst, sy_dtype dst_dt, size_t n, bool saturate,
+                   sy_round_mode mode);
+
 #ifdef __cplusplus
 }
 #endif
