@@ -276,19 +276,28 @@ sy_status *sy_partitions_build(struct sy_session *s)
         if (st)
             return sy_error_wrap(st, "provider '%s': grouping nodes into partitions", pr->def.name);
     }
-    for (uint32_t q = 0; q < s->n_parts; q++) {
+    for (uint32_t q = 0; q < s->n_parts; q++)
         SY_TRY(check_convex(s, q));
-        SY_TRY(part_io(s, &s->parts[q], q));
-    }
     return NULL;
 }
 
 /* Compile the partitions whose provider can (after kernels are prepared,
  * so a provider may also fall back to them). */
+sy_status *sy_compile_cache_load(struct sy_session *s);
+
 sy_status *sy_partitions_compile(struct sy_session *s)
 {
+    /* inputs as the members read them: after boundary copies were inserted */
+    for (uint32_t q = 0; q < s->n_parts; q++)
+        SY_TRY(part_io(s, &s->parts[q], q));
+    if (s->cache_path)
+        SY_TRY(sy_compile_cache_load(s));
     for (uint32_t q = 0; q < s->n_parts; q++) {
         sy_part_rt *p = &s->parts[q];
+        if (p->compiled) { /* loaded from the cache */
+            p->io = (sy_kernel_io){sizeof p->io, p->n_inputs, p->n_outputs, p->inputs, p->outputs, NULL, 0, &s->rc};
+            continue;
+        }
         if (!p->provider->def.compile || !p->provider->def.run_compiled)
             continue;
         sy_partition desc = {sizeof desc,         p->views,   p->n_nodes, p->inputs, p->n_inputs,

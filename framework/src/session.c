@@ -8,6 +8,7 @@
 #include "status.h"
 #include "util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,9 +411,16 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
 {
     if (!env || !model || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: env, model and out are required");
-    if (opts && opts->struct_size < sizeof *opts)
-        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
-                        opts->struct_size);
+    /* read only the fields the caller's struct has (older callers are smaller) */
+    sy_session_options o = {sizeof o, 0, -1, false, NULL};
+    if (opts) {
+        if (opts->struct_size < offsetof(sy_session_options, compiled_cache))
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
+                            opts->struct_size);
+        memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+        o.struct_size = sizeof o;
+    }
+    opts = &o;
     struct sy_session *s = calloc(1, sizeof *s);
     if (!s)
         return sy_error_oom();
@@ -420,9 +428,13 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     sy_env_ref(env);
     s->model = model;
     s->g = &model->ir->graph;
-    s->strict = opts && opts->strict >= 0 ? opts->strict != 0 : env->cfg.strict;
-    s->threads = opts && opts->threads > 0 ? opts->threads : env->cfg.threads;
-    s->profiling = opts && opts->profiling;
+    s->strict = opts->strict >= 0 ? opts->strict != 0 : env->cfg.strict;
+    s->threads = opts->threads > 0 ? opts->threads : env->cfg.threads;
+    s->profiling = opts->profiling;
+    if (opts->compiled_cache && !(s->cache_path = sy_strdup(opts->compiled_cache))) {
+        sy_session_release(s);
+        return sy_error_oom();
+    }
     s->rc.s = s;
     s->rc.profiling = s->profiling;
     sy_status *st = sy_profile_init(s);
@@ -462,6 +474,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
     sy_profile_free(s);
     free(s->domains);
     free(s->copies);
+    free(s->cache_path);
     sy_env *env = s->env;
     free(s);
     sy_env_unref(env);

@@ -176,6 +176,7 @@ struct sy_session {
     sy_part_rt *parts;
     uint32_t n_parts;
     uint32_t *order;
+    char *cache_path;       /* compile cache to load partitions from, or NULL */
     /* plugins this session holds a reference on */
     sy_loaded_plugin **held;
     uint32_t n_held;

@@ -135,6 +135,10 @@ typedef struct sy_session_options {
     int32_t threads;       /* 0: from the INI (default 1) */
     int32_t strict;        /* -1: from the INI; 0/1 override */
     bool profiling;        /* collect profiling events */
+    /* a compile cache written by sy_session_save_compiled (switchyard
+     * compile): partitions found in it skip their provider's compile; a
+     * cache made for other providers, versions or options is refused */
+    const char *compiled_cache;
 } sy_session_options;
 
 /* Place, plan and prepare. `opts` may be NULL. Input dims that are symbolic
@@ -191,6 +195,15 @@ SY_EXPORT size_t sy_session_copy_count(const sy_session *s);
 SY_EXPORT bool sy_session_copy_info(const sy_session *s, size_t index, sy_copy_info *out);
 /* Copies that bounced through host memory so far, and their bytes. */
 SY_EXPORT void sy_session_bounce_stats(const sy_session *s, uint64_t *copies, uint64_t *bytes);
+
+/* Write the compiled partitions of a session (each with its provider's
+ * compatibility string) to `path`, atomically. SY_ERR_NOT_FOUND when no
+ * provider compiled a partition. */
+SY_EXPORT sy_status *sy_session_save_compiled(const sy_session *s, const char *path);
+/* Partitions of the session and whether each was loaded from a cache. */
+SY_EXPORT size_t sy_session_partition_count(const sy_session *s);
+SY_EXPORT bool sy_session_partition_info(const sy_session *s, size_t index, const char **provider,
+                                         uint32_t *n_nodes, bool *compiled, bool *from_cache);
 
 /* ---- memory report ------------------------------------------------------ */
 typedef struct sy_memory_report {

@@ -14,6 +14,11 @@
  *   decline_dtype = float32 decline nodes whose input 0 has this dtype
  *   can_copy = true|false   offer the pairwise copy to/from host (default
  *                           true); false makes the core bounce through host
+ *   fuse = none|all|compile none (default); all: every node it took in one
+ *                           fused group (convex or not: the core must check);
+ *                           compile: the same group, compiled into one
+ *                           program run in place of the kernels, with a
+ *                           serialized form for the compile cache
  */
 #include "switchyard/sy_sdk.h"
 
@@ -40,6 +45,8 @@ typedef struct npu_state {
     char ops_text[96];
     sy_dtype decline_dtype; /* SY_DT_UNDEFINED: none */
     bool can_copy;
+    int fuse; /* 0 none, 1 all, 2 compile */
+    char compat[160];
 } npu_state;
 
 static bool parse_bool(const char *v, bool *out)
@@ -97,10 +104,22 @@ static sy_status *npu_create(const sy_options *opts, void **state)
         if (s->decline_dtype == SY_DT_UNDEFINED)
             st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] decline_dtype = '%s': unknown dtype", v);
     }
+    if (!st && opts && (v = H->option_get(opts, "fuse"))) {
+        if (!strcmp(v, "none"))
+            s->fuse = 0;
+        else if (!strcmp(v, "all"))
+            s->fuse = 1;
+        else if (!strcmp(v, "compile"))
+            s->fuse = 2;
+        else
+            st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] fuse = '%s': expected none, all or compile", v);
+    }
     if (st) {
         free(s);
         return st;
     }
+    /* what a compiled program depends on: the provider and its options */
+    snprintf(s->compat, sizeof s->compat, "test_npu 0.1.0 ops=%s fuse=%d", s->ops_text, s->fuse);
     *state = s;
     return NULL;
 }
@@ -154,7 +173,178 @@ static sy_status *npu_copy(void *state, const sy_tensor *src, sy_tensor *dst)
     return NULL;
 }
 
-static const char *const provider_keys[] = {"ops", "decline_dtype", "can_copy", NULL};
+/* ---- fused partitions (ABI 1.1) --------------------------------------------
+ * A compiled partition is a tiny program: per member node its op and where
+ * its operands live (a partition input, a partition output, or a temporary
+ * the program owns). The serialized form is the op sequence, checked again
+ * against the partition's nodes when loaded. */
+enum { REF_IN = 0, REF_OUT = 1, REF_TMP = 2 };
+typedef struct npu_ref {
+    uint8_t kind;
+    uint32_t index;
+} npu_ref;
+typedef struct npu_instr {
+    uint8_t op; /* 0 Add, 1 Mul, 2 Relu */
+    uint32_t n_in;
+    npu_ref in[2], out;
+} npu_instr;
+typedef struct npu_program {
+    npu_instr *code;
+    uint32_t n_code;
+    sy_tensor *tmp; /* temporaries: shapes from the nodes, data owned */
+    uint32_t n_tmp;
+} npu_program;
+
+static sy_status *npu_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+{
+    const npu_state *s = state;
+    (void)nodes;
+    for (uint32_t i = 0; i < n; i++)
+        group_of[i] = s->fuse ? 1 : 0;
+    return NULL;
+}
+
+static int op_code(const char *op) { return !strcmp(op, "Add") ? 0 : !strcmp(op, "Mul") ? 1 : !strcmp(op, "Relu") ? 2 : -1; }
+
+static void program_free(npu_program *pg)
+{
+    if (!pg)
+        return;
+    for (uint32_t t = 0; t < pg->n_tmp; t++)
+        free(pg->tmp[t].data);
+    free(pg->tmp);
+    free(pg->code);
+    free(pg);
+}
+
+static bool find_ref(const sy_partition *p, const npu_program *pg, const sy_tensor *const *tmp_src, const sy_tensor *t,
+                     npu_ref *r)
+{
+    for (uint32_t i = 0; i < p->n_inputs; i++)
+        if (p->inputs[i] == t)
+            return *r = (npu_ref){REF_IN, i}, true;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->outputs[i] == t)
+            return *r = (npu_ref){REF_OUT, i}, true;
+    for (uint32_t i = 0; i < pg->n_tmp; i++)
+        if (tmp_src[i] == t)
+            return *r = (npu_ref){REF_TMP, i}, true;
+    return false;
+}
+
+/* Build the program from the partition; `ops` (from a cache) must match. */
+static sy_status *build_program(const sy_partition *p, const uint8_t *ops, uint32_t n_ops, void **compiled)
+{
+    if (ops && n_ops != p->n_nodes)
+        return H->status_new(SY_ERR_INVALID_MODEL, "test_npu: cached program has %u instructions, the partition %u nodes",
+                             n_ops, p->n_nodes);
+    npu_program *pg = calloc(1, sizeof *pg);
+    const sy_tensor **tmp_src = calloc(p->n_nodes + 1, sizeof *tmp_src);
+    if (pg) {
+        pg->code = calloc(p->n_nodes + 1, sizeof *pg->code);
+        pg->tmp = calloc(p->n_nodes + 1, sizeof *pg->tmp);
+    }
+    if (!pg || !tmp_src || !pg->code || !pg->tmp) {
+        program_free(pg);
+        free(tmp_src);
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "test_npu: out of memory");
+    }
+    sy_status *st = NULL;
+    for (uint32_t k = 0; k < p->n_nodes && !st; k++) {
+        const sy_node *nd = p->nodes[k];
+        int code = op_code(H->node_op(nd));
+        if (code < 0 || (ops && ops[k] != code)) {
+            st = H->status_new(SY_ERR_INVALID_MODEL, "test_npu: node '%s' (%s) does not match the program", H->node_name(nd),
+                               H->node_op(nd));
+            break;
+        }
+        npu_instr *ins = &pg->code[pg->n_code++];
+        ins->op = (uint8_t)code;
+        ins->n_in = H->node_num_inputs(nd) < 2 ? H->node_num_inputs(nd) : 2;
+        const sy_tensor *out = H->node_output(nd, 0);
+        if (!find_ref(p, pg, tmp_src, out, &ins->out)) {
+            sy_tensor *t = &pg->tmp[pg->n_tmp];
+            *t = *out;
+            t->data = malloc(out->nbytes ? out->nbytes : 1);
+            if (!t->data) {
+                st = H->status_new(SY_ERR_OUT_OF_MEMORY, "test_npu: out of memory");
+                break;
+            }
+            tmp_src[pg->n_tmp] = out;
+            ins->out = (npu_ref){REF_TMP, pg->n_tmp++};
+        }
+        for (uint32_t i = 0; i < ins->n_in && !st; i++)
+            if (!find_ref(p, pg, tmp_src, H->node_input(nd, i), &ins->in[i]))
+                st = H->status_new(SY_ERR_INTERNAL, "test_npu: input %u of '%s' is neither a partition input nor produced in it",
+                                   i, H->node_name(nd));
+    }
+    free(tmp_src);
+    if (st) {
+        program_free(pg);
+        return st;
+    }
+    *compiled = pg;
+    return NULL;
+}
+
+static sy_status *npu_compile(void *state, const sy_partition *p, void **compiled)
+{
+    const npu_state *s = state;
+    if (s->fuse != 2) {
+        *compiled = NULL;
+        return NULL;
+    }
+    return build_program(p, NULL, 0, compiled);
+}
+
+static sy_status *run_binary(void *state, const sy_kernel_io *io);
+static sy_status *run_relu(void *state, const sy_kernel_io *io);
+static const sy_bcast_fn binary_fns[2];
+
+static sy_status *npu_run_compiled(void *compiled, const sy_kernel_io *io)
+{
+    npu_program *pg = compiled;
+    for (uint32_t k = 0; k < pg->n_code; k++) {
+        const npu_instr *ins = &pg->code[k];
+        const sy_tensor *in[2] = {NULL, NULL};
+        for (uint32_t i = 0; i < ins->n_in; i++)
+            in[i] = ins->in[i].kind == REF_IN ? io->inputs[ins->in[i].index]
+                    : ins->in[i].kind == REF_OUT ? io->outputs[ins->in[i].index]
+                                                 : &pg->tmp[ins->in[i].index];
+        sy_tensor *out = ins->out.kind == REF_OUT ? io->outputs[ins->out.index] : &pg->tmp[ins->out.index];
+        sy_tensor *outs[1] = {out};
+        sy_kernel_io sub = {sizeof sub, ins->n_in, 1, in, outs, NULL, 0, io->run};
+        sy_status *st = ins->op == 2 ? run_relu(NULL, &sub) : run_binary((void *)&binary_fns[ins->op], &sub);
+        if (st)
+            return st;
+    }
+    return NULL;
+}
+
+static void npu_release_compiled(void *compiled) { program_free(compiled); }
+
+static sy_status *npu_serialize(void *compiled, void **bytes, size_t *size)
+{
+    const npu_program *pg = compiled;
+    uint8_t *b = H->alloc(pg->n_code + 1, 16);
+    if (!b)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "test_npu: out of memory");
+    for (uint32_t k = 0; k < pg->n_code; k++)
+        b[k] = pg->code[k].op;
+    *bytes = b;
+    *size = pg->n_code;
+    return NULL;
+}
+
+static sy_status *npu_deserialize(void *state, const sy_partition *p, const void *bytes, size_t size, void **compiled)
+{
+    (void)state;
+    return build_program(p, bytes, (uint32_t)size, compiled);
+}
+
+static const char *npu_compat(void *state) { return ((const npu_state *)state)->compat; }
+
+static const char *const provider_keys[] = {"ops", "decline_dtype", "can_copy", "fuse", NULL};
 static const char *const plugin_keys[] = {"capacity", NULL};
 
 static const sy_provider_def npu_provider = {
@@ -169,6 +359,13 @@ static const sy_provider_def npu_provider = {
     .check_node = npu_check_node,
     .can_copy = npu_can_copy,
     .copy = npu_copy,
+    .group = npu_group,
+    .compile = npu_compile,
+    .run_compiled = npu_run_compiled,
+    .release_compiled = npu_release_compiled,
+    .serialize = npu_serialize,
+    .deserialize = npu_deserialize,
+    .compat = npu_compat,
 };
 
 /* ---- kernels (fp32) ------------------------------------------------------ */
