@@ -8,8 +8,10 @@
  *           Where DepthToSpace SpaceToDepth
  * Sources: Shape Size Constant ConstantOfShape Range EyeLike
  * Conversion: Cast CastLike
+ * index.c: Scatter ScatterElements ScatterND GatherND OneHot Trilu
+ *          ReverseSequence Unique NonZero Compress
  */
-#include "switchyard/sy_sdk.h"
+#include "tensor_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1717,7 +1719,8 @@ static sy_status *tensor_init(const sy_host_api *host, sy_plugin *p, const sy_op
 {
     (void)opts;
     H = host;
-    return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
+    SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
+    return tensor_index_register(host, p);
 }
 
 static void tensor_fini(void) {}

@@ -1,0 +1,11 @@
+/* ops_tensor internals shared between its source files. */
+#ifndef SY_OPS_TENSOR_INTERNAL_H
+#define SY_OPS_TENSOR_INTERNAL_H
+
+#include "switchyard/sy_sdk.h"
+
+/* index.c: Scatter*, GatherND, OneHot, Trilu, ReverseSequence, Unique,
+ * NonZero, Compress (schemas and cpu_ref kernels) */
+sy_status *tensor_index_register(const sy_host_api *host, sy_plugin *p);
+
+#endif
