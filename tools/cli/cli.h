@@ -38,5 +38,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
 int cmd_llm_export(int argc, char **argv);
+int cmd_cts(int argc, char **argv);
 
 #endif

@@ -1,0 +1,18 @@
+# Run a command and check its exit status and output:
+#   cmake -DCMD=a;b;c -DRC=N "-DMATCH=re1;re2" "-DNOMATCH=re" -P expect.cmake
+cmake_minimum_required(VERSION 3.25)
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("$ ${CMD}\n${out}${err}")
+if(NOT rc STREQUAL "${RC}")
+  message(FATAL_ERROR "exit status ${rc}, expected ${RC}")
+endif()
+foreach(re ${MATCH})
+  if(NOT "${out}${err}" MATCHES "${re}")
+    message(FATAL_ERROR "output does not match '${re}'")
+  endif()
+endforeach()
+foreach(re ${NOMATCH})
+  if("${out}${err}" MATCHES "${re}")
+    message(FATAL_ERROR "output matches '${re}'")
+  endif()
+endforeach()
