@@ -12,7 +12,7 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: switchyard llm --bundle DIR [--config INI] [--prompt TEXT] [--max-tokens N]\n"
+    fprintf(f, "usage: switchyard llm --bundle DIR [--config INI] [--prompt TEXT | --prompt-ids 1,403,..] [--max-tokens N]\n"
                "                      [--temperature T] [--seed S] [--top-k K] [--top-p P] [--min-p P]\n"
                "                      [--repeat-penalty R] [--stop STR]... [--options K=V;...] [--ids] [--quiet]\n\n"
                "Streams the generated text of the bundle (see 'switchyard llm-export' and docs/llm.md),\n"
@@ -42,7 +42,7 @@ static double parse_double(const char *s, bool *ok)
 
 int cmd_llm(int argc, char **argv)
 {
-    const char *bundle = NULL, *config = NULL, *prompt = "", *options = NULL;
+    const char *bundle = NULL, *config = NULL, *prompt = "", *options = NULL, *prompt_ids = NULL;
     sy_llm_params p = sy_llm_params_default();
     const char *stops[16];
     uint32_t n_stops = 0;
@@ -59,6 +59,8 @@ int cmd_llm(int argc, char **argv)
             config = argv[++i];
         } else if (!strcmp(a, "--prompt") && has) {
             prompt = argv[++i];
+        } else if (!strcmp(a, "--prompt-ids") && has) {
+            prompt_ids = argv[++i];
         } else if (!strcmp(a, "--options") && has) {
             options = argv[++i];
         } else if (!strcmp(a, "--max-tokens") && has) {
@@ -129,7 +131,33 @@ int cmd_llm(int argc, char **argv)
         return cli_fail(st, bundle);
     }
     sy_llm_result res = {.struct_size = sizeof res};
-    st = llm->generate(r, prompt, &p, &res);
+    if (prompt_ids) {
+        /* "1,403,407": token ids instead of text (no BOS is added) */
+        size_t cap = strlen(prompt_ids) / 2 + 2, n = 0;
+        int32_t *ids = malloc(cap * sizeof *ids);
+        const char *q = prompt_ids;
+        bool bad = !ids;
+        while (!bad && *q) {
+            char *end;
+            long v = strtol(q, &end, 10);
+            if (end == q || v < 0 || v > 1L << 30 || n == cap || (*end && *end != ',')) {
+                bad = true;
+                break;
+            }
+            ids[n++] = (int32_t)v;
+            q = *end ? end + 1 : end;
+        }
+        if (bad) {
+            free(ids);
+            llm->runner_release(r);
+            sy_env_release(env);
+            return cli_usage_error("llm", "--prompt-ids needs ids like 1,403,407");
+        }
+        st = llm->generate_ids(r, ids, n, &p, &res);
+        free(ids);
+    } else {
+        st = llm->generate(r, prompt, &p, &res);
+    }
     int rc = 0;
     if (st) {
         fputc('\n', stdout);
