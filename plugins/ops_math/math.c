@@ -9,8 +9,9 @@
  *
  * Every kernel is one inner loop per dtype generated from an expression by
  * the sy_sdk loop generators; broadcasting is sy_sdk's iterator.
+ * einsum.c: Einsum.
  */
-#include "switchyard/sy_sdk.h"
+#include "math_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -477,7 +478,8 @@ static sy_status *math_init(const sy_host_api *host, sy_plugin *p, const sy_opti
 {
     (void)opts;
     H = host;
-    return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
+    SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
+    return math_einsum_register(host, p);
 }
 
 static void math_fini(void) {}
