@@ -4,7 +4,7 @@
  * Conv, ConvTranspose, MaxPool, AveragePool, LpPool, GlobalAveragePool,
  * GlobalMaxPool, GlobalLpPool, BatchNormalization (inference),
  * InstanceNormalization, LayerNormalization, LpNormalization,
- * MeanVarianceNormalization, LRN, Gemm, MatMul, Dropout (inference).
+ * MeanVarianceNormalization, LRN, Gemm, MatMul, Dropout (training mode seeded like numpy).
  *
  * Kernels compute in fp32; f16/bf16/f64 run through sy_sdk's fp32 scope.
  * Conv is im2col (in column chunks bounded by the scratch) + sy_gemm_f32,
@@ -1280,24 +1280,64 @@ static sy_status *matmul_f32(void *state, const sy_kernel_io *io)
 static sy_status *run_matmul(void *state, const sy_kernel_io *io) { return run_f32(state, io, matmul_f32); }
 
 /* ======================================================================== */
-/* Dropout (inference: identity, mask all true)                             */
+/* Dropout                                                                  */
 /* ======================================================================== */
+
+/* Inference (training_mode absent/false or ratio 0): identity, mask all
+ * true. Training mode: keep x where u >= ratio and scale by 1/(1-ratio), u
+ * drawn uniform in [0, 1) in row-major order from MT19937 seeded with the
+ * `seed` attribute (0 when absent) and turned into doubles the way numpy's
+ * legacy RandomState does, so a seeded node reproduces the ONNX reference
+ * (np.random.seed(seed); np.random.uniform(0, 1, x.shape)). */
+
+typedef struct mt19937 {
+    uint32_t mt[624];
+    int idx;
+} mt19937;
+
+static void mt_seed(mt19937 *r, uint32_t seed)
+{
+    r->mt[0] = seed;
+    for (int i = 1; i < 624; i++)
+        r->mt[i] = 1812433253u * (r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) + (uint32_t)i;
+    r->idx = 624;
+}
+
+static uint32_t mt_next(mt19937 *r)
+{
+    if (r->idx >= 624) {
+        for (int i = 0; i < 624; i++) {
+            uint32_t y = (r->mt[i] & 0x80000000u) | (r->mt[(i + 1) % 624] & 0x7fffffffu);
+            r->mt[i] = r->mt[(i + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        r->idx = 0;
+    }
+    uint32_t y = r->mt[r->idx++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* numpy random_sample: 53 random bits from two draws */
+static double mt_double(mt19937 *r)
+{
+    uint32_t a = mt_next(r) >> 5, b = mt_next(r) >> 6;
+    return ((double)a * 67108864.0 + (double)b) / 9007199254740992.0;
+}
 
 static sy_status *infer_dropout(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (H->node_num_inputs(n) > 2) {
-        const sy_tensor *tm = H->node_input(n, 2);
-        double v;
-        if (tm && sy_tensor_scalar_f64(tm, &v) && v != 0.0) {
-            double ratio = 0.5;
-            const sy_tensor *tr = H->node_input(n, 1);
-            if (tr)
-                sy_tensor_scalar_f64(tr, &ratio);
-            if (ratio != 0.0)
-                return ERR(SY_ERR_UNSUPPORTED, "Dropout with training_mode = true is not supported (inference only)");
-        }
+    if (H->node_num_inputs(n) > 1) {
+        const sy_tensor *tr = H->node_input(n, 1);
+        double ratio;
+        if (tr && sy_tensor_numel(tr) != 1)
+            return ERR(SY_ERR_SHAPE, "ratio must be a scalar");
+        if (tr && sy_tensor_scalar_f64(tr, &ratio) && !(ratio >= 0.0 && ratio < 1.0))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "ratio must be in [0, 1), got %g", ratio);
     }
     SY_TRY(H->node_set_output(n, 0, x->dtype, x->rank, x->dims));
     if (H->node_num_outputs(n) > 1)
@@ -1305,20 +1345,56 @@ static sy_status *infer_dropout(sy_node *n)
     return NULL;
 }
 
+typedef struct dropout_state {
+    uint32_t seed;
+} dropout_state;
+
+static sy_status *prepare_dropout(sy_node *n, void **state)
+{
+    dropout_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->seed = (uint32_t)sy_attr_int_or(H, n, "seed", 0);
+    *state = s;
+    return NULL;
+}
+
 static sy_status *run_dropout(void *state, const sy_kernel_io *io)
 {
-    if (io->n_inputs > 2 && io->inputs[2]) {
-        double tm = 0, ratio = 0.5;
+    const dropout_state *s = state;
+    double tm = 0, ratio = 0.5;
+    if (io->n_inputs > 2 && io->inputs[2])
         sy_tensor_scalar_f64(io->inputs[2], &tm);
-        if (io->inputs[1])
-            sy_tensor_scalar_f64(io->inputs[1], &ratio);
-        if (tm != 0.0 && ratio != 0.0)
-            return ERR(SY_ERR_UNSUPPORTED, "Dropout with training_mode = true is not supported (inference only)");
+    if (io->n_inputs > 1 && io->inputs[1])
+        sy_tensor_scalar_f64(io->inputs[1], &ratio);
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    sy_tensor *m = io->n_outputs > 1 ? io->outputs[1] : NULL;
+    size_t n = (size_t)sy_tensor_numel(x);
+    if (tm != 0.0 && ratio != 0.0) {
+        if (!(ratio > 0.0 && ratio < 1.0))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "ratio must be in [0, 1), got %g", ratio);
+        if (!sy_dt_is_float(x->dtype))
+            return ERR(SY_ERR_TYPE, "training-mode Dropout needs a float input, got %s", sy_dt_name(x->dtype));
+        mt19937 *r = malloc(sizeof *r);
+        if (!r)
+            return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        mt_seed(r, s->seed);
+        float scale = (float)(1.0 / (1.0 - ratio));
+        for (size_t i = 0; i < n; i++) {
+            bool keep = mt_double(r) >= ratio;
+            double xv = sy_load_f64(x->data, x->dtype, i);
+            /* float types scale in float like the reference; float64 in double */
+            double v = !keep ? 0.0 : x->dtype == SY_DT_FLOAT64 ? xv / (1.0 - ratio) : (double)((float)xv * scale);
+            sy_store_f64(y->data, y->dtype, i, v);
+            if (m)
+                sy_store_f64(m->data, m->dtype, i, keep ? 1.0 : 0.0);
+        }
+        free(r);
+        return NULL;
     }
     SY_TRY(sy_run_copy_input0(state, io));
-    if (io->n_outputs > 1 && io->outputs[1]) {
-        sy_tensor *m = io->outputs[1];
-        size_t n = (size_t)sy_tensor_numel(m);
+    if (m) {
         if (m->dtype == SY_DT_BOOL)
             memset(m->data, 1, n);
         else
@@ -1397,6 +1473,7 @@ static const sy_attr_def a_drop_v7[] = {ATTR("ratio", FLOAT)};
 static const sy_attr_def a_drop_v12[] = {ATTR("seed", INT)};
 
 static const sy_inplace_pair alias00[] = {{0, 0, true}};
+static const sy_inplace_pair reuse00[] = {{0, 0, false}}; /* Dropout 12: training mode writes y */
 static const sy_inplace_pair ip00[] = {{0, 0, false}};
 
 #define S(op, since, mi, ma, mo, mao, attrs, infer) SY_SCHEMA(op, since, mi, ma, mo, mao, attrs, infer, SY_NO_INPLACE, 0)
@@ -1440,7 +1517,7 @@ static const sy_op_schema schemas[] = {
     SY_SCHEMA("Dropout", 1, 1, 1, 1, 2, SY_ATTRS(a_drop_v1), infer_dropout, SY_INPLACE(alias00), 0),
     SY_SCHEMA("Dropout", 6, 1, 1, 1, 2, SY_ATTRS(a_drop_v6), infer_dropout, SY_INPLACE(alias00), 0),
     SY_SCHEMA("Dropout", 7, 1, 1, 1, 2, SY_ATTRS(a_drop_v7), infer_dropout, SY_INPLACE(alias00), 0),
-    SY_SCHEMA("Dropout", 12, 1, 3, 1, 2, SY_ATTRS(a_drop_v12), infer_dropout, SY_INPLACE(alias00), 0),
+    SY_SCHEMA("Dropout", 12, 1, 3, 1, 2, SY_ATTRS(a_drop_v12), infer_dropout, SY_INPLACE(reuse00), 0),
 };
 
 #define FL SY_DT_MASK_FLOATS
@@ -1465,7 +1542,7 @@ static const sy_kernel_def kernels[] = {
     K("MatMul", prepare_scope, run_matmul, NULL),
     K("Resize", nn_prepare_resize, nn_run_resize, sy_release_free),
     K("Upsample", nn_prepare_resize, nn_run_resize, sy_release_free),
-    SY_CPU_KERNEL("Dropout", 1, 0, SY_DT_MASK_PLAIN, 0, sy_prepare_nothing, run_dropout, NULL),
+    SY_CPU_KERNEL("Dropout", 1, 0, SY_DT_MASK_PLAIN, 0, prepare_dropout, run_dropout, sy_release_free),
 };
 
 static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
