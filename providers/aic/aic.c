@@ -1,0 +1,365 @@
+/*
+ * aic: an EMULATOR of Qualcomm Cloud AI 100 (QAIRT AIC backend), faithful to
+ * spec/targets.md §3.7 and §5.3. No accelerator card is involved.
+ *
+ * [provider.aic] keys (docs/emulators.md):
+ *   sku               standard (default) | pro | ultra
+ *   num_cores         AI cores per instance, 1..16 (default 14)
+ *   instances         1..16 (default 1); instances * num_cores <= 16 per SoC
+ *   convert_to_fp16   true (default): weights/activations cast to fp16,
+ *                     constants clipped to +-65504 | false: fp32
+ *   mxfp6_matmul      true|false (default false): MatMul constant weights in
+ *                     OCP MXFP6 (32-element blocks, E8M0 scale)
+ *   mxfp6_format      e2m3 (default) | e3m2   (UNVERIFIED for AI 100: a knob)
+ *   clock_ghz         tensor clock, 0.1..3 (default 1.5, DERIVED estimate)
+ *   mos               0..3 on-chip memory reduction effort (default 0)
+ *   multicast_weights true|false (default false)
+ */
+#include "emu/emu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <strings.h>
+
+static const sy_host_api *H_;
+
+static const struct sku {
+    const char *name;
+    int socs;
+    double ddr_gbs;
+    uint64_t sram_mb;
+} skus[] = {{"standard", 1, 137, 126}, {"pro", 1, 137, 144}, {"ultra", 4, 548, 576}};
+
+#define AIC_VTCM_PER_CORE (8ull << 20)
+#define AIC_L2_PER_CORE (1ull << 20)
+#define AIC_F16_MACS 4096.0 /* tensor unit MAC/clk per core (fp16); int8: 8192 */
+#define AIC_VEC_MACS 256.0  /* vector unit fp16 MAC/clk per core */
+
+typedef struct aic_rec {
+    char node[64], op[32];
+    const char *verdict;
+    uint64_t ws;
+    int64_t cycles;
+    const char *unit;
+} aic_rec;
+
+typedef struct aic_state {
+    const struct sku *sku;
+    int cores, instances, mos;
+    bool fp16, mxfp6, e2m3, multicast;
+    double clock_hz;
+    char compat[256];
+    aic_rec *recs;
+    size_t n_recs, cap_recs;
+    uint64_t weight_bytes;
+} aic_state;
+
+static aic_state *live_;
+
+static sy_memory_domain_def aic_domain = {
+    .struct_size = sizeof(sy_memory_domain_def),
+    .name = "aic_ddr",
+    .alignment = 256,
+    .capacity = 0,
+    .host_visible = true,
+};
+
+static bool aic_fp16(void *ps) { return ((aic_state *)ps)->fp16; }
+static double aic_clock(void *ps) { return ((aic_state *)ps)->clock_hz; }
+
+/* on-chip working set of a node: activations in + out + weights, device bytes */
+static uint64_t aic_ws(const aic_state *s, const sy_node *n, const emu_work *w)
+{
+    (void)n;
+    (void)s;
+    return (uint64_t)(w->bytes_in + w->bytes_out);
+}
+
+static const char *aic_verdict(const aic_state *s, uint64_t ws)
+{
+    uint64_t vtcm = (uint64_t)s->cores * AIC_VTCM_PER_CORE;
+    return ws <= vtcm ? "fits-vtcm" : ws <= vtcm + (uint64_t)s->cores * AIC_L2_PER_CORE ? "fits-l2" : "ddr-stream";
+}
+
+static int64_t aic_cycles(void *ps, const sy_node *n, const emu_work *w, const char **unit)
+{
+    aic_state *s = ps;
+    double rate = w->matrix ? AIC_F16_MACS : AIC_VEC_MACS;
+    *unit = w->matrix ? "TENSOR" : "VECTOR";
+    double compute = w->macs / (rate * s->cores);
+    double ddr_bpc = s->sku->ddr_gbs * 1e9 / s->instances / s->clock_hz;
+    double bytes = w->bytes_in + w->bytes_out;
+    const char *v = aic_verdict(s, aic_ws(s, n, w));
+    /* roofline per instance; on-chip tensors move at VTCM speed (not modelled) */
+    double mem = !strcmp(v, "ddr-stream") ? bytes / ddr_bpc : 0.0;
+    return (int64_t)ceil(fmax(compute, mem));
+}
+
+/* MatMul constant weights -> MXFP6 when enabled, then fp16 for the MAC */
+static void aic_pack_hook(void *ps, const sy_node *n, uint32_t input, float *w, const sy_tensor *t)
+{
+    aic_state *s = ps;
+    if (!s->mxfp6 || input != 1 || strcmp(H_->node_op(n), "MatMul") || t->rank != 2)
+        return;
+    emu_mxfp6_kn(w, t->dims[0], t->dims[1], s->e2m3);
+    if (s->fp16)
+        emu_round_n(w, sy_tensor_numel(t));
+}
+
+static const emu_target target = {"aic", NULL, aic_fp16, aic_cycles, aic_clock, aic_pack_hook};
+static emu_target target_rt;
+
+static const char *const option_keys[] = {"sku", "num_cores", "instances", "convert_to_fp16", "mxfp6_matmul",
+                                          "mxfp6_format", "clock_ghz", "mos", "multicast_weights", NULL};
+#define CFG_ERR(...) H_->status_new(SY_ERR_INVALID_CONFIG, __VA_ARGS__)
+
+static sy_status *aic_create(const sy_options *o, void **state)
+{
+    aic_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return H_->status_new(SY_ERR_OUT_OF_MEMORY, "aic: out of memory");
+    s->sku = &skus[0];
+    s->cores = 14;
+    s->instances = 1;
+    s->fp16 = true;
+    s->e2m3 = true;
+    s->clock_hz = 1.5e9;
+    const char *v;
+    uint64_t u;
+    double f;
+    sy_status *st = NULL;
+    if (o && (v = H_->option_get(o, "sku"))) {
+        s->sku = NULL;
+        for (size_t i = 0; i < 3; i++)
+            if (!strcasecmp(skus[i].name, v))
+                s->sku = &skus[i];
+        if (!s->sku)
+            st = CFG_ERR("[provider.aic] sku = '%s': expected standard, pro or ultra", v);
+    }
+    if (!st && o && (v = H_->option_get(o, "num_cores"))) {
+        if (!emu_parse_u64(v, 1, 16, &u))
+            st = CFG_ERR("[provider.aic] num_cores = '%s': expected 1 to 16 (AI cores per SoC)", v);
+        s->cores = (int)u;
+    }
+    if (!st && o && (v = H_->option_get(o, "instances"))) {
+        if (!emu_parse_u64(v, 1, 16, &u))
+            st = CFG_ERR("[provider.aic] instances = '%s': expected 1 to 16", v);
+        s->instances = (int)u;
+    }
+    if (!st && s->instances * s->cores > 16 * s->sku->socs)
+        st = CFG_ERR("[provider.aic] instances (%d) x num_cores (%d) exceeds the %d AI cores of the %s SKU",
+                     s->instances, s->cores, 16 * s->sku->socs, s->sku->name);
+    if (!st && o && (v = H_->option_get(o, "mos"))) {
+        if (!emu_parse_u64(v, 0, 3, &u))
+            st = CFG_ERR("[provider.aic] mos = '%s': expected 0 to 3", v);
+        s->mos = (int)u;
+    }
+    if (!st && o && (v = H_->option_get(o, "clock_ghz"))) {
+        if (!emu_parse_f64(v, 0.1, 3.0, &f))
+            st = CFG_ERR("[provider.aic] clock_ghz = '%s': expected 0.1 to 3", v);
+        s->clock_hz = f * 1e9;
+    }
+    if (!st && o && (v = H_->option_get(o, "mxfp6_format"))) {
+        if (!strcasecmp(v, "e2m3"))
+            s->e2m3 = true;
+        else if (!strcasecmp(v, "e3m2"))
+            s->e2m3 = false;
+        else
+            st = CFG_ERR("[provider.aic] mxfp6_format = '%s': expected e2m3 or e3m2", v);
+    }
+    static const char *const bools[] = {"convert_to_fp16", "mxfp6_matmul", "multicast_weights"};
+    bool *dst[] = {&s->fp16, &s->mxfp6, &s->multicast};
+    for (int i = 0; i < 3 && !st; i++)
+        if (o && (v = H_->option_get(o, bools[i])) && !emu_parse_bool(v, dst[i]))
+            st = CFG_ERR("[provider.aic] %s = '%s': expected true or false", bools[i], v);
+    if (st) {
+        free(s);
+        return st;
+    }
+    snprintf(s->compat, sizeof s->compat,
+             "aic-emulator/0.1.0 hw=2.0 sku=%s cores=%d instances=%d fp16=%d mxfp6=%d%s mos=%d clock=%.2fGHz",
+             s->sku->name, s->cores, s->instances, s->fp16, s->mxfp6, s->mxfp6 ? (s->e2m3 ? "/e2m3" : "/e3m2") : "",
+             s->mos, s->clock_hz / 1e9);
+    H_->log(SY_LOG_INFO, "aic", "EMULATOR of Cloud AI 100: %s", s->compat);
+    live_ = s;
+    *state = s;
+    return NULL;
+}
+
+static void aic_destroy(void *state)
+{
+    aic_state *s = state;
+    emu_map_forget(s);
+    if (live_ == s)
+        live_ = NULL;
+    free(s->recs);
+    free(s);
+}
+
+static void record(aic_state *s, const sy_node *n, const char *verdict, uint64_t ws, int64_t cyc, const char *unit)
+{
+    const char *name = H_->node_name(n);
+    aic_rec *r = NULL;
+    for (size_t i = 0; i < s->n_recs; i++)
+        if (!strncmp(s->recs[i].node, name, sizeof s->recs[i].node - 1))
+            r = &s->recs[i];
+    if (!r) {
+        if (s->n_recs == s->cap_recs) {
+            size_t cap = s->cap_recs ? 2 * s->cap_recs : 64;
+            aic_rec *g = realloc(s->recs, cap * sizeof *g);
+            if (!g)
+                return;
+            s->recs = g;
+            s->cap_recs = cap;
+        }
+        r = &s->recs[s->n_recs++];
+    }
+    snprintf(r->node, sizeof r->node, "%s", name);
+    snprintf(r->op, sizeof r->op, "%s", H_->node_op(n));
+    r->verdict = verdict;
+    r->ws = ws;
+    r->cycles = cyc;
+    r->unit = unit;
+}
+
+static void aic_check(void *state, const sy_node *n, sy_claim *c)
+{
+    aic_state *s = state;
+    const char *op = H_->node_op(n);
+    uint32_t ni = H_->node_num_inputs(n);
+    for (uint32_t i = 0; i < ni; i++) {
+        const sy_tensor *t = H_->node_input(n, i);
+        if (!t || t->dtype == SY_DT_FLOAT32 || t->dtype == SY_DT_INT64 || t->dtype == SY_DT_INT32 ||
+            t->dtype == SY_DT_BOOL)
+            continue;
+        if (t->dtype == SY_DT_UINT8 || t->dtype == SY_DT_INT8)
+            return emu_decline(c, SY_REASON_DTYPE,
+                               "AIC-DTYPE: int8 graphs are not emulated yet (awaits the requantization helpers)");
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-DTYPE: input %u is %s; AIC takes FP32/FP16, INT8, MXFP6 weights",
+                           i, sy_dt_name(t->dtype));
+    }
+    if (!strcmp(op, "Softmax")) { /* the emulated kernel is last-axis only */
+        const sy_tensor *x = H_->node_input(n, 0);
+        int64_t axis = sy_attr_int_or(H_, n, "axis", H_->node_opset(n) >= 13 ? -1 : 1);
+        if (axis < 0)
+            axis += x->rank;
+        if (axis != x->rank - 1)
+            return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-SOFTMAX: emulated for the last axis only, got axis %lld",
+                               (long long)axis);
+    }
+    if (!strcmp(op, "Conv") && H_->node_input(n, 0)->rank != 4)
+        return emu_decline(c, SY_REASON_RANK, "AIC-CONV: the emulated Conv is 2-D (rank 4)");
+    if ((!strcmp(op, "MatMul")) && (H_->node_input(n, 0)->rank < 2 || H_->node_input(n, 1)->rank < 2))
+        return emu_decline(c, SY_REASON_RANK, "AIC-MATMUL: operands must be rank >= 2");
+    if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) && sy_attr_int_or(H_, n, "ceil_mode", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-POOL: ceil_mode = 1 is not emulated");
+    emu_work w;
+    emu_node_work(n, s->fp16 ? 2 : 4, &w);
+    uint64_t ws = aic_ws(s, n, &w);
+    const char *unit = "";
+    int64_t cyc = aic_cycles(s, n, &w, &unit);
+    record(s, n, aic_verdict(s, ws), ws, cyc, unit);
+    emu_map_set(n, s);
+    c->take = true;
+    c->reason = SY_REASON_TAKEN;
+}
+
+static bool aic_can_copy(void *state, const char *src, const char *dst)
+{
+    (void)state;
+    bool sd = !strcmp(src, aic_domain.name), dd = !strcmp(dst, aic_domain.name);
+    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+}
+
+/* host <-> device: with convert_to_fp16 every float crossing is fp16 */
+static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
+{
+    return emu_copy(src, dst, ((aic_state *)state)->fp16);
+}
+
+typedef struct emu_report_ext {
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+} emu_report_ext;
+
+static size_t aic_report(char *buf, size_t len)
+{
+    aic_state *s = live_;
+    size_t k = 0;
+#define OUT(...)                                                                                                   \
+    do {                                                                                                           \
+        int m_ = snprintf(buf ? buf + (k < len ? k : len) : NULL, buf && k < len ? len - k : 0, __VA_ARGS__);      \
+        if (m_ > 0)                                                                                                \
+            k += (size_t)m_;                                                                                       \
+    } while (0)
+    if (!s) {
+        OUT("aic: no provider state\n");
+        return k;
+    }
+    OUT("aic EMULATOR %s\n", s->compat);
+    double total = 0;
+    for (size_t i = 0; i < s->n_recs; i++) {
+        const aic_rec *r = &s->recs[i];
+        OUT("  %-40s %-18s %-6s on-chip %10llu B %-10s cycles %lld\n", r->node, r->op, r->unit,
+            (unsigned long long)r->ws, r->verdict, (long long)r->cycles);
+        total += (double)r->cycles;
+    }
+    OUT("  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
+        s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
+    OUT("  modelled latency per instance: %.0f cycles = %.1f us at %.2f GHz (batch 1, set-size 1)\n", total,
+        total / s->clock_hz * 1e6, s->clock_hz / 1e9);
+#undef OUT
+    return k;
+}
+
+static const char *aic_compat_ext(void) { return live_ ? live_->compat : ""; }
+static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
+static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext};
+
+static const sy_provider_def provider = {
+    .struct_size = sizeof(sy_provider_def),
+    .name = "aic",
+    .description = "EMULATOR of Qualcomm Cloud AI 100 (QAIRT AIC backend): fp16 / MXFP6 MatMul weights, "
+                   "on-chip budgets, roofline cost; no hardware",
+    .flags = SY_PROVIDER_EMULATOR,
+    .domain = &aic_domain,
+    .option_keys = option_keys,
+    .create = aic_create,
+    .destroy = aic_destroy,
+    .check_node = aic_check,
+    .can_copy = aic_can_copy,
+    .copy = aic_copy,
+    .compat = aic_compat,
+};
+
+static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    (void)opts;
+    H_ = host;
+    target_rt = target;
+    target_rt.H = host;
+    emu_T = &target_rt;
+    static sy_kernel_def ks[32];
+    uint32_t nk = emu_kernels("aic", ks, 32);
+    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
+    SY_TRY(host->register_extension(p, "qnn_emu.aic", 1, &report_ext));
+    return host->register_provider(p, &provider);
+}
+
+static void aic_fini(void) {}
+
+static const sy_plugin_desc desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "aic",
+    .version = "0.1.0",
+    .description = "aic provider: an EMULATOR of Qualcomm Cloud AI 100 (no hardware)",
+    .kinds = SY_PLUGIN_KIND_PROVIDER,
+    .option_keys = NULL,
+    .init = aic_init,
+    .fini = aic_fini,
+};
+
+SY_PLUGIN_DEFINE(desc)

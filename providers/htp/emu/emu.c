@@ -1,0 +1,718 @@
+/* Shared emulator code: node map, numerics, work figures, kernels (emu.h). */
+#include "emu.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <strings.h>
+
+const emu_target *emu_T;
+#define H (emu_T->H)
+#define ERR(code, ...) H->status_new(code, __VA_ARGS__)
+
+/* ======================================================================== */
+/* node -> provider state (open addressing, overwrite on collision)         */
+/* ======================================================================== */
+#define MAP_SIZE 4096
+static struct {
+    const sy_node *n;
+    void *p;
+} map_[MAP_SIZE];
+static void *last_state_;
+
+static size_t map_slot(const sy_node *n) { return (size_t)(((uintptr_t)n >> 4) * 2654435761u) % MAP_SIZE; }
+
+void emu_map_set(const sy_node *n, void *pstate)
+{
+    size_t i = map_slot(n);
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = (i + k) % MAP_SIZE;
+        if (!map_[j].n || map_[j].n == n) {
+            map_[j].n = n;
+            map_[j].p = pstate;
+            last_state_ = pstate;
+            return;
+        }
+    }
+    map_[i].n = n; /* overwrite the home slot */
+    map_[i].p = pstate;
+    last_state_ = pstate;
+}
+
+void *emu_map_get(const sy_node *n)
+{
+    size_t i = map_slot(n);
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = (i + k) % MAP_SIZE;
+        if (map_[j].n == n)
+            return map_[j].p;
+    }
+    return last_state_;
+}
+
+void emu_map_forget(void *pstate)
+{
+    for (size_t j = 0; j < MAP_SIZE; j++)
+        if (map_[j].p == pstate)
+            map_[j].n = NULL, map_[j].p = NULL;
+    if (last_state_ == pstate)
+        last_state_ = NULL;
+}
+
+/* ======================================================================== */
+/* numerics, options, claims                                                */
+/* ======================================================================== */
+void emu_round_n(float *p, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        p[i] = emu_f16(p[i]);
+}
+
+bool emu_is_f16_n(const float *p, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float r = emu_f16(p[i]);
+        if (memcmp(&r, &p[i], sizeof r) && !(isnan(r) && isnan(p[i])))
+            return false;
+    }
+    return true;
+}
+
+bool emu_parse_bool(const char *v, bool *out)
+{
+    if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+        *out = true;
+    else if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+bool emu_parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    if (!*v || *v == '-')
+        return false;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end || x < lo || x > hi)
+        return false;
+    *out = x;
+    return true;
+}
+
+bool emu_parse_f64(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= lo && x <= hi))
+        return false;
+    *out = x;
+    return true;
+}
+
+void emu_decline(sy_claim *c, sy_reason r, const char *fmt, ...)
+{
+    c->take = false;
+    c->reason = r;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->text, sizeof c->text, fmt, ap);
+    va_end(ap);
+}
+
+sy_status *emu_copy(const sy_tensor *src, sy_tensor *dst, bool to_f16)
+{
+    if (src->nbytes != dst->nbytes)
+        return ERR(SY_ERR_INTERNAL, "%s copy: %zu bytes into %zu", emu_T->provider, src->nbytes, dst->nbytes);
+    if (!src->nbytes)
+        return NULL;
+    if (to_f16 && src->dtype == SY_DT_FLOAT32) {
+        const float *s = src->data;
+        float *d = dst->data;
+        int64_t n = (int64_t)(src->nbytes / sizeof(float));
+        for (int64_t i = 0; i < n; i++)
+            d[i] = emu_f16(s[i]);
+    } else if (dst->data != src->data) {
+        memcpy(dst->data, src->data, src->nbytes);
+    }
+    return NULL;
+}
+
+uint64_t emu_clipped;
+
+/* FP6 value grid: E2M3 (bias 1): max 7.5, emax 2; E3M2 (bias 3): max 28, emax 4 */
+static float fp6_round(float v, bool e2m3)
+{
+    int mbits = e2m3 ? 3 : 2, bias = e2m3 ? 1 : 3;
+    float maxv = e2m3 ? 7.5f : 28.0f;
+    float a = fabsf(v);
+    if (a >= maxv)
+        return v < 0 ? -maxv : maxv; /* saturate */
+    int e;
+    frexpf(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+    int ex = e - 1;
+    if (ex < 1 - bias)
+        ex = 1 - bias; /* subnormals share the minimum exponent */
+    float q = ldexpf(1.0f, ex - mbits);
+    float r = nearbyintf(a / q) * q; /* round to nearest even */
+    if (r > maxv)
+        r = maxv;
+    return v < 0 ? -r : r;
+}
+
+void emu_mxfp6_kn(float *b, int64_t K, int64_t N, bool e2m3)
+{
+    int emax = e2m3 ? 2 : 4;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {
+            int64_t k1 = k0 + 32 < K ? k0 + 32 : K;
+            float amax = 0;
+            for (int64_t k = k0; k < k1; k++)
+                amax = fmaxf(amax, fabsf(b[k * N + n]));
+            if (amax == 0)
+                continue;
+            int e;
+            frexpf(amax, &e);
+            int sexp = (e - 1) - emax; /* shared scale 2^(floor(log2 amax) - emax), E8M0 */
+            if (sexp < -127)
+                sexp = -127;
+            for (int64_t k = k0; k < k1; k++)
+                b[k * N + n] = ldexpf(fp6_round(ldexpf(b[k * N + n], -sexp), e2m3), sexp);
+        }
+}
+
+/* ======================================================================== */
+/* work figures                                                             */
+/* ======================================================================== */
+void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
+{
+    memset(w, 0, sizeof *w);
+    const char *op = H->node_op(n);
+    uint32_t ni = H->node_num_inputs(n), no = H->node_num_outputs(n);
+    for (uint32_t i = 0; i < ni; i++) {
+        const sy_tensor *t = H->node_input(n, i);
+        if (t && sy_dt_is_float(t->dtype))
+            w->bytes_in += (double)sy_tensor_numel(t) * (double)elsize;
+    }
+    double out = 0;
+    for (uint32_t o = 0; o < no; o++) {
+        const sy_tensor *t = H->node_output(n, o);
+        if (t)
+            out += (double)sy_tensor_numel(t);
+    }
+    w->bytes_out = out * (double)elsize;
+    const sy_tensor *x = H->node_input(n, 0), *wt = ni > 1 ? H->node_input(n, 1) : NULL;
+    if (!strcmp(op, "Conv") && wt && wt->rank >= 3) {
+        w->macs = out * (double)sy_dims_prod(wt->dims, 1, wt->rank);
+        w->matrix = true;
+    } else if ((!strcmp(op, "MatMul") || !strcmp(op, "Gemm")) && x && x->rank >= 1) {
+        int64_t k = x->dims[x->rank - 1];
+        if (!strcmp(op, "Gemm") && sy_attr_int_or(H, n, "transA", 0))
+            k = x->dims[0];
+        w->macs = out * (double)k;
+        w->matrix = true;
+    } else if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) {
+        int64_t ks[4];
+        int64_t nk = sy_attr_ints_copy(H, n, "kernel_shape", ks, 4);
+        double win = 1;
+        for (int64_t i = 0; i < nk && i < 4; i++)
+            win *= (double)ks[i];
+        w->macs = out * win;
+    } else if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") ||
+               !strcmp(op, "Unsqueeze")) {
+        w->macs = 0; /* views: no data movement on the device */
+        w->bytes_in = w->bytes_out = 0;
+    } else if (x) {
+        w->macs = fmax(out, (double)sy_tensor_numel(x));
+    }
+}
+
+/* ======================================================================== */
+/* kernels                                                                  */
+/* ======================================================================== */
+enum { K_CONV, K_MATMUL, K_GEMM, K_ADD, K_SUB, K_MUL, K_DIV, K_RELU, K_SIGMOID, K_TANH, K_EXP, K_MAXPOOL, K_AVGPOOL,
+       K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX, K__N };
+
+static const char *const op_names[K__N] = {
+    [K_CONV] = "Conv",         [K_MATMUL] = "MatMul",   [K_GEMM] = "Gemm",         [K_ADD] = "Add",
+    [K_SUB] = "Sub",           [K_MUL] = "Mul",         [K_DIV] = "Div",           [K_RELU] = "Relu",
+    [K_SIGMOID] = "Sigmoid",   [K_TANH] = "Tanh",       [K_EXP] = "Exp",           [K_MAXPOOL] = "MaxPool",
+    [K_AVGPOOL] = "AveragePool", [K_GAP] = "GlobalAveragePool", [K_BN] = "BatchNormalization",
+    [K_VIEW] = "Reshape",      [K_TRANSPOSE] = "Transpose", [K_CONCAT] = "Concat", [K_SOFTMAX] = "Softmax",
+};
+
+const char *const emu_ops[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh",
+                               "Exp", "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization",
+                               "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Softmax", NULL};
+
+typedef struct kstate {
+    int kind;
+    bool f16;
+    /* event */
+    char name[96];
+    int64_t cycles;
+    uint64_t dur_ns;
+    /* conv / pool */
+    int64_t pads[4], strides[2], dil[2], kshape[2], group;
+    bool count_pad;
+    /* gemm */
+    bool ta, tb;
+    float alpha, beta;
+    int64_t axis;
+    int64_t perm[SY_MAX_RANK];
+    float *w;  /* packed (fp16-rounded) weights, or NULL */
+    float *b;  /* packed bias / BN shift */
+    float *a;  /* BN scale */
+    size_t scratch;
+} kstate;
+
+static void kfree(void *p)
+{
+    kstate *s = p;
+    if (!s)
+        return;
+    free(s->w);
+    free(s->b);
+    free(s->a);
+    free(s);
+}
+
+static int kind_of(const char *op)
+{
+    if (!strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+        return K_VIEW;
+    for (int k = 0; k < K__N; k++)
+        if (op_names[k] && !strcmp(op_names[k], op))
+            return k;
+    return -1;
+}
+
+/* fp16-rounded (or plain) copy of a constant input; NULL when absent */
+static sy_status *pack(const sy_node *n, uint32_t i, bool f16, float **out)
+{
+    *out = NULL;
+    const sy_tensor *t = H->node_num_inputs(n) > i ? H->node_input(n, i) : NULL;
+    if (!t)
+        return NULL;
+    if (!t->data || t->dtype != SY_DT_FLOAT32)
+        return NULL; /* dynamic: used as it arrives */
+    int64_t cnt = sy_tensor_numel(t);
+    float *p = malloc((size_t)(cnt ? cnt : 1) * sizeof(float));
+    if (!p)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory packing weights", emu_T->provider);
+    memcpy(p, t->data, (size_t)cnt * sizeof(float));
+    if (f16) {
+        for (int64_t k = 0; k < cnt; k++) /* constants are clipped to the fp16 range, then rounded */
+            if (fabsf(p[k]) > 65504.0f) {
+                p[k] = p[k] > 0 ? 65504.0f : -65504.0f;
+                emu_clipped++;
+            }
+        emu_round_n(p, cnt);
+    }
+    void *ps = emu_map_get(n);
+    if (emu_T->pack_hook && ps)
+        emu_T->pack_hook(ps, n, i, p, t);
+    if (H->struct_size > offsetof(sy_host_api, node_report_memory) && H->node_report_memory)
+        H->node_report_memory((sy_node *)n, SY_MEM_PACKED_WEIGHTS, (size_t)cnt * sizeof(float));
+    *out = p;
+    return NULL;
+}
+
+static void pads_for(const sy_node *n, const sy_tensor *x, const sy_tensor *y, kstate *s)
+{
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    int64_t p[4] = {0, 0, 0, 0};
+    sy_attr_ints_copy(H, n, "pads", p, 4);
+    for (int d = 0; d < 2; d++) {
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            int64_t in = x->dims[2 + d], out = y->dims[2 + d];
+            int64_t total = (out - 1) * s->strides[d] + (s->kshape[d] - 1) * s->dil[d] + 1 - in;
+            if (total < 0)
+                total = 0;
+            s->pads[d] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+            s->pads[d + 2] = total - s->pads[d];
+        } else if (!strcmp(ap, "VALID")) {
+            s->pads[d] = s->pads[d + 2] = 0;
+        } else {
+            s->pads[d] = p[d];
+            s->pads[d + 2] = p[d + 2];
+        }
+    }
+}
+
+static sy_status *kprepare(sy_node *n, void **state)
+{
+    void *ps = emu_map_get(n);
+    kstate *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    const char *op = H->node_op(n);
+    s->kind = kind_of(op);
+    s->f16 = ps && emu_T->fp16(ps);
+    snprintf(s->name, sizeof s->name, "%s [%s]", H->node_name(n), emu_T->provider);
+    emu_work w;
+    emu_node_work(n, s->f16 ? 2 : 4, &w);
+    const char *unit = "";
+    s->cycles = ps ? emu_T->cycles(ps, n, &w, &unit) : 0;
+    double hz = ps ? emu_T->clock_hz(ps) : 1e9;
+    s->dur_ns = (uint64_t)((double)s->cycles / hz * 1e9);
+    snprintf(s->name, sizeof s->name, "%s [%s %s]", H->node_name(n), emu_T->provider, unit);
+    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
+    sy_status *st = NULL;
+    switch (s->kind) {
+    case K_CONV:
+    case K_MAXPOOL:
+    case K_AVGPOOL: {
+        s->strides[0] = s->strides[1] = s->dil[0] = s->dil[1] = 1;
+        sy_attr_ints_copy(H, n, "strides", s->strides, 2);
+        sy_attr_ints_copy(H, n, "dilations", s->dil, 2);
+        if (s->kind == K_CONV) {
+            const sy_tensor *wt = H->node_input(n, 1);
+            s->kshape[0] = wt->dims[2];
+            s->kshape[1] = wt->dims[3];
+            s->group = sy_attr_int_or(H, n, "group", 1);
+            if (!(st = pack(n, 1, s->f16, &s->w)))
+                st = pack(n, 2, s->f16, &s->b);
+            int64_t K = sy_dims_prod(wt->dims, 1, 4), ow = y->dims[3];
+            int64_t rows = (1 << 20) / (K * ow > 0 ? K * ow : 1);
+            if (rows < 1)
+                rows = 1;
+            if (rows > y->dims[2])
+                rows = y->dims[2];
+            s->scratch = (size_t)(K * ow * rows) * sizeof(float);
+            s->axis = rows; /* output rows per im2col tile */
+        } else {
+            sy_attr_ints_copy(H, n, "kernel_shape", s->kshape, 2);
+            s->count_pad = sy_attr_int_or(H, n, "count_include_pad", 0) != 0;
+        }
+        pads_for(n, x, y, s);
+        break;
+    }
+    case K_MATMUL:
+        st = pack(n, 1, s->f16, &s->w);
+        break;
+    case K_GEMM:
+        s->ta = sy_attr_int_or(H, n, "transA", 0) != 0;
+        s->tb = sy_attr_int_or(H, n, "transB", 0) != 0;
+        s->alpha = sy_attr_float_or(H, n, "alpha", 1.0f);
+        s->beta = sy_attr_float_or(H, n, "beta", 1.0f);
+        if (!(st = pack(n, 1, s->f16, &s->w)))
+            st = pack(n, 2, s->f16, &s->b);
+        break;
+    case K_BN: {
+        const sy_tensor *sc = H->node_input(n, 1), *bb = H->node_input(n, 2), *mu = H->node_input(n, 3),
+                        *var = H->node_input(n, 4);
+        if (!sc->data || !bb->data || !mu->data || !var->data) {
+            st = ERR(SY_ERR_UNSUPPORTED, "%s: BatchNormalization needs constant scale, bias, mean, var",
+                     emu_T->provider);
+            break;
+        }
+        float eps = sy_attr_float_or(H, n, "epsilon", 1e-5f);
+        int64_t C = sy_tensor_numel(sc);
+        s->a = malloc((size_t)C * sizeof(float));
+        s->b = malloc((size_t)C * sizeof(float));
+        if (!s->a || !s->b) {
+            st = ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        for (int64_t c = 0; c < C; c++) { /* folded to y = a x + b, constants stored on the device */
+            float a = ((const float *)sc->data)[c] / sqrtf(((const float *)var->data)[c] + eps);
+            float b = ((const float *)bb->data)[c] - a * ((const float *)mu->data)[c];
+            s->a[c] = s->f16 ? emu_f16(a) : a;
+            s->b[c] = s->f16 ? emu_f16(b) : b;
+        }
+        break;
+    }
+    case K_TRANSPOSE: {
+        int64_t np = sy_attr_ints_copy(H, n, "perm", s->perm, SY_MAX_RANK);
+        if (np < 0)
+            for (int32_t i = 0; i < x->rank; i++)
+                s->perm[i] = x->rank - 1 - i;
+        break;
+    }
+    case K_CONCAT:
+        s->axis = sy_attr_int_or(H, n, "axis", 0);
+        if (s->axis < 0)
+            s->axis += y->rank;
+        break;
+    case K_SOFTMAX:
+        s->axis = x->rank - 1; /* the providers accept the last axis only */
+        break;
+    default:
+        break;
+    }
+    if (st) {
+        kfree(s);
+        return st;
+    }
+    if (s->scratch)
+        H->node_set_scratch(n, s->scratch);
+    *state = s;
+    return NULL;
+}
+
+SY_BINARY_FN(b_add, float, float, float, SY_LD_ID, SY_LD_ID, x + y)
+SY_BINARY_FN(b_sub, float, float, float, SY_LD_ID, SY_LD_ID, x - y)
+SY_BINARY_FN(b_mul, float, float, float, SY_LD_ID, SY_LD_ID, x *y)
+SY_BINARY_FN(b_div, float, float, float, SY_LD_ID, SY_LD_ID, x / y)
+
+static void run_conv(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0], *wt = io->inputs[1];
+    const sy_tensor *bt = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    sy_tensor *y = io->outputs[0];
+    const float *W = s->w ? s->w : wt->data, *B = s->b ? s->b : (bt ? bt->data : NULL);
+    int64_t N = x->dims[0], C = x->dims[1], IH = x->dims[2], IW = x->dims[3];
+    int64_t M = y->dims[1], OH = y->dims[2], OW = y->dims[3], G = s->group;
+    int64_t Cg = C / G, Mg = M / G, KH = s->kshape[0], KW = s->kshape[1], K = Cg * KH * KW;
+    int64_t rows = s->axis;
+    float *col = io->scratch;
+    for (int64_t nb = 0; nb < N; nb++)
+        for (int64_t g = 0; g < G; g++) {
+            const float *xg = (const float *)x->data + (nb * C + g * Cg) * IH * IW;
+            float *yg = (float *)y->data + (nb * M + g * Mg) * OH * OW;
+            for (int64_t r0 = 0; r0 < OH; r0 += rows) {
+                int64_t nr = OH - r0 < rows ? OH - r0 : rows, ncol = nr * OW;
+                for (int64_t c = 0; c < Cg; c++)
+                    for (int64_t kh = 0; kh < KH; kh++)
+                        for (int64_t kw = 0; kw < KW; kw++) {
+                            float *dst = col + ((c * KH + kh) * KW + kw) * ncol;
+                            for (int64_t oh = 0; oh < nr; oh++) {
+                                int64_t ih = (r0 + oh) * s->strides[0] - s->pads[0] + kh * s->dil[0];
+                                for (int64_t ow = 0; ow < OW; ow++) {
+                                    int64_t iw = ow * s->strides[1] - s->pads[1] + kw * s->dil[1];
+                                    dst[oh * OW + ow] = (ih >= 0 && ih < IH && iw >= 0 && iw < IW)
+                                                            ? xg[(c * IH + ih) * IW + iw]
+                                                            : 0.0f;
+                                }
+                            }
+                        }
+                sy_gemm_f32(false, false, Mg, ncol, K, 1.0f, W + g * Mg * K, K, col, ncol, 0.0f, yg + r0 * OW,
+                            OH * OW);
+            }
+            if (B)
+                for (int64_t m = 0; m < Mg; m++)
+                    for (int64_t i = 0; i < OH * OW; i++)
+                        yg[m * OH * OW + i] += B[g * Mg + m];
+        }
+}
+
+static void run_pool(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    int64_t NC = x->dims[0] * x->dims[1], IH = x->dims[2], IW = x->dims[3], OH = y->dims[2], OW = y->dims[3];
+    bool mx = s->kind == K_MAXPOOL;
+    for (int64_t p = 0; p < NC; p++) {
+        const float *xi = (const float *)x->data + p * IH * IW;
+        float *yo = (float *)y->data + p * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                float acc = mx ? -INFINITY : 0.0f;
+                int64_t cnt = 0;
+                for (int64_t kh = 0; kh < s->kshape[0]; kh++)
+                    for (int64_t kw = 0; kw < s->kshape[1]; kw++) {
+                        int64_t ih = oh * s->strides[0] - s->pads[0] + kh * s->dil[0];
+                        int64_t iw = ow * s->strides[1] - s->pads[1] + kw * s->dil[1];
+                        if (ih < 0 || ih >= IH || iw < 0 || iw >= IW) {
+                            /* padding counts for the average only up to the padded extent */
+                            if (!mx && s->count_pad && ih < IH + s->pads[2] && iw < IW + s->pads[3])
+                                cnt++;
+                            continue;
+                        }
+                        float v = xi[ih * IW + iw];
+                        if (mx)
+                            acc = v > acc ? v : acc;
+                        else
+                            acc += v;
+                        cnt++;
+                    }
+                yo[oh * OW + ow] = mx ? acc : (cnt ? acc / (float)cnt : 0.0f);
+            }
+    }
+}
+
+static void run_matmul(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *a = io->inputs[0], *b = io->inputs[1];
+    sy_tensor *y = io->outputs[0];
+    const float *A = a->data, *B = s->w ? s->w : b->data;
+    int64_t K = a->dims[a->rank - 1];
+    int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+    int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+    int32_t br = y->rank - (a->rank >= 2 ? 2 : 1) - (b->rank >= 2 ? 0 : -1);
+    if (b->rank <= 2) { /* all batches of A share B: one GEMM */
+        int64_t rows = sy_tensor_numel(a) / K;
+        sy_gemm_f32(false, false, rows, N, K, 1.0f, A, K, B, N, 0.0f, y->data, N);
+        return;
+    }
+    /* batched with numpy broadcasting over the leading dims of the output */
+    int32_t yb = y->rank - 2;
+    (void)br;
+    int64_t idx[SY_MAX_RANK] = {0}, nbatch = sy_dims_prod(y->dims, 0, yb);
+    for (int64_t i = 0; i < nbatch; i++) {
+        int64_t oa = 0, ob = 0, sa = 1, sb = 1;
+        for (int32_t d = yb - 1; d >= 0; d--) {
+            int32_t da = d - (yb - (a->rank - 2)), db = d - (yb - (b->rank - 2));
+            if (da >= 0) {
+                oa += (a->dims[da] == 1 ? 0 : idx[d]) * sa;
+                sa *= a->dims[da];
+            }
+            if (db >= 0) {
+                ob += (b->dims[db] == 1 ? 0 : idx[d]) * sb;
+                sb *= b->dims[db];
+            }
+        }
+        sy_gemm_f32(false, false, M, N, K, 1.0f, A + oa * M * K, K, B + ob * K * N, N, 0.0f,
+                    (float *)y->data + i * M * N, N);
+        sy_index_next(yb, y->dims, idx);
+    }
+}
+
+static void run_gemm(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *a = io->inputs[0], *b = io->inputs[1], *c = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    sy_tensor *y = io->outputs[0];
+    int64_t M = y->dims[0], N = y->dims[1], K = s->ta ? a->dims[0] : a->dims[1];
+    const float *B = s->w ? s->w : b->data, *C = s->b ? s->b : (c ? c->data : NULL);
+    float *Y = y->data;
+    float beta = 0.0f;
+    if (C && s->beta != 0.0f) {
+        int64_t cr = c->rank >= 2 ? c->dims[0] : 1, cc = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++)
+                Y[i * N + j] = C[(cr == 1 ? 0 : i) * cc + (cc == 1 ? 0 : j)];
+        beta = s->beta;
+    }
+    sy_gemm_f32(s->ta, s->tb, M, N, K, s->alpha, a->data, a->dims[1], B, b->dims[1], beta, Y, N);
+}
+
+static void run_softmax(const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    int64_t C = x->dims[x->rank - 1], R = sy_tensor_numel(x) / (C ? C : 1);
+    for (int64_t r = 0; r < R; r++) {
+        const float *xi = (const float *)x->data + r * C;
+        float *yo = (float *)y->data + r * C, mx = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < C; i++)
+            mx = xi[i] > mx ? xi[i] : mx;
+        for (int64_t i = 0; i < C; i++)
+            sum += (yo[i] = expf(xi[i] - mx));
+        for (int64_t i = 0; i < C; i++)
+            yo[i] /= sum;
+    }
+}
+
+static void run_transpose(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    int64_t xs[SY_MAX_RANK], ss[SY_MAX_RANK];
+    sy_strides(x->rank, x->dims, xs);
+    for (int32_t i = 0; i < x->rank; i++)
+        ss[i] = xs[s->perm[i]];
+    sy_copy_strided(y->data, x->data, y->rank, y->dims, ss, sizeof(float));
+}
+
+static void run_concat(const kstate *s, const sy_kernel_io *io)
+{
+    sy_tensor *y = io->outputs[0];
+    int64_t outer = sy_dims_prod(y->dims, 0, (int32_t)s->axis), inner = sy_dims_prod(y->dims, (int32_t)s->axis + 1, y->rank);
+    int64_t yrow = y->dims[s->axis] * inner, off = 0;
+    for (uint32_t k = 0; k < io->n_inputs; k++) {
+        const sy_tensor *t = io->inputs[k];
+        if (!t)
+            continue;
+        int64_t trow = t->dims[s->axis] * inner;
+        for (int64_t o = 0; o < outer; o++)
+            memcpy((float *)y->data + o * yrow + off, (const float *)t->data + o * trow, (size_t)trow * sizeof(float));
+        off += trow;
+    }
+}
+
+static sy_status *krun(void *state, const sy_kernel_io *io)
+{
+    const kstate *s = state;
+    uint64_t t0 = H->now_ns();
+    sy_tensor *y = io->outputs[0];
+    const sy_tensor *x = io->inputs[0];
+    int64_t ny = sy_tensor_numel(y);
+    float *yd = y->data;
+    const float *xd = x->data;
+    sy_status *st = NULL;
+    switch (s->kind) {
+    case K_CONV: run_conv(s, io); break;
+    case K_MAXPOOL:
+    case K_AVGPOOL: run_pool(s, io); break;
+    case K_MATMUL: run_matmul(s, io); break;
+    case K_GEMM: run_gemm(s, io); break;
+    case K_ADD: st = sy_bcast_apply(H, 2, io->inputs, y, b_add, NULL); break;
+    case K_SUB: st = sy_bcast_apply(H, 2, io->inputs, y, b_sub, NULL); break;
+    case K_MUL: st = sy_bcast_apply(H, 2, io->inputs, y, b_mul, NULL); break;
+    case K_DIV: st = sy_bcast_apply(H, 2, io->inputs, y, b_div, NULL); break;
+    case K_RELU:
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = xd[i] > 0 ? xd[i] : 0.0f;
+        break;
+    case K_SIGMOID:
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = xd[i] >= 0 ? 1.0f / (1.0f + expf(-xd[i])) : expf(xd[i]) / (1.0f + expf(xd[i]));
+        break;
+    case K_TANH:
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = tanhf(xd[i]);
+        break;
+    case K_EXP:
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = expf(xd[i]);
+        break;
+    case K_GAP: {
+        int64_t NC = x->dims[0] * x->dims[1], HW = sy_tensor_numel(x) / (NC ? NC : 1);
+        for (int64_t p = 0; p < NC; p++) {
+            float acc = 0;
+            for (int64_t i = 0; i < HW; i++)
+                acc += xd[p * HW + i];
+            yd[p] = acc / (float)HW;
+        }
+        break;
+    }
+    case K_BN: {
+        int64_t N = x->dims[0], C = x->dims[1], HW = N * C > 0 ? sy_tensor_numel(x) / (N * C) : 0;
+        for (int64_t nb = 0; nb < N; nb++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t i = 0; i < HW; i++) {
+                    int64_t o = (nb * C + c) * HW + i;
+                    yd[o] = s->a[c] * xd[o] + s->b[c];
+                }
+        break;
+    }
+    case K_VIEW: st = sy_run_copy_input0(NULL, io); break;
+    case K_TRANSPOSE: run_transpose(s, io); break;
+    case K_CONCAT: run_concat(s, io); break;
+    case K_SOFTMAX: run_softmax(io); break;
+    default: st = ERR(SY_ERR_INTERNAL, "%s: unknown kernel kind %d", emu_T->provider, s->kind);
+    }
+    if (st)
+        return st;
+    if (s->f16 && s->kind != K_VIEW)
+        emu_round_n(yd, ny); /* fp16 storage: one rounding of the fp32 result */
+    if (H->profiling_enabled(io->run)) {
+        sy_profile_event ev = {sizeof ev, s->name, "emulated", t0, s->dur_ns, s->cycles};
+        H->profile_event(io->run, &ev);
+    }
+    return NULL;
+}
+
+uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (const char *const *op = emu_ops; *op && n < max; op++) {
+        sy_kernel_def k = {sizeof(sy_kernel_def), "", *op, 1, 0, provider, SY_DT_BIT(SY_DT_FLOAT32), 0, 0u,
+                           NULL, kprepare, krun, kfree, NULL};
+        out[n++] = k;
+    }
+    return n;
+}

@@ -1,0 +1,91 @@
+/*
+ * Shared code of the Qualcomm emulator providers (htp, lpai, aic): a static
+ * library linked into each provider plugin (each gets its own copy).
+ *
+ *  - emulated kernels for the ONNX ops the emulators accept, computed in
+ *    fp32 (fp32 accumulation) on values stored as binary16 when the
+ *    provider's precision is fp16: weights are rounded once in prepare,
+ *    every output is rounded once (round to nearest even), and activations
+ *    entering the provider's domain are rounded by its copy();
+ *  - per-op work figures (MACs, bytes moved) for the cost models;
+ *  - a node -> provider-state map, since a kernel's prepare only sees the
+ *    node (check_node, which sees both, fills it);
+ *  - profiling events in modelled cycles ("emulated" category).
+ *
+ * Storage note: the core sizes tensors by their graph dtype, so an fp16
+ * tensor of the emulated device is held in an fp32 container whose values
+ * are exactly binary16 values. Numerics are those of fp16 storage; byte
+ * figures of the emulators' own memory checks use 2 bytes per element.
+ */
+#ifndef SY_EMU_H
+#define SY_EMU_H
+
+#include "switchyard/sy_sdk.h"
+
+#include <stdio.h>
+
+typedef struct emu_work {
+    double macs;      /* multiply-accumulates */
+    double bytes_in;  /* bytes read (activations + weights), device element size */
+    double bytes_out; /* bytes written */
+    bool matrix;      /* conv / matmul class (HMX / tensor unit) */
+} emu_work;
+
+/* What a provider plugin gives the shared kernels. */
+typedef struct emu_target {
+    const char *provider;   /* "htp" */
+    const sy_host_api *H;
+    /* precision of the provider state (true: fp16 storage) */
+    bool (*fp16)(void *pstate);
+    /* element size of float tensors on the device */
+    /* cycles of one node from its work; writes the unit ("HMX", "HVX") */
+    int64_t (*cycles)(void *pstate, const sy_node *n, const emu_work *w, const char **unit);
+    double (*clock_hz)(void *pstate);
+    /* optional: rewrite a packed constant input of a node in place (AIC:
+     * MXFP6 MatMul weights); called after rounding */
+    void (*pack_hook)(void *pstate, const sy_node *n, uint32_t input, float *w, const sy_tensor *t);
+} emu_target;
+
+extern const emu_target *emu_T;
+
+/* ---- node -> provider state --------------------------------------------- */
+void emu_map_set(const sy_node *n, void *pstate);
+void *emu_map_get(const sy_node *n);
+void emu_map_forget(void *pstate);
+
+/* ---- numerics ------------------------------------------------------------ */
+static inline float emu_f16(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
+void emu_round_n(float *p, int64_t n);
+/* true when n floats are all binary16 values */
+bool emu_is_f16_n(const float *p, int64_t n);
+
+/* ---- work of a node (for capability checks and cost) --------------------- */
+/* Fills w for the ops the emulators know; elsize: device bytes per element. */
+void emu_node_work(const sy_node *n, size_t elsize, emu_work *w);
+
+/* ---- kernels -------------------------------------------------------------- */
+/* Kernel defs for `provider` covering the ops below (float32 graphs); the
+ * provider registers them with sy_register_tables. */
+uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max);
+/* The op list those kernels cover, NULL-terminated. */
+extern const char *const emu_ops[];
+
+/* OCP MX v1.0 FP6 quantize-dequantize of B [K, N] (row-major) in blocks of
+ * 32 along K with a shared E8M0 scale; e2m3: E2M3 elements, else E3M2. */
+void emu_mxfp6_kn(float *b, int64_t K, int64_t N, bool e2m3);
+/* count of constants clipped to the fp16 range so far */
+extern uint64_t emu_clipped;
+
+/* ---- copies --------------------------------------------------------------- */
+/* Copy src to dst; when `to_f16` round float32 elements to binary16. */
+sy_status *emu_copy(const sy_tensor *src, sy_tensor *dst, bool to_f16);
+
+/* ---- options -------------------------------------------------------------- */
+bool emu_parse_bool(const char *v, bool *out);
+bool emu_parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
+bool emu_parse_f64(const char *v, double lo, double hi, double *out);
+
+/* ---- claims ---------------------------------------------------------------- */
+void emu_decline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
+
+#endif

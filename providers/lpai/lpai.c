@@ -1,0 +1,375 @@
+/*
+ * lpai: an EMULATOR of the Qualcomm Low Power AI eNPU (QNN LPAI backend),
+ * faithful to spec/targets.md §3.6 and §5.2. No eNPU is involved.
+ *
+ * LPAI has no float types: a prepared graph holds u8 / s8 / u16
+ * activations only, so every float node is declined (rule LPAI-DTYPE) and
+ * falls back; the float models of the shared folder therefore run wholly
+ * on cpu_ref under conf/lpai.ini, and the explain output says why.
+ *
+ * [provider.lpai] keys (docs/emulators.md):
+ *   hw_version           v4 (default: prepare only) | v5 | v6
+ *   simulate             true|false (default false): execute v4 graphs here
+ *   scratch_mem_type     ddr | llc | tcm (default tcm)
+ *   persistent_mem_type  ddr | llc | tcm (default ddr)
+ *   mem_alignment        bytes, power of two 16..4096 (default 256)
+ *   fps                  real-time contract, 1..1000 (default 1)
+ *   ftrt_ratio           1..100 (default 10)
+ *   client_type          real_time (default) | non_real_time
+ *   macs_per_cycle       eNPU throughput knob (default 256, UNVERIFIED)
+ *   clock_mhz            eNPU clock knob (default 500, UNVERIFIED)
+ */
+#include "emu/emu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <strings.h>
+
+static const sy_host_api *H_;
+
+static const char *const mem_types[] = {"ddr", "llc", "tcm"};
+/* access cost per byte in cycles by memory type (TCM < LLC < DDR; POLICY knobs) */
+static const double mem_cpb[] = {0.25, 0.0625, 0.015625};
+
+/* the 46 ops of LpaiOpDefSupplement (SDK 2.25) in ONNX names where they map */
+static const char *const lpai_ops[] = {
+    "ArgMax", "ArgMin", "BatchNormalization", "Concat", "Conv", "Cast", "Add", "Div", "Exp", "Log", "Max", "Min",
+    "Mul", "Sqrt", "Sub", "Gemm", "Gather", "Gelu", "GRU", "HardSwish", "LogSoftmax", "LSTM", "MatMul", "Pad",
+    "AveragePool", "MaxPool", "PRelu", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu", "Clip",
+    "Reshape", "Resize", "Sigmoid", "Softmax", "Slice", "Tanh", "Transpose", "ConvTranspose", "Flatten", "Squeeze",
+    "Unsqueeze", "GlobalAveragePool",
+    /* v5+ (later QAIRT releases; POLICY version gate) */
+    "Buffer", "StatefulGRU", "StatefulLSTM", NULL};
+
+typedef struct lpai_state {
+    int hw; /* 4, 5, 6 */
+    bool simulate, real_time;
+    int scratch_type, persistent_type;
+    uint64_t alignment;
+    double fps, ftrt, macs_pc, clock_hz;
+    char compat[256];
+    uint64_t persistent_bytes; /* weights + state of the nodes taken */
+    double cycles;
+    size_t taken;
+} lpai_state;
+
+static lpai_state *live_;
+
+static sy_memory_domain_def lpai_domain = {
+    .struct_size = sizeof(sy_memory_domain_def),
+    .name = "lpai_scratch",
+    .alignment = 256,
+    .capacity = 0,
+    .host_visible = true,
+};
+
+static bool lpai_fp16(void *ps)
+{
+    (void)ps;
+    return false;
+}
+static double lpai_clock(void *ps) { return ((lpai_state *)ps)->clock_hz; }
+
+static int64_t lpai_cycles(void *ps, const sy_node *n, const emu_work *w, const char **unit)
+{
+    (void)n;
+    lpai_state *s = ps;
+    *unit = "eNPU";
+    double compute = w->macs / s->macs_pc;
+    double mem = (w->bytes_in + w->bytes_out) * mem_cpb[s->scratch_type];
+    return (int64_t)ceil(compute + mem);
+}
+
+static const emu_target target = {"lpai", NULL, lpai_fp16, lpai_cycles, lpai_clock, NULL};
+static emu_target target_rt;
+
+static const char *const option_keys[] = {"hw_version", "simulate", "scratch_mem_type", "persistent_mem_type",
+                                          "mem_alignment", "fps", "ftrt_ratio", "client_type", "macs_per_cycle",
+                                          "clock_mhz", NULL};
+#define CFG_ERR(...) H_->status_new(SY_ERR_INVALID_CONFIG, __VA_ARGS__)
+
+static int mem_type(const char *v)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(v, mem_types[i]))
+            return i;
+    return -1;
+}
+
+static sy_status *lpai_create(const sy_options *o, void **state)
+{
+    lpai_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return H_->status_new(SY_ERR_OUT_OF_MEMORY, "lpai: out of memory");
+    s->hw = 4;
+    s->real_time = true;
+    s->scratch_type = 2;
+    s->persistent_type = 0;
+    s->alignment = 256;
+    s->fps = 1;
+    s->ftrt = 10;
+    s->macs_pc = 256;
+    s->clock_hz = 500e6;
+    const char *v;
+    uint64_t u;
+    double f;
+    sy_status *st = NULL;
+    if (o && (v = H_->option_get(o, "hw_version"))) {
+        if (!strcasecmp(v, "v4"))
+            s->hw = 4;
+        else if (!strcasecmp(v, "v5"))
+            s->hw = 5;
+        else if (!strcasecmp(v, "v6"))
+            s->hw = 6;
+        else
+            st = CFG_ERR("[provider.lpai] hw_version = '%s': expected v4, v5 or v6", v);
+    }
+    if (!st && o && (v = H_->option_get(o, "simulate")) && !emu_parse_bool(v, &s->simulate))
+        st = CFG_ERR("[provider.lpai] simulate = '%s': expected true or false", v);
+    if (!st && o && (v = H_->option_get(o, "scratch_mem_type")) && (s->scratch_type = mem_type(v)) < 0)
+        st = CFG_ERR("[provider.lpai] scratch_mem_type = '%s': expected ddr, llc or tcm", v);
+    if (!st && o && (v = H_->option_get(o, "persistent_mem_type")) && (s->persistent_type = mem_type(v)) < 0)
+        st = CFG_ERR("[provider.lpai] persistent_mem_type = '%s': expected ddr, llc or tcm", v);
+    if (!st && o && (v = H_->option_get(o, "mem_alignment"))) {
+        if (!emu_parse_u64(v, 16, 4096, &u) || (u & (u - 1)))
+            st = CFG_ERR("[provider.lpai] mem_alignment = '%s': expected a power of two from 16 to 4096", v);
+        s->alignment = u;
+    }
+    if (!st && o && (v = H_->option_get(o, "fps"))) {
+        if (!emu_parse_f64(v, 1, 1000, &f))
+            st = CFG_ERR("[provider.lpai] fps = '%s': expected 1 to 1000", v);
+        s->fps = f;
+    }
+    if (!st && o && (v = H_->option_get(o, "ftrt_ratio"))) {
+        if (!emu_parse_f64(v, 1, 100, &f))
+            st = CFG_ERR("[provider.lpai] ftrt_ratio = '%s': expected 1 to 100", v);
+        s->ftrt = f;
+    }
+    if (!st && o && (v = H_->option_get(o, "client_type"))) {
+        if (!strcasecmp(v, "real_time"))
+            s->real_time = true;
+        else if (!strcasecmp(v, "non_real_time"))
+            s->real_time = false;
+        else
+            st = CFG_ERR("[provider.lpai] client_type = '%s': expected real_time or non_real_time", v);
+    }
+    if (!st && o && (v = H_->option_get(o, "macs_per_cycle"))) {
+        if (!emu_parse_f64(v, 1, 65536, &f))
+            st = CFG_ERR("[provider.lpai] macs_per_cycle = '%s': expected 1 to 65536", v);
+        s->macs_pc = f;
+    }
+    if (!st && o && (v = H_->option_get(o, "clock_mhz"))) {
+        if (!emu_parse_f64(v, 1, 5000, &f))
+            st = CFG_ERR("[provider.lpai] clock_mhz = '%s': expected 1 to 5000", v);
+        s->clock_hz = f * 1e6;
+    }
+    if (st) {
+        free(s);
+        return st;
+    }
+    lpai_domain.alignment = (uint32_t)s->alignment;
+    snprintf(s->compat, sizeof s->compat, "lpai-emulator/0.1.0 enpu=v%d simulate=%d scratch=%s persistent=%s align=%llu",
+             s->hw, s->simulate, mem_types[s->scratch_type], mem_types[s->persistent_type],
+             (unsigned long long)s->alignment);
+    live_ = s;
+    *state = s;
+    return NULL;
+}
+
+static void lpai_destroy(void *state)
+{
+    emu_map_forget(state);
+    if (live_ == state)
+        live_ = NULL;
+    free(state);
+}
+
+static void lpai_check(void *state, const sy_node *n, sy_claim *c)
+{
+    lpai_state *s = state;
+    const char *op = H_->node_op(n);
+    bool known = false;
+    for (int i = 0; lpai_ops[i]; i++)
+        if (!strcmp(lpai_ops[i], op))
+            known = true;
+    if (!known)
+        return emu_decline(c, SY_REASON_OP_UNSUPPORTED, "LPAI-OPS: %s is not one of the 46 LPAI ops", op);
+    if (s->hw < 5 && (!strcmp(op, "Buffer") || !strcmp(op, "StatefulGRU") || !strcmp(op, "StatefulLSTM")))
+        return emu_decline(c, SY_REASON_POLICY, "LPAI-VERSION: %s needs eNPU v5 or later (hw_version = v%d)", op,
+                           s->hw);
+    if (s->hw == 4 && !s->simulate)
+        return emu_decline(c, SY_REASON_POLICY,
+                           "LPAI-V4: eNPU v4 graphs are prepare-only in QNN (executed by the LPAI SDK); set "
+                           "hw_version = v5/v6 or simulate = true");
+    uint32_t ni = H_->node_num_inputs(n), no = H_->node_num_outputs(n);
+    for (uint32_t i = 0; i < ni + no; i++) {
+        const sy_tensor *t = i < ni ? H_->node_input(n, i) : H_->node_output(n, i - ni);
+        if (!t)
+            continue;
+        if (sy_dt_is_float(t->dtype))
+            return emu_decline(c, SY_REASON_DTYPE,
+                               "LPAI-DTYPE: %s %u is %s; LPAI has no float tensors (activations u8/s8/u16, weights "
+                               "s8/u8; quantize the model)",
+                               i < ni ? "input" : "output", i < ni ? i : i - ni, sy_dt_name(t->dtype));
+        if (t->rank > 4)
+            return emu_decline(c, SY_REASON_RANK, "LPAI-RANK: rank must be <= 4, got %d", (int)t->rank);
+    }
+    if ((!strcmp(op, "Gemm")) && H_->node_input(n, 0)->rank > 2)
+        return emu_decline(c, SY_REASON_RANK, "LPAI-FC: FullyConnected rank must be <= 2");
+    if (!strcmp(op, "MatMul") && (sy_attr_int_or(H_, n, "transA", 0) || sy_attr_int_or(H_, n, "transB", 0)))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-MATMUL: no transpose");
+    if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) && sy_attr_int_or(H_, n, "ceil_mode", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-POOL: FLOOR rounding only (ceil_mode must be 0)");
+    if (!strcmp(op, "Pad")) {
+        char mode[16];
+        sy_attr_string_or(H_, n, "mode", "constant", mode, sizeof mode);
+        if (strcmp(mode, "constant") && strcmp(mode, "edge"))
+            return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-PAD: CONSTANT or EDGE only, got %s", mode);
+    }
+    if ((!strcmp(op, "GRU") || !strcmp(op, "LSTM")) && H_->node_input(n, 0)->dtype == SY_DT_UINT16)
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru/Lstm take s8/u8 only");
+    /* persistent memory: constant inputs (weights) and state of stateful ops */
+    for (uint32_t i = 0; i < ni; i++) {
+        const sy_tensor *t = H_->node_input(n, i);
+        if (t && t->data)
+            s->persistent_bytes += t->nbytes;
+    }
+    if (!strcmp(op, "Buffer"))
+        s->persistent_bytes += H_->node_output(n, 0)->nbytes;
+    emu_work w;
+    emu_node_work(n, 1, &w);
+    const char *unit;
+    s->cycles += (double)lpai_cycles(s, n, &w, &unit);
+    s->taken++;
+    emu_map_set(n, s);
+    c->take = true;
+    c->reason = SY_REASON_TAKEN;
+}
+
+static bool lpai_can_copy(void *state, const char *src, const char *dst)
+{
+    (void)state;
+    bool sd = !strcmp(src, lpai_domain.name), dd = !strcmp(dst, lpai_domain.name);
+    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+}
+
+static sy_status *lpai_copy(void *state, const sy_tensor *src, sy_tensor *dst)
+{
+    (void)state;
+    return emu_copy(src, dst, false);
+}
+
+/* ---- extension "qnn_emu.lpai" v1: report and client memory ---------------- */
+typedef struct lpai_ext {
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+    /* persistent_mem_size of the latest finalize (scratch_mem_size is the
+     * lpai_scratch arena of the session's memory report) */
+    uint64_t (*persistent_size)(void);
+    /* Client-supplied buffers (QnnLpaiGraph_Mem_t): NULL when both fit the
+     * sizes and the alignment; else a message naming what is wrong, written
+     * into why. */
+    bool (*check_client_mem)(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
+                             uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len);
+} lpai_ext;
+
+static size_t lpai_report(char *buf, size_t len)
+{
+    lpai_state *s = live_;
+    size_t k = 0;
+    int m;
+    if (!s)
+        m = snprintf(buf, len, "lpai: no provider state\n");
+    else {
+        double us = s->cycles / s->clock_hz * 1e6, budget = 1e6 / s->fps;
+        m = snprintf(buf, len,
+                     "lpai EMULATOR %s\n  nodes taken: %zu; persistent_mem_size %llu B (%s); modelled %.0f cycles = "
+                     "%.1f us at %.0f MHz; real-time budget 1/fps = %.0f us (ftrt %.0fx): %s\n",
+                     s->compat, s->taken, (unsigned long long)s->persistent_bytes, mem_types[s->persistent_type],
+                     s->cycles, us, s->clock_hz / 1e6, budget, s->ftrt, us <= budget ? "met" : "DEADLINE MISS");
+    }
+    if (m > 0)
+        k = (size_t)m;
+    return k;
+}
+
+static const char *lpai_compat_ext(void) { return live_ ? live_->compat : ""; }
+static uint64_t lpai_persistent(void) { return live_ ? live_->persistent_bytes : 0; }
+
+static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
+                           uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
+{
+    lpai_state *s = live_;
+    uint64_t al = s ? s->alignment : 256, pneed = s ? s->persistent_bytes : 0;
+    if (scratch_size < scratch_need)
+        return snprintf(why, why_len, "LPAI-MEM: scratch buffer of %llu B is smaller than scratch_mem_size %llu B",
+                        (unsigned long long)scratch_size, (unsigned long long)scratch_need),
+               false;
+    if (scratch_addr % al)
+        return snprintf(why, why_len, "LPAI-MEM: scratch buffer address 0x%llx is not %llu-byte aligned",
+                        (unsigned long long)scratch_addr, (unsigned long long)al),
+               false;
+    if (persistent_size < pneed)
+        return snprintf(why, why_len,
+                        "LPAI-MEM: persistent buffer of %llu B is smaller than persistent_mem_size %llu B",
+                        (unsigned long long)persistent_size, (unsigned long long)pneed),
+               false;
+    if (persistent_addr % al)
+        return snprintf(why, why_len, "LPAI-MEM: persistent buffer address 0x%llx is not %llu-byte aligned",
+                        (unsigned long long)persistent_addr, (unsigned long long)al),
+               false;
+    return true;
+}
+
+static const lpai_ext ext = {sizeof(lpai_ext), lpai_report, lpai_compat_ext, lpai_persistent, lpai_check_mem};
+static const char *lpai_compat(void *state) { return ((lpai_state *)state)->compat; }
+
+static const sy_provider_def provider = {
+    .struct_size = sizeof(sy_provider_def),
+    .name = "lpai",
+    .description = "EMULATOR of Qualcomm LPAI (low-power eNPU, QNN LPAI backend): quantized-only, 46-op table, "
+                   "scratch/persistent memory, real-time budget; no hardware",
+    .flags = SY_PROVIDER_EMULATOR,
+    .domain = &lpai_domain,
+    .option_keys = option_keys,
+    .create = lpai_create,
+    .destroy = lpai_destroy,
+    .check_node = lpai_check,
+    .can_copy = lpai_can_copy,
+    .copy = lpai_copy,
+    .compat = lpai_compat,
+};
+
+static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    (void)opts;
+    H_ = host;
+    target_rt = target;
+    target_rt.H = host;
+    emu_T = &target_rt;
+    /* float kernels are registered so that check_node sees float nodes and
+     * declines them naming the rule (LPAI-DTYPE) instead of "no kernel" */
+    static sy_kernel_def ks[32];
+    uint32_t nk = emu_kernels("lpai", ks, 32);
+    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
+    SY_TRY(host->register_extension(p, "qnn_emu.lpai", 1, &ext));
+    return host->register_provider(p, &provider);
+}
+
+static void lpai_fini(void) {}
+
+static const sy_plugin_desc desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "lpai",
+    .version = "0.1.0",
+    .description = "lpai provider: an EMULATOR of the Qualcomm LPAI eNPU (no hardware)",
+    .kinds = SY_PLUGIN_KIND_PROVIDER,
+    .option_keys = NULL,
+    .init = lpai_init,
+    .fini = lpai_fini,
+};
+
+SY_PLUGIN_DEFINE(desc)
