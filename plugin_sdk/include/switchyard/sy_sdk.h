@@ -503,6 +503,62 @@ void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth,
                      int32_t diff_min);
 
 /* ======================================================================== */
+/* requantization, quantization parameters and calibration (sdk_requant.c)  */
+/* (ONNX quantized ops and the quant_* scheme plugins; the fixed-point      */
+/*  arithmetic itself is the sdk_quant.c section above)                     */
+/* ======================================================================== */
+
+/* Round half to even, independent of the FPU rounding mode. */
+double sy_rq_round_even(double v);
+/* [lo, hi] of a quantized storage type (int8/uint8/int16/uint16/int32/int4/
+ * uint4); false for other types. */
+bool sy_q_storage_range(sy_dtype dt, int32_t *lo, int32_t *hi);
+/* Element i of a quantized tensor (4-bit: packed, low nibble first). */
+int32_t sy_q_load(const void *data, sy_dtype dt, size_t i);
+void sy_q_store(void *data, sy_dtype dt, size_t i, int32_t v);
+/* bytes of n elements (4-bit types: rounded up) */
+size_t sy_q_storage_bytes(sy_dtype dt, size_t n);
+/* ONNX QuantizeLinear: sat(round_half_even(x / scale) + zp) (division in float). */
+int32_t sy_rq_quantize(float x, float scale, int32_t zp, int32_t lo, int32_t hi);
+/* ONNX DequantizeLinear: (q - zp) * scale in float. */
+float sy_rq_dequantize(int32_t q, float scale, int32_t zp);
+
+/* Requantization form: explicit, chosen per node / session / provider. */
+typedef enum sy_rq_mode {
+    SY_RQ_ONNX = 0,    /* float multiplier, round half to even (ONNX QLinear*) */
+    SY_RQ_GEMMLOWP = 1 /* int32 multiplier + shift, half away from zero (gemmlowp, TFLite, CMSIS-NN) */
+} sy_rq_mode;
+/* "onnx" | "gemmlowp" (aliases "float", "cmsis", "fixed"); false otherwise */
+bool sy_rq_mode_parse(const char *s, sy_rq_mode *out);
+const char *sy_rq_mode_name(sy_rq_mode m);
+
+/* acc (int32 accumulator of (x - zx)(w - zw) [+ bias]) -> output code. */
+typedef struct sy_requant {
+    sy_rq_mode mode;
+    double real_mult; /* s_x * s_w / s_y */
+    int32_t mult, shift; /* sy_q_quantize_multiplier(real_mult) */
+    int32_t zp, lo, hi;  /* output zero point and clamp (dtype range and fused activation) */
+} sy_requant;
+void sy_rq_init(sy_requant *r, sy_rq_mode mode, double real_mult, int32_t zp, int32_t lo, int32_t hi);
+int32_t sy_rq_apply(const sy_requant *r, int64_t acc);
+
+/* Checks scales (> 0, finite), zero points (inside the storage range) and,
+ * for per-axis parameters, count == axis_len (pass -1 to skip). Messages
+ * name `tensor`. */
+sy_status *sy_qp_check(const sy_host_api *host, const char *tensor, const sy_quant_params *qp, int32_t axis_len);
+/* Scale and zero point for values in [min, max] (widened to include 0). */
+void sy_q_choose_params(float min, float max, sy_dtype dt, bool symmetric, float *scale, int32_t *zp);
+
+/* Calibration observers: running min/max, or a histogram whose tails beyond
+ * `percentile` (e.g. 99.99) are clipped. */
+typedef enum sy_calib_method { SY_CALIB_MINMAX = 0, SY_CALIB_PERCENTILE = 1 } sy_calib_method;
+typedef struct sy_calib sy_calib;
+sy_calib *sy_calib_new(sy_calib_method method, double percentile); /* NULL on out-of-memory */
+void sy_calib_update(sy_calib *c, const float *x, size_t n);
+void sy_calib_range(const sy_calib *c, float *min, float *max);
+void sy_calib_free(sy_calib *c);
+
+/* ======================================================================== */
 /* low-bit element types (sdk_lowbit.c)                                     */
 /* float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz/e8m0 (one byte each), float4e2m1,    */
 /* int4/uint4 (two per byte, low nibble first), int2/uint2 (four per byte,  */

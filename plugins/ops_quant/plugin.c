@@ -1,0 +1,55 @@
+/*
+ * ops_quant: the ONNX quantized operator family and the integer kernels of
+ * the switchyard.quant domain (what the core's QDQ pass folds
+ * DequantizeLinear -> op -> QuantizeLinear chains into), on cpu_ref.
+ *
+ * Options ([plugin.ops_quant]):
+ *   requant = onnx | gemmlowp   default requantization form of nodes that do
+ *                               not carry a `requant` attribute (the ONNX
+ *                               QLinear* ops use it too; "onnx" by default,
+ *                               which the ONNX node tests expect)
+ */
+#include "quant_internal.h"
+
+const sy_host_api *H;
+sy_rq_mode g_default_rq = SY_RQ_ONNX;
+
+static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    H = host;
+    g_default_rq = SY_RQ_ONNX;
+    const char *rq = opts ? host->option_get(opts, "requant") : NULL;
+    if (rq && !sy_rq_mode_parse(rq, &g_default_rq))
+        return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.ops_quant] requant = %s: expected onnx or gemmlowp",
+                                rq);
+    void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {
+        q_tables_qdq, q_tables_gemm, q_tables_elem};
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+        const sy_op_schema *s;
+        const sy_kernel_def *k;
+        uint32_t ns, nk;
+        tables[t](&s, &ns, &k, &nk);
+        SY_TRY(sy_register_tables(host, p, s, ns, k, nk));
+    }
+    return NULL;
+}
+
+static void quant_fini(void) {}
+
+static const char *const option_keys[] = {"requant", NULL};
+
+static const sy_plugin_desc desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "ops_quant",
+    .version = "0.1.0",
+    .description = "quantized ops: Quantize/DequantizeLinear, QLinearConv/MatMul, Conv/MatMulInteger, "
+                   "DynamicQuantizeLinear, com.microsoft QLinearAdd/Mul/Concat, switchyard.quant integer kernels",
+    .kinds = SY_PLUGIN_KIND_OPS,
+    .option_keys = option_keys,
+    .init = quant_init,
+    .fini = quant_fini,
+};
+
+SY_PLUGIN_DEFINE(desc)

@@ -1,0 +1,624 @@
+/*
+ * ops_quant: quantized elementwise, concat, pooling, lookup-table and
+ * softmax kernels.
+ *
+ *   QAdd, QSub, QMul (switchyard.quant 1); QLinearAdd, QLinearMul
+ *   (com.microsoft 1, what ONNX Runtime's quantizer emits)
+ *     inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp; numpy broadcasting.
+ *     ONNX form: y = sat(rne(sa/sy*(a-za) + sb/sy*(b-zb)) + zy) (float, like ORT);
+ *     gemmlowp form: TFLite's left-shift-20 add and fixed-point multipliers.
+ *   QConcat (switchyard.quant 1), QLinearConcat (com.microsoft 1)
+ *     inputs y_scale, y_zp, then (x, x_scale, x_zp) per input.
+ *   QMaxPool, QAveragePool (switchyard.quant 1; attribute global for the
+ *     Global* pools) inputs x, x_scale, x_zp, y_scale, y_zp.
+ *   QUnary (switchyard.quant 1): fn = Relu | Clip | Sigmoid | Tanh |
+ *     LeakyRelu | HardSigmoid | HardSwish | Identity, as a 256-entry table for
+ *     8-bit codes (computed per run from the parameters), directly for 16-bit.
+ *   QSoftmax (switchyard.quant 1): attribute axis, legacy (opset < 13: the
+ *     input is flattened at axis).
+ */
+#include "quant_internal.h"
+
+static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
+{
+    uint32_t k = H->node_num_inputs(n);
+    if (k > max)
+        k = max;
+    for (uint32_t i = 0; i < k; i++)
+        arr[i] = H->node_input(n, i);
+    *cnt = k;
+}
+
+static sy_status *check_out_pair(const sy_node *n, const sy_tensor *ys, const sy_tensor *yz, sy_dtype ydt)
+{
+    const sy_tensor *y = H->node_output(n, 0);
+    sy_tensor yt;
+    memset(&yt, 0, sizeof yt);
+    yt.name = y && y->name ? y->name : "y";
+    return q_check_pair(&yt, ys, yz, ydt, -1);
+}
+
+/* ======================================================================== */
+/* binary: Add / Sub / Mul                                                  */
+/* ======================================================================== */
+
+enum { BIN_ADD, BIN_SUB, BIN_MUL };
+
+typedef struct bin_state {
+    int op;
+    sy_rq_mode mode;
+    float act_min, act_max;
+} bin_state;
+
+typedef struct bin_ctx {
+    int op;
+    sy_rq_mode mode;
+    sy_dtype adt, bdt, ydt;
+    int32_t za, zb, zy, lo, hi;
+    float ra, rb, rm; /* ONNX form: sa/sy, sb/sy, sa*sb/sy */
+    /* gemmlowp form */
+    int32_t m1, s1, m2, s2, mo, so;
+} bin_ctx;
+
+static int bin_op_of(const char *op)
+{
+    return !strcmp(op, "QMul") || !strcmp(op, "QLinearMul") ? BIN_MUL : !strcmp(op, "QSub") ? BIN_SUB : BIN_ADD;
+}
+
+static sy_status *infer_bin(sy_node *n)
+{
+    const sy_tensor *in[8];
+    uint32_t cnt;
+    tensor_inputs(n, in, 8, &cnt);
+    if (cnt < 7 || !in[0] || !in[1] || !in[3] || !in[4] || !in[6])
+        return QERR(SY_ERR_INVALID_ARGUMENT, "a, a_scale, b, b_scale and y_scale are required");
+    if (in[0]->dtype != in[3]->dtype)
+        return QERR(SY_ERR_TYPE, "a '%s' is %s but b '%s' is %s", in[0]->name, sy_dt_name(in[0]->dtype), in[3]->name,
+                    sy_dt_name(in[3]->dtype));
+    const sy_tensor *pair[2] = {in[0], in[3]};
+    int32_t rank;
+    int64_t dims[SY_MAX_RANK];
+    SY_TRY(sy_broadcast_shapes(H, 2, pair, &rank, dims));
+    const sy_tensor *yz = cnt > 7 ? in[7] : NULL;
+    sy_dtype ydt = yz ? yz->dtype : in[0]->dtype;
+    SY_TRY(H->node_set_output(n, 0, ydt, rank, dims));
+    SY_TRY(q_check_pair(in[0], in[1], cnt > 2 ? in[2] : NULL, in[0]->dtype, -1));
+    SY_TRY(q_check_pair(in[3], in[4], cnt > 5 ? in[5] : NULL, in[3]->dtype, -1));
+    return check_out_pair(n, in[6], yz, ydt);
+}
+
+static sy_status *prepare_bin(sy_node *n, void **state)
+{
+    bin_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    st->op = bin_op_of(H->node_op(n));
+    st->act_min = sy_attr_float_or(H, n, "act_min", -INFINITY);
+    st->act_max = sy_attr_float_or(H, n, "act_max", INFINITY);
+    sy_status *err = q_node_rq_mode(n, &st->mode);
+    if (err) {
+        free(st);
+        return err;
+    }
+    *state = st;
+    return NULL;
+}
+
+static inline int32_t bin_one(const bin_ctx *c, int32_t a, int32_t b)
+{
+    int64_t da = (int64_t)a - c->za, db = (int64_t)b - c->zb;
+    if (c->mode == SY_RQ_GEMMLOWP) {
+        int64_t r;
+        if (c->op == BIN_MUL) {
+            int64_t p = da * db;
+            r = (int64_t)sy_q_mul_by_qm((int32_t)p, c->mo, c->so) + c->zy;
+        } else {
+            int32_t sa = sy_q_mul_by_qm((int32_t)(da * (1 << 20)), c->m1, c->s1);
+            int32_t sb = sy_q_mul_by_qm((int32_t)(db * (1 << 20)), c->m2, c->s2);
+            int64_t sum = c->op == BIN_SUB ? (int64_t)sa - sb : (int64_t)sa + sb;
+            if (sum > INT32_MAX)
+                sum = INT32_MAX;
+            if (sum < INT32_MIN)
+                sum = INT32_MIN;
+            r = (int64_t)sy_q_mul_by_qm((int32_t)sum, c->mo, c->so) + c->zy;
+        }
+        return r < c->lo ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
+    }
+    float v;
+    if (c->op == BIN_MUL)
+        v = (float)(da * db) * c->rm + (float)c->zy;
+    else if (c->op == BIN_SUB)
+        v = c->ra * (float)da - c->rb * (float)db + (float)c->zy;
+    else
+        v = c->ra * (float)da + c->rb * (float)db + (float)c->zy;
+    double r = sy_rq_round_even((double)v);
+    return !(r >= c->lo) ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
+}
+
+static void bin_loop(const void *ctx, const void *const *in, const int64_t *st, void *out, int64_t n)
+{
+    const bin_ctx *c = ctx;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = sy_q_load(in[0], c->adt, (size_t)(i * st[0]));
+        int32_t b = sy_q_load(in[1], c->bdt, (size_t)(i * st[1]));
+        sy_q_store(out, c->ydt, (size_t)i, bin_one(c, a, b));
+    }
+}
+
+static sy_status *run_bin(void *state, const sy_kernel_io *io)
+{
+    const bin_state *st = state;
+    const sy_tensor *a = io->inputs[0], *as = io->inputs[1], *az = q_in(io, 2), *b = io->inputs[3],
+                    *bs = io->inputs[4], *bz = q_in(io, 5), *ys = io->inputs[6], *yz = q_in(io, 7);
+    sy_tensor *y = io->outputs[0];
+    bin_ctx c;
+    memset(&c, 0, sizeof c);
+    c.op = st->op;
+    c.mode = st->mode;
+    c.adt = a->dtype;
+    c.bdt = b->dtype;
+    c.ydt = y->dtype;
+    c.za = q_zp_at(az, 0);
+    c.zb = q_zp_at(bz, 0);
+    c.zy = q_zp_at(yz, 0);
+    float sa = q_scale_at(as, 0), sb = q_scale_at(bs, 0), sy = q_scale_at(ys, 0);
+    if (!(sa > 0.0f) || !(sb > 0.0f) || !(sy > 0.0f))
+        return QERR(SY_ERR_INVALID_ARGUMENT, "tensor '%s': scales must be positive", y->name ? y->name : "?");
+    q_act_clamp(st->act_min, st->act_max, sy, c.zy, y->dtype, &c.lo, &c.hi);
+    c.ra = sa / sy;
+    c.rb = sb / sy;
+    c.rm = sa * sb / sy;
+    if (c.op == BIN_MUL) {
+        sy_q_quantize_multiplier((double)sa * sb / sy, &c.mo, &c.so);
+    } else {
+        double twice_max = 2.0 * (sa > sb ? sa : sb);
+        sy_q_quantize_multiplier(sa / twice_max, &c.m1, &c.s1);
+        sy_q_quantize_multiplier(sb / twice_max, &c.m2, &c.s2);
+        sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &c.mo, &c.so);
+    }
+    const sy_tensor *ins[2] = {a, b};
+    if (y->dtype == SY_DT_INT4 || y->dtype == SY_DT_UINT4 || a->dtype == SY_DT_INT4 || a->dtype == SY_DT_UINT4)
+        return QERR(SY_ERR_UNSUPPORTED, "4-bit activations are not supported by %s", "the binary kernels");
+    return sy_bcast_apply(H, 2, ins, y, bin_loop, &c);
+}
+
+/* ======================================================================== */
+/* concat                                                                   */
+/* ======================================================================== */
+
+static sy_status *infer_concat(sy_node *n)
+{
+    uint32_t cnt = H->node_num_inputs(n);
+    if (cnt < 5 || (cnt - 2) % 3)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QConcat takes y_scale, y_zp, then (x, scale, zero point) triples");
+    const sy_tensor *ys = H->node_input(n, 0), *yz = H->node_input(n, 1), *x0 = H->node_input(n, 2);
+    if (!ys || !x0)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "y_scale and the first input are required");
+    int64_t axis_a = sy_attr_int_or(H, n, "axis", 0);
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, axis_a, x0->rank, false, "axis", &axis));
+    int64_t dims[SY_MAX_RANK];
+    memcpy(dims, x0->dims, sizeof dims);
+    dims[axis] = 0;
+    for (uint32_t i = 2; i < cnt; i += 3) {
+        const sy_tensor *x = H->node_input(n, i);
+        if (!x || x->rank != x0->rank)
+            return QERR(SY_ERR_SHAPE, "concat input %u is missing or has a different rank", (i - 2) / 3);
+        for (int32_t d = 0; d < x->rank; d++)
+            if (d != axis && x->dims[d] != x0->dims[d])
+                return QERR(SY_ERR_SHAPE, "concat input '%s' differs on axis %d", x->name ? x->name : "?", (int)d);
+        if (x->dtype != x0->dtype)
+            return QERR(SY_ERR_TYPE, "concat inputs differ in dtype");
+        SY_TRY(q_check_pair(x, H->node_input(n, i + 1), H->node_input(n, i + 2), x->dtype, -1));
+        dims[axis] += x->dims[axis];
+    }
+    sy_dtype ydt = yz ? yz->dtype : x0->dtype;
+    SY_TRY(H->node_set_output(n, 0, ydt, x0->rank, dims));
+    return check_out_pair(n, ys, yz, ydt);
+}
+
+typedef struct axis_state {
+    int64_t axis;
+    sy_rq_mode mode;
+    bool legacy;
+} axis_state;
+
+static sy_status *prepare_axis(sy_node *n, void **state)
+{
+    axis_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    st->axis = sy_attr_int_or(H, n, "axis", !strcmp(H->node_op(n), "QSoftmax") ? -1 : 0);
+    st->legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
+    sy_status *err = q_node_rq_mode(n, &st->mode);
+    if (err) {
+        free(st);
+        return err;
+    }
+    *state = st;
+    return NULL;
+}
+
+static sy_status *run_concat(void *state, const sy_kernel_io *io)
+{
+    const axis_state *st = state;
+    sy_tensor *y = io->outputs[0];
+    const sy_tensor *ys = io->inputs[0], *yz = q_in(io, 1);
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, st->axis, y->rank, false, "axis", &axis));
+    int64_t outer = sy_dims_prod(y->dims, 0, axis), yinner = sy_dims_prod(y->dims, axis, y->rank);
+    float sy = q_scale_at(ys, 0);
+    int32_t zy = q_zp_at(yz, 0), lo, hi;
+    sy_q_storage_range(y->dtype, &lo, &hi);
+    int64_t offset = 0;
+    for (uint32_t i = 2; i + 1 < io->n_inputs; i += 3) {
+        const sy_tensor *x = io->inputs[i], *xs = io->inputs[i + 1], *xz = q_in(io, i + 2);
+        int64_t inner = sy_dims_prod(x->dims, axis, x->rank);
+        float sx = q_scale_at(xs, 0);
+        int32_t zx = q_zp_at(xz, 0);
+        bool same = sx == sy && zx == zy && x->dtype == y->dtype;
+        sy_requant rq;
+        sy_rq_init(&rq, st->mode, (double)sx / sy, zy, lo, hi);
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t j = 0; j < inner; j++) {
+                int32_t q = sy_q_load(x->data, x->dtype, (size_t)(o * inner + j));
+                int32_t v = same ? q : sy_rq_apply(&rq, (int64_t)q - zx);
+                sy_q_store(y->data, y->dtype, (size_t)(o * yinner + offset + j), v);
+            }
+        offset += inner;
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* pooling                                                                  */
+/* ======================================================================== */
+
+typedef struct pool_state {
+    bool is_max, global, count_include_pad;
+    q_win g;
+    sy_rq_mode mode;
+} pool_state;
+
+static sy_status *pool_geom(const sy_node *n, const sy_tensor *x, bool global, q_win *g)
+{
+    int64_t k[2];
+    int32_t nk;
+    if (global) {
+        nk = x->rank - 2;
+        if (nk < 1 || nk > 2)
+            return QERR(SY_ERR_UNSUPPORTED, "global pooling takes 1 or 2 spatial dims");
+        for (int32_t i = 0; i < nk; i++)
+            k[i] = x->dims[2 + i];
+    } else {
+        int64_t c = sy_attr_ints_copy(H, n, "kernel_shape", k, 2);
+        if (c < 1 || c > 2)
+            return QERR(SY_ERR_INVALID_ARGUMENT, "kernel_shape must have 1 or 2 values");
+        nk = (int32_t)c;
+    }
+    return q_win_compute(n, x, k, nk, g);
+}
+
+static sy_status *infer_pool(sy_node *n)
+{
+    const sy_tensor *x = q_nin(n, 0), *xs = q_nin(n, 1), *xz = q_nin(n, 2), *ys = q_nin(n, 3), *yz = q_nin(n, 4);
+    if (!x || !xs || !ys)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "x, x_scale and y_scale are required");
+    q_win g;
+    SY_TRY(pool_geom(n, x, sy_attr_int_or(H, n, "global", 0) != 0, &g));
+    int64_t dims[4];
+    q_win_out_dims(&g, x, x->dims[1], dims);
+    sy_dtype ydt = yz ? yz->dtype : x->dtype;
+    SY_TRY(H->node_set_output(n, 0, ydt, x->rank, dims));
+    SY_TRY(q_check_pair(x, xs, xz, x->dtype, -1));
+    return check_out_pair(n, ys, yz, ydt);
+}
+
+static sy_status *prepare_pool(sy_node *n, void **state)
+{
+    pool_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    st->is_max = !strcmp(H->node_op(n), "QMaxPool");
+    st->global = sy_attr_int_or(H, n, "global", 0) != 0;
+    st->count_include_pad = sy_attr_int_or(H, n, "count_include_pad", 0) != 0;
+    sy_status *err = pool_geom(n, H->node_input(n, 0), st->global, &st->g);
+    if (!err)
+        err = q_node_rq_mode(n, &st->mode);
+    if (err) {
+        free(st);
+        return err;
+    }
+    *state = st;
+    return NULL;
+}
+
+static sy_status *run_pool(void *state, const sy_kernel_io *io)
+{
+    const pool_state *st = state;
+    const sy_tensor *x = io->inputs[0], *xs = io->inputs[1], *xz = q_in(io, 2), *ys = io->inputs[3],
+                    *yz = q_in(io, 4);
+    sy_tensor *y = io->outputs[0];
+    const q_win *g = &st->g;
+    float sx = q_scale_at(xs, 0), sy = q_scale_at(ys, 0);
+    int32_t zx = q_zp_at(xz, 0), zy = q_zp_at(yz, 0), lo, hi;
+    sy_q_storage_range(y->dtype, &lo, &hi);
+    bool same = sx == sy && zx == zy;
+    sy_requant rq;
+    sy_rq_init(&rq, st->mode, (double)sx / sy, zy, lo, hi);
+    int64_t NC = x->dims[0] * x->dims[1], IH = g->in[0], IW = g->in[1], OH = g->out[0], OW = g->out[1];
+    for (int64_t nc = 0; nc < NC; nc++) {
+        size_t xb = (size_t)(nc * IH * IW), yb = (size_t)(nc * OH * OW);
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int32_t best = INT32_MIN;
+                int64_t sum = 0, count = 0, cells = 0;
+                for (int64_t kh = 0; kh < g->k[0]; kh++) {
+                    int64_t ih = oh * g->s[0] - g->pb[0] + kh * g->d[0];
+                    for (int64_t kw = 0; kw < g->k[1]; kw++) {
+                        int64_t iw = ow * g->s[1] - g->pb[1] + kw * g->d[1];
+                        bool inside = ih >= 0 && ih < IH && iw >= 0 && iw < IW;
+                        /* count_include_pad counts cells inside the padded input only */
+                        if (ih < IH + g->pe[0] && iw < IW + g->pe[1])
+                            cells++;
+                        if (!inside)
+                            continue;
+                        int32_t v = sy_q_load(x->data, x->dtype, xb + (size_t)(ih * IW + iw));
+                        if (v > best)
+                            best = v;
+                        sum += v - zx;
+                        count++;
+                    }
+                }
+                int32_t out;
+                if (st->is_max) {
+                    out = count == 0 ? zy : (same ? best : sy_rq_apply(&rq, (int64_t)best - zx));
+                } else {
+                    int64_t div = st->count_include_pad ? cells : count;
+                    if (div <= 0) {
+                        out = zy;
+                    } else if (st->mode == SY_RQ_GEMMLOWP) {
+                        /* TFLite: average rounded half away from zero, then rescale */
+                        int64_t avg = sum >= 0 ? (sum + div / 2) / div : (sum - div / 2) / div;
+                        out = same ? (int32_t)(avg + zy < lo ? lo : (avg + zy > hi ? hi : avg + zy))
+                                   : sy_rq_apply(&rq, avg);
+                    } else {
+                        double v = (double)sum / (double)div * ((double)sx / (double)sy);
+                        double r = sy_rq_round_even(v) + zy;
+                        out = !(r >= lo) ? lo : (r > hi ? hi : (int32_t)r);
+                    }
+                }
+                sy_q_store(y->data, y->dtype, yb + (size_t)(oh * OW + ow), out);
+            }
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* lookup-table unary functions                                             */
+/* ======================================================================== */
+
+enum { FN_IDENTITY, FN_RELU, FN_CLIP, FN_SIGMOID, FN_TANH, FN_LEAKY, FN_HSIGMOID, FN_HSWISH };
+
+typedef struct unary_state {
+    int fn;
+    float alpha, beta, lo, hi;
+} unary_state;
+
+static int fn_of(const char *s)
+{
+    static const char *names[] = {"Identity", "Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid",
+                                  "HardSwish"};
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+static float apply_fn(const unary_state *st, float x)
+{
+    switch (st->fn) {
+    case FN_RELU: return x > 0.0f ? x : 0.0f;
+    case FN_CLIP: return x < st->lo ? st->lo : (x > st->hi ? st->hi : x);
+    case FN_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case FN_TANH: return tanhf(x);
+    case FN_LEAKY: return x >= 0.0f ? x : st->alpha * x;
+    case FN_HSIGMOID: {
+        float v = st->alpha * x + st->beta;
+        return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+    }
+    case FN_HSWISH: {
+        float v = x / 6.0f + 0.5f;
+        return x * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
+    }
+    default: return x;
+    }
+}
+
+static sy_status *unary_read(const sy_node *n, unary_state *st)
+{
+    char fn[32];
+    sy_attr_string_or(H, n, "fn", "Identity", fn, sizeof fn);
+    st->fn = fn_of(fn);
+    if (st->fn < 0)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QUnary: unknown fn \"%s\"", fn);
+    bool hs = st->fn == FN_HSIGMOID;
+    st->alpha = sy_attr_float_or(H, n, "alpha", hs ? 0.2f : 0.01f);
+    st->beta = sy_attr_float_or(H, n, "beta", 0.5f);
+    st->lo = sy_attr_float_or(H, n, "min", -INFINITY);
+    st->hi = sy_attr_float_or(H, n, "max", INFINITY);
+    return NULL;
+}
+
+static sy_status *infer_unary(sy_node *n)
+{
+    const sy_tensor *x = q_nin(n, 0), *xs = q_nin(n, 1), *xz = q_nin(n, 2), *ys = q_nin(n, 3), *yz = q_nin(n, 4);
+    if (!x || !xs || !ys)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "x, x_scale and y_scale are required");
+    if (!strcmp(H->node_op(n), "QUnary")) {
+        unary_state st;
+        SY_TRY(unary_read(n, &st));
+    }
+    sy_dtype ydt = yz ? yz->dtype : x->dtype;
+    SY_TRY(sy_infer_like_input(H, n, 0, 0, ydt));
+    SY_TRY(q_check_pair(x, xs, xz, x->dtype, -1));
+    return check_out_pair(n, ys, yz, ydt);
+}
+
+static sy_status *prepare_unary(sy_node *n, void **state)
+{
+    unary_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *err = unary_read(n, st);
+    if (err) {
+        free(st);
+        return err;
+    }
+    *state = st;
+    return NULL;
+}
+
+static sy_status *run_unary(void *state, const sy_kernel_io *io)
+{
+    const unary_state *st = state;
+    const sy_tensor *x = io->inputs[0], *xs = io->inputs[1], *xz = q_in(io, 2), *ys = io->inputs[3],
+                    *yz = q_in(io, 4);
+    sy_tensor *y = io->outputs[0];
+    float sx = q_scale_at(xs, 0), sy = q_scale_at(ys, 0);
+    int32_t zx = q_zp_at(xz, 0), zy = q_zp_at(yz, 0), lo, hi, xlo, xhi;
+    sy_q_storage_range(y->dtype, &lo, &hi);
+    sy_q_storage_range(x->dtype, &xlo, &xhi);
+    size_t n = (size_t)sy_tensor_numel(x);
+    if (xhi - xlo <= 255) {
+        int32_t table[256];
+        for (int32_t q = xlo; q <= xhi; q++)
+            table[q - xlo] = sy_rq_quantize(apply_fn(st, sy_rq_dequantize(q, sx, zx)), sy, zy, lo, hi);
+        for (size_t i = 0; i < n; i++)
+            sy_q_store(y->data, y->dtype, i, table[sy_q_load(x->data, x->dtype, i) - xlo]);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            sy_q_store(y->data, y->dtype, i,
+                       sy_rq_quantize(apply_fn(st, sy_rq_dequantize(sy_q_load(x->data, x->dtype, i), sx, zx)), sy,
+                                      zy, lo, hi));
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* softmax                                                                  */
+/* ======================================================================== */
+
+static sy_status *prepare_softmax(sy_node *n, void **state)
+{
+    SY_TRY(prepare_axis(n, state));
+    const sy_tensor *x = H->node_input(n, 0);
+    H->node_set_scratch(n, (size_t)sy_tensor_numel(x) * sizeof(float) + 64);
+    return NULL;
+}
+
+static sy_status *run_softmax(void *state, const sy_kernel_io *io)
+{
+    const axis_state *st = state;
+    const sy_tensor *x = io->inputs[0], *xs = io->inputs[1], *xz = q_in(io, 2), *ys = io->inputs[3],
+                    *yz = q_in(io, 4);
+    sy_tensor *y = io->outputs[0];
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, st->axis, x->rank, false, "axis", &axis));
+    int64_t outer, len, inner;
+    if (st->legacy) {
+        outer = sy_dims_prod(x->dims, 0, axis);
+        len = sy_dims_prod(x->dims, axis, x->rank);
+        inner = 1;
+    } else {
+        outer = sy_dims_prod(x->dims, 0, axis);
+        len = x->dims[axis];
+        inner = sy_dims_prod(x->dims, axis + 1, x->rank);
+    }
+    float sx = q_scale_at(xs, 0), sy = q_scale_at(ys, 0);
+    int32_t zx = q_zp_at(xz, 0), zy = q_zp_at(yz, 0), lo, hi;
+    sy_q_storage_range(y->dtype, &lo, &hi);
+    float *e = io->scratch;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < inner; j++) {
+            size_t base = (size_t)(o * len * inner + j);
+            int32_t mx = INT32_MIN;
+            for (int64_t k = 0; k < len; k++) {
+                int32_t v = sy_q_load(x->data, x->dtype, base + (size_t)(k * inner));
+                if (v > mx)
+                    mx = v;
+            }
+            float sum = 0.0f;
+            for (int64_t k = 0; k < len; k++) {
+                int32_t v = sy_q_load(x->data, x->dtype, base + (size_t)(k * inner));
+                e[k] = expf((float)(v - mx) * sx);
+                sum += e[k];
+            }
+            (void)zx; /* the zero point cancels in x - max */
+            for (int64_t k = 0; k < len; k++)
+                sy_q_store(y->data, y->dtype, base + (size_t)(k * inner), sy_rq_quantize(e[k] / sum, sy, zy, lo, hi));
+        }
+    return NULL;
+}
+
+/* ======================================================================== */
+/* tables                                                                   */
+/* ======================================================================== */
+
+#define A_(name, type) {name, SY_ATTR_##type, false}
+static const sy_attr_def a_bin[] = {A_("act_min", FLOAT), A_("act_max", FLOAT), A_("requant", STRING)};
+static const sy_attr_def a_concat[] = {A_("axis", INT), A_("requant", STRING)};
+static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", INTS), A_("pads", INTS),
+                                     A_("strides", INTS),    A_("dilations", INTS),    A_("ceil_mode", INT),
+                                     A_("count_include_pad", INT), A_("storage_order", INT), A_("global", INT),
+                                     A_("requant", STRING)};
+static const sy_attr_def a_unary[] = {A_("fn", STRING), A_("alpha", FLOAT), A_("beta", FLOAT), A_("min", FLOAT),
+                                      A_("max", FLOAT)};
+static const sy_attr_def a_softmax[] = {A_("axis", INT), A_("legacy", INT)};
+static const sy_attr_def a_ms_concat[] = {A_("axis", INT)};
+
+#define QSCH(...) QSCH_(__VA_ARGS__)
+#define QSCH_(dom, op, mn, mx, attrs, n_attrs, infer)                                                              \
+    {sizeof(sy_op_schema), dom, op, 1, mn, mx, 1, 1, attrs, n_attrs, infer, NULL, 0u, 0u, NULL}
+#define MS "com.microsoft"
+
+static const sy_op_schema schemas[] = {
+    QSCH(SWQ_DOMAIN, "QAdd", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QSub", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QMul", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(MS, "QLinearAdd", 7, 8, SY_NO_ATTRS, infer_bin),
+    QSCH(MS, "QLinearMul", 7, 8, SY_NO_ATTRS, infer_bin),
+    QSCH(SWQ_DOMAIN, "QConcat", 5, -1, SY_ATTRS(a_concat), infer_concat),
+    QSCH(MS, "QLinearConcat", 5, -1, SY_ATTRS(a_ms_concat), infer_concat),
+    QSCH(SWQ_DOMAIN, "QMaxPool", 4, 5, SY_ATTRS(a_pool), infer_pool),
+    QSCH(SWQ_DOMAIN, "QAveragePool", 4, 5, SY_ATTRS(a_pool), infer_pool),
+    QSCH(SWQ_DOMAIN, "QUnary", 4, 5, SY_ATTRS(a_unary), infer_unary),
+    QSCH(SWQ_DOMAIN, "QSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
+};
+
+#define Q8MASK                                                                                                     \
+    (SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_UINT16))
+#define QK(dom, op, ti, prep, run)                                                                                 \
+    {sizeof(sy_kernel_def), dom, op, 1, 0, "cpu_ref", Q8MASK, ti, 0u, NULL, prep, run, sy_release_free, NULL}
+
+static const sy_kernel_def kernels[] = {
+    QK(SWQ_DOMAIN, "QAdd", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QSub", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QMul", 0, prepare_bin, run_bin),
+    QK(MS, "QLinearAdd", 0, prepare_bin, run_bin),
+    QK(MS, "QLinearMul", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QConcat", 2, prepare_axis, run_concat),
+    QK(MS, "QLinearConcat", 2, prepare_axis, run_concat),
+    QK(SWQ_DOMAIN, "QMaxPool", 0, prepare_pool, run_pool),
+    QK(SWQ_DOMAIN, "QAveragePool", 0, prepare_pool, run_pool),
+    QK(SWQ_DOMAIN, "QUnary", 0, prepare_unary, run_unary),
+    QK(SWQ_DOMAIN, "QSoftmax", 0, prepare_softmax, run_softmax),
+};
+
+void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk)
+{
+    *s = schemas;
+    *ns = SY_COUNT_OF(schemas);
+    *k = kernels;
+    *nk = SY_COUNT_OF(kernels);
+}
