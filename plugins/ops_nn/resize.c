@@ -7,7 +7,10 @@
  * half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners,
  * asymmetric, tf_crop_and_resize (with extrapolation_value). Nearest modes:
  * round_prefer_floor/ceil, floor, ceil. exclude_outside, cubic_coeff_a,
- * axes and keep_aspect_ratio_policy are honoured; antialias is refused.
+ * axes and keep_aspect_ratio_policy are honoured. antialias (opset 18+,
+ * linear and cubic) stretches the filter by 1/scale when downsampling, so an
+ * axis then has 2 - 2 * floor(-w / scale + 1) taps (w = 1 linear, 2 cubic),
+ * normalised to sum 1.
  */
 #include "nn_internal.h"
 
@@ -23,6 +26,7 @@ typedef struct resize_state {
     int mode, ctm, nearest, keep;
     float cubic_a, extrapolation;
     bool exclude_outside;
+    bool antialias;
     bool upsample; /* Upsample: scales only, asymmetric */
     bool scales_attr;
     float attr_scales[SY_MAX_RANK];
@@ -65,8 +69,7 @@ static sy_status *read_resize(const sy_node *n, resize_state *s)
     s->cubic_a = sy_attr_float_or(H, n, "cubic_coeff_a", -0.75f);
     s->extrapolation = sy_attr_float_or(H, n, "extrapolation_value", 0.0f);
     s->exclude_outside = sy_attr_int_or(H, n, "exclude_outside", 0) != 0;
-    if (sy_attr_int_or(H, n, "antialias", 0) != 0)
-        return ERR(SY_ERR_UNSUPPORTED, "Resize with antialias = 1 is not supported");
+    s->antialias = sy_attr_int_or(H, n, "antialias", 0) != 0 && s->mode != RM_NEAREST;
     s->naxes = sy_attr_ints_copy(H, n, "axes", s->axes, SY_MAX_RANK + 1);
     if (s->naxes > SY_MAX_RANK)
         return ERR(SY_ERR_SHAPE, "too many axes");
@@ -196,6 +199,17 @@ sy_status *nn_infer_resize(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, x->rank, out);
 }
 
+/* Tap slots per output element along an axis: 4, or for antialias the
+ * footprint at the smallest scale that gives `out` from `in` (scale >=
+ * out / (in + 1), so 1 / scale <= in / out + 1 covers it). */
+static int64_t axis_taps(const resize_state *s, int64_t in, int64_t out)
+{
+    if (!s->antialias || out <= 0 || out >= in)
+        return 4;
+    int64_t inv = (in + out - 1) / out + 1;
+    return (s->mode == RM_CUBIC ? 4 : 2) * inv + 2;
+}
+
 sy_status *nn_prepare_resize(sy_node *n, void **state)
 {
     resize_state *s = malloc(sizeof *s);
@@ -206,10 +220,10 @@ sy_status *nn_prepare_resize(sy_node *n, void **state)
         free(s);
         return st;
     }
-    const sy_tensor *y = H->node_output(n, 0);
+    const sy_tensor *y = H->node_output(n, 0), *x = H->node_input(n, 0);
     size_t taps = 0;
     for (int32_t d = 0; d < y->rank; d++)
-        taps += (size_t)y->dims[d] * 4;
+        taps += (size_t)y->dims[d] * (size_t)axis_taps(s, x->dims[d], y->dims[d]);
     H->node_set_scratch(n, sy_f32_scope_bytes(H, n) + taps * (sizeof(int64_t) + sizeof(float)) + y->rank + 64);
     *state = s;
     return NULL;
@@ -226,6 +240,48 @@ static double cubic_w(double r, int t, double A)
     }
 }
 
+/* Antialias taps for source coordinate xo at scale sc: the filter (linear:
+ * triangle of half-width 1, cubic: Keys of half-width 2) in units of output
+ * pixels when downsampling, taps at b + i where b = ceil(xo) - 1 (the
+ * reference prefers the left neighbour), weights normalised to sum 1
+ * (after exclude_outside drops taps outside the input). Unused slots get
+ * weight 0. Returns the tap count, or -1 when it exceeds k. */
+static double aa_weight(const resize_state *s, double t)
+{
+    double A = s->cubic_a;
+    t = fabs(t);
+    if (s->mode == RM_CUBIC)
+        return t <= 1 ? ((A + 2) * t - (A + 3)) * t * t + 1 : t < 2 ? ((A * t - 5 * A) * t + 8 * A) * t - 4 * A : 0.0;
+    return t < 1 ? 1 - t : 0.0;
+}
+
+static int antialias_taps(const resize_state *s, double xo, double sc, int64_t in, int64_t *ti, float *tw, int64_t k)
+{
+    double se = sc < 1.0 ? sc : 1.0;
+    double half = s->mode == RM_CUBIC ? 2.0 : 1.0;
+    int64_t start = (int64_t)floor(-half / se) + 1, n = 2 - 2 * start;
+    if (n > k)
+        return -1;
+    double b = ceil(xo) - 1.0, ratio = xo - b, tot = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t idx = (int64_t)b + start + i;
+            double w = (s->exclude_outside && (idx < 0 || idx >= in)) ? 0.0
+                                                                       : aa_weight(s, ((double)(start + i) - ratio) * se);
+            if (pass == 0) {
+                tot += w;
+                continue;
+            }
+            ti[i] = idx < 0 ? 0 : (idx >= in ? in - 1 : idx);
+            tw[i] = (float)(tot != 0 ? w / tot : 0.0);
+        }
+    for (int64_t i = n; i < k; i++) {
+        ti[i] = ti[0];
+        tw[i] = 0.0f;
+    }
+    return (int)n;
+}
+
 static sy_status *resize_f32(void *state, const sy_kernel_io *io)
 {
     const resize_state *s = state;
@@ -239,8 +295,11 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
     int32_t r = x->rank;
     int ntap = s->mode == RM_NEAREST ? 1 : s->mode == RM_LINEAR ? 2 : 4;
     size_t need = 0;
-    for (int32_t d = 0; d < r; d++)
-        need += (size_t)out[d] * 4;
+    int64_t K[SY_MAX_RANK];
+    for (int32_t d = 0; d < r; d++) {
+        K[d] = axis_taps(s, x->dims[d], out[d]);
+        need += (size_t)out[d] * (size_t)K[d];
+    }
     if (need * (sizeof(int64_t) + sizeof(float)) + (size_t)r > io->scratch_bytes)
         return ERR(SY_ERR_INTERNAL, "Resize scratch too small");
     int64_t *tidx = io->scratch;
@@ -254,7 +313,7 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
     for (int32_t d = 0; d < r; d++) {
         idx_d[d] = tidx + pos;
         w_d[d] = tw + pos;
-        pos += (size_t)out[d] * 4;
+        pos += (size_t)(out[d] * K[d]);
         int64_t in = x->dims[d], on = out[d];
         double sc = scale[d];
         double ow = sc * (double)in; /* the reference transforms with the unrounded output length */
@@ -278,8 +337,8 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
                 break;
             }
             }
-            int64_t *ti = idx_d[d] + o * 4;
-            float *tw_ = w_d[d] + o * 4;
+            int64_t *ti = idx_d[d] + o * K[d];
+            float *tw_ = w_d[d] + o * K[d];
             if (s->ctm == CT_TF_CROP && (xo < 0 || xo > (double)(in - 1))) {
                 for (int t = 0; t < 4; t++) {
                     ti[t] = -1; /* marks extrapolation */
@@ -304,6 +363,14 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
                     identity = false;
                 continue;
             }
+            if (s->antialias) {
+                int nta = antialias_taps(s, xo, sc, in, ti, tw_, K[d]);
+                if (nta < 0)
+                    return ERR(SY_ERR_INTERNAL, "Resize antialias taps exceed the planned %lld", (long long)K[d]);
+                identity = false;
+                ntap = nta > ntap ? nta : ntap;
+                continue;
+            }
             double fl = floor(xo), rr = xo - fl;
             int64_t base = (int64_t)fl - (ntap == 4 ? 1 : 0);
             double ws[4], tot = 0;
@@ -323,10 +390,11 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
                 identity = false;
         }
         nt[d] = identity ? 1 : ntap;
-        if (identity && ntap > 1) /* move the weight-1 tap first */
+        ntap = s->mode == RM_NEAREST ? 1 : s->mode == RM_LINEAR ? 2 : 4;
+        if (identity && nt[d] == 1) /* move the weight-1 tap first */
             for (int64_t o = 0; o < on; o++) {
-                idx_d[d][o * 4] = o;
-                w_d[d][o * 4] = 1.0f;
+                idx_d[d][o * K[d]] = o;
+                w_d[d][o * K[d]] = 1.0f;
             }
     }
     int64_t xs[SY_MAX_RANK];
@@ -340,7 +408,7 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
         bool extrap = false;
         int tap[SY_MAX_RANK] = {0};
         for (int32_t d = 0; d < r; d++)
-            if (idx_d[d][oi[d] * 4] < 0)
+            if (idx_d[d][oi[d] * K[d]] < 0)
                 extrap = true;
         if (extrap) {
             yd[j] = s->extrapolation;
@@ -349,8 +417,8 @@ static sy_status *resize_f32(void *state, const sy_kernel_io *io)
                 double w = 1;
                 int64_t off = 0;
                 for (int32_t d = 0; d < r; d++) {
-                    w *= w_d[d][oi[d] * 4 + tap[d]];
-                    off += idx_d[d][oi[d] * 4 + tap[d]] * xs[d];
+                    w *= w_d[d][oi[d] * K[d] + tap[d]];
+                    off += idx_d[d][oi[d] * K[d] + tap[d]] * xs[d];
                 }
                 if (w != 0)
                     acc += w * xd[off];
