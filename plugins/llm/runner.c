@@ -18,10 +18,10 @@
  */
 #include "llm_internal.h"
 
-#include <switchyard/switchyard.h> /* struct definitions of sy_value_info / sy_session_options only */
 
 #include <dirent.h>
 #include <errno.h>
+#include <ini.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -102,61 +102,49 @@ static graph_rt *G(sy_llm_runner *r, int ar_i, int cl_i, int shard)
     return &r->graphs[((size_t)ar_i * (size_t)r->n_cl + (size_t)cl_i) * (size_t)r->n_shards + (size_t)shard];
 }
 
-/* ---- small INI reader for bundle.ini ([llm] section, key = value) -------- */
+/* ---- bundle.ini ([llm] section), parsed by inih ------------------------- */
 typedef struct kv_pair {
     char key[64];
     char val[256];
 } kv_pair;
+
+typedef struct ini_ctx {
+    kv_pair *kv;
+    int cap, n;
+    bool too_long;
+} ini_ctx;
+
+static int ini_entry(void *user, const char *section, const char *name, const char *value)
+{
+    ini_ctx *c = user;
+    if (strcmp(section, "llm"))
+        return 1; /* other sections belong to other readers */
+    size_t kl = strlen(name), vl = strlen(value);
+    if (c->n == c->cap || kl >= sizeof c->kv->key || vl >= sizeof c->kv->val) {
+        c->too_long = true;
+        return 0;
+    }
+    memcpy(c->kv[c->n].key, name, kl + 1);
+    memcpy(c->kv[c->n].val, value, vl + 1);
+    c->n++;
+    return 1;
+}
 
 static sy_status *read_ini(const char *path, kv_pair *kv, int cap, int *n)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "bundle config '%s': %s", path, strerror(errno));
-    char line[512];
-    int ln = 0;
-    bool in_llm = false;
-    *n = 0;
-    sy_status *st = NULL;
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        size_t l = strlen(s);
-        while (l && (s[l - 1] == '\n' || s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
-            s[--l] = '\0';
-        if (!*s || *s == '#' || *s == ';')
-            continue;
-        if (*s == '[') {
-            in_llm = !strcmp(s, "[llm]");
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            st = LLM_ERR(SY_ERR_INVALID_CONFIG, "bundle config '%s' line %d: expected 'key = value'", path, ln);
-            break;
-        }
-        if (!in_llm)
-            continue;
-        char *k = s, *v = eq + 1;
-        *eq = '\0';
-        size_t kl = strlen(k);
-        while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
-            k[--kl] = '\0';
-        while (*v == ' ' || *v == '\t')
-            v++;
-        if (*n == cap || kl >= sizeof kv->key || strlen(v) >= sizeof kv->val) {
-            st = LLM_ERR(SY_ERR_INVALID_CONFIG, "bundle config '%s' line %d: entry too long or too many entries", path,
-                         ln);
-            break;
-        }
-        snprintf(kv[*n].key, sizeof kv->key, "%s", k);
-        snprintf(kv[*n].val, sizeof kv->val, "%s", v);
-        (*n)++;
-    }
+    ini_ctx c = {kv, cap, 0, false};
+    int rc = ini_parse_file(f, ini_entry, &c);
     fclose(f);
-    return st;
+    *n = c.n;
+    if (c.too_long)
+        return LLM_ERR(SY_ERR_INVALID_CONFIG, "bundle config '%s' line %d: entry too long or too many entries", path, rc);
+    if (rc)
+        return LLM_ERR(SY_ERR_INVALID_CONFIG, "bundle config '%s' line %d: expected '[section]' or 'key = value'", path,
+                       rc);
+    return NULL;
 }
 
 static const char *ini_get(const kv_pair *kv, int n, const char *key)

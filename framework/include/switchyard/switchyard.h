@@ -25,6 +25,7 @@
 #define SWITCHYARD_H
 
 #include "sy_types.h"
+#include "sy_app_types.h" /* sy_value_info, sy_session_options, sy_input_mode */
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,14 +109,6 @@ SY_EXPORT sy_status *sy_model_load_flags(sy_env *env, const char *path, uint32_t
 SY_EXPORT char *sy_model_unsupported_ops(const sy_model *model);
 SY_EXPORT void sy_model_release(sy_model *model);
 
-typedef struct sy_value_info {
-    uint32_t struct_size;
-    const char *name;
-    sy_dtype dtype;
-    int32_t rank;                   /* -1 unknown */
-    int64_t dims[SY_MAX_RANK];      /* -1 for a symbolic or unknown dim */
-    const char *dim_names[SY_MAX_RANK]; /* symbolic names, or NULL */
-} sy_value_info;
 
 SY_EXPORT size_t sy_model_input_count(const sy_model *m);
 SY_EXPORT size_t sy_model_output_count(const sy_model *m);
@@ -130,16 +123,6 @@ SY_EXPORT bool sy_model_node(const sy_model *m, size_t i, const char **name, con
 SY_EXPORT size_t sy_model_initializer_bytes(const sy_model *m);
 
 /* ---- session ------------------------------------------------------------- */
-typedef struct sy_session_options {
-    uint32_t struct_size;
-    int32_t threads;       /* 0: from the INI (default 1) */
-    int32_t strict;        /* -1: from the INI; 0/1 override */
-    bool profiling;        /* collect profiling events */
-    /* a compile cache written by sy_session_save_compiled (switchyard
-     * compile): partitions found in it skip their provider's compile; a
-     * cache made for other providers, versions or options is refused */
-    const char *compiled_cache;
-} sy_session_options;
 
 /* Place, plan and prepare. `opts` may be NULL. Input dims that are symbolic
  * in the model are taken as 1 until sy_session_set_input gives real shapes
@@ -148,10 +131,6 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
                                        sy_session **out);
 SY_EXPORT void sy_session_release(sy_session *s);
 
-typedef enum sy_input_mode {
-    SY_INPUT_COPY = 0,   /* data is copied into the session now */
-    SY_INPUT_BORROW = 1  /* data is read in place during run; keep it alive and unchanged until then */
-} sy_input_mode;
 
 /* `t` needs dtype, rank, dims, data, nbytes; name is ignored. */
 SY_EXPORT sy_status *sy_session_set_input(sy_session *s, const char *name, const sy_tensor *t, sy_input_mode mode);

@@ -8,7 +8,7 @@
 #ifndef SWITCHYARD_SY_APP_API_H
 #define SWITCHYARD_SY_APP_API_H
 
-#include "sy_types.h"
+#include "sy_app_types.h"
 
 #ifdef __cplusplus
 extern "C" {
