@@ -22,7 +22,28 @@
 typedef struct parse_ctx {
     sy_config *cfg;
     sy_status *err;
+    int err_line;     /* line of the handler's error */
+    /* the text and the reader's position: inih reads line by line through
+     * read_line, which is how the handler knows its line */
+    const char *next;
+    int line;
 } parse_ctx;
+
+static char *read_line(char *str, int num, void *stream)
+{
+    parse_ctx *c = stream;
+    if (!c->next || !*c->next || num < 2)
+        return NULL;
+    const char *nl = strchr(c->next, '\n');
+    size_t len = nl ? (size_t)(nl - c->next) + 1 : strlen(c->next);
+    if (len > (size_t)num - 1)
+        len = (size_t)num - 1; /* lines are checked against the limit before parsing */
+    memcpy(str, c->next, len);
+    str[len] = '\0';
+    c->next += len;
+    c->line++;
+    return str;
+}
 
 static sy_status *split_list(const char *value, char ***out, uint32_t *n)
 {
@@ -171,13 +192,16 @@ static int sy_ini_handler(void *user, const char *section, const char *name, con
     if (!name) /* a section header with no keys (INI_CALL_HANDLER_ON_NEW_SECTION) */
         return 1;
     if (!section[0]) {
-        ctx->err = sy_error(SY_ERR_INVALID_CONFIG, "key '%s' is outside any section (keys belong under [switchyard], "
-                                                   "[plugin.NAME] or [provider.NAME])",
+        ctx->err = sy_error(SY_ERR_INVALID_CONFIG,
+                            "unknown section [] for key '%s': it comes before any section header (keys belong under "
+                            "[switchyard], [plugin.NAME] or [provider.NAME])",
                             name);
+        ctx->err_line = ctx->line;
         return 0;
     }
     if (!strcmp(section, "switchyard")) {
         ctx->err = handle_core_key(ctx->cfg, name, value);
+        ctx->err_line = ctx->line;
         return ctx->err == NULL;
     }
     if (!strncmp(section, "plugin.", 7) || !strncmp(section, "provider.", 9) || !strncmp(section, "llm", 3)) {
@@ -192,10 +216,12 @@ static int sy_ini_handler(void *user, const char *section, const char *name, con
             return 0;
         }
         ctx->err = options_add(o, name, value);
+        ctx->err_line = ctx->line;
         return ctx->err == NULL;
     }
     ctx->err = sy_error(SY_ERR_INVALID_CONFIG,
                         "unknown section [%s] (known: [switchyard], [plugin.NAME], [provider.NAME], [llm])", section);
+    ctx->err_line = ctx->line;
     return 0;
 }
 
@@ -209,11 +235,14 @@ static void config_defaults(sy_config *cfg)
 
 static sy_status *finish_parse(sy_config *cfg, parse_ctx *ctx, int rc, const char *origin)
 {
-    /* inih returns the line of the first error, handler errors included */
-    if (ctx->err && rc > 0)
-        return sy_error_wrap(ctx->err, "%s: line %d", origin, rc);
-    if (ctx->err)
-        return sy_error_wrap(ctx->err, "%s", origin);
+    /* inih returns the line of the first error; when that is not where the
+     * handler failed, a syntax error came first and is the one to report */
+    if (ctx->err && rc > 0 && rc < ctx->err_line) {
+        sy_status_free(ctx->err);
+        ctx->err = NULL;
+    } else if (ctx->err) {
+        return sy_error_wrap(ctx->err, "%s: line %d", origin, ctx->err_line);
+    }
     if (rc > 0)
         return sy_error(SY_ERR_INVALID_CONFIG, "%s: line %d: syntax error (expected '[section]' or 'key = value')",
                         origin, rc);
@@ -283,8 +312,8 @@ sy_status *sy_config_parse_file(const char *path, sy_config *cfg)
     }
     sy_status *st = check_line_lengths(text, path);
     if (!st) {
-        parse_ctx ctx = {cfg, NULL};
-        int rc = ini_parse_string(text, sy_ini_handler, &ctx);
+        parse_ctx ctx = {cfg, NULL, 0, text, 0};
+        int rc = ini_parse_stream(read_line, &ctx, sy_ini_handler, &ctx);
         st = finish_parse(cfg, &ctx, rc, path);
     }
     free(text);
@@ -299,8 +328,8 @@ sy_status *sy_config_parse_string(const char *text, const char *origin, const ch
     if (!cfg->origin || !cfg->base_dir)
         return sy_error_oom();
     SY_TRY(check_line_lengths(text, origin));
-    parse_ctx ctx = {cfg, NULL};
-    int rc = ini_parse_string(text, sy_ini_handler, &ctx);
+    parse_ctx ctx = {cfg, NULL, 0, text, 0};
+    int rc = ini_parse_stream(read_line, &ctx, sy_ini_handler, &ctx);
     return finish_parse(cfg, &ctx, rc, origin);
 }
 
