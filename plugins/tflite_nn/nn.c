@@ -14,8 +14,14 @@
  *   LOG_SOFTMAX L2_NORMALIZATION   fp32; int8 through fp32
  *   BATCH_MATMUL             fp32, int8
  *   CONV_3D                  fp32
+ *
+ * CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools and SOFTMAX run
+ * the portable kernels of ../tflite_common/kernels (the code the riscv_mcu
+ * provider runs and `switchyard codegen` ships), with the parameters
+ * tfl_params.h builds.
  */
 #include "tfl_common.h"
+#include "tfl_params.h"
 
 static const sy_host_api *H;
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
@@ -173,103 +179,39 @@ static sy_status *infer_conv(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
-static sy_status *prepare_conv_impl(sy_node *n, void **state)
+typedef struct kconv_state {
+    tflk_conv p;
+    tfl_owned o;
+    bool int8;
+} kconv_state;
+
+static void kconv_release(void *p)
 {
-    conv_state *s = calloc(1, sizeof *s);
+    kconv_state *s = p;
+    if (!s)
+        return;
+    tfl_params_free(&s->o);
+    free(s);
+}
+
+static sy_status *prepare_kconv_impl(sy_node *n, void **state)
+{
+    kconv_state *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    s->depthwise = !strcmp(H->node_op(n), "DEPTHWISE_CONV_2D");
-    const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
-    SY_TRY(conv_strides(n, &s->sh, &s->sw, &s->dh, &s->dw));
-    s->same = attr_same(n);
-    char act[32];
-    SY_TRY(read_act(n, act, sizeof act, &s->act));
-    s->int8 = x->dtype == SY_DT_INT8;
-    if (s->int8) {
-        float sc;
-        int32_t zp;
-        if (!tfl_qparams(x, &sc, &zp))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
-        s->in_off = -zp;
-        tfl_qparams(y, &sc, &s->out_zp);
-        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
-        int64_t oc = s->depthwise ? w->dims[3] : w->dims[0];
-        SY_TRY(channel_multipliers(x, w, y, oc, &s->mult, &s->shift));
-    }
-    return NULL;
+    s->int8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    return tfl_build_conv(H, n, &s->p, &s->o);
 }
 
-static sy_status *run_conv(void *state, const sy_kernel_io *io)
+static sy_status *run_kconv(void *state, const sy_kernel_io *io)
 {
-    const conv_state *s = state;
-    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
+    const kconv_state *s = state;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    sy_tensor *y = io->outputs[0];
-    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], IC = x->dims[3];
-    const int64_t OH = y->dims[1], OW = y->dims[2], OC = y->dims[3];
-    const int64_t KH = w->dims[1], KW = w->dims[2];
-    const int64_t pt = tfl_pad_before(IH, OH, KH, s->sh, s->dh), pl = tfl_pad_before(IW, OW, KW, s->sw, s->dw);
-    /* grouped conv: the filter's IC is the group's channel count */
-    const int64_t FIC = s->depthwise ? 1 : w->dims[3];
-    const int64_t groups = s->depthwise ? IC : IC / FIC;
-    const int64_t oc_per_group = OC / groups;
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t oy = 0; oy < OH; oy++)
-            for (int64_t ox = 0; ox < OW; ox++)
-                for (int64_t oc = 0; oc < OC; oc++) {
-                    int64_t g = oc / oc_per_group;
-                    int64_t iy0 = oy * s->sh - pt, ix0 = ox * s->sw - pl;
-                    int64_t yo = ((bn * OH + oy) * OW + ox) * OC + oc;
-                    if (!s->int8) {
-                        const float *xd = x->data, *wd = w->data;
-                        float acc = b ? ((const float *)b->data)[oc] : 0.0f;
-                        for (int64_t ky = 0; ky < KH; ky++) {
-                            int64_t iy = iy0 + ky * s->dh;
-                            if (iy < 0 || iy >= IH)
-                                continue;
-                            for (int64_t kx = 0; kx < KW; kx++) {
-                                int64_t ix = ix0 + kx * s->dw;
-                                if (ix < 0 || ix >= IW)
-                                    continue;
-                                const float *xp = xd + ((bn * IH + iy) * IW + ix) * IC;
-                                if (s->depthwise) {
-                                    acc += xp[g] * wd[(ky * KW + kx) * OC + oc];
-                                } else {
-                                    const float *wp = wd + ((oc * KH + ky) * KW + kx) * FIC;
-                                    for (int64_t ic = 0; ic < FIC; ic++)
-                                        acc += xp[g * FIC + ic] * wp[ic];
-                                }
-                            }
-                        }
-                        ((float *)y->data)[yo] = tfl_act_apply(&s->act, acc);
-                    } else {
-                        const int8_t *xd = x->data, *wd = w->data;
-                        int64_t acc = 0; /* int32 in TFLite; wide here so corrupt shapes cannot overflow */
-                        for (int64_t ky = 0; ky < KH; ky++) {
-                            int64_t iy = iy0 + ky * s->dh;
-                            if (iy < 0 || iy >= IH)
-                                continue;
-                            for (int64_t kx = 0; kx < KW; kx++) {
-                                int64_t ix = ix0 + kx * s->dw;
-                                if (ix < 0 || ix >= IW)
-                                    continue;
-                                const int8_t *xp = xd + ((bn * IH + iy) * IW + ix) * IC;
-                                if (s->depthwise) {
-                                    acc += ((int32_t)xp[g] + s->in_off) * wd[(ky * KW + kx) * OC + oc];
-                                } else {
-                                    const int8_t *wp = wd + ((oc * KH + ky) * KW + kx) * FIC;
-                                    for (int64_t ic = 0; ic < FIC; ic++)
-                                        acc += ((int32_t)xp[g * FIC + ic] + s->in_off) * wp[ic];
-                                }
-                            }
-                        }
-                        if (b)
-                            acc += ((const int32_t *)b->data)[oc];
-                        int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult[oc], s->shift[oc]) + s->out_zp;
-                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(r, s->lo, s->hi);
-                    }
-                }
+    if (s->int8)
+        tflk_conv_s8(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
+    else
+        tflk_conv_f32(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
     return NULL;
 }
 
@@ -277,13 +219,6 @@ static sy_status *run_conv(void *state, const sy_kernel_io *io)
 /* FULLY_CONNECTED                                                          */
 /* ======================================================================== */
 
-typedef struct fc_state {
-    bool int8;
-    tfl_act act;
-    int32_t in_off, w_off, out_zp, lo, hi;
-    int32_t *mult, *shift;
-    bool per_channel;
-} fc_state;
 
 static sy_status *infer_fc(sy_node *n)
 {
@@ -316,94 +251,39 @@ static sy_status *infer_fc(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 2, dims);
 }
 
+typedef struct kfc_state {
+    tflk_fc p;
+    tfl_owned o;
+    bool int8;
+} kfc_state;
+
 static sy_status *prepare_fc_impl(sy_node *n, void **state)
 {
-    fc_state *s = calloc(1, sizeof *s);
+    kfc_state *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
-    char act[32];
-    SY_TRY(read_act(n, act, sizeof act, &s->act));
-    s->int8 = x->dtype == SY_DT_INT8;
-    if (s->int8) {
-        float sc;
-        int32_t zp;
-        if (!tfl_qparams(x, &sc, &zp))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
-        s->in_off = -zp;
-        tfl_qparams(y, &sc, &s->out_zp);
-        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
-        /* TFLite FC allows an asymmetric per-tensor weight zero point */
-        if (w->quant && w->quant->count == 1 && w->quant->zero_points)
-            s->w_off = -w->quant->zero_points[0];
-        int64_t units = w->dims[0];
-        if (w->quant && w->quant->count == 1 && w->quant->zero_points && w->quant->zero_points[0]) {
-            /* channel_multipliers insists on symmetric weights; compute directly */
-            float is = 1.0f, ws = w->quant->scales[0], os = 1.0f;
-            int32_t iz = 0, oz = 0;
-            tfl_qparams(x, &is, &iz);
-            tfl_qparams(y, &os, &oz);
-            s->mult = malloc(sizeof *s->mult);
-            s->shift = malloc(sizeof *s->shift);
-            if (!s->mult || !s->shift)
-                return OOM();
-            sy_q_quantize_multiplier((double)is * (double)ws / (double)os, s->mult, s->shift);
-        } else {
-            SY_TRY(channel_multipliers(x, w, y, units, &s->mult, &s->shift));
-            s->per_channel = w->quant->count > 1;
-        }
-    }
-    return NULL;
+    s->int8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    return tfl_build_fc(H, n, &s->p, &s->o);
 }
 
 static sy_status *run_fc(void *state, const sy_kernel_io *io)
 {
-    const fc_state *s = state;
-    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
+    const kfc_state *s = state;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    const int64_t U = w->dims[0], K = w->dims[1];
-    const int64_t B = K ? sy_tensor_numel(x) / K : 0;
-    if (!s->int8) {
-        const float *xd = x->data, *wd = w->data, *bd = b ? b->data : NULL;
-        float *yd = io->outputs[0]->data;
-        for (int64_t i = 0; i < B; i++)
-            for (int64_t u = 0; u < U; u++) {
-                float acc = 0.0f;
-                const float *xp = xd + i * K, *wp = wd + u * K;
-                for (int64_t k = 0; k < K; k++)
-                    acc += xp[k] * wp[k];
-                if (bd)
-                    acc += bd[u];
-                yd[i * U + u] = tfl_act_apply(&s->act, acc);
-            }
-        return NULL;
-    }
-    const int8_t *xd = x->data, *wd = w->data;
-    const int32_t *bd = b ? b->data : NULL;
-    int8_t *yd = io->outputs[0]->data;
-    for (int64_t i = 0; i < B; i++)
-        for (int64_t u = 0; u < U; u++) {
-            int64_t acc = 0; /* int32 in TFLite; wide here so corrupt shapes cannot overflow */
-            const int8_t *xp = xd + i * K, *wp = wd + u * K;
-            for (int64_t k = 0; k < K; k++)
-                acc += ((int32_t)xp[k] + s->in_off) * ((int32_t)wp[k] + s->w_off);
-            if (bd)
-                acc += bd[u];
-            int64_t c = s->per_channel ? u : 0;
-            int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult[c], s->shift[c]) + s->out_zp;
-            yd[i * U + u] = (int8_t)tfl_clampi(r, s->lo, s->hi);
-        }
+    if (s->int8)
+        tflk_fc_s8(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
+    else
+        tflk_fc_f32(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
     return NULL;
 }
 
 static void fc_release(void *p)
 {
-    fc_state *s = p;
+    kfc_state *s = p;
     if (!s)
         return;
-    free(s->mult);
-    free(s->shift);
+    tfl_params_free(&s->o);
     free(s);
 }
 
@@ -542,13 +422,6 @@ static sy_status *run_tconv(void *state, const sy_kernel_io *io)
 /* AVERAGE_POOL_2D / MAX_POOL_2D                                            */
 /* ======================================================================== */
 
-typedef struct pool_state {
-    bool is_max, int8, same;
-    int64_t fh, fw, sh, sw;
-    tfl_act act;
-    int32_t lo, hi;
-} pool_state;
-
 static sy_status *pool_params(const sy_node *n, int64_t *fh, int64_t *fw, int64_t *sh, int64_t *sw)
 {
     *fh = sy_attr_int_or(H, n, "filter_height", 1);
@@ -574,82 +447,28 @@ static sy_status *infer_pool(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
+typedef struct kpool_state {
+    tflk_pool p;
+    bool int8;
+} kpool_state;
+
 static sy_status *prepare_pool_impl(sy_node *n, void **state)
 {
-    pool_state *s = calloc(1, sizeof *s);
+    kpool_state *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    s->is_max = !strcmp(H->node_op(n), "MAX_POOL_2D");
-    SY_TRY(pool_params(n, &s->fh, &s->fw, &s->sh, &s->sw));
-    s->same = attr_same(n);
-    char act[32];
-    SY_TRY(read_act(n, act, sizeof act, &s->act));
-    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
-    s->int8 = x->dtype == SY_DT_INT8;
-    if (s->int8) {
-        float xs, ys;
-        int32_t xz, yz;
-        if (!tfl_qparams(x, &xs, &xz) || !tfl_qparams(y, &ys, &yz))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 pooling needs per-tensor quantization on input and output");
-        if (xs != ys || xz != yz)
-            return ERR(SY_ERR_UNSUPPORTED, "int8 pooling needs the same scale and zero point on input and output "
-                                           "(input %g/%d, output %g/%d), as TFLite does",
-                       (double)xs, xz, (double)ys, yz);
-        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
-    }
-    return NULL;
+    s->int8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    return tfl_build_pool(H, n, &s->p);
 }
 
 static sy_status *run_pool(void *state, const sy_kernel_io *io)
 {
-    const pool_state *s = state;
-    const sy_tensor *x = io->inputs[0];
-    sy_tensor *y = io->outputs[0];
-    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
-    const int64_t pt = tfl_pad_before(IH, OH, s->fh, s->sh, 1), pl = tfl_pad_before(IW, OW, s->fw, s->sw, 1);
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t oy = 0; oy < OH; oy++)
-            for (int64_t ox = 0; ox < OW; ox++) {
-                int64_t y0 = oy * s->sh - pt, x0 = ox * s->sw - pl;
-                int64_t ys = y0 < 0 ? 0 : y0, ye = y0 + s->fh < IH ? y0 + s->fh : IH;
-                int64_t xs = x0 < 0 ? 0 : x0, xe = x0 + s->fw < IW ? x0 + s->fw : IW;
-                for (int64_t c = 0; c < C; c++) {
-                    int64_t yo = ((bn * OH + oy) * OW + ox) * C + c;
-                    if (!s->int8) {
-                        const float *xd = x->data;
-                        float acc = s->is_max ? -INFINITY : 0.0f;
-                        int64_t cnt = 0;
-                        for (int64_t iy = ys; iy < ye; iy++)
-                            for (int64_t ix = xs; ix < xe; ix++) {
-                                float v = xd[((bn * IH + iy) * IW + ix) * C + c];
-                                if (s->is_max)
-                                    acc = v > acc ? v : acc;
-                                else
-                                    acc += v;
-                                cnt++;
-                            }
-                        if (!s->is_max)
-                            acc = cnt ? acc / (float)cnt : 0.0f;
-                        ((float *)y->data)[yo] = tfl_act_apply(&s->act, acc);
-                    } else {
-                        const int8_t *xd = x->data;
-                        int32_t acc = s->is_max ? -128 : 0, cnt = 0;
-                        for (int64_t iy = ys; iy < ye; iy++)
-                            for (int64_t ix = xs; ix < xe; ix++) {
-                                int32_t v = xd[((bn * IH + iy) * IW + ix) * C + c];
-                                if (s->is_max)
-                                    acc = v > acc ? v : acc;
-                                else
-                                    acc += v;
-                                cnt++;
-                            }
-                        if (!s->is_max && cnt)
-                            acc = acc > 0 ? (acc + cnt / 2) / cnt : (acc - cnt / 2) / cnt;
-                        ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(acc, s->lo, s->hi);
-                    }
-                }
-            }
+    const kpool_state *s = state;
+    if (s->int8)
+        tflk_pool_s8(&s->p, io->inputs[0]->data, io->outputs[0]->data);
+    else
+        tflk_pool_f32(&s->p, io->inputs[0]->data, io->outputs[0]->data);
     return NULL;
 }
 
@@ -665,6 +484,7 @@ typedef struct sm_state {
     float in_scale, out_scale;
     int32_t in_zp, out_zp;
     tfl_act act;
+    tflk_softmax k; /* SOFTMAX: the portable kernel */
 } sm_state;
 
 static sy_status *infer_softmax(sy_node *n)
@@ -724,6 +544,12 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
     }
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     s->int8 = x->dtype == SY_DT_INT8;
+    if (s->kind == 0) {
+        SY_TRY(tfl_build_softmax(H, n, &s->k));
+        if (s->int8 && !s->k.fixed)
+            H->node_set_scratch(n, (size_t)(s->k.depth ? s->k.depth : 1) * sizeof(float));
+        return NULL;
+    }
     if (s->int8) {
         if (!tfl_qparams(x, &s->in_scale, &s->in_zp) || !tfl_qparams(y, &s->out_scale, &s->out_zp))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output", op);
@@ -742,6 +568,13 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     sy_tensor *y = io->outputs[0];
     int64_t d = x->dims[x->rank - 1];
     int64_t rows = d ? sy_tensor_numel(x) / d : 0;
+    if (s->kind == 0) {
+        if (s->int8)
+            tflk_softmax_s8(&s->k, x->data, y->data, io->scratch);
+        else
+            tflk_softmax_f32(&s->k, x->data, y->data);
+        return NULL;
+    }
     if (!s->int8) {
         const float *xd = x->data;
         float *yd = y->data;
@@ -995,7 +828,7 @@ static sy_status *run_conv3d(void *state, const sy_kernel_io *io)
 }
 
 /* a failed prepare releases what it allocated: the core keeps no state then */
-TFL_PREPARE_GUARDED(prepare_conv, prepare_conv_impl, conv_release)
+TFL_PREPARE_GUARDED(prepare_kconv, prepare_kconv_impl, kconv_release)
 TFL_PREPARE_GUARDED(prepare_fc, prepare_fc_impl, fc_release)
 TFL_PREPARE_GUARDED(prepare_tconv, prepare_tconv_impl, conv_release)
 TFL_PREPARE_GUARDED(prepare_pool, prepare_pool_impl, sy_release_free)
@@ -1064,8 +897,8 @@ static const sy_op_schema schemas[] = {
 };
 
 static const sy_kernel_def kernels[] = {
-    TFL_KERNEL("CONV_2D", TFL_F32_I8, 0, prepare_conv, run_conv, conv_release),
-    TFL_KERNEL("DEPTHWISE_CONV_2D", TFL_F32_I8, 0, prepare_conv, run_conv, conv_release),
+    TFL_KERNEL("CONV_2D", TFL_F32_I8, 0, prepare_kconv, run_kconv, kconv_release),
+    TFL_KERNEL("DEPTHWISE_CONV_2D", TFL_F32_I8, 0, prepare_kconv, run_kconv, kconv_release),
     TFL_KERNEL("FULLY_CONNECTED", TFL_F32_I8, 0, prepare_fc, run_fc, fc_release),
     TFL_KERNEL("TRANSPOSE_CONV", TFL_F32_I8, 2, prepare_tconv, run_tconv, conv_release),
     TFL_KERNEL("AVERAGE_POOL_2D", TFL_F32_I8, 0, prepare_pool, run_pool, sy_release_free),

@@ -9,6 +9,11 @@
  * coefficients (optional). Output 0: [batch, time, n_output] (or time
  * major).
  *
+ * The kernel is the portable one of ../tflite_common/kernels/tflk_lstm.c
+ * (what the riscv_mcu provider runs and `switchyard codegen` ships), with
+ * the parameters tfl_params.h builds; quantized weights are dequantized
+ * where they are read.
+ *
  * fp32 models run in fp32. Quantized models (int8 weights and activations,
  * int16 cell state, int32 biases) run in fp32 on the dequantized values
  * and the output is quantized with the output tensor's parameters: the
@@ -18,6 +23,7 @@
  * tensors to zero; the state is not carried across runs).
  */
 #include "tfl_common.h"
+#include "tfl_params.h"
 
 static const sy_host_api *H;
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
@@ -69,70 +75,10 @@ static sy_status *infer_lstm(sy_node *n)
 }
 
 typedef struct lstm_state {
-    int64_t n_cell, n_in, n_out;
-    bool cifg, peephole, proj, time_major;
-    tfl_act act;
-    float cell_clip, proj_clip;
-    /* dequantized constants (row-major) */
-    float *wx[4], *wh[4], *p[3], *b[4], *pw, *pb;
-    float *h0, *c0;
-    float *buf;
+    tflk_lstm p;
 } lstm_state;
 
-static void lstm_release(void *p)
-{
-    lstm_state *s = p;
-    if (!s)
-        return;
-    for (int i = 0; i < 4; i++) {
-        free(s->wx[i]);
-        free(s->wh[i]);
-        free(s->b[i]);
-    }
-    for (int i = 0; i < 3; i++)
-        free(s->p[i]);
-    free(s->pw);
-    free(s->pb);
-    free(s->h0);
-    free(s->c0);
-    free(s->buf);
-    free(s);
-}
-
-/* element i of t as a real number (dequantized; per-axis along `axis` rows) */
-static float real_at(const sy_tensor *t, int64_t i, int64_t row_len)
-{
-    if (t->dtype == SY_DT_FLOAT32)
-        return ((const float *)t->data)[i];
-    double q = sy_load_f64(t->data, t->dtype, (size_t)i);
-    const sy_quant_params *qp = t->quant;
-    if (!qp || !qp->scales || !qp->count)
-        return (float)q;
-    int64_t c = qp->count > 1 && row_len > 0 ? (i / row_len) % qp->count : 0;
-    int32_t zp = qp->zero_points ? qp->zero_points[c] : 0;
-    return qp->scales[c] * (float)(q - zp);
-}
-
-static sy_status *dequant(const sy_tensor *t, int64_t expect, int64_t row_len, const char *what, float **out)
-{
-    *out = NULL;
-    if (!t)
-        return NULL;
-    if (!t->data)
-        return ERR(SY_ERR_UNSUPPORTED, "%s must be a constant", what);
-    if (sy_tensor_numel(t) != expect)
-        return ERR(SY_ERR_SHAPE, "%s has %lld elements, expected %lld", what, (long long)sy_tensor_numel(t),
-                   (long long)expect);
-    if (t->dtype != SY_DT_FLOAT32 && !sy_dt_is_int(t->dtype))
-        return ERR(SY_ERR_TYPE, "%s has dtype %s", what, sy_dt_name(t->dtype));
-    float *p = malloc((size_t)(expect ? expect : 1) * sizeof *p);
-    if (!p)
-        return OOM();
-    for (int64_t i = 0; i < expect; i++)
-        p[i] = real_at(t, i, row_len);
-    *out = p;
-    return NULL;
-}
+static void lstm_release(void *p) { free(p); }
 
 static sy_status *prepare_lstm_impl(sy_node *n, void **state)
 {
@@ -140,139 +86,15 @@ static sy_status *prepare_lstm_impl(sy_node *n, void **state)
     if (!s)
         return OOM();
     *state = s;
-    const sy_tensor *x = H->node_input(n, IN_X), *wxf = H->node_input(n, W_XF), *whf = H->node_input(n, W_HF);
-    s->n_cell = wxf->dims[0];
-    s->n_in = wxf->dims[1];
-    s->n_out = whf->dims[1];
-    s->time_major = sy_attr_int_or(H, n, "time_major", 0) != 0;
-    s->cell_clip = sy_attr_float_or(H, n, "cell_clip", 0.0f);
-    s->proj_clip = sy_attr_float_or(H, n, "proj_clip", 0.0f);
-    char act[32];
-    sy_attr_string_or(H, n, "fused_activation_function", "TANH", act, sizeof act);
-    if (!tfl_act_from_name(act, &s->act))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "unknown fused_activation_function '%s'", act);
-    if (!strcmp(act, "NONE")) /* a plain cell: identity */
-        s->act.kind = 0;
-    s->cifg = in_opt(n, W_XI) == NULL;
-    const int64_t C = s->n_cell, I = s->n_in, O = s->n_out;
-    static const char *const gate[4] = {"input", "forget", "cell", "output"};
-    char what[64];
-    for (int g = 0; g < 4; g++) {
-        if (g == 0 && s->cifg)
-            continue;
-        snprintf(what, sizeof what, "input-to-%s weights", gate[g]);
-        SY_TRY(dequant(in_opt(n, (uint32_t)(W_XI + g)), C * I, I, what, &s->wx[g]));
-        snprintf(what, sizeof what, "recurrent-to-%s weights", gate[g]);
-        SY_TRY(dequant(in_opt(n, (uint32_t)(W_HI + g)), C * O, O, what, &s->wh[g]));
-        snprintf(what, sizeof what, "%s gate bias", gate[g]);
-        SY_TRY(dequant(in_opt(n, (uint32_t)(B_I + g)), C, 1, what, &s->b[g]));
-        if (!s->wx[g] || !s->wh[g])
-            return ERR(SY_ERR_INVALID_ARGUMENT, "%s gate weights are missing", gate[g]);
-    }
-    for (int g = 0; g < 3; g++) {
-        SY_TRY(dequant(in_opt(n, (uint32_t)(P_I + g)), C, 1, "peephole weights", &s->p[g]));
-        if (s->p[g])
-            s->peephole = true;
-    }
-    SY_TRY(dequant(in_opt(n, PROJ_W), O * C, C, "projection weights", &s->pw));
-    SY_TRY(dequant(in_opt(n, PROJ_B), O, 1, "projection bias", &s->pb));
-    s->proj = s->pw != NULL;
-    const sy_tensor *h0 = H->node_input(n, ST_H), *c0 = H->node_input(n, ST_C);
-    int64_t batch = s->time_major ? x->dims[1] : x->dims[0];
-    if (sy_tensor_numel(h0) != batch * O || sy_tensor_numel(c0) != batch * C)
-        return ERR(SY_ERR_SHAPE, "state tensors must be [batch, %lld] and [batch, %lld]", (long long)O, (long long)C);
-    s->h0 = malloc((size_t)(batch * O + 1) * sizeof(float));
-    s->c0 = malloc((size_t)(batch * C + 1) * sizeof(float));
-    s->buf = malloc((size_t)(batch * (O + 5 * C) + I + 1) * sizeof(float));
-    if (!s->h0 || !s->c0 || !s->buf)
-        return OOM();
-    if (!h0->data || !c0->data)
-        return ERR(SY_ERR_UNSUPPORTED, "LSTM state inputs must be variable (constant-initialised) tensors");
-    for (int64_t i = 0; i < batch * O; i++)
-        s->h0[i] = real_at(h0, i, 0);
-    for (int64_t i = 0; i < batch * C; i++)
-        s->c0[i] = real_at(c0, i, 0);
+    SY_TRY(tfl_build_lstm(H, n, &s->p));
+    H->node_set_scratch(n, tflk_lstm_scratch_floats(&s->p) * sizeof(float));
     return NULL;
 }
-
-static float sigm(float v) { return v >= 0 ? 1.0f / (1.0f + expf(-v)) : expf(v) / (1.0f + expf(v)); }
 
 static sy_status *run_lstm(void *state, const sy_kernel_io *io)
 {
     const lstm_state *s = state;
-    const sy_tensor *x = io->inputs[IN_X];
-    sy_tensor *y = io->outputs[0];
-    const int64_t C = s->n_cell, I = s->n_in, O = s->n_out;
-    const int64_t T = s->time_major ? x->dims[0] : x->dims[1], B = s->time_major ? x->dims[1] : x->dims[0];
-    float *h = s->buf, *c = h + B * O, *gates = c + B * C, *xin = gates + 4 * C;
-    memcpy(h, s->h0, (size_t)(B * O) * sizeof(float));
-    memcpy(c, s->c0, (size_t)(B * C) * sizeof(float));
-    float ys = 1.0f;
-    int32_t yz = 0;
-    bool yq = y->dtype != SY_DT_FLOAT32;
-    if (yq && !tfl_qparams(y, &ys, &yz))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "quantized LSTM output needs quantization parameters");
-    int32_t lo, hi;
-    sy_q_dtype_range(y->dtype, &lo, &hi);
-    for (int64_t t = 0; t < T; t++)
-        for (int64_t b = 0; b < B; b++) {
-            int64_t xo = s->time_major ? (t * B + b) * I : (b * T + t) * I;
-            for (int64_t k = 0; k < I; k++)
-                xin[k] = real_at(x, xo + k, 0);
-            float *hb = h + b * O, *cb = c + b * C;
-            for (int g = 0; g < 4; g++) {
-                if (g == 0 && s->cifg)
-                    continue;
-                for (int64_t j = 0; j < C; j++) {
-                    float acc = s->b[g] ? s->b[g][j] : 0.0f;
-                    const float *wx = s->wx[g] + j * I, *wh = s->wh[g] + j * O;
-                    for (int64_t k = 0; k < I; k++)
-                        acc += wx[k] * xin[k];
-                    for (int64_t k = 0; k < O; k++)
-                        acc += wh[k] * hb[k];
-                    gates[g * C + j] = acc;
-                }
-            }
-            for (int64_t j = 0; j < C; j++) {
-                float fg = gates[C + j] + (s->p[1] ? s->p[1][j] * cb[j] : 0.0f);
-                float ig = s->cifg ? 0.0f : gates[j] + (s->p[0] ? s->p[0][j] * cb[j] : 0.0f);
-                fg = sigm(fg);
-                ig = s->cifg ? 1.0f - fg : sigm(ig);
-                float cg = tfl_act_apply(&s->act, gates[2 * C + j]);
-                float cn = fg * cb[j] + ig * cg;
-                if (s->cell_clip > 0)
-                    cn = tfl_clampf(cn, -s->cell_clip, s->cell_clip);
-                cb[j] = cn;
-            }
-            float *hn = gates; /* reuse: the cell's output before projection */
-            for (int64_t j = 0; j < C; j++) {
-                float og = sigm(gates[3 * C + j] + (s->p[2] ? s->p[2][j] * cb[j] : 0.0f));
-                hn[j] = og * tfl_act_apply(&s->act, cb[j]);
-            }
-            if (s->proj) {
-                for (int64_t k = 0; k < O; k++) {
-                    float acc = s->pb ? s->pb[k] : 0.0f;
-                    for (int64_t j = 0; j < C; j++)
-                        acc += s->pw[k * C + j] * hn[j];
-                    if (s->proj_clip > 0)
-                        acc = tfl_clampf(acc, -s->proj_clip, s->proj_clip);
-                    hb[k] = acc;
-                }
-            } else {
-                memcpy(hb, hn, (size_t)O * sizeof(float));
-            }
-            int64_t yo = s->time_major ? (t * B + b) * O : (b * T + t) * O;
-            for (int64_t k = 0; k < O; k++) {
-                if (!yq)
-                    ((float *)y->data)[yo + k] = hb[k];
-                else
-                    sy_store_i64(y->data, y->dtype, (size_t)(yo + k), sy_q_quantize_f32(hb[k], ys, yz, lo, hi));
-            }
-            /* the recurrent state is what the next step reads: the quantized output */
-            if (yq)
-                for (int64_t k = 0; k < O; k++)
-                    hb[k] = ys * (float)((int32_t)sy_load_i64(y->data, y->dtype, (size_t)(yo + k)) - yz);
-        }
+    tflk_lstm_run(&s->p, io->inputs[IN_X]->data, io->outputs[0]->data, io->scratch);
     return NULL;
 }
 
