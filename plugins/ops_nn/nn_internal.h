@@ -12,4 +12,7 @@ sy_status *nn_infer_resize(sy_node *n);
 sy_status *nn_prepare_resize(sy_node *n, void **state);
 sy_status *nn_run_resize(void *state, const sy_kernel_io *io);
 
+/* loss.c: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
+sy_status *nn_loss_register(const sy_host_api *host, sy_plugin *p);
+
 #endif
