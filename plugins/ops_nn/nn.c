@@ -3,7 +3,7 @@
  *
  * Conv, ConvTranspose, MaxPool, AveragePool, LpPool, GlobalAveragePool,
  * GlobalMaxPool, GlobalLpPool, BatchNormalization (inference),
- * InstanceNormalization, LayerNormalization, LpNormalization,
+ * InstanceNormalization, LayerNormalization, RMSNormalization, GroupNormalization, LpNormalization,
  * MeanVarianceNormalization, LRN, Gemm, MatMul, Dropout (training mode seeded like numpy).
  *
  * Kernels compute in fp32; f16/bf16/f64 run through sy_sdk's fp32 scope.
@@ -759,8 +759,10 @@ static sy_status *prepare_norm(sy_node *n, void **state)
     const sy_tensor *x = H->node_input(n, 0);
     int64_t axis = sy_attr_int_or(H, n, "axis", -1);
     sy_status *st = NULL;
-    if (!strcmp(op, "LayerNormalization") || !strcmp(op, "LpNormalization"))
+    if (!strcmp(op, "LayerNormalization") || !strcmp(op, "LpNormalization") || !strcmp(op, "RMSNormalization"))
         st = sy_norm_axis(H, axis, x->rank, false, "axis", &s->axis);
+    if (!strcmp(op, "GroupNormalization"))
+        s->size = sy_attr_int_or(H, n, "num_groups", 1);
     if (!strcmp(op, "MeanVarianceNormalization")) {
         int64_t axes[SY_MAX_RANK + 1] = {0, 2, 3};
         int64_t c = sy_attr_ints_copy(H, n, "axes", axes, SY_MAX_RANK + 1);
@@ -960,6 +962,124 @@ static sy_status *layernorm_f32(void *state, const sy_kernel_io *io)
 }
 
 static sy_status *run_layernorm(void *state, const sy_kernel_io *io) { return run_f32(state, io, layernorm_f32); }
+
+/* RMSNormalization (23): y = x / sqrt(mean(x^2 over axes [axis, rank)) + eps)
+ * * scale, scale broadcasting (numpy, right-aligned) to the normalised dims. */
+static sy_status *infer_rmsnorm(sy_node *n)
+{
+    const sy_tensor *x, *sc;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &sc));
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
+    int32_t nr = x->rank - axis;
+    bool ok = sc->rank <= nr;
+    for (int32_t d = 0; ok && d < sc->rank; d++) {
+        int64_t sd = sc->dims[sc->rank - 1 - d], xd = x->dims[x->rank - 1 - d];
+        ok = sd == xd || sd == 1;
+    }
+    if (!ok) {
+        char a[96], b[96];
+        return ERR(SY_ERR_SHAPE, "scale %s must broadcast to the normalised dims %s",
+                   sy_shape_str(sc->rank, sc->dims, a, sizeof a), sy_shape_str(nr, x->dims + axis, b, sizeof b));
+    }
+    if (sc->dtype != x->dtype)
+        return ERR(SY_ERR_TYPE, "scale (%s) must have the dtype of X (%s)", sy_dt_name(sc->dtype),
+                   sy_dt_name(x->dtype));
+    return H->node_set_output(n, 0, x->dtype, x->rank, x->dims);
+}
+
+static sy_status *rmsnorm_f32(void *state, const sy_kernel_io *io)
+{
+    const norm_state *s = state;
+    const sy_tensor *x = io->inputs[0], *sc = io->inputs[1];
+    int32_t nr = x->rank - s->axis;
+    int64_t outer = sy_dims_prod(x->dims, 0, s->axis), inner = sy_dims_prod(x->dims, s->axis, x->rank);
+    /* scale strides over the normalised dims (0 where it broadcasts) */
+    int64_t sst[SY_MAX_RANK] = {0}, st = 1;
+    for (int32_t d = 0; d < sc->rank; d++) {
+        int32_t xd = nr - 1 - d;
+        int64_t dim = sc->dims[sc->rank - 1 - d];
+        sst[xd] = dim == 1 ? 0 : st;
+        st *= dim;
+    }
+    const float *xd = x->data, *sd = sc->data;
+    float *yd = io->outputs[0]->data;
+    for (int64_t o = 0; o < outer; o++) {
+        const float *xp = xd + o * inner;
+        float *yp = yd + o * inner;
+        double ss = 0;
+        for (int64_t i = 0; i < inner; i++)
+            ss += (double)xp[i] * xp[i];
+        float inv = (float)(1.0 / sqrt(ss / (double)inner + s->eps));
+        int64_t idx[SY_MAX_RANK] = {0};
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t so = 0;
+            for (int32_t d = 0; d < nr; d++)
+                so += idx[d] * sst[d];
+            yp[i] = xp[i] * inv * sd[so];
+            sy_index_next(nr, x->dims + s->axis, idx);
+        }
+    }
+    return NULL;
+}
+
+static sy_status *run_rmsnorm(void *state, const sy_kernel_io *io) { return run_f32(state, io, rmsnorm_f32); }
+
+/* GroupNormalization (18: scale/bias per group; 21: per channel): mean and
+ * variance over each group of C / num_groups channels and the spatial dims. */
+static sy_status *infer_groupnorm(sy_node *n)
+{
+    const sy_tensor *x, *sc, *b;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &sc));
+    SY_TRY(sy_need_input(H, n, 2, &b));
+    if (x->rank < 3)
+        return ERR(SY_ERR_SHAPE, "X must have rank >= 3 (N, C, spatial...), got %d", (int)x->rank);
+    int64_t g = sy_attr_int_or(H, n, "num_groups", 0), C = x->dims[1];
+    if (g <= 0 || C % g)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "num_groups (%lld) must be > 0 and divide C = %lld", (long long)g,
+                   (long long)C);
+    int64_t want = H->node_opset(n) >= 21 ? C : g;
+    if (sy_tensor_numel(sc) != want || sy_tensor_numel(b) != want)
+        return ERR(SY_ERR_SHAPE, "scale and bias must hold %lld values (%s at opset %d)", (long long)want,
+                   H->node_opset(n) >= 21 ? "C" : "num_groups", (int)H->node_opset(n));
+    SY_TRY(sy_check_same_dtype(H, n, 3));
+    return H->node_set_output(n, 0, x->dtype, x->rank, x->dims);
+}
+
+static sy_status *groupnorm_f32(void *state, const sy_kernel_io *io)
+{
+    const norm_state *s = state;
+    const sy_tensor *x = io->inputs[0];
+    const float *sc = io->inputs[1]->data, *bb = io->inputs[2]->data;
+    int64_t N = x->dims[0], C = x->dims[1], G = s->size, inner = sy_dims_prod(x->dims, 2, x->rank);
+    bool per_channel = sy_tensor_numel(io->inputs[1]) == C;
+    int64_t cpg = C / G, len = cpg * inner;
+    const float *xd = x->data;
+    float *yd = io->outputs[0]->data;
+    for (int64_t nn = 0; nn < N; nn++)
+        for (int64_t g = 0; g < G; g++) {
+            const float *xp = xd + (nn * C + g * cpg) * inner;
+            float *yp = yd + (nn * C + g * cpg) * inner;
+            double m = 0, v = 0;
+            for (int64_t i = 0; i < len; i++)
+                m += xp[i];
+            m /= (double)len;
+            for (int64_t i = 0; i < len; i++)
+                v += (xp[i] - m) * (xp[i] - m);
+            v /= (double)len;
+            double inv = 1.0 / sqrt(v + s->eps);
+            for (int64_t c = 0; c < cpg; c++) {
+                int64_t k = per_channel ? g * cpg + c : g;
+                for (int64_t i = 0; i < inner; i++)
+                    yp[c * inner + i] = (float)(((double)xp[c * inner + i] - m) * inv * sc[k] + bb[k]);
+            }
+        }
+    return NULL;
+}
+
+static sy_status *run_groupnorm(void *state, const sy_kernel_io *io) { return run_f32(state, io, groupnorm_f32); }
 
 static sy_status *infer_lrn(sy_node *n)
 {
@@ -1448,6 +1568,8 @@ static const sy_attr_def a_bn_v9[] = {ATTR("epsilon", FLOAT), ATTR("momentum", F
 static const sy_attr_def a_bn_v14[] = {ATTR("epsilon", FLOAT), ATTR("momentum", FLOAT), ATTR("training_mode", INT)};
 static const sy_attr_def a_in_v1[] = {ATTR("consumed_inputs", INTS), ATTR("epsilon", FLOAT)};
 static const sy_attr_def a_eps[] = {ATTR("epsilon", FLOAT)};
+static const sy_attr_def a_rms[] = {ATTR("axis", INT), ATTR("epsilon", FLOAT), ATTR("stash_type", INT)};
+static const sy_attr_def a_gn[] = {ATTR("epsilon", FLOAT), {"num_groups", SY_ATTR_INT, true}, ATTR("stash_type", INT)};
 static const sy_attr_def a_ln[] = {ATTR("axis", INT), ATTR("epsilon", FLOAT), ATTR("stash_type", INT)};
 static const sy_attr_def a_lrn[] = {ATTR("alpha", FLOAT), ATTR("beta", FLOAT), ATTR("bias", FLOAT),
                                     {"size", SY_ATTR_INT, true}};
@@ -1502,6 +1624,9 @@ static const sy_op_schema schemas[] = {
     S("InstanceNormalization", 1, 3, 3, 1, 1, SY_ATTRS(a_in_v1), infer_instnorm),
     S("InstanceNormalization", 6, 3, 3, 1, 1, SY_ATTRS(a_eps), infer_instnorm),
     S("LayerNormalization", 17, 2, 3, 1, 3, SY_ATTRS(a_ln), infer_layernorm),
+    S("RMSNormalization", 23, 2, 2, 1, 1, SY_ATTRS(a_rms), infer_rmsnorm),
+    S("GroupNormalization", 18, 3, 3, 1, 1, SY_ATTRS(a_gn), infer_groupnorm),
+    S("GroupNormalization", 21, 3, 3, 1, 1, SY_ATTRS(a_gn), infer_groupnorm),
     SIP("LRN", 1, 1, 1, 1, 1, SY_ATTRS(a_lrn), infer_lrn),
     S("LpNormalization", 1, 1, 1, 1, 1, SY_ATTRS(a_lpn), infer_lpnorm),
     S("MeanVarianceNormalization", 9, 1, 1, 1, 1, SY_ATTRS(a_mvn), infer_mvn),
@@ -1535,6 +1660,8 @@ static const sy_kernel_def kernels[] = {
     K("BatchNormalization", prepare_norm, run_batchnorm, sy_release_free),
     K("InstanceNormalization", prepare_norm, run_instnorm, sy_release_free),
     K("LayerNormalization", prepare_norm, run_layernorm, sy_release_free),
+    K("RMSNormalization", prepare_norm, run_rmsnorm, sy_release_free),
+    K("GroupNormalization", prepare_norm, run_groupnorm, sy_release_free),
     K("LRN", prepare_norm, run_lrn, sy_release_free),
     K("LpNormalization", prepare_norm, run_lpnorm, sy_release_free),
     K("MeanVarianceNormalization", prepare_norm, run_mvn, sy_release_free),
