@@ -7,7 +7,7 @@
  * Movement: Transpose Concat Split Slice Gather GatherElements Expand Tile Pad
  *           Where DepthToSpace SpaceToDepth
  * Sources: Shape Size Constant ConstantOfShape Range EyeLike
- * Conversion: Cast CastLike
+ * Conversion: Cast CastLike BitCast
  * index.c: Scatter ScatterElements ScatterND GatherND OneHot Trilu
  *          ReverseSequence Unique NonZero Compress
  */
@@ -1080,6 +1080,35 @@ static sy_status *run_cast(void *state, const sy_kernel_io *io)
     return NULL;
 }
 
+/* BitCast (26): the same bits as another type of the same bit width. */
+static sy_status *infer_bitcast(sy_node *n)
+{
+    const sy_tensor *x;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    int64_t to;
+    if (!H->attr_int(n, "to", &to))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "attribute 'to' is required");
+    sy_dtype dt = (sy_dtype)to;
+    if (!cast_dtype_ok(x->dtype) || !cast_dtype_ok(dt))
+        return ERR(SY_ERR_UNSUPPORTED, "BitCast from %s (%d) to %s (%d) is not supported", sy_dt_name_full(x->dtype),
+                   (int)x->dtype, sy_dt_name_full(dt), (int)dt);
+    if (sy_dt_bits(x->dtype) != sy_dt_bits(dt))
+        return ERR(SY_ERR_TYPE, "BitCast needs types of the same bit width: %s has %u bits, %s has %u",
+                   sy_dt_name_full(x->dtype), sy_dt_bits(x->dtype), sy_dt_name_full(dt), sy_dt_bits(dt));
+    return H->node_set_output(n, 0, dt, x->rank, x->dims);
+}
+
+static sy_status *run_bitcast(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    size_t nb = sy_dt_nbytes(x->dtype, sy_tensor_numel(x));
+    if (nb && y->data != x->data)
+        memcpy(y->data, x->data, nb);
+    return NULL;
+}
+
 /* ======================================================================== */
 /* Expand / Tile                                                            */
 /* ======================================================================== */
@@ -1669,6 +1698,7 @@ static const sy_op_schema schemas[] = {
     OP("CastLike", 15, 2, 2, 1, 1, SY_NO_ATTRS, infer_cast),
     OP("CastLike", 19, 2, 2, 1, 1, SY_ATTRS(a_castlike_v19), infer_cast),
     OP("CastLike", 24, 2, 2, 1, 1, SY_ATTRS(a_castlike_v24), infer_cast),
+    OP("BitCast", 26, 1, 1, 1, 1, SY_ATTRS(a_cast_v6), infer_bitcast),
     OP("Expand", 8, 2, 2, 1, 1, SY_NO_ATTRS, infer_expand),
     OP("Tile", 6, 2, 2, 1, 1, SY_NO_ATTRS, infer_tile),
     OP("Pad", 1, 1, 1, 1, 1, SY_ATTRS(a_pad_v1), infer_pad),
@@ -1705,6 +1735,7 @@ static const sy_kernel_def kernels[] = {
     K("ConstantOfShape", ALL, -1, prepare_constant_of_shape, run_fill, sy_release_free),
     K("Cast", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
     K("CastLike", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    KN("BitCast", ALL | SY_DT_MASK_LOWBIT, 0, run_bitcast),
     KN("Expand", ALL, 0, run_expand),
     KN("Tile", ALL, 0, run_tile),
     K("Pad", ALL, 0, prepare_pad, run_pad, sy_release_free),
