@@ -14,5 +14,7 @@ sy_status *nn_run_resize(void *state, const sy_kernel_io *io);
 
 /* loss.c: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
 sy_status *nn_loss_register(const sy_host_api *host, sy_plugin *p);
+/* attention.c: Attention, RotaryEmbedding */
+sy_status *nn_attention_register(const sy_host_api *host, sy_plugin *p);
 
 #endif
