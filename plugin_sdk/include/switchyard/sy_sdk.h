@@ -558,6 +558,28 @@ void sy_calib_update(sy_calib *c, const float *x, size_t n);
 void sy_calib_range(const sy_calib *c, float *min, float *max);
 void sy_calib_free(sy_calib *c);
 
+/* What `switchyard quantize --scheme NAME` applies, published by a quant_*
+ * scheme plugin as the extension "quant_recipe.NAME" (version
+ * SY_QUANT_RECIPE_VERSION) next to the schemes it registers. Types only:
+ * host tools read it with sy_get_extension. */
+#define SY_QUANT_RECIPE_VERSION 1
+typedef struct sy_quant_recipe {
+    uint32_t struct_size;
+    const char *name;
+    const char *description;
+    const sy_quant_scheme_def *activations;         /* NULL: activations stay float */
+    const sy_quant_scheme_def *weights;             /* per-tensor weights; NULL: weights stay float */
+    const sy_quant_scheme_def *weights_per_channel; /* per output channel (--per-channel); may be NULL */
+    int32_t block_size;                             /* > 0: weights quantized in blocks of this many */
+    bool fp16_storage;                              /* float weights stored as float16 */
+    /* an observer of scheme `s` with an explicit method (the scheme's own
+     * observer_create reads the method from INI options instead) */
+    sy_status *(*observer_new)(const sy_quant_scheme_def *s, sy_calib_method method, double percentile,
+                               sy_observer **out);
+    /* frees the arrays observer_finalize allocated */
+    void (*params_free)(sy_quant_params *qp);
+} sy_quant_recipe;
+
 /* ======================================================================== */
 /* low-bit element types (sdk_lowbit.c)                                     */
 /* float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz/e8m0 (one byte each), float4e2m1,    */
