@@ -25,14 +25,15 @@
 static void help(FILE *f)
 {
     fprintf(f,
-            "usage: switchyard cts --plugin FILE [--provider NAME] [--filter REGEX] [--config INI]\n"
-            "                      [--opset N] [--cycles N] [-v]\n\n"
+            "usage: switchyard cts --plugin FILE [--provider NAME] [--filter REGEX] [--exclude REGEX]\n"
+            "                      [--config INI] [--opset N] [--cycles N] [-v]\n\n"
             "The conformance kit: checks a plugin against the CPU reference and the ABI rules.\n\n"
             "  --plugin FILE    the plugin library under test; loaded with the default plugins\n"
             "  --provider NAME  the provider whose kernels are checked (default: the one provider\n"
             "                   the plugin registers; cpu_ref for a plugin that registers none)\n"
             "  --filter REGEX   run only checks whose name matches (POSIX extended regex), e.g.\n"
             "                   '^Add\\.' or 'float32.*zero' or '^abi\\.'\n"
+            "  --exclude REGEX  skip checks whose name matches (applied after --filter)\n"
             "  --config INI     an INI to start from (provider options, plugin options); the kit\n"
             "                   adds the default plugin folder, FILE, and its own `providers`\n"
             "  --opset N        opset of the generated models (default 17)\n"
@@ -47,6 +48,8 @@ static void help(FILE *f)
 
 bool cts_selected(const cts_ctx *cx, const char *name)
 {
+    if (cx->has_exclude && regexec(&cx->exclude, name, 0, NULL, 0) == 0)
+        return false;
     return !cx->has_filter || regexec(&cx->filter, name, 0, NULL, 0) == 0;
 }
 
@@ -307,7 +310,7 @@ static int registered_providers(const char *registered, char *first, size_t len)
 
 int cmd_cts(int argc, char **argv)
 {
-    const char *plugin = NULL, *provider = NULL, *filter = NULL, *config = NULL;
+    const char *plugin = NULL, *provider = NULL, *filter = NULL, *exclude = NULL, *config = NULL;
     long opset = 17, cycles = 8;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
@@ -322,6 +325,8 @@ int cmd_cts(int argc, char **argv)
             provider = argv[++i];
         } else if (!strcmp(a, "--filter") && has_val) {
             filter = argv[++i];
+        } else if (!strcmp(a, "--exclude") && has_val) {
+            exclude = argv[++i];
         } else if (!strcmp(a, "--config") && has_val) {
             config = argv[++i];
         } else if (!strcmp(a, "--opset") && has_val) {
@@ -376,6 +381,18 @@ int cmd_cts(int argc, char **argv)
             return cli_usage_error("cts", "--filter '%s': %s", filter, msg);
         }
         cx.has_filter = true;
+    }
+    if (exclude) {
+        int rc = regcomp(&cx.exclude, exclude, REG_EXTENDED | REG_NOSUB);
+        if (rc) {
+            char msg[128];
+            regerror(rc, &cx.exclude, msg, sizeof msg);
+            free(config_text);
+            if (cx.has_filter)
+                regfree(&cx.filter);
+            return cli_usage_error("cts", "--exclude '%s': %s", exclude, msg);
+        }
+        cx.has_exclude = true;
     }
 
     int rc = 1;
@@ -472,5 +489,7 @@ done:
     free(config_text);
     if (cx.has_filter)
         regfree(&cx.filter);
+    if (cx.has_exclude)
+        regfree(&cx.exclude);
     return rc;
 }

@@ -110,8 +110,8 @@ typedef struct cts_ctx {
     const char *config_text; /* the user's --config text, or NULL */
     const char *config_dir;
     bool provider_is_fallback;
-    regex_t filter;
-    bool has_filter;
+    regex_t filter, exclude;
+    bool has_filter, has_exclude;
     int verbose;
     int64_t opset;
     int passed, failed, skipped;
