@@ -96,6 +96,14 @@ static sy_status *h_node_set_output(sy_node *n, uint32_t i, sy_dtype dt, int32_t
 
 static void h_node_set_scratch(sy_node *n, size_t bytes) { n->scratch = bytes; }
 
+static uint32_t h_node_position(const sy_node *n) { return n->index; }
+
+static void *h_node_provider_state(const sy_node *n)
+{
+    const sy_node_rt *nr = &n->s->nodes[n->index];
+    return nr->provider ? nr->provider->state : NULL;
+}
+
 static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
 {
     if (kind == SY_MEM_PERSISTENT)
@@ -255,6 +263,8 @@ const sy_host_api sy_host_api_table = {
     .now_ns = h_now_ns,
     .app = &app_api_table,
     .node_report_memory = h_node_report_memory,
+    .node_position = h_node_position,
+    .node_provider_state = h_node_provider_state,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

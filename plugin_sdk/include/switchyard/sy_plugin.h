@@ -310,6 +310,13 @@ typedef struct sy_host_api {
      * report (SY_MEM_PERSISTENT: state across runs; SY_MEM_PACKED_WEIGHTS:
      * a repacked copy of weights). */
     void (*node_report_memory)(sy_node *n, int kind, size_t bytes);
+    /* Position of the node in the graph's topological order: nodes whose
+     * positions are consecutive form a convex group (for group()). */
+    uint32_t (*node_position)(const sy_node *n);
+    /* In check_node-after-placement hooks and prepare: the state of the
+     * provider the node is placed on (what its create() returned), NULL
+     * before placement. Lets a provider's kernels read its options. */
+    void *(*node_provider_state)(const sy_node *n);
 } sy_host_api;
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
