@@ -254,3 +254,59 @@ SY_EXPORT const void *sy_get_extension(const sy_env *env, const char *name, uint
             return env->extensions[i]->table;
     return NULL;
 }
+
+/* Kernels in a stable order: op entries by key, kernels in registration order. */
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp((*(const sy_op_entry *const *)a)->key, (*(const sy_op_entry *const *)b)->key);
+}
+
+static const sy_kernel_rec *kernel_at(const sy_env *env, size_t index)
+{
+    size_t n_entries = HASH_COUNT(env->ops);
+    const sy_op_entry **entries = malloc((n_entries ? n_entries : 1) * sizeof *entries);
+    if (!entries)
+        return NULL;
+    size_t i = 0;
+    for (const sy_op_entry *e = env->ops; e; e = e->hh.next)
+        entries[i++] = e;
+    qsort(entries, n_entries, sizeof *entries, cmp_entry);
+    const sy_kernel_rec *found = NULL;
+    for (i = 0; i < n_entries && !found; i++) {
+        if (index < entries[i]->n_kernels)
+            found = entries[i]->kernels[index];
+        else
+            index -= entries[i]->n_kernels;
+    }
+    free(entries);
+    return found;
+}
+
+SY_EXPORT size_t sy_env_kernel_count(const sy_env *env)
+{
+    size_t n = 0;
+    for (const sy_op_entry *e = env ? env->ops : NULL; e; e = e->hh.next)
+        n += e->n_kernels;
+    return n;
+}
+
+SY_EXPORT bool sy_env_kernel_info(const sy_env *env, size_t index, sy_kernel_info *out)
+{
+    if (!env || !out || out->struct_size < sizeof *out)
+        return false;
+    const sy_kernel_rec *k = kernel_at(env, index);
+    if (!k)
+        return false;
+    *out = (sy_kernel_info){
+        .struct_size = sizeof *out,
+        .domain = sy_domain_canonical(k->def.domain),
+        .op = k->def.op,
+        .since_version = k->def.since_version,
+        .until_version = k->def.until_version,
+        .provider = k->def.provider,
+        .type_mask = k->def.type_mask,
+        .type_input = k->def.type_input,
+        .plugin = k->owner->desc_name ? k->owner->desc_name : k->owner->name,
+    };
+    return true;
+}

@@ -58,9 +58,11 @@ sy_status *sy_run_as_f32(const sy_host_api *host, void *state, const sy_kernel_i
         tin[i].data = cur;
         size_t ne = (size_t)sy_tensor_numel(t);
         tin[i].nbytes = ne * sizeof(float);
+        pin[i] = &tin[i];
+        if (!ne)
+            continue; /* empty: no shadow, and no offset from a NULL scratch */
         sy_convert(t->data, t->dtype, cur, SY_DT_FLOAT32, ne);
         cur += shadow_bytes(t);
-        pin[i] = &tin[i];
     }
     for (uint32_t o = 0; o < io->n_outputs; o++) {
         sy_tensor *t = io->outputs[o];
@@ -72,8 +74,10 @@ sy_status *sy_run_as_f32(const sy_host_api *host, void *state, const sy_kernel_i
         tout[o].dtype = SY_DT_FLOAT32;
         tout[o].data = cur;
         tout[o].nbytes = (size_t)sy_tensor_numel(t) * sizeof(float);
-        cur += shadow_bytes(t);
         pout[o] = &tout[o];
+        if (!tout[o].nbytes)
+            continue;
+        cur += shadow_bytes(t);
     }
     sy_kernel_io sio = *io;
     sio.inputs = pin;

@@ -85,6 +85,21 @@ SY_EXPORT const char *sy_env_provider_name(const sy_env *env, size_t index);
 SY_EXPORT const char *sy_env_provider_description(const sy_env *env, size_t index);
 SY_EXPORT bool sy_env_provider_is_emulator(const sy_env *env, size_t index);
 
+/* Every kernel the loaded plugins registered (the conformance kit lists a
+ * provider's claims with it). Strings stay valid while the env lives. */
+typedef struct sy_kernel_info {
+    uint32_t struct_size;
+    const char *domain;        /* "" for the default ONNX domain */
+    const char *op;
+    int32_t since_version, until_version; /* until 0: open-ended */
+    const char *provider;
+    uint64_t type_mask;        /* SY_DT_BIT of accepted dtypes; 0: any */
+    int32_t type_input;        /* input whose dtype selects the kernel; -1: output 0 */
+    const char *plugin;        /* name of the plugin that registered it */
+} sy_kernel_info;
+SY_EXPORT size_t sy_env_kernel_count(const sy_env *env);
+SY_EXPORT bool sy_env_kernel_info(const sy_env *env, size_t index, sy_kernel_info *out);
+
 /* Does any loaded plugin define (domain, op) at this opset? */
 SY_EXPORT bool sy_env_has_op(const sy_env *env, const char *domain, const char *op, int32_t opset);
 
