@@ -9,7 +9,7 @@
  *
  * Every kernel is one inner loop per dtype generated from an expression by
  * the sy_sdk loop generators; broadcasting is sy_sdk's iterator.
- * einsum.c: Einsum.
+ * einsum.c: Einsum. signal.c: Hann/Hamming/BlackmanWindow, MelWeightMatrix, DFT, STFT.
  */
 #include "math_internal.h"
 
@@ -479,7 +479,8 @@ static sy_status *math_init(const sy_host_api *host, sy_plugin *p, const sy_opti
     (void)opts;
     H = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
-    return math_einsum_register(host, p);
+    SY_TRY(math_einsum_register(host, p));
+    return math_signal_register(host, p);
 }
 
 static void math_fini(void) {}

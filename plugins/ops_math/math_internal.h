@@ -6,5 +6,7 @@
 
 /* einsum.c: Einsum schema and cpu_ref kernel */
 sy_status *math_einsum_register(const sy_host_api *host, sy_plugin *p);
+/* signal.c: windows, MelWeightMatrix, DFT, STFT */
+sy_status *math_signal_register(const sy_host_api *host, sy_plugin *p);
 
 #endif
