@@ -4,6 +4,7 @@
  * Scatter (9, 11), ScatterElements (11, 13, 16, 18: reduction none/add/mul/
  * max/min), ScatterND (11, 13, 16, 18: the same reductions), GatherND (11,
  * 12, 13: batch_dims), OneHot (9, 11), Trilu (14), ReverseSequence (10),
+ * CenterCropPad (18),
  * and the ops whose output shape depends on input values: Unique (11),
  * NonZero (9, 13), Compress (9, 11). Their infer computes the shape when the
  * values are known and returns SY_ERR_DYNAMIC_SHAPE otherwise.
@@ -866,6 +867,105 @@ static sy_status *run_compress(void *state, const sy_kernel_io *io)
 }
 
 /* ======================================================================== */
+/* CenterCropPad                                                            */
+/* ======================================================================== */
+
+/* Per axis: source index = output index + off[d]; off = crop start
+ * (dim - target) / 2 when cropping, -(target - dim) / 2 when padding (zeros). */
+static sy_status *ccp_geometry(const sy_node *n, const sy_tensor *x, const sy_tensor *sh, int64_t *dims, int64_t *off)
+{
+    if (sh->dtype != SY_DT_INT64 && sh->dtype != SY_DT_INT32)
+        return ERR(SY_ERR_TYPE, "shape must be int32 or int64, got %s", sy_dt_name(sh->dtype));
+    if (sh->rank != 1)
+        return ERR(SY_ERR_SHAPE, "shape must be 1-D");
+    if (!sh->data)
+        return ERR(SY_ERR_DYNAMIC_SHAPE, "shape is not known before the run");
+    int64_t axes[SY_MAX_RANK + 1];
+    int64_t na = sy_attr_ints_copy(H, n, "axes", axes, SY_MAX_RANK + 1);
+    if (na < 0) {
+        na = x->rank;
+        for (int64_t i = 0; i < na; i++)
+            axes[i] = i;
+    }
+    if (na > SY_MAX_RANK || sh->dims[0] != na)
+        return ERR(SY_ERR_SHAPE, "shape has %lld values but %lld axes are cropped/padded", (long long)sh->dims[0],
+                   (long long)na);
+    for (int32_t d = 0; d < x->rank; d++) {
+        dims[d] = x->dims[d];
+        off[d] = 0;
+    }
+    bool seen[SY_MAX_RANK] = {false};
+    for (int64_t i = 0; i < na; i++) {
+        int32_t a;
+        SY_TRY(sy_norm_axis(H, axes[i], x->rank, false, "axes value", &a));
+        if (seen[a])
+            return ERR(SY_ERR_SHAPE, "axis %d is listed twice in axes", (int)a);
+        seen[a] = true;
+        int64_t t = index_at(sh, i), dim = x->dims[a];
+        if (t < 0)
+            return ERR(SY_ERR_SHAPE, "shape[%lld] = %lld is negative", (long long)i, (long long)t);
+        dims[a] = t;
+        off[a] = t < dim ? (dim - t) / 2 : -((t - dim) / 2);
+    }
+    return NULL;
+}
+
+static sy_status *infer_ccp(sy_node *n)
+{
+    const sy_tensor *x, *sh;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    SY_TRY(sy_need_input(H, n, 1, &sh));
+    int64_t dims[SY_MAX_RANK], off[SY_MAX_RANK];
+    SY_TRY(ccp_geometry(n, x, sh, dims, off));
+    return H->node_set_output(n, 0, x->dtype, x->rank, dims);
+}
+
+typedef struct ccp_state {
+    int64_t off[SY_MAX_RANK];
+} ccp_state;
+
+static sy_status *prepare_ccp(sy_node *n, void **state)
+{
+    ccp_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    int64_t dims[SY_MAX_RANK];
+    sy_status *st = ccp_geometry(n, H->node_input(n, 0), H->node_input(n, 1), dims, s->off);
+    if (st) {
+        free(s);
+        return st;
+    }
+    *state = s;
+    return NULL;
+}
+
+static sy_status *run_ccp(void *state, const sy_kernel_io *io)
+{
+    const ccp_state *s = state;
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    size_t es = sy_dt_size(x->dtype);
+    int64_t total = sy_tensor_numel(y), xs[SY_MAX_RANK], idx[SY_MAX_RANK] = {0};
+    sy_strides(x->rank, x->dims, xs);
+    for (int64_t j = 0; j < total; j++) {
+        int64_t off = 0;
+        bool in = true;
+        for (int32_t d = 0; d < x->rank && in; d++) {
+            int64_t si = idx[d] + s->off[d];
+            in = si >= 0 && si < x->dims[d];
+            off += si * xs[d];
+        }
+        char *dst = (char *)y->data + j * (int64_t)es;
+        if (in)
+            memcpy(dst, (const char *)x->data + off * (int64_t)es, es);
+        else
+            memset(dst, 0, es);
+        sy_index_next(y->rank, y->dims, idx);
+    }
+    return NULL;
+}
+
+/* ======================================================================== */
 /* tables                                                                   */
 /* ======================================================================== */
 
@@ -875,6 +975,7 @@ static const sy_attr_def a_red[] = {{"reduction", SY_ATTR_STRING, false}};
 static const sy_attr_def a_batch_dims[] = {{"batch_dims", SY_ATTR_INT, false}};
 static const sy_attr_def a_upper[] = {{"upper", SY_ATTR_INT, false}};
 static const sy_attr_def a_rs[] = {{"batch_axis", SY_ATTR_INT, false}, {"time_axis", SY_ATTR_INT, false}};
+static const sy_attr_def a_axes[] = {{"axes", SY_ATTR_INTS, false}};
 static const sy_attr_def a_unique[] = {{"axis", SY_ATTR_INT, false}, {"sorted", SY_ATTR_INT, false}};
 
 #define OP(op, since, mi, ma, mo, mao, attrs, infer) SY_SCHEMA(op, since, mi, ma, mo, mao, attrs, infer, SY_NO_INPLACE, 0)
@@ -898,6 +999,7 @@ static const sy_op_schema schemas[] = {
     OP("OneHot", 9, 3, 3, 1, 1, SY_ATTRS(a_axis), infer_onehot),
     OP("OneHot", 11, 3, 3, 1, 1, SY_ATTRS(a_axis), infer_onehot),
     OP("Trilu", 14, 1, 2, 1, 1, SY_ATTRS(a_upper), infer_trilu),
+    OP("CenterCropPad", 18, 2, 2, 1, 1, SY_ATTRS(a_axes), infer_ccp),
     OP("ReverseSequence", 10, 2, 2, 1, 1, SY_ATTRS(a_rs), infer_reverse_sequence),
     DYN("Unique", 11, 1, 1, 1, 4, SY_ATTRS(a_unique), infer_unique),
     DYN("NonZero", 9, 1, 1, 1, 1, SY_NO_ATTRS, infer_nonzero),
@@ -917,6 +1019,7 @@ static const sy_kernel_def kernels[] = {
     K("GatherND", ALL, 0, prepare_scatter, run_gather_nd),
     K("OneHot", ALL, 2, prepare_onehot, run_onehot),
     K("Trilu", ALL, 0, prepare_trilu, run_trilu),
+    K("CenterCropPad", ALL, 0, prepare_ccp, run_ccp),
     K("ReverseSequence", ALL, 0, prepare_reverse_sequence, run_reverse_sequence),
     K("Unique", ALL, 0, prepare_unique, run_unique),
     KN("NonZero", ALL, 0, run_nonzero),
