@@ -80,10 +80,14 @@ static sy_status *setup_providers(sy_env *env)
             env->priority[env->n_priority++] = r;
         }
     } else {
+        /* no list: every provider, fallback (cpu_ref) last — except emulators,
+         * which take nodes only where a deployment names them */
         for (int pass = 0; pass < 2; pass++)
             for (uint32_t i = 0; i < env->n_providers; i++) {
                 sy_provider_rec *r = env->providers[i];
                 bool fb = (r->def.flags & SY_PROVIDER_FALLBACK) != 0;
+                if ((r->def.flags & SY_PROVIDER_EMULATOR) && !fb)
+                    continue;
                 if ((pass == 0) != fb)
                     env->priority[env->n_priority++] = r;
             }
