@@ -5,6 +5,7 @@
 #include "tflite_import.h"
 #include "status.h"
 #include "util.h"
+#include "pass_qdq.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ sy_status *sy_model_check_ops(const sy_env *env, const ir_model *m)
 
 static sy_status *model_finish(sy_env *env, ir_model *ir, uint32_t flags, sy_model **out)
 {
+    sy_pass_qdq(env, ir); /* DQ -> op -> Q chains to switchyard.quant integer kernels; no-op otherwise */
     sy_status *st = (flags & SY_LOAD_SKIP_OP_CHECK) ? NULL : sy_model_check_ops(env, ir);
     if (st) {
         ir_model_free(ir);

@@ -36,6 +36,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_conformance(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
 int cmd_llm_export(int argc, char **argv);
 int cmd_cts(int argc, char **argv);

@@ -1,0 +1,26 @@
+/*
+ * The QDQ pass: folds DequantizeLinear -> op [-> Relu/Clip] -> QuantizeLinear
+ * chains of an ONNX QDQ model into the integer kernels of the
+ * "switchyard.quant" domain (QConv, QMatMul, QAdd, QSub, QMul, QConcat,
+ * QMaxPool, QAveragePool, QUnary, QSoftmax), and retypes pass-through ops
+ * (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Identity, Pad) to
+ * run on the quantized codes directly. Run at model load, before the op check.
+ *
+ * It applies only when a loaded plugin defines the switchyard.quant ops; it
+ * leaves the model untouched otherwise, for graphs with subgraphs, and for
+ * every chain whose parameters are not known constants. Each fold is
+ * prepared completely before anything is changed, so an out-of-memory
+ * failure leaves a valid (partially folded) model. The requantization form
+ * is recorded on every folded node as the attribute requant = "onnx" |
+ * "gemmlowp" ([plugin.ops_quant] requant, default "onnx").
+ */
+#ifndef SY_PASS_QDQ_H
+#define SY_PASS_QDQ_H
+
+#include "env.h"
+#include "ir.h"
+
+/* Returns the number of nodes folded or retyped. */
+uint32_t sy_pass_qdq(const sy_env *env, ir_model *m);
+
+#endif
