@@ -189,7 +189,6 @@ static sy_status *aic_create(const sy_options *o, void **state)
 static void aic_destroy(void *state)
 {
     aic_state *s = state;
-    emu_map_forget(s);
     if (live_ == s)
         live_ = NULL;
     free(s->recs);
@@ -259,7 +258,6 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     const char *unit = "";
     int64_t cyc = aic_cycles(s, n, &w, &unit);
     record(s, n, aic_verdict(s, ws), ws, cyc, unit);
-    emu_map_set(n, s);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -317,6 +315,12 @@ static const char *aic_compat_ext(void) { return live_ ? live_->compat : ""; }
 static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
 static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext};
 
+static sy_status *aic_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+{
+    (void)state;
+    return emu_group(nodes, n, group_of);
+}
+
 static const sy_provider_def provider = {
     .struct_size = sizeof(sy_provider_def),
     .name = "aic",
@@ -331,6 +335,12 @@ static const sy_provider_def provider = {
     .can_copy = aic_can_copy,
     .copy = aic_copy,
     .compat = aic_compat,
+    .group = aic_group,
+    .compile = emu_compile,
+    .run_compiled = emu_run_compiled,
+    .release_compiled = emu_release_compiled,
+    .serialize = emu_serialize,
+    .deserialize = emu_deserialize,
 };
 
 static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -270,7 +270,6 @@ static sy_status *htp_create(const sy_options *o, void **state)
 static void htp_destroy(void *state)
 {
     htp_state *s = state;
-    emu_map_forget(s);
     if (live_ == s)
         live_ = NULL;
     free(s->recs);
@@ -389,7 +388,6 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     if (strcmp(v, "fits"))
         H_->log(SY_LOG_INFO, "htp", "node '%s' (%s): VTCM working set %llu B: %s", H_->node_name(n), op,
                 (unsigned long long)ws, v);
-    emu_map_set(n, s);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -452,6 +450,12 @@ static const char *htp_compat(void *state) { return ((htp_state *)state)->compat
 
 static const emu_report_ext report_ext = {sizeof(emu_report_ext), htp_report, htp_compat_ext};
 
+static sy_status *htp_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+{
+    (void)state;
+    return emu_group(nodes, n, group_of);
+}
+
 static const sy_provider_def provider = {
     .struct_size = sizeof(sy_provider_def),
     .name = "htp",
@@ -466,6 +470,12 @@ static const sy_provider_def provider = {
     .can_copy = htp_can_copy,
     .copy = htp_copy,
     .compat = htp_compat,
+    .group = htp_group,
+    .compile = emu_compile,
+    .run_compiled = emu_run_compiled,
+    .release_compiled = emu_release_compiled,
+    .serialize = emu_serialize,
+    .deserialize = emu_deserialize,
 };
 
 static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

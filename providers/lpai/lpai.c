@@ -178,7 +178,6 @@ static sy_status *lpai_create(const sy_options *o, void **state)
 
 static void lpai_destroy(void *state)
 {
-    emu_map_forget(state);
     if (live_ == state)
         live_ = NULL;
     free(state);
@@ -241,7 +240,6 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     const char *unit;
     s->cycles += (double)lpai_cycles(s, n, &w, &unit);
     s->taken++;
-    emu_map_set(n, s);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }

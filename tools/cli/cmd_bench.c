@@ -13,6 +13,7 @@ static void help(FILE *f)
                "prints min / median / max milliseconds per inference, then for each memory\n"
                "domain the arena bytes, the lower bound (largest sum of bytes live at any\n"
                "step), their ratio, the breakdown, and the bytes a plan without reuse needs.\n"
+               "  --compiled FILE  load compiled partitions from a cache of 'switchyard compile'\n"
                "  --trace FILE   write a Chrome trace (Perfetto, chrome://tracing) of the timed runs\n"
                "Inputs: --input-dir as for 'run', else a deterministic pattern.\n");
 }
@@ -32,7 +33,7 @@ static double now_ms(void)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *config = NULL, *path = NULL, *trace = NULL;
+    const char *config = NULL, *path = NULL, *trace = NULL, *compiled = NULL;
     long iters = 20, warmup = 3, threads = 0;
     cli_inputs in = {.quiet = 1};
     for (int i = 1; i < argc; i++) {
@@ -43,6 +44,8 @@ int cmd_bench(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--config") && v) {
             config = argv[++i];
+        } else if (!strcmp(a, "--compiled") && v) {
+            compiled = argv[++i];
         } else if (!strcmp(a, "--trace") && v) {
             trace = argv[++i];
         } else if (!strcmp(a, "--input-dir") && v) {
@@ -74,7 +77,8 @@ int cmd_bench(int argc, char **argv)
         free(ms);
         return cli_fail(st, config ? config : "default configuration");
     }
-    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1, .profiling = trace != NULL};
+    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1, .profiling = trace != NULL,
+                            .compiled_cache = compiled};
     if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, &so, &s)) ||
         (st = cli_feed_inputs(s, m, &in, stdout))) {
         rc = cli_fail(st, NULL);

@@ -17,6 +17,7 @@ static const command commands[] = {
     {"conformance", cmd_conformance, "run ONNX backend test folders and compare outputs with the references"},
     {"llm", cmd_llm, "generate text with an LLM bundle (the llm extension plugin)"},
     {"llm-export", cmd_llm_export, "write an LLM bundle (ONNX graphs + shared weights) from a llama2.c checkpoint"},
+    {"compile", cmd_compile, "finalize a model's fused partitions into a compile cache file (run/bench --compiled)"},
     {"cts", cmd_cts, "conformance kit for a plugin: its kernels against cpu_ref, and the ABI rules"},
     {"quantize", cmd_quantize, "quantize a float ONNX model to QDQ int8 with calibration data"},
     {"plugins", cmd_plugins, "list the plugin libraries the configuration loads, and what each registered"},

@@ -11,55 +11,6 @@ const emu_target *emu_T;
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 
 /* ======================================================================== */
-/* node -> provider state (open addressing, overwrite on collision)         */
-/* ======================================================================== */
-#define MAP_SIZE 4096
-static struct {
-    const sy_node *n;
-    void *p;
-} map_[MAP_SIZE];
-static void *last_state_;
-
-static size_t map_slot(const sy_node *n) { return (size_t)(((uintptr_t)n >> 4) * 2654435761u) % MAP_SIZE; }
-
-void emu_map_set(const sy_node *n, void *pstate)
-{
-    size_t i = map_slot(n);
-    for (size_t k = 0; k < 8; k++) {
-        size_t j = (i + k) % MAP_SIZE;
-        if (!map_[j].n || map_[j].n == n) {
-            map_[j].n = n;
-            map_[j].p = pstate;
-            last_state_ = pstate;
-            return;
-        }
-    }
-    map_[i].n = n; /* overwrite the home slot */
-    map_[i].p = pstate;
-    last_state_ = pstate;
-}
-
-void *emu_map_get(const sy_node *n)
-{
-    size_t i = map_slot(n);
-    for (size_t k = 0; k < 8; k++) {
-        size_t j = (i + k) % MAP_SIZE;
-        if (map_[j].n == n)
-            return map_[j].p;
-    }
-    return last_state_;
-}
-
-void emu_map_forget(void *pstate)
-{
-    for (size_t j = 0; j < MAP_SIZE; j++)
-        if (map_[j].p == pstate)
-            map_[j].n = NULL, map_[j].p = NULL;
-    if (last_state_ == pstate)
-        last_state_ = NULL;
-}
-
-/* ======================================================================== */
 /* numerics, options, claims                                                */
 /* ======================================================================== */
 void emu_round_n(float *p, int64_t n)
@@ -264,6 +215,7 @@ typedef struct kstate {
     float *w;  /* packed (fp16-rounded) weights, or NULL */
     float *b;  /* packed bias / BN shift */
     float *a;  /* BN scale */
+    int64_t nw, nb, na; /* element counts of w, b, a */
     size_t scratch;
 } kstate;
 
@@ -289,9 +241,10 @@ static int kind_of(const char *op)
 }
 
 /* fp16-rounded (or plain) copy of a constant input; NULL when absent */
-static sy_status *pack(const sy_node *n, uint32_t i, bool f16, float **out)
+static sy_status *pack(const sy_node *n, void *ps, bool host, uint32_t i, bool f16, float **out, int64_t *count)
 {
     *out = NULL;
+    *count = 0;
     const sy_tensor *t = H->node_num_inputs(n) > i ? H->node_input(n, i) : NULL;
     if (!t)
         return NULL;
@@ -310,12 +263,12 @@ static sy_status *pack(const sy_node *n, uint32_t i, bool f16, float **out)
             }
         emu_round_n(p, cnt);
     }
-    void *ps = emu_map_get(n);
     if (emu_T->pack_hook && ps)
         emu_T->pack_hook(ps, n, i, p, t);
-    if (H->struct_size > offsetof(sy_host_api, node_report_memory) && H->node_report_memory)
+    if (host && H->struct_size > offsetof(sy_host_api, node_report_memory) && H->node_report_memory)
         H->node_report_memory((sy_node *)n, SY_MEM_PACKED_WEIGHTS, (size_t)cnt * sizeof(float));
     *out = p;
+    *count = cnt;
     return NULL;
 }
 
@@ -342,9 +295,19 @@ static void pads_for(const sy_node *n, const sy_tensor *x, const sy_tensor *y, k
     }
 }
 
-static sy_status *kprepare(sy_node *n, void **state)
+/* The provider state a node was placed on (ABI 1.1 host API). */
+static void *placed_state(const sy_node *n)
 {
-    void *ps = emu_map_get(n);
+    if (H->struct_size > offsetof(sy_host_api, node_provider_state) && H->node_provider_state)
+        return H->node_provider_state(n);
+    return NULL;
+}
+
+/* Finalize one node: packed weights, attributes, cost record. `host`: a
+ * kernel's prepare (reports packed memory and scratch to the core); else a
+ * compiled partition, which owns its scratch. */
+static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
+{
     kstate *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
@@ -373,8 +336,8 @@ static sy_status *kprepare(sy_node *n, void **state)
             s->kshape[0] = wt->dims[2];
             s->kshape[1] = wt->dims[3];
             s->group = sy_attr_int_or(H, n, "group", 1);
-            if (!(st = pack(n, 1, s->f16, &s->w)))
-                st = pack(n, 2, s->f16, &s->b);
+            if (!(st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw)))
+                st = pack(n, ps, host, 2, s->f16, &s->b, &s->nb);
             int64_t K = sy_dims_prod(wt->dims, 1, 4), ow = y->dims[3];
             int64_t rows = (1 << 20) / (K * ow > 0 ? K * ow : 1);
             if (rows < 1)
@@ -391,15 +354,15 @@ static sy_status *kprepare(sy_node *n, void **state)
         break;
     }
     case K_MATMUL:
-        st = pack(n, 1, s->f16, &s->w);
+        st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw);
         break;
     case K_GEMM:
         s->ta = sy_attr_int_or(H, n, "transA", 0) != 0;
         s->tb = sy_attr_int_or(H, n, "transB", 0) != 0;
         s->alpha = sy_attr_float_or(H, n, "alpha", 1.0f);
         s->beta = sy_attr_float_or(H, n, "beta", 1.0f);
-        if (!(st = pack(n, 1, s->f16, &s->w)))
-            st = pack(n, 2, s->f16, &s->b);
+        if (!(st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw)))
+            st = pack(n, ps, host, 2, s->f16, &s->b, &s->nb);
         break;
     case K_BN: {
         const sy_tensor *sc = H->node_input(n, 1), *bb = H->node_input(n, 2), *mu = H->node_input(n, 3),
@@ -411,8 +374,9 @@ static sy_status *kprepare(sy_node *n, void **state)
         }
         float eps = sy_attr_float_or(H, n, "epsilon", 1e-5f);
         int64_t C = sy_tensor_numel(sc);
-        s->a = malloc((size_t)C * sizeof(float));
-        s->b = malloc((size_t)C * sizeof(float));
+        s->a = malloc((size_t)(C ? C : 1) * sizeof(float));
+        s->b = malloc((size_t)(C ? C : 1) * sizeof(float));
+        s->na = s->nb = C;
         if (!s->a || !s->b) {
             st = ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
             break;
@@ -447,10 +411,18 @@ static sy_status *kprepare(sy_node *n, void **state)
         kfree(s);
         return st;
     }
-    if (s->scratch)
+    if (host && s->scratch)
         H->node_set_scratch(n, s->scratch);
     *state = s;
     return NULL;
+}
+
+static sy_status *kprepare(sy_node *n, void **state)
+{
+    kstate *s = NULL;
+    sy_status *st = kbuild(n, placed_state(n), true, &s);
+    *state = s;
+    return st;
 }
 
 SY_BINARY_FN(b_add, float, float, float, SY_LD_ID, SY_LD_ID, x + y)
@@ -715,4 +687,332 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
         out[n++] = k;
     }
     return n;
+}
+
+/* ======================================================================== */
+/* fused partitions and the compile cache (ABI 1.1)                         */
+/* ======================================================================== */
+/* A compiled partition: per member its finalized kernel state (packed fp16
+ * weights, attributes, the verdict's cycle record) and where its operands
+ * live: a partition input, a partition output, or a temporary the program
+ * owns. The serialized form (EMU_BLOB_VERSION) carries the kernel states;
+ * loading rebuilds only the operand wiring, checked against the nodes. */
+#define EMU_BLOB_MAGIC "SYEMUPRG"
+#define EMU_BLOB_VERSION 1u
+
+enum { R_NONE = 0, R_IN = 1, R_OUT = 2, R_TMP = 3 };
+typedef struct eref {
+    uint8_t kind;
+    uint32_t index;
+} eref;
+typedef struct emember {
+    kstate *k;
+    uint32_t n_in, n_out;
+    eref *in, *out;
+    const sy_tensor **iv; /* per run: resolved operands */
+    sy_tensor **ov;
+} emember;
+typedef struct eprog {
+    emember *m;
+    uint32_t n;
+    sy_tensor *tmp;
+    uint32_t n_tmp;
+    void *scratch;
+    size_t scratch_bytes;
+} eprog;
+
+static bool groupable(const sy_node *n)
+{
+    const char *dom = H->node_domain ? H->node_domain(n) : "";
+    return (!dom || !dom[0] || !strcmp(dom, "ai.onnx")) && kind_of(H->node_op(n)) >= 0;
+}
+
+sy_status *emu_group(const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+{
+    bool have_pos = H->struct_size > offsetof(sy_host_api, node_position) && H->node_position;
+    uint32_t g = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        group_of[i] = 0;
+        if (!have_pos || !groupable(nodes[i]))
+            continue;
+        /* consecutive topological positions form a convex run */
+        bool cont = i > 0 && group_of[i - 1] && H->node_position(nodes[i]) == H->node_position(nodes[i - 1]) + 1;
+        group_of[i] = cont ? g : ++g;
+    }
+    /* single nodes stay plain kernels */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!group_of[i])
+            continue;
+        bool prev = i > 0 && group_of[i - 1] == group_of[i], next = i + 1 < n && group_of[i + 1] == group_of[i];
+        if (!prev && !next)
+            group_of[i] = 0;
+    }
+    return NULL;
+}
+
+static void prog_free(eprog *pg)
+{
+    if (!pg)
+        return;
+    for (uint32_t i = 0; i < pg->n; i++) {
+        kfree(pg->m[i].k);
+        free(pg->m[i].in);
+        free(pg->m[i].out);
+        free(pg->m[i].iv);
+        free(pg->m[i].ov);
+    }
+    for (uint32_t t = 0; t < pg->n_tmp; t++)
+        free(pg->tmp[t].data);
+    free(pg->tmp);
+    free(pg->m);
+    free(pg->scratch);
+    free(pg);
+}
+
+void emu_release_compiled(void *compiled) { prog_free(compiled); }
+
+static bool ref_of(const sy_partition *p, const eprog *pg, const sy_tensor *const *tmp_src, const sy_tensor *t, eref *r)
+{
+    if (!t)
+        return *r = (eref){R_NONE, 0}, true;
+    for (uint32_t i = 0; i < p->n_inputs; i++)
+        if (p->inputs[i] == t)
+            return *r = (eref){R_IN, i}, true;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->outputs[i] == t)
+            return *r = (eref){R_OUT, i}, true;
+    for (uint32_t i = 0; i < pg->n_tmp; i++)
+        if (tmp_src[i] == t)
+            return *r = (eref){R_TMP, i}, true;
+    return false;
+}
+
+/* Operand wiring of the members; kernel states already set (pg->m[k].k). */
+static sy_status *wire(const sy_partition *p, eprog *pg)
+{
+    uint32_t max_out = 0;
+    for (uint32_t k = 0; k < p->n_nodes; k++)
+        max_out += H->node_num_outputs(p->nodes[k]);
+    const sy_tensor **tmp_src = calloc(max_out + 1, sizeof *tmp_src);
+    pg->tmp = calloc(max_out + 1, sizeof *pg->tmp);
+    if (!tmp_src || !pg->tmp) {
+        free(tmp_src);
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    }
+    sy_status *st = NULL;
+    for (uint32_t k = 0; k < p->n_nodes && !st; k++) {
+        const sy_node *nd = p->nodes[k];
+        emember *m = &pg->m[k];
+        m->n_in = H->node_num_inputs(nd);
+        m->n_out = H->node_num_outputs(nd);
+        m->in = calloc(m->n_in + 1, sizeof *m->in);
+        m->out = calloc(m->n_out + 1, sizeof *m->out);
+        m->iv = calloc(m->n_in + 1, sizeof *m->iv);
+        m->ov = calloc(m->n_out + 1, sizeof *m->ov);
+        if (!m->in || !m->out || !m->iv || !m->ov) {
+            st = ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+            break;
+        }
+        for (uint32_t i = 0; i < m->n_in && !st; i++)
+            if (!ref_of(p, pg, tmp_src, H->node_input(nd, i), &m->in[i]))
+                st = ERR(SY_ERR_INTERNAL, "%s: input %u of '%s' is neither a partition input nor produced in it",
+                         emu_T->provider, i, H->node_name(nd));
+        for (uint32_t o = 0; o < m->n_out && !st; o++) {
+            const sy_tensor *t = H->node_output(nd, o);
+            if (ref_of(p, pg, tmp_src, t, &m->out[o]))
+                continue;
+            sy_tensor *tt = &pg->tmp[pg->n_tmp];
+            *tt = *t;
+            tt->data = malloc(t->nbytes ? t->nbytes : 1);
+            if (!tt->data) {
+                st = ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+                break;
+            }
+            tmp_src[pg->n_tmp] = t;
+            m->out[o] = (eref){R_TMP, pg->n_tmp++};
+        }
+        if (m->k->scratch > pg->scratch_bytes)
+            pg->scratch_bytes = m->k->scratch;
+    }
+    free(tmp_src);
+    if (!st && pg->scratch_bytes && !(pg->scratch = malloc(pg->scratch_bytes)))
+        st = ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    return st;
+}
+
+static eprog *prog_new(uint32_t n)
+{
+    eprog *pg = calloc(1, sizeof *pg);
+    if (pg && !(pg->m = calloc(n + 1, sizeof *pg->m))) {
+        free(pg);
+        return NULL;
+    }
+    if (pg)
+        pg->n = n;
+    return pg;
+}
+
+sy_status *emu_compile(void *pstate, const sy_partition *p, void **compiled)
+{
+    *compiled = NULL;
+    eprog *pg = prog_new(p->n_nodes);
+    if (!pg)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    sy_status *st = NULL;
+    for (uint32_t k = 0; k < p->n_nodes && !st; k++)
+        st = kbuild((sy_node *)p->nodes[k], pstate, false, &pg->m[k].k);
+    if (!st)
+        st = wire(p, pg);
+    if (st) {
+        prog_free(pg);
+        return st;
+    }
+    *compiled = pg;
+    return NULL;
+}
+
+sy_status *emu_run_compiled(void *compiled, const sy_kernel_io *io)
+{
+    eprog *pg = compiled;
+    for (uint32_t k = 0; k < pg->n; k++) {
+        emember *m = &pg->m[k];
+        for (uint32_t i = 0; i < m->n_in; i++)
+            m->iv[i] = m->in[i].kind == R_IN    ? io->inputs[m->in[i].index]
+                       : m->in[i].kind == R_OUT ? io->outputs[m->in[i].index]
+                       : m->in[i].kind == R_TMP ? &pg->tmp[m->in[i].index]
+                                                : NULL;
+        for (uint32_t o = 0; o < m->n_out; o++)
+            m->ov[o] = m->out[o].kind == R_OUT   ? io->outputs[m->out[o].index]
+                       : m->out[o].kind == R_TMP ? &pg->tmp[m->out[o].index]
+                                                 : NULL;
+        sy_kernel_io sub = {sizeof sub, m->n_in, m->n_out, m->iv, m->ov, pg->scratch, pg->scratch_bytes, io->run};
+        sy_status *st = krun(m->k, &sub);
+        if (st)
+            return st;
+    }
+    return NULL;
+}
+
+/* ---- blob: magic | u32 version | u32 sizeof(kstate) | u32 n |
+ *      n x (str op | kstate scalars | f32[nw] w | f32[nb] b | f32[na] a) ---- */
+typedef struct wbuf {
+    uint8_t *p;
+    size_t len;
+} wbuf;
+static void wput(wbuf *b, const void *d, size_t n)
+{
+    if (b->p)
+        memcpy(b->p + b->len, d, n);
+    b->len += n;
+}
+
+static void blob_write(const eprog *pg, wbuf *b)
+{
+    uint32_t hdr[3] = {EMU_BLOB_VERSION, (uint32_t)sizeof(kstate), pg->n};
+    wput(b, EMU_BLOB_MAGIC, 8);
+    wput(b, hdr, sizeof hdr);
+    for (uint32_t k = 0; k < pg->n; k++) {
+        kstate ks;
+        memcpy(&ks, pg->m[k].k, sizeof ks); /* padding included: calloc'd, so zero */
+        const char *op = op_names[ks.kind] ? op_names[ks.kind] : "";
+        uint32_t len = (uint32_t)strlen(op);
+        wput(b, &len, 4);
+        wput(b, op, len);
+        ks.w = ks.b = ks.a = NULL;
+        wput(b, &ks, sizeof ks);
+        if (ks.nw)
+            wput(b, pg->m[k].k->w, (size_t)ks.nw * sizeof(float));
+        if (ks.nb)
+            wput(b, pg->m[k].k->b, (size_t)ks.nb * sizeof(float));
+        if (ks.na)
+            wput(b, pg->m[k].k->a, (size_t)ks.na * sizeof(float));
+    }
+}
+
+sy_status *emu_serialize(void *compiled, void **bytes, size_t *size)
+{
+    wbuf b = {NULL, 0};
+    blob_write(compiled, &b);
+    b.p = H->alloc(b.len, 16);
+    if (!b.p)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    *size = b.len;
+    b.len = 0;
+    blob_write(compiled, &b);
+    *bytes = b.p;
+    return NULL;
+}
+
+typedef struct rbuf {
+    const uint8_t *p;
+    size_t len, at;
+} rbuf;
+static bool rget(rbuf *r, void *d, size_t n)
+{
+    if (r->len - r->at < n)
+        return false;
+    memcpy(d, r->p + r->at, n);
+    r->at += n;
+    return true;
+}
+
+static bool rget_floats(rbuf *r, int64_t n, float **out)
+{
+    *out = NULL;
+    if (!n)
+        return true;
+    if (n < 0 || (uint64_t)n > (r->len - r->at) / sizeof(float) || !(*out = malloc((size_t)n * sizeof(float))))
+        return false;
+    return rget(r, *out, (size_t)n * sizeof(float));
+}
+
+sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *bytes, size_t size, void **compiled)
+{
+    (void)pstate;
+    *compiled = NULL;
+    rbuf r = {bytes, size, 0};
+    char magic[8];
+    uint32_t hdr[3];
+    if (!rget(&r, magic, 8) || memcmp(magic, EMU_BLOB_MAGIC, 8) || !rget(&r, hdr, sizeof hdr))
+        return ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: not an emulator program", emu_T->provider);
+    if (hdr[0] != EMU_BLOB_VERSION || hdr[1] != sizeof(kstate))
+        return ERR(SY_ERR_INVALID_MODEL,
+                   "%s: compiled partition: program format %u (state %u bytes), this emulator reads %u (%zu bytes)",
+                   emu_T->provider, hdr[0], hdr[1], EMU_BLOB_VERSION, sizeof(kstate));
+    if (hdr[2] != p->n_nodes)
+        return ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition has %u nodes, the partition %u", emu_T->provider,
+                   hdr[2], p->n_nodes);
+    eprog *pg = prog_new(p->n_nodes);
+    if (!pg)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    sy_status *st = NULL;
+    for (uint32_t k = 0; k < p->n_nodes && !st; k++) {
+        const char *op = H->node_op(p->nodes[k]);
+        uint32_t len = 0;
+        char name[64];
+        kstate *ks = calloc(1, sizeof *ks);
+        bool ok = ks && rget(&r, &len, 4) && len < sizeof name && rget(&r, name, len);
+        if (ok) {
+            name[len] = 0;
+            ok = rget(&r, ks, sizeof *ks);
+            ks->w = ks->b = ks->a = NULL;
+            ok = ok && ks->kind == kind_of(op) && ks->kind >= 0 && !strcmp(name, op_names[ks->kind]);
+            ok = ok && rget_floats(&r, ks->nw, &ks->w) && rget_floats(&r, ks->nb, &ks->b) &&
+                 rget_floats(&r, ks->na, &ks->a);
+        }
+        pg->m[k].k = ks;
+        if (!ok)
+            st = ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: member %u does not match node '%s' (%s)",
+                     emu_T->provider, k, H->node_name(p->nodes[k]), op);
+    }
+    if (!st && r.at != r.len)
+        st = ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: %zu trailing bytes", emu_T->provider, r.len - r.at);
+    if (!st)
+        st = wire(p, pg);
+    if (st) {
+        prog_free(pg);
+        return st;
+    }
+    *compiled = pg;
+    return NULL;
 }

@@ -8,8 +8,8 @@
  *    every output is rounded once (round to nearest even), and activations
  *    entering the provider's domain are rounded by its copy();
  *  - per-op work figures (MACs, bytes moved) for the cost models;
- *  - a node -> provider-state map, since a kernel's prepare only sees the
- *    node (check_node, which sees both, fills it);
+ *  - kernels read their provider's options through host->node_provider_state;
+ *  - fused partitions compiled into programs, and their compile-cache blobs;
  *  - profiling events in modelled cycles ("emulated" category).
  *
  * Storage note: the core sizes tensors by their graph dtype, so an fp16
@@ -48,10 +48,19 @@ typedef struct emu_target {
 
 extern const emu_target *emu_T;
 
-/* ---- node -> provider state --------------------------------------------- */
-void emu_map_set(const sy_node *n, void *pstate);
-void *emu_map_get(const sy_node *n);
-void emu_map_forget(void *pstate);
+/* ---- fused partitions and the compile cache (sy_provider_def, ABI 1.1) ---- */
+/* Runs of nodes with emulated kernels at consecutive topological positions
+ * (convex), two nodes or more. */
+sy_status *emu_group(const sy_node *const *nodes, uint32_t n, uint32_t *group_of);
+/* Finalize a partition: per member packed fp16 weights, attributes and the
+ * cost record (cycles, unit, verdict-derived latency), wired to the
+ * partition's inputs/outputs and program-owned temporaries. */
+sy_status *emu_compile(void *pstate, const sy_partition *p, void **compiled);
+sy_status *emu_run_compiled(void *compiled, const sy_kernel_io *io);
+void emu_release_compiled(void *compiled);
+/* Versioned blob of a compiled partition, and back (checked against the nodes). */
+sy_status *emu_serialize(void *compiled, void **bytes, size_t *size);
+sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *bytes, size_t size, void **compiled);
 
 /* ---- numerics ------------------------------------------------------------ */
 static inline float emu_f16(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
