@@ -1,0 +1,64 @@
+#!/bin/sh
+# quant_tests.sh TEST SWITCHYARD SHARED DATA WORKDIR: one quantization test.
+# Exits 77 (skipped) when the shared folder is absent.
+set -u
+t=$1; sy=$2; shared=$3; data=$4; work=$5
+fail() { echo "FAIL: $*"; exit 1; }
+need() { [ -e "$1" ] || { echo "skipped: $1 is absent"; exit 77; }; }
+mkdir -p "$work"
+case $t in
+node_tests)
+    need "$shared/testdata/onnx-node"
+    out=$("$sy" conformance "$shared/testdata/onnx-node" --filter 'quantize|qlinear|integer' 2>&1)
+    echo "$out" | tail -3
+    echo "$out" | grep -q '^24 passed, 0 failed' || fail "expected '24 passed, 0 failed'"
+    ;;
+onnx2c)
+    need "$shared/models/onnx/quant_ops_onnx2c"
+    out=$("$sy" conformance "$shared/models/onnx/quant_ops_onnx2c" 2>&1)
+    echo "$out" | tail -1
+    echo "$out" | grep -q '^4 passed, 0 failed' || fail "expected '4 passed, 0 failed'"
+    ;;
+mnist8_tool)
+    m=$shared/models/onnx/mnist-8
+    need "$m/model.onnx"
+    q=$work/mnist8_int8.onnx
+    "$sy" quantize "$m/model.onnx" --calib "$m" -o "$q" || fail "quantize failed"
+    i=0
+    for want in 2 0 9; do
+        top=$("$sy" run "$q" --input-dir "$m/test_data_set_$i" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
+        [ "$top" = "$want" ] || fail "test_data_set_$i: argmax $top, expected $want"
+        i=$((i + 1))
+    done
+    # the integer path: between the input QuantizeLinear and the output
+    # DequantizeLinear no float kernel runs (DQ of constants is folded)
+    ex=$("$sy" explain "$q")
+    echo "$ex" | grep -E '^  [^ ].* (Conv|MatMul|Gemm|Add|Relu|MaxPool) +cpu_ref' && fail "a float kernel runs in the body"
+    echo "$ex" | grep -q 'QConv' || fail "no QConv in the plan"
+    n_dq=$(echo "$ex" | grep -E 'DequantizeLinear +cpu_ref' | wc -l)
+    [ "$n_dq" -eq 1 ] || fail "expected one DequantizeLinear at run time (the output), got $n_dq"
+    # per-channel weights and the percentile observer keep the argmax too
+    "$sy" quantize "$m/model.onnx" --calib "$m" --per-channel --method percentile -o "$work/mnist8_pc.onnx" || fail "per-channel quantize failed"
+    top=$("$sy" run "$work/mnist8_pc.onnx" --input-dir "$m/test_data_set_0" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
+    [ "$top" = 2 ] || fail "per-channel: argmax $top, expected 2"
+    ;;
+convinteger)
+    m=$shared/models/onnx/mnist-convinteger-quant
+    need "$m/model.onnx"
+    top=$("$sy" run "$m/model.onnx" --input-dir "$m/test_data_set_0" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
+    [ "$top" = 2 ] || fail "argmax $top, expected 2"
+    ;;
+bad_params)
+    for c in bad_scale_zero:"scale 'x_scale'\[0\] = 0;" bad_scale_negative:"scale 'x_scale'\[0\] = -0.5" \
+             bad_zero_point:"zero point 'x_zp'\[0\] = 200 is out of the int8 range" \
+             bad_axis_length:"per-axis length mismatch"; do
+        name=${c%%:*}; msg=${c#*:}
+        out=$("$sy" run "$data/$name.onnx" 2>&1) && fail "$name: accepted"
+        echo "$out"
+        echo "$out" | grep -q "tensor 'x'" || fail "$name: the message does not name tensor 'x'"
+        echo "$out" | grep -q "$msg" || fail "$name: unexpected message"
+    done
+    ;;
+*) fail "unknown test $t" ;;
+esac
+echo "PASS quant.$t"
