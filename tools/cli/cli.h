@@ -41,5 +41,6 @@ int cmd_llm(int argc, char **argv);
 int cmd_llm_export(int argc, char **argv);
 int cmd_cts(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_codegen(int argc, char **argv);
 
 #endif

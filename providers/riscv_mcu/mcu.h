@@ -1,0 +1,96 @@
+/* riscv_mcu internals shared by its source files. */
+#ifndef SY_MCU_H
+#define SY_MCU_H
+
+#include "tfl_params.h"
+#include "sy_mcu_ext.h"
+
+extern const sy_host_api *mcu_H;
+
+/* target chips (targets.md §5.4) */
+typedef struct mcu_chip {
+    const char *name;
+    const char *isa;
+    uint32_t mhz;
+    uint64_t sram, flash;
+    uint64_t default_sram_budget; /* POLICY: ws63 shares its SRAM with the radio stacks and LiteOS */
+} mcu_chip;
+
+typedef enum mcu_rules { MCU_RULES_SEED = 0, MCU_RULES_TFLM = 1 } mcu_rules;
+
+typedef struct mcu_cfg {
+    const mcu_chip *chip; /* NULL: no target configured, the provider takes nothing */
+    uint64_t sram_budget, flash_budget;
+    mcu_rules rules;
+} mcu_cfg;
+
+/* the configuration of the last created provider (emit reads it) */
+extern mcu_cfg mcu_current;
+
+/* Table A and the conversion-time rejections (mcu_rules.c) */
+void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+
+/* kernel kinds */
+typedef enum mcu_kind {
+    MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
+    MK_LSTM, MK_COPY, MK__COUNT
+} mcu_kind;
+
+typedef struct mcu_node {
+    mcu_kind kind;
+    char name[96], op[40];
+    union {
+        tflk_conv conv;
+        tflk_fc fc;
+        tflk_pool pool;
+        tflk_softmax sm;
+        tflk_lstm lstm;
+    } u;
+    tfl_owned o;
+    /* the constant arrays of the params and their lengths (for emission) */
+    int32_t n_mult;
+    /* inputs known at plan time (weights): bit i for input i. The core does
+     * not fill sy_tensor.domain, so this is how a buffer is told apart from
+     * an activation of the workspace */
+    uint32_t const_mask;
+} mcu_node;
+
+/* one recorded buffer */
+typedef struct mcu_buf {
+    const void *data;
+    size_t nbytes;
+    sy_dtype dtype;
+    bool is_const; /* a weight, kept in flash */
+    const char *name;
+    const sy_quant_params *quant;
+} mcu_buf;
+
+#define MCU_MAX_IO 24
+typedef struct mcu_rec {
+    const mcu_node *k;
+    uint32_t n_in, n_out;
+    mcu_buf in[MCU_MAX_IO], out[2];
+    void *scratch;
+    size_t scratch_bytes;
+} mcu_rec;
+
+typedef struct mcu_capture {
+    bool on;
+    mcu_rec *recs;
+    uint32_t n, cap;
+    bool overflow;
+} mcu_capture;
+
+extern mcu_capture mcu_cap;
+
+sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);
+
+/* the kernel sources embedded at build time (mcu_sources.c, generated) */
+typedef struct mcu_source {
+    const char *name;
+    const char *text;
+} mcu_source;
+extern const mcu_source mcu_sources[];
+extern const unsigned mcu_n_sources;
+
+#endif

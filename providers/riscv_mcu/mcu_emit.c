@@ -1,0 +1,804 @@
+/*
+ * The package `switchyard codegen` writes, from the record of one host run
+ * of the riscv_mcu kernels (riscv_mcu.c): the same kernel sources (embedded
+ * in this plugin at build time, so a package always carries the code the
+ * host ran), one parameter constant per node, the weights as const arrays,
+ * and a run function that calls the kernels in execution order on buffers
+ * at the offsets the core planned in the "mcu_sram" arena. No malloc, no
+ * OS: the application passes the workspace to sy_model_init.
+ *
+ *   DIR/include/sy_model.h     the API and the sizes
+ *   DIR/src/model.c            weights, parameters, sy_model_run
+ *   DIR/src/main.c             test main: input0.bin (or the built-in test
+ *                              input), one run, outputs in hex, instret/cycle
+ *   DIR/src/test_input.c       the input of the host run
+ *   DIR/kernels/               tflk.h and the kernel files the model needs
+ *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
+ *   DIR/expected_output.txt    what the host run printed, in main's format
+ */
+#include "mcu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#define H mcu_H
+
+/* ---- small output helpers ------------------------------------------------- */
+
+typedef struct out {
+    FILE *f;
+    bool failed;
+} out;
+
+static void P(out *o, const char *fmt, ...) SY_PRINTF(2, 3);
+static void P(out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(o->f, fmt, ap) < 0)
+        o->failed = true;
+    va_end(ap);
+}
+
+static const char *ffmt(char *buf, size_t len, float v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "NAN");
+    else if (isinf(v))
+        snprintf(buf, len, v < 0 ? "-INFINITY" : "INFINITY");
+    else
+        snprintf(buf, len, "%af", (double)v);
+    return buf;
+}
+
+static sy_status *mkdir_p(const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen: path too long: %s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0777) && errno != EEXIST)
+                return H->status_new(SY_ERR_IO, "codegen: cannot create %s: %s", tmp, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+        return H->status_new(SY_ERR_IO, "codegen: cannot create %s: %s", tmp, strerror(errno));
+    return NULL;
+}
+
+static sy_status *open_out(const char *dir, const char *rel, out *o)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    o->failed = false;
+    o->f = fopen(path, "w");
+    if (!o->f)
+        return H->status_new(SY_ERR_IO, "codegen: cannot write %s: %s", path, strerror(errno));
+    return NULL;
+}
+
+static sy_status *close_out(const char *dir, const char *rel, out *o)
+{
+    bool bad = o->failed | (fclose(o->f) != 0);
+    o->f = NULL;
+    if (bad)
+        return H->status_new(SY_ERR_IO, "codegen: writing %s/%s failed", dir, rel);
+    return NULL;
+}
+
+/* ---- the layout of the record -------------------------------------------------- */
+
+typedef struct blob {
+    const void *data;
+    size_t nbytes;
+    sy_dtype dtype;
+    char sym[24];
+} blob;
+
+typedef struct layout {
+    const uint8_t *base; /* the arena's offset 0 */
+    size_t end;          /* the highest byte used + 1 */
+    blob *blobs;
+    uint32_t n_blobs, cap_blobs;
+    size_t flash_weights; /* bytes of weight arrays */
+    size_t flash_params;  /* bytes of parameter constants */
+    bool used[MK__COUNT];
+} layout;
+
+static void consider(layout *L, const void *p, size_t n)
+{
+    if (!p || !n)
+        return;
+    if (!L->base || (const uint8_t *)p < L->base)
+        L->base = p;
+}
+
+static sy_status *offset_of(const layout *L, const void *p, size_t n, size_t ws_bytes, const char *what, size_t *off)
+{
+    const uint8_t *q = p;
+    if (!q || q < L->base || (size_t)(q - L->base) + n > ws_bytes)
+        return H->status_new(SY_ERR_INTERNAL,
+                             "codegen: buffer '%s' (%zu bytes) lies outside the %zu-byte mcu_sram arena the core planned",
+                             what ? what : "", n, ws_bytes);
+    *off = (size_t)(q - L->base);
+    return NULL;
+}
+
+static const char *ctype(sy_dtype dt)
+{
+    switch (dt) {
+    case SY_DT_FLOAT32: return "float";
+    case SY_DT_INT8: return "int8_t";
+    case SY_DT_INT16: return "int16_t";
+    case SY_DT_INT32: return "int32_t";
+    case SY_DT_UINT8: return "uint8_t";
+    default: return NULL;
+    }
+}
+
+/* the symbol of a weight array (added once per buffer) */
+static sy_status *blob_sym(layout *L, const void *data, size_t nbytes, sy_dtype dt, const char **sym)
+{
+    *sym = "NULL";
+    if (!data)
+        return NULL;
+    for (uint32_t i = 0; i < L->n_blobs; i++)
+        if (L->blobs[i].data == data && L->blobs[i].dtype == dt) {
+            if (nbytes > L->blobs[i].nbytes)
+                L->blobs[i].nbytes = nbytes;
+            *sym = L->blobs[i].sym;
+            return NULL;
+        }
+    if (!ctype(dt))
+        return H->status_new(SY_ERR_UNSUPPORTED, "codegen: weights of dtype %s", sy_dt_name(dt));
+    if (L->n_blobs == L->cap_blobs) {
+        uint32_t cap = L->cap_blobs ? 2 * L->cap_blobs : 64;
+        blob *g = realloc(L->blobs, cap * sizeof *g);
+        if (!g)
+            return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        L->blobs = g;
+        L->cap_blobs = cap;
+    }
+    blob *b = &L->blobs[L->n_blobs];
+    b->data = data;
+    b->nbytes = nbytes;
+    b->dtype = dt;
+    snprintf(b->sym, sizeof b->sym, "w%u", L->n_blobs);
+    L->n_blobs++;
+    *sym = b->sym;
+    return NULL;
+}
+
+static void emit_blob(out *o, const blob *b)
+{
+    size_t es = sy_dt_size(b->dtype);
+    size_t n = es ? b->nbytes / es : 0;
+    P(o, "static const %s %s[%zu] = {", ctype(b->dtype), b->sym, n ? n : 1);
+    char fb[48];
+    for (size_t i = 0; i < n; i++) {
+        if (i % 16 == 0)
+            P(o, "\n   ");
+        switch (b->dtype) {
+        case SY_DT_FLOAT32: {
+            float v;
+            memcpy(&v, (const uint8_t *)b->data + i * 4, 4);
+            P(o, " %s,", ffmt(fb, sizeof fb, v));
+            break;
+        }
+        case SY_DT_INT8: P(o, " %d,", ((const int8_t *)b->data)[i]); break;
+        case SY_DT_UINT8: P(o, " %u,", ((const uint8_t *)b->data)[i]); break;
+        case SY_DT_INT16: {
+            int16_t v;
+            memcpy(&v, (const uint8_t *)b->data + i * 2, 2);
+            P(o, " %d,", v);
+            break;
+        }
+        default: {
+            int32_t v;
+            memcpy(&v, (const uint8_t *)b->data + i * 4, 4);
+            if (v == INT32_MIN)
+                P(o, " (-2147483647 - 1),");
+            else
+                P(o, " %d,", v);
+            break;
+        }
+        }
+    }
+    if (!n)
+        P(o, " 0");
+    P(o, "\n};\n");
+}
+
+static void emit_i32s(out *o, const char *sym, const int32_t *v, int32_t n)
+{
+    P(o, "static const int32_t %s[%d] = {", sym, n ? n : 1);
+    for (int32_t i = 0; i < n; i++)
+        P(o, "%s%d,", i % 16 == 0 ? "\n    " : " ", v[i]);
+    P(o, "\n};\n");
+}
+
+static void emit_f32s(out *o, const char *sym, const float *v, int32_t n)
+{
+    char fb[48];
+    P(o, "static const float %s[%d] = {", sym, n ? n : 1);
+    for (int32_t i = 0; i < n; i++)
+        P(o, "%s%s,", i % 8 == 0 ? "\n    " : " ", ffmt(fb, sizeof fb, v[i]));
+    P(o, "\n};\n");
+}
+
+static const char *act_str(char *buf, size_t len, const tflk_act *a)
+{
+    char lo[48], hi[48];
+    snprintf(buf, len, "{%d, %s, %s}", a->kind, ffmt(lo, sizeof lo, a->lo), ffmt(hi, sizeof hi, a->hi));
+    return buf;
+}
+
+/* the record input whose data is `p` (for the size and dtype of a weight) */
+static const mcu_buf *find_in(const mcu_rec *r, const void *p)
+{
+    for (uint32_t i = 0; i < r->n_in; i++)
+        if (r->in[i].data == p && p)
+            return &r->in[i];
+    return NULL;
+}
+
+static sy_status *emit_qt(out *o, layout *L, const mcu_rec *r, const tflk_qtensor *q, uint32_t node, const char *tag,
+                          char *expr, size_t len)
+{
+    const char *sym = "NULL";
+    if (q->data) {
+        const mcu_buf *b = find_in(r, q->data);
+        if (!b)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM tensor %s of node %u is not among its inputs", tag, node);
+        SY_TRY(blob_sym(L, b->data, b->nbytes, b->dtype, &sym));
+    }
+    char scales[40] = "NULL", zps[40] = "NULL";
+    if (q->count) {
+        snprintf(scales, sizeof scales, "n%u_%s_s", node, tag);
+        emit_f32s(o, scales, q->scales, q->count);
+        L->flash_params += (size_t)q->count * 4;
+        if (q->zps) {
+            snprintf(zps, sizeof zps, "n%u_%s_z", node, tag);
+            emit_i32s(o, zps, q->zps, q->count);
+            L->flash_params += (size_t)q->count * 4;
+        }
+    }
+    snprintf(expr, len, "{%s, %d, %d, %d, %s, %s}", sym, q->dtype, q->count, q->row_len, scales, zps);
+    return NULL;
+}
+
+/* parameters of node i as C, and the call that runs it */
+static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
+{
+    const mcu_node *k = r->k;
+    char a[160];
+    size_t xo = 0, yo = 0, so = 0;
+    SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
+    if (r->scratch && r->scratch_bytes)
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, ws_bytes, "scratch", &so));
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    const char *wsym = "NULL", *bsym = "NULL";
+    if (k->kind == MK_CONV_S8 || k->kind == MK_CONV_F32 || k->kind == MK_FC_S8 || k->kind == MK_FC_F32) {
+        SY_TRY(blob_sym(L, r->in[1].data, r->in[1].nbytes, r->in[1].dtype, &wsym));
+        if (r->n_in > 2 && r->in[2].data)
+            SY_TRY(blob_sym(L, r->in[2].data, r->in[2].nbytes, r->in[2].dtype, &bsym));
+    }
+    char ms[32] = "NULL", ss[32] = "NULL";
+    if (k->kind == MK_CONV_S8 || k->kind == MK_FC_S8) {
+        const int32_t *mult = k->kind == MK_CONV_S8 ? k->u.conv.mult : k->u.fc.mult;
+        const int32_t *shift = k->kind == MK_CONV_S8 ? k->u.conv.shift : k->u.fc.shift;
+        snprintf(ms, sizeof ms, "n%u_mult", i);
+        snprintf(ss, sizeof ss, "n%u_shift", i);
+        emit_i32s(o, ms, mult, k->n_mult);
+        emit_i32s(o, ss, shift, k->n_mult);
+        L->flash_params += (size_t)k->n_mult * 8;
+    }
+    const bool i8 = k->kind == MK_CONV_S8 || k->kind == MK_FC_S8 || k->kind == MK_POOL_S8 || k->kind == MK_SOFTMAX_S8;
+    const char *et = i8 ? "int8_t" : "float";
+    switch (k->kind) {
+    case MK_CONV_S8:
+    case MK_CONV_F32: {
+        const tflk_conv *p = &k->u.conv;
+        P(o,
+          "static const tflk_conv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+          "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
+          i, p->n, p->ih, p->iw, p->ic, p->oh, p->ow, p->oc, p->kh, p->kw, p->fic, p->depthwise, p->sh, p->sw, p->dh,
+          p->dw, p->pt, p->pl, p->in_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_conv);
+        P(calls, "    tflk_conv_%s(&n%u, (const %s *)(ws + %zu), %s, %s, (%s *)(ws + %zu));\n", i8 ? "s8" : "f32", i, et,
+          xo, wsym, bsym, et, yo);
+        break;
+    }
+    case MK_FC_S8:
+    case MK_FC_F32: {
+        const tflk_fc *p = &k->u.fc;
+        P(o, "static const tflk_fc n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batches, p->units,
+          p->depth, p->in_off, p->w_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_fc);
+        P(calls, "    tflk_fc_%s(&n%u, (const %s *)(ws + %zu), %s, %s, (%s *)(ws + %zu));\n", i8 ? "s8" : "f32", i, et, xo,
+          wsym, bsym, et, yo);
+        break;
+    }
+    case MK_POOL_S8:
+    case MK_POOL_F32: {
+        const tflk_pool *p = &k->u.pool;
+        P(o, "static const tflk_pool n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n", i,
+          p->is_max, p->n, p->ih, p->iw, p->c, p->oh, p->ow, p->fh, p->fw, p->sh, p->sw, p->pt, p->pl, p->lo, p->hi,
+          act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_pool);
+        P(calls, "    tflk_pool_%s(&n%u, (const %s *)(ws + %zu), (%s *)(ws + %zu));\n", i8 ? "s8" : "f32", i, et, xo, et,
+          yo);
+        break;
+    }
+    case MK_SOFTMAX_S8:
+    case MK_SOFTMAX_F32: {
+        const tflk_softmax *p = &k->u.sm;
+        char f1[48], f2[48], f3[48];
+        P(o, "static const tflk_softmax n%u = {%d, %d, %s, %d, %d, %d, %d, %s, %s, %d, %d};\n", i, p->rows, p->depth,
+          ffmt(f1, sizeof f1, p->beta), p->fixed, p->mult, p->left_shift, p->diff_min, ffmt(f2, sizeof f2, p->in_scale),
+          ffmt(f3, sizeof f3, p->out_scale), p->in_zp, p->out_zp);
+        L->flash_params += sizeof(tflk_softmax);
+        if (k->kind == MK_SOFTMAX_S8) {
+            if (!p->fixed && !r->scratch)
+                return H->status_new(SY_ERR_INTERNAL, "codegen: softmax node %u has no scratch", i);
+            char sc[48] = "NULL";
+            if (r->scratch)
+                snprintf(sc, sizeof sc, "(float *)(ws + %zu)", so);
+            P(calls, "    tflk_softmax_s8(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %s);\n", i, xo, yo, sc);
+        } else {
+            P(calls, "    tflk_softmax_f32(&n%u, (const float *)(ws + %zu), (float *)(ws + %zu));\n", i, xo, yo);
+        }
+        break;
+    }
+    case MK_LSTM: {
+        const tflk_lstm *p = &k->u.lstm;
+        char x[256], wx[4][256], wh[4][256], pe[3][256], b[4][256], pw[256], pb[256], h0[256], c0[256], tag[16];
+        tflk_qtensor xq = p->x;
+        xq.data = NULL;
+        SY_TRY(emit_qt(o, L, r, &xq, i, "x", x, sizeof x));
+        for (int g = 0; g < 4; g++) {
+            snprintf(tag, sizeof tag, "wx%d", g);
+            SY_TRY(emit_qt(o, L, r, &p->wx[g], i, tag, wx[g], sizeof wx[g]));
+            snprintf(tag, sizeof tag, "wh%d", g);
+            SY_TRY(emit_qt(o, L, r, &p->wh[g], i, tag, wh[g], sizeof wh[g]));
+            snprintf(tag, sizeof tag, "b%d", g);
+            SY_TRY(emit_qt(o, L, r, &p->b[g], i, tag, b[g], sizeof b[g]));
+        }
+        for (int g = 0; g < 3; g++) {
+            snprintf(tag, sizeof tag, "p%d", g);
+            SY_TRY(emit_qt(o, L, r, &p->peep[g], i, tag, pe[g], sizeof pe[g]));
+        }
+        SY_TRY(emit_qt(o, L, r, &p->pw, i, "pw", pw, sizeof pw));
+        SY_TRY(emit_qt(o, L, r, &p->pb, i, "pb", pb, sizeof pb));
+        SY_TRY(emit_qt(o, L, r, &p->h0, i, "h0", h0, sizeof h0));
+        SY_TRY(emit_qt(o, L, r, &p->c0, i, "c0", c0, sizeof c0));
+        char f1[48], f2[48], f3[48];
+        P(o, "static const tflk_lstm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s,\n    %s,\n", i, p->n_cell,
+          p->n_in, p->n_out, p->steps, p->batch, p->time_major, p->cifg, p->proj, act_str(a, sizeof a, &p->act),
+          ffmt(f1, sizeof f1, p->cell_clip), ffmt(f2, sizeof f2, p->proj_clip), x);
+        P(o, "    {%s, %s, %s, %s},\n    {%s, %s, %s, %s},\n", wx[0], wx[1], wx[2], wx[3], wh[0], wh[1], wh[2], wh[3]);
+        P(o, "    {%s, %s, %s},\n    {%s, %s, %s, %s},\n    %s, %s, %s, %s,\n", pe[0], pe[1], pe[2], b[0], b[1], b[2],
+          b[3], pw, pb, h0, c0);
+        P(o, "    %d, %s, %d, %d, %d};\n", p->y_dtype, ffmt(f3, sizeof f3, p->y_scale), p->y_zp, p->y_lo, p->y_hi);
+        L->flash_params += sizeof(tflk_lstm);
+        P(calls, "    tflk_lstm_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
+        break;
+    }
+    case MK_COPY:
+    default:
+        P(calls, "    tflk_copy(ws + %zu, ws + %zu, %zu);\n", yo, xo,
+          r->out[0].nbytes < r->in[0].nbytes ? r->out[0].nbytes : r->in[0].nbytes);
+        break;
+    }
+    return NULL;
+}
+
+/* ---- the fixed files --------------------------------------------------------------- */
+
+static const char *kernel_file(mcu_kind k)
+{
+    switch (k) {
+    case MK_CONV_S8:
+    case MK_CONV_F32: return "tflk_conv.c";
+    case MK_FC_S8:
+    case MK_FC_F32: return "tflk_fc.c";
+    case MK_POOL_S8:
+    case MK_POOL_F32: return "tflk_pool.c";
+    case MK_SOFTMAX_S8:
+    case MK_SOFTMAX_F32: return "tflk_softmax.c";
+    case MK_LSTM: return "tflk_lstm.c";
+    default: return NULL;
+    }
+}
+
+static sy_status *write_source(const char *dir, const char *name)
+{
+    for (unsigned i = 0; i < mcu_n_sources; i++)
+        if (!strcmp(mcu_sources[i].name, name)) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "kernels/%s", name);
+            out o;
+            SY_TRY(open_out(dir, rel, &o));
+            P(&o, "%s", mcu_sources[i].text);
+            return close_out(dir, rel, &o);
+        }
+    return H->status_new(SY_ERR_INTERNAL, "codegen: kernel source %s is not embedded in the plugin", name);
+}
+
+static void hex_line(out *o, const char *tag, uint32_t i, const sy_tensor *t)
+{
+    P(o, "%s%u %lu:", tag, i, (unsigned long)t->nbytes);
+    for (size_t b = 0; b < t->nbytes; b++)
+        P(o, " %02x", ((const uint8_t *)t->data)[b]);
+    P(o, "\n");
+}
+
+static void describe(out *o, const sy_tensor *t)
+{
+    char dims[128] = "";
+    size_t at = 0;
+    for (int32_t d = 0; d < t->rank && at < sizeof dims - 24; d++)
+        at += (size_t)snprintf(dims + at, sizeof dims - at, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    P(o, "%s [%s]", sy_dt_name(t->dtype), dims);
+    if (t->quant && t->quant->count == 1 && t->quant->scales)
+        P(o, " scale %.9g zero point %d", (double)t->quant->scales[0],
+          t->quant->zero_points ? t->quant->zero_points[0] : 0);
+}
+
+static sy_status *write_header(const char *dir, const sy_mcu_codegen_request *req, const size_t *in_off,
+                               const size_t *out_off)
+{
+    out o;
+    SY_TRY(open_out(dir, "include/sy_model.h", &o));
+    P(&o, "/* Generated by switchyard codegen from %s for %s (%s): do not edit. */\n", req->model_name,
+      mcu_current.chip->name, mcu_current.chip->isa);
+    P(&o, "#ifndef SY_MODEL_H\n#define SY_MODEL_H\n\n#include <stddef.h>\n\n");
+    P(&o, "/* the one static workspace (activations and scratch), planned by the core */\n");
+    P(&o, "#define SY_MODEL_WORKSPACE_BYTES %zu\n", req->workspace_bytes);
+    P(&o, "#define SY_MODEL_NUM_INPUTS %u\n#define SY_MODEL_NUM_OUTPUTS %u\n\n", req->n_inputs, req->n_outputs);
+    for (uint32_t i = 0; i < req->n_inputs; i++) {
+        P(&o, "/* input %u '%s': ", i, req->inputs[i]->name ? req->inputs[i]->name : "");
+        describe(&o, req->inputs[i]);
+        P(&o, ", workspace offset %zu */\n#define SY_MODEL_INPUT%u_BYTES %zu\n", in_off[i], i, req->inputs[i]->nbytes);
+    }
+    for (uint32_t i = 0; i < req->n_outputs; i++) {
+        P(&o, "/* output %u '%s': ", i, req->outputs[i]->name ? req->outputs[i]->name : "");
+        describe(&o, req->outputs[i]);
+        P(&o, ", workspace offset %zu */\n#define SY_MODEL_OUTPUT%u_BYTES %zu\n", out_off[i], i, req->outputs[i]->nbytes);
+    }
+    P(&o, "\n/* 0 on success; -1 when the workspace is NULL, smaller than\n"
+          " * SY_MODEL_WORKSPACE_BYTES or not 8-byte aligned */\n"
+          "int sy_model_init(void *workspace, size_t bytes);\n"
+          "/* where to write input `index` (inside the workspace), NULL for a bad index */\n"
+          "void *sy_model_input(int index);\n"
+          "size_t sy_model_input_bytes(int index);\n"
+          "/* one inference; 0 on success */\n"
+          "int sy_model_run(void);\n"
+          "/* output `index` after sy_model_run (inside the workspace) */\n"
+          "const void *sy_model_output(int index);\n"
+          "size_t sy_model_output_bytes(int index);\n\n#endif\n");
+    return close_out(dir, "include/sy_model.h", &o);
+}
+
+static sy_status *write_main(const char *dir, const sy_mcu_codegen_request *req)
+{
+    out o;
+    SY_TRY(open_out(dir, "src/main.c", &o));
+    P(&o, "/* Generated by switchyard codegen: the test main. Reads inputN.bin from the\n"
+          " * current folder (semihosting on the MCU) or uses the built-in test input,\n"
+          " * runs once, prints each output in hex and the retired-instruction and\n"
+          " * cycle counts of sy_model_run (0 off RISC-V). */\n");
+    P(&o, "#include \"sy_model.h\"\n\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
+    for (uint32_t i = 0; i < req->n_inputs; i++)
+        P(&o, "extern const unsigned char sy_test_input%u[%zu];\n", i, req->inputs[i]->nbytes ? req->inputs[i]->nbytes : 1);
+    P(&o, "\nstatic uint64_t workspace[(SY_MODEL_WORKSPACE_BYTES + 7) / 8 + 1];\n\n");
+    P(&o, "#if defined(__riscv) && __riscv_xlen == 32\n"
+          "static uint64_t rd_instret(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi));\n"
+          "        __asm__ volatile(\"csrr %%0, instret\" : \"=r\"(lo));\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi2));\n"
+          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
+          "static uint64_t rd_cycle(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
+          "        __asm__ volatile(\"csrr %%0, cycleh\" : \"=r\"(hi));\n"
+          "        __asm__ volatile(\"csrr %%0, cycle\" : \"=r\"(lo));\n"
+          "        __asm__ volatile(\"csrr %%0, cycleh\" : \"=r\"(hi2));\n"
+          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
+          "#else\nstatic uint64_t rd_instret(void) { return 0; }\nstatic uint64_t rd_cycle(void) { return 0; }\n#endif\n\n");
+    P(&o, "static void print_u64(const char *label, uint64_t v)\n{\n    char b[24];\n    int i = 23;\n"
+          "    b[i] = '\\0';\n    do {\n        b[--i] = (char)('0' + (int)(v %% 10u));\n        v /= 10u;\n"
+          "    } while (v);\n    printf(\"%%s %%s\\n\", label, b + i);\n}\n\n");
+    P(&o, "static int load_input(int i, const unsigned char *builtin)\n{\n"
+          "    char name[32];\n    unsigned char *dst = sy_model_input(i);\n    size_t n = sy_model_input_bytes(i);\n"
+          "    snprintf(name, sizeof name, \"input%%d.bin\", i);\n    FILE *f = fopen(name, \"rb\");\n"
+          "    if (!f) {\n        memcpy(dst, builtin, n);\n        printf(\"input%%d built in\\n\", i);\n        return 0;\n    }\n"
+          "    size_t got = fread(dst, 1, n, f);\n    int extra = fgetc(f) != EOF;\n    fclose(f);\n"
+          "    if (got != n || extra) {\n"
+          "        printf(\"error: %%s does not have the %%lu bytes input %%d needs\\n\", name, (unsigned long)n, i);\n"
+          "        return -1;\n    }\n    printf(\"input%%d from %%s\\n\", i, name);\n    return 0;\n}\n\n");
+    P(&o, "int main(void)\n{\n    if (sy_model_init(workspace, sizeof workspace)) {\n"
+          "        printf(\"error: sy_model_init\\n\");\n        return 2;\n    }\n");
+    for (uint32_t i = 0; i < req->n_inputs; i++)
+        P(&o, "    if (load_input(%u, sy_test_input%u))\n        return 2;\n", i, i);
+    P(&o, "    uint64_t i0 = rd_instret(), c0 = rd_cycle();\n    int rc = sy_model_run();\n"
+          "    uint64_t i1 = rd_instret(), c1 = rd_cycle();\n"
+          "    for (int o = 0; o < SY_MODEL_NUM_OUTPUTS; o++) {\n"
+          "        const unsigned char *y = sy_model_output(o);\n        size_t n = sy_model_output_bytes(o);\n"
+          "        printf(\"out%%d %%lu:\", o, (unsigned long)n);\n"
+          "        for (size_t b = 0; b < n; b++)\n            printf(\" %%02x\", y[b]);\n        printf(\"\\n\");\n    }\n"
+          "    print_u64(\"instret\", i1 - i0);\n"
+          "    print_u64(\"cycles\", c1 - c0);\n"
+          "    return rc ? 1 : 0;\n}\n");
+    SY_TRY(close_out(dir, "src/main.c", &o));
+
+    SY_TRY(open_out(dir, "src/test_input.c", &o));
+    P(&o, "/* Generated by switchyard codegen: the input of the host run. */\n");
+    for (uint32_t i = 0; i < req->n_inputs; i++) {
+        const sy_tensor *t = req->inputs[i];
+        P(&o, "const unsigned char sy_test_input%u[%zu] = {", i, t->nbytes ? t->nbytes : 1);
+        for (size_t b = 0; b < t->nbytes; b++)
+            P(&o, "%s%u,", b % 24 == 0 ? "\n   " : "", ((const uint8_t *)t->data)[b]);
+        P(&o, "%s\n};\n", t->nbytes ? "" : " 0");
+    }
+    return close_out(dir, "src/test_input.c", &o);
+}
+
+static sy_status *write_build(const char *dir, const sy_mcu_codegen_request *req, const layout *L)
+{
+    const mcu_chip *chip = mcu_current.chip;
+    out o;
+    SY_TRY(open_out(dir, "CMakeLists.txt", &o));
+    P(&o, "# Generated by switchyard codegen from %s for %s.\n"
+          "# RISC-V: cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
+          "# host:   cmake -S . -B build-host && cmake --build build-host\n"
+          "cmake_minimum_required(VERSION 3.13)\nproject(sy_model C)\n"
+          "set(CMAKE_C_STANDARD 99)\nset(CMAKE_C_STANDARD_REQUIRED ON)\nset(CMAKE_C_EXTENSIONS OFF)\n\n"
+          "# the model: no malloc, no OS (sy_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c",
+      req->model_name, chip->name);
+    bool seen[8] = {false};
+    const char *files[8];
+    unsigned nf = 0;
+    for (int k = 0; k < MK__COUNT; k++) {
+        const char *f = L->used[k] ? kernel_file((mcu_kind)k) : NULL;
+        if (!f)
+            continue;
+        bool dup = false;
+        for (unsigned j = 0; j < nf; j++)
+            dup |= !strcmp(files[j], f);
+        if (!dup) {
+            files[nf] = f;
+            seen[nf] = true;
+            nf++;
+            P(&o, " kernels/%s", f);
+        }
+    }
+    (void)seen;
+    P(&o, ")\ntarget_include_directories(sy_model PUBLIC include kernels)\n"
+          "# -ffp-contract=off: no fused multiply-add, so the MCU computes the bits the host computed\n"
+          "target_compile_options(sy_model PRIVATE -O2 -ffp-contract=off -ffunction-sections -fdata-sections -Wall -Wextra)\n\n"
+          "# the test program (semihosting I/O under QEMU)\n"
+          "add_executable(sy_model_main src/main.c src/test_input.c)\n"
+          "target_link_libraries(sy_model_main PRIVATE sy_model)\n"
+          "target_compile_options(sy_model_main PRIVATE -O2 -Wall -Wextra)\n"
+          "if(CMAKE_SYSTEM_NAME STREQUAL \"Generic\")\n"
+          "  target_link_options(sy_model_main PRIVATE -Wl,--gc-sections)\n"
+          "  set_target_properties(sy_model_main PROPERTIES SUFFIX \".elf\")\nendif()\n");
+    SY_TRY(close_out(dir, "CMakeLists.txt", &o));
+
+    SY_TRY(open_out(dir, "toolchain-riscv32.cmake", &o));
+    P(&o, "# %s: %s, %llu bytes SRAM, %llu bytes flash. Debian: gcc-riscv64-unknown-elf,\n"
+          "# picolibc-riscv64-unknown-elf. The image links at QEMU virt's RAM (0x80000000):\n"
+          "# 'flash' (text, rodata) first, then 'ram' (data, bss, stack), each the chip's size,\n"
+          "# so an image that would not fit the chip does not link.\n",
+      chip->name, chip->isa, (unsigned long long)chip->sram, (unsigned long long)chip->flash);
+    P(&o, "set(CMAKE_SYSTEM_NAME Generic)\nset(CMAKE_SYSTEM_PROCESSOR riscv32)\n"
+          "set(SY_RISCV_PREFIX \"riscv64-unknown-elf-\" CACHE STRING \"cross toolchain prefix\")\n"
+          "set(CMAKE_C_COMPILER ${SY_RISCV_PREFIX}gcc)\nset(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n"
+          "set(SY_ARCH \"-march=rv32imfc -mabi=ilp32f\")\n"
+          "set(CMAKE_C_FLAGS_INIT \"${SY_ARCH} --specs=picolibc.specs\")\n"
+          "set(CMAKE_EXE_LINKER_FLAGS_INIT \"--oslib=semihost --crt0=semihost "
+          "-Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=%llu "
+          "-Wl,--defsym=__ram=0x%llx -Wl,--defsym=__ram_size=%llu\")\n",
+      (unsigned long long)chip->flash, 0x80000000ull + chip->flash, (unsigned long long)chip->sram);
+    SY_TRY(close_out(dir, "toolchain-riscv32.cmake", &o));
+
+    SY_TRY(open_out(dir, "README.md", &o));
+    P(&o, "# %s for %s (generated by `switchyard codegen`)\n\n"
+          "A standalone C99 package: `include/sy_model.h` is the API (init with a workspace of\n"
+          "`SY_MODEL_WORKSPACE_BYTES` = %zu bytes, input pointer, run, output pointer); `src/model.c` holds the\n"
+          "weights as `const` arrays and calls the kernels in `kernels/` (the same files the Switchyard host\n"
+          "plugins run). No malloc, no OS.\n\n"
+          "```sh\ncmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
+          "qemu-system-riscv32 -machine virt -bios none -nographic -semihosting-config enable=on,target=native \\\n"
+          "    -icount shift=0 -kernel build/sy_model_main.elf\n```\n\n"
+          "`main` reads `input0.bin` from the current folder when present (else the built-in input of the host run),\n"
+          "prints each output in hex, then the instructions and cycles of one `sy_model_run`.\n"
+          "`expected_output.txt` is what the host run of the riscv_mcu provider produced for the built-in input.\n",
+      req->model_name, chip->name, req->workspace_bytes);
+    SY_TRY(close_out(dir, "README.md", &o));
+
+    SY_TRY(open_out(dir, "expected_output.txt", &o));
+    for (uint32_t i = 0; i < req->n_outputs; i++)
+        hex_line(&o, "out", i, req->outputs[i]);
+    return close_out(dir, "expected_output.txt", &o);
+}
+
+static const mcu_buf *find_named(const char *name, bool output)
+{
+    for (uint32_t r = 0; r < mcu_cap.n; r++) {
+        const mcu_rec *rc = &mcu_cap.recs[r];
+        uint32_t n = output ? rc->n_out : rc->n_in;
+        for (uint32_t i = 0; i < n; i++) {
+            const mcu_buf *b = output ? &rc->out[i] : &rc->in[i];
+            if (!b->is_const && b->data && b->name && name && !strcmp(b->name, name))
+                return b;
+        }
+    }
+    return NULL;
+}
+
+sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t summary_len)
+{
+    if (!req || req->struct_size < sizeof *req || !req->dir)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen: a request with a folder is required");
+    if (!mcu_current.chip)
+        return H->status_new(SY_ERR_INVALID_CONFIG, "codegen: [provider.riscv_mcu] target is not set");
+    if (mcu_cap.overflow)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen: the record of the run is incomplete (out of memory)");
+    if (!mcu_cap.n)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "codegen: no riscv_mcu kernel ran (was the session run while the capture was open?)");
+    /* a node recorded twice means more than one run was captured: keep the first run */
+    uint32_t n_recs = mcu_cap.n;
+    for (uint32_t r = 1; r < mcu_cap.n; r++)
+        if (mcu_cap.recs[r].k == mcu_cap.recs[0].k) {
+            n_recs = r;
+            break;
+        }
+    layout L;
+    memset(&L, 0, sizeof L);
+    for (uint32_t r = 0; r < n_recs; r++) {
+        const mcu_rec *rc = &mcu_cap.recs[r];
+        for (uint32_t i = 0; i < rc->n_in; i++)
+            if (!rc->in[i].is_const)
+                consider(&L, rc->in[i].data, rc->in[i].nbytes);
+        for (uint32_t i = 0; i < rc->n_out; i++)
+            consider(&L, rc->out[i].data, rc->out[i].nbytes);
+        consider(&L, rc->scratch, rc->scratch_bytes);
+    }
+    size_t in_off[16] = {0}, out_off[16] = {0};
+    if (req->n_inputs > 16 || req->n_outputs > 16)
+        return H->status_new(SY_ERR_UNSUPPORTED, "codegen: at most 16 inputs and 16 outputs");
+    sy_status *st = NULL;
+    for (uint32_t i = 0; i < req->n_inputs && !st; i++) {
+        const mcu_buf *b = find_named(req->inputs[i]->name, false);
+        if (!b)
+            st = H->status_new(SY_ERR_UNSUPPORTED, "codegen: input '%s' is not read by an MCU kernel",
+                               req->inputs[i]->name ? req->inputs[i]->name : "");
+        else if (b->nbytes != req->inputs[i]->nbytes)
+            st = H->status_new(SY_ERR_INTERNAL, "codegen: input '%s' has %zu bytes in the workspace, %zu given",
+                               b->name, b->nbytes, req->inputs[i]->nbytes);
+        else
+            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &in_off[i]);
+    }
+    for (uint32_t i = 0; i < req->n_outputs && !st; i++) {
+        const mcu_buf *b = find_named(req->outputs[i]->name, true);
+        if (!b)
+            st = H->status_new(SY_ERR_UNSUPPORTED, "codegen: output '%s' is not written by an MCU kernel",
+                               req->outputs[i]->name ? req->outputs[i]->name : "");
+        else
+            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &out_off[i]);
+    }
+    if (st)
+        return st;
+    char dir_inc[4200], dir_src[4200], dir_k[4200];
+    snprintf(dir_inc, sizeof dir_inc, "%s/include", req->dir);
+    snprintf(dir_src, sizeof dir_src, "%s/src", req->dir);
+    snprintf(dir_k, sizeof dir_k, "%s/kernels", req->dir);
+    SY_TRY(mkdir_p(dir_inc));
+    SY_TRY(mkdir_p(dir_src));
+    SY_TRY(mkdir_p(dir_k));
+
+    /* model.c: parameters go to one stream, calls to another, weights last */
+    out params = {tmpfile(), false}, calls = {tmpfile(), false}, model;
+    if (!params.f || !calls.f) {
+        if (params.f)
+            fclose(params.f);
+        if (calls.f)
+            fclose(calls.f);
+        return H->status_new(SY_ERR_IO, "codegen: no temporary file: %s", strerror(errno));
+    }
+    for (uint32_t r = 0; r < n_recs && !st; r++)
+        st = emit_node(&params, &calls, &L, &mcu_cap.recs[r], r, req->workspace_bytes);
+    for (uint32_t b = 0; b < L.n_blobs; b++)
+        L.flash_weights += L.blobs[b].nbytes;
+    if (!st && L.flash_weights > mcu_current.flash_budget)
+        st = H->status_new(SY_ERR_BUDGET, "codegen: the weights need %zu bytes of flash, the flash budget is %llu (%s)",
+                           L.flash_weights, (unsigned long long)mcu_current.flash_budget, mcu_current.chip->name);
+    if (!st && req->workspace_bytes > mcu_current.sram_budget)
+        st = H->status_new(SY_ERR_BUDGET, "codegen: the workspace needs %zu bytes, the SRAM budget is %llu (%s)",
+                           req->workspace_bytes, (unsigned long long)mcu_current.sram_budget, mcu_current.chip->name);
+    if (!st)
+        st = open_out(req->dir, "src/model.c", &model);
+    if (st) {
+        fclose(params.f);
+        fclose(calls.f);
+        free(L.blobs);
+        return st;
+    }
+    P(&model, "/* Generated by switchyard codegen from %s for %s (%s): do not edit.\n"
+              " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
+      req->model_name, mcu_current.chip->name, mcu_current.chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
+    P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
+              "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n");
+    for (uint32_t b = 0; b < L.n_blobs; b++)
+        emit_blob(&model, &L.blobs[b]);
+    P(&model, "\n/* ---- parameters ---- */");
+    rewind(params.f);
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, params.f)) > 0)
+        if (fwrite(buf, 1, got, model.f) != got)
+            model.failed = true;
+    fclose(params.f);
+    P(&model, "\nint sy_model_init(void *workspace, size_t bytes)\n{\n"
+              "    if (!workspace || bytes < SY_MODEL_WORKSPACE_BYTES || ((uintptr_t)workspace & 7u))\n"
+              "        return -1;\n    ws = workspace;\n    return 0;\n}\n\n");
+    P(&model, "void *sy_model_input(int index)\n{\n    if (!ws)\n        return NULL;\n    switch (index) {\n");
+    for (uint32_t i = 0; i < req->n_inputs; i++)
+        P(&model, "    case %u: return ws + %zu;\n", i, in_off[i]);
+    P(&model, "    default: return NULL;\n    }\n}\n\nsize_t sy_model_input_bytes(int index)\n{\n    switch (index) {\n");
+    for (uint32_t i = 0; i < req->n_inputs; i++)
+        P(&model, "    case %u: return %zu;\n", i, req->inputs[i]->nbytes);
+    P(&model, "    default: return 0;\n    }\n}\n\nconst void *sy_model_output(int index)\n{\n    if (!ws)\n"
+              "        return NULL;\n    switch (index) {\n");
+    for (uint32_t i = 0; i < req->n_outputs; i++)
+        P(&model, "    case %u: return ws + %zu;\n", i, out_off[i]);
+    P(&model, "    default: return NULL;\n    }\n}\n\nsize_t sy_model_output_bytes(int index)\n{\n    switch (index) {\n");
+    for (uint32_t i = 0; i < req->n_outputs; i++)
+        P(&model, "    case %u: return %zu;\n", i, req->outputs[i]->nbytes);
+    P(&model, "    default: return 0;\n    }\n}\n\nint sy_model_run(void)\n{\n    if (!ws)\n        return -1;\n");
+    rewind(calls.f);
+    while ((got = fread(buf, 1, sizeof buf, calls.f)) > 0)
+        if (fwrite(buf, 1, got, model.f) != got)
+            model.failed = true;
+    fclose(calls.f);
+    P(&model, "    return 0;\n}\n");
+    st = close_out(req->dir, "src/model.c", &model);
+    if (!st)
+        st = write_header(req->dir, req, in_off, out_off);
+    if (!st)
+        st = write_main(req->dir, req);
+    if (!st)
+        st = write_build(req->dir, req, &L);
+    if (!st)
+        st = write_source(req->dir, "tflk.h");
+    if (!st)
+        st = write_source(req->dir, "tflk_math.c");
+    const char *written[8];
+    unsigned nw = 0;
+    for (int k = 0; k < MK__COUNT && !st; k++) {
+        const char *f = L.used[k] ? kernel_file((mcu_kind)k) : NULL;
+        bool dup = false;
+        for (unsigned j = 0; f && j < nw; j++)
+            dup |= !strcmp(written[j], f);
+        if (f && !dup) {
+            written[nw++] = f;
+            st = write_source(req->dir, f);
+        }
+    }
+    if (!st && summary && summary_len)
+        snprintf(summary, summary_len,
+                 "target %s (%s): %u nodes, workspace %zu bytes of the %llu-byte SRAM budget, weights %zu bytes + "
+                 "parameters %zu bytes of the %llu-byte flash budget, %u kernel files",
+                 mcu_current.chip->name, mcu_current.chip->isa, n_recs, req->workspace_bytes,
+                 (unsigned long long)mcu_current.sram_budget, L.flash_weights, L.flash_params,
+                 (unsigned long long)mcu_current.flash_budget, nw + 1);
+    free(L.blobs);
+    return st;
+}

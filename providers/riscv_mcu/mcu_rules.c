@@ -1,0 +1,289 @@
+/*
+ * Which nodes the MCU takes: ops-mcu.md Table A (the seed's TFLite
+ * operator contract of MindSpore Lite Micro on HiSpark MCUs) and its
+ * conversion-time rejections, the dtype rule of targets.md §5.4 (fp32 and
+ * int8 only, no fp16), the flash budget, and the kernels this provider has.
+ * Every decline quotes the rule it applies and where it is written.
+ */
+#include "mcu.h"
+
+#define H mcu_H
+
+static void decline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
+static void decline(sy_claim *c, sy_reason r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    c->take = false;
+    c->reason = r;
+    vsnprintf(c->text, sizeof c->text, fmt, ap);
+    va_end(ap);
+}
+
+static const sy_tensor *in_at(const sy_node *n, uint32_t i)
+{
+    return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
+}
+
+static bool act_is(const sy_node *n, const char *def, const char *a, const char *b)
+{
+    char act[32];
+    sy_attr_string_or(H, n, "fused_activation_function", def, act, sizeof act);
+    return !strcmp(act, a) || (b && !strcmp(act, b));
+}
+
+static const char *act_name(const sy_node *n, char *buf, size_t len)
+{
+    return sy_attr_string_or(H, n, "fused_activation_function", "NONE", buf, len);
+}
+
+/* fused activation ∈ {NONE, RELU} (Table A; the rules say which row) */
+static bool check_act(const mcu_cfg *cfg, const sy_node *n, const char *row, sy_claim *c)
+{
+    if (act_is(n, "NONE", "NONE", "RELU"))
+        return true;
+    char buf[32];
+    act_name(n, buf, sizeof buf);
+    if (cfg->rules == MCU_RULES_TFLM && !strcmp(buf, "RELU6"))
+        return true;
+    decline(c, SY_REASON_ATTRIBUTE,
+            "%s: fused_activation_function must be NONE or RELU, got %s (ops-mcu.md Table A %s; rules = tflm accepts "
+            "RELU6 as TFLite Micro does)",
+            H->node_op(n), buf, row);
+    return false;
+}
+
+static bool rank_in(const sy_node *n, const sy_tensor *t, int32_t lo, int32_t hi, const char *what, const char *row,
+                    sy_claim *c)
+{
+    if (!t || (t->rank >= lo && t->rank <= hi))
+        return true;
+    if (lo == hi)
+        decline(c, SY_REASON_RANK, "%s: %s must be %dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
+                t->rank, row);
+    else
+        decline(c, SY_REASON_RANK, "%s: %s must be %d-%dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
+                hi, t->rank, row);
+    return false;
+}
+
+static bool const_input(const sy_node *n, uint32_t i, const char *what, const char *row, sy_claim *c)
+{
+    const sy_tensor *t = in_at(n, i);
+    if (!t || t->data)
+        return true;
+    decline(c, SY_REASON_ATTRIBUTE, "%s: %s must be an offline constant (ops-mcu.md Table A %s)", H->node_op(n), what,
+            row);
+    return false;
+}
+
+/* Table A rules of ops this provider has no kernel for: a violation is
+ * named first, since it is a conversion-time rejection on the real target */
+static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
+{
+    const sy_tensor *x = in_at(n, 0);
+    if (!strcmp(op, "CONV_3D")) {
+        if (sy_attr_int_or(H, n, "dilation_d_factor", 1) != 1 || sy_attr_int_or(H, n, "dilation_h_factor", 1) != 1 ||
+            sy_attr_int_or(H, n, "dilation_w_factor", 1) != 1) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "CONV_3D: dilation must be 1; dilation != 1 is a conversion-time error, no model is generated "
+                    "(ops-mcu.md Table A #2, seed L363-L367)");
+            return false;
+        }
+        if (!act_is(n, "NONE", "NONE", NULL)) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "CONV_3D: fused_activation_function must be NONE; anything else is a conversion-time error "
+                    "(ops-mcu.md Table A #2, seed L363-L367)");
+            return false;
+        }
+    } else if (!strcmp(op, "TRANSPOSE")) {
+        const sy_tensor *perm = in_at(n, 1);
+        if (perm && perm->data && perm->dtype == SY_DT_INT32 && sy_tensor_numel(perm) == 4) {
+            const int32_t *pv = perm->data;
+            bool nchw = pv[0] == 0 && pv[1] == 3 && pv[2] == 1 && pv[3] == 2;
+            bool nhwc = pv[0] == 0 && pv[1] == 2 && pv[2] == 3 && pv[3] == 1;
+            if (nchw || nhwc) {
+                decline(c, SY_REASON_ATTRIBUTE,
+                        "TRANSPOSE: a single-op Transpose with perm [0,3,1,2] or [0,2,3,1] is not supported "
+                        "(ops-mcu.md Table A #42)");
+                return false;
+            }
+        }
+    } else if (!strcmp(op, "ARG_MAX") || !strcmp(op, "ARG_MIN")) {
+        if (x && x->dtype != SY_DT_FLOAT32) {
+            decline(c, SY_REASON_DTYPE, "%s: float only, no int8 (ops-mcu.md Table A #%s)", op,
+                    op[4] == 'A' ? "43" : "44");
+            return false;
+        }
+    } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
+        bool ac = sy_attr_int_or(H, n, "align_corners", 0) != 0, hp = sy_attr_int_or(H, n, "half_pixel_centers", 0) != 0;
+        if (ac == hp) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "%s: exactly one of align_corners and half_pixel_centers must be true (ops-mcu.md Table A #%s, "
+                    "§5 rule 34)",
+                    op, op[7] == 'B' ? "23" : "24");
+            return false;
+        }
+    } else if (!strcmp(op, "GATHER")) {
+        if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
+            decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
+            return false;
+        }
+    } else if (!strcmp(op, "DEPTH_TO_SPACE") || !strcmp(op, "SPACE_TO_DEPTH")) {
+        int64_t b = sy_attr_int_or(H, n, "block_size", 0);
+        bool d2s = op[0] == 'D';
+        if (b < 2 || (x && x->rank == 4 &&
+                      (d2s ? x->dims[3] % (b * b) != 0 : (x->dims[1] % b != 0 || x->dims[2] % b != 0)))) {
+            decline(c, SY_REASON_ATTRIBUTE, "%s: block_size >= 2 and %s (ops-mcu.md Table A #%s)", op,
+                    d2s ? "C % block_size^2 == 0" : "H % block_size == 0 and W % block_size == 0", d2s ? "69" : "70");
+            return false;
+        }
+    } else if (!strcmp(op, "MEAN") || !strcmp(op, "SUM") || !strcmp(op, "REDUCE_MAX") || !strcmp(op, "REDUCE_MIN")) {
+        const sy_tensor *axes = in_at(n, 1);
+        if (!axes || !axes->data || sy_tensor_numel(axes) == 0) {
+            decline(c, SY_REASON_ATTRIBUTE, "%s: axes must be a non-empty constant (ops-mcu.md Table A #46-#49)", op);
+            return false;
+        }
+    } else if (!strcmp(op, "EQUAL") || !strcmp(op, "NOT_EQUAL") || !strcmp(op, "LESS") || !strcmp(op, "LESS_EQUAL") ||
+               !strcmp(op, "GREATER") || !strcmp(op, "GREATER_EQUAL")) {
+        if (x && x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_BOOL) {
+            decline(c, SY_REASON_DTYPE, "%s: inputs must be float32 or bool (ops-mcu.md Table A #60-#65)", op);
+            return false;
+        }
+    } else if (!strcmp(op, "MIRROR_PAD")) {
+        char mode[16];
+        sy_attr_string_or(H, n, "mode", "REFLECT", mode, sizeof mode);
+        if (strcmp(mode, "REFLECT") && strcmp(mode, "SYMMETRIC")) {
+            decline(c, SY_REASON_ATTRIBUTE, "MIRROR_PAD: mode must be REFLECT or SYMMETRIC (ops-mcu.md Table A #22)");
+            return false;
+        }
+    }
+    return true;
+}
+
+void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
+{
+    c->take = false;
+    if (!cfg->chip) {
+        decline(c, SY_REASON_POLICY, "no target: set [provider.riscv_mcu] target = ws63 or hi3066");
+        return;
+    }
+    const char *op = H->node_op(n), *dom = H->node_domain(n);
+    if (!dom || strcmp(dom, TFL_DOMAIN)) {
+        decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
+                dom ? dom : "");
+        return;
+    }
+    /* dtypes: fp32 and int8 (int32 biases and shapes, int16 LSTM cell state) */
+    uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
+    for (uint32_t i = 0; i < nin + nout; i++) {
+        const sy_tensor *t = i < nin ? H->node_input(n, i) : H->node_output(n, i - nin);
+        if (!t)
+            continue;
+        if (t->dtype == SY_DT_FLOAT16 || t->dtype == SY_DT_BFLOAT16) {
+            decline(c, SY_REASON_DTYPE,
+                    "%s: %s '%s' is %s; the MCU runs fp32 and int8 only, no fp16 (targets.md §5.4; the seed: 不支持fp16)",
+                    op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
+            return;
+        }
+        if (t->dtype == SY_DT_UINT8 && !t->data) {
+            decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
+            return;
+        }
+        if (t->dtype == SY_DT_INT8 && !t->data && t->quant && t->quant->count > 1) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "%s: activation '%s' is quantized per channel; activations are always per-tensor "
+                    "(ops-mcu.md §5 rule 14)",
+                    op, t->name ? t->name : "");
+            return;
+        }
+    }
+    const sy_tensor *x = in_at(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
+    bool i8 = x && x->dtype == SY_DT_INT8;
+    bool known = true;
+    if (!strcmp(op, "CONV_2D")) {
+        if (!rank_in(n, x, 4, 4, "input (NHWC)", "#1 Conv2D", c) || !const_input(n, 1, "filter", "#1 Conv2D", c) ||
+            !const_input(n, 2, "bias", "#1 Conv2D", c) || !check_act(cfg, n, "#1 Conv2D", c))
+            return;
+    } else if (!strcmp(op, "DEPTHWISE_CONV_2D")) {
+        if (!rank_in(n, x, 4, 4, "input (NHWC)", "#41 DepthwiseConv2D", c) ||
+            !const_input(n, 1, "filter", "#41 DepthwiseConv2D", c) ||
+            !const_input(n, 2, "bias", "#41 DepthwiseConv2D", c) || !check_act(cfg, n, "#41 DepthwiseConv2D", c))
+            return;
+        int64_t mult = x && y && x->rank == 4 && y->rank == 4 && x->dims[3] ? y->dims[3] / x->dims[3] : 1;
+        if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "DEPTHWISE_CONV_2D: depth_multiplier must be 1 in the int8 quantized case, got %lld "
+                    "(ops-mcu.md Table A #41, §5 rule 23; rules = tflm accepts it as TFLite Micro does)",
+                    (long long)mult);
+            return;
+        }
+    } else if (!strcmp(op, "MAX_POOL_2D") || !strcmp(op, "AVERAGE_POOL_2D")) {
+        const char *row = op[0] == 'M' ? "#3 MaxPool2D" : "#18 AveragePool2D";
+        if (!rank_in(n, x, 4, 4, "input (NHWC)", row, c) || !check_act(cfg, n, row, c))
+            return;
+    } else if (!strcmp(op, "FULLY_CONNECTED")) {
+        if (!rank_in(n, x, 2, 4, "input", "#4 FullyConnected", c) ||
+            !rank_in(n, in_at(n, 1), 2, 2, "filter", "#4 FullyConnected", c) ||
+            !const_input(n, 1, "filter", "#4 FullyConnected", c) || !const_input(n, 2, "bias", "#4 FullyConnected", c) ||
+            !check_act(cfg, n, "#4 FullyConnected", c))
+            return;
+        if (!sy_attr_string_is(H, n, "weights_format", "DEFAULT", "DEFAULT")) {
+            decline(c, SY_REASON_ATTRIBUTE,
+                    "FULLY_CONNECTED: weights_format must be DEFAULT (ops-mcu.md Table A #4)");
+            return;
+        }
+    } else if (!strcmp(op, "SOFTMAX")) {
+        float beta = sy_attr_float_or(H, n, "beta", 1.0f);
+        if (beta != 1.0f) {
+            decline(c, SY_REASON_ATTRIBUTE, "SOFTMAX: beta must be 1, got %g (ops-mcu.md Table A #6)", (double)beta);
+            return;
+        }
+        if (!rank_in(n, x, 2, 4, "input", "#6 Softmax", c))
+            return;
+    } else if (!strcmp(op, "RESHAPE")) {
+        const sy_tensor *shape = in_at(n, 1);
+        if (!rank_in(n, x, 2, 4, "input", "#10 Reshape", c) || !rank_in(n, y, 2, 4, "output", "#10 Reshape", c))
+            return;
+        if (shape && shape->dtype != SY_DT_INT32) {
+            decline(c, SY_REASON_DTYPE, "RESHAPE: shape must be int32, got %s (ops-mcu.md Table A #10)",
+                    sy_dt_name(shape->dtype));
+            return;
+        }
+    } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM")) {
+        if (cfg->rules == MCU_RULES_SEED) {
+            decline(c, SY_REASON_OP_UNSUPPORTED,
+                    "UNIDIRECTIONAL_SEQUENCE_LSTM is not among the 90 TFLite operators of ops-mcu.md Table A (ONNX "
+                    "LSTM is float only, §5 rule 31); rules = tflm runs it");
+            return;
+        }
+    } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {
+        /* Table A #25, #26: any rank */
+    } else {
+        known = false;
+        if (!table_a_other(n, op, c))
+            return;
+    }
+    if (!known) {
+        decline(c, SY_REASON_NO_KERNEL,
+                "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
+                "SOFTMAX, the LSTM and the reshapes)",
+                op);
+        return;
+    }
+    /* weights against flash */
+    uint64_t wbytes = 0;
+    for (uint32_t i = 0; i < nin; i++) {
+        const sy_tensor *t = H->node_input(n, i);
+        if (t && t->data)
+            wbytes += t->nbytes;
+    }
+    if (wbytes > cfg->flash_budget) {
+        decline(c, SY_REASON_MEMORY, "%s: weights of %llu bytes exceed the flash budget of %llu bytes (%s)", op,
+                (unsigned long long)wbytes, (unsigned long long)cfg->flash_budget, cfg->chip->name);
+        return;
+    }
+    c->take = true;
+    c->reason = SY_REASON_TAKEN;
+    c->text[0] = '\0';
+}

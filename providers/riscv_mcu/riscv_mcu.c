@@ -1,0 +1,334 @@
+/*
+ * riscv_mcu: the HiSpark RISC-V MCU targets (ws63, Hi3066-class) as a
+ * provider, MindSpore Lite Micro style: the MCU cannot dlopen, so this
+ * plugin validates and plans on the host, runs the same portable kernels
+ * there for checking (plugins/tflite_common/kernels), and `switchyard
+ * codegen` writes a standalone C99 package for the chip from a recorded run
+ * (sy_mcu_ext.h, mcu_emit.c).
+ *
+ * [provider.riscv_mcu]
+ *   target       = ws63 | hi3066   required: without it the provider takes
+ *                                  no node (it never changes a default run)
+ *   sram_budget  = BYTES (K/KB, M/MB suffixes)  capacity of the "mcu_sram"
+ *                  domain, the single static workspace the core plans;
+ *                  default ws63 50% of 606 KB (the radio stacks and LiteOS
+ *                  share it), hi3066 48 KB of 64 KB (stack, .data, .bss)
+ *   flash_budget = BYTES           weights (const arrays) must fit; default
+ *                                  the chip's flash (4 MB, 512 KB)
+ *   rules        = seed | tflm     seed (default): ops-mcu.md Table A and
+ *                  its conversion-time rejections as the seed states them;
+ *                  tflm: also what TFLite Micro's reference kernels accept
+ *                  beyond them (fused RELU6, int8 depth multiplier > 1,
+ *                  UNIDIRECTIONAL_SEQUENCE_LSTM), which the shared TFLite
+ *                  Micro models use
+ *
+ * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
+ * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8 through fp32), RESHAPE,
+ * SQUEEZE, EXPAND_DIMS.
+ */
+#include "mcu.h"
+
+#include <ctype.h>
+#include <strings.h>
+
+const sy_host_api *mcu_H;
+#define H mcu_H
+
+mcu_cfg mcu_current;
+mcu_capture mcu_cap;
+
+static const mcu_chip chips[] = {
+    {"ws63", "rv32imfc", 240, 606u * 1024u, 4u * 1024u * 1024u, 303u * 1024u},
+    {"hi3066", "rv32imfc", 0, 64u * 1024u, 512u * 1024u, 48u * 1024u},
+};
+
+static sy_memory_domain_def mcu_domain = {
+    .struct_size = sizeof(sy_memory_domain_def),
+    .name = "mcu_sram",
+    .alignment = 16,
+    .capacity = 0,
+    .host_visible = true,
+};
+
+/* ---- options -------------------------------------------------------------- */
+
+static bool parse_bytes(const char *v, uint64_t *out)
+{
+    char *end = NULL;
+    if (!v || !isdigit((unsigned char)*v))
+        return false;
+    unsigned long long n = strtoull(v, &end, 10);
+    while (*end == ' ')
+        end++;
+    uint64_t mul = 1;
+    if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
+        mul = 1024;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb") || !strcasecmp(end, "mib"))
+        mul = 1024 * 1024;
+    else if (*end)
+        return false;
+    if (n > UINT64_MAX / mul)
+        return false;
+    *out = n * mul;
+    return true;
+}
+
+static sy_status *mcu_create(const sy_options *opts, void **state)
+{
+    mcu_cfg *c = calloc(1, sizeof *c);
+    if (!c)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu: out of memory");
+    const char *v = opts ? H->option_get(opts, "target") : NULL;
+    sy_status *st = NULL;
+    if (v) {
+        for (size_t i = 0; i < SY_COUNT_OF(chips); i++)
+            if (!strcmp(v, chips[i].name))
+                c->chip = &chips[i];
+        if (!c->chip)
+            st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.riscv_mcu] target = '%s': expected ws63 or hi3066", v);
+    }
+    if (c->chip) {
+        c->sram_budget = c->chip->default_sram_budget;
+        c->flash_budget = c->chip->flash;
+    }
+    if (!st && opts && (v = H->option_get(opts, "sram_budget"))) {
+        if (!parse_bytes(v, &c->sram_budget) || !c->sram_budget)
+            st = H->status_new(SY_ERR_INVALID_CONFIG,
+                               "[provider.riscv_mcu] sram_budget = '%s': expected a positive byte count (K/M suffix allowed)", v);
+        else if (c->chip && c->sram_budget > c->chip->sram)
+            st = H->status_new(SY_ERR_INVALID_CONFIG,
+                               "[provider.riscv_mcu] sram_budget = %llu bytes exceeds %s's SRAM of %llu bytes",
+                               (unsigned long long)c->sram_budget, c->chip->name, (unsigned long long)c->chip->sram);
+    }
+    if (!st && opts && (v = H->option_get(opts, "flash_budget"))) {
+        if (!parse_bytes(v, &c->flash_budget) || !c->flash_budget)
+            st = H->status_new(SY_ERR_INVALID_CONFIG,
+                               "[provider.riscv_mcu] flash_budget = '%s': expected a positive byte count (K/M suffix allowed)", v);
+        else if (c->chip && c->flash_budget > c->chip->flash)
+            st = H->status_new(SY_ERR_INVALID_CONFIG,
+                               "[provider.riscv_mcu] flash_budget = %llu bytes exceeds %s's flash of %llu bytes",
+                               (unsigned long long)c->flash_budget, c->chip->name, (unsigned long long)c->chip->flash);
+    }
+    if (!st && opts && (v = H->option_get(opts, "rules"))) {
+        if (!strcmp(v, "seed"))
+            c->rules = MCU_RULES_SEED;
+        else if (!strcmp(v, "tflm"))
+            c->rules = MCU_RULES_TFLM;
+        else
+            st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.riscv_mcu] rules = '%s': expected seed or tflm", v);
+    }
+    if (!st && !c->chip && opts &&
+        (H->option_get(opts, "sram_budget") || H->option_get(opts, "flash_budget") || H->option_get(opts, "rules")))
+        st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.riscv_mcu]: budgets and rules need target = ws63 or hi3066");
+    if (st) {
+        free(c);
+        return st;
+    }
+    /* the core reads the domain again after create: the budget is its capacity */
+    mcu_domain.capacity = c->chip ? c->sram_budget : 0;
+    mcu_current = *c;
+    *state = c;
+    return NULL;
+}
+
+static void mcu_destroy(void *state) { free(state); }
+
+static void mcu_check(void *state, const sy_node *node, sy_claim *claim)
+{
+    mcu_check_node(state, node, claim);
+}
+
+static const char *const provider_keys[] = {"target", "sram_budget", "flash_budget", "rules", NULL};
+
+static const sy_provider_def mcu_provider = {
+    .struct_size = sizeof(sy_provider_def),
+    .name = "riscv_mcu",
+    .description = "HiSpark RISC-V MCU (ws63, hi3066): host check of the portable TFLite kernels, one static "
+                   "workspace in mcu_sram, C99 packages via switchyard codegen",
+    .flags = SY_PROVIDER_EMULATOR,
+    .domain = &mcu_domain,
+    .option_keys = provider_keys,
+    .create = mcu_create,
+    .destroy = mcu_destroy,
+    .check_node = mcu_check,
+};
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+static void node_release(void *p)
+{
+    mcu_node *k = p;
+    if (!k)
+        return;
+    tfl_params_free(&k->o);
+    free(k);
+}
+
+static sy_status *prepare_impl(sy_node *n, void **state)
+{
+    mcu_node *k = calloc(1, sizeof *k);
+    if (!k)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    *state = k;
+    const char *op = H->node_op(n);
+    snprintf(k->name, sizeof k->name, "%s", H->node_name(n) ? H->node_name(n) : "");
+    snprintf(k->op, sizeof k->op, "%s", op);
+    bool i8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    for (uint32_t i = 0; i < H->node_num_inputs(n) && i < 32; i++) {
+        const sy_tensor *t = H->node_input(n, i);
+        if (t && t->data)
+            k->const_mask |= 1u << i;
+    }
+    if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
+        k->kind = i8 ? MK_CONV_S8 : MK_CONV_F32;
+        SY_TRY(tfl_build_conv(H, n, &k->u.conv, &k->o));
+        k->n_mult = k->u.conv.per_channel ? k->u.conv.oc : 1;
+    } else if (!strcmp(op, "FULLY_CONNECTED")) {
+        k->kind = i8 ? MK_FC_S8 : MK_FC_F32;
+        SY_TRY(tfl_build_fc(H, n, &k->u.fc, &k->o));
+        k->n_mult = k->u.fc.per_channel ? k->u.fc.units : 1;
+    } else if (!strcmp(op, "AVERAGE_POOL_2D") || !strcmp(op, "MAX_POOL_2D")) {
+        k->kind = i8 ? MK_POOL_S8 : MK_POOL_F32;
+        SY_TRY(tfl_build_pool(H, n, &k->u.pool));
+    } else if (!strcmp(op, "SOFTMAX")) {
+        k->kind = i8 ? MK_SOFTMAX_S8 : MK_SOFTMAX_F32;
+        SY_TRY(tfl_build_softmax(H, n, &k->u.sm));
+        if (i8 && !k->u.sm.fixed)
+            H->node_set_scratch(n, (size_t)(k->u.sm.depth ? k->u.sm.depth : 1) * sizeof(float));
+    } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM")) {
+        k->kind = MK_LSTM;
+        SY_TRY(tfl_build_lstm(H, n, &k->u.lstm));
+        H->node_set_scratch(n, tflk_lstm_scratch_floats(&k->u.lstm) * sizeof(float));
+    } else {
+        k->kind = MK_COPY; /* RESHAPE SQUEEZE EXPAND_DIMS: a view */
+    }
+    return NULL;
+}
+
+TFL_PREPARE_GUARDED(mcu_prepare, prepare_impl, node_release)
+
+static void record(const mcu_node *k, const sy_kernel_io *io)
+{
+    if (mcu_cap.n == mcu_cap.cap) {
+        uint32_t cap = mcu_cap.cap ? mcu_cap.cap * 2 : 64;
+        mcu_rec *g = realloc(mcu_cap.recs, cap * sizeof *g);
+        if (!g) {
+            mcu_cap.overflow = true;
+            return;
+        }
+        mcu_cap.recs = g;
+        mcu_cap.cap = cap;
+    }
+    mcu_rec *r = &mcu_cap.recs[mcu_cap.n++];
+    memset(r, 0, sizeof *r);
+    r->k = k;
+    r->n_in = io->n_inputs < MCU_MAX_IO ? io->n_inputs : MCU_MAX_IO;
+    r->n_out = io->n_outputs < 2 ? io->n_outputs : 2;
+    for (uint32_t i = 0; i < r->n_in; i++) {
+        const sy_tensor *t = io->inputs[i];
+        if (t)
+            r->in[i] = (mcu_buf){t->data, t->nbytes, t->dtype, (k->const_mask >> i) & 1u, t->name, t->quant};
+    }
+    for (uint32_t i = 0; i < r->n_out; i++) {
+        const sy_tensor *t = io->outputs[i];
+        if (t)
+            r->out[i] = (mcu_buf){t->data, t->nbytes, t->dtype, false, t->name, t->quant};
+    }
+    r->scratch = io->scratch;
+    r->scratch_bytes = io->scratch_bytes;
+}
+
+static sy_status *mcu_run(void *state, const sy_kernel_io *io)
+{
+    const mcu_node *k = state;
+    const sy_tensor *x = io->inputs[0];
+    const sy_tensor *w = io->n_inputs > 1 ? io->inputs[1] : NULL;
+    const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
+    sy_tensor *y = io->outputs[0];
+    const void *bd = b ? b->data : NULL;
+    if (mcu_cap.on)
+        record(k, io);
+    switch (k->kind) {
+    case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
+    case MK_CONV_F32: tflk_conv_f32(&k->u.conv, x->data, w->data, bd, y->data); break;
+    case MK_FC_S8: tflk_fc_s8(&k->u.fc, x->data, w->data, bd, y->data); break;
+    case MK_FC_F32: tflk_fc_f32(&k->u.fc, x->data, w->data, bd, y->data); break;
+    case MK_POOL_S8: tflk_pool_s8(&k->u.pool, x->data, y->data); break;
+    case MK_POOL_F32: tflk_pool_f32(&k->u.pool, x->data, y->data); break;
+    case MK_SOFTMAX_S8: tflk_softmax_s8(&k->u.sm, x->data, y->data, io->scratch); break;
+    case MK_SOFTMAX_F32: tflk_softmax_f32(&k->u.sm, x->data, y->data); break;
+    case MK_LSTM: tflk_lstm_run(&k->u.lstm, x->data, y->data, io->scratch); break;
+    case MK_COPY:
+    default: tflk_copy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes); break;
+    }
+    return NULL;
+}
+
+#define MCU_F32_I8 (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_INT8))
+#define MCU_KERNEL(op, mask)                                                                                       \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
+            node_release, NULL                                                                                     \
+    }
+
+static const sy_kernel_def kernels[] = {
+    MCU_KERNEL("CONV_2D", MCU_F32_I8),
+    MCU_KERNEL("DEPTHWISE_CONV_2D", MCU_F32_I8),
+    MCU_KERNEL("FULLY_CONNECTED", MCU_F32_I8),
+    MCU_KERNEL("AVERAGE_POOL_2D", MCU_F32_I8),
+    MCU_KERNEL("MAX_POOL_2D", MCU_F32_I8),
+    MCU_KERNEL("SOFTMAX", MCU_F32_I8),
+    MCU_KERNEL("UNIDIRECTIONAL_SEQUENCE_LSTM", MCU_F32_I8),
+    MCU_KERNEL("RESHAPE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    MCU_KERNEL("SQUEEZE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+};
+
+/* ---- the codegen extension ---------------------------------------------------- */
+
+static void capture_end(void)
+{
+    free(mcu_cap.recs);
+    memset(&mcu_cap, 0, sizeof mcu_cap);
+}
+
+static void capture_begin(void)
+{
+    capture_end();
+    mcu_cap.on = true;
+}
+
+static const sy_mcu_codegen_ext codegen_ext = {
+    .struct_size = sizeof(sy_mcu_codegen_ext),
+    .capture_begin = capture_begin,
+    .capture_end = capture_end,
+    .emit = mcu_emit,
+};
+
+static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    (void)opts;
+    H = host;
+    SY_TRY(host->register_provider(p, &mcu_provider));
+    for (uint32_t i = 0; i < SY_COUNT_OF(kernels); i++)
+        SY_TRY(host->register_kernel(p, &kernels[i]));
+    return host->register_extension(p, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION, &codegen_ext);
+}
+
+static void mcu_fini(void) { capture_end(); }
+
+static const sy_plugin_desc desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "riscv_mcu",
+    .version = "0.1.0",
+    .description = "RISC-V MCU provider (ws63, hi3066): Table A checks, SRAM/flash budgets, C99 codegen",
+    .kinds = SY_PLUGIN_KIND_PROVIDER | SY_PLUGIN_KIND_EXTENSION,
+    .option_keys = NULL,
+    .init = mcu_init,
+    .fini = mcu_fini,
+};
+
+SY_PLUGIN_DEFINE(desc)
