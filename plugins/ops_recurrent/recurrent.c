@@ -16,13 +16,13 @@ static const sy_host_api *H;
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 
 enum { RK_RNN, RK_GRU, RK_LSTM };
-enum { AF_SIGMOID, AF_TANH, AF_RELU, AF_AFFINE, AF_LEAKY, AF_THRRELU, AF_SCALEDTANH, AF_HARDSIG, AF_ELU,
-       AF_SOFTSIGN, AF_SOFTPLUS };
+/* activations and the cell math: plugin_sdk sdk_rnn.c (shared with qti_aisw) */
+enum { AF_SIGMOID = SY_RNN_ACT_SIGMOID, AF_TANH = SY_RNN_ACT_TANH, AF_RELU = SY_RNN_ACT_RELU,
+       AF_AFFINE = SY_RNN_ACT_AFFINE, AF_LEAKY = SY_RNN_ACT_LEAKY_RELU, AF_THRRELU = SY_RNN_ACT_THRESHOLDED_RELU,
+       AF_SCALEDTANH = SY_RNN_ACT_SCALED_TANH, AF_HARDSIG = SY_RNN_ACT_HARD_SIGMOID, AF_ELU = SY_RNN_ACT_ELU,
+       AF_SOFTSIGN = SY_RNN_ACT_SOFTSIGN, AF_SOFTPLUS = SY_RNN_ACT_SOFTPLUS };
 
-typedef struct act {
-    int kind;
-    float a, b;
-} act;
+typedef sy_rnn_act act;
 
 #define MAX_ACT 6
 
@@ -52,26 +52,6 @@ static const struct {
     {"Elu", AF_ELU, 1, 1.0f, 0},               {"Softsign", AF_SOFTSIGN, 0, 0, 0},
     {"Softplus", AF_SOFTPLUS, 0, 0, 0},
 };
-
-static inline float apply(const act *f, float x)
-{
-    switch (f->kind) {
-    case AF_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
-    case AF_TANH: return tanhf(x);
-    case AF_RELU: return x > 0 ? x : 0;
-    case AF_AFFINE: return f->a * x + f->b;
-    case AF_LEAKY: return x >= 0 ? x : f->a * x;
-    case AF_THRRELU: return x > f->a ? x : 0;
-    case AF_SCALEDTANH: return f->a * tanhf(f->b * x);
-    case AF_HARDSIG: {
-        float v = f->a * x + f->b;
-        return v < 0 ? 0 : (v > 1 ? 1 : v);
-    }
-    case AF_ELU: return x >= 0 ? x : f->a * expm1f(x);
-    case AF_SOFTSIGN: return x / (1 + fabsf(x));
-    default: return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x));
-    }
-}
 
 static sy_status *read_state(const sy_node *n, rnn_state *s)
 {
@@ -119,12 +99,12 @@ static sy_status *read_state(const sy_node *n, rnn_state *s)
             if (found < 0)
                 return ERR(SY_ERR_UNSUPPORTED, "activation function \"%s\" is not supported", names[i]);
             s->acts[i].kind = act_names[found].kind;
-            s->acts[i].a = act_names[found].da;
-            s->acts[i].b = act_names[found].db;
+            s->acts[i].alpha = act_names[found].da;
+            s->acts[i].beta = act_names[found].db;
             if (act_names[found].params >= 1 && ia < na)
-                s->acts[i].a = alphas[ia++];
+                s->acts[i].alpha = alphas[ia++];
             if (act_names[found].params >= 2 && ib < nb)
-                s->acts[i].b = betas[ib++];
+                s->acts[i].beta = betas[ib++];
         }
     } else {
         for (int i = 0; i < need; i++)
@@ -229,13 +209,6 @@ static sy_status *prepare_rnn(sy_node *n, void **state)
     return NULL;
 }
 
-static inline float clipv(const rnn_state *s, float v)
-{
-    if (s->clip > 0)
-        return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
-    return v;
-}
-
 static sy_status *rnn_f32(void *state, const sy_kernel_io *io)
 {
     const rnn_state *s = state;
@@ -264,6 +237,11 @@ static sy_status *rnn_f32(void *state, const sy_kernel_io *io)
         const float *Wb = tb ? (const float *)tb->data + d * 2 * gh : NULL, *Rb = Wb ? Wb + gh : NULL;
         const float *P = tp ? (const float *)tp->data + d * 3 * hd : NULL;
         const act *f = &s->acts[d * s->acts_per_dir];
+        sy_rnn_cell cell = {.kind = s->kind == RK_LSTM ? SY_RNN_LSTM : s->kind == RK_GRU ? SY_RNN_GRU : SY_RNN_SIMPLE,
+                            .hidden = hd, .input = in, .linear_before_reset = s->lbr,
+                            .input_forget = s->input_forget, .clip = s->clip};
+        for (int a = 0; a < s->acts_per_dir && a < 3; a++)
+            cell.act[a] = f[a];
         /* input projection of every step: rows in X's own order */
         sy_gemm_f32(false, true, seq * batch, gh, in, 1.0f, x->data, in, W, in, 0.0f, xw, gh);
         for (int64_t b = 0; b < batch; b++) {
@@ -288,61 +266,7 @@ static sy_status *rnn_f32(void *state, const sy_kernel_io *io)
                 float *g = gates + b * gh, *h = hcur + b * hd, *c = ccur + b * hd, *hrb = hr + b * gh;
                 for (int64_t j = 0; j < gh; j++)
                     g[j] = xr[j] + (Wb ? Wb[j] : 0.0f);
-                if (s->kind == RK_RNN) {
-                    for (int64_t k = 0; k < hd; k++)
-                        h[k] = apply(&f[0], clipv(s, g[k] + hrb[k] + (Rb ? Rb[k] : 0.0f)));
-                } else if (s->kind == RK_LSTM) {
-                    for (int64_t k = 0; k < hd; k++) {
-                        float ig = g[k] + hrb[k] + (Rb ? Rb[k] : 0.0f);
-                        float og = g[hd + k] + hrb[hd + k] + (Rb ? Rb[hd + k] : 0.0f);
-                        float fg = g[2 * hd + k] + hrb[2 * hd + k] + (Rb ? Rb[2 * hd + k] : 0.0f);
-                        float cg = g[3 * hd + k] + hrb[3 * hd + k] + (Rb ? Rb[3 * hd + k] : 0.0f);
-                        float cprev = c[k];
-                        if (P) {
-                            ig += P[k] * cprev;
-                            fg += P[2 * hd + k] * cprev;
-                        }
-                        float iv = apply(&f[0], clipv(s, ig));
-                        float fv = s->input_forget ? 1.0f - iv : apply(&f[0], clipv(s, fg));
-                        float cv = apply(&f[1], clipv(s, cg));
-                        float cn = fv * cprev + iv * cv;
-                        if (P)
-                            og += P[hd + k] * cn;
-                        float ov = apply(&f[0], clipv(s, og));
-                        c[k] = cn;
-                        tmp[k] = ov * apply(&f[2], cn);
-                    }
-                    memcpy(h, tmp, (size_t)hd * sizeof(float));
-                } else { /* GRU: z, r, h */
-                    float *rh = tmp;
-                    float zv[1];
-                    (void)zv;
-                    for (int64_t k = 0; k < hd; k++) {
-                        float rg = g[hd + k] + hrb[hd + k] + (Rb ? Rb[hd + k] : 0.0f);
-                        rh[k] = apply(&f[0], clipv(s, rg)); /* r gate */
-                    }
-                    if (!s->lbr) {
-                        /* (r . H) Rh^T for this batch row */
-                        float *rhh = tmp + hd;
-                        for (int64_t k = 0; k < hd; k++)
-                            rhh[k] = rh[k] * h[k];
-                        const float *Rh = R + 2 * hd * hd;
-                        for (int64_t k = 0; k < hd; k++) {
-                            float acc = 0;
-                            for (int64_t q = 0; q < hd; q++)
-                                acc += rhh[q] * Rh[k * hd + q];
-                            g[2 * hd + k] += acc + (Rb ? Rb[2 * hd + k] : 0.0f);
-                        }
-                    } else {
-                        for (int64_t k = 0; k < hd; k++)
-                            g[2 * hd + k] += rh[k] * (hrb[2 * hd + k] + (Rb ? Rb[2 * hd + k] : 0.0f));
-                    }
-                    for (int64_t k = 0; k < hd; k++) {
-                        float z = apply(&f[0], clipv(s, g[k] + hrb[k] + (Rb ? Rb[k] : 0.0f)));
-                        float ht = apply(&f[1], clipv(s, g[2 * hd + k]));
-                        h[k] = (1.0f - z) * ht + z * h[k];
-                    }
-                }
+                sy_rnn_cell_step(&cell, g, hrb, R, Rb, P, h, c, tmp);
                 if (ydat) {
                     int64_t yo = s->layout1 ? ((b * seq + tt) * s->ndir + d) * hd : ((tt * s->ndir + d) * batch + b) * hd;
                     memcpy(ydat + yo, h, (size_t)hd * sizeof(float));

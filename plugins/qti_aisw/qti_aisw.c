@@ -28,7 +28,6 @@
  *  - Stateful RNNs carry every direction's final state; the first run and
  *    runs with reset = true start from initial_h / initial_c or zeros.
  */
-#include "rnn_cell.h"
 #include "switchyard/sy_sdk.h"
 
 #include <math.h>
@@ -361,7 +360,7 @@ static sy_status *ms_prepare_cpu(sy_node *n, void **state) { return ms_prepare_s
 /* StatefulGRU / StatefulLSTM                                               */
 /* ======================================================================== */
 typedef struct srnn_state {
-    qrnn_cfg cfg;
+    sy_rnn_cell cfg;
     int ndir;
     bool reverse;
     int64_t seq, batch;
@@ -377,7 +376,7 @@ static sy_status *srnn_read(const sy_node *n, srnn_state *s)
 {
     bool lstm = is_lstm(n);
     memset(s, 0, sizeof *s);
-    s->cfg.kind = lstm ? QRNN_LSTM : QRNN_GRU;
+    sy_rnn_cell_defaults(&s->cfg, lstm ? SY_RNN_LSTM : SY_RNN_GRU, 0, 0); /* ONNX default activations */
     s->reset_input = lstm ? 8 : 6;
     char dir[24];
     sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
@@ -398,7 +397,7 @@ static sy_status *srnn_read(const sy_node *n, srnn_state *s)
             return ERR(SY_ERR_INVALID_ARGUMENT, "%s: clip must be > 0, got %g", H->node_op(n), (double)clip);
         s->cfg.clip = clip;
     }
-    s->cfg.lbr = sy_attr_int_or(H, n, "linear_before_reset", 0) != 0;
+    s->cfg.linear_before_reset = sy_attr_int_or(H, n, "linear_before_reset", 0) != 0;
     s->cfg.input_forget = sy_attr_int_or(H, n, "input_forget", 0) != 0;
     const sy_tensor *x, *w, *r;
     SY_TRY(sy_need_input(H, n, 0, &x));
@@ -490,7 +489,7 @@ static sy_status *srnn_prepare_num(sy_node *n, void **state, num_mode num)
     }
     size_t lens = (size_t)s->batch * sizeof(int64_t);
     size_t x16 = num == NUM_F16 ? (size_t)(s->seq * s->batch * s->cfg.input) * sizeof(float) : 0;
-    H->node_set_scratch(n, qrnn_scratch_floats(&s->cfg, s->seq, s->batch) * sizeof(float) + lens + x16 + 64);
+    H->node_set_scratch(n, sy_rnn_dir_scratch_floats(&s->cfg, s->seq, s->batch) * sizeof(float) + lens + x16 + 64);
     *state = s;
     return NULL;
 }
@@ -511,7 +510,7 @@ static void srnn_release(void *state)
 static sy_status *srnn_run(void *state, const sy_kernel_io *io)
 {
     srnn_state *s = state;
-    bool lstm = s->cfg.kind == QRNN_LSTM;
+    bool lstm = s->cfg.kind == SY_RNN_LSTM;
     const sy_tensor *x = io->inputs[0], *w = io->inputs[1], *r = io->inputs[2];
 #define IN(i) (io->n_inputs > (i) ? io->inputs[i] : NULL)
     const sy_tensor *tb = IN(3), *tsl = IN(4), *th0 = IN(5), *tc0 = lstm ? IN(6) : NULL, *tp = lstm ? IN(7) : NULL;
@@ -539,7 +538,7 @@ static sy_status *srnn_run(void *state, const sy_kernel_io *io)
     }
     float *scratch = io->scratch;
     int64_t *lens = (int64_t *)((uint8_t *)io->scratch +
-                                qrnn_scratch_floats(&s->cfg, seq, batch) * sizeof(float));
+                                sy_rnn_dir_scratch_floats(&s->cfg, seq, batch) * sizeof(float));
     const int64_t *lp = NULL;
     if (tsl) {
         for (int64_t b = 0; b < batch; b++)
@@ -562,7 +561,7 @@ static sy_status *srnn_run(void *state, const sy_kernel_io *io)
         const float *B = tb ? (const float *)tb->data + d * 2 * G * hd : NULL;
         const float *P = tp ? (const float *)tp->data + d * 3 * hd : NULL;
         float *y = ty ? (float *)ty->data + d * batch * hd : NULL;
-        qrnn_dir(&s->cfg, rev, xd, seq, batch, W, R, B, P, lp, s->h + d * batch * hd, s->c + d * batch * hd, y,
+        sy_rnn_dir(&s->cfg, rev, xd, seq, batch, W, R, B, P, lp, s->h + d * batch * hd, s->c + d * batch * hd, y,
                  s->ndir * batch, scratch);
     }
     if (s->num == NUM_F16) {

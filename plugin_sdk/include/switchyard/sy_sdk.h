@@ -623,6 +623,62 @@ void sy_store_any_f64(void *data, sy_dtype dt, size_t i, double v, bool saturate
 bool sy_convert_ex(const void *src, sy_dtype src_dt, void *dst, sy_dtype dst_dt, size_t n, bool saturate,
                    sy_round_mode mode);
 
+/* ======================================================================== */
+/* recurrent cells (sdk_rnn.c): the ONNX RNN / GRU / LSTM cell math shared   */
+/* by ops_recurrent (ONNX RNN/GRU/LSTM) and qti_aisw (StatefulGRU/LSTM)      */
+/* ======================================================================== */
+typedef enum { SY_RNN_SIMPLE = 1, SY_RNN_GRU = 3, SY_RNN_LSTM = 4 } sy_rnn_kind; /* = gate count */
+typedef enum {
+    SY_RNN_ACT_SIGMOID, SY_RNN_ACT_TANH, SY_RNN_ACT_RELU, SY_RNN_ACT_AFFINE, SY_RNN_ACT_LEAKY_RELU,
+    SY_RNN_ACT_THRESHOLDED_RELU, SY_RNN_ACT_SCALED_TANH, SY_RNN_ACT_HARD_SIGMOID, SY_RNN_ACT_ELU,
+    SY_RNN_ACT_SOFTSIGN, SY_RNN_ACT_SOFTPLUS
+} sy_rnn_act_kind;
+/* An ONNX recurrent activation with its alpha / beta. */
+typedef struct sy_rnn_act {
+    int kind; /* sy_rnn_act_kind */
+    float alpha, beta;
+} sy_rnn_act;
+float sy_rnn_act_apply(const sy_rnn_act *f, float x);
+
+typedef struct sy_rnn_cell {
+    sy_rnn_kind kind;
+    int64_t hidden, input;
+    bool linear_before_reset; /* GRU */
+    bool input_forget;        /* LSTM: f = 1 - i */
+    float clip;               /* <= 0: none */
+    /* ONNX order: f (gates), g (candidate), h (LSTM output); all zero =
+     * the ONNX defaults Sigmoid, Tanh, Tanh (see sy_rnn_cell_defaults) */
+    sy_rnn_act act[3];
+} sy_rnn_cell;
+/* kind, hidden, input, default activations, no clip */
+void sy_rnn_cell_defaults(sy_rnn_cell *c, sy_rnn_kind kind, int64_t hidden, int64_t input);
+
+/*
+ * One step of one batch row. g: [G*hidden] input projection x W^T plus the
+ * W bias (overwritten); hr: [G*hidden] h_prev R^T; R: the direction's full
+ * R [G*hidden, hidden] (GRU without linear_before_reset); Rb: [G*hidden] R
+ * bias or NULL; P: [3*hidden] LSTM peepholes (i, o, f) or NULL. h (and c
+ * for LSTM): [hidden] state in and out. tmp: 2*hidden floats. Gate order is
+ * ONNX's: LSTM i o f c, GRU z r h.
+ */
+void sy_rnn_cell_step(const sy_rnn_cell *c, float *g, const float *hr, const float *R, const float *Rb,
+                      const float *P, float *h, float *cst, float *tmp);
+
+/* Floats of scratch sy_rnn_dir needs. */
+size_t sy_rnn_dir_scratch_floats(const sy_rnn_cell *c, int64_t seq, int64_t batch);
+/*
+ * One direction over a sequence, ONNX layout 0, state passed in and out.
+ * x: [seq, batch, input]; W: [G*hidden, input]; R: [G*hidden, hidden];
+ * B: [2*G*hidden] or NULL; P: [3*hidden] or NULL; lens: per-batch valid
+ * lengths or NULL (= seq). h, c: [batch, hidden] in and out (c unused but
+ * for LSTM). y: NULL or where step t of batch b goes, at
+ * y + (t * y_step + b) * hidden (y already offset to the direction).
+ * reverse: from each sequence's own last valid step down to 0.
+ */
+void sy_rnn_dir(const sy_rnn_cell *c, bool reverse, const float *x, int64_t seq, int64_t batch, const float *W,
+                const float *R, const float *B, const float *P, const int64_t *lens, float *h, float *cst, float *y,
+                int64_t y_step, float *scratch);
+
 #ifdef __cplusplus
 }
 #endif
