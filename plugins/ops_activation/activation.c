@@ -40,8 +40,8 @@ static inline double gelu_tanhd(double x)
     return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 
-/* max(0, x) as numpy and ONNX Runtime compute it: NaN stays NaN */
-SY_UNARY_FLOAT_FNS(relu, (x < 0.0f ? 0.0f : x), (x < 0.0 ? 0.0 : x))
+/* max(0, x) as numpy and ONNX Runtime compute it: NaN stays NaN, -0 gives +0 */
+SY_UNARY_FLOAT_FNS(relu, (x > 0.0f || x != x ? x : 0.0f), (x > 0.0 || x != x ? x : 0.0))
 SY_UNARY_FLOAT_FNS(leaky, (x >= 0.0f ? x : c[0] * x), (x >= 0.0 ? x : (double)c[0] * x))
 SY_UNARY_FLOAT_FNS(sigmoid, sigmoidf(x), sigmoidd(x))
 SY_UNARY_FLOAT_FNS(hsig, clampf(c[0] * x + c[1], 0.0f, 1.0f), clampd((double)c[0] * x + c[1], 0.0, 1.0))
