@@ -10,6 +10,9 @@ PACKAGES=(
   uthash-dev                       # registry and name tables
   libprotobuf-c-dev protobuf-c-compiler  # ONNX decoding (code generated from onnx.proto)
   libmd-dev                        # sha256 pins of plugin files
+  zlib1g-dev                       # tests/mcu: PNG inputs of the mnist_lstm model (test only)
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
+  qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
 )
 
 SUDO=()
