@@ -27,11 +27,8 @@
  */
 #include "cli.h"
 #include "onnx.pb-c.h"
-/* sy_sdk.h for the recipe types (sy_quant_recipe, sy_calib_method): its
- * inline sy_tensor_numel would clash with the public API's function */
-#define sy_tensor_numel sy_sdk_tensor_numel_
+/* sy_sdk.h for the recipe types (sy_quant_recipe, sy_calib_method) */
 #include <switchyard/sy_sdk.h>
-#undef sy_tensor_numel
 
 #include <dirent.h>
 #include <errno.h>

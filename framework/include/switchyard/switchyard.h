@@ -233,7 +233,9 @@ SY_EXPORT sy_status *sy_tensor_read_file(const char *path, sy_tensor **out);
 SY_EXPORT sy_status *sy_tensor_write_file(const char *path, const sy_tensor *t);
 SY_EXPORT void sy_tensor_free(sy_tensor *t);
 /* Number of elements of a tensor (product of dims). */
+#if !defined(SY_SDK_TENSOR_NUMEL) /* sy_sdk.h defines the same inline */
 SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t);
+#endif
 
 #ifdef __cplusplus
 }

@@ -171,7 +171,12 @@ void sy_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
 /* ======================================================================== */
 
 int64_t sy_numel(int32_t rank, const int64_t *dims);
+/* the same as the public API's sy_tensor_numel; a file that includes both
+ * headers gets whichever came first (they agree) */
+#if !defined(SWITCHYARD_H)
+#define SY_SDK_TENSOR_NUMEL 1
 static inline int64_t sy_tensor_numel(const sy_tensor *t) { return sy_numel(t->rank, t->dims); }
+#endif
 /* row-major element strides */
 void sy_strides(int32_t rank, const int64_t *dims, int64_t *strides);
 bool sy_shape_equal(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b);
