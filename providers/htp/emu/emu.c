@@ -259,7 +259,7 @@ static sy_status *pack(const sy_node *n, void *ps, bool host, uint32_t i, bool f
         for (int64_t k = 0; k < cnt; k++) /* constants are clipped to the fp16 range, then rounded */
             if (fabsf(p[k]) > 65504.0f) {
                 p[k] = p[k] > 0 ? 65504.0f : -65504.0f;
-                emu_clipped++;
+                emu_clipped += host; /* counted once: in prepare, not again in compile */
             }
         emu_round_n(p, cnt);
     }
