@@ -26,7 +26,7 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: switchyard cts --plugin FILE [--provider NAME] [--filter REGEX] [--exclude REGEX]\n"
-            "                      [--config INI] [--opset N] [--cycles N] [-v]\n\n"
+            "                      [--config INI] [--opset N] [--cycles N] [--precision fp16|bf16] [-v]\n\n"
             "The conformance kit: checks a plugin against the CPU reference and the ABI rules.\n\n"
             "  --plugin FILE    the plugin library under test; loaded with the default plugins\n"
             "  --provider NAME  the provider whose kernels are checked (default: the one provider\n"
@@ -38,6 +38,9 @@ static void help(FILE *f)
             "                   adds the default plugin folder, FILE, and its own `providers`\n"
             "  --opset N        opset of the generated models (default 17)\n"
             "  --cycles N       env/session create-release cycles of the release check (default 8)\n"
+            "  --precision P    the provider stores float32 tensors as P (fp16 or bf16, e.g. the\n"
+            "                   htp/aic emulators): float32 results are judged with P's tolerances,\n"
+            "                   and where the reference leaves P's range an inf/NaN result is correct\n"
             "  -v               print every passing check too\n\n"
             "Check names: OP.DTYPE.CASE (compared with cpu_ref), abi.* (behaviour).\n"
             "Ends with 'N passed, M failed, K skipped'; exit status 1 when a check failed.\n"
@@ -206,6 +209,10 @@ static void run_case(cts_ctx *cx, sy_env *penv, sy_env *renv, const cts_op *op, 
                      pl.provider ? pl.provider : "?", pl.reason_text ? pl.reason_text : "(none given)");
         goto done;
     }
+    if (cts_outside_storage(&c->node)) {
+        cts_skip(cx, name, "an input is outside the range of the provider's storage precision (--precision)");
+        goto done;
+    }
     if ((st = cts_feed(rs, &c->node)) || (st = sy_session_run(rs))) {
         cts_skip(cx, name, "the reference (cpu_ref) fails to run it: %s", sy_status_get_message(st));
         goto done;
@@ -335,6 +342,14 @@ int cmd_cts(int argc, char **argv)
         } else if (!strcmp(a, "--cycles") && has_val) {
             if ((cycles = cli_parse_long(argv[++i], 3, 10000)) < 0)
                 return cli_usage_error("cts", "--cycles expects an integer from 3 to 10000, got '%s'", argv[i]);
+        } else if (!strcmp(a, "--precision") && has_val) {
+            const char *p = argv[++i];
+            if (!strcmp(p, "fp16"))
+                cts_storage_precision = SY_DT_FLOAT16;
+            else if (!strcmp(p, "bf16"))
+                cts_storage_precision = SY_DT_BFLOAT16;
+            else
+                return cli_usage_error("cts", "--precision expects fp16 or bf16, got '%s'", p);
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else {

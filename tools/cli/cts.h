@@ -101,6 +101,12 @@ bool cts_compare(const cts_op *op, const cts_case *c, const sy_tensor *got, cons
 
 /* Tolerances (relative, absolute) of a dtype and class, as documented. */
 void cts_tolerance(sy_dtype dt, cts_tol tol, double *rtol, double *atol);
+/* The precision a provider stores float32 tensors in (--precision); FLOAT32
+ * when it computes in float32 itself. */
+extern sy_dtype cts_storage_precision;
+/* True when a float32 input holds a finite value the storage precision
+ * cannot represent (such a case checks the precision, not the kernel). */
+bool cts_outside_storage(const cts_node *n);
 
 /* ---- the run ----------------------------------------------------------------- */
 typedef struct cts_ctx {

@@ -122,7 +122,7 @@ typedef struct sy_tensor {
     void *data;                   /* NULL while only the shape is known */
     size_t nbytes;                /* bytes of data (0 for an empty tensor) */
     const sy_quant_params *quant; /* NULL when not quantized */
-    uint32_t domain;              /* memory domain id (0 = host RAM) */
+    uint32_t domain;              /* the session's memory domain index of the data (0 = host RAM) */
     const char *name;             /* value name in the graph, for messages */
 } sy_tensor;
 

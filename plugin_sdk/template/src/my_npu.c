@@ -226,7 +226,7 @@ static sy_status *run_relu(void *state, const sy_kernel_io *io)
     float *y = io->outputs[0]->data;
     int64_t n = sy_tensor_numel(io->outputs[0]);
     for (int64_t i = 0; i < n; i++)
-        y[i] = x[i] > 0.0f ? x[i] : 0.0f; /* as cpu_ref: NaN gives 0 */
+        y[i] = x[i] > 0.0f || x[i] != x[i] ? x[i] : 0.0f; /* as cpu_ref: NaN stays NaN, -0 gives +0 */
     profile(io, state, t0, n);
     return NULL;
 }

@@ -515,6 +515,11 @@ static void run_matmul(const kstate *s, const sy_kernel_io *io)
     int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
     int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
     int32_t br = y->rank - (a->rank >= 2 ? 2 : 1) - (b->rank >= 2 ? 0 : -1);
+    if (K == 0 || sy_tensor_numel(y) == 0) { /* an empty sum is 0 */
+        if (y->nbytes)
+            memset(y->data, 0, y->nbytes);
+        return;
+    }
     if (b->rank <= 2) { /* all batches of A share B: one GEMM */
         int64_t rows = sy_tensor_numel(a) / K;
         sy_gemm_f32(false, false, rows, N, K, 1.0f, A, K, B, N, 0.0f, y->data, N);
