@@ -200,6 +200,20 @@ static inline void pt_node(pt_model *m, const char *op, const char *name, const 
     m->graph.node[m->graph.n_node++] = n;
 }
 
+/* an INT attribute on the node added last */
+static inline void pt_attr_int(pt_model *m, const char *name, int64_t value)
+{
+    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->has_i = 1;
+    a->i = value;
+    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
+    n->attribute[n->n_attribute++] = a;
+}
+
 /* serialised bytes, malloc'ed */
 static inline void pt_model_pack(const pt_model *m, uint8_t **buf, size_t *len)
 {
