@@ -10,7 +10,8 @@
  *                golden values and of the plain C forward pass
  *   prompt       the continuation after the prompt is the reference from 432
  *   variants     AR in {1, 4, 16, 32, 128}, 1/2/3/6 shards (6 = LM-head-only
- *                shard), CL promotion 128 -> 256 -> 512: identical ids
+ *                shard), CL promotion 128 -> 256 -> 512, fused (default) and
+ *                plain ONNX (--attention onnx) attention: identical ids
  *   state        save/restore (file and buffer) reproduces the continuation,
  *                greedy and sampled
  *   context      a CL-32 bundle stops with "context exhausted" and the partial output
@@ -325,7 +326,8 @@ static void variant(const char *name, int K)
 
 static void t_variants(void)
 {
-    const char *names[] = {"default", "ar1", "ar4_s6", "ar16_s2", "ar32_s3", "ar128_s2"};
+    /* every bundle but onnx_att uses the fused switchyard.llm CausalAttention */
+    const char *names[] = {"default", "ar1", "ar4_s6", "ar16_s2", "ar32_s3", "ar128_s2", "onnx_att"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         variant(names[i], 300); /* crosses 128 and 256 */
         variant(names[i], 20);  /* short prompt, promotion during decode */
@@ -600,7 +602,7 @@ int main(int argc, char **argv)
         export_bundle("ar4_s6", "--ar 1,4 --shards 6") || export_bundle("ar16_s2", "--ar 1,16 --shards 2") ||
         export_bundle("ar32_s3", "--ar 1,32 --shards 3 --cl 128,256,512") ||
         export_bundle("ar128_s2", "--ar 1,128 --shards 2 --cl 256,512") || export_bundle("cl32", "--ar 1 --cl 32") ||
-        export_bundle("fp16", "--dtype fp16 --cl 128")) {
+        export_bundle("fp16", "--dtype fp16 --cl 128") || export_bundle("onnx_att", "--ar 1,16 --attention onnx")) {
         fprintf(stderr, "cannot export the test bundles\n");
         return 1;
     }

@@ -8,13 +8,17 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: switchyard llm-export CHECKPOINT TOKENIZER -o DIR [--shards N] [--ar 1,32,128]\n"
-               "                             [--cl 128,256,512] [--dtype fp32|fp16] [--quiet]\n\n"
+               "                             [--cl 128,256,512] [--dtype fp32|fp16]\n"
+               "                             [--attention fused|onnx] [--quiet]\n\n"
                "Writes an LLM bundle from a llama2.c checkpoint and tokenizer: ONNX graphs\n"
                "prompt_arA_clC_i_of_N.onnx (A > 1) and token_ar1_clC_i_of_N.onnx, one per\n"
                "(AR, CL, shard) with CL > AR, whose weights are stored once in weights.bin\n"
                "(ONNX external data shared by every graph), bundle.ini and tokenizer.bin.\n"
                "Defaults: --shards 1 --ar 1,128 --cl 128,256,512 (each at most the checkpoint's\n"
-               "seq_len) --dtype fp32. Run the bundle with 'switchyard llm --bundle DIR'.\n");
+               "seq_len) --dtype fp32 --attention fused. --attention fused emits one\n"
+               "switchyard.llm CausalAttention node per layer (plugins/ops_llm: reads only the\n"
+               "unmasked KV columns, no Concat); onnx emits standard opset-17 ops only.\n"
+               "Run the bundle with 'switchyard llm --bundle DIR'.\n");
 }
 
 /* "1,32,128" -> ascending unique list */
@@ -77,6 +81,14 @@ int cmd_llm_export(int argc, char **argv)
                 o.fp16 = true;
             else
                 return cli_usage_error("llm-export", "--dtype is fp32 or fp16, got '%s'", v);
+        } else if (!strcmp(a, "--attention") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "fused"))
+                o.onnx_attention = false;
+            else if (!strcmp(v, "onnx"))
+                o.onnx_attention = true;
+            else
+                return cli_usage_error("llm-export", "--attention is fused or onnx, got '%s'", v);
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             o.quiet = true;
         } else if (a[0] == '-' && a[1]) {

@@ -4,7 +4,10 @@
  * Every graph is built as protobuf-c messages (framework/proto/onnx.proto)
  * with standard ONNX ops at opset 17 (Gather, MatMul, Mul, Add, Sub, Div,
  * Sqrt, Reciprocal, Neg, Exp, Reshape, Transpose, Split, Concat, Softmax,
- * Cast). The arithmetic follows the llama2.c forward pass operation by
+ * Cast), plus, by default (--attention fused), one CausalAttention node per
+ * layer in the "switchyard.llm" domain (plugins/ops_llm), which replaces the
+ * Concat/MatMul/Div/Add/Softmax/MatMul chain with the same arithmetic over
+ * the unmasked KV columns only. The arithmetic follows the llama2.c forward pass operation by
  * operation (RMSNorm as sum of squares / dim + eps, 1/sqrt, x*s*w; SiLU as
  * x * 1/(1+exp(-x)); interleaved RoPE; scores / sqrt(head_dim)), so the
  * logits match a plain C loop closely.
@@ -34,6 +37,7 @@
 #define IR_VERSION 8
 #define WEIGHTS_FILE "weights.bin"
 #define TOKENIZER_FILE "tokenizer.bin"
+#define LLM_DOMAIN "switchyard.llm" /* plugins/ops_llm */
 
 /* ---- allocation: one list, freed at the end ------------------------------ */
 typedef struct pool {
@@ -467,6 +471,7 @@ typedef struct gb {
     int tmp;
     const wfile *w;
     const char *ones; /* name of the [dim,1] ones constant, once per graph */
+    bool fused;       /* attention as one switchyard.llm CausalAttention node */
 } gb;
 
 static void *grow(pool *pl, void *arr, size_t n, size_t *cap, size_t es)
@@ -824,14 +829,23 @@ static const char *layer(gb *b, ectx *e, const dims_t *d, int l, const char *x, 
     g_output(b, kout, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, (const int64_t[]){d->Hkv, 1, d->hd, d->AR}, 4);
     g_output(b, vout, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, (const int64_t[]){d->Hkv, 1, d->AR, d->hd}, 4);
 
-    const char *kf = concat2(b, kin, k, 3); /* [Hkv,1,hd,CL] */
-    const char *vf = concat2(b, vin, v, 2); /* [Hkv,1,CL,hd] */
-    const char *s = op2(b, "MatMul", q, kf); /* [Hkv,G,AR,CL] */
-    s = op2(b, "Div", s, scalar(b, sqrtf((float)d->hd)));
-    s = op2(b, "Add", s, mask);
-    const char *o[1] = {NULL};
-    s = node(b, "Softmax", &s, 1, o, 1, attr_int(b->pl, "axis", -1), NULL);
-    const char *att = op2(b, "MatMul", s, vf);                  /* [Hkv,G,AR,hd] */
+    const char *att;
+    if (b->fused) {
+        /* switchyard.llm CausalAttention (plugins/ops_llm): the same math over
+         * the unmasked columns only, reading past and new entries in place */
+        const char *in[6] = {q, kout, vout, kin, vin, mask}, *o[1] = {NULL};
+        att = node(b, "CausalAttention", in, 6, o, 1, NULL, NULL); /* [Hkv,G,AR,hd] */
+        b->g->node[b->g->n_node - 1]->domain = pstrdup(b->pl, LLM_DOMAIN);
+    } else {
+        const char *kf = concat2(b, kin, k, 3); /* [Hkv,1,hd,CL] */
+        const char *vf = concat2(b, vin, v, 2); /* [Hkv,1,CL,hd] */
+        const char *s = op2(b, "MatMul", q, kf); /* [Hkv,G,AR,CL] */
+        s = op2(b, "Div", s, scalar(b, sqrtf((float)d->hd)));
+        s = op2(b, "Add", s, mask);
+        const char *o[1] = {NULL};
+        s = node(b, "Softmax", &s, 1, o, 1, attr_int(b->pl, "axis", -1), NULL);
+        att = op2(b, "MatMul", s, vf); /* [Hkv,G,AR,hd] */
+    }
     att = transpose(b, att, (const int64_t[]){2, 0, 1, 3}, 4); /* [AR,Hkv,G,hd] */
     att = reshape(b, att, (const int64_t[]){1, d->AR, d->dim}, 3, NULL);
     snprintf(nm, sizeof nm, "layers.%d.wo_t", l);
@@ -851,7 +865,7 @@ static const char *layer(gb *b, ectx *e, const dims_t *d, int l, const char *x, 
 }
 
 static int write_graph(ectx *e, pool *pl, const char *dir, const wfile *w, const ckpt *c, int ar, int cl, int shard,
-                       int n_shards, int l0, int l1, bool quiet)
+                       int n_shards, int l0, int l1, bool fused, bool quiet)
 {
     const llm_ckpt_header *h = &c->h;
     dims_t d = {.dim = h->dim, .hid = h->hidden_dim, .H = h->n_heads, .Hkv = h->n_kv_heads};
@@ -862,7 +876,7 @@ static int write_graph(ectx *e, pool *pl, const char *dir, const wfile *w, const
     d.CL = cl;
     d.KV = cl - ar;
     char *name = pprintf(pl, "%s_ar%d_cl%d_%d_of_%d", ar == 1 ? "token" : "prompt", ar, cl, shard, n_shards);
-    gb b = {.pl = pl, .w = w};
+    gb b = {.pl = pl, .w = w, .fused = fused};
     b.g = palloc(pl, sizeof *b.g);
     if (!b.g || !name)
         return fail(e, "out of memory");
@@ -907,20 +921,26 @@ static int write_graph(ectx *e, pool *pl, const char *dir, const wfile *w, const
     if (e->failed)
         return -1;
 
-    Onnx__OperatorSetIdProto *opset = palloc(pl, sizeof *opset);
-    Onnx__OperatorSetIdProto **opsets = palloc(pl, sizeof *opsets);
+    bool llm_ops = fused && has_layers;
+    Onnx__OperatorSetIdProto *opset = palloc(pl, 2 * sizeof *opset);
+    Onnx__OperatorSetIdProto **opsets = palloc(pl, 2 * sizeof *opsets);
     if (!opset || !opsets)
         return fail(e, "out of memory");
-    onnx__operator_set_id_proto__init(opset);
-    opset->domain = pstrdup(pl, "");
-    opset->has_version = 1;
-    opset->version = OPSET;
-    opsets[0] = opset;
+    onnx__operator_set_id_proto__init(&opset[0]);
+    opset[0].domain = pstrdup(pl, "");
+    opset[0].has_version = 1;
+    opset[0].version = OPSET;
+    opsets[0] = &opset[0];
+    onnx__operator_set_id_proto__init(&opset[1]);
+    opset[1].domain = pstrdup(pl, LLM_DOMAIN);
+    opset[1].has_version = 1;
+    opset[1].version = 1;
+    opsets[1] = &opset[1];
     Onnx__ModelProto m;
     onnx__model_proto__init(&m);
     m.has_ir_version = 1;
     m.ir_version = IR_VERSION;
-    m.n_opset_import = 1;
+    m.n_opset_import = llm_ops ? 2 : 1;
     m.opset_import = opsets;
     m.producer_name = pstrdup(pl, "switchyard llm-export");
     m.producer_version = pstrdup(pl, "1");
@@ -986,7 +1006,8 @@ int llm_export(const llm_export_opts *o, char *err, size_t err_len)
             for (int s = 1; s <= o->shards; s++) {
                 int l0 = (s - 1) < n_layer_shards ? (int)((int64_t)c.h.n_layers * (s - 1) / n_layer_shards) : c.h.n_layers;
                 int l1 = (s - 1) < n_layer_shards ? (int)((int64_t)c.h.n_layers * s / n_layer_shards) : c.h.n_layers;
-                if (write_graph(&e, &pl, o->out_dir, &w, &c, o->ar[a], o->cl[ci], s, o->shards, l0, l1, o->quiet))
+                if (write_graph(&e, &pl, o->out_dir, &w, &c, o->ar[a], o->cl[ci], s, o->shards, l0, l1,
+                                !o->onnx_attention, o->quiet))
                     goto out;
                 n_graphs++;
             }

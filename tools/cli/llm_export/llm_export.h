@@ -22,6 +22,8 @@ typedef struct llm_export_opts {
     int ar[LLM_EXPORT_MAX_VARIANTS];
     int cl[LLM_EXPORT_MAX_VARIANTS];
     bool fp16;              /* weights stored as float16, cast to float in the graph */
+    bool onnx_attention;    /* plain ONNX attention (Concat + MatMul + Softmax over CL) instead of
+                               the fused switchyard.llm CausalAttention (plugins/ops_llm) */
     bool quiet;
 } llm_export_opts;
 
