@@ -100,7 +100,7 @@ sy_status *sy_need_input(const sy_host_api *host, const sy_node *n, uint32_t i, 
 
 sy_status *sy_infer_like_input(const sy_host_api *host, sy_node *n, uint32_t i, uint32_t o, sy_dtype dt)
 {
-    const sy_tensor *t;
+    const sy_tensor *t = NULL;
     SY_TRY(sy_need_input(host, n, i, &t));
     return host->node_set_output(n, o, dt != SY_DT_UNDEFINED ? dt : t->dtype, t->rank, t->dims);
 }
