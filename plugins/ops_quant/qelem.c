@@ -18,6 +18,7 @@
  *     input is flattened at axis).
  */
 #include "quant_internal.h"
+#include "kernels/qk.h"
 
 static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
 {
@@ -347,6 +348,18 @@ static sy_status *run_pool(void *state, const sy_kernel_io *io)
     sy_requant rq;
     sy_rq_init(&rq, st->mode, (double)sx / sy, zy, lo, hi);
     int64_t NC = x->dims[0] * x->dims[1], IH = g->in[0], IW = g->in[1], OH = g->out[0], OW = g->out[1];
+    bool b8x = x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8, b8y = y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8;
+    if (st->is_max && b8x && b8y && NC * IH * IW <= INT32_MAX && NC * OH * OW <= INT32_MAX) {
+        /* the portable kernel riscv_mcu runs (kernels/qk.c) */
+        qk_pool p = {(int32_t)NC, (int32_t)IH, (int32_t)IW, (int32_t)OH, (int32_t)OW, (int32_t)g->k[0],
+                     (int32_t)g->k[1], (int32_t)g->s[0], (int32_t)g->s[1], (int32_t)g->d[0], (int32_t)g->d[1],
+                     (int32_t)g->pb[0], (int32_t)g->pb[1], x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
+                     y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zx, zy, same,
+                     {rq.mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX, rq.real_mult, rq.mult, rq.shift, rq.zp, rq.lo,
+                      rq.hi}};
+        qk_maxpool_run(&p, x->data, y->data);
+        return NULL;
+    }
     for (int64_t nc = 0; nc < NC; nc++) {
         size_t xb = (size_t)(nc * IH * IW), yb = (size_t)(nc * OH * OW);
         for (int64_t oh = 0; oh < OH; oh++)

@@ -4,6 +4,7 @@
 
 #include "tfl_params.h"
 #include "sy_mcu_ext.h"
+#include "qk.h"
 
 extern const sy_host_api *mcu_H;
 
@@ -30,10 +31,17 @@ extern mcu_cfg mcu_current;
 /* Table A and the conversion-time rejections (mcu_rules.c) */
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 
+/* switchyard.quant and ONNX QuantizeLinear/DequantizeLinear/Reshape (mcu_quant.c) */
+bool mcu_quant_domain(const sy_node *n);
+/* false: declined (claim filled) */
+bool mcu_quant_check(const sy_node *n, sy_claim *claim);
+
 /* kernel kinds */
 typedef enum mcu_kind {
     MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
-    MK_LSTM, MK_COPY, MK__COUNT
+    MK_LSTM, MK_COPY,
+    /* switchyard.quant (NCHW int8, plugins/ops_quant/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
+    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK__COUNT
 } mcu_kind;
 
 typedef struct mcu_node {
@@ -45,7 +53,19 @@ typedef struct mcu_node {
         tflk_pool pool;
         tflk_softmax sm;
         tflk_lstm lstm;
+        qk_conv qconv;
+        qk_pool qpool;
+        qk_mm qmm;
+        qk_add qadd;
+        struct {
+            float scale;
+            int32_t zp, dt, n;
+        } qdq;
     } u;
+    /* owned arrays of the switchyard.quant kinds: q_n requantizers, biases, weight zero points */
+    qk_rq *q_rq;
+    int32_t *q_bias, *q_zp;
+    int32_t q_n, q_nzp;
     tfl_owned o;
     /* the constant arrays of the params and their lengths (for emission) */
     int32_t n_mult;
@@ -82,6 +102,9 @@ typedef struct mcu_capture {
 } mcu_capture;
 
 extern mcu_capture mcu_cap;
+
+sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
+void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
 sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);
 

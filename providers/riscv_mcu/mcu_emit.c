@@ -106,6 +106,7 @@ typedef struct layout {
     size_t flash_weights; /* bytes of weight arrays */
     size_t flash_params;  /* bytes of parameter constants */
     bool used[MK__COUNT];
+    size_t ws_bytes;
 } layout;
 
 static void consider(layout *L, const void *p, size_t n)
@@ -270,6 +271,101 @@ static sy_status *emit_qt(out *o, layout *L, const mcu_rec *r, const tflk_qtenso
     return NULL;
 }
 
+static void emit_rqs(out *o, const char *sym, const qk_rq *r, int32_t n)
+{
+    P(o, "static const qk_rq %s[%d] = {", sym, n ? n : 1);
+    for (int32_t i = 0; i < n; i++)
+        P(o, "\n    {%d, %a, %d, %d, %d, %d, %d},", r[i].mode, r[i].real_mult, r[i].mult, r[i].shift, r[i].zp, r[i].lo,
+          r[i].hi);
+    if (!n)
+        P(o, "{0, 0.0, 0, 0, 0, 0, 0}");
+    P(o, "\n};\n");
+}
+
+/* the switchyard.quant kinds and Quantize/DequantizeLinear (qk.c) */
+static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t xo, size_t yo)
+{
+    const mcu_node *k = r->k;
+    char fb[48];
+    const char *wsym = "NULL";
+    char rq[32], bias[32], zp[32];
+    snprintf(rq, sizeof rq, "n%u_rq", i);
+    snprintf(bias, sizeof bias, "n%u_bias", i);
+    snprintf(zp, sizeof zp, "n%u_zp", i);
+    if (k->kind == MK_QCONV || k->kind == MK_QMM || k->kind == MK_QADD) {
+        if (r->n_in < 4 || !r->in[3].data)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: node %u has no second operand", i);
+        if (r->in[3].is_const)
+            SY_TRY(blob_sym(L, r->in[3].data, r->in[3].nbytes, r->in[3].dtype, &wsym));
+    }
+    if (k->kind == MK_QCONV || k->kind == MK_QMM) {
+        emit_rqs(o, rq, k->q_rq, k->q_n);
+        emit_i32s(o, bias, k->q_bias, k->q_n);
+        if (k->q_nzp)
+            emit_i32s(o, zp, k->q_zp, k->q_nzp);
+        L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4) + (size_t)k->q_nzp * 4;
+    }
+    const char *zps = k->q_nzp ? zp : "NULL";
+    switch (k->kind) {
+    case MK_QCONV: {
+        const qk_conv *p = &k->u.qconv;
+        P(o, "static const qk_conv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
+          i, p->n, p->c, p->ih, p->iw, p->oc, p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl,
+          p->group, p->xdt, p->wdt, p->ydt, p->x_zp, p->n_wzp, zps, bias, rq);
+        L->flash_params += sizeof(qk_conv);
+        P(calls, "    qk_conv_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
+        break;
+    }
+    case MK_QMM: {
+        const qk_mm *p = &k->u.qmm;
+        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batch, p->m, p->k,
+          p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, zps, bias, rq);
+        L->flash_params += sizeof(qk_mm);
+        P(calls, "    qk_matmul_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
+        break;
+    }
+    case MK_QPOOL: {
+        const qk_pool *p = &k->u.qpool;
+        P(o, "static const qk_pool n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, {%d, %a, %d, %d, %d, %d, %d}};\n",
+          i, p->nc, p->ih, p->iw, p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl, p->xdt, p->ydt,
+          p->x_zp, p->y_zp, p->same, p->rq.mode, p->rq.real_mult, p->rq.mult, p->rq.shift, p->rq.zp, p->rq.lo, p->rq.hi);
+        L->flash_params += sizeof(qk_pool);
+        P(calls, "    qk_maxpool_run(&n%u, ws + %zu, ws + %zu);\n", i, xo, yo);
+        break;
+    }
+    case MK_QADD: {
+        const qk_add *p = &k->u.qadd;
+        char f2[48];
+        P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d};\n",
+          i, p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb, p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra),
+          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so);
+        L->flash_params += sizeof(qk_add);
+        char bexpr[64];
+        if (r->in[3].is_const) {
+            snprintf(bexpr, sizeof bexpr, "%s", wsym);
+        } else {
+            size_t bo = 0;
+            SY_TRY(offset_of(L, r->in[3].data, r->in[3].nbytes, L->ws_bytes, r->in[3].name, &bo));
+            snprintf(bexpr, sizeof bexpr, "ws + %zu", bo);
+        }
+        P(calls, "    qk_add_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, bexpr, yo);
+        break;
+    }
+    case MK_QUANT:
+        P(calls, "    qk_quantize_run(%d, (const float *)(ws + %zu), %s, %d, %d, ws + %zu);\n", k->u.qdq.n, xo,
+          ffmt(fb, sizeof fb, k->u.qdq.scale), k->u.qdq.zp, k->u.qdq.dt, yo);
+        break;
+    case MK_DEQUANT:
+        P(calls, "    qk_dequantize_run(%d, ws + %zu, %d, %s, %d, (float *)(ws + %zu));\n", k->u.qdq.n, xo, k->u.qdq.dt,
+          ffmt(fb, sizeof fb, k->u.qdq.scale), k->u.qdq.zp, yo);
+        break;
+    default: break;
+    }
+    return NULL;
+}
+
 /* parameters of node i as C, and the call that runs it */
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
@@ -283,6 +379,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
     P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
     L->used[k->kind] = true;
+    if (k->kind >= MK_QCONV)
+        return emit_qnode(o, calls, L, r, i, xo, yo);
     const char *wsym = "NULL", *bsym = "NULL";
     if (k->kind == MK_CONV_S8 || k->kind == MK_CONV_F32 || k->kind == MK_FC_S8 || k->kind == MK_FC_F32) {
         SY_TRY(blob_sym(L, r->in[1].data, r->in[1].nbytes, r->in[1].dtype, &wsym));
@@ -413,6 +511,12 @@ static const char *kernel_file(mcu_kind k)
     case MK_SOFTMAX_S8:
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
     case MK_LSTM: return "tflk_lstm.c";
+    case MK_QCONV:
+    case MK_QPOOL:
+    case MK_QMM:
+    case MK_QADD:
+    case MK_QUANT:
+    case MK_DEQUANT: return "qk.c";
     default: return NULL;
     }
 }
@@ -662,6 +766,7 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         }
     layout L;
     memset(&L, 0, sizeof L);
+    L.ws_bytes = req->workspace_bytes;
     for (uint32_t r = 0; r < n_recs; r++) {
         const mcu_rec *rc = &mcu_cap.recs[r];
         for (uint32_t i = 0; i < rc->n_in; i++)
@@ -734,8 +839,12 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
     P(&model, "/* Generated by switchyard codegen from %s for %s (%s): do not edit.\n"
               " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
       req->model_name, mcu_current.chip->name, mcu_current.chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
-    P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
-              "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n");
+    bool uses_qk = false;
+    for (int k = MK_QCONV; k < MK__COUNT; k++)
+        uses_qk |= L.used[k];
+    P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
+              "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",
+      uses_qk ? "#include \"qk.h\"\n" : "");
     for (uint32_t b = 0; b < L.n_blobs; b++)
         emit_blob(&model, &L.blobs[b]);
     P(&model, "\n/* ---- parameters ---- */");
@@ -780,6 +889,8 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         st = write_source(req->dir, "tflk.h");
     if (!st)
         st = write_source(req->dir, "tflk_math.c");
+    if (!st && uses_qk)
+        st = write_source(req->dir, "qk.h");
     const char *written[8];
     unsigned nw = 0;
     for (int k = 0; k < MK__COUNT && !st; k++) {

@@ -169,7 +169,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         return;
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
-    if (!dom || strcmp(dom, TFL_DOMAIN)) {
+    bool quant = mcu_quant_domain(n);
+    if (!quant && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -198,10 +199,14 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             return;
         }
     }
+    if (quant && !mcu_quant_check(n, c))
+        return;
     const sy_tensor *x = in_at(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
     bool i8 = x && x->dtype == SY_DT_INT8;
     bool known = true;
-    if (!strcmp(op, "CONV_2D")) {
+    if (quant) {
+        /* checked by mcu_quant_check */
+    } else if (!strcmp(op, "CONV_2D")) {
         if (!rank_in(n, x, 4, 4, "input (NHWC)", "#1 Conv2D", c) || !const_input(n, 1, "filter", "#1 Conv2D", c) ||
             !const_input(n, 2, "bias", "#1 Conv2D", c) || !check_act(cfg, n, "#1 Conv2D", c))
             return;

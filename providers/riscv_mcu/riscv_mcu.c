@@ -25,7 +25,9 @@
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8 through fp32), RESHAPE,
- * SQUEEZE, EXPAND_DIMS.
+ * SQUEEZE, EXPAND_DIMS; the ONNX path (mcu_quant.c, plugins/ops_quant/kernels):
+ * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
+ * QuantizeLinear, DequantizeLinear, Reshape.
  */
 #include "mcu.h"
 
@@ -162,6 +164,9 @@ static void node_release(void *p)
     if (!k)
         return;
     tfl_params_free(&k->o);
+    free(k->q_rq);
+    free(k->q_bias);
+    free(k->q_zp);
     free(k);
 }
 
@@ -180,7 +185,9 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         if (t && t->data)
             k->const_mask |= 1u << i;
     }
-    if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
+    if (mcu_quant_domain(n)) {
+        SY_TRY(mcu_quant_prepare(n, k));
+    } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
         k->kind = i8 ? MK_CONV_S8 : MK_CONV_F32;
         SY_TRY(tfl_build_conv(H, n, &k->u.conv, &k->o));
         k->n_mult = k->u.conv.per_channel ? k->u.conv.oc : 1;
@@ -249,6 +256,10 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     const void *bd = b ? b->data : NULL;
     if (mcu_cap.on)
         record(k, io);
+    if (k->kind >= MK_QCONV) {
+        mcu_quant_run(k, io);
+        return NULL;
+    }
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
     case MK_CONV_F32: tflk_conv_f32(&k->u.conv, x->data, w->data, bd, y->data); break;
@@ -271,6 +282,11 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
             node_release, NULL                                                                                     \
     }
+#define MCU_QKERNEL(dom, op, v, mask)                                                                              \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), (dom), (op), (v), 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,        \
+            node_release, NULL                                                                                     \
+    }
 
 static const sy_kernel_def kernels[] = {
     MCU_KERNEL("CONV_2D", MCU_F32_I8),
@@ -283,6 +299,14 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("RESHAPE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("SQUEEZE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
+    MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QMatMul", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QAdd", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
+    MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
 };
 
 /* ---- the codegen extension ---------------------------------------------------- */

@@ -1,0 +1,175 @@
+/* qk: the portable integer kernels of switchyard.quant (see qk.h). */
+#include "qk.h"
+
+static int32_t ld(const void *p, int32_t dt, size_t i)
+{
+    return dt == QK_U8 ? (int32_t)((const uint8_t *)p)[i] : (int32_t)((const int8_t *)p)[i];
+}
+static void st(void *p, int32_t dt, size_t i, int32_t v)
+{
+    if (dt == QK_U8)
+        ((uint8_t *)p)[i] = (uint8_t)v;
+    else
+        ((int8_t *)p)[i] = (int8_t)v;
+}
+
+double qk_round_even(double v)
+{
+    if (!(v == v) || v >= 4503599627370496.0 || v <= -4503599627370496.0)
+        return v; /* NaN, inf, or already an integer */
+    double f = (double)(int64_t)v; /* truncation */
+    if (f > v)
+        f -= 1.0; /* floor */
+    double d = v - f;
+    if (d > 0.5)
+        return f + 1.0;
+    if (d < 0.5)
+        return f;
+    return ((int64_t)f & 1) == 0 ? f : f + 1.0;
+}
+
+static int32_t sat(double v, int32_t lo, int32_t hi)
+{
+    return !(v >= lo) ? lo : (v > hi ? hi : (int32_t)v);
+}
+
+static int32_t srdhm(int32_t a, int32_t b)
+{
+    if (a == b && a == INT32_MIN)
+        return INT32_MAX;
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+static int32_t rdivpot(int32_t x, int32_t e)
+{
+    if (e <= 0)
+        return x;
+    if (e > 31)
+        e = 31;
+    int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u), rem = x & mask, th = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (rem > th ? 1 : 0);
+}
+int32_t qk_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    return rdivpot(srdhm((int32_t)((uint32_t)x << left), mult), right);
+}
+
+int32_t qk_rq_apply(const qk_rq *r, int64_t acc)
+{
+    if (r->mode == QK_RQ_GEMMLOWP) {
+        int32_t a = acc > INT32_MAX ? INT32_MAX : (acc < INT32_MIN ? INT32_MIN : (int32_t)acc);
+        int64_t v = (int64_t)qk_mul_by_qm(a, r->mult, r->shift) + r->zp;
+        return v < r->lo ? r->lo : (v > r->hi ? r->hi : (int32_t)v);
+    }
+    return sat(qk_round_even((double)acc * r->real_mult) + (double)r->zp, r->lo, r->hi);
+}
+
+int32_t qk_quantize1(float x, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+    float q = x / scale;
+    return sat(qk_round_even((double)q) + (double)zp, lo, hi);
+}
+
+void qk_conv_run(const qk_conv *p, const void *x, const void *w, void *y)
+{
+    int32_t cg = p->c / p->group, ocg = p->oc / p->group, K = cg * p->kh * p->kw;
+    for (int32_t b = 0; b < p->n; b++)
+        for (int32_t o = 0; o < p->oc; o++) {
+            int32_t gr = o / ocg, wz = p->w_zp ? p->w_zp[p->n_wzp > 1 ? o : 0] : 0;
+            for (int32_t oh = 0; oh < p->oh; oh++)
+                for (int32_t ow = 0; ow < p->ow; ow++) {
+                    uint32_t acc = p->bias ? (uint32_t)p->bias[o] : 0u; /* wrapping, as ops_quant */
+                    for (int32_t ci = 0; ci < cg; ci++)
+                        for (int32_t kh = 0; kh < p->kh; kh++) {
+                            int32_t ih = oh * p->sh - p->pt + kh * p->dh;
+                            if (ih < 0 || ih >= p->ih)
+                                continue;
+                            for (int32_t kw = 0; kw < p->kw; kw++) {
+                                int32_t iw = ow * p->sw - p->pl + kw * p->dw;
+                                if (iw < 0 || iw >= p->iw)
+                                    continue;
+                                size_t xi = (((size_t)b * p->c + (size_t)(gr * cg + ci)) * p->ih + ih) * p->iw + iw;
+                                size_t wi = (size_t)o * K + ((size_t)ci * p->kh + kh) * p->kw + kw;
+                                int32_t xv = ld(x, p->xdt, xi) - p->x_zp, wv = ld(w, p->wdt, wi) - wz;
+                                acc += (uint32_t)(xv * wv);
+                            }
+                        }
+                    size_t yi = (((size_t)b * p->oc + o) * p->oh + oh) * p->ow + ow;
+                    st(y, p->ydt, yi, qk_rq_apply(&p->rq[o], (int32_t)acc));
+                }
+        }
+}
+
+void qk_maxpool_run(const qk_pool *p, const void *x, void *y)
+{
+    for (int32_t nc = 0; nc < p->nc; nc++)
+        for (int32_t oh = 0; oh < p->oh; oh++)
+            for (int32_t ow = 0; ow < p->ow; ow++) {
+                int32_t best = INT32_MIN, count = 0;
+                for (int32_t kh = 0; kh < p->kh; kh++) {
+                    int32_t ih = oh * p->sh - p->pt + kh * p->dh;
+                    for (int32_t kw = 0; kw < p->kw; kw++) {
+                        int32_t iw = ow * p->sw - p->pl + kw * p->dw;
+                        if (ih < 0 || ih >= p->ih || iw < 0 || iw >= p->iw)
+                            continue;
+                        int32_t v = ld(x, p->xdt, ((size_t)nc * p->ih + ih) * p->iw + iw);
+                        best = v > best ? v : best;
+                        count++;
+                    }
+                }
+                int32_t out = !count ? p->y_zp : (p->same ? best : qk_rq_apply(&p->rq, (int64_t)best - p->x_zp));
+                st(y, p->ydt, ((size_t)nc * p->oh + oh) * p->ow + ow, out);
+            }
+}
+
+void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y)
+{
+    for (int32_t bt = 0; bt < p->batch; bt++)
+        for (int32_t i = 0; i < p->m; i++)
+            for (int32_t j = 0; j < p->nn; j++) {
+                int32_t bz = p->b_zp ? p->b_zp[p->n_bzp > 1 ? j : 0] : 0;
+                uint32_t acc = p->bias ? (uint32_t)p->bias[j] : 0u;
+                for (int32_t k = 0; k < p->k; k++) {
+                    int32_t av = ld(a, p->adt, ((size_t)bt * p->m + i) * p->k + k) - p->a_zp;
+                    int32_t bv = ld(b, p->bdt, (size_t)k * p->nn + j) - bz;
+                    acc += (uint32_t)(av * bv);
+                }
+                st(y, p->ydt, ((size_t)bt * p->m + i) * p->nn + j, qk_rq_apply(&p->rq[j], (int32_t)acc));
+            }
+}
+
+void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
+{
+    for (int32_t i = 0; i < p->n; i++) {
+        int64_t da = (int64_t)ld(a, p->adt, (size_t)i) - p->za;
+        int64_t db = (int64_t)ld(b, p->bdt, (size_t)(p->nb == p->n ? i : i % p->nb)) - p->zb;
+        int32_t out;
+        if (p->mode == QK_RQ_GEMMLOWP) {
+            int32_t sa = qk_mul_by_qm((int32_t)(da * (1 << 20)), p->m1, p->s1);
+            int32_t sb = qk_mul_by_qm((int32_t)(db * (1 << 20)), p->m2, p->s2);
+            int64_t sum = (int64_t)sa + sb;
+            sum = sum > INT32_MAX ? INT32_MAX : (sum < INT32_MIN ? INT32_MIN : sum);
+            int64_t r = (int64_t)qk_mul_by_qm((int32_t)sum, p->mo, p->so) + p->zy;
+            out = r < p->lo ? p->lo : (r > p->hi ? p->hi : (int32_t)r);
+        } else {
+            float v = p->ra * (float)da + p->rb * (float)db + (float)p->zy;
+            out = sat(qk_round_even((double)v), p->lo, p->hi);
+        }
+        st(y, p->ydt, (size_t)i, out);
+    }
+}
+
+void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y)
+{
+    int32_t lo = ydt == QK_U8 ? 0 : -128, hi = ydt == QK_U8 ? 255 : 127;
+    for (size_t i = 0; i < n; i++)
+        st(y, ydt, i, qk_quantize1(x[i], scale, zp, lo, hi));
+}
+
+void qk_dequantize_run(size_t n, const void *x, int32_t xdt, float scale, int32_t zp, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)((int64_t)ld(x, xdt, i) - zp) * scale;
+}

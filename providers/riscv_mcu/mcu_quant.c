@@ -1,0 +1,418 @@
+/*
+ * riscv_mcu: the ONNX path to the MCU. `switchyard quantize` writes a QDQ
+ * model; the core's QDQ pass folds it into switchyard.quant QConv,
+ * QMaxPool, QMatMul, QAdd between an ONNX QuantizeLinear and
+ * DequantizeLinear. This file checks those nodes for the MCU, builds the
+ * parameters of the portable integer kernels (plugins/ops_quant/kernels/qk.c:
+ * NCHW, int8 activations, per-tensor or per-channel weights) with the same
+ * requantizers ops_quant uses (sy_rq_init, q_mult3, the bias quantization,
+ * the folded activation clamp), and runs them on the host.
+ */
+#include "mcu.h"
+
+#include <math.h>
+
+#define H mcu_H
+#define SWQ "switchyard.quant"
+
+static const sy_tensor *qin(const sy_node *n, uint32_t i)
+{
+    return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
+}
+
+static bool is_onnx(const char *dom) { return !dom || !*dom || !strcmp(dom, "ai.onnx"); }
+
+bool mcu_quant_domain(const sy_node *n)
+{
+    const char *op = H->node_op(n), *dom = H->node_domain(n);
+    if (dom && !strcmp(dom, SWQ))
+        return true;
+    return is_onnx(dom) && (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear") || !strcmp(op, "Reshape"));
+}
+
+static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
+static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    c->take = false;
+    c->reason = r;
+    vsnprintf(c->text, sizeof c->text, fmt, ap);
+    va_end(ap);
+}
+
+static int64_t numel(const sy_tensor *t) { return t ? sy_tensor_numel(t) : 0; }
+
+/* scale/zero-point inputs [from, from+count) must be constants; scales float32 */
+static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy_claim *c)
+{
+    const char *op = H->node_op(n);
+    for (uint32_t i = 0; i < cnt; i++) {
+        const sy_tensor *t = qin(n, idx[i]);
+        if (t && !t->data) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: quantization parameter '%s' must be a constant on the MCU", op,
+                     t->name ? t->name : "");
+            return false;
+        }
+        if (t && t->dtype != SY_DT_FLOAT32 && t->dtype != SY_DT_INT8 && t->dtype != SY_DT_UINT8 &&
+            t->dtype != SY_DT_INT32) {
+            qdecline(c, SY_REASON_DTYPE, "%s: quantization parameter '%s' is %s; the MCU takes float32 scales", op,
+                     t->name ? t->name : "", sy_dt_name(t->dtype));
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool i8act(const sy_node *n, const sy_tensor *t, sy_claim *c)
+{
+    if (t && t->dtype != SY_DT_INT8) {
+        qdecline(c, SY_REASON_DTYPE, "%s: activation '%s' is %s; the MCU integer kernels take int8", H->node_op(n),
+                 t->name ? t->name : "", sy_dt_name(t->dtype));
+        return false;
+    }
+    return true;
+}
+
+bool mcu_quant_check(const sy_node *n, sy_claim *c)
+{
+    const char *op = H->node_op(n), *dom = H->node_domain(n);
+    const sy_tensor *x = qin(n, 0), *y = H->node_num_outputs(n) ? H->node_output(n, 0) : NULL;
+    if (!x || !y) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: missing input or output", op);
+        return false;
+    }
+    if (is_onnx(dom)) {
+        if (!strcmp(op, "Reshape"))
+            return true;
+        bool q = !strcmp(op, "QuantizeLinear");
+        const sy_tensor *s = qin(n, 1), *z = qin(n, 2);
+        static const uint32_t idx[] = {1, 2};
+        if (!const_params(n, idx, 2, c))
+            return false;
+        if (!s || numel(s) != 1 || (z && numel(z) != 1) || s->dtype != SY_DT_FLOAT32) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU takes a per-tensor float32 scale only", op);
+            return false;
+        }
+        if ((q ? x : y)->dtype != SY_DT_FLOAT32) {
+            qdecline(c, SY_REASON_DTYPE, "%s: the float side must be float32", op);
+            return false;
+        }
+        return i8act(n, q ? y : x, c);
+    }
+    if (!strcmp(op, "QConv")) {
+        static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8};
+        const sy_tensor *w = qin(n, 3);
+        if (!const_params(n, idx, 8, c))
+            return false;
+        if (x->rank != 4 || !w || w->rank != 4) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QConv: the MCU kernel takes 2-D NCHW convolutions only");
+            return false;
+        }
+        if (w->dtype != SY_DT_INT8 && w->dtype != SY_DT_UINT8) {
+            qdecline(c, SY_REASON_DTYPE, "QConv: weights are %s; 8-bit weights are required", sy_dt_name(w->dtype));
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
+    if (!strcmp(op, "QMaxPool")) {
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (x->rank != 4 || sy_attr_int_or(H, n, "global", 0) || sy_attr_int_or(H, n, "ceil_mode", 0)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QMaxPool: the MCU kernel takes 2-D NCHW windows, no global, no ceil_mode");
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
+    if (!strcmp(op, "QMatMul")) {
+        static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8};
+        const sy_tensor *b = qin(n, 3);
+        if (!const_params(n, idx, 8, c))
+            return false;
+        if (!b || b->rank != 2 || sy_attr_int_or(H, n, "trans_b", 0) ||
+            (b->dtype != SY_DT_INT8 && b->dtype != SY_DT_UINT8)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: the MCU kernel takes a constant 8-bit [K, N] B, no trans_b");
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
+    if (!strcmp(op, "QAdd")) {
+        static const uint32_t idx[] = {1, 2, 4, 5, 6, 7};
+        const sy_tensor *b = qin(n, 3);
+        if (!const_params(n, idx, 6, c))
+            return false;
+        if (!b || (numel(b) != numel(y) && numel(b) != 1) || numel(x) != numel(y)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QAdd: the MCU kernel takes A of the output's size and B of it or 1");
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
+    }
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd)",
+             op, dom ? dom : "");
+    return false;
+}
+
+/* ---- parameters, as ops_quant computes them ------------------------------------ */
+
+static float scale_at(const sy_tensor *s, int64_t i) { return ((const float *)s->data)[numel(s) > 1 ? i : 0]; }
+static int32_t zp_at(const sy_tensor *z, int64_t i)
+{
+    return z && z->data ? sy_q_load(z->data, z->dtype, (size_t)(numel(z) > 1 ? i : 0)) : 0;
+}
+static int32_t qdt(sy_dtype dt) { return dt == SY_DT_UINT8 ? QK_U8 : QK_S8; }
+
+static sy_status *rq_mode(const sy_node *n, sy_rq_mode *mode)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    *mode = SY_RQ_ONNX;
+    if (H->attr_string(n, "requant", &s, &len)) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 31 ? len : 31), s);
+        if (!sy_rq_mode_parse(buf, mode))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "attribute requant = \"%s\": expected onnx or gemmlowp", buf);
+    }
+    return NULL;
+}
+
+/* q_act_clamp of ops_quant */
+static void act_clamp(const sy_node *n, float ys, int32_t yz, sy_dtype ydt, int32_t *lo, int32_t *hi)
+{
+    float amin = sy_attr_float_or(H, n, "act_min", -INFINITY), amax = sy_attr_float_or(H, n, "act_max", INFINITY);
+    sy_q_storage_range(ydt, lo, hi);
+    if (isfinite(amin)) {
+        int32_t v = sy_rq_quantize(amin, ys, yz, *lo, *hi);
+        if (v > *lo)
+            *lo = v;
+    }
+    if (isfinite(amax)) {
+        int32_t v = sy_rq_quantize(amax, ys, yz, *lo, *hi);
+        if (v < *hi)
+            *hi = v;
+    }
+}
+
+static void to_qk(const sy_requant *r, qk_rq *q)
+{
+    q->mode = r->mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX;
+    q->real_mult = r->real_mult;
+    q->mult = r->mult;
+    q->shift = r->shift;
+    q->zp = r->zp;
+    q->lo = r->lo;
+    q->hi = r->hi;
+}
+
+/* per output channel: requantizers, int32 bias, weight zero points (QConv, QMatMul) */
+static sy_status *chan_params(const sy_node *n, mcu_node *k, int32_t nch, uint32_t ixs, uint32_t iws, uint32_t iwz,
+                              uint32_t iys, uint32_t iyz, uint32_t ib)
+{
+    const sy_tensor *xs = qin(n, ixs), *ws = qin(n, iws), *wz = qin(n, iwz), *ys = qin(n, iys), *yz = qin(n, iyz),
+                    *b = qin(n, ib), *y = H->node_output(n, 0);
+    if ((numel(ws) != 1 && numel(ws) != nch) || (wz && numel(wz) != 1 && numel(wz) != nch) ||
+        (b && numel(b) != 1 && numel(b) != nch))
+        return H->status_new(SY_ERR_SHAPE, "%s: per-channel parameters of %d channels expected", H->node_op(n), nch);
+    if (b && b->dtype != SY_DT_INT32 && b->dtype != SY_DT_FLOAT32)
+        return H->status_new(SY_ERR_TYPE, "%s: bias must be int32 or float32", H->node_op(n));
+    sy_rq_mode mode;
+    SY_TRY(rq_mode(n, &mode));
+    k->q_n = nch;
+    k->q_nzp = wz ? (int32_t)numel(wz) : 0;
+    k->q_rq = calloc((size_t)nch, sizeof *k->q_rq);
+    k->q_bias = calloc((size_t)nch, sizeof *k->q_bias);
+    k->q_zp = calloc((size_t)(k->q_nzp ? k->q_nzp : 1), sizeof *k->q_zp);
+    if (!k->q_rq || !k->q_bias || !k->q_zp)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    float sx = scale_at(xs, 0), sy = scale_at(ys, 0);
+    int32_t yzp = zp_at(yz, 0), lo, hi;
+    act_clamp(n, sy, yzp, y->dtype, &lo, &hi);
+    for (int32_t c = 0; c < nch; c++) {
+        float sw = scale_at(ws, c);
+        /* q_mult3 of ops_quant for float32 scales */
+        float m = sx * sw;
+        m = m / sy;
+        sy_requant r;
+        sy_rq_init(&r, mode, (double)m, yzp, lo, hi);
+        to_qk(&r, &k->q_rq[c]);
+        if (b && b->dtype == SY_DT_INT32) {
+            k->q_bias[c] = ((const int32_t *)b->data)[numel(b) == 1 ? 0 : c];
+        } else if (b) {
+            double v = sy_rq_round_even((double)scale_at(b, c) / ((double)sx * (double)sw));
+            k->q_bias[c] = v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : (int32_t)v);
+        }
+    }
+    for (int32_t c = 0; c < k->q_nzp; c++)
+        k->q_zp[c] = zp_at(wz, c);
+    return NULL;
+}
+
+/* begin pads of a 2-D window from the node's attributes and its known output */
+static sy_status *window(const sy_node *n, const sy_tensor *x, const sy_tensor *y, int32_t kh, int32_t kw, int32_t *s,
+                         int32_t *d, int32_t *pb)
+{
+    int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+    sy_attr_ints_copy(H, n, "strides", st, 2);
+    sy_attr_ints_copy(H, n, "dilations", dl, 2);
+    sy_attr_ints_copy(H, n, "pads", pd, 4);
+    char ap[24];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    int32_t k[2] = {kh, kw};
+    for (int i = 0; i < 2; i++) {
+        s[i] = (int32_t)st[i];
+        d[i] = (int32_t)dl[i];
+        if (!strcmp(ap, "NOTSET")) {
+            pb[i] = (int32_t)pd[i];
+        } else if (!strcmp(ap, "VALID")) {
+            pb[i] = 0;
+        } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            int64_t ek = (int64_t)(k[i] - 1) * d[i] + 1;
+            int64_t total = (y->dims[2 + i] - 1) * s[i] + ek - x->dims[2 + i];
+            if (total < 0)
+                total = 0;
+            pb[i] = (int32_t)(!strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2);
+        } else {
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "auto_pad \"%s\"", ap);
+        }
+    }
+    return NULL;
+}
+
+sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
+{
+    const char *op = H->node_op(n), *dom = H->node_domain(n);
+    const sy_tensor *x = qin(n, 0), *y = H->node_output(n, 0);
+    if (is_onnx(dom)) {
+        if (!strcmp(op, "Reshape")) {
+            k->kind = MK_COPY;
+            return NULL;
+        }
+        bool q = !strcmp(op, "QuantizeLinear");
+        k->kind = q ? MK_QUANT : MK_DEQUANT;
+        k->u.qdq.scale = scale_at(qin(n, 1), 0);
+        k->u.qdq.zp = zp_at(qin(n, 2), 0);
+        k->u.qdq.dt = qdt(q ? y->dtype : x->dtype);
+        k->u.qdq.n = (int32_t)numel(x);
+        return NULL;
+    }
+    if (!strcmp(op, "QConv")) {
+        const sy_tensor *w = qin(n, 3);
+        qk_conv *p = &k->u.qconv;
+        k->kind = MK_QCONV;
+        p->n = (int32_t)x->dims[0];
+        p->c = (int32_t)x->dims[1];
+        p->ih = (int32_t)x->dims[2];
+        p->iw = (int32_t)x->dims[3];
+        p->oc = (int32_t)y->dims[1];
+        p->oh = (int32_t)y->dims[2];
+        p->ow = (int32_t)y->dims[3];
+        p->kh = (int32_t)w->dims[2];
+        p->kw = (int32_t)w->dims[3];
+        p->group = (int32_t)sy_attr_int_or(H, n, "group", 1);
+        int32_t s[2], d[2], pb[2];
+        SY_TRY(window(n, x, y, p->kh, p->kw, s, d, pb));
+        p->sh = s[0], p->sw = s[1], p->dh = d[0], p->dw = d[1], p->pt = pb[0], p->pl = pb[1];
+        p->xdt = qdt(x->dtype);
+        p->wdt = qdt(w->dtype);
+        p->ydt = qdt(y->dtype);
+        p->x_zp = zp_at(qin(n, 2), 0);
+        SY_TRY(chan_params(n, k, p->oc, 1, 4, 5, 6, 7, 8));
+        p->n_wzp = k->q_nzp;
+        p->w_zp = k->q_nzp ? k->q_zp : NULL;
+        p->bias = k->q_bias;
+        p->rq = k->q_rq;
+        return NULL;
+    }
+    if (!strcmp(op, "QMaxPool")) {
+        qk_pool *p = &k->u.qpool;
+        k->kind = MK_QPOOL;
+        int64_t ks[2] = {1, 1};
+        sy_attr_ints_copy(H, n, "kernel_shape", ks, 2);
+        p->nc = (int32_t)(x->dims[0] * x->dims[1]);
+        p->ih = (int32_t)x->dims[2];
+        p->iw = (int32_t)x->dims[3];
+        p->oh = (int32_t)y->dims[2];
+        p->ow = (int32_t)y->dims[3];
+        p->kh = (int32_t)ks[0];
+        p->kw = (int32_t)ks[1];
+        int32_t s[2], d[2], pb[2];
+        SY_TRY(window(n, x, y, p->kh, p->kw, s, d, pb));
+        p->sh = s[0], p->sw = s[1], p->dh = d[0], p->dw = d[1], p->pt = pb[0], p->pl = pb[1];
+        p->xdt = qdt(x->dtype);
+        p->ydt = qdt(y->dtype);
+        float sx = scale_at(qin(n, 1), 0), sy = scale_at(qin(n, 3), 0);
+        p->x_zp = zp_at(qin(n, 2), 0);
+        p->y_zp = zp_at(qin(n, 4), 0);
+        p->same = sx == sy && p->x_zp == p->y_zp;
+        sy_rq_mode mode;
+        SY_TRY(rq_mode(n, &mode));
+        int32_t lo, hi;
+        sy_q_storage_range(y->dtype, &lo, &hi);
+        sy_requant r;
+        sy_rq_init(&r, mode, (double)sx / sy, p->y_zp, lo, hi);
+        to_qk(&r, &p->rq);
+        return NULL;
+    }
+    if (!strcmp(op, "QMatMul")) {
+        const sy_tensor *b = qin(n, 3);
+        qk_mm *p = &k->u.qmm;
+        k->kind = MK_QMM;
+        p->k = (int32_t)b->dims[0];
+        p->nn = (int32_t)b->dims[1];
+        p->m = (int32_t)x->dims[x->rank - 2 >= 0 ? x->rank - 2 : 0];
+        if (x->rank < 2)
+            p->m = 1;
+        p->batch = (int32_t)(numel(x) / ((int64_t)p->m * p->k));
+        p->adt = qdt(x->dtype);
+        p->bdt = qdt(b->dtype);
+        p->ydt = qdt(y->dtype);
+        p->a_zp = zp_at(qin(n, 2), 0);
+        SY_TRY(chan_params(n, k, p->nn, 1, 4, 5, 6, 7, 8));
+        p->n_bzp = k->q_nzp;
+        p->b_zp = k->q_nzp ? k->q_zp : NULL;
+        p->bias = k->q_bias;
+        p->rq = k->q_rq;
+        return NULL;
+    }
+    if (!strcmp(op, "QAdd")) {
+        const sy_tensor *b = qin(n, 3);
+        qk_add *p = &k->u.qadd;
+        k->kind = MK_QADD;
+        p->n = (int32_t)numel(y);
+        p->nb = (int32_t)numel(b);
+        p->adt = qdt(x->dtype);
+        p->bdt = qdt(b->dtype);
+        p->ydt = qdt(y->dtype);
+        sy_rq_mode mode;
+        SY_TRY(rq_mode(n, &mode));
+        p->mode = mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX;
+        p->za = zp_at(qin(n, 2), 0);
+        p->zb = zp_at(qin(n, 5), 0);
+        p->zy = zp_at(qin(n, 7), 0);
+        float sa = scale_at(qin(n, 1), 0), sb = scale_at(qin(n, 4), 0), sy = scale_at(qin(n, 6), 0);
+        act_clamp(n, sy, p->zy, y->dtype, &p->lo, &p->hi);
+        p->ra = sa / sy;
+        p->rb = sb / sy;
+        double twice_max = 2.0 * (sa > sb ? sa : sb);
+        sy_q_quantize_multiplier(sa / twice_max, &p->m1, &p->s1);
+        sy_q_quantize_multiplier(sb / twice_max, &p->m2, &p->s2);
+        sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
+        return NULL;
+    }
+    return H->status_new(SY_ERR_UNSUPPORTED, "riscv_mcu: no kernel for %s", op);
+}
+
+void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
+{
+    const void *x = io->inputs[0]->data;
+    void *y = io->outputs[0]->data;
+    switch (k->kind) {
+    case MK_QCONV: qk_conv_run(&k->u.qconv, x, io->inputs[3]->data, y); break;
+    case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
+    case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[3]->data, y); break;
+    case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
+    case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;
+    case MK_DEQUANT: qk_dequantize_run((size_t)k->u.qdq.n, x, k->u.qdq.dt, k->u.qdq.scale, k->u.qdq.zp, y); break;
+    default: break;
+    }
+}
