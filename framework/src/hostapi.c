@@ -98,6 +98,25 @@ static void h_node_set_scratch(sy_node *n, size_t bytes) { n->scratch = bytes; }
 
 static uint32_t h_node_position(const sy_node *n) { return n->index; }
 
+static sy_status *h_node_pin_output(sy_node *n, uint32_t output, uint64_t offset)
+{
+    if (output >= n->n_out)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "node_pin_output: output %u out of range (node has %u)", output,
+                        n->n_out);
+    if (offset > (uint64_t)INT64_MAX)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "node_pin_output: offset %llu too large",
+                        (unsigned long long)offset);
+    if (!n->pins) {
+        n->pins = malloc(n->n_out * sizeof *n->pins);
+        if (!n->pins)
+            return sy_error_oom();
+        for (uint32_t i = 0; i < n->n_out; i++)
+            n->pins[i] = -1;
+    }
+    n->pins[output] = (int64_t)offset;
+    return NULL;
+}
+
 static void *h_node_provider_state(const sy_node *n)
 {
     const sy_node_rt *nr = &n->s->nodes[n->index];
@@ -265,6 +284,7 @@ const sy_host_api sy_host_api_table = {
     .node_report_memory = h_node_report_memory,
     .node_position = h_node_position,
     .node_provider_state = h_node_provider_state,
+    .node_pin_output = h_node_pin_output,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

@@ -26,6 +26,7 @@ typedef struct buf {
     uint32_t domain;
     int32_t value;       /* value index, -1 for scratch, -2 for a copy */
     int32_t index;       /* node index (scratch) or copy index */
+    int64_t pin;         /* offset a kernel pinned it at, -1 none */
 } buf;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
@@ -35,6 +36,8 @@ static int cmp_buf(const void *a, const void *b)
     const buf *x = a, *y = b;
     if (x->domain != y->domain)
         return x->domain < y->domain ? -1 : 1;
+    if ((x->pin >= 0) != (y->pin >= 0)) /* pinned buffers are placed first */
+        return x->pin >= 0 ? -1 : 1;
     if (x->size != y->size)
         return x->size < y->size ? 1 : -1;
     if (x->first != y->first)
@@ -55,6 +58,19 @@ static bool needs_buffer(const struct sy_session *s, int32_t v)
 {
     const sy_value_rt *vr = &s->values[v];
     return !vr->is_const && !vr->is_input && vr->producer >= 0 && !s->nodes[vr->producer].folded;
+}
+
+/* The offset a kernel pinned value v at (node_pin_output), -1 none. */
+static int64_t pinned_offset(const struct sy_session *s, int32_t v)
+{
+    int32_t p = s->values[v].producer;
+    if (p < 0 || !s->nodes[p].view.pins)
+        return -1;
+    const ir_node *n = s->nodes[p].view.ir;
+    for (uint32_t o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] == v)
+            return s->nodes[p].view.pins[o];
+    return -1;
 }
 
 /* Lowest offset for `b` not overlapping placed buffers live at the same
@@ -189,7 +205,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
             if ((uint32_t)ip->input >= n->n_inputs || (uint32_t)ip->output >= n->n_outputs)
                 continue;
             int32_t vin = n->inputs[ip->input], vout = n->outputs[ip->output];
-            if (vin < 0 || vout < 0 || !needs_buffer(s, vin) || !needs_buffer(s, vout))
+            if (vin < 0 || vout < 0 || !needs_buffer(s, vin) || !needs_buffer(s, vout) || pinned_offset(s, vout) >= 0)
                 continue;
             /* the node must read the value itself, not a copy of it */
             if (nr->view.in[ip->input] != &s->values[vin].t)
@@ -232,12 +248,13 @@ sy_status *sy_plan_memory(struct sy_session *s)
         s->domains[vr->domain].naive_bytes += align_up(vr->t.nbytes, s->domains[vr->domain].alignment);
         if (vr->alias_of >= 0)
             continue;
-        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, (int32_t)v, -1};
+        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, (int32_t)v, -1,
+                               pinned_offset(s, (int32_t)v)};
         s->domains[vr->domain].activations += vr->t.nbytes;
     }
     for (uint32_t c = 0; c < s->n_copies; c++) {
         sy_value_rt *vr = &s->copies[c].val;
-        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, -2, (int32_t)c};
+        bufs[n_bufs++] = (buf){vr->t.nbytes, vr->first_use, vr->last_use, 0, vr->domain, -2, (int32_t)c, -1};
         s->domains[vr->domain].copies += vr->t.nbytes;
         s->domains[vr->domain].naive_bytes += align_up(vr->t.nbytes, s->domains[vr->domain].alignment);
     }
@@ -247,7 +264,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
             for (uint32_t k = 0; k < s->n_domains; k++)
                 if (s->nodes[i].provider && !strcmp(s->domains[k].name, s->nodes[i].provider->domain.name))
                     d = k;
-            bufs[n_bufs++] = (buf){s->nodes[i].view.scratch, T(i), T(i), 0, d, -1, (int32_t)i};
+            bufs[n_bufs++] = (buf){s->nodes[i].view.scratch, T(i), T(i), 0, d, -1, (int32_t)i, -1};
             s->domains[d].scratch += s->nodes[i].view.scratch;
             s->domains[d].naive_bytes += align_up(s->nodes[i].view.scratch, s->domains[d].alignment);
         }
@@ -262,8 +279,35 @@ sy_status *sy_plan_memory(struct sy_session *s)
             b1++;
         size_t arena = 0;
         uint32_t n_placed = 0;
-        for (uint32_t b = b0; b < b1; b++) {
-            place_first_fit(&bufs[b], placed, n_placed, dr->alignment);
+        for (uint32_t b = b0; b < b1 && !st; b++) {
+            if (bufs[b].pin >= 0) {
+                /* honour the pin; refuse a misaligned one or one that
+                 * overlaps another pinned buffer live at the same time */
+                bufs[b].offset = (size_t)bufs[b].pin;
+                if (bufs[b].offset % dr->alignment) {
+                    st = sy_error(SY_ERR_INVALID_ARGUMENT,
+                                  "value '%s' is pinned at offset %zu of domain '%s', which is not a multiple of its "
+                                  "alignment %u",
+                                  s->values[bufs[b].value].t.name, bufs[b].offset, dr->name, dr->alignment);
+                    break;
+                }
+                for (uint32_t q = 0; q < n_placed; q++) {
+                    const buf *p = placed[q];
+                    bool time = !(p->last < bufs[b].first || p->first > bufs[b].last);
+                    bool space = p->offset < bufs[b].offset + bufs[b].size && bufs[b].offset < p->offset + p->size;
+                    if (time && space && p->size && bufs[b].size) {
+                        st = sy_error(SY_ERR_INVALID_ARGUMENT,
+                                      "values '%s' and '%s' are pinned to overlapping bytes of domain '%s' while both "
+                                      "are live",
+                                      s->values[p->value].t.name, s->values[bufs[b].value].t.name, dr->name);
+                        break;
+                    }
+                }
+                if (st)
+                    break;
+            } else {
+                place_first_fit(&bufs[b], placed, n_placed, dr->alignment);
+            }
             uint32_t at = n_placed;
             while (at > 0 && placed[at - 1]->offset > bufs[b].offset) {
                 placed[at] = placed[at - 1];
@@ -275,6 +319,8 @@ sy_status *sy_plan_memory(struct sy_session *s)
             if (end > arena)
                 arena = end;
         }
+        if (st)
+            break;
         size_t lower = 0;
         for (int32_t t = 0; t <= end_time; t++) {
             size_t live = 0;

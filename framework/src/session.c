@@ -327,6 +327,8 @@ static sy_status *prepare_all(struct sy_session *s)
             continue;
         nr->view.scratch = 0;
         nr->view.persistent = nr->view.packed = 0;
+        free(nr->view.pins);
+        nr->view.pins = NULL;
         if (nr->kernel->def.prepare) {
             sy_status *st = nr->kernel->def.prepare(&nr->view, &nr->state);
             if (st)
@@ -465,6 +467,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i].view.in);
         free(s->nodes[i].view.out);
+        free(s->nodes[i].view.pins);
     }
     free(s->nodes);
     for (uint32_t i = 0; i < s->n_values; i++)

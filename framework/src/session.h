@@ -64,6 +64,7 @@ struct sy_node {
     size_t scratch;
     size_t persistent; /* reported by the kernel: state kept across runs */
     size_t packed;     /* reported by the kernel: repacked weights */
+    int64_t *pins;     /* per output: pinned arena offset, -1 none (NULL: no pins) */
     bool inferring;  /* node_set_output allowed */
 };
 

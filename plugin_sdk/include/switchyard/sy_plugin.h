@@ -317,6 +317,11 @@ typedef struct sy_host_api {
      * provider the node is placed on (what its create() returned), NULL
      * before placement. Lets a provider's kernels read its options. */
     void *(*node_provider_state)(const sy_node *n);
+    /* In prepare: place output `output` at this byte offset of its memory
+     * domain's arena (I/O buffers at fixed addresses, client-supplied
+     * buffers). The planner honours it and refuses pins that overlap live
+     * buffers or break the domain's alignment. */
+    sy_status *(*node_pin_output)(sy_node *n, uint32_t output, uint64_t offset);
 } sy_host_api;
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };

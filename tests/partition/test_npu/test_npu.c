@@ -14,6 +14,8 @@
  *   decline_dtype = float32 decline nodes whose input 0 has this dtype
  *   can_copy = true|false   offer the pairwise copy to/from host (default
  *                           true); false makes the core bounce through host
+ *   pin_mul = OFFSET        pin output 0 of every Mul it prepares at this
+ *                           byte offset of npu_sram (node_pin_output)
  *   fuse = none|all|compile none (default); all: every node it took in one
  *                           fused group (convex or not: the core must check);
  *                           compile: the same group, compiled into one
@@ -46,6 +48,7 @@ typedef struct npu_state {
     sy_dtype decline_dtype; /* SY_DT_UNDEFINED: none */
     bool can_copy;
     int fuse; /* 0 none, 1 all, 2 compile */
+    int64_t pin_mul; /* -1 none */
     char compat[160];
 } npu_state;
 
@@ -91,6 +94,7 @@ static sy_status *npu_create(const sy_options *opts, void **state)
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "test_npu: out of memory");
     s->can_copy = true;
     s->decline_dtype = SY_DT_UNDEFINED;
+    s->pin_mul = -1;
     sy_status *st = parse_ops(s, "Add,Mul,Relu");
     const char *v;
     if (!st && opts && (v = H->option_get(opts, "ops")))
@@ -103,6 +107,14 @@ static sy_status *npu_create(const sy_options *opts, void **state)
                 s->decline_dtype = (sy_dtype)dt;
         if (s->decline_dtype == SY_DT_UNDEFINED)
             st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] decline_dtype = '%s': unknown dtype", v);
+    }
+    if (!st && opts && (v = H->option_get(opts, "pin_mul"))) {
+        char *end;
+        long long off = strtoll(v, &end, 10);
+        if (!*v || *end || off < 0)
+            st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.test_npu] pin_mul = '%s': expected a byte offset", v);
+        else
+            s->pin_mul = off;
     }
     if (!st && opts && (v = H->option_get(opts, "fuse"))) {
         if (!strcmp(v, "none"))
@@ -344,7 +356,7 @@ static sy_status *npu_deserialize(void *state, const sy_partition *p, const void
 
 static const char *npu_compat(void *state) { return ((const npu_state *)state)->compat; }
 
-static const char *const provider_keys[] = {"ops", "decline_dtype", "can_copy", "fuse", NULL};
+static const char *const provider_keys[] = {"ops", "decline_dtype", "can_copy", "fuse", "pin_mul", NULL};
 static const char *const plugin_keys[] = {"capacity", NULL};
 
 static const sy_provider_def npu_provider = {
@@ -376,7 +388,11 @@ static const sy_bcast_fn binary_fns[2] = {add_f32, mul_f32};
 
 static sy_status *prepare_binary(sy_node *n, void **state)
 {
-    *state = (void *)&binary_fns[strcmp(H->node_op(n), "Add") ? 1 : 0];
+    bool mul = strcmp(H->node_op(n), "Add") != 0;
+    *state = (void *)&binary_fns[mul ? 1 : 0];
+    const npu_state *ps = H->node_provider_state(n);
+    if (mul && ps && ps->pin_mul >= 0)
+        return H->node_pin_output(n, 0, (uint64_t)ps->pin_mul);
     return NULL;
 }
 
