@@ -13,6 +13,8 @@ static void help(FILE *f)
                "prints min / median / max milliseconds per inference, then for each memory\n"
                "domain the arena bytes, the lower bound (largest sum of bytes live at any\n"
                "step), their ratio, the breakdown, and the bytes a plan without reuse needs.\n"
+               "With an emulated provider in the configuration (htp, lpai, aic) it also\n"
+               "prints the modelled cycles and time per inference the emulators report.\n"
                "  --compiled FILE  load compiled partitions from a cache of 'switchyard compile'\n"
                "  --trace FILE   write a Chrome trace (Perfetto, chrome://tracing) of the timed runs\n"
                "Inputs: --input-dir as for 'run', else a deterministic pattern.\n");
@@ -77,8 +79,13 @@ int cmd_bench(int argc, char **argv)
         free(ms);
         return cli_fail(st, config ? config : "default configuration");
     }
-    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1, .profiling = trace != NULL,
-                            .compiled_cache = compiled};
+    /* emulated providers report modelled cycles as profiling events: profile
+     * when one of them is in the priority list, to sum the modelled time */
+    bool emulated = false;
+    for (size_t p = 0; p < sy_env_provider_count(env); p++)
+        emulated |= sy_env_provider_is_emulator(env, p);
+    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1,
+                             .profiling = trace != NULL || emulated, .compiled_cache = compiled};
     if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, &so, &s)) ||
         (st = cli_feed_inputs(s, m, &in, stdout))) {
         rc = cli_fail(st, NULL);
@@ -101,6 +108,21 @@ int cmd_bench(int argc, char **argv)
     qsort(ms, (size_t)iters, sizeof *ms, cmp_double);
     printf("model: %s\n%ld runs after %ld warm-up: min %.3f ms, median %.3f ms, max %.3f ms per inference\n", path,
            iters, warmup, ms[0], ms[iters / 2], ms[iters - 1]);
+    /* modelled time of emulated providers, summed over the timed runs */
+    uint64_t cycles = 0, modelled_ns = 0;
+    size_t n_emu = 0;
+    for (size_t e = 0; e < sy_session_profile_event_count(s); e++) {
+        sy_profile_event ev = {.struct_size = sizeof ev};
+        if (sy_session_profile_event(s, e, &ev) && ev.category && !strcmp(ev.category, "emulated")) {
+            n_emu++;
+            modelled_ns += ev.duration_ns;
+            if (ev.cycles > 0)
+                cycles += (uint64_t)ev.cycles;
+        }
+    }
+    if (n_emu)
+        printf("modelled on the emulated target: %.0f cycles, %.3f ms per inference (%zu emulated events over %ld runs)\n",
+               (double)cycles / (double)iters, (double)modelled_ns / 1e6 / (double)iters, n_emu, iters);
     for (size_t d = 0; d < sy_session_memory_domain_count(s); d++) {
         sy_memory_report r = {.struct_size = sizeof r};
         sy_session_memory_report(s, d, &r);
