@@ -35,22 +35,13 @@ static const struct sku {
 #define AIC_F16_MACS 4096.0 /* tensor unit MAC/clk per core (fp16); int8: 8192 */
 #define AIC_VEC_MACS 256.0  /* vector unit fp16 MAC/clk per core */
 
-typedef struct aic_rec {
-    char node[64], op[32];
-    const char *verdict;
-    uint64_t ws;
-    int64_t cycles;
-    const char *unit;
-} aic_rec;
-
 typedef struct aic_state {
     const struct sku *sku;
     int cores, instances, mos;
     bool fp16, mxfp6, e2m3, multicast;
     double clock_hz;
     char compat[256];
-    aic_rec *recs;
-    size_t n_recs, cap_recs;
+    emu_recs recs; /* per-node verdicts, for the report */
     uint64_t weight_bytes;
 } aic_state;
 
@@ -191,34 +182,8 @@ static void aic_destroy(void *state)
     aic_state *s = state;
     if (live_ == s)
         live_ = NULL;
-    free(s->recs);
+    emu_recs_free(&s->recs);
     free(s);
-}
-
-static void record(aic_state *s, const sy_node *n, const char *verdict, uint64_t ws, int64_t cyc, const char *unit)
-{
-    const char *name = H_->node_name(n);
-    aic_rec *r = NULL;
-    for (size_t i = 0; i < s->n_recs; i++)
-        if (!strncmp(s->recs[i].node, name, sizeof s->recs[i].node - 1))
-            r = &s->recs[i];
-    if (!r) {
-        if (s->n_recs == s->cap_recs) {
-            size_t cap = s->cap_recs ? 2 * s->cap_recs : 64;
-            aic_rec *g = realloc(s->recs, cap * sizeof *g);
-            if (!g)
-                return;
-            s->recs = g;
-            s->cap_recs = cap;
-        }
-        r = &s->recs[s->n_recs++];
-    }
-    snprintf(r->node, sizeof r->node, "%s", name);
-    snprintf(r->op, sizeof r->op, "%s", H_->node_op(n));
-    r->verdict = verdict;
-    r->ws = ws;
-    r->cycles = cyc;
-    r->unit = unit;
 }
 
 static void aic_check(void *state, const sy_node *n, sy_claim *c)
@@ -257,7 +222,7 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     uint64_t ws = aic_ws(s, n, &w);
     const char *unit = "";
     int64_t cyc = aic_cycles(s, n, &w, &unit);
-    record(s, n, aic_verdict(s, ws), ws, cyc, unit);
+    emu_record(&s->recs, n, aic_verdict(s, ws), ws, cyc, unit);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -275,39 +240,21 @@ static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
     return emu_copy(src, dst, ((aic_state *)state)->fp16);
 }
 
-typedef struct emu_report_ext {
-    uint32_t struct_size;
-    size_t (*report)(char *buf, size_t len);
-    const char *(*compat)(void);
-} emu_report_ext;
-
 static size_t aic_report(char *buf, size_t len)
 {
     aic_state *s = live_;
     size_t k = 0;
-#define OUT(...)                                                                                                   \
-    do {                                                                                                           \
-        int m_ = snprintf(buf ? buf + (k < len ? k : len) : NULL, buf && k < len ? len - k : 0, __VA_ARGS__);      \
-        if (m_ > 0)                                                                                                \
-            k += (size_t)m_;                                                                                       \
-    } while (0)
     if (!s) {
-        OUT("aic: no provider state\n");
+        emu_out(buf, len, &k, "aic: no provider state\n");
         return k;
     }
-    OUT("aic EMULATOR %s\n", s->compat);
-    double total = 0;
-    for (size_t i = 0; i < s->n_recs; i++) {
-        const aic_rec *r = &s->recs[i];
-        OUT("  %-40s %-18s %-6s on-chip %10llu B %-10s cycles %lld\n", r->node, r->op, r->unit,
-            (unsigned long long)r->ws, r->verdict, (long long)r->cycles);
-        total += (double)r->cycles;
-    }
-    OUT("  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
-        s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
-    OUT("  modelled latency per instance: %.0f cycles = %.1f us at %.2f GHz (batch 1, set-size 1)\n", total,
-        total / s->clock_hz * 1e6, s->clock_hz / 1e9);
-#undef OUT
+    emu_out(buf, len, &k, "aic EMULATOR %s\n", s->compat);
+    double total = emu_out_recs(buf, len, &k, &s->recs, "on-chip");
+    emu_out(buf, len, &k,
+            "  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
+            s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
+    emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.1f us at %.2f GHz (batch 1, set-size 1)\n",
+            total, total / s->clock_hz * 1e6, s->clock_hz / 1e9);
     return k;
 }
 

@@ -63,15 +63,6 @@ static const struct perf {
 #define HTP_SLOW_PENALTY 1.5 /* "fits-slow": working set between TCM/2 and TCM */
 #define HTP_DLBC_RATIO 1.3   /* input bandwidth saving with DLBC */
 
-typedef struct htp_rec {
-    char node[64];
-    char op[32];
-    const char *verdict;
-    uint64_t ws;
-    int64_t cycles;
-    const char *unit;
-} htp_rec;
-
 typedef struct htp_state {
     const struct soc *soc;
     const struct perf *perf;
@@ -80,8 +71,7 @@ typedef struct htp_state {
     int hvx_threads, opt;
     bool dlbc, strict_vtcm, fold_relu_off;
     char compat[256];
-    htp_rec *recs;
-    size_t n_recs, cap_recs;
+    emu_recs recs; /* per-node verdicts, for the report */
 } htp_state;
 
 static htp_state *live_; /* the latest created state, for the extension report */
@@ -272,35 +262,8 @@ static void htp_destroy(void *state)
     htp_state *s = state;
     if (live_ == s)
         live_ = NULL;
-    free(s->recs);
+    emu_recs_free(&s->recs);
     free(s);
-}
-
-static void record(htp_state *s, const sy_node *n, const char *verdict, uint64_t ws, int64_t cycles,
-                   const char *unit)
-{
-    const char *name = H_->node_name(n);
-    htp_rec *r = NULL;
-    for (size_t i = 0; i < s->n_recs; i++)
-        if (!strncmp(s->recs[i].node, name, sizeof s->recs[i].node - 1))
-            r = &s->recs[i];
-    if (!r) {
-        if (s->n_recs == s->cap_recs) {
-            size_t cap = s->cap_recs ? 2 * s->cap_recs : 64;
-            htp_rec *g = realloc(s->recs, cap * sizeof *g);
-            if (!g)
-                return;
-            s->recs = g;
-            s->cap_recs = cap;
-        }
-        r = &s->recs[s->n_recs++];
-    }
-    snprintf(r->node, sizeof r->node, "%s", name);
-    snprintf(r->op, sizeof r->op, "%s", H_->node_op(n));
-    r->verdict = verdict;
-    r->ws = ws;
-    r->cycles = cycles;
-    r->unit = unit;
 }
 
 /* ---- capability (§3.4 HtpOpDefSupplement, §5.1) --------------------------- */
@@ -380,7 +343,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     emu_node_work(n, 2, &w);
     const char *unit = "";
     int64_t cyc = htp_cycles(s, n, &w, &unit);
-    record(s, n, v, ws, cyc, unit);
+    emu_record(&s->recs, n, v, ws, cyc, unit);
     if (!strcmp(v, "spill") && s->strict_vtcm)
         return emu_decline(c, SY_REASON_MEMORY,
                            "HTP-VTCM: working set %llu B (%s) exceeds VTCM %d MB (strict_vtcm = true)",
@@ -408,40 +371,20 @@ static sy_status *htp_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 }
 
 /* ---- report extension ("qnn_emu.htp", v1) --------------------------------- */
-typedef struct emu_report_ext {
-    uint32_t struct_size;
-    /* Text report of the latest env's htp provider: compatibility string,
-     * then one line per node it checked. Returns the length needed. */
-    size_t (*report)(char *buf, size_t len);
-    const char *(*compat)(void);
-} emu_report_ext;
-
 static size_t htp_report(char *buf, size_t len)
 {
     htp_state *s = live_;
     size_t k = 0;
-#define OUT(...)                                                                                                   \
-    do {                                                                                                           \
-        int m_ = snprintf(buf ? buf + (k < len ? k : len) : NULL, buf && k < len ? len - k : 0, __VA_ARGS__);      \
-        if (m_ > 0)                                                                                                \
-            k += (size_t)m_;                                                                                       \
-    } while (0)
     if (!s) {
-        OUT("htp: no provider state\n");
+        emu_out(buf, len, &k, "htp: no provider state\n");
         return k;
     }
-    OUT("htp EMULATOR %s\n", s->compat);
-    double total = 0;
-    for (size_t i = 0; i < s->n_recs; i++) {
-        const htp_rec *r = &s->recs[i];
-        OUT("  %-40s %-18s %-4s vtcm %9llu B %-9s cycles %lld\n", r->node, r->op, r->unit,
-            (unsigned long long)r->ws, r->verdict, (long long)r->cycles);
-        total += (double)r->cycles;
-    }
+    emu_out(buf, len, &k, "htp EMULATOR %s\n", s->compat);
+    double total = emu_out_recs(buf, len, &k, &s->recs, "vtcm");
     double us = total / htp_clock(s) * 1e6;
-    OUT("  modelled latency: %.0f cycles = %.1f us at %.2f GHz (%s) + %.0f us per-inference overhead = %.1f us\n",
-        total, us, htp_clock(s) / 1e9, s->perf->name, s->perf->overhead_us, us + s->perf->overhead_us);
-#undef OUT
+    emu_out(buf, len, &k,
+            "  modelled latency: %.0f cycles = %.1f us at %.2f GHz (%s) + %.0f us per-inference overhead = %.1f us\n",
+            total, us, htp_clock(s) / 1e9, s->perf->name, s->perf->overhead_us, us + s->perf->overhead_us);
     return k;
 }
 

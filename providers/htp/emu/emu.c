@@ -1021,3 +1021,58 @@ sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *byte
     *compiled = pg;
     return NULL;
 }
+
+/* ---- per-node verdicts and the text report --------------------------------- */
+void emu_record(emu_recs *rs, const sy_node *n, const char *verdict, uint64_t ws, int64_t cycles, const char *unit)
+{
+    const char *name = H->node_name(n);
+    emu_rec *r = NULL;
+    for (size_t i = 0; i < rs->n; i++)
+        if (!strncmp(rs->v[i].node, name, sizeof rs->v[i].node - 1))
+            r = &rs->v[i];
+    if (!r) {
+        if (rs->n == rs->cap) {
+            size_t cap = rs->cap ? 2 * rs->cap : 64;
+            emu_rec *g = realloc(rs->v, cap * sizeof *g);
+            if (!g)
+                return;
+            rs->v = g;
+            rs->cap = cap;
+        }
+        r = &rs->v[rs->n++];
+    }
+    snprintf(r->node, sizeof r->node, "%s", name);
+    snprintf(r->op, sizeof r->op, "%s", H->node_op(n));
+    r->verdict = verdict;
+    r->ws = ws;
+    r->cycles = cycles;
+    r->unit = unit;
+}
+
+void emu_recs_free(emu_recs *rs)
+{
+    free(rs->v);
+    memset(rs, 0, sizeof *rs);
+}
+
+void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(buf ? buf + (*k < len ? *k : len) : NULL, buf && *k < len ? len - *k : 0, fmt, ap);
+    va_end(ap);
+    if (m > 0)
+        *k += (size_t)m;
+}
+
+double emu_out_recs(char *buf, size_t len, size_t *k, const emu_recs *rs, const char *mem_label)
+{
+    double total = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        const emu_rec *r = &rs->v[i];
+        emu_out(buf, len, k, "  %-40s %-18s %-6s %s %10llu B %-10s cycles %lld\n", r->node, r->op, r->unit, mem_label,
+                (unsigned long long)r->ws, r->verdict, (long long)r->cycles);
+        total += (double)r->cycles;
+    }
+    return total;
+}

@@ -97,4 +97,41 @@ bool emu_parse_f64(const char *v, double lo, double hi, double *out);
 /* ---- claims ---------------------------------------------------------------- */
 void emu_decline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
 
+/* ---- per-node verdicts and the text report --------------------------------- */
+/* What a provider's check decided for a node: memory verdict, working set,
+ * modelled cycles, the unit that runs it. One record per node name. */
+typedef struct emu_rec {
+    char node[64];
+    char op[32];
+    const char *verdict;
+    uint64_t ws;
+    int64_t cycles;
+    const char *unit;
+} emu_rec;
+
+typedef struct emu_recs {
+    emu_rec *v;
+    size_t n, cap;
+} emu_recs;
+
+/* Record (or update) node n's verdict; silently drops it when out of memory
+ * (the report is informative, the placement does not depend on it). */
+void emu_record(emu_recs *rs, const sy_node *n, const char *verdict, uint64_t ws, int64_t cycles, const char *unit);
+void emu_recs_free(emu_recs *rs);
+
+/* snprintf that appends at *k and keeps counting past len (so the caller
+ * learns the length needed); buf may be NULL. */
+void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...) SY_PRINTF(4, 5);
+/* One line per record ("<mem_label> <ws> B"); returns the summed cycles. */
+double emu_out_recs(char *buf, size_t len, size_t *k, const emu_recs *rs, const char *mem_label);
+
+/* The "qnn_emu.<provider>" extension table: a text report of the latest
+ * env's provider (compatibility string, a line per node checked); report
+ * returns the length needed. */
+typedef struct emu_report_ext {
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+} emu_report_ext;
+
 #endif
