@@ -3,7 +3,8 @@
  * sy_session_save_compiled (`switchyard compile`) and read back through
  * sy_session_options.compiled_cache so that loading skips the providers'
  * compile. A cache is tied to one model (a fingerprint of its graph) and to
- * each provider's compatibility string (provider, version, SoC, options);
+ * each provider's compatibility string (provider, version, SoC, options)
+ * extended with the requantization forms of the partition's integer nodes;
  * any mismatch or corruption is refused with both sides named, never run.
  *
  * Layout (little-endian):
@@ -146,6 +147,47 @@ static const char *compat_of(const sy_part_rt *p)
     return c ? c : p->provider->def.name;
 }
 
+/* The provider's compatibility string plus the requantization forms its
+ * integer nodes were compiled with (" requant=gemmlowp", or per node when
+ * they differ), so a cache made with one form is refused under another.
+ * Unchanged for partitions without integer nodes. NULL: out of memory. */
+static char *partition_compat(const struct sy_session *s, const sy_part_rt *p)
+{
+    bytes b = {0};
+    const char *base = compat_of(p), *first = NULL;
+    bool mixed = false;
+    put(&b, base, strlen(base));
+    for (uint32_t m = 0; m < p->n_nodes; m++) {
+        const char *f = s->nodes[p->nodes[m]].view.rq_form;
+        if (f && !first)
+            first = f;
+        else if (f && strcmp(f, first))
+            mixed = true;
+    }
+    if (first && !mixed) {
+        put(&b, " requant=", 9);
+        put(&b, first, strlen(first));
+    } else if (mixed) {
+        put(&b, " requant=", 9);
+        for (uint32_t m = 0, k = 0; m < p->n_nodes; m++) {
+            const struct sy_node *v = &s->nodes[p->nodes[m]].view;
+            if (!v->rq_form)
+                continue;
+            if (k++)
+                put(&b, ",", 1);
+            put(&b, v->ir->name, strlen(v->ir->name));
+            put(&b, ":", 1);
+            put(&b, v->rq_form, strlen(v->rq_form));
+        }
+    }
+    put(&b, "", 1);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return (char *)b.p;
+}
+
 SY_EXPORT sy_status *sy_session_save_compiled(const sy_session *s, const char *path)
 {
     if (!s || !path)
@@ -176,15 +218,16 @@ SY_EXPORT sy_status *sy_session_save_compiled(const sy_session *s, const char *p
                                  p->provider->def.name, p->group_id);
         }
         char *names = partition_nodes(s, p);
-        const char *compat = compat_of(p);
+        char *compat = partition_compat(s, p);
         put_str(&body, p->provider->def.name, strlen(p->provider->def.name));
-        put_str(&body, compat, strlen(compat));
+        put_str(&body, compat ? compat : "", compat ? strlen(compat) : 0);
         put_str(&body, names ? names : "", names ? strlen(names) : 0);
         put_u64(&body, size);
         put(&body, blob, size);
         free(names);
+        free(compat);
         sy_aligned_free(blob); /* host->alloc memory */
-        if (!names)
+        if (!names || !compat)
             body.oom = true;
     }
     if (body.oom) {
@@ -310,14 +353,20 @@ sy_status *sy_compile_cache_load(struct sy_session *s)
                           path, e, (int)len, prov);
             break;
         }
-        const char *have = compat_of(match);
+        char *have = partition_compat(s, match);
+        if (!have) {
+            st = sy_error_oom();
+            break;
+        }
         if (strlen(have) != clen || memcmp(have, compat, clen)) {
             st = sy_error(SY_ERR_ABI_MISMATCH,
                           "compile cache %s: partition for provider '%s' was compiled for \"%.*s\"; this provider is "
                           "\"%s\"",
                           path, match->provider->def.name, (int)clen, compat, have);
+            free(have);
             break;
         }
+        free(have);
         if (!match->provider->def.deserialize || !match->provider->def.run_compiled) {
             st = sy_error(SY_ERR_UNSUPPORTED, "compile cache %s: provider '%s' cannot load compiled partitions", path,
                           match->provider->def.name);

@@ -97,7 +97,13 @@ static sy_status *setup_providers(sy_env *env)
     for (uint32_t i = 0; i < env->n_providers; i++) {
         sy_provider_rec *r = env->providers[i];
         const sy_options *opts = sy_config_section(cfg, "provider", r->def.name);
-        SY_TRY(sy_options_check(opts, r->def.option_keys, NULL, cfg->origin));
+        /* requant is the host's key in every provider section (requant_form.c) */
+        static const char *const host_keys[] = {"requant", NULL};
+        SY_TRY(sy_options_check(opts, r->def.option_keys, host_keys, cfg->origin));
+        const char *rq = opts ? sy_options_get(opts, "requant") : NULL;
+        if (rq && strcmp(rq, "onnx") && strcmp(rq, "gemmlowp"))
+            return sy_error(SY_ERR_INVALID_CONFIG, "%s: [provider.%s] requant = %s: expected onnx or gemmlowp",
+                            cfg->origin, r->def.name, rq);
         if (r->def.create) {
             sy_status *st = r->def.create(opts, &r->state);
             if (st)

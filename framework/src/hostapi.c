@@ -157,6 +157,21 @@ static bool h_attr_float(const sy_node *n, const char *name, float *out)
 static bool h_attr_string(const sy_node *n, const char *name, const char **out, size_t *len)
 {
     const ir_attr *a = attr_of(n, name, SY_ATTR_STRING);
+    if (!strcmp(name, "requant") && n->s) {
+        /* the session decides the form of nodes the model leaves open and
+         * records every answer (requant_form.c); the handle is the
+         * session's own, so writing the record through it is sound */
+        struct sy_node *w = (struct sy_node *)n;
+        if (!a) {
+            const char *form = sy_requant_resolve(w);
+            *out = form;
+            if (len)
+                *len = strlen(form);
+            return true;
+        }
+        w->rq_form = sy_requant_name(a->s);
+        snprintf(w->rq_source, sizeof w->rq_source, "model");
+    }
     if (a) {
         *out = a->s;
         if (len)

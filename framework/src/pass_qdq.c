@@ -18,7 +18,6 @@ typedef struct qctx {
     int32_t *user;   /* per value: the last live node that references it */
     sy_dtype *qdt;   /* per value: element type when known (initializers, inputs, Q outputs, folded outputs) */
     bool *dead;      /* per node */
-    const char *requant;
     uint32_t n_vals_cap;
 } qctx;
 
@@ -430,7 +429,6 @@ static bool fold_conv(qctx *c, uint32_t ni)
     for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
         al_copy(&al, n, keep[i]);
     al_act(&al, amin, amax);
-    al_string(&al, "requant", c->requant);
     c->qdt[q.y] = q.dt;
     return commit(c, ni, QD, "QConv", ins, k, &al, q.y, q.node, act);
 }
@@ -470,7 +468,6 @@ static bool fold_matmul(qctx *c, uint32_t ni, bool gemm)
     if (tb)
         al_int(&al, "transB", 1);
     al_act(&al, amin, amax);
-    al_string(&al, "requant", c->requant);
     c->qdt[q.y] = q.dt;
     return commit(c, ni, QD, "QMatMul", ins, k, &al, q.y, q.node, act);
 }
@@ -495,7 +492,6 @@ static bool fold_binary(qctx *c, uint32_t ni, const char *qop)
     push_q(ins, &k, &q);
     attr_list al = {0};
     al_act(&al, amin, amax);
-    al_string(&al, "requant", c->requant);
     c->qdt[q.y] = q.dt;
     return commit(c, ni, QD, qop, ins, k, &al, q.y, q.node, act);
 }
@@ -517,7 +513,6 @@ static bool fold_concat(qctx *c, uint32_t ni)
     }
     attr_list al = {0};
     al_copy(&al, n, "axis");
-    al_string(&al, "requant", c->requant);
     c->qdt[q.y] = q.dt;
     return commit(c, ni, QD, "QConcat", ins, k, &al, q.y, q.node, -1);
 }
@@ -546,7 +541,6 @@ static bool fold_unary_like(qctx *c, uint32_t ni, const char *qop, int kind)
             al_copy(&al, n, keep[i]);
         if (!strncmp(n->op, "Global", 6))
             al_int(&al, "global", 1);
-        al_string(&al, "requant", c->requant);
     } else if (kind == 1) { /* LUT */
         al_string(&al, "fn", n->op);
         if (is_op(n, "LeakyRelu") || is_op(n, "HardSigmoid"))
@@ -759,11 +753,8 @@ uint32_t sy_pass_qdq(const sy_env *env, ir_model *m)
     c.env = env;
     c.m = m;
     c.g = g;
-    c.requant = "onnx";
-    const sy_options *o = sy_config_section(&env->cfg, "plugin", "ops_quant");
-    const char *rq = o ? sy_options_get(o, "requant") : NULL;
-    if (rq && !strcmp(rq, "gemmlowp"))
-        c.requant = "gemmlowp";
+    /* no `requant` attribute on the folded nodes: the model is shared by
+     * sessions, and each session resolves the form (requant_form.c) */
     /* room for a few new values (Pad constants) without growing the tables */
     c.n_vals_cap = g->n_values + g->n_nodes + 1;
     c.uses = calloc(c.n_vals_cap, sizeof *c.uses);

@@ -10,9 +10,10 @@
  * leaves the model untouched otherwise, for graphs with subgraphs, and for
  * every chain whose parameters are not known constants. Each fold is
  * prepared completely before anything is changed, so an out-of-memory
- * failure leaves a valid (partially folded) model. The requantization form
- * is recorded on every folded node as the attribute requant = "onnx" |
- * "gemmlowp" ([plugin.ops_quant] requant, default "onnx").
+ * failure leaves a valid (partially folded) model. The folded nodes carry
+ * no `requant` attribute: the model is shared by sessions, and each session
+ * chooses the requantization form (session option, provider, deployment;
+ * see requant_form.c) and records it per node.
  */
 #ifndef SY_PASS_QDQ_H
 #define SY_PASS_QDQ_H

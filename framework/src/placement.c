@@ -81,7 +81,9 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
         }
         if (pr->def.check_node) {
             sy_claim claim = {sizeof claim, false, SY_REASON_NONE, ""};
+            nr->view.asking = pr; /* a requant query in check_node is answered for this provider */
             pr->def.check_node(pr->state, &nr->view, &claim);
+            nr->view.asking = NULL;
             if (!claim.take) {
                 claim.text[sizeof claim.text - 1] = '\0';
                 append_reason(declines, pr->def.name, claim.reason, claim.text[0] ? claim.text : "declined");

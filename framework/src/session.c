@@ -414,7 +414,7 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     if (!env || !model || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: env, model and out are required");
     /* read only the fields the caller's struct has (older callers are smaller) */
-    sy_session_options o = {sizeof o, 0, -1, false, NULL};
+    sy_session_options o = {sizeof o, 0, -1, false, NULL, NULL};
     if (opts) {
         if (opts->struct_size < offsetof(sy_session_options, compiled_cache))
             return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
@@ -423,6 +423,10 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
         o.struct_size = sizeof o;
     }
     opts = &o;
+    const char *requant = sy_requant_name(opts->requant);
+    if (opts->requant && !requant)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_options.requant = \"%s\": expected \"onnx\" or \"gemmlowp\"",
+                        opts->requant);
     struct sy_session *s = calloc(1, sizeof *s);
     if (!s)
         return sy_error_oom();
@@ -433,6 +437,7 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     s->strict = opts->strict >= 0 ? opts->strict != 0 : env->cfg.strict;
     s->threads = opts->threads > 0 ? opts->threads : env->cfg.threads;
     s->profiling = opts->profiling;
+    s->requant = requant;
     if (opts->compiled_cache && !(s->cache_path = sy_strdup(opts->compiled_cache))) {
         sy_session_release(s);
         return sy_error_oom();

@@ -66,6 +66,12 @@ struct sy_node {
     size_t packed;     /* reported by the kernel: repacked weights */
     int64_t *pins;     /* per output: pinned arena offset, -1 none (NULL: no pins) */
     bool inferring;  /* node_set_output allowed */
+    /* requantization form (requant_form.c): the provider whose check_node
+     * runs now (placement), and the form last given to a kernel with who
+     * chose it (NULL: the node never asked) */
+    const struct sy_provider_rec *asking;
+    const char *rq_form;
+    char rq_source[64];
 };
 
 /* A fused partition: nodes one provider grouped (ABI 1.1). When compiled,
@@ -144,6 +150,7 @@ struct sy_session {
     uint32_t n_nodes;
     bool strict;
     int threads;
+    const char *requant;      /* sy_session_options.requant: "onnx", "gemmlowp" or NULL */
     bool profiling;
     bool dynamic;             /* a shape depends on runtime values: run node by node */
     bool planned;
@@ -187,5 +194,9 @@ struct sy_session {
 sy_status *sy_session_plan(struct sy_session *s);
 void sy_session_unplan(struct sy_session *s);
 sy_status *sy_session_execute(struct sy_session *s);
+/* requant_form.c: the requantization form of node n (see the file). */
+const char *sy_requant_resolve(struct sy_node *n);
+/* "onnx"/"gemmlowp" as a static string; NULL for anything else */
+const char *sy_requant_name(const char *text);
 
 #endif

@@ -31,26 +31,31 @@ def model(nodes, inits, inputs, outputs, opset):
 
 F, U8, I8 = 1, 2, 3
 f32 = lambda *v: struct.pack('<%df' % len(v), *v)
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'data')
-os.makedirs(out, exist_ok=True)
-cases = {
-    # scale 0
-    'bad_scale_zero': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
-                            [tensor('x_scale', F, [], f32(0.0)), tensor('x_zp', I8, [], b'\x00')],
-                            [value_info('x', I8, [4])], [value_info('y', F, [4])], 13),
-    # negative scale
-    'bad_scale_negative': model([node2('QuantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
-                                [tensor('x_scale', F, [], f32(-0.5)), tensor('x_zp', U8, [], b'\x80')],
-                                [value_info('x', F, [4])], [value_info('y', U8, [4])], 13),
-    # zero point 200 given for int8 data
-    'bad_zero_point': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
-                            [tensor('x_scale', F, [], f32(0.1)), tensor('x_zp', U8, [], b'\xc8')],
-                            [value_info('x', I8, [4])], [value_info('y', F, [4])], 13),
-    # per-axis: 2 scales for an axis of length 3
-    'bad_axis_length': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'], [attr_int('axis', 1)])],
-                             [tensor('x_scale', F, [2], f32(0.1, 0.2)), tensor('x_zp', I8, [2], b'\x00\x00')],
-                             [value_info('x', I8, [2, 3])], [value_info('y', F, [2, 3])], 13),
-}
-for name, m in cases.items():
-    with open(os.path.join(out, name + '.onnx'), 'wb') as f:
-        f.write(m)
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'data')
+    os.makedirs(out, exist_ok=True)
+    cases = {
+        # scale 0
+        'bad_scale_zero': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
+                                [tensor('x_scale', F, [], f32(0.0)), tensor('x_zp', I8, [], b'\x00')],
+                                [value_info('x', I8, [4])], [value_info('y', F, [4])], 13),
+        # negative scale
+        'bad_scale_negative': model([node2('QuantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
+                                    [tensor('x_scale', F, [], f32(-0.5)), tensor('x_zp', U8, [], b'\x80')],
+                                    [value_info('x', F, [4])], [value_info('y', U8, [4])], 13),
+        # zero point 200 given for int8 data
+        'bad_zero_point': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'])],
+                                [tensor('x_scale', F, [], f32(0.1)), tensor('x_zp', U8, [], b'\xc8')],
+                                [value_info('x', I8, [4])], [value_info('y', F, [4])], 13),
+        # per-axis: 2 scales for an axis of length 3
+        'bad_axis_length': model([node2('DequantizeLinear', ['x', 'x_scale', 'x_zp'], ['y'], [attr_int('axis', 1)])],
+                                 [tensor('x_scale', F, [2], f32(0.1, 0.2)), tensor('x_zp', I8, [2], b'\x00\x00')],
+                                 [value_info('x', I8, [2, 3])], [value_info('y', F, [2, 3])], 13),
+    }
+    for name, m in cases.items():
+        with open(os.path.join(out, name + '.onnx'), 'wb') as f:
+            f.write(m)
+
+
+if __name__ == '__main__':
+    main()

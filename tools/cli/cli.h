@@ -27,6 +27,9 @@ typedef struct cli_inputs {
     int quiet;
 } cli_inputs;
 sy_status *cli_feed_inputs(sy_session *s, const sy_model *m, const cli_inputs *in, FILE *log);
+/* The value of --requant: "onnx" or "gemmlowp"; NULL (after a usage
+ * message for `cmd`) for anything else. */
+const char *cli_requant_arg(const char *cmd, const char *v);
 /* Parse a positive int option value; returns -1 on error. */
 long cli_parse_long(const char *s, long min, long max);
 

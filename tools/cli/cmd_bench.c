@@ -8,7 +8,7 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: switchyard bench MODEL [--config INI] [--iters N] [--warmup N] [--threads N]\n"
-               "                       [--trace FILE] [--input-dir DIR]\n\n"
+               "                       [--trace FILE] [--input-dir DIR] [--requant onnx|gemmlowp]\n\n"
                "Runs MODEL --warmup times (default 3), then --iters times (default 20) and\n"
                "prints min / median / max milliseconds per inference, then for each memory\n"
                "domain the arena bytes, the lower bound (largest sum of bytes live at any\n"
@@ -17,6 +17,7 @@ static void help(FILE *f)
                "prints the modelled cycles and time per inference the emulators report.\n"
                "  --compiled FILE  load compiled partitions from a cache of 'switchyard compile'\n"
                "  --trace FILE   write a Chrome trace (Perfetto, chrome://tracing) of the timed runs\n"
+               "  --requant FORM requantization of the integer kernels: onnx or gemmlowp\n"
                "Inputs: --input-dir as for 'run', else a deterministic pattern.\n");
 }
 
@@ -35,7 +36,7 @@ static double now_ms(void)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *config = NULL, *path = NULL, *trace = NULL, *compiled = NULL;
+    const char *config = NULL, *path = NULL, *trace = NULL, *compiled = NULL, *requant = NULL;
     long iters = 20, warmup = 3, threads = 0;
     cli_inputs in = {.quiet = 1};
     for (int i = 1; i < argc; i++) {
@@ -48,6 +49,9 @@ int cmd_bench(int argc, char **argv)
             config = argv[++i];
         } else if (!strcmp(a, "--compiled") && v) {
             compiled = argv[++i];
+        } else if (!strcmp(a, "--requant") && v) {
+            if (!(requant = cli_requant_arg("bench", argv[++i])))
+                return 2;
         } else if (!strcmp(a, "--trace") && v) {
             trace = argv[++i];
         } else if (!strcmp(a, "--input-dir") && v) {
@@ -85,7 +89,8 @@ int cmd_bench(int argc, char **argv)
     for (size_t p = 0; p < sy_env_provider_count(env); p++)
         emulated |= sy_env_provider_is_emulator(env, p);
     sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1,
-                             .profiling = trace != NULL || emulated, .compiled_cache = compiled};
+                             .profiling = trace != NULL || emulated, .compiled_cache = compiled,
+                             .requant = requant};
     if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, &so, &s)) ||
         (st = cli_feed_inputs(s, m, &in, stdout))) {
         rc = cli_fail(st, NULL);

@@ -7,13 +7,15 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE]\n\n"
+    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp]\n\n"
                "Creates a session (placement, constant folding, memory plan) without\n"
                "running it, then prints one line per provider (nodes, partitions, copies,\n"
                "top declined ops with reasons) and one line per node: its provider and\n"
                "the reason code (taken, fallback, folded) with the declines of the\n"
                "providers asked before.\n\n"
-               "  --dot FILE   also write a Graphviz graph coloured by provider\n");
+               "  --dot FILE   also write a Graphviz graph coloured by provider\n"
+               "  --requant F  requantization form of the session (onnx or gemmlowp); each\n"
+               "               integer node shows the form it got and who chose it\n");
 }
 
 typedef struct decline {
@@ -51,13 +53,16 @@ static void write_dot(FILE *f, sy_env *env, sy_session *s)
 
 int cmd_explain(int argc, char **argv)
 {
-    const char *config = NULL, *path = NULL, *dot = NULL;
+    const char *config = NULL, *path = NULL, *dot = NULL, *requant = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
             config = argv[++i];
+        } else if (!strcmp(argv[i], "--requant") && i + 1 < argc) {
+            if (!(requant = cli_requant_arg("explain", argv[++i])))
+                return 2;
         } else if (!strcmp(argv[i], "--dot") && i + 1 < argc) {
             dot = argv[++i];
         } else if (argv[i][0] != '-' && !path) {
@@ -75,7 +80,8 @@ int cmd_explain(int argc, char **argv)
     sy_status *st = cli_env(config, &env);
     if (st)
         return cli_fail(st, config ? config : "default configuration");
-    if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, NULL, &s))) {
+    sy_session_options so = {.struct_size = sizeof so, .strict = -1, .requant = requant};
+    if ((st = sy_model_load(env, path, &m)) || (st = sy_session_create(env, m, &so, &s))) {
         rc = cli_fail(st, NULL);
         goto done;
     }
@@ -149,13 +155,18 @@ int cmd_explain(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         sy_node_placement pl = {.struct_size = sizeof pl};
         sy_session_node_placement(s, i, &pl);
+        /* the requantization form of an integer node and who chose it */
+        const char *rq_src = NULL, *rq_form = sy_session_node_requant(s, i, &rq_src);
+        char rq[96] = "";
+        if (rq_form)
+            snprintf(rq, sizeof rq, " requant=%s (%s)", rq_form, rq_src);
         if (pl.folded)
             printf("  %-32s %-20s folded\n", pl.name, pl.op);
         else if (pl.reason_text)
-            printf("  %-32s %-20s %-10s %s  (%s)\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason),
+            printf("  %-32s %-20s %-10s %s%s  (%s)\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason), rq,
                    pl.reason_text);
         else
-            printf("  %-32s %-20s %-10s %s\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason));
+            printf("  %-32s %-20s %-10s %s%s\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason), rq);
     }
     free(dec);
     if (dot) {

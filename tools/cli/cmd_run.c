@@ -10,7 +10,8 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: switchyard run MODEL [--config INI] [--input-dir DIR | --input NAME=FILE ...]\n"
-            "                     [--output-dir DIR] [--threads N] [--compiled FILE]\n\n"
+            "                     [--output-dir DIR] [--threads N] [--compiled FILE]\n"
+            "                     [--requant onnx|gemmlowp]\n\n"
             "Runs MODEL once and prints each output's name, dtype, shape and a summary\n"
             "(top-5 for a vector).\n\n"
             "  --config INI      configuration (default: the embedded one, see docs/config.md)\n"
@@ -19,13 +20,16 @@ static void help(FILE *f)
             "  --input NAME=FILE one input from a .pb or .npy file (repeatable)\n"
             "  --output-dir DIR  writes output_0.pb, ... in graph output order (TensorProto)\n"
             "  --threads N       worker threads (overrides the INI)\n"
-            "  --compiled FILE   load compiled partitions from a cache of 'switchyard compile'\n\n"
+            "  --compiled FILE   load compiled partitions from a cache of 'switchyard compile'\n"
+            "  --requant FORM    requantization of the integer kernels for this session:\n"
+            "                    onnx (round half to even) or gemmlowp (int32 multiplier +\n"
+            "                    shift, half away from zero); see docs/quantization.md\n\n"
             "Inputs not given are filled with a deterministic pattern, and the tool says so.\n");
 }
 
 int cmd_run(int argc, char **argv)
 {
-    const char *config = NULL, *path = NULL, *out_dir = NULL, *compiled = NULL;
+    const char *config = NULL, *path = NULL, *out_dir = NULL, *compiled = NULL, *requant = NULL;
     cli_inputs in = {0};
     const char **pairs = calloc((size_t)argc, sizeof *pairs);
     long threads = 0;
@@ -47,6 +51,11 @@ int cmd_run(int argc, char **argv)
             pairs[in.n_pairs++] = argv[++i];
         } else if (!strcmp(a, "--compiled") && has_val) {
             compiled = argv[++i];
+        } else if (!strcmp(a, "--requant") && has_val) {
+            if (!(requant = cli_requant_arg("run", argv[++i]))) {
+                free(pairs);
+                return 2;
+            }
         } else if (!strcmp(a, "--output-dir") && has_val) {
             out_dir = argv[++i];
         } else if (!strcmp(a, "--threads") && has_val) {
@@ -83,7 +92,8 @@ int cmd_run(int argc, char **argv)
         rc = cli_fail(st, NULL);
         goto done;
     }
-    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1, .compiled_cache = compiled};
+    sy_session_options so = {.struct_size = sizeof so, .threads = (int32_t)threads, .strict = -1, .compiled_cache = compiled,
+                             .requant = requant};
     if ((st = sy_session_create(env, m, &so, &s))) {
         rc = cli_fail(st, NULL);
         goto done;

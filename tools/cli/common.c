@@ -27,6 +27,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 sy_status *cli_env(const char *config, sy_env **out) { return sy_env_create(config, out); }
 
+const char *cli_requant_arg(const char *cmd, const char *v)
+{
+    if (!strcmp(v, "onnx") || !strcmp(v, "gemmlowp"))
+        return v;
+    cli_usage_error(cmd, "--requant expects onnx or gemmlowp, got '%s'", v);
+    return NULL;
+}
+
 long cli_parse_long(const char *s, long min, long max)
 {
     char *end;

@@ -173,6 +173,11 @@ typedef struct sy_node_placement {
 SY_EXPORT size_t sy_session_node_count(const sy_session *s);
 SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_node_placement *out);
 SY_EXPORT const char *sy_reason_name(sy_reason r);
+/* The requantization form ("onnx" or "gemmlowp") the kernel of node `index`
+ * was given, and who chose it in *source ("model", "session",
+ * "[provider.NAME]", "[plugin.ops_quant]" or "default"); NULL when the
+ * node's kernel does not requantize. */
+SY_EXPORT const char *sy_session_node_requant(const sy_session *s, size_t index, const char **source);
 
 /* Boundary copies between memory domains (one per tensor and destination). */
 typedef struct sy_copy_info {

@@ -30,6 +30,10 @@ typedef struct sy_session_options {
      * compile): partitions found in it skip their provider's compile; a
      * cache made for other providers, versions or options is refused */
     const char *compiled_cache;
+    /* requantization form of the integer kernels, "onnx" or "gemmlowp";
+     * NULL: from [provider.P] requant, then [plugin.ops_quant] requant,
+     * then "onnx". A `requant` attribute in the model wins over it. */
+    const char *requant;
 } sy_session_options;
 
 typedef enum sy_input_mode {
