@@ -76,6 +76,20 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
         char why[192];
         const sy_kernel_rec *k = sy_find_kernel(env, &nr->view, pr->def.name, why, sizeof why);
         if (!k) {
+            /* a provider may refuse a node by a rule of its target even where
+             * it has no kernel (riscv_mcu: the seed's conversion-time
+             * rejections); that rule is the more useful reason, so it comes
+             * before the missing kernel */
+            if (pr->def.check_node) {
+                sy_claim rule = {sizeof rule, false, SY_REASON_NONE, ""};
+                nr->view.asking = pr;
+                pr->def.check_node(pr->state, &nr->view, &rule);
+                nr->view.asking = NULL;
+                rule.text[sizeof rule.text - 1] = '\0';
+                if (!rule.take && rule.text[0] && rule.reason != SY_REASON_NO_KERNEL &&
+                    rule.reason != SY_REASON_OP_UNSUPPORTED && rule.reason != SY_REASON_POLICY)
+                    append_reason(declines, pr->def.name, rule.reason, rule.text);
+            }
             append_reason(declines, pr->def.name, SY_REASON_NO_KERNEL, why);
             continue;
         }

@@ -1,0 +1,631 @@
+/*
+ * The TFLite operators of ops-mcu.md Table A (90 rows), one small model per
+ * case, built in memory by tfl_writer.c, loaded through the public API and
+ * run on cpu_ref alone (strict, so no other provider takes a node).
+ *
+ * Expected values never come from the code under test: small vectors are
+ * worked by hand (the comments show the arithmetic), larger ones (conv,
+ * pooling, resize, softmax, ...) come from plain references written here in
+ * double precision from TFLite's published semantics, and int8 results from
+ * TFLite's reference integer arithmetic (QuantizeMultiplier, the
+ * double-rounding SaturatingRoundingDoublingHighMul + RoundingDivideByPOT
+ * that CMSIS-NN's arm_nn_requantize also uses), written out below.
+ *
+ * The conversion-time rejections the seed lists are checked against the
+ * riscv_mcu provider (strict, target ws63): session creation must fail
+ * naming the operator and the Table A rule. Run-time failures the seed
+ * lists (GatherNd / ScatterND out-of-range indices) must fail the run with
+ * a message naming the operator.
+ *
+ * Needs no shared data: it never skips. Prints
+ *   tflite ops: 90 operators, N cases, N passed
+ * and every Table A row without a case is a failure.
+ */
+#include "switchyard/switchyard.h"
+#include "sy_test.h"
+#include "tfl_writer.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* BuiltinOperator codes (schema.fbs) */
+enum {
+    OP_ADD = 0, OP_AVERAGE_POOL_2D = 1, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4,
+    OP_DEPTH_TO_SPACE = 5, OP_DEQUANTIZE = 6, OP_FLOOR = 8, OP_FULLY_CONNECTED = 9, OP_L2_NORMALIZATION = 11,
+    OP_LOGISTIC = 14, OP_MAX_POOL_2D = 17, OP_MUL = 18, OP_RELU = 19, OP_RELU6 = 21, OP_RESHAPE = 22,
+    OP_RESIZE_BILINEAR = 23, OP_SOFTMAX = 25, OP_SPACE_TO_DEPTH = 26, OP_TANH = 28, OP_PAD = 34, OP_GATHER = 36,
+    OP_TRANSPOSE = 39, OP_MEAN = 40, OP_SUB = 41, OP_DIV = 42, OP_SQUEEZE = 43, OP_STRIDED_SLICE = 45, OP_EXP = 47,
+    OP_TOPK_V2 = 48, OP_SPLIT = 49, OP_LOG_SOFTMAX = 50, OP_CAST = 53, OP_PRELU = 54, OP_MAXIMUM = 55,
+    OP_ARG_MAX = 56, OP_MINIMUM = 57, OP_LESS = 58, OP_NEG = 59, OP_PADV2 = 60, OP_GREATER = 61,
+    OP_GREATER_EQUAL = 62, OP_LESS_EQUAL = 63, OP_SELECT = 64, OP_SLICE = 65, OP_SIN = 66, OP_TRANSPOSE_CONV = 67,
+    OP_TILE = 69, OP_EXPAND_DIMS = 70, OP_EQUAL = 71, OP_NOT_EQUAL = 72, OP_LOG = 73, OP_SUM = 74, OP_SQRT = 75,
+    OP_RSQRT = 76, OP_SHAPE = 77, OP_POW = 78, OP_ARG_MIN = 79, OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82,
+    OP_PACK = 83, OP_LOGICAL_OR = 84, OP_ONE_HOT = 85, OP_LOGICAL_AND = 86, OP_LOGICAL_NOT = 87, OP_UNPACK = 88,
+    OP_REDUCE_MIN = 89, OP_SQUARE = 92, OP_FILL = 94, OP_RESIZE_NEAREST_NEIGHBOR = 97, OP_LEAKY_RELU = 98,
+    OP_MIRROR_PAD = 100, OP_ABS = 101, OP_SPLIT_V = 102, OP_UNIQUE = 103, OP_CEIL = 104, OP_REVERSE_V2 = 105,
+    OP_GATHER_ND = 107, OP_COS = 108, OP_ELU = 111, OP_REVERSE_SEQUENCE = 112, OP_QUANTIZE = 114, OP_ROUND = 116,
+    OP_HARD_SWISH = 117, OP_SCATTER_ND = 122, OP_SELECT_V2 = 123, OP_BATCH_MATMUL = 126, OP_CUMSUM = 128,
+    OP_CONV_3D = 132, OP_GELU = 150
+};
+
+/* Table A rows -> builtin code (ops-mcu.md §2, document order) */
+static const struct {
+    int row;
+    const char *name;
+    int code;
+} table_a[] = {
+    {1, "Conv2D", OP_CONV_2D}, {2, "Conv3D", OP_CONV_3D}, {3, "MaxPool2D", OP_MAX_POOL_2D},
+    {4, "FullyConnected", OP_FULLY_CONNECTED}, {5, "BatchMatmul", OP_BATCH_MATMUL}, {6, "Softmax", OP_SOFTMAX},
+    {7, "Relu", OP_RELU}, {8, "Tanh", OP_TANH}, {9, "Logistic", OP_LOGISTIC}, {10, "Reshape", OP_RESHAPE},
+    {11, "Mul", OP_MUL}, {12, "Add", OP_ADD}, {13, "Sub", OP_SUB}, {14, "Gather", OP_GATHER},
+    {15, "Split", OP_SPLIT}, {16, "SplitV", OP_SPLIT_V}, {17, "Concatenation", OP_CONCATENATION},
+    {18, "AveragePool2D", OP_AVERAGE_POOL_2D}, {19, "Tile", OP_TILE}, {20, "Pad", OP_PAD}, {21, "PadV2", OP_PADV2},
+    {22, "Mirror_Pad", OP_MIRROR_PAD}, {23, "Resize_Bilinear", OP_RESIZE_BILINEAR},
+    {24, "Resize_Nearest_Neighbor", OP_RESIZE_NEAREST_NEIGHBOR}, {25, "Squeeze", OP_SQUEEZE},
+    {26, "ExpandDims", OP_EXPAND_DIMS}, {27, "Abs", OP_ABS}, {28, "Ceil", OP_CEIL}, {29, "Cos", OP_COS},
+    {30, "Exp", OP_EXP}, {31, "Floor", OP_FLOOR}, {32, "Log", OP_LOG}, {33, "Round", OP_ROUND},
+    {34, "Rsqrt", OP_RSQRT}, {35, "Sin", OP_SIN}, {36, "Sqrt", OP_SQRT}, {37, "Square", OP_SQUARE},
+    {38, "L2Normalization", OP_L2_NORMALIZATION}, {39, "Slice", OP_SLICE}, {40, "StridedSlice", OP_STRIDED_SLICE},
+    {41, "DepthwiseConv2D", OP_DEPTHWISE_CONV_2D}, {42, "Transpose", OP_TRANSPOSE}, {43, "ArgMax", OP_ARG_MAX},
+    {44, "ArgMin", OP_ARG_MIN}, {45, "Div", OP_DIV}, {46, "ReduceMax", OP_REDUCE_MAX},
+    {47, "ReduceMin", OP_REDUCE_MIN}, {48, "Sum", OP_SUM}, {49, "Mean", OP_MEAN}, {50, "Cast", OP_CAST},
+    {51, "Quantize", OP_QUANTIZE}, {52, "Dequantize", OP_DEQUANTIZE}, {53, "PRelu", OP_PRELU},
+    {54, "CumSum", OP_CUMSUM}, {55, "ReverseSequence", OP_REVERSE_SEQUENCE}, {56, "Relu6", OP_RELU6},
+    {57, "LeakyRelu", OP_LEAKY_RELU}, {58, "HardSwish", OP_HARD_SWISH}, {59, "LogicalAnd", OP_LOGICAL_AND},
+    {60, "Equal", OP_EQUAL}, {61, "GreaterEqual", OP_GREATER_EQUAL}, {62, "Greater", OP_GREATER},
+    {63, "LessEqual", OP_LESS_EQUAL}, {64, "Less", OP_LESS}, {65, "NotEqual", OP_NOT_EQUAL},
+    {66, "LogicalNot", OP_LOGICAL_NOT}, {67, "LogicalOr", OP_LOGICAL_OR}, {68, "Elu", OP_ELU},
+    {69, "DepthToSpace", OP_DEPTH_TO_SPACE}, {70, "SpaceToDepth", OP_SPACE_TO_DEPTH}, {71, "Fill", OP_FILL},
+    {72, "Shape", OP_SHAPE}, {73, "Neg", OP_NEG}, {74, "Pow", OP_POW}, {75, "TopK", OP_TOPK_V2},
+    {76, "Gelu", OP_GELU}, {77, "Pack", OP_PACK}, {78, "Unpack", OP_UNPACK}, {79, "Select", OP_SELECT},
+    {80, "SelectV2", OP_SELECT_V2}, {81, "ReverseV2", OP_REVERSE_V2}, {82, "Maximum", OP_MAXIMUM},
+    {83, "Minimum", OP_MINIMUM}, {84, "ReduceProd", OP_REDUCE_PROD}, {85, "OneHot", OP_ONE_HOT},
+    {86, "Unique", OP_UNIQUE}, {87, "GatherNd", OP_GATHER_ND}, {88, "ScatterND", OP_SCATTER_ND},
+    {89, "LogSoftmax", OP_LOG_SOFTMAX}, {90, "TransposeConv", OP_TRANSPOSE_CONV},
+};
+#define N_TABLE_A ((int)(sizeof table_a / sizeof table_a[0]))
+
+/* BuiltinOptions union types (schema.fbs) */
+enum {
+    BO_CONV2D = 1, BO_DWCONV = 2, BO_POOL2D = 5, BO_FC = 8, BO_SOFTMAX = 9, BO_CONCAT = 10, BO_ADD = 11,
+    BO_L2NORM = 12, BO_RESIZE_BILINEAR = 15, BO_RESHAPE = 17, BO_SPACE_TO_DEPTH = 19, BO_MUL = 21, BO_GATHER = 23,
+    BO_REDUCER = 27, BO_SUB = 28, BO_DIV = 29, BO_SQUEEZE = 30, BO_STRIDED_SLICE = 32, BO_SPLIT = 35,
+    BO_CAST = 37, BO_ARGMAX = 40, BO_TCONV = 49, BO_SHAPE = 55, BO_ARGMIN = 57, BO_PACK = 59, BO_ONE_HOT = 61,
+    BO_UNPACK = 64, BO_RESIZE_NN = 74, BO_LEAKY = 75, BO_MIRROR = 77, BO_SPLITV = 79, BO_UNIQUE = 80,
+    BO_DEPTH_TO_SPACE = 94, BO_REVSEQ = 87, BO_BMM = 101, BO_CUMSUM = 102, BO_CONV3D = 106, BO_GELU = 116
+};
+enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU6 = 3 };
+enum { PAD_SAME = 0, PAD_VALID = 1 };
+enum { F32 = TFLW_FLOAT32, I32 = TFLW_INT32, U8 = TFLW_UINT8, I64 = TFLW_INT64, BOOL = TFLW_BOOL, I8 = TFLW_INT8 };
+
+static sy_env *env_ref; /* cpu_ref only, strict */
+static sy_env *env_mcu; /* riscv_mcu only, strict, ws63 */
+static int n_cases, n_passed;
+static bool covered[N_TABLE_A][2]; /* [row][0 = fp32 / other, 1 = int8] */
+
+/* ---- the case being built -------------------------------------------------- */
+
+#define MAX_T 12
+typedef struct ctensor {
+    tflw_tensor t;
+    float qs[8];
+    int64_t qz[8];
+    bool is_output;
+    const void *expect; /* outputs */
+} ctensor;
+
+static struct {
+    const char *name;
+    int code;
+    ctensor t[MAX_T];
+    int n_t;
+    int32_t op_in[MAX_T], op_out[MAX_T];
+    int n_in, n_out;
+    tflw_opt opts[12];
+    int n_opts;
+    uint8_t options_type;
+    double tol;     /* float outputs: |got - want| <= tol * max(1, |want|) */
+    int int_tol;    /* integer outputs */
+    const char *reject_load; /* a session on env_mcu must fail with this text */
+    const char *reject_run;  /* the run on cpu_ref must fail with this text */
+} C;
+
+static size_t dt_size(int type)
+{
+    switch (type) {
+    case F32: case I32: return 4;
+    case I64: return 8;
+    case TFLW_INT16: return 2;
+    default: return 1;
+    }
+}
+
+static void begin(const char *name, int code)
+{
+    memset(&C, 0, sizeof C);
+    C.name = name;
+    C.code = code;
+    C.tol = 1e-5;
+}
+
+/* shape text "1x3x3x2"; "" is a scalar */
+static int add_tensor(int type, const char *shape, const void *data, bool is_const)
+{
+    ctensor *ct = &C.t[C.n_t];
+    memset(ct, 0, sizeof *ct);
+    ct->t.type = type;
+    ct->t.name = NULL;
+    int64_t numel = 1;
+    for (const char *p = shape; *p;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        ct->t.dims[ct->t.rank++] = (int32_t)d;
+        numel *= d;
+        p = *end ? end + 1 : end;
+    }
+    ct->t.nbytes = (size_t)numel * dt_size(type);
+    ct->t.data = is_const ? data : NULL;
+    ct->expect = data;
+    return C.n_t++;
+}
+
+/* a runtime input (fed `data`) */
+static int in(int type, const char *shape, const void *data)
+{
+    int i = add_tensor(type, shape, data, false);
+    C.op_in[C.n_in++] = i;
+    return i;
+}
+/* a constant input */
+static int cin(int type, const char *shape, const void *data)
+{
+    int i = add_tensor(type, shape, data, true);
+    C.op_in[C.n_in++] = i;
+    return i;
+}
+static void no_in(void) { C.op_in[C.n_in++] = -1; }
+/* an output and its expected contents */
+static int out(int type, const char *shape, const void *expect)
+{
+    int i = add_tensor(type, shape, expect, false);
+    C.t[i].is_output = true;
+    C.op_out[C.n_out++] = i;
+    return i;
+}
+static void q(int i, float scale, int zp)
+{
+    C.t[i].qs[0] = scale;
+    C.t[i].qz[0] = zp;
+    C.t[i].t.n_quant = 1;
+}
+static void qc(int i, int n, const float *scales, int dim)
+{
+    for (int k = 0; k < n; k++) {
+        C.t[i].qs[k] = scales[k];
+        C.t[i].qz[k] = 0;
+    }
+    C.t[i].t.n_quant = n;
+    C.t[i].t.quant_dim = dim;
+}
+static void opts(uint8_t type) { C.options_type = type; }
+static void o_u8(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_U8, .i = v}; }
+static void o_i32(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_I32, .i = v}; }
+static void o_f32(uint8_t id, float v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_F32, .f = v}; }
+static void o_vec(uint8_t id, const int32_t *v, int n)
+{
+    C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_I32VEC, .vec = v, .n_vec = (uint32_t)n};
+}
+
+static const char *dt_text(int type)
+{
+    switch (type) {
+    case F32: return "f32";
+    case I8: return "i8";
+    case I32: return "i32";
+    case I64: return "i64";
+    case BOOL: return "bool";
+    case U8: return "u8";
+    default: return "?";
+    }
+}
+
+static sy_dtype sy_dt(int type)
+{
+    switch (type) {
+    case F32: return SY_DT_FLOAT32;
+    case I8: return SY_DT_INT8;
+    case I32: return SY_DT_INT32;
+    case I64: return SY_DT_INT64;
+    case BOOL: return SY_DT_BOOL;
+    case U8: return SY_DT_UINT8;
+    case TFLW_INT16: return SY_DT_INT16;
+    default: return SY_DT_UNDEFINED;
+    }
+}
+
+static uint8_t *build(size_t *size)
+{
+    tflw_tensor ts[MAX_T];
+    int32_t gin[MAX_T], gout[MAX_T];
+    int n_gin = 0;
+    for (int i = 0; i < C.n_t; i++) {
+        ts[i] = C.t[i].t;
+        ts[i].scales = C.t[i].qs;
+        ts[i].zero_points = C.t[i].qz;
+        char *nm = malloc(16);
+        snprintf(nm, 16, "t%d", i);
+        ts[i].name = nm;
+        if (!C.t[i].is_output && !C.t[i].t.data)
+            gin[n_gin++] = i;
+    }
+    for (int i = 0; i < C.n_out; i++)
+        gout[i] = C.op_out[i];
+    tflw_op op = {.code = C.code, .inputs = C.op_in, .n_inputs = C.n_in, .outputs = C.op_out,
+                  .n_outputs = C.n_out, .options_type = C.options_type, .opts = C.opts, .n_opts = C.n_opts};
+    tflw_model m = {.tensors = ts, .n_tensors = C.n_t, .ops = &op, .n_ops = 1, .inputs = gin, .n_inputs = n_gin,
+                    .outputs = gout, .n_outputs = C.n_out};
+    uint8_t *b = tflw_build(&m, size);
+    for (int i = 0; i < C.n_t; i++)
+        free((void *)ts[i].name);
+    return b;
+}
+
+static bool compare(int k, const sy_tensor *got)
+{
+    const ctensor *ct = &C.t[C.op_out[k]];
+    if (!got) {
+        CHECK(got != NULL, "%s: output %d missing", C.name, k);
+        return false;
+    }
+    bool good = true;
+    if (got->dtype != sy_dt(ct->t.type) || got->rank != ct->t.rank) {
+        CHECK(false, "%s: output %d is %s rank %d, want %s rank %d", C.name, k, sy_dtype_name(got->dtype),
+              (int)got->rank, dt_text(ct->t.type), ct->t.rank);
+        return false;
+    }
+    for (int d = 0; d < ct->t.rank; d++)
+        if (got->dims[d] != ct->t.dims[d]) {
+            CHECK(false, "%s: output %d dim %d is %lld, want %d", C.name, k, d, (long long)got->dims[d],
+                  (int)ct->t.dims[d]);
+            return false;
+        }
+    size_t n = ct->t.nbytes / dt_size(ct->t.type);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double g, w;
+        switch (ct->t.type) {
+        case F32: g = ((const float *)got->data)[i]; w = ((const float *)ct->expect)[i]; break;
+        case I8: g = ((const int8_t *)got->data)[i]; w = ((const int8_t *)ct->expect)[i]; break;
+        case U8: g = ((const uint8_t *)got->data)[i]; w = ((const uint8_t *)ct->expect)[i]; break;
+        case BOOL: g = ((const uint8_t *)got->data)[i] != 0; w = ((const uint8_t *)ct->expect)[i] != 0; break;
+        case I32: g = ((const int32_t *)got->data)[i]; w = ((const int32_t *)ct->expect)[i]; break;
+        case I64: g = (double)((const int64_t *)got->data)[i]; w = (double)((const int64_t *)ct->expect)[i]; break;
+        default: g = 0; w = 1;
+        }
+        bool okv;
+        if (ct->t.type == F32)
+            okv = (isnan(w) && isnan(g)) || fabs(g - w) <= C.tol * fmax(1.0, fabs(w));
+        else
+            okv = fabs(g - w) <= C.int_tol;
+        if (!okv) {
+            if (bad++ < 4)
+                CHECK(false, "%s: output %d [%zu] = %.7g, want %.7g", C.name, k, i, g, w);
+            good = false;
+        }
+    }
+    if (bad > 4)
+        CHECK(false, "%s: output %d: %d elements differ", C.name, k, bad);
+    if (good)
+        sy_test_checks_++;
+    return good;
+}
+
+static void mark_covered(bool int8)
+{
+    for (int r = 0; r < N_TABLE_A; r++)
+        if (table_a[r].code == C.code)
+            covered[r][int8] = true;
+}
+
+static bool msg_has(sy_status *st, const char *what, const char *want)
+{
+    const char *msg = st ? sy_status_get_message(st) : NULL;
+    bool good = msg && strstr(msg, want) && strstr(msg, what);
+    CHECK(good, "%s: expected a refusal naming '%s' and '%s', got %s", C.name, what, want,
+          msg ? msg : "(no error)");
+    return good;
+}
+
+static const char *op_names_for_test(int code)
+{
+    switch (code) {
+#define N(x)                                                                                                       \
+    case OP_##x: return #x;
+        N(ADD) N(AVERAGE_POOL_2D) N(CONCATENATION) N(CONV_2D) N(DEPTHWISE_CONV_2D) N(DEPTH_TO_SPACE) N(DEQUANTIZE)
+        N(FLOOR) N(FULLY_CONNECTED) N(L2_NORMALIZATION) N(LOGISTIC) N(MAX_POOL_2D) N(MUL) N(RELU) N(RELU6)
+        N(RESHAPE) N(RESIZE_BILINEAR) N(SOFTMAX) N(SPACE_TO_DEPTH) N(TANH) N(PAD) N(GATHER) N(TRANSPOSE) N(MEAN)
+        N(SUB) N(DIV) N(SQUEEZE) N(STRIDED_SLICE) N(EXP) N(TOPK_V2) N(SPLIT) N(LOG_SOFTMAX) N(CAST) N(PRELU)
+        N(MAXIMUM) N(ARG_MAX) N(MINIMUM) N(LESS) N(NEG) N(PADV2) N(GREATER) N(GREATER_EQUAL) N(LESS_EQUAL)
+        N(SELECT) N(SLICE) N(SIN) N(TRANSPOSE_CONV) N(TILE) N(EXPAND_DIMS) N(EQUAL) N(NOT_EQUAL) N(LOG) N(SUM)
+        N(SQRT) N(RSQRT) N(SHAPE) N(POW) N(ARG_MIN) N(REDUCE_PROD) N(REDUCE_MAX) N(PACK) N(LOGICAL_OR) N(ONE_HOT)
+        N(LOGICAL_AND) N(LOGICAL_NOT) N(UNPACK) N(REDUCE_MIN) N(SQUARE) N(FILL) N(RESIZE_NEAREST_NEIGHBOR)
+        N(LEAKY_RELU) N(MIRROR_PAD) N(ABS) N(SPLIT_V) N(UNIQUE) N(CEIL) N(REVERSE_V2) N(GATHER_ND) N(COS) N(ELU)
+        N(REVERSE_SEQUENCE) N(QUANTIZE) N(ROUND) N(HARD_SWISH) N(SCATTER_ND) N(SELECT_V2) N(BATCH_MATMUL)
+        N(CUMSUM) N(CONV_3D) N(GELU)
+#undef N
+    default: return "?";
+    }
+}
+
+static const char *op_text(void) { return op_names_for_test(C.code); }
+
+/* build, load, run and compare the case */
+static void finish(void)
+{
+    n_cases++;
+    int before = sy_test_failures_;
+    bool int8 = false;
+    for (int i = 0; i < C.n_t; i++)
+        if (C.t[i].t.type == I8)
+            int8 = true;
+    size_t size = 0;
+    uint8_t *buf = build(&size);
+    REQUIRE(buf != NULL, "%s: build", C.name);
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    sy_status *st = NULL;
+    if (C.reject_load) {
+        st = sy_model_load_buffer(env_mcu, buf, size, "model.tflite", NULL, &m);
+        if (!st)
+            st = sy_session_create(env_mcu, m, NULL, &s);
+        msg_has(st, op_text(), C.reject_load);
+        sy_status_free(st);
+        goto done;
+    }
+    st = sy_model_load_buffer(env_ref, buf, size, "model.tflite", NULL, &m);
+    if (!st)
+        st = sy_session_create(env_ref, m, NULL, &s);
+    if (st) {
+        CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
+        sy_status_free(st);
+        goto done;
+    }
+    int gi = 0;
+    for (int i = 0; i < C.n_t; i++) {
+        ctensor *ct = &C.t[i];
+        if (ct->is_output || ct->t.data)
+            continue;
+        sy_tensor t = {0};
+        t.struct_size = sizeof t;
+        t.dtype = sy_dt(ct->t.type);
+        t.rank = ct->t.rank;
+        for (int d = 0; d < t.rank; d++)
+            t.dims[d] = ct->t.dims[d];
+        t.data = (void *)ct->expect;
+        t.nbytes = ct->t.nbytes;
+        st = sy_session_set_input_by_index(s, (size_t)gi++, &t, SY_INPUT_COPY);
+        if (st) {
+            CHECK(false, "%s: set input %d: %s", C.name, gi - 1, sy_status_get_message(st));
+            sy_status_free(st);
+            goto done;
+        }
+    }
+    st = sy_session_run(s);
+    if (C.reject_run) {
+        msg_has(st, op_text(), C.reject_run);
+        sy_status_free(st);
+        goto done;
+    }
+    if (st) {
+        CHECK(false, "%s: run: %s", C.name, sy_status_get_message(st));
+        sy_status_free(st);
+        goto done;
+    }
+    for (int k = 0; k < C.n_out; k++) {
+        const sy_tensor *o = NULL;
+        st = sy_session_get_output(s, (size_t)k, &o);
+        if (st) {
+            CHECK(false, "%s: output %d: %s", C.name, k, sy_status_get_message(st));
+            sy_status_free(st);
+            continue;
+        }
+        compare(k, o);
+    }
+done:
+    sy_session_release(s);
+    sy_model_release(m);
+    free(buf);
+    mark_covered(int8);
+    bool pass = sy_test_failures_ == before;
+    n_passed += pass;
+    printf("%s %s\n", pass ? "ok  " : "FAIL", C.name);
+}
+
+/* ---- TFLite reference integer arithmetic (published formulas) ---------------- */
+
+/* QuantizeMultiplier: m = q * 2^shift, q in [2^30, 2^31) */
+static void quant_mult(double m, int32_t *qm, int *shift)
+{
+    if (m == 0) {
+        *qm = 0;
+        *shift = 0;
+        return;
+    }
+    double f = frexp(m, shift);
+    int64_t qf = (int64_t)llround(f * 2147483648.0);
+    if (qf == 2147483648LL) {
+        qf /= 2;
+        ++*shift;
+    }
+    *qm = (int32_t)qf;
+}
+static int32_t srdhm(int32_t a, int32_t b)
+{
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    int64_t ab = (int64_t)a * b;
+    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return (int32_t)((ab + nudge) / (1LL << 31));
+}
+static int32_t rdbpot(int32_t x, int e)
+{
+    int32_t mask = (int32_t)((1LL << e) - 1), rem = x & mask, thr = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (rem > thr ? 1 : 0);
+}
+static int32_t mbqm(int32_t x, double real_mult)
+{
+    int32_t qm;
+    int shift;
+    quant_mult(real_mult, &qm, &shift);
+    int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    return rdbpot(srdhm((int32_t)((int64_t)x * (1LL << left)), qm), right);
+}
+static int8_t sat8(int32_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+static int8_t quant8(double x, double s, int zp) { return sat8((int32_t)lround(x / s) + zp); }
+
+/* ---- plain float / int8 references ------------------------------------------- */
+
+static int64_t out_size(int same, int64_t in, int64_t k, int64_t s, int64_t d)
+{
+    int64_t eff = (k - 1) * d + 1;
+    return same ? (in + s - 1) / s : (in - eff + s) / s;
+}
+static int64_t pad_before(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d)
+{
+    int64_t total = (out - 1) * s + (k - 1) * d + 1 - in;
+    return total > 0 ? total / 2 : 0;
+}
+
+typedef struct convp {
+    int n, h, w, c;     /* input NHWC */
+    int kh, kw, oc;     /* filter: conv OHWI [oc,kh,kw,c]; depthwise [1,kh,kw,oc] */
+    int sh, sw, dh, dw; /* strides, dilations */
+    int same, act, depthwise;
+} convp;
+
+/* float conv / depthwise conv, output [n,oh,ow,oc] */
+static void ref_conv_f(const convp *p, const float *x, const float *w, const float *b, float *y, int *oh_, int *ow_)
+{
+    int oh = (int)out_size(p->same, p->h, p->kh, p->sh, p->dh), ow = (int)out_size(p->same, p->w, p->kw, p->sw, p->dw);
+    int pt = (int)pad_before(p->h, oh, p->kh, p->sh, p->dh), pl = (int)pad_before(p->w, ow, p->kw, p->sw, p->dw);
+    int mult = p->depthwise ? p->oc / p->c : 1;
+    for (int n = 0; n < p->n; n++)
+        for (int oy = 0; oy < oh; oy++)
+            for (int ox = 0; ox < ow; ox++)
+                for (int o = 0; o < p->oc; o++) {
+                    double acc = b ? b[o] : 0;
+                    for (int ky = 0; ky < p->kh; ky++)
+                        for (int kx = 0; kx < p->kw; kx++) {
+                            int iy = oy * p->sh - pt + ky * p->dh, ix = ox * p->sw - pl + kx * p->dw;
+                            if (iy < 0 || iy >= p->h || ix < 0 || ix >= p->w)
+                                continue;
+                            const float *xp = x + (((size_t)n * p->h + iy) * p->w + ix) * p->c;
+                            if (p->depthwise)
+                                acc += (double)xp[o / mult] * w[((size_t)ky * p->kw + kx) * p->oc + o];
+                            else
+                                for (int c = 0; c < p->c; c++)
+                                    acc += (double)xp[c] * w[(((size_t)o * p->kh + ky) * p->kw + kx) * p->c + c];
+                        }
+                    if (p->act == ACT_RELU && acc < 0)
+                        acc = 0;
+                    if (p->act == ACT_RELU6)
+                        acc = acc < 0 ? 0 : acc > 6 ? 6 : acc;
+                    y[(((size_t)n * oh + oy) * ow + ox) * p->oc + o] = (float)acc;
+                }
+    *oh_ = oh;
+    *ow_ = ow;
+}
+
+/* int8 conv / depthwise: per-channel weight scales ws[oc] (zp 0), int32 bias */
+static void ref_conv_q(const convp *p, const int8_t *x, float xs, int xz, const int8_t *w, const float *ws,
+                       const int32_t *b, float ys, int yz, int8_t *y)
+{
+    int oh = (int)out_size(p->same, p->h, p->kh, p->sh, p->dh), ow = (int)out_size(p->same, p->w, p->kw, p->sw, p->dw);
+    int pt = (int)pad_before(p->h, oh, p->kh, p->sh, p->dh), pl = (int)pad_before(p->w, ow, p->kw, p->sw, p->dw);
+    int mult = p->depthwise ? p->oc / p->c : 1;
+    int lo = -128, hi = 127;
+    if (p->act == ACT_RELU)
+        lo = yz > lo ? yz : lo;
+    for (int n = 0; n < p->n; n++)
+        for (int oy = 0; oy < oh; oy++)
+            for (int ox = 0; ox < ow; ox++)
+                for (int o = 0; o < p->oc; o++) {
+                    int32_t acc = 0;
+                    for (int ky = 0; ky < p->kh; ky++)
+                        for (int kx = 0; kx < p->kw; kx++) {
+                            int iy = oy * p->sh - pt + ky * p->dh, ix = ox * p->sw - pl + kx * p->dw;
+                            if (iy < 0 || iy >= p->h || ix < 0 || ix >= p->w)
+                                continue;
+                            const int8_t *xp = x + (((size_t)n * p->h + iy) * p->w + ix) * p->c;
+                            if (p->depthwise)
+                                acc += (xp[o / mult] - xz) * w[((size_t)ky * p->kw + kx) * p->oc + o];
+                            else
+                                for (int c = 0; c < p->c; c++)
+                                    acc += (xp[c] - xz) * w[(((size_t)o * p->kh + ky) * p->kw + kx) * p->c + c];
+                        }
+                    if (b)
+                        acc += b[o];
+                    int32_t v = mbqm(acc, (double)xs * (double)ws[o] / (double)ys) + yz;
+                    v = v < lo ? lo : v > hi ? hi : v;
+                    y[(((size_t)n * oh + oy) * ow + ox) * p->oc + o] = (int8_t)v;
+                }
+}
+
+static uint32_t rng_state = 12345;
+static double rnd(void) /* uniform in [-1, 1) */
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (double)(rng_state >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+}
+static void fill_f(float *p, int n, double scale)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (float)(rnd() * scale);
+}
+static void fill_i8(int8_t *p, int n, int lo, int hi)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (int8_t)(lo + (int)((rnd() + 1) / 2 * (hi - lo + 1)) % (hi - lo + 1));
+}
+
+/* shapes as text */
+static const char *shp(char *buf, int a, int b, int c, int d)
+{
+    if (d > 0)
+        snprintf(buf, 32, "%dx%dx%dx%d", a, b, c, d);
+    else if (c > 0)
+        snprintf(buf, 32, "%dx%dx%d", a, b, c);
+    else
+        snprintf(buf, 32, "%dx%d", a, b);
+    return buf;
+}
+
+#include "test_tflite_ops_cases.inc"
+
+
+int main(void)
+{
+    sy_status *st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\nstrict = true\n",
+                                              NULL, &env_ref);
+    if (!st)
+        st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\nstrict = true\n"
+                                       "[provider.riscv_mcu]\ntarget = ws63\n",
+                                       NULL, &env_mcu);
+    if (st) {
+        fprintf(stderr, "environment: %s\n", sy_status_get_message(st));
+        sy_status_free(st);
+        return 1;
+    }
+    run_all_cases();
+    int rows = 0, rows_i8 = 0;
+    for (int r = 0; r < N_TABLE_A; r++) {
+        CHECK(covered[r][0] || covered[r][1], "Table A #%d %s has no case", table_a[r].row, table_a[r].name);
+        rows += covered[r][0] || covered[r][1];
+        rows_i8 += covered[r][1];
+    }
+    printf("tflite ops: %d operators (%d covered, %d with int8), %d cases, %d passed\n", N_TABLE_A, rows, rows_i8,
+           n_cases, n_passed);
+    sy_env_release(env_ref);
+    sy_env_release(env_mcu);
+    return sy_test_result();
+}
