@@ -237,6 +237,15 @@ static bool attr_copy(ir_attr *dst, const ir_attr *src, const char *rename)
             memcpy(dst->floats, src->floats, src->count * sizeof *dst->floats);
         return true;
     }
+    if (src->type == SY_ATTR_STRINGS) { /* RNN activations */
+        dst->strings = calloc(src->count ? src->count : 1, sizeof *dst->strings);
+        if (!dst->strings)
+            return false;
+        for (size_t i = 0; i < src->count; i++)
+            if (!(dst->strings[i] = sy_strdup(src->strings[i] ? src->strings[i] : "")))
+                return false;
+        return true;
+    }
     return src->type == SY_ATTR_INT || src->type == SY_ATTR_FLOAT;
 }
 
@@ -676,6 +685,99 @@ static bool fold_passthrough(qctx *c, uint32_t ni)
     return true;
 }
 
+/* A Q output of the RNN: present, or absent / unread (-1 then). */
+static bool rnn_out_q(const qctx *c, int32_t v, q_info *q, bool *present)
+{
+    *present = false;
+    if (v < 0 || (!is_gout(c, v) && c->uses[v] == 0))
+        return true;
+    *present = true;
+    return get_q(c, v, q) && (q->dt == SY_DT_INT8 || q->dt == SY_DT_UINT8);
+}
+
+/* DQ(X), DQ(W), DQ(R), [B], [sequence_lens], [DQ(initial_h)] -> RNN ->
+ * Q(Y) [and Q(Y_h) with the same parameters] => switchyard.quant QRNN
+ * (plugins/ops_quant/qrnn_params.h: inputs X x_s x_z W w_s w_z R r_s r_z
+ * y_s y_z B lens h0 h0_s h0_z). Only what the integer kernel takes is
+ * folded (int8/uint8, per-tensor or per-hidden-unit weights, Tanh/Sigmoid/
+ * Relu, layout 0); anything else keeps the float RNN. */
+static bool fold_rnn(qctx *c, uint32_t ni)
+{
+    const ir_node *n = &c->g->nodes[ni];
+    dq_info x, w, r, h0;
+    q_info qy, qh;
+    bool has_y, has_h;
+    if (n->n_inputs < 3 || attr_i(n, "layout", 0) != 0 || !get_dq(c, in_at(n, 0), false, &x) ||
+        (x.dt != SY_DT_INT8 && x.dt != SY_DT_UINT8))
+        return false;
+    dq_info *wr[2] = {&w, &r};
+    for (int k = 0; k < 2; k++) {
+        dq_info *d = wr[k];
+        if (!get_dq(c, in_at(n, 1 + (uint32_t)k), true, d) || (d->dt != SY_DT_INT8 && d->dt != SY_DT_UINT8) ||
+            !is_init(c, d->x) || (!d->per_tensor && d->axis != 1))
+            return false;
+    }
+    const ir_attr *acts = ir_node_attr(n, "activations");
+    for (size_t i = 0; acts && i < acts->count; i++)
+        if (acts->type != SY_ATTR_STRINGS ||
+            (strcmp(acts->strings[i], "Tanh") && strcmp(acts->strings[i], "Sigmoid") && strcmp(acts->strings[i], "Relu")))
+            return false;
+    int32_t b = in_at(n, 3), lens = in_at(n, 4), h0v = in_at(n, 5);
+    if (b >= 0) { /* a float constant, or a DequantizeLinear of constants (folded at creation) */
+        ir_node *bp = producer(c, b);
+        bool const_dq = bp && is_op(bp, "DequantizeLinear") && is_init(c, in_at(bp, 0)) && is_init(c, in_at(bp, 1)) &&
+                        (in_at(bp, 2) < 0 || is_init(c, in_at(bp, 2)));
+        if (!(is_init(c, b) && c->g->values[b].dtype == SY_DT_FLOAT32) && !const_dq)
+            return false;
+    }
+    if (h0v >= 0 && (!get_dq(c, h0v, false, &h0) || (h0.dt != SY_DT_INT8 && h0.dt != SY_DT_UINT8)))
+        return false;
+    if (!rnn_out_q(c, n->n_outputs > 0 ? n->outputs[0] : -1, &qy, &has_y) ||
+        !rnn_out_q(c, n->n_outputs > 1 ? n->outputs[1] : -1, &qh, &has_h) || (!has_y && !has_h))
+        return false;
+    if (has_y && has_h && (qy.dt != qh.dt || !same_params(c, qy.s, qy.z, qh.s, qh.z)))
+        return false;
+    const q_info *q = has_y ? &qy : &qh;
+    int32_t ins[16];
+    uint32_t k = 0;
+    push_dq(ins, &k, &x);
+    push_dq(ins, &k, &w);
+    push_dq(ins, &k, &r);
+    push_q(ins, &k, q);
+    ins[k++] = b;
+    ins[k++] = lens;
+    if (h0v >= 0)
+        push_dq(ins, &k, &h0);
+    while (k > 0 && ins[k - 1] < 0)
+        k--;
+    int32_t *outs = malloc(2 * sizeof *outs);
+    if (!outs)
+        return false;
+    outs[0] = has_y ? qy.y : -1;
+    outs[1] = has_h ? qh.y : -1;
+    attr_list al = {0};
+    static const char *const keep[] = {"activations", "activation_alpha", "activation_beta", "clip", "direction",
+                                       "hidden_size"};
+    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+        al_copy(&al, n, keep[i]);
+    if (!commit(c, ni, QD, "QRNN", ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
+        free(outs);
+        return false;
+    }
+    /* the second output and its QuantizeLinear */
+    ir_node *nn = &c->g->nodes[ni];
+    free(nn->outputs);
+    nn->outputs = outs;
+    nn->n_outputs = has_h ? 2 : 1;
+    if (has_y && has_h)
+        kill_node(c, qh.node);
+    if (has_y)
+        c->qdt[qy.y] = qy.dt;
+    if (has_h)
+        c->qdt[qh.y] = qh.dt;
+    return true;
+}
+
 static bool try_fold(qctx *c, uint32_t ni)
 {
     const ir_node *n = &c->g->nodes[ni];
@@ -696,6 +798,8 @@ static bool try_fold(qctx *c, uint32_t ni)
         return fold_binary(c, ni, "QMul");
     if (!strcmp(op, "Concat"))
         return fold_concat(c, ni);
+    if (!strcmp(op, "RNN"))
+        return fold_rnn(c, ni);
     if (!strcmp(op, "MaxPool") || !strcmp(op, "GlobalMaxPool"))
         return fold_unary_like(c, ni, "QMaxPool", 0);
     if (!strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool"))

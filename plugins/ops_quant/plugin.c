@@ -23,7 +23,7 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
         return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.ops_quant] requant = %s: expected onnx or gemmlowp",
                                 rq);
     void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {
-        q_tables_qdq, q_tables_gemm, q_tables_elem};
+        q_tables_qdq, q_tables_gemm, q_tables_elem, q_tables_rnn};
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
         const sy_op_schema *s;
         const sy_kernel_def *k;

@@ -84,5 +84,6 @@ void q_load_centered(const void *x, sy_dtype dt, size_t off, size_t n, int32_t z
 void q_tables_qdq(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 void q_tables_gemm(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
+void q_tables_rnn(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 
 #endif
