@@ -7,7 +7,8 @@
  *   int4_block   int4 weights, symmetric [-7, 7] per block
  *
  * Options [plugin.quant_int4]: block_size = 32 (>= 2), method, percentile.
- * Recipe "int4_block".
+ * Recipe "int4_block", also published as "int4" (switchyard quantize
+ * --scheme int4 [--block-size N]).
  */
 #include "../quant_common/scheme_common.h"
 
@@ -19,22 +20,24 @@ static const sy_quant_scheme_def schemes[] = {
     QS_SCHEME(i4, "int4_block", "int4 weights, symmetric, one scale per block", SY_DT_INT4, true, true),
 };
 
-static sy_quant_recipe recipes[] = {
-    {sizeof(sy_quant_recipe), "int4_block", "int4 block-wise symmetric weights (block_size option, default 32), float activations",
-     NULL, &schemes[0], NULL, 32, false, qs_observer_new, qs_params_free},
-};
+#define INT4_RECIPE(name)                                                                                          \
+    {sizeof(sy_quant_recipe), name, "int4 block-wise symmetric weights (block_size option, default 32), float activations", \
+     NULL, &schemes[0], NULL, 32, false, qs_observer_new, qs_params_free}
+static sy_quant_recipe recipes[] = {INT4_RECIPE("int4_block"), INT4_RECIPE("int4")};
 
 static sy_status *init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     const char *bs = opts ? host->option_get(opts, "block_size") : NULL;
-    recipes[0].block_size = 32;
+    int32_t block = 32;
     if (bs) {
         char *end = NULL;
         long v = strtol(bs, &end, 10);
         if (!end || *end || v < 2 || v > 65536)
             return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.quant_int4] block_size = %s: an integer in [2, 65536] is required", bs);
-        recipes[0].block_size = (int32_t)v;
+        block = (int32_t)v;
     }
+    for (size_t i = 0; i < SY_COUNT_OF(recipes); i++)
+        recipes[i].block_size = block;
     return qs_register(host, p, schemes, SY_COUNT_OF(schemes), recipes, SY_COUNT_OF(recipes));
 }
 

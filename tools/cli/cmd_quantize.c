@@ -760,6 +760,10 @@ static uint8_t *pack_model(wgraph *g, char **extra, size_t n_extra, size_t *len)
         m.ir_version = 7; /* opset 13 needs IR 7 */
         m.has_ir_version = 1;
     }
+    if (g->opset >= 21 && m.ir_version < 10) {
+        m.ir_version = 10; /* int4 initializers and opset 21 need IR 10 */
+        m.has_ir_version = 1;
+    }
     *len = onnx__model_proto__get_packed_size(&m);
     uint8_t *buf = malloc(*len ? *len : 1);
     if (buf)
@@ -1056,79 +1060,6 @@ static bool is_float_act(qrun *q, const char *name)
 
 static void drop_unused(wgraph *g);
 
-/* ---- RNN: the integer QRNN of the QDQ pass (plugins/ops_quant/qrnn_params.h):
- * X, initial_h, Y and Y_h get pairs (Y_h with Y's parameters: the state is
- * one int8 H_t), W and R are weights (per hidden unit, axis 1, with
- * --per-channel), B stays float (folded as int32 by the kernel). RNNs the
- * kernel does not take (layout 1, other activations) stay float. */
-static bool rnn_quantizable(qrun *q, const wnode *n)
-{
-    if (n->dead || n->domain[0] || strcmp(n->op, "RNN") || n->nin < 3 || n->nout < 1 || wattr_i(n, "layout", 0))
-        return false;
-    const Onnx__AttributeProto *a = wattr(n, "activations");
-    for (size_t i = 0; a && i < a->n_strings; i++)
-        if (a->strings[i].len < 4 || (strncmp((const char *)a->strings[i].data, "Tanh", a->strings[i].len) &&
-                                      strncmp((const char *)a->strings[i].data, "Sigmoid", a->strings[i].len) &&
-                                      strncmp((const char *)a->strings[i].data, "Relu", a->strings[i].len)))
-            return false;
-    return is_float_act(q, n->in[0]) && is_const_value(q, n->in[1]) && is_const_value(q, n->in[2]);
-}
-
-static void rnn_mark(qrun *q, bool *qset)
-{
-    for (size_t i = 0; i < q->g->n_nodes; i++) {
-        const wnode *n = &q->g->nodes[i];
-        if (!rnn_quantizable(q, n))
-            continue;
-        const char *vals[4] = {n->in[0], n->nin > 5 ? n->in[5] : "", n->out[0], n->nout > 1 ? n->out[1] : ""};
-        for (int k = 0; k < 4; k++) {
-            vinfo *v = vals[k][0] && is_float_act(q, vals[k]) ? vfind(q->vals, q->n_vals, vals[k]) : NULL;
-            if (v)
-                qset[v - q->vals] = true;
-        }
-    }
-}
-
-/* Y_h takes Y's parameters (after the observers gave theirs) */
-static void rnn_share(qrun *q, const bool *qset, qparam *par)
-{
-    for (size_t i = 0; i < q->g->n_nodes; i++) {
-        const wnode *n = &q->g->nodes[i];
-        if (!rnn_quantizable(q, n) || n->nout < 2 || !n->out[0][0] || !n->out[1][0])
-            continue;
-        vinfo *y = vfind(q->vals, q->n_vals, n->out[0]), *yh = vfind(q->vals, q->n_vals, n->out[1]);
-        if (y && yh && qset[y - q->vals] && qset[yh - q->vals])
-            par[yh - q->vals] = par[y - q->vals];
-    }
-}
-
-/* W and R through the weight scheme; their DequantizeLinear nodes go to pre */
-static int rnn_weights(qrun *q, const bool *qset, wnode **pre, size_t *npre)
-{
-    for (size_t i = 0; i < q->g->n_nodes; i++) {
-        wnode *n = &q->g->nodes[i];
-        vinfo *x = rnn_quantizable(q, n) ? vfind(q->vals, q->n_vals, n->in[0]) : NULL;
-        if (!x || !qset[x - q->vals])
-            continue;
-        for (size_t k = 1; k <= 2; k++) {
-            int32_t rank;
-            int64_t dims[SY_MAX_RANK];
-            const float *w = const_data(q, n->in[k], &rank, dims);
-            if (!w || rank != 3)
-                continue;
-            bool pc = q->per_channel && q->rc->weights_per_channel;
-            const sy_quant_scheme_def *ws = pc ? q->rc->weights_per_channel : q->rc->weights;
-            wnode *dq = NULL;
-            char *dn = quant_const(q, n->in[k], w, rank, dims, ws, pc ? 1 : -1, NULL, &dq);
-            if (!dn)
-                return -1;
-            pre[(*npre)++] = dq;
-            n->in[k] = dn;
-        }
-    }
-    return 0;
-}
-
 static int rewrite(qrun *q)
 {
     wgraph *g = q->g;
@@ -1189,7 +1120,6 @@ static int rewrite(qrun *q)
         if (vo && !fused[vo - q->vals])
             qset[vo - q->vals] = true;
     }
-    rnn_mark(q, qset);
     /* parameters: observers, then shared ones in graph order */
     for (size_t v = 0; v < q->n_vals; v++)
         if (qset[v] && act_param(q, &q->vals[v], &par[v]))
@@ -1202,9 +1132,6 @@ static int rewrite(qrun *q)
         if (vi && vo && qset[vi - q->vals] && qset[vo - q->vals])
             par[vo - q->vals] = par[vi - q->vals];
     }
-    rnn_share(q, qset, par);
-    if (rnn_weights(q, qset, pre, &npre))
-        goto out;
     /* weights, biases and constant operands */
     sy_dtype adt = q->rc->activations->storage;
     for (size_t i = 0; i < n0; i++) {
@@ -1361,7 +1288,21 @@ static int rewrite(qrun *q)
     g->nodes = ordered;
     g->n_nodes = w;
     g->cap_nodes = total;
-    /* drop nodes nothing reads (constant subgraphs replaced by initializers) */
+    drop_unused(g);
+    rc = g->pl.oom ? -1 : 0;
+out:
+    free(fused);
+    free(par);
+    free(qset);
+    free(pre);
+    return rc;
+}
+
+/* Drop nodes nothing reads (constant subgraphs replaced by initializers),
+ * then initializers nothing reads (pack_model drops them from the graph
+ * inputs too, where IR < 4 models list them). */
+static void drop_unused(wgraph *g)
+{
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t i = 0; i < g->n_nodes; i++) {
@@ -1382,13 +1323,207 @@ static int rewrite(qrun *q)
     for (size_t i = 0; i < g->n_inits; i++)
         if (g->inits[i] && !count_uses(g, g->inits[i]->name, NULL) && !is_graph_output(g, g->inits[i]->name))
             g->inits[i] = NULL;
-    rc = g->pl.oom ? -1 : 0;
-out:
-    free(fused);
-    free(par);
-    free(qset);
-    free(pre);
-    return rc;
+}
+
+/* ======================================================================== */
+/* weight-only recipes: fp16 storage, 4-bit blocks (activations stay float) */
+/* ======================================================================== */
+
+/* The weight as a float16 initializer (the scheme's conversion, round to
+ * nearest even) and a Cast back to float: what every runtime loads, and the
+ * Cast of a constant is folded at session creation here. */
+static int store_fp16(qrun *q, const char *name, const float *w, int32_t rank, const int64_t *dims, char **out)
+{
+    wgraph *g = q->g;
+    int64_t n = 1;
+    for (int32_t i = 0; i < rank; i++)
+        n *= dims[i];
+    uint16_t *h = pz(&g->pl, (size_t)n * 2 + 2);
+    if (!h)
+        return -1;
+    sy_quant_params qp;
+    memset(&qp, 0, sizeof qp);
+    qp.struct_size = sizeof qp;
+    qp.axis = -1;
+    qp.storage = SY_DT_FLOAT16;
+    sy_status *st = q->rc->weights->quantize(w, (size_t)n, &qp, 0, h);
+    if (st) {
+        seterr(q->err, sizeof q->err, "weight '%s': %s", name, sy_status_get_message(st));
+        sy_status_free(st);
+        return 1;
+    }
+    char *hn = uniq(g, name, "f16"), *cn = uniq(g, name, "f32");
+    add_init(g, mk_tensor(g, hn, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, dims, (size_t)rank, h, (size_t)n * 2));
+    wnode *c = add_node(g, "Cast", uniq(g, name, "Cast"), 1, 1);
+    if (!c)
+        return -1;
+    c->in[0] = hn;
+    c->out[0] = cn;
+    Onnx__AttributeProto *a = mk_attr_i(g, "to", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    node_set_attrs(g, c, &a, 1);
+    *out = cn;
+    return g->pl.oom ? -1 : 0;
+}
+
+/* The weight in blocks of `bs` along `axis` (the reduction axis of the op):
+ * one observer and one scale per block, symmetric int4 packed two per byte
+ * (low nibble first, ONNX's order), and a DequantizeLinear-21 with axis and
+ * block_size; scales have the weight's shape with ceil(D / bs) on `axis`. */
+static int store_blocked(qrun *q, const char *name, const float *w, int32_t rank, const int64_t *dims, int axis,
+                         int32_t bs, char **out)
+{
+    wgraph *g = q->g;
+    const sy_quant_scheme_def *sch = q->rc->weights;
+    int64_t n = 1, inner = 1, outer = 1, D = dims[axis], nb = (dims[axis] + bs - 1) / bs;
+    for (int32_t i = 0; i < rank; i++) {
+        n *= dims[i];
+        if (i < axis)
+            outer *= dims[i];
+        if (i > axis)
+            inner *= dims[i];
+    }
+    int64_t nsc = outer * nb * inner;
+    uint8_t *packed = pz(&g->pl, (size_t)(n + 1) / 2 + 1);
+    float *scales = pz(&g->pl, (size_t)nsc * sizeof *scales), *tmp = pz(&g->pl, (size_t)bs * sizeof *tmp);
+    uint8_t *tq = pz(&g->pl, (size_t)bs * 2 + 2);
+    if (!packed || !scales || !tmp || !tq)
+        return -1;
+    for (int64_t s = 0; s < nsc; s++) {
+        int64_t o = s / (nb * inner), b = (s / inner) % nb, j = s % inner;
+        int64_t a0 = b * bs, a1 = a0 + bs < D ? a0 + bs : D, cnt = 0;
+        for (int64_t a = a0; a < a1; a++)
+            tmp[cnt++] = w[(o * D + a) * inner + j];
+        sy_observer *obs = NULL;
+        sy_quant_params qp;
+        memset(&qp, 0, sizeof qp);
+        sy_tensor t;
+        memset(&t, 0, sizeof t);
+        t.struct_size = sizeof t;
+        t.dtype = SY_DT_FLOAT32;
+        t.rank = 1;
+        t.dims[0] = cnt;
+        t.data = tmp;
+        t.nbytes = (size_t)cnt * 4;
+        t.name = name;
+        sy_status *st = q->rc->observer_new(sch, SY_CALIB_MINMAX, 100.0, &obs);
+        if (!st)
+            st = sch->observer_update(obs, &t);
+        if (!st)
+            st = sch->observer_finalize(obs, &qp);
+        if (!st && qp.zero_points && qp.zero_points[0] != 0)
+            st = sy_status_create(SY_ERR_UNSUPPORTED, "block zero point %d; the int4 writer stores symmetric blocks",
+                                  qp.zero_points[0]);
+        if (!st)
+            st = sch->quantize(tmp, (size_t)cnt, &qp, 0, tq);
+        if (obs)
+            sch->observer_release(obs);
+        if (st) {
+            seterr(q->err, sizeof q->err, "weight '%s': %s", name, sy_status_get_message(st));
+            sy_status_free(st);
+            q->rc->params_free(&qp);
+            return 1;
+        }
+        scales[s] = qp.scales[0];
+        q->rc->params_free(&qp);
+        for (int64_t a = a0, k = 0; a < a1; a++, k++) {
+            int64_t i = (o * D + a) * inner + j;
+            uint8_t nib = (uint8_t)((tq[k / 2] >> (4 * (k & 1))) & 15);
+            packed[i / 2] |= (uint8_t)(nib << (4 * (i & 1)));
+        }
+    }
+    int64_t sdims[SY_MAX_RANK];
+    memcpy(sdims, dims, (size_t)rank * sizeof *sdims);
+    sdims[axis] = nb;
+    char *qn = uniq(g, name, "q"), *sn = uniq(g, name, "scale"), *dn = uniq(g, name, "dq");
+    add_init(g, mk_tensor(g, qn, storage_onnx(sch->storage), dims, (size_t)rank, packed, (size_t)(n + 1) / 2));
+    add_init(g, mk_tensor(g, sn, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, sdims, (size_t)rank, scales,
+                          (size_t)nsc * sizeof *scales));
+    wnode *dq = add_node(g, "DequantizeLinear", uniq(g, name, "DQ"), 2, 1);
+    if (!dq)
+        return -1;
+    dq->in[0] = qn;
+    dq->in[1] = sn;
+    dq->out[0] = dn;
+    Onnx__AttributeProto *at[2] = {mk_attr_i(g, "axis", axis), mk_attr_i(g, "block_size", bs)};
+    node_set_attrs(g, dq, at, 2);
+    *out = dn;
+    return g->pl.oom ? -1 : 0;
+}
+
+/* DequantizeLinear with block_size (and int4) is opset 21 with IR 10. From
+ * 13, the ops whose inputs or meaning changed before 21 are refused. */
+static int raise_opset_21(wgraph *g, char *err, size_t elen)
+{
+    if (g->opset >= 21)
+        return 0;
+    static const char *const changed[] = {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceL1",
+                                          "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+                                          "GroupNormalization", "DFT", NULL};
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const wnode *n = &g->nodes[i];
+        if (!n->dead && (!n->domain[0] || !strcmp(n->domain, "ai.onnx")) && op_in(n->op, changed)) {
+            seterr(err, elen, "node '%s' (%s): 4-bit blocks need opset 21, and raising opset %lld to 21 is not "
+                   "supported for this op", n->name, n->op, (long long)g->opset);
+            return 1;
+        }
+    }
+    g->opset = 21;
+    return 0;
+}
+
+/* Weights (input 1) of Conv, MatMul and Gemm, and the biases of Conv and
+ * Gemm for fp16: stored by the weight-only recipe, activations untouched.
+ * Blocks run along the reduction axis: MatMul axis rank-2, Gemm 0 (1 with
+ * transB), Conv 1 (input channels; a Conv with one input channel per group
+ * keeps float weights: a block of one costs a scale per weight). */
+static int rewrite_weights(qrun *q, int32_t block, size_t *n_done)
+{
+    wgraph *g = q->g;
+    size_t n0 = g->n_nodes, first_new = g->n_nodes;
+    *n_done = 0;
+    for (size_t i = 0; i < n0; i++) {
+        wnode *n = &g->nodes[i];
+        bool conv = !strcmp(n->op, "Conv"), mm = !strcmp(n->op, "MatMul"), gemm = !strcmp(n->op, "Gemm");
+        if (n->dead || n->domain[0] || !(conv || mm || gemm))
+            continue;
+        for (size_t k = 1; k < n->nin && k < 3; k++) {
+            if (!n->in[k][0] || !is_const_value(q, n->in[k]) || (k == 2 && (block > 0 || mm)))
+                continue;
+            int32_t rank;
+            int64_t dims[SY_MAX_RANK];
+            const float *w = const_data(q, n->in[k], &rank, dims);
+            if (!w)
+                continue;
+            char *nn = NULL;
+            int r;
+            if (block > 0) {
+                int axis = conv ? 1 : mm ? rank - 2 : (wattr_i(n, "transB", 0) ? 1 : 0);
+                if (rank < 2 || dims[axis] < 2)
+                    continue;
+                r = store_blocked(q, n->in[k], w, rank, dims, axis, block, &nn);
+            } else {
+                r = store_fp16(q, n->in[k], w, rank, dims, &nn);
+            }
+            if (r)
+                return r;
+            g->nodes[i].in[k] = nn; /* add_node may have moved the array */
+            n = &g->nodes[i];
+            (*n_done)++;
+        }
+    }
+    /* the new Cast / DequantizeLinear nodes read initializers only: first */
+    size_t total = g->n_nodes, w = 0;
+    wnode *ordered = pz(&g->pl, (total ? total : 1) * sizeof *ordered);
+    if (!ordered)
+        return -1;
+    for (size_t i = first_new; i < total; i++)
+        ordered[w++] = g->nodes[i];
+    for (size_t i = 0; i < first_new; i++)
+        ordered[w++] = g->nodes[i];
+    g->nodes = ordered;
+    g->cap_nodes = total;
+    drop_unused(g);
+    return g->pl.oom ? -1 : 0;
 }
 
 /* ======================================================================== */
@@ -1443,6 +1578,7 @@ int cmd_quantize(int argc, char **argv)
 {
     const char *model_path = NULL, *calib = NULL, *scheme = "int8", *out_path = NULL, *config = NULL;
     bool per_channel = false;
+    long block_size = 0; /* --block-size; 0: the recipe's */
     sy_calib_method method = SY_CALIB_MINMAX;
     double pct = 99.99;
     for (int i = 1; i < argc; i++) {
@@ -1457,6 +1593,10 @@ int cmd_quantize(int argc, char **argv)
             scheme = argv[++i];
         } else if (!strcmp(a, "--per-channel")) {
             per_channel = true;
+        } else if (!strcmp(a, "--block-size") && v) {
+            if ((block_size = cli_parse_long(argv[++i], 2, 65536)) < 0)
+                return cli_usage_error("quantize", "--block-size expects an integer from 2 to 65536, got '%s'",
+                                       argv[i]);
         } else if (!strcmp(a, "--method") && v) {
             const char *m = argv[++i];
             if (!strcmp(m, "minmax"))
@@ -1510,9 +1650,18 @@ int cmd_quantize(int argc, char **argv)
         sy_env_release(env);
         return 1;
     }
-    if (!rc_->activations) {
-        fprintf(stderr, "switchyard: quantize: scheme '%s' (%s) quantizes weights only; this tool writes "
-                        "full-integer QDQ models (int8, uint8, int16x8)\n", scheme, rc_->description);
+    /* weight-only recipes: fp16 storage, or blocks of a 4-bit scheme */
+    bool weight_only = !rc_->activations;
+    int32_t block = rc_->block_size > 0 ? (block_size ? (int32_t)block_size : rc_->block_size) : 0;
+    const char *refusal = NULL;
+    if (weight_only && (!rc_->weights || (!rc_->fp16_storage && block <= 0)))
+        refusal = "quantizes neither activations nor weights in a form this tool writes";
+    else if (block_size && rc_->block_size <= 0)
+        refusal = "is not block-wise: --block-size applies to block-wise schemes (int4)";
+    else if (weight_only && per_channel)
+        refusal = "quantizes weights only: --per-channel applies to the integer schemes (int8, uint8, int16x8)";
+    if (refusal) {
+        fprintf(stderr, "switchyard: quantize: scheme '%s' (%s) %s\n", scheme, rc_->description, refusal);
         sy_env_release(env);
         return 1;
     }
@@ -1627,7 +1776,8 @@ int cmd_quantize(int argc, char **argv)
                     if (!v->data)
                         goto oom;
                     memcpy(v->data, t->data, numel * 4);
-                    st = rc_->observer_new(rc_->activations, method, pct, &v->obs);
+                    /* weight-only recipes observe no activation */
+                    st = weight_only ? NULL : rc_->observer_new(rc_->activations, method, pct, &v->obs);
                     if (st) {
                         rc = cli_fail(st, "quantize: observer");
                         goto done_silent;
@@ -1673,11 +1823,28 @@ int cmd_quantize(int argc, char **argv)
         ranks[i] = v ? v->rank : -1;
     }
     int up = upgrade_opset(&g, ranks, err, sizeof err);
+    if (up == 0 && block > 0)
+        up = raise_opset_21(&g, err, sizeof err);
     if (up < 0)
         goto oom;
     if (up > 0)
         goto done;
-    if (rewrite(&q)) {
+    if (weight_only) {
+        size_t n_w = 0;
+        int r = rewrite_weights(&q, block, &n_w);
+        if (r) {
+            if (r > 0)
+                seterr(err, sizeof err, "%s", q.err);
+            else
+                goto oom;
+            goto done;
+        }
+        if (block > 0)
+            printf("%zu weight tensors as int4 blocks of %d (DequantizeLinear-21, block_size %d)\n", n_w, (int)block,
+                   (int)block);
+        else
+            printf("%zu weight tensors stored as float16 (Cast to float)\n", n_w);
+    } else if (rewrite(&q)) {
         if (q.err[0])
             seterr(err, sizeof err, "%s", q.err);
         else
