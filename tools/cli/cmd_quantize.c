@@ -1060,6 +1060,79 @@ static bool is_float_act(qrun *q, const char *name)
 
 static void drop_unused(wgraph *g);
 
+/* ---- RNN: the integer QRNN of the QDQ pass (plugins/ops_quant/qrnn_params.h):
+ * X, initial_h, Y and Y_h get pairs (Y_h with Y's parameters: the state is
+ * one int8 H_t), W and R are weights (per hidden unit, axis 1, with
+ * --per-channel), B stays float (folded as int32 by the kernel). RNNs the
+ * kernel does not take (layout 1, other activations) stay float. */
+static bool rnn_quantizable(qrun *q, const wnode *n)
+{
+    if (n->dead || n->domain[0] || strcmp(n->op, "RNN") || n->nin < 3 || n->nout < 1 || wattr_i(n, "layout", 0))
+        return false;
+    const Onnx__AttributeProto *a = wattr(n, "activations");
+    for (size_t i = 0; a && i < a->n_strings; i++)
+        if (a->strings[i].len < 4 || (strncmp((const char *)a->strings[i].data, "Tanh", a->strings[i].len) &&
+                                      strncmp((const char *)a->strings[i].data, "Sigmoid", a->strings[i].len) &&
+                                      strncmp((const char *)a->strings[i].data, "Relu", a->strings[i].len)))
+            return false;
+    return is_float_act(q, n->in[0]) && is_const_value(q, n->in[1]) && is_const_value(q, n->in[2]);
+}
+
+static void rnn_mark(qrun *q, bool *qset)
+{
+    for (size_t i = 0; i < q->g->n_nodes; i++) {
+        const wnode *n = &q->g->nodes[i];
+        if (!rnn_quantizable(q, n))
+            continue;
+        const char *vals[4] = {n->in[0], n->nin > 5 ? n->in[5] : "", n->out[0], n->nout > 1 ? n->out[1] : ""};
+        for (int k = 0; k < 4; k++) {
+            vinfo *v = vals[k][0] && is_float_act(q, vals[k]) ? vfind(q->vals, q->n_vals, vals[k]) : NULL;
+            if (v)
+                qset[v - q->vals] = true;
+        }
+    }
+}
+
+/* Y_h takes Y's parameters (after the observers gave theirs) */
+static void rnn_share(qrun *q, const bool *qset, qparam *par)
+{
+    for (size_t i = 0; i < q->g->n_nodes; i++) {
+        const wnode *n = &q->g->nodes[i];
+        if (!rnn_quantizable(q, n) || n->nout < 2 || !n->out[0][0] || !n->out[1][0])
+            continue;
+        vinfo *y = vfind(q->vals, q->n_vals, n->out[0]), *yh = vfind(q->vals, q->n_vals, n->out[1]);
+        if (y && yh && qset[y - q->vals] && qset[yh - q->vals])
+            par[yh - q->vals] = par[y - q->vals];
+    }
+}
+
+/* W and R through the weight scheme; their DequantizeLinear nodes go to pre */
+static int rnn_weights(qrun *q, const bool *qset, wnode **pre, size_t *npre)
+{
+    for (size_t i = 0; i < q->g->n_nodes; i++) {
+        wnode *n = &q->g->nodes[i];
+        vinfo *x = rnn_quantizable(q, n) ? vfind(q->vals, q->n_vals, n->in[0]) : NULL;
+        if (!x || !qset[x - q->vals])
+            continue;
+        for (size_t k = 1; k <= 2; k++) {
+            int32_t rank;
+            int64_t dims[SY_MAX_RANK];
+            const float *w = const_data(q, n->in[k], &rank, dims);
+            if (!w || rank != 3)
+                continue;
+            bool pc = q->per_channel && q->rc->weights_per_channel;
+            const sy_quant_scheme_def *ws = pc ? q->rc->weights_per_channel : q->rc->weights;
+            wnode *dq = NULL;
+            char *dn = quant_const(q, n->in[k], w, rank, dims, ws, pc ? 1 : -1, NULL, &dq);
+            if (!dn)
+                return -1;
+            pre[(*npre)++] = dq;
+            n->in[k] = dn;
+        }
+    }
+    return 0;
+}
+
 static int rewrite(qrun *q)
 {
     wgraph *g = q->g;
@@ -1120,6 +1193,7 @@ static int rewrite(qrun *q)
         if (vo && !fused[vo - q->vals])
             qset[vo - q->vals] = true;
     }
+    rnn_mark(q, qset);
     /* parameters: observers, then shared ones in graph order */
     for (size_t v = 0; v < q->n_vals; v++)
         if (qset[v] && act_param(q, &q->vals[v], &par[v]))
@@ -1132,6 +1206,9 @@ static int rewrite(qrun *q)
         if (vi && vo && qset[vi - q->vals] && qset[vo - q->vals])
             par[vo - q->vals] = par[vi - q->vals];
     }
+    rnn_share(q, qset, par);
+    if (rnn_weights(q, qset, pre, &npre))
+        goto out;
     /* weights, biases and constant operands */
     sy_dtype adt = q->rc->activations->storage;
     for (size_t i = 0; i < n0; i++) {
