@@ -37,6 +37,21 @@ mnist8_tool)
     echo "$ex" | grep -q 'QConv' || fail "no QConv in the plan"
     n_dq=$(echo "$ex" | grep -E 'DequantizeLinear +cpu_ref' | wc -l)
     [ "$n_dq" -eq 1 ] || fail "expected one DequantizeLinear at run time (the output), got $n_dq"
+    # explain records the requantization form of each integer node and its
+    # source: the default, the session (--requant), the provider's INI key
+    echo "$ex" | grep -q 'QConv .*requant=onnx (default)' || fail "explain: no 'requant=onnx (default)' on QConv"
+    echo "$ex" | grep -E ' (Relu|Reshape|DequantizeLinear|QuantizeLinear) .*requant=' && fail "a node without requantization shows a form"
+    "$sy" explain "$q" --requant gemmlowp | grep -q 'QMatMul .*requant=gemmlowp (session)' ||
+        fail "explain --requant gemmlowp: no 'requant=gemmlowp (session)' on QMatMul"
+    printf '[switchyard]\nplugin_dirs = @default\n[provider.cpu_ref]\nrequant = gemmlowp\n' > "$work/rq.ini"
+    "$sy" explain "$q" --config "$work/rq.ini" | grep -q 'QConv .*requant=gemmlowp (\[provider.cpu_ref\])' ||
+        fail "explain with [provider.cpu_ref] requant = gemmlowp: the form or its source is missing"
+    i=0
+    for want in 2 0 9; do
+        top=$("$sy" run "$q" --requant gemmlowp --input-dir "$m/test_data_set_$i" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
+        [ "$top" = "$want" ] || fail "--requant gemmlowp: test_data_set_$i: argmax $top, expected $want"
+        i=$((i + 1))
+    done
     # per-channel weights and the percentile observer keep the argmax too
     "$sy" quantize "$m/model.onnx" --calib "$m" --per-channel --method percentile -o "$work/mnist8_pc.onnx" || fail "per-channel quantize failed"
     top=$("$sy" run "$work/mnist8_pc.onnx" --input-dir "$m/test_data_set_0" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
