@@ -4,10 +4,14 @@
  * DequantizeLinear -> op -> QuantizeLinear chains into), on cpu_ref.
  *
  * Options ([plugin.ops_quant]):
- *   requant = onnx | gemmlowp   default requantization form of nodes that do
- *                               not carry a `requant` attribute (the ONNX
- *                               QLinear* ops use it too; "onnx" by default,
- *                               which the ONNX node tests expect)
+ *   requant = onnx | gemmlowp   the deployment default of the requantization
+ *                               form ("onnx" by default, which the ONNX node
+ *                               tests expect). Kernels read the form as the
+ *                               node's `requant` attribute; in a session the
+ *                               host answers for nodes without one (session >
+ *                               [provider.P] requant > this key > onnx, see
+ *                               framework/src/requant_form.c), so the value
+ *                               kept here only serves hosts that do not.
  */
 #include "quant_internal.h"
 
