@@ -347,4 +347,153 @@ static inline sy_status *tfl_build_lstm(const sy_host_api *H, const sy_node *n, 
     return NULL;
 }
 
+
+/* ---- the integer LSTM (TFLite Micro's int8 x int8 -> int16 cell) ------------------ */
+
+/* TFLite's CheckedLog2 (the result rounded; exact for power-of-two scales) */
+static inline int32_t tfl_log2_rounded(float x)
+{
+    float l = logf(x) * (1.0f / logf(2.0f));
+    return (int32_t)roundf(l);
+}
+
+static inline sy_status *tfl_q1(const sy_host_api *H, const sy_tensor *t, sy_dtype dt, bool symmetric,
+                                const char *what, float *scale, int32_t *zp)
+{
+    if (!t)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "the integer LSTM needs the %s", what);
+    if (t->dtype != dt)
+        return H->status_new(SY_ERR_TYPE, "integer LSTM: the %s '%s' is %s, expected %s", what, t->name ? t->name : "",
+                             sy_dt_name(t->dtype), sy_dt_name(dt));
+    if (!tfl_qparams(t, scale, zp) || t->quant->count != 1 || !(*scale > 0.0f))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "integer LSTM: the %s '%s' needs one positive scale (per-tensor quantization)", what,
+                             t->name ? t->name : "");
+    if (symmetric && *zp != 0)
+        return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: the %s '%s' must have zero point 0, got %d", what,
+                             t->name ? t->name : "", *zp);
+    return NULL;
+}
+
+/* Parameters as TFLite Micro's UnidirectionalSequenceLstmPrepare computes them:
+ * gate FC outputs in Q3.12 (scale 2^-12), gate activations in Q0.15 with the
+ * kernel's float constant 0.00003051757 for 2^-15, multipliers in double. */
+static inline sy_status *tfl_build_lstm8(const sy_host_api *H, const sy_node *n, tflk_lstm8 *p)
+{
+    memset(p, 0, sizeof *p);
+    const sy_tensor *x = H->node_input(n, TFL_LSTM_X), *wxf = H->node_input(n, TFL_LSTM_WXI + 1),
+                    *y = H->node_output(n, 0);
+    int64_t C = wxf->dims[0], I = wxf->dims[1];
+    if (sy_tensor_numel(x) > INT32_MAX || C * (I + C) > INT32_MAX)
+        return H->status_new(SY_ERR_UNSUPPORTED, "LSTM too large for int32 indexing");
+    if (tfl_in_opt(H, n, TFL_LSTM_WXI) == NULL)
+        return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: CIFG (no input gate) is not supported, as in TFLite Micro");
+    for (uint32_t i = TFL_LSTM_PI; i < TFL_LSTM_PI + 3; i++)
+        if (tfl_in_opt(H, n, i))
+            return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: peephole weights are not supported, as in TFLite Micro");
+    if (tfl_in_opt(H, n, TFL_LSTM_PW) || tfl_in_opt(H, n, TFL_LSTM_PB))
+        return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: projection is not supported, as in TFLite Micro");
+    p->n_cell = (int32_t)C;
+    p->n_in = (int32_t)I;
+    p->time_major = sy_attr_int_or(H, n, "time_major", 0) != 0;
+    p->steps = (int32_t)(p->time_major ? x->dims[0] : x->dims[1]);
+    p->batch = (int32_t)(p->time_major ? x->dims[1] : x->dims[0]);
+    char act[32];
+    sy_attr_string_or(H, n, "fused_activation_function", "TANH", act, sizeof act);
+    if (!strcmp(act, "SIGMOID"))
+        p->cell_gate_sigmoid = 1;
+    else if (strcmp(act, "TANH"))
+        return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: the cell activation must be TANH or SIGMOID, got %s", act);
+    const sy_tensor *h0 = tfl_in_opt(H, n, TFL_LSTM_H), *c0 = tfl_in_opt(H, n, TFL_LSTM_C);
+    float xs, hs, cs, ws_, ys;
+    int32_t xz, hz, cz, wz, yz;
+    SY_TRY(tfl_q1(H, x, SY_DT_INT8, false, "input", &xs, &xz));
+    SY_TRY(tfl_q1(H, h0, SY_DT_INT8, false, "output state", &hs, &hz));
+    SY_TRY(tfl_q1(H, c0, SY_DT_INT16, true, "cell state", &cs, &cz));
+    SY_TRY(tfl_q1(H, y, SY_DT_INT8, false, "output", &ys, &yz));
+    if (!h0->data || !c0->data)
+        return H->status_new(SY_ERR_UNSUPPORTED, "LSTM state inputs must be variable (constant-initialised) tensors");
+    if (sy_tensor_numel(h0) != p->batch * C || sy_tensor_numel(c0) != p->batch * C)
+        return H->status_new(SY_ERR_SHAPE, "state tensors must be [batch, %lld]", (long long)C);
+    p->h0 = h0->data;
+    p->c0 = c0->data;
+    p->x_off = -xz;
+    p->h_off = -hz;
+    p->h_zp = hz;
+    static const char *const gate[4] = {"input", "forget", "cell", "output"};
+    const double gate_in_scale = (double)0.00024414062f; /* 2^-12 */
+    char what[64];
+    for (int g = 0; g < 4; g++) {
+        const sy_tensor *wx = tfl_in_opt(H, n, (uint32_t)(TFL_LSTM_WXI + g)), *wh = tfl_in_opt(H, n, (uint32_t)(TFL_LSTM_WHI + g)),
+                        *b = tfl_in_opt(H, n, (uint32_t)(TFL_LSTM_BI + g));
+        snprintf(what, sizeof what, "input-to-%s weights", gate[g]);
+        SY_TRY(tfl_q1(H, wx, SY_DT_INT8, true, what, &ws_, &wz));
+        if (!wx->data || sy_tensor_numel(wx) != C * I)
+            return H->status_new(SY_ERR_SHAPE, "the %s must be a constant [%lld, %lld]", what, (long long)C, (long long)I);
+        sy_q_quantize_multiplier((double)xs * (double)ws_ / gate_in_scale, &p->x_mult[g], &p->x_shift[g]);
+        p->wx[g] = wx->data;
+        snprintf(what, sizeof what, "recurrent-to-%s weights", gate[g]);
+        SY_TRY(tfl_q1(H, wh, SY_DT_INT8, true, what, &ws_, &wz));
+        if (!wh->data || sy_tensor_numel(wh) != C * C)
+            return H->status_new(SY_ERR_SHAPE, "the %s must be a constant [%lld, %lld]", what, (long long)C, (long long)C);
+        sy_q_quantize_multiplier((double)hs * (double)ws_ / gate_in_scale, &p->h_mult[g], &p->h_shift[g]);
+        p->wh[g] = wh->data;
+        if (b) {
+            if (b->dtype != SY_DT_INT32 || !b->data || sy_tensor_numel(b) != C)
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "integer LSTM: the %s gate bias must be a constant int32 [%lld]",
+                                     gate[g], (long long)C);
+            p->b[g] = b->data;
+        }
+    }
+    const float nl_out = 0.00003051757f; /* TFLite Micro's constant for 2^-15 */
+    sy_q_quantize_multiplier((double)nl_out * (double)cs / (double)cs, &p->fc_mult, &p->fc_shift);
+    sy_q_quantize_multiplier((double)nl_out * (double)nl_out / (double)cs, &p->ic_mult, &p->ic_shift);
+    sy_q_quantize_multiplier((double)nl_out * (double)nl_out / (double)hs, &p->oh_mult, &p->oh_shift);
+    int32_t shift = 15 + tfl_log2_rounded(cs) - 3;
+    p->cell_tanh_mult = shift < 0 ? 3 : 0;
+    p->cell_tanh_shift = shift < 0 ? -shift : shift;
+    float clip = sy_attr_float_or(H, n, "cell_clip", 0.0f);
+    if (clip > 0.0f) {
+        double q = (double)clip / (double)cs;
+        p->cell_clip = (int32_t)(q < -32768.0 ? -32768.0 : (q > 32767.0 ? 32767.0 : q));
+    } else {
+        p->cell_clip = -1;
+    }
+    return NULL;
+}
+
+
+/* ---- int8 LOGISTIC / TANH (TFLite Micro's fixed point) ------------------------------ */
+
+/* The input rescaled to Q4.27: frexp of scale * 2^27, the mantissa rounded to
+ * Q0.31, and the radius beyond which the output saturates (CalculateInputRadius). */
+static inline void tfl_act8_params(float in_scale, int32_t in_zp, tflk_act8 *p)
+{
+    int e = 0;
+    double q = frexp((double)in_scale * (double)(1 << 27), &e);
+    int64_t m = (int64_t)round(q * 2147483648.0);
+    if (m == (INT64_C(1) << 31)) { /* the mantissa rounded up to 1 */
+        m /= 2;
+        e++;
+    }
+    p->in_zp = in_zp;
+    p->mult = (int32_t)m;
+    p->shift = e;
+    double radius = 15.0 * (double)(1 << 27) / ldexp(1.0, e);
+    p->radius = radius > 2147483647.0 ? INT32_MAX : (int32_t)floor(radius);
+}
+
+/* int8 DIV: multiplier s1 / (s2 * so) computed in float as TFLite does */
+static inline void tfl_div8_params(float s1, int32_t z1, float s2, int32_t z2, float so, int32_t zo, int32_t lo,
+                                   int32_t hi, tflk_div8 *p)
+{
+    float real = s1 / (s2 * so);
+    sy_q_quantize_multiplier((double)real, &p->mult, &p->shift);
+    p->zp1 = z1;
+    p->zp2 = z2;
+    p->out_zp = zo;
+    p->lo = lo;
+    p->hi = hi;
+}
+
 #endif

@@ -6,19 +6,30 @@
  *     ADD SUB MUL     fp32, int32, int8 (TFLite reference integer kernels:
  *                     ADD/SUB with left shift 20 and per-input multipliers,
  *                     MUL with one multiplier; bit-exact)
- *     DIV MAXIMUM MINIMUM POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
+ *     DIV             fp32, int32, int8 (reference_ops::DivElementwise: the
+ *                     reciprocal in fixed point; bit-exact)
+ *     MAXIMUM MINIMUM POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
  *                     fp32, int32; int8 through fp32
  *     EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL -> bool
  *     LOGICAL_AND LOGICAL_OR (bool)   PRELU (fp32; int8 through fp32)
  *   unary: ABS CEIL COS EXP FLOOR LOG ROUND RSQRT SIN SQRT SQUARE NEG RELU
  *     RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH ELU HARD_SWISH GELU
  *     LEAKY_RELU: fp32; int8 through a 256-entry table built from the
- *     input/output quantization; ABS NEG SQUARE also int32; LOGICAL_NOT bool
+ *     input/output quantization, except LOGISTIC with output 1/256 zero
+ *     point -128 and TANH with output 1/128 zero point 0: TFLite Micro's
+ *     fixed-point kernels (gemmlowp logistic/tanh on Q4.27; bit-exact; the
+ *     desktop TFLite reference builds a float table instead);
+ *     ABS NEG SQUARE also int32; LOGICAL_NOT bool
  *   SELECT SELECT_V2 (any dtype)
  *   reductions MEAN SUM REDUCE_MAX REDUCE_MIN REDUCE_PROD (fp32, int32;
- *     int8 through fp32), ARG_MAX ARG_MIN, CUMSUM, TOPK_V2, UNIQUE
+ *     int8: MEAN and SUM as TFLite Micro (an int32 sum of the raw values,
+ *     then tflk_mean_s8 / tflk_sum_s8), REDUCE_MAX/MIN on the raw values
+ *     when input and output quantization agree (TFLite Micro requires it);
+ *     otherwise and REDUCE_PROD through fp32), ARG_MAX ARG_MIN, CUMSUM,
+ *     TOPK_V2, UNIQUE
  */
 #include "tfl_common.h"
+#include "tfl_params.h"
 
 #include <float.h>
 
@@ -67,6 +78,7 @@ typedef struct bin_state {
     float s1, s2, so;
     int32_t z1, z2, zo, lo, hi;
     int32_t m1, sh1, m2, sh2, mo, sho;
+    tflk_div8 div8;
 } bin_state;
 
 static sy_status *infer_binary(sy_node *n)
@@ -123,8 +135,15 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
             sy_q_quantize_multiplier(s->s1 / twice_max, &s->m1, &s->sh1);
             sy_q_quantize_multiplier(s->s2 / twice_max, &s->m2, &s->sh2);
             sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * s->so), &s->mo, &s->sho);
+        } else if (s->kind == B_PRELU && !bq) {
+            /* TFLite PRELU: x >= 0 requantizes by s1/so, x < 0 multiplies by
+             * the int8 alpha and requantizes by s1*s2/so (prelu.cc) */
+            sy_q_quantize_multiplier((double)s->s1 / (double)s->so, &s->m1, &s->sh1);
+            sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->m2, &s->sh2);
         } else if (s->kind == B_MUL) {
             sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->mo, &s->sho);
+        } else if (s->kind == B_DIV && s->dt == SY_DT_INT8) {
+            tfl_div8_params(s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo, s->hi, &s->div8);
         }
     }
     return NULL;
@@ -225,8 +244,21 @@ static void bin_fn(const void *ctx_, const void *const *in, const int64_t *st, v
             ((bool *)out)[i] = fop(s->kind, ((const bool *)in[0])[ia], ((const bool *)in[1])[ib]) != 0;
             continue;
         }
+        if (s->q && s->kind == B_DIV && s->dt == SY_DT_INT8) {
+            int32_t x = ((const int8_t *)in[0])[ia], yv = ((const int8_t *)in[1])[ib];
+            if (yv == s->z2) /* a real divisor of 0: the reference asserts */
+                c->div0 = true;
+            ((int8_t *)out)[i] = (int8_t)tflk_div_s8(&s->div8, x, yv);
+            continue;
+        }
         if (s->q) {
             int32_t x = (int32_t)sy_load_i64(in[0], s->dt, ia);
+            if (s->kind == B_PRELU && c->b->dtype != SY_DT_FLOAT32) {
+                int32_t d = x - s->z1, al = (int32_t)sy_load_i64(in[1], s->dt, ib) - s->z2;
+                int32_t r = (d >= 0 ? sy_q_mul_by_qm(d, s->m1, s->sh1) : sy_q_mul_by_qm(d * al, s->m2, s->sh2)) + s->zo;
+                sy_store_i64(out, s->out_dt, (size_t)i, tfl_clampi(r, s->lo, s->hi));
+                continue;
+            }
             if (s->kind == B_ADD || s->kind == B_SUB || s->kind == B_MUL) {
                 int32_t yv = (int32_t)sy_load_i64(in[1], s->dt, ib);
                 int32_t r;
@@ -273,7 +305,8 @@ static sy_status *run_binary(void *state, const sy_kernel_io *io)
     bin_ctx c = {state, io->inputs[0], io->inputs[1], io->outputs[0], false};
     SY_TRY(sy_bcast_apply(H, 2, io->inputs, io->outputs[0], bin_fn, &c));
     if (c.div0)
-        return ERR(SY_ERR_RUNTIME, "integer division by zero");
+        return c.s->q ? ERR(SY_ERR_RUNTIME, "int8 DIV: a divisor element equals its zero point %d (a real 0)", c.s->z2)
+                      : ERR(SY_ERR_RUNTIME, "integer division by zero");
     return NULL;
 }
 
@@ -311,6 +344,8 @@ typedef struct un_state {
     bool approx;
     sy_dtype dt;
     int8_t lut[256];
+    int fx; /* int8 LOGISTIC/TANH in fixed point (tflk_fixed.c) */
+    tflk_act8 a8;
 } un_state;
 
 static float uf(const un_state *s, float x)
@@ -371,6 +406,26 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
         if (!tfl_qparams(x, &xs, &xz) || !tfl_qparams(y, &ys, &yz))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output",
                        H->node_op(n));
+        if ((s->kind == U_LOGISTIC && ys == 1.0f / 256.0f && yz == -128) ||
+            (s->kind == U_TANH && ys == 1.0f / 128.0f && yz == 0)) {
+            s->fx = s->kind == U_LOGISTIC ? 1 : 2;
+            tfl_act8_params(xs, xz, &s->a8);
+            return NULL;
+        }
+        if (s->kind == U_LEAKY && s->alpha >= 0.0f) {
+            /* TFLite QuantizeLeakyRelu: the identity and alpha branches each
+             * requantize with their own multiplier (leaky_relu.cc computes
+             * them in float), double rounding included */
+            int32_t mi, si, ma, sa;
+            sy_q_quantize_multiplier((double)(xs / ys), &mi, &si);
+            sy_q_quantize_multiplier((double)(xs * s->alpha / ys), &ma, &sa);
+            for (int q = -128; q < 128; q++) {
+                int32_t d = q - xz;
+                int32_t v = yz + (d >= 0 ? sy_q_mul_by_qm(d, mi, si) : sy_q_mul_by_qm(d, ma, sa));
+                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
+            }
+            return NULL;
+        }
         for (int q = -128; q < 128; q++)
             s->lut[q + 128] = (int8_t)sy_q_quantize_f32(uf(s, xs * (float)(q - xz)), ys, yz, -128, 127);
     } else if (s->dt == SY_DT_INT32 && s->kind != U_ABS && s->kind != U_NEG && s->kind != U_SQUARE &&
@@ -392,8 +447,16 @@ static sy_status *run_unary(void *state, const sy_kernel_io *io)
             ((float *)y)[i] = uf(s, ((const float *)x->data)[i]);
         break;
     case SY_DT_INT8:
-        for (int64_t i = 0; i < n; i++)
-            ((int8_t *)y)[i] = s->lut[((const int8_t *)x->data)[i] + 128];
+        if (s->fx && n > INT32_MAX)
+            return ERR(SY_ERR_UNSUPPORTED, "int8 %s of %lld elements: the kernel counts in int32",
+                       s->fx == 1 ? "LOGISTIC" : "TANH", (long long)n);
+        if (s->fx == 1)
+            tflk_logistic_s8(&s->a8, x->data, y, (int32_t)n);
+        else if (s->fx == 2)
+            tflk_tanh_s8(&s->a8, x->data, y, (int32_t)n);
+        else
+            for (int64_t i = 0; i < n; i++)
+                ((int8_t *)y)[i] = s->lut[((const int8_t *)x->data)[i] + 128];
         break;
     case SY_DT_BOOL:
         for (int64_t i = 0; i < n; i++)
@@ -525,6 +588,8 @@ typedef struct red_state {
     bool q;
     float xs, ys;
     int32_t xz, yz;
+    bool raw; /* int8 MEAN/SUM, or MAX/MIN with equal quantization: on the raw values */
+    tflk_reduce8 r8;
 } red_state;
 
 static sy_status *prepare_reduce_impl(sy_node *n, void **state)
@@ -540,6 +605,12 @@ static sy_status *prepare_reduce_impl(sy_node *n, void **state)
         s->q = true;
         if (!tfl_qparams(x, &s->xs, &s->xz) || !tfl_qparams(y, &s->ys, &s->yz))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization", H->node_op(n));
+        bool same = s->xs == s->ys && s->xz == s->yz;
+        s->raw = s->kind == R_MEAN || s->kind == R_SUM || ((s->kind == R_MAX || s->kind == R_MIN) && same);
+        s->r8.same = same;
+        s->r8.in_zp = s->xz;
+        s->r8.out_zp = s->yz;
+        s->r8.scale = s->xs / s->ys; /* float, as TFLite */
     }
     size_t cnt = (size_t)sy_tensor_numel(y);
     H->node_set_scratch(n, (cnt ? cnt : 1) * (sizeof(double) + sizeof(int64_t)));
@@ -567,8 +638,9 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
         int64_t o = 0;
         for (int32_t d = 0; d < x->rank; d++)
             o += (s->mask[d] ? 0 : idx[d]) * rst[d];
-        double v = s->q ? s->xs * (double)((int32_t)((const int8_t *)x->data)[i] - s->xz)
-                        : sy_load_f64(x->data, x->dtype, (size_t)i);
+        double v = s->raw ? (double)((const int8_t *)x->data)[i]
+                   : s->q ? s->xs * (double)((int32_t)((const int8_t *)x->data)[i] - s->xz)
+                          : sy_load_f64(x->data, x->dtype, (size_t)i);
         switch (s->kind) {
         case R_MEAN:
         case R_SUM: acc[o] += v; break;
@@ -580,6 +652,15 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
         sy_index_next(x->rank, x->dims, idx);
     }
     for (int64_t i = 0; i < ny; i++) {
+        if (s->raw) { /* the sum of int8 values is exact in double */
+            int32_t sum = (int32_t)(int64_t)acc[i], c = cnt[i] > INT32_MAX ? INT32_MAX : (int32_t)cnt[i];
+            int32_t r = s->kind == R_MEAN ? tflk_mean_s8(&s->r8, sum, c)
+                        : s->kind == R_SUM ? tflk_sum_s8(&s->r8, sum, c)
+                        : cnt[i]           ? (int32_t)acc[i]
+                                           : (s->kind == R_MAX ? -128 : 127); /* an empty window: the init value */
+            ((int8_t *)y->data)[i] = (int8_t)r;
+            continue;
+        }
         double v = s->kind == R_MEAN ? (cnt[i] ? acc[i] / (double)cnt[i] : NAN) : acc[i];
         if (s->q)
             ((int8_t *)y->data)[i] = (int8_t)sy_q_quantize_f32((float)v, s->ys, s->yz, -128, 127);

@@ -14,13 +14,11 @@
  * the parameters tfl_params.h builds; quantized weights are dequantized
  * where they are read.
  *
- * fp32 models run in fp32. Quantized models (int8 weights and activations,
- * int16 cell state, int32 biases) run in fp32 on the dequantized values
- * and the output is quantized with the output tensor's parameters: the
- * arithmetic follows the float LSTM, not TFLite's integer LSTM, so int8
- * results can differ from TFLite Micro by a few output steps. The state
- * inputs give the initial state of each run (TFLite Micro resets variable
- * tensors to zero; the state is not carried across runs).
+ * fp32 models run in fp32. int8 models (int8 weights and activations, int16
+ * cell state, int32 biases) run TFLite Micro's integer LSTM
+ * (../tflite_common/kernels/tflk_lstm8.c, parameters from tfl_build_lstm8):
+ * bit-exact with its reference kernel. The state inputs give the initial
+ * state of each run (the state is not carried across runs).
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
@@ -75,7 +73,9 @@ static sy_status *infer_lstm(sy_node *n)
 }
 
 typedef struct lstm_state {
+    bool q; /* int8: the integer LSTM */
     tflk_lstm p;
+    tflk_lstm8 p8;
 } lstm_state;
 
 static void lstm_release(void *p) { free(p); }
@@ -86,6 +86,12 @@ static sy_status *prepare_lstm_impl(sy_node *n, void **state)
     if (!s)
         return OOM();
     *state = s;
+    if (H->node_input(n, IN_X)->dtype == SY_DT_INT8) {
+        s->q = true;
+        SY_TRY(tfl_build_lstm8(H, n, &s->p8));
+        H->node_set_scratch(n, tflk_lstm8_scratch_bytes(&s->p8));
+        return NULL;
+    }
     SY_TRY(tfl_build_lstm(H, n, &s->p));
     H->node_set_scratch(n, tflk_lstm_scratch_floats(&s->p) * sizeof(float));
     return NULL;
@@ -94,7 +100,10 @@ static sy_status *prepare_lstm_impl(sy_node *n, void **state)
 static sy_status *run_lstm(void *state, const sy_kernel_io *io)
 {
     const lstm_state *s = state;
-    tflk_lstm_run(&s->p, io->inputs[IN_X]->data, io->outputs[0]->data, io->scratch);
+    if (s->q)
+        tflk_lstm8_run(&s->p8, io->inputs[IN_X]->data, io->outputs[0]->data, io->scratch);
+    else
+        tflk_lstm_run(&s->p, io->inputs[IN_X]->data, io->outputs[0]->data, io->scratch);
     return NULL;
 }
 
@@ -136,7 +145,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = SY_ABI_MINOR,
     .name = "tflite_recurrent",
     .version = "0.1.0",
-    .description = "TFLite UNIDIRECTIONAL_SEQUENCE_LSTM, cpu_ref (fp32; int8 through fp32)",
+    .description = "TFLite UNIDIRECTIONAL_SEQUENCE_LSTM, cpu_ref (fp32; int8 as TFLite Micro's integer LSTM)",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = rec_init,

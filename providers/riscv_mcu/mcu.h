@@ -5,6 +5,7 @@
 #include "tfl_params.h"
 #include "sy_mcu_ext.h"
 #include "qk.h"
+#include "qrnn_params.h"
 
 extern const sy_host_api *mcu_H;
 
@@ -39,9 +40,9 @@ bool mcu_quant_check(const sy_node *n, sy_claim *claim);
 /* kernel kinds */
 typedef enum mcu_kind {
     MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
-    MK_LSTM, MK_COPY,
+    MK_LSTM, MK_LSTM8, MK_COPY,
     /* switchyard.quant (NCHW int8, plugins/ops_quant/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
-    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK__COUNT
+    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
 
 typedef struct mcu_node {
@@ -53,10 +54,12 @@ typedef struct mcu_node {
         tflk_pool pool;
         tflk_softmax sm;
         tflk_lstm lstm;
+        tflk_lstm8 lstm8;
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;
         qk_add qadd;
+        qrnn_params qrnn; /* owns its arrays (qrnn_params_free) */
         struct {
             float scale;
             int32_t zp, dt, n;

@@ -488,6 +488,38 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         P(calls, "    tflk_lstm_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
         break;
     }
+    case MK_LSTM8: {
+        const tflk_lstm8 *p = &k->u.lstm8;
+        const char *wx[4], *wh[4], *b[4], *h0, *c0;
+        const void *ptrs[14] = {p->wx[0], p->wx[1], p->wx[2], p->wx[3], p->wh[0], p->wh[1], p->wh[2], p->wh[3],
+                                p->b[0], p->b[1], p->b[2], p->b[3], p->h0, p->c0};
+        const char **syms[14] = {&wx[0], &wx[1], &wx[2], &wx[3], &wh[0], &wh[1], &wh[2], &wh[3],
+                                 &b[0], &b[1], &b[2], &b[3], &h0, &c0};
+        for (int j = 0; j < 14; j++) {
+            *syms[j] = "NULL";
+            if (!ptrs[j])
+                continue;
+            const mcu_buf *bb = find_in(r, ptrs[j]);
+            if (!bb)
+                return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM tensor %d of node %u is not among its inputs", j, i);
+            SY_TRY(blob_sym(L, bb->data, bb->nbytes, bb->dtype, syms[j]));
+        }
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM node %u has no scratch", i);
+        P(o, "static const tflk_lstm8 n%u = {%d, %d, %d, %d, %d, %d, %d,\n", i, p->n_cell, p->n_in, p->steps, p->batch,
+          p->time_major, p->x_off, p->h_off);
+        P(o, "    {%s, %s, %s, %s}, {%s, %s, %s, %s}, {%s, %s, %s, %s},\n", wx[0], wx[1], wx[2], wx[3], wh[0], wh[1],
+          wh[2], wh[3], b[0], b[1], b[2], b[3]);
+        P(o, "    {%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d},\n", p->x_mult[0], p->x_mult[1],
+          p->x_mult[2], p->x_mult[3], p->x_shift[0], p->x_shift[1], p->x_shift[2], p->x_shift[3], p->h_mult[0],
+          p->h_mult[1], p->h_mult[2], p->h_mult[3], p->h_shift[0], p->h_shift[1], p->h_shift[2], p->h_shift[3]);
+        P(o, "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s};\n", p->fc_mult, p->fc_shift, p->ic_mult,
+          p->ic_shift, p->oh_mult, p->oh_shift, p->h_zp, p->cell_tanh_mult, p->cell_tanh_shift, p->cell_gate_sigmoid,
+          p->cell_clip, h0, c0);
+        L->flash_params += sizeof(tflk_lstm8);
+        P(calls, "    tflk_lstm8_run(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), ws + %zu);\n", i, xo, yo, so);
+        break;
+    }
     case MK_COPY:
     default:
         P(calls, "    tflk_copy(ws + %zu, ws + %zu, %zu);\n", yo, xo,
@@ -511,6 +543,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_SOFTMAX_S8:
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
     case MK_LSTM: return "tflk_lstm.c";
+    case MK_LSTM8: return "tflk_lstm8.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:
@@ -662,7 +695,7 @@ static sy_status *write_build(const char *dir, const sy_mcu_codegen_request *req
           "# host:   cmake -S . -B build-host && cmake --build build-host\n"
           "cmake_minimum_required(VERSION 3.13)\nproject(sy_model C)\n"
           "set(CMAKE_C_STANDARD 99)\nset(CMAKE_C_STANDARD_REQUIRED ON)\nset(CMAKE_C_EXTENSIONS OFF)\n\n"
-          "# the model: no malloc, no OS (sy_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c",
+          "# the model: no malloc, no OS (sy_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c kernels/tflk_fixed.c",
       req->model_name, chip->name);
     bool seen[8] = {false};
     const char *files[8];
@@ -889,6 +922,8 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         st = write_source(req->dir, "tflk.h");
     if (!st)
         st = write_source(req->dir, "tflk_math.c");
+    if (!st) /* the fixed-point functions: gc-sections drops what the model does not call */
+        st = write_source(req->dir, "tflk_fixed.c");
     if (!st && uses_qk)
         st = write_source(req->dir, "qk.h");
     const char *written[8];
@@ -909,7 +944,7 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
                  "parameters %zu bytes of the %llu-byte flash budget, %u kernel files",
                  mcu_current.chip->name, mcu_current.chip->isa, n_recs, req->workspace_bytes,
                  (unsigned long long)mcu_current.sram_budget, L.flash_weights, L.flash_params,
-                 (unsigned long long)mcu_current.flash_budget, nw + 1);
+                 (unsigned long long)mcu_current.flash_budget, nw + 2);
     free(L.blobs);
     return st;
 }

@@ -24,7 +24,7 @@
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
- * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8 through fp32), RESHAPE,
+ * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS; the ONNX path (mcu_quant.c, plugins/ops_quant/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
@@ -164,6 +164,8 @@ static void node_release(void *p)
     if (!k)
         return;
     tfl_params_free(&k->o);
+    if (k->kind == MK_QRNN)
+        qrnn_params_free(&k->u.qrnn);
     free(k->q_rq);
     free(k->q_bias);
     free(k->q_zp);
@@ -203,6 +205,10 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         SY_TRY(tfl_build_softmax(H, n, &k->u.sm));
         if (i8 && !k->u.sm.fixed)
             H->node_set_scratch(n, (size_t)(k->u.sm.depth ? k->u.sm.depth : 1) * sizeof(float));
+    } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM") && i8) {
+        k->kind = MK_LSTM8; /* TFLite Micro's integer LSTM */
+        SY_TRY(tfl_build_lstm8(H, n, &k->u.lstm8));
+        H->node_set_scratch(n, tflk_lstm8_scratch_bytes(&k->u.lstm8));
     } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM")) {
         k->kind = MK_LSTM;
         SY_TRY(tfl_build_lstm(H, n, &k->u.lstm));
@@ -270,6 +276,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     case MK_SOFTMAX_S8: tflk_softmax_s8(&k->u.sm, x->data, y->data, io->scratch); break;
     case MK_SOFTMAX_F32: tflk_softmax_f32(&k->u.sm, x->data, y->data); break;
     case MK_LSTM: tflk_lstm_run(&k->u.lstm, x->data, y->data, io->scratch); break;
+    case MK_LSTM8: tflk_lstm8_run(&k->u.lstm8, x->data, y->data, io->scratch); break;
     case MK_COPY:
     default: tflk_copy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes); break;
     }

@@ -59,6 +59,55 @@ static inline int32_t tflk_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* ---- fixed-point functions (tflk_fixed.c) ---------------------------------- */
+
+/* saturating x * 2^e (e >= 0) */
+int32_t tflk_sat_shl(int32_t x, int32_t e);
+/* gemmlowp on a Q(int_bits).(31 - int_bits) raw value, results in Q0.31:
+ * exp(a) for a <= 0, 1 / (1 + a) for a in [0, 1), logistic(a), tanh(a) */
+int32_t tflk_exp_on_negative(int32_t a, int32_t int_bits);
+int32_t tflk_one_over_one_plus_x(int32_t a);
+int32_t tflk_logistic_fx(int32_t a, int32_t int_bits);
+int32_t tflk_tanh_fx(int32_t a, int32_t int_bits);
+/* 1 / x for x > 0 with integer_digits integer bits (TFLite GetReciprocal) */
+int32_t tflk_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit);
+
+/* int8 LOGISTIC (output 1/256, zero point -128) and TANH (output 1/128,
+ * zero point 0) as reference_integer_ops: the input rescaled to Q4.27 by
+ * mult * 2^shift (shift >= 0), saturated beyond +-radius */
+typedef struct tflk_act8 {
+    int32_t in_zp, radius, mult, shift;
+} tflk_act8;
+
+void tflk_logistic_s8(const tflk_act8 *p, const int8_t *x, int8_t *y, int32_t n);
+void tflk_tanh_s8(const tflk_act8 *p, const int8_t *x, int8_t *y, int32_t n);
+
+/* int16 sigmoid and tanh by interpolation in TFLite's sigmoid table; input
+ * x * mult >> shift in units of 1/(3 * 2^...) as the reference (mult 0: 3 << shift) */
+void tflk_sigmoid_s16(int32_t mult, int32_t shift, const int16_t *x, int16_t *y, int32_t n);
+void tflk_tanh_s16(int32_t mult, int32_t shift, const int16_t *x, int16_t *y, int32_t n);
+
+/* int8 DIV of one element pair (reference_ops::DivElementwise): zero points,
+ * output multiplier s1 / (s2 * so) and the activation clamp */
+typedef struct tflk_div8 {
+    int32_t zp1, zp2, out_zp, mult, shift, lo, hi;
+} tflk_div8;
+
+int32_t tflk_div_s8(const tflk_div8 *p, int32_t a, int32_t b);
+
+/* int8 MEAN and SUM from the int32 sum of the raw int8 values over `count`
+ * elements, as TFLite Micro's reduce: MEAN with equal input/output scale and
+ * zero point (same) is the truncated integer quotient, else the float
+ * rescale of QuantizedMeanOrSum (scale = in_scale / out_scale in float);
+ * SUM rescales in float and wraps to int8 as the reference's cast does. */
+typedef struct tflk_reduce8 {
+    int32_t same, in_zp, out_zp;
+    float scale;
+} tflk_reduce8;
+
+int32_t tflk_mean_s8(const tflk_reduce8 *p, int32_t sum, int32_t count);
+int32_t tflk_sum_s8(const tflk_reduce8 *p, int32_t sum, int32_t count);
+
 /* ---- float helpers (tflk_math.c) ------------------------------------------ */
 
 float tflk_expf(float x);
@@ -172,6 +221,32 @@ typedef struct tflk_lstm {
 /* scratch floats: batch * (n_out + n_cell) + 4 * n_cell + n_in */
 size_t tflk_lstm_scratch_floats(const tflk_lstm *p);
 void tflk_lstm_run(const tflk_lstm *p, const void *x, void *y, float *scratch);
+
+/* The integer LSTM of TFLite Micro (8-bit activations and weights, 16-bit
+ * cell): gates are the sum of two int8 FULLY_CONNECTED outputs requantized
+ * to int16 Q3.12 (input side with the gate bias), sigmoid/tanh to Q0.15,
+ * the cell updated in its int16 scale, the hidden state requantized to int8
+ * with the output-state tensor's scale and zero point. No CIFG, peephole,
+ * projection or layer norm (TFLite Micro refuses them too). */
+typedef struct tflk_lstm8 {
+    int32_t n_cell, n_in, steps, batch, time_major;
+    int32_t x_off, h_off; /* minus the zero points of the input and the output state */
+    const int8_t *wx[4], *wh[4]; /* gates input, forget, cell, output */
+    const int32_t *b[4];         /* NULL: no bias */
+    int32_t x_mult[4], x_shift[4], h_mult[4], h_shift[4];
+    int32_t fc_mult, fc_shift; /* forget gate x cell -> cell */
+    int32_t ic_mult, ic_shift; /* input gate x cell gate -> cell */
+    int32_t oh_mult, oh_shift, h_zp; /* tanh(cell) x output gate -> hidden */
+    int32_t cell_tanh_mult, cell_tanh_shift; /* tanh of the cell in its scale */
+    int32_t cell_gate_sigmoid; /* the cell gate's activation: 0 tanh, 1 sigmoid */
+    int32_t cell_clip; /* quantized clip of the cell state; -1: none */
+    const int8_t *h0;  /* initial output state, int8 */
+    const int16_t *c0; /* initial cell state, int16 */
+} tflk_lstm8;
+
+/* scratch bytes: the state (batch * n_cell int8 + int16) and four int16 gate rows */
+size_t tflk_lstm8_scratch_bytes(const tflk_lstm8 *p);
+void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scratch);
 
 /* ---- data movement ---------------------------------------------------------- */
 
