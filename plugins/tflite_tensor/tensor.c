@@ -414,23 +414,27 @@ static sy_status *infer_pack(sy_node *n)
     return H->node_set_output(n, 0, x0->dtype, x0->rank + 1, dims);
 }
 
+typedef struct pack_state {
+    int32_t axis;
+} pack_state;
+
+/* the axis comes from the attribute: it cannot be recovered from the
+ * shapes, which match several axes when dims equal the input count */
+static sy_status *prepare_pack_impl(sy_node *n, void **state)
+{
+    pack_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    const sy_tensor *x0 = H->node_input(n, 0);
+    return norm_axis(sy_attr_int_or(H, n, "axis", 0), x0->rank + 1, false, "axis", &s->axis);
+}
+
 static sy_status *run_pack(void *state, const sy_kernel_io *io)
 {
-    (void)state;
     sy_tensor *y = io->outputs[0];
     const sy_tensor *x0 = io->inputs[0];
-    int32_t axis = 0;
-    /* recover the axis: the output dim equal to the count where shapes line up */
-    for (int32_t a = 0; a <= x0->rank; a++) {
-        bool ok = y->dims[a] == (int64_t)io->n_inputs;
-        for (int32_t d = 0, s = 0; ok && d <= x0->rank; d++)
-            if (d != a && y->dims[d] != x0->dims[s++])
-                ok = false;
-        if (ok) {
-            axis = a;
-            break;
-        }
-    }
+    int32_t axis = ((const pack_state *)state)->axis;
     size_t es = esz(y);
     int64_t outer = sy_dims_prod(x0->dims, 0, axis), inner = sy_dims_prod(x0->dims, axis, x0->rank);
     for (uint32_t i = 0; i < io->n_inputs; i++)
@@ -1443,6 +1447,7 @@ static sy_status *run_resize(void *state, const sy_kernel_io *io)
 /* a failed prepare releases what it allocated: the core keeps no state then */
 TFL_PREPARE_GUARDED(prepare_quantize, prepare_quantize_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_concat, prepare_concat_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_pack, prepare_pack_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_unpack, prepare_unpack_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_slice, prepare_slice_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_pad, prepare_pad_impl, sy_release_free)
@@ -1522,7 +1527,7 @@ static const sy_kernel_def kernels[] = {
       sy_prepare_nothing, run_dequantize, NULL),
     K("CAST", ALL, 0, sy_prepare_nothing, run_cast, NULL),
     K("CONCATENATION", ALL, 0, prepare_concat, run_concat, sy_release_free),
-    K("PACK", ALL, 0, sy_prepare_nothing, run_pack, NULL),
+    K("PACK", ALL, 0, prepare_pack, run_pack, sy_release_free),
     K("UNPACK", ALL, 0, prepare_unpack, run_unpack, sy_release_free),
     K("SPLIT", ALL, 1, sy_prepare_nothing, run_split, NULL),
     K("SPLIT_V", ALL, 0, sy_prepare_nothing, run_split, NULL),

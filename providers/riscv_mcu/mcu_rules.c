@@ -112,7 +112,7 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
     } else if (!strcmp(op, "ARG_MAX") || !strcmp(op, "ARG_MIN")) {
         if (x && x->dtype != SY_DT_FLOAT32) {
             decline(c, SY_REASON_DTYPE, "%s: float only, no int8 (ops-mcu.md Table A #%s)", op,
-                    op[4] == 'A' ? "43" : "44");
+                    op[5] == 'A' ? "43" : "44"); /* ARG_MAX / ARG_MIN */
             return false;
         }
     } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
