@@ -550,8 +550,11 @@ static void ref_conv_q(const convp *p, const int8_t *x, float xs, int xz, const 
     int pt = (int)pad_before(p->h, oh, p->kh, p->sh, p->dh), pl = (int)pad_before(p->w, ow, p->kw, p->sw, p->dw);
     int mult = p->depthwise ? p->oc / p->c : 1;
     int lo = -128, hi = 127;
-    if (p->act == ACT_RELU)
+    /* CalculateActivationRangeQuantized: [zp + round(0/s), zp + round(6/s)] */
+    if (p->act == ACT_RELU || p->act == ACT_RELU6)
         lo = yz > lo ? yz : lo;
+    if (p->act == ACT_RELU6 && yz + (int)lroundf(6.0f / ys) < hi)
+        hi = yz + (int)lroundf(6.0f / ys);
     for (int n = 0; n < p->n; n++)
         for (int oy = 0; oy < oh; oy++)
             for (int ox = 0; ox < ow; ox++)
