@@ -32,8 +32,10 @@ static const struct sku {
 
 #define AIC_VTCM_PER_CORE (8ull << 20)
 #define AIC_L2_PER_CORE (1ull << 20)
-#define AIC_F16_MACS 4096.0 /* tensor unit MAC/clk per core (fp16); int8: 8192 */
+#define AIC_F16_MACS 4096.0 /* tensor unit MAC/clk per core (fp16) */
+#define AIC_I8_MACS 8192.0  /* tensor unit MAC/clk per core (int8) */
 #define AIC_VEC_MACS 256.0  /* vector unit fp16 MAC/clk per core */
+#define AIC_VEC_I8_MACS 512.0 /* vector unit 8-bit integer MAC/clk per core */
 
 typedef struct aic_state {
     const struct sku *sku;
@@ -75,7 +77,8 @@ static const char *aic_verdict(const aic_state *s, uint64_t ws)
 static int64_t aic_cycles(void *ps, const sy_node *n, const emu_work *w, const char **unit)
 {
     aic_state *s = ps;
-    double rate = w->matrix ? AIC_F16_MACS : AIC_VEC_MACS;
+    bool i8 = w->qbits == 8;
+    double rate = w->matrix ? (i8 ? AIC_I8_MACS : AIC_F16_MACS) : (i8 ? AIC_VEC_I8_MACS : AIC_VEC_MACS);
     *unit = w->matrix ? "TENSOR" : "VECTOR";
     double compute = w->macs / (rate * s->cores);
     double ddr_bpc = s->sku->ddr_gbs * 1e9 / s->instances / s->clock_hz;
@@ -186,19 +189,61 @@ static void aic_destroy(void *state)
     free(s);
 }
 
+/* §5.3 INT8: the AIC int8 path is UINT8 quantization (symmetric or
+ * asymmetric) of activations; weights u8 or s8 */
+static bool aic_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
+{
+    const char *op = H_->node_op(n);
+    if (qi->act != SY_DT_UINT8 || qi->out != SY_DT_UINT8)
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "AIC-QCONFIG: %s activations %s -> %s; the AIC INT8 path takes uint8 activations", op,
+                           sy_dt_name(qi->act), sy_dt_name(qi->out)),
+               false;
+    if (!strcmp(op, "QAdd") && H_->node_input(n, 3)->dtype != SY_DT_UINT8)
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: QAdd operand B is %s; uint8 required",
+                           sy_dt_name(H_->node_input(n, 3)->dtype)),
+               false;
+    if (qi->wt != SY_DT_UNDEFINED && qi->wt != SY_DT_UINT8 && qi->wt != SY_DT_INT8)
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: %s weights are %s; u8 or s8 required", op,
+                           sy_dt_name(qi->wt)),
+               false;
+    if (!qi->params_static)
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-QSTATIC: %s weights, bias and encodings must be static", op),
+               false;
+    if (!strcmp(op, "QMaxPool") && sy_attr_int_or(H_, n, "global", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-POOL: global QMaxPool is not emulated"), false;
+    return true;
+}
+
+static bool is_int_view(const sy_node *n, const char *op)
+{
+    bool view = !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze");
+    sy_dtype dt = H_->node_num_inputs(n) ? H_->node_input(n, 0)->dtype : SY_DT_UNDEFINED;
+    return view && (dt == SY_DT_UINT8 || dt == SY_DT_INT8 || dt == SY_DT_UINT16 || dt == SY_DT_INT16);
+}
+
 static void aic_check(void *state, const sy_node *n, sy_claim *c)
 {
     aic_state *s = state;
-    const char *op = H_->node_op(n);
+    emu_qinfo qi;
+    bool quant = emu_qdescribe(n, &qi);
+    const char *op = emu_qbase_op(H_->node_op(n));
     uint32_t ni = H_->node_num_inputs(n);
-    for (uint32_t i = 0; i < ni; i++) {
+    if (quant && !aic_qcheck(n, &qi, c))
+        return;
+    if (is_int_view(n, op) && H_->node_input(n, 0)->dtype != SY_DT_UINT8)
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: %s of %s; the AIC INT8 path takes uint8", op,
+                           sy_dt_name(H_->node_input(n, 0)->dtype));
+    for (uint32_t i = 0; i < ni && !quant && !is_int_view(n, op); i++) {
         const sy_tensor *t = H_->node_input(n, i);
         if (!t || t->dtype == SY_DT_FLOAT32 || t->dtype == SY_DT_INT64 || t->dtype == SY_DT_INT32 ||
             t->dtype == SY_DT_BOOL)
             continue;
         if (t->dtype == SY_DT_UINT8 || t->dtype == SY_DT_INT8)
             return emu_decline(c, SY_REASON_DTYPE,
-                               "AIC-DTYPE: int8 graphs are not emulated yet (awaits the requantization helpers)");
+                               "AIC-DTYPE: %s on %s codes; the int8 path runs as switchyard.quant nodes (QConv, "
+                               "QMatMul, QAdd, QMaxPool)",
+                               op, sy_dt_name(t->dtype));
         return emu_decline(c, SY_REASON_DTYPE, "AIC-DTYPE: input %u is %s; AIC takes FP32/FP16, INT8, MXFP6 weights",
                            i, sy_dt_name(t->dtype));
     }
@@ -213,7 +258,7 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     }
     if (!strcmp(op, "Conv") && H_->node_input(n, 0)->rank != 4)
         return emu_decline(c, SY_REASON_RANK, "AIC-CONV: the emulated Conv is 2-D (rank 4)");
-    if ((!strcmp(op, "MatMul")) && (H_->node_input(n, 0)->rank < 2 || H_->node_input(n, 1)->rank < 2))
+    if ((!strcmp(op, "MatMul")) && (H_->node_input(n, 0)->rank < 2 || H_->node_input(n, quant ? 3 : 1)->rank < 2))
         return emu_decline(c, SY_REASON_RANK, "AIC-MATMUL: operands must be rank >= 2");
     if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) && sy_attr_int_or(H_, n, "ceil_mode", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-POOL: ceil_mode = 1 is not emulated");
@@ -297,8 +342,9 @@ static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     target_rt = target;
     target_rt.H = host;
     emu_T = &target_rt;
-    static sy_kernel_def ks[32];
-    uint32_t nk = emu_kernels("aic", ks, 32);
+    static sy_kernel_def ks[48];
+    uint32_t nk = emu_kernels("aic", ks, 48);
+    nk += emu_qkernels("aic", "AIC-QIO", ks + nk, 48 - nk);
     SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
     SY_TRY(host->register_extension(p, "qnn_emu.aic", 1, &report_ext));
     return host->register_provider(p, &provider);

@@ -57,7 +57,9 @@ static const struct perf {
  * MACs per cycle, HVX fp16 lanes per thread per cycle, DDR bytes per cycle,
  * nominal clock at burst. */
 #define HTP_HMX_F16_MACS 1024.0
-#define HTP_HVX_LANES 64.0
+#define HTP_HMX_I8_MACS 2048.0 /* int8 x int8: twice the fp16 rate (as AIC's 8192 vs 4096) */
+#define HTP_HVX_LANES 64.0     /* 16-bit lanes of a 1024-bit HVX vector */
+#define HTP_HVX_LANES_I8 128.0 /* 8-bit lanes of the same vector */
 #define HTP_DDR_BPC 32.0
 #define HTP_CLOCK_HZ 1.4e9
 #define HTP_SLOW_PENALTY 1.5 /* "fits-slow": working set between TCM/2 and TCM */
@@ -111,24 +113,27 @@ static void whd(const sy_tensor *t, int64_t *w, int64_t *h, int64_t *d)
 
 static uint64_t working_set(const sy_node *n, const char **rule)
 {
-    const int64_t el = 2; /* fp16 */
-    const char *op = H_->node_op(n);
+    emu_qinfo qi;
+    bool quant = emu_qdescribe(n, &qi);
+    /* fp16 and 16-bit codes: 2 bytes, width padded to 4; 8-bit codes: 1 byte, width to 8 */
+    const int64_t el = quant && qi.qbits == 8 ? 1 : 2;
+    const char *op = emu_qbase_op(H_->node_op(n));
     const sy_tensor *x = H_->node_input(n, 0), *y = H_->node_output(n, 0);
     int64_t w, h, d;
     whd(x, &w, &h, &d);
-    int64_t wp = up(w, 4); /* 16-bit elements: width to 4 */
+    int64_t wp = up(w, el == 1 ? 8 : 4);
     if (!strcmp(op, "Conv")) {
-        const sy_tensor *f = H_->node_input(n, 1);
+        const sy_tensor *f = H_->node_input(n, quant ? 3 : 1);
         int64_t wo, ho, dout;
         whd(y, &wo, &ho, &dout);
         int64_t fh = f->dims[2], fw = f->dims[3], fd = up(f->dims[1], 32);
         *rule = "conv: Win*Din*FH*8 + FW*FH*FD*32 + Wout*8";
-        return (uint64_t)((wp * up(d, 32) * fh * 8 + fw * fh * fd * 32 + up(wo, 4) * 8) * el);
+        return (uint64_t)((wp * up(d, 32) * fh * 8 + fw * fh * fd * 32 + up(wo, el == 1 ? 8 : 4) * 8) * el);
     }
     if (!strcmp(op, "MatMul") || !strcmp(op, "Gemm")) {
         int64_t k = x->dims[x->rank - 1], nn = y->dims[y->rank - 1];
         *rule = "matmul as 1x1 conv: K*8 + K*32 + N*8 (POLICY)";
-        return (uint64_t)((up(k, 32) * 8 + up(k, 32) * 32 + up(nn, 4) * 8) * el);
+        return (uint64_t)((up(k, 32) * 8 + up(k, 32) * 32 + up(nn, el == 1 ? 8 : 4) * 8) * el);
     }
     if (!strcmp(op, "GlobalAveragePool")) {
         *rule = "GlobalAvgPool: W*256*elsize";
@@ -151,11 +156,12 @@ static int64_t htp_cycles(void *ps, const sy_node *n, const emu_work *w, const c
 {
     htp_state *s = ps;
     double compute;
+    bool i8 = w->qbits == 8; /* 16x8 runs at the 16-bit rates */
     if (w->matrix) {
-        compute = w->macs / HTP_HMX_F16_MACS;
+        compute = w->macs / (i8 ? HTP_HMX_I8_MACS : HTP_HMX_F16_MACS);
         *unit = "HMX";
     } else {
-        compute = w->macs / (HTP_HVX_LANES * s->hvx_threads);
+        compute = w->macs / ((i8 ? HTP_HVX_LANES_I8 : HTP_HVX_LANES) * s->hvx_threads);
         *unit = "HVX";
     }
     double bytes = (s->dlbc ? w->bytes_in / HTP_DLBC_RATIO : w->bytes_in) + w->bytes_out;
@@ -276,14 +282,76 @@ static bool is_eltwise(const char *op)
     return false;
 }
 
+static bool is_int_code(sy_dtype dt)
+{
+    return dt == SY_DT_INT8 || dt == SY_DT_UINT8 || dt == SY_DT_INT16 || dt == SY_DT_UINT16;
+}
+
+/* §5.1 dtype configurations of a switchyard.quant node; false: declined */
+static bool htp_qcheck(const htp_state *s, const sy_node *n, const emu_qinfo *qi, sy_claim *c)
+{
+    const char *op = H_->node_op(n);
+    bool a8 = qi->act == SY_DT_INT8 || qi->act == SY_DT_UINT8, o8 = qi->out == SY_DT_INT8 || qi->out == SY_DT_UINT8;
+    /* INT16 takes u16 activations; s16 symmetric codes are the same values in
+     * the u16 encoding with offset 32768 (POLICY: taken as that re-encoding) */
+    bool a16 = qi->act == SY_DT_UINT16 || qi->act == SY_DT_INT16, o16 = qi->out == SY_DT_UINT16 || qi->out == SY_DT_INT16;
+    if (!((a8 && o8) || (a16 && o16)))
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "HTP-QCONFIG: %s activations %s -> %s are neither the INT8 (u8/s8) nor the INT16 (u16) "
+                           "configuration",
+                           op, sy_dt_name(qi->act), sy_dt_name(qi->out)),
+               false;
+    if (!strcmp(op, "QAdd")) {
+        const sy_tensor *b = H_->node_input(n, 3);
+        if (b && b->dtype != qi->act)
+            return emu_decline(c, SY_REASON_DTYPE, "HTP-QCONFIG: QAdd operands are %s and %s (one configuration)",
+                               sy_dt_name(qi->act), sy_dt_name(b->dtype)),
+                   false;
+    }
+    if (qi->wt != SY_DT_UNDEFINED) {
+        if (qi->wt == SY_DT_INT16 || qi->wt == SY_DT_UINT16)
+            return emu_decline(c, SY_REASON_DTYPE,
+                               "HTP-QCONFIG: 16-bit weights (A16W16, >= V73, symmetric) are not emulated; 8-bit weights only"),
+                   false;
+        if (qi->wt != SY_DT_INT8 && qi->wt != SY_DT_UINT8)
+            return emu_decline(c, SY_REASON_DTYPE, "HTP-QCONFIG: %s weights; the emulated configs take u8/s8 weights",
+                               sy_dt_name(qi->wt)),
+                   false;
+        if (qi->w_per_axis && (qi->wt != SY_DT_INT8 || !qi->w_symmetric))
+            return emu_decline(c, SY_REASON_DTYPE,
+                               "HTP-QAXIS: per-axis weight encodings must be signed and symmetric (weights %s, %s)",
+                               sy_dt_name(qi->wt), qi->w_symmetric ? "symmetric" : "zero points != 0"),
+                   false;
+    }
+    if (!qi->params_static)
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "HTP-QSTATIC: %s weights, bias and encodings must be static (graph constants)", op),
+               false;
+    if (!strcmp(op, "QMaxPool") && sy_attr_int_or(H_, n, "global", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "HTP-POOL: global QMaxPool is not emulated"), false;
+    (void)s;
+    return true;
+}
+
+static bool is_view(const char *op)
+{
+    return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze");
+}
+
 static void htp_check(void *state, const sy_node *n, sy_claim *c)
 {
     htp_state *s = state;
-    const char *op = H_->node_op(n);
+    emu_qinfo qi;
+    bool quant = emu_qdescribe(n, &qi);
+    const char *op = emu_qbase_op(H_->node_op(n)); /* QConv is checked as Conv, ... */
     uint32_t ni = H_->node_num_inputs(n);
+    if (quant && !htp_qcheck(s, n, &qi, c))
+        return;
+    /* a view of an integer tensor keeps its producer's encoding */
+    bool int_view = is_view(op) && ni && is_int_code(H_->node_input(n, 0)->dtype);
     /* HTP-DTYPE: float graphs need precision FLOAT16 (fp32 cast to fp16);
      * integer activations need encodings (the INT8/INT16 configurations) */
-    for (uint32_t i = 0; i < ni; i++) {
+    for (uint32_t i = 0; i < ni && !quant && !int_view; i++) {
         const sy_tensor *t = H_->node_input(n, i);
         if (!t || t->dtype == SY_DT_FLOAT32 || t->dtype == SY_DT_BOOL || t->dtype == SY_DT_INT64 ||
             t->dtype == SY_DT_INT32)
@@ -296,8 +364,9 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
                                "HTP-DTYPE: input %u is %s without a quantization encoding (INT8/INT16 configs need one)",
                                i, sy_dt_name(t->dtype));
         return emu_decline(c, SY_REASON_DTYPE,
-                           "HTP-DTYPE: quantized %s configuration not emulated yet (awaits the requantization helpers)",
-                           sy_dt_name(t->dtype));
+                           "HTP-DTYPE: input %u is %s with an encoding on %s; the quantized configs run as "
+                           "switchyard.quant nodes (QConv, QMatMul, QAdd, QMaxPool)",
+                           i, sy_dt_name(t->dtype), op);
     }
     const sy_tensor *x = ni ? H_->node_input(n, 0) : NULL;
     int32_t rank = x ? x->rank : 0;
@@ -308,7 +377,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     if (!strcmp(op, "Gemm") && rank != 2)
         return emu_decline(c, SY_REASON_RANK, "HTP-FC: FullyConnected input must be rank 2, got %d", (int)rank);
     if (!strcmp(op, "MatMul")) {
-        const sy_tensor *b = H_->node_input(n, 1);
+        const sy_tensor *b = H_->node_input(n, quant ? 3 : 1);
         if (rank < 2 || (b && b->rank < 2))
             return emu_decline(c, SY_REASON_RANK, "HTP-MATMUL: operands must be rank 2 to 4");
     }
@@ -428,8 +497,9 @@ static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     target_rt = target;
     target_rt.H = host;
     emu_T = &target_rt;
-    static sy_kernel_def ks[32];
-    uint32_t nk = emu_kernels("htp", ks, 32);
+    static sy_kernel_def ks[48];
+    uint32_t nk = emu_kernels("htp", ks, 48);
+    nk += emu_qkernels("htp", "HTP-QIO", ks + nk, 48 - nk);
     SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
     SY_TRY(host->register_extension(p, "qnn_emu.htp", 1, &report_ext));
     return host->register_provider(p, &provider);

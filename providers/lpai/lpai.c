@@ -49,8 +49,7 @@ typedef struct lpai_state {
     double fps, ftrt, macs_pc, clock_hz;
     char compat[256];
     uint64_t persistent_bytes; /* weights + state of the nodes taken */
-    double cycles;
-    size_t taken;
+    emu_recs recs; /* per-node records, for the report */
 } lpai_state;
 
 static lpai_state *live_;
@@ -178,15 +177,52 @@ static sy_status *lpai_create(const sy_options *o, void **state)
 
 static void lpai_destroy(void *state)
 {
-    if (live_ == state)
+    lpai_state *s = state;
+    if (live_ == s)
         live_ = NULL;
-    free(state);
+    emu_recs_free(&s->recs);
+    free(s);
+}
+
+static bool lpai_act(sy_dtype dt) { return dt == SY_DT_UINT8 || dt == SY_DT_INT8 || dt == SY_DT_UINT16; }
+
+/* §5.2 dtypes of a switchyard.quant node: activations u8/s8/u16, weights
+ * s8/u8, per-tensor encodings (the 2.25 supplement lists no axis encodings) */
+static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
+{
+    const char *op = H_->node_op(n);
+    if (!lpai_act(qi->act) || !lpai_act(qi->out))
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: %s activations %s -> %s; LPAI takes u8, s8, u16", op,
+                           sy_dt_name(qi->act), sy_dt_name(qi->out)),
+               false;
+    if (!strcmp(op, "QAdd") && !lpai_act(H_->node_input(n, 3)->dtype))
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: QAdd operand B is %s; LPAI takes u8, s8, u16",
+                           sy_dt_name(H_->node_input(n, 3)->dtype)),
+               false;
+    if (qi->wt != SY_DT_UNDEFINED && qi->wt != SY_DT_INT8 && qi->wt != SY_DT_UINT8)
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: %s weights are %s; LPAI takes s8/u8 weights", op,
+                           sy_dt_name(qi->wt)),
+               false;
+    if (qi->w_per_axis)
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "LPAI-QAXIS: per-axis weight encodings are not in the LPAI op tables (per-tensor only)"),
+               false;
+    if (!qi->params_static)
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-QSTATIC: %s weights, bias and encodings must be static", op),
+               false;
+    if (!strcmp(op, "QMatMul") && sy_attr_int_or(H_, n, "transB", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-MATMUL: no transpose (QMatMul transB = 1)"), false;
+    if (!strcmp(op, "QMaxPool") && sy_attr_int_or(H_, n, "global", 0))
+        return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-POOL: global QMaxPool is not emulated"), false;
+    return true;
 }
 
 static void lpai_check(void *state, const sy_node *n, sy_claim *c)
 {
     lpai_state *s = state;
-    const char *op = H_->node_op(n);
+    emu_qinfo qi;
+    bool quant = emu_qdescribe(n, &qi);
+    const char *op = emu_qbase_op(H_->node_op(n)); /* QConv is LPAI's Conv2d, ... */
     bool known = false;
     for (int i = 0; lpai_ops[i]; i++)
         if (!strcmp(lpai_ops[i], op))
@@ -201,11 +237,13 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
                            "LPAI-V4: eNPU v4 graphs are prepare-only in QNN (executed by the LPAI SDK); set "
                            "hw_version = v5/v6 or simulate = true");
     uint32_t ni = H_->node_num_inputs(n), no = H_->node_num_outputs(n);
+    if (quant && !lpai_qcheck(n, &qi, c))
+        return;
     for (uint32_t i = 0; i < ni + no; i++) {
         const sy_tensor *t = i < ni ? H_->node_input(n, i) : H_->node_output(n, i - ni);
         if (!t)
             continue;
-        if (sy_dt_is_float(t->dtype))
+        if (sy_dt_is_float(t->dtype) && !quant) /* a quantized node's float inputs are its encodings */
             return emu_decline(c, SY_REASON_DTYPE,
                                "LPAI-DTYPE: %s %u is %s; LPAI has no float tensors (activations u8/s8/u16, weights "
                                "s8/u8; quantize the model)",
@@ -213,7 +251,7 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
         if (t->rank > 4)
             return emu_decline(c, SY_REASON_RANK, "LPAI-RANK: rank must be <= 4, got %d", (int)t->rank);
     }
-    if ((!strcmp(op, "Gemm")) && H_->node_input(n, 0)->rank > 2)
+    if ((!strcmp(op, "Gemm") || (quant && !strcmp(op, "MatMul"))) && H_->node_input(n, 0)->rank > 2)
         return emu_decline(c, SY_REASON_RANK, "LPAI-FC: FullyConnected rank must be <= 2");
     if (!strcmp(op, "MatMul") && (sy_attr_int_or(H_, n, "transA", 0) || sy_attr_int_or(H_, n, "transB", 0)))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-MATMUL: no transpose");
@@ -238,8 +276,9 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     emu_work w;
     emu_node_work(n, 1, &w);
     const char *unit;
-    s->cycles += (double)lpai_cycles(s, n, &w, &unit);
-    s->taken++;
+    int64_t cyc = lpai_cycles(s, n, &w, &unit);
+    /* scratch traffic of the node (activations in + out) in its memory type */
+    emu_record(&s->recs, n, mem_types[s->scratch_type], (uint64_t)(w.bytes_in + w.bytes_out), cyc, unit);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -276,19 +315,18 @@ static size_t lpai_report(char *buf, size_t len)
 {
     lpai_state *s = live_;
     size_t k = 0;
-    int m;
-    if (!s)
-        m = snprintf(buf, len, "lpai: no provider state\n");
-    else {
-        double us = s->cycles / s->clock_hz * 1e6, budget = 1e6 / s->fps;
-        m = snprintf(buf, len,
-                     "lpai EMULATOR %s\n  nodes taken: %zu; persistent_mem_size %llu B (%s); modelled %.0f cycles = "
-                     "%.1f us at %.0f MHz; real-time budget 1/fps = %.0f us (ftrt %.0fx): %s\n",
-                     s->compat, s->taken, (unsigned long long)s->persistent_bytes, mem_types[s->persistent_type],
-                     s->cycles, us, s->clock_hz / 1e6, budget, s->ftrt, us <= budget ? "met" : "DEADLINE MISS");
+    if (!s) {
+        emu_out(buf, len, &k, "lpai: no provider state\n");
+        return k;
     }
-    if (m > 0)
-        k = (size_t)m;
+    emu_out(buf, len, &k, "lpai EMULATOR %s\n", s->compat);
+    double total = emu_out_recs(buf, len, &k, &s->recs, "scratch");
+    double us = total / s->clock_hz * 1e6, budget = 1e6 / s->fps;
+    emu_out(buf, len, &k,
+            "  nodes taken: %zu; persistent_mem_size %llu B (%s); modelled latency: %.0f cycles = %.1f us at %.0f "
+            "MHz; real-time budget 1/fps = %.0f us (ftrt %.0fx): %s\n",
+            s->recs.n, (unsigned long long)s->persistent_bytes, mem_types[s->persistent_type], total, us,
+            s->clock_hz / 1e6, budget, s->ftrt, us <= budget ? "met" : "DEADLINE MISS");
     return k;
 }
 
@@ -320,6 +358,12 @@ static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_
     return true;
 }
 
+static sy_status *lpai_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+{
+    (void)state;
+    return emu_group(nodes, n, group_of);
+}
+
 static const lpai_ext ext = {sizeof(lpai_ext), lpai_report, lpai_compat_ext, lpai_persistent, lpai_check_mem};
 static const char *lpai_compat(void *state) { return ((lpai_state *)state)->compat; }
 
@@ -337,6 +381,12 @@ static const sy_provider_def provider = {
     .can_copy = lpai_can_copy,
     .copy = lpai_copy,
     .compat = lpai_compat,
+    .group = lpai_group,
+    .compile = emu_compile,
+    .run_compiled = emu_run_compiled,
+    .release_compiled = emu_release_compiled,
+    .serialize = emu_serialize,
+    .deserialize = emu_deserialize,
 };
 
 static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
@@ -348,8 +398,9 @@ static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_opti
     emu_T = &target_rt;
     /* float kernels are registered so that check_node sees float nodes and
      * declines them naming the rule (LPAI-DTYPE) instead of "no kernel" */
-    static sy_kernel_def ks[32];
-    uint32_t nk = emu_kernels("lpai", ks, 32);
+    static sy_kernel_def ks[48];
+    uint32_t nk = emu_kernels("lpai", ks, 48);
+    nk += emu_qkernels("lpai", "LPAI-QIO", ks + nk, 48 - nk);
     SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
     SY_TRY(host->register_extension(p, "qnn_emu.lpai", 1, &ext));
     return host->register_provider(p, &provider);

@@ -723,7 +723,8 @@ static sy_status *write_build(const char *dir, const sy_mcu_codegen_request *req
           "target_link_libraries(sy_model_main PRIVATE sy_model)\n"
           "target_compile_options(sy_model_main PRIVATE -O2 -Wall -Wextra)\n"
           "if(CMAKE_SYSTEM_NAME STREQUAL \"Generic\")\n"
-          "  target_link_options(sy_model_main PRIVATE -Wl,--gc-sections)\n"
+          "  # --gc-sections drops what the model does not call; the map attributes each linked byte to its object\n"
+          "  target_link_options(sy_model_main PRIVATE -Wl,--gc-sections -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/sy_model_main.map)\n"
           "  set_target_properties(sy_model_main PROPERTIES SUFFIX \".elf\")\nendif()\n");
     SY_TRY(close_out(dir, "CMakeLists.txt", &o));
 

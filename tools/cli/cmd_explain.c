@@ -7,7 +7,8 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp]\n\n"
+    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp]\n"
+               "                         [--emulator-report]\n\n"
                "Creates a session (placement, constant folding, memory plan) without\n"
                "running it, then prints one line per provider (nodes, partitions, copies,\n"
                "top declined ops with reasons) and one line per node: its provider and\n"
@@ -15,7 +16,37 @@ static void help(FILE *f)
                "providers asked before.\n\n"
                "  --dot FILE   also write a Graphviz graph coloured by provider\n"
                "  --requant F  requantization form of the session (onnx or gemmlowp); each\n"
-               "               integer node shows the form it got and who chose it\n");
+               "               integer node shows the form it got and who chose it\n"
+               "  --emulator-report  also print each emulated provider's report (htp, lpai,\n"
+               "               aic): per node the memory verdict (VTCM / on-chip / scratch),\n"
+               "               unit, modelled cycles, and the modelled latency\n");
+}
+
+/* The report extension of the emulated providers (providers/htp/emu/emu.h). */
+typedef struct emu_report_ext {
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+} emu_report_ext;
+
+static void print_emulator_reports(sy_env *env)
+{
+    for (size_t p = 0; p < sy_env_provider_count(env); p++) {
+        if (!sy_env_provider_is_emulator(env, p))
+            continue;
+        char ext[96];
+        snprintf(ext, sizeof ext, "qnn_emu.%s", sy_env_provider_name(env, p));
+        const emu_report_ext *r = sy_get_extension(env, ext, 1);
+        if (!r || r->struct_size < sizeof *r || !r->report)
+            continue;
+        size_t len = r->report(NULL, 0) + 1;
+        char *buf = malloc(len);
+        if (!buf)
+            continue;
+        r->report(buf, len);
+        printf("\nemulator report (%s):\n%s", ext, buf);
+        free(buf);
+    }
 }
 
 typedef struct decline {
@@ -54,6 +85,7 @@ static void write_dot(FILE *f, sy_env *env, sy_session *s)
 int cmd_explain(int argc, char **argv)
 {
     const char *config = NULL, *path = NULL, *dot = NULL, *requant = NULL;
+    bool emu_report = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
@@ -65,6 +97,8 @@ int cmd_explain(int argc, char **argv)
                 return 2;
         } else if (!strcmp(argv[i], "--dot") && i + 1 < argc) {
             dot = argv[++i];
+        } else if (!strcmp(argv[i], "--emulator-report")) {
+            emu_report = true;
         } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
@@ -169,6 +203,8 @@ int cmd_explain(int argc, char **argv)
             printf("  %-32s %-20s %-10s %s%s\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason), rq);
     }
     free(dec);
+    if (emu_report)
+        print_emulator_reports(env);
     if (dot) {
         FILE *f = fopen(dot, "w");
         if (!f) {

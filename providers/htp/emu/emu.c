@@ -136,25 +136,42 @@ void emu_mxfp6_kn(float *b, int64_t K, int64_t N, bool e2m3)
 /* ======================================================================== */
 /* work figures                                                             */
 /* ======================================================================== */
+/* integer storage of activations / weights (the encodings' float scales are
+ * not data the kernel streams) */
+static bool int_data(sy_dtype dt)
+{
+    return dt == SY_DT_INT8 || dt == SY_DT_UINT8 || dt == SY_DT_INT16 || dt == SY_DT_UINT16;
+}
+
 void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
 {
     memset(w, 0, sizeof *w);
-    const char *op = H->node_op(n);
+    emu_qinfo qi;
+    bool quant = emu_qdescribe(n, &qi);
+    const char *op = emu_qbase_op(H->node_op(n));
     uint32_t ni = H->node_num_inputs(n), no = H->node_num_outputs(n);
     for (uint32_t i = 0; i < ni; i++) {
         const sy_tensor *t = H->node_input(n, i);
-        if (t && sy_dt_is_float(t->dtype))
+        if (t && !quant && sy_dt_is_float(t->dtype))
             w->bytes_in += (double)sy_tensor_numel(t) * (double)elsize;
+        else if (t && int_data(t->dtype)) /* 1 byte/element for 8-bit, 2 for 16-bit */
+            w->bytes_in += (double)sy_tensor_numel(t) * (double)sy_dt_size(t->dtype);
     }
     double out = 0;
     for (uint32_t o = 0; o < no; o++) {
         const sy_tensor *t = H->node_output(n, o);
-        if (t)
+        if (t) {
             out += (double)sy_tensor_numel(t);
+            w->bytes_out += (double)sy_tensor_numel(t) * (double)(int_data(t->dtype) ? sy_dt_size(t->dtype) : elsize);
+        }
     }
-    w->bytes_out = out * (double)elsize;
-    const sy_tensor *x = H->node_input(n, 0), *wt = ni > 1 ? H->node_input(n, 1) : NULL;
-    if (!strcmp(op, "Conv") && wt && wt->rank >= 3) {
+    if (quant)
+        w->qbits = qi.qbits;
+    const sy_tensor *x = H->node_input(n, 0), *wt = ni > 1 ? H->node_input(n, quant && ni > 3 ? 3 : 1) : NULL;
+    if (quant && !strcmp(op, "MatMul") && wt && wt->rank == 2) {
+        w->macs = out * (double)x->dims[x->rank - 1];
+        w->matrix = true;
+    } else if (!strcmp(op, "Conv") && wt && wt->rank >= 3) {
         w->macs = out * (double)sy_dims_prod(wt->dims, 1, wt->rank);
         w->matrix = true;
     } else if ((!strcmp(op, "MatMul") || !strcmp(op, "Gemm")) && x && x->rank >= 1) {
@@ -183,7 +200,10 @@ void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
 /* kernels                                                                  */
 /* ======================================================================== */
 enum { K_CONV, K_MATMUL, K_GEMM, K_ADD, K_SUB, K_MUL, K_DIV, K_RELU, K_SIGMOID, K_TANH, K_EXP, K_MAXPOOL, K_AVGPOOL,
-       K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX, K__N };
+       K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX,
+       K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, /* integer kernels (emu_q.c) */
+       K__N };
+#define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QMAXPOOL)
 
 static const char *const op_names[K__N] = {
     [K_CONV] = "Conv",         [K_MATMUL] = "MatMul",   [K_GEMM] = "Gemm",         [K_ADD] = "Add",
@@ -191,6 +211,7 @@ static const char *const op_names[K__N] = {
     [K_SIGMOID] = "Sigmoid",   [K_TANH] = "Tanh",       [K_EXP] = "Exp",           [K_MAXPOOL] = "MaxPool",
     [K_AVGPOOL] = "AveragePool", [K_GAP] = "GlobalAveragePool", [K_BN] = "BatchNormalization",
     [K_VIEW] = "Reshape",      [K_TRANSPOSE] = "Transpose", [K_CONCAT] = "Concat", [K_SOFTMAX] = "Softmax",
+    [K_QCONV] = "QConv",       [K_QMATMUL] = "QMatMul", [K_QADD] = "QAdd",         [K_QMAXPOOL] = "QMaxPool",
 };
 
 const char *const emu_ops[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh",
@@ -212,6 +233,7 @@ typedef struct kstate {
     float alpha, beta;
     int64_t axis;
     int64_t perm[SY_MAX_RANK];
+    emu_qk *q; /* integer kernel (K_Q*), or NULL */
     float *w;  /* packed (fp16-rounded) weights, or NULL */
     float *b;  /* packed bias / BN shift */
     float *a;  /* BN scale */
@@ -227,6 +249,7 @@ static void kfree(void *p)
     free(s->w);
     free(s->b);
     free(s->a);
+    emu_qk_free(s->q);
     free(s);
 }
 
@@ -313,7 +336,7 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
         return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
     const char *op = H->node_op(n);
     s->kind = kind_of(op);
-    s->f16 = ps && emu_T->fp16(ps);
+    s->f16 = ps && emu_T->fp16(ps) && !K_IS_Q(s->kind);
     snprintf(s->name, sizeof s->name, "%s [%s]", H->node_name(n), emu_T->provider);
     emu_work w;
     emu_node_work(n, s->f16 ? 2 : 4, &w);
@@ -325,6 +348,31 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     sy_status *st = NULL;
     switch (s->kind) {
+    case K_QCONV:
+    case K_QMAXPOOL: {
+        s->strides[0] = s->strides[1] = s->dil[0] = s->dil[1] = 1;
+        sy_attr_ints_copy(H, n, "strides", s->strides, 2);
+        sy_attr_ints_copy(H, n, "dilations", s->dil, 2);
+        if (s->kind == K_QCONV) {
+            const sy_tensor *wt = H->node_input(n, 3);
+            s->kshape[0] = wt->dims[2];
+            s->kshape[1] = wt->dims[3];
+            s->group = sy_attr_int_or(H, n, "group", 1);
+        } else {
+            sy_attr_ints_copy(H, n, "kernel_shape", s->kshape, 2);
+        }
+        pads_for(n, x, y, s);
+        emu_win g;
+        memcpy(g.pads, s->pads, sizeof g.pads);
+        memcpy(g.strides, s->strides, sizeof g.strides);
+        memcpy(g.dil, s->dil, sizeof g.dil);
+        memcpy(g.kshape, s->kshape, sizeof g.kshape);
+        g.group = s->group;
+        st = emu_qk_build(n, s->kind == K_QCONV ? EMU_Q_CONV : EMU_Q_MAXPOOL, &g, &s->q, &s->scratch);
+        break;
+    }
+    case K_QMATMUL: st = emu_qk_build(n, EMU_Q_MATMUL, NULL, &s->q, &s->scratch); break;
+    case K_QADD: st = emu_qk_build(n, EMU_Q_ADD, NULL, &s->q, &s->scratch); break;
     case K_CONV:
     case K_MAXPOOL:
     case K_AVGPOOL: {
@@ -670,11 +718,15 @@ static sy_status *krun(void *state, const sy_kernel_io *io)
     case K_TRANSPOSE: run_transpose(s, io); break;
     case K_CONCAT: run_concat(s, io); break;
     case K_SOFTMAX: run_softmax(io); break;
+    case K_QCONV:
+    case K_QMATMUL:
+    case K_QADD:
+    case K_QMAXPOOL: st = emu_qk_run(s->q, io); break;
     default: st = ERR(SY_ERR_INTERNAL, "%s: unknown kernel kind %d", emu_T->provider, s->kind);
     }
     if (st)
         return st;
-    if (s->f16 && s->kind != K_VIEW)
+    if (s->f16 && s->kind != K_VIEW && !K_IS_Q(s->kind))
         emu_round_n(yd, ny); /* fp16 storage: one rounding of the fp32 result */
     if (H->profiling_enabled(io->run)) {
         sy_profile_event ev = {sizeof ev, s->name, "emulated", t0, s->dur_ns, s->cycles};
@@ -694,6 +746,55 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
     return n;
 }
 
+const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", NULL};
+
+/* the rule id the Quantize/DequantizeLinear kernels decline with, per plugin */
+static const char *qio_rule_;
+
+static bool qio_accepts(const sy_node *n, char *why, size_t len)
+{
+    if (why)
+        snprintf(why, len, "%s: %s is the float boundary of the quantized graph; it runs on the host CPU (a QNN client "
+                 "hands the graph quantized tensors)", qio_rule_ ? qio_rule_ : "QIO", H->node_op(n));
+    return false;
+}
+
+static sy_status *qio_prepare(sy_node *n, void **state)
+{
+    *state = NULL;
+    return ERR(SY_ERR_INTERNAL, "%s: %s is never placed here", emu_T->provider, H->node_op(n));
+}
+static sy_status *qio_run(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    (void)io;
+    return ERR(SY_ERR_INTERNAL, "%s: Quantize/DequantizeLinear are never placed here", emu_T->provider);
+}
+
+uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def *out, uint32_t max)
+{
+    const uint64_t ints = SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_UINT16);
+    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", NULL};
+    static const char *const qio[] = {"QuantizeLinear", "DequantizeLinear", NULL};
+    qio_rule_ = qio_rule;
+    uint32_t n = 0;
+    for (const char *const *op = emu_qops; *op && n < max; op++) {
+        sy_kernel_def k = {sizeof(sy_kernel_def), "switchyard.quant", *op, 1, 0, provider, ints, 0, 0u,
+                           NULL, kprepare, krun, kfree, NULL};
+        out[n++] = k;
+    }
+    for (const char *const *op = views; *op && n < max; op++) { /* views of integer tensors */
+        sy_kernel_def k = {sizeof(sy_kernel_def), "", *op, 1, 0, provider, ints, 0, 0u, NULL, kprepare, krun, kfree, NULL};
+        out[n++] = k;
+    }
+    for (const char *const *op = qio; *op && n < max; op++) {
+        sy_kernel_def k = {sizeof(sy_kernel_def), "", *op, 1, 0, provider, 0, 0, 0u, qio_accepts, qio_prepare, qio_run,
+                           NULL, NULL};
+        out[n++] = k;
+    }
+    return n;
+}
+
 /* ======================================================================== */
 /* fused partitions and the compile cache (ABI 1.1)                         */
 /* ======================================================================== */
@@ -703,7 +804,7 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
  * owns. The serialized form (EMU_BLOB_VERSION) carries the kernel states;
  * loading rebuilds only the operand wiring, checked against the nodes. */
 #define EMU_BLOB_MAGIC "SYEMUPRG"
-#define EMU_BLOB_VERSION 1u
+#define EMU_BLOB_VERSION 2u /* 2: integer kernels (emu_qk blobs) */
 
 enum { R_NONE = 0, R_IN = 1, R_OUT = 2, R_TMP = 3 };
 typedef struct eref {
@@ -729,7 +830,10 @@ typedef struct eprog {
 static bool groupable(const sy_node *n)
 {
     const char *dom = H->node_domain ? H->node_domain(n) : "";
-    return (!dom || !dom[0] || !strcmp(dom, "ai.onnx")) && kind_of(H->node_op(n)) >= 0;
+    int k = kind_of(H->node_op(n));
+    if (dom && !strcmp(dom, "switchyard.quant"))
+        return K_IS_Q(k);
+    return (!dom || !dom[0] || !strcmp(dom, "ai.onnx")) && k >= 0 && !K_IS_Q(k);
 }
 
 sy_status *emu_group(const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
@@ -924,6 +1028,7 @@ static void blob_write(const eprog *pg, wbuf *b)
         wput(b, &len, 4);
         wput(b, op, len);
         ks.w = ks.b = ks.a = NULL;
+        ks.q = NULL;
         wput(b, &ks, sizeof ks);
         if (ks.nw)
             wput(b, pg->m[k].k->w, (size_t)ks.nw * sizeof(float));
@@ -931,6 +1036,12 @@ static void blob_write(const eprog *pg, wbuf *b)
             wput(b, pg->m[k].k->b, (size_t)ks.nb * sizeof(float));
         if (ks.na)
             wput(b, pg->m[k].k->a, (size_t)ks.na * sizeof(float));
+        const emu_qk *q = pg->m[k].k->q;
+        uint64_t qn = q ? emu_qk_blob(q, NULL) : 0;
+        wput(b, &qn, sizeof qn);
+        if (qn && b->p)
+            emu_qk_blob(q, b->p + b->len);
+        b->len += qn;
     }
 }
 
@@ -1001,9 +1112,17 @@ sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *byte
             name[len] = 0;
             ok = rget(&r, ks, sizeof *ks);
             ks->w = ks->b = ks->a = NULL;
-            ok = ok && ks->kind == kind_of(op) && ks->kind >= 0 && !strcmp(name, op_names[ks->kind]);
+            ks->q = NULL;
+            ok = ok && ks->kind == kind_of(op) && ks->kind >= 0 && ks->kind < K__N && !strcmp(name, op_names[ks->kind]);
             ok = ok && rget_floats(&r, ks->nw, &ks->w) && rget_floats(&r, ks->nb, &ks->b) &&
                  rget_floats(&r, ks->na, &ks->a);
+            uint64_t qn = 0;
+            ok = ok && rget(&r, &qn, sizeof qn) && qn <= r.len - r.at && (qn > 0) == K_IS_Q(ks->kind);
+            if (ok && qn) {
+                ks->q = emu_qk_from_blob(r.p + r.at, (size_t)qn);
+                r.at += (size_t)qn;
+                ok = ks->q != NULL;
+            }
         }
         pg->m[k].k = ks;
         if (!ok)

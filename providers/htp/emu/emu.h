@@ -29,6 +29,7 @@ typedef struct emu_work {
     double bytes_in;  /* bytes read (activations + weights), device element size */
     double bytes_out; /* bytes written */
     bool matrix;      /* conv / matmul class (HMX / tensor unit) */
+    int qbits;        /* integer node: activation bits (8 or 16); 0: float */
 } emu_work;
 
 /* What a provider plugin gives the shared kernels. */
@@ -84,6 +85,46 @@ extern const char *const emu_ops[];
 void emu_mxfp6_kn(float *b, int64_t K, int64_t N, bool e2m3);
 /* count of constants clipped to the fp16 range so far */
 extern uint64_t emu_clipped;
+
+/* ---- integer kernels (emu_q.c): the switchyard.quant nodes ---------------- */
+/* Ops of the switchyard.quant domain the emulators compute in integers, and
+ * the ONNX views they also take on integer tensors, NULL-terminated. */
+extern const char *const emu_qops[];
+/* Kernel defs for `provider`: the integer ops above plus QuantizeLinear /
+ * DequantizeLinear, whose kernel declines (the float boundary is the host's:
+ * a QNN client hands the graph quantized tensors) naming rule `qio_rule`. */
+uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def *out, uint32_t max);
+
+/* What a provider's capability check needs to know of a quantized node. */
+typedef struct emu_qinfo {
+    bool quant;          /* a switchyard.quant node */
+    sy_dtype act, out;   /* activation input 0 / output 0 */
+    sy_dtype wt;         /* weights (QConv / QMatMul), else SY_DT_UNDEFINED */
+    bool w_per_axis;     /* more than one weight scale */
+    bool w_symmetric;    /* every weight zero point is 0 */
+    bool params_static;  /* scales, zero points, weights and bias are constants */
+    int qbits;           /* activation bits */
+} emu_qinfo;
+/* Describes n; false (qi->quant false) when it is not a switchyard.quant node. */
+bool emu_qdescribe(const sy_node *n, emu_qinfo *qi);
+/* The ONNX op whose rules apply to a quantized op ("QConv" -> "Conv"); op itself otherwise. */
+const char *emu_qbase_op(const char *op);
+
+/* Window geometry of Conv / pools (NCHW, 2 spatial dims). */
+typedef struct emu_win {
+    int64_t pads[4], strides[2], dil[2], kshape[2], group;
+} emu_win;
+enum { EMU_Q_CONV = 1, EMU_Q_MATMUL = 2, EMU_Q_ADD = 3, EMU_Q_MAXPOOL = 4 };
+typedef struct emu_qk emu_qk;
+/* Finalize an integer node: centered weights, int32 bias, requantizers; the
+ * scratch it needs per run. g: the window (QConv, QMaxPool). */
+sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **out, size_t *scratch);
+sy_status *emu_qk_run(const emu_qk *q, const sy_kernel_io *io);
+void emu_qk_free(emu_qk *q);
+/* Serialized form (writes when out != NULL; returns the size), and back
+ * (NULL when the bytes are not a well-formed kernel of `n` bytes). */
+size_t emu_qk_blob(const emu_qk *q, uint8_t *out);
+emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n);
 
 /* ---- copies --------------------------------------------------------------- */
 /* Copy src to dst; when `to_f16` round float32 elements to binary16. */
