@@ -8,7 +8,10 @@
  *                     MUL with one multiplier; bit-exact)
  *     DIV             fp32, int32, int8 (reference_ops::DivElementwise: the
  *                     reciprocal in fixed point; bit-exact)
- *     MAXIMUM MINIMUM POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
+ *     MAXIMUM MINIMUM fp32, int32, int8 (the raw int8 values compared, as
+ *                     TFLite Micro: the converter gives inputs and output one
+ *                     quantization)
+ *     POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
  *                     fp32, int32; int8 through fp32
  *     EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL -> bool
  *     LOGICAL_AND LOGICAL_OR (bool)   PRELU (fp32; int8 through fp32)
@@ -249,6 +252,12 @@ static void bin_fn(const void *ctx_, const void *const *in, const int64_t *st, v
             if (yv == s->z2) /* a real divisor of 0: the reference asserts */
                 c->div0 = true;
             ((int8_t *)out)[i] = (int8_t)tflk_div_s8(&s->div8, x, yv);
+            continue;
+        }
+        if (s->q && (s->kind == B_MAX || s->kind == B_MIN) && s->dt == SY_DT_INT8 && s->out_dt == SY_DT_INT8) {
+            /* TFLite Micro compares the raw int8 values and stores the winner as is */
+            int8_t x = ((const int8_t *)in[0])[ia], yv = ((const int8_t *)in[1])[ib];
+            ((int8_t *)out)[i] = s->kind == B_MAX ? (x > yv ? x : yv) : (x < yv ? x : yv);
             continue;
         }
         if (s->q) {

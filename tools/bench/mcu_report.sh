@@ -3,9 +3,17 @@
 # codegen --target ws63`, a cross build for rv32imfc (riscv64-unknown-elf-gcc
 # + picolibc, -O2) and one run under qemu-system-riscv32 -icount shift=0:
 #   workspace  SY_MODEL_WORKSPACE_BYTES (the core's plan of mcu_sram)
-#   flash      .text + .rodata of the package library (model.c + kernels;
-#              main, picolibc and the test input excluded): code | weights
-#   RAM        .data + .bss of that library + the workspace
+#   sizes      from the LINKED image (kernels compiled with -ffunction-sections
+#              -fdata-sections, linked with --gc-sections), attributed per object
+#              by the linker map sy_model_main.map:
+#     runtime code  .text + .rodata of the kernels plus .text of model.c (the
+#                   generated run function and API): what the model calls
+#     weights       .rodata of model.c (weights and const parameter structs)
+#     flash         runtime code + weights (the model's share of .text + .rodata)
+#     RAM           .data + .bss of model.c and the kernels + the workspace
+#     image         .text + .rodata + .data of the whole ELF (picolibc, crt0 and the
+#                   test main with its built-in input included) and the other
+#                   objects' share, for reference
 #   instr      retired instructions of one sy_model_run (instret CSR read
 #              around the call by main, exact under -icount shift=0)
 #   hi3066     whether codegen for hi3066 (48 KB SRAM budget, 512 KB flash) accepts it
@@ -36,8 +44,9 @@ MODELS=(
   "mlperf_tiny_ad_toycar_int8 seed -"
 )
 
-echo "| model | rules | workspace B | TFLM arena B | flash B (.text + .rodata) = code + weights/params | RAM B (.data + .bss + workspace) | instructions / inference | ms at 240 MHz, 1 instr/cycle | hi3066 |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+MAPSUM=$(dirname "$0")/mcu_mapsum.awk
+echo "| model | rules | workspace B | TFLM arena B | runtime code B | flash B = code + weights/params | RAM B = .data + .bss + workspace | whole image flash B (picolibc, crt0, test main) | instructions / inference | ms at 240 MHz, 1 instr/cycle | hi3066 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 max_code=0
 for entry in "${MODELS[@]}"; do
   read -r name rules arena <<< "$entry"
@@ -47,10 +56,14 @@ for entry in "${MODELS[@]}"; do
   cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > /dev/null 2>&1
   cmake --build "$pkg/build" > /dev/null 2>&1
   ws=$(awk '/#define SY_MODEL_WORKSPACE_BYTES/ {print $3}' "$pkg/include/sy_model.h")
-  read -r text rodata data bss < <(riscv64-unknown-elf-size -A "$pkg/build/libsy_model.a" | awk '
-    $1 ~ /^\.text/ {t += $2} $1 ~ /^\.(s)?rodata/ {r += $2} $1 ~ /^\.(s)?data/ {d += $2} $1 ~ /^\.(s)?bss/ {b += $2}
-    END {print t + 0, r + 0, d + 0, b + 0}')
-  [ "$text" -gt "$max_code" ] && max_code=$text
+  # model.{text,rodata,data,bss} kernels.{...} main.{...} others.{...}
+  read -r mt mr md mb kt kr kd kb nt nr nd nb lt lr ld lb < <(awk -f "$MAPSUM" "$pkg/build/sy_model_main.map")
+  code=$((mt + kt + kr))
+  weights=$mr
+  rdata=$((md + kd)); rbss=$((mb + kb))
+  image=$((mt + mr + md + kt + kr + kd + nt + nr + nd + lt + lr + ld))
+  other=$((nt + nr + nd + lt + lr + ld))
+  [ "$code" -gt "$max_code" ] && max_code=$code
   out=$( (cd "$W" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
       -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") 2>&1)
   instr=$(awk '/^instret/ {print $2}' <<< "$out")
@@ -61,8 +74,8 @@ for entry in "${MODELS[@]}"; do
   else
     hi="no: $(grep -o 'the plan needs [0-9]* bytes, the domain holds [0-9]*\|weights need [0-9]* bytes of flash' "$W/hi.log" | head -1)"
   fi
-  echo "| $name | $rules | $ws | $arena | $((text + rodata)) = $text + $rodata | $((data + bss + ws)) = $data + $bss + $ws | $instr$exact | $ms | $hi |"
+  echo "| $name | $rules | $ws | $arena | $code | $((code + weights)) = $code + $weights | $((rdata + rbss + ws)) = $rdata + $rbss + $ws | $image ($other outside the model) | $instr$exact | $ms | $hi |"
   rm -rf "$W/hi-$name"
 done
 echo
-echo "Largest generated runtime code (.text of model.c + kernels): $max_code B; TFLite Micro framework: 9,732 B on Cortex-M3."
+echo "Largest generated runtime code (linked kernels + run function): $max_code B; TFLite Micro framework: 9,732 B on Cortex-M3."
