@@ -331,6 +331,8 @@ static void mark_covered(bool int8)
 static bool msg_has(sy_status *st, const char *what, const char *want)
 {
     const char *msg = st ? sy_status_get_message(st) : NULL;
+    if (msg && getenv("SY_TEST_VERBOSE"))
+        printf("     refused: %s\n", msg);
     bool good = msg && strstr(msg, want) && strstr(msg, what);
     CHECK(good, "%s: expected a refusal naming '%s' and '%s', got %s", C.name, what, want,
           msg ? msg : "(no error)");
