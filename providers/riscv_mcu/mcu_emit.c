@@ -282,6 +282,75 @@ static void emit_rqs(out *o, const char *sym, const qk_rq *r, int32_t n)
     P(o, "\n};\n");
 }
 
+/* QRNN: the arrays qrnn_params built (requantizers, zero points, bias, the
+ * activation tables), the qk_rnn constant and the call */
+static sy_status *emit_qrnn(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t xo, size_t yo)
+{
+    const qk_rnn *p = &r->k->u.qrnn.k;
+    const size_t nh = (size_t)p->ndir * (size_t)p->hidden;
+    if (r->n_in <= QRNN_R || !r->in[QRNN_W].is_const || !r->in[QRNN_R].is_const || r->n_out < 2 || !r->out[1].data ||
+        !r->scratch)
+        return H->status_new(SY_ERR_INTERNAL, "codegen: QRNN node %u needs constant W and R, Y_h and its scratch", i);
+    const char *wsym, *rsym;
+    SY_TRY(blob_sym(L, r->in[QRNN_W].data, r->in[QRNN_W].nbytes, r->in[QRNN_W].dtype, &wsym));
+    SY_TRY(blob_sym(L, r->in[QRNN_R].data, r->in[QRNN_R].nbytes, r->in[QRNN_R].dtype, &rsym));
+    size_t yho = 0, so = 0, lo = 0, ho = 0;
+    SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &yho));
+    SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+    char lexpr[64] = "NULL", hexpr[64] = "NULL";
+    const mcu_buf *lb = r->n_in > QRNN_LENS && r->in[QRNN_LENS].data ? &r->in[QRNN_LENS] : NULL;
+    const mcu_buf *hb = r->n_in > QRNN_H0 && r->in[QRNN_H0].data ? &r->in[QRNN_H0] : NULL;
+    if (lb && lb->is_const) {
+        const char *sym;
+        SY_TRY(blob_sym(L, lb->data, lb->nbytes, lb->dtype, &sym));
+        snprintf(lexpr, sizeof lexpr, "(const int32_t *)%s", sym);
+    } else if (lb) {
+        SY_TRY(offset_of(L, lb->data, lb->nbytes, L->ws_bytes, lb->name, &lo));
+        snprintf(lexpr, sizeof lexpr, "(const int32_t *)(ws + %zu)", lo);
+    }
+    if (hb && hb->is_const) {
+        const char *sym;
+        SY_TRY(blob_sym(L, hb->data, hb->nbytes, hb->dtype, &sym));
+        snprintf(hexpr, sizeof hexpr, "%s", sym);
+    } else if (hb) {
+        SY_TRY(offset_of(L, hb->data, hb->nbytes, L->ws_bytes, hb->name, &ho));
+        snprintf(hexpr, sizeof hexpr, "ws + %zu", ho);
+    }
+    char sx[32], sh[32], sh0[32], swz[32] = "NULL", srz[32] = "NULL", sb[32] = "NULL", slut[32];
+    snprintf(sx, sizeof sx, "n%u_rqx", i);
+    snprintf(sh, sizeof sh, "n%u_rqh", i);
+    snprintf(sh0, sizeof sh0, "n%u_rqh0", i);
+    snprintf(slut, sizeof slut, "n%u_lut", i);
+    emit_rqs(o, sx, p->rq_x, (int32_t)nh);
+    emit_rqs(o, sh, p->rq_h, (int32_t)nh);
+    if (p->rq_h0)
+        emit_rqs(o, sh0, p->rq_h0, (int32_t)nh);
+    emit_i32s(o, slut, p->lut, (int32_t)((size_t)p->ndir * QK_RNN_LUT));
+    if (p->w_zp) {
+        snprintf(swz, sizeof swz, "n%u_wz", i);
+        emit_i32s(o, swz, p->w_zp, p->n_wzp);
+    }
+    if (p->r_zp) {
+        snprintf(srz, sizeof srz, "n%u_rz", i);
+        emit_i32s(o, srz, p->r_zp, p->n_rzp);
+    }
+    if (p->bias) {
+        snprintf(sb, sizeof sb, "n%u_b", i);
+        emit_i32s(o, sb, p->bias, (int32_t)nh);
+    }
+    L->flash_params += sizeof(qk_rnn) + nh * (3 * sizeof(qk_rq) + 4) + (size_t)p->ndir * QK_RNN_LUT * 4 +
+                       (size_t)(p->n_wzp + p->n_rzp) * 4;
+    P(o, "static const qk_rnn n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+         "    %s, %s, %s, %s, %s, %s, {%d, %d}, %s};\n",
+      i, p->seq, p->batch, p->input, p->hidden, p->ndir, p->reverse, p->xdt, p->wdt, p->rdt, p->ydt, p->h0dt, p->x_zp,
+      p->y_zp, p->h0_zp, p->y_lo, p->y_hi, p->n_wzp, p->n_rzp, swz, srz, sb, sx, sh, p->rq_h0 ? sh0 : "NULL",
+      p->clip[0], p->clip[1], slut);
+    P(calls, "    qk_rnn_run(&n%u, ws + %zu, %s, %s, %s, %s, ws + %zu, ws + %zu, (int32_t *)(ws + %zu));\n", i, xo, wsym,
+      rsym, lexpr, hexpr, yo, yho, so);
+    L->used[MK_QUANT] = true; /* qk_rnn.c calls qk.c's requantizer: the package needs qk.c too */
+    return NULL;
+}
+
 /* the switchyard.quant kinds and Quantize/DequantizeLinear (qk.c) */
 static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t xo, size_t yo)
 {
@@ -360,6 +429,9 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     case MK_DEQUANT:
         P(calls, "    qk_dequantize_run(%d, ws + %zu, %d, %s, %d, (float *)(ws + %zu));\n", k->u.qdq.n, xo, k->u.qdq.dt,
           ffmt(fb, sizeof fb, k->u.qdq.scale), k->u.qdq.zp, yo);
+        break;
+    case MK_QRNN: /* qk_rnn.c; W and R in flash, lengths and initial_h in the workspace */
+        SY_TRY(emit_qrnn(o, calls, L, r, i, xo, yo));
         break;
     default: break;
     }
@@ -550,6 +622,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_QADD:
     case MK_QUANT:
     case MK_DEQUANT: return "qk.c";
+    case MK_QRNN: return "qk_rnn.c";
     default: return NULL;
     }
 }
@@ -878,7 +951,7 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         uses_qk |= L.used[k];
     P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
               "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",
-      uses_qk ? "#include \"qk.h\"\n" : "");
+      uses_qk ? (L.used[MK_QRNN] ? "#include \"qk.h\"\n#include \"qk_rnn.h\"\n" : "#include \"qk.h\"\n") : "");
     for (uint32_t b = 0; b < L.n_blobs; b++)
         emit_blob(&model, &L.blobs[b]);
     P(&model, "\n/* ---- parameters ---- */");
@@ -927,6 +1000,8 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         st = write_source(req->dir, "tflk_fixed.c");
     if (!st && uses_qk)
         st = write_source(req->dir, "qk.h");
+    if (!st && L.used[MK_QRNN])
+        st = write_source(req->dir, "qk_rnn.h");
     const char *written[8];
     unsigned nw = 0;
     for (int k = 0; k < MK__COUNT && !st; k++) {

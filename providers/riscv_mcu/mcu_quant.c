@@ -148,7 +148,22 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd)",
+    if (!strcmp(op, "QRNN")) { /* the integer ONNX RNN, plugins/ops_quant/kernels/qk_rnn.c */
+        static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15};
+        const sy_tensor *sl = qin(n, QRNN_LENS), *h0 = qin(n, QRNN_H0);
+        if (!const_params(n, idx, SY_COUNT_OF(idx), c))
+            return false;
+        if (H->node_num_outputs(n) < 2 || !H->node_output(n, 1)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QRNN: the MCU takes an RNN with both Y and Y_h (ops-mcu.md rule 33)");
+            return false;
+        }
+        if (sl && sl->dtype != SY_DT_INT32) {
+            qdecline(c, SY_REASON_DTYPE, "QRNN: sequence_lens is %s; the MCU takes int32", sy_dt_name(sl->dtype));
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
+    }
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -399,6 +414,15 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
         return NULL;
     }
+    if (!strcmp(op, "QRNN")) {
+        k->kind = MK_QRNN;
+        sy_rq_mode mode;
+        SY_TRY(rq_mode(n, &mode));
+        SY_TRY(qrnn_build(H, n, mode, &k->u.qrnn)); /* the parameters ops_quant computes */
+        const qk_rnn *p = &k->u.qrnn.k;
+        H->node_set_scratch(n, (size_t)(2 * p->hidden + 4) * sizeof(int32_t));
+        return NULL;
+    }
     return H->status_new(SY_ERR_UNSUPPORTED, "riscv_mcu: no kernel for %s", op);
 }
 
@@ -413,6 +437,14 @@ void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;
     case MK_DEQUANT: qk_dequantize_run((size_t)k->u.qdq.n, x, k->u.qdq.dt, k->u.qdq.scale, k->u.qdq.zp, y); break;
+    case MK_QRNN: {
+        const sy_tensor *sl = io->n_inputs > QRNN_LENS ? io->inputs[QRNN_LENS] : NULL,
+                        *h0 = io->n_inputs > QRNN_H0 ? io->inputs[QRNN_H0] : NULL;
+        qk_rnn_run(&k->u.qrnn.k, x, io->inputs[QRNN_W]->data, io->inputs[QRNN_R]->data,
+                   sl ? (const int32_t *)sl->data : NULL, h0 ? h0->data : NULL, y, io->outputs[1]->data, io->scratch);
+        break;
+    }
+
     default: break;
     }
 }

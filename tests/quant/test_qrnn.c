@@ -620,15 +620,16 @@ static int sh(const char *cmd, char *out, size_t len)
     return pclose(p);
 }
 
-static void test_tool(void)
+/* A float bidirectional RNN (seq 6, batch 1, input 4, hidden 5, Tanh) as
+ * DIR/rnn.onnx and 8 calibration inputs DIR/calib/set_K/input_0.pb (also
+ * the model of tests/mcu/test_mcu_qrnn.sh, through --write-model DIR). */
+static int64_t tool_dx[3] = {6, 1, 4};
+static float tool_xs[8][24];
+static void write_float_model(const char *dir)
 {
-    char dir[] = "/tmp/sy_qrnn_XXXXXX", path[512], cmd[2048];
-    static char out[65536];
-    PT_REQUIRE(mkdtemp(dir), "mkdtemp");
-    /* a float bidirectional RNN, seq 6, batch 1, input 4, hidden 5 */
+    char path[512];
     pt_model *m = pt_model_new("float_rnn");
-    int64_t dx[3] = {6, 1, 4}, dw[3] = {2, 5, 4}, dr[3] = {2, 5, 5}, db[2] = {2, 10}, dy[4] = {6, 2, 1, 5},
-            dyh[3] = {2, 1, 5};
+    int64_t dw[3] = {2, 5, 4}, dr[3] = {2, 5, 5}, db[2] = {2, 10}, dy[4] = {6, 2, 1, 5}, dyh[3] = {2, 1, 5};
     float w[40], r[50], b[20];
     for (int i = 0; i < 40; i++)
         w[i] = (float)rnd(-100, 100) / 150.0f;
@@ -636,7 +637,7 @@ static void test_tool(void)
         r[i] = (float)rnd(-100, 100) / 300.0f;
     for (int i = 0; i < 20; i++)
         b[i] = (float)rnd(-100, 100) / 500.0f;
-    pt_input(m, "X", PT_F32, 3, dx);
+    pt_input(m, "X", PT_F32, 3, tool_dx);
     pt_init_f32(m, "W", 3, dw, w);
     pt_init_f32(m, "R", 3, dr, r);
     pt_init_f32(m, "B", 2, db, b);
@@ -655,18 +656,25 @@ static void test_tool(void)
         fclose(f);
     free(buf);
     pt_model_free(m);
-    float xs[8][24];
     for (int k = 0; k < 8; k++) {
         for (int i = 0; i < 24; i++)
-            xs[k][i] = (float)rnd(-100, 100) / 60.0f;
+            tool_xs[k][i] = (float)rnd(-100, 100) / 60.0f;
+        snprintf(path, sizeof path, "%s/calib", dir);
+        mkdir(path, 0755);
         snprintf(path, sizeof path, "%s/calib/set_%d", dir, k);
-        char sub[512];
-        snprintf(sub, sizeof sub, "%s/calib", dir);
-        mkdir(sub, 0755);
         mkdir(path, 0755);
         strncat(path, "/input_0.pb", sizeof path - strlen(path) - 1);
-        write_tensor_pb(path, xs[k], dx, 3);
+        write_tensor_pb(path, tool_xs[k], tool_dx, 3);
     }
+}
+
+static void test_tool(void)
+{
+    char dir[] = "/tmp/sy_qrnn_XXXXXX", path[512], cmd[2048];
+    static char out[65536];
+    int64_t *dx = tool_dx;
+    PT_REQUIRE(mkdtemp(dir), "mkdtemp");
+    write_float_model(dir);
     snprintf(cmd, sizeof cmd, "'%s' quantize '%s/rnn.onnx' --calib '%s/calib' -o '%s/rnn_int8.onnx' 2>&1", EMU_CLI,
              dir, dir, dir);
     int rc = sh(cmd, out, sizeof out);
@@ -693,7 +701,7 @@ static void test_tool(void)
         sy_model *md = NULL;
         sy_session *s = NULL;
         const sy_tensor *ty = NULL;
-        sy_tensor tx = emu_tensor(SY_DT_FLOAT32, xs[3], 3, dx);
+        sy_tensor tx = emu_tensor(SY_DT_FLOAT32, tool_xs[3], 3, dx);
         sy_session_options o = {.struct_size = sizeof o, .threads = 1, .strict = -1};
         static float ref[60];
         if (emu_ok(sy_model_load(env, path, &md), path) && emu_ok(sy_session_create(env, md, &o, &s), "session") &&
@@ -718,8 +726,12 @@ static void test_tool(void)
 done:;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--write-model")) { /* for tests/mcu/test_mcu_qrnn.sh */
+        write_float_model(argv[2]);
+        return pt_result();
+    }
     PT_RUN(test_hand);
     PT_RUN(test_reference);
     PT_RUN(test_fold);
