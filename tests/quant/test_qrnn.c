@@ -67,8 +67,10 @@ static void init_codes(pt_model *m, const char *name, bool u8, int32_t rank, con
         buf[i] = (uint8_t)v[i];
     pt_init_raw(m, name, u8 ? PT_U8 : PT_I8, rank, dims, buf, n);
 }
-static void init_scalar_f(pt_model *m, const char *name, float v) { pt_init_f32(m, name, 0, NULL, &v); }
-static void init_scalar_q(pt_model *m, const char *name, bool u8, int32_t v) { init_codes(m, name, u8, 0, NULL, &v); }
+/* scalars: rank 0 (dims must still point somewhere: pt_init_raw copies 0 of them) */
+static const int64_t no_dims[1] = {1};
+static void init_scalar_f(pt_model *m, const char *name, float v) { pt_init_f32(m, name, 0, no_dims, &v); }
+static void init_scalar_q(pt_model *m, const char *name, bool u8, int32_t v) { init_codes(m, name, u8, 0, no_dims, &v); }
 
 /* W/R scales (and zero points 0) of the case: per tensor or per hidden unit */
 static void init_wparams(pt_model *m, const rcase *c, const char *s, const char *z, const float *sc)
