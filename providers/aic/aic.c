@@ -298,7 +298,7 @@ static size_t aic_report(char *buf, size_t len)
     emu_out(buf, len, &k,
             "  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
             s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
-    emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.1f us at %.2f GHz (batch 1, set-size 1)\n",
+    emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.3f us at %.2f GHz (batch 1, set-size 1)\n",
             total, total / s->clock_hz * 1e6, s->clock_hz / 1e9);
     return k;
 }
