@@ -411,12 +411,13 @@ static inline sy_status *tfl_build_lstm8(const sy_host_api *H, const sy_node *n,
     SY_TRY(tfl_q1(H, h0, SY_DT_INT8, false, "output state", &hs, &hz));
     SY_TRY(tfl_q1(H, c0, SY_DT_INT16, true, "cell state", &cs, &cz));
     SY_TRY(tfl_q1(H, y, SY_DT_INT8, false, "output", &ys, &yz));
-    if (!h0->data || !c0->data)
-        return H->status_new(SY_ERR_UNSUPPORTED, "LSTM state inputs must be variable (constant-initialised) tensors");
     if (sy_tensor_numel(h0) != p->batch * C || sy_tensor_numel(c0) != p->batch * C)
         return H->status_new(SY_ERR_SHAPE, "state tensors must be [batch, %lld]", (long long)C);
-    p->h0 = h0->data;
-    p->c0 = c0->data;
+    /* The state inputs are TFLite variable tensors, which TFLite Micro resets
+     * before the first run (the hidden state to its zero point, the cell to 0)
+     * whatever their buffer holds: h0 = c0 = NULL asks the kernel for that. */
+    p->h0 = NULL;
+    p->c0 = NULL;
     p->x_off = -xz;
     p->h_off = -hz;
     p->h_zp = hz;

@@ -192,6 +192,12 @@ static void test_lstm8_zero_weights(void)
     p.cell_clip = 300;
     tflk_lstm8_run(&p, x, y, scratch);
     CHECK(y[0] == 6, "lstm clip: %d", y[0]);
+    /* no h0/c0: TFLite Micro's reset, hidden at its zero point and cell 0; with zero
+     * weights the cell stays 0, tanh(0) = 0 and the output is the zero point */
+    p.h0 = NULL;
+    p.c0 = NULL;
+    tflk_lstm8_run(&p, x, y, scratch);
+    CHECK(y[0] == -3 && y[1] == -3, "lstm reset state: %d %d", y[0], y[1]);
 }
 
 int main(void)

@@ -240,8 +240,8 @@ typedef struct tflk_lstm8 {
     int32_t cell_tanh_mult, cell_tanh_shift; /* tanh of the cell in its scale */
     int32_t cell_gate_sigmoid; /* the cell gate's activation: 0 tanh, 1 sigmoid */
     int32_t cell_clip; /* quantized clip of the cell state; -1: none */
-    const int8_t *h0;  /* initial output state, int8 */
-    const int16_t *c0; /* initial cell state, int16 */
+    const int8_t *h0;  /* initial output state, int8; NULL: the zero point (TFLite Micro's reset) */
+    const int16_t *c0; /* initial cell state, int16; NULL: 0 */
 } tflk_lstm8;
 
 /* scratch bytes: the state (batch * n_cell int8 + int16) and four int16 gate rows */

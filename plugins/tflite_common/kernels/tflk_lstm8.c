@@ -7,8 +7,9 @@
  * (tflk_fixed.c). cell = f*cell + i*g in the cell's scale (each product
  * requantized and clamped to int16, the sum saturating, then the optional
  * clip); hidden = tanh(cell) * o requantized to int8. The output at each
- * step is the new hidden state. The state starts from the state inputs
- * each run (TFLite Micro resets variable tensors; no state across runs).
+ * step is the new hidden state. Each run starts from h0/c0 when given, else
+ * as TFLite Micro resets its variable tensors: the hidden state at its zero
+ * point (a real 0) and the cell at 0. No state is carried across runs.
  */
 #include "tflk.h"
 
@@ -53,8 +54,8 @@ void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scrat
     int16_t *fg = cell + B * C, *ig = fg + C, *cg = ig + C, *tmp = cg + C;
     int8_t *hid = (int8_t *)(tmp + C);
     for (int32_t i = 0; i < B * C; i++) {
-        hid[i] = p->h0[i];
-        cell[i] = p->c0[i];
+        hid[i] = p->h0 ? p->h0[i] : (int8_t)p->h_zp;
+        cell[i] = p->c0 ? p->c0[i] : 0;
     }
     for (int32_t t = 0; t < T; t++)
         for (int32_t b = 0; b < B; b++) {
