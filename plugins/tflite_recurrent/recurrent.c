@@ -17,8 +17,10 @@
  * fp32 models run in fp32. int8 models (int8 weights and activations, int16
  * cell state, int32 biases) run TFLite Micro's integer LSTM
  * (../tflite_common/kernels/tflk_lstm8.c, parameters from tfl_build_lstm8):
- * bit-exact with its reference kernel. The state inputs give the initial
- * state of each run (the state is not carried across runs).
+ * bit-exact with its reference kernel. fp32: the state inputs give the
+ * initial state of each run; int8: each run starts as TFLite Micro resets
+ * its variable tensors (hidden state at its zero point, cell 0). The state
+ * is not carried across runs.
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
