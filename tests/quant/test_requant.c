@@ -73,6 +73,20 @@ int main(void)
     expect("gemmlowp relu clamp", sy_rq_apply(&gl, -40), 128);
     expect("onnx u8 acc=-10", sy_rq_apply(&on, 10), 130);
     expect("gemmlowp u8 acc=10", sy_rq_apply(&gl, 10), 131);
+    /* int16 output (the 16x8 scheme), m = 0.25: a tie with zp -5 (32.5 -> 32 | 33, then -5),
+     * saturation at both ends: -32768.5 -> -32768 (even) | -32769 -> -32768 */
+    sy_rq_init(&on, SY_RQ_ONNX, 0.25, -5, -32768, 32767);
+    sy_rq_init(&gl, SY_RQ_GEMMLOWP, 0.25, -5, -32768, 32767);
+    expect("onnx i16 tie", sy_rq_apply(&on, 130), 27);
+    expect("gemmlowp i16 tie", sy_rq_apply(&gl, 130), 28);
+    expect("onnx i16 high", sy_rq_apply(&on, 140000), 32767); /* 35000 - 5 */
+    expect("gemmlowp i16 high", sy_rq_apply(&gl, 140000), 32767);
+    sy_rq_init(&on, SY_RQ_ONNX, 0.25, 0, -32768, 32767);
+    sy_rq_init(&gl, SY_RQ_GEMMLOWP, 0.25, 0, -32768, 32767);
+    expect("onnx i16 low tie", sy_rq_apply(&on, -131074), -32768);
+    expect("gemmlowp i16 low tie", sy_rq_apply(&gl, -131074), -32768);
+    expect("onnx i16 -32767.5", sy_rq_apply(&on, -131070), -32768); /* -32767.5: even is -32768 */
+    expect("gemmlowp i16 -32767.5", sy_rq_apply(&gl, -131070), -32768); /* away from zero */
     /* a multiplier > 1 (shift > 0): m = 3.0 -> M = 0.75 * 2^31, shift 2 */
     sy_rq_init(&gl, SY_RQ_GEMMLOWP, 3.0, 0, -128, 127);
     expect("multiplier of 3", gl.mult, 1610612736);
