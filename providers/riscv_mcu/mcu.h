@@ -107,7 +107,7 @@ typedef struct mcu_capture {
 extern mcu_capture mcu_cap;
 
 sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
-void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
+sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
 sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);
 

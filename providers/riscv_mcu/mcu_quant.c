@@ -426,7 +426,7 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
     return H->status_new(SY_ERR_UNSUPPORTED, "riscv_mcu: no kernel for %s", op);
 }
 
-void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
+sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
 {
     const void *x = io->inputs[0]->data;
     void *y = io->outputs[0]->data;
@@ -440,6 +440,12 @@ void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_QRNN: {
         const sy_tensor *sl = io->n_inputs > QRNN_LENS ? io->inputs[QRNN_LENS] : NULL,
                         *h0 = io->n_inputs > QRNN_H0 ? io->inputs[QRNN_H0] : NULL;
+        for (int32_t b = 0; sl && b < k->u.qrnn.k.batch; b++) { /* as ops_quant: refused, not clamped */
+            int32_t v = ((const int32_t *)sl->data)[b];
+            if (v < 0 || v > k->u.qrnn.k.seq)
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "QRNN: sequence_lens '%s'[%d] = %d is outside [0, %d]",
+                                     sl->name ? sl->name : "?", (int)b, (int)v, (int)k->u.qrnn.k.seq);
+        }
         qk_rnn_run(&k->u.qrnn.k, x, io->inputs[QRNN_W]->data, io->inputs[QRNN_R]->data,
                    sl ? (const int32_t *)sl->data : NULL, h0 ? h0->data : NULL, y, io->outputs[1]->data, io->scratch);
         break;
@@ -447,4 +453,5 @@ void mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
 
     default: break;
     }
+    return NULL;
 }

@@ -263,8 +263,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     if (mcu_cap.on)
         record(k, io);
     if (k->kind >= MK_QCONV) {
-        mcu_quant_run(k, io);
-        return NULL;
+        return mcu_quant_run(k, io);
     }
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;

@@ -547,6 +547,13 @@ static void test_bad(void)
     c.sx = -1.0f;
     expect_refusal(&c, build(&c, NAN, false), "X scale < 0", "tensor 'xq'", "scale 'xs'[0] = -1");
 
+    c = relu_case();
+    c.name = "bad_lens";
+    c.has_lens = true;
+    c.lens[0] = 4; /* seq is 3 */
+    expect_refusal(&c, build(&c, NAN, false), "sequence_lens > seq", "sequence_lens 'lens'[0] = 4",
+                   "outside [0, 3]");
+
     /* a QRNN written directly: per-axis scale of the wrong length, a zero
      * point of the wrong type */
     rcase d = relu_case();
