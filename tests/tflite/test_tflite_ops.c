@@ -103,6 +103,10 @@ static sy_env *env_mcu; /* riscv_mcu only, strict, ws63 */
 static int n_cases, n_passed;
 static bool covered[N_TABLE_A][2]; /* [row][0 = fp32 / other, 1 = int8] */
 
+/* The case-building helpers are called from hundreds of places; inlining
+ * them all makes clang with the sanitizers take minutes on this file. */
+#define CASE_API __attribute__((noinline))
+
 /* ---- the case being built -------------------------------------------------- */
 
 #define MAX_T 12
@@ -141,7 +145,7 @@ static size_t dt_size(int type)
     }
 }
 
-static void begin(const char *name, int code)
+static CASE_API void begin(const char *name, int code)
 {
     memset(&C, 0, sizeof C);
     C.name = name;
@@ -150,7 +154,7 @@ static void begin(const char *name, int code)
 }
 
 /* shape text "1x3x3x2"; "" is a scalar */
-static int add_tensor(int type, const char *shape, const void *data, bool is_const)
+static CASE_API int add_tensor(int type, const char *shape, const void *data, bool is_const)
 {
     ctensor *ct = &C.t[C.n_t];
     memset(ct, 0, sizeof *ct);
@@ -171,35 +175,35 @@ static int add_tensor(int type, const char *shape, const void *data, bool is_con
 }
 
 /* a runtime input (fed `data`) */
-static int in(int type, const char *shape, const void *data)
+static CASE_API int in(int type, const char *shape, const void *data)
 {
     int i = add_tensor(type, shape, data, false);
     C.op_in[C.n_in++] = i;
     return i;
 }
 /* a constant input */
-static int cin(int type, const char *shape, const void *data)
+static CASE_API int cin(int type, const char *shape, const void *data)
 {
     int i = add_tensor(type, shape, data, true);
     C.op_in[C.n_in++] = i;
     return i;
 }
-static void no_in(void) { C.op_in[C.n_in++] = -1; }
+static CASE_API void no_in(void) { C.op_in[C.n_in++] = -1; }
 /* an output and its expected contents */
-static int out(int type, const char *shape, const void *expect)
+static CASE_API int out(int type, const char *shape, const void *expect)
 {
     int i = add_tensor(type, shape, expect, false);
     C.t[i].is_output = true;
     C.op_out[C.n_out++] = i;
     return i;
 }
-static void q(int i, float scale, int zp)
+static CASE_API void q(int i, float scale, int zp)
 {
     C.t[i].qs[0] = scale;
     C.t[i].qz[0] = zp;
     C.t[i].t.n_quant = 1;
 }
-static void qc(int i, int n, const float *scales, int dim)
+static CASE_API void qc(int i, int n, const float *scales, int dim)
 {
     for (int k = 0; k < n; k++) {
         C.t[i].qs[k] = scales[k];
@@ -208,11 +212,11 @@ static void qc(int i, int n, const float *scales, int dim)
     C.t[i].t.n_quant = n;
     C.t[i].t.quant_dim = dim;
 }
-static void opts(uint8_t type) { C.options_type = type; }
-static void o_u8(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_U8, .i = v}; }
-static void o_i32(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_I32, .i = v}; }
-static void o_f32(uint8_t id, float v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_F32, .f = v}; }
-static void o_vec(uint8_t id, const int32_t *v, int n)
+static CASE_API void opts(uint8_t type) { C.options_type = type; }
+static CASE_API void o_u8(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_U8, .i = v}; }
+static CASE_API void o_i32(uint8_t id, int v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_I32, .i = v}; }
+static CASE_API void o_f32(uint8_t id, float v) { C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_F32, .f = v}; }
+static CASE_API void o_vec(uint8_t id, const int32_t *v, int n)
 {
     C.opts[C.n_opts++] = (tflw_opt){.id = id, .kind = TFLW_OPT_I32VEC, .vec = v, .n_vec = (uint32_t)n};
 }
@@ -363,7 +367,7 @@ static const char *op_names_for_test(int code)
 static const char *op_text(void) { return op_names_for_test(C.code); }
 
 /* build, load, run and compare the case */
-static void finish(void)
+static CASE_API void finish(void)
 {
     n_cases++;
     int before = sy_test_failures_;
@@ -588,19 +592,19 @@ static double rnd(void) /* uniform in [-1, 1) */
     rng_state = rng_state * 1664525u + 1013904223u;
     return (double)(rng_state >> 8) / (double)(1u << 24) * 2.0 - 1.0;
 }
-static void fill_f(float *p, int n, double scale)
+static CASE_API void fill_f(float *p, int n, double scale)
 {
     for (int i = 0; i < n; i++)
         p[i] = (float)(rnd() * scale);
 }
-static void fill_i8(int8_t *p, int n, int lo, int hi)
+static CASE_API void fill_i8(int8_t *p, int n, int lo, int hi)
 {
     for (int i = 0; i < n; i++)
         p[i] = (int8_t)(lo + (int)((rnd() + 1) / 2 * (hi - lo + 1)) % (hi - lo + 1));
 }
 
 /* shapes as text */
-static const char *shp(char *buf, int a, int b, int c, int d)
+static CASE_API const char *shp(char *buf, int a, int b, int c, int d)
 {
     if (d > 0)
         snprintf(buf, 32, "%dx%dx%dx%d", a, b, c, d);
