@@ -25,15 +25,18 @@
 
 double sy_rq_round_even(double v)
 {
-    if (!isfinite(v))
+    /* NaN, infinities and |v| >= 2^52 (already integers) come back as they
+     * are; so do +-0 (keeping the sign, as floor would) */
+    if (!(fabs(v) < 4503599627370496.0) || v == 0.0)
         return v;
-    double f = floor(v);
-    double d = v - f;
-    if (d > 0.5)
-        return f + 1.0;
-    if (d < 0.5)
-        return f;
-    return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
+    /* floor without a libm call and without branches on the fraction (this
+     * runs once per element of the quantized kernels): truncation is exact
+     * below 2^52; d = v - floor(v) is exact; ties go to the even neighbour */
+    int64_t f = (int64_t)v;
+    f -= (double)f > v;
+    double d = v - (double)f;
+    f += (d > 0.5) | ((d == 0.5) & (int)(f & 1));
+    return (double)f;
 }
 
 static int32_t sat_i32(double v, int32_t lo, int32_t hi)

@@ -136,9 +136,27 @@ static inline int32_t bin_one(const bin_ctx *c, int32_t a, int32_t b)
     return !(r >= c->lo) ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
 }
 
+static inline int32_t ld8(const void *p, bool u, int64_t i)
+{
+    return u ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
+}
+
 static void bin_loop(const void *ctx, const void *const *in, const int64_t *st, void *out, int64_t n)
 {
     const bin_ctx *c = ctx;
+    bool a8 = c->adt == SY_DT_INT8 || c->adt == SY_DT_UINT8, b8 = c->bdt == SY_DT_INT8 || c->bdt == SY_DT_UINT8;
+    if (a8 && b8 && (c->ydt == SY_DT_INT8 || c->ydt == SY_DT_UINT8)) {
+        /* 8-bit codes: typed loads and stores instead of a switch per element */
+        bool ua = c->adt == SY_DT_UINT8, ub = c->bdt == SY_DT_UINT8;
+        int64_t sa = st[0], sb = st[1];
+        if (c->ydt == SY_DT_UINT8)
+            for (int64_t i = 0; i < n; i++)
+                ((uint8_t *)out)[i] = (uint8_t)bin_one(c, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
+        else
+            for (int64_t i = 0; i < n; i++)
+                ((int8_t *)out)[i] = (int8_t)bin_one(c, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         int32_t a = sy_q_load(in[0], c->adt, (size_t)(i * st[0]));
         int32_t b = sy_q_load(in[1], c->bdt, (size_t)(i * st[1]));
@@ -260,6 +278,27 @@ static sy_status *run_concat(void *state, const sy_kernel_io *io)
         bool same = sx == sy && zx == zy && x->dtype == y->dtype;
         sy_requant rq;
         sy_rq_init(&rq, st->mode, (double)sx / sy, zy, lo, hi);
+        size_t xsz = sy_dt_size(x->dtype), ysz = sy_dt_size(y->dtype);
+        if (same && xsz > 0) { /* whole-byte codes with the output's parameters: copies */
+            for (int64_t o = 0; o < outer; o++)
+                memcpy((char *)y->data + (size_t)(o * yinner + offset) * ysz, (const char *)x->data + (size_t)(o * inner) * xsz,
+                       (size_t)inner * xsz);
+            offset += inner;
+            continue;
+        }
+        if (xsz > 0 && xsz <= 2 && ysz > 0) {
+            /* 8/16-bit codes: q - zx fits int32; requantized in chunks */
+            int32_t cen[256], codes[256];
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t j0 = 0; j0 < inner; j0 += 256) {
+                    size_t nn = (size_t)(inner - j0 < 256 ? inner - j0 : 256);
+                    q_load_centered(x->data, x->dtype, (size_t)(o * inner + j0), nn, zx, cen);
+                    sy_rq_apply_n(&rq, 0, cen, codes, nn);
+                    q_store_codes(y->data, y->dtype, (size_t)(o * yinner + offset + j0), codes, nn);
+                }
+            offset += inner;
+            continue;
+        }
         for (int64_t o = 0; o < outer; o++)
             for (int64_t j = 0; j < inner; j++) {
                 int32_t q = sy_q_load(x->data, x->dtype, (size_t)(o * inner + j));

@@ -6,13 +6,20 @@
  *   QConv, QMatMul (switchyard.quant 1)             what the QDQ pass folds
  *                                                   DQ -> Conv/Gemm/MatMul [-> Relu/Clip] -> Q into
  *
- * One core each: codes minus zero points widened to int32, im2col in tiles
- * (Conv), an int32 GEMM with a wrapping (defined) accumulator, then either
- * the raw int32 accumulator (*Integer) or requantization per output channel
- * through sy_requant (ONNX float form or gemmlowp fixed-point form; folded
- * Relu/Clip become the clamp). Grouped and depthwise convolutions are groups
- * of the same GEMM. Bias: int32 (scale s_x * s_w) or float, quantized here
- * with that scale.
+ * 8-bit activations with 8-bit (or 4-bit) weights take the fast path: codes
+ * minus zero points as int16 (|v| <= 255), packed once per run, then the
+ * SDK's integer GEMM sy_qgemm_s16 (dot products of K-contiguous rows, which
+ * compilers turn into widening multiply-adds) over im2row tiles of ~64 KiB;
+ * depthwise convolutions (one input channel per group) run as a direct loop
+ * of sy_qgemm_mac_row taps instead. Accumulators are int32 modulo 2^32, so
+ * results are bit-identical to the plain loop whatever the order. Other codes
+ * (16-bit activations) keep the plain int32 loop (gemm_i32).
+ *
+ * Then either the raw int32 accumulator (*Integer) or requantization per
+ * output channel (Conv) or column (MatMul) through sy_rq_apply_n (ONNX float
+ * form or gemmlowp fixed-point form; folded Relu/Clip become the clamp).
+ * Bias: int32 (scale s_x * s_w) or float, quantized here with that scale.
+ * tests/quant/test_qgemm_fast.c checks the fast path against plain loops.
  */
 #include "quant_internal.h"
 
@@ -20,32 +27,7 @@
 /* shared small helpers                                                     */
 /* ======================================================================== */
 
-void q_store_codes(void *y, sy_dtype dt, size_t off, const int32_t *v, size_t n)
-{
-    switch (dt) {
-    case SY_DT_INT8:
-        for (size_t i = 0; i < n; i++)
-            ((int8_t *)y)[off + i] = (int8_t)v[i];
-        break;
-    case SY_DT_UINT8:
-        for (size_t i = 0; i < n; i++)
-            ((uint8_t *)y)[off + i] = (uint8_t)v[i];
-        break;
-    case SY_DT_INT16:
-        for (size_t i = 0; i < n; i++)
-            ((int16_t *)y)[off + i] = (int16_t)v[i];
-        break;
-    case SY_DT_UINT16:
-        for (size_t i = 0; i < n; i++)
-            ((uint16_t *)y)[off + i] = (uint16_t)v[i];
-        break;
-    case SY_DT_INT32: memcpy((int32_t *)y + off, v, n * sizeof *v); break;
-    default:
-        for (size_t i = 0; i < n; i++)
-            sy_q_store(y, dt, off + i, v[i]);
-        break;
-    }
-}
+void q_store_codes(void *y, sy_dtype dt, size_t off, const int32_t *v, size_t n) { sy_q_store_n(y, dt, off, v, n); }
 
 void q_load_centered(const void *x, sy_dtype dt, size_t off, size_t n, int32_t zp, int32_t *out)
 {
@@ -222,6 +204,8 @@ typedef struct conv_state {
     sy_rq_mode mode;
     float act_min, act_max;
     bool pointwise; /* 1x1, stride 1, no padding: the input is the column matrix */
+    /* fast path (8-bit activations, 8/4-bit weights): int16 operands of sy_qgemm_s16 */
+    int64_t Kp, ftile; /* K padded; output pixels per im2row tile */
 } conv_state;
 
 /* inputs of each kind: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias */
@@ -370,61 +354,216 @@ static sy_status *prepare_conv(sy_node *n, void **state)
     }
     st->act_min = sy_attr_float_or(H, n, "act_min", -INFINITY);
     st->act_max = sy_attr_float_or(H, n, "act_max", INFINITY);
-    /* scratch: input codes (C*H*W), column tile (K*tile), accumulators
+    /* generic scratch: input codes (C*H*W), column tile (K*tile), accumulators
      * (OCg*tile), weights (OC*K), per-channel requantizers and bias */
     size_t chw = (size_t)(st->C * st->g.in[0] * st->g.in[1]);
     size_t bytes = (chw + (size_t)(st->K * st->tile) + (size_t)(st->OCg * st->tile) + (size_t)(st->OC * st->K) +
                     (size_t)st->OC + (size_t)st->tile) *
                        sizeof(int32_t) +
                    (size_t)st->OC * sizeof(sy_requant) + 64;
+    /* fast scratch: im2row tiles of ~64 KiB (a multiple of 4 pixels, the GEMM's
+     * column tile); a depthwise conv takes a whole output plane at once */
+    st->Kp = sy_qgemm_kpad(st->K);
+    int64_t ft = 32768 / st->Kp;
+    ft = ft < 16 ? 16 : (ft > 1024 ? 1024 : ft / 4 * 4);
+    st->ftile = st->Cg == 1 || st->P < ft ? st->P : ft;
+    size_t fast = (size_t)st->OC * sizeof(sy_requant) +
+                  (size_t)(st->OC + st->ftile + st->OCg * st->ftile) * sizeof(int32_t) +
+                  (chw + (size_t)(st->OC * st->Kp) + (st->Cg == 1 ? 0 : (size_t)(st->ftile * st->Kp))) *
+                      sizeof(int16_t) +
+                  64;
+    if (fast > bytes)
+        bytes = fast;
     H->node_set_scratch(n, bytes);
     *state = st;
     return NULL;
 }
 
-static sy_status *run_conv(void *state, const sy_kernel_io *io)
+/* Requantizers and int32 bias per output channel (QLinear kinds). */
+static sy_status *conv_requant(const conv_state *st, const conv_io *c, sy_dtype ydt, sy_requant *rq, int32_t *bias)
 {
-    const conv_state *st = state;
-    conv_io c;
-    conv_bind(st->kind, io->inputs, io->n_inputs, &c);
-    sy_tensor *y = io->outputs[0];
-    SY_TRY(conv_check_params(&c, st->kind, y->name, st->OC));
+    if (st->kind != KIND_QLINEAR) {
+        for (int64_t oc = 0; oc < st->OC; oc++)
+            bias[oc] = 0;
+        return NULL;
+    }
+    float sx = q_scale_at(c->xs, 0), sy = q_scale_at(c->ys, 0);
+    int32_t yzp = q_zp_at(c->yz, 0), lo, hi;
+    q_act_clamp(st->act_min, st->act_max, sy, yzp, ydt, &lo, &hi);
+    int64_t nws = q_numel(c->ws);
+    for (int64_t oc = 0; oc < st->OC; oc++) {
+        float sw = q_scale_at(c->ws, nws > 1 ? (size_t)oc : 0);
+        sy_rq_init(&rq[oc], st->mode, q_mult3(sx, sw, sy, c->xs->dtype), yzp, lo, hi);
+    }
+    return bias_to_i32(c->b, st->OC, sx, c->ws, bias);
+}
+
+/* Output channel oc, pixels [p0, p0 + n) of batch b from int32 accumulators. */
+static void conv_emit(const conv_state *st, sy_tensor *y, const sy_requant *rq, int64_t b, int64_t oc, int64_t p0,
+                      int64_t n, const int32_t *acc, int32_t *codes)
+{
+    size_t off = (size_t)((b * st->OC + oc) * st->P + p0);
+    if (st->kind == KIND_INTEGER) {
+        q_store_codes(y->data, y->dtype, off, acc, (size_t)n);
+        return;
+    }
+    sy_rq_apply_n(&rq[oc], 0, acc, codes, (size_t)n);
+    q_store_codes(y->data, y->dtype, off, codes, (size_t)n);
+}
+
+/* The int16 operands of sy_qgemm_s16 hold x - zx and w - zw (|v| <= 255)
+ * when both are 8-bit (or 4-bit weights) with zero points in their range. */
+static bool conv_fast_ok(const conv_io *c, int64_t OC)
+{
+    sy_dtype xd = c->x->dtype, wd = c->w->dtype;
+    if ((xd != SY_DT_INT8 && xd != SY_DT_UINT8) ||
+        (wd != SY_DT_INT8 && wd != SY_DT_UINT8 && wd != SY_DT_INT4 && wd != SY_DT_UINT4))
+        return false;
+    int32_t lo, hi, z = q_zp_at(c->xz, 0);
+    sy_q_storage_range(xd, &lo, &hi);
+    if (z < lo || z > hi)
+        return false;
+    sy_q_storage_range(wd, &lo, &hi);
+    int64_t nwz = q_numel(c->wz);
+    for (int64_t oc = 0; oc < (nwz > 1 ? OC : 1); oc++) {
+        z = q_zp_at(c->wz, (size_t)oc);
+        if (z < lo || z > hi)
+            return false;
+    }
+    return true;
+}
+
+/* Depthwise (one input channel per group): a direct convolution of plane xc
+ * with the KH x KW taps w, one output row segment per tap. */
+static void conv_dw_plane(const conv_state *st, const int16_t *xc, const int16_t *w, int32_t bias, int32_t *acc)
+{
+    const q_win *g = &st->g;
+    int64_t IH = g->in[0], IW = g->in[1], OH = g->out[0], OW = g->out[1], s0 = g->s[0], s1 = g->s[1];
+    for (int64_t p = 0; p < st->P; p++)
+        acc[p] = bias;
+    for (int64_t kh = 0; kh < g->k[0]; kh++)
+        for (int64_t kw = 0; kw < g->k[1]; kw++) {
+            int32_t wv = w[kh * g->k[1] + kw];
+            if (!wv)
+                continue;
+            /* output columns whose input column ow * s1 + off lies inside [0, IW) */
+            int64_t off = kw * g->d[1] - g->pb[1];
+            int64_t lo = off >= 0 ? 0 : (-off + s1 - 1) / s1;
+            int64_t hi = IW - 1 - off < 0 ? 0 : (IW - 1 - off) / s1 + 1;
+            if (hi > OW)
+                hi = OW;
+            if (lo >= hi)
+                continue;
+            for (int64_t oh = 0; oh < OH; oh++) {
+                int64_t ih = oh * s0 - g->pb[0] + kh * g->d[0];
+                if (ih < 0 || ih >= IH)
+                    continue;
+                sy_qgemm_mac_row(hi - lo, wv, xc + ih * IW + lo * s1 + off, s1, acc + oh * OW + lo);
+            }
+        }
+}
+
+/* Rows [t][Kp] of the receptive fields of output pixels p0 .. p0 + T - 1
+ * (im2row: each pixel's K inputs contiguous, padding cells 0 = zx - zx). */
+static void conv_im2row(const conv_state *st, const int16_t *xg, int64_t p0, int64_t T, int16_t *rows)
+{
+    const q_win *g = &st->g;
+    int64_t IH = g->in[0], IW = g->in[1], OW = g->out[1], KH = g->k[0], KW = g->k[1], Kp = st->Kp;
+    if (st->pointwise) {
+        for (int64_t ci = 0; ci < st->Cg; ci++) {
+            const int16_t *xc = xg + ci * IH * IW + p0;
+            for (int64_t t = 0; t < T; t++)
+                rows[t * Kp + ci] = xc[t];
+        }
+    } else {
+        for (int64_t t = 0; t < T; t++) {
+            int64_t p = p0 + t, ih0 = (p / OW) * g->s[0] - g->pb[0], iw0 = (p % OW) * g->s[1] - g->pb[1];
+            int16_t *r = rows + t * Kp;
+            for (int64_t ci = 0; ci < st->Cg; ci++) {
+                const int16_t *xc = xg + ci * IH * IW;
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    int64_t ih = ih0 + kh * g->d[0];
+                    int16_t *rr = r + (ci * KH + kh) * KW;
+                    if (ih < 0 || ih >= IH) {
+                        for (int64_t kw = 0; kw < KW; kw++)
+                            rr[kw] = 0;
+                        continue;
+                    }
+                    const int16_t *xr = xc + ih * IW;
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        int64_t iw = iw0 + kw * g->d[1];
+                        rr[kw] = iw >= 0 && iw < IW ? xr[iw] : 0;
+                    }
+                }
+            }
+        }
+    }
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t k = st->K; k < Kp; k++)
+            rows[t * Kp + k] = 0;
+}
+
+/* 8-bit path: int16 centred operands, sy_qgemm_s16 over im2row tiles, or the
+ * direct depthwise loop. Scratch after rq and bias: codes, acc, x, w, rows. */
+static void conv_run_fast(const conv_state *st, const conv_io *c, sy_tensor *y, const sy_requant *rq,
+                          const int32_t *bias, int32_t *codes)
+{
+    const q_win *g = &st->g;
+    int64_t T = st->ftile, Kp = st->Kp, K = st->K, chw = st->C * g->in[0] * g->in[1];
+    int64_t plane = g->in[0] * g->in[1];
+    int32_t *acc = codes + T;
+    int16_t *xs = (int16_t *)(acc + st->OCg * T);
+    int16_t *wp = xs + chw;
+    int16_t *rows = wp + st->OC * Kp;
+    int64_t nwz = q_numel(c->wz);
+    for (int64_t oc = 0; oc < st->OC; oc++)
+        sy_qgemm_pack(c->w->data, c->w->dtype, (size_t)(oc * K), K, Kp, q_zp_at(c->wz, nwz > 1 ? (size_t)oc : 0),
+                      wp + oc * Kp);
+    int32_t xzp = q_zp_at(c->xz, 0);
+    for (int64_t b = 0; b < st->N; b++) {
+        sy_qgemm_pack(c->x->data, c->x->dtype, (size_t)(b * chw), chw, chw, xzp, xs);
+        for (int64_t gr = 0; gr < st->group; gr++) {
+            const int16_t *xg = xs + gr * st->Cg * plane;
+            int64_t oc0 = gr * st->OCg;
+            if (st->Cg == 1) {
+                for (int64_t m = 0; m < st->OCg; m++) {
+                    conv_dw_plane(st, xg, wp + (oc0 + m) * Kp, bias[oc0 + m], acc);
+                    conv_emit(st, y, rq, b, oc0 + m, 0, st->P, acc, codes);
+                }
+                continue;
+            }
+            for (int64_t p0 = 0; p0 < st->P; p0 += T) {
+                int64_t n = st->P - p0 < T ? st->P - p0 : T;
+                conv_im2row(st, xg, p0, n, rows);
+                sy_qgemm_s16(st->OCg, n, Kp, wp + oc0 * Kp, Kp, rows, Kp, bias + oc0, NULL, acc, n);
+                for (int64_t m = 0; m < st->OCg; m++)
+                    conv_emit(st, y, rq, b, oc0 + m, p0, n, acc + m * n, codes);
+            }
+        }
+    }
+}
+
+/* Any other codes (16-bit activations): int32 operands, the plain tiled
+ * im2col loop. Scratch after rq and bias: x, col, acc, w, codes. */
+static void conv_run_generic(const conv_state *st, const conv_io *c, sy_tensor *y, const sy_requant *rq,
+                             const int32_t *bias, int32_t *xs)
+{
     const q_win *g = &st->g;
     int64_t IH = g->in[0], IW = g->in[1], OW = g->out[1];
     size_t chw = (size_t)(st->C * IH * IW);
-    /* carve the scratch */
-    sy_requant *rq = io->scratch;
-    int32_t *xs = (int32_t *)(rq + st->OC);
     int32_t *col = xs + chw;
     uint32_t *acc = (uint32_t *)(col + st->K * st->tile);
     int32_t *wq = (int32_t *)(acc + st->OCg * st->tile);
-    int32_t *bias = wq + st->OC * st->K;
-    int32_t *codes = bias + st->OC;
-
+    int32_t *codes = wq + st->OC * st->K;
     /* weights minus zero points (per output channel) */
-    int64_t nwz = q_numel(c.wz);
+    int64_t nwz = q_numel(c->wz);
     for (int64_t oc = 0; oc < st->OC; oc++)
-        q_load_centered(c.w->data, c.w->dtype, (size_t)(oc * st->K), (size_t)st->K,
-                        q_zp_at(c.wz, nwz > 1 ? (size_t)oc : 0), wq + oc * st->K);
-    int32_t xzp = q_zp_at(c.xz, 0);
-    sy_dtype ydt = y->dtype;
-    if (st->kind == KIND_QLINEAR) {
-        float sx = q_scale_at(c.xs, 0), sy = q_scale_at(c.ys, 0);
-        int32_t yzp = q_zp_at(c.yz, 0), lo, hi;
-        q_act_clamp(st->act_min, st->act_max, sy, yzp, ydt, &lo, &hi);
-        int64_t nws = q_numel(c.ws);
-        for (int64_t oc = 0; oc < st->OC; oc++) {
-            float sw = q_scale_at(c.ws, nws > 1 ? (size_t)oc : 0);
-            sy_rq_init(&rq[oc], st->mode, q_mult3(sx, sw, sy, c.xs->dtype), yzp, lo, hi);
-        }
-        SY_TRY(bias_to_i32(c.b, st->OC, sx, c.ws, bias));
-    } else {
-        for (int64_t oc = 0; oc < st->OC; oc++)
-            bias[oc] = 0;
-    }
+        q_load_centered(c->w->data, c->w->dtype, (size_t)(oc * st->K), (size_t)st->K,
+                        q_zp_at(c->wz, nwz > 1 ? (size_t)oc : 0), wq + oc * st->K);
+    int32_t xzp = q_zp_at(c->xz, 0);
     int64_t KH = g->k[0], KW = g->k[1];
     for (int64_t b = 0; b < st->N; b++) {
-        q_load_centered(c.x->data, c.x->dtype, (size_t)b * chw, chw, xzp, xs);
+        q_load_centered(c->x->data, c->x->dtype, (size_t)b * chw, chw, xzp, xs);
         for (int64_t gr = 0; gr < st->group; gr++) {
             const int32_t *xg = xs + gr * st->Cg * IH * IW;
             for (int64_t p0 = 0; p0 < st->P; p0 += st->tile) {
@@ -455,22 +594,27 @@ static sy_status *run_conv(void *state, const sy_kernel_io *io)
                     for (int64_t t = 0; t < T; t++)
                         acc[m * T + t] = (uint32_t)bias[oc0 + m];
                 gemm_i32(st->OCg, T, st->K, wq + oc0 * st->K, st->K, colp, ldb, acc, T);
-                for (int64_t m = 0; m < st->OCg; m++) {
-                    size_t off = (size_t)(((b * st->OC) + oc0 + m) * st->P + p0);
-                    const uint32_t *a = acc + m * T;
-                    if (st->kind == KIND_INTEGER) {
-                        for (int64_t t = 0; t < T; t++)
-                            codes[t] = (int32_t)a[t];
-                    } else {
-                        const sy_requant *r = &rq[oc0 + m];
-                        for (int64_t t = 0; t < T; t++)
-                            codes[t] = sy_rq_apply(r, (int32_t)a[t]);
-                    }
-                    q_store_codes(y->data, ydt, off, codes, (size_t)T);
-                }
+                for (int64_t m = 0; m < st->OCg; m++)
+                    conv_emit(st, y, rq, b, oc0 + m, p0, T, (const int32_t *)(acc + m * T), codes);
             }
         }
     }
+}
+
+static sy_status *run_conv(void *state, const sy_kernel_io *io)
+{
+    const conv_state *st = state;
+    conv_io c;
+    conv_bind(st->kind, io->inputs, io->n_inputs, &c);
+    sy_tensor *y = io->outputs[0];
+    SY_TRY(conv_check_params(&c, st->kind, y->name, st->OC));
+    sy_requant *rq = io->scratch;
+    int32_t *bias = (int32_t *)(rq + st->OC);
+    SY_TRY(conv_requant(st, &c, y->dtype, rq, bias));
+    if (conv_fast_ok(&c, st->OC))
+        conv_run_fast(st, &c, y, rq, bias, bias + st->OC);
+    else
+        conv_run_generic(st, &c, y, rq, bias, bias + st->OC);
     return NULL;
 }
 
@@ -615,11 +759,70 @@ static sy_status *prepare_mm(sy_node *n, void **state)
         free(st);
         return err;
     }
-    /* scratch: A block (M*K), B block (K*N), acc (N), codes (N), bias (N), requantizers (N) */
+    /* generic scratch: A block (M*K), B block (K*N), acc (N), codes (N), bias (N), requantizers (N);
+     * fast: int16 A (M*Kp) and B transposed (N*Kp), acc (M*N) */
     size_t bytes = (size_t)(M * K + K * N + 4 * N) * sizeof(int32_t) + (size_t)N * sizeof(sy_requant) + 64;
+    int64_t Kp = sy_qgemm_kpad(K);
+    size_t fast = (size_t)(M * N + 3 * N) * sizeof(int32_t) + (size_t)((M + N) * Kp) * sizeof(int16_t) +
+                  (size_t)N * sizeof(sy_requant) + 64;
+    if (fast > bytes)
+        bytes = fast;
     H->node_set_scratch(n, bytes);
     *state = st;
     return NULL;
+}
+
+/* as conv_fast_ok: 8-bit A, 8/4-bit B, zero points inside their types */
+static bool mm_fast_ok(const mm_io *c, int64_t M, int64_t N)
+{
+    sy_dtype ad = c->a->dtype, bd = c->b->dtype;
+    if ((ad != SY_DT_INT8 && ad != SY_DT_UINT8) ||
+        (bd != SY_DT_INT8 && bd != SY_DT_UINT8 && bd != SY_DT_INT4 && bd != SY_DT_UINT4))
+        return false;
+    int32_t lo, hi;
+    int64_t naz = q_numel(c->az), nbz = q_numel(c->bz);
+    sy_q_storage_range(ad, &lo, &hi);
+    for (int64_t m = 0; m < (naz > 1 ? M : 1); m++) {
+        int32_t z = q_zp_at(c->az, (size_t)m);
+        if (z < lo || z > hi)
+            return false;
+    }
+    sy_q_storage_range(bd, &lo, &hi);
+    for (int64_t j = 0; j < (nbz > 1 ? N : 1); j++) {
+        int32_t z = q_zp_at(c->bz, (size_t)j);
+        if (z < lo || z > hi)
+            return false;
+    }
+    return true;
+}
+
+/* Offsets (in matrices) of A and B for batch index idx[] under broadcasting. */
+static void mm_batch_offsets(const mm_io *c, int32_t rank, const int64_t *idx, int64_t *oa, int64_t *ob)
+{
+    int64_t sa_ = 1, sb_ = 1;
+    *oa = *ob = 0;
+    for (int32_t i = rank - 3; i >= 0; i--) {
+        int32_t ia = i - (rank - c->a->rank), ib = i - (rank - c->b->rank);
+        if (ia >= 0) {
+            if (c->a->dims[ia] > 1)
+                *oa += idx[i] * sa_;
+            sa_ *= c->a->dims[ia];
+        }
+        if (ib >= 0) {
+            if (c->b->dims[ib] > 1)
+                *ob += idx[i] * sb_;
+            sb_ *= c->b->dims[ib];
+        }
+    }
+}
+
+static void mm_next_index(int32_t rank, const int64_t *dims, int64_t *idx)
+{
+    for (int32_t i = rank - 3; i >= 0; i--) {
+        if (++idx[i] < dims[i])
+            break;
+        idx[i] = 0;
+    }
 }
 
 static sy_status *run_mm(void *state, const sy_kernel_io *io)
@@ -633,20 +836,16 @@ static sy_status *run_mm(void *state, const sy_kernel_io *io)
     SY_TRY(mm_shape(c.a, c.b, st->trans_b, &rank, dims, &M, &K, &N));
     SY_TRY(mm_check_params(&c, st->kind, y->name, M, N));
     sy_requant *rq = io->scratch;
-    int32_t *ab = (int32_t *)(rq + N);
-    int32_t *bb = ab + M * K;
-    uint32_t *acc = (uint32_t *)(bb + K * N);
-    int32_t *codes = (int32_t *)(acc + N);
-    int32_t *bias = codes + N;
+    int32_t *bias = (int32_t *)(rq + N);
     int32_t *bzv = bias + N;
-    int64_t nbz = q_numel(c.bz), naz = q_numel(c.az);
+    int32_t *codes = bzv + N;
+    int64_t nbz = q_numel(c.bz), naz = q_numel(c.az), nbs = q_numel(c.bs);
     for (int64_t j = 0; j < N; j++)
         bzv[j] = q_zp_at(c.bz, nbz > 1 ? (size_t)j : 0);
     if (st->kind == KIND_QLINEAR) {
         float sa = q_scale_at(c.as, 0), sy = q_scale_at(c.ys, 0);
         int32_t yzp = q_zp_at(c.yz, 0), lo, hi;
         q_act_clamp(st->act_min, st->act_max, sy, yzp, y->dtype, &lo, &hi);
-        int64_t nbs = q_numel(c.bs);
         for (int64_t j = 0; j < N; j++)
             sy_rq_init(&rq[j], st->mode, q_mult3(sa, q_scale_at(c.bs, nbs > 1 ? (size_t)j : 0), sy, c.as->dtype), yzp,
                        lo, hi);
@@ -655,26 +854,60 @@ static sy_status *run_mm(void *state, const sy_kernel_io *io)
         for (int64_t j = 0; j < N; j++)
             bias[j] = 0;
     }
-    /* batch iteration with broadcasting */
+    /* one requantizer for the row, or one per column */
+    size_t rq_stride = nbs > 1 ? 1 : 0;
     int64_t batch = 1;
     for (int32_t i = 0; i < rank - 2; i++)
         batch *= dims[i];
     int64_t idx[SY_MAX_RANK] = {0};
-    for (int64_t bt = 0; bt < batch; bt++) {
-        int64_t oa = 0, ob = 0, sa_ = 1, sb_ = 1;
-        for (int32_t i = rank - 3; i >= 0; i--) {
-            int32_t ia = i - (rank - c.a->rank), ib = i - (rank - c.b->rank);
-            if (ia >= 0) {
-                if (c.a->dims[ia] > 1)
-                    oa += idx[i] * sa_;
-                sa_ *= c.a->dims[ia];
+    if (mm_fast_ok(&c, M, N)) {
+        /* int16 A rows and B columns (B transposed), K padded: sy_qgemm_s16 */
+        int64_t Kp = sy_qgemm_kpad(K), last_ob = -1;
+        int32_t *acc = codes + N;
+        int16_t *ap = (int16_t *)(acc + M * N);
+        int16_t *bp = ap + M * Kp;
+        for (int64_t bt = 0; bt < batch; bt++) {
+            int64_t oa, ob;
+            mm_batch_offsets(&c, rank, idx, &oa, &ob);
+            for (int64_t m = 0; m < M; m++)
+                sy_qgemm_pack(c.a->data, c.a->dtype, (size_t)((oa * M + m) * K), K, Kp,
+                              q_zp_at(c.az, naz > 1 ? (size_t)m : 0), ap + m * Kp);
+            if (ob != last_ob) { /* a B shared by every batch is packed once */
+                for (int64_t j = 0; j < N; j++) {
+                    int16_t *bj = bp + j * Kp;
+                    if (st->trans_b) {
+                        sy_qgemm_pack(c.b->data, c.b->dtype, (size_t)((ob * N + j) * K), K, Kp, bzv[j], bj);
+                        continue;
+                    }
+                    for (int64_t k = 0; k < K; k++)
+                        bj[k] = (int16_t)(sy_q_load(c.b->data, c.b->dtype, (size_t)((ob * K + k) * N + j)) - bzv[j]);
+                    for (int64_t k = K; k < Kp; k++)
+                        bj[k] = 0;
+                }
+                last_ob = ob;
             }
-            if (ib >= 0) {
-                if (c.b->dims[ib] > 1)
-                    ob += idx[i] * sb_;
-                sb_ *= c.b->dims[ib];
+            sy_qgemm_s16(M, N, Kp, ap, Kp, bp, Kp, NULL, bias, acc, N);
+            for (int64_t m = 0; m < M; m++) {
+                const int32_t *am = acc + m * N;
+                size_t off = (size_t)((bt * M + m) * N);
+                if (st->kind == KIND_INTEGER) {
+                    q_store_codes(y->data, y->dtype, off, am, (size_t)N);
+                    continue;
+                }
+                sy_rq_apply_n(rq, rq_stride, am, codes, (size_t)N);
+                q_store_codes(y->data, y->dtype, off, codes, (size_t)N);
             }
+            mm_next_index(rank, dims, idx);
         }
+        return NULL;
+    }
+    /* any other codes: int32 operands, a plain loop */
+    int32_t *ab = codes + N;
+    int32_t *bb = ab + M * K;
+    uint32_t *acc = (uint32_t *)(bb + K * N);
+    for (int64_t bt = 0; bt < batch; bt++) {
+        int64_t oa, ob;
+        mm_batch_offsets(&c, rank, idx, &oa, &ob);
         /* A block minus zero points (per row possible for MatMulInteger) */
         for (int64_t m = 0; m < M; m++)
             q_load_centered(c.a->data, c.a->dtype, (size_t)((oa * M + m) * K), (size_t)K,
@@ -689,19 +922,15 @@ static sy_status *run_mm(void *state, const sy_kernel_io *io)
             for (int64_t j = 0; j < N; j++)
                 acc[j] = (uint32_t)bias[j];
             gemm_i32(1, N, K, ab + m * K, K, bb, N, acc, N);
-            if (st->kind == KIND_INTEGER)
-                for (int64_t j = 0; j < N; j++)
-                    codes[j] = (int32_t)acc[j];
-            else
-                for (int64_t j = 0; j < N; j++)
-                    codes[j] = sy_rq_apply(&rq[j], (int32_t)acc[j]);
-            q_store_codes(y->data, y->dtype, (size_t)((bt * M + m) * N), codes, (size_t)N);
+            size_t off = (size_t)((bt * M + m) * N);
+            if (st->kind == KIND_INTEGER) {
+                q_store_codes(y->data, y->dtype, off, (const int32_t *)acc, (size_t)N);
+                continue;
+            }
+            sy_rq_apply_n(rq, rq_stride, (const int32_t *)acc, codes, (size_t)N);
+            q_store_codes(y->data, y->dtype, off, codes, (size_t)N);
         }
-        for (int32_t i = rank - 3; i >= 0; i--) {
-            if (++idx[i] < dims[i])
-                break;
-            idx[i] = 0;
-        }
+        mm_next_index(rank, dims, idx);
     }
     return NULL;
 }

@@ -410,6 +410,28 @@ void sy_gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
                  int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* ======================================================================== */
+/* integer GEMM of the quantized kernels (sdk_qgemm.c)                      */
+/* ======================================================================== */
+
+/* Operands are codes minus zero points as int16, |v| <= 255 (8-bit or 4-bit
+ * codes), in rows contiguous along K and zero-padded to sy_qgemm_kpad(K). */
+#define SY_QGEMM_KALIGN 8
+int64_t sy_qgemm_kpad(int64_t k);
+/* dst[0..k) = element off+i of src (any quantized storage type) - zp;
+ * dst[k..kp) = 0 */
+void sy_qgemm_pack(const void *src, sy_dtype dt, size_t off, int64_t k, int64_t kp, int32_t zp, int16_t *dst);
+/* c[i*ldc + j] = bias_row[i] + bias_col[j] + sum_{k<kp} a[i*lda + k] * b[j*ldb + k]
+ * for i < m, j < n, modulo 2^32 (a wrapping int32 accumulator: bit-identical
+ * to a plain loop). Either bias may be NULL. */
+void sy_qgemm_s16(int64_t m, int64_t n, int64_t kp, const int16_t *a, int64_t lda, const int16_t *b, int64_t ldb,
+                  const int32_t *bias_row, const int32_t *bias_col, int32_t *c, int64_t ldc);
+/* acc[i] += w * x[i * xstride] for i < n, modulo 2^32 (|w|, |x| <= 255): one
+ * tap of a depthwise convolution over an output row. */
+void sy_qgemm_mac_row(int64_t n, int32_t w, const int16_t *x, int64_t xstride, int32_t *acc);
+/* sy_q_store of v[0..n) at elements off.. of y (codes already in range). */
+void sy_q_store_n(void *y, sy_dtype dt, size_t off, const int32_t *v, size_t n);
+
+/* ======================================================================== */
 /* fp32 scope: run an fp32 kernel on f16/bf16/f64 tensors                    */
 /* ======================================================================== */
 
@@ -546,6 +568,9 @@ typedef struct sy_requant {
 } sy_requant;
 void sy_rq_init(sy_requant *r, sy_rq_mode mode, double real_mult, int32_t zp, int32_t lo, int32_t hi);
 int32_t sy_rq_apply(const sy_requant *r, int64_t acc);
+/* out[i] = sy_rq_apply(&r[i * r_stride], acc[i]) for i < n (r_stride 0: one
+ * requantizer for all), without a libm call per element (sdk_qgemm.c). */
+void sy_rq_apply_n(const sy_requant *r, size_t r_stride, const int32_t *acc, int32_t *out, size_t n);
 
 /* Checks scales (> 0, finite), zero points (inside the storage range) and,
  * for per-axis parameters, count == axis_len (pass -1 to skip). Messages
