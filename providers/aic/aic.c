@@ -225,6 +225,9 @@ static bool is_int_view(const sy_node *n, const char *op)
 static void aic_check(void *state, const sy_node *n, sy_claim *c)
 {
     aic_state *s = state;
+    emu_recs_new_pass(&s->recs, n);
+    if (emu_is_qio(n)) /* the kernel's own decline names the rule */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
     bool quant = emu_qdescribe(n, &qi);
     const char *op = emu_qbase_op(H_->node_op(n));
@@ -262,6 +265,8 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
         return emu_decline(c, SY_REASON_RANK, "AIC-MATMUL: operands must be rank >= 2");
     if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) && sy_attr_int_or(H_, n, "ceil_mode", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-POOL: ceil_mode = 1 is not emulated");
+    if (!emu_has_kernel(n)) /* asked for a rule only; nothing to take or record */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no aic kernel for %s", op);
     emu_work w;
     emu_node_work(n, s->fp16 ? 2 : 4, &w);
     uint64_t ws = aic_ws(s, n, &w);

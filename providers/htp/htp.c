@@ -341,6 +341,9 @@ static bool is_view(const char *op)
 static void htp_check(void *state, const sy_node *n, sy_claim *c)
 {
     htp_state *s = state;
+    emu_recs_new_pass(&s->recs, n);
+    if (emu_is_qio(n)) /* the kernel's own decline names the rule */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
     bool quant = emu_qdescribe(n, &qi);
     const char *op = emu_qbase_op(H_->node_op(n)); /* QConv is checked as Conv, ... */
@@ -404,6 +407,8 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     }
     if ((!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) && sy_attr_int_or(H_, n, "ceil_mode", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "HTP-POOL: ceil_mode = 1 is not emulated");
+    if (!emu_has_kernel(n)) /* asked for a rule only; nothing to take or record */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no htp kernel for %s", op);
     /* HTP-VTCM: per-op working set against the graph's VTCM */
     const char *rule = "";
     uint64_t ws = working_set(n, &rule);

@@ -220,6 +220,10 @@ static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
 static void lpai_check(void *state, const sy_node *n, sy_claim *c)
 {
     lpai_state *s = state;
+    if (emu_recs_new_pass(&s->recs, n))
+        s->persistent_bytes = 0; /* a re-plan: the sums start again */
+    if (emu_is_qio(n)) /* the kernel's own decline names the rule */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no lpai kernel for %s", H_->node_op(n));
     emu_qinfo qi;
     bool quant = emu_qdescribe(n, &qi);
     const char *op = emu_qbase_op(H_->node_op(n)); /* QConv is LPAI's Conv2d, ... */
@@ -265,6 +269,8 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     }
     if ((!strcmp(op, "GRU") || !strcmp(op, "LSTM")) && H_->node_input(n, 0)->dtype == SY_DT_UINT16)
         return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru/Lstm take s8/u8 only");
+    if (!emu_has_kernel(n)) /* asked for a rule only; nothing to take or record */
+        return emu_decline(c, SY_REASON_NO_KERNEL, "no lpai kernel for %s", op);
     /* persistent memory: constant inputs (weights) and state of stateful ops */
     for (uint32_t i = 0; i < ni; i++) {
         const sy_tensor *t = H_->node_input(n, i);

@@ -748,6 +748,28 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
 
 const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", NULL};
 
+bool emu_is_qio(const sy_node *n)
+{
+    const char *dom = H->node_domain ? H->node_domain(n) : "", *op = H->node_op(n);
+    return (!dom || !dom[0]) && (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear"));
+}
+
+bool emu_has_kernel(const sy_node *n)
+{
+    const char *dom = H->node_domain ? H->node_domain(n) : "";
+    const sy_tensor *x = H->node_num_inputs(n) ? H->node_input(n, 0) : NULL;
+    int k = kind_of(H->node_op(n));
+    if (dom && !strcmp(dom, "qti_aisw"))
+        return true;
+    if (dom && !strcmp(dom, "switchyard.quant"))
+        return K_IS_Q(k) && x && int_data(x->dtype);
+    if (dom && dom[0] && strcmp(dom, "ai.onnx"))
+        return false;
+    if (k == K_VIEW && x && int_data(x->dtype))
+        return true;
+    return k >= 0 && !K_IS_Q(k) && x && x->dtype == SY_DT_FLOAT32;
+}
+
 /* the rule id the Quantize/DequantizeLinear kernels decline with, per plugin */
 static const char *qio_rule_;
 
@@ -1172,6 +1194,19 @@ void emu_recs_free(emu_recs *rs)
 {
     free(rs->v);
     memset(rs, 0, sizeof *rs);
+}
+
+bool emu_recs_new_pass(emu_recs *rs, const sy_node *n)
+{
+    if (!(H->struct_size > offsetof(sy_host_api, node_position) && H->node_position))
+        return false;
+    int64_t pos = (int64_t)H->node_position(n);
+    /* a zeroed emu_recs has last_pos 0: treat "no record yet" as before any node */
+    bool again = (rs->n > 0 || rs->last_pos > 0) && pos <= rs->last_pos;
+    if (again)
+        rs->n = 0;
+    rs->last_pos = pos;
+    return again;
 }
 
 void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...)

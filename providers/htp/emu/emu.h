@@ -105,6 +105,14 @@ typedef struct emu_qinfo {
     bool params_static;  /* scales, zero points, weights and bias are constants */
     int qbits;           /* activation bits */
 } emu_qinfo;
+/* Whether this plugin registered an emulated kernel that n's op and dtype
+ * select (the float ops, the integer ops and views; qti_aisw block ops are
+ * the qti_aisw plugin's, counted as present: the seed lists them per
+ * backend). The core also asks check_node about nodes without a kernel (to
+ * show a rule it violates), so a check takes a node only when this holds. */
+bool emu_has_kernel(const sy_node *n);
+/* QuantizeLinear / DequantizeLinear: their kernel declines naming the rule */
+bool emu_is_qio(const sy_node *n);
 /* Describes n; false (qi->quant false) when it is not a switchyard.quant node. */
 bool emu_qdescribe(const sy_node *n, emu_qinfo *qi);
 /* The ONNX op whose rules apply to a quantized op ("QConv" -> "Conv"); op itself otherwise. */
@@ -153,7 +161,14 @@ typedef struct emu_rec {
 typedef struct emu_recs {
     emu_rec *v;
     size_t n, cap;
+    int64_t last_pos; /* topological position of the node checked last (-1: none) */
 } emu_recs;
+
+/* Call at the start of every check_node: a node at or before the position
+ * checked last means the core is placing the graph again (a re-plan), so
+ * the records of the earlier placement are dropped; returns true then (the
+ * provider resets its own sums too). */
+bool emu_recs_new_pass(emu_recs *rs, const sy_node *n);
 
 /* Record (or update) node n's verdict; silently drops it when out of memory
  * (the report is informative, the placement does not depend on it). */
