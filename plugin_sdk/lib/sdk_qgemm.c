@@ -253,12 +253,13 @@ void sy_rq_apply_n(const sy_requant *r, size_t r_stride, const int32_t *acc, int
 void sy_qgemm_mac_row(int64_t n, int32_t w, const int16_t *restrict x, int64_t xstride, int32_t *restrict acc)
 {
     uint32_t *a = (uint32_t *)acc;
+    int16_t w16 = (int16_t)w; /* int16 x int16: the widening multiply of the target */
     if (xstride == 1) {
         for (int64_t i = 0; i < n; i++)
-            a[i] += (uint32_t)(w * x[i]);
+            a[i] += (uint32_t)(w16 * x[i]);
     } else {
         for (int64_t i = 0; i < n; i++)
-            a[i] += (uint32_t)(w * x[i * xstride]);
+            a[i] += (uint32_t)(w16 * x[i * xstride]);
     }
 }
 

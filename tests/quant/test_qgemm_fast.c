@@ -341,7 +341,9 @@ static void conv_case_random(conv_case *c, int i)
     c->N = rr(1, 2);
     int kind = i % 5; /* 0 dense, 1 grouped, 2 depthwise, 3 depthwise x2, 4 pointwise */
     c->group = kind == 0 || kind == 4 ? 1 : (kind == 1 ? rr(2, 3) : rr(2, 6));
-    int64_t cg = kind == 2 || kind == 3 ? 1 : rr(1, 5);
+    /* pointwise: 8-channel blocks and a remainder; every tenth case K > 360
+     * so that the output is split into several im2row tiles */
+    int64_t cg = kind == 2 || kind == 3 ? 1 : kind == 4 ? rr(1, 20) : i % 10 == 0 ? rr(40, 70) : rr(1, 5);
     c->C = c->group * cg;
     c->OC = c->group * (kind == 3 ? 2 : kind >= 2 && kind != 4 ? 1 : rr(1, 6));
     if (kind == 4)
@@ -358,6 +360,8 @@ static void conv_case_random(conv_case *c, int i)
         c->pt = rr(0, 2), c->pb = rr(0, 2);
     if (kind != 4)
         c->pl = rr(0, 2), c->pr = rr(0, 2);
+    if (i == 0) /* K = 576 over 99+ pixels: several im2row tiles and a partial one */
+        c->C = 64, c->KH = c->KW = 3, c->sh = c->sw = c->dh = c->dw = 1, c->H = 11, c->W = 13;
     /* the dilated kernel must fit the padded input */
     while ((c->KH - 1) * c->dh + 1 > c->H + c->pt + c->pb)
         c->H++;
