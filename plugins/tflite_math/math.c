@@ -421,6 +421,27 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
             tfl_act8_params(xs, xz, &s->a8);
             return NULL;
         }
+        if (s->kind == U_HSWISH) {
+            /* TFLite's HardSwishPrepare: both multipliers from float
+             * quotients, then rounded to 16 bits */
+            const float hires = (1.0f / 128.0f) * xs;
+            int32_t m;
+            tflk_hswish8 hp = {.in_zp = xz, .out_zp = yz};
+            sy_q_quantize_multiplier((double)(hires / ys), &m, &hp.out_shift);
+            hp.out_mult = tflk_mult_to_q15(m);
+            sy_q_quantize_multiplier((double)(hires / (3.0f / 32768.0f)), &m, &hp.relu_shift);
+            hp.relu_mult = tflk_mult_to_q15(m);
+            if (hp.out_shift > 0)
+                return ERR(SY_ERR_UNSUPPORTED,
+                           "int8 HARD_SWISH: input scale %g / 128 over output scale %g is above 1, which TFLite's "
+                           "kernel does not support",
+                           (double)xs, (double)ys);
+            int8_t all[256];
+            for (int q = -128; q < 128; q++)
+                all[q + 128] = (int8_t)q;
+            tflk_hswish_s8(&hp, all, s->lut, 256);
+            return NULL;
+        }
         if (s->kind == U_LEAKY && s->alpha >= 0.0f) {
             /* TFLite QuantizeLeakyRelu: the identity and alpha branches each
              * requantize with their own multiplier (leaky_relu.cc computes

@@ -59,6 +59,18 @@ static inline int32_t tflk_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* int8 HARD_SWISH (tflk_hswish.c): TFLite's 16-bit fixed-point kernel. The
+ * host computes out = QuantizeMultiplier(xs / 128 / ys) and relu =
+ * QuantizeMultiplier(xs / 128 / (3 / 32768)), each multiplier rounded to
+ * Q0.15 by tflk_mult_to_q15; out_shift must be <= 0 */
+typedef struct tflk_hswish8 {
+    int32_t in_zp, out_zp;
+    int16_t out_mult, relu_mult;
+    int32_t out_shift, relu_shift;
+} tflk_hswish8;
+int16_t tflk_mult_to_q15(int32_t mult_q31);
+void tflk_hswish_s8(const tflk_hswish8 *p, const int8_t *x, int8_t *y, int32_t n);
+
 /* ---- fixed-point functions (tflk_fixed.c) ---------------------------------- */
 
 /* saturating x * 2^e (e >= 0) */
