@@ -14,14 +14,19 @@
  *     POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
  *                     fp32, int32; int8 through fp32
  *     EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL -> bool
- *     LOGICAL_AND LOGICAL_OR (bool)   PRELU (fp32; int8 through fp32)
+ *     LOGICAL_AND LOGICAL_OR (bool)
+ *     PRELU           fp32; int8 with an int8 alpha as TFLite (two
+ *                     multipliers, double rounding), with an fp32 alpha
+ *                     through fp32
  *   unary: ABS CEIL COS EXP FLOOR LOG ROUND RSQRT SIN SQRT SQUARE NEG RELU
  *     RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH ELU HARD_SWISH GELU
  *     LEAKY_RELU: fp32; int8 through a 256-entry table built from the
  *     input/output quantization, except LOGISTIC with output 1/256 zero
  *     point -128 and TANH with output 1/128 zero point 0: TFLite Micro's
  *     fixed-point kernels (gemmlowp logistic/tanh on Q4.27; bit-exact; the
- *     desktop TFLite reference builds a float table instead);
+ *     desktop TFLite reference builds a float table instead); the table of
+ *     LEAKY_RELU (alpha >= 0) uses TFLite's two requantization multipliers
+ *     and that of HARD_SWISH its 16-bit fixed-point kernel (tflk_hswish.c);
  *     ABS NEG SQUARE also int32; LOGICAL_NOT bool
  *   SELECT SELECT_V2 (any dtype)
  *   reductions MEAN SUM REDUCE_MAX REDUCE_MIN REDUCE_PROD (fp32, int32;
