@@ -15,7 +15,8 @@
  *            REVERSE_SEQUENCE DEPTH_TO_SPACE SPACE_TO_DEPTH
  *   index:   GATHER GATHER_ND SCATTER_ND ONE_HOT
  *   shape:   SHAPE FILL
- *   resize:  RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR (fp32, int8)
+ *   resize:  RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR (fp32, int8; int8 bilinear
+ *            as TFLite's ResizeBilinearInteger, 10-bit fixed point)
  */
 #include "tfl_common.h"
 
@@ -1391,11 +1392,57 @@ static sy_status *prepare_resize_impl(sy_node *n, void **state)
     return NULL;
 }
 
+/* TFLite's ComputeInterpolationValuesInteger: a sample position in 1/1024
+ * pixels and the two rows (columns) around it; C division truncates */
+static void rz_pos10(int64_t o, int64_t scale10, bool hp, int64_t in, int64_t *pos, int64_t *lo, int64_t *hi)
+{
+    *pos = hp ? o * scale10 + scale10 / 2 - 512 : o * scale10;
+    *lo = *pos / 1024 > 0 ? *pos / 1024 : 0;
+    *hi = (*pos + 1023) / 1024 < in - 1 ? (*pos + 1023) / 1024 : in - 1;
+}
+
+/* int8 bilinear as TFLite's ResizeBilinearInteger (what TFLite and TFLite
+ * Micro run for int8): the scale in 10-bit fixed point, rounded; the four
+ * weights multiply in 20 bits; the sum rounds half away from zero */
+static void run_resize_bilinear_s8(const rz_state *s, const sy_tensor *x, sy_tensor *y)
+{
+    int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
+    int64_t sh = (1024 * IH + OH / 2) / OH, sw = (1024 * IW + OW / 2) / OW;
+    if (s->ac && OH > 1)
+        sh = (1024 * (IH - 1) + (OH - 1) / 2) / (OH - 1);
+    if (s->ac && OW > 1)
+        sw = (1024 * (IW - 1) + (OW - 1) / 2) / (OW - 1);
+    const int8_t *xd = x->data;
+    int8_t *yd = y->data;
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t oy = 0; oy < OH; oy++) {
+            int64_t py, y0, y1;
+            rz_pos10(oy, sh, s->hp, IH, &py, &y0, &y1);
+            int64_t dy = py - 1024 * y0;
+            for (int64_t ox = 0; ox < OW; ox++) {
+                int64_t px, x0, x1;
+                rz_pos10(ox, sw, s->hp, IW, &px, &x0, &x1);
+                int64_t dx = px - 1024 * x0;
+                const int8_t *r0 = xd + (bn * IH + y0) * IW * C, *r1 = xd + (bn * IH + y1) * IW * C;
+                int8_t *out = yd + ((bn * OH + oy) * OW + ox) * C;
+                for (int64_t c = 0; c < C; c++) {
+                    int64_t v = r0[x0 * C + c] * (1024 - dy) * (1024 - dx) + r1[x0 * C + c] * dy * (1024 - dx) +
+                                r0[x1 * C + c] * (1024 - dy) * dx + r1[x1 * C + c] * dy * dx;
+                    out[c] = (int8_t)((v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
+                }
+            }
+        }
+}
+
 static sy_status *run_resize(void *state, const sy_kernel_io *io)
 {
     const rz_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
+    if (s->bilinear && x->dtype == SY_DT_INT8) {
+        run_resize_bilinear_s8(s, x, y);
+        return NULL;
+    }
     int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
     float hs = (s->ac && OH > 1) ? (float)(IH - 1) / (float)(OH - 1) : (float)IH / (float)OH;
     float ws = (s->ac && OW > 1) ? (float)(IW - 1) / (float)(OW - 1) : (float)IW / (float)OW;
