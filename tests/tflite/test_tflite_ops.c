@@ -11,6 +11,12 @@
  * double-rounding SaturatingRoundingDoublingHighMul + RoundingDivideByPOT
  * that CMSIS-NN's arm_nn_requantize also uses), written out below.
  *
+ * Cases of the ops the riscv_mcu provider has kernels for (conv, depthwise,
+ * FC, pools, softmax, the reshapes) run again on a strict riscv_mcu session
+ * (target ws63), the host run of the code the MCU packages carry, against
+ * the same expected values; the ones the seed's rules decline (fused RELU6,
+ * int8 depth multiplier 2) run with rules = tflm.
+ *
  * The conversion-time rejections the seed lists are checked against the
  * riscv_mcu provider (strict, target ws63): session creation must fail
  * naming the operator and the Table A rule. Run-time failures the seed
@@ -100,6 +106,7 @@ enum { F32 = TFLW_FLOAT32, I32 = TFLW_INT32, U8 = TFLW_UINT8, I64 = TFLW_INT64, 
 
 static sy_env *env_ref; /* cpu_ref only, strict */
 static sy_env *env_mcu; /* riscv_mcu only, strict, ws63 */
+static sy_env *env_mcu_tflm; /* the same with rules = tflm */
 static int n_cases, n_passed;
 static bool covered[N_TABLE_A][2]; /* [row][0 = fp32 / other, 1 = int8] */
 
@@ -367,43 +374,34 @@ static const char *op_names_for_test(int code)
 static const char *op_text(void) { return op_names_for_test(C.code); }
 
 /* build, load, run and compare the case */
-static CASE_API void finish(void)
+/* The ops the riscv_mcu provider has kernels for: their cases also run on
+ * a strict riscv_mcu session (the host run of the generated MCU code) and
+ * must give the same expected values. */
+static bool mcu_has_kernel(int code)
 {
-    n_cases++;
-    int before = sy_test_failures_;
-    bool int8 = false;
-    for (int i = 0; i < C.n_t; i++)
-        if (C.t[i].t.type == I8)
-            int8 = true;
-    size_t size = 0;
-    uint8_t *buf = build(&size);
-    REQUIRE(buf != NULL, "%s: build", C.name);
+    return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
+           code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
+           code == OP_SQUEEZE || code == OP_EXPAND_DIMS;
+}
+static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
+
+/* Loads the model on `env`, feeds the runtime inputs, runs and compares
+ * every output (`where` names the provider in messages). A refused load or
+ * session is returned (the caller decides); run errors are failures unless
+ * the case expects one. */
+static sy_status *run_on(sy_env *env, const uint8_t *buf, size_t size, const char *where)
+{
     sy_model *m = NULL;
     sy_session *s = NULL;
-    sy_status *st = NULL;
-    if (C.reject_load) {
-        st = sy_model_load_buffer(env_mcu, buf, size, "model.tflite", NULL, &m);
-        if (!st)
-            st = sy_session_create(env_mcu, m, NULL, &s);
-        msg_has(st, op_text(), C.reject_load);
-        sy_status_free(st);
-        goto done;
-    }
-    st = sy_model_load_buffer(env_ref, buf, size, "model.tflite", NULL, &m);
+    sy_status *st = sy_model_load_buffer(env, buf, size, "model.tflite", NULL, &m);
     if (!st)
-        st = sy_session_create(env_ref, m, NULL, &s);
-    if (C.reject_ref) {
-        msg_has(st, op_text(), C.reject_ref);
-        sy_status_free(st);
-        goto done;
-    }
+        st = sy_session_create(env, m, NULL, &s);
     if (st) {
-        CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
-        sy_status_free(st);
-        goto done;
+        sy_model_release(m);
+        return st;
     }
     int gi = 0;
-    for (int i = 0; i < C.n_t; i++) {
+    for (int i = 0; i < C.n_t && !st; i++) {
         ctensor *ct = &C.t[i];
         if (ct->is_output || ct->t.data)
             continue;
@@ -416,11 +414,11 @@ static CASE_API void finish(void)
         t.data = (void *)ct->expect;
         t.nbytes = ct->t.nbytes;
         st = sy_session_set_input_by_index(s, (size_t)gi++, &t, SY_INPUT_COPY);
-        if (st) {
-            CHECK(false, "%s: set input %d: %s", C.name, gi - 1, sy_status_get_message(st));
-            sy_status_free(st);
-            goto done;
-        }
+    }
+    if (st) {
+        CHECK(false, "%s on %s: set input %d: %s", C.name, where, gi - 1, sy_status_get_message(st));
+        sy_status_free(st);
+        goto done;
     }
     st = sy_session_run(s);
     if (C.reject_run) {
@@ -429,7 +427,7 @@ static CASE_API void finish(void)
         goto done;
     }
     if (st) {
-        CHECK(false, "%s: run: %s", C.name, sy_status_get_message(st));
+        CHECK(false, "%s on %s: run: %s", C.name, where, sy_status_get_message(st));
         sy_status_free(st);
         goto done;
     }
@@ -437,7 +435,7 @@ static CASE_API void finish(void)
         const sy_tensor *o = NULL;
         st = sy_session_get_output(s, (size_t)k, &o);
         if (st) {
-            CHECK(false, "%s: output %d: %s", C.name, k, sy_status_get_message(st));
+            CHECK(false, "%s on %s: output %d: %s", C.name, where, k, sy_status_get_message(st));
             sy_status_free(st);
             continue;
         }
@@ -446,6 +444,54 @@ static CASE_API void finish(void)
 done:
     sy_session_release(s);
     sy_model_release(m);
+    return NULL;
+}
+
+/* build, load, run and compare the case */
+static CASE_API void finish(void)
+{
+    n_cases++;
+    int before = sy_test_failures_;
+    bool int8 = false;
+    for (int i = 0; i < C.n_t; i++)
+        if (C.t[i].t.type == I8)
+            int8 = true;
+    size_t size = 0;
+    uint8_t *buf = build(&size);
+    REQUIRE(buf != NULL, "%s: build", C.name);
+    sy_status *st;
+    if (C.reject_load) {
+        st = run_on(env_mcu, buf, size, "riscv_mcu");
+        msg_has(st, op_text(), C.reject_load);
+        sy_status_free(st);
+    } else {
+        st = run_on(env_ref, buf, size, "cpu_ref");
+        if (C.reject_ref)
+            msg_has(st, op_text(), C.reject_ref);
+        else if (st)
+            CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
+        sy_status_free(st);
+        if (!C.reject_ref && !C.reject_run && mcu_has_kernel(C.code)) {
+            /* a node the seed's rules decline (fused RELU6, int8 depth
+             * multiplier > 1, ...) is counted, not run */
+            st = run_on(env_mcu, buf, size, "riscv_mcu");
+            if (st) {
+                n_mcu_declined++;
+                if (getenv("SY_TEST_VERBOSE"))
+                    printf("     riscv_mcu declined: %s\n", sy_status_get_message(st));
+                sy_status_free(st);
+                /* rules = tflm accepts what TFLite Micro's kernels do */
+                st = run_on(env_mcu_tflm, buf, size, "riscv_mcu (rules = tflm)");
+                if (st)
+                    CHECK(false, "%s: riscv_mcu with rules = tflm refused it: %s", C.name, sy_status_get_message(st));
+                else
+                    n_mcu_tflm++;
+                sy_status_free(st);
+            } else {
+                n_mcu_run++;
+            }
+        }
+    }
     free(buf);
     mark_covered(int8);
     bool pass = sy_test_failures_ == before;
@@ -626,6 +672,10 @@ int main(void)
         st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\nstrict = true\n"
                                        "[provider.riscv_mcu]\ntarget = ws63\n",
                                        NULL, &env_mcu);
+    if (!st)
+        st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\nstrict = true\n"
+                                       "[provider.riscv_mcu]\ntarget = ws63\nrules = tflm\n",
+                                       NULL, &env_mcu_tflm);
     if (st) {
         fprintf(stderr, "environment: %s\n", sy_status_get_message(st));
         sy_status_free(st);
@@ -640,7 +690,11 @@ int main(void)
     }
     printf("tflite ops: %d operators (%d covered, %d with int8), %d cases, %d passed\n", N_TABLE_A, rows, rows_i8,
            n_cases, n_passed);
+    printf("riscv_mcu: %d of the cases also run on the MCU provider's kernels; %d declined by the seed's rules ran "
+           "with rules = tflm: %d\n",
+           n_mcu_run, n_mcu_declined, n_mcu_tflm);
     sy_env_release(env_ref);
     sy_env_release(env_mcu);
+    sy_env_release(env_mcu_tflm);
     return sy_test_result();
 }
