@@ -105,15 +105,24 @@ for model in ${EMU_REPORT_MODELS:-mnist-8 super_resolution-10 ultraface_rfb_320}
     python3 "$W/pb.py" pattern "$in/input_0.pb" 1 3 240 320 # ultraface_rfb_320: [1, 3, 240, 320]
   fi
   "$SY" run "$md/model.onnx" --config "$W/ref.ini" --input-dir "$in" --output-dir "$W/$model-ref" > /dev/null
+  am=""
+  [ "$model" = mnist-8 ] && am=argmax
   for scheme in int8 uint8; do
     "$SY" quantize "$md/model.onnx" --calib "$in" --scheme $scheme -o "$W/$model-$scheme.onnx" > "$W/$model-$scheme.q.txt" 2>&1 ||
       echo "quantize $model $scheme failed: $(tail -1 "$W/$model-$scheme.q.txt")" >&2
   done
-  for entry in "htp float" "htp int8" "lpai float" "lpai int8" "aic float" "aic uint8"; do
+  # cpu_ref on the quantized models: the error quantization itself costs
+  for entry in "ref int8" "ref uint8" "htp float" "htp int8" "lpai float" "lpai int8" "aic float" "aic uint8"; do
     read -r emu variant <<< "$entry"
     m=$md/model.onnx
     [ "$variant" = float ] || m=$W/$model-$variant.onnx
     [ -f "$m" ] || { echo "| $emu | $model | $variant | quantize failed | | | | | |"; continue; }
+    if [ "$emu" = ref ]; then
+      "$SY" run "$m" --config "$W/ref.ini" --input-dir "$in" --output-dir "$W/$model-ref-$variant" > /dev/null
+      read -r err rel agree <<< "$(python3 "$W/pb.py" cmp "$W/$model-ref" "$W/$model-ref-$variant" ${am:-})"
+      echo "| cpu_ref (integer reference) | $model | $variant | - | $err | $rel | ${agree:--} | - | - |"
+      continue
+    fi
     rep=$W/$model-$emu-$variant.txt
     "$SY" explain "$m" --config "$W/$emu.ini" --emulator-report > "$rep"
     nodes=$(awk '/^nodes:/ {on = 1; next} on && NF >= 3 && $3 != "folded" {t++; if ($3 == e) k++} /^$/ && on {on = 0} END {printf "%d / %d", k, t}' e="$emu" "$rep")
@@ -125,8 +134,6 @@ for model in ${EMU_REPORT_MODELS:-mnist-8 super_resolution-10 ultraface_rfb_320}
     esac
     lat=$(grep -o 'modelled latency[^:]*: [0-9]* cycles = [0-9.]* us' "$rep" | sed 's/modelled latency[^:]*: //' || true)
     "$SY" run "$m" --config "$W/$emu.ini" --input-dir "$in" --output-dir "$W/$model-$emu-$variant" > /dev/null
-    am=""
-    [ "$model" = mnist-8 ] && am=argmax
     read -r err rel agree <<< "$(python3 "$W/pb.py" cmp "$W/$model-ref" "$W/$model-$emu-$variant" $am)"
     echo "| $emu | $model | $variant | $nodes | $err | $rel | ${agree:--} | $mem | ${lat:--} |"
   done
