@@ -208,7 +208,8 @@ static bool aic_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
                            sy_dt_name(qi->wt)),
                false;
     if (!qi->params_static)
-        return emu_decline(c, SY_REASON_DTYPE, "AIC-QSTATIC: %s weights, bias and encodings must be static", op),
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "AIC-QSTATIC: %s weights, bias and encodings must be static (fp32 scales)", op),
                false;
     if (!strcmp(op, "QMaxPool") && sy_attr_int_or(H_, n, "global", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "AIC-POOL: global QMaxPool is not emulated"), false;

@@ -325,7 +325,8 @@ static bool htp_qcheck(const htp_state *s, const sy_node *n, const emu_qinfo *qi
     }
     if (!qi->params_static)
         return emu_decline(c, SY_REASON_DTYPE,
-                           "HTP-QSTATIC: %s weights, bias and encodings must be static (graph constants)", op),
+                           "HTP-QSTATIC: %s weights, bias and encodings must be static (constants, fp32 scales)",
+                           op),
                false;
     if (!strcmp(op, "QMaxPool") && sy_attr_int_or(H_, n, "global", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "HTP-POOL: global QMaxPool is not emulated"), false;

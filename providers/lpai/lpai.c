@@ -208,7 +208,8 @@ static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
                            "LPAI-QAXIS: per-axis weight encodings are not in the LPAI op tables (per-tensor only)"),
                false;
     if (!qi->params_static)
-        return emu_decline(c, SY_REASON_DTYPE, "LPAI-QSTATIC: %s weights, bias and encodings must be static", op),
+        return emu_decline(c, SY_REASON_DTYPE,
+                           "LPAI-QSTATIC: %s weights, bias and encodings must be static (fp32 scales)", op),
                false;
     if (!strcmp(op, "QMatMul") && sy_attr_int_or(H_, n, "transB", 0))
         return emu_decline(c, SY_REASON_ATTRIBUTE, "LPAI-MATMUL: no transpose (QMatMul transB = 1)"), false;

@@ -13,7 +13,7 @@
  *     int16x8) on htp / lpai / aic deployments: argmax 2, 0, 9 on the three
  *     reference sets, the integer body on the emulator;
  *  3. capability rejections of each new rule (HTP-QCONFIG, HTP-QAXIS,
- *     LPAI-DTYPE, LPAI-QAXIS, AIC-QCONFIG, *-QIO) naming the rule;
+ *     *-QSTATIC, LPAI-DTYPE, LPAI-QAXIS, AIC-QCONFIG, *-QIO) naming the rule;
  *  4. a compile-cache round trip of a quantized partition (htp, aic, lpai):
  *     the cache run's bytes equal the plain run's.
  */
@@ -35,6 +35,7 @@ typedef struct qcfg {
     bool per_axis;  /* per-channel weights */
     int wz;         /* weight zero point (per tensor, or every channel's) */
     int yel;        /* QConv output element type (0: the activation type) */
+    bool dyn_w;     /* QConv weights a graph input (not a constant) */
 } qcfg;
 
 static void zp_init(pt_model *m, const char *name, const qcfg *c, int32_t v)
@@ -72,7 +73,10 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
         w[i] = (int8_t)((i * 37 + 11) % 255 - 127);
     for (int i = 0; i < 320; i++)
         wm[i] = (int8_t)((i * 53 + 7) % 251 - 125);
-    pt_init_raw(m, "w", PT_I8, 4, wd, w, sizeof w);
+    if (c->dyn_w)
+        pt_input(m, "w", PT_I8, 4, wd);
+    else
+        pt_init_raw(m, "w", PT_I8, 4, wd, w, sizeof w);
     float wsc[4] = {0.011f, 0.0073f, 0.0152f, 0.0049f}, bias[4] = {0.31f, -0.47f, 0.05f, 1.3f};
     int8_t wz4[4] = {(int8_t)c->wz, (int8_t)c->wz, (int8_t)c->wz, (int8_t)c->wz};
     if (c->per_axis) {
@@ -211,13 +215,13 @@ static void chain_case(const char *target, const char *opts, const qcfg *c, cons
 
 static void test_chain_bytes(void)
 {
-    qcfg s8 = {PT_I8, SY_DT_INT8, -3, true, 0, 0}, u8 = {PT_U8, SY_DT_UINT8, 121, false, 0, 0},
-         s16 = {PT_I16, SY_DT_INT16, 0, true, 0, 0};
+    qcfg s8 = {PT_I8, SY_DT_INT8, -3, true, 0, 0, false}, u8 = {PT_U8, SY_DT_UINT8, 121, false, 0, 0, false},
+         s16 = {PT_I16, SY_DT_INT16, 0, true, 0, 0, false};
     chain_case("htp", "", &s8, "s8 (per-channel weights)");
     chain_case("htp", "", &u8, "u8");
     chain_case("htp", "", &s16, "s16 16x8");
     chain_case("lpai", "[provider.lpai]\nhw_version = v6\n", &u8, "u8");
-    qcfg s8t = {PT_I8, SY_DT_INT8, -3, false, 0, 0};
+    qcfg s8t = {PT_I8, SY_DT_INT8, -3, false, 0, 0, false};
     chain_case("lpai", "[provider.lpai]\nhw_version = v6\n", &s8t, "s8");
     chain_case("aic", "", &u8, "u8");
 }
@@ -323,8 +327,9 @@ static void expect_rule(const char *target, const char *opts, const qcfg *c, con
 
 static void test_rules(void)
 {
-    qcfg s16 = {PT_I16, SY_DT_INT16, 0, true, 0, 0}, s8 = {PT_I8, SY_DT_INT8, -3, true, 0, 0},
-         axis_asym = {PT_I8, SY_DT_INT8, -3, true, 5, 0}, mixed = {PT_I8, SY_DT_INT8, -3, false, 0, PT_I16};
+    qcfg s16 = {PT_I16, SY_DT_INT16, 0, true, 0, 0, false}, s8 = {PT_I8, SY_DT_INT8, -3, true, 0, 0, false},
+         axis_asym = {PT_I8, SY_DT_INT8, -3, true, 5, 0, false},
+         mixed = {PT_I8, SY_DT_INT8, -3, false, 0, PT_I16, false};
     const char *v6 = "[provider.lpai]\nhw_version = v6\n";
     expect_rule("htp", "", &axis_asym, "qconv", "HTP-QAXIS"); /* per-axis weights must be symmetric */
     expect_rule("htp", "", &mixed, "qconv", "HTP-QCONFIG");   /* s8 -> s16: not one configuration */
@@ -332,6 +337,10 @@ static void test_rules(void)
     expect_rule("lpai", v6, &s8, "qconv", "LPAI-QAXIS");      /* per-axis encodings */
     expect_rule("aic", "", &s8, "qconv", "AIC-QCONFIG");      /* int8 activations: AIC is uint8 */
     expect_rule("aic", "", &s16, "qmm", "AIC-QCONFIG");
+    qcfg dyn = {PT_U8, SY_DT_UINT8, 121, false, 0, 0, true}; /* weights fed at run time */
+    expect_rule("htp", "", &dyn, "qconv", "HTP-QSTATIC");
+    expect_rule("lpai", v6, &dyn, "qconv", "LPAI-QSTATIC");
+    expect_rule("aic", "", &dyn, "qconv", "AIC-QSTATIC");
 }
 
 /* the float boundary: Quantize/DequantizeLinear stay on the host, naming the rule */

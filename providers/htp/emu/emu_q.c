@@ -58,7 +58,11 @@ static const sy_tensor *in_at(const sy_node *n, uint32_t i)
     return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
 }
 
-static float scale_at(const sy_tensor *s, int64_t i) { return ((const float *)s->data)[s && sy_tensor_numel(s) > 1 ? i : 0]; }
+/* element i of a float32 scale tensor (a per-tensor scale serves every i) */
+static float scale_at(const sy_tensor *s, int64_t i)
+{
+    return ((const float *)s->data)[sy_tensor_numel(s) > 1 ? i : 0];
+}
 static int32_t zp_at(const sy_tensor *z, int64_t i)
 {
     if (!z || !z->data)
@@ -93,6 +97,12 @@ static sy_status *mac_params(const sy_node *n, emu_qk *q, const sy_tensor *w, in
         (yz && !is_static(yz)) || (b && !is_static(b)))
         return ERR(SY_ERR_UNSUPPORTED, "%s: '%s': weights, bias and encodings must be static", emu_T->provider,
                    H->node_name(n));
+    if (xs->dtype != SY_DT_FLOAT32 || ws->dtype != SY_DT_FLOAT32 || ys->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_UNSUPPORTED, "%s: '%s': scales must be float32", emu_T->provider, H->node_name(n));
+    if ((sy_tensor_numel(ws) != 1 && sy_tensor_numel(ws) != nch) ||
+        (wz && sy_tensor_numel(wz) != 1 && sy_tensor_numel(wz) != nch))
+        return ERR(SY_ERR_SHAPE, "%s: '%s': %lld weight scales / zero points for %lld output channels",
+                   emu_T->provider, H->node_name(n), (long long)sy_tensor_numel(ws), (long long)nch);
     q->nw = sy_tensor_numel(w);
     q->nch = nch;
     q->w = malloc((size_t)(q->nw ? q->nw : 1) * sizeof *q->w);
@@ -181,7 +191,8 @@ sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **o
     case EMU_Q_ADD: {
         const sy_tensor *as = in_at(n, 1), *b = in_at(n, 3), *bs = in_at(n, 4), *ys = in_at(n, 6);
         if (!is_static(as) || !is_static(bs) || !is_static(ys) || (in_at(n, 5) && !is_static(in_at(n, 5))) ||
-            (in_at(n, 7) && !is_static(in_at(n, 7)))) {
+            (in_at(n, 7) && !is_static(in_at(n, 7))) || as->dtype != SY_DT_FLOAT32 ||
+            bs->dtype != SY_DT_FLOAT32 || ys->dtype != SY_DT_FLOAT32) {
             st = ERR(SY_ERR_UNSUPPORTED, "%s: '%s': encodings must be static", emu_T->provider, H->node_name(n));
             break;
         }
@@ -196,7 +207,7 @@ sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **o
     }
     case EMU_Q_MAXPOOL: {
         const sy_tensor *xs = in_at(n, 1), *ys = in_at(n, 3);
-        if (!is_static(xs) || !is_static(ys)) {
+        if (!is_static(xs) || !is_static(ys) || xs->dtype != SY_DT_FLOAT32 || ys->dtype != SY_DT_FLOAT32) {
             st = ERR(SY_ERR_UNSUPPORTED, "%s: '%s': encodings must be static", emu_T->provider, H->node_name(n));
             break;
         }
@@ -426,6 +437,9 @@ bool emu_qdescribe(const sy_node *n, emu_qinfo *qi)
         const sy_tensor *t = H->node_input(n, i);
         bool activation = !strcmp(op, "QAdd") && i == 3;
         if (t && !activation && !t->data)
+            qi->params_static = false;
+        /* the emulators read fp32 encodings (QNN's Qnn_ScaleOffset_t scales are float) */
+        if (t && (t->dtype == SY_DT_FLOAT16 || t->dtype == SY_DT_BFLOAT16 || t->dtype == SY_DT_FLOAT64))
             qi->params_static = false;
     }
     if (!strcmp(op, "QConv") || !strcmp(op, "QMatMul")) {
