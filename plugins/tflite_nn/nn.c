@@ -11,7 +11,10 @@
  *   AVERAGE_POOL_2D MAX_POOL_2D                                fp32, int8
  *   SOFTMAX                  fp32; int8 (TFLM fixed point when the output
  *                            is scale 1/256 zp -128, else via fp32)
- *   LOG_SOFTMAX L2_NORMALIZATION   fp32; int8 through fp32
+ *   LOG_SOFTMAX              fp32; int8 (TFLite's integer kernel,
+ *                            tflk_logsoftmax.c, when the output is scale
+ *                            16/256 zp 127, else via fp32)
+ *   L2_NORMALIZATION         fp32; int8 through fp32
  *   BATCH_MATMUL             fp32, int8
  *   CONV_3D                  fp32
  *
@@ -485,6 +488,7 @@ typedef struct sm_state {
     int32_t in_zp, out_zp;
     tfl_act act;
     tflk_softmax k; /* SOFTMAX: the portable kernel */
+    tflk_logsm8 lk; /* LOG_SOFTMAX int8 with TFLite's output 16/256, 127 */
 } sm_state;
 
 static sy_status *infer_softmax(sy_node *n)
@@ -556,6 +560,18 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
         s->fixed = s->kind == 0 && s->out_scale == 1.0f / 256.0f && s->out_zp == -128;
         if (s->fixed)
             sy_q_softmax_params(s->beta, s->in_scale, &s->mult, &s->left_shift, &s->diff_min);
+        if (s->kind == 1 && s->out_scale == 16.0f / 256.0f && s->out_zp == 127) {
+            /* TFLite's PreprocessLogSoftmaxScalingExp */
+            s->fixed = true;
+            sy_q_softmax_params(1.0f, s->in_scale, &s->lk.mult, &s->lk.left_shift, &s->lk.diff_min);
+            int32_t rev_shift;
+            if (s->lk.mult <= 0 || s->lk.left_shift < 1 || s->lk.left_shift > 31)
+                return ERR(SY_ERR_UNSUPPORTED, "int8 LOG_SOFTMAX: input scale %g is outside what TFLite's kernel "
+                           "handles", (double)s->in_scale);
+            sy_q_quantize_multiplier((double)(INT64_C(1) << (31 - s->lk.left_shift)) / (double)s->lk.mult,
+                                     &s->lk.rev_mult, &rev_shift);
+            s->lk.rev_right_shift = -rev_shift;
+        }
         H->node_set_scratch(n, (size_t)(x->rank ? x->dims[x->rank - 1] : 1) * sizeof(float));
     }
     return NULL;
@@ -583,6 +599,13 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
                 memcpy(yd + r * d, xd + r * d, (size_t)d * sizeof(float));
             float_row(s, yd + r * d, d);
         }
+        return NULL;
+    }
+    if (s->fixed && s->kind == 1) {
+        if (rows > INT32_MAX || d > INT32_MAX)
+            return ERR(SY_ERR_UNSUPPORTED, "int8 LOG_SOFTMAX: %lld rows of %lld: the kernel counts in int32",
+                       (long long)rows, (long long)d);
+        tflk_log_softmax_s8(&s->lk, x->data, y->data, (int32_t)rows, (int32_t)d);
         return NULL;
     }
     if (s->fixed) {

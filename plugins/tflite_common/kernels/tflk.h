@@ -71,6 +71,15 @@ typedef struct tflk_hswish8 {
 int16_t tflk_mult_to_q15(int32_t mult_q31);
 void tflk_hswish_s8(const tflk_hswish8 *p, const int8_t *x, int8_t *y, int32_t n);
 
+/* int8 LOG_SOFTMAX over rows of `depth` (tflk_logsoftmax.c), output scale
+ * 16/256 zero point 127: mult/left_shift/diff_min as the softmax's
+ * (beta * input scale in Q5.26), rev = QuantizeMultiplier(2^(31 -
+ * left_shift) / mult) with rev_right_shift = -its shift */
+typedef struct tflk_logsm8 {
+    int32_t mult, left_shift, diff_min, rev_mult, rev_right_shift;
+} tflk_logsm8;
+void tflk_log_softmax_s8(const tflk_logsm8 *p, const int8_t *x, int8_t *y, int32_t rows, int32_t depth);
+
 /* ---- fixed-point functions (tflk_fixed.c) ---------------------------------- */
 
 /* saturating x * 2^e (e >= 0) */
