@@ -3,7 +3,7 @@
  *
  *  1. an integer chain QConv (per-channel s8 weights, float bias, folded
  *     ReLU) -> QMaxPool -> Reshape -> QMatMul -> QAdd built in memory, in
- *     s8, u8 and s16 (16x8) activations, on each emulator that takes the
+ *     s8, u8, s16 and u16 (16x8) activations, on each emulator that takes the
  *     configuration: every node on the emulator, output bytes equal to
  *     cpu_ref's. The arithmetic is the same by construction: the MAC nodes
  *     carry requant = "gemmlowp" (cpu_ref's fixed-point form, the emulators'
@@ -25,6 +25,8 @@
 #define PT_I8 ONNX__TENSOR_PROTO__DATA_TYPE__INT8
 #define PT_U8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
 #define PT_I16 ONNX__TENSOR_PROTO__DATA_TYPE__INT16
+#define PT_U16 ONNX__TENSOR_PROTO__DATA_TYPE__UINT16
+#define IS16(elem) ((elem) == PT_I16 || (elem) == PT_U16)
 #define Q_PLUGINS EMU_ALL " ops_quant"
 
 /* ---- 1. the in-memory integer chain ------------------------------------------ */
@@ -41,9 +43,9 @@ typedef struct qcfg {
 static void zp_init(pt_model *m, const char *name, const qcfg *c, int32_t v)
 {
     int64_t d[1] = {1};
-    if (c->elem == PT_I16) {
-        int16_t z = (int16_t)v;
-        pt_init_raw(m, name, PT_I16, 0, d, &z, 2);
+    if (IS16(c->elem)) {
+        uint16_t z = (uint16_t)v;
+        pt_init_raw(m, name, c->elem, 0, d, &z, 2);
     } else if (c->elem == PT_U8) {
         uint8_t z = (uint8_t)v;
         pt_init_raw(m, name, PT_U8, 0, d, &z, 1);
@@ -77,7 +79,9 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
         pt_input(m, "w", PT_I8, 4, wd);
     else
         pt_init_raw(m, "w", PT_I8, 4, wd, w, sizeof w);
-    float wsc[4] = {0.011f, 0.0073f, 0.0152f, 0.0049f}, bias[4] = {0.31f, -0.47f, 0.05f, 1.3f};
+    /* power-of-two scales: multipliers 2^-k make exact ties (acc * M = n + 1/2) frequent, so the
+     * rounding rule (half away from zero vs half to even) shows in the codes */
+    float wsc[4] = {1.0f / 64, 1.0f / 128, 1.0f / 32, 1.0f / 256}, bias[4] = {0.31f, -0.47f, 0.05f, 1.3f};
     int8_t wz4[4] = {(int8_t)c->wz, (int8_t)c->wz, (int8_t)c->wz, (int8_t)c->wz};
     if (c->per_axis) {
         pt_init_f32(m, "ws", 1, c4, wsc);
@@ -89,7 +93,7 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
         pt_init_raw(m, "wz", PT_I8, 0, d0, &z, 1);
     }
     pt_init_f32(m, "b", 1, c4, bias);
-    bool s16 = c->elem == PT_I16;
+    bool s16 = IS16(c->elem); /* 16-bit activations (s16 or u16) */
     float sx = s16 ? 1.0f / 4096 : 1.0f / 32, sy1 = s16 ? 1.0f / 2048 : 1.0f / 16, sy3 = s16 ? 1.0f / 1024 : 1.0f / 8;
     scalar(m, "xs", sx);
     zp_init(m, "xz", c, c->zp);
@@ -113,7 +117,7 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
     pt_init_i64(m, "shape", 1, sh, shv);
     pt_node(m, "Reshape", "flat", (const char *[]){"p", "shape", NULL}, (const char *[]){"f", NULL});
     pt_init_raw(m, "wm", PT_I8, 2, md, wm, sizeof wm);
-    scalar(m, "wms", 0.0061f);
+    scalar(m, "wms", 1.0f / 128);
     int8_t z0 = 0;
     int64_t d0[1] = {1};
     pt_init_raw(m, "wmz", PT_I8, 0, d0, &z0, 1);
@@ -126,9 +130,9 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
     /* QAdd's B: a constant in the activation type */
     uint8_t braw[10];
     for (int i = 0; i < 5; i++) {
-        int32_t v = c->zp + (i * 29 % 41) - 20;
+        int32_t v = c->zp + ((i * 29 % 41) - 20) * (s16 ? 64 : 1);
         if (s16) {
-            int16_t h = (int16_t)(v * 64);
+            uint16_t h = (uint16_t)v;
             memcpy(braw + 2 * i, &h, 2);
         } else {
             braw[i] = (uint8_t)v;
@@ -136,7 +140,7 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
     }
     pt_init_raw(m, "bb", c->elem, 1, c5, braw, s16 ? 10 : 5);
     scalar(m, "bs", s16 ? 1.0f / 512 : 1.0f / 4);
-    zp_init(m, "bz", c, s16 ? 0 : c->zp);
+    zp_init(m, "bz", c, c->zp);
     scalar(m, "os", s16 ? 1.0f / 256 : 1.0f / 2);
     zp_init(m, "oz", c, c->zp);
     pt_node(m, "QAdd", "qadd", (const char *[]){"mm", "ms", "mz", "bb", "bs", "bz", "os", "oz", NULL},
@@ -144,10 +148,14 @@ static pt_model *qchain(const qcfg *c, const char *mac_form)
     emu_domain(m, "switchyard.quant");
     emu_attr_s(m, "requant", "onnx");
     pt_output(m, "y", c->elem, 2, yd);
+    /* the intermediate codes too: every node's arithmetic is compared */
+    int64_t cd[4] = {1, 4, 8, 8};
+    pt_output(m, "c", c->yel ? c->yel : c->elem, 4, cd);
+    pt_output(m, "mm", c->elem, 2, yd);
     return m;
 }
 
-/* runs the chain on `ini`; y bytes into out (up to 16) */
+/* runs the chain on `ini`; the bytes of y, c and mm into out (up to 1024) */
 static bool run_chain(const char *ini, const qcfg *c, const char *expect_provider, uint8_t *out, size_t *n_out)
 {
     sy_env *env = emu_env(Q_PLUGINS, "%s", ini);
@@ -158,11 +166,11 @@ static bool run_chain(const char *ini, const qcfg *c, const char *expect_provide
     bool ok = false;
     if (s) {
         uint8_t x[256];
-        size_t es = c->elem == PT_I16 ? 2 : 1;
+        size_t es = IS16(c->elem) ? 2 : 1;
         for (int i = 0; i < 128; i++) { /* a spread of codes around the zero point */
-            int32_t v = c->zp + ((i * 71 + 5) % 200) - 100;
+            int32_t v = c->zp + (((i * 71 + 5) % 200) - 100) * (es == 2 ? 150 : 1);
             if (es == 2) {
-                int16_t h = (int16_t)(v * 150);
+                uint16_t h = (uint16_t)v;
                 memcpy(x + 2 * i, &h, 2);
             } else {
                 x[i] = (uint8_t)v;
@@ -170,12 +178,18 @@ static bool run_chain(const char *ini, const qcfg *c, const char *expect_provide
         }
         int64_t xd[4] = {1, 2, 8, 8};
         sy_tensor xt = emu_tensor(c->dt, x, 4, xd);
-        const sy_tensor *y = NULL;
         if (emu_ok(sy_session_set_input_by_index(s, 0, &xt, SY_INPUT_COPY), "input") &&
-            emu_ok(sy_session_run(s), "run") && emu_ok(sy_session_get_output(s, 0, &y), "output")) {
-            *n_out = y->nbytes < 16 ? y->nbytes : 16;
-            memcpy(out, y->data, *n_out);
+            emu_ok(sy_session_run(s), "run")) {
             ok = true;
+            *n_out = 0;
+            for (size_t k = 0; k < sy_session_output_count(s) && ok; k++) {
+                const sy_tensor *y = NULL;
+                ok = emu_ok(sy_session_get_output(s, k, &y), "output") && *n_out + y->nbytes <= 1024;
+                if (ok) {
+                    memcpy(out + *n_out, y->data, y->nbytes);
+                    *n_out += y->nbytes;
+                }
+            }
         }
         static const char *const nodes[] = {"qconv", "qpool", "flat", "qmm", "qadd"};
         for (int i = 0; ok && expect_provider && i < 5; i++) {
@@ -200,16 +214,16 @@ static bool run_chain(const char *ini, const qcfg *c, const char *expect_provide
 
 static void chain_case(const char *target, const char *opts, const qcfg *c, const char *what)
 {
-    uint8_t ref[16], emu[16];
+    uint8_t ref[1024], emu[1024];
     size_t nr = 0, ne = 0;
     char ini[512];
     snprintf(ini, sizeof ini, "[switchyard]\nproviders = %s, cpu_ref\n%s", target, opts);
     if (!run_chain("[switchyard]\nproviders = cpu_ref\n", c, NULL, ref, &nr) || !run_chain(ini, c, target, emu, &ne))
         return;
     PT_CHECK(nr == ne && nr > 0 && !memcmp(ref, emu, nr), "%s %s: output bytes differ from cpu_ref", target, what);
-    /* not a constant output: the first code differs from the last */
-    PT_CHECK(memcmp(ref, ref + nr - (c->elem == PT_I16 ? 2 : 1), c->elem == PT_I16 ? 2 : 1), "%s %s: flat output",
-             target, what);
+    /* not a constant output: the first code of y differs from the last */
+    size_t es = IS16(c->elem) ? 2 : 1;
+    PT_CHECK(memcmp(ref, ref + 4 * es, es), "%s %s: flat output", target, what);
     printf("%s %s: %zu output bytes equal to cpu_ref\n", target, what, nr);
 }
 
@@ -220,6 +234,10 @@ static void test_chain_bytes(void)
     chain_case("htp", "", &s8, "s8 (per-channel weights)");
     chain_case("htp", "", &u8, "u8");
     chain_case("htp", "", &s16, "s16 16x8");
+    qcfg u16 = {PT_U16, SY_DT_UINT16, 32768, true, 0, 0, false};
+    chain_case("htp", "", &u16, "u16 16x8");
+    qcfg u16t = {PT_U16, SY_DT_UINT16, 32768, false, 0, 0, false}; /* LPAI: per-tensor weights */
+    chain_case("lpai", "[provider.lpai]\nhw_version = v6\n", &u16t, "u16");
     chain_case("lpai", "[provider.lpai]\nhw_version = v6\n", &u8, "u8");
     qcfg s8t = {PT_I8, SY_DT_INT8, -3, false, 0, 0, false};
     chain_case("lpai", "[provider.lpai]\nhw_version = v6\n", &s8t, "s8");
