@@ -690,7 +690,7 @@ static sy_status *infer_reverse(sy_node *n)
 /* begin and size of SLICE, resolved */
 static sy_status *slice_params(const sy_node *n, const sy_tensor *x, int64_t *begin, int64_t *size)
 {
-    int64_t c1, c2;
+    int64_t c1 = 0, c2 = 0; /* set by const_ints; gcc -O3 cannot see it */
     SY_TRY(const_ints(n, 1, "begin", begin, SY_MAX_RANK, &c1));
     SY_TRY(const_ints(n, 2, "size", size, SY_MAX_RANK, &c2));
     if (c1 != x->rank || c2 != x->rank)
