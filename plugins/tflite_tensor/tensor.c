@@ -725,7 +725,7 @@ typedef struct ss_plan {
 
 static sy_status *ss_make(const sy_node *n, const sy_tensor *x, ss_plan *p)
 {
-    int64_t b[SY_MAX_RANK], e[SY_MAX_RANK], s[SY_MAX_RANK], c1, c2, c3;
+    int64_t b[SY_MAX_RANK], e[SY_MAX_RANK], s[SY_MAX_RANK], c1 = 0, c2 = 0, c3 = 0;
     SY_TRY(const_ints(n, 1, "begin", b, SY_MAX_RANK, &c1));
     SY_TRY(const_ints(n, 2, "end", e, SY_MAX_RANK, &c2));
     SY_TRY(const_ints(n, 3, "strides", s, SY_MAX_RANK, &c3));
