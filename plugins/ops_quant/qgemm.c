@@ -367,9 +367,12 @@ static sy_status *prepare_conv(sy_node *n, void **state)
     int64_t ft = 32768 / st->Kp;
     ft = ft < 16 ? 16 : (ft > 1024 ? 1024 : ft / 4 * 4);
     st->ftile = st->Cg == 1 || st->P < ft ? st->P : ft;
+    /* + one group's input pixel-major (channels contiguous, padded to 8
+     * for a pointwise conv, whose GEMM reads it in place) */
+    size_t nhwc = st->Cg == 1 ? 0 : (size_t)(st->g.in[0] * st->g.in[1] * (st->Cg + SY_QGEMM_KALIGN));
     size_t fast = (size_t)st->OC * sizeof(sy_requant) +
                   (size_t)(st->OC + st->ftile + st->OCg * st->ftile) * sizeof(int32_t) +
-                  (chw + (size_t)(st->OC * st->Kp) + (st->Cg == 1 ? 0 : (size_t)(st->ftile * st->Kp))) *
+                  (chw + nhwc + (size_t)(st->OC * st->Kp) + (st->Cg == 1 ? 0 : (size_t)(st->ftile * st->Kp))) *
                       sizeof(int16_t) +
                   64;
     if (fast > bytes)
@@ -467,62 +470,55 @@ static void conv_dw_plane(const conv_state *st, const int16_t *xc, const int16_t
         }
 }
 
+/* One group's input [Cg][plane] to pixel-major xh[plane][cs] (channel
+ * stride cs >= Cg, channels Cg..cs zero), 8 channels at a time so that each
+ * pixel's channels are written 16 bytes at once. */
+static void conv_to_nhwc(const int16_t *xg, int64_t Cg, int64_t plane, int64_t cs, int16_t *xh)
+{
+    int64_t ci = 0;
+    for (; ci + 8 <= Cg; ci += 8)
+        for (int64_t p = 0; p < plane; p++)
+            for (int j = 0; j < 8; j++)
+                xh[p * cs + ci + j] = xg[(ci + j) * plane + p];
+    for (; ci < Cg; ci++)
+        for (int64_t p = 0; p < plane; p++)
+            xh[p * cs + ci] = xg[ci * plane + p];
+    for (int64_t p = 0; p < plane && cs > Cg; p++)
+        for (int64_t k = Cg; k < cs; k++)
+            xh[p * cs + k] = 0;
+}
+
 /* Rows [t][Kp] of the receptive fields of output pixels p0 .. p0 + T - 1
- * (im2row: each pixel's K inputs contiguous, padding cells 0 = zx - zx). */
-static void conv_im2row(const conv_state *st, const int16_t *xg, int64_t p0, int64_t T, int16_t *rows)
+ * (im2row), K in (kh, kw, ci) order so that each tap is one run of Cg
+ * contiguous channels of the pixel-major input xh; padding cells are 0
+ * (= zx - zx). */
+static void conv_im2row(const conv_state *st, const int16_t *xh, int64_t p0, int64_t T, int16_t *rows)
 {
     const q_win *g = &st->g;
-    int64_t IH = g->in[0], IW = g->in[1], OW = g->out[1], KH = g->k[0], KW = g->k[1], Kp = st->Kp;
-    if (st->pointwise) {
-        /* a transposition, 8 channels at a time so that each pixel's row is
-         * written 16 bytes at once */
-        int64_t P = IH * IW, ci = 0;
-        for (; ci + 8 <= st->Cg; ci += 8) {
-            const int16_t *xc = xg + ci * P + p0;
-            for (int64_t t = 0; t < T; t++)
-                for (int j = 0; j < 8; j++)
-                    rows[t * Kp + ci + j] = xc[j * P + t];
-        }
-        for (; ci < st->Cg; ci++) {
-            const int16_t *xc = xg + ci * P + p0;
-            for (int64_t t = 0; t < T; t++)
-                rows[t * Kp + ci] = xc[t];
-        }
-    } else {
-        for (int64_t t = 0; t < T; t++) {
-            int64_t p = p0 + t, ih0 = (p / OW) * g->s[0] - g->pb[0], iw0 = (p % OW) * g->s[1] - g->pb[1];
-            int16_t *r = rows + t * Kp;
-            for (int64_t ci = 0; ci < st->Cg; ci++) {
-                const int16_t *xc = xg + ci * IH * IW;
-                for (int64_t kh = 0; kh < KH; kh++) {
-                    int64_t ih = ih0 + kh * g->d[0];
-                    int16_t *rr = r + (ci * KH + kh) * KW;
-                    if (ih < 0 || ih >= IH) {
-                        for (int64_t kw = 0; kw < KW; kw++)
-                            rr[kw] = 0;
-                        continue;
-                    }
-                    const int16_t *xr = xc + ih * IW;
-                    if (iw0 >= 0 && iw0 + (KW - 1) * g->d[1] < IW) { /* the whole row inside */
-                        for (int64_t kw = 0; kw < KW; kw++)
-                            rr[kw] = xr[iw0 + kw * g->d[1]];
-                        continue;
-                    }
-                    for (int64_t kw = 0; kw < KW; kw++) {
-                        int64_t iw = iw0 + kw * g->d[1];
-                        rr[kw] = iw >= 0 && iw < IW ? xr[iw] : 0;
-                    }
-                }
+    int64_t IH = g->in[0], IW = g->in[1], OW = g->out[1], KH = g->k[0], KW = g->k[1], Kp = st->Kp, Cg = st->Cg;
+    size_t run = (size_t)Cg * sizeof(int16_t);
+    for (int64_t t = 0; t < T; t++) {
+        int64_t p = p0 + t, ih0 = (p / OW) * g->s[0] - g->pb[0], iw0 = (p % OW) * g->s[1] - g->pb[1];
+        int16_t *r = rows + t * Kp;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            int64_t ih = ih0 + kh * g->d[0];
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int64_t iw = iw0 + kw * g->d[1];
+                int16_t *dst = r + (kh * KW + kw) * Cg;
+                if (ih >= 0 && ih < IH && iw >= 0 && iw < IW)
+                    memcpy(dst, xh + (ih * IW + iw) * Cg, run);
+                else
+                    memset(dst, 0, run);
             }
         }
-    }
-    for (int64_t t = 0; t < T; t++)
         for (int64_t k = st->K; k < Kp; k++)
-            rows[t * Kp + k] = 0;
+            r[k] = 0;
+    }
 }
 
 /* 8-bit path: int16 centred operands, sy_qgemm_s16 over im2row tiles, or the
- * direct depthwise loop. Scratch after rq and bias: codes, acc, x, w, rows. */
+ * direct depthwise loop. Scratch after rq and bias: codes, acc, x, one group's
+ * x pixel-major, w, rows. */
 static void conv_run_fast(const conv_state *st, const conv_io *c, sy_tensor *y, const sy_requant *rq,
                           const int32_t *bias, int32_t *codes)
 {
@@ -531,12 +527,21 @@ static void conv_run_fast(const conv_state *st, const conv_io *c, sy_tensor *y, 
     int64_t plane = g->in[0] * g->in[1];
     int32_t *acc = codes + T;
     int16_t *xs = (int16_t *)(acc + st->OCg * T);
-    int16_t *wp = xs + chw;
+    int16_t *xh = xs + chw;
+    int16_t *wp = xh + (st->Cg == 1 ? 0 : plane * (st->Cg + SY_QGEMM_KALIGN));
     int16_t *rows = wp + st->OC * Kp;
-    int64_t nwz = q_numel(c->wz);
-    for (int64_t oc = 0; oc < st->OC; oc++)
-        sy_qgemm_pack(c->w->data, c->w->dtype, (size_t)(oc * K), K, Kp, q_zp_at(c->wz, nwz > 1 ? (size_t)oc : 0),
-                      wp + oc * Kp);
+    int64_t nwz = q_numel(c->wz), taps = g->k[0] * g->k[1];
+    for (int64_t oc = 0; oc < st->OC; oc++) {
+        int16_t *w = wp + oc * Kp;
+        sy_qgemm_pack(c->w->data, c->w->dtype, (size_t)(oc * K), K, Kp, q_zp_at(c->wz, nwz > 1 ? (size_t)oc : 0), w);
+        if (st->Cg > 1 && taps > 1) { /* (ci, kh, kw) -> (kh, kw, ci), the order of conv_im2row */
+            for (int64_t k = 0; k < K; k++)
+                rows[k] = w[k];
+            for (int64_t ci = 0; ci < st->Cg; ci++)
+                for (int64_t tp = 0; tp < taps; tp++)
+                    w[tp * st->Cg + ci] = rows[ci * taps + tp];
+        }
+    }
     int32_t xzp = q_zp_at(c->xz, 0);
     for (int64_t b = 0; b < st->N; b++) {
         sy_qgemm_pack(c->x->data, c->x->dtype, (size_t)(b * chw), chw, chw, xzp, xs);
@@ -550,10 +555,17 @@ static void conv_run_fast(const conv_state *st, const conv_io *c, sy_tensor *y, 
                 }
                 continue;
             }
+            /* pointwise: the pixel-major input (channels padded to Kp) is
+             * the GEMM's B as it stands */
+            conv_to_nhwc(xg, st->Cg, plane, st->pointwise ? Kp : st->Cg, xh);
             for (int64_t p0 = 0; p0 < st->P; p0 += T) {
                 int64_t n = st->P - p0 < T ? st->P - p0 : T;
-                conv_im2row(st, xg, p0, n, rows);
-                sy_qgemm_s16(st->OCg, n, Kp, wp + oc0 * Kp, Kp, rows, Kp, bias + oc0, NULL, acc, n);
+                const int16_t *bm = xh + p0 * Kp;
+                if (!st->pointwise) {
+                    conv_im2row(st, xh, p0, n, rows);
+                    bm = rows;
+                }
+                sy_qgemm_s16(st->OCg, n, Kp, wp + oc0 * Kp, Kp, bm, Kp, bias + oc0, NULL, acc, n);
                 for (int64_t m = 0; m < st->OCg; m++)
                     conv_emit(st, y, rq, b, oc0 + m, p0, n, acc + m * n, codes);
             }
