@@ -340,14 +340,14 @@ static void conv_case_random(conv_case *c, int i)
     c->nsp = i % 7 == 5 ? 1 : 2;
     c->N = rr(1, 2);
     int kind = i % 5; /* 0 dense, 1 grouped, 2 depthwise, 3 depthwise x2, 4 pointwise */
-    c->group = kind == 0 || kind == 4 ? 1 : (kind == 1 ? rr(2, 3) : rr(2, 6));
+    c->group = kind == 0 ? 1 : kind == 4 ? (i % 10 == 9 ? 2 : 1) : (kind == 1 ? rr(2, 3) : rr(2, 6));
     /* pointwise: 8-channel blocks and a remainder; every tenth case K > 360
      * so that the output is split into several im2row tiles */
     int64_t cg = kind == 2 || kind == 3 ? 1 : kind == 4 ? rr(1, 20) : i % 10 == 0 ? rr(40, 70) : rr(1, 5);
     c->C = c->group * cg;
     c->OC = c->group * (kind == 3 ? 2 : kind >= 2 && kind != 4 ? 1 : rr(1, 6));
     if (kind == 4)
-        c->OC = rr(1, 9);
+        c->OC = c->group * rr(1, 9);
     c->H = c->nsp == 1 ? 1 : rr(1, 11);
     c->W = rr(1, 13);
     c->KH = c->nsp == 1 || kind == 4 ? 1 : rr(1, 3);
