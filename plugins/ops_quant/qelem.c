@@ -57,8 +57,11 @@ typedef struct bin_ctx {
     sy_dtype adt, bdt, ydt;
     int32_t za, zb, zy, lo, hi;
     float ra, rb, rm; /* ONNX form: sa/sy, sb/sy, sa*sb/sy */
-    /* gemmlowp form */
-    int32_t m1, s1, m2, s2, mo, so;
+    /* gemmlowp form; left_shift scales the zero-point-free inputs up before
+     * the per-input multipliers: 20 for 8-bit codes and 15 for 16-bit codes
+     * (TFLite's add/sub choice), so that |code difference| << shift stays
+     * inside int32 for either width */
+    int32_t m1, s1, m2, s2, mo, so, left_shift;
 } bin_ctx;
 
 static int bin_op_of(const char *op)
@@ -114,8 +117,8 @@ static inline int32_t bin_one(const bin_ctx *c, int32_t a, int32_t b)
             int64_t p = da * db;
             r = (int64_t)sy_q_mul_by_qm((int32_t)p, c->mo, c->so) + c->zy;
         } else {
-            int32_t sa = sy_q_mul_by_qm((int32_t)(da * (1 << 20)), c->m1, c->s1);
-            int32_t sb = sy_q_mul_by_qm((int32_t)(db * (1 << 20)), c->m2, c->s2);
+            int32_t sa = sy_q_mul_by_qm((int32_t)(da * ((int64_t)1 << c->left_shift)), c->m1, c->s1);
+            int32_t sb = sy_q_mul_by_qm((int32_t)(db * ((int64_t)1 << c->left_shift)), c->m2, c->s2);
             int64_t sum = c->op == BIN_SUB ? (int64_t)sa - sb : (int64_t)sa + sb;
             if (sum > INT32_MAX)
                 sum = INT32_MAX;
@@ -190,10 +193,12 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
     if (c.op == BIN_MUL) {
         sy_q_quantize_multiplier((double)sa * sb / sy, &c.mo, &c.so);
     } else {
+        bool wide = sy_dt_size(a->dtype) > 1 || sy_dt_size(b->dtype) > 1;
+        c.left_shift = wide ? 15 : 20;
         double twice_max = 2.0 * (sa > sb ? sa : sb);
         sy_q_quantize_multiplier(sa / twice_max, &c.m1, &c.s1);
         sy_q_quantize_multiplier(sb / twice_max, &c.m2, &c.s2);
-        sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &c.mo, &c.so);
+        sy_q_quantize_multiplier(twice_max / ((double)((int64_t)1 << c.left_shift) * sy), &c.mo, &c.so);
     }
     const sy_tensor *ins[2] = {a, b};
     if (y->dtype == SY_DT_INT4 || y->dtype == SY_DT_UINT4 || a->dtype == SY_DT_INT4 || a->dtype == SY_DT_UINT4)

@@ -52,6 +52,18 @@ mnist8_tool)
         [ "$top" = "$want" ] || fail "--requant gemmlowp: test_data_set_$i: argmax $top, expected $want"
         i=$((i + 1))
     done
+    # 16x8: int16 activations under both forms (the gemmlowp QAdd once
+    # shifted 16-bit code differences left by 20 and overflowed int32:
+    # set 0 came out as argmax 1)
+    "$sy" quantize "$m/model.onnx" --calib "$m" --scheme int16x8 -o "$work/mnist8_16x8.onnx" || fail "int16x8 quantize failed"
+    for rq in onnx gemmlowp; do
+        i=0
+        for want in 2 0 9; do
+            top=$("$sy" run "$work/mnist8_16x8.onnx" --requant $rq --input-dir "$m/test_data_set_$i" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
+            [ "$top" = "$want" ] || fail "int16x8 --requant $rq: test_data_set_$i: argmax $top, expected $want"
+            i=$((i + 1))
+        done
+    done
     # per-channel weights and the percentile observer keep the argmax too
     "$sy" quantize "$m/model.onnx" --calib "$m" --per-channel --method percentile -o "$work/mnist8_pc.onnx" || fail "per-channel quantize failed"
     top=$("$sy" run "$work/mnist8_pc.onnx" --input-dir "$m/test_data_set_0" | sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p')
