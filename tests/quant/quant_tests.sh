@@ -56,6 +56,8 @@ mnist8_tool)
     # shifted 16-bit code differences left by 20 and overflowed int32:
     # set 0 came out as argmax 1)
     "$sy" quantize "$m/model.onnx" --calib "$m" --scheme int16x8 -o "$work/mnist8_16x8.onnx" || fail "int16x8 quantize failed"
+    # int16 Q/DQ exist from opset 21 (IR 10) on: other runtimes refuse them at 13
+    "$sy" inspect "$work/mnist8_16x8.onnx" | grep -q 'opsets: ai.onnx 21' || fail "int16x8: the model does not declare opset 21"
     for rq in onnx gemmlowp; do
         i=0
         for want in 2 0 9; do

@@ -1527,8 +1527,9 @@ static int store_blocked(qrun *q, const char *name, const float *w, int32_t rank
     return g->pl.oom ? -1 : 0;
 }
 
-/* DequantizeLinear with block_size (and int4) is opset 21 with IR 10. From
- * 13, the ops whose inputs or meaning changed before 21 are refused. */
+/* DequantizeLinear with block_size (and int4), and int16 Q/DQ, are opset 21
+ * with IR 10. From 13, the ops whose inputs or meaning changed before 21 are
+ * refused. */
 static int raise_opset_21(wgraph *g, char *err, size_t elen)
 {
     if (g->opset >= 21)
@@ -1539,7 +1540,7 @@ static int raise_opset_21(wgraph *g, char *err, size_t elen)
     for (size_t i = 0; i < g->n_nodes; i++) {
         const wnode *n = &g->nodes[i];
         if (!n->dead && (!n->domain[0] || !strcmp(n->domain, "ai.onnx")) && op_in(n->op, changed)) {
-            seterr(err, elen, "node '%s' (%s): 4-bit blocks need opset 21, and raising opset %lld to 21 is not "
+            seterr(err, elen, "node '%s' (%s): 4-bit blocks and 16-bit activations need opset 21, and raising opset %lld to 21 is not "
                    "supported for this op", n->name, n->op, (long long)g->opset);
             return 1;
         }
@@ -1900,7 +1901,11 @@ int cmd_quantize(int argc, char **argv)
         ranks[i] = v ? v->rank : -1;
     }
     int up = upgrade_opset(&g, ranks, err, sizeof err);
-    if (up == 0 && block > 0)
+    /* int16/uint16 in QuantizeLinear/DequantizeLinear, like 4-bit blocks,
+     * exist from opset 21 on; other runtimes refuse them at 13 */
+    bool wide = rc_->activations &&
+                (rc_->activations->storage == SY_DT_INT16 || rc_->activations->storage == SY_DT_UINT16);
+    if (up == 0 && (block > 0 || wide))
         up = raise_opset_21(&g, err, sizeof err);
     if (up < 0)
         goto oom;
