@@ -22,12 +22,16 @@
 
 #define PT_F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define PT_I64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
+#define PT_I8 ONNX__TENSOR_PROTO__DATA_TYPE__INT8
+
+#define PT_MAX_OPSETS 4
 
 typedef struct pt_model {
     Onnx__ModelProto model;
     Onnx__GraphProto graph;
     Onnx__OperatorSetIdProto opset;
-    Onnx__OperatorSetIdProto *opset_list[1];
+    Onnx__OperatorSetIdProto extra_opsets[PT_MAX_OPSETS - 1];
+    Onnx__OperatorSetIdProto *opset_list[PT_MAX_OPSETS];
     void **allocs;
     size_t n_allocs, cap_allocs;
 } pt_model;
@@ -198,6 +202,27 @@ static inline void pt_node(pt_model *m, const char *op, const char *name, const 
         n->output[i] = pt_strdup(m, outputs[i]);
     m->graph.node = (Onnx__NodeProto **)pt_push(m, (void **)m->graph.node, m->graph.n_node);
     m->graph.node[m->graph.n_node++] = n;
+}
+
+/* import another operator-set domain (e.g. "switchyard.quant", 1) */
+static inline void pt_opset(pt_model *m, const char *domain, int64_t version)
+{
+    if (m->model.n_opset_import == PT_MAX_OPSETS) {
+        fprintf(stderr, "pt_onnx: more than %d opset imports\n", PT_MAX_OPSETS);
+        abort();
+    }
+    Onnx__OperatorSetIdProto *o = &m->extra_opsets[m->model.n_opset_import - 1];
+    onnx__operator_set_id_proto__init(o);
+    o->domain = pt_strdup(m, domain);
+    o->has_version = 1;
+    o->version = version;
+    m->opset_list[m->model.n_opset_import++] = o;
+}
+
+/* the operator domain of the node added last */
+static inline void pt_domain(pt_model *m, const char *domain)
+{
+    m->graph.node[m->graph.n_node - 1]->domain = pt_strdup(m, domain);
 }
 
 /* an INT attribute on the node added last */
