@@ -30,6 +30,9 @@ sy_status *cli_feed_inputs(sy_session *s, const sy_model *m, const cli_inputs *i
 /* The value of --requant: "onnx" or "gemmlowp"; NULL (after a usage
  * message for `cmd`) for anything else. */
 const char *cli_requant_arg(const char *cmd, const char *v);
+/* Print each emulated provider's report (qnn_emu.<name> extension) to
+ * stdout: explain and bench --emulator-report (cmd_explain.c). */
+void cli_print_emulator_reports(sy_env *env);
 /* Parse a positive int option value; returns -1 on error. */
 long cli_parse_long(const char *s, long min, long max);
 

@@ -8,7 +8,8 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: switchyard bench MODEL [--config INI] [--iters N] [--warmup N] [--threads N]\n"
-               "                       [--trace FILE] [--input-dir DIR] [--requant onnx|gemmlowp]\n\n"
+               "                       [--trace FILE] [--input-dir DIR] [--requant onnx|gemmlowp]\n"
+               "                       [--emulator-report]\n\n"
                "Runs MODEL --warmup times (default 3), then --iters times (default 20) and\n"
                "prints min / median / max milliseconds per inference, then for each memory\n"
                "domain the arena bytes, the lower bound (largest sum of bytes live at any\n"
@@ -18,6 +19,8 @@ static void help(FILE *f)
                "  --compiled FILE  load compiled partitions from a cache of 'switchyard compile'\n"
                "  --trace FILE   write a Chrome trace (Perfetto, chrome://tracing) of the timed runs\n"
                "  --requant FORM requantization of the integer kernels: onnx or gemmlowp\n"
+               "  --emulator-report  after the figures, print each emulated provider's report\n"
+               "                 (per node memory verdict, unit, cycles; modelled latency)\n"
                "Inputs: --input-dir as for 'run', else a deterministic pattern.\n");
 }
 
@@ -39,6 +42,7 @@ int cmd_bench(int argc, char **argv)
     const char *config = NULL, *path = NULL, *trace = NULL, *compiled = NULL, *requant = NULL;
     long iters = 20, warmup = 3, threads = 0;
     cli_inputs in = {.quiet = 1};
+    bool emu_report = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool v = i + 1 < argc;
@@ -52,6 +56,8 @@ int cmd_bench(int argc, char **argv)
         } else if (!strcmp(a, "--requant") && v) {
             if (!(requant = cli_requant_arg("bench", argv[++i])))
                 return 2;
+        } else if (!strcmp(a, "--emulator-report")) {
+            emu_report = true;
         } else if (!strcmp(a, "--trace") && v) {
             trace = argv[++i];
         } else if (!strcmp(a, "--input-dir") && v) {
@@ -138,6 +144,8 @@ int cmd_bench(int argc, char **argv)
                "model weights %zu (mapped, not in the arena)\n",
                r.activations, r.scratch, r.persistent, r.copies, r.packed_weights, r.weights);
     }
+    if (emu_report)
+        cli_print_emulator_reports(env);
     if (trace) {
         if ((st = sy_session_write_trace(s, trace))) {
             rc = cli_fail(st, NULL);

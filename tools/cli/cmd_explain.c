@@ -29,7 +29,8 @@ typedef struct emu_report_ext {
     const char *(*compat)(void);
 } emu_report_ext;
 
-static void print_emulator_reports(sy_env *env)
+/* Shared with `bench --emulator-report` (cli.h). */
+void cli_print_emulator_reports(sy_env *env)
 {
     for (size_t p = 0; p < sy_env_provider_count(env); p++) {
         if (!sy_env_provider_is_emulator(env, p))
@@ -204,7 +205,7 @@ int cmd_explain(int argc, char **argv)
     }
     free(dec);
     if (emu_report)
-        print_emulator_reports(env);
+        cli_print_emulator_reports(env);
     if (dot) {
         FILE *f = fopen(dot, "w");
         if (!f) {
