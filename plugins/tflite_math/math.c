@@ -11,8 +11,10 @@
  *     MAXIMUM MINIMUM fp32, int32, int8 (the raw int8 values compared, as
  *                     TFLite Micro: the converter gives inputs and output one
  *                     quantization)
- *     POW SQUARED_DIFFERENCE FLOOR_DIV FLOOR_MOD
- *                     fp32, int32; int8 through fp32
+ *     SQUARED_DIFFERENCE fp32, int32, int8 (squared_difference.cc: inputs
+ *                     << 7, rescaled, differenced, squared, rescaled; bit-exact)
+ *     POW FLOOR_DIV FLOOR_MOD
+ *                     fp32, int32; int8 through fp32 (TFLite has no int8 kernel)
  *     EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL -> bool
  *     LOGICAL_AND LOGICAL_OR (bool)
  *     PRELU           fp32; int8 with an int8 alpha as TFLite (two
@@ -20,8 +22,12 @@
  *                     through fp32
  *   unary: ABS CEIL COS EXP FLOOR LOG ROUND RSQRT SIN SQRT SQUARE NEG RELU
  *     RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH ELU HARD_SWISH GELU
- *     LEAKY_RELU: fp32; int8 through a 256-entry table built from the
- *     input/output quantization, except LOGISTIC with output 1/256 zero
+ *     LEAKY_RELU: fp32; int8 through a 256-entry table: TFLite's LUTPopulate
+ *     (float transform, times 1/scale, round half away; EXP LOG ELU GELU,
+ *     and the ops TFLite has no int8 kernel for), ABS RSQRT SQRT and the
+ *     RELU family as TFLite's integer kernels (elementwise.cc,
+ *     activations.cc; SQRT/RSQRT refuse inputs below the zero point),
+ *     except LOGISTIC with output 1/256 zero
  *     point -128 and TANH with output 1/128 zero point 0: TFLite Micro's
  *     fixed-point kernels (gemmlowp logistic/tanh on Q4.27; bit-exact; the
  *     desktop TFLite reference builds a float table instead); the table of
@@ -33,7 +39,8 @@
  *     int8: MEAN and SUM as TFLite Micro (an int32 sum of the raw values,
  *     then tflk_mean_s8 / tflk_sum_s8), REDUCE_MAX/MIN on the raw values
  *     when input and output quantization agree (TFLite Micro requires it);
- *     otherwise and REDUCE_PROD through fp32), ARG_MAX ARG_MIN, CUMSUM,
+ *     otherwise through fp32; REDUCE_PROD as reduce.cc's QuantizedReduceProd:
+ *     requantized at every multiplication, bit-exact), ARG_MAX ARG_MIN, CUMSUM,
  *     TOPK_V2, UNIQUE
  */
 #include "tfl_common.h"
@@ -87,6 +94,7 @@ typedef struct bin_state {
     int32_t z1, z2, zo, lo, hi;
     int32_t m1, sh1, m2, sh2, mo, sho;
     tflk_div8 div8;
+    tflk_sqdiff8 sqd;
 } bin_state;
 
 static sy_status *infer_binary(sy_node *n)
@@ -152,6 +160,25 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
             sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->mo, &s->sho);
         } else if (s->kind == B_DIV && s->dt == SY_DT_INT8) {
             tfl_div8_params(s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo, s->hi, &s->div8);
+        } else if (s->kind == B_SQDIFF && s->dt == SY_DT_INT8) {
+            /* squared_difference.cc Prepare: twice the larger scale is a
+             * float product, the multipliers double quotients, all three
+             * QuantizeMultiplierSmallerThanOneExp (which rejects >= 1) */
+            const float tm = 2 * (s->s1 > s->s2 ? s->s1 : s->s2);
+            const double m1 = (double)s->s1 / (double)tm, m2 = (double)s->s2 / (double)tm;
+            const double mo = ((double)tm * (double)tm) / (double)((float)(1 << 14) * s->so);
+            if (!(mo < 1.0))
+                return ERR(SY_ERR_UNSUPPORTED,
+                           "int8 SQUARED_DIFFERENCE: (2 max input scale)^2 / (2^14 output scale) = %g is not below "
+                           "1, which TFLite's kernel requires (output scale %g too small)",
+                           mo, (double)s->so);
+            tflk_sqdiff8 *q = &s->sqd;
+            q->zp1 = s->z1;
+            q->zp2 = s->z2;
+            q->out_zp = s->zo;
+            sy_q_quantize_multiplier(m1, &q->mult1, &q->shift1);
+            sy_q_quantize_multiplier(m2, &q->mult2, &q->shift2);
+            sy_q_quantize_multiplier(mo, &q->out_mult, &q->out_shift);
         }
     }
     return NULL;
@@ -259,6 +286,11 @@ static void bin_fn(const void *ctx_, const void *const *in, const int64_t *st, v
             ((int8_t *)out)[i] = (int8_t)tflk_div_s8(&s->div8, x, yv);
             continue;
         }
+        if (s->q && s->kind == B_SQDIFF && s->dt == SY_DT_INT8) {
+            ((int8_t *)out)[i] =
+                (int8_t)tflk_sqdiff_s8(&s->sqd, ((const int8_t *)in[0])[ia], ((const int8_t *)in[1])[ib]);
+            continue;
+        }
         if (s->q && (s->kind == B_MAX || s->kind == B_MIN) && s->dt == SY_DT_INT8 && s->out_dt == SY_DT_INT8) {
             /* TFLite Micro compares the raw int8 values and stores the winner as is */
             int8_t x = ((const int8_t *)in[0])[ia], yv = ((const int8_t *)in[1])[ib];
@@ -360,6 +392,8 @@ typedef struct un_state {
     int8_t lut[256];
     int fx; /* int8 LOGISTIC/TANH in fixed point (tflk_fixed.c) */
     tflk_act8 a8;
+    int32_t min_valid; /* int8 SQRT/RSQRT: codes below the input zero point are refused */
+    float log_min;     /* int8 LOG: the value TFLite's table gives x <= 0 */
 } un_state;
 
 static float uf(const un_state *s, float x)
@@ -393,6 +427,29 @@ static float uf(const un_state *s, float x)
     return x;
 }
 
+/* The transform of TFLite's int8 lookup tables (LUTPopulate). ELU's table
+ * uses exp(x) - 1 in float (TFLite's and TFLite Micro's EluPrepare), not
+ * the expm1 of the float kernel; LOG's maps x <= 0 to the lowest output
+ * value (elementwise.cc LogLUTPrepare). TFLite has int8 tables for EXP,
+ * LOG, ELU, GELU; the other table ops (no int8 kernel in TFLite: SIN, COS,
+ * SQUARE, NEG, CEIL, FLOOR, ROUND, ...) use the same construction. */
+static float lut_fn(float x, const void *ctx)
+{
+    const un_state *s = ctx;
+    if (s->kind == U_ELU)
+        return x < 0.0f ? expf(x) - 1.0f : x;
+    if (s->kind == U_LOG)
+        return x <= 0.0f ? s->log_min : logf(x);
+    return uf(s, x);
+}
+
+/* zp + round(v / scale) clamped to int8, as TFLite's activation range */
+static int32_t act_q(float v, float scale, int32_t zp)
+{
+    float r = roundf(v / scale) + (float)zp;
+    return r <= -128.0f ? -128 : r >= 127.0f ? 127 : (int32_t)r;
+}
+
 static sy_status *infer_unary(sy_node *n)
 {
     const sy_tensor *x;
@@ -414,6 +471,7 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
     s->approx = sy_attr_int_or(H, n, "approximate", 0) != 0;
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     s->dt = x->dtype;
+    s->min_valid = -128; /* every code valid unless SQRT/RSQRT say otherwise */
     if (s->dt == SY_DT_INT8) {
         float xs, ys;
         int32_t xz, yz;
@@ -461,8 +519,58 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
             }
             return NULL;
         }
-        for (int q = -128; q < 128; q++)
-            s->lut[q + 128] = (int8_t)sy_q_quantize_f32(uf(s, xs * (float)(q - xz)), ys, yz, -128, 127);
+        if (s->kind == U_ABS) {
+            /* elementwise.cc AbsEvalQuantized: |q - zp| requantized by the
+             * float quotient xs / ys only when the scales differ */
+            int32_t m = 0, sh = 0;
+            bool rescale = xs != ys;
+            if (rescale)
+                sy_q_quantize_multiplier((double)(xs / ys), &m, &sh);
+            for (int q = -128; q < 128; q++) {
+                int32_t v = q - xz < 0 ? xz - q : q - xz;
+                v = (rescale ? tflk_mul_by_qm(v, m, sh) : v) + yz;
+                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
+            }
+            return NULL;
+        }
+        if (s->kind == U_RELU || s->kind == U_RELU6 || s->kind == U_RELU1 || s->kind == U_RELU01) {
+            /* activations.cc ReluPrepare / QuantizedReluX: one multiplier
+             * from the float quotient xs / ys, then the activation range
+             * zp + round(bound / ys) */
+            int32_t m, sh;
+            sy_q_quantize_multiplier((double)(xs / ys), &m, &sh);
+            float amin = s->kind == U_RELU1 ? -1.0f : 0.0f;
+            float amax = s->kind == U_RELU6 ? 6.0f : s->kind == U_RELU ? INFINITY : 1.0f;
+            int32_t lo = act_q(amin, ys, yz), hi = amax == INFINITY ? 127 : act_q(amax, ys, yz);
+            for (int q = -128; q < 128; q++)
+                s->lut[q + 128] = (int8_t)tfl_clampi(yz + tflk_mul_by_qm(q - xz, m, sh), lo, hi);
+            return NULL;
+        }
+        if (s->kind == U_RSQRT) {
+            /* elementwise.cc RsqrtEvalQuantizedInt8: the inverse square
+             * root in fixed point; sqrt(in scale) is a float sqrt, its
+             * product with the output scale a float product */
+            tflk_rsqrt8 rp = {.in_zp = xz, .out_zp = yz};
+            sy_q_quantize_multiplier(1.0 / (double)(sqrtf(xs) * ys), &rp.mult, &rp.shift);
+            s->min_valid = xz;
+            for (int q = xz; q < 128; q++)
+                s->lut[q + 128] = (int8_t)tflk_rsqrt_s8(&rp, q);
+            return NULL;
+        }
+        if (s->kind == U_SQRT) {
+            /* elementwise.cc SqrtEvalQuantized: sqrt of the dequantized
+             * float divided by the output scale, TRUNCATED toward zero
+             * (static_cast<int>), plus the zero point */
+            s->min_valid = xz;
+            for (int q = xz; q < 128; q++) {
+                float f = sqrtf(xs * (float)(q - xz)) / ys;
+                int32_t v = f >= 2147483520.0f ? 127 : (int32_t)f + yz;
+                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
+            }
+            return NULL;
+        }
+        s->log_min = (float)(-128 - yz) * ys;
+        tflk_lut_populate_s8(xs, xz, ys, yz, lut_fn, s, s->lut);
     } else if (s->dt == SY_DT_INT32 && s->kind != U_ABS && s->kind != U_NEG && s->kind != U_SQUARE &&
                s->kind != U_RELU) {
         return ERR(SY_ERR_TYPE, "%s on int32 is not supported", H->node_op(n));
@@ -485,6 +593,14 @@ static sy_status *run_unary(void *state, const sy_kernel_io *io)
         if (s->fx && n > INT32_MAX)
             return ERR(SY_ERR_UNSUPPORTED, "int8 %s of %lld elements: the kernel counts in int32",
                        s->fx == 1 ? "LOGISTIC" : "TANH", (long long)n);
+        if (s->min_valid > -128)
+            for (int64_t i = 0; i < n; i++)
+                if (((const int8_t *)x->data)[i] < s->min_valid)
+                    return ERR(SY_ERR_RUNTIME,
+                               "int8 %s: element %lld is %d, below the input zero point %d (a negative real "
+                               "value), which TFLite's kernel refuses",
+                               s->kind == U_SQRT ? "SQRT" : "RSQRT", (long long)i, ((const int8_t *)x->data)[i],
+                               s->min_valid);
         if (s->fx == 1)
             tflk_logistic_s8(&s->a8, x->data, y, (int32_t)n);
         else if (s->fx == 2)
@@ -625,6 +741,7 @@ typedef struct red_state {
     int32_t xz, yz;
     bool raw; /* int8 MEAN/SUM, or MAX/MIN with equal quantization: on the raw values */
     tflk_reduce8 r8;
+    tflk_prod8 p8; /* int8 REDUCE_PROD */
 } red_state;
 
 static sy_status *prepare_reduce_impl(sy_node *n, void **state)
@@ -646,6 +763,24 @@ static sy_status *prepare_reduce_impl(sy_node *n, void **state)
         s->r8.in_zp = s->xz;
         s->r8.out_zp = s->yz;
         s->r8.scale = s->xs / s->ys; /* float, as TFLite */
+        if (s->kind == R_PROD) {
+            /* reduce.cc PrepareProd: every multiplication step rescales by
+             * in_scale / out_scale^(1/n), n = numel(in) / numel(out) */
+            int64_t nx = sy_tensor_numel(x), ny = sy_tensor_numel(y);
+            if (nx == 0 || ny == 0 || nx / ny > INT32_MAX)
+                return ERR(SY_ERR_UNSUPPORTED, "int8 REDUCE_PROD of %lld elements into %lld: TFLite's kernel needs "
+                           "a non-empty reduction of at most 2^31 - 1 elements", (long long)nx, (long long)ny);
+            int n = (int)(nx / ny);
+            double scaling = (double)s->xs / pow((double)s->ys, 1.0 / n);
+            s->p8.in_zp = s->xz;
+            s->p8.out_zp = s->yz;
+            sy_q_quantize_multiplier(scaling, &s->p8.mult, &s->p8.shift);
+            if (s->p8.shift < -31 || s->p8.shift > 7)
+                return ERR(SY_ERR_UNSUPPORTED,
+                           "int8 REDUCE_PROD: the step scaling %g (input scale %g over the %d-th root of output "
+                           "scale %g) needs a shift of %d, outside TFLite's [-31, 7]",
+                           scaling, (double)s->xs, n, (double)s->ys, (int)s->p8.shift);
+        }
     }
     size_t cnt = (size_t)sy_tensor_numel(y);
     H->node_set_scratch(n, (cnt ? cnt : 1) * (sizeof(double) + sizeof(int64_t)));
@@ -673,6 +808,15 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
         int64_t o = 0;
         for (int32_t d = 0; d < x->rank; d++)
             o += (s->mask[d] ? 0 : idx[d]) * rst[d];
+        if (s->q && s->kind == R_PROD) {
+            /* the reference visits the input in row-major order: an
+             * output's first element starts its product */
+            int32_t q = ((const int8_t *)x->data)[i];
+            acc[o] = cnt[o] ? (double)tflk_prod_next_s8(&s->p8, (int32_t)acc[o], q) : (double)(q - s->xz);
+            cnt[o]++;
+            sy_index_next(x->rank, x->dims, idx);
+            continue;
+        }
         double v = s->raw ? (double)((const int8_t *)x->data)[i]
                    : s->q ? s->xs * (double)((int32_t)((const int8_t *)x->data)[i] - s->xz)
                           : sy_load_f64(x->data, x->dtype, (size_t)i);
@@ -694,6 +838,10 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
                         : cnt[i]           ? (int32_t)acc[i]
                                            : (s->kind == R_MAX ? -128 : 127); /* an empty window: the init value */
             ((int8_t *)y->data)[i] = (int8_t)r;
+            continue;
+        }
+        if (s->q && s->kind == R_PROD) {
+            ((int8_t *)y->data)[i] = (int8_t)tflk_prod_out_s8(&s->p8, (int32_t)acc[i]);
             continue;
         }
         double v = s->kind == R_MEAN ? (cnt[i] ? acc[i] / (double)cnt[i] : NAN) : acc[i];

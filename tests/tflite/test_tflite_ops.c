@@ -51,7 +51,8 @@ enum {
     OP_MIRROR_PAD = 100, OP_ABS = 101, OP_SPLIT_V = 102, OP_UNIQUE = 103, OP_CEIL = 104, OP_REVERSE_V2 = 105,
     OP_GATHER_ND = 107, OP_COS = 108, OP_ELU = 111, OP_REVERSE_SEQUENCE = 112, OP_QUANTIZE = 114, OP_ROUND = 116,
     OP_HARD_SWISH = 117, OP_SCATTER_ND = 122, OP_SELECT_V2 = 123, OP_BATCH_MATMUL = 126, OP_CUMSUM = 128,
-    OP_CONV_3D = 132, OP_GELU = 150
+    OP_CONV_3D = 132, OP_GELU = 150,
+    OP_SQUARED_DIFFERENCE = 99 /* not a Table A row: TFLite's int8 kernel checked too */
 };
 
 /* Table A rows -> builtin code (ops-mcu.md §2, document order) */
@@ -365,7 +366,7 @@ static const char *op_names_for_test(int code)
         N(LOGICAL_AND) N(LOGICAL_NOT) N(UNPACK) N(REDUCE_MIN) N(SQUARE) N(FILL) N(RESIZE_NEAREST_NEIGHBOR)
         N(LEAKY_RELU) N(MIRROR_PAD) N(ABS) N(SPLIT_V) N(UNIQUE) N(CEIL) N(REVERSE_V2) N(GATHER_ND) N(COS) N(ELU)
         N(REVERSE_SEQUENCE) N(QUANTIZE) N(ROUND) N(HARD_SWISH) N(SCATTER_ND) N(SELECT_V2) N(BATCH_MATMUL)
-        N(CUMSUM) N(CONV_3D) N(GELU)
+        N(CUMSUM) N(CONV_3D) N(GELU) N(SQUARED_DIFFERENCE)
 #undef N
     default: return "?";
     }

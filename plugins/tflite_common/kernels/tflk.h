@@ -80,6 +80,43 @@ typedef struct tflk_logsm8 {
 } tflk_logsm8;
 void tflk_log_softmax_s8(const tflk_logsm8 *p, const int8_t *x, int8_t *y, int32_t rows, int32_t depth);
 
+/* ---- int8 elementwise and reduction (tflk_elem8.c) ------------------------ */
+
+/* TFLite's LUTPopulate<int8_t>: lut[q + 128] = saturate(round_half_away(
+ * fn(in_scale * (q - in_zp)) * (1 / out_scale)) + out_zp), all in float */
+void tflk_lut_populate_s8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                          float (*fn)(float, const void *), const void *ctx, int8_t lut[256]);
+/* MultiplyByQuantizedMultiplier(int64_t): 16-bit multiplier, one rounding;
+ * shift in [-31, 7] */
+int32_t tflk_mul_by_qm64(int64_t x, int32_t mult, int32_t shift);
+/* GetInvSqrtQuantizedMultiplierExp (Newton-Raphson in Q3.28) */
+void tflk_inv_sqrt_qm(int32_t v, int32_t reverse_shift, int32_t *mult, int32_t *shift);
+
+/* int8 RSQRT (elementwise.cc): mult/shift = QuantizeMultiplier(1 / (sqrt(in
+ * scale) * out scale)); q must be >= in_zp (the caller refuses others) */
+typedef struct tflk_rsqrt8 {
+    int32_t in_zp, out_zp, mult, shift;
+} tflk_rsqrt8;
+int32_t tflk_rsqrt_s8(const tflk_rsqrt8 *p, int32_t q);
+
+/* int8 SQUARED_DIFFERENCE (squared_difference.cc): inputs << 7, rescaled by
+ * s_i / (2 max(s1, s2)), differenced, squared, rescaled by (2 max)^2 /
+ * (2^14 s_out); all shifts <= 0 */
+typedef struct tflk_sqdiff8 {
+    int32_t zp1, zp2, out_zp, mult1, shift1, mult2, shift2, out_mult, out_shift;
+} tflk_sqdiff8;
+int32_t tflk_sqdiff_s8(const tflk_sqdiff8 *p, int32_t a, int32_t b);
+
+/* int8 REDUCE_PROD (reduce.cc QuantizedReduceProd): the first element of
+ * an output is q - in_zp, each next one multiplies in and requantizes by
+ * QuantizeMultiplier(in_scale / out_scale^(1/n)) (the int64 form), the
+ * result once more, plus out_zp */
+typedef struct tflk_prod8 {
+    int32_t in_zp, out_zp, mult, shift;
+} tflk_prod8;
+int32_t tflk_prod_next_s8(const tflk_prod8 *p, int32_t acc, int32_t q);
+int32_t tflk_prod_out_s8(const tflk_prod8 *p, int32_t acc);
+
 /* ---- fixed-point functions (tflk_fixed.c) ---------------------------------- */
 
 /* saturating x * 2^e (e >= 0) */
