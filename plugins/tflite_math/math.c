@@ -54,6 +54,19 @@ static const sy_host_api *H;
 
 static bool is_op(const sy_node *n, const char *name) { return !strcmp(H->node_op(n), name); }
 
+/* the int8 integer kernels take a positive finite scale and a zero point in
+ * int8's range (TFLite checks the latter); anything else is refused here */
+static sy_status *q8_check(const sy_node *n, const char *which, float scale, int32_t zp)
+{
+    if (!(scale > 0.0f) || scale == INFINITY)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s: %s scale %g is not a positive finite number", H->node_op(n),
+                   which, (double)scale);
+    if (zp < -128 || zp > 127)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s: %s zero point %d is outside [-128, 127]", H->node_op(n), which,
+                   (int)zp);
+    return NULL;
+}
+
 /* ======================================================================== */
 /* binary                                                                   */
 /* ======================================================================== */
@@ -164,6 +177,9 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
             /* squared_difference.cc Prepare: twice the larger scale is a
              * float product, the multipliers double quotients, all three
              * QuantizeMultiplierSmallerThanOneExp (which rejects >= 1) */
+            SY_TRY(q8_check(n, "first input", s->s1, s->z1));
+            SY_TRY(q8_check(n, "second input", s->s2, s->z2));
+            SY_TRY(q8_check(n, "output", s->so, s->zo));
             const float tm = 2 * (s->s1 > s->s2 ? s->s1 : s->s2);
             const double m1 = (double)s->s1 / (double)tm, m2 = (double)s->s2 / (double)tm;
             const double mo = ((double)tm * (double)tm) / (double)((float)(1 << 14) * s->so);
@@ -478,6 +494,8 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
         if (!tfl_qparams(x, &xs, &xz) || !tfl_qparams(y, &ys, &yz))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output",
                        H->node_op(n));
+        SY_TRY(q8_check(n, "input", xs, xz));
+        SY_TRY(q8_check(n, "output", ys, yz));
         if ((s->kind == U_LOGISTIC && ys == 1.0f / 256.0f && yz == -128) ||
             (s->kind == U_TANH && ys == 1.0f / 128.0f && yz == 0)) {
             s->fx = s->kind == U_LOGISTIC ? 1 : 2;
@@ -764,6 +782,8 @@ static sy_status *prepare_reduce_impl(sy_node *n, void **state)
         s->r8.out_zp = s->yz;
         s->r8.scale = s->xs / s->ys; /* float, as TFLite */
         if (s->kind == R_PROD) {
+            SY_TRY(q8_check(n, "input", s->xs, s->xz));
+            SY_TRY(q8_check(n, "output", s->ys, s->yz));
             /* reduce.cc PrepareProd: every multiplication step rescales by
              * in_scale / out_scale^(1/n), n = numel(in) / numel(out) */
             int64_t nx = sy_tensor_numel(x), ny = sy_tensor_numel(y);
