@@ -16,7 +16,8 @@
  *                           core copies the domain when the provider is
  *                           registered, so this is a plugin key.
  * [provider.test_npu]
- *   ops = Add,Mul,Relu      the ops it takes (default: all three)
+ *   ops = Add,Mul,Relu      the ops it takes (default: all three; QAdd and
+ *                           QMul have kernels too, taken only when listed)
  *   decline_dtype = float32 decline nodes whose input 0 has this dtype
  *   can_copy = true|false   offer the pairwise copy to/from host (default
  *                           true); false makes the core bounce through host
