@@ -336,7 +336,9 @@ static bool htp_qcheck(const htp_state *s, const sy_node *n, const emu_qinfo *qi
 
 static bool is_view(const char *op)
 {
-    return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze");
+    /* data moves of integer codes: views and Transpose keep the encoding */
+    return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
+           !strcmp(op, "Transpose");
 }
 
 static void htp_check(void *state, const sy_node *n, sy_claim *c)

@@ -14,6 +14,9 @@
  *     reference sets, the integer body on the emulator;
  *  3. capability rejections of each new rule (HTP-QCONFIG, HTP-QAXIS,
  *     *-QSTATIC, LPAI-DTYPE, LPAI-QAXIS, AIC-QCONFIG, *-QIO) naming the rule;
+ *  3b. integer Transpose (a data move of codes) on each emulator, bytes
+ *     against hand-indexed codes; declined by AIC-QCONFIG (int8) and
+ *     LPAI-RANK (rank 5);
  *  4. a compile-cache round trip of a quantized partition (htp, aic, lpai):
  *     the cache run's bytes equal the plain run's.
  */
@@ -361,6 +364,78 @@ static void test_rules(void)
     expect_rule("aic", "", &dyn, "qconv", "AIC-QSTATIC");
 }
 
+/* ---- integer Transpose: codes moved unchanged ---------------------------------- */
+/* x [2, 3, 4] (or [1, 2, 3, 4, 1] for the rank rule) of `elem` codes,
+ * Transpose perm [2, 0, 1] -> y [4, 2, 3]: y[c][a][b] = x[a][b][c], indices
+ * worked out here, bytes compared. `rule` NULL: taken by `target`; else
+ * declined naming it. */
+static void transpose_case(const char *target, const char *opts, int elem, bool rank5, const char *rule)
+{
+    char ini[512];
+    snprintf(ini, sizeof ini, "[switchyard]\nproviders = %s, cpu_ref\n%s", target, opts);
+    sy_env *env = emu_env(Q_PLUGINS, "%s", ini);
+    pt_model *pm = pt_model_new("qtranspose");
+    int64_t xd5[5] = {1, 2, 3, 4, 1}, xd[3] = {2, 3, 4}, yd[3] = {4, 2, 3}, yd5[5] = {1, 4, 2, 3, 1};
+    int64_t perm3[3] = {2, 0, 1}, perm5[5] = {0, 3, 1, 2, 4};
+    pt_input(pm, "x", elem, rank5 ? 5 : 3, rank5 ? xd5 : xd);
+    pt_node(pm, "Transpose", "tr", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    emu_attr_ints(pm, "perm", rank5 ? 5 : 3, rank5 ? perm5 : perm3);
+    pt_output(pm, "y", elem, rank5 ? 5 : 3, rank5 ? yd5 : yd);
+    sy_model *m = env ? pt_load(env, pm) : NULL;
+    pt_model_free(pm);
+    sy_session *s = emu_session(env, m, false);
+    sy_node_placement p = {.struct_size = sizeof p};
+    const char *on = s ? emu_provider_of(s, "tr", &p) : "";
+    bool wide = IS16(elem);
+    sy_dtype dt = elem == PT_U8 ? SY_DT_UINT8 : elem == PT_I8 ? SY_DT_INT8 : elem == PT_U16 ? SY_DT_UINT16 : SY_DT_INT16;
+    if (rule) {
+        PT_CHECK(!strcmp(on, "cpu_ref"), "%s Transpose of %s: on '%s', expected cpu_ref (%s)", target, sy_dtype_name(dt), on,
+                 rule);
+        PT_HAS(p.reason_text ? p.reason_text : "", rule);
+    } else if (s) {
+        PT_CHECK(!strcmp(on, target), "%s Transpose of %s: on '%s' (%s)", target, sy_dtype_name(dt), on,
+                 p.reason_text ? p.reason_text : "");
+        uint16_t x[24];
+        uint8_t xb[48];
+        for (int i = 0; i < 24; i++) {
+            x[i] = (uint16_t)(wide ? (i * 4099 + 7) & 0xffff : (i * 37 + 11) & 0xff);
+            if (wide)
+                memcpy(xb + 2 * i, &x[i], 2);
+            else
+                xb[i] = (uint8_t)x[i];
+        }
+        sy_tensor xt = emu_tensor(dt, xb, rank5 ? 5 : 3, rank5 ? xd5 : xd);
+        const sy_tensor *y = NULL;
+        if (emu_ok(sy_session_set_input_by_index(s, 0, &xt, SY_INPUT_COPY), "input") && emu_ok(sy_session_run(s), "run") &&
+            emu_ok(sy_session_get_output(s, 0, &y), "output")) {
+            int bad = 0;
+            for (int c = 0; c < 4; c++)
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 3; b++) {
+                        int yi = (c * 2 + a) * 3 + b, xi = (a * 3 + b) * 4 + c;
+                        uint16_t got = wide ? ((const uint16_t *)y->data)[yi] : ((const uint8_t *)y->data)[yi];
+                        bad += got != x[xi];
+                    }
+            PT_CHECK(bad == 0, "%s Transpose of %s: %d of 24 codes moved wrongly", target, sy_dtype_name(dt), bad);
+        }
+    }
+    sy_session_release(s);
+    sy_model_release(m);
+    sy_env_release(env);
+}
+
+static void test_transpose(void)
+{
+    const char *v6 = "[provider.lpai]\nhw_version = v6\n";
+    transpose_case("htp", "", PT_I8, false, NULL);
+    transpose_case("htp", "", PT_U16, false, NULL);
+    transpose_case("lpai", v6, PT_U8, false, NULL);
+    transpose_case("lpai", v6, PT_U16, false, NULL);
+    transpose_case("aic", "", PT_U8, false, NULL);
+    transpose_case("aic", "", PT_I8, false, "AIC-QCONFIG"); /* the AIC int8 path is uint8 */
+    transpose_case("lpai", v6, PT_U8, true, "LPAI-RANK");   /* rank 5 */
+}
+
 /* the float boundary: Quantize/DequantizeLinear stay on the host, naming the rule */
 static void qio_rule(const char *target, const char *opts, const char *model, const char *rule)
 {
@@ -457,6 +532,7 @@ int main(void)
 {
     PT_RUN(test_chain_bytes);
     PT_RUN(test_rules);
+    PT_RUN(test_transpose);
     struct stat sb;
     char p[1024];
     snprintf(p, sizeof p, "%s/models/onnx/mnist-8/model.onnx", EMU_SHARED_DIR);

@@ -336,7 +336,10 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
         return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
     const char *op = H->node_op(n);
     s->kind = kind_of(op);
-    s->f16 = ps && emu_T->fp16(ps) && !K_IS_Q(s->kind);
+    /* integer codes (quantized kernels, views and Transpose of codes) are
+     * never rounded to fp16 */
+    const sy_tensor *x0 = H->node_input(n, 0);
+    s->f16 = ps && emu_T->fp16(ps) && !K_IS_Q(s->kind) && !(x0 && int_data(x0->dtype));
     snprintf(s->name, sizeof s->name, "%s [%s]", H->node_name(n), emu_T->provider);
     emu_work w;
     emu_node_work(n, s->f16 ? 2 : 4, &w);
@@ -639,7 +642,7 @@ static void run_transpose(const kstate *s, const sy_kernel_io *io)
     sy_strides(x->rank, x->dims, xs);
     for (int32_t i = 0; i < x->rank; i++)
         ss[i] = xs[s->perm[i]];
-    sy_copy_strided(y->data, x->data, y->rank, y->dims, ss, sizeof(float));
+    sy_copy_strided(y->data, x->data, y->rank, y->dims, ss, sy_dt_size(x->dtype)); /* float or integer codes */
 }
 
 static void run_concat(const kstate *s, const sy_kernel_io *io)
@@ -765,7 +768,7 @@ bool emu_has_kernel(const sy_node *n)
         return K_IS_Q(k) && x && int_data(x->dtype);
     if (dom && dom[0] && strcmp(dom, "ai.onnx"))
         return false;
-    if (k == K_VIEW && x && int_data(x->dtype))
+    if ((k == K_VIEW || k == K_TRANSPOSE) && x && int_data(x->dtype))
         return true;
     return k >= 0 && !K_IS_Q(k) && x && x->dtype == SY_DT_FLOAT32;
 }
@@ -796,7 +799,8 @@ static sy_status *qio_run(void *state, const sy_kernel_io *io)
 uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def *out, uint32_t max)
 {
     const uint64_t ints = SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_UINT16);
-    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", NULL};
+    /* views and Transpose move integer codes unchanged: no requantization */
+    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", NULL};
     static const char *const qio[] = {"QuantizeLinear", "DequantizeLinear", NULL};
     qio_rule_ = qio_rule;
     uint32_t n = 0;
