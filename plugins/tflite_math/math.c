@@ -22,7 +22,8 @@
  *                     through fp32
  *   unary: ABS CEIL COS EXP FLOOR LOG ROUND RSQRT SIN SQRT SQUARE NEG RELU
  *     RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH ELU HARD_SWISH GELU
- *     LEAKY_RELU: fp32; int8 through a 256-entry table: TFLite's LUTPopulate
+ *     LEAKY_RELU: fp32; int8 through a 256-entry table (tfl_unary8.h,
+ *     shared with riscv_mcu): TFLite's LUTPopulate
  *     (float transform, times 1/scale, round half away; EXP LOG ELU GELU,
  *     and the ops TFLite has no int8 kernel for), ABS RSQRT SQRT and the
  *     RELU family as TFLite's integer kernels (elementwise.cc,
@@ -45,6 +46,7 @@
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
+#include "tfl_unary8.h"
 
 #include <float.h>
 
@@ -54,18 +56,7 @@ static const sy_host_api *H;
 
 static bool is_op(const sy_node *n, const char *name) { return !strcmp(H->node_op(n), name); }
 
-/* the int8 integer kernels take a positive finite scale and a zero point in
- * int8's range (TFLite checks the latter); anything else is refused here */
-static sy_status *q8_check(const sy_node *n, const char *which, float scale, int32_t zp)
-{
-    if (!(scale > 0.0f) || scale == INFINITY)
-        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s: %s scale %g is not a positive finite number", H->node_op(n),
-                   which, (double)scale);
-    if (zp < -128 || zp > 127)
-        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s: %s zero point %d is outside [-128, 127]", H->node_op(n), which,
-                   (int)zp);
-    return NULL;
-}
+#define q8_check(n, which, scale, zp) tfl_q8_check(H, (n), (which), (scale), (zp))
 
 /* ======================================================================== */
 /* binary                                                                   */
@@ -376,101 +367,17 @@ static sy_status *run_binary(void *state, const sy_kernel_io *io)
 /* unary                                                                    */
 /* ======================================================================== */
 
-enum {
-    U_ABS, U_CEIL, U_COS, U_EXP, U_FLOOR, U_LOG, U_ROUND, U_RSQRT, U_SIN, U_SQRT, U_SQUARE, U_NEG, U_RELU,
-    U_RELU6, U_RELU1, U_RELU01, U_LOGISTIC, U_TANH, U_ELU, U_HSWISH, U_GELU, U_LEAKY, U_NOT
-};
-static const struct {
-    const char *name;
-    int kind;
-} unops[] = {
-    {"ABS", U_ABS},         {"CEIL", U_CEIL},         {"COS", U_COS},       {"EXP", U_EXP},
-    {"FLOOR", U_FLOOR},     {"LOG", U_LOG},           {"ROUND", U_ROUND},   {"RSQRT", U_RSQRT},
-    {"SIN", U_SIN},         {"SQRT", U_SQRT},         {"SQUARE", U_SQUARE}, {"NEG", U_NEG},
-    {"RELU", U_RELU},       {"RELU6", U_RELU6},       {"RELU_N1_TO_1", U_RELU1}, {"RELU_0_TO_1", U_RELU01},
-    {"LOGISTIC", U_LOGISTIC}, {"TANH", U_TANH},       {"ELU", U_ELU},       {"HARD_SWISH", U_HSWISH},
-    {"GELU", U_GELU},       {"LEAKY_RELU", U_LEAKY},  {"LOGICAL_NOT", U_NOT},
-};
-
-static int un_kind(const sy_node *n)
-{
-    for (size_t i = 0; i < sizeof unops / sizeof unops[0]; i++)
-        if (is_op(n, unops[i].name))
-            return unops[i].kind;
-    return -1;
-}
-
 typedef struct un_state {
-    int kind;
-    float alpha;
-    bool approx;
+    tfl_un u;
     sy_dtype dt;
-    int8_t lut[256];
-    int fx; /* int8 LOGISTIC/TANH in fixed point (tflk_fixed.c) */
-    tflk_act8 a8;
-    int32_t min_valid; /* int8 SQRT/RSQRT: codes below the input zero point are refused */
-    float log_min;     /* int8 LOG: the value TFLite's table gives x <= 0 */
+    tfl_unary8 t8; /* int8: the table of output codes (tfl_unary8.h) */
 } un_state;
-
-static float uf(const un_state *s, float x)
-{
-    switch (s->kind) {
-    case U_ABS: return fabsf(x);
-    case U_CEIL: return ceilf(x);
-    case U_COS: return cosf(x);
-    case U_EXP: return expf(x);
-    case U_FLOOR: return floorf(x);
-    case U_LOG: return logf(x);
-    case U_ROUND: return rintf(x); /* half to even, as TFLite ROUND */
-    case U_RSQRT: return 1.0f / sqrtf(x);
-    case U_SIN: return sinf(x);
-    case U_SQRT: return sqrtf(x);
-    case U_SQUARE: return x * x;
-    case U_NEG: return -x;
-    case U_RELU: return x > 0 ? x : 0;
-    case U_RELU6: return tfl_clampf(x, 0, 6);
-    case U_RELU1: return tfl_clampf(x, -1, 1);
-    case U_RELU01: return tfl_clampf(x, 0, 1);
-    case U_LOGISTIC: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
-    case U_TANH: return tanhf(x);
-    case U_ELU: return x >= 0 ? x : expm1f(x);
-    case U_HSWISH: return x * tfl_clampf(x + 3.0f, 0, 6) / 6.0f;
-    case U_GELU:
-        return s->approx ? 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)))
-                         : 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-    case U_LEAKY: return x >= 0 ? x : s->alpha * x;
-    }
-    return x;
-}
-
-/* The transform of TFLite's int8 lookup tables (LUTPopulate). ELU's table
- * uses exp(x) - 1 in float (TFLite's and TFLite Micro's EluPrepare), not
- * the expm1 of the float kernel; LOG's maps x <= 0 to the lowest output
- * value (elementwise.cc LogLUTPrepare). TFLite has int8 tables for EXP,
- * LOG, ELU, GELU; the other table ops (no int8 kernel in TFLite: SIN, COS,
- * SQUARE, NEG, CEIL, FLOOR, ROUND, ...) use the same construction. */
-static float lut_fn(float x, const void *ctx)
-{
-    const un_state *s = ctx;
-    if (s->kind == U_ELU)
-        return x < 0.0f ? expf(x) - 1.0f : x;
-    if (s->kind == U_LOG)
-        return x <= 0.0f ? s->log_min : logf(x);
-    return uf(s, x);
-}
-
-/* zp + round(v / scale) clamped to int8, as TFLite's activation range */
-static int32_t act_q(float v, float scale, int32_t zp)
-{
-    float r = roundf(v / scale) + (float)zp;
-    return r <= -128.0f ? -128 : r >= 127.0f ? 127 : (int32_t)r;
-}
 
 static sy_status *infer_unary(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    int k = un_kind(n);
+    int k = tfl_unary_kind(H->node_op(n));
     if (k == U_NOT && x->dtype != SY_DT_BOOL)
         return ERR(SY_ERR_TYPE, "LOGICAL_NOT takes bool, got %s", sy_dt_name(x->dtype));
     return sy_infer_unary(H, n);
@@ -482,117 +389,15 @@ static sy_status *prepare_unary_impl(sy_node *n, void **state)
     if (!s)
         return OOM();
     *state = s;
-    s->kind = un_kind(n);
-    s->alpha = sy_attr_float_or(H, n, "alpha", 0.0f);
-    s->approx = sy_attr_int_or(H, n, "approximate", 0) != 0;
-    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
-    s->dt = x->dtype;
-    s->min_valid = -128; /* every code valid unless SQRT/RSQRT say otherwise */
-    if (s->dt == SY_DT_INT8) {
-        float xs, ys;
-        int32_t xz, yz;
-        if (!tfl_qparams(x, &xs, &xz) || !tfl_qparams(y, &ys, &yz))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output",
-                       H->node_op(n));
-        SY_TRY(q8_check(n, "input", xs, xz));
-        SY_TRY(q8_check(n, "output", ys, yz));
-        if ((s->kind == U_LOGISTIC && ys == 1.0f / 256.0f && yz == -128) ||
-            (s->kind == U_TANH && ys == 1.0f / 128.0f && yz == 0)) {
-            s->fx = s->kind == U_LOGISTIC ? 1 : 2;
-            tfl_act8_params(xs, xz, &s->a8);
-            return NULL;
-        }
-        if (s->kind == U_HSWISH) {
-            /* TFLite's HardSwishPrepare: both multipliers from float
-             * quotients, then rounded to 16 bits */
-            const float hires = (1.0f / 128.0f) * xs;
-            int32_t m;
-            tflk_hswish8 hp = {.in_zp = xz, .out_zp = yz};
-            sy_q_quantize_multiplier((double)(hires / ys), &m, &hp.out_shift);
-            hp.out_mult = tflk_mult_to_q15(m);
-            sy_q_quantize_multiplier((double)(hires / (3.0f / 32768.0f)), &m, &hp.relu_shift);
-            hp.relu_mult = tflk_mult_to_q15(m);
-            if (hp.out_shift > 0)
-                return ERR(SY_ERR_UNSUPPORTED,
-                           "int8 HARD_SWISH: input scale %g / 128 over output scale %g is above 1, which TFLite's "
-                           "kernel does not support",
-                           (double)xs, (double)ys);
-            int8_t all[256];
-            for (int q = -128; q < 128; q++)
-                all[q + 128] = (int8_t)q;
-            tflk_hswish_s8(&hp, all, s->lut, 256);
-            return NULL;
-        }
-        if (s->kind == U_LEAKY && s->alpha >= 0.0f) {
-            /* TFLite QuantizeLeakyRelu: the identity and alpha branches each
-             * requantize with their own multiplier (leaky_relu.cc computes
-             * them in float), double rounding included */
-            int32_t mi, si, ma, sa;
-            sy_q_quantize_multiplier((double)(xs / ys), &mi, &si);
-            sy_q_quantize_multiplier((double)(xs * s->alpha / ys), &ma, &sa);
-            for (int q = -128; q < 128; q++) {
-                int32_t d = q - xz;
-                int32_t v = yz + (d >= 0 ? sy_q_mul_by_qm(d, mi, si) : sy_q_mul_by_qm(d, ma, sa));
-                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
-            }
-            return NULL;
-        }
-        if (s->kind == U_ABS) {
-            /* elementwise.cc AbsEvalQuantized: |q - zp| requantized by the
-             * float quotient xs / ys only when the scales differ */
-            int32_t m = 0, sh = 0;
-            bool rescale = xs != ys;
-            if (rescale)
-                sy_q_quantize_multiplier((double)(xs / ys), &m, &sh);
-            for (int q = -128; q < 128; q++) {
-                int32_t v = q - xz < 0 ? xz - q : q - xz;
-                v = (rescale ? tflk_mul_by_qm(v, m, sh) : v) + yz;
-                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
-            }
-            return NULL;
-        }
-        if (s->kind == U_RELU || s->kind == U_RELU6 || s->kind == U_RELU1 || s->kind == U_RELU01) {
-            /* activations.cc ReluPrepare / QuantizedReluX: one multiplier
-             * from the float quotient xs / ys, then the activation range
-             * zp + round(bound / ys) */
-            int32_t m, sh;
-            sy_q_quantize_multiplier((double)(xs / ys), &m, &sh);
-            float amin = s->kind == U_RELU1 ? -1.0f : 0.0f;
-            float amax = s->kind == U_RELU6 ? 6.0f : s->kind == U_RELU ? INFINITY : 1.0f;
-            int32_t lo = act_q(amin, ys, yz), hi = amax == INFINITY ? 127 : act_q(amax, ys, yz);
-            for (int q = -128; q < 128; q++)
-                s->lut[q + 128] = (int8_t)tfl_clampi(yz + tflk_mul_by_qm(q - xz, m, sh), lo, hi);
-            return NULL;
-        }
-        if (s->kind == U_RSQRT) {
-            /* elementwise.cc RsqrtEvalQuantizedInt8: the inverse square
-             * root in fixed point; sqrt(in scale) is a float sqrt, its
-             * product with the output scale a float product */
-            tflk_rsqrt8 rp = {.in_zp = xz, .out_zp = yz};
-            sy_q_quantize_multiplier(1.0 / (double)(sqrtf(xs) * ys), &rp.mult, &rp.shift);
-            s->min_valid = xz;
-            for (int q = xz; q < 128; q++)
-                s->lut[q + 128] = (int8_t)tflk_rsqrt_s8(&rp, q);
-            return NULL;
-        }
-        if (s->kind == U_SQRT) {
-            /* elementwise.cc SqrtEvalQuantized: sqrt of the dequantized
-             * float divided by the output scale, TRUNCATED toward zero
-             * (static_cast<int>), plus the zero point */
-            s->min_valid = xz;
-            for (int q = xz; q < 128; q++) {
-                float f = sqrtf(xs * (float)(q - xz)) / ys;
-                int32_t v = f >= 2147483520.0f ? 127 : (int32_t)f + yz;
-                s->lut[q + 128] = (int8_t)tfl_clampi(v, -128, 127);
-            }
-            return NULL;
-        }
-        s->log_min = (float)(-128 - yz) * ys;
-        tflk_lut_populate_s8(xs, xz, ys, yz, lut_fn, s, s->lut);
-    } else if (s->dt == SY_DT_INT32 && s->kind != U_ABS && s->kind != U_NEG && s->kind != U_SQUARE &&
-               s->kind != U_RELU) {
+    s->u.kind = tfl_unary_kind(H->node_op(n));
+    s->u.alpha = sy_attr_float_or(H, n, "alpha", 0.0f);
+    s->u.approx = sy_attr_int_or(H, n, "approximate", 0) != 0;
+    s->dt = H->node_input(n, 0)->dtype;
+    int k = s->u.kind;
+    if (s->dt == SY_DT_INT8)
+        return tfl_build_unary8(H, n, &s->u, &s->t8);
+    if (s->dt == SY_DT_INT32 && k != U_ABS && k != U_NEG && k != U_SQUARE && k != U_RELU)
         return ERR(SY_ERR_TYPE, "%s on int32 is not supported", H->node_op(n));
-    }
     return NULL;
 }
 
@@ -602,31 +407,25 @@ static sy_status *run_unary(void *state, const sy_kernel_io *io)
     const sy_tensor *x = io->inputs[0];
     void *y = io->outputs[0]->data;
     int64_t n = sy_tensor_numel(x);
+    const int k = s->u.kind;
     switch (s->dt) {
     case SY_DT_FLOAT32:
         for (int64_t i = 0; i < n; i++)
-            ((float *)y)[i] = uf(s, ((const float *)x->data)[i]);
+            ((float *)y)[i] = tfl_unary_f(&s->u, ((const float *)x->data)[i]);
         break;
-    case SY_DT_INT8:
-        if (s->fx && n > INT32_MAX)
-            return ERR(SY_ERR_UNSUPPORTED, "int8 %s of %lld elements: the kernel counts in int32",
-                       s->fx == 1 ? "LOGISTIC" : "TANH", (long long)n);
-        if (s->min_valid > -128)
+    case SY_DT_INT8: {
+        const int8_t *xi = x->data;
+        if (s->t8.min_valid > -128)
             for (int64_t i = 0; i < n; i++)
-                if (((const int8_t *)x->data)[i] < s->min_valid)
+                if (xi[i] < s->t8.min_valid)
                     return ERR(SY_ERR_RUNTIME,
                                "int8 %s: element %lld is %d, below the input zero point %d (a negative real "
                                "value), which TFLite's kernel refuses",
-                               s->kind == U_SQRT ? "SQRT" : "RSQRT", (long long)i, ((const int8_t *)x->data)[i],
-                               s->min_valid);
-        if (s->fx == 1)
-            tflk_logistic_s8(&s->a8, x->data, y, (int32_t)n);
-        else if (s->fx == 2)
-            tflk_tanh_s8(&s->a8, x->data, y, (int32_t)n);
-        else
-            for (int64_t i = 0; i < n; i++)
-                ((int8_t *)y)[i] = s->lut[((const int8_t *)x->data)[i] + 128];
+                               k == U_SQRT ? "SQRT" : "RSQRT", (long long)i, xi[i], s->t8.min_valid);
+        for (int64_t i = 0; i < n; i++)
+            ((int8_t *)y)[i] = s->t8.lut[xi[i] + 128];
         break;
+    }
     case SY_DT_BOOL:
         for (int64_t i = 0; i < n; i++)
             ((bool *)y)[i] = !((const bool *)x->data)[i];
@@ -634,7 +433,7 @@ static sy_status *run_unary(void *state, const sy_kernel_io *io)
     default:
         for (int64_t i = 0; i < n; i++) {
             int64_t v = sy_load_i64(x->data, s->dt, (size_t)i);
-            v = s->kind == U_ABS ? (v < 0 ? -v : v) : s->kind == U_NEG ? -v : s->kind == U_RELU ? (v > 0 ? v : 0) : v * v;
+            v = k == U_ABS ? (v < 0 ? -v : v) : k == U_NEG ? -v : k == U_RELU ? (v > 0 ? v : 0) : v * v;
             sy_store_i64(y, s->dt, (size_t)i, v);
         }
     }

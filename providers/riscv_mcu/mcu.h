@@ -3,6 +3,7 @@
 #define SY_MCU_H
 
 #include "tfl_params.h"
+#include "tfl_unary8.h"
 #include "sy_mcu_ext.h"
 #include "qk.h"
 #include "qrnn_params.h"
@@ -41,6 +42,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *claim);
 typedef enum mcu_kind {
     MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
     MK_LSTM, MK_LSTM8, MK_COPY,
+    MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     /* switchyard.quant (NCHW int8, plugins/ops_quant/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -55,6 +57,7 @@ typedef struct mcu_node {
         tflk_softmax sm;
         tflk_lstm lstm;
         tflk_lstm8 lstm8;
+        tfl_unary8 lut;
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;

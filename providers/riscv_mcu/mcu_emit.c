@@ -469,7 +469,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         emit_i32s(o, ss, shift, k->n_mult);
         L->flash_params += (size_t)k->n_mult * 8;
     }
-    const bool i8 = k->kind == MK_CONV_S8 || k->kind == MK_FC_S8 || k->kind == MK_POOL_S8 || k->kind == MK_SOFTMAX_S8;
+    const bool i8 = k->kind == MK_CONV_S8 || k->kind == MK_FC_S8 || k->kind == MK_POOL_S8 || k->kind == MK_SOFTMAX_S8 ||
+                    k->kind == MK_LUT_S8;
     const char *et = i8 ? "int8_t" : "float";
     switch (k->kind) {
     case MK_CONV_S8:
@@ -592,6 +593,14 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         P(calls, "    tflk_lstm8_run(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), ws + %zu);\n", i, xo, yo, so);
         break;
     }
+    case MK_LUT_S8: {
+        /* the host-built table of output codes, in flash */
+        const char *lsym;
+        SY_TRY(blob_sym(L, k->u.lut.lut, sizeof k->u.lut.lut, SY_DT_INT8, &lsym));
+        P(calls, "    tflk_lut_s8(%s, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %zu);\n", lsym, xo, yo,
+          r->in[0].nbytes);
+        break;
+    }
     case MK_COPY:
     default:
         P(calls, "    tflk_copy(ws + %zu, ws + %zu, %zu);\n", yo, xo,
@@ -616,6 +625,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
     case MK_LSTM: return "tflk_lstm.c";
     case MK_LSTM8: return "tflk_lstm8.c";
+    case MK_LUT_S8: return "tflk_lut.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -161,6 +161,25 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
     return true;
 }
 
+/* the int8 ops riscv_mcu runs through a table, with their Table A row; a
+ * leading "2 " marks the rows limited to 2-4D (RSQRT, SQRT: not taken,
+ * their run-time refusal of negative inputs has no path in a package) */
+static const char *lut_row(const char *op)
+{
+    static const char *const rows[][2] = {
+        {"RELU", "2 #7 Relu"},          {"TANH", "2 #8 Tanh"},         {"LOGISTIC", "2 #9 Logistic"},
+        {"RELU6", "2 #56 Relu6"},       {"LEAKY_RELU", "2 #57 LeakyRelu"}, {"HARD_SWISH", "2 #58 HardSwish"},
+        {"ELU", "2 #68 Elu"},           {"NEG", "2 #73 Neg"},          {"GELU", "2 #76 Gelu"},
+        {"ABS", "- #27 Abs"},           {"CEIL", "- #28 Ceil"},        {"COS", "- #29 Cos"},
+        {"EXP", "- #30 Exp"},           {"FLOOR", "- #31 Floor"},      {"LOG", "- #32 Log"},
+        {"ROUND", "- #33 Round"},       {"SIN", "- #35 Sin"},          {"SQUARE", "- #37 Square"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strcmp(op, rows[i][0]))
+            return rows[i][1];
+    return NULL;
+}
+
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     c->take = false;
@@ -262,6 +281,17 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     "LSTM is float only, §5 rule 31); rules = tflm runs it");
             return;
         }
+    } else if (i8 && lut_row(op)) {
+        /* int8 one-input ops (a table of output codes): the rows that say
+         * "in/out 2-4D"; TFLite Micro takes any rank */
+        const char *row = lut_row(op);
+        if (row[0] == '2' && cfg->rules == MCU_RULES_SEED && x && (x->rank < 2 || x->rank > 4)) {
+            decline(c, SY_REASON_RANK,
+                    "%s: input must be 2-4D, got rank %d (ops-mcu.md Table A %s; rules = tflm accepts any rank as "
+                    "TFLite Micro does)",
+                    op, x->rank, row + 2);
+            return;
+        }
     } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {
         /* Table A #25, #26: any rank */
     } else {
@@ -272,7 +302,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!known) {
         decline(c, SY_REASON_NO_KERNEL,
                 "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
-                "SOFTMAX, the LSTM and the reshapes)",
+                "SOFTMAX, the LSTM, the reshapes and int8 one-input activation/math tables)",
                 op);
         return;
     }

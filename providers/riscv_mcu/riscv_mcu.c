@@ -25,7 +25,10 @@
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
- * SQUEEZE, EXPAND_DIMS; the ONNX path (mcu_quant.c, plugins/ops_quant/kernels):
+ * SQUEEZE, EXPAND_DIMS; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
+ * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
+ * SQUARE as a 256-entry table of output codes built like cpu_ref's
+ * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the ONNX path (mcu_quant.c, plugins/ops_quant/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
  */
@@ -213,6 +216,18 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         k->kind = MK_LSTM;
         SY_TRY(tfl_build_lstm(H, n, &k->u.lstm));
         H->node_set_scratch(n, tflk_lstm_scratch_floats(&k->u.lstm) * sizeof(float));
+    } else if (i8 && tfl_unary_kind(op) >= 0) {
+        /* the same table cpu_ref's tflite_math builds (tfl_unary8.h) */
+        k->kind = MK_LUT_S8;
+        tfl_un u = {.kind = tfl_unary_kind(op),
+                    .alpha = sy_attr_float_or(H, n, "alpha", 0.0f),
+                    .approx = sy_attr_int_or(H, n, "approximate", 0) != 0};
+        SY_TRY(tfl_build_unary8(H, n, &u, &k->u.lut));
+        if (k->u.lut.min_valid > -128)
+            return H->status_new(SY_ERR_UNSUPPORTED, "%s: int8 inputs below the zero point are refused at run time, "
+                                 "which a generated package cannot report", op);
+        if (sy_tensor_numel(H->node_input(n, 0)) > INT32_MAX)
+            return H->status_new(SY_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements", op);
     } else {
         k->kind = MK_COPY; /* RESHAPE SQUEEZE EXPAND_DIMS: a view */
     }
@@ -276,6 +291,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     case MK_SOFTMAX_F32: tflk_softmax_f32(&k->u.sm, x->data, y->data); break;
     case MK_LSTM: tflk_lstm_run(&k->u.lstm, x->data, y->data, io->scratch); break;
     case MK_LSTM8: tflk_lstm8_run(&k->u.lstm8, x->data, y->data, io->scratch); break;
+    case MK_LUT_S8: tflk_lut_s8(k->u.lut.lut, x->data, y->data, (int32_t)sy_tensor_numel(x)); break;
     case MK_COPY:
     default: tflk_copy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes); break;
     }
@@ -283,6 +299,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 }
 
 #define MCU_F32_I8 (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_INT8))
+#define I8_ONLY SY_DT_BIT(SY_DT_INT8)
 #define MCU_KERNEL(op, mask)                                                                                       \
     {                                                                                                              \
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
@@ -305,6 +322,13 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("RESHAPE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("SQUEEZE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    /* int8 one-input ops of Table A: a table of output codes (MK_LUT_S8) */
+    MCU_KERNEL("RELU", I8_ONLY), MCU_KERNEL("TANH", I8_ONLY), MCU_KERNEL("LOGISTIC", I8_ONLY),
+    MCU_KERNEL("RELU6", I8_ONLY), MCU_KERNEL("LEAKY_RELU", I8_ONLY), MCU_KERNEL("HARD_SWISH", I8_ONLY),
+    MCU_KERNEL("ELU", I8_ONLY), MCU_KERNEL("NEG", I8_ONLY), MCU_KERNEL("GELU", I8_ONLY),
+    MCU_KERNEL("ABS", I8_ONLY), MCU_KERNEL("CEIL", I8_ONLY), MCU_KERNEL("COS", I8_ONLY),
+    MCU_KERNEL("EXP", I8_ONLY), MCU_KERNEL("FLOOR", I8_ONLY), MCU_KERNEL("LOG", I8_ONLY),
+    MCU_KERNEL("ROUND", I8_ONLY), MCU_KERNEL("SIN", I8_ONLY), MCU_KERNEL("SQUARE", I8_ONLY),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),

@@ -378,8 +378,15 @@ static const char *op_text(void) { return op_names_for_test(C.code); }
 /* The ops the riscv_mcu provider has kernels for: their cases also run on
  * a strict riscv_mcu session (the host run of the generated MCU code) and
  * must give the same expected values. */
-static bool mcu_has_kernel(int code)
+static bool mcu_has_kernel(int code, bool int8)
 {
+    /* int8 only: the one-input ops riscv_mcu runs through a table */
+    static const int lut_ops[] = {OP_RELU,  OP_TANH,  OP_LOGISTIC, OP_RELU6, OP_LEAKY_RELU, OP_HARD_SWISH,
+                                  OP_ELU,   OP_NEG,   OP_GELU,     OP_ABS,   OP_CEIL,       OP_COS,
+                                  OP_EXP,   OP_FLOOR, OP_LOG,      OP_ROUND, OP_SIN,        OP_SQUARE};
+    for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
+        if (code == lut_ops[i])
+            return true;
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS;
@@ -472,7 +479,7 @@ static CASE_API void finish(void)
         else if (st)
             CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
         sy_status_free(st);
-        if (!C.reject_ref && !C.reject_run && mcu_has_kernel(C.code)) {
+        if (!C.reject_ref && !C.reject_run && mcu_has_kernel(C.code, int8)) {
             /* a node the seed's rules decline (fused RELU6, int8 depth
              * multiplier > 1, ...) is counted, not run */
             st = run_on(env_mcu, buf, size, "riscv_mcu");
@@ -665,8 +672,89 @@ static CASE_API const char *shp(char *buf, int a, int b, int c, int d)
 #include "test_tflite_ops_cases.inc"
 
 
-int main(void)
+/* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
+ * one-input ops riscv_mcu runs through tables, each op's output
+ * quantization the next one's input, and an input covering all 256 codes:
+ * DIR/lut_chain.tflite and DIR/x.npy ([1, 16, 16] int8, for `--input x=`) */
+static int write_lut_model(const char *dir)
 {
+    static const struct {
+        int32_t code;
+        float scale;
+        int64_t zp;
+    } chain[] = {
+        {0, 0.06f, 5},             /* x */
+        {OP_TANH, 1.0f / 128, 0},  /* TFLite Micro's fixed point */
+        {OP_EXP, 0.011f, -128},    /* exp([-1, 1]) in [0.37, 2.72] */
+        {OP_LOG, 0.008f, 0},       /* LUTPopulate; a code of 0 maps to the lowest */
+        {OP_HARD_SWISH, 0.006f, -20}, /* the 16-bit kernel */
+        {OP_GELU, 0.005f, -30},
+        {OP_NEG, 0.004f, 100},
+        {OP_ABS, 0.004f, -128},    /* requantized |q - zp| */
+        {OP_SIN, 0.004f, -128},
+        {OP_RELU6, 0.0035f, -128}, /* requantized and clamped */
+    };
+    enum { NT = sizeof chain / sizeof chain[0] };
+    static float sc[NT];
+    static int64_t zp[NT];
+    static int32_t io[NT];
+    tflw_tensor ts[NT];
+    tflw_op ops[NT - 1];
+    char names[NT][8];
+    for (int i = 0; i < NT; i++) {
+        sc[i] = chain[i].scale;
+        zp[i] = chain[i].zp;
+        io[i] = i;
+        snprintf(names[i], sizeof names[i], i == 0 ? "x" : i == NT - 1 ? "y" : "t%d", i);
+        ts[i] = (tflw_tensor){.name = names[i], .type = TFLW_INT8, .rank = 3, .dims = {1, 16, 16}, .n_quant = 1,
+                              .scales = &sc[i], .zero_points = &zp[i]};
+        if (i > 0)
+            ops[i - 1] = (tflw_op){.code = chain[i].code, .inputs = &io[i - 1], .n_inputs = 1, .outputs = &io[i],
+                                   .n_outputs = 1};
+    }
+    int32_t gin = 0, gout = NT - 1;
+    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = NT - 1, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lut_chain.tflite", dir);
+    FILE *f = fopen(path, "wb");
+    bool ok = b && f && fwrite(b, 1, size, f) == size;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(b);
+    /* .npy v1.0: magic, header length, the dict padded to 64 bytes */
+    const char *hdr = "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 16, 16), }";
+    size_t len = strlen(hdr), pad = (64 - (10 + len + 1) % 64) % 64;
+    int8_t x[256];
+    for (int i = 0; i < 256; i++)
+        x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    f = fopen(path, "wb");
+    if (f) {
+        uint16_t hl = (uint16_t)(len + pad + 1);
+        fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+        fputc(hl & 0xff, f);
+        fputc(hl >> 8, f);
+        fwrite(hdr, 1, len, f);
+        for (size_t i = 0; i < pad; i++)
+            fputc(' ', f);
+        fputc('\n', f);
+        ok = fwrite(x, 1, sizeof x, f) == sizeof x && ok;
+        ok = fclose(f) == 0 && ok;
+    } else {
+        ok = false;
+    }
+    if (!ok)
+        fprintf(stderr, "--write-model: cannot write the model or input in %s\n", dir);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--write-model"))
+        return write_lut_model(argv[2]);
     sy_status *st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\nstrict = true\n",
                                               NULL, &env_ref);
     if (!st)

@@ -82,6 +82,10 @@ void tflk_log_softmax_s8(const tflk_logsm8 *p, const int8_t *x, int8_t *y, int32
 
 /* ---- int8 elementwise and reduction (tflk_elem8.c) ------------------------ */
 
+/* y[i] = lut[x[i] + 128] (tflk_lut.c): every int8 one-input op, its table
+ * built on the host */
+void tflk_lut_s8(const int8_t *lut, const int8_t *x, int8_t *y, int32_t n);
+
 /* TFLite's LUTPopulate<int8_t>: lut[q + 128] = saturate(round_half_away(
  * fn(in_scale * (q - in_zp)) * (1 / out_scale)) + out_zp), all in float */
 void tflk_lut_populate_s8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,

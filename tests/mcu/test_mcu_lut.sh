@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The int8 one-input ops on the MCU: a chain of TANH, EXP, LOG, HARD_SWISH,
+# GELU, NEG, ABS, SIN and RELU6 (written by test_tflite_ops --write-model,
+# every input code once) that riscv_mcu runs as 256-entry tables
+# (plugins/tflite_common/tfl_unary8.h, kernels/tflk_lut.c). The host run of
+# the riscv_mcu provider gives the bytes of the cpu_ref (tflite_math) run,
+# and the package built (MODE host: host compiler; MODE qemu:
+# riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32) prints the same
+# bytes.
+#
+#   test_mcu_lut.sh SWITCHYARD TEST_TFLITE_OPS WORK_DIR host|qemu
+#
+# Exit 77 (skipped) in qemu mode without the cross toolchain, picolibc or QEMU.
+set -u
+SY=$1 GEN=$2 WORK=$3 MODE=$4
+if [ "$MODE" = qemu ]; then
+  for tool in riscv64-unknown-elf-gcc qemu-system-riscv32; do
+    if ! command -v "$tool" > /dev/null; then
+      echo "SKIP: $tool not found (tools/dev/install-deps.sh)"
+      exit 77
+    fi
+  done
+  if [ ! -f "$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then
+    echo "SKIP: picolibc for riscv64-unknown-elf not found (tools/dev/install-deps.sh)"
+    exit 77
+  fi
+fi
+rm -rf "$WORK"
+mkdir -p "$WORK"
+"$GEN" --write-model "$WORK" > "$WORK/gen.log" 2>&1 || { cat "$WORK/gen.log"; echo "FAIL: --write-model"; exit 1; }
+m=$WORK/lut_chain.tflite pkg=$WORK/pkg
+"$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/x.npy" > "$WORK/codegen.log" 2>&1 || {
+  cat "$WORK/codegen.log"
+  echo "FAIL: codegen"
+  exit 1
+}
+n=$(grep -c 'tflk_lut_s8(' "$pkg/src/model.c")
+[ "$n" -eq 9 ] || { echo "FAIL: $n tflk_lut_s8 calls in the package, want 9"; exit 1; }
+# the cpu_ref run: the same bytes
+"$SY" run "$m" --input "x=$WORK/x.npy" --output-dir "$WORK/cpu" > "$WORK/run.log" 2>&1 || {
+  cat "$WORK/run.log"
+  echo "FAIL: the cpu_ref run"
+  exit 1
+}
+exp=$(grep '^out0' "$pkg/expected_output.txt")
+cpu=$(tail -c 256 "$WORK/cpu/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+[ "out0 256:$cpu" = "$exp" ] || { echo "FAIL: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 256:$cpu'"; exit 1; }
+if [ "$MODE" = qemu ]; then
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build ($MODE)"; exit 1; }
+  (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out.txt" 2>&1
+else
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build ($MODE)"; exit 1; }
+  (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out.txt" 2>&1
+fi
+if ! grep '^out' "$WORK/out.txt" | cmp -s - "$pkg/expected_output.txt"; then
+  cat "$WORK/out.txt"
+  echo "FAIL: the $MODE run differs from the host run"
+  exit 1
+fi
+echo "ok   int8 table chain ($MODE): 9 ops, all 256 codes, bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out.txt")"
