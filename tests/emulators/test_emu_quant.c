@@ -17,6 +17,9 @@
  *  3b. integer Transpose (a data move of codes) on each emulator, bytes
  *     against hand-indexed codes; declined by AIC-QCONFIG (int8) and
  *     LPAI-RANK (rank 5);
+ *  3c. QConcat: copies where the encoding is the output's, else
+ *     QuantizeLinear's requantization (hand-worked ties), equal to cpu_ref; int8 on aic
+ *     declined (AIC-QCONFIG);
  *  4. a compile-cache round trip of a quantized partition (htp, aic, lpai):
  *     the cache run's bytes equal the plain run's.
  */
@@ -436,6 +439,99 @@ static void test_transpose(void)
     transpose_case("lpai", v6, PT_U8, true, "LPAI-RANK");   /* rank 5 */
 }
 
+/* ---- QConcat: copies and fp32 rescaling ---------------------------------------- */
+/* y = QConcat(axis 1) of x0 [1, 2, 3] (the output's encoding: s 0.1, z 3) and
+ * x1 [1, 1, 3] (s 0.05, z -1): x0's codes are copied; x1's are requantized
+ * as QuantizeLinear does, round(x / s_y) + z_y with x / s_y = (q - z1) * 0.5
+ * (0.05f / 0.1f is 0.5 exactly), so the values land on halves and show the
+ * rounding rule, half to even, and that the zero point is added after it:
+ * q1 = {0, 2, 4} -> 0.5, 1.5, 2.5 -> 0, 2, 2 -> 3, 5, 5 (half away from
+ * zero: 4, 5, 6; rounding after adding z_y = 3: 4, 4, 6).
+ * (Inputs of different types are refused by the schema, before placement.) */
+static pt_model *qconcat_model(int el)
+{
+    pt_model *m = pt_model_new("qconcat");
+    emu_opset(m, "switchyard.quant", 1);
+    int64_t d0[3] = {1, 2, 3}, d1[3] = {1, 1, 3}, dy[3] = {1, 3, 3}, one[1] = {1};
+    pt_input(m, "x0", el, 3, d0);
+    pt_input(m, "x1", el, 3, d1);
+    scalar(m, "ys", 0.1f);
+    scalar(m, "s1", 0.05f);
+    if (el == PT_U8) {
+        uint8_t zy = 3, z1 = 1;
+        pt_init_raw(m, "yz", PT_U8, 0, one, &zy, 1);
+        pt_init_raw(m, "z1", PT_U8, 0, one, &z1, 1);
+    } else {
+        int8_t zy = 3, z1 = -1;
+        pt_init_raw(m, "yz", PT_I8, 0, one, &zy, 1);
+        pt_init_raw(m, "z1", PT_I8, 0, one, &z1, 1);
+    }
+    pt_node(m, "QConcat", "qcat", (const char *[]){"ys", "yz", "x0", "ys", "yz", "x1", "s1", "z1", NULL},
+            (const char *[]){"y", NULL});
+    emu_domain(m, "switchyard.quant");
+    emu_attr_i(m, "axis", 1);
+    pt_output(m, "y", el, 3, dy);
+    return m;
+}
+
+static void qconcat_case(const char *target, const char *opts, int el, const char *rule)
+{
+    char ini[512];
+    snprintf(ini, sizeof ini, "[switchyard]\nproviders = %s, cpu_ref\n%s", target, opts);
+    sy_env *env = emu_env(Q_PLUGINS, "%s", ini), *ref = emu_env(Q_PLUGINS, "[switchyard]\nproviders = cpu_ref\n");
+    pt_model *pm = qconcat_model(el);
+    sy_model *m = env ? pt_load(env, pm) : NULL, *mr = ref ? pt_load(ref, pm) : NULL;
+    pt_model_free(pm);
+    sy_session *s = emu_session(env, m, false), *sr = emu_session(ref, mr, false);
+    sy_node_placement p = {.struct_size = sizeof p};
+    const char *on = s ? emu_provider_of(s, "qcat", &p) : "";
+    sy_dtype dt = el == PT_U8 ? SY_DT_UINT8 : SY_DT_INT8;
+    if (rule) {
+        PT_CHECK(!strcmp(on, "cpu_ref"), "%s QConcat: on '%s', expected cpu_ref (%s)", target, on, rule);
+        PT_HAS(p.reason_text ? p.reason_text : "", rule);
+    } else if (s && sr) {
+        PT_CHECK(!strcmp(on, target), "%s QConcat: on '%s' (%s)", target, on, p.reason_text ? p.reason_text : "");
+        /* int8: x0 copied, x1 {0, 2, 4} with z1 = -1; uint8: the same values
+         * shifted by +128 in x0 and z1 = 1, q1 = {2, 4, 6} (centered 1, 3, 5) */
+        int8_t x0s[6] = {-128, 0, 127, 5, -7, 100}, x1s[3] = {0, 2, 4};
+        int8_t ys[9] = {-128, 0, 127, 5, -7, 100, 3, 5, 5};
+        uint8_t x0u[6] = {0, 128, 255, 133, 121, 228}, x1u[3] = {2, 4, 6};
+        uint8_t yu[9] = {0, 128, 255, 133, 121, 228, 3, 5, 5};
+        int64_t d0[3] = {1, 2, 3}, d1[3] = {1, 1, 3};
+        sy_tensor t0 = emu_tensor(dt, el == PT_U8 ? (void *)x0u : (void *)x0s, 3, d0);
+        sy_tensor t1 = emu_tensor(dt, el == PT_U8 ? (void *)x1u : (void *)x1s, 3, d1);
+        const sy_tensor *y = NULL, *yr = NULL;
+        if (emu_ok(sy_session_set_input_by_index(s, 0, &t0, SY_INPUT_COPY), "x0") &&
+            emu_ok(sy_session_set_input_by_index(s, 1, &t1, SY_INPUT_COPY), "x1") && emu_ok(sy_session_run(s), "run") &&
+            emu_ok(sy_session_get_output(s, 0, &y), "y") &&
+            emu_ok(sy_session_set_input_by_index(sr, 0, &t0, SY_INPUT_COPY), "x0") &&
+            emu_ok(sy_session_set_input_by_index(sr, 1, &t1, SY_INPUT_COPY), "x1") && emu_ok(sy_session_run(sr), "run") &&
+            emu_ok(sy_session_get_output(sr, 0, &yr), "y")) {
+            PT_CHECK(!memcmp(y->data, el == PT_U8 ? (const void *)yu : (const void *)ys, 9),
+                     "%s QConcat %s: codes differ from the hand-worked ones", target, sy_dtype_name(dt));
+            /* cpu_ref's default (onnx) form is the same QuantizeLinear: same bytes */
+            PT_CHECK(!memcmp(y->data, yr->data, 9), "%s QConcat %s: differs from cpu_ref", target, sy_dtype_name(dt));
+        }
+    }
+    sy_session_release(s);
+    sy_session_release(sr);
+    sy_model_release(m);
+    sy_model_release(mr);
+    sy_env_release(env);
+    sy_env_release(ref);
+}
+
+static void test_qconcat(void)
+{
+    const char *v6 = "[provider.lpai]\nhw_version = v6\n";
+    qconcat_case("htp", "", PT_I8, NULL);
+    qconcat_case("htp", "", PT_U8, NULL);
+    qconcat_case("lpai", v6, PT_I8, NULL);
+    qconcat_case("lpai", v6, PT_U8, NULL);
+    qconcat_case("aic", "", PT_U8, NULL);
+    qconcat_case("aic", "", PT_I8, "AIC-QCONFIG"); /* int8 activations: the AIC int8 path is uint8 */
+}
+
 /* the float boundary: Quantize/DequantizeLinear stay on the host, naming the rule */
 static void qio_rule(const char *target, const char *opts, const char *model, const char *rule)
 {
@@ -533,6 +629,7 @@ int main(void)
     PT_RUN(test_chain_bytes);
     PT_RUN(test_rules);
     PT_RUN(test_transpose);
+    PT_RUN(test_qconcat);
     struct stat sb;
     char p[1024];
     snprintf(p, sizeof p, "%s/models/onnx/mnist-8/model.onnx", EMU_SHARED_DIR);

@@ -201,9 +201,9 @@ void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
 /* ======================================================================== */
 enum { K_CONV, K_MATMUL, K_GEMM, K_ADD, K_SUB, K_MUL, K_DIV, K_RELU, K_SIGMOID, K_TANH, K_EXP, K_MAXPOOL, K_AVGPOOL,
        K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX,
-       K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, /* integer kernels (emu_q.c) */
+       K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, K_QCONCAT, /* integer kernels (emu_q.c) */
        K__N };
-#define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QMAXPOOL)
+#define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QCONCAT)
 
 static const char *const op_names[K__N] = {
     [K_CONV] = "Conv",         [K_MATMUL] = "MatMul",   [K_GEMM] = "Gemm",         [K_ADD] = "Add",
@@ -212,6 +212,7 @@ static const char *const op_names[K__N] = {
     [K_AVGPOOL] = "AveragePool", [K_GAP] = "GlobalAveragePool", [K_BN] = "BatchNormalization",
     [K_VIEW] = "Reshape",      [K_TRANSPOSE] = "Transpose", [K_CONCAT] = "Concat", [K_SOFTMAX] = "Softmax",
     [K_QCONV] = "QConv",       [K_QMATMUL] = "QMatMul", [K_QADD] = "QAdd",         [K_QMAXPOOL] = "QMaxPool",
+    [K_QCONCAT] = "QConcat",
 };
 
 const char *const emu_ops[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh",
@@ -376,6 +377,7 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
     }
     case K_QMATMUL: st = emu_qk_build(n, EMU_Q_MATMUL, NULL, &s->q, &s->scratch); break;
     case K_QADD: st = emu_qk_build(n, EMU_Q_ADD, NULL, &s->q, &s->scratch); break;
+    case K_QCONCAT: st = emu_qk_build(n, EMU_Q_CONCAT, NULL, &s->q, &s->scratch); break;
     case K_CONV:
     case K_MAXPOOL:
     case K_AVGPOOL: {
@@ -724,7 +726,8 @@ static sy_status *krun(void *state, const sy_kernel_io *io)
     case K_QCONV:
     case K_QMATMUL:
     case K_QADD:
-    case K_QMAXPOOL: st = emu_qk_run(s->q, io); break;
+    case K_QMAXPOOL:
+    case K_QCONCAT: st = emu_qk_run(s->q, io); break;
     default: st = ERR(SY_ERR_INTERNAL, "%s: unknown kernel kind %d", emu_T->provider, s->kind);
     }
     if (st)
@@ -749,7 +752,7 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
     return n;
 }
 
-const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", NULL};
+const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", "QConcat", NULL};
 
 bool emu_is_qio(const sy_node *n)
 {
@@ -764,8 +767,11 @@ bool emu_has_kernel(const sy_node *n)
     int k = kind_of(H->node_op(n));
     if (dom && !strcmp(dom, "qti_aisw"))
         return true;
-    if (dom && !strcmp(dom, "switchyard.quant"))
+    if (dom && !strcmp(dom, "switchyard.quant")) {
+        if (k == K_QCONCAT) /* y_scale, y_zp, then (x, scale, zero point) triples */
+            x = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
         return K_IS_Q(k) && x && int_data(x->dtype);
+    }
     if (dom && dom[0] && strcmp(dom, "ai.onnx"))
         return false;
     if ((k == K_VIEW || k == K_TRANSPOSE) && x && int_data(x->dtype))
@@ -805,7 +811,9 @@ uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def 
     qio_rule_ = qio_rule;
     uint32_t n = 0;
     for (const char *const *op = emu_qops; *op && n < max; op++) {
-        sy_kernel_def k = {sizeof(sy_kernel_def), "switchyard.quant", *op, 1, 0, provider, ints, 0, 0u,
+        /* QConcat's input 0 is y_scale: its first data input (2) selects the kernel */
+        int32_t ti = !strcmp(*op, "QConcat") ? 2 : 0;
+        sy_kernel_def k = {sizeof(sy_kernel_def), "switchyard.quant", *op, 1, 0, provider, ints, ti, 0u,
                            NULL, kprepare, krun, kfree, NULL};
         out[n++] = k;
     }

@@ -122,7 +122,7 @@ const char *emu_qbase_op(const char *op);
 typedef struct emu_win {
     int64_t pads[4], strides[2], dil[2], kshape[2], group;
 } emu_win;
-enum { EMU_Q_CONV = 1, EMU_Q_MATMUL = 2, EMU_Q_ADD = 3, EMU_Q_MAXPOOL = 4 };
+enum { EMU_Q_CONV = 1, EMU_Q_MATMUL = 2, EMU_Q_ADD = 3, EMU_Q_MAXPOOL = 4, EMU_Q_CONCAT = 5 };
 typedef struct emu_qk emu_qk;
 /* Finalize an integer node: centered weights, int32 bias, requantizers; the
  * scratch it needs per run. g: the window (QConv, QMaxPool). */

@@ -15,6 +15,10 @@
  *    (round half to even: QuantizeLinear), §5.1 "Eltwise ... in fp32".
  *  - QMaxPool: max of the codes; a requantization only when the output
  *    encoding differs from the input's.
+ *  - QConcat: codes copied where an input's encoding is the output's, else
+ *    "requant on output" (§5.1, no MAC in it): QuantizeLinear of the
+ *    dequantized value, round_half_even((s_i/s_y)(q - z_i)) + z_y, clamped --
+ *    the SDK's SY_RQ_ONNX requantizer (sy_rq_apply), as cpu_ref computes it.
  *
  * The node's `requant` attribute is ignored: the backend has one arithmetic.
  * Weights, bias and requantizers are finalized once (prepare / compile) and
@@ -41,6 +45,8 @@ struct emu_qk {
     int32_t *bias;       /* int32 per output channel */
     sy_requant *rq;      /* per output channel; QMaxPool: one (when `same` is 0) */
     int32_t same;        /* QMaxPool: output encoding == input encoding */
+    /* QConcat: nch inputs; w[i] = input i's dtype, bias[i] = its zero point,
+     * rq[i] its requantizer (mult s_i / s_y); K = the axis */
 };
 
 void emu_qk_free(emu_qk *q)
@@ -224,6 +230,43 @@ sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **o
         sy_rq_init(q->rq, SY_RQ_GEMMLOWP, (double)(sx / sy), q->zy, q->lo, q->hi);
         break;
     }
+    case EMU_Q_CONCAT: {
+        const sy_tensor *ys = in_at(n, 0), *yz = in_at(n, 1);
+        uint32_t ni = H->node_num_inputs(n);
+        q->nch = q->nw = ni >= 2 ? (ni - 2) / 3 : 0;
+        q->xdt = q->nch ? in_at(n, 2)->dtype : SY_DT_UNDEFINED;
+        int64_t axis = sy_attr_int_or(H, n, "axis", 0);
+        q->K = axis < 0 ? axis + y->rank : axis;
+        if (!q->nch || (ni - 2) % 3 || q->K < 0 || q->K >= y->rank || !is_static(ys) || ys->dtype != SY_DT_FLOAT32 ||
+            (yz && !is_static(yz))) {
+            st = ERR(SY_ERR_UNSUPPORTED, "%s: '%s': QConcat needs y_scale, y_zp, (x, scale, zero point) triples with "
+                     "static encodings and an axis within rank %d", emu_T->provider, H->node_name(n), (int)y->rank);
+            break;
+        }
+        q->zy = zp_at(yz, 0);
+        float sy = scale_at(ys, 0);
+        sy_q_storage_range(q->ydt, &q->lo, &q->hi);
+        q->w = malloc((size_t)q->nch * sizeof *q->w);
+        q->bias = malloc((size_t)q->nch * sizeof *q->bias);
+        q->rq = calloc((size_t)q->nch, sizeof *q->rq);
+        if (!q->w || !q->bias || !q->rq) {
+            st = ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+            break;
+        }
+        for (int64_t i = 0; i < q->nch && !st; i++) {
+            const sy_tensor *xi = in_at(n, (uint32_t)(2 + 3 * i)), *si = in_at(n, (uint32_t)(3 + 3 * i)),
+                            *zi = in_at(n, (uint32_t)(4 + 3 * i));
+            if (!xi || !is_static(si) || si->dtype != SY_DT_FLOAT32 || (zi && !is_static(zi)))
+                st = ERR(SY_ERR_UNSUPPORTED, "%s: '%s': input %lld's encoding must be static fp32", emu_T->provider,
+                         H->node_name(n), (long long)i);
+            else {
+                q->w[i] = xi->dtype;
+                q->bias[i] = zp_at(zi, 0);
+                sy_rq_init(&q->rq[i], SY_RQ_ONNX, (double)scale_at(si, 0) / (double)sy, q->zy, q->lo, q->hi);
+            }
+        }
+        break;
+    }
     default: st = ERR(SY_ERR_INTERNAL, "%s: unknown integer kernel %d", emu_T->provider, kind);
     }
     if (st) {
@@ -338,6 +381,32 @@ static void run_qmaxpool(const emu_qk *q, const sy_kernel_io *io)
             }
 }
 
+static void run_qconcat(const emu_qk *q, const sy_kernel_io *io)
+{
+    sy_tensor *y = io->outputs[0];
+    int32_t axis = (int32_t)q->K;
+    int64_t outer = sy_dims_prod(y->dims, 0, axis), yinner = sy_dims_prod(y->dims, axis, y->rank), off = 0;
+    size_t ysz = sy_dt_size((sy_dtype)q->ydt);
+    for (int64_t i = 0; i < q->nch; i++) {
+        const sy_tensor *x = io->inputs[2 + 3 * i];
+        sy_dtype xdt = (sy_dtype)q->w[i];
+        int32_t zx = q->bias[i];
+        int64_t inner = sy_dims_prod(x->dims, axis, x->rank);
+        if (q->rq[i].real_mult == 1.0 && zx == q->zy && xdt == (sy_dtype)q->ydt) { /* the output's encoding: a copy */
+            for (int64_t o = 0; o < outer; o++)
+                memcpy((char *)y->data + (size_t)(o * yinner + off) * ysz, (const char *)x->data + (size_t)(o * inner) * ysz,
+                       (size_t)inner * ysz);
+        } else {
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t j = 0; j < inner; j++) {
+                    int64_t d = (int64_t)sy_q_load(x->data, xdt, (size_t)(o * inner + j)) - zx;
+                    sy_q_store(y->data, (sy_dtype)q->ydt, (size_t)(o * yinner + off + j), sy_rq_apply(&q->rq[i], d));
+                }
+        }
+        off += inner;
+    }
+}
+
 sy_status *emu_qk_run(const emu_qk *q, const sy_kernel_io *io)
 {
     switch (q->kind) {
@@ -348,6 +417,7 @@ sy_status *emu_qk_run(const emu_qk *q, const sy_kernel_io *io)
         return sy_bcast_apply(H, 2, ins, io->outputs[0], add_loop, q);
     }
     case EMU_Q_MAXPOOL: run_qmaxpool(q, io); return NULL;
+    case EMU_Q_CONCAT: run_qconcat(q, io); return NULL;
     default: return ERR(SY_ERR_INTERNAL, "%s: unknown integer kernel %d", emu_T->provider, q->kind);
     }
 }
@@ -382,10 +452,10 @@ emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n)
     memcpy(q, p, sizeof *q);
     q->w = q->bias = NULL;
     q->rq = NULL;
-    bool mac = q->kind == EMU_Q_CONV || q->kind == EMU_Q_MATMUL;
-    size_t nw = mac ? (size_t)q->nw : 0, nb = mac ? (size_t)q->nch : 0,
-           nr = (mac || q->kind == EMU_Q_MAXPOOL) ? (size_t)q->nch : 0;
-    if (q->kind < EMU_Q_CONV || q->kind > EMU_Q_MAXPOOL || q->nw < 0 || q->nch < 0 || q->nw > (int64_t)n ||
+    bool mac = q->kind == EMU_Q_CONV || q->kind == EMU_Q_MATMUL, cat = q->kind == EMU_Q_CONCAT;
+    size_t nw = (mac || cat) ? (size_t)q->nw : 0, nb = (mac || cat) ? (size_t)q->nch : 0,
+           nr = (mac || cat || q->kind == EMU_Q_MAXPOOL) ? (size_t)q->nch : 0;
+    if (q->kind < EMU_Q_CONV || q->kind > EMU_Q_CONCAT || q->nw < 0 || q->nch < 0 || q->nw > (int64_t)n ||
         q->nch > (int64_t)n || sizeof *q + nw * 4 + nb * 4 + nr * sizeof(sy_requant) != n) {
         free(q);
         return NULL;
@@ -410,7 +480,7 @@ emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n)
 const char *emu_qbase_op(const char *op)
 {
     static const char *const map[][2] = {{"QConv", "Conv"}, {"QMatMul", "MatMul"}, {"QAdd", "Add"},
-                                         {"QMaxPool", "MaxPool"}};
+                                         {"QMaxPool", "MaxPool"}, {"QConcat", "Concat"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(op, map[i][0]))
             return map[i][1];
@@ -424,7 +494,8 @@ bool emu_qdescribe(const sy_node *n, emu_qinfo *qi)
     if (!dom || strcmp(dom, "switchyard.quant"))
         return false;
     const char *op = H->node_op(n);
-    const sy_tensor *x = in_at(n, 0), *y = H->node_output(n, 0);
+    bool cat = !strcmp(op, "QConcat"); /* y_scale, y_zp, then (x, scale, zero point) triples */
+    const sy_tensor *x = in_at(n, cat ? 2 : 0), *y = H->node_output(n, 0);
     qi->quant = true;
     qi->act = x ? x->dtype : SY_DT_UNDEFINED;
     qi->out = y ? y->dtype : SY_DT_UNDEFINED;
@@ -435,7 +506,7 @@ bool emu_qdescribe(const sy_node *n, emu_qinfo *qi)
     uint32_t ni = H->node_num_inputs(n);
     for (uint32_t i = 1; i < ni; i++) { /* everything but the activations is a constant */
         const sy_tensor *t = H->node_input(n, i);
-        bool activation = !strcmp(op, "QAdd") && i == 3;
+        bool activation = (!strcmp(op, "QAdd") && i == 3) || (cat && i >= 2 && (i - 2) % 3 == 0);
         if (t && !activation && !t->data)
             qi->params_static = false;
         /* the emulators read fp32 encodings (QNN's Qnn_ScaleOffset_t scales are float) */
