@@ -405,8 +405,9 @@ static inline sy_status *tfl_build_lstm8(const sy_host_api *H, const sy_node *n,
     else if (strcmp(act, "TANH"))
         return H->status_new(SY_ERR_UNSUPPORTED, "integer LSTM: the cell activation must be TANH or SIGMOID, got %s", act);
     const sy_tensor *h0 = tfl_in_opt(H, n, TFL_LSTM_H), *c0 = tfl_in_opt(H, n, TFL_LSTM_C);
-    float xs, hs, cs, ws_, ys;
-    int32_t xz, hz, cz, wz, yz;
+    /* zero-initialized: gcc -O3 cannot see that tfl_q1 sets them on success */
+    float xs = 0, hs = 0, cs = 0, ws_ = 0, ys = 0;
+    int32_t xz = 0, hz = 0, cz = 0, wz = 0, yz = 0;
     SY_TRY(tfl_q1(H, x, SY_DT_INT8, false, "input", &xs, &xz));
     SY_TRY(tfl_q1(H, h0, SY_DT_INT8, false, "output state", &hs, &hz));
     SY_TRY(tfl_q1(H, c0, SY_DT_INT16, true, "cell state", &cs, &cz));
