@@ -220,7 +220,7 @@ static bool is_int_view(const sy_node *n, const char *op)
 {
     /* data moves of integer codes: views and Transpose keep the encoding */
     bool view = !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
-                !strcmp(op, "Transpose");
+                !strcmp(op, "Transpose") || !strcmp(op, "Slice");
     sy_dtype dt = H_->node_num_inputs(n) ? H_->node_input(n, 0)->dtype : SY_DT_UNDEFINED;
     return view && (dt == SY_DT_UINT8 || dt == SY_DT_INT8 || dt == SY_DT_UINT16 || dt == SY_DT_INT16);
 }

@@ -338,7 +338,7 @@ static bool is_view(const char *op)
 {
     /* data moves of integer codes: views and Transpose keep the encoding */
     return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
-           !strcmp(op, "Transpose");
+           !strcmp(op, "Transpose") || !strcmp(op, "Slice");
 }
 
 static void htp_check(void *state, const sy_node *n, sy_claim *c)

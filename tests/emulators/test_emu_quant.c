@@ -20,6 +20,8 @@
  *  3c. QConcat: copies where the encoding is the output's, else
  *     QuantizeLinear's requantization (hand-worked ties), equal to cpu_ref; int8 on aic
  *     declined (AIC-QCONFIG);
+ *  3d. integer Slice (constant parameters, a negative step, a clamped end)
+ *     on each emulator, codes against hand indexing; AIC int8 declined;
  *  4. a compile-cache round trip of a quantized partition (htp, aic, lpai):
  *     the cache run's bytes equal the plain run's.
  */
@@ -532,6 +534,69 @@ static void test_qconcat(void)
     qconcat_case("aic", "", PT_I8, "AIC-QCONFIG"); /* int8 activations: the AIC int8 path is uint8 */
 }
 
+/* ---- integer Slice: codes selected unchanged ----------------------------------- */
+/* x [2, 3, 4] codes x[i] = (37 i + 11) mod 256; Slice starts {1, -1},
+ * ends {3, -100}, axes {1, 2}, steps {1, -2} -> y [2, 2, 2]:
+ * axis 1 takes rows 1, 2; axis 2 starts at -1 = 3 and steps -2 down to the
+ * clamped end (-100 -> -1): columns 3, 1. So y[a][b][c] = x[a][1 + b][3 - 2c],
+ * indices worked out here from the ONNX definition. */
+static void slice_case(const char *target, const char *opts, int elem, const char *rule)
+{
+    char ini[512];
+    snprintf(ini, sizeof ini, "[switchyard]\nproviders = %s, cpu_ref\n%s", target, opts);
+    sy_env *env = emu_env(Q_PLUGINS, "%s", ini);
+    pt_model *pm = pt_model_new("qslice");
+    int64_t xd[3] = {2, 3, 4}, yd[3] = {2, 2, 2}, two[1] = {2};
+    int64_t starts[2] = {1, -1}, ends[2] = {3, -100}, axes[2] = {1, 2}, steps[2] = {1, -2};
+    pt_input(pm, "x", elem, 3, xd);
+    pt_init_raw(pm, "starts", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, two, starts, sizeof starts);
+    pt_init_raw(pm, "ends", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, two, ends, sizeof ends);
+    pt_init_raw(pm, "axes", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, two, axes, sizeof axes);
+    pt_init_raw(pm, "steps", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, two, steps, sizeof steps);
+    pt_node(pm, "Slice", "sl", (const char *[]){"x", "starts", "ends", "axes", "steps", NULL}, (const char *[]){"y", NULL});
+    pt_output(pm, "y", elem, 3, yd);
+    sy_model *m = env ? pt_load(env, pm) : NULL;
+    pt_model_free(pm);
+    sy_session *s = emu_session(env, m, false);
+    sy_node_placement p = {.struct_size = sizeof p};
+    const char *on = s ? emu_provider_of(s, "sl", &p) : "";
+    sy_dtype dt = elem == PT_U8 ? SY_DT_UINT8 : SY_DT_INT8;
+    if (rule) {
+        PT_CHECK(!strcmp(on, "cpu_ref"), "%s Slice of %s: on '%s', expected cpu_ref (%s)", target, sy_dtype_name(dt), on,
+                 rule);
+        PT_HAS(p.reason_text ? p.reason_text : "", rule);
+    } else if (s) {
+        PT_CHECK(!strcmp(on, target), "%s Slice of %s: on '%s' (%s)", target, sy_dtype_name(dt), on,
+                 p.reason_text ? p.reason_text : "");
+        uint8_t x[24];
+        for (int i = 0; i < 24; i++)
+            x[i] = (uint8_t)((i * 37 + 11) & 0xff);
+        sy_tensor xt = emu_tensor(dt, x, 3, xd);
+        const sy_tensor *y = NULL;
+        if (emu_ok(sy_session_set_input_by_index(s, 0, &xt, SY_INPUT_COPY), "input") && emu_ok(sy_session_run(s), "run") &&
+            emu_ok(sy_session_get_output(s, 0, &y), "output")) {
+            int bad = 0;
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int c = 0; c < 2; c++)
+                        bad += ((const uint8_t *)y->data)[(a * 2 + b) * 2 + c] != x[(a * 3 + 1 + b) * 4 + 3 - 2 * c];
+            PT_CHECK(bad == 0, "%s Slice of %s: %d of 8 codes wrong", target, sy_dtype_name(dt), bad);
+        }
+    }
+    sy_session_release(s);
+    sy_model_release(m);
+    sy_env_release(env);
+}
+
+static void test_slice(void)
+{
+    const char *v6 = "[provider.lpai]\nhw_version = v6\n";
+    slice_case("htp", "", PT_I8, NULL);
+    slice_case("lpai", v6, PT_U8, NULL);
+    slice_case("aic", "", PT_U8, NULL);
+    slice_case("aic", "", PT_I8, "AIC-QCONFIG"); /* the AIC int8 path is uint8 */
+}
+
 /* the float boundary: Quantize/DequantizeLinear stay on the host, naming the rule */
 static void qio_rule(const char *target, const char *opts, const char *model, const char *rule)
 {
@@ -630,6 +695,7 @@ int main(void)
     PT_RUN(test_rules);
     PT_RUN(test_transpose);
     PT_RUN(test_qconcat);
+    PT_RUN(test_slice);
     struct stat sb;
     char p[1024];
     snprintf(p, sizeof p, "%s/models/onnx/mnist-8/model.onnx", EMU_SHARED_DIR);

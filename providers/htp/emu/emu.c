@@ -200,7 +200,7 @@ void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
 /* kernels                                                                  */
 /* ======================================================================== */
 enum { K_CONV, K_MATMUL, K_GEMM, K_ADD, K_SUB, K_MUL, K_DIV, K_RELU, K_SIGMOID, K_TANH, K_EXP, K_MAXPOOL, K_AVGPOOL,
-       K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX,
+       K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX, K_SLICE, /* K_SLICE: integer codes only */
        K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, K_QCONCAT, /* integer kernels (emu_q.c) */
        K__N };
 #define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QCONCAT)
@@ -211,6 +211,7 @@ static const char *const op_names[K__N] = {
     [K_SIGMOID] = "Sigmoid",   [K_TANH] = "Tanh",       [K_EXP] = "Exp",           [K_MAXPOOL] = "MaxPool",
     [K_AVGPOOL] = "AveragePool", [K_GAP] = "GlobalAveragePool", [K_BN] = "BatchNormalization",
     [K_VIEW] = "Reshape",      [K_TRANSPOSE] = "Transpose", [K_CONCAT] = "Concat", [K_SOFTMAX] = "Softmax",
+    [K_SLICE] = "Slice",
     [K_QCONV] = "QConv",       [K_QMATMUL] = "QMatMul", [K_QADD] = "QAdd",         [K_QMAXPOOL] = "QMaxPool",
     [K_QCONCAT] = "QConcat",
 };
@@ -234,6 +235,7 @@ typedef struct kstate {
     float alpha, beta;
     int64_t axis;
     int64_t perm[SY_MAX_RANK];
+    int64_t start[SY_MAX_RANK], step[SY_MAX_RANK]; /* Slice: first index and step per axis */
     emu_qk *q; /* integer kernel (K_Q*), or NULL */
     float *w;  /* packed (fp16-rounded) weights, or NULL */
     float *b;  /* packed bias / BN shift */
@@ -330,6 +332,48 @@ static void *placed_state(const sy_node *n)
 /* Finalize one node: packed weights, attributes, cost record. `host`: a
  * kernel's prepare (reports packed memory and scratch to the core); else a
  * compiled partition, which owns its scratch. */
+/* element i of a constant int64 / int32 tensor */
+static int64_t int_at(const sy_tensor *t, int64_t i)
+{
+    return t->dtype == SY_DT_INT64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
+}
+
+/* ONNX Slice (opset 10+): the first index and the step of every axis from
+ * the constant starts / ends / axes / steps, clamped as the operator
+ * defines (the output shape is the core's); false when one is not constant */
+static bool slice_params(const sy_node *n, int64_t *start, int64_t *step)
+{
+    const sy_tensor *x = H->node_input(n, 0);
+    uint32_t ni = H->node_num_inputs(n);
+    const sy_tensor *ts = ni > 1 ? H->node_input(n, 1) : NULL, *ta = ni > 3 ? H->node_input(n, 3) : NULL,
+                    *tp = ni > 4 ? H->node_input(n, 4) : NULL;
+    for (int32_t a = 0; a < x->rank; a++)
+        start[a] = 0, step[a] = 1;
+    const sy_tensor *opt[2] = {ta, tp};
+    if (!ts || !ts->data || (ts->dtype != SY_DT_INT64 && ts->dtype != SY_DT_INT32))
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (opt[k] && (!opt[k]->data || (opt[k]->dtype != SY_DT_INT64 && opt[k]->dtype != SY_DT_INT32)))
+            return false;
+    for (int64_t i = 0; i < sy_tensor_numel(ts); i++) {
+        int64_t a = ta ? int_at(ta, i) : i;
+        if (a < 0)
+            a += x->rank;
+        if (a < 0 || a >= x->rank)
+            return false;
+        int64_t d = x->dims[a], s = int_at(ts, i), p = tp ? int_at(tp, i) : 1;
+        if (s < 0)
+            s += d;
+        if (p > 0)
+            s = s < 0 ? 0 : (s > d ? d : s);
+        else
+            s = s < 0 ? 0 : (s > d - 1 ? d - 1 : s);
+        start[a] = s;
+        step[a] = p;
+    }
+    return true;
+}
+
 static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
 {
     kstate *s = calloc(1, sizeof *s);
@@ -449,6 +493,11 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
                 s->perm[i] = x->rank - 1 - i;
         break;
     }
+    case K_SLICE:
+        if (!slice_params(n, s->start, s->step))
+            st = ERR(SY_ERR_UNSUPPORTED, "%s: '%s': Slice needs constant starts / ends / axes / steps", emu_T->provider,
+                     H->node_name(n));
+        break;
     case K_CONCAT:
         s->axis = sy_attr_int_or(H, n, "axis", 0);
         if (s->axis < 0)
@@ -647,6 +696,22 @@ static void run_transpose(const kstate *s, const sy_kernel_io *io)
     sy_copy_strided(y->data, x->data, y->rank, y->dims, ss, sy_dt_size(x->dtype)); /* float or integer codes */
 }
 
+/* a strided copy of codes from the first selected element */
+static void run_slice(const kstate *s, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    int64_t xs[SY_MAX_RANK], ss[SY_MAX_RANK], off = 0;
+    sy_strides(x->rank, x->dims, xs);
+    for (int32_t i = 0; i < x->rank; i++) {
+        off += s->start[i] * xs[i];
+        ss[i] = xs[i] * s->step[i];
+    }
+    size_t es = sy_dt_size(x->dtype);
+    if (sy_tensor_numel(y) > 0)
+        sy_copy_strided(y->data, (const char *)x->data + (size_t)off * es, y->rank, y->dims, ss, es);
+}
+
 static void run_concat(const kstate *s, const sy_kernel_io *io)
 {
     sy_tensor *y = io->outputs[0];
@@ -721,6 +786,7 @@ static sy_status *krun(void *state, const sy_kernel_io *io)
     }
     case K_VIEW: st = sy_run_copy_input0(NULL, io); break;
     case K_TRANSPOSE: run_transpose(s, io); break;
+    case K_SLICE: run_slice(s, io); break;
     case K_CONCAT: run_concat(s, io); break;
     case K_SOFTMAX: run_softmax(io); break;
     case K_QCONV:
@@ -776,6 +842,10 @@ bool emu_has_kernel(const sy_node *n)
         return false;
     if ((k == K_VIEW || k == K_TRANSPOSE) && x && int_data(x->dtype))
         return true;
+    if (k == K_SLICE) { /* of codes, with constant parameters */
+        int64_t st[SY_MAX_RANK], sp[SY_MAX_RANK];
+        return x && int_data(x->dtype) && slice_params(n, st, sp);
+    }
     return k >= 0 && !K_IS_Q(k) && x && x->dtype == SY_DT_FLOAT32;
 }
 
@@ -805,8 +875,8 @@ static sy_status *qio_run(void *state, const sy_kernel_io *io)
 uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def *out, uint32_t max)
 {
     const uint64_t ints = SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_UINT16);
-    /* views and Transpose move integer codes unchanged: no requantization */
-    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", NULL};
+    /* views, Transpose and Slice move integer codes unchanged: no requantization */
+    static const char *const views[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Slice", NULL};
     static const char *const qio[] = {"QuantizeLinear", "DequantizeLinear", NULL};
     qio_rule_ = qio_rule;
     uint32_t n = 0;
