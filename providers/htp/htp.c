@@ -115,10 +115,13 @@ static uint64_t working_set(const sy_node *n, const char **rule)
 {
     emu_qinfo qi;
     bool quant = emu_qdescribe(n, &qi);
-    /* fp16 and 16-bit codes: 2 bytes, width padded to 4; 8-bit codes: 1 byte, width to 8 */
-    const int64_t el = quant && qi.qbits == 8 ? 1 : 2;
     const char *op = emu_qbase_op(H_->node_op(n));
-    const sy_tensor *x = H_->node_input(n, 0), *y = H_->node_output(n, 0);
+    /* QConcat's data inputs start at 2 (after y_scale, y_zp) */
+    const sy_tensor *x = H_->node_input(n, quant && !strcmp(op, "Concat") ? 2 : 0), *y = H_->node_output(n, 0);
+    /* fp16 and 16-bit codes: 2 bytes, width padded to 4; 8-bit codes (also
+     * moved by Transpose / Slice / views): 1 byte, width to 8 */
+    bool codes8 = x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8;
+    const int64_t el = (quant && qi.qbits == 8) || (!quant && codes8) ? 1 : 2;
     int64_t w, h, d;
     whd(x, &w, &h, &d);
     int64_t wp = up(w, el == 1 ? 8 : 4);

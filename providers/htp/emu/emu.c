@@ -167,6 +167,8 @@ void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
     }
     if (quant)
         w->qbits = qi.qbits;
+    else if (ni && H->node_input(n, 0) && int_data(H->node_input(n, 0)->dtype)) /* data moves of codes */
+        w->qbits = (int)sy_dt_size(H->node_input(n, 0)->dtype) * 8;
     const sy_tensor *x = H->node_input(n, 0), *wt = ni > 1 ? H->node_input(n, quant && ni > 3 ? 3 : 1) : NULL;
     if (quant && !strcmp(op, "MatMul") && wt && wt->rank == 2) {
         w->macs = out * (double)x->dims[x->rank - 1];
