@@ -9,11 +9,14 @@
  *   fused-activation clamp ranges
  *   the gemmlowp fixed-point exp / reciprocal used by int8 Softmax
  *
- * Shifts of signed values are done on their unsigned bit patterns where C
- * would otherwise be undefined, so the results match two's complement
- * hardware and stay clean under UBSan.
+ * SaturatingRoundingDoublingHighMul, RoundingDivideByPOT and
+ * MultiplyByQuantizedMultiplier are sy_fixedpoint.h's (one definition for
+ * the SDK and the portable kernels); shifts of signed values are done on
+ * their unsigned bit patterns where C would otherwise be undefined, so the
+ * results match two's complement hardware and stay clean under UBSan.
  */
 #include "switchyard/sy_sdk.h"
+#include "switchyard/sy_fixedpoint.h"
 
 #include <math.h>
 
@@ -43,39 +46,16 @@ void sy_q_quantize_multiplier(double m, int32_t *mult, int32_t *shift)
     *shift = e;
 }
 
-int32_t sy_q_srdhm(int32_t a, int32_t b)
-{
-    if (a == b && a == INT32_MIN)
-        return INT32_MAX;
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : (1 - (INT64_C(1) << 30));
-    return (int32_t)((ab + nudge) / (INT64_C(1) << 31));
-}
+/* the arithmetic is sy_fixedpoint.h's, shared with the portable kernels */
+int32_t sy_q_srdhm(int32_t a, int32_t b) { return sy_fx_srdhm(a, b); }
 
-int32_t sy_q_rdivpot(int32_t x, int32_t exponent)
-{
-    if (exponent <= 0)
-        return x;
-    if (exponent > 31)
-        exponent = 31;
-    int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1u);
-    int32_t remainder = x & mask;
-    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
+int32_t sy_q_rdivpot(int32_t x, int32_t exponent) { return sy_fx_rdivpot(x, exponent); }
 
-static inline int32_t shl_wrap(int32_t x, int32_t s) { return (int32_t)((uint32_t)x << s); }
-
-int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
-{
-    int32_t left = shift > 0 ? shift : 0;
-    int32_t right = shift > 0 ? 0 : -shift;
-    return sy_q_rdivpot(sy_q_srdhm(shl_wrap(x, left), mult), right);
-}
+int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
 
 int32_t sy_q_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift)
 {
-    return sy_q_srdhm(shl_wrap(x, left_shift), mult);
+    return sy_fx_mul_by_qm_gt1(x, mult, left_shift);
 }
 
 void sy_q_dtype_range(sy_dtype dt, int32_t *lo, int32_t *hi)
@@ -180,7 +160,7 @@ static int32_t sat_shl(int32_t x, int e)
         return INT32_MAX;
     if (x < -threshold)
         return INT32_MIN;
-    return shl_wrap(x, e);
+    return (int32_t)((uint32_t)x << e);
 }
 
 /* exp(a) for a in [-1/4, 0), Q0.31 in and out */

@@ -17,27 +17,15 @@
  *     (min/max and percentile of a histogram)
  */
 #include "switchyard/sy_sdk.h"
+#include "switchyard/sy_fixedpoint.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 /* ---- rounding ------------------------------------------------------------ */
 
-double sy_rq_round_even(double v)
-{
-    /* NaN, infinities and |v| >= 2^52 (already integers) come back as they
-     * are; so do +-0 (keeping the sign, as floor would) */
-    if (!(fabs(v) < 4503599627370496.0) || v == 0.0)
-        return v;
-    /* floor without a libm call and without branches on the fraction (this
-     * runs once per element of the quantized kernels): truncation is exact
-     * below 2^52; d = v - floor(v) is exact; ties go to the even neighbour */
-    int64_t f = (int64_t)v;
-    f -= (double)f > v;
-    double d = v - (double)f;
-    f += (d > 0.5) | ((d == 0.5) & (int)(f & 1));
-    return (double)f;
-}
+/* sy_fixedpoint.h's, which the portable kernels (qk.c) share */
+double sy_rq_round_even(double v) { return sy_fx_round_even(v); }
 
 static int32_t sat_i32(double v, int32_t lo, int32_t hi)
 {

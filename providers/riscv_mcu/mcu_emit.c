@@ -12,7 +12,7 @@
  *   DIR/src/main.c             test main: input0.bin (or the built-in test
  *                              input), one run, outputs in hex, instret/cycle
  *   DIR/src/test_input.c       the input of the host run
- *   DIR/kernels/               tflk.h and the kernel files the model needs
+ *   DIR/kernels/               tflk.h, sy_fixedpoint.h and the kernel files the model needs
  *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
  *   DIR/expected_output.txt    what the host run printed, in main's format
  */
@@ -1004,6 +1004,8 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         st = write_build(req->dir, req, &L);
     if (!st)
         st = write_source(req->dir, "tflk.h");
+    if (!st) /* the SDK's fixed-point primitives, which tflk.h and qk.c include */
+        st = write_source(req->dir, "sy_fixedpoint.h");
     if (!st)
         st = write_source(req->dir, "tflk_math.c");
     if (!st) /* the fixed-point functions: gc-sections drops what the model does not call */

@@ -1,5 +1,8 @@
-/* qk: the portable integer kernels of switchyard.quant (see qk.h). */
+/* qk: the portable integer kernels of switchyard.quant (see qk.h). The
+ * fixed-point and rounding arithmetic is sy_fixedpoint.h's (the SDK's own),
+ * included by its bare name because codegen packages ship it next to qk.c. */
 #include "qk.h"
+#include "sy_fixedpoint.h"
 
 static int32_t ld(const void *p, int32_t dt, size_t i)
 {
@@ -13,48 +16,14 @@ static void st(void *p, int32_t dt, size_t i, int32_t v)
         ((int8_t *)p)[i] = (int8_t)v;
 }
 
-double qk_round_even(double v)
-{
-    if (!(v == v) || v >= 4503599627370496.0 || v <= -4503599627370496.0)
-        return v; /* NaN, inf, or already an integer */
-    double f = (double)(int64_t)v; /* truncation */
-    if (f > v)
-        f -= 1.0; /* floor */
-    double d = v - f;
-    if (d > 0.5)
-        return f + 1.0;
-    if (d < 0.5)
-        return f;
-    return ((int64_t)f & 1) == 0 ? f : f + 1.0;
-}
+double qk_round_even(double v) { return sy_fx_round_even(v); }
 
 static int32_t sat(double v, int32_t lo, int32_t hi)
 {
     return !(v >= lo) ? lo : (v > hi ? hi : (int32_t)v);
 }
 
-static int32_t srdhm(int32_t a, int32_t b)
-{
-    if (a == b && a == INT32_MIN)
-        return INT32_MAX;
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-}
-static int32_t rdivpot(int32_t x, int32_t e)
-{
-    if (e <= 0)
-        return x;
-    if (e > 31)
-        e = 31;
-    int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u), rem = x & mask, th = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> e) + (rem > th ? 1 : 0);
-}
-int32_t qk_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
-{
-    int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-    return rdivpot(srdhm((int32_t)((uint32_t)x << left), mult), right);
-}
+int32_t qk_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
 
 int32_t qk_rq_apply(const qk_rq *r, int64_t acc)
 {

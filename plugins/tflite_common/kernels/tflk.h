@@ -22,40 +22,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* by its bare name: codegen packages ship it in kernels/ next to this file,
+ * the host finds it in the SDK's include/switchyard */
+#include "sy_fixedpoint.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- fixed point (gemmlowp / TFLite reference) -------------------------- */
 
-static inline int32_t tflk_srdhm(int32_t a, int32_t b)
-{
-    if (a == b && a == INT32_MIN)
-        return INT32_MAX;
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : (1 - (INT64_C(1) << 30));
-    return (int32_t)((ab + nudge) / (INT64_C(1) << 31));
-}
-
-static inline int32_t tflk_rdivpot(int32_t x, int32_t exponent)
-{
-    if (exponent <= 0)
-        return x;
-    if (exponent > 31)
-        exponent = 31;
-    int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1u);
-    int32_t remainder = x & mask;
-    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
+/* the arithmetic is sy_fixedpoint.h's (the SDK's sy_q_* share it); the
+ * tflk_ names stay for the kernels that call them */
+static inline int32_t tflk_srdhm(int32_t a, int32_t b) { return sy_fx_srdhm(a, b); }
+static inline int32_t tflk_rdivpot(int32_t x, int32_t exponent) { return sy_fx_rdivpot(x, exponent); }
 /* MultiplyByQuantizedMultiplier: x * mult * 2^shift, Q0.31 multiplier */
-static inline int32_t tflk_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
-{
-    int32_t left = shift > 0 ? shift : 0;
-    int32_t right = shift > 0 ? 0 : -shift;
-    return tflk_rdivpot(tflk_srdhm((int32_t)((uint32_t)x << left), mult), right);
-}
+static inline int32_t tflk_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
