@@ -199,8 +199,8 @@ static bool aic_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
                            "AIC-QCONFIG: %s activations %s -> %s; the AIC INT8 path takes uint8 activations", op,
                            sy_dt_name(qi->act), sy_dt_name(qi->out)),
                false;
-    if (!strcmp(op, "QAdd") && H_->node_input(n, 3)->dtype != SY_DT_UINT8)
-        return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: QAdd operand B is %s; uint8 required",
+    if (emu_qbinary(op) && H_->node_input(n, 3)->dtype != SY_DT_UINT8)
+        return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: %s operand B is %s; uint8 required", op,
                            sy_dt_name(H_->node_input(n, 3)->dtype)),
                false;
     if (qi->wt != SY_DT_UNDEFINED && qi->wt != SY_DT_UINT8 && qi->wt != SY_DT_INT8)

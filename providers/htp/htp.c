@@ -304,10 +304,10 @@ static bool htp_qcheck(const htp_state *s, const sy_node *n, const emu_qinfo *qi
                            "configuration",
                            op, sy_dt_name(qi->act), sy_dt_name(qi->out)),
                false;
-    if (!strcmp(op, "QAdd")) {
+    if (emu_qbinary(op)) {
         const sy_tensor *b = H_->node_input(n, 3);
         if (b && b->dtype != qi->act)
-            return emu_decline(c, SY_REASON_DTYPE, "HTP-QCONFIG: QAdd operands are %s and %s (one configuration)",
+            return emu_decline(c, SY_REASON_DTYPE, "HTP-QCONFIG: %s operands are %s and %s (one configuration)", op,
                                sy_dt_name(qi->act), sy_dt_name(b->dtype)),
                    false;
     }

@@ -195,8 +195,8 @@ static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
         return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: %s activations %s -> %s; LPAI takes u8, s8, u16", op,
                            sy_dt_name(qi->act), sy_dt_name(qi->out)),
                false;
-    if (!strcmp(op, "QAdd") && !lpai_act(H_->node_input(n, 3)->dtype))
-        return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: QAdd operand B is %s; LPAI takes u8, s8, u16",
+    if (emu_qbinary(op) && !lpai_act(H_->node_input(n, 3)->dtype))
+        return emu_decline(c, SY_REASON_DTYPE, "LPAI-DTYPE: %s operand B is %s; LPAI takes u8, s8, u16", op,
                            sy_dt_name(H_->node_input(n, 3)->dtype)),
                false;
     if (qi->wt != SY_DT_UNDEFINED && qi->wt != SY_DT_INT8 && qi->wt != SY_DT_UINT8)

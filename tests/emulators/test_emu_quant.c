@@ -22,6 +22,8 @@
  *     declined (AIC-QCONFIG);
  *  3d. integer Slice (constant parameters, a negative step, a clamped end)
  *     on each emulator, codes against hand indexing; AIC int8 declined;
+ *  3e. QSub / QMul with two activation operands (htp, lpai): hand-worked
+ *     codes (a tie, clamping) and bytes equal to cpu_ref's fp32 form;
  *  4. a compile-cache round trip of a quantized partition (htp, aic, lpai):
  *     the cache run's bytes equal the plain run's.
  */
@@ -597,6 +599,70 @@ static void test_slice(void)
     slice_case("aic", "", PT_I8, "AIC-QCONFIG"); /* the AIC int8 path is uint8 */
 }
 
+/* ---- QSub / QMul: the element-wise rule in fp32 -------------------------------- */
+/* a, b [1, 4] int8 activations; s_a 0.5, z_a 1; s_b 0.25, z_b -2; s_y 0.5,
+ * z_y 3. a = {10, -5, 1, 127}, b = {0, 1, -2, -128}: centered da = {9, -6,
+ * 0, 126}, db = {2, 3, 0, -126}.
+ * QSub: da - 0.5 db + 3 = 11, -4.5, 3, 192 -> 11, -4 (half to even), 3, 127 (clamped).
+ * QMul: 0.25 da db + 3 = 7.5, -1.5, 3, -3966 -> 8, -2, 3, -128 (clamped). */
+static void qbin_case(const char *target, const char *opts, const char *op, const int8_t *expect)
+{
+    char ini[512];
+    snprintf(ini, sizeof ini, "[switchyard]\nproviders = %s, cpu_ref\n%s", target, opts);
+    sy_env *env = emu_env(Q_PLUGINS, "%s", ini), *ref = emu_env(Q_PLUGINS, "[switchyard]\nproviders = cpu_ref\n");
+    pt_model *pm = pt_model_new("qbin");
+    emu_opset(pm, "switchyard.quant", 1);
+    int64_t d[2] = {1, 4}, one[1] = {1};
+    pt_input(pm, "a", PT_I8, 2, d);
+    pt_input(pm, "b", PT_I8, 2, d);
+    scalar(pm, "as", 0.5f);
+    scalar(pm, "bs", 0.25f);
+    scalar(pm, "ys", 0.5f);
+    int8_t za = 1, zb = -2, zy = 3;
+    pt_init_raw(pm, "az", PT_I8, 0, one, &za, 1);
+    pt_init_raw(pm, "bz", PT_I8, 0, one, &zb, 1);
+    pt_init_raw(pm, "yz", PT_I8, 0, one, &zy, 1);
+    pt_node(pm, op, "qb", (const char *[]){"a", "as", "az", "b", "bs", "bz", "ys", "yz", NULL}, (const char *[]){"y", NULL});
+    emu_domain(pm, "switchyard.quant");
+    pt_output(pm, "y", PT_I8, 2, d);
+    sy_model *m = env ? pt_load(env, pm) : NULL, *mr = ref ? pt_load(ref, pm) : NULL;
+    pt_model_free(pm);
+    sy_session *s = emu_session(env, m, false), *sr = emu_session(ref, mr, false);
+    sy_node_placement p = {.struct_size = sizeof p};
+    const char *on = s ? emu_provider_of(s, "qb", &p) : "";
+    PT_CHECK(!strcmp(on, target), "%s %s: on '%s' (%s)", target, op, on, p.reason_text ? p.reason_text : "");
+    int8_t a[4] = {10, -5, 1, 127}, b[4] = {0, 1, -2, -128};
+    sy_tensor ta = emu_tensor(SY_DT_INT8, a, 2, d), tb = emu_tensor(SY_DT_INT8, b, 2, d);
+    const sy_tensor *y = NULL, *yr = NULL;
+    if (s && sr && emu_ok(sy_session_set_input_by_index(s, 0, &ta, SY_INPUT_COPY), "a") &&
+        emu_ok(sy_session_set_input_by_index(s, 1, &tb, SY_INPUT_COPY), "b") && emu_ok(sy_session_run(s), "run") &&
+        emu_ok(sy_session_get_output(s, 0, &y), "y") && emu_ok(sy_session_set_input_by_index(sr, 0, &ta, SY_INPUT_COPY), "a") &&
+        emu_ok(sy_session_set_input_by_index(sr, 1, &tb, SY_INPUT_COPY), "b") && emu_ok(sy_session_run(sr), "run") &&
+        emu_ok(sy_session_get_output(sr, 0, &yr), "y")) {
+        const int8_t *g = y->data;
+        PT_CHECK(!memcmp(g, expect, 4), "%s %s: %d %d %d %d, expected %d %d %d %d", target, op, g[0], g[1], g[2], g[3],
+                 expect[0], expect[1], expect[2], expect[3]);
+        /* cpu_ref's default (onnx) element-wise form is the same fp32 arithmetic */
+        PT_CHECK(!memcmp(g, yr->data, 4), "%s %s: differs from cpu_ref", target, op);
+    }
+    sy_session_release(s);
+    sy_session_release(sr);
+    sy_model_release(m);
+    sy_model_release(mr);
+    sy_env_release(env);
+    sy_env_release(ref);
+}
+
+static void test_qsub_qmul(void)
+{
+    static const int8_t sub[4] = {11, -4, 3, 127}, mul[4] = {8, -2, 3, -128};
+    const char *v6 = "[provider.lpai]\nhw_version = v6\n";
+    qbin_case("htp", "", "QSub", sub);
+    qbin_case("htp", "", "QMul", mul);
+    qbin_case("lpai", v6, "QSub", sub);
+    qbin_case("lpai", v6, "QMul", mul);
+}
+
 /* the float boundary: Quantize/DequantizeLinear stay on the host, naming the rule */
 static void qio_rule(const char *target, const char *opts, const char *model, const char *rule)
 {
@@ -696,6 +762,7 @@ int main(void)
     PT_RUN(test_transpose);
     PT_RUN(test_qconcat);
     PT_RUN(test_slice);
+    PT_RUN(test_qsub_qmul);
     struct stat sb;
     char p[1024];
     snprintf(p, sizeof p, "%s/models/onnx/mnist-8/model.onnx", EMU_SHARED_DIR);

@@ -203,9 +203,9 @@ void emu_node_work(const sy_node *n, size_t elsize, emu_work *w)
 /* ======================================================================== */
 enum { K_CONV, K_MATMUL, K_GEMM, K_ADD, K_SUB, K_MUL, K_DIV, K_RELU, K_SIGMOID, K_TANH, K_EXP, K_MAXPOOL, K_AVGPOOL,
        K_GAP, K_BN, K_VIEW, K_TRANSPOSE, K_CONCAT, K_SOFTMAX, K_SLICE, /* K_SLICE: integer codes only */
-       K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, K_QCONCAT, /* integer kernels (emu_q.c) */
+       K_QCONV, K_QMATMUL, K_QADD, K_QMAXPOOL, K_QCONCAT, K_QSUB, K_QMUL, /* integer kernels (emu_q.c) */
        K__N };
-#define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QCONCAT)
+#define K_IS_Q(k) ((k) >= K_QCONV && (k) <= K_QMUL)
 
 static const char *const op_names[K__N] = {
     [K_CONV] = "Conv",         [K_MATMUL] = "MatMul",   [K_GEMM] = "Gemm",         [K_ADD] = "Add",
@@ -215,7 +215,7 @@ static const char *const op_names[K__N] = {
     [K_VIEW] = "Reshape",      [K_TRANSPOSE] = "Transpose", [K_CONCAT] = "Concat", [K_SOFTMAX] = "Softmax",
     [K_SLICE] = "Slice",
     [K_QCONV] = "QConv",       [K_QMATMUL] = "QMatMul", [K_QADD] = "QAdd",         [K_QMAXPOOL] = "QMaxPool",
-    [K_QCONCAT] = "QConcat",
+    [K_QCONCAT] = "QConcat",   [K_QSUB] = "QSub",       [K_QMUL] = "QMul",
 };
 
 const char *const emu_ops[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh",
@@ -422,7 +422,9 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
         break;
     }
     case K_QMATMUL: st = emu_qk_build(n, EMU_Q_MATMUL, NULL, &s->q, &s->scratch); break;
-    case K_QADD: st = emu_qk_build(n, EMU_Q_ADD, NULL, &s->q, &s->scratch); break;
+    case K_QADD:
+    case K_QSUB:
+    case K_QMUL: st = emu_qk_build(n, EMU_Q_ADD, NULL, &s->q, &s->scratch); break; /* the element-wise family */
     case K_QCONCAT: st = emu_qk_build(n, EMU_Q_CONCAT, NULL, &s->q, &s->scratch); break;
     case K_CONV:
     case K_MAXPOOL:
@@ -795,7 +797,9 @@ static sy_status *krun(void *state, const sy_kernel_io *io)
     case K_QMATMUL:
     case K_QADD:
     case K_QMAXPOOL:
-    case K_QCONCAT: st = emu_qk_run(s->q, io); break;
+    case K_QCONCAT:
+    case K_QSUB:
+    case K_QMUL: st = emu_qk_run(s->q, io); break;
     default: st = ERR(SY_ERR_INTERNAL, "%s: unknown kernel kind %d", emu_T->provider, s->kind);
     }
     if (st)
@@ -820,7 +824,7 @@ uint32_t emu_kernels(const char *provider, sy_kernel_def *out, uint32_t max)
     return n;
 }
 
-const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", "QConcat", NULL};
+const char *const emu_qops[] = {"QConv", "QMatMul", "QAdd", "QMaxPool", "QConcat", "QSub", "QMul", NULL};
 
 bool emu_is_qio(const sy_node *n)
 {
@@ -910,7 +914,7 @@ uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def 
  * owns. The serialized form (EMU_BLOB_VERSION) carries the kernel states;
  * loading rebuilds only the operand wiring, checked against the nodes. */
 #define EMU_BLOB_MAGIC "SYEMUPRG"
-#define EMU_BLOB_VERSION 2u /* 2: integer kernels (emu_qk blobs) */
+#define EMU_BLOB_VERSION 3u /* 2: integer kernels (emu_qk blobs); 3: QConcat, QSub, QMul (emu_qk grew) */
 
 enum { R_NONE = 0, R_IN = 1, R_OUT = 2, R_TMP = 3 };
 typedef struct eref {

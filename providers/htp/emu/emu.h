@@ -115,6 +115,8 @@ bool emu_has_kernel(const sy_node *n);
 bool emu_is_qio(const sy_node *n);
 /* Describes n; false (qi->quant false) when it is not a switchyard.quant node. */
 bool emu_qdescribe(const sy_node *n, emu_qinfo *qi);
+/* QAdd, QSub, QMul: two activation operands (input 0 and input 3) */
+bool emu_qbinary(const char *op);
 /* The ONNX op whose rules apply to a quantized op ("QConv" -> "Conv"); op itself otherwise. */
 const char *emu_qbase_op(const char *op);
 

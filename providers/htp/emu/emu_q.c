@@ -11,8 +11,11 @@
  *    encoding range narrowed by the folded activation (act_min/act_max).
  *    The multiplier s_in * s_w / s_out is formed in fp32 from the fp32
  *    encodings, as the ONNX reference and cpu_ref do.
- *  - QAdd: fp32 on the rescaled dequantized operands, requantized on output
- *    (round half to even: QuantizeLinear), §5.1 "Eltwise ... in fp32".
+ *  - QAdd / QSub / QMul: fp32 on the rescaled dequantized operands,
+ *    requantized on output (round half to even), §5.1 "Eltwise ... in fp32":
+ *    (s_a/s_y)(a - z_a) +/- (s_b/s_y)(b - z_b) + z_y, and for QMul
+ *    (s_a s_b / s_y)(a - z_a)(b - z_b) + z_y (the product of the centered
+ *    codes is exact in int64 and rounded once to fp32).
  *  - QMaxPool: max of the codes; a requantization only when the output
  *    encoding differs from the input's.
  *  - QConcat: codes copied where an input's encoding is the output's, else
@@ -32,6 +35,8 @@
 #define H (emu_T->H)
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 
+enum { EMU_BOP_ADD = 0, EMU_BOP_SUB = 1, EMU_BOP_MUL = 2 };
+
 struct emu_qk {
     int32_t kind; /* EMU_Q_* */
     int32_t xdt, bdt, ydt;
@@ -39,7 +44,8 @@ struct emu_qk {
     emu_win g;
     /* conv: N, C, IH, IW, OC, OH, OW; matmul: rows, K, N */
     int64_t N, C, IH, IW, OC, OH, OW, K, tile;
-    float ra, rb;        /* QAdd: s_a / s_y, s_b / s_y */
+    float ra, rb, rm;    /* QAdd / QSub: s_a / s_y, s_b / s_y; QMul: s_a s_b / s_y */
+    int32_t bop;         /* the element-wise op: EMU_BOP_* */
     int64_t nw, nch;     /* element counts of w and of bias / rq */
     int32_t *w;          /* centered weights: conv [OC][K], matmul [K][N] */
     int32_t *bias;       /* int32 per output channel */
@@ -206,8 +212,11 @@ sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **o
         q->zb = zp_at(in_at(n, 5), 0);
         q->zy = zp_at(in_at(n, 7), 0);
         float sa = scale_at(as, 0), sb = scale_at(bs, 0), sy = scale_at(ys, 0);
+        const char *op = H->node_op(n);
+        q->bop = !strcmp(op, "QMul") ? EMU_BOP_MUL : !strcmp(op, "QSub") ? EMU_BOP_SUB : EMU_BOP_ADD;
         q->ra = sa / sy;
         q->rb = sb / sy;
+        q->rm = sa * sb / sy; /* fp32, in this order, as cpu_ref forms it */
         out_clamp(n, sy, q->zy, q->ydt, &q->lo, &q->hi);
         break;
     }
@@ -352,7 +361,9 @@ static void add_loop(const void *ctx, const void *const *in, const int64_t *st, 
     for (int64_t i = 0; i < n; i++) {
         int32_t da = sy_q_load(in[0], (sy_dtype)q->xdt, (size_t)(i * st[0])) - q->zx;
         int32_t db = sy_q_load(in[1], (sy_dtype)q->bdt, (size_t)(i * st[1])) - q->zb;
-        float v = q->ra * (float)da + q->rb * (float)db + (float)q->zy;
+        float v = q->bop == EMU_BOP_MUL   ? (float)((int64_t)da * db) * q->rm + (float)q->zy
+                  : q->bop == EMU_BOP_SUB ? q->ra * (float)da - q->rb * (float)db + (float)q->zy
+                                          : q->ra * (float)da + q->rb * (float)db + (float)q->zy;
         double r = sy_rq_round_even((double)v);
         sy_q_store(out, (sy_dtype)q->ydt, (size_t)i, !(r >= q->lo) ? q->lo : (r > q->hi ? q->hi : (int32_t)r));
     }
@@ -477,10 +488,13 @@ emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n)
 }
 
 /* ---- what capability checks need ------------------------------------------ */
+bool emu_qbinary(const char *op) { return !strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul"); }
+
 const char *emu_qbase_op(const char *op)
 {
     static const char *const map[][2] = {{"QConv", "Conv"}, {"QMatMul", "MatMul"}, {"QAdd", "Add"},
-                                         {"QMaxPool", "MaxPool"}, {"QConcat", "Concat"}};
+                                         {"QMaxPool", "MaxPool"}, {"QConcat", "Concat"},
+                                         {"QSub", "Sub"},   {"QMul", "Mul"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(op, map[i][0]))
             return map[i][1];
@@ -506,7 +520,7 @@ bool emu_qdescribe(const sy_node *n, emu_qinfo *qi)
     uint32_t ni = H->node_num_inputs(n);
     for (uint32_t i = 1; i < ni; i++) { /* everything but the activations is a constant */
         const sy_tensor *t = H->node_input(n, i);
-        bool activation = (!strcmp(op, "QAdd") && i == 3) || (cat && i >= 2 && (i - 2) % 3 == 0);
+        bool activation = (emu_qbinary(op) && i == 3) || (cat && i >= 2 && (i - 2) % 3 == 0);
         if (t && !activation && !t->data)
             qi->params_static = false;
         /* the emulators read fp32 encodings (QNN's Qnn_ScaleOffset_t scales are float) */
