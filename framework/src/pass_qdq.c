@@ -641,6 +641,11 @@ static bool fold_passthrough(qctx *c, uint32_t ni)
     if (n->n_outputs != 1 || !get_dq(c, in_at(n, 0), false, &x) || !act_type(x.dt) || !get_q(c, n->outputs[0], &q) ||
         q.dt != x.dt || !same_params(c, x.s, x.z, q.s, q.z))
         return false;
+    /* nothing checks the parameters of codes that are only moved: a bad
+     * scale keeps the float path, whose DequantizeLinear refuses it by name */
+    float xs;
+    if (!const_f32(c, x.s, &xs) || !(xs > 0.0f) || !isfinite(xs))
+        return false;
     int32_t pad_value = -1;
     if (is_op(n, "Pad")) {
         if (n->opset < 11)

@@ -128,14 +128,16 @@ static inline int32_t bin_one(const bin_ctx *c, int32_t a, int32_t b)
         }
         return r < c->lo ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
     }
+    /* QuantizeLinear rounds x / y_scale and then adds the zero point:
+     * adding an odd zy before rounding would move every tie by one */
     float v;
     if (c->op == BIN_MUL)
-        v = (float)(da * db) * c->rm + (float)c->zy;
+        v = (float)(da * db) * c->rm;
     else if (c->op == BIN_SUB)
-        v = c->ra * (float)da - c->rb * (float)db + (float)c->zy;
+        v = c->ra * (float)da - c->rb * (float)db;
     else
-        v = c->ra * (float)da + c->rb * (float)db + (float)c->zy;
-    double r = sy_rq_round_even((double)v);
+        v = c->ra * (float)da + c->rb * (float)db;
+    double r = sy_rq_round_even((double)v) + c->zy;
     return !(r >= c->lo) ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
 }
 
