@@ -603,8 +603,9 @@ static void test_slice(void)
 /* a, b [1, 4] int8 activations; s_a 0.5, z_a 1; s_b 0.25, z_b -2; s_y 0.5,
  * z_y 3. a = {10, -5, 1, 127}, b = {0, 1, -2, -128}: centered da = {9, -6,
  * 0, 126}, db = {2, 3, 0, -126}.
- * QSub: da - 0.5 db + 3 = 11, -4.5, 3, 192 -> 11, -4 (half to even), 3, 127 (clamped).
- * QMul: 0.25 da db + 3 = 7.5, -1.5, 3, -3966 -> 8, -2, 3, -128 (clamped). */
+ * QuantizeLinear rounds before it adds z_y:
+ * QSub: da - 0.5 db = 8, -7.5, 0, 189 -> 8, -8 (half to even), 0, 189; + 3 -> 11, -5, 3, 127 (clamped).
+ * QMul: 0.25 da db = 4.5, -4.5, 0, -3969 -> 4, -4 (half to even), 0; + 3 -> 7, -1, 3, -128 (clamped). */
 static void qbin_case(const char *target, const char *opts, const char *op, const int8_t *expect)
 {
     char ini[512];
@@ -655,7 +656,7 @@ static void qbin_case(const char *target, const char *opts, const char *op, cons
 
 static void test_qsub_qmul(void)
 {
-    static const int8_t sub[4] = {11, -4, 3, 127}, mul[4] = {8, -2, 3, -128};
+    static const int8_t sub[4] = {11, -5, 3, 127}, mul[4] = {7, -1, 3, -128};
     const char *v6 = "[provider.lpai]\nhw_version = v6\n";
     qbin_case("htp", "", "QSub", sub);
     qbin_case("htp", "", "QMul", mul);

@@ -361,10 +361,11 @@ static void add_loop(const void *ctx, const void *const *in, const int64_t *st, 
     for (int64_t i = 0; i < n; i++) {
         int32_t da = sy_q_load(in[0], (sy_dtype)q->xdt, (size_t)(i * st[0])) - q->zx;
         int32_t db = sy_q_load(in[1], (sy_dtype)q->bdt, (size_t)(i * st[1])) - q->zb;
-        float v = q->bop == EMU_BOP_MUL   ? (float)((int64_t)da * db) * q->rm + (float)q->zy
-                  : q->bop == EMU_BOP_SUB ? q->ra * (float)da - q->rb * (float)db + (float)q->zy
-                                          : q->ra * (float)da + q->rb * (float)db + (float)q->zy;
-        double r = sy_rq_round_even((double)v);
+        /* rounded before the zero point is added, as QuantizeLinear (and cpu_ref) */
+        float v = q->bop == EMU_BOP_MUL   ? (float)((int64_t)da * db) * q->rm
+                  : q->bop == EMU_BOP_SUB ? q->ra * (float)da - q->rb * (float)db
+                                          : q->ra * (float)da + q->rb * (float)db;
+        double r = sy_rq_round_even((double)v) + q->zy;
         sy_q_store(out, (sy_dtype)q->ydt, (size_t)i, !(r >= q->lo) ? q->lo : (r > q->hi ? q->hi : (int32_t)r));
     }
 }
