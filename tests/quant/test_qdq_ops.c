@@ -89,10 +89,13 @@ static void qrun_close(qrun *r)
 
 /* Loads, plans and runs m with the session option requant = form. On
  * failure r->s is NULL and r->err holds the message. */
+/* the deployment qrun_model uses: cpu_ref alone, or riscv_mcu first */
+static const char *g_plugins = QPLUGINS, *g_ini = "";
+
 static bool qrun_model(qrun *r, pt_model *m, const char *form, int n_in, const qin *ins)
 {
     memset(r, 0, sizeof *r);
-    sy_status *st = emu_env_st(&r->env, QPLUGINS, "");
+    sy_status *st = emu_env_st(&r->env, g_plugins, "%s", g_ini);
     uint8_t *buf = NULL;
     size_t len = 0;
     pt_model_pack(m, &buf, &len);
@@ -776,10 +779,61 @@ static void test_bad(void)
     expect_refusal(m, 1, &tin, "Transpose scale 0", "tensor 'xq'", "scale 'x_s'[0] = 0");
 }
 
+/* riscv_mcu runs QAdd with the portable kernel plugins/ops_quant/kernels/qk.c
+ * (the one generated MCU packages compile): the same codes as the ONNX-QDQ
+ * reference, ties with odd zero points included (qk.c once added the zero
+ * point before rounding and moved them by one code). */
+static void test_add_mcu(void)
+{
+    bcase c = {"Add", false, 3.0f / 64, 1.0f / 32, 1.0f / 16, -3, 5, 1, ACT_NONE};
+    int64_t d[3] = {2, 3, 4};
+    pt_model *m = pt_model_new("add_mcu");
+    q_input(m, "a", false, 3, d, c.sa, c.za);
+    q_input(m, "b", false, 3, d, c.sb, c.zb);
+    pt_node(m, "Add", "op", (const char *[]){"a", "b", NULL}, (const char *[]){"f", NULL});
+    q_output(m, "f", false, 3, d, c.sy, c.zy);
+    int32_t a[24], b[24], want[24];
+    fill(a, 24, false);
+    fill(b, 24, false);
+    /* 0.75*2 = 1.5 -> 2 (+1 = 3), 0.5*1 = 0.5 -> 0 (+1 = 1), 0.75*2 + 0.5*1 = 2
+     * -> 2 (+1 = 3), -1.5 -> -2 (+1 = -1), then saturation at both ends */
+    a[0] = c.za + 2, b[0] = c.zb;
+    a[1] = c.za, b[1] = c.zb + 1;
+    a[2] = c.za + 2, b[2] = c.zb + 1;
+    a[3] = c.za - 2, b[3] = c.zb;
+    a[4] = 127, b[4] = 127;
+    a[5] = -128, b[5] = -128;
+    int32_t hand[4] = {3, 1, 3, -1};
+    for (int i = 0; i < 24; i++)
+        want[i] = quant(bin_ref(&c, a[i], b[i]), c.sy, c.zy, false);
+    compare("Add mcu reference (hand)", want, hand, 4, 0);
+    g_plugins = "riscv_mcu " QPLUGINS;
+    g_ini = "providers = riscv_mcu, cpu_ref\n[provider.riscv_mcu]\ntarget = ws63";
+    qin ins[2] = {{"aq", false, 3, {2, 3, 4}, a}, {"bq", false, 3, {2, 3, 4}, b}};
+    qrun r;
+    bool ok = qrun_model(&r, m, "onnx", 2, ins);
+    PT_CHECK(ok, "Add on riscv_mcu: %s", r.err);
+    if (ok) {
+        int on_mcu = 0;
+        for (size_t i = 0; i < sy_session_node_count(r.s); i++) {
+            sy_node_placement p = {.struct_size = sizeof p};
+            if (sy_session_node_placement(r.s, i, &p) && !p.folded && !strcmp(p.op, "QAdd"))
+                on_mcu += p.provider && !strcmp(p.provider, "riscv_mcu");
+        }
+        PT_CHECK(on_mcu == 1, "QAdd is not on riscv_mcu");
+        compare("Add int8 onnx on riscv_mcu", r.y, want, 24, 0);
+    }
+    qrun_close(&r);
+    g_plugins = QPLUGINS;
+    g_ini = "";
+    pt_model_free(m);
+}
+
 int main(void)
 {
     PT_RUN(test_binary_ref);
     PT_RUN(test_binary_hand);
+    PT_RUN(test_add_mcu);
     PT_RUN(test_concat);
     PT_RUN(test_avgpool);
     PT_RUN(test_unary);

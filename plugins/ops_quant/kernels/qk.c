@@ -123,8 +123,11 @@ void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
             int64_t r = (int64_t)qk_mul_by_qm((int32_t)sum, p->mo, p->so) + p->zy;
             out = r < p->lo ? p->lo : (r > p->hi ? p->hi : (int32_t)r);
         } else {
-            float v = p->ra * (float)da + p->rb * (float)db + (float)p->zy;
-            out = sat(qk_round_even((double)v), p->lo, p->hi);
+            /* round, then add the output zero point (QuantizeLinear's order,
+             * as ops_quant's QAdd): adding it first moves ties with an odd
+             * zero point by one code */
+            float v = p->ra * (float)da + p->rb * (float)db;
+            out = sat(qk_round_even((double)v) + p->zy, p->lo, p->hi);
         }
         st(y, p->ydt, (size_t)i, out);
     }
