@@ -152,84 +152,19 @@ int32_t sy_q_quantize_f32(float x, float scale, int32_t zp, int32_t lo, int32_t 
 
 /* ---- gemmlowp fixed point ------------------------------------------------- */
 
-/* saturating x * 2^e for e > 0 */
-static int32_t sat_shl(int32_t x, int e)
-{
-    int32_t threshold = (int32_t)((UINT32_C(1) << (31 - e)) - 1u);
-    if (x > threshold)
-        return INT32_MAX;
-    if (x < -threshold)
-        return INT32_MIN;
-    return (int32_t)((uint32_t)x << e);
-}
-
-/* exp(a) for a in [-1/4, 0), Q0.31 in and out */
-static int32_t exp_quarter(int32_t a)
-{
-    const int32_t constant_term = 1895147668;  /* exp(-1/8) */
-    const int32_t constant_1_over_3 = 715827883;
-    int32_t x = a + (1 << 28);                 /* a + 1/8 */
-    int32_t x2 = sy_q_srdhm(x, x);
-    int32_t x3 = sy_q_srdhm(x2, x);
-    int32_t x4 = sy_q_srdhm(x2, x2);
-    int32_t x4_over_4 = sy_q_rdivpot(x4, 2);
-    int32_t poly = sy_q_rdivpot(sy_q_srdhm(x4_over_4 + x3, constant_1_over_3) + x2, 1);
-    return constant_term + sy_q_srdhm(constant_term, x + poly);
-}
-
+/* one definition each in sy_fixedpoint.h, shared with the TFLite kernels
+ * (tflk_fixed.c); the SDK's softmax reads exp with 5 integer bits */
 int32_t sy_q_exp_on_negative_values(int32_t a)
 {
     /* a: Q5.26 (5 integer bits), a <= 0; result Q0.31 */
-    const int frac = 26;
-    const int32_t one_quarter = 1 << (frac - 2);
-    const int32_t mask = one_quarter - 1;
-    int32_t a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
-    int32_t result = exp_quarter(sat_shl(a_mod_quarter_minus_one_quarter, 5));
-    int32_t remainder = a_mod_quarter_minus_one_quarter - a;
-    static const int32_t mults[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
-    for (int e = -2; e <= 4; e++)
-        if (remainder & (1 << (frac + e)))
-            result = sy_q_srdhm(result, mults[e + 2]);
-    if (a == 0)
-        result = INT32_MAX;
-    return result;
+    return sy_fx_exp_on_negative(a, 5);
 }
 
-int32_t sy_q_one_over_one_plus_x(int32_t a)
-{
-    /* a: Q0.31 in [0, 1); returns 1 / (1 + a) in Q0.31 */
-    int64_t sum = (int64_t)a + INT32_MAX;
-    int64_t sign = sum >= 0 ? 1 : -1;
-    int32_t half_denominator = (int32_t)((sum + sign) / 2);
-    const int32_t c48_17 = 1515870810, cneg32_17 = -1010580540; /* Q2.29 */
-    int32_t x = c48_17 + sy_q_srdhm(half_denominator, cneg32_17);
-    for (int i = 0; i < 3; i++) {
-        int32_t hdx = sy_q_srdhm(half_denominator, x);
-        int32_t one_minus = (1 << 29) - hdx;
-        x = x + sat_shl(sy_q_srdhm(x, one_minus), 2);
-    }
-    return sat_shl(x, 1);
-}
-
-static int clz32(uint32_t x)
-{
-    if (!x)
-        return 32;
-    int n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-}
+int32_t sy_q_one_over_one_plus_x(int32_t a) { return sy_fx_one_over_one_plus_x(a); }
 
 int32_t sy_q_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit)
 {
-    int headroom_plus_one = clz32((uint32_t)x);
-    *num_bits_over_unit = integer_digits - headroom_plus_one;
-    int32_t shifted_minus_one =
-        (int32_t)(((uint32_t)x << (headroom_plus_one & 31)) - (UINT32_C(1) << 31));
-    return sy_q_one_over_one_plus_x(shifted_minus_one);
+    return sy_fx_get_reciprocal(x, integer_digits, num_bits_over_unit);
 }
 
 void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t *left_shift, int32_t *diff_min)

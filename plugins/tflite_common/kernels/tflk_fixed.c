@@ -14,93 +14,37 @@
  */
 #include "tflk.h"
 
-static int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+/* the gemmlowp primitives are sy_fixedpoint.h's (the SDK's sy_q_* share
+ * them); these names are the kernels' */
+int32_t tflk_sat_shl(int32_t x, int32_t e) { return sy_fx_sat_shl(x, e); }
 
-int32_t tflk_sat_shl(int32_t x, int32_t e)
-{
-    if (e <= 0)
-        return x;
-    int32_t threshold = (int32_t)((UINT32_C(1) << (31 - e)) - 1u);
-    if (x > threshold)
-        return INT32_MAX;
-    if (x < -threshold)
-        return INT32_MIN;
-    return (int32_t)((uint32_t)x << e);
-}
+int32_t tflk_exp_on_negative(int32_t a, int32_t int_bits) { return sy_fx_exp_on_negative(a, int_bits); }
 
-/* exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8 */
-static int32_t exp_quarter(int32_t a)
-{
-    const int32_t constant_term = 1895147668; /* exp(-1/8) in Q0.31 */
-    const int32_t constant_1_over_3 = 715827883;
-    int32_t x = wadd(a, 1 << 28); /* a + 1/8 */
-    int32_t x2 = tflk_srdhm(x, x);
-    int32_t x3 = tflk_srdhm(x2, x);
-    int32_t x4 = tflk_srdhm(x2, x2);
-    int32_t x4_over_4 = tflk_rdivpot(x4, 2);
-    int32_t poly = tflk_rdivpot(wadd(tflk_srdhm(wadd(x4_over_4, x3), constant_1_over_3), x2), 1);
-    return wadd(constant_term, tflk_srdhm(constant_term, wadd(x, poly)));
-}
-
-int32_t tflk_exp_on_negative(int32_t a, int32_t int_bits)
-{
-    const int32_t frac = 31 - int_bits;
-    const int32_t one_quarter = (int32_t)(UINT32_C(1) << (frac - 2));
-    const int32_t mask = one_quarter - 1;
-    int32_t amq = wsub(a & mask, one_quarter); /* a mod 1/4, minus 1/4: in [-1/4, 0) */
-    int32_t result = exp_quarter(tflk_sat_shl(amq, int_bits));
-    int32_t remainder = wsub(amq, a);
-    /* exp(-2^e) in Q0.31 for e = -2 .. 4: the barrel shifter over the integer bits */
-    static const int32_t mults[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
-    for (int32_t e = -2; e <= 4; e++)
-        if (int_bits > e && (remainder & (int32_t)(UINT32_C(1) << (frac + e))))
-            result = tflk_srdhm(result, mults[e + 2]);
-    if (int_bits > 5 && a < -(int32_t)(UINT32_C(1) << (36 - int_bits))) /* below -32 */
-        result = 0;
-    if (a == 0)
-        result = INT32_MAX;
-    return result;
-}
-
-/* Newton-Raphson for 1 / (1 + a), a in [0, 1) Q0.31; the result in Q2.29 */
-static int32_t nr_reciprocal_q2(int32_t a)
-{
-    int64_t sum = (int64_t)a + INT32_MAX; /* RoundingHalfSum(a, 1) */
-    int64_t sign = sum >= 0 ? 1 : -1;
-    int32_t half_denominator = (int32_t)((sum + sign) / 2);
-    const int32_t c48_17 = 1515870810, cneg32_17 = -1010580540; /* 48/17 and -32/17 in Q2.29 */
-    int32_t x = wadd(c48_17, tflk_srdhm(half_denominator, cneg32_17));
-    for (int i = 0; i < 3; i++) {
-        int32_t hdx = tflk_srdhm(half_denominator, x);
-        int32_t one_minus = wsub(1 << 29, hdx);
-        x = wadd(x, tflk_sat_shl(tflk_srdhm(x, one_minus), 2));
-    }
-    return x;
-}
-
-int32_t tflk_one_over_one_plus_x(int32_t a) { return tflk_sat_shl(nr_reciprocal_q2(a), 1); }
+int32_t tflk_one_over_one_plus_x(int32_t a) { return sy_fx_one_over_one_plus_x(a); }
 
 /* (1 - a) / (1 + a) for a in [0, 1), Q0.31 */
-static int32_t one_minus_x_over_one_plus_x(int32_t a) { return tflk_sat_shl(wsub(nr_reciprocal_q2(a), 1 << 29), 2); }
+static int32_t one_minus_x_over_one_plus_x(int32_t a)
+{
+    return sy_fx_sat_shl(sy_fx_wsub(sy_fx_nr_reciprocal_q2(a), 1 << 29), 2);
+}
 
 int32_t tflk_logistic_fx(int32_t a, int32_t int_bits)
 {
     if (a == 0)
         return 1 << 30;
-    int32_t abs_a = a > 0 ? a : wsub(0, a);
-    int32_t pos = tflk_one_over_one_plus_x(tflk_exp_on_negative(wsub(0, abs_a), int_bits));
-    return a > 0 ? pos : wsub(INT32_MAX, pos);
+    int32_t abs_a = a > 0 ? a : sy_fx_wsub(0, a);
+    int32_t pos = tflk_one_over_one_plus_x(tflk_exp_on_negative(sy_fx_wsub(0, abs_a), int_bits));
+    return a > 0 ? pos : sy_fx_wsub(INT32_MAX, pos);
 }
 
 int32_t tflk_tanh_fx(int32_t a, int32_t int_bits)
 {
     if (a == 0)
         return 0;
-    int32_t neg = a < 0 ? a : wsub(0, a);
+    int32_t neg = a < 0 ? a : sy_fx_wsub(0, a);
     /* exp(2 * neg): the same raw value read with one more integer bit */
     int32_t t = one_minus_x_over_one_plus_x(tflk_exp_on_negative(neg, int_bits + 1));
-    return a < 0 ? wsub(0, t) : t;
+    return a < 0 ? sy_fx_wsub(0, t) : t;
 }
 
 /* ---- int8 LOGISTIC / TANH (reference_integer_ops) ----------------------------- */
@@ -219,30 +163,15 @@ void tflk_tanh_s16(int32_t mult, int32_t shift, const int16_t *x, int16_t *y, in
 
 /* ---- reciprocal (SOFTMAX, DIV) -------------------------------------------------- */
 
-static int32_t clz32(uint32_t x)
-{
-    if (!x)
-        return 32;
-    int32_t n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-}
-
 int32_t tflk_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit)
 {
-    int32_t headroom_plus_one = clz32((uint32_t)x);
-    *num_bits_over_unit = integer_digits - headroom_plus_one;
-    int32_t shifted_minus_one = (int32_t)(((uint32_t)x << (headroom_plus_one & 31)) - (UINT32_C(1) << 31));
-    return tflk_one_over_one_plus_x(shifted_minus_one);
+    return sy_fx_get_reciprocal(x, integer_digits, num_bits_over_unit);
 }
 
 /* leading sign bits of an int32 (31 for 0), as TFLite's CountLeadingSignBits */
 static int32_t clrsb32(int32_t x)
 {
-    return x >= 0 ? clz32((uint32_t)x) - 1 : clz32(~(uint32_t)x) - 1;
+    return x >= 0 ? sy_fx_clz32((uint32_t)x) - 1 : sy_fx_clz32(~(uint32_t)x) - 1;
 }
 
 int32_t tflk_div_s8(const tflk_div8 *p, int32_t a, int32_t b)
