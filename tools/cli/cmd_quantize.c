@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "onnx.pb-c.h"
 /* sy_sdk.h for the recipe types (sy_quant_recipe, sy_calib_method) */
+#include <switchyard/sy_fixedpoint.h>
 #include <switchyard/sy_sdk.h>
 
 #include <dirent.h>
@@ -980,14 +981,6 @@ static char *quant_const(qrun *q, const char *name, const float *x, const int32_
     return g->pl.oom ? NULL : dn;
 }
 
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d != 0.5)
-        return d > 0.5 ? f + 1.0 : f;
-    return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
-}
-
 /* int32 bias with scale s_x * s_w[c] */
 static char *quant_bias(qrun *q, const char *name, const float *b, int64_t n, float sx, const float *sw, int64_t nsw,
                         wnode **dq_out)
@@ -999,7 +992,7 @@ static char *quant_bias(qrun *q, const char *name, const float *b, int64_t n, fl
         return NULL;
     for (int64_t c = 0; c < n; c++) {
         sc[c] = sx * sw[nsw > 1 ? c : 0];
-        double v = round_even((double)b[c] / (double)sc[c]);
+        double v = sy_fx_round_even((double)b[c] / (double)sc[c]);
         qb[c] = v > 2147483647.0 ? INT32_MAX : (v < -2147483648.0 ? INT32_MIN : (int32_t)v);
     }
     char *qn = uniq(g, name, "q"), *sn = uniq(g, name, "scale"), *dn = uniq(g, name, "dq");
