@@ -993,7 +993,9 @@ static char *quant_bias(qrun *q, const char *name, const float *b, int64_t n, fl
     for (int64_t c = 0; c < n; c++) {
         sc[c] = sx * sw[nsw > 1 ? c : 0];
         double v = sy_fx_round_even((double)b[c] / (double)sc[c]);
-        qb[c] = v > 2147483647.0 ? INT32_MAX : (v < -2147483648.0 ? INT32_MIN : (int32_t)v);
+        /* saturate; a NaN bias (nothing to round) is stored as 0 rather than
+         * cast, which C leaves undefined */
+        qb[c] = v != v ? 0 : v > 2147483647.0 ? INT32_MAX : (v < -2147483648.0 ? INT32_MIN : (int32_t)v);
     }
     char *qn = uniq(g, name, "q"), *sn = uniq(g, name, "scale"), *dn = uniq(g, name, "dq");
     add_init(g, mk_tensor(g, qn, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, &n, 1, qb, (size_t)n * 4));
