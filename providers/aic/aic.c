@@ -347,15 +347,7 @@ static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H_ = host;
-    target_rt = target;
-    target_rt.H = host;
-    emu_T = &target_rt;
-    static sy_kernel_def ks[48];
-    uint32_t nk = emu_kernels("aic", ks, 48);
-    nk += emu_qkernels("aic", "AIC-QIO", ks + nk, 48 - nk);
-    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
-    SY_TRY(host->register_extension(p, "qnn_emu.aic", 1, &report_ext));
-    return host->register_provider(p, &provider);
+    return emu_plugin_init(host, p, &target_rt, &target, "AIC-QIO", &report_ext, &provider);
 }
 
 static void aic_fini(void) {}

@@ -505,15 +505,7 @@ static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H_ = host;
-    target_rt = target;
-    target_rt.H = host;
-    emu_T = &target_rt;
-    static sy_kernel_def ks[48];
-    uint32_t nk = emu_kernels("htp", ks, 48);
-    nk += emu_qkernels("htp", "HTP-QIO", ks + nk, 48 - nk);
-    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
-    SY_TRY(host->register_extension(p, "qnn_emu.htp", 1, &report_ext));
-    return host->register_provider(p, &provider);
+    return emu_plugin_init(host, p, &target_rt, &target, "HTP-QIO", &report_ext, &provider);
 }
 
 static void htp_fini(void) {}

@@ -400,17 +400,7 @@ static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_opti
 {
     (void)opts;
     H_ = host;
-    target_rt = target;
-    target_rt.H = host;
-    emu_T = &target_rt;
-    /* float kernels are registered so that check_node sees float nodes and
-     * declines them naming the rule (LPAI-DTYPE) instead of "no kernel" */
-    static sy_kernel_def ks[48];
-    uint32_t nk = emu_kernels("lpai", ks, 48);
-    nk += emu_qkernels("lpai", "LPAI-QIO", ks + nk, 48 - nk);
-    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
-    SY_TRY(host->register_extension(p, "qnn_emu.lpai", 1, &ext));
-    return host->register_provider(p, &provider);
+    return emu_plugin_init(host, p, &target_rt, &target, "LPAI-QIO", &ext, &provider);
 }
 
 static void lpai_fini(void) {}

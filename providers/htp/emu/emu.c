@@ -2,11 +2,30 @@
 #include "emu.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <strings.h>
 
 const emu_target *emu_T;
+
+sy_status *emu_plugin_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
+                           const char *qio_rule, const void *report_ext, const sy_provider_def *provider)
+{
+    *rt = *tmpl;
+    rt->H = host;
+    emu_T = rt;
+    /* every op is registered, so that check_node sees each node and declines
+     * the ones the target refuses naming the rule, not "no kernel" */
+    static sy_kernel_def ks[48];
+    uint32_t nk = emu_kernels(tmpl->provider, ks, 48);
+    nk += emu_qkernels(tmpl->provider, qio_rule, ks + nk, 48 - nk);
+    SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
+    char ext[64];
+    snprintf(ext, sizeof ext, "qnn_emu.%s", tmpl->provider);
+    SY_TRY(host->register_extension(p, ext, 1, report_ext));
+    return host->register_provider(p, provider);
+}
 #define H (emu_T->H)
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 

@@ -49,6 +49,14 @@ typedef struct emu_target {
 
 extern const emu_target *emu_T;
 
+/* The init every emulator plugin does: binds `tmpl` to the host in `rt` (the
+ * shared kernels reach the provider through emu_T), registers the float and
+ * the integer kernels (the latter's Quantize/DequantizeLinear decline naming
+ * `qio_rule`), the report extension `qnn_emu.<provider>` version 1, and the
+ * provider. */
+sy_status *emu_plugin_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
+                           const char *qio_rule, const void *report_ext, const sy_provider_def *provider);
+
 /* ---- fused partitions and the compile cache (sy_provider_def, ABI 1.1) ---- */
 /* Runs of nodes with emulated kernels at consecutive topological positions
  * (convex), two nodes or more. */
