@@ -13,20 +13,8 @@
 # Exit 77 (skipped) in qemu mode without the cross toolchain, picolibc or QEMU.
 set -u
 SY=$1 GEN=$2 WORK=$3 MODE=$4
-if [ "$MODE" = qemu ]; then
-  for tool in riscv64-unknown-elf-gcc qemu-system-riscv32; do
-    if ! command -v "$tool" > /dev/null; then
-      echo "SKIP: $tool not found (tools/dev/install-deps.sh)"
-      exit 77
-    fi
-  done
-  if [ ! -f "$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then
-    echo "SKIP: picolibc for riscv64-unknown-elf not found (tools/dev/install-deps.sh)"
-    exit 77
-  fi
-fi
-rm -rf "$WORK"
-mkdir -p "$WORK"
+. "$(dirname "$0")/mcu_common.sh"
+mcu_prepare "$MODE" "$WORK"
 "$GEN" --write-model "$WORK" > "$WORK/gen.log" 2>&1 || { cat "$WORK/gen.log"; echo "FAIL: --write-model"; exit 1; }
 m=$WORK/lut_chain.tflite pkg=$WORK/pkg
 "$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/x.npy" > "$WORK/codegen.log" 2>&1 || {

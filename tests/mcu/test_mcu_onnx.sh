@@ -20,25 +20,8 @@ if [ ! -f "$m/model.onnx" ]; then
   echo "SKIP: $m/model.onnx is absent"
   exit 77
 fi
-if [ "$MODE" = qemu ]; then
-  for tool in riscv64-unknown-elf-gcc qemu-system-riscv32; do
-    if ! command -v "$tool" > /dev/null; then
-      echo "SKIP: $tool not found: install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc (tools/dev/install-deps.sh)"
-      exit 77
-    fi
-  done
-  if [ ! -f "$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then
-    echo "SKIP: picolibc for riscv64-unknown-elf not found (tools/dev/install-deps.sh)"
-    exit 77
-  fi
-fi
-rm -rf "$WORK"
-mkdir -p "$WORK"
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+. "$(dirname "$0")/mcu_common.sh"
+mcu_prepare "$MODE" "$WORK"
 q=$WORK/mnist8_int8.onnx
 "$SY" quantize "$m/model.onnx" --calib "$m" -o "$q" > "$WORK/quantize.log" 2>&1 || {
   cat "$WORK/quantize.log"
