@@ -54,7 +54,7 @@ static sy_status *infer_window(sy_node *n)
     SY_TRY(scalar_int(t, "size", &size));
     if (size < 0)
         return ERR(SY_ERR_INVALID_ARGUMENT, "size must be >= 0, got %lld", (long long)size);
-    sy_dtype dt;
+    sy_dtype dt = SY_DT_UNDEFINED; /* set by out_dtype; initialised for GCC -O3 -Wmaybe-uninitialized */
     SY_TRY(out_dtype(n, &dt));
     return H->node_set_output(n, 0, dt, 1, &size);
 }
@@ -123,7 +123,7 @@ static sy_status *infer_mel(sy_node *n)
     int64_t bins = 0, dft = 0, rate = 0;
     double lo = 0, hi = 0;
     SY_TRY(mel_params(in, &bins, &dft, &rate, &lo, &hi));
-    sy_dtype dt;
+    sy_dtype dt = SY_DT_UNDEFINED; /* set by out_dtype; initialised for GCC -O3 -Wmaybe-uninitialized */
     SY_TRY(out_dtype(n, &dt));
     int64_t dims[2] = {dft / 2 + 1, bins};
     return H->node_set_output(n, 0, dt, 2, dims);

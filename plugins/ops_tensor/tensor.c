@@ -939,7 +939,7 @@ static sy_status *cos_value(const sy_node *n, sy_dtype *dt, unsigned char *val)
 
 static sy_status *infer_constant_of_shape(sy_node *n)
 {
-    int64_t shape[SY_MAX_RANK + 1], cnt;
+    int64_t shape[SY_MAX_RANK + 1], cnt = 0;
     SY_TRY(input_ints(n, 0, "input (shape)", shape, &cnt, SY_MAX_RANK + 1));
     if (cnt < 0)
         return ERR(SY_ERR_INVALID_ARGUMENT, "input 'input' (the shape) is required");

@@ -119,7 +119,7 @@ static bool qrun_model(qrun *r, pt_model *m, const char *form, int n_in, const q
     if (!st)
         st = sy_session_get_output_by_name(r->s, "yq", &ty);
     if (st) {
-        snprintf(r->err, sizeof r->err, "%s", pt_msg(st));
+        snprintf(r->err, sizeof r->err, "%.2000s", pt_msg(st)); /* err holds 2048 */
         sy_session_release(r->s);
         r->s = NULL;
         return false;
