@@ -124,6 +124,9 @@ static sy_status *run_pooled(struct sy_session *s)
         sy_status *st = sy_pool_run_level(s->pool, s, s->level_start[l], s->level_start[l + 1], &failed);
         if (st)
             return node_failed(s, s->steps[failed].node, st);
+        if (s->observer)
+            for (uint32_t i = s->level_start[l]; i < s->level_start[l + 1]; i++)
+                sy_observe_step(s, &s->steps[i]);
     }
     return NULL;
 }
@@ -134,7 +137,7 @@ static sy_status *run_static(struct sy_session *s)
         return run_pooled(s);
     const sy_step *steps = s->steps;
     uint32_t n = s->n_steps;
-    if (!s->profiling) {
+    if (!s->profiling && !s->observer) {
         for (uint32_t i = 0; i < n; i++) {
             sy_status *st = steps[i].run(steps[i].state, steps[i].io);
             if (st)
@@ -142,12 +145,16 @@ static sy_status *run_static(struct sy_session *s)
         }
         return NULL;
     }
+    /* profiled and/or observed */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t t0 = sy_now_ns();
+        uint64_t t0 = s->profiling ? sy_now_ns() : 0;
         sy_status *st = steps[i].run(steps[i].state, steps[i].io);
-        sy_profile_node(s, steps[i].node, t0, sy_now_ns(), 0);
+        if (s->profiling)
+            sy_profile_node(s, steps[i].node, t0, sy_now_ns(), 0);
         if (st)
             return node_failed(s, steps[i].node, st);
+        if (s->observer)
+            sy_observe_step(s, &steps[i]);
     }
     return NULL;
 }
@@ -210,6 +217,8 @@ static sy_status *run_dynamic(struct sy_session *s)
         nr->io.scratch = NULL;
         if (st)
             return sy_error_wrap(st, "%s on %s", label, nr->provider->def.name);
+        if (s->observer)
+            sy_observe_node(s, i);
     }
     return NULL;
 }

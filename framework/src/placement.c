@@ -112,8 +112,102 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
     return false;
 }
 
+/* ---- per-node overrides (sy_session_options.placements) ---- */
+sy_status *sy_placements_init(struct sy_session *s, const sy_placement_override *p, uint32_t n)
+{
+    if (!n)
+        return NULL;
+    if (!p)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_options: n_placements is %u but placements is NULL", n);
+    s->place_node = calloc(n, sizeof *s->place_node);
+    s->place_provider = calloc(n, sizeof *s->place_provider);
+    if (!s->place_node || !s->place_provider)
+        return sy_error_oom();
+    for (uint32_t i = 0; i < n; i++) {
+        if (!p[i].node || !p[i].provider)
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_options.placements[%u]: node and provider are required",
+                            i);
+        uint32_t node = s->n_nodes;
+        for (uint32_t k = 0; k < s->n_nodes && node == s->n_nodes; k++)
+            if (!strcmp(s->nodes[k].view.ir->name, p[i].node))
+                node = k;
+        if (node == s->n_nodes)
+            return sy_error(SY_ERR_NOT_FOUND, "sy_session_options.placements[%u]: the model has no node named '%s'", i,
+                            p[i].node);
+        bool known = false;
+        for (uint32_t k = 0; k < s->env->n_providers && !known; k++)
+            known = s->env->providers[k]->created && !strcmp(s->env->providers[k]->def.name, p[i].provider);
+        if (!known)
+            return sy_error(SY_ERR_NOT_FOUND,
+                            "sy_session_options.placements[%u]: node '%s': no provider '%s' is loaded and configured", i,
+                            p[i].node, p[i].provider);
+        s->place_node[i] = node;
+        if (!(s->place_provider[i] = sy_strdup(p[i].provider)))
+            return sy_error_oom();
+        s->n_place = i + 1;
+    }
+    return NULL;
+}
+
+void sy_placements_free(struct sy_session *s)
+{
+    for (uint32_t i = 0; i < s->n_place; i++)
+        free(s->place_provider[i]);
+    free(s->place_provider);
+    free(s->place_node);
+    s->place_provider = NULL;
+    s->place_node = NULL;
+    s->n_place = 0;
+}
+
+const char *sy_placement_forced(const struct sy_session *s, uint32_t node)
+{
+    const char *forced = NULL;
+    for (uint32_t i = 0; i < s->n_place; i++)
+        if (s->place_node[i] == node)
+            forced = s->place_provider[i]; /* the last entry for a node wins */
+    return forced;
+}
+
+/* A forced node gets its provider or an error: never a silent other one. */
+static sy_status *place_forced(struct sy_session *s, sy_node_rt *nr, const char *name)
+{
+    const ir_node *n = nr->view.ir;
+    sy_provider_rec *pr = NULL;
+    for (uint32_t k = 0; k < s->env->n_providers && !pr; k++)
+        if (s->env->providers[k]->created && !strcmp(s->env->providers[k]->def.name, name))
+            pr = s->env->providers[k];
+    if (!pr)
+        return sy_error(SY_ERR_NOT_FOUND, "node '%s' (%s): placement override names provider '%s', which is not loaded",
+                        n->name, n->op, name);
+    char why[192];
+    const sy_kernel_rec *k = sy_find_kernel(s->env, &nr->view, pr->def.name, why, sizeof why);
+    if (!k)
+        return sy_error(SY_ERR_NOT_IMPLEMENTED, "node '%s' (%s): placement override to '%s' impossible: %s", n->name,
+                        n->op, name, why);
+    if (pr->def.check_node) {
+        sy_claim claim = {sizeof claim, false, SY_REASON_NONE, ""};
+        nr->view.asking = pr;
+        pr->def.check_node(pr->state, &nr->view, &claim);
+        nr->view.asking = NULL;
+        claim.text[sizeof claim.text - 1] = '\0';
+        if (!claim.take)
+            return sy_error(SY_ERR_NOT_IMPLEMENTED, "node '%s' (%s): placement override to '%s' impossible: [%s] %s",
+                            n->name, n->op, name, sy_reason_name(claim.reason),
+                            claim.text[0] ? claim.text : "declined");
+    }
+    nr->provider = pr;
+    nr->kernel = k;
+    nr->reason = SY_REASON_POLICY;
+    nr->reason_text = sy_strdup("placed by a placement override (sy_session_options.placements)");
+    return NULL;
+}
+
 sy_status *sy_place_node(struct sy_session *s, sy_node_rt *nr)
 {
+    const char *forced = s->n_place ? sy_placement_forced(s, nr->view.index) : NULL;
+    if (forced)
+        return place_forced(s, nr, forced);
     char *declines = NULL;
     if (try_providers(s, nr, &declines)) {
         nr->reason_text = declines; /* the declines of higher-priority providers, if any */

@@ -414,7 +414,7 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     if (!env || !model || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: env, model and out are required");
     /* read only the fields the caller's struct has (older callers are smaller) */
-    sy_session_options o = {sizeof o, 0, -1, false, NULL, NULL};
+    sy_session_options o = {sizeof o, 0, -1, false, NULL, NULL, NULL, 0};
     if (opts) {
         if (opts->struct_size < offsetof(sy_session_options, compiled_cache))
             return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
@@ -450,6 +450,8 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     if (!st)
         st = bind_nodes(s);
     if (!st)
+        st = sy_placements_init(s, opts->placements, opts->n_placements);
+    if (!st)
         st = sy_domains_init(s);
     if (!st && s->threads > 1)
         st = sy_pool_create(s->threads, &s->pool);
@@ -483,6 +485,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
     free(s->domains);
     free(s->copies);
     free(s->cache_path);
+    sy_placements_free(s);
     sy_env *env = s->env;
     free(s);
     sy_env_unref(env);

@@ -185,6 +185,14 @@ struct sy_session {
     uint32_t n_parts;
     uint32_t *order;
     char *cache_path;       /* compile cache to load partitions from, or NULL */
+    /* observer (observe.c); NULL: off, and the run loops never look further */
+    sy_observer_fn observer;
+    void *observer_user;
+    /* placement overrides (sy_session_options.placements), copied: node
+     * index and provider name per entry */
+    uint32_t *place_node;
+    char **place_provider;
+    uint32_t n_place;
     /* plugins this session holds a reference on */
     sy_loaded_plugin **held;
     uint32_t n_held;
@@ -194,6 +202,15 @@ struct sy_session {
 sy_status *sy_session_plan(struct sy_session *s);
 void sy_session_unplan(struct sy_session *s);
 sy_status *sy_session_execute(struct sy_session *s);
+/* observe.c: report the outputs of step i (or of node i in dynamic mode)
+ * to the observer; call only when s->observer is set */
+void sy_observe_step(struct sy_session *s, const sy_step *st);
+void sy_observe_node(struct sy_session *s, uint32_t node);
+/* placement.c: copy and check sy_session_options.placements */
+sy_status *sy_placements_init(struct sy_session *s, const sy_placement_override *p, uint32_t n);
+void sy_placements_free(struct sy_session *s);
+/* the provider node i is forced onto, or NULL */
+const char *sy_placement_forced(const struct sy_session *s, uint32_t node);
 /* requant_form.c: the requantization form of node n (see the file). */
 const char *sy_requant_resolve(struct sy_node *n);
 /* "onnx"/"gemmlowp" as a static string; NULL for anything else */

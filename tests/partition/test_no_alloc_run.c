@@ -5,7 +5,8 @@
  * them), forwards them to glibc's __libc_* entry points, and counts calls
  * while a flag is set around sy_session_run. Checked with one thread and
  * with a thread pool, on cpu_ref alone and with test_npu (boundary copies,
- * pairwise and host bounce), with new input data between runs.
+ * pairwise and host bounce), with new input data between runs, with and
+ * without a run observer (sy_session_set_observer).
  *
  * Under AddressSanitizer the allocator belongs to the sanitizer: skipped.
  */
@@ -82,6 +83,13 @@ PT_API void *memalign(size_t align, size_t n)
     return __libc_memalign(align, n);
 }
 
+/* an observer that only counts (and allocates nothing itself) */
+static void count_outputs(void *user, const sy_node_output *o)
+{
+    (void)o;
+    ++*(int *)user;
+}
+
 /* the part model of test_partition: Add/Mul on test_npu, Sub/Neg on cpu_ref */
 static pt_model *model(void)
 {
@@ -120,7 +128,11 @@ static void check_config(const char *ini, int threads, size_t min_copies)
     PT_CHECK(__atomic_load_n(&counted, __ATOMIC_RELAXED) > 0, "sy_session_create made no counted allocation");
     PT_CHECK(sy_session_copy_count(s) >= min_copies, "%zu copies", sy_session_copy_count(s));
     float x[128], y[128];
+    int observed = 0;
     for (int run = 0; run < 6; run++) {
+        /* runs 3 and 4 observed: the observer path allocates nothing either;
+         * run 5 with it removed again */
+        sy_session_set_observer(s, run == 3 || run == 4 ? count_outputs : NULL, &observed);
         for (int i = 0; i < 128; i++) {
             x[i] = (float)((i + run) % 9) - 4.0f;
             y[i] = (float)(i % 5) * 0.5f - (float)run;
@@ -151,6 +163,7 @@ static void check_config(const char *ini, int threads, size_t min_copies)
             }
         }
     }
+    PT_CHECK(observed == 14, "the observer saw the 7 node outputs of each of two runs, got %d calls", observed);
     /* the counter works: an allocation while counting is seen */
     __atomic_store_n(&counted, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);

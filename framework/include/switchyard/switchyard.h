@@ -179,6 +179,40 @@ SY_EXPORT const char *sy_reason_name(sy_reason r);
  * node's kernel does not requantize. */
 SY_EXPORT const char *sy_session_node_requant(const sy_session *s, size_t index, const char **source);
 
+/* ---- observer: every node's outputs during a run (accuracy debugging) --- */
+/* What the observer is shown for one output of one node, right after the
+ * node (or its fused partition) ran and before anything later overwrites the
+ * buffer. Everything it points to is valid only during the callback: copy
+ * what you keep.
+ *
+ * Fused partitions: a provider that compiled several nodes into one
+ * partition computes the values inside it where the host cannot see them,
+ * so only the partition's outputs (the values read outside it, or graph
+ * outputs) are reported, once each, after the partition ran, attributed to
+ * the member node that produces them, with `partition` >= 0 saying so.
+ * Nodes folded into constants at creation do not run and are not reported. */
+typedef struct sy_node_output {
+    uint32_t struct_size;
+    uint32_t node;           /* node index, as in sy_session_node_placement */
+    const char *node_name;
+    const char *op;
+    const char *provider;    /* the provider that ran it */
+    uint32_t output;         /* which output of the node */
+    const sy_tensor *tensor; /* name, dtype, rank, dims, host-readable data,
+                              * quant (NULL when not quantized) */
+    int32_t partition;       /* -1: the node ran on its own; else the fused
+                              * partition (sy_session_partition_info index)
+                              * whose output this is */
+    uint32_t partition_nodes; /* nodes fused in that partition (0 when -1) */
+} sy_node_output;
+typedef void (*sy_observer_fn)(void *user, const sy_node_output *out);
+/* Install (fn non-NULL) or remove (fn NULL) the observer of a session. Off
+ * by default; when off the run loop does not look at it (no cost, no
+ * allocation). With a thread pool the outputs of one dependency level are
+ * reported after the level, in step order, on the thread calling
+ * sy_session_run. Calls happen in execution order. */
+SY_EXPORT void sy_session_set_observer(sy_session *s, sy_observer_fn fn, void *user);
+
 /* Boundary copies between memory domains (one per tensor and destination). */
 typedef struct sy_copy_info {
     uint32_t struct_size;

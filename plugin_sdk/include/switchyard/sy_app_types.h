@@ -21,6 +21,12 @@ typedef struct sy_value_info {
     const char *dim_names[SY_MAX_RANK]; /* symbolic names, or NULL */
 } sy_value_info;
 
+/* Force one node onto one provider (sy_session_options.placements). */
+typedef struct sy_placement_override {
+    const char *node;     /* node name as in the model (sy_model_node) */
+    const char *provider; /* a provider of the env, configured or fallback */
+} sy_placement_override;
+
 typedef struct sy_session_options {
     uint32_t struct_size;
     int32_t threads;       /* 0: from the INI (default 1) */
@@ -34,6 +40,12 @@ typedef struct sy_session_options {
      * NULL: from [provider.P] requant, then [plugin.ops_quant] requant,
      * then "onnx". A `requant` attribute in the model wins over it. */
     const char *requant;
+    /* per-node placement overrides (the accuracy debugger moves one node to
+     * the reference provider with them): the node runs on that provider or
+     * session creation fails saying why (unknown node or provider, no kernel
+     * there, or the provider's rules decline it). Copied at creation. */
+    const sy_placement_override *placements;
+    uint32_t n_placements;
 } sy_session_options;
 
 typedef enum sy_input_mode {
