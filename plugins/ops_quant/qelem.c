@@ -18,7 +18,7 @@
  *     input is flattened at axis).
  */
 #include "quant_internal.h"
-#include "kernels/qk.h"
+#include "qk.h"
 
 static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
 {

@@ -15,7 +15,7 @@
 #ifndef SY_QRNN_PARAMS_H
 #define SY_QRNN_PARAMS_H
 
-#include "kernels/qk_rnn.h"
+#include "qk_rnn.h"
 #include "switchyard/sy_sdk.h"
 
 enum { QRNN_X = 0, QRNN_W = 3, QRNN_R = 6, QRNN_YS = 9, QRNN_B = 11, QRNN_LENS = 12, QRNN_H0 = 13, QRNN_NIN = 16 };

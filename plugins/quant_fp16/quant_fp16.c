@@ -3,7 +3,7 @@
  * quantize = fp32 -> fp16 (round to nearest even), dequantize = fp16 -> fp32.
  * Recipe "fp16": weights stored as float16, activations stay float32.
  */
-#include "../quant_common/scheme_common.h"
+#include "scheme_common.h"
 
 QS_OBSERVER(f16, SY_DT_FLOAT16, false)
 

@@ -8,7 +8,7 @@
  *
  * Recipe "int16x8". Options as quant_int8.
  */
-#include "../quant_common/scheme_common.h"
+#include "scheme_common.h"
 
 QS_OBSERVER(i16s, SY_DT_INT16, true)
 QS_OBSERVER(i8s, SY_DT_INT8, true)

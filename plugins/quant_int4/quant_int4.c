@@ -10,7 +10,7 @@
  * Recipe "int4_block", also published as "int4" (switchyard quantize
  * --scheme int4 [--block-size N]).
  */
-#include "../quant_common/scheme_common.h"
+#include "scheme_common.h"
 
 #include <stdlib.h>
 

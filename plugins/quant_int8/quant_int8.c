@@ -13,7 +13,7 @@
  * method = minmax | percentile, percentile = 99.99 (the observers of the
  * schemes when a host drives them through the ABI).
  */
-#include "../quant_common/scheme_common.h"
+#include "scheme_common.h"
 
 QS_OBSERVER(i8a, SY_DT_INT8, false)
 QS_OBSERVER(i8s, SY_DT_INT8, true)

@@ -13,7 +13,7 @@
 #define SY_TFL_PARAMS_H
 
 #include "tfl_common.h"
-#include "kernels/tflk.h"
+#include "tflk.h"
 
 #include <limits.h>
 

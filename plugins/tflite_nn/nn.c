@@ -19,7 +19,7 @@
  *   CONV_3D                  fp32
  *
  * CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools and SOFTMAX run
- * the portable kernels of ../tflite_common/kernels (the code the riscv_mcu
+ * the portable kernels of plugin_sdk/kernels (the code the riscv_mcu
  * provider runs and `switchyard codegen` ships), with the parameters
  * tfl_params.h builds.
  */

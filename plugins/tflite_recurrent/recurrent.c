@@ -9,14 +9,14 @@
  * coefficients (optional). Output 0: [batch, time, n_output] (or time
  * major).
  *
- * The kernel is the portable one of ../tflite_common/kernels/tflk_lstm.c
+ * The kernel is the portable one of plugin_sdk/kernels/tflk_lstm.c
  * (what the riscv_mcu provider runs and `switchyard codegen` ships), with
  * the parameters tfl_params.h builds; quantized weights are dequantized
  * where they are read.
  *
  * fp32 models run in fp32. int8 models (int8 weights and activations, int16
  * cell state, int32 biases) run TFLite Micro's integer LSTM
- * (../tflite_common/kernels/tflk_lstm8.c, parameters from tfl_build_lstm8):
+ * (plugin_sdk/kernels/tflk_lstm8.c, parameters from tfl_build_lstm8):
  * bit-exact with its reference kernel. fp32: the state inputs give the
  * initial state of each run; int8: each run starts as TFLite Micro resets
  * its variable tensors (hidden state at its zero point, cell 0). The state

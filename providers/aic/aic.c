@@ -15,7 +15,7 @@
  *   mos               0..3 on-chip memory reduction effort (default 0)
  *   multicast_weights true|false (default false)
  */
-#include "emu/emu.h"
+#include "emu.h"
 
 #include <math.h>
 #include <stdlib.h>

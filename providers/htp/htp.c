@@ -20,7 +20,7 @@
  *   fold_relu_off true|false (default false)
  *   optimization  1..3 (the "O" graph option, default 2)
  */
-#include "emu/emu.h"
+#include "emu.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
  *   macs_per_cycle       eNPU throughput knob (default 256, UNVERIFIED)
  *   clock_mhz            eNPU clock knob (default 500, UNVERIFIED)
  */
-#include "emu/emu.h"
+#include "emu.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * model; the core's QDQ pass folds it into switchyard.quant QConv,
  * QMaxPool, QMatMul, QAdd between an ONNX QuantizeLinear and
  * DequantizeLinear. This file checks those nodes for the MCU, builds the
- * parameters of the portable integer kernels (plugins/ops_quant/kernels/qk.c:
+ * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same
  * requantizers ops_quant uses (sy_rq_init, q_mult3, the bias quantization,
  * the folded activation clamp), and runs them on the host.
@@ -148,7 +148,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
     }
-    if (!strcmp(op, "QRNN")) { /* the integer ONNX RNN, plugins/ops_quant/kernels/qk_rnn.c */
+    if (!strcmp(op, "QRNN")) { /* the integer ONNX RNN, plugin_sdk/kernels/qk_rnn.c */
         static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15};
         const sy_tensor *sl = qin(n, QRNN_LENS), *h0 = qin(n, QRNN_H0);
         if (!const_params(n, idx, SY_COUNT_OF(idx), c))

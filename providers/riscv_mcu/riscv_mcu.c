@@ -2,7 +2,7 @@
  * riscv_mcu: the HiSpark RISC-V MCU targets (ws63, Hi3066-class) as a
  * provider, MindSpore Lite Micro style: the MCU cannot dlopen, so this
  * plugin validates and plans on the host, runs the same portable kernels
- * there for checking (plugins/tflite_common/kernels), and `switchyard
+ * there for checking (plugin_sdk/kernels), and `switchyard
  * codegen` writes a standalone C99 package for the chip from a recorded run
  * (sy_mcu_ext.h, mcu_emit.c).
  *
@@ -28,7 +28,7 @@
  * SQUEEZE, EXPAND_DIMS; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
- * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the ONNX path (mcu_quant.c, plugins/ops_quant/kernels):
+ * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
  */

@@ -3,7 +3,7 @@
 # test_data_set_* as calibration) folds into switchyard.quant QConv,
 # QMaxPool, QMatMul, QAdd between QuantizeLinear and DequantizeLinear;
 # `switchyard codegen` writes a package with the portable integer kernels
-# (plugins/ops_quant/kernels/qk.c). For test_data_set_0..2: the host run of
+# (plugin_sdk/kernels/qk.c). For test_data_set_0..2: the host run of
 # the riscv_mcu provider is bit-exact with the cpu_ref (ops_quant) run and
 # has argmax 2, 0, 9; the package built (MODE host: host compiler; MODE qemu:
 # riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32) prints the same

@@ -2,7 +2,7 @@
 # The integer ONNX RNN on the MCU: a float bidirectional RNN (written by
 # test_qrnn --write-model) quantized by `switchyard quantize` folds into
 # switchyard.quant QRNN; `switchyard codegen` writes a package with
-# plugins/ops_quant/kernels/qk_rnn.c. For two calibration inputs: the host
+# plugin_sdk/kernels/qk_rnn.c. For two calibration inputs: the host
 # run of the riscv_mcu provider gives the bytes of the cpu_ref (ops_quant)
 # run for Y and Y_h, and the package built (MODE host: host compiler; MODE
 # qemu: riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32) prints the

@@ -779,7 +779,7 @@ static void test_bad(void)
     expect_refusal(m, 1, &tin, "Transpose scale 0", "tensor 'xq'", "scale 'x_s'[0] = 0");
 }
 
-/* riscv_mcu runs QAdd with the portable kernel plugins/ops_quant/kernels/qk.c
+/* riscv_mcu runs QAdd with the portable kernel plugin_sdk/kernels/qk.c
  * (the one generated MCU packages compile): the same codes as the ONNX-QDQ
  * reference, ties with odd zero points included (qk.c once added the zero
  * point before rounding and moved them by one code). */

@@ -1,5 +1,5 @@
 /*
- * The int8 integer kernels of plugins/tflite_common/kernels (tflk_fixed.c,
+ * The int8 integer kernels of plugin_sdk/kernels (tflk_fixed.c,
  * tflk_lstm8.c) against values computed by hand from the reference
  * semantics (TFLite Micro's reference_integer_ops and lstm_eval):
  *

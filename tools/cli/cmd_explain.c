@@ -22,7 +22,7 @@ static void help(FILE *f)
                "               unit, modelled cycles, and the modelled latency\n");
 }
 
-/* The report extension of the emulated providers (providers/htp/emu/emu.h). */
+/* The report extension of the emulated providers (providers/common/emu.h). */
 typedef struct emu_report_ext {
     uint32_t struct_size;
     size_t (*report)(char *buf, size_t len);
