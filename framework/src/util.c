@@ -1,4 +1,5 @@
 #include "util.h"
+#include "switchyard/sy_dtype_table.h"
 #include "switchyard/switchyard.h"
 
 #include <stdarg.h>
@@ -56,18 +57,8 @@ void sy_aligned_free(void *p) { free(p); }
 
 bool sy_mul_overflow_size(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
 
-size_t sy_dtype_elem_size(sy_dtype dt)
-{
-    switch (dt) {
-    case SY_DT_FLOAT32: case SY_DT_INT32: case SY_DT_UINT32: return 4;
-    case SY_DT_UINT8: case SY_DT_INT8: case SY_DT_BOOL: return 1;
-    case SY_DT_FLOAT8E4M3FN: case SY_DT_FLOAT8E4M3FNUZ: case SY_DT_FLOAT8E5M2: case SY_DT_FLOAT8E5M2FNUZ:
-    case SY_DT_FLOAT8E8M0: return 1;
-    case SY_DT_UINT16: case SY_DT_INT16: case SY_DT_FLOAT16: case SY_DT_BFLOAT16: return 2;
-    case SY_DT_INT64: case SY_DT_UINT64: case SY_DT_FLOAT64: return 8;
-    default: return 0;
-    }
-}
+/* sy_dtype_table.h: the table the SDK's sy_dt_size reads too */
+size_t sy_dtype_elem_size(sy_dtype dt) { return sy_dtype_table_size(dt); }
 
 bool sy_dtype_valid(int32_t dt)
 {
@@ -117,36 +108,7 @@ uint64_t sy_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-SY_EXPORT const char *sy_dtype_name(sy_dtype dt)
-{
-    switch (dt) {
-    case SY_DT_FLOAT32: return "float32";
-    case SY_DT_UINT8: return "uint8";
-    case SY_DT_INT8: return "int8";
-    case SY_DT_UINT16: return "uint16";
-    case SY_DT_INT16: return "int16";
-    case SY_DT_INT32: return "int32";
-    case SY_DT_INT64: return "int64";
-    case SY_DT_STRING: return "string";
-    case SY_DT_BOOL: return "bool";
-    case SY_DT_FLOAT16: return "float16";
-    case SY_DT_FLOAT64: return "float64";
-    case SY_DT_UINT32: return "uint32";
-    case SY_DT_UINT64: return "uint64";
-    case SY_DT_BFLOAT16: return "bfloat16";
-    case SY_DT_INT4: return "int4";
-    case SY_DT_UINT4: return "uint4";
-    case SY_DT_FLOAT8E4M3FN: return "float8e4m3fn";
-    case SY_DT_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
-    case SY_DT_FLOAT8E5M2: return "float8e5m2";
-    case SY_DT_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
-    case SY_DT_FLOAT4E2M1: return "float4e2m1";
-    case SY_DT_FLOAT8E8M0: return "float8e8m0";
-    case SY_DT_UINT2: return "uint2";
-    case SY_DT_INT2: return "int2";
-    default: return "undefined";
-    }
-}
+SY_EXPORT const char *sy_dtype_name(sy_dtype dt) { return sy_dtype_table_name(dt); }
 
 SY_EXPORT size_t sy_dtype_size(sy_dtype dt) { return sy_dtype_elem_size(dt); }
 SY_EXPORT const char *sy_version(void) { return SY_VERSION_STRING; }

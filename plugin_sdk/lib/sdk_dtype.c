@@ -1,50 +1,13 @@
 /* sy_sdk: dtype sizes, names, element load/store and bulk conversion. */
 #include "switchyard/sy_sdk.h"
+#include "switchyard/sy_dtype_table.h"
 
 #include <math.h>
 
-size_t sy_dt_size(sy_dtype dt)
-{
-    switch (dt) {
-    case SY_DT_FLOAT32: return 4;
-    case SY_DT_UINT8: return 1;
-    case SY_DT_INT8: return 1;
-    case SY_DT_UINT16: return 2;
-    case SY_DT_INT16: return 2;
-    case SY_DT_INT32: return 4;
-    case SY_DT_INT64: return 8;
-    case SY_DT_BOOL: return 1;
-    case SY_DT_FLOAT16: return 2;
-    case SY_DT_FLOAT64: return 8;
-    case SY_DT_UINT32: return 4;
-    case SY_DT_UINT64: return 8;
-    case SY_DT_BFLOAT16: return 2;
-    default: return 0;
-    }
-}
+/* the core's sy_dtype_size / sy_dtype_name read the same table */
+size_t sy_dt_size(sy_dtype dt) { return sy_dtype_table_size(dt); }
 
-const char *sy_dt_name(sy_dtype dt)
-{
-    switch (dt) {
-    case SY_DT_FLOAT32: return "float32";
-    case SY_DT_UINT8: return "uint8";
-    case SY_DT_INT8: return "int8";
-    case SY_DT_UINT16: return "uint16";
-    case SY_DT_INT16: return "int16";
-    case SY_DT_INT32: return "int32";
-    case SY_DT_INT64: return "int64";
-    case SY_DT_STRING: return "string";
-    case SY_DT_BOOL: return "bool";
-    case SY_DT_FLOAT16: return "float16";
-    case SY_DT_FLOAT64: return "float64";
-    case SY_DT_UINT32: return "uint32";
-    case SY_DT_UINT64: return "uint64";
-    case SY_DT_BFLOAT16: return "bfloat16";
-    case SY_DT_INT4: return "int4";
-    case SY_DT_UINT4: return "uint4";
-    default: return "?";
-    }
-}
+const char *sy_dt_name(sy_dtype dt) { return sy_dtype_table_name(dt); }
 
 bool sy_dt_is_float(sy_dtype dt)
 {
