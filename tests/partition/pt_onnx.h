@@ -239,6 +239,35 @@ static inline void pt_attr_int(pt_model *m, const char *name, int64_t value)
     n->attribute[n->n_attribute++] = a;
 }
 
+/* a FLOAT attribute on the node added last */
+static inline void pt_attr_float(pt_model *m, const char *name, float value)
+{
+    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1;
+    a->f = value;
+    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
+    n->attribute[n->n_attribute++] = a;
+}
+
+/* a STRING attribute on the node added last */
+static inline void pt_attr_string(pt_model *m, const char *name, const char *value)
+{
+    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = 1;
+    a->s.len = strlen(value);
+    a->s.data = (uint8_t *)pt_strdup(m, value);
+    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
+    n->attribute[n->n_attribute++] = a;
+}
+
 /* serialised bytes, malloc'ed */
 static inline void pt_model_pack(const pt_model *m, uint8_t **buf, size_t *len)
 {
