@@ -23,6 +23,7 @@
 #define PT_F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define PT_I64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
 #define PT_I8 ONNX__TENSOR_PROTO__DATA_TYPE__INT8
+#define PT_F16 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
 
 #define PT_MAX_OPSETS 4
 
@@ -266,6 +267,21 @@ static inline void pt_attr_string(pt_model *m, const char *name, const char *val
     a->s.data = (uint8_t *)pt_strdup(m, value);
     n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
     n->attribute[n->n_attribute++] = a;
+}
+
+/* an INTS attribute on the node added last */
+static inline void pt_attr_ints(pt_model *m, const char *name, size_t n, const int64_t *values)
+{
+    Onnx__NodeProto *node = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = n;
+    a->ints = pt_alloc(m, n * sizeof *a->ints);
+    memcpy(a->ints, values, n * sizeof *a->ints);
+    node->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)node->attribute, node->n_attribute);
+    node->attribute[node->n_attribute++] = a;
 }
 
 /* serialised bytes, malloc'ed */

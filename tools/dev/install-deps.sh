@@ -13,6 +13,7 @@ PACKAGES=(
   zlib1g-dev                       # tests/mcu: PNG inputs of the mnist_lstm model (test only)
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
   qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)
 )
 
 SUDO=()

@@ -1,0 +1,104 @@
+/*
+ * cpu: the fast host CPU provider (issue 17). It comes before cpu_ref in
+ * the default priority (every non-emulator provider, the fallback last) and
+ * takes the nodes its kernels accept; cpu_ref runs the rest. Options live in
+ * the provider instance (one per environment), never in process globals:
+ *   [provider.cpu] threads = N   intra-op workers, 1 to 256 (default 1)
+ * The pool is made at create, so no thread is started on the run path.
+ */
+#include "cpu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <xnnpack.h>
+
+const sy_host_api *cpu_host;
+
+static const sy_memory_domain_def host_domain = {
+    .struct_size = sizeof(sy_memory_domain_def),
+    .name = "host", /* the same domain as cpu_ref: no copies between them */
+    .alignment = 64,
+    .capacity = 0,
+    .host_visible = true,
+};
+
+static const char *const provider_keys[] = {"threads", NULL};
+
+static sy_status *cpu_create(const sy_options *opts, void **state)
+{
+    const char *t = cpu_host->option_get(opts, "threads");
+    long threads = 1;
+    if (t) {
+        char *end;
+        errno = 0;
+        threads = strtol(t, &end, 10);
+        if (errno || end == t || *end || threads < 1 || threads > 256)
+            return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
+                                        "[provider.cpu] threads = %s: expected an integer from 1 to 256", t);
+    }
+    cpu_provider *p = calloc(1, sizeof *p);
+    if (!p)
+        return cpu_host->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    p->threads = (uint32_t)threads;
+    if (threads > 1) {
+        p->pool = pthreadpool_create((size_t)threads);
+        if (!p->pool) {
+            free(p);
+            return cpu_host->status_new(SY_ERR_RUNTIME, "[provider.cpu] could not start %ld threads", threads);
+        }
+    }
+    *state = p;
+    return NULL;
+}
+
+static void cpu_destroy(void *state)
+{
+    cpu_provider *p = state;
+    if (!p)
+        return;
+    if (p->pool)
+        pthreadpool_destroy(p->pool);
+    free(p);
+}
+
+static const sy_provider_def cpu_provider_def = {
+    .struct_size = sizeof(sy_provider_def),
+    .name = "cpu",
+    .description = "fast host CPU kernels (XNNPACK, intra-op threads); cpu_ref takes what it declines",
+    .flags = 0,
+    .domain = &host_domain,
+    .option_keys = provider_keys,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+};
+
+static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
+{
+    (void)opts;
+    cpu_host = host;
+    if (xnn_initialize(NULL) != xnn_status_success)
+        return host->status_new(SY_ERR_UNSUPPORTED, "XNNPACK does not support this CPU");
+    sy_status *st = host->register_provider(p, &cpu_provider_def);
+    if (!st)
+        st = cpu_conv_register(host, p);
+    if (st)
+        xnn_deinitialize();
+    return st;
+}
+
+static void cpu_fini(void) { xnn_deinitialize(); }
+
+static const sy_plugin_desc cpu_desc = {
+    .struct_size = sizeof(sy_plugin_desc),
+    .abi_major = SY_ABI_MAJOR,
+    .abi_minor = SY_ABI_MINOR,
+    .name = "cpu",
+    .version = "0.1.0",
+    .description = "fast host CPU provider (XNNPACK kernels, intra-op thread pool)",
+    .kinds = SY_PLUGIN_KIND_PROVIDER,
+    .option_keys = NULL,
+    .init = cpu_init,
+    .fini = cpu_fini,
+};
+
+SY_PLUGIN_DEFINE(cpu_desc)

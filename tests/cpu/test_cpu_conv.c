@@ -1,0 +1,355 @@
+/*
+ * The cpu provider's Conv against the convolution formula written out here
+ * (in double, with the ONNX padding rules spelled out), on 1-D and 2-D,
+ * strided, dilated, asymmetrically padded, SAME_UPPER/SAME_LOWER, grouped,
+ * depthwise and pointwise cases, in fp32 and fp16 storage; the node must be
+ * placed on `cpu`. Then: the same model gives bit-identical outputs with
+ * [provider.cpu] threads = 1, 2 and 3; a non-constant weight falls back to
+ * cpu_ref with the reason; a bad threads value is refused by name.
+ */
+#include "pt_common.h"
+#include "switchyard/sy_sdk.h"
+
+#include <math.h>
+
+#define CHECK PT_CHECK
+
+typedef struct conv_case {
+    const char *name;
+    int rank; /* 3: 1-D, 4: 2-D */
+    int64_t n, c, h, w, m, group, kh, kw, sh, sw, dh, dw;
+    int64_t pads[4]; /* top, left, bottom, right (2-D) */
+    const char *auto_pad;
+    bool bias, fp16;
+} conv_case;
+
+static const conv_case cases[] = {
+    {"3x3 pad 1", 4, 1, 3, 8, 9, 5, 1, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, true, false},
+    {"stride 2 dilation 2 asymmetric pads", 4, 2, 4, 11, 10, 6, 1, 3, 3, 2, 2, 2, 2, {0, 1, 2, 1}, NULL, true, false},
+    {"depthwise stride 2", 4, 1, 8, 9, 9, 8, 8, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, NULL, true, false},
+    {"depthwise multiplier 2", 4, 1, 4, 7, 6, 8, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, false, false},
+    {"grouped 3 x (2 -> 3), kernel 2x3", 4, 1, 6, 6, 7, 9, 3, 2, 3, 1, 2, 1, 1, {0, 1, 1, 0}, NULL, true, false},
+    {"SAME_UPPER stride 2", 4, 1, 3, 5, 6, 4, 1, 3, 3, 2, 2, 1, 1, {0, 0, 0, 0}, "SAME_UPPER", true, false},
+    {"SAME_LOWER stride 2 kernel 4", 4, 1, 3, 7, 5, 4, 1, 4, 4, 2, 2, 1, 1, {0, 0, 0, 0}, "SAME_LOWER", true, false},
+    {"VALID 5x5", 4, 1, 2, 9, 8, 3, 1, 5, 5, 1, 1, 1, 1, {0, 0, 0, 0}, "VALID", false, false},
+    {"pointwise 16 -> 32", 4, 1, 16, 7, 7, 32, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, NULL, false, false},
+    {"1-D kernel 5 stride 2 pad 2", 3, 1, 3, 1, 20, 4, 1, 1, 5, 1, 2, 1, 1, {0, 2, 0, 2}, NULL, true, false},
+    {"fp16 3x3 8 -> 16", 4, 1, 8, 12, 12, 16, 1, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, true, true},
+    {"fp16 depthwise", 4, 1, 16, 10, 10, 16, 16, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, true, true},
+    {"32 -> 64 3x3 on 20x20", 4, 1, 32, 20, 20, 64, 1, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, true, false},
+};
+
+static uint32_t lcg = 12345u;
+static float rnd(void)
+{
+    lcg = lcg * 1664525u + 1013904223u;
+    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* the ONNX output size and begin padding of one axis */
+static void axis(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, const char *ap, int64_t *out,
+                 int64_t *pad_begin)
+{
+    int64_t ek = (k - 1) * d + 1;
+    if (ap && (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))) {
+        *out = (in + s - 1) / s; /* ceil(in / s) */
+        int64_t total = (*out - 1) * s + ek - in;
+        if (total < 0)
+            total = 0;
+        *pad_begin = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2; /* extra pad at the end for UPPER */
+    } else if (ap && !strcmp(ap, "VALID")) {
+        *out = (in - ek) / s + 1;
+        *pad_begin = 0;
+    } else {
+        *out = (in + pb + pe - ek) / s + 1;
+        *pad_begin = pb;
+    }
+}
+
+typedef struct built {
+    pt_model *model;
+    float *x, *wt, *b; /* fp32 values (fp16 cases: the values the fp16 tensors hold) */
+    uint16_t *x16;
+    int64_t xdims[4], ydims[4], oh, ow, pt, pl;
+    size_t xn, yn;
+} built;
+
+static void build(const conv_case *cc, bool weight_as_input, built *o)
+{
+    memset(o, 0, sizeof *o);
+    int64_t gic = cc->c / cc->group;
+    size_t xn = (size_t)(cc->n * cc->c * cc->h * cc->w), wn = (size_t)(cc->m * gic * cc->kh * cc->kw);
+    o->x = malloc(xn * sizeof(float));
+    o->wt = malloc(wn * sizeof(float));
+    o->b = calloc((size_t)cc->m, sizeof(float));
+    o->x16 = malloc(xn * 2);
+    uint16_t *w16 = malloc(wn * 2), *b16 = malloc((size_t)cc->m * 2);
+    for (size_t i = 0; i < xn; i++)
+        o->x[i] = rnd();
+    for (size_t i = 0; i < wn; i++)
+        o->wt[i] = rnd() * 0.5f;
+    for (int64_t i = 0; cc->bias && i < cc->m; i++)
+        o->b[i] = rnd();
+    if (cc->fp16) { /* the reference sees the fp16 values */
+        for (size_t i = 0; i < xn; i++)
+            o->x[i] = sy_f16_to_f32(o->x16[i] = sy_f32_to_f16(o->x[i]));
+        for (size_t i = 0; i < wn; i++)
+            o->wt[i] = sy_f16_to_f32(w16[i] = sy_f32_to_f16(o->wt[i]));
+        for (int64_t i = 0; i < cc->m; i++)
+            o->b[i] = sy_f16_to_f32(b16[i] = sy_f32_to_f16(o->b[i]));
+    }
+    int64_t ph;
+    axis(cc->h, cc->kh, cc->sh, cc->dh, cc->pads[0], cc->pads[2], cc->auto_pad, &o->oh, &ph);
+    axis(cc->w, cc->kw, cc->sw, cc->dw, cc->pads[1], cc->pads[3], cc->auto_pad, &o->ow, &o->pl);
+    o->pt = ph;
+    int r = cc->rank;
+    int64_t xd4[4] = {cc->n, cc->c, cc->h, cc->w}, wd4[4] = {cc->m, gic, cc->kh, cc->kw};
+    int64_t yd4[4] = {cc->n, cc->m, o->oh, o->ow};
+    int64_t xd3[3] = {cc->n, cc->c, cc->w}, wd3[3] = {cc->m, gic, cc->kw}, yd3[3] = {cc->n, cc->m, o->ow};
+    const int64_t *xd = r == 4 ? xd4 : xd3, *wd = r == 4 ? wd4 : wd3, *yd = r == 4 ? yd4 : yd3;
+    memcpy(o->xdims, xd, (size_t)r * sizeof *xd);
+    memcpy(o->ydims, yd, (size_t)r * sizeof *yd);
+    o->xn = xn;
+    o->yn = (size_t)(cc->n * cc->m * o->oh * o->ow);
+    int elem = cc->fp16 ? PT_F16 : PT_F32;
+    size_t es = cc->fp16 ? 2 : 4;
+    pt_model *m = pt_model_new(cc->name);
+    pt_input(m, "x", elem, r, xd);
+    if (weight_as_input)
+        pt_input(m, "w", elem, r, wd);
+    else
+        pt_init_raw(m, "w", elem, r, wd, cc->fp16 ? (const void *)w16 : (const void *)o->wt, wn * es);
+    if (cc->bias)
+        pt_init_raw(m, "b", elem, 1, &cc->m, cc->fp16 ? (const void *)b16 : (const void *)o->b, (size_t)cc->m * es);
+    pt_node(m, "Conv", "conv", (const char *[]){"x", "w", cc->bias ? "b" : NULL, NULL}, (const char *[]){"y", NULL});
+    if (cc->group != 1)
+        pt_attr_int(m, "group", cc->group);
+    if (r == 4) {
+        pt_attr_ints(m, "strides", 2, (int64_t[]){cc->sh, cc->sw});
+        pt_attr_ints(m, "dilations", 2, (int64_t[]){cc->dh, cc->dw});
+        if (!cc->auto_pad)
+            pt_attr_ints(m, "pads", 4, (int64_t[]){cc->pads[0], cc->pads[1], cc->pads[2], cc->pads[3]});
+    } else {
+        pt_attr_ints(m, "strides", 1, (int64_t[]){cc->sw});
+        pt_attr_ints(m, "dilations", 1, (int64_t[]){cc->dw});
+        if (!cc->auto_pad)
+            pt_attr_ints(m, "pads", 2, (int64_t[]){cc->pads[1], cc->pads[3]});
+    }
+    if (cc->auto_pad)
+        pt_attr_string(m, "auto_pad", cc->auto_pad);
+    pt_output(m, "y", elem, r, yd);
+    o->model = m;
+    free(w16);
+    free(b16);
+}
+
+static void unbuild(built *o)
+{
+    pt_model_free(o->model);
+    free(o->x);
+    free(o->wt);
+    free(o->b);
+    free(o->x16);
+}
+
+/* y[n][m][oy][ox] = b[m] + sum over the group's channels and the kernel of x * w
+ * (zero outside the input); also the sum of |terms| for the error bound */
+static void reference(const conv_case *cc, const built *o, double *ref, double *mag)
+{
+    int64_t gic = cc->c / cc->group, goc = cc->m / cc->group;
+    for (int64_t n = 0; n < cc->n; n++)
+        for (int64_t m = 0; m < cc->m; m++)
+            for (int64_t oy = 0; oy < o->oh; oy++)
+                for (int64_t ox = 0; ox < o->ow; ox++) {
+                    double acc = o->b[m], a = fabs(o->b[m]);
+                    int64_t g = m / goc;
+                    for (int64_t i = 0; i < gic; i++)
+                        for (int64_t ky = 0; ky < cc->kh; ky++)
+                            for (int64_t kx = 0; kx < cc->kw; kx++) {
+                                int64_t iy = oy * cc->sh - o->pt + ky * cc->dh, ix = ox * cc->sw - o->pl + kx * cc->dw;
+                                if (iy < 0 || iy >= cc->h || ix < 0 || ix >= cc->w)
+                                    continue;
+                                double t = (double)o->x[((n * cc->c + g * gic + i) * cc->h + iy) * cc->w + ix] *
+                                           o->wt[((m * gic + i) * cc->kh + ky) * cc->kw + kx];
+                                acc += t;
+                                a += fabs(t);
+                            }
+                    size_t at = (size_t)(((n * cc->m + m) * o->oh + oy) * o->ow + ox);
+                    ref[at] = acc;
+                    mag[at] = a;
+                }
+}
+
+static sy_env *cpu_env(const char *extra)
+{
+    char ini[4096];
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\nplugins = %s/libsy_cpu.so\n"
+             "providers = cpu\n%s",
+             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(!st, "env: %s", pt_msg(st));
+    return env;
+}
+
+/* Runs the model once; copies output 0 into out (its byte size); returns
+ * the provider node 0 was placed on (static storage) or NULL on failure. */
+static const char *run_once(sy_env *env, const conv_case *cc, const built *o, void *out, size_t out_bytes,
+                            char *reason, size_t reason_len)
+{
+    static char prov[32];
+    sy_model *model = pt_load(env, o->model);
+    if (!model)
+        return NULL;
+    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
+    sy_session *s = NULL;
+    sy_status *st = sy_session_create(env, model, &so, &s);
+    const char *res = NULL;
+    CHECK(!st, "%s: session: %s", cc->name, pt_msg(st));
+    if (s) {
+        sy_tensor x = pt_tensor_f32(o->x, cc->rank, o->xdims);
+        if (cc->fp16) {
+            x.dtype = SY_DT_FLOAT16;
+            x.data = o->x16;
+            x.nbytes = o->xn * 2;
+        }
+        st = sy_session_set_input(s, "x", &x, SY_INPUT_COPY);
+        if (!st)
+            st = sy_session_run(s);
+        const sy_tensor *y = NULL;
+        if (!st)
+            st = sy_session_get_output(s, 0, &y);
+        CHECK(!st, "%s: run: %s", cc->name, pt_msg(st));
+        if (y && y->nbytes == out_bytes) {
+            memcpy(out, y->data, out_bytes);
+            sy_node_placement pl = {.struct_size = sizeof pl};
+            for (size_t i = 0; i < sy_session_node_count(s); i++)
+                if (sy_session_node_placement(s, i, &pl) && !strcmp(pl.op, "Conv")) {
+                    snprintf(prov, sizeof prov, "%s", pl.provider ? pl.provider : "(folded)");
+                    if (reason)
+                        snprintf(reason, reason_len, "%s", pl.reason_text ? pl.reason_text : "");
+                    res = prov;
+                }
+        } else if (y) {
+            CHECK(false, "%s: output has %zu bytes, expected %zu", cc->name, y->nbytes, out_bytes);
+        }
+        sy_session_release(s);
+    }
+    sy_model_release(model);
+    return res;
+}
+
+static void test_cases(void)
+{
+    sy_env *env = cpu_env("");
+    if (!env)
+        return;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const conv_case *cc = &cases[ci];
+        built o;
+        build(cc, false, &o);
+        double *ref = malloc(o.yn * sizeof *ref), *mag = malloc(o.yn * sizeof *mag);
+        float *y = malloc(o.yn * sizeof *y);
+        uint16_t *y16 = malloc(o.yn * 2);
+        reference(cc, &o, ref, &mag[0]);
+        const char *prov = run_once(env, cc, &o, cc->fp16 ? (void *)y16 : (void *)y, o.yn * (cc->fp16 ? 2 : 4), NULL, 0);
+        CHECK(prov && !strcmp(prov, "cpu"), "%s: Conv placed on %s, expected cpu", cc->name, prov ? prov : "?");
+        int bad = 0;
+        for (size_t i = 0; prov && i < o.yn; i++) {
+            double got = cc->fp16 ? sy_f16_to_f32(y16[i]) : y[i];
+            /* fp32: accumulation error of single precision; fp16: plus one
+             * rounding of the result to half precision (2^-11 relative) */
+            double tol = 2e-6 * mag[i] + 1e-7 + (cc->fp16 ? fabs(ref[i]) / 1024.0 + 6e-8 : 0.0);
+            if (fabs(got - ref[i]) > tol && bad++ < 3)
+                CHECK(false, "%s: y[%zu] = %.9g, reference %.9g (tolerance %.3g)", cc->name, i, got, ref[i], tol);
+        }
+        CHECK(bad == 0, "%s: %d of %zu outputs off", cc->name, bad, o.yn);
+        printf("  %-40s on %s, %zu outputs, %d off\n", cc->name, prov ? prov : "?", o.yn, bad);
+        free(ref);
+        free(mag);
+        free(y);
+        free(y16);
+        unbuild(&o);
+    }
+    sy_env_release(env);
+}
+
+/* Intra-op threads split the work, never the sum of one output. */
+static void test_threads_bit_identical(void)
+{
+    const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
+    built o;
+    build(cc, false, &o);
+    float *y[3];
+    for (int t = 0; t < 3; t++) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "[provider.cpu]\nthreads = %d\n", t + 1);
+        y[t] = calloc(o.yn, sizeof(float));
+        sy_env *env = cpu_env(extra);
+        if (!env)
+            continue;
+        const char *prov = run_once(env, cc, &o, y[t], o.yn * 4, NULL, 0);
+        CHECK(prov && !strcmp(prov, "cpu"), "threads = %d: Conv on %s", t + 1, prov ? prov : "?");
+        sy_env_release(env);
+    }
+    CHECK(!memcmp(y[0], y[1], o.yn * 4), "threads = 2 differs from threads = 1");
+    CHECK(!memcmp(y[0], y[2], o.yn * 4), "threads = 3 differs from threads = 1");
+    for (int t = 0; t < 3; t++)
+        free(y[t]);
+    unbuild(&o);
+}
+
+/* A weight that is a graph input cannot be packed: cpu_ref runs it. */
+static void test_fallback(void)
+{
+    sy_env *env = cpu_env("");
+    if (!env)
+        return;
+    const conv_case *cc = &cases[0];
+    built o;
+    build(cc, true, &o);
+    sy_model *model = pt_load(env, o.model);
+    sy_session *s = NULL;
+    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
+    sy_status *st = model ? sy_session_create(env, model, &so, &s) : NULL;
+    CHECK(!st, "session: %s", pt_msg(st));
+    sy_node_placement pl = {.struct_size = sizeof pl};
+    bool found = false;
+    for (size_t i = 0; s && i < sy_session_node_count(s); i++)
+        if (sy_session_node_placement(s, i, &pl) && !strcmp(pl.op, "Conv")) {
+            found = true;
+            CHECK(pl.provider && !strcmp(pl.provider, "cpu_ref"), "Conv with input weights on %s",
+                  pl.provider ? pl.provider : "?");
+            CHECK(pl.reason_text && strstr(pl.reason_text, "weights and bias must be constants"), "reason: %s",
+                  pl.reason_text ? pl.reason_text : "(none)");
+        }
+    CHECK(found, "no Conv node in the placement");
+    sy_session_release(s);
+    sy_model_release(model);
+    unbuild(&o);
+    sy_env_release(env);
+}
+
+static void test_bad_threads(void)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_cpu.so\n[provider.cpu]\nthreads = 0\n",
+             PT_PLUGIN_DIR, PT_PLUGIN_DIR);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(st != NULL, "threads = 0 was accepted");
+    const char *msg = pt_msg(st);
+    CHECK(strstr(msg, "[provider.cpu] threads = 0") != NULL, "message: %s", msg);
+    sy_env_release(env);
+}
+
+int main(void)
+{
+    PT_RUN(test_cases);
+    PT_RUN(test_threads_bit_identical);
+    PT_RUN(test_fallback);
+    PT_RUN(test_bad_threads);
+    return pt_result();
+}
