@@ -276,9 +276,17 @@ SY_EXPORT sy_status *sy_session_save_compiled(const sy_session *s, const char *p
 sy_status *sy_compile_cache_load(struct sy_session *s)
 {
     const char *path = s->cache_path;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return sy_error(SY_ERR_NOT_FOUND, "compile cache %s: %s", path, strerror(errno));
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb);
+    if (fd == -2)
+        return sy_error(SY_ERR_IO, "compile cache %s: not a regular file (%s)", path, sy_file_kind(sb.st_mode));
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        sy_status *st = sy_error(SY_ERR_NOT_FOUND, "compile cache %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return st;
+    }
     bytes file = {0};
     uint8_t chunk[65536];
     size_t got;
@@ -345,6 +353,12 @@ sy_status *sy_compile_cache_load(struct sy_session *s)
             if (mine && strlen(mine) == nlen && !memcmp(mine, names, nlen))
                 match = p;
             free(mine);
+        }
+        if (match && match->compiled) {
+            st = sy_error(SY_ERR_INVALID_MODEL,
+                          "compile cache %s: entry %u (provider '%.*s') repeats the partition of an earlier entry",
+                          path, e, (int)len, prov);
+            break;
         }
         if (!match) {
             st = sy_error(SY_ERR_INVALID_MODEL,

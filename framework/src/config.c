@@ -18,6 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* an INI is a page of text; anything much larger is not one */
+#define SY_MAX_INI_BYTES (1 << 20)
 
 typedef struct parse_ctx {
     sy_config *cfg;
@@ -29,10 +33,34 @@ typedef struct parse_ctx {
     int line;
 } parse_ctx;
 
+static sy_status *check_section_name(const char *section);
+
+/* A section header's name is checked on its own line, here, because inih
+ * calls the handler only for keys: a bad section with no keys would pass,
+ * and one with keys would be reported at its first key's line. */
+static bool header_ok(parse_ctx *c, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    const char *close = *line == '[' ? strchr(line, ']') : NULL;
+    if (!close)
+        return true; /* not a header, or a malformed one inih reports */
+    const char *a = line + 1, *b = close;
+    while (a < b && isspace((unsigned char)*a))
+        a++;
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(b - a), a);
+    c->err = check_section_name(name);
+    c->err_line = c->line;
+    return c->err == NULL;
+}
+
 static char *read_line(char *str, int num, void *stream)
 {
     parse_ctx *c = stream;
-    if (!c->next || !*c->next || num < 2)
+    if (c->err || !c->next || !*c->next || num < 2)
         return NULL;
     const char *nl = strchr(c->next, '\n');
     size_t len = nl ? (size_t)(nl - c->next) + 1 : strlen(c->next);
@@ -42,6 +70,8 @@ static char *read_line(char *str, int num, void *stream)
     str[len] = '\0';
     c->next += len;
     c->line++;
+    if (!header_ok(c, str))
+        return NULL;
     return str;
 }
 
@@ -184,13 +214,32 @@ static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *v
                     key);
 }
 
+/* The sections that exist: [switchyard], [plugin.NAME], [provider.NAME],
+ * [llm] (reserved for the LLM runtime). NULL when `section` is one of them. */
+static sy_status *check_section_name(const char *section)
+{
+    if (!strcmp(section, "switchyard") || !strcmp(section, "llm"))
+        return NULL;
+    if (!strncmp(section, "plugin.", 7) || !strncmp(section, "provider.", 9)) {
+        const char *dot = strchr(section, '.');
+        if (!dot[1])
+            return sy_error(SY_ERR_INVALID_CONFIG, "section [%s]: missing a name after the dot", section);
+        return NULL;
+    }
+    return sy_error(SY_ERR_INVALID_CONFIG,
+                    "unknown section [%s] (known: [switchyard], [plugin.NAME], [provider.NAME], [llm])", section);
+}
+
 static int sy_ini_handler(void *user, const char *section, const char *name, const char *value)
 {
     parse_ctx *ctx = user;
     if (ctx->err)
         return 0;
-    if (!name) /* a section header with no keys (INI_CALL_HANDLER_ON_NEW_SECTION) */
-        return 1;
+    if (!name) { /* a section header (INI_CALL_HANDLER_ON_NEW_SECTION): its name is checked on its own line */
+        ctx->err = check_section_name(section);
+        ctx->err_line = ctx->line;
+        return ctx->err == NULL;
+    }
     if (!section[0]) {
         ctx->err = sy_error(SY_ERR_INVALID_CONFIG,
                             "unknown section [] for key '%s': it comes before any section header (keys belong under "
@@ -199,30 +248,20 @@ static int sy_ini_handler(void *user, const char *section, const char *name, con
         ctx->err_line = ctx->line;
         return 0;
     }
+    ctx->err_line = ctx->line;
+    if ((ctx->err = check_section_name(section)))
+        return 0;
     if (!strcmp(section, "switchyard")) {
         ctx->err = handle_core_key(ctx->cfg, name, value);
-        ctx->err_line = ctx->line;
         return ctx->err == NULL;
     }
-    if (!strncmp(section, "plugin.", 7) || !strncmp(section, "provider.", 9) || !strncmp(section, "llm", 3)) {
-        const char *dot = strchr(section, '.');
-        if (dot && !dot[1]) {
-            ctx->err = sy_error(SY_ERR_INVALID_CONFIG, "section [%s]: missing a name after the dot", section);
-            return 0;
-        }
-        sy_options *o = section_get_or_add(ctx->cfg, section);
-        if (!o) {
-            ctx->err = sy_error_oom();
-            return 0;
-        }
-        ctx->err = options_add(o, name, value);
-        ctx->err_line = ctx->line;
-        return ctx->err == NULL;
+    sy_options *o = section_get_or_add(ctx->cfg, section);
+    if (!o) {
+        ctx->err = sy_error_oom();
+        return 0;
     }
-    ctx->err = sy_error(SY_ERR_INVALID_CONFIG,
-                        "unknown section [%s] (known: [switchyard], [plugin.NAME], [provider.NAME], [llm])", section);
-    ctx->err_line = ctx->line;
-    return 0;
+    ctx->err = options_add(o, name, value);
+    return ctx->err == NULL;
 }
 
 static void config_defaults(sy_config *cfg)
@@ -280,13 +319,28 @@ sy_status *sy_config_parse_file(const char *path, sy_config *cfg)
     cfg->base_dir = sy_dirname(path);
     if (!cfg->origin || !cfg->base_dir)
         return sy_error_oom();
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return sy_error(SY_ERR_NOT_FOUND, "configuration file '%s': %s", path, strerror(errno));
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb);
+    if (fd == -2)
+        return sy_error(SY_ERR_IO, "configuration file '%s': not a regular file (%s)", path,
+                        sy_file_kind(sb.st_mode));
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        sy_status *st = sy_error(SY_ERR_NOT_FOUND, "configuration file '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return st;
+    }
     /* configuration files are small: read whole, check, parse from memory */
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
+        if (len > SY_MAX_INI_BYTES) {
+            free(text);
+            fclose(f);
+            return sy_error(SY_ERR_INVALID_CONFIG, "configuration file '%s' is over %d bytes: not a configuration",
+                            path, SY_MAX_INI_BYTES);
+        }
         if (len + 4096 + 1 > cap) {
             cap = (cap + 4096 + 1) * 2;
             char *grown = realloc(text, cap);

@@ -5,13 +5,13 @@
  * is recorded with its reason; the others still load.
  */
 #include "env.h"
+#include "plugin_file.h"
 #include "status.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,22 +126,26 @@ static void load_one(sy_env *env, const char *path)
         return;
     }
 
-    /* The pin is checked on the file's bytes before dlopen runs any of its code. */
+    /* The pin, the file type and the query symbol are checked on the file's
+     * bytes before dlopen runs any of its code (constructors included). */
     const char *pin = sy_options_get(opts, "sha256");
-    if (pin) {
-        if (!is_hex_sha256(pin)) {
-            refuse(env, p, "[plugin.%s] sha256 = '%s' is not 64 hexadecimal digits", p->name, pin);
-            return;
-        }
-        char digest[SHA256_DIGEST_STRING_LENGTH];
-        if (!SHA256File(path, digest)) {
-            refuse(env, p, "cannot read the file to check its sha256 pin: %s", strerror(errno));
-            return;
-        }
-        if (strcasecmp(digest, pin)) {
-            refuse(env, p, "sha256 pin mismatch: [plugin.%s] expects %s, the file is %s", p->name, pin, digest);
-            return;
-        }
+    if (pin && !is_hex_sha256(pin)) {
+        refuse(env, p, "[plugin.%s] sha256 = '%s' is not 64 hexadecimal digits", p->name, pin);
+        return;
+    }
+    char why[256];
+    switch (sy_plugin_file_check(path, pin, SY_PLUGIN_QUERY_SYMBOL, why, sizeof why)) {
+    case SY_PLUGIN_FILE_OK: break;
+    case SY_PLUGIN_FILE_BAD: refuse(env, p, "%s", why); return;
+    case SY_PLUGIN_FILE_PIN_MISMATCH:
+        refuse(env, p, "sha256 pin mismatch: [plugin.%s] expects %s, the file is %s", p->name, pin, why);
+        return;
+    case SY_PLUGIN_FILE_NO_SYMBOL:
+        refuse(env, p,
+               "no symbol '%s': not a Switchyard plugin (a plugin defines it with SY_PLUGIN_DEFINE); not opened, so "
+               "none of its code ran",
+               SY_PLUGIN_QUERY_SYMBOL);
+        return;
     }
 
     dlerror();
@@ -254,13 +258,44 @@ static void load_dir(sy_env *env, const char *dir, bool required)
         n++;
     }
     closedir(dh);
-    /* deterministic load order: by file name */
-    qsort(names, n, sizeof *names, cmp_str);
+    /* deterministic load order: by file name (qsort wants a non-NULL array) */
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
     for (uint32_t i = 0; i < n; i++) {
         load_one(env, names[i]);
         free(names[i]);
     }
     free(names);
+}
+
+/* A [plugin.NAME] section must be about a plugin file that was found (named
+ * by its file or by its descriptor), loaded or refused: a typo in NAME would
+ * otherwise drop a pin or an option without a word. */
+static sy_status *check_plugin_sections(const sy_env *env)
+{
+    const sy_config *cfg = &env->cfg;
+    for (uint32_t i = 0; i < cfg->n_sections; i++) {
+        const sy_options *o = &cfg->sections[i];
+        if (strncmp(o->section, "plugin.", 7) || sy_options_get(o, "path"))
+            continue;
+        const char *name = o->section + 7;
+        bool found = false;
+        for (uint32_t k = 0; k < env->n_plugins && !found; k++) {
+            char *file_name = plugin_name_from_path(env->plugins[k]->path);
+            found = !strcmp(env->plugins[k]->name, name) || (file_name && !strcmp(file_name, name));
+            free(file_name);
+        }
+        if (!found) {
+            char known[512] = "";
+            size_t len = 0;
+            for (uint32_t k = 0; k < env->n_plugins; k++)
+                len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
+                                        len ? ", " : "", env->plugins[k]->name);
+            return sy_error(SY_ERR_INVALID_CONFIG, "%s: [%s] names no plugin that was found (found: %s)",
+                            cfg->origin, o->section, known[0] ? known : "none");
+        }
+    }
+    return NULL;
 }
 
 sy_status *sy_loader_load_all(sy_env *env)
@@ -309,7 +344,7 @@ sy_status *sy_loader_load_all(sy_env *env)
         load_one(env, full);
         free(full);
     }
-    return NULL;
+    return check_plugin_sections(env);
 }
 
 void sy_plugin_ref(sy_loaded_plugin *p)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 static sy_status *check_graph_ops(const sy_env *env, const ir_graph *g, char **msg, size_t *len, size_t *cap,
                                   uint32_t *n_bad)
@@ -83,12 +85,15 @@ SY_EXPORT sy_status *sy_model_load_flags(sy_env *env, const char *path, uint32_t
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_model_load: env, path and out are required");
     /* the format is decided by content: TFLite files carry "TFL3" at byte 4 */
     unsigned char head[8] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb); /* a FIFO must not block the sniff; the importer says what is wrong */
+    ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : 0;
+    if (fd >= 0)
+        close(fd);
+    if (got < 0)
+        got = 0;
     ir_model *ir = NULL;
-    if (sy_tflite_is_tflite(head, got))
+    if (sy_tflite_is_tflite(head, (size_t)got))
         SY_TRY(sy_tflite_import_file(path, &ir));
     else
         SY_TRY(sy_onnx_import_file(path, &ir));

@@ -187,13 +187,12 @@ static sy_status *map_external(import_ctx *c, const char *base_dir, const char *
             }
         }
     }
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        sy_status *st = sy_error(SY_ERR_IO, "external data file '%s': %s", full,
-                                 fd < 0 || errno ? strerror(errno) : "not a regular file");
-        if (fd >= 0)
-            close(fd);
+    int fd = sy_open_regular(real, &sb);
+    if (fd < 0) {
+        sy_status *st = fd == -2 ? sy_error(SY_ERR_IO, "external data file '%s': not a regular file (%s)", full,
+                                            sy_file_kind(sb.st_mode))
+                                 : sy_error(SY_ERR_IO, "external data file '%s': %s", full, strerror(errno));
         free(full);
         return st;
     }
@@ -1231,15 +1230,12 @@ sy_status *sy_onnx_import_file(const char *path, ir_model **out)
 {
     if (!path || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_onnx_import_file: NULL argument");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb);
+    if (fd == -2)
+        return sy_error(SY_ERR_IO, "%s: not a regular file (%s)", path, sy_file_kind(sb.st_mode));
     if (fd < 0)
         return sy_error(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        sy_status *st = sy_error(SY_ERR_IO, "%s: not a regular file", path);
-        close(fd);
-        return st;
-    }
     if (sb.st_size == 0) {
         close(fd);
         return sy_error(SY_ERR_INVALID_MODEL, "%s: empty file (not an ONNX model)", path);

@@ -298,14 +298,12 @@ SY_EXPORT sy_status *sy_tensor_read_file(const char *path, sy_tensor **out)
 {
     if (!path || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_read_file: NULL argument");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb);
+    if (fd == -2)
+        return sy_error(SY_ERR_IO, "%s: not a regular file (%s)", path, sy_file_kind(sb.st_mode));
     if (fd < 0)
         return sy_error(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return sy_error(SY_ERR_IO, "%s: not a regular file", path);
-    }
     size_t size = (size_t)sb.st_size;
     if (size == 0) {
         close(fd);

@@ -773,14 +773,12 @@ sy_status *sy_tflite_import_file(const char *path, ir_model **out)
 {
     if (!path || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tflite_import_file: NULL argument");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    int fd = sy_open_regular(path, &sb);
+    if (fd == -2)
+        return sy_error(SY_ERR_IO, "%s: not a regular file (%s)", path, sy_file_kind(sb.st_mode));
     if (fd < 0)
         return sy_error(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return sy_error(SY_ERR_IO, "%s: not a regular file", path);
-    }
     if (sb.st_size < 8) {
         close(fd);
         return sy_error(SY_ERR_INVALID_MODEL, "%s: file is %lld bytes, too short for a TFLite model", path,

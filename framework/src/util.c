@@ -2,11 +2,14 @@
 #include "switchyard/sy_dtype_table.h"
 #include "switchyard/switchyard.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 char *sy_strdup(const char *s)
 {
@@ -119,4 +122,36 @@ SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t)
     for (int32_t i = 0; i < t->rank; i++)
         n *= t->dims[i];
     return n;
+}
+
+int sy_open_regular(const char *path, struct stat *sb)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, sb) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        close(fd);
+        return -2;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+const char *sy_file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
 }

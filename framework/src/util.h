@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "switchyard/sy_types.h"
+#include <sys/stat.h>
 
 char *sy_strdup(const char *s);                 /* NULL-safe; NULL on OOM */
 char *sy_strndup(const char *s, size_t n);
@@ -24,5 +25,13 @@ char *sy_dirname(const char *path);
 /* Join dir and name unless name is absolute. */
 char *sy_path_join(const char *dir, const char *name);
 uint64_t sy_now_ns(void);
+/* Open a file the loader reads (model, external data, plugin, cache) so that
+ * nothing blocks: O_NONBLOCK while opening (a FIFO would wait for a writer),
+ * then fstat. Returns the fd of a regular file (blocking mode restored), -1
+ * with errno when it cannot be opened, -2 when it is not a regular file
+ * (sb->st_mode says what it is: sy_file_kind). */
+int sy_open_regular(const char *path, struct stat *sb);
+/* "a FIFO", "a directory", ... for a message */
+const char *sy_file_kind(mode_t mode);
 
 #endif

@@ -931,7 +931,8 @@ uint32_t emu_qkernels(const char *provider, const char *qio_rule, sy_kernel_def 
  * weights, attributes, the verdict's cycle record) and where its operands
  * live: a partition input, a partition output, or a temporary the program
  * owns. The serialized form (EMU_BLOB_VERSION) carries the kernel states;
- * loading rebuilds only the operand wiring, checked against the nodes. */
+ * loading derives the program again and accepts the cache only when it holds
+ * exactly that program (emu_deserialize). */
 #define EMU_BLOB_MAGIC "SYEMUPRG"
 #define EMU_BLOB_VERSION 3u /* 2: integer kernels (emu_qk blobs); 3: QConcat, QSub, QMul (emu_qk grew) */
 
@@ -1144,12 +1145,15 @@ static void wput(wbuf *b, const void *d, size_t n)
     b->len += n;
 }
 
-static void blob_write(const eprog *pg, wbuf *b)
+/* at[k]: where member k's record starts (at[n]: the end); NULL: not wanted */
+static void blob_write(const eprog *pg, wbuf *b, size_t *at)
 {
     uint32_t hdr[3] = {EMU_BLOB_VERSION, (uint32_t)sizeof(kstate), pg->n};
     wput(b, EMU_BLOB_MAGIC, 8);
     wput(b, hdr, sizeof hdr);
     for (uint32_t k = 0; k < pg->n; k++) {
+        if (at)
+            at[k] = b->len;
         kstate ks;
         memcpy(&ks, pg->m[k].k, sizeof ks); /* padding included: calloc'd, so zero */
         const char *op = op_names[ks.kind] ? op_names[ks.kind] : "";
@@ -1172,54 +1176,59 @@ static void blob_write(const eprog *pg, wbuf *b)
             emu_qk_blob(q, b->p + b->len);
         b->len += qn;
     }
+    if (at)
+        at[pg->n] = b->len;
 }
 
 sy_status *emu_serialize(void *compiled, void **bytes, size_t *size)
 {
     wbuf b = {NULL, 0};
-    blob_write(compiled, &b);
+    blob_write(compiled, &b, NULL);
     b.p = H->alloc(b.len, 16);
     if (!b.p)
         return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
     *size = b.len;
     b.len = 0;
-    blob_write(compiled, &b);
+    blob_write(compiled, &b, NULL);
     *bytes = b.p;
     return NULL;
 }
 
-typedef struct rbuf {
-    const uint8_t *p;
-    size_t len, at;
-} rbuf;
-static bool rget(rbuf *r, void *d, size_t n)
+/* The kernel-state fields, to name the one a cache record gets wrong. */
+static const char *kstate_field(size_t off)
 {
-    if (r->len - r->at < n)
-        return false;
-    memcpy(d, r->p + r->at, n);
-    r->at += n;
-    return true;
+    static const struct {
+        const char *name;
+        size_t at, size;
+    } f[] = {
+#define KF(x) {#x, offsetof(kstate, x), sizeof(((kstate *)0)->x)}
+        KF(kind),   KF(f16),   KF(name),      KF(cycles), KF(dur_ns), KF(pads),  KF(strides), KF(dil),
+        KF(kshape), KF(group), KF(count_pad), KF(ta),     KF(tb),     KF(alpha), KF(beta),    KF(axis),
+        KF(perm),   KF(start), KF(step),      KF(q),      KF(w),      KF(b),     KF(a),       KF(nw),
+        KF(nb),     KF(na),    KF(scratch),
+#undef KF
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (off >= f[i].at && off < f[i].at + f[i].size)
+            return f[i].name;
+    return "padding";
 }
 
-static bool rget_floats(rbuf *r, int64_t n, float **out)
-{
-    *out = NULL;
-    if (!n)
-        return true;
-    if (n < 0 || (uint64_t)n > (r->len - r->at) / sizeof(float) || !(*out = malloc((size_t)n * sizeof(float))))
-        return false;
-    return rget(r, *out, (size_t)n * sizeof(float));
-}
-
+/* A compiled program read from a cache is untrusted input: its checksum
+ * catches accidents, not an attacker who recomputes it, and every field of a
+ * kernel record (scratch size, kernel shape, strides, pads, axis, perm,
+ * start/step, fp16 flag, weights, integer kernel) steers the kernels' memory
+ * accesses. So none of it is used: the program is derived again from the
+ * graph under this provider's rules, and the cache must hold exactly that
+ * program, byte for byte, or it is refused naming the member and the field. */
 sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *bytes, size_t size, void **compiled)
 {
-    (void)pstate;
     *compiled = NULL;
-    rbuf r = {bytes, size, 0};
-    char magic[8];
+    const uint8_t *file = bytes;
     uint32_t hdr[3];
-    if (!rget(&r, magic, 8) || memcmp(magic, EMU_BLOB_MAGIC, 8) || !rget(&r, hdr, sizeof hdr))
+    if (size < 8 + sizeof hdr || memcmp(file, EMU_BLOB_MAGIC, 8))
         return ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: not an emulator program", emu_T->provider);
+    memcpy(hdr, file + 8, sizeof hdr);
     if (hdr[0] != EMU_BLOB_VERSION || hdr[1] != sizeof(kstate))
         return ERR(SY_ERR_INVALID_MODEL,
                    "%s: compiled partition: program format %u (state %u bytes), this emulator reads %u (%zu bytes)",
@@ -1227,41 +1236,49 @@ sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *byte
     if (hdr[2] != p->n_nodes)
         return ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition has %u nodes, the partition %u", emu_T->provider,
                    hdr[2], p->n_nodes);
-    eprog *pg = prog_new(p->n_nodes);
-    if (!pg)
-        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
-    sy_status *st = NULL;
-    for (uint32_t k = 0; k < p->n_nodes && !st; k++) {
-        const char *op = H->node_op(p->nodes[k]);
-        uint32_t len = 0;
-        char name[64];
-        kstate *ks = calloc(1, sizeof *ks);
-        bool ok = ks && rget(&r, &len, 4) && len < sizeof name && rget(&r, name, len);
-        if (ok) {
-            name[len] = 0;
-            ok = rget(&r, ks, sizeof *ks);
-            ks->w = ks->b = ks->a = NULL;
-            ks->q = NULL;
-            ok = ok && ks->kind == kind_of(op) && ks->kind >= 0 && ks->kind < K__N && !strcmp(name, op_names[ks->kind]);
-            ok = ok && rget_floats(&r, ks->nw, &ks->w) && rget_floats(&r, ks->nb, &ks->b) &&
-                 rget_floats(&r, ks->na, &ks->a);
-            uint64_t qn = 0;
-            ok = ok && rget(&r, &qn, sizeof qn) && qn <= r.len - r.at && (qn > 0) == K_IS_Q(ks->kind);
-            if (ok && qn) {
-                ks->q = emu_qk_from_blob(r.p + r.at, (size_t)qn);
-                r.at += (size_t)qn;
-                ok = ks->q != NULL;
-            }
-        }
-        pg->m[k].k = ks;
-        if (!ok)
-            st = ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: member %u does not match node '%s' (%s)",
-                     emu_T->provider, k, H->node_name(p->nodes[k]), op);
+    void *derived = NULL;
+    sy_status *st = emu_compile(pstate, p, &derived);
+    if (st)
+        return st;
+    eprog *pg = derived;
+    wbuf b = {NULL, 0};
+    size_t *at = calloc((size_t)pg->n + 1, sizeof *at);
+    if (at) {
+        blob_write(pg, &b, at);
+        b.p = malloc(b.len);
     }
-    if (!st && r.at != r.len)
-        st = ERR(SY_ERR_INVALID_MODEL, "%s: compiled partition: %zu trailing bytes", emu_T->provider, r.len - r.at);
-    if (!st)
-        st = wire(p, pg);
+    if (!at || !b.p) {
+        free(at);
+        prog_free(pg);
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    }
+    b.len = 0;
+    blob_write(pg, &b, at);
+    size_t n = size < b.len ? size : b.len, d = 0;
+    while (d < n && file[d] == b.p[d])
+        d++;
+    if (d < n || size != b.len) {
+        uint32_t k = 0;
+        while (k < pg->n && at[k + 1] <= d)
+            k++;
+        if (k == pg->n) {
+            st = ERR(SY_ERR_INVALID_MODEL,
+                     "%s: compiled partition: %zu bytes, the program derived from the graph %zu: refused",
+                     emu_T->provider, size, b.len);
+        } else {
+            const char *name = op_names[pg->m[k].k->kind] ? op_names[pg->m[k].k->kind] : "";
+            size_t rec = at[k] + 4 + strlen(name);
+            const char *what = d < rec                    ? "op name"
+                               : d < rec + sizeof(kstate) ? kstate_field(d - rec)
+                                                          : "weights or integer kernel";
+            st = ERR(SY_ERR_INVALID_MODEL,
+                     "%s: compiled partition: member %u ('%s', %s) differs from the program this emulator derives "
+                     "from the graph (field '%s', byte %zu): refused",
+                     emu_T->provider, k, H->node_name(p->nodes[k]), H->node_op(p->nodes[k]), what, d);
+        }
+    }
+    free(at);
+    free(b.p);
     if (st) {
         prog_free(pg);
         return st;

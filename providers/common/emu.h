@@ -139,10 +139,10 @@ typedef struct emu_qk emu_qk;
 sy_status *emu_qk_build(const sy_node *n, int kind, const emu_win *g, emu_qk **out, size_t *scratch);
 sy_status *emu_qk_run(const emu_qk *q, const sy_kernel_io *io);
 void emu_qk_free(emu_qk *q);
-/* Serialized form (writes when out != NULL; returns the size), and back
- * (NULL when the bytes are not a well-formed kernel of `n` bytes). */
+/* Serialized form (writes when out != NULL; returns the size). A cache is
+ * never read back into a kernel: the emulator derives the kernel again and
+ * compares the bytes (emu_deserialize). */
 size_t emu_qk_blob(const emu_qk *q, uint8_t *out);
-emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n);
 
 /* ---- copies --------------------------------------------------------------- */
 /* Copy src to dst; when `to_f16` round float32 elements to binary16. */

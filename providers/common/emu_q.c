@@ -454,40 +454,6 @@ size_t emu_qk_blob(const emu_qk *q, uint8_t *out)
     return sizeof s + nw + nb + nr;
 }
 
-emu_qk *emu_qk_from_blob(const uint8_t *p, size_t n)
-{
-    emu_qk *q = calloc(1, sizeof *q);
-    if (!q || n < sizeof *q) {
-        free(q);
-        return NULL;
-    }
-    memcpy(q, p, sizeof *q);
-    q->w = q->bias = NULL;
-    q->rq = NULL;
-    bool mac = q->kind == EMU_Q_CONV || q->kind == EMU_Q_MATMUL, cat = q->kind == EMU_Q_CONCAT;
-    size_t nw = (mac || cat) ? (size_t)q->nw : 0, nb = (mac || cat) ? (size_t)q->nch : 0,
-           nr = (mac || cat || q->kind == EMU_Q_MAXPOOL) ? (size_t)q->nch : 0;
-    if (q->kind < EMU_Q_CONV || q->kind > EMU_Q_CONCAT || q->nw < 0 || q->nch < 0 || q->nw > (int64_t)n ||
-        q->nch > (int64_t)n || sizeof *q + nw * 4 + nb * 4 + nr * sizeof(sy_requant) != n) {
-        free(q);
-        return NULL;
-    }
-    q->w = nw ? malloc(nw * 4) : NULL;
-    q->bias = nb ? malloc(nb * 4) : NULL;
-    q->rq = nr ? malloc(nr * sizeof(sy_requant)) : NULL;
-    if ((nw && !q->w) || (nb && !q->bias) || (nr && !q->rq)) {
-        emu_qk_free(q);
-        return NULL;
-    }
-    if (nw)
-        memcpy(q->w, p + sizeof *q, nw * 4);
-    if (nb)
-        memcpy(q->bias, p + sizeof *q + nw * 4, nb * 4);
-    if (nr)
-        memcpy(q->rq, p + sizeof *q + nw * 4 + nb * 4, nr * sizeof(sy_requant));
-    return q;
-}
-
 /* ---- what capability checks need ------------------------------------------ */
 bool emu_qbinary(const char *op) { return !strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul"); }
 

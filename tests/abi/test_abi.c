@@ -110,6 +110,7 @@ static void test_broken_plugins_refused(void)
     unsetenv("SY_ABI_NEWER_MINOR_INIT");
     unsetenv("SY_ABI_UNKNOWN_KEY_INIT");
     unsetenv("SY_ABI_PINNED_LOADED");
+    unsetenv("SY_ABI_NO_QUERY_LOADED");
     unsetenv("SY_ABI_GOOD_FINI");
     const char *ini = "[switchyard]\n"
                       "plugins = libsy_abi_wrong_major.so, libsy_abi_newer_minor.so, libsy_abi_no_query.so\n"
@@ -154,6 +155,8 @@ static void test_broken_plugins_refused(void)
     CHECK(getenv("SY_ABI_NEWER_MINOR_INIT") == NULL, "init of a newer-minor plugin must not run");
     CHECK(getenv("SY_ABI_UNKNOWN_KEY_INIT") == NULL, "init must not run when the INI has an unknown key");
     CHECK(getenv("SY_ABI_PINNED_LOADED") == NULL, "a plugin with a wrong pin must not be dlopen'ed");
+    CHECK(getenv("SY_ABI_NO_QUERY_LOADED") == NULL,
+          "a library without sy_plugin_query must be refused before dlopen runs its constructors");
     /* what a failed init registered is not kept */
     CHECK(!sy_env_has_op(env, ABI_TEST_DOMAIN, "InitFailOp", 1), "InitFailOp of the failed init is dropped");
 

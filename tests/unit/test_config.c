@@ -246,6 +246,14 @@ static void test_errors(void)
     expect_error("[switchyrd]\nthreads = 1\n", "unknown section [switchyrd]", NULL);
     expect_error("threads = 1\n", "unknown section", NULL);
     expect_error("[plugin.]\nx = 1\n", "[plugin.]", "name");
+    /* ...reported at the header's line, with keys or without */
+    expect_error("[switchyard]\nthreads = 1\n\n[plugin.]\n\nx = 1\n", "line 4", "[plugin.]");
+    expect_error("[switchyard]\nthreads = 1\n[provider.]\n", "line 3", "[provider.]");
+    /* only [llm] itself is reserved, not every name starting with llm */
+    expect_error("[switchyard]\nthreads = 1\n[llmjunk]\nx = 1\n", "line 3", "unknown section [llmjunk]");
+    /* an unknown section without keys is refused too */
+    expect_error("[switchyard]\nthreads = 1\n[typo]\n", "line 3", "unknown section [typo]");
+    expect_error("[switchyard]\n  [ plugin. ]  ; spaced\n", "line 2", "[plugin.]");
     /* the first error wins and nothing after it is applied */
     sy_status_code code;
     char *msg = parse_err("[switchyard]\nthreads = 0\nbogus = 1\n", &code);

@@ -237,6 +237,86 @@ static void test_embedded_default(void)
     sy_env_release(env);
 }
 
+/* A FIFO named like a plugin, in a plugin folder and in `plugins =`: refused
+ * as "not a regular file (a FIFO)" at once (it used to be hashed or
+ * dlopen'ed, which waits for a writer forever). An empty folder loads
+ * nothing (qsort of no names). */
+static void test_hostile_files(void)
+{
+    char dir[128], fifo[256], empty[128], ini[1024];
+    snprintf(dir, sizeof dir, "%s/fifo", tmp_root);
+    snprintf(empty, sizeof empty, "%s/empty", tmp_root);
+    snprintf(fifo, sizeof fifo, "%s/libsy_fifo.so", dir);
+    REQUIRE(mkdir(dir, 0755) == 0 && mkdir(empty, 0755) == 0, "mkdir");
+    REQUIRE(mkfifo(fifo, 0600) == 0, "mkfifo");
+    alarm(20); /* a hang fails here, not at the CTest timeout */
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugin_dirs = %s %s\nplugins = %s\n[plugin.fifo]\nsha256 = "
+             "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+             dir, empty, fifo);
+    sy_env *env = make_env(ini, NULL);
+    alarm(0);
+    if (!env)
+        return;
+    CHECK(sy_env_plugin_count(env) == 1, "the FIFO is listed once, %zu listed", sy_env_plugin_count(env));
+    sy_plugin_info a;
+    if (info_at(env, 0, &a)) {
+        CHECK(!a.loaded, "a FIFO is not loaded");
+        CHECK_STR_HAS(a.refusal, "not a regular file (a FIFO)");
+    }
+    sy_env_release(env);
+    /* without a pin too (then nothing hashes it, dlopen would have opened it) */
+    snprintf(ini, sizeof ini, "[switchyard]\nplugins = %s\n", fifo);
+    alarm(20);
+    env = make_env(ini, NULL);
+    alarm(0);
+    if (env && info_at(env, 0, &a))
+        CHECK_STR_HAS(a.refusal, "not a regular file (a FIFO)");
+    sy_env_release(env);
+    /* a [plugin.NAME] section about no plugin that was found is an error,
+     * not a silently dropped pin */
+    {
+        sy_env *e2 = NULL;
+        snprintf(ini, sizeof ini, "[switchyard]\nplugins = %s/libsy_abi_good.so\n[plugin.abi_godo]\nsha256 = "
+                 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", plugin_dir);
+        sy_status *st = sy_env_create_from_string(ini, NULL, &e2);
+        CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_CONFIG && e2 == NULL, "[plugin.typo] refused");
+        CHECK(st && strstr(sy_status_get_message(st), "[plugin.abi_godo] names no plugin that was found") &&
+                  strstr(sy_status_get_message(st), "abi_good"),
+              "message: %s", st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        sy_env_release(e2);
+    }
+    /* a FIFO as the model or as a tensor file: refused, not waited on */
+    env = make_env("[switchyard]\n", NULL);
+    if (env) {
+        sy_model *m = NULL;
+        sy_tensor *t = NULL;
+        alarm(20);
+        sy_status *st = sy_model_load(env, fifo, &m);
+        sy_status *st2 = sy_tensor_read_file(fifo, &t);
+        alarm(0);
+        CHECK(st && strstr(sy_status_get_message(st), "not a regular file (a FIFO)"), "FIFO model: %s",
+              st ? sy_status_get_message(st) : "loaded");
+        CHECK(st2 && strstr(sy_status_get_message(st2), "not a regular file (a FIFO)"), "FIFO tensor: %s",
+              st2 ? sy_status_get_message(st2) : "read");
+        sy_status_free(st);
+        sy_status_free(st2);
+        sy_model_release(m);
+        sy_tensor_free(t);
+        sy_env_release(env);
+    }
+    /* a text file named like a plugin: refused without dlopen */
+    char txt[256];
+    snprintf(txt, sizeof txt, "%s/libsy_text.so", empty);
+    REQUIRE(write_text(txt, "not an ELF file\n"), "write");
+    snprintf(ini, sizeof ini, "[switchyard]\nplugins = %s\n", txt);
+    env = make_env(ini, NULL);
+    if (env && info_at(env, 0, &a))
+        CHECK_STR_HAS(a.refusal, "not an ELF file");
+    sy_env_release(env);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -255,6 +335,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_section_path);
     RUN_TEST(test_missing_dir);
     RUN_TEST(test_embedded_default);
+    RUN_TEST(test_hostile_files);
     nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return SY_TEST_MAIN_RESULT();
 }

@@ -656,7 +656,13 @@ static void test_built_models(void)
         {"ext_badoff", "w.bin", "-4", SY_ERR_INVALID_MODEL, "not a non-negative integer"},
         {"ext_missing", "nope.bin", NULL, SY_ERR_NOT_FOUND, "nope.bin"},
         {"ext_symlink", "link.bin", NULL, SY_ERR_INVALID_MODEL, "outside the model's directory"},
+        /* opened without O_NONBLOCK this waited for a writer forever */
+        {"ext_fifo", "fifo.bin", NULL, SY_ERR_IO, "not a regular file (a FIFO)"},
     };
+    char *fifo = xasprintf("%s/fifo.bin", tmpdir);
+    if (mkfifo(fifo, 0600) != 0)
+        perror("mkfifo");
+    alarm(60); /* a hang fails here */
     char *link = xasprintf("%s/link.bin", tmpdir);
     if (symlink("/etc/hostname", link) != 0)
         perror("symlink");
@@ -674,6 +680,9 @@ static void test_built_models(void)
             ir_model_free(im);
         }
     }
+    alarm(0);
+    unlink(fifo);
+    free(fifo);
     unlink(link);
     free(link);
     free(bin);
