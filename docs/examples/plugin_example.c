@@ -10,13 +10,25 @@
  * and load it with an INI:  [switchyard] plugin_dirs = @default
  *                           plugins = libsy_example_scale.so
  *                           [plugin.example_scale] factor = 3
+ *
+ * Two environments of one process may load it with different factors: the
+ * factor is per environment, in the state init hands to the host (ABI 1.2),
+ * and each callback finds it there. (tests/abi/test_plugin_state.c builds
+ * this file and runs two environments side by side.)
  */
 #include "sy_plugin.h"
 
 #include <stdlib.h>
 
-static const sy_host_api *host; /* the table the host injected in init */
-static float factor = 2.0f;     /* from [plugin.example_scale] factor = ... */
+/* The host table is the same for every environment of the process, so it
+ * may be a global; anything that comes from an environment's options may
+ * not (a second environment's init would overwrite it). */
+static const sy_host_api *host;
+
+/* the plugin's state in one environment */
+typedef struct example_env {
+    float factor; /* [plugin.example_scale] factor = ... (default 2) */
+} example_env;
 
 /* shape inference: one float32 input, output like it */
 static sy_status *scale_infer(sy_node *n)
@@ -44,10 +56,18 @@ static const sy_op_schema scale_schema = {
     .doc = "y = factor * x (factor from the plugin's INI section)",
 };
 
+/* prepare: the kernel's state is this environment's plugin state (it lives
+ * until the environment unloads the plugin, after every session of it) */
+static sy_status *scale_prepare(sy_node *n, void **state)
+{
+    *state = host->node_plugin_state(n);
+    return NULL;
+}
+
 /* run: no allocation, no lookups; in and out may be the same buffer */
 static sy_status *scale_run(void *state, const sy_kernel_io *io)
 {
-    (void)state;
+    const float factor = ((const example_env *)state)->factor;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
     const float *src = x->data;
@@ -66,20 +86,36 @@ static const sy_kernel_def scale_kernel = {
     .provider = "cpu_ref",
     .type_mask = SY_DT_BIT(SY_DT_FLOAT32),
     .type_input = 0,
-    .run = scale_run, /* no prepare/release: no per-node state */
+    .prepare = scale_prepare,
+    .run = scale_run, /* no release: the state is the plugin's, not the node's */
 };
+
+static void example_release(void *state) { free(state); }
 
 static sy_status *example_init(const sy_host_api *h, sy_plugin *p, const sy_options *opts)
 {
     host = h;
-    const char *f = h->option_get(opts, "factor"); /* NULL when absent */
+    example_env *e = malloc(sizeof *e);
+    if (!e)
+        return h->status_new(SY_ERR_OUT_OF_MEMORY, "example_scale: out of memory");
+    e->factor = 2.0f;
+    const char *f = opts ? h->option_get(opts, "factor") : NULL; /* NULL when absent */
     if (f) {
         char *end;
-        factor = strtof(f, &end);
-        if (end == f || *end)
+        e->factor = strtof(f, &end);
+        if (end == f || *end) {
+            free(e);
             return h->status_new(SY_ERR_INVALID_CONFIG, "[plugin.example_scale] factor = '%s' is not a number", f);
+        }
     }
-    sy_status *st = h->register_schema(p, &scale_schema);
+    /* from here the host owns e: it calls example_release once, when this
+     * environment unloads the plugin (or right away if init fails below) */
+    sy_status *st = h->plugin_set_state(p, e, example_release);
+    if (st) {
+        free(e);
+        return st;
+    }
+    st = h->register_schema(p, &scale_schema);
     if (!st)
         st = h->register_kernel(p, &scale_kernel);
     return st; /* on failure nothing registered is kept */

@@ -104,8 +104,10 @@ static sy_status *setup_providers(sy_env *env)
         if (rq && strcmp(rq, "onnx") && strcmp(rq, "gemmlowp"))
             return sy_error(SY_ERR_INVALID_CONFIG, "%s: [provider.%s] requant = %s: expected onnx or gemmlowp",
                             cfg->origin, r->def.name, rq);
-        if (r->def.create) {
-            sy_status *st = r->def.create(opts, &r->state);
+        if (r->def.create_env || r->def.create) {
+            /* ABI 1.2: create_env also gets the plugin's state in this env */
+            sy_status *st = r->def.create_env ? r->def.create_env(r->owner->state, opts, &r->state)
+                                              : r->def.create(opts, &r->state);
             if (st)
                 return sy_error_wrap(st, "provider '%s' (plugin %s): create failed", r->def.name, r->owner->path);
         }

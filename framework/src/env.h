@@ -109,6 +109,10 @@ struct sy_loaded_plugin {
     char *registered;           /* comma-separated names */
     size_t registered_len, registered_cap;
     bool initialised;
+    /* ABI 1.2: the plugin's state in this environment (plugin_set_state),
+     * released once, when this record's library is closed */
+    void *state;
+    void (*state_release)(void *state);
 };
 
 /* ---- the environment ---- */
@@ -147,6 +151,8 @@ sy_status *sy_loader_load_all(sy_env *env);
 void sy_loader_unload_all(sy_env *env);
 void sy_plugin_ref(sy_loaded_plugin *p);
 void sy_plugin_unref(sy_loaded_plugin *p);
+/* calls the release of the state the plugin set in this env (once) */
+void sy_plugin_release_state(sy_loaded_plugin *p);
 /* where the embedded default looks: <dir of libswitchyard>/switchyard/plugins */
 char *sy_default_plugin_dir(void);
 

@@ -194,6 +194,7 @@ static sy_status *run_dynamic(struct sy_session *s)
         nr->provider = NULL;
         SY_TRY(sy_place_node(s, nr));
         nr->view.scratch = 0;
+        sy_node_calling(&nr->view, nr->kernel->owner);
         if (nr->kernel->def.prepare) {
             st = nr->kernel->def.prepare(&nr->view, &nr->state);
             if (st)

@@ -50,6 +50,7 @@ sy_status *sy_reg_kernel(sy_plugin *p, const sy_kernel_def *kernel);
 sy_status *sy_reg_provider(sy_plugin *p, const sy_provider_def *provider);
 sy_status *sy_reg_scheme(sy_plugin *p, const sy_quant_scheme_def *scheme);
 sy_status *sy_reg_extension(sy_plugin *p, const char *name, uint32_t version, const void *table);
+sy_status *sy_reg_state(sy_plugin *p, void *state, void (*release)(void *state));
 
 static const char *h_option_get(const sy_options *opts, const char *key) { return sy_options_get(opts, key); }
 
@@ -122,6 +123,8 @@ static void *h_node_provider_state(const sy_node *n)
     const sy_node_rt *nr = &n->s->nodes[n->index];
     return nr->provider ? nr->provider->state : NULL;
 }
+
+static void *h_node_plugin_state(const sy_node *n) { return n->caller ? n->caller->state : NULL; }
 
 static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
 {
@@ -300,6 +303,8 @@ const sy_host_api sy_host_api_table = {
     .node_position = h_node_position,
     .node_provider_state = h_node_provider_state,
     .node_pin_output = h_node_pin_output,
+    .plugin_set_state = sy_reg_state,
+    .node_plugin_state = h_node_plugin_state,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

@@ -216,6 +216,7 @@ static void load_one(sy_env *env, const char *path)
     st = d->init(&sy_host_api_table, reg, opts);
     if (st) {
         sy_registry_commit(env, p, false);
+        sy_plugin_release_state(p); /* before the library is closed */
         refuse(env, p, "init failed: %s: %s", sy_status_code_name(sy_status_code_of(st)), sy_status_msg(st));
         sy_status_free(st);
         return;
@@ -353,9 +354,21 @@ void sy_plugin_ref(sy_loaded_plugin *p)
         p->refcount++;
 }
 
+void sy_plugin_release_state(sy_loaded_plugin *p)
+{
+    void (*release)(void *) = p->state_release;
+    void *state = p->state;
+    p->state = NULL;
+    p->state_release = NULL;
+    if (release)
+        release(state);
+}
+
 static void plugin_close(sy_loaded_plugin *p)
 {
     if (p->handle) {
+        /* this env's state first: fini is the library's, release the env's */
+        sy_plugin_release_state(p);
         if (p->initialised && p->desc && p->desc->fini)
             p->desc->fini();
         dlclose(p->handle);

@@ -41,6 +41,7 @@ const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, cons
         if (k->type_mask && !(dt < 64 && (k->type_mask & SY_DT_BIT(dt))))
             continue;
         any_type = true;
+        sy_node_calling(node, e->kernels[i]->owner);
         if (k->accepts && !k->accepts(node, declined, sizeof declined))
             continue;
         return e->kernels[i];
@@ -83,6 +84,7 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
             if (pr->def.check_node) {
                 sy_claim rule = {sizeof rule, false, SY_REASON_NONE, ""};
                 nr->view.asking = pr;
+                sy_node_calling(&nr->view, pr->owner);
                 pr->def.check_node(pr->state, &nr->view, &rule);
                 nr->view.asking = NULL;
                 rule.text[sizeof rule.text - 1] = '\0';
@@ -96,6 +98,7 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
         if (pr->def.check_node) {
             sy_claim claim = {sizeof claim, false, SY_REASON_NONE, ""};
             nr->view.asking = pr; /* a requant query in check_node is answered for this provider */
+            sy_node_calling(&nr->view, pr->owner);
             pr->def.check_node(pr->state, &nr->view, &claim);
             nr->view.asking = NULL;
             if (!claim.take) {

@@ -121,6 +121,15 @@ static void note_registered(sy_loaded_plugin *lp, const char *kind, const char *
     free(item);
 }
 
+sy_status *sy_reg_state(sy_plugin *p, void *state, void (*release)(void *state))
+{
+    if (!p || p != &current || !p->active)
+        return sy_error(SY_ERR_PLUGIN, "plugin_set_state called outside the plugin's init");
+    p->lp->state = state;
+    p->lp->state_release = release;
+    return NULL;
+}
+
 sy_status *sy_reg_schema(sy_plugin *p, const sy_op_schema *schema)
 {
     SY_TRY(check_active(p, "schema"));

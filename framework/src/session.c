@@ -183,6 +183,7 @@ sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr)
                         n->domain[0] ? n->domain : "ai.onnx", n->opset);
     nr->view.schema = sc;
     nr->view.inferring = true;
+    sy_node_calling(&nr->view, sc->owner);
     sy_status *st = sc->def.infer(&nr->view);
     nr->view.inferring = false;
     if (st)
@@ -235,6 +236,7 @@ static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
     /* READS_SHAPES_ONLY inputs may have no data: kernels of such ops only read dims */
     void *state = NULL;
     nr->view.scratch = 0;
+    sy_node_calling(&nr->view, k->owner);
     if (k->def.prepare)
         SY_TRY(k->def.prepare(&nr->view, &state));
     void *scratch = nr->view.scratch ? sy_aligned_alloc(nr->view.scratch, 64) : NULL;
@@ -329,6 +331,7 @@ static sy_status *prepare_all(struct sy_session *s)
         nr->view.persistent = nr->view.packed = 0;
         free(nr->view.pins);
         nr->view.pins = NULL;
+        sy_node_calling(&nr->view, nr->kernel->owner);
         if (nr->kernel->def.prepare) {
             sy_status *st = nr->kernel->def.prepare(&nr->view, &nr->state);
             if (st)

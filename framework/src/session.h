@@ -66,6 +66,9 @@ struct sy_node {
     size_t packed;     /* reported by the kernel: repacked weights */
     int64_t *pins;     /* per output: pinned arena offset, -1 none (NULL: no pins) */
     bool inferring;  /* node_set_output allowed */
+    /* the plugin whose callback (infer, accepts, check_node, prepare) runs
+     * on this node now: host->node_plugin_state answers with its state */
+    const sy_loaded_plugin *caller;
     /* requantization form (requant_form.c): the provider whose check_node
      * runs now (placement), and the form last given to a kernel with who
      * chose it (NULL: the node never asked) */
@@ -197,6 +200,13 @@ struct sy_session {
     sy_loaded_plugin **held;
     uint32_t n_held;
 };
+
+/* Record whose callback is about to run on n (the handle plugins get may be
+ * const; the record is the host's own). */
+static inline void sy_node_calling(const struct sy_node *n, const sy_loaded_plugin *owner)
+{
+    ((struct sy_node *)n)->caller = owner;
+}
 
 /* infer.c / placement / plan / exec helpers */
 sy_status *sy_session_plan(struct sy_session *s);

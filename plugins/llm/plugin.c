@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-const sy_host_api *llm_host;
+const sy_host_api *llm_host; /* process-wide: the same host table in every environment */
 
 sy_status *llm_runner_create(struct sy_env *env, const char *bundle_dir, const char *options, sy_llm_runner **out);
 void llm_runner_release(sy_llm_runner *r);

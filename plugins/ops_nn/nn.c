@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-const sy_host_api *sy_nn_host;
+const sy_host_api *sy_nn_host; /* process-wide: the same host table in every environment */
 #define NSP 3                       /* spatial dims after padding */
 #define COL_CHUNK_FLOATS (1u << 20) /* im2col scratch target: 4 MiB */
 

@@ -12,20 +12,36 @@
  *                               [provider.P] requant > this key > onnx, see
  *                               framework/src/requant_form.c), so the value
  *                               kept here only serves hosts that do not.
+ *
+ * The option is per environment: it lives in the state this plugin hands to
+ * the host in each environment's init (ABI 1.2), never in a global.
  */
 #include "quant_internal.h"
 
-const sy_host_api *H;
-sy_rq_mode g_default_rq = SY_RQ_ONNX;
+#include <stdlib.h>
+
+const sy_host_api *H; /* process-wide: the same host table in every environment */
+
+static void quant_release(void *state) { free(state); }
 
 static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     H = host;
-    g_default_rq = SY_RQ_ONNX;
+    q_env *e = calloc(1, sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "ops_quant: out of memory");
+    e->default_rq = SY_RQ_ONNX;
     const char *rq = opts ? host->option_get(opts, "requant") : NULL;
-    if (rq && !sy_rq_mode_parse(rq, &g_default_rq))
+    if (rq && !sy_rq_mode_parse(rq, &e->default_rq)) {
+        free(e);
         return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.ops_quant] requant = %s: expected onnx or gemmlowp",
                                 rq);
+    }
+    sy_status *st = host->plugin_set_state(p, e, quant_release);
+    if (st) {
+        free(e);
+        return st;
+    }
     void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {
         q_tables_qdq, q_tables_gemm, q_tables_elem, q_tables_rnn};
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {

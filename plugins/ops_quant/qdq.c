@@ -69,7 +69,7 @@ sy_status *q_node_rq_mode(const sy_node *n, sy_rq_mode *mode)
 {
     const char *s = NULL;
     size_t len = 0;
-    *mode = g_default_rq;
+    *mode = q_env_default_rq(n);
     if (H->attr_string(n, "requant", &s, &len)) {
         char buf[32];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < 31 ? len : 31), s);

@@ -31,7 +31,7 @@ static sy_status *prepare_qrnn(sy_node *n, void **state)
     qrnn_params *p = calloc(1, sizeof *p);
     if (!p)
         return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    sy_status *err = qrnn_build(H, n, g_default_rq, p);
+    sy_status *err = qrnn_build(H, n, q_env_default_rq(n), p);
     if (err) {
         release_qrnn(p);
         return err;

@@ -9,8 +9,18 @@
 #include <stdlib.h>
 
 extern const sy_host_api *H;
-/* default requantization form ([plugin.ops_quant] requant = onnx|gemmlowp) */
-extern sy_rq_mode g_default_rq;
+
+/* The plugin's state in one environment (host->plugin_set_state). */
+typedef struct q_env {
+    sy_rq_mode default_rq; /* [plugin.ops_quant] requant = onnx|gemmlowp */
+} q_env;
+
+/* The environment's default form, for a node whose infer/prepare runs now. */
+static inline sy_rq_mode q_env_default_rq(const sy_node *n)
+{
+    const q_env *e = H->node_plugin_state(n);
+    return e ? e->default_rq : SY_RQ_ONNX;
+}
 
 #define QERR(code, ...) H->status_new((code), __VA_ARGS__)
 #define SWQ_DOMAIN "switchyard.quant"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const sy_host_api *QH;
+const sy_host_api *QH; /* process-wide: the same host table in every environment */
 
 /* the scheme an observer belongs to travels with it */
 struct sy_observer {

@@ -8,7 +8,10 @@
  *
  * Options [plugin.quant_int4]: block_size = 32 (>= 2), method, percentile.
  * Recipe "int4_block", also published as "int4" (switchyard quantize
- * --scheme int4 [--block-size N]).
+ * --scheme int4 [--block-size N]). The recipes carry the environment's
+ * block size, so each environment registers its own copy, kept in the
+ * plugin's state of that environment (ABI 1.2); the constant template
+ * below is shared.
  */
 #include "scheme_common.h"
 
@@ -23,7 +26,14 @@ static const sy_quant_scheme_def schemes[] = {
 #define INT4_RECIPE(name)                                                                                          \
     {sizeof(sy_quant_recipe), name, "int4 block-wise symmetric weights (block_size option, default 32), float activations", \
      NULL, &schemes[0], NULL, 32, false, qs_observer_new, qs_params_free}
-static sy_quant_recipe recipes[] = {INT4_RECIPE("int4_block"), INT4_RECIPE("int4")};
+static const sy_quant_recipe recipe_template[] = {INT4_RECIPE("int4_block"), INT4_RECIPE("int4")};
+
+/* the plugin's state in one environment: its recipes (held by the registry) */
+typedef struct i4_env {
+    sy_quant_recipe recipes[SY_COUNT_OF(recipe_template)];
+} i4_env;
+
+static void release(void *state) { free(state); }
 
 static sy_status *init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
@@ -36,9 +46,19 @@ static sy_status *init(const sy_host_api *host, sy_plugin *p, const sy_options *
             return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.quant_int4] block_size = %s: an integer in [2, 65536] is required", bs);
         block = (int32_t)v;
     }
-    for (size_t i = 0; i < SY_COUNT_OF(recipes); i++)
-        recipes[i].block_size = block;
-    return qs_register(host, p, schemes, SY_COUNT_OF(schemes), recipes, SY_COUNT_OF(recipes));
+    i4_env *e = malloc(sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "quant_int4: out of memory");
+    for (size_t i = 0; i < SY_COUNT_OF(e->recipes); i++) {
+        e->recipes[i] = recipe_template[i];
+        e->recipes[i].block_size = block;
+    }
+    sy_status *st = host->plugin_set_state(p, e, release);
+    if (st) {
+        free(e);
+        return st;
+    }
+    return qs_register(host, p, schemes, SY_COUNT_OF(schemes), e->recipes, SY_COUNT_OF(e->recipes));
 }
 
 static void fini(void) {}

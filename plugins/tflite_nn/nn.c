@@ -26,7 +26,7 @@
 #include "tfl_common.h"
 #include "tfl_params.h"
 
-static const sy_host_api *H;
+static const sy_host_api *H; /* process-wide: the same host table in every environment */
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 #define OOM() H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory")
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-static const sy_host_api *H_;
+static const sy_host_api *H_; /* process-wide: the same host table in every environment */
 
 static const struct sku {
     const char *name;

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-static const sy_host_api *H_;
+static const sy_host_api *H_; /* process-wide: the same host table in every environment */
 
 /* §3.4 VTCM per SoC (MB) and Hexagon arch. */
 static const struct soc {

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-static const sy_host_api *H_;
+static const sy_host_api *H_; /* process-wide: the same host table in every environment */
 
 static const char *const mem_types[] = {"ddr", "llc", "tcm"};
 /* access cost per byte in cycles by memory type (TCM < LLC < DDR; POLICY knobs) */

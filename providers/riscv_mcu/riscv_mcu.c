@@ -37,7 +37,7 @@
 #include <ctype.h>
 #include <strings.h>
 
-const sy_host_api *mcu_H;
+const sy_host_api *mcu_H; /* process-wide: the same host table in every environment */
 #define H mcu_H
 
 mcu_cfg mcu_current;

@@ -16,4 +16,7 @@ typedef struct abi_entry {
 
 const abi_entry *abi_layout_10(size_t *n);
 const abi_entry *abi_layout_cur(size_t *n);
+/* ABI 1.1: the 1.0 list followed by the 1.1 additions */
+const abi_entry *abi_layout_11(size_t *n);
+const abi_entry *abi_layout_cur11(size_t *n);
 #endif

@@ -17,3 +17,14 @@ const abi_entry *abi_layout_cur(size_t *n)
     *n = sizeof entries / sizeof entries[0];
     return entries;
 }
+
+static const abi_entry entries11[] = {
+#include "abi_fields.inc"
+#include "abi_fields_11.inc"
+};
+
+const abi_entry *abi_layout_cur11(size_t *n)
+{
+    *n = sizeof entries11 / sizeof entries11[0];
+    return entries11;
+}

@@ -1,10 +1,12 @@
 /*
  * ABI stability: a plugin built against the ABI 1.0 headers (libsy_abi10.so)
- * must load into the current core and work, and today's headers must keep
- * the 1.0 layout (every 1.0 member at the same offset with the same size,
- * no struct smaller, fixed-size structs unchanged, constants unchanged).
+ * or the ABI 1.1 headers (libsy_abi11.so) must load into the current core
+ * and work, and today's headers must keep that layout (every member at the
+ * same offset with the same size, no struct smaller, fixed-size structs
+ * unchanged, constants unchanged).
  *
  *   test_abi_stability PATH/libsy_abi10.so
+ *   test_abi_stability --abi11 PATH/libsy_abi11.so
  */
 #include "abi_layout.h"
 #include "../../tools/cli/cts.h"
@@ -25,32 +27,44 @@ static int failures;
         }                                                                                                          \
     } while (0)
 
-static void test_layout(void)
+static void compare_layout(const char *abi, const abi_entry *v10, size_t n10, const abi_entry *cur, size_t ncur)
 {
-    size_t n10, ncur;
-    const abi_entry *v10 = abi_layout_10(&n10), *cur = abi_layout_cur(&ncur);
     CHECK(n10 == ncur, "entry lists differ in length");
     for (size_t i = 0; i < n10 && i < ncur; i++) {
         const abi_entry *a = &v10[i], *b = &cur[i];
         switch (a->kind) {
         case ABI_STRUCT:
-            CHECK(b->size >= a->size, "%s shrank: %zu bytes in ABI 1.0, %zu now", a->name, a->size, b->size);
+            CHECK(b->size >= a->size, "%s shrank: %zu bytes in ABI %s, %zu now", a->name, a->size, abi, b->size);
             break;
         case ABI_FIXED_STRUCT:
-            CHECK(b->size == a->size, "%s (used in arrays) changed size: %zu in ABI 1.0, %zu now", a->name, a->size,
+            CHECK(b->size == a->size, "%s (used in arrays) changed size: %zu in ABI %s, %zu now", a->name, a->size, abi,
                   b->size);
             break;
         case ABI_MEMBER:
             CHECK(b->offset == a->offset && b->size == a->size,
-                  "%s moved or changed size: offset %zu size %zu in ABI 1.0, offset %zu size %zu now", a->name,
-                  a->offset, a->size, b->offset, b->size);
+                  "%s moved or changed size: offset %zu size %zu in ABI %s, offset %zu size %zu now", a->name,
+                  a->offset, a->size, abi, b->offset, b->size);
             break;
         case ABI_CONSTANT:
-            CHECK(b->value == a->value, "%s changed value: %lld in ABI 1.0, %lld now", a->name, a->value, b->value);
+            CHECK(b->value == a->value, "%s changed value: %lld in ABI %s, %lld now", a->name, a->value, abi, b->value);
             break;
         }
     }
-    printf("layout: %zu structs, members and constants of ABI 1.0 unchanged\n", n10);
+    printf("layout: %zu structs, members and constants of ABI %s unchanged\n", n10, abi);
+}
+
+static void test_layout(void)
+{
+    size_t n10, ncur;
+    const abi_entry *v10 = abi_layout_10(&n10), *cur = abi_layout_cur(&ncur);
+    compare_layout("1.0", v10, n10, cur, ncur);
+}
+
+static void test_layout_11(void)
+{
+    size_t n11, ncur;
+    const abi_entry *v11 = abi_layout_11(&n11), *cur = abi_layout_cur11(&ncur);
+    compare_layout("1.1", v11, n11, cur, ncur);
 }
 
 static const char *plugin_path;
@@ -215,10 +229,79 @@ static void test_plugin(void)
     sy_env_release(env);
 }
 
+/* The ABI 1.1 plugin: loaded as 1.1; its fused partition is grouped,
+ * compiled and run by the current core, with its provider's options. */
+static void test_plugin_11(void)
+{
+    sy_env *env = env_with("providers = abi11_npu, cpu_ref\n[provider.abi11_npu]\ngain = 3\n");
+    if (!env)
+        return;
+    bool found = false;
+    for (size_t i = 0; i < sy_env_plugin_count(env); i++) {
+        sy_plugin_info pi = {.struct_size = sizeof pi};
+        if (!sy_env_plugin_info(env, i, &pi) || !pi.name || strcmp(pi.name, "abi11"))
+            continue;
+        found = true;
+        CHECK(pi.loaded, "abi11 refused: %s", pi.refusal ? pi.refusal : "?");
+        CHECK(pi.abi_major == 1 && pi.abi_minor == 1, "abi11 reports ABI %u.%u", pi.abi_major, pi.abi_minor);
+        CHECK(pi.n_kernels == 1 && pi.n_providers == 1 && pi.n_extensions == 1,
+              "abi11 registered %u kernels, %u providers, %u extensions", pi.n_kernels, pi.n_providers,
+              pi.n_extensions);
+    }
+    CHECK(found, "abi11 not listed");
+    typedef struct {
+        uint32_t struct_size;
+        int (*compiled_runs)(void);
+    } abi11_ext;
+    const abi11_ext *ext = sy_get_extension(env, "abi11_ext", 1);
+    CHECK(ext && ext->struct_size == sizeof *ext, "extension abi11_ext v1");
+
+    const float x[4] = {-1.5f, 0.0f, 2.0f, 3.25f};
+    float y[4];
+    cts_node n;
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    sy_node_placement pl;
+    make_input(&n, NULL, "Relu", 13, x, 4);
+    sy_status *st = cts_session(env, &n, "relu", &m, &s);
+    CHECK(!st, "Relu session: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (s) {
+        const char *prov = placed_on(s, &pl);
+        CHECK(prov && !strcmp(prov, "abi11_npu"), "Relu on %s", prov ? prov : "?");
+        const char *pp = NULL;
+        uint32_t nn = 0;
+        bool compiled = false, cached = true;
+        CHECK(sy_session_partition_count(s) == 1 && sy_session_partition_info(s, 0, &pp, &nn, &compiled, &cached) &&
+                  pp && !strcmp(pp, "abi11_npu") && nn == 1 && compiled && !cached,
+              "expected one compiled abi11_npu partition of one node");
+        int before = ext ? ext->compiled_runs() : 0;
+        /* y = gain * max(x, 0) with gain 3: 0, 0, 6, 9.75 */
+        if (run_once(s, &n, y, 4))
+            for (int i = 0; i < 4; i++)
+                CHECK(y[i] == 3.0f * (x[i] > 0 ? x[i] : 0.0f), "Relu y[%d] = %g", i, y[i]);
+        CHECK(!ext || ext->compiled_runs() == before + 1, "the partition did not run compiled");
+    }
+    sy_session_release(s);
+    sy_model_release(m);
+    sy_env_release(env);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--abi11")) {
+        plugin_path = argv[2];
+        test_layout_11();
+        test_plugin_11();
+        if (failures) {
+            fprintf(stderr, "%d check(s) failed\n", failures);
+            return 1;
+        }
+        printf("test_abi_stability: the ABI 1.1 plugin loads and runs; layout unchanged\n");
+        return 0;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: test_abi_stability PATH/libsy_abi10.so\n");
+        fprintf(stderr, "usage: test_abi_stability PATH/libsy_abi10.so | --abi11 PATH/libsy_abi11.so\n");
         return 2;
     }
     plugin_path = argv[1];

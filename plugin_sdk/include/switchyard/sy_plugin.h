@@ -1,5 +1,5 @@
 /*
- * Switchyard plugin ABI, version 1.
+ * Switchyard plugin ABI, version 1 (minor 2).
  *
  * A plugin is a shared library that exports exactly one symbol,
  * `sy_plugin_query` (see SY_PLUGIN_DEFINE below). The host calls it with its
@@ -18,6 +18,14 @@
  * Lifetimes: schemas, kernels, providers, schemes and extension tables that a
  * plugin registers must stay valid until its fini is called; the host unloads
  * a library only when nothing it made is still alive.
+ *
+ * Environments (ABI 1.2): every environment loads its plugins on its own and
+ * calls init once per environment, with that environment's options. What a
+ * plugin derives from its options belongs to that environment, not to the
+ * process: init hands it to the host with host->plugin_set_state, and every
+ * callback that runs on behalf of the environment reaches it (see
+ * plugin_set_state). A process-wide global is right only for what is the
+ * same in every environment (the host table, constant tables).
  */
 #ifndef SWITCHYARD_SY_PLUGIN_H
 #define SWITCHYARD_SY_PLUGIN_H
@@ -31,7 +39,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 1
+#define SY_ABI_MINOR 2
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -220,6 +228,13 @@ typedef struct sy_provider_def {
     sy_status *(*deserialize)(void *state, const sy_partition *p, const void *bytes, size_t size,
                               void **compiled);
     const char *(*compat)(void *state);
+
+    /* ---- ABI 1.2: per-environment plugin state ---- */
+    /* Used instead of create when set: the same, and also given the state
+     * the registering plugin set with host->plugin_set_state in this
+     * environment's init (NULL when it set none). Every other provider
+     * callback receives what this returns in *state. */
+    sy_status *(*create_env)(void *plugin_state, const sy_options *opts, void **state);
 } sy_provider_def;
 
 
@@ -322,6 +337,25 @@ typedef struct sy_host_api {
      * buffers). The planner honours it and refuses pins that overlap live
      * buffers or break the domain's alignment. */
     sy_status *(*node_pin_output)(sy_node *n, uint32_t output, uint64_t offset);
+
+    /* ---- ABI 1.2: per-environment plugin state ---- */
+    /* Only inside init: the state of this plugin in the environment being
+     * initialised (init runs once per environment). The host calls
+     * release(state) exactly once when that environment unloads the plugin
+     * (after its providers are destroyed, before fini), or right after init
+     * when init fails; release may be NULL. A second call replaces the
+     * state without releasing the first. Tables the plugin allocates in the
+     * state and registers (schemes, recipe and extension tables, provider
+     * definitions and their memory domains) are held by pointer until then. */
+    sy_status *(*plugin_set_state)(sy_plugin *p, void *state, void (*release)(void *state));
+    /* In infer, accepts, check_node and prepare: the state set by the plugin
+     * whose callback is running on this node (infer: the schema's plugin;
+     * accepts and prepare: the kernel's; check_node: the provider's), in the
+     * node's environment. NULL when that plugin set none. A kernel keeps
+     * what run needs in its prepare state. Provider callbacks get the state
+     * through create_env; extension functions that need it take a handle
+     * to a table the plugin allocated in the state. */
+    void *(*node_plugin_state)(const sy_node *n);
 } sy_host_api;
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
@@ -369,6 +403,9 @@ SY_ABI_PIN(sy_host_api, app, 272);
 /* ABI 1.1 additions */
 SY_ABI_PIN(sy_provider_def, group, 88);
 SY_ABI_PIN(sy_host_api, node_report_memory, 280);
+/* ABI 1.2 additions */
+SY_ABI_PIN(sy_provider_def, create_env, 144);
+SY_ABI_PIN(sy_host_api, plugin_set_state, 312);
 #undef SY_ABI_PIN
 #endif
 
