@@ -226,9 +226,20 @@ typedef struct tflk_softmax {
     int32_t mult, left_shift, diff_min;
     float in_scale, out_scale;
     int32_t in_zp, out_zp;
+    /* host users only (a generated package leaves them 0): the axis may be
+     * an inner one, `inner` elements apart (0 = the last axis, rows = the
+     * product of the dims before it); `exp_fn` replaces tflk_expf (a host
+     * provider's documented arithmetic: libm's expf); `store` rounds each
+     * output (an emulator's fp16 storage) */
+    int32_t inner;
+    float (*exp_fn)(float);
+    float (*store)(float);
 } tflk_softmax;
 
+/* TFLite's arithmetic: the exponentials summed in float, each divided by the sum */
 void tflk_softmax_f32(const tflk_softmax *p, const float *x, float *y);
+/* the ONNX cpu_ref's: summed in double, each multiplied by (float)(1 / sum) */
+void tflk_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y);
 /* scratch: `depth` floats when !fixed */
 void tflk_softmax_s8(const tflk_softmax *p, const int8_t *x, int8_t *y, float *scratch);
 

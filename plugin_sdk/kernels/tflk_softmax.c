@@ -1,5 +1,8 @@
 /*
- * tflk_softmax: SOFTMAX over the last axis. fp32 with tflk_expf; int8 in
+ * tflk_softmax: SOFTMAX, the one float softmax body of the project (TFLite,
+ * riscv_mcu, the ONNX cpu_ref, the emulators; each keeps its documented
+ * arithmetic through tflk_softmax's exp_fn/store hooks and the choice of
+ * float or double accumulation). fp32 with tflk_expf by default; int8 in
  * TFLite Micro's fixed point (gemmlowp exp on negative values and
  * reciprocal, input differences scaled by beta * input_scale in Q5.26) when
  * the output has scale 1/256 and zero point -128 (the gemmlowp functions of
@@ -9,22 +12,44 @@
 
 #include <math.h> /* INFINITY only: no libm call */
 
-void tflk_softmax_f32(const tflk_softmax *p, const float *x, float *y)
+/* every float softmax of the project: `acc64` picks the accumulation (a
+ * constant at each call, so each entry point compiles to its own loop and a
+ * package's --gc-sections drops the one it does not call) */
+static inline void softmax_f32_rows(const tflk_softmax *p, const float *x, float *y, int acc64)
 {
-    const int32_t d = p->depth;
-    for (int32_t r = 0; r < p->rows; r++) {
-        const float *xr = x + r * d;
-        float *yr = y + r * d;
-        float mx = -INFINITY;
-        for (int32_t c = 0; c < d; c++)
-            mx = xr[c] > mx ? xr[c] : mx;
-        float sum = 0.0f;
-        for (int32_t c = 0; c < d; c++)
-            sum += tflk_expf((xr[c] - mx) * p->beta);
-        for (int32_t c = 0; c < d; c++)
-            yr[c] = tflk_expf((xr[c] - mx) * p->beta) / sum;
-    }
+    const ptrdiff_t d = p->depth, in = p->inner > 0 ? p->inner : 1;
+    float (*ex)(float) = p->exp_fn ? p->exp_fn : tflk_expf;
+    for (ptrdiff_t r = 0; r < p->rows; r++)
+        for (ptrdiff_t i = 0; i < in; i++) {
+            const float *xr = x + r * d * in + i;
+            float *yr = y + r * d * in + i;
+            float mx = -INFINITY;
+            for (ptrdiff_t c = 0; c < d; c++)
+                mx = xr[c * in] > mx ? xr[c * in] : mx;
+            if (acc64) {
+                double sum = 0.0;
+                for (ptrdiff_t c = 0; c < d; c++) {
+                    float e = ex((xr[c * in] - mx) * p->beta);
+                    sum += e;
+                    yr[c * in] = e;
+                }
+                float inv = (float)(1.0 / sum);
+                for (ptrdiff_t c = 0; c < d; c++)
+                    yr[c * in] = p->store ? p->store(yr[c * in] * inv) : yr[c * in] * inv;
+            } else {
+                float sum = 0.0f;
+                for (ptrdiff_t c = 0; c < d; c++)
+                    sum += ex((xr[c * in] - mx) * p->beta);
+                for (ptrdiff_t c = 0; c < d; c++) {
+                    float v = ex((xr[c * in] - mx) * p->beta) / sum;
+                    yr[c * in] = p->store ? p->store(v) : v;
+                }
+            }
+        }
 }
+
+void tflk_softmax_f32(const tflk_softmax *p, const float *x, float *y) { softmax_f32_rows(p, x, y, 0); }
+void tflk_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y) { softmax_f32_rows(p, x, y, 1); }
 
 static void softmax_s8_fixed(const tflk_softmax *p, const int8_t *in, int8_t *out)
 {

@@ -182,37 +182,3 @@ void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t
     *diff_min = -(int32_t)floor(max_rescaled);
 }
 
-void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth, int32_t mult, int32_t left_shift,
-                     int32_t diff_min)
-{
-    for (int64_t r = 0; r < rows; r++) {
-        const int8_t *x = in + r * depth;
-        int8_t *y = out + r * depth;
-        int32_t mx = -128;
-        for (int64_t c = 0; c < depth; c++)
-            if (x[c] > mx)
-                mx = x[c];
-        int32_t sum = 0; /* Q12.19 */
-        for (int64_t c = 0; c < depth; c++) {
-            int32_t diff = (int32_t)x[c] - mx;
-            if (diff >= diff_min) {
-                int32_t scaled = sy_q_mul_by_qm_gt1(diff, mult, left_shift);
-                sum += sy_q_rdivpot(sy_q_exp_on_negative_values(scaled), 12);
-            }
-        }
-        int32_t bits_over_unit;
-        int32_t shifted_scale = sy_q_get_reciprocal(sum, 12, &bits_over_unit);
-        for (int64_t c = 0; c < depth; c++) {
-            int32_t diff = (int32_t)x[c] - mx;
-            if (diff >= diff_min) {
-                int32_t scaled = sy_q_mul_by_qm_gt1(diff, mult, left_shift);
-                int32_t e = sy_q_exp_on_negative_values(scaled);
-                int32_t unsat = sy_q_rdivpot(sy_q_srdhm(shifted_scale, e), bits_over_unit + 31 - 8);
-                int32_t v = unsat - 128;
-                y[c] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
-            } else {
-                y[c] = -128;
-            }
-        }
-    }
-}

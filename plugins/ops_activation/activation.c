@@ -11,6 +11,7 @@
  *   single axis from 13)
  */
 #include "switchyard/sy_sdk.h"
+#include "tflk.h" /* the one float softmax body (sy_kernels) */
 
 #include <float.h>
 #include <math.h>
@@ -337,6 +338,17 @@ static sy_status *softmax_f32(void *state, const sy_kernel_io *io)
     }
     const float *xd = x->data;
     float *yd = io->outputs[0]->data;
+    if (s->kind == SM_SOFT) {
+        /* the portable kernel with this family's documented arithmetic:
+         * libm's expf, summed in double, multiplied by the reciprocal */
+        if (outer > INT32_MAX || len > INT32_MAX || inner > INT32_MAX)
+            return ERR(SY_ERR_UNSUPPORTED, "Softmax: %lld x %lld x %lld elements: the kernel counts in int32",
+                       (long long)outer, (long long)len, (long long)inner);
+        tflk_softmax k = {.rows = (int32_t)outer, .depth = (int32_t)len, .beta = 1.0f, .inner = (int32_t)inner,
+                          .exp_fn = expf};
+        tflk_softmax_f32_acc64(&k, xd, yd);
+        return NULL;
+    }
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             const float *xp = xd + o * len * inner + i;
@@ -353,22 +365,12 @@ static sy_status *softmax_f32(void *state, const sy_kernel_io *io)
                     yp[k * inner] = k == arg ? 1.0f : 0.0f;
                 continue;
             }
-            double sum = 0;
-            for (int64_t k = 0; k < len; k++) {
-                float e = expf(xp[k * inner] - m);
-                sum += e;
-                if (s->kind == SM_SOFT)
-                    yp[k * inner] = e;
-            }
-            if (s->kind == SM_SOFT) {
-                float inv = (float)(1.0 / sum);
-                for (int64_t k = 0; k < len; k++)
-                    yp[k * inner] *= inv;
-            } else {
-                float ls = (float)log(sum);
-                for (int64_t k = 0; k < len; k++)
-                    yp[k * inner] = xp[k * inner] - m - ls;
-            }
+            double sum = 0; /* LogSoftmax */
+            for (int64_t k = 0; k < len; k++)
+                sum += expf(xp[k * inner] - m);
+            float ls = (float)log(sum);
+            for (int64_t k = 0; k < len; k++)
+                yp[k * inner] = xp[k * inner] - m - ls;
         }
     return NULL;
 }

@@ -7,9 +7,9 @@
  * MeanVarianceNormalization, LRN, Gemm, MatMul, Dropout (training mode seeded like numpy).
  *
  * Kernels compute in fp32; f16/bf16/f64 run through sy_sdk's fp32 scope.
- * Conv is im2col (in column chunks bounded by the scratch) + sy_gemm_f32,
- * written once for every group count; 1-D/2-D/3-D spatial dims are handled
- * by padding the geometry to 3 spatial dims.
+ * Conv is the SDK's sy_conv_f32 (im2col in column chunks + sy_gemm_f32, the
+ * same code the emulators run); 1-D/2-D/3-D spatial dims are handled by
+ * padding the geometry to 3 spatial dims.
  */
 #include "nn_internal.h"
 
@@ -18,7 +18,6 @@
 
 const sy_host_api *sy_nn_host; /* process-wide: the same host table in every environment */
 #define NSP 3                       /* spatial dims after padding */
-#define COL_CHUNK_FLOATS (1u << 20) /* im2col scratch target: 4 MiB */
 
 static sy_status *run_f32(void *state, const sy_kernel_io *io, sy_run_fn fn) { return sy_run_as_f32(H, state, io, fn); }
 
@@ -207,20 +206,22 @@ typedef struct conv_state {
     win_attrs a;
 } conv_state;
 
-static size_t conv_scratch(const geom *g, int64_t cg)
+/* the SDK's NCHW convolution (sy_conv_f32, shared with the emulators) on this geometry */
+static void conv_geom_of(const geom *g, const sy_tensor *x, const sy_tensor *w, int64_t group, sy_conv_geom *cg)
 {
-    int64_t rows = cg * g->k[0] * g->k[1] * g->k[2];
-    int64_t cols = g->out[0] * g->out[1] * g->out[2];
-    bool pointwise = rows == cg && g->s[0] * g->s[1] * g->s[2] == 1 && !g->pb[0] && !g->pb[1] && !g->pb[2] &&
-                     !g->pe[0] && !g->pe[1] && !g->pe[2];
-    if (pointwise)
-        return 0;
-    int64_t chunk = (int64_t)COL_CHUNK_FLOATS / (rows > 0 ? rows : 1);
-    if (chunk < 64)
-        chunk = 64;
-    if (chunk > cols)
-        chunk = cols;
-    return (size_t)(rows * chunk) * sizeof(float);
+    cg->n = x->dims[0];
+    cg->c = x->dims[1];
+    cg->m = w->dims[0];
+    cg->group = group;
+    for (int i = 0; i < NSP; i++) {
+        cg->in[i] = g->in[i];
+        cg->out[i] = g->out[i];
+        cg->k[i] = g->k[i];
+        cg->s[i] = g->s[i];
+        cg->d[i] = g->d[i];
+        cg->pb[i] = g->pb[i];
+        cg->pe[i] = g->pe[i];
+    }
 }
 
 static sy_status *prepare_conv(sy_node *n, void **state)
@@ -237,53 +238,11 @@ static sy_status *prepare_conv(sy_node *n, void **state)
         free(s);
         return st;
     }
-    H->node_set_scratch(n, sy_f32_scope_bytes(H, n) + conv_scratch(&g, w->dims[1]) + 64);
+    sy_conv_geom cg;
+    conv_geom_of(&g, x, w, s->a.group, &cg);
+    H->node_set_scratch(n, sy_f32_scope_bytes(H, n) + sy_conv_f32_scratch(&cg) + 64);
     *state = s;
     return NULL;
-}
-
-/* im2col of one group of one image for output columns [c0, c1) */
-static void im2col(const float *x, int64_t cg, const geom *g, int64_t c0, int64_t c1, float *col)
-{
-    int64_t ncols = c1 - c0;
-    int64_t OH = g->out[1], OW = g->out[2];
-    int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
-    int64_t r = 0;
-    for (int64_t c = 0; c < cg; c++)
-        for (int64_t kd = 0; kd < g->k[0]; kd++)
-            for (int64_t kh = 0; kh < g->k[1]; kh++)
-                for (int64_t kw = 0; kw < g->k[2]; kw++, r++) {
-                    float *dst = col + r * ncols;
-                    int64_t j = c0;
-                    int64_t ow = j % OW, oh = (j / OW) % OH, od = j / (OW * OH);
-                    while (j < c1) {
-                        int64_t run = OW - ow;
-                        if (run > c1 - j)
-                            run = c1 - j;
-                        int64_t id = od * g->s[0] - g->pb[0] + kd * g->d[0];
-                        int64_t ih = oh * g->s[1] - g->pb[1] + kh * g->d[1];
-                        if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
-                            memset(dst, 0, (size_t)run * sizeof(float));
-                        } else {
-                            const float *xr = x + ((c * ID + id) * IH + ih) * IW;
-                            int64_t iw = ow * g->s[2] - g->pb[2] + kw * g->d[2];
-                            int64_t sw = g->s[2];
-                            if (sw == 1 && iw >= 0 && iw + run <= IW) {
-                                memcpy(dst, xr + iw, (size_t)run * sizeof(float));
-                            } else {
-                                for (int64_t t = 0; t < run; t++, iw += sw)
-                                    dst[t] = (iw >= 0 && iw < IW) ? xr[iw] : 0.0f;
-                            }
-                        }
-                        dst += run;
-                        j += run;
-                        ow = 0;
-                        if (++oh == OH) {
-                            oh = 0;
-                            od++;
-                        }
-                    }
-                }
 }
 
 static sy_status *conv_f32(void *state, const sy_kernel_io *io)
@@ -291,52 +250,12 @@ static sy_status *conv_f32(void *state, const sy_kernel_io *io)
     const conv_state *s = state;
     const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    sy_tensor *y = io->outputs[0];
     geom g;
     SY_TRY(compute_geom(&s->a, x, w->dims + 2, &g));
-    int64_t N = x->dims[0], C = x->dims[1], M = w->dims[0], G = s->a.group;
-    int64_t cg = C / G, mg = M / G;
-    int64_t rows = cg * g.k[0] * g.k[1] * g.k[2];
-    int64_t cols = g.out[0] * g.out[1] * g.out[2];
-    int64_t in_sp = g.in[0] * g.in[1] * g.in[2];
-    const float *xd = x->data, *wd = w->data;
-    float *yd = y->data;
-    bool pointwise = conv_scratch(&g, cg) == 0;
-    int64_t chunk = cols;
-    float *col = NULL;
-    if (!pointwise) {
-        col = (float *)(((uintptr_t)io->scratch + 63u) & ~(uintptr_t)63u);
-        size_t avail = io->scratch_bytes > 64 ? io->scratch_bytes - 64 : 0;
-        chunk = (int64_t)(avail / sizeof(float)) / (rows > 0 ? rows : 1);
-        if (chunk > cols)
-            chunk = cols;
-        if (chunk < 1 && cols > 0)
-            return ERR(SY_ERR_INTERNAL, "Conv scratch too small (%zu bytes)", io->scratch_bytes);
-    }
-    for (int64_t nn = 0; nn < N; nn++)
-        for (int64_t gi = 0; gi < G; gi++) {
-            const float *xg = xd + (nn * C + gi * cg) * in_sp;
-            const float *wg = wd + gi * mg * rows;
-            float *yg = yd + (nn * M + gi * mg) * cols;
-            if (pointwise) {
-                sy_gemm_f32(false, false, mg, cols, rows, 1.0f, wg, rows, xg, in_sp, 0.0f, yg, cols);
-                continue;
-            }
-            for (int64_t c0 = 0; c0 < cols; c0 += chunk) {
-                int64_t c1 = c0 + chunk < cols ? c0 + chunk : cols;
-                im2col(xg, cg, &g, c0, c1, col);
-                sy_gemm_f32(false, false, mg, c1 - c0, rows, 1.0f, wg, rows, col, c1 - c0, 0.0f, yg + c0, cols);
-            }
-        }
-    if (b) {
-        const float *bd = b->data;
-        for (int64_t nn = 0; nn < N; nn++)
-            for (int64_t m = 0; m < M; m++) {
-                float bv = bd[m], *yr = yd + (nn * M + m) * cols;
-                for (int64_t j = 0; j < cols; j++)
-                    yr[j] += bv;
-            }
-    }
+    sy_conv_geom cg;
+    conv_geom_of(&g, x, w, s->a.group, &cg);
+    if (!sy_conv_f32(&cg, x->data, w->data, b ? b->data : NULL, io->outputs[0]->data, io->scratch, io->scratch_bytes))
+        return ERR(SY_ERR_INTERNAL, "Conv scratch too small (%zu bytes)", io->scratch_bytes);
     return NULL;
 }
 

@@ -94,13 +94,12 @@ void q_act_clamp(float act_min, float act_max, float y_scale, int32_t y_zp, sy_d
     }
 }
 
-static float f16r(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
 static float bf16r(float v) { return sy_bf16_to_f32(sy_f32_to_bf16(v)); }
 
 double q_mult3(float sa, float sb, float sy, sy_dtype dt)
 {
     if (dt == SY_DT_FLOAT16)
-        return (double)f16r(f16r(sa * sb) / sy);
+        return (double)sy_f16_round(sy_f16_round(sa * sb) / sy);
     if (dt == SY_DT_BFLOAT16)
         return (double)bf16r(bf16r(sa * sb) / sy);
     float m = sa * sb;
@@ -281,7 +280,7 @@ static sy_status *run_quantize(void *state, const sy_kernel_io *io)
         float sc = q_scale_at(s, p);
         float v = q_scale_at(x, i) / sc;
         if (half)
-            v = f16r(v);
+            v = sy_f16_round(v);
         else if (bhalf)
             v = bf16r(v);
         double r = sy_rq_round_even((double)v) + (double)q_zp_at(z, p);

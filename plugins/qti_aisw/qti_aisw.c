@@ -29,6 +29,7 @@
  *    runs with reset = true start from initial_h / initial_c or zeros.
  */
 #include "switchyard/sy_sdk.h"
+#include "tflk.h" /* the one float softmax body (sy_kernels) */
 
 #include <math.h>
 #include <stdio.h>
@@ -41,11 +42,10 @@ static const sy_host_api *H; /* process-wide: the same host table in every envir
 /* ---- numerics of the provider a kernel runs on --------------------------- */
 typedef enum { NUM_F32 = 0, NUM_F16 = 1 } num_mode;
 
-static inline float f16r(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
 static void round_f16_n(float *p, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
-        p[i] = f16r(p[i]);
+        p[i] = sy_f16_round(p[i]);
 }
 
 /* The AIC kernel needs no mode of its own: the aic provider's boundary
@@ -278,25 +278,17 @@ static sy_status *ms_prepare_num(sy_node *n, void **state, num_mode num)
     return NULL;
 }
 
+/* softmax of x + add over one row: the sum (fp16-rounded when the target
+ * stores fp16) is formed in y, then the portable kernel runs in place with
+ * libm's expf and, for fp16, the output rounding as its store hook */
 static void softmax_row(const float *x, const float *add, float *y, int64_t n, bool f16)
 {
-    float mx = -INFINITY;
     for (int64_t i = 0; i < n; i++) {
         float v = x[i] + (add ? add[i] : 0.0f);
-        if (f16)
-            v = f16r(v);
-        mx = v > mx ? v : mx;
+        y[i] = f16 ? sy_f16_round(v) : v;
     }
-    float sum = 0;
-    for (int64_t i = 0; i < n; i++) {
-        float v = x[i] + (add ? add[i] : 0.0f);
-        if (f16)
-            v = f16r(v);
-        y[i] = expf(v - mx);
-        sum += y[i];
-    }
-    for (int64_t i = 0; i < n; i++)
-        y[i] = f16 ? f16r(y[i] / sum) : y[i] / sum;
+    tflk_softmax k = {.rows = 1, .depth = (int32_t)n, .beta = 1.0f, .exp_fn = expf, .store = f16 ? sy_f16_round : NULL};
+    tflk_softmax_f32(&k, y, y);
 }
 
 static sy_status *ms_run(void *state, const sy_kernel_io *io)

@@ -483,7 +483,6 @@ typedef struct sm_state {
     int kind; /* 0 softmax, 1 log softmax, 2 l2 norm */
     float beta;
     bool int8, fixed;
-    int32_t mult, left_shift, diff_min;
     float in_scale, out_scale;
     int32_t in_zp, out_zp;
     tfl_act act;
@@ -500,7 +499,7 @@ static sy_status *infer_softmax(sy_node *n)
     return sy_infer_unary(H, n);
 }
 
-/* one row of float softmax / log softmax / l2 norm, in place in `buf` */
+/* one row of float log softmax / l2 norm, in place in `buf` */
 static void float_row(const sm_state *s, float *buf, int64_t d)
 {
     if (s->kind == 2) {
@@ -517,17 +516,12 @@ static void float_row(const sm_state *s, float *buf, int64_t d)
     float mx = -INFINITY;
     for (int64_t c = 0; c < d; c++)
         mx = buf[c] > mx ? buf[c] : mx;
-    float sum = 0.0f;
+    float sum = 0.0f; /* LOG_SOFTMAX (SOFTMAX is tflk_softmax's) */
     for (int64_t c = 0; c < d; c++)
         sum += expf((buf[c] - mx) * s->beta);
-    if (s->kind == 1) {
-        float ls = logf(sum);
-        for (int64_t c = 0; c < d; c++)
-            buf[c] = (buf[c] - mx) * s->beta - ls;
-    } else {
-        for (int64_t c = 0; c < d; c++)
-            buf[c] = expf((buf[c] - mx) * s->beta) / sum;
-    }
+    float ls = logf(sum);
+    for (int64_t c = 0; c < d; c++)
+        buf[c] = (buf[c] - mx) * s->beta - ls;
 }
 
 static sy_status *prepare_softmax_impl(sy_node *n, void **state)
@@ -557,9 +551,6 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
     if (s->int8) {
         if (!tfl_qparams(x, &s->in_scale, &s->in_zp) || !tfl_qparams(y, &s->out_scale, &s->out_zp))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output", op);
-        s->fixed = s->kind == 0 && s->out_scale == 1.0f / 256.0f && s->out_zp == -128;
-        if (s->fixed)
-            sy_q_softmax_params(s->beta, s->in_scale, &s->mult, &s->left_shift, &s->diff_min);
         if (s->kind == 1 && s->out_scale == 16.0f / 256.0f && s->out_zp == 127) {
             /* TFLite's PreprocessLogSoftmaxScalingExp */
             s->fixed = true;
@@ -606,10 +597,6 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
             return ERR(SY_ERR_UNSUPPORTED, "int8 LOG_SOFTMAX: %lld rows of %lld: the kernel counts in int32",
                        (long long)rows, (long long)d);
         tflk_log_softmax_s8(&s->lk, x->data, y->data, (int32_t)rows, (int32_t)d);
-        return NULL;
-    }
-    if (s->fixed) {
-        sy_q_softmax_s8(x->data, y->data, rows, d, s->mult, s->left_shift, s->diff_min);
         return NULL;
     }
     float *buf = io->scratch;

@@ -1,5 +1,6 @@
 /* Shared emulator code: node map, numerics, work figures, kernels (emu.h). */
 #include "emu.h"
+#include "tflk.h" /* the one float softmax body (sy_kernels) */
 
 #include <math.h>
 #include <stdio.h>
@@ -35,13 +36,13 @@ sy_status *emu_plugin_init(const sy_host_api *host, sy_plugin *p, emu_target *rt
 void emu_round_n(float *p, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
-        p[i] = emu_f16(p[i]);
+        p[i] = sy_f16_round(p[i]);
 }
 
 bool emu_is_f16_n(const float *p, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        float r = emu_f16(p[i]);
+        float r = sy_f16_round(p[i]);
         if (memcmp(&r, &p[i], sizeof r) && !(isnan(r) && isnan(p[i])))
             return false;
     }
@@ -102,7 +103,7 @@ sy_status *emu_copy(const sy_tensor *src, sy_tensor *dst, bool to_f16)
         float *d = dst->data;
         int64_t n = (int64_t)(src->nbytes / sizeof(float));
         for (int64_t i = 0; i < n; i++)
-            d[i] = emu_f16(s[i]);
+            d[i] = sy_f16_round(s[i]);
     } else if (dst->data != src->data) {
         memcpy(dst->data, src->data, src->nbytes);
     }
@@ -395,6 +396,26 @@ static bool slice_params(const sy_node *n, int64_t *start, int64_t *step)
     return true;
 }
 
+/* the SDK convolution's geometry of a 2-D NCHW Conv (depth of size 1) */
+static void conv_geom_of(const kstate *s, const sy_tensor *x, const sy_tensor *w, const sy_tensor *y, sy_conv_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->n = x->dims[0];
+    g->c = x->dims[1];
+    g->m = w->dims[0];
+    g->group = s->group;
+    g->in[0] = g->out[0] = g->k[0] = g->s[0] = g->d[0] = 1;
+    for (int i = 0; i < 2; i++) {
+        g->in[1 + i] = x->dims[2 + i];
+        g->out[1 + i] = y->dims[2 + i];
+        g->k[1 + i] = s->kshape[i];
+        g->s[1 + i] = s->strides[i];
+        g->d[1 + i] = s->dil[i];
+        g->pb[1 + i] = s->pads[i];
+        g->pe[1 + i] = s->pads[2 + i];
+    }
+}
+
 static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
 {
     kstate *s = calloc(1, sizeof *s);
@@ -458,14 +479,10 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
             s->group = sy_attr_int_or(H, n, "group", 1);
             if (!(st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw)))
                 st = pack(n, ps, host, 2, s->f16, &s->b, &s->nb);
-            int64_t K = sy_dims_prod(wt->dims, 1, 4), ow = y->dims[3];
-            int64_t rows = (1 << 20) / (K * ow > 0 ? K * ow : 1);
-            if (rows < 1)
-                rows = 1;
-            if (rows > y->dims[2])
-                rows = y->dims[2];
-            s->scratch = (size_t)(K * ow * rows) * sizeof(float);
-            s->axis = rows; /* output rows per im2col tile */
+            pads_for(n, x, y, s);
+            sy_conv_geom g;
+            conv_geom_of(s, x, wt, y, &g);
+            s->scratch = sy_conv_f32_scratch(&g) + 64;
         } else {
             sy_attr_ints_copy(H, n, "kernel_shape", s->kshape, 2);
             s->count_pad = sy_attr_int_or(H, n, "count_include_pad", 0) != 0;
@@ -504,8 +521,8 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
         for (int64_t c = 0; c < C; c++) { /* folded to y = a x + b, constants stored on the device */
             float a = ((const float *)sc->data)[c] / sqrtf(((const float *)var->data)[c] + eps);
             float b = ((const float *)bb->data)[c] - a * ((const float *)mu->data)[c];
-            s->a[c] = s->f16 ? emu_f16(a) : a;
-            s->b[c] = s->f16 ? emu_f16(b) : b;
+            s->a[c] = s->f16 ? sy_f16_round(a) : a;
+            s->b[c] = s->f16 ? sy_f16_round(b) : b;
         }
         break;
     }
@@ -555,45 +572,17 @@ SY_BINARY_FN(b_sub, float, float, float, SY_LD_ID, SY_LD_ID, x - y)
 SY_BINARY_FN(b_mul, float, float, float, SY_LD_ID, SY_LD_ID, x *y)
 SY_BINARY_FN(b_div, float, float, float, SY_LD_ID, SY_LD_ID, x / y)
 
+/* Conv is the host's NCHW convolution of the SDK (sy_conv_f32, cpu_ref's
+ * too), on the fp16-rounded weights when the target stores fp16; the output
+ * is rounded once afterwards like every float kernel's */
 static void run_conv(const kstate *s, const sy_kernel_io *io)
 {
     const sy_tensor *x = io->inputs[0], *wt = io->inputs[1];
     const sy_tensor *bt = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    sy_tensor *y = io->outputs[0];
     const float *W = s->w ? s->w : wt->data, *B = s->b ? s->b : (bt ? bt->data : NULL);
-    int64_t N = x->dims[0], C = x->dims[1], IH = x->dims[2], IW = x->dims[3];
-    int64_t M = y->dims[1], OH = y->dims[2], OW = y->dims[3], G = s->group;
-    int64_t Cg = C / G, Mg = M / G, KH = s->kshape[0], KW = s->kshape[1], K = Cg * KH * KW;
-    int64_t rows = s->axis;
-    float *col = io->scratch;
-    for (int64_t nb = 0; nb < N; nb++)
-        for (int64_t g = 0; g < G; g++) {
-            const float *xg = (const float *)x->data + (nb * C + g * Cg) * IH * IW;
-            float *yg = (float *)y->data + (nb * M + g * Mg) * OH * OW;
-            for (int64_t r0 = 0; r0 < OH; r0 += rows) {
-                int64_t nr = OH - r0 < rows ? OH - r0 : rows, ncol = nr * OW;
-                for (int64_t c = 0; c < Cg; c++)
-                    for (int64_t kh = 0; kh < KH; kh++)
-                        for (int64_t kw = 0; kw < KW; kw++) {
-                            float *dst = col + ((c * KH + kh) * KW + kw) * ncol;
-                            for (int64_t oh = 0; oh < nr; oh++) {
-                                int64_t ih = (r0 + oh) * s->strides[0] - s->pads[0] + kh * s->dil[0];
-                                for (int64_t ow = 0; ow < OW; ow++) {
-                                    int64_t iw = ow * s->strides[1] - s->pads[1] + kw * s->dil[1];
-                                    dst[oh * OW + ow] = (ih >= 0 && ih < IH && iw >= 0 && iw < IW)
-                                                            ? xg[(c * IH + ih) * IW + iw]
-                                                            : 0.0f;
-                                }
-                            }
-                        }
-                sy_gemm_f32(false, false, Mg, ncol, K, 1.0f, W + g * Mg * K, K, col, ncol, 0.0f, yg + r0 * OW,
-                            OH * OW);
-            }
-            if (B)
-                for (int64_t m = 0; m < Mg; m++)
-                    for (int64_t i = 0; i < OH * OW; i++)
-                        yg[m * OH * OW + i] += B[g * Mg + m];
-        }
+    sy_conv_geom g;
+    conv_geom_of(s, x, wt, io->outputs[0], &g);
+    (void)sy_conv_f32(&g, x->data, W, B, io->outputs[0]->data, io->scratch, io->scratch_bytes); /* scratch sized at prepare */
 }
 
 static void run_pool(const kstate *s, const sy_kernel_io *io)
@@ -691,21 +680,14 @@ static void run_gemm(const kstate *s, const sy_kernel_io *io)
     sy_gemm_f32(s->ta, s->tb, M, N, K, s->alpha, a->data, a->dims[1], B, b->dims[1], beta, Y, N);
 }
 
+/* Softmax over the last axis: the portable kernel with libm's expf (the
+ * output is rounded to fp16 afterwards like every float kernel's) */
 static void run_softmax(const sy_kernel_io *io)
 {
     const sy_tensor *x = io->inputs[0];
-    sy_tensor *y = io->outputs[0];
     int64_t C = x->dims[x->rank - 1], R = sy_tensor_numel(x) / (C ? C : 1);
-    for (int64_t r = 0; r < R; r++) {
-        const float *xi = (const float *)x->data + r * C;
-        float *yo = (float *)y->data + r * C, mx = -INFINITY, sum = 0;
-        for (int64_t i = 0; i < C; i++)
-            mx = xi[i] > mx ? xi[i] : mx;
-        for (int64_t i = 0; i < C; i++)
-            sum += (yo[i] = expf(xi[i] - mx));
-        for (int64_t i = 0; i < C; i++)
-            yo[i] /= sum;
-    }
+    tflk_softmax k = {.rows = (int32_t)R, .depth = (int32_t)C, .beta = 1.0f, .exp_fn = expf};
+    tflk_softmax_f32(&k, x->data, io->outputs[0]->data);
 }
 
 static void run_transpose(const kstate *s, const sy_kernel_io *io)

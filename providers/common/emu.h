@@ -72,7 +72,6 @@ sy_status *emu_serialize(void *compiled, void **bytes, size_t *size);
 sy_status *emu_deserialize(void *pstate, const sy_partition *p, const void *bytes, size_t size, void **compiled);
 
 /* ---- numerics ------------------------------------------------------------ */
-static inline float emu_f16(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
 void emu_round_n(float *p, int64_t n);
 /* true when n floats are all binary16 values */
 bool emu_is_f16_n(const float *p, int64_t n);

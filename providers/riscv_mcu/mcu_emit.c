@@ -511,7 +511,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     case MK_SOFTMAX_F32: {
         const tflk_softmax *p = &k->u.sm;
         char f1[48], f2[48], f3[48];
-        P(o, "static const tflk_softmax n%u = {%d, %d, %s, %d, %d, %d, %d, %s, %s, %d, %d};\n", i, p->rows, p->depth,
+        /* the host hooks (inner axis, exp_fn, store) stay 0: the last axis, tflk_expf */
+        P(o, "static const tflk_softmax n%u = {%d, %d, %s, %d, %d, %d, %d, %s, %s, %d, %d, 0, 0, 0};\n", i, p->rows, p->depth,
           ffmt(f1, sizeof f1, p->beta), p->fixed, p->mult, p->left_shift, p->diff_min, ffmt(f2, sizeof f2, p->in_scale),
           ffmt(f3, sizeof f3, p->out_scale), p->in_zp, p->out_zp);
         L->flash_params += sizeof(tflk_softmax);

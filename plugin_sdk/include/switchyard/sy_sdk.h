@@ -410,6 +410,34 @@ void sy_gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
                  int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* ======================================================================== */
+/* fp32 convolution, NCHW (sdk_conv.c)                                      */
+/* ======================================================================== */
+
+/* The one fp32 NCHW convolution of the host (cpu_ref's Conv and the
+ * emulators'): 1 to 3 spatial dims (unused ones of size 1), OI..-ordered
+ * weights, groups; im2col in column chunks bounded by the scratch, each
+ * chunk one sy_gemm_f32, the bias added after the products. A 1x1 kernel
+ * with unit strides and no padding runs as one GEMM on the input. */
+typedef struct sy_conv_geom {
+    int64_t n, c, m, group;          /* batch, input channels, output channels, groups */
+    int64_t in[3], out[3], k[3];     /* spatial sizes (d, h, w) */
+    int64_t s[3], d[3], pb[3], pe[3]; /* strides, dilations, begin and end pads */
+} sy_conv_geom;
+
+/* bytes of im2col columns sy_conv_f32 wants (about 4 MiB at most, one
+ * column at least); 0 for the pointwise case, which needs none */
+size_t sy_conv_f32_scratch(const sy_conv_geom *g);
+
+/* y = conv(x, w) + b (b may be NULL). `scratch` is aligned up to 64 bytes
+ * inside, so pass sy_conv_f32_scratch() + 64 bytes; false when it holds
+ * less than one column (nothing written) */
+bool sy_conv_f32(const sy_conv_geom *g, const float *x, const float *w, const float *b, float *y, void *scratch,
+                 size_t scratch_bytes);
+
+/* fp16 storage rounding: the nearest fp16 value of v, as a float */
+static inline float sy_f16_round(float v) { return sy_f16_to_f32(sy_f32_to_f16(v)); }
+
+/* ======================================================================== */
 /* integer GEMM of the quantized kernels (sdk_qgemm.c)                      */
 /* ======================================================================== */
 
@@ -522,12 +550,11 @@ int32_t sy_q_quantize_f32(float x, float scale, int32_t zp, int32_t lo, int32_t 
 int32_t sy_q_exp_on_negative_values(int32_t a);
 int32_t sy_q_one_over_one_plus_x(int32_t a);
 int32_t sy_q_get_reciprocal(int32_t x, int32_t integer_digits, int32_t *num_bits_over_unit);
-/* int8 Softmax of the TFLite Micro reference (and CMSIS-NN arm_softmax_s8):
- * parameters from beta and the input scale, then rows x depth values to an
- * output quantized with scale 1/256, zero point -128. */
+/* The parameters of the int8 Softmax of the TFLite Micro reference (and
+ * CMSIS-NN arm_softmax_s8) from beta and the input scale; the kernel is the
+ * portable tflk_softmax_s8 (plugin_sdk/kernels), output scale 1/256, zero
+ * point -128. */
 void sy_q_softmax_params(double beta, double input_scale, int32_t *mult, int32_t *left_shift, int32_t *diff_min);
-void sy_q_softmax_s8(const int8_t *in, int8_t *out, int64_t rows, int64_t depth, int32_t mult, int32_t left_shift,
-                     int32_t diff_min);
 
 /* ======================================================================== */
 /* requantization, quantization parameters and calibration (sdk_requant.c)  */
