@@ -1,6 +1,8 @@
-/* switchyard llm-export: a llama2.c checkpoint -> an LLM bundle (docs/llm.md). */
+/* switchyard llm-export: a llama2.c checkpoint -> an LLM bundle (docs/llm.md),
+ * the command over sy_llm_export (switchyard/sy_tools.h). */
 #include "cli.h"
-#include "llm_export/llm_export.h"
+
+#include <switchyard/sy_tools.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +48,18 @@ static int parse_list(const char *s, int *out, int cap, long max)
     return n ? n : -1;
 }
 
+static void progress(void *user, const char *phase, size_t done, size_t total, const char *message)
+{
+    (void)user, (void)phase, (void)done, (void)total;
+    if (message)
+        printf("%s\n", message);
+}
+
 int cmd_llm_export(int argc, char **argv)
 {
-    llm_export_opts o = {.shards = 1, .n_ar = 2, .ar = {1, 128}, .n_cl = 3, .cl = {128, 256, 512}};
-    const char *pos[2] = {NULL, NULL};
+    sy_llm_export_options o = {.struct_size = sizeof o, .shards = 1, .n_ar = 2, .ar = {1, 128}, .n_cl = 3,
+                               .cl = {128, 256, 512}, .progress = progress};
+    const char *pos[2] = {NULL, NULL}, *out_dir = NULL;
     int n_pos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -57,40 +67,40 @@ int cmd_llm_export(int argc, char **argv)
             help(stdout);
             return 0;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            o.out_dir = argv[++i];
+            out_dir = argv[++i];
         } else if (!strcmp(a, "--shards") && i + 1 < argc) {
             long v = cli_parse_long(argv[++i], 1, 1024);
             if (v < 0)
                 return cli_usage_error("llm-export", "--shards needs a positive number, got '%s'", argv[i]);
             o.shards = (int)v;
         } else if (!strcmp(a, "--ar") && i + 1 < argc) {
-            o.n_ar = parse_list(argv[++i], o.ar, LLM_EXPORT_MAX_VARIANTS, 1 << 16);
+            o.n_ar = parse_list(argv[++i], o.ar, SY_LLM_EXPORT_MAX_VARIANTS, 1 << 16);
             if (o.n_ar < 0)
                 return cli_usage_error("llm-export", "--ar needs up to %d positive numbers like 1,32,128, got '%s'",
-                                       LLM_EXPORT_MAX_VARIANTS, argv[i]);
+                                       SY_LLM_EXPORT_MAX_VARIANTS, argv[i]);
         } else if (!strcmp(a, "--cl") && i + 1 < argc) {
-            o.n_cl = parse_list(argv[++i], o.cl, LLM_EXPORT_MAX_VARIANTS, 1 << 20);
+            o.n_cl = parse_list(argv[++i], o.cl, SY_LLM_EXPORT_MAX_VARIANTS, 1 << 20);
             if (o.n_cl < 0)
                 return cli_usage_error("llm-export", "--cl needs up to %d positive numbers like 128,256,512, got '%s'",
-                                       LLM_EXPORT_MAX_VARIANTS, argv[i]);
+                                       SY_LLM_EXPORT_MAX_VARIANTS, argv[i]);
         } else if (!strcmp(a, "--dtype") && i + 1 < argc) {
             const char *v = argv[++i];
             if (!strcmp(v, "fp32") || !strcmp(v, "float32"))
-                o.fp16 = false;
+                o.fp16 = 0;
             else if (!strcmp(v, "fp16") || !strcmp(v, "float16"))
-                o.fp16 = true;
+                o.fp16 = 1;
             else
                 return cli_usage_error("llm-export", "--dtype is fp32 or fp16, got '%s'", v);
         } else if (!strcmp(a, "--attention") && i + 1 < argc) {
             const char *v = argv[++i];
             if (!strcmp(v, "fused"))
-                o.onnx_attention = false;
+                o.onnx_attention = 0;
             else if (!strcmp(v, "onnx"))
-                o.onnx_attention = true;
+                o.onnx_attention = 1;
             else
                 return cli_usage_error("llm-export", "--attention is fused or onnx, got '%s'", v);
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o.quiet = true;
+            o.progress = NULL;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("llm-export", "unknown option '%s'", a);
         } else if (n_pos < 2) {
@@ -99,14 +109,8 @@ int cmd_llm_export(int argc, char **argv)
             return cli_usage_error("llm-export", "unexpected argument '%s'", a);
         }
     }
-    if (n_pos != 2 || !o.out_dir)
+    if (n_pos != 2 || !out_dir)
         return cli_usage_error("llm-export", "needs CHECKPOINT, TOKENIZER and -o DIR");
-    o.checkpoint = pos[0];
-    o.tokenizer = pos[1];
-    char err[1024];
-    if (llm_export(&o, err, sizeof err)) {
-        fprintf(stderr, "switchyard llm-export: %s\n", err);
-        return 1;
-    }
-    return 0;
+    sy_status *st = sy_llm_export(pos[0], pos[1], out_dir, &o);
+    return st ? cli_fail(st, "llm-export") : 0;
 }
