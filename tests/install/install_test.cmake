@@ -45,16 +45,20 @@ expect_exists(
   ${INCLUDEDIR}/switchyard/switchyard.h
   ${INCLUDEDIR}/switchyard/sy_plugin.h
   ${INCLUDEDIR}/switchyard/sy_types.h
+  ${INCLUDEDIR}/switchyard/sy_tools.h
   ${LIBDIR}/libswitchyard.so
   ${LIBDIR}/libswitchyard.so.${VERSION}
   ${LIBDIR}/libswitchyard_sdk.a
+  ${LIBDIR}/libswitchyard_tools.so
+  ${LIBDIR}/libswitchyard_tools.so.${VERSION}
   ${LIBDIR}/switchyard/plugins/libsy_cpu_ref.so
   ${DATADIR}/switchyard/default.ini
   ${LIBDIR}/cmake/switchyard/switchyardConfig.cmake
   ${LIBDIR}/cmake/switchyard/switchyardConfigVersion.cmake
   ${LIBDIR}/cmake/switchyard/switchyardTargets.cmake
   ${LIBDIR}/pkgconfig/switchyard.pc
-  ${LIBDIR}/pkgconfig/switchyard-sdk.pc)
+  ${LIBDIR}/pkgconfig/switchyard-sdk.pc
+  ${LIBDIR}/pkgconfig/switchyard-tools.pc)
 string(REGEX MATCH "^[0-9]+" major "${VERSION}")
 expect_exists(${LIBDIR}/libswitchyard.so.${major})
 file(GLOB plugins ${prefix}/${LIBDIR}/switchyard/plugins/*)
@@ -102,6 +106,9 @@ expect_match("find_package" "switchyard ${VERSION} found" "${run_out}")
 run("build the out-of-tree project" ${CMAKE_COMMAND} --build ${WORK}/oot-build)
 run("out-of-tree host" ${WORK}/oot-build/oot_host ${WORK}/oot-build/plugins)
 expect_match("out-of-tree host" "oot_hello loaded" "${run_out}")
+# switchyard::tools: a host linked to the tools library by find_package
+run("out-of-tree tools host" ${WORK}/oot-build/oot_tools_host)
+expect_match("out-of-tree tools host" "sy_tools_version 1, INVALID_ARGUMENT" "${run_out}")
 
 # ---- pkg-config -------------------------------------------------------------------
 find_program(PKG_CONFIG pkg-config)
