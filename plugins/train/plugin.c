@@ -1,7 +1,8 @@
 /*
- * train: on-device training operators. Today the optimizers of ONNX's
- * ai.onnx.preview.training domain (Adagrad, Momentum, Adam) on cpu_ref;
- * docs/training.md says what the plugin covers and what is planned.
+ * train: on-device training operators on cpu_ref: the optimizers of ONNX's
+ * ai.onnx.preview.training domain (Adagrad, Momentum, Adam) and the backward
+ * operators of the switchyard.train domain; docs/training.md says what the
+ * plugin covers and what is planned.
  */
 #include "train.h"
 
@@ -11,8 +12,15 @@ static sy_status *train_init(const sy_host_api *host, sy_plugin *p, const sy_opt
 {
     (void)opts;
     H = host;
-    return sy_register_tables(host, p, sy_train_optim_schemas, sy_train_optim_n_schemas, sy_train_optim_kernels,
-                              sy_train_optim_n_kernels);
+#define REG(part)                                                                                                  \
+    SY_TRY(sy_register_tables(host, p, sy_train_##part##_schemas, sy_train_##part##_n_schemas,                      \
+                              sy_train_##part##_kernels, sy_train_##part##_n_kernels))
+    REG(optim);
+    REG(elem);
+    REG(conv);
+    REG(loss);
+#undef REG
+    return NULL;
 }
 
 static void train_fini(void) {}
@@ -23,7 +31,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = SY_ABI_MINOR,
     .name = "train",
     .version = "0.1.0",
-    .description = "training operators: ONNX ai.onnx.preview.training optimizers (Adagrad, Momentum, Adam), cpu_ref",
+    .description = "training operators: ONNX optimizers (Adagrad, Momentum, Adam) and switchyard.train backward ops, cpu_ref",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = train_init,

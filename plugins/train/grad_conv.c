@@ -1,0 +1,267 @@
+/*
+ * Backward operators of 2-D convolution and max pooling (switchyard.train
+ * domain, NCHW, float32, cpu_ref):
+ *
+ *   ConvGrad(dY, X, W) -> dX, dW [, dB]
+ *       the gradients of Y = Conv(X, W, B) for the attributes strides,
+ *       pads, dilations and group of the forward node (explicit pads: the
+ *       graph builder resolves auto_pad). Any output may be omitted.
+ *   MaxPoolGrad(dY, X) -> dX
+ *       each output's gradient goes to the input element its window
+ *       selected (the first maximum in window order, as ONNX Runtime's
+ *       MaxPool indices), with kernel_shape, strides, pads, dilations.
+ *
+ * Loops are written out for readability: this is the reference every
+ * other training provider is compared with.
+ */
+#include "train.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct geom2d {
+    int64_t k[2], s[2], d[2], p[4]; /* kernel, strides, dilations, pads (top, left, bottom, right) */
+    int64_t group;
+} geom2d;
+
+/* Reads a 2-D attribute list into v[0..1] (default `def` each). */
+static sy_status *attr_pair(sy_node *n, const char *name, int64_t def, int64_t *v, int64_t count)
+{
+    int64_t got[4];
+    int64_t c = sy_attr_ints_copy(H, n, name, got, 4);
+    if (c < 0) {
+        for (int64_t i = 0; i < count; i++)
+            v[i] = def;
+        return NULL;
+    }
+    if (c != count)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: %s needs %lld values for 2-D data, got %lld", H->node_op(n), name,
+                   (long long)count, (long long)c);
+    memcpy(v, got, (size_t)count * sizeof *v);
+    return NULL;
+}
+
+static sy_status *read_geom(sy_node *n, const sy_tensor *x, geom2d *g, bool pool)
+{
+    if (x->dtype != SY_DT_FLOAT32 || x->rank != 4)
+        return ERR(SY_ERR_SHAPE, "%s: X must be a 4-D float32 NCHW tensor, got rank %d %s", H->node_op(n), x->rank,
+                   sy_dt_name(x->dtype));
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    if (strcmp(ap, "NOTSET"))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: auto_pad must be NOTSET (explicit pads), got %s", H->node_op(n), ap);
+    if (pool)
+        SY_TRY(attr_pair(n, "kernel_shape", -1, g->k, 2));
+    SY_TRY(attr_pair(n, "strides", 1, g->s, 2));
+    SY_TRY(attr_pair(n, "dilations", 1, g->d, 2));
+    SY_TRY(attr_pair(n, "pads", 0, g->p, 4));
+    g->group = pool ? 1 : sy_attr_int_or(H, n, "group", 1);
+    for (int i = 0; i < 2; i++)
+        if (g->s[i] < 1 || g->d[i] < 1 || (pool && g->k[i] < 1))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "%s: kernel_shape, strides and dilations must be >= 1",
+                       H->node_op(n));
+    for (int i = 0; i < 4; i++)
+        if (g->p[i] < 0)
+            return ERR(SY_ERR_INVALID_ARGUMENT, "%s: pads must be >= 0", H->node_op(n));
+    return NULL;
+}
+
+/* Output size of one spatial axis (floor mode). */
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1)
+{
+    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+static sy_status *check_dy(sy_node *n, const sy_tensor *dy, int64_t nb, int64_t ch, int64_t oh, int64_t ow)
+{
+    if (dy->dtype != SY_DT_FLOAT32 || dy->rank != 4 || dy->dims[0] != nb || dy->dims[1] != ch || dy->dims[2] != oh ||
+        dy->dims[3] != ow)
+        return ERR(SY_ERR_SHAPE, "%s: dY must be float32 [%lld,%lld,%lld,%lld], the forward output's shape",
+                   H->node_op(n), (long long)nb, (long long)ch, (long long)oh, (long long)ow);
+    return NULL;
+}
+
+/* ---- ConvGrad -------------------------------------------------------------- */
+
+static sy_status *infer_conv_grad(sy_node *n)
+{
+    const sy_tensor *dy, *x, *w;
+    SY_TRY(sy_need_input(H, n, 0, &dy));
+    SY_TRY(sy_need_input(H, n, 1, &x));
+    SY_TRY(sy_need_input(H, n, 2, &w));
+    geom2d g;
+    SY_TRY(read_geom(n, x, &g, false));
+    if (w->dtype != SY_DT_FLOAT32 || w->rank != 4)
+        return ERR(SY_ERR_SHAPE, "ConvGrad: W must be a 4-D float32 tensor [M, C/group, kH, kW]");
+    if (g.group < 1 || x->dims[1] % g.group || w->dims[0] % g.group || w->dims[1] * g.group != x->dims[1])
+        return ERR(SY_ERR_SHAPE, "ConvGrad: group %lld does not fit X's %lld channels and W [%lld, %lld, ...]",
+                   (long long)g.group, (long long)x->dims[1], (long long)w->dims[0], (long long)w->dims[1]);
+    int64_t oh = out_size(x->dims[2], w->dims[2], g.s[0], g.d[0], g.p[0], g.p[2]);
+    int64_t ow = out_size(x->dims[3], w->dims[3], g.s[1], g.d[1], g.p[1], g.p[3]);
+    SY_TRY(check_dy(n, dy, x->dims[0], w->dims[0], oh, ow));
+    SY_TRY(H->node_set_output(n, 0, SY_DT_FLOAT32, 4, x->dims));
+    if (H->node_num_outputs(n) > 1)
+        SY_TRY(H->node_set_output(n, 1, SY_DT_FLOAT32, 4, w->dims));
+    if (H->node_num_outputs(n) > 2)
+        SY_TRY(H->node_set_output(n, 2, SY_DT_FLOAT32, 1, w->dims));
+    return NULL;
+}
+
+typedef struct conv_grad_state {
+    geom2d g;
+} conv_grad_state;
+
+static sy_status *prepare_conv_grad(sy_node *n, void **state)
+{
+    conv_grad_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *st = read_geom(n, H->node_input(n, 1), &s->g, false);
+    if (st) {
+        free(s);
+        return st;
+    }
+    *state = s;
+    return NULL;
+}
+
+/* With Y[n,m,oy,ox] = sum over c in m's group, ky, kx of
+ *   X[n, c, oy*s - pt + ky*d, ox*s - pl + kx*d] * W[m, c - group_start, ky, kx] (+ B[m]):
+ *   dX[n,c,iy,ix]    += dY[n,m,oy,ox] * W[m,cl,ky,kx]
+ *   dW[m,cl,ky,kx]   += dY[n,m,oy,ox] * X[n,c,iy,ix]
+ *   dB[m]            += dY[n,m,oy,ox] */
+static sy_status *run_conv_grad(void *state, const sy_kernel_io *io)
+{
+    const geom2d *g = &((const conv_grad_state *)state)->g;
+    const sy_tensor *tdy = io->inputs[0], *tx = io->inputs[1], *tw = io->inputs[2];
+    const float *dy = tdy->data, *x = tx->data, *w = tw->data;
+    float *dx = io->n_outputs > 0 && io->outputs[0] ? io->outputs[0]->data : NULL;
+    float *dw = io->n_outputs > 1 && io->outputs[1] ? io->outputs[1]->data : NULL;
+    float *db = io->n_outputs > 2 && io->outputs[2] ? io->outputs[2]->data : NULL;
+    const int64_t nb = tx->dims[0], c_in = tx->dims[1], ih = tx->dims[2], iw = tx->dims[3];
+    const int64_t m_out = tw->dims[0], cg = tw->dims[1], kh = tw->dims[2], kw = tw->dims[3];
+    const int64_t oh = tdy->dims[2], ow = tdy->dims[3], mg = m_out / g->group;
+    if (dx)
+        memset(dx, 0, (size_t)sy_tensor_numel(tx) * sizeof *dx);
+    if (dw)
+        memset(dw, 0, (size_t)sy_tensor_numel(tw) * sizeof *dw);
+    if (db)
+        memset(db, 0, (size_t)m_out * sizeof *db);
+    for (int64_t n = 0; n < nb; n++)
+        for (int64_t m = 0; m < m_out; m++) {
+            const int64_t c0 = (m / mg) * cg;
+            for (int64_t oy = 0; oy < oh; oy++)
+                for (int64_t ox = 0; ox < ow; ox++) {
+                    const float gy = dy[((n * m_out + m) * oh + oy) * ow + ox];
+                    if (db)
+                        db[m] += gy;
+                    for (int64_t cl = 0; cl < cg; cl++)
+                        for (int64_t ky = 0; ky < kh; ky++) {
+                            const int64_t iy = oy * g->s[0] - g->p[0] + ky * g->d[0];
+                            if (iy < 0 || iy >= ih)
+                                continue;
+                            for (int64_t kx = 0; kx < kw; kx++) {
+                                const int64_t ix = ox * g->s[1] - g->p[1] + kx * g->d[1];
+                                if (ix < 0 || ix >= iw)
+                                    continue;
+                                const int64_t xi = ((n * c_in + c0 + cl) * ih + iy) * iw + ix;
+                                const int64_t wi = ((m * cg + cl) * kh + ky) * kw + kx;
+                                if (dx)
+                                    dx[xi] += gy * w[wi];
+                                if (dw)
+                                    dw[wi] += gy * x[xi];
+                            }
+                        }
+                }
+        }
+    return NULL;
+}
+
+/* ---- MaxPoolGrad ----------------------------------------------------------- */
+
+static sy_status *infer_maxpool_grad(sy_node *n)
+{
+    const sy_tensor *dy, *x;
+    SY_TRY(sy_need_input(H, n, 0, &dy));
+    SY_TRY(sy_need_input(H, n, 1, &x));
+    geom2d g;
+    SY_TRY(read_geom(n, x, &g, true));
+    if (sy_attr_int_or(H, n, "ceil_mode", 0))
+        return ERR(SY_ERR_UNSUPPORTED, "MaxPoolGrad: ceil_mode 1 is not supported (floor output sizes only)");
+    int64_t oh = out_size(x->dims[2], g.k[0], g.s[0], g.d[0], g.p[0], g.p[2]);
+    int64_t ow = out_size(x->dims[3], g.k[1], g.s[1], g.d[1], g.p[1], g.p[3]);
+    SY_TRY(check_dy(n, dy, x->dims[0], x->dims[1], oh, ow));
+    return H->node_set_output(n, 0, SY_DT_FLOAT32, 4, x->dims);
+}
+
+static sy_status *prepare_maxpool_grad(sy_node *n, void **state)
+{
+    conv_grad_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *st = read_geom(n, H->node_input(n, 1), &s->g, true);
+    if (st) {
+        free(s);
+        return st;
+    }
+    *state = s;
+    return NULL;
+}
+
+static sy_status *run_maxpool_grad(void *state, const sy_kernel_io *io)
+{
+    const geom2d *g = &((const conv_grad_state *)state)->g;
+    const sy_tensor *tdy = io->inputs[0], *tx = io->inputs[1];
+    const float *dy = tdy->data, *x = tx->data;
+    float *dx = io->outputs[0]->data;
+    const int64_t planes = tx->dims[0] * tx->dims[1], ih = tx->dims[2], iw = tx->dims[3];
+    const int64_t oh = tdy->dims[2], ow = tdy->dims[3];
+    memset(dx, 0, (size_t)sy_tensor_numel(tx) * sizeof *dx);
+    for (int64_t p = 0; p < planes; p++)
+        for (int64_t oy = 0; oy < oh; oy++)
+            for (int64_t ox = 0; ox < ow; ox++) {
+                int64_t best = -1;
+                float bv = 0.0f;
+                for (int64_t ky = 0; ky < g->k[0]; ky++) {
+                    const int64_t iy = oy * g->s[0] - g->p[0] + ky * g->d[0];
+                    if (iy < 0 || iy >= ih)
+                        continue;
+                    for (int64_t kx = 0; kx < g->k[1]; kx++) {
+                        const int64_t ix = ox * g->s[1] - g->p[1] + kx * g->d[1];
+                        if (ix < 0 || ix >= iw)
+                            continue;
+                        const int64_t i = (p * ih + iy) * iw + ix;
+                        if (best < 0 || x[i] > bv) { /* strict: the first maximum keeps the gradient */
+                            best = i;
+                            bv = x[i];
+                        }
+                    }
+                }
+                if (best >= 0)
+                    dx[best] += dy[(p * oh + oy) * ow + ox];
+            }
+    return NULL;
+}
+
+#define ATTR(n, t) {n, SY_ATTR_##t, false}
+static const sy_attr_def a_conv[] = {ATTR("auto_pad", STRING), ATTR("dilations", INTS), ATTR("group", INT),
+                                     ATTR("kernel_shape", INTS), ATTR("pads", INTS), ATTR("strides", INTS)};
+static const sy_attr_def a_pool[] = {ATTR("auto_pad", STRING), ATTR("ceil_mode", INT), ATTR("dilations", INTS),
+                                     ATTR("kernel_shape", INTS), ATTR("pads", INTS), ATTR("storage_order", INT),
+                                     ATTR("strides", INTS)};
+
+const sy_op_schema sy_train_conv_schemas[] = {
+    {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "ConvGrad", 1, 3, 3, 1, 3, SY_ATTRS(a_conv), infer_conv_grad,
+     SY_NO_INPLACE, 0, "dX, dW, dB of a 2-D Conv"},
+    {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "MaxPoolGrad", 1, 2, 2, 1, 1, SY_ATTRS(a_pool), infer_maxpool_grad,
+     SY_NO_INPLACE, 0, "dX of a 2-D MaxPool"},
+};
+const uint32_t sy_train_conv_n_schemas = SY_COUNT_OF(sy_train_conv_schemas);
+
+const sy_kernel_def sy_train_conv_kernels[] = {
+    {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, "ConvGrad", 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 1, 0u, NULL,
+     prepare_conv_grad, run_conv_grad, sy_release_free, NULL},
+    {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, "MaxPoolGrad", 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 1, 0u, NULL,
+     prepare_maxpool_grad, run_maxpool_grad, sy_release_free, NULL},
+};
+const uint32_t sy_train_conv_n_kernels = SY_COUNT_OF(sy_train_conv_kernels);

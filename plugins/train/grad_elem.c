@@ -1,0 +1,152 @@
+/*
+ * Element-wise backward operators of the switchyard.train domain, cpu_ref
+ * kernels (float32):
+ *
+ *   ReluGrad(dY, X) -> dX         dX = X > 0 ? dY : 0
+ *   AbsGrad(dY, X) -> dX          dX = sign(X) * dY (0 at X = 0)
+ *   ReduceToShape(dY, shape) -> dX
+ *       sums dY over the dimensions that numpy broadcasting added or
+ *       stretched from `shape` (an int64 constant); the backward of any
+ *       broadcasting element-wise op (Add, Sub, Mul, Div) for an operand of
+ *       that shape.
+ *
+ * The other element-wise backwards need no kernel of their own: the
+ * training graph builder writes them with forward operators (Mul, Div,
+ * Neg, Reshape, Transpose, Split, Pad, Slice, Expand).
+ */
+#include "train.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static sy_status *need_f32_like(sy_node *n, uint32_t a, uint32_t b)
+{
+    const sy_tensor *ta, *tb;
+    SY_TRY(sy_need_input(H, n, a, &ta));
+    SY_TRY(sy_need_input(H, n, b, &tb));
+    if (ta->dtype != SY_DT_FLOAT32 || tb->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "%s: inputs must be float32, got %s and %s", H->node_op(n), sy_dt_name(ta->dtype),
+                   sy_dt_name(tb->dtype));
+    if (!sy_shape_equal(ta->rank, ta->dims, tb->rank, tb->dims))
+        return ERR(SY_ERR_SHAPE, "%s: dY and X must have the same shape", H->node_op(n));
+    return NULL;
+}
+
+static sy_status *infer_unary_grad(sy_node *n)
+{
+    SY_TRY(need_f32_like(n, 0, 1));
+    const sy_tensor *x = H->node_input(n, 1);
+    return H->node_set_output(n, 0, x->dtype, x->rank, x->dims);
+}
+
+static sy_status *run_relu_grad(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const float *dy = io->inputs[0]->data, *x = io->inputs[1]->data;
+    float *dx = io->outputs[0]->data;
+    for (int64_t i = 0, len = sy_tensor_numel(io->inputs[1]); i < len; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+    return NULL;
+}
+
+static sy_status *run_abs_grad(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const float *dy = io->inputs[0]->data, *x = io->inputs[1]->data;
+    float *dx = io->outputs[0]->data;
+    for (int64_t i = 0, len = sy_tensor_numel(io->inputs[1]); i < len; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : x[i] < 0.0f ? -dy[i] : 0.0f;
+    return NULL;
+}
+
+/* ---- ReduceToShape ------------------------------------------------------- */
+
+static sy_status *target_shape(sy_node *n, const sy_tensor *dy, int32_t *rank, int64_t *dims)
+{
+    int64_t cnt = 0;
+    const sy_tensor *s;
+    SY_TRY(sy_need_input(H, n, 1, &s));
+    if (!s->data)
+        return ERR(SY_ERR_DYNAMIC_SHAPE, "ReduceToShape: shape (input 1) must be a constant");
+    if (s->dtype != SY_DT_INT64 || s->rank != 1 || s->dims[0] > SY_MAX_RANK)
+        return ERR(SY_ERR_SHAPE, "ReduceToShape: shape must be a 1-D int64 tensor of at most %d values", SY_MAX_RANK);
+    cnt = s->dims[0];
+    if (cnt > dy->rank)
+        return ERR(SY_ERR_SHAPE, "ReduceToShape: shape has rank %lld, more than dY's %d", (long long)cnt, dy->rank);
+    const int64_t *v = s->data;
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t d = dy->dims[dy->rank - cnt + i];
+        if (v[i] != 1 && v[i] != d)
+            return ERR(SY_ERR_SHAPE, "ReduceToShape: shape[%lld] = %lld does not broadcast to dY's dim %lld",
+                       (long long)i, (long long)v[i], (long long)d);
+        dims[i] = v[i];
+    }
+    *rank = (int32_t)cnt;
+    return NULL;
+}
+
+static sy_status *infer_reduce_to_shape(sy_node *n)
+{
+    const sy_tensor *dy;
+    SY_TRY(sy_need_input(H, n, 0, &dy));
+    if (dy->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "ReduceToShape: dY must be float32, got %s", sy_dt_name(dy->dtype));
+    int32_t rank = 0;
+    int64_t dims[SY_MAX_RANK];
+    SY_TRY(target_shape(n, dy, &rank, dims));
+    return H->node_set_output(n, 0, SY_DT_FLOAT32, rank, dims);
+}
+
+/* dX[j] = sum of dY[i] over every i that broadcasting maps to j. Walks dY
+ * once in order, keeping the index of dX that each position maps to. */
+static sy_status *run_reduce_to_shape(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const sy_tensor *dy = io->inputs[0];
+    sy_tensor *dx = io->outputs[0];
+    const int32_t r = dy->rank, off = dy->rank - dx->rank;
+    int64_t xstride[SY_MAX_RANK], idx[SY_MAX_RANK] = {0};
+    int64_t s = 1;
+    for (int32_t k = r - 1; k >= 0; k--) {
+        int64_t d = k >= off ? dx->dims[k - off] : 1;
+        xstride[k] = d == 1 ? 0 : s; /* a broadcast dim adds into the same element */
+        s *= d;
+    }
+    float *out = dx->data;
+    const float *in = dy->data;
+    for (int64_t j = 0, m = sy_tensor_numel(dx); j < m; j++)
+        out[j] = 0.0f;
+    int64_t len = sy_tensor_numel(dy), xo = 0;
+    for (int64_t i = 0; i < len; i++) {
+        out[xo] += in[i];
+        for (int32_t k = r - 1; k >= 0; k--) { /* next position, odometer style */
+            idx[k]++;
+            xo += xstride[k];
+            if (idx[k] < dy->dims[k])
+                break;
+            xo -= xstride[k] * idx[k];
+            idx[k] = 0;
+        }
+    }
+    return NULL;
+}
+
+#define G_SCHEMA(op, nin, infer_fn, doc)                                                                           \
+    {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, op, 1, nin, nin, 1, 1, SY_NO_ATTRS, infer_fn, SY_NO_INPLACE, 0, doc}
+#define G_KERNEL(op, run_fn)                                                                                       \
+    {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, op, 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 0, 0u, NULL,          \
+     sy_prepare_nothing, run_fn, NULL, NULL}
+
+const sy_op_schema sy_train_elem_schemas[] = {
+    G_SCHEMA("ReluGrad", 2, infer_unary_grad, "dX = X > 0 ? dY : 0"),
+    G_SCHEMA("AbsGrad", 2, infer_unary_grad, "dX = sign(X) * dY"),
+    G_SCHEMA("ReduceToShape", 2, infer_reduce_to_shape, "sum dY over the dims broadcasting stretched from shape"),
+};
+const uint32_t sy_train_elem_n_schemas = SY_COUNT_OF(sy_train_elem_schemas);
+
+const sy_kernel_def sy_train_elem_kernels[] = {
+    G_KERNEL("ReluGrad", run_relu_grad),
+    G_KERNEL("AbsGrad", run_abs_grad),
+    G_KERNEL("ReduceToShape", run_reduce_to_shape),
+};
+const uint32_t sy_train_elem_n_kernels = SY_COUNT_OF(sy_train_elem_kernels);
