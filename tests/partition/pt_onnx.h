@@ -254,21 +254,6 @@ static inline void pt_attr_float(pt_model *m, const char *name, float value)
     n->attribute[n->n_attribute++] = a;
 }
 
-/* an INTS attribute on the node added last */
-static inline void pt_attr_ints(pt_model *m, const char *name, size_t count, const int64_t *values)
-{
-    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
-    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = pt_strdup(m, name);
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    a->n_ints = count;
-    a->ints = pt_alloc(m, count * sizeof *a->ints);
-    memcpy(a->ints, values, count * sizeof *a->ints);
-    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
-    n->attribute[n->n_attribute++] = a;
-}
-
 /* a STRING attribute on the node added last */
 static inline void pt_attr_string(pt_model *m, const char *name, const char *value)
 {
