@@ -117,6 +117,8 @@ static sy_status *setup_providers(sy_env *env)
             memcpy(&r->domain, r->def.domain, sizeof r->domain);
         r->created = true;
         r->domain_id = i;
+        if (!env->fallback && (r->def.flags & SY_PROVIDER_FALLBACK))
+            env->fallback = r;
     }
     return NULL;
 }
@@ -257,14 +259,20 @@ SY_EXPORT bool sy_env_has_op(const sy_env *env, const char *domain, const char *
     return env && op && sy_env_find_schema(env, domain, op, opset) != NULL;
 }
 
+const sy_extension_rec *sy_env_find_extension(const sy_env *env, const char *name, uint32_t version)
+{
+    for (uint32_t i = 0; i < env->n_extensions; i++)
+        if (!strcmp(env->extensions[i]->name, name) && env->extensions[i]->version == version)
+            return env->extensions[i];
+    return NULL;
+}
+
 SY_EXPORT const void *sy_get_extension(const sy_env *env, const char *name, uint32_t version)
 {
     if (!env || !name)
         return NULL;
-    for (uint32_t i = 0; i < env->n_extensions; i++)
-        if (!strcmp(env->extensions[i]->name, name) && env->extensions[i]->version == version)
-            return env->extensions[i]->table;
-    return NULL;
+    const sy_extension_rec *e = sy_env_find_extension(env, name, version);
+    return e ? e->table : NULL;
 }
 
 /* Kernels in a stable order: op entries by key, kernels in registration order. */

@@ -125,6 +125,9 @@ struct sy_env {
     uint32_t n_providers;
     sy_provider_rec **priority;  /* the INI priority order, fallback last */
     uint32_t n_priority;
+    /* the first created SY_PROVIDER_FALLBACK provider (cpu_ref in-tree): it
+     * folds constants; NULL when none is loaded */
+    sy_provider_rec *fallback;
     sy_scheme_rec **schemes;
     uint32_t n_schemes;
     sy_extension_rec **extensions;
@@ -140,6 +143,7 @@ const sy_schema_rec *sy_env_find_schema(const sy_env *env, const char *domain, c
 const sy_op_entry *sy_env_find_op(const sy_env *env, const char *domain, const char *op);
 sy_provider_rec *sy_env_find_provider(const sy_env *env, const char *name);
 const sy_scheme_rec *sy_env_find_scheme(const sy_env *env, const char *name);
+const sy_extension_rec *sy_env_find_extension(const sy_env *env, const char *name, uint32_t version);
 /* "" and "ai.onnx" are the same domain */
 const char *sy_domain_canonical(const char *domain);
 

@@ -6,10 +6,13 @@
  * the first of
  *
  *   sy_session_options.requant  >  [provider.P] requant  >
- *   [plugin.ops_quant] requant  >  "onnx"
+ *   the environment's default a plugin publishes  >  "onnx"
  *
  * where P is the provider the node runs on (the one being asked during
- * placement; cpu_ref while constants are folded). An attribute written into
+ * placement; the fallback provider while constants are folded). The default
+ * is the extension SY_EXT_REQUANT_DEFAULT of the plugin that owns the option
+ * (ops_quant publishes its [plugin.ops_quant] requant); the core names no
+ * plugin and reads no plugin's section. An attribute written into
  * the model by a tool is an explicit per-node decision and wins over all of
  * them. The model is shared by sessions, so the answer lives on the
  * session's node and not in the IR; the last answer is recorded there for
@@ -46,20 +49,24 @@ const char *sy_requant_resolve(struct sy_node *n)
     const sy_provider_rec *pr = n->asking;
     if (!pr && n->index < s->n_nodes && &s->nodes[n->index].view == n)
         pr = s->nodes[n->index].provider;
-    const char *pname = pr ? pr->def.name : "cpu_ref"; /* constant folding runs cpu_ref kernels */
-    const sy_options *po = sy_config_section(&s->env->cfg, "provider", pname);
+    if (!pr)
+        pr = s->env->fallback; /* constant folding runs the fallback's kernels */
+    const sy_options *po = pr ? sy_config_section(&s->env->cfg, "provider", pr->def.name) : NULL;
     /* values were checked when the env was created; an unknown one is not reached */
     const char *v = sy_requant_name(po ? sy_options_get(po, "requant") : NULL);
     if (v) {
         char src[64];
-        snprintf(src, sizeof src, "[provider.%s]", pname);
+        snprintf(src, sizeof src, "[provider.%s]", pr->def.name);
         record(n, v, src);
         return v;
     }
-    const sy_options *qo = sy_config_section(&s->env->cfg, "plugin", "ops_quant");
-    v = sy_requant_name(qo ? sy_options_get(qo, "requant") : NULL);
+    const sy_extension_rec *e = sy_env_find_extension(s->env, SY_EXT_REQUANT_DEFAULT, SY_EXT_REQUANT_DEFAULT_VERSION);
+    const sy_requant_default *d = e ? e->table : NULL;
+    v = d && d->struct_size >= sizeof *d ? sy_requant_name(d->form) : NULL;
     if (v) {
-        record(n, v, "[plugin.ops_quant]");
+        char src[64];
+        snprintf(src, sizeof src, "[plugin.%s]", e->owner->name);
+        record(n, v, src);
         return v;
     }
     record(n, "onnx", "default");

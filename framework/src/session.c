@@ -219,12 +219,13 @@ static bool foldable(const struct sy_session *s, const sy_node_rt *nr)
     return true;
 }
 
-/* Run a node now with cpu_ref and keep its outputs as constants. */
+/* Run a node now on the fallback provider and keep its outputs as constants. */
 static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
 {
     *folded = false;
     char why[192];
-    const sy_kernel_rec *k = sy_find_kernel(s->env, &nr->view, "cpu_ref", why, sizeof why);
+    const sy_provider_rec *fb = s->env->fallback;
+    const sy_kernel_rec *k = fb ? sy_find_kernel(s->env, &nr->view, fb->def.name, why, sizeof why) : NULL;
     if (!k)
         return NULL; /* not foldable here; it will be placed and run normally */
     const ir_node *n = nr->view.ir;

@@ -10,8 +10,10 @@
  *                               node's `requant` attribute; in a session the
  *                               host answers for nodes without one (session >
  *                               [provider.P] requant > this key > onnx, see
- *                               framework/src/requant_form.c), so the value
- *                               kept here only serves hosts that do not.
+ *                               framework/src/requant_form.c): this plugin
+ *                               publishes the key to the host as the
+ *                               extension SY_EXT_REQUANT_DEFAULT, and keeps
+ *                               it for hosts that do not answer.
  *
  * The option is per environment: it lives in the state this plugin hands to
  * the host in each environment's init (ABI 1.2), never in a global.
@@ -41,6 +43,10 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
     if (st) {
         free(e);
         return st;
+    }
+    if (rq) {
+        e->published = (sy_requant_default){sizeof e->published, e->default_rq == SY_RQ_GEMMLOWP ? "gemmlowp" : "onnx"};
+        SY_TRY(host->register_extension(p, SY_EXT_REQUANT_DEFAULT, SY_EXT_REQUANT_DEFAULT_VERSION, &e->published));
     }
     void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {
         q_tables_qdq, q_tables_gemm, q_tables_elem, q_tables_rnn};

@@ -13,6 +13,8 @@ extern const sy_host_api *H;
 /* The plugin's state in one environment (host->plugin_set_state). */
 typedef struct q_env {
     sy_rq_mode default_rq; /* [plugin.ops_quant] requant = onnx|gemmlowp */
+    /* the same, published to the host (SY_EXT_REQUANT_DEFAULT) when set */
+    sy_requant_default published;
 } q_env;
 
 /* The environment's default form, for a node whose infer/prepare runs now. */

@@ -360,6 +360,19 @@ typedef struct sy_host_api {
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
+/* ---- extensions the host itself reads ----------------------------------- */
+/* The environment's deployment default of the requantization form, published
+ * by the plugin that owns that option (ops_quant: [plugin.ops_quant]
+ * requant), registered from its init only when the option is set. The host
+ * answers a node's `requant` query with, in order: the session's option,
+ * [provider.P] requant, this table (reported as "[plugin.<owner>]"), "onnx". */
+#define SY_EXT_REQUANT_DEFAULT "switchyard.requant_default"
+#define SY_EXT_REQUANT_DEFAULT_VERSION 1
+typedef struct sy_requant_default {
+    uint32_t struct_size;
+    const char *form; /* "onnx" or "gemmlowp" */
+} sy_requant_default;
+
 /* ---- the descriptor and the one exported symbol ------------------------- */
 typedef struct sy_plugin_desc {
     uint32_t struct_size;
