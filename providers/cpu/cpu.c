@@ -4,12 +4,15 @@
  * takes the nodes its kernels accept; cpu_ref runs the rest. Options live in
  * the provider instance (one per environment), never in process globals:
  *   [provider.cpu] threads = N   intra-op workers, 1 to 256 (default 1)
+ *   fuse_bn, fuse_activation, nhwc_chains = true/false   the graph
+ *   optimizations of cpu_chain.c, each switchable off for comparison
  * The pool is made at create, so no thread is started on the run path.
  */
 #include "cpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <xnnpack.h>
 
 const sy_host_api *cpu_host;
@@ -22,7 +25,25 @@ static const sy_memory_domain_def host_domain = {
     .host_visible = true,
 };
 
-static const char *const provider_keys[] = {"threads", NULL};
+static const char *const provider_keys[] = {"threads", "fuse_bn", "fuse_activation", "nhwc_chains", NULL};
+
+static sy_status *bool_option(const sy_options *opts, const char *key, bool *out)
+{
+    const char *v = cpu_host->option_get(opts, key);
+    *out = true;
+    if (!v)
+        return NULL;
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(v, yes[i]))
+            return NULL;
+        if (!strcasecmp(v, no[i])) {
+            *out = false;
+            return NULL;
+        }
+    }
+    return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] %s = %s: expected true or false", key, v);
+}
 
 static sy_status *cpu_create(const sy_options *opts, void **state)
 {
@@ -39,6 +60,15 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
     cpu_provider *p = calloc(1, sizeof *p);
     if (!p)
         return cpu_host->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *st = bool_option(opts, "fuse_bn", &p->fuse_bn);
+    if (!st)
+        st = bool_option(opts, "fuse_activation", &p->fuse_activation);
+    if (!st)
+        st = bool_option(opts, "nhwc_chains", &p->nhwc_chains);
+    if (st) {
+        free(p);
+        return st;
+    }
     p->threads = (uint32_t)threads;
     if (threads > 1) {
         p->pool = pthreadpool_create((size_t)threads);
@@ -70,6 +100,10 @@ static const sy_provider_def cpu_provider_def = {
     .option_keys = provider_keys,
     .create = cpu_create,
     .destroy = cpu_destroy,
+    .group = cpu_chain_group,
+    .compile = cpu_chain_compile,
+    .run_compiled = cpu_chain_run,
+    .release_compiled = cpu_chain_release,
 };
 
 static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
@@ -81,6 +115,8 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     sy_status *st = host->register_provider(p, &cpu_provider_def);
     if (!st)
         st = cpu_conv_register(host, p);
+    if (!st)
+        st = cpu_eltwise_register(host, p);
     if (st)
         xnn_deinitialize();
     return st;

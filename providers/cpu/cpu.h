@@ -10,18 +10,53 @@
 #include "switchyard/sy_sdk.h"
 
 #include <pthreadpool.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <xnnpack.h>
 
 /* One per provider instance (per environment): its options and its pool. */
 typedef struct cpu_provider {
     uint32_t threads;     /* intra-op workers ([provider.cpu] threads) */
     pthreadpool_t pool;   /* NULL when threads == 1: work runs on the caller */
+    bool fuse_bn;         /* fold BatchNormalization into the Conv before it */
+    bool fuse_activation; /* Relu/Clip after a Conv become the Conv's output clamp */
+    bool nhwc_chains;     /* consecutive Convs stay in NHWC between them */
 } cpu_provider;
 
 extern const sy_host_api *cpu_host;
 
-/* Registers the Conv kernels (cpu_conv.c). */
+/* false, with `text` in `why` when there is room (accepts() hooks) */
+bool cpu_decline(char *why, size_t len, const char *text);
+
+/* ---- Conv (cpu_conv.c) ---- */
+typedef struct cpu_conv_geom {
+    int64_t n, c, m, group;
+    int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr;
+} cpu_conv_geom;
+bool cpu_conv_accepts(const sy_node *n, char *why, size_t len);
+/* ONNX rules (auto_pad, pads, strides, dilations) for 1-D (height 1) and 2-D */
+sy_status *cpu_conv_geometry(const sy_node *n, const sy_tensor *x, const sy_tensor *w, cpu_conv_geom *g);
+/* the node's constant weights in XNNPACK's [out][kh][kw][in] order and its
+ * bias (zeros without one), fp32, malloc'ed */
+sy_status *cpu_conv_weights(const sy_node *n, const cpu_conv_geom *g, float **w, float **b);
+/* an XNNPACK NHWC convolution with the output clamped to [lo, hi] */
+sy_status *cpu_conv_create(const cpu_conv_geom *g, const float *w, const float *b, float lo, float hi,
+                           xnn_operator_t *op);
 sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p);
+
+/* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
+sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
+/* [lo, hi] of a Relu or Clip node whose bounds are constants; false otherwise */
+bool cpu_activation_bounds(const sy_node *n, float *lo, float *hi);
+/* per-channel a, b with BatchNormalization(x) = a * x + b (constant inputs) */
+sy_status *cpu_bn_coefficients(const sy_node *n, int64_t channels, float *a, float *b);
+
+/* ---- fused chains in NHWC (cpu_chain.c): the provider's group/compile ---- */
+sy_status *cpu_chain_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of);
+sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled);
+sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io);
+void cpu_chain_release(void *compiled);
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
  * forms convert while they move (cpu_layout.c). Split over the pool. */

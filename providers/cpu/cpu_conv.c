@@ -18,11 +18,7 @@
 #define H cpu_host
 #define ERR(code, ...) H->status_new((code), __VA_ARGS__)
 
-typedef struct conv_geom {
-    int64_t n, c, m, group;
-    int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw;
-    int64_t pt, pl, pb, pr;
-} conv_geom;
+typedef cpu_conv_geom conv_geom;
 
 typedef struct conv_state {
     conv_geom g;
@@ -33,7 +29,7 @@ typedef struct conv_state {
 
 /* Geometry of a 1-D (as 2-D with height 1) or 2-D Conv, following the ONNX
  * rules for auto_pad, pads, strides and dilations. */
-static sy_status *conv_geometry(const sy_node *n, const sy_tensor *x, const sy_tensor *w, conv_geom *g)
+sy_status *cpu_conv_geometry(const sy_node *n, const sy_tensor *x, const sy_tensor *w, conv_geom *g)
 {
     int32_t nsp = x->rank - 2;
     if (nsp < 1 || nsp > 2)
@@ -121,25 +117,59 @@ static sy_status *conv_geometry(const sy_node *n, const sy_tensor *x, const sy_t
     return NULL;
 }
 
-static bool decline(char *why, size_t len, const char *text)
-{
-    if (why && len)
-        snprintf(why, len, "%s", text);
-    return false;
-}
 
 /* Only constant weights and bias can be packed at prepare. */
-static bool conv_accepts(const sy_node *n, char *why, size_t len)
+bool cpu_conv_accepts(const sy_node *n, char *why, size_t len)
 {
     const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1);
     const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
     if (!x || !w || (x->rank != 3 && x->rank != 4))
-        return decline(why, len, "only 1-D and 2-D Conv (rank 3 or 4)");
+        return cpu_decline(why, len, "only 1-D and 2-D Conv (rank 3 or 4)");
     if (!w->data || (b && !b->data))
-        return decline(why, len, "weights and bias must be constants");
+        return cpu_decline(why, len, "weights and bias must be constants");
     if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
-        return decline(why, len, "X, W and B must share one element type");
+        return cpu_decline(why, len, "X, W and B must share one element type");
     return true;
+}
+
+sy_status *cpu_conv_weights(const sy_node *n, const cpu_conv_geom *g, float **w_out, float **b_out)
+{
+    const sy_tensor *w = H->node_input(n, 1);
+    const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+    int64_t gic = g->c / g->group, ksz = g->kh * g->kw;
+    size_t wn = (size_t)(g->m * gic * ksz);
+    float *wx = malloc(wn * sizeof(float) + 1), *bx = calloc((size_t)g->m + 1, sizeof(float));
+    if (!wx || !bx) {
+        free(wx);
+        free(bx);
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory for %zu weights", wn);
+    }
+    bool f16 = w->dtype == SY_DT_FLOAT16;
+    /* ONNX W[m][i][k] -> XNNPACK [m][k][i] (m already runs group-major) */
+    for (int64_t m = 0; m < g->m; m++)
+        for (int64_t i = 0; i < gic; i++)
+            for (int64_t k = 0; k < ksz; k++) {
+                size_t from = (size_t)((m * gic + i) * ksz + k), to = (size_t)((m * ksz + k) * gic + i);
+                wx[to] = f16 ? sy_f16_to_f32(((const uint16_t *)w->data)[from]) : ((const float *)w->data)[from];
+            }
+    for (int64_t m = 0; b && m < g->m; m++)
+        bx[m] = f16 ? sy_f16_to_f32(((const uint16_t *)b->data)[m]) : ((const float *)b->data)[m];
+    *w_out = wx;
+    *b_out = bx;
+    return NULL;
+}
+
+sy_status *cpu_conv_create(const cpu_conv_geom *g, const float *w, const float *b, float lo, float hi,
+                           xnn_operator_t *op)
+{
+    int64_t gic = g->c / g->group, goc = g->m / g->group;
+    enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
+        (uint32_t)g->pt, (uint32_t)g->pr, (uint32_t)g->pb, (uint32_t)g->pl, (uint32_t)g->kh, (uint32_t)g->kw,
+        (uint32_t)g->sh, (uint32_t)g->sw, (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->group, (size_t)gic,
+        (size_t)goc, (size_t)g->c, (size_t)g->m, w, b, lo, hi, 0, op);
+    if (xs != xnn_status_success)
+        return ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the convolution (status %d)", (int)xs);
+    return NULL;
 }
 
 static void conv_release(void *state)
@@ -157,12 +187,11 @@ static size_t align64(size_t v) { return (v + 63u) & ~(size_t)63u; }
 static sy_status *conv_prepare(sy_node *n, void **state)
 {
     const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1);
-    const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
     const cpu_provider *prov = H->node_provider_state(n);
     conv_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    sy_status *st = conv_geometry(n, x, w, &s->g);
+    sy_status *st = cpu_conv_geometry(n, x, w, &s->g);
     if (st) {
         free(s);
         return st;
@@ -170,35 +199,15 @@ static sy_status *conv_prepare(sy_node *n, void **state)
     const conv_geom *g = &s->g;
     s->dt = x->dtype;
     s->pool = prov ? prov->pool : NULL;
-    int64_t gic = g->c / g->group, goc = g->m / g->group, ksz = g->kh * g->kw;
-    size_t wn = (size_t)(g->m * gic * ksz);
-    float *wx = malloc(wn * sizeof(float) + 1);
-    float *bx = b ? malloc((size_t)g->m * sizeof(float)) : NULL;
-    if (!wx || (b && !bx)) {
-        free(wx);
-        free(bx);
-        free(s);
-        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory for %zu weights", wn);
-    }
-    /* ONNX W[m][i][k] -> XNNPACK [m][k][i] (m already runs group-major) */
-    for (int64_t m = 0; m < g->m; m++)
-        for (int64_t i = 0; i < gic; i++)
-            for (int64_t k = 0; k < ksz; k++) {
-                size_t from = (size_t)((m * gic + i) * ksz + k), to = (size_t)((m * ksz + k) * gic + i);
-                wx[to] = s->dt == SY_DT_FLOAT16 ? sy_f16_to_f32(((const uint16_t *)w->data)[from])
-                                                : ((const float *)w->data)[from];
-            }
-    for (int64_t m = 0; b && m < g->m; m++)
-        bx[m] = s->dt == SY_DT_FLOAT16 ? sy_f16_to_f32(((const uint16_t *)b->data)[m]) : ((const float *)b->data)[m];
-    enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
-        (uint32_t)g->pt, (uint32_t)g->pr, (uint32_t)g->pb, (uint32_t)g->pl, (uint32_t)g->kh, (uint32_t)g->kw,
-        (uint32_t)g->sh, (uint32_t)g->sw, (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->group, (size_t)gic,
-        (size_t)goc, (size_t)g->c, (size_t)g->m, wx, bx, -INFINITY, INFINITY, 0, &s->op);
+    float *wx = NULL, *bx = NULL;
+    st = cpu_conv_weights(n, g, &wx, &bx);
+    if (!st)
+        st = cpu_conv_create(g, wx, bx, -INFINITY, INFINITY, &s->op);
     free(wx);
     free(bx);
-    if (xs != xnn_status_success) {
+    if (st) {
         free(s);
-        return ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the convolution (status %d)", (int)xs);
+        return st;
     }
     size_t in_bytes = (size_t)(g->n * g->c * g->ih * g->iw) * sizeof(float);
     size_t out_bytes = (size_t)(g->n * g->m * g->oh * g->ow) * sizeof(float);
@@ -236,7 +245,7 @@ static sy_status *conv_run(void *state, const sy_kernel_io *io)
 
 static const sy_kernel_def conv_kernels[] = {
     {sizeof(sy_kernel_def), "", "Conv", 1, 0, "cpu", SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_FLOAT16), 0, 0u,
-     conv_accepts, conv_prepare, conv_run, conv_release, NULL},
+     cpu_conv_accepts, conv_prepare, conv_run, conv_release, NULL},
 };
 
 sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p)
