@@ -4,6 +4,8 @@
  * takes the nodes its kernels accept; cpu_ref runs the rest. Options live in
  * the provider instance (one per environment), never in process globals:
  *   [provider.cpu] threads = N   intra-op workers, 1 to 256 (default 1)
+ *   isa = auto | avx2 | portable   the path of the hand-written code
+ *   (layout changes, fp16 conversion); auto picks from the CPU at run time
  *   fuse_bn, fuse_activation, nhwc_chains = true/false   the graph
  *   optimizations of cpu_chain.c, each switchable off for comparison
  * The pool is made at create, so no thread is started on the run path.
@@ -12,6 +14,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #include <xnnpack.h>
 
@@ -25,7 +28,7 @@ static const sy_memory_domain_def host_domain = {
     .host_visible = true,
 };
 
-static const char *const provider_keys[] = {"threads", "fuse_bn", "fuse_activation", "nhwc_chains", NULL};
+static const char *const provider_keys[] = {"threads", "isa", "fuse_bn", "fuse_activation", "nhwc_chains", NULL};
 
 static sy_status *bool_option(const sy_options *opts, const char *key, bool *out)
 {
@@ -70,6 +73,23 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
         return st;
     }
     p->threads = (uint32_t)threads;
+    /* isa: the path of the hand-written code; auto = the best this CPU runs */
+    cpu_isa best = cpu_isa_detect();
+    const char *isa = cpu_host->option_get(opts, "isa");
+    p->isa = (int)best;
+    if (isa && !strcmp(isa, "portable")) {
+        p->isa = CPU_ISA_PORTABLE;
+    } else if (isa && !strcmp(isa, "avx2")) {
+        if (best != CPU_ISA_AVX2) {
+            free(p);
+            return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
+                                        "[provider.cpu] isa = avx2: this CPU lacks AVX2 or F16C (use auto or portable)");
+        }
+    } else if (isa && strcmp(isa, "auto")) {
+        free(p);
+        return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] isa = %s: expected auto, avx2 or portable",
+                                    isa);
+    }
     if (threads > 1) {
         p->pool = pthreadpool_create((size_t)threads);
         if (!p->pool) {

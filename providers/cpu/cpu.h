@@ -17,6 +17,7 @@
 /* One per provider instance (per environment): its options and its pool. */
 typedef struct cpu_provider {
     uint32_t threads;     /* intra-op workers ([provider.cpu] threads) */
+    int isa;              /* cpu_isa of the hand-written parts ([provider.cpu] isa) */
     pthreadpool_t pool;   /* NULL when threads == 1: work runs on the caller */
     bool fuse_bn;         /* fold BatchNormalization into the Conv before it */
     bool fuse_activation; /* Relu/Clip after a Conv become the Conv's output clamp */
@@ -58,11 +59,20 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
 sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io);
 void cpu_chain_release(void *compiled);
 
+/* The code paths of the hand-written parts (cpu_layout.c); XNNPACK picks
+ * its own micro-kernels from cpuinfo. */
+typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1 } cpu_isa;
+cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
+
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
- * forms convert while they move (cpu_layout.c). Split over the pool. */
-void cpu_nchw_to_nhwc_f32(pthreadpool_t pool, const float *src, float *dst, int64_t n, int64_t c, int64_t hw);
-void cpu_nhwc_to_nchw_f32(pthreadpool_t pool, const float *src, float *dst, int64_t n, int64_t c, int64_t hw);
-void cpu_nchw_f16_to_nhwc_f32(pthreadpool_t pool, const uint16_t *src, float *dst, int64_t n, int64_t c, int64_t hw);
-void cpu_nhwc_f32_to_nchw_f16(pthreadpool_t pool, const float *src, uint16_t *dst, int64_t n, int64_t c, int64_t hw);
+ * kinds convert while they move. Split over the pool. */
+typedef enum cpu_move_kind {
+    CPU_TO_NHWC_F32,     /* f32 NCHW -> f32 NHWC */
+    CPU_TO_NCHW_F32,     /* f32 NHWC -> f32 NCHW */
+    CPU_F16_TO_NHWC_F32, /* f16 NCHW -> f32 NHWC */
+    CPU_F32_TO_NCHW_F16  /* f32 NHWC -> f16 NCHW, round to nearest even */
+} cpu_move_kind;
+void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
+                     int64_t c, int64_t hw);
 
 #endif

@@ -39,6 +39,7 @@ typedef struct chain_step {
 
 typedef struct chain {
     pthreadpool_t pool;
+    cpu_isa isa;
     bool f16;
     int32_t in_index;
     int64_t n, c, hw;     /* the chain's input */
@@ -186,6 +187,7 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
     if (!c || !x || x->rank != 4)
         return free(c), ERR(c ? SY_ERR_INTERNAL : SY_ERR_OUT_OF_MEMORY, "cpu chain: no 4-D input");
     c->pool = prov->pool;
+    c->isa = (cpu_isa)prov->isa;
     c->f16 = x->dtype == SY_DT_FLOAT16;
     c->n = x->dims[0];
     c->c = x->dims[1];
@@ -334,10 +336,8 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io)
 {
     const chain *c = compiled;
     const sy_tensor *x = io->inputs[c->in_index];
-    if (c->f16)
-        cpu_nchw_f16_to_nhwc_f32(c->pool, x->data, c->buf[0], c->n, c->c, c->hw);
-    else
-        cpu_nchw_to_nhwc_f32(c->pool, x->data, c->buf[0], c->n, c->c, c->hw);
+    cpu_layout_move(c->pool, c->isa, c->f16 ? CPU_F16_TO_NHWC_F32 : CPU_TO_NHWC_F32, x->data, c->buf[0], c->n, c->c,
+                    c->hw);
     for (uint32_t i = 0; i < c->n_steps; i++) {
         const chain_step *s = &c->steps[i];
         if (s->kind == STEP_CONV) {
@@ -350,10 +350,8 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io)
         }
         if (s->ext >= 0) {
             int64_t n = c->n, hw = s->pixels / c->n;
-            if (c->f16)
-                cpu_nhwc_f32_to_nchw_f16(c->pool, s->out, io->outputs[s->ext]->data, n, s->c, hw);
-            else
-                cpu_nhwc_to_nchw_f32(c->pool, s->out, io->outputs[s->ext]->data, n, s->c, hw);
+            cpu_layout_move(c->pool, c->isa, c->f16 ? CPU_F32_TO_NCHW_F16 : CPU_TO_NCHW_F32, s->out,
+                            io->outputs[s->ext]->data, n, s->c, hw);
         }
     }
     return NULL;

@@ -25,6 +25,7 @@ typedef struct conv_state {
     sy_dtype dt;
     xnn_operator_t op;
     pthreadpool_t pool;
+    cpu_isa isa;
 } conv_state;
 
 /* Geometry of a 1-D (as 2-D with height 1) or 2-D Conv, following the ONNX
@@ -199,6 +200,7 @@ static sy_status *conv_prepare(sy_node *n, void **state)
     const conv_geom *g = &s->g;
     s->dt = x->dtype;
     s->pool = prov ? prov->pool : NULL;
+    s->isa = prov ? (cpu_isa)prov->isa : CPU_ISA_PORTABLE;
     float *wx = NULL, *bx = NULL;
     st = cpu_conv_weights(n, g, &wx, &bx);
     if (!st)
@@ -224,10 +226,8 @@ static sy_status *conv_run(void *state, const sy_kernel_io *io)
     float *xin = (float *)(((uintptr_t)io->scratch + 63u) & ~(uintptr_t)63u);
     float *yout = (float *)((char *)xin + align64(in_bytes));
     int64_t ihw = g->ih * g->iw, ohw = g->oh * g->ow;
-    if (s->dt == SY_DT_FLOAT16)
-        cpu_nchw_f16_to_nhwc_f32(s->pool, io->inputs[0]->data, xin, g->n, g->c, ihw);
-    else
-        cpu_nchw_to_nhwc_f32(s->pool, io->inputs[0]->data, xin, g->n, g->c, ihw);
+    cpu_layout_move(s->pool, s->isa, s->dt == SY_DT_FLOAT16 ? CPU_F16_TO_NHWC_F32 : CPU_TO_NHWC_F32,
+                    io->inputs[0]->data, xin, g->n, g->c, ihw);
     /* the scratch is at the same address every run, so after the first run
      * setup only re-reads the pointers it already has (no allocation) */
     enum xnn_status xs =
@@ -236,10 +236,8 @@ static sy_status *conv_run(void *state, const sy_kernel_io *io)
         xs = xnn_run_operator(s->op, s->pool);
     if (xs != xnn_status_success)
         return ERR(SY_ERR_RUNTIME, "XNNPACK convolution failed (status %d)", (int)xs);
-    if (s->dt == SY_DT_FLOAT16)
-        cpu_nhwc_f32_to_nchw_f16(s->pool, yout, io->outputs[0]->data, g->n, g->m, ohw);
-    else
-        cpu_nhwc_to_nchw_f32(s->pool, yout, io->outputs[0]->data, g->n, g->m, ohw);
+    cpu_layout_move(s->pool, s->isa, s->dt == SY_DT_FLOAT16 ? CPU_F32_TO_NCHW_F16 : CPU_TO_NCHW_F32, yout,
+                    io->outputs[0]->data, g->n, g->m, ohw);
     return NULL;
 }
 

@@ -1,11 +1,19 @@
 /*
  * Layout changes at the edge of the cpu provider's kernels: ONNX tensors are
- * NCHW, XNNPACK works in NHWC. Each pass moves square tiles so both the
- * reads and the writes stay in cache lines; a pool splits the pixels. Pure
- * data movement (and f16<->f32 rounding to nearest even), so the result does
- * not depend on the split.
+ * NCHW, XNNPACK works in NHWC. Each pass moves 16 x 16 tiles (channels x
+ * pixels) so reads and writes stay in cache lines; a pool splits the pixels.
+ * Pure data movement plus f16 <-> f32 conversion (round to nearest even), so
+ * the result depends neither on the split nor on the path:
+ *   CPU_ISA_AVX2      8 x 8 register transposes, F16C conversions
+ *   CPU_ISA_PORTABLE  plain C (sy_f16_to_f32 / sy_f32_to_f16)
+ * picked at run time from the CPU (or forced by [provider.cpu] isa).
  */
 #include "cpu.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_HAVE_X86 1
+#endif
 
 #define TILE 16
 
@@ -13,10 +21,108 @@ typedef struct move_job {
     const void *src;
     void *dst;
     int64_t c, hw;
-    int kind; /* 0 f32 to nhwc, 1 f32 to nchw, 2 f16->f32 to nhwc, 3 f32->f16 to nchw */
+    cpu_move_kind kind;
+    cpu_isa isa;
 } move_job;
 
-/* One tile column: pixels [p0, p0 + TILE) of image `img`, every channel. */
+/* channels [c0, c1) x pixels [p0, p1) of one image, one element at a time */
+static void move_scalar(const move_job *j, size_t base, int64_t c0, int64_t c1, int64_t p0, int64_t p1)
+{
+    int64_t c = j->c, hw = j->hw;
+    switch (j->kind) {
+    case CPU_TO_NHWC_F32: {
+        const float *s = (const float *)j->src + base;
+        float *d = (float *)j->dst + base;
+        for (int64_t p = p0; p < p1; p++)
+            for (int64_t ch = c0; ch < c1; ch++)
+                d[p * c + ch] = s[ch * hw + p];
+        break;
+    }
+    case CPU_TO_NCHW_F32: {
+        const float *s = (const float *)j->src + base;
+        float *d = (float *)j->dst + base;
+        for (int64_t ch = c0; ch < c1; ch++)
+            for (int64_t p = p0; p < p1; p++)
+                d[ch * hw + p] = s[p * c + ch];
+        break;
+    }
+    case CPU_F16_TO_NHWC_F32: {
+        const uint16_t *s = (const uint16_t *)j->src + base;
+        float *d = (float *)j->dst + base;
+        for (int64_t p = p0; p < p1; p++)
+            for (int64_t ch = c0; ch < c1; ch++)
+                d[p * c + ch] = sy_f16_to_f32(s[ch * hw + p]);
+        break;
+    }
+    case CPU_F32_TO_NCHW_F16: {
+        const float *s = (const float *)j->src + base;
+        uint16_t *d = (uint16_t *)j->dst + base;
+        for (int64_t ch = c0; ch < c1; ch++)
+            for (int64_t p = p0; p < p1; p++)
+                d[ch * hw + p] = sy_f32_to_f16(s[p * c + ch]);
+        break;
+    }
+    }
+}
+
+#ifdef CPU_HAVE_X86
+/* r[i][k] -> r[k][i] for eight rows of eight floats */
+__attribute__((target("avx2"))) static inline void transpose8(__m256 r[8])
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0xEE);
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+
+/* one 8 x 8 block at channel c0, pixel p0 */
+__attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, size_t base, int64_t c0, int64_t p0)
+{
+    int64_t c = j->c, hw = j->hw;
+    __m256 r[8];
+    switch (j->kind) {
+    case CPU_TO_NHWC_F32:
+    case CPU_F16_TO_NHWC_F32:
+        for (int i = 0; i < 8; i++) {
+            size_t at = base + (size_t)((c0 + i) * hw + p0);
+            r[i] = j->kind == CPU_TO_NHWC_F32
+                       ? _mm256_loadu_ps((const float *)j->src + at)
+                       : _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)j->src + at)));
+        }
+        transpose8(r);
+        for (int i = 0; i < 8; i++)
+            _mm256_storeu_ps((float *)j->dst + base + (size_t)((p0 + i) * c + c0), r[i]);
+        break;
+    case CPU_TO_NCHW_F32:
+    case CPU_F32_TO_NCHW_F16:
+        for (int i = 0; i < 8; i++)
+            r[i] = _mm256_loadu_ps((const float *)j->src + base + (size_t)((p0 + i) * c + c0));
+        transpose8(r);
+        for (int i = 0; i < 8; i++) {
+            size_t at = base + (size_t)((c0 + i) * hw + p0);
+            if (j->kind == CPU_TO_NCHW_F32)
+                _mm256_storeu_ps((float *)j->dst + at, r[i]);
+            else
+                _mm_storeu_si128((__m128i *)((uint16_t *)j->dst + at),
+                                 _mm256_cvtps_ph(r[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        }
+        break;
+    }
+}
+#endif
+
+/* pixels [p0, p0 + TILE) of image `img`, every channel */
 static void move_tile(void *ctx, size_t img, size_t tile)
 {
     const move_job *j = ctx;
@@ -25,67 +131,37 @@ static void move_tile(void *ctx, size_t img, size_t tile)
     size_t base = (size_t)img * (size_t)(c * hw);
     for (int64_t c0 = 0; c0 < c; c0 += TILE) {
         int64_t c1 = c0 + TILE < c ? c0 + TILE : c;
-        switch (j->kind) {
-        case 0: {
-            const float *s = (const float *)j->src + base;
-            float *d = (float *)j->dst + base;
-            for (int64_t p = p0; p < p1; p++)
-                for (int64_t ch = c0; ch < c1; ch++)
-                    d[p * c + ch] = s[ch * hw + p];
-            break;
+#ifdef CPU_HAVE_X86
+        if (j->isa == CPU_ISA_AVX2) {
+            int64_t c8 = c0 + (c1 - c0) / 8 * 8, p8 = p0 + (p1 - p0) / 8 * 8;
+            for (int64_t cb = c0; cb < c8; cb += 8)
+                for (int64_t pb = p0; pb < p8; pb += 8)
+                    move_block8(j, base, cb, pb);
+            /* the ragged edges one by one */
+            move_scalar(j, base, c8, c1, p0, p1);
+            move_scalar(j, base, c0, c8, p8, p1);
+            continue;
         }
-        case 1: {
-            const float *s = (const float *)j->src + base;
-            float *d = (float *)j->dst + base;
-            for (int64_t ch = c0; ch < c1; ch++)
-                for (int64_t p = p0; p < p1; p++)
-                    d[ch * hw + p] = s[p * c + ch];
-            break;
-        }
-        case 2: {
-            const uint16_t *s = (const uint16_t *)j->src + base;
-            float *d = (float *)j->dst + base;
-            for (int64_t p = p0; p < p1; p++)
-                for (int64_t ch = c0; ch < c1; ch++)
-                    d[p * c + ch] = sy_f16_to_f32(s[ch * hw + p]);
-            break;
-        }
-        default: {
-            const float *s = (const float *)j->src + base;
-            uint16_t *d = (uint16_t *)j->dst + base;
-            for (int64_t ch = c0; ch < c1; ch++)
-                for (int64_t p = p0; p < p1; p++)
-                    d[ch * hw + p] = sy_f32_to_f16(s[p * c + ch]);
-            break;
-        }
-        }
+#endif
+        move_scalar(j, base, c0, c1, p0, p1);
     }
 }
 
-static void move(pthreadpool_t pool, const void *src, void *dst, int64_t n, int64_t c, int64_t hw, int kind)
+void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
+                     int64_t c, int64_t hw)
 {
-    move_job j = {src, dst, c, hw, kind};
+    move_job j = {src, dst, c, hw, kind, isa};
     size_t tiles = (size_t)((hw + TILE - 1) / TILE);
     /* pthreadpool runs the calls on the caller when pool is NULL */
     pthreadpool_parallelize_2d(pool, move_tile, &j, (size_t)n, tiles, 0);
 }
 
-void cpu_nchw_to_nhwc_f32(pthreadpool_t pool, const float *src, float *dst, int64_t n, int64_t c, int64_t hw)
+cpu_isa cpu_isa_detect(void)
 {
-    move(pool, src, dst, n, c, hw, 0);
-}
-
-void cpu_nhwc_to_nchw_f32(pthreadpool_t pool, const float *src, float *dst, int64_t n, int64_t c, int64_t hw)
-{
-    move(pool, src, dst, n, c, hw, 1);
-}
-
-void cpu_nchw_f16_to_nhwc_f32(pthreadpool_t pool, const uint16_t *src, float *dst, int64_t n, int64_t c, int64_t hw)
-{
-    move(pool, src, dst, n, c, hw, 2);
-}
-
-void cpu_nhwc_f32_to_nchw_f16(pthreadpool_t pool, const float *src, uint16_t *dst, int64_t n, int64_t c, int64_t hw)
-{
-    move(pool, src, dst, n, c, hw, 3);
+#ifdef CPU_HAVE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
+        return CPU_ISA_AVX2;
+#endif
+    return CPU_ISA_PORTABLE;
 }

@@ -10,6 +10,7 @@
  *     nodes run one by one, same results
  *   - fp16 storage of the fused chain (one rounding to half at the end)
  *   - threads = 1 and 2 give bit-identical outputs
+ *   - isa = portable gives the default path's bits, fp32 and fp16
  */
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
@@ -223,7 +224,7 @@ static int compare(const char *what, const float *got, const double *ref, const 
     return bad;
 }
 
-static result r_fused, r_taps, r_off, r_f16, r_t2;
+static result r_fused, r_taps, r_off, r_f16, r_t2, r_port, r_port16;
 
 static void test_fused(void)
 {
@@ -259,6 +260,8 @@ static void test_threads(void)
     if (!run("threads = 2\n", false, false, &r_t2))
         return;
     CHECK(!memcmp(r_t2.y, r_fused.y, sizeof r_t2.y), "threads = 2 differs from threads = 1");
+    if (run("isa = portable\n", false, false, &r_port))
+        CHECK(!memcmp(r_port.y, r_fused.y, sizeof r_port.y), "isa = portable differs from the default path");
 }
 
 static void test_fp16(void)
@@ -269,6 +272,8 @@ static void test_fp16(void)
     CHECK(r_f16.cpu_parts == 1 && r_f16.part_nodes == 5, "fp16: expected one cpu partition of 5 nodes, got %zu (%u)",
           r_f16.cpu_parts, r_f16.part_nodes);
     compare("fp16 y", r_f16.y, r_y, m_y, N * C2 * OH2 * OW2, true);
+    if (run("isa = portable\n", false, true, &r_port16))
+        CHECK(!memcmp(r_port16.y, r_f16.y, sizeof r_f16.y), "fp16: isa = portable differs from the default path");
 }
 
 static void test_bad_option(void)

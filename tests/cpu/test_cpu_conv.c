@@ -5,7 +5,10 @@
  * depthwise and pointwise cases, in fp32 and fp16 storage; the node must be
  * placed on `cpu`. Then: the same model gives bit-identical outputs with
  * [provider.cpu] threads = 1, 2 and 3; a non-constant weight falls back to
- * cpu_ref with the reason; a bad threads value is refused by name.
+ * cpu_ref with the reason; a bad threads value is refused by name. Every
+ * case also runs with [provider.cpu] isa = portable (the plain C layout
+ * changes and fp16 conversions) and must give the same bits as the default
+ * (AVX2/F16C where the CPU has them).
  */
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
@@ -242,9 +245,12 @@ static const char *run_once(sy_env *env, const conv_case *cc, const built *o, vo
 
 static void test_cases(void)
 {
-    sy_env *env = cpu_env("");
-    if (!env)
+    sy_env *env = cpu_env(""), *portable = cpu_env("[provider.cpu]\nisa = portable\n");
+    if (!env || !portable) {
+        sy_env_release(env);
+        sy_env_release(portable);
         return;
+    }
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const conv_case *cc = &cases[ci];
         built o;
@@ -265,6 +271,12 @@ static void test_cases(void)
                 CHECK(false, "%s: y[%zu] = %.9g, reference %.9g (tolerance %.3g)", cc->name, i, got, ref[i], tol);
         }
         CHECK(bad == 0, "%s: %d of %zu outputs off", cc->name, bad, o.yn);
+        size_t ybytes = o.yn * (cc->fp16 ? 2 : 4);
+        void *yp = calloc(1, ybytes);
+        const char *pprov = run_once(portable, cc, &o, yp, ybytes, NULL, 0);
+        CHECK(pprov && !strcmp(pprov, "cpu") && !memcmp(yp, cc->fp16 ? (void *)y16 : (void *)y, ybytes),
+              "%s: isa = portable gives other bits than the default path", cc->name);
+        free(yp);
         printf("  %-40s on %s, %zu outputs, %d off\n", cc->name, prov ? prov : "?", o.yn, bad);
         free(ref);
         free(mag);
@@ -273,6 +285,7 @@ static void test_cases(void)
         unbuild(&o);
     }
     sy_env_release(env);
+    sy_env_release(portable);
 }
 
 /* Intra-op threads split the work, never the sum of one output. */
@@ -331,6 +344,20 @@ static void test_fallback(void)
     sy_env_release(env);
 }
 
+static void test_bad_isa(void)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_cpu.so\n[provider.cpu]\nisa = sse9\n",
+             PT_PLUGIN_DIR, PT_PLUGIN_DIR);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(st != NULL, "isa = sse9 was accepted");
+    const char *msg = pt_msg(st);
+    CHECK(strstr(msg, "[provider.cpu] isa = sse9: expected auto, avx2 or portable") != NULL, "message: %s", msg);
+    sy_env_release(env);
+}
+
 static void test_bad_threads(void)
 {
     char ini[2048];
@@ -351,5 +378,6 @@ int main(void)
     PT_RUN(test_threads_bit_identical);
     PT_RUN(test_fallback);
     PT_RUN(test_bad_threads);
+    PT_RUN(test_bad_isa);
     return pt_result();
 }
