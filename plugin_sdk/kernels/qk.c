@@ -102,7 +102,8 @@ void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y)
                 uint32_t acc = p->bias ? (uint32_t)p->bias[j] : 0u;
                 for (int32_t k = 0; k < p->k; k++) {
                     int32_t av = ld(a, p->adt, ((size_t)bt * p->m + i) * p->k + k) - p->a_zp;
-                    int32_t bv = ld(b, p->bdt, (size_t)k * p->nn + j) - bz;
+                    size_t bi = p->trans_b ? (size_t)j * p->k + k : (size_t)k * p->nn + j;
+                    int32_t bv = ld(b, p->bdt, bi) - bz;
                     acc += (uint32_t)(av * bv);
                 }
                 st(y, p->ydt, ((size_t)bt * p->m + i) * p->nn + j, qk_rq_apply(&p->rq[j], (int32_t)acc));

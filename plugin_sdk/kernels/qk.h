@@ -43,9 +43,10 @@ typedef struct qk_pool {
 } qk_pool;
 void qk_maxpool_run(const qk_pool *p, const void *x, void *y);
 
-/* QMatMul [batch, M, K] x [K, N] (b constant, b_zp per column or one) */
+/* QMatMul [batch, M, K] x B (b constant, b_zp per column or one): B is
+ * [K, N], or [N, K] when trans_b (a Gemm's transB = 1) */
 typedef struct qk_mm {
-    int32_t batch, m, k, nn, adt, bdt, ydt, a_zp, n_bzp;
+    int32_t batch, m, k, nn, adt, bdt, ydt, a_zp, n_bzp, trans_b;
     const int32_t *b_zp, *bias;
     const qk_rq *rq; /* nn entries */
 } qk_mm;

@@ -388,8 +388,8 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     }
     case MK_QMM: {
         const qk_mm *p = &k->u.qmm;
-        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batch, p->m, p->k,
-          p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, zps, bias, rq);
+        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batch, p->m,
+          p->k, p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, p->trans_b, zps, bias, rq);
         L->flash_params += sizeof(qk_mm);
         P(calls, "    qk_matmul_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
         break;

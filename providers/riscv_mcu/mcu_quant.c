@@ -74,6 +74,39 @@ static bool i8act(const sy_node *n, const sy_tensor *t, sy_claim *c)
     return true;
 }
 
+/* ops-mcu.md Table B's window rules, which the quantized forms inherit
+ * from the ONNX op the QDQ pass folded: Conv (#1, seed L5697) group = 1
+ * only; MaxPool (#3, seed L6007) dilations = 1, ceil_mode floor, no Indices
+ * output, storage_order = 0. (Conv's "auto_pad = NOTSET only" is a
+ * converter's input rule: SAME_* resolves to explicit pads with the same
+ * result, so it is no reason to refuse the node.) */
+static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
+{
+    if (conv) {
+        int64_t g = sy_attr_int_or(H, n, "group", 1);
+        if (g != 1) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: group must be 1, got %lld (ops-mcu.md Table B #1 Conv, seed L5697: "
+                     "group only supports 1)", H->node_op(n), (long long)g);
+            return false;
+        }
+        return true;
+    }
+    int64_t d[2] = {1, 1};
+    sy_attr_ints_copy(H, n, "dilations", d, 2);
+    if (d[0] != 1 || d[1] != 1) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1, got [%lld, %lld] (ops-mcu.md Table B #3 MaxPool, "
+                 "seed L6007)", H->node_op(n), (long long)d[0], (long long)d[1]);
+        return false;
+    }
+    if (sy_attr_int_or(H, n, "ceil_mode", 0) || sy_attr_int_or(H, n, "storage_order", 0) ||
+        H->node_num_outputs(n) > 1) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode floor, storage_order 0 and no Indices output only "
+                 "(ops-mcu.md Table B #3 MaxPool, seed L6007)", H->node_op(n));
+        return false;
+    }
+    return true;
+}
+
 bool mcu_quant_check(const sy_node *n, sy_claim *c)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -113,14 +146,18 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
             qdecline(c, SY_REASON_DTYPE, "QConv: weights are %s; 8-bit weights are required", sy_dt_name(w->dtype));
             return false;
         }
+        if (!table_b_window(n, true, c))
+            return false;
         return i8act(n, x, c) && i8act(n, y, c);
     }
     if (!strcmp(op, "QMaxPool")) {
         static const uint32_t idx[] = {1, 2, 3, 4};
         if (!const_params(n, idx, 4, c))
             return false;
-        if (x->rank != 4 || sy_attr_int_or(H, n, "global", 0) || sy_attr_int_or(H, n, "ceil_mode", 0)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QMaxPool: the MCU kernel takes 2-D NCHW windows, no global, no ceil_mode");
+        if (!table_b_window(n, false, c))
+            return false;
+        if (x->rank != 4 || sy_attr_int_or(H, n, "global", 0)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QMaxPool: the MCU kernel takes 2-D NCHW windows, no global pooling");
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -130,9 +167,18 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         const sy_tensor *b = qin(n, 3);
         if (!const_params(n, idx, 8, c))
             return false;
-        if (!b || b->rank != 2 || sy_attr_int_or(H, n, "trans_b", 0) ||
-            (b->dtype != SY_DT_INT8 && b->dtype != SY_DT_UINT8)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: the MCU kernel takes a constant 8-bit [K, N] B, no trans_b");
+        /* transB: the attribute the QDQ pass writes (framework/src/pass_qdq.c) and ops_quant reads */
+        bool tb = sy_attr_int_or(H, n, "transB", 0) != 0;
+        if (!b || b->rank != 2 || (b->dtype != SY_DT_INT8 && b->dtype != SY_DT_UINT8)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: the MCU kernel takes a constant 8-bit 2-D B ([K, N], or [N, K] "
+                     "with transB = 1)");
+            return false;
+        }
+        int64_t kb = tb ? b->dims[1] : b->dims[0], nb = tb ? b->dims[0] : b->dims[1];
+        if (kb <= 0 || nb <= 0 || x->rank < 1 || x->dims[x->rank - 1] != kb || y->rank < 1 || y->dims[y->rank - 1] != nb ||
+            numel(y) / nb != numel(x) / kb) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: A's last dim must be B's K = %lld and Y's last dim B's N = %lld",
+                     (long long)kb, (long long)nb);
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -372,8 +418,9 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         const sy_tensor *b = qin(n, 3);
         qk_mm *p = &k->u.qmm;
         k->kind = MK_QMM;
-        p->k = (int32_t)b->dims[0];
-        p->nn = (int32_t)b->dims[1];
+        p->trans_b = sy_attr_int_or(H, n, "transB", 0) != 0;
+        p->k = (int32_t)b->dims[p->trans_b ? 1 : 0];
+        p->nn = (int32_t)b->dims[p->trans_b ? 0 : 1];
         p->m = (int32_t)x->dims[x->rank - 2 >= 0 ? x->rank - 2 : 0];
         if (x->rank < 2)
             p->m = 1;

@@ -10,14 +10,17 @@
 #
 #   test_mcu_lut.sh SWITCHYARD TEST_TFLITE_OPS WORK_DIR host|qemu
 #
-# Exit 77 (skipped) in qemu mode without the cross toolchain, picolibc or QEMU.
+# In qemu mode the package is built with the command codegen prints (with a
+# relative -o). Exit 77 (skipped) in qemu mode without the cross toolchain, picolibc or QEMU.
 set -u
 SY=$1 GEN=$2 WORK=$3 MODE=$4
 . "$(dirname "$0")/mcu_common.sh"
 mcu_prepare "$MODE" "$WORK"
 "$GEN" --write-model "$WORK" > "$WORK/gen.log" 2>&1 || { cat "$WORK/gen.log"; echo "FAIL: --write-model"; exit 1; }
 m=$WORK/lut_chain.tflite pkg=$WORK/pkg
-"$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/x.npy" > "$WORK/codegen.log" 2>&1 || {
+# -o relative to the working folder, as a user types it: the qemu mode then
+# builds with the very command codegen prints
+(cd "$WORK" && "$SY" codegen lut_chain.tflite --target ws63 -o pkg --input x=x.npy) > "$WORK/codegen.log" 2>&1 || {
   cat "$WORK/codegen.log"
   echo "FAIL: codegen"
   exit 1
@@ -34,8 +37,10 @@ exp=$(grep '^out0' "$pkg/expected_output.txt")
 cpu=$(tail -c 256 "$WORK/cpu/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
 [ "out0 256:$cpu" = "$exp" ] || { echo "FAIL: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 256:$cpu'"; exit 1; }
 if [ "$MODE" = qemu ]; then
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build ($MODE)"; exit 1; }
+  build=$(sed -n '/: build with$/{n;p;}' "$WORK/codegen.log")
+  [ -n "$build" ] || { cat "$WORK/codegen.log"; echo "FAIL: codegen printed no build command"; exit 1; }
+  (cd "$WORK" && eval "$build") > "$pkg/build.log" 2>&1 ||
+    { tail -20 "$pkg/build.log"; echo "FAIL: build ($MODE) with the printed command:$build"; exit 1; }
   (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
     -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out.txt" 2>&1
 else

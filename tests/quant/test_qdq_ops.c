@@ -829,11 +829,150 @@ static void test_add_mcu(void)
     pt_model_free(m);
 }
 
+/* A quantized Gemm with transB = 1 (W stored [N, K], per-output-channel
+ * scales on axis 0) on riscv_mcu: the QDQ pass writes the attribute transB
+ * (the provider once read "trans_b", ran B untransposed and, with K > N and
+ * no bias, wrote K columns into an output of N). Scales are powers of two
+ * and the bias a multiple of sa * sw[j], so the formula below is exact and
+ * the kernel must match it to the code, and cpu_ref too. */
+static void run_gemm_mcu(bool with_bias, int32_t K)
+{
+    enum { M = 2, N = 16 };
+    const float sa = 1.0f / 16, sy = 1.0f / 2;
+    const int32_t za = 3, zy = -5;
+    float sw[N], bias[N];
+    int8_t w[N * 32];
+    int32_t a[M * 32], want[M * N];
+    for (int j = 0; j < N; j++) {
+        sw[j] = j % 2 ? 1.0f / 32 : 1.0f / 64;
+        bias[j] = (float)(rnd(-300, 300)) * sa * sw[j];
+        for (int32_t k = 0; k < K; k++)
+            w[j * K + k] = (int8_t)rnd(-128, 127);
+    }
+    fill(a, M * K, false);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = with_bias ? (double)bias[j] : 0.0;
+            for (int32_t k = 0; k < K; k++) /* y = A W^T + bias */
+                acc += deq(a[i * K + k], sa, za) * (double)w[j * K + k] * (double)sw[j];
+            want[i * N + j] = quant(acc, sy, zy, false);
+        }
+    char name[64];
+    snprintf(name, sizeof name, "gemm_tb_%s_k%d", with_bias ? "bias" : "nobias", (int)K);
+    pt_model *m = pt_model_new(name);
+    int64_t da[2] = {M, K}, dw[2] = {N, K}, dn[1] = {N}, dy[2] = {M, N};
+    q_input(m, "a", false, 2, da, sa, za);
+    pt_init_raw(m, "wq", PT_I8, 2, dw, w, (size_t)(N * K));
+    pt_init_f32(m, "w_s", 1, dn, sw);
+    int8_t wz[N] = {0};
+    pt_init_raw(m, "w_z", PT_I8, 1, dn, wz, N);
+    pt_node(m, "DequantizeLinear", "dq_w", (const char *[]){"wq", "w_s", "w_z", NULL}, (const char *[]){"w", NULL});
+    emu_attr_i(m, "axis", 0);
+    if (with_bias)
+        pt_init_f32(m, "bias", 1, dn, bias);
+    pt_node(m, "Gemm", "op", with_bias ? (const char *[]){"a", "w", "bias", NULL} : (const char *[]){"a", "w", NULL},
+            (const char *[]){"f", NULL});
+    emu_attr_i(m, "transB", 1);
+    q_output(m, "f", false, 2, dy, sy, zy);
+    qin in = {"aq", false, 2, {M, K}, a};
+    char what[96];
+    for (int mcu = 0; mcu < 2; mcu++) {
+        g_plugins = mcu ? "riscv_mcu " QPLUGINS : QPLUGINS;
+        g_ini = mcu ? "providers = riscv_mcu, cpu_ref\n[provider.riscv_mcu]\ntarget = ws63" : "";
+        qrun r;
+        bool ok = qrun_model(&r, m, "onnx", 1, &in);
+        PT_CHECK(ok, "%s on %s: %s", name, mcu ? "riscv_mcu" : "cpu_ref", r.err);
+        if (ok) {
+            int on_mcu = 0;
+            for (size_t i = 0; i < sy_session_node_count(r.s); i++) {
+                sy_node_placement p = {.struct_size = sizeof p};
+                if (sy_session_node_placement(r.s, i, &p) && !p.folded && !strcmp(p.op, "QMatMul"))
+                    on_mcu += p.provider && !strcmp(p.provider, "riscv_mcu");
+            }
+            PT_CHECK(on_mcu == mcu, "%s: QMatMul on riscv_mcu %d times, expected %d", name, on_mcu, mcu);
+            PT_CHECK(r.ny == M * N, "%s: %lld outputs", name, (long long)r.ny);
+            snprintf(what, sizeof what, "%s %s", name, mcu ? "riscv_mcu" : "cpu_ref");
+            compare(what, r.y, want, M * N, 0);
+        }
+        qrun_close(&r);
+    }
+    g_plugins = QPLUGINS;
+    g_ini = "";
+    pt_model_free(m);
+}
+
+static void test_gemm_transb_mcu(void)
+{
+    run_gemm_mcu(true, 16);  /* the 16x16 case of the report */
+    run_gemm_mcu(false, 24); /* K > N, no bias */
+}
+
+/* ops-mcu.md Table B on the ONNX path: a group = 2 Conv (#1: group 1 only)
+ * and a MaxPool with dilations = 2 (#3: dilations 1 only) stay off the MCU
+ * and the decline quotes the row; riscv_mcu once took both. */
+static void expect_mcu_decline(pt_model *m, const qin *in, const char *qop, const char *row)
+{
+    g_plugins = "riscv_mcu " QPLUGINS;
+    g_ini = "providers = riscv_mcu, cpu_ref\n[provider.riscv_mcu]\ntarget = ws63";
+    qrun r;
+    bool ok = qrun_model(&r, m, "onnx", 1, in);
+    PT_CHECK(ok, "%s: %s", qop, r.err);
+    int seen = 0;
+    for (size_t i = 0; ok && i < sy_session_node_count(r.s); i++) {
+        sy_node_placement p = {.struct_size = sizeof p};
+        if (!sy_session_node_placement(r.s, i, &p) || p.folded || strcmp(p.op, qop))
+            continue;
+        seen++;
+        PT_CHECK(p.provider && !strcmp(p.provider, "cpu_ref"), "%s placed on %s", qop, p.provider ? p.provider : "-");
+        PT_CHECK(p.reason_text && strstr(p.reason_text, row), "%s: decline '%s' does not quote '%s'", qop,
+                 p.reason_text ? p.reason_text : "", row);
+        printf("  %s declined: %s\n", qop, p.reason_text ? p.reason_text : "");
+    }
+    PT_CHECK(!ok || seen == 1, "%s: %d nodes", qop, seen);
+    qrun_close(&r);
+    g_plugins = QPLUGINS;
+    g_ini = "";
+}
+
+static void test_table_b_mcu(void)
+{
+    int32_t x[100];
+    fill(x, 100, false);
+    /* Conv group 2: X [1, 4, 5, 5], W [4, 2, 3, 3] */
+    pt_model *m = pt_model_new("conv_group2");
+    int64_t dx[4] = {1, 4, 5, 5}, dw[4] = {4, 2, 3, 3}, dy[4] = {1, 4, 3, 3};
+    q_input(m, "x", false, 4, dx, 1.0f / 16, 0);
+    int8_t w[72];
+    for (int i = 0; i < 72; i++)
+        w[i] = (int8_t)rnd(-128, 127);
+    pt_init_raw(m, "wq", PT_I8, 4, dw, w, sizeof w);
+    init_f(m, "w_s", 1.0f / 64);
+    init_code(m, "w_z", false, 0);
+    pt_node(m, "DequantizeLinear", "dq_w", (const char *[]){"wq", "w_s", "w_z", NULL}, (const char *[]){"w", NULL});
+    pt_node(m, "Conv", "op", (const char *[]){"x", "w", NULL}, (const char *[]){"f", NULL});
+    emu_attr_i(m, "group", 2);
+    q_output(m, "f", false, 4, dy, 1.0f / 4, 0);
+    qin in = {"xq", false, 4, {1, 4, 5, 5}, x};
+    expect_mcu_decline(m, &in, "QConv", "Table B #1 Conv");
+    pt_model_free(m);
+    /* MaxPool dilations 2: X [1, 4, 5, 5], 2x2 window -> [1, 4, 3, 3] */
+    m = pt_model_new("maxpool_dil2");
+    q_input(m, "x", false, 4, dx, 1.0f / 16, 0);
+    pt_node(m, "MaxPool", "op", (const char *[]){"x", NULL}, (const char *[]){"f", NULL});
+    emu_attr_ints(m, "kernel_shape", 2, (const int64_t[]){2, 2});
+    emu_attr_ints(m, "dilations", 2, (const int64_t[]){2, 2});
+    q_output(m, "f", false, 4, dy, 1.0f / 16, 0);
+    expect_mcu_decline(m, &in, "QMaxPool", "Table B #3 MaxPool");
+    pt_model_free(m);
+}
+
 int main(void)
 {
     PT_RUN(test_binary_ref);
     PT_RUN(test_binary_hand);
     PT_RUN(test_add_mcu);
+    PT_RUN(test_gemm_transb_mcu);
+    PT_RUN(test_table_b_mcu);
     PT_RUN(test_concat);
     PT_RUN(test_avgpool);
     PT_RUN(test_unary);

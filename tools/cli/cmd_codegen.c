@@ -223,12 +223,16 @@ int cmd_codegen(int argc, char **argv)
     printf("%s\n", summary);
     for (size_t i = 0; i < n_out; i++)
         cli_print_tensor_summary(stdout, "host output", outs[i]);
+    /* CMake reads a relative CMAKE_TOOLCHAIN_FILE against the build folder,
+     * so the command names it by its absolute path */
+    char *abs = realpath(dir, NULL);
     printf("wrote %s: build with\n"
            "  cmake -S %s -B %s/build -DCMAKE_TOOLCHAIN_FILE=%s/toolchain-riscv32.cmake && cmake --build %s/build\n"
            "run with\n"
            "  qemu-system-riscv32 -machine virt -bios none -nographic -semihosting-config enable=on,target=native "
            "-icount shift=0 -kernel %s/build/sy_model_main.elf\n",
-           dir, dir, dir, dir, dir, dir);
+           dir, dir, dir, abs ? abs : dir, dir, dir);
+    free(abs);
     rc = 0;
 done:
     ext->capture_end();
