@@ -67,6 +67,8 @@
  */
 #include "cli.h"
 
+#include <switchyard/sy_sdk.h> /* fp16 / bf16 conversions (after switchyard.h) */
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -609,13 +611,6 @@ static void status_result(ctest *t, sy_status *st, const char *what)
 
 /* ---- element access ------------------------------------------------------- */
 
-static double half_bits_to_double(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return s ? -v : v;
-}
-
 static bool is_float_type(sy_dtype dt)
 {
     return dt == SY_DT_FLOAT32 || dt == SY_DT_FLOAT64 || dt == SY_DT_FLOAT16 || dt == SY_DT_BFLOAT16;
@@ -638,15 +633,8 @@ static double float_at(const sy_tensor *t, int64_t i)
     switch (t->dtype) {
     case SY_DT_FLOAT32: { float f; memcpy(&f, (const char *)d + 4 * i, 4); return f; }
     case SY_DT_FLOAT64: { double f; memcpy(&f, (const char *)d + 8 * i, 8); return f; }
-    case SY_DT_FLOAT16: { uint16_t h; memcpy(&h, (const char *)d + 2 * i, 2); return half_bits_to_double(h); }
-    case SY_DT_BFLOAT16: {
-        uint16_t h;
-        memcpy(&h, (const char *)d + 2 * i, 2);
-        uint32_t u = (uint32_t)h << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
+    case SY_DT_FLOAT16: { uint16_t h; memcpy(&h, (const char *)d + 2 * i, 2); return sy_f16_to_f32(h); }
+    case SY_DT_BFLOAT16: { uint16_t h; memcpy(&h, (const char *)d + 2 * i, 2); return sy_bf16_to_f32(h); }
     default: return NAN;
     }
 }

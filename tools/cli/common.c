@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <switchyard/sy_sdk.h> /* fp16 / bf16 conversions (after switchyard.h) */
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -54,26 +56,14 @@ void cli_format_dims(const int32_t rank, const int64_t *dims, char *buf, size_t 
         snprintf(buf + n, len - n, "]");
 }
 
-static double half_to_double(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return s ? -v : v;
-}
-
 static double elem_as_double(const sy_tensor *t, int64_t i)
 {
     const void *d = t->data;
     switch (t->dtype) {
     case SY_DT_FLOAT32: return ((const float *)d)[i];
     case SY_DT_FLOAT64: return ((const double *)d)[i];
-    case SY_DT_FLOAT16: return half_to_double(((const uint16_t *)d)[i]);
-    case SY_DT_BFLOAT16: {
-        uint32_t u = (uint32_t)((const uint16_t *)d)[i] << 16;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
+    case SY_DT_FLOAT16: return sy_f16_to_f32(((const uint16_t *)d)[i]);
+    case SY_DT_BFLOAT16: return sy_bf16_to_f32(((const uint16_t *)d)[i]);
     case SY_DT_INT8: return ((const int8_t *)d)[i];
     case SY_DT_UINT8: case SY_DT_BOOL: return ((const uint8_t *)d)[i];
     case SY_DT_INT16: return ((const int16_t *)d)[i];

@@ -8,6 +8,8 @@
  */
 #include "cts.h"
 
+#include <switchyard/sy_sdk.h> /* fp16 / bf16 conversions (after switchyard.h) */
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,63 +91,13 @@ static bool dt_signed(sy_dtype dt)
     return dt == SY_DT_INT8 || dt == SY_DT_INT16 || dt == SY_DT_INT32 || dt == SY_DT_INT64;
 }
 
-static double half_bits_to_double(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return s ? -v : v;
-}
-
-static double bf16_bits_to_double(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* exact for the values the generator makes (representable in the type) */
-static uint16_t double_to_half_bits(double v)
-{
-    uint16_t sign = signbit(v) ? 0x8000u : 0;
-    double a = fabs(v);
-    if (isnan(v))
-        return 0x7e00;
-    if (isinf(v) || a > 65504.0)
-        return (uint16_t)(sign | 0x7c00u);
-    if (a == 0)
-        return sign;
-    int e;
-    double fr = frexp(a, &e); /* a = fr * 2^e, fr in [0.5, 1) */
-    int he = e - 1 + 15;      /* biased exponent of 1.m form */
-    if (he <= 0)              /* subnormal: units of 2^-24 */
-        return (uint16_t)(sign | (uint16_t)lrint(ldexp(a, 24)));
-    uint32_t m = (uint32_t)lrint(ldexp(fr, 11)) - 1024u; /* 10 bits */
-    if (m == 1024u) {
-        m = 0;
-        he++;
-    }
-    return (uint16_t)(sign | (uint32_t)(he << 10) | m);
-}
-
-static uint16_t double_to_bf16_bits(double v)
-{
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if (isnan(f))
-        return 0x7fc0;
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
 static double load_f(const void *d, sy_dtype dt, size_t i)
 {
     switch (dt) {
     case SY_DT_FLOAT32: return ((const float *)d)[i];
     case SY_DT_FLOAT64: return ((const double *)d)[i];
-    case SY_DT_FLOAT16: return half_bits_to_double(((const uint16_t *)d)[i]);
-    case SY_DT_BFLOAT16: return bf16_bits_to_double(((const uint16_t *)d)[i]);
+    case SY_DT_FLOAT16: return sy_f16_to_f32(((const uint16_t *)d)[i]);
+    case SY_DT_BFLOAT16: return sy_bf16_to_f32(((const uint16_t *)d)[i]);
     case SY_DT_INT8: return ((const int8_t *)d)[i];
     case SY_DT_INT16: return ((const int16_t *)d)[i];
     case SY_DT_INT32: return ((const int32_t *)d)[i];
@@ -163,8 +115,8 @@ static void store_f(void *d, sy_dtype dt, size_t i, double v)
     switch (dt) {
     case SY_DT_FLOAT32: ((float *)d)[i] = (float)v; break;
     case SY_DT_FLOAT64: ((double *)d)[i] = v; break;
-    case SY_DT_FLOAT16: ((uint16_t *)d)[i] = double_to_half_bits(v); break;
-    case SY_DT_BFLOAT16: ((uint16_t *)d)[i] = double_to_bf16_bits(v); break;
+    case SY_DT_FLOAT16: ((uint16_t *)d)[i] = sy_f32_to_f16((float)v); break; /* exact: the generator's values are representable */
+    case SY_DT_BFLOAT16: ((uint16_t *)d)[i] = sy_f32_to_bf16((float)v); break;
     default: break;
     }
 }
