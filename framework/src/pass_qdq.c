@@ -1,17 +1,22 @@
-/* The QDQ pass (see pass_qdq.h). */
+/* The QDQ pass (see pass_qdq.h). Which op folds into which kernel comes
+ * from the "qdq_patterns" table of the plugin that owns the kernels
+ * (switchyard/ext/sy_qdq_patterns.h); this file implements the rewrites. */
 #include "pass_qdq.h"
 #include "util.h"
+
+#include <switchyard/ext/sy_qdq_patterns.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define QD "switchyard.quant"
 #define MAX_FIN 64 /* most inputs of one folded node */
 
 typedef struct qctx {
     const sy_env *env;
+    const sy_qdq_patterns *pt; /* the kernels' table */
+    const char *qd;            /* their domain */
     ir_model *m;
     ir_graph *g;
     uint32_t *uses;  /* per value: references from live nodes */
@@ -181,9 +186,12 @@ static bool get_act_q(const qctx *c, int32_t v, float *amin, float *amax, int32_
     const ir_node *a = &c->g->nodes[c->user[v]];
     if (in_at(a, 0) != v || a->n_outputs != 1)
         return false;
-    if (is_op(a, "Relu")) {
-        *amin = 0.0f;
-    } else if (is_op(a, "Clip")) {
+    const sy_qdq_pattern *ap = a->domain[0] ? NULL : sy_qdq_find(c->pt, a->op);
+    if (!ap || !(ap->flags & SY_QDQ_ACTIVATION))
+        return false;
+    if (!(ap->flags & SY_QDQ_CLIP_RANGE)) {
+        *amin = 0.0f; /* Relu */
+    } else {
         if (a->opset < 11) {
             const ir_attr *lo = ir_node_attr(a, "min"), *hi = ir_node_attr(a, "max");
             if (lo)
@@ -195,8 +203,6 @@ static bool get_act_q(const qctx *c, int32_t v, float *amin, float *amax, int32_
             if ((lo >= 0 && !const_f32(c, lo, amin)) || (hi >= 0 && !const_f32(c, hi, amax)))
                 return false;
         }
-    } else {
-        return false;
     }
     if (!get_q(c, a->outputs[0], q))
         return false;
@@ -415,7 +421,14 @@ static void push_q(int32_t *ins, uint32_t *k, const q_info *q)
     ins[(*k)++] = q->z;
 }
 
-static bool fold_conv(qctx *c, uint32_t ni)
+/* the attributes the pattern keeps */
+static void al_copy_pattern(attr_list *al, const ir_node *n, const sy_qdq_pattern *p)
+{
+    for (const char *const *a = p->attrs; a && *a; a++)
+        al_copy(al, n, *a);
+}
+
+static bool fold_conv(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
     dq_info x, w;
@@ -434,16 +447,15 @@ static bool fold_conv(qctx *c, uint32_t ni)
     if (in_at(n, 2) >= 0)
         ins[k++] = in_at(n, 2); /* float bias (a DQ of it is folded as a constant) */
     attr_list al = {0};
-    static const char *const keep[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
-    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-        al_copy(&al, n, keep[i]);
+    al_copy_pattern(&al, n, p);
     al_act(&al, amin, amax);
     c->qdt[q.y] = q.dt;
-    return commit(c, ni, QD, "QConv", ins, k, &al, q.y, q.node, act);
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
 }
 
-static bool fold_matmul(qctx *c, uint32_t ni, bool gemm)
+static bool fold_matmul(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
+    const bool gemm = p->fold == SY_QDQ_FOLD_GEMM;
     const ir_node *n = &c->g->nodes[ni];
     dq_info a, b;
     q_info q;
@@ -478,10 +490,10 @@ static bool fold_matmul(qctx *c, uint32_t ni, bool gemm)
         al_int(&al, "transB", 1);
     al_act(&al, amin, amax);
     c->qdt[q.y] = q.dt;
-    return commit(c, ni, QD, "QMatMul", ins, k, &al, q.y, q.node, act);
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
 }
 
-static bool fold_binary(qctx *c, uint32_t ni, const char *qop)
+static bool fold_binary(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
     dq_info a, b;
@@ -502,10 +514,10 @@ static bool fold_binary(qctx *c, uint32_t ni, const char *qop)
     attr_list al = {0};
     al_act(&al, amin, amax);
     c->qdt[q.y] = q.dt;
-    return commit(c, ni, QD, qop, ins, k, &al, q.y, q.node, act);
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
 }
 
-static bool fold_concat(qctx *c, uint32_t ni)
+static bool fold_concat(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
     q_info q;
@@ -521,14 +533,14 @@ static bool fold_concat(qctx *c, uint32_t ni)
         push_dq(ins, &k, &d);
     }
     attr_list al = {0};
-    al_copy(&al, n, "axis");
+    al_copy_pattern(&al, n, p);
     c->qdt[q.y] = q.dt;
-    return commit(c, ni, QD, "QConcat", ins, k, &al, q.y, q.node, -1);
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, -1);
 }
 
 /* single input, single output ops of the switchyard.quant domain:
  * x, x_scale, x_zp, y_scale, y_zp */
-static bool fold_unary_like(qctx *c, uint32_t ni, const char *qop, int kind)
+static bool fold_unary_like(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
     dq_info x;
@@ -543,20 +555,14 @@ static bool fold_unary_like(qctx *c, uint32_t ni, const char *qop, int kind)
     push_dq(ins, &k, &x);
     push_q(ins, &k, &q);
     attr_list al = {0};
-    if (kind == 0) { /* pool */
-        static const char *const keep[] = {"auto_pad", "kernel_shape", "pads",         "strides",
-                                           "dilations", "ceil_mode",   "count_include_pad"};
-        for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-            al_copy(&al, n, keep[i]);
-        if (!strncmp(n->op, "Global", 6))
+    if (p->fold == SY_QDQ_FOLD_POOL) {
+        al_copy_pattern(&al, n, p);
+        if (p->flags & SY_QDQ_GLOBAL)
             al_int(&al, "global", 1);
-    } else if (kind == 1) { /* LUT */
+    } else if (p->fold == SY_QDQ_FOLD_LUT) {
         al_string(&al, "fn", n->op);
-        if (is_op(n, "LeakyRelu") || is_op(n, "HardSigmoid"))
-            al_copy(&al, n, "alpha");
-        if (is_op(n, "HardSigmoid"))
-            al_copy(&al, n, "beta");
-        if (is_op(n, "Clip")) {
+        al_copy_pattern(&al, n, p);
+        if (p->flags & SY_QDQ_CLIP_RANGE) {
             float lo = -INFINITY, hi = INFINITY;
             if (n->opset < 11) {
                 const ir_attr *a = ir_node_attr(n, "min"), *b = ir_node_attr(n, "max");
@@ -581,7 +587,7 @@ static bool fold_unary_like(qctx *c, uint32_t ni, const char *qop, int kind)
             al_int(&al, "legacy", 1);
     }
     c->qdt[q.y] = q.dt;
-    return commit(c, ni, QD, qop, ins, k, &al, q.y, q.node, -1);
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, -1);
 }
 
 /* scale and zero point of two parameter pairs are the same constants */
@@ -633,7 +639,7 @@ static int32_t new_scalar(qctx *c, const char *base, sy_dtype dt, int32_t v)
 
 /* Reshape & co.: the op runs on the codes when its output is quantized with
  * the input's parameters. */
-static bool fold_passthrough(qctx *c, uint32_t ni)
+static bool fold_passthrough(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     ir_node *n = &c->g->nodes[ni];
     dq_info x;
@@ -647,7 +653,7 @@ static bool fold_passthrough(qctx *c, uint32_t ni)
     if (!const_f32(c, x.s, &xs) || !(xs > 0.0f) || !isfinite(xs))
         return false;
     int32_t pad_value = -1;
-    if (is_op(n, "Pad")) {
+    if (p->flags & SY_QDQ_PAD_VALUE) {
         if (n->opset < 11)
             return false;
         const ir_attr *mode = ir_node_attr(n, "mode");
@@ -706,7 +712,7 @@ static bool rnn_out_q(const qctx *c, int32_t v, q_info *q, bool *present)
  * y_s y_z B lens h0 h0_s h0_z). Only what the integer kernel takes is
  * folded (int8/uint8, per-tensor or per-hidden-unit weights, Tanh/Sigmoid/
  * Relu, layout 0); anything else keeps the float RNN. */
-static bool fold_rnn(qctx *c, uint32_t ni)
+static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
     dq_info x, w, r, h0;
@@ -765,7 +771,7 @@ static bool fold_rnn(qctx *c, uint32_t ni)
                                        "hidden_size"};
     for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
         al_copy(&al, n, keep[i]);
-    if (!commit(c, ni, QD, "QRNN", ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
+    if (!commit(c, ni, c->qd, p->qop, ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
         free(outs);
         return false;
     }
@@ -788,36 +794,22 @@ static bool try_fold(qctx *c, uint32_t ni)
     const ir_node *n = &c->g->nodes[ni];
     if (n->domain[0])
         return false;
-    const char *op = n->op;
-    if (!strcmp(op, "Conv"))
-        return fold_conv(c, ni);
-    if (!strcmp(op, "MatMul"))
-        return fold_matmul(c, ni, false);
-    if (!strcmp(op, "Gemm"))
-        return fold_matmul(c, ni, true);
-    if (!strcmp(op, "Add"))
-        return fold_binary(c, ni, "QAdd");
-    if (!strcmp(op, "Sub"))
-        return fold_binary(c, ni, "QSub");
-    if (!strcmp(op, "Mul"))
-        return fold_binary(c, ni, "QMul");
-    if (!strcmp(op, "Concat"))
-        return fold_concat(c, ni);
-    if (!strcmp(op, "RNN"))
-        return fold_rnn(c, ni);
-    if (!strcmp(op, "MaxPool") || !strcmp(op, "GlobalMaxPool"))
-        return fold_unary_like(c, ni, "QMaxPool", 0);
-    if (!strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool"))
-        return fold_unary_like(c, ni, "QAveragePool", 0);
-    if (!strcmp(op, "Relu") || !strcmp(op, "Clip") || !strcmp(op, "Sigmoid") || !strcmp(op, "Tanh") ||
-        !strcmp(op, "LeakyRelu") || !strcmp(op, "HardSigmoid") || !strcmp(op, "HardSwish"))
-        return fold_unary_like(c, ni, "QUnary", 1);
-    if (!strcmp(op, "Softmax"))
-        return fold_unary_like(c, ni, "QSoftmax", 2);
-    if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
-        !strcmp(op, "Transpose") || !strcmp(op, "Slice") || !strcmp(op, "Identity") || !strcmp(op, "Pad"))
-        return fold_passthrough(c, ni);
-    return false;
+    const sy_qdq_pattern *p = sy_qdq_find(c->pt, n->op);
+    if (!p || (p->fold != SY_QDQ_FOLD_PASSTHROUGH && (!p->qop || !sy_env_find_schema(c->env, c->qd, p->qop, 1))))
+        return false;
+    switch (p->fold) {
+    case SY_QDQ_FOLD_CONV: return fold_conv(c, ni, p);
+    case SY_QDQ_FOLD_MATMUL:
+    case SY_QDQ_FOLD_GEMM: return fold_matmul(c, ni, p);
+    case SY_QDQ_FOLD_BINARY: return fold_binary(c, ni, p);
+    case SY_QDQ_FOLD_CONCAT: return fold_concat(c, ni, p);
+    case SY_QDQ_FOLD_RNN: return fold_rnn(c, ni, p);
+    case SY_QDQ_FOLD_POOL:
+    case SY_QDQ_FOLD_LUT:
+    case SY_QDQ_FOLD_SOFTMAX: return fold_unary_like(c, ni, p);
+    case SY_QDQ_FOLD_PASSTHROUGH: return fold_passthrough(c, ni, p);
+    default: return false;
+    }
 }
 
 /* ---- driver --------------------------------------------------------------- */
@@ -831,15 +823,15 @@ static bool has_subgraphs(const ir_graph *g)
     return false;
 }
 
-static bool add_opset(ir_model *m)
+static bool add_opset(ir_model *m, const char *qd)
 {
-    if (ir_model_opset(m, QD) >= 0)
+    if (ir_model_opset(m, qd) >= 0)
         return true;
     ir_opset *grown = realloc(m->opsets, (m->n_opsets + 1) * sizeof *grown);
     if (!grown)
         return false;
     m->opsets = grown;
-    grown[m->n_opsets].domain = sy_strdup(QD);
+    grown[m->n_opsets].domain = sy_strdup(qd);
     grown[m->n_opsets].version = 1;
     if (!grown[m->n_opsets].domain)
         return false;
@@ -855,11 +847,15 @@ uint32_t sy_pass_qdq(const sy_env *env, ir_model *m)
     bool any_dq = false;
     for (uint32_t i = 0; i < g->n_nodes && !any_dq; i++)
         any_dq = is_op(&g->nodes[i], "DequantizeLinear");
-    if (!any_dq || has_subgraphs(g) || !sy_env_find_schema(env, QD, "QConv", 1) ||
-        !sy_env_find_schema(env, QD, "QUnary", 1))
+    /* the table of the plugin that owns the integer kernels */
+    const sy_qdq_patterns *pt = sy_get_extension(env, SY_QDQ_PATTERNS_EXTENSION, SY_QDQ_PATTERNS_VERSION);
+    if (!any_dq || has_subgraphs(g) || !pt || pt->struct_size < sizeof *pt ||
+        pt->pattern_size < sizeof(sy_qdq_pattern) || !pt->domain || !pt->domain[0])
         return 0;
     qctx c = {0};
     c.env = env;
+    c.pt = pt;
+    c.qd = pt->domain;
     c.m = m;
     c.g = g;
     /* no `requant` attribute on the folded nodes: the model is shared by
@@ -871,7 +867,7 @@ uint32_t sy_pass_qdq(const sy_env *env, ir_model *m)
     c.qdt = calloc(c.n_vals_cap, sizeof *c.qdt);
     c.dead = calloc(g->n_nodes + 1, sizeof *c.dead);
     uint32_t folded = 0;
-    if (!c.uses || !c.user || !c.qdt || !c.dead || !add_opset(m))
+    if (!c.uses || !c.user || !c.qdt || !c.dead || !add_opset(m, c.qd))
         goto done;
     for (uint32_t v = 0; v < c.n_vals_cap; v++)
         c.user[v] = -1;

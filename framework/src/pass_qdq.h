@@ -1,12 +1,13 @@
 /*
  * The QDQ pass: folds DequantizeLinear -> op [-> Relu/Clip] -> QuantizeLinear
- * chains of an ONNX QDQ model into the integer kernels of the
- * "switchyard.quant" domain (QConv, QMatMul, QAdd, QSub, QMul, QConcat,
- * QMaxPool, QAveragePool, QUnary, QSoftmax), and retypes pass-through ops
- * (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Identity, Pad) to
- * run on the quantized codes directly. Run at model load, before the op check.
+ * chains of an ONNX QDQ model into integer kernels, and retypes pass-through
+ * ops to run on the quantized codes directly. Run at model load, before the
+ * op check. Which op folds into which kernel, how, and which ops only move
+ * codes is the "qdq_patterns" table (switchyard/ext/sy_qdq_patterns.h) of
+ * the plugin that owns the kernels (ops_quant: Conv -> switchyard.quant
+ * QConv, Relu -> QUnary, Reshape -> pass-through, ...); the core names none.
  *
- * It applies only when a loaded plugin defines the switchyard.quant ops; it
+ * It applies only when a loaded plugin publishes that table; it
  * leaves the model untouched otherwise, for graphs with subgraphs, and for
  * every chain whose parameters are not known constants. Each fold is
  * prepared completely before anything is changed, so an out-of-memory

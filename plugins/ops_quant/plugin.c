@@ -57,7 +57,7 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
         tables[t](&s, &ns, &k, &nk);
         SY_TRY(sy_register_tables(host, p, s, ns, k, nk));
     }
-    return NULL;
+    return q_register_patterns(host, p);
 }
 
 static void quant_fini(void) {}

@@ -20,6 +20,7 @@
 /* after switchyard.h: the recipe types a quant_* plugin publishes, and the
  * public sy_tensor_numel rather than the SDK's inline one */
 #include <switchyard/sy_sdk.h>
+#include <switchyard/ext/sy_qdq_patterns.h>
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -117,6 +118,7 @@ typedef struct vinfo {
 typedef struct qrun {
     wgraph *g;
     const sy_quant_recipe *rc;
+    const sy_qdq_patterns *pt; /* what folds into which kernel (the QDQ rewrite) */
     bool per_channel;
     sy_calib_method method;
     double pct;

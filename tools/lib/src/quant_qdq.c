@@ -16,24 +16,22 @@ typedef struct qparam {
     bool set;
 } qparam;
 
-static const char *const QOPS[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", "Concat", "MaxPool", "AveragePool",
-                                   "GlobalAveragePool", "GlobalMaxPool", "Relu", "Clip", "Sigmoid", "Tanh",
-                                   "LeakyRelu", "HardSigmoid", "HardSwish", "Reshape", "Flatten", "Squeeze",
-                                   "Unsqueeze", "Transpose", "Slice", "Identity", "Pad", NULL};
-/* ops whose output keeps the input's parameters */
-static const char *const SHARE[] = {"MaxPool", "GlobalMaxPool", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                    "Transpose", "Slice", "Identity", "Pad", NULL};
-/* ops after which a Relu/Clip folds into the requantization */
-static const char *const FUSE_ACT[] = {"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", NULL};
+/* Which ops the rewrite quantizes, which share their input's parameters and
+ * which absorb a following Relu/Clip: the "qdq_patterns" table of the plugin
+ * that owns the integer kernels (switchyard/ext/sy_qdq_patterns.h). */
+static const sy_qdq_pattern *pattern(const qrun *q, const wnode *n) { return sy_qdq_find(q->pt, n->op); }
+
+static bool has(const qrun *q, const wnode *n, uint32_t flag)
+{
+    const sy_qdq_pattern *p = pattern(q, n);
+    return p && (p->flags & flag);
+}
 
 /* data inputs (float) of a quantizable op: bit k set = input k is quantized */
-static unsigned qinputs(const wnode *n)
+static unsigned qinputs(const qrun *q, const wnode *n)
 {
-    if (q_op_in(n->op, (const char *const[]){"Conv", "MatMul", "Gemm", "Add", "Sub", "Mul", NULL}))
-        return 3u;
-    if (!strcmp(n->op, "Concat"))
-        return n->nin >= 32 ? 0xffffffffu : (1u << n->nin) - 1u;
-    return 1u;
+    const sy_qdq_pattern *p = pattern(q, n);
+    return p ? p->quantized_inputs : 1u;
 }
 
 static char *scalar_init(qrun *q, const char *base, const char *tag, int dt, const void *v, size_t es)
@@ -200,7 +198,8 @@ static char *quant_bias(qrun *q, const char *name, const float *b, int64_t n, fl
  * kernel does not take (layout 1, other activations) stay float. */
 static bool rnn_quantizable(qrun *q, const wnode *n)
 {
-    if (n->dead || n->domain[0] || strcmp(n->op, "RNN") || n->nin < 3 || n->nout < 1 || q_attr_i(n, "layout", 0))
+    const sy_qdq_pattern *p = pattern(q, n);
+    if (n->dead || n->domain[0] || !p || p->fold != SY_QDQ_FOLD_RNN || n->nin < 3 || n->nout < 1 || q_attr_i(n, "layout", 0))
         return false;
     const Onnx__AttributeProto *a = q_attr(n, "activations");
     for (size_t i = 0; a && i < a->n_strings; i++)
@@ -286,12 +285,14 @@ int q_rewrite_qdq(qrun *q)
     for (size_t i = 0; i < n0; i++) {
         wnode *n = &g->nodes[i];
         long user = -1;
-        if (n->dead || n->domain[0] || !q_op_in(n->op, FUSE_ACT) || n->nout < 1 || q_is_graph_output(g, n->out[0]) ||
+        if (n->dead || n->domain[0] || !has(q, n, SY_QDQ_FUSES_ACTIVATION) || n->nout < 1 || q_is_graph_output(g, n->out[0]) ||
             q_count_uses(g, n->out[0], &user) != 1)
             continue;
         const wnode *u = &g->nodes[user];
-        bool act = !strcmp(u->op, "Relu") || (!strcmp(u->op, "Clip") && (u->nin < 2 || q_is_const_value(q, u->in[1])) &&
-                                               (u->nin < 3 || !u->in[2][0] || q_is_const_value(q, u->in[2])));
+        const sy_qdq_pattern *up = pattern(q, u);
+        bool act = up && (up->flags & SY_QDQ_ACTIVATION) &&
+                   (!(up->flags & SY_QDQ_CLIP_RANGE) || ((u->nin < 2 || q_is_const_value(q, u->in[1])) &&
+                                                         (u->nin < 3 || !u->in[2][0] || q_is_const_value(q, u->in[2]))));
         vinfo *vo = q_vfind(q->vals, q->n_vals, n->out[0]);
         if (act && vo)
             fused[vo - q->vals] = true;
@@ -299,11 +300,11 @@ int q_rewrite_qdq(qrun *q)
     /* which activations get a Q/DQ pair */
     for (size_t i = 0; i < n0; i++) {
         wnode *n = &g->nodes[i];
-        if (n->dead || n->domain[0] || !q_op_in(n->op, QOPS) || n->nout < 1)
+        if (n->dead || n->domain[0] || !has(q, n, SY_QDQ_QUANTIZE) || n->nout < 1)
             continue;
         if (!q_is_float_act(q, n->out[0]))
             continue;
-        unsigned mask = qinputs(n);
+        unsigned mask = qinputs(q, n);
         bool ok = true;
         for (size_t k = 0; k < n->nin && k < 32; k++)
             if ((mask >> k) & 1u) {
@@ -333,7 +334,7 @@ int q_rewrite_qdq(qrun *q)
             goto out;
     for (size_t i = 0; i < n0; i++) {
         wnode *n = &g->nodes[i];
-        if (n->dead || !q_op_in(n->op, SHARE) || n->nout < 1)
+        if (n->dead || !has(q, n, SY_QDQ_SHARES_PARAMS) || n->nout < 1)
             continue;
         vinfo *vi = q_vfind(q->vals, q->n_vals, n->in[0]), *vo = q_vfind(q->vals, q->n_vals, n->out[0]);
         if (vi && vo && qset[vi - q->vals] && qset[vo - q->vals])
@@ -346,15 +347,16 @@ int q_rewrite_qdq(qrun *q)
     sy_dtype adt = q->rc->activations->storage;
     for (size_t i = 0; i < n0; i++) {
         wnode *n = &g->nodes[i];
-        if (n->dead || n->domain[0] || !q_op_in(n->op, QOPS) || n->nout < 1)
+        if (n->dead || n->domain[0] || !has(q, n, SY_QDQ_QUANTIZE) || n->nout < 1)
             continue;
         vinfo *vo = q_vfind(q->vals, q->n_vals, n->out[0]);
         vinfo *v0 = n->nin ? q_vfind(q->vals, q->n_vals, n->in[0]) : NULL;
         bool out_q = vo && (qset[vo - q->vals] || q_is_float_act(q, n->out[0]));
         if (!out_q || !v0)
             continue;
-        bool conv = !strcmp(n->op, "Conv"), mm = !strcmp(n->op, "MatMul"), gemm = !strcmp(n->op, "Gemm");
-        if ((conv || mm || gemm) && n->nin >= 2 && q_is_const_value(q, n->in[1]) && qset[v0 - q->vals]) {
+        const sy_qdq_pattern *p = pattern(q, n);
+        bool conv = p->fold == SY_QDQ_FOLD_CONV, gemm = p->fold == SY_QDQ_FOLD_GEMM;
+        if ((p->flags & SY_QDQ_WEIGHTS) && n->nin >= 2 && q_is_const_value(q, n->in[1]) && qset[v0 - q->vals]) {
             int32_t rank;
             int64_t dims[SY_MAX_RANK];
             const float *w = q_const_data(q, n->in[1], &rank, dims);
@@ -396,11 +398,11 @@ int q_rewrite_qdq(qrun *q)
             continue;
         }
         /* constant operands of elementwise ops / concat: like activations */
-        unsigned mask = qinputs(n);
+        unsigned mask = qinputs(q, n);
         for (size_t k = 0; k < n->nin && k < 32; k++) {
             if (!((mask >> k) & 1u) || !n->in[k][0] || !q_is_const_value(q, n->in[k]))
                 continue;
-            if (!q_op_in(n->op, (const char *const[]){"Add", "Sub", "Mul", "Concat", "MatMul", NULL}))
+            if (!(p->flags & SY_QDQ_CONST_OPERANDS))
                 continue;
             int32_t rank;
             int64_t dims[SY_MAX_RANK];

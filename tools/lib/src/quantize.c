@@ -461,7 +461,17 @@ sy_status *sy_quantize(sy_env *env, const char *model_path, const void *model_da
     if (st)
         goto out;
     bool weight_only = !rc->activations;
+    /* the QDQ rewrite puts pairs where the integer kernels' table says */
+    const sy_qdq_patterns *pt = sy_get_extension(env, SY_QDQ_PATTERNS_EXTENSION, SY_QDQ_PATTERNS_VERSION);
+    if (pt && (pt->struct_size < sizeof *pt || pt->pattern_size < sizeof(sy_qdq_pattern)))
+        pt = NULL;
+    if (!weight_only && !pt) {
+        st = sy_status_create(SY_ERR_NOT_FOUND, "scheme '%s': no loaded plugin publishes the %s table (ops_quant) that "
+                              "says which ops fold into integer kernels", c->o.scheme, SY_QDQ_PATTERNS_EXTENSION);
+        goto out;
+    }
     c->q.rc = rc;
+    c->q.pt = pt;
     c->q.per_channel = c->o.per_channel;
     c->q.method = c->o.method;
     c->q.pct = c->o.pct;
