@@ -4,8 +4,8 @@
  *
  *   ConvGrad(dY, X, W) -> dX, dW [, dB]
  *       the gradients of Y = Conv(X, W, B) for the attributes strides,
- *       pads, dilations and group of the forward node (explicit pads: the
- *       graph builder resolves auto_pad). Any output may be omitted.
+ *       pads or auto_pad, dilations and group of the forward node (its
+ *       attributes are copied as they are). Any output may be omitted.
  *   MaxPoolGrad(dY, X) -> dX
  *       each output's gradient goes to the input element its window
  *       selected (the first maximum in window order, as ONNX Runtime's
@@ -41,28 +41,48 @@ static sy_status *attr_pair(sy_node *n, const char *name, int64_t def, int64_t *
     return NULL;
 }
 
-static sy_status *read_geom(sy_node *n, const sy_tensor *x, geom2d *g, bool pool)
+/* Reads the forward node's geometry. `w` (Conv) gives the kernel size;
+ * MaxPool reads kernel_shape. auto_pad SAME_UPPER / SAME_LOWER / VALID is
+ * resolved into explicit pads from X's size, as the forward op does:
+ * out = ceil(in / stride), total pad = max(0, (out-1)*stride + (k-1)*dil + 1 - in),
+ * the odd pixel at the end (SAME_UPPER) or the start (SAME_LOWER). */
+static sy_status *read_geom(sy_node *n, const sy_tensor *x, const sy_tensor *w, geom2d *g, bool pool)
 {
     if (x->dtype != SY_DT_FLOAT32 || x->rank != 4)
         return ERR(SY_ERR_SHAPE, "%s: X must be a 4-D float32 NCHW tensor, got rank %d %s", H->node_op(n), x->rank,
                    sy_dt_name(x->dtype));
-    char ap[16];
-    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
-    if (strcmp(ap, "NOTSET"))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: auto_pad must be NOTSET (explicit pads), got %s", H->node_op(n), ap);
     if (pool)
         SY_TRY(attr_pair(n, "kernel_shape", -1, g->k, 2));
+    else if (w && w->rank == 4)
+        g->k[0] = w->dims[2], g->k[1] = w->dims[3];
     SY_TRY(attr_pair(n, "strides", 1, g->s, 2));
     SY_TRY(attr_pair(n, "dilations", 1, g->d, 2));
     SY_TRY(attr_pair(n, "pads", 0, g->p, 4));
     g->group = pool ? 1 : sy_attr_int_or(H, n, "group", 1);
     for (int i = 0; i < 2; i++)
-        if (g->s[i] < 1 || g->d[i] < 1 || (pool && g->k[i] < 1))
+        if (g->s[i] < 1 || g->d[i] < 1 || g->k[i] < 1)
             return ERR(SY_ERR_INVALID_ARGUMENT, "%s: kernel_shape, strides and dilations must be >= 1",
                        H->node_op(n));
     for (int i = 0; i < 4; i++)
         if (g->p[i] < 0)
             return ERR(SY_ERR_INVALID_ARGUMENT, "%s: pads must be >= 0", H->node_op(n));
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    if (!strcmp(ap, "VALID")) {
+        memset(g->p, 0, sizeof g->p);
+    } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        for (int i = 0; i < 2; i++) {
+            int64_t in = x->dims[2 + i], out = (in + g->s[i] - 1) / g->s[i];
+            int64_t total = (out - 1) * g->s[i] + (g->k[i] - 1) * g->d[i] + 1 - in;
+            total = total > 0 ? total : 0;
+            int64_t small = total / 2, big = total - small;
+            g->p[i] = ap[5] == 'U' ? small : big;
+            g->p[i + 2] = ap[5] == 'U' ? big : small;
+        }
+    } else if (strcmp(ap, "NOTSET")) {
+        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got %s",
+                   H->node_op(n), ap);
+    }
     return NULL;
 }
 
@@ -90,7 +110,7 @@ static sy_status *infer_conv_grad(sy_node *n)
     SY_TRY(sy_need_input(H, n, 1, &x));
     SY_TRY(sy_need_input(H, n, 2, &w));
     geom2d g;
-    SY_TRY(read_geom(n, x, &g, false));
+    SY_TRY(read_geom(n, x, w, &g, false));
     if (w->dtype != SY_DT_FLOAT32 || w->rank != 4)
         return ERR(SY_ERR_SHAPE, "ConvGrad: W must be a 4-D float32 tensor [M, C/group, kH, kW]");
     if (g.group < 1 || x->dims[1] % g.group || w->dims[0] % g.group || w->dims[1] * g.group != x->dims[1])
@@ -116,7 +136,7 @@ static sy_status *prepare_conv_grad(sy_node *n, void **state)
     conv_grad_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    sy_status *st = read_geom(n, H->node_input(n, 1), &s->g, false);
+    sy_status *st = read_geom(n, H->node_input(n, 1), H->node_input(n, 2), &s->g, false);
     if (st) {
         free(s);
         return st;
@@ -185,7 +205,7 @@ static sy_status *infer_maxpool_grad(sy_node *n)
     SY_TRY(sy_need_input(H, n, 0, &dy));
     SY_TRY(sy_need_input(H, n, 1, &x));
     geom2d g;
-    SY_TRY(read_geom(n, x, &g, true));
+    SY_TRY(read_geom(n, x, NULL, &g, true));
     if (sy_attr_int_or(H, n, "ceil_mode", 0))
         return ERR(SY_ERR_UNSUPPORTED, "MaxPoolGrad: ceil_mode 1 is not supported (floor output sizes only)");
     int64_t oh = out_size(x->dims[2], g.k[0], g.s[0], g.d[0], g.p[0], g.p[2]);
@@ -199,7 +219,7 @@ static sy_status *prepare_maxpool_grad(sy_node *n, void **state)
     conv_grad_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    sy_status *st = read_geom(n, H->node_input(n, 1), &s->g, true);
+    sy_status *st = read_geom(n, H->node_input(n, 1), NULL, &s->g, true);
     if (st) {
         free(s);
         return st;

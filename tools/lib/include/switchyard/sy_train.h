@@ -1,0 +1,114 @@
+/*
+ * Switchyard training (libswitchyard_tools): on-device training in the shape
+ * of ONNX Runtime's: an offline step turns a forward ONNX model into
+ * artifacts — ONNX files any tool can open — and a small runtime API runs
+ * training steps on them through the ordinary host API (docs/training.md).
+ *
+ *   sy_train_build          forward model + loss + trainable set ->
+ *                           training.onnx (loss and gradients), eval.onnx
+ *                           (loss and outputs), optimizer.onnx (one
+ *                           ai.onnx.preview.training Adam or Momentum node
+ *                           over every trainable tensor) and
+ *                           checkpoint.onnx (the trainable tensors and the
+ *                           optimizer state as initializers)
+ *   sy_train_session_*      load the artifacts, step on a batch (returns the
+ *                           loss), evaluate, save/load a checkpoint, export
+ *                           the trained inference model
+ *
+ * The training graph's backward operators are the switchyard.train domain
+ * of the `train` plugin (and forward operators); the optimizers are ONNX's.
+ * Conventions are those of sy_tools.h (status returns, struct_size, files
+ * written through a temporary file and a rename).
+ */
+#ifndef SWITCHYARD_SY_TRAIN_H
+#define SWITCHYARD_SY_TRAIN_H
+
+#include "switchyard.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sy_train_loss {
+    SY_TRAIN_LOSS_CROSS_ENTROPY = 0, /* softmax cross-entropy of the logits against int64 class labels */
+    SY_TRAIN_LOSS_MSE = 1            /* mean squared error against a float target of the output's shape */
+} sy_train_loss;
+
+typedef enum sy_train_trainable {
+    SY_TRAIN_ALL = 0,      /* every float initializer that is a weight or bias operand */
+    SY_TRAIN_LAST_K = 1,   /* those of the last `last_k` layers (nodes with weights) */
+    SY_TRAIN_BIASES = 2    /* biases only (the sparse update of Lin et al. 2022) */
+} sy_train_trainable;
+
+typedef enum sy_train_optimizer {
+    SY_TRAIN_SGD = 0,      /* Momentum node, standard mode; momentum 0 gives plain SGD */
+    SY_TRAIN_ADAM = 1
+} sy_train_optimizer;
+
+typedef struct sy_train_build_options {
+    size_t struct_size;  /* sizeof(sy_train_build_options) */
+    int loss;            /* sy_train_loss */
+    /* the model output the loss reads; NULL: output 0. For cross-entropy a
+     * final Softmax is looked through: its input is the logits */
+    const char *output;
+    int trainable;       /* sy_train_trainable */
+    int last_k;          /* SY_TRAIN_LAST_K: layers counted from the output */
+    int optimizer;       /* sy_train_optimizer */
+    float momentum;      /* SGD: 0 .. < 1 */
+    float beta1, beta2, epsilon; /* Adam: 0 means 0.9, 0.999, 1e-8 */
+    float weight_decay;  /* L2 coefficient (the optimizers' norm_coefficient) */
+} sy_train_build_options;
+
+typedef struct sy_train_build_report {
+    size_t struct_size;     /* sizeof(sy_train_build_report) */
+    size_t n_trainable;     /* tensors trained */
+    int64_t trainable_elements;
+    size_t forward_nodes, backward_nodes;
+} sy_train_build_report;
+
+/* Build the training artifacts of a float ONNX model into out_dir (created
+ * if needed): training.onnx, eval.onnx, optimizer.onnx, checkpoint.onnx.
+ * The data inputs keep their names with a symbolic batch dimension; the
+ * labels (or target) input is "labels". A node on the gradient path that has
+ * no backward rule is refused naming it. */
+SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build_options *opts, const char *out_dir,
+                                    sy_train_build_report *report);
+
+/* ---- the training runtime ---------------------------------------------- */
+
+typedef struct sy_train_session sy_train_session;
+
+/* Load the artifacts of sy_train_build from dir in env (its plugins must
+ * include `train` and the forward families). */
+SY_EXPORT sy_status *sy_train_session_create(sy_env *env, const char *dir, sy_train_session **out);
+SY_EXPORT void sy_train_session_release(sy_train_session *s);
+
+/* One optimizer step on a batch: `inputs` are the data inputs in the
+ * training model's order followed by the labels (batch size from the first
+ * dimension); writes the batch's mean loss. `lr` is this step's rate. */
+SY_EXPORT sy_status *sy_train_session_step(sy_train_session *s, const sy_tensor *const *inputs, size_t n_inputs,
+                                           float lr, float *loss);
+
+/* The eval model on a batch (no update): the loss and output 0 (the
+ * logits or prediction, borrowed until the next call). */
+SY_EXPORT sy_status *sy_train_session_eval(sy_train_session *s, const sy_tensor *const *inputs, size_t n_inputs,
+                                           float *loss, const sy_tensor **output);
+
+/* Steps taken (the optimizers' T). */
+SY_EXPORT int64_t sy_train_session_steps(const sy_train_session *s);
+
+/* Checkpoint: the trainable tensors, the optimizer state and the step
+ * count, as an ONNX file of initializers. Loading refuses a checkpoint whose
+ * tensors are not this model's (names, dtypes, shapes). */
+SY_EXPORT sy_status *sy_train_session_save(sy_train_session *s, const char *path);
+SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path);
+
+/* The forward model with the trained tensors, as ONNX (the model the
+ * artifacts were built from, its initializers replaced). */
+SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,310 @@
+/* The backward rules of the training builder: for a forward node whose
+ * outputs' gradients are known, the nodes that compute the gradients of its
+ * inputs that need one (reverse-mode, one rule per operator). Gradients of a
+ * value read by several nodes are added with Sum.
+ *
+ * Shapes are not known here (the artifacts keep a symbolic batch), so a
+ * rule that must undo broadcasting or restore a shape takes it from a Shape
+ * node of the forward value; the train plugin's ReduceToShape sums over the
+ * broadcast dimensions. Every rule uses operators that exist since opset 7,
+ * so the forward graph keeps its own opset. */
+#include "train_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+long tr_value_index(const tr_autodiff *ad, const char *name)
+{
+    if (!name || !*name)
+        return -1;
+    for (size_t i = 0; i < ad->n_values; i++)
+        if (!strcmp(ad->names[i], name))
+            return (long)i;
+    return -1;
+}
+
+static bool needs(const tr_autodiff *ad, const Onnx__NodeProto *n, size_t i)
+{
+    if (i >= n->n_input)
+        return false;
+    long v = tr_value_index(ad, n->input[i]);
+    return v >= 0 && ad->needs[v];
+}
+
+/* one node of the backward pass; its single output is a fresh value */
+static const char *emit1(tr_autodiff *ad, const char *op, const char *domain, const char *const *in, size_t nin,
+                         const char *tag)
+{
+    char *out = tr_uniq(ad->g, in[0], tag);
+    if (!out)
+        return NULL;
+    const char *outs[1] = {out};
+    if (!tr_add_node(ad->g, op, domain, in, nin, outs, 1))
+        return NULL;
+    ad->backward_nodes++;
+    return out;
+}
+
+static const char *shape_of(tr_autodiff *ad, const char *v)
+{
+    return emit1(ad, "Shape", "", (const char *[]){v}, 1, "shape");
+}
+
+/* sum `g` over the dims broadcasting stretched from operand `x` */
+static const char *unbroadcast(tr_autodiff *ad, const char *g, const char *x)
+{
+    const char *s = shape_of(ad, x);
+    return s ? emit1(ad, "ReduceToShape", TR_DOMAIN, (const char *[]){g, s}, 2, "rts") : NULL;
+}
+
+static const char *transpose2d(tr_autodiff *ad, const char *v)
+{
+    const char *out = emit1(ad, "Transpose", "", (const char *[]){v}, 1, "T");
+    /* an explicit [1, 0]: a rank other than 2 is refused when planned, not
+     * silently reversed */
+    return out && tr_node_attr(ad->g, &ad->g->nodes[ad->g->n_nodes - 1],
+                               tl_attr_ints(ad->g->pl, "perm", (const int64_t[]){1, 0}, 2))
+               ? out
+               : NULL;
+}
+
+static const char *scaled(tr_autodiff *ad, const char *v, float k)
+{
+    if (k == 1.0f)
+        return v;
+    char *c = tr_uniq(ad->g, v, "k");
+    if (!c || !tr_add_init(ad->g, tl_tensor(ad->g->pl, c, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, NULL, 0, &k, 4)))
+        return NULL;
+    return emit1(ad, "Mul", "", (const char *[]){v, c}, 2, "scaled");
+}
+
+/* adds gradient g to value v's */
+static int accumulate(tr_autodiff *ad, const char *v, const char *g)
+{
+    if (!g)
+        return -1;
+    long i = tr_value_index(ad, v);
+    if (i < 0)
+        return 0;
+    if (!ad->grad[i]) {
+        ad->grad[i] = (char *)g;
+        return 0;
+    }
+    const char *sum = emit1(ad, "Sum", "", (const char *[]){ad->grad[i], g}, 2, "acc");
+    if (!sum)
+        return -1;
+    ad->grad[i] = (char *)sum;
+    return 0;
+}
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (!strcmp(n->attribute[i]->name, name))
+            return n->attribute[i];
+    return NULL;
+}
+static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    return a && a->has_i ? a->i : def;
+}
+static float attr_f(const Onnx__NodeProto *n, const char *name, float def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    return a && a->has_f ? a->f : def;
+}
+
+static int refuse(tr_autodiff *ad, const Onnx__NodeProto *n, const char *why)
+{
+    snprintf(ad->err, sizeof ad->err, "node '%s' (%s): %s", n->name && *n->name ? n->name : "(unnamed)", n->op_type,
+             why);
+    return 1;
+}
+
+/* A node of the train domain with the forward node's attributes. */
+static tr_node *grad_node(tr_autodiff *ad, const Onnx__NodeProto *n, const char *op, const char *const *in, size_t nin,
+                          const char *const *out, size_t nout)
+{
+    tr_node *g = tr_add_node(ad->g, op, TR_DOMAIN, in, nin, out, nout);
+    if (!g)
+        return NULL;
+    ad->backward_nodes++;
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (!tr_node_copy_attr(ad->g, g, n->attribute[i]))
+            return NULL;
+    return g;
+}
+
+static int conv_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    bool nx = needs(ad, n, 0), nw = needs(ad, n, 1), nb = needs(ad, n, 2);
+    char *dx = nx ? tr_uniq(ad->g, n->input[0], "d") : NULL, *dw = nw ? tr_uniq(ad->g, n->input[1], "d") : NULL;
+    char *db = nb ? tr_uniq(ad->g, n->input[2], "d") : NULL;
+    const char *outs[3] = {dx ? dx : "", dw ? dw : "", db ? db : ""};
+    size_t nout = nb ? 3 : 2;
+    if (!grad_node(ad, n, "ConvGrad", (const char *[]){gy, n->input[0], n->input[1]}, 3, outs, nout))
+        return -1;
+    if ((nx && accumulate(ad, n->input[0], dx)) || (nw && accumulate(ad, n->input[1], dw)) ||
+        (nb && accumulate(ad, n->input[2], db)))
+        return -1;
+    return 0;
+}
+
+static int gemm_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    const float alpha = attr_f(n, "alpha", 1.0f), beta = attr_f(n, "beta", 1.0f);
+    const bool ta = attr_i(n, "transA", 0) != 0, tb = attr_i(n, "transB", 0) != 0;
+    if (ad->opset < 7 && n->n_input > 2)
+        return refuse(ad, n, "Gemm before opset 7 (legacy broadcast of C) has no backward rule");
+    const char *a = n->input[0], *b = n->input[1];
+    /* Y = alpha A' B' + beta C with A' = transA ? A^T : A, B' likewise:
+     *   dA' = alpha dY B'^T, dB' = alpha A'^T dY; a transposed operand's
+     *   gradient is the transpose of its primed one. */
+    if (needs(ad, n, 0)) {
+        const char *bt = tb ? b : transpose2d(ad, b);
+        const char *ga = NULL;
+        if (!ta && bt) /* dA = dY . B'^T */
+            ga = emit1(ad, "MatMul", "", (const char *[]){gy, bt}, 2, "dA");
+        else if (bt) { /* dA = (dY . B'^T)^T = B' . dY^T */
+            const char *bp = tb ? transpose2d(ad, b) : b, *gyt = transpose2d(ad, gy);
+            ga = bp && gyt ? emit1(ad, "MatMul", "", (const char *[]){bp, gyt}, 2, "dA") : NULL;
+        }
+        if (accumulate(ad, a, ga ? scaled(ad, ga, alpha) : NULL))
+            return -1;
+    }
+    if (needs(ad, n, 1)) {
+        const char *gb = NULL;
+        if (!tb) { /* dB = A'^T . dY */
+            const char *apt = ta ? a : transpose2d(ad, a);
+            gb = apt ? emit1(ad, "MatMul", "", (const char *[]){apt, gy}, 2, "dB") : NULL;
+        } else { /* dB = (A'^T . dY)^T = dY^T . A' */
+            const char *gyt = transpose2d(ad, gy), *ap = ta ? transpose2d(ad, a) : a;
+            gb = gyt && ap ? emit1(ad, "MatMul", "", (const char *[]){gyt, ap}, 2, "dB") : NULL;
+        }
+        if (accumulate(ad, b, gb ? scaled(ad, gb, alpha) : NULL))
+            return -1;
+    }
+    if (needs(ad, n, 2)) {
+        const char *gc = unbroadcast(ad, gy, n->input[2]);
+        if (accumulate(ad, n->input[2], gc ? scaled(ad, gc, beta) : NULL))
+            return -1;
+    }
+    return 0;
+}
+
+static int binary_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    const char *op = n->op_type, *a = n->input[0], *b = n->input[1];
+    if (ad->opset < 7)
+        return refuse(ad, n, "element-wise ops before opset 7 (legacy broadcast) have no backward rule");
+    if (needs(ad, n, 0)) {
+        const char *g = gy;
+        if (!strcmp(op, "Mul"))
+            g = emit1(ad, "Mul", "", (const char *[]){gy, b}, 2, "dA");
+        else if (!strcmp(op, "Div"))
+            g = emit1(ad, "Div", "", (const char *[]){gy, b}, 2, "dA");
+        if (accumulate(ad, a, g ? unbroadcast(ad, g, a) : NULL))
+            return -1;
+    }
+    if (needs(ad, n, 1)) {
+        const char *g = NULL;
+        if (!strcmp(op, "Add"))
+            g = unbroadcast(ad, gy, b);
+        else if (!strcmp(op, "Sub")) {
+            const char *r = unbroadcast(ad, gy, b);
+            g = r ? emit1(ad, "Neg", "", (const char *[]){r}, 1, "neg") : NULL;
+        } else if (!strcmp(op, "Mul")) {
+            const char *m = emit1(ad, "Mul", "", (const char *[]){gy, a}, 2, "dB");
+            g = m ? unbroadcast(ad, m, b) : NULL;
+        } else { /* Div: dB = -dY * Y / B */
+            const char *m = emit1(ad, "Mul", "", (const char *[]){gy, n->output[0]}, 2, "dY_Y");
+            const char *d = m ? emit1(ad, "Div", "", (const char *[]){m, b}, 2, "dB") : NULL;
+            const char *ng = d ? emit1(ad, "Neg", "", (const char *[]){d}, 1, "neg") : NULL;
+            g = ng ? unbroadcast(ad, ng, b) : NULL;
+        }
+        if (accumulate(ad, b, g))
+            return -1;
+    }
+    return 0;
+}
+
+int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
+{
+    long yo = n->n_output ? tr_value_index(ad, n->output[0]) : -1;
+    const char *gy = yo >= 0 ? ad->grad[yo] : NULL;
+    bool any = false;
+    for (size_t i = 0; i < n->n_input; i++)
+        any |= needs(ad, n, i);
+    if (!gy || !any)
+        return 0; /* nothing flows back through this node */
+    const char *op = n->op_type;
+    if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+        return refuse(ad, n, "operators outside the default domain have no backward rule");
+    if (!strcmp(op, "Relu") || !strcmp(op, "Abs"))
+        return accumulate(ad, n->input[0],
+                          emit1(ad, !strcmp(op, "Relu") ? "ReluGrad" : "AbsGrad", TR_DOMAIN,
+                                (const char *[]){gy, n->input[0]}, 2, "d"));
+    if (!strcmp(op, "Identity") || !strcmp(op, "Dropout"))
+        return accumulate(ad, n->input[0], gy);
+    if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) {
+        const char *s = shape_of(ad, n->input[0]);
+        return accumulate(ad, n->input[0], s ? emit1(ad, "Reshape", "", (const char *[]){gy, s}, 2, "d") : NULL);
+    }
+    if (!strcmp(op, "Transpose")) {
+        const Onnx__AttributeProto *p = attr(n, "perm");
+        const char *gx = emit1(ad, "Transpose", "", (const char *[]){gy}, 1, "d");
+        if (gx && p && p->n_ints) { /* the inverse permutation; without perm the reversal is its own inverse */
+            int64_t inv[16];
+            if (p->n_ints > 16)
+                return refuse(ad, n, "perm longer than 16");
+            for (size_t i = 0; i < p->n_ints; i++) {
+                if (p->ints[i] < 0 || (size_t)p->ints[i] >= p->n_ints)
+                    return refuse(ad, n, "perm is not a permutation");
+                inv[p->ints[i]] = (int64_t)i;
+            }
+            if (!tr_node_attr(ad->g, &ad->g->nodes[ad->g->n_nodes - 1],
+                              tl_attr_ints(ad->g->pl, "perm", inv, p->n_ints)))
+                return -1;
+        }
+        return accumulate(ad, n->input[0], gx);
+    }
+    if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
+        return binary_rule(ad, n, gy);
+    if (!strcmp(op, "Sum")) {
+        for (size_t i = 0; i < n->n_input; i++)
+            if (needs(ad, n, i) && accumulate(ad, n->input[i], unbroadcast(ad, gy, n->input[i])))
+                return -1;
+        return 0;
+    }
+    if (!strcmp(op, "MatMul")) {
+        /* 2-D operands (Transpose [1, 0] refuses other ranks when planned) */
+        if (needs(ad, n, 0)) {
+            const char *bt = transpose2d(ad, n->input[1]);
+            if (accumulate(ad, n->input[0], bt ? emit1(ad, "MatMul", "", (const char *[]){gy, bt}, 2, "dA") : NULL))
+                return -1;
+        }
+        if (needs(ad, n, 1)) {
+            const char *at = transpose2d(ad, n->input[0]);
+            if (accumulate(ad, n->input[1], at ? emit1(ad, "MatMul", "", (const char *[]){at, gy}, 2, "dB") : NULL))
+                return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(op, "Gemm"))
+        return gemm_rule(ad, n, gy);
+    if (!strcmp(op, "Conv")) {
+        if (n->n_input < 2)
+            return refuse(ad, n, "Conv needs X and W");
+        return conv_rule(ad, n, gy);
+    }
+    if (!strcmp(op, "MaxPool")) {
+        if (n->n_output > 1 && n->output[1][0] && tr_value_index(ad, n->output[1]) >= 0 &&
+            ad->grad[tr_value_index(ad, n->output[1])])
+            return refuse(ad, n, "the Indices output carries no gradient");
+        tr_node *g = grad_node(ad, n, "MaxPoolGrad", (const char *[]){gy, n->input[0]}, 2,
+                               (const char *[]){tr_uniq(ad->g, n->input[0], "d")}, 1);
+        return g ? accumulate(ad, n->input[0], g->out[0]) : -1;
+    }
+    return refuse(ad, n, "no backward rule for this operator (docs/training.md lists the operators that train)");
+}
