@@ -17,5 +17,7 @@ function(sy_add_plugin name)
   target_link_libraries(${name} PRIVATE m)
   if(NOT P_NO_INSTALL)
     install(TARGETS ${name} LIBRARY DESTINATION ${SY_INSTALL_PLUGIN_DIR})
+    # every installed plugin, for tests that load a whole deployment
+    set_property(GLOBAL APPEND PROPERTY SY_INSTALLED_PLUGINS ${name})
   endif()
 endfunction()

@@ -117,6 +117,7 @@ static sy_status *setup_providers(sy_env *env)
             memcpy(&r->domain, r->def.domain, sizeof r->domain);
         r->created = true;
         r->domain_id = i;
+        r->index = i;
         if (!env->fallback && (r->def.flags & SY_PROVIDER_FALLBACK))
             env->fallback = r;
     }

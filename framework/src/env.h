@@ -81,6 +81,7 @@ typedef struct sy_provider_rec {
     bool created;
     sy_memory_domain_def domain;
     uint32_t domain_id; /* index in the env's domain table */
+    uint32_t index;     /* in env->providers (a session's provider states) */
 } sy_provider_rec;
 
 typedef struct sy_scheme_rec {

@@ -126,6 +126,16 @@ static void *h_node_provider_state(const sy_node *n)
 
 static void *h_node_plugin_state(const sy_node *n) { return n->caller ? n->caller->state : NULL; }
 
+static void *h_node_provider_session(const sy_node *n)
+{
+    if (!n->s)
+        return NULL;
+    const sy_provider_rec *pr = n->asking;
+    if (!pr && n->index < n->s->n_nodes && &n->s->nodes[n->index].view == n)
+        pr = n->s->nodes[n->index].provider;
+    return sy_provider_session_of(n->s, pr);
+}
+
 static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
 {
     if (kind == SY_MEM_PERSISTENT)
@@ -305,6 +315,7 @@ const sy_host_api sy_host_api_table = {
     .node_pin_output = h_node_pin_output,
     .plugin_set_state = sy_reg_state,
     .node_plugin_state = h_node_plugin_state,
+    .node_provider_session = h_node_provider_session,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

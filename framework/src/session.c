@@ -460,6 +460,8 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     if (!st && s->threads > 1)
         st = sy_pool_create(s->threads, &s->pool);
     if (!st)
+        st = sy_provider_sessions_begin(s);
+    if (!st)
         st = sy_session_plan(s);
     if (st) {
         sy_session_release(s);
@@ -475,6 +477,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
         return;
     if (s->nodes)
         sy_session_unplan(s);
+    sy_provider_sessions_end(s); /* after the kernels and partitions it placed */
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i].view.in);
         free(s->nodes[i].view.out);

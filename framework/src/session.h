@@ -199,6 +199,8 @@ struct sy_session {
     /* plugins this session holds a reference on */
     sy_loaded_plugin **held;
     uint32_t n_held;
+    /* per provider (env->providers order): what its session_begin made */
+    struct sy_provider_session *prov;
 };
 
 /* Record whose callback is about to run on n (the handle plugins get may be
@@ -207,6 +209,15 @@ static inline void sy_node_calling(const struct sy_node *n, const sy_loaded_plug
 {
     ((struct sy_node *)n)->caller = owner;
 }
+
+/* provider_session.c: the providers' per-session states (ABI 1.2) */
+typedef struct sy_provider_session {
+    void *state;
+    bool begun;
+} sy_provider_session;
+sy_status *sy_provider_sessions_begin(struct sy_session *s);
+void sy_provider_sessions_end(struct sy_session *s);
+void *sy_provider_session_of(const struct sy_session *s, const sy_provider_rec *pr);
 
 /* infer.c / placement / plan / exec helpers */
 sy_status *sy_session_plan(struct sy_session *s);

@@ -43,11 +43,16 @@ typedef struct aic_state {
     bool fp16, mxfp6, e2m3, multicast;
     double clock_hz;
     char compat[256];
-    emu_recs recs; /* per-node verdicts, for the report */
+    emu_board board; /* this provider's sessions' records, for the report */
     uint64_t weight_bytes;
 } aic_state;
 
+/* The latest created state, for the report extension: version 1 of it has
+ * no handle, so this one pointer is process-wide by that contract; read and
+ * written under live_lock (several environments may be created, placed and
+ * released from different threads). */
 static aic_state *live_;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static sy_memory_domain_def aic_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -175,7 +180,10 @@ static sy_status *aic_create(const sy_options *o, void **state)
              s->sku->name, s->cores, s->instances, s->fp16, s->mxfp6, s->mxfp6 ? (s->e2m3 ? "/e2m3" : "/e3m2") : "",
              s->mos, s->clock_hz / 1e9);
     H_->log(SY_LOG_INFO, "aic", "EMULATOR of Cloud AI 100: %s", s->compat);
+    emu_board_init(&s->board);
+    pthread_mutex_lock(&live_lock);
     live_ = s;
+    pthread_mutex_unlock(&live_lock);
     *state = s;
     return NULL;
 }
@@ -183,9 +191,11 @@ static sy_status *aic_create(const sy_options *o, void **state)
 static void aic_destroy(void *state)
 {
     aic_state *s = state;
+    pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
-    emu_recs_free(&s->recs);
+    pthread_mutex_unlock(&live_lock);
+    emu_board_free(&s->board);
     free(s);
 }
 
@@ -228,7 +238,8 @@ static bool is_int_view(const sy_node *n, const char *op)
 static void aic_check(void *state, const sy_node *n, sy_claim *c)
 {
     aic_state *s = state;
-    emu_recs_new_pass(&s->recs, n);
+    emu_recs *rs = emu_session_recs(n); /* this session's records */
+    emu_board_new_pass(&s->board, rs, n);
     if (emu_is_qio(n)) /* the kernel's own decline names the rule */
         return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
@@ -275,7 +286,7 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     uint64_t ws = aic_ws(s, n, &w);
     const char *unit = "";
     int64_t cyc = aic_cycles(s, n, &w, &unit);
-    emu_record(&s->recs, n, aic_verdict(s, ws), ws, cyc, unit);
+    emu_board_record(&s->board, rs, n, aic_verdict(s, ws), ws, cyc, unit);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -295,23 +306,35 @@ static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 
 static size_t aic_report(char *buf, size_t len)
 {
+    pthread_mutex_lock(&live_lock);
     aic_state *s = live_;
     size_t k = 0;
     if (!s) {
+        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "aic: no provider state\n");
         return k;
     }
     emu_out(buf, len, &k, "aic EMULATOR %s\n", s->compat);
-    double total = emu_out_recs(buf, len, &k, &s->recs, "on-chip");
+    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->board), "on-chip");
+    emu_board_unlock(&s->board);
     emu_out(buf, len, &k,
             "  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
             s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
     emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.3f us at %.2f GHz (batch 1, set-size 1)\n",
             total, total / s->clock_hz * 1e6, s->clock_hz / 1e9);
+    pthread_mutex_unlock(&live_lock);
     return k;
 }
 
-static const char *aic_compat_ext(void) { return live_ ? live_->compat : ""; }
+static const char *aic_compat_ext(void)
+{
+    pthread_mutex_lock(&live_lock);
+    const char *c = live_ ? live_->compat : "";
+    pthread_mutex_unlock(&live_lock);
+    return c;
+}
+static sy_status *aic_session_begin(void *state, void **ss) { return emu_board_begin(&((aic_state *)state)->board, ss); }
+static void aic_session_end(void *state, void *ss) { emu_board_end(&((aic_state *)state)->board, ss); }
 static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
 static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext};
 
@@ -341,6 +364,8 @@ static const sy_provider_def provider = {
     .release_compiled = emu_release_compiled,
     .serialize = emu_serialize,
     .deserialize = emu_deserialize,
+    .session_begin = aic_session_begin,
+    .session_end = aic_session_end,
 };
 
 static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

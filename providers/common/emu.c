@@ -13,14 +13,23 @@ const emu_target *emu_T;
 sy_status *emu_plugin_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
                            const char *qio_rule, const void *report_ext, const sy_provider_def *provider)
 {
-    *rt = *tmpl;
-    rt->H = host;
-    emu_T = rt;
-    /* every op is registered, so that check_node sees each node and declines
-     * the ones the target refuses naming the rule, not "no kernel" */
+    /* The target and the kernel table are the same in every environment
+     * (process-wide): filled by the first init only, so that a later
+     * environment's init never writes what a running session reads. Inits
+     * run one at a time (the host's registration lock). */
+    static bool bound;
     static sy_kernel_def ks[48];
-    uint32_t nk = emu_kernels(tmpl->provider, ks, 48);
-    nk += emu_qkernels(tmpl->provider, qio_rule, ks + nk, 48 - nk);
+    static uint32_t nk;
+    if (!bound) {
+        *rt = *tmpl;
+        rt->H = host;
+        emu_T = rt;
+        /* every op is registered, so that check_node sees each node and
+         * declines the ones the target refuses naming the rule, not "no kernel" */
+        nk = emu_kernels(tmpl->provider, ks, 48);
+        nk += emu_qkernels(tmpl->provider, qio_rule, ks + nk, 48 - nk);
+        bound = true;
+    }
     SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
     char ext[64];
     snprintf(ext, sizeof ext, "qnn_emu.%s", tmpl->provider);
@@ -1309,11 +1318,96 @@ bool emu_recs_new_pass(emu_recs *rs, const sy_node *n)
     int64_t pos = (int64_t)H->node_position(n);
     /* a zeroed emu_recs has last_pos 0: treat "no record yet" as before any node */
     bool again = (rs->n > 0 || rs->last_pos > 0) && pos <= rs->last_pos;
-    if (again)
+    if (again) {
         rs->n = 0;
+        rs->sum = 0;
+    }
     rs->last_pos = pos;
     return again;
 }
+
+void emu_board_init(emu_board *b)
+{
+    memset(b, 0, sizeof *b);
+    pthread_mutex_init(&b->lock, NULL);
+}
+
+void emu_board_free(emu_board *b)
+{
+    emu_recs_free(&b->kept);
+    pthread_mutex_destroy(&b->lock);
+}
+
+sy_status *emu_board_begin(emu_board *b, void **session_state)
+{
+    emu_recs *rs = calloc(1, sizeof *rs);
+    if (!rs)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", emu_T->provider);
+    pthread_mutex_lock(&b->lock);
+    b->latest = rs;
+    pthread_mutex_unlock(&b->lock);
+    *session_state = rs;
+    return NULL;
+}
+
+void emu_board_end(emu_board *b, void *session_state)
+{
+    emu_recs *rs = session_state;
+    pthread_mutex_lock(&b->lock);
+    if (b->latest == rs) { /* the report keeps showing what it placed */
+        emu_recs_free(&b->kept);
+        b->kept = *rs;
+        b->latest = NULL;
+    } else {
+        emu_recs_free(rs);
+    }
+    pthread_mutex_unlock(&b->lock);
+    free(rs);
+}
+
+emu_recs *emu_session_recs(const sy_node *n)
+{
+    if (!(H->struct_size > offsetof(sy_host_api, node_provider_session) && H->node_provider_session))
+        return NULL;
+    return H->node_provider_session(n);
+}
+
+bool emu_board_new_pass(emu_board *b, emu_recs *rs, const sy_node *n)
+{
+    if (!rs)
+        return false;
+    pthread_mutex_lock(&b->lock);
+    bool again = emu_recs_new_pass(rs, n);
+    pthread_mutex_unlock(&b->lock);
+    return again;
+}
+
+void emu_board_record(emu_board *b, emu_recs *rs, const sy_node *n, const char *verdict, uint64_t ws, int64_t cycles,
+                      const char *unit)
+{
+    if (!rs)
+        return;
+    pthread_mutex_lock(&b->lock);
+    emu_record(rs, n, verdict, ws, cycles, unit);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void emu_board_add(emu_board *b, emu_recs *rs, uint64_t bytes)
+{
+    if (!rs)
+        return;
+    pthread_mutex_lock(&b->lock);
+    rs->sum += bytes;
+    pthread_mutex_unlock(&b->lock);
+}
+
+const emu_recs *emu_board_lock(emu_board *b)
+{
+    pthread_mutex_lock(&b->lock);
+    return b->latest ? b->latest : &b->kept;
+}
+
+void emu_board_unlock(emu_board *b) { pthread_mutex_unlock(&b->lock); }
 
 void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...)
 {

@@ -22,6 +22,7 @@
 
 #include "switchyard/sy_sdk.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 typedef struct emu_work {
@@ -171,7 +172,35 @@ typedef struct emu_recs {
     emu_rec *v;
     size_t n, cap;
     int64_t last_pos; /* topological position of the node checked last (-1: none) */
+    uint64_t sum;     /* a provider's running sum over the pass (lpai: persistent bytes) */
 } emu_recs;
+
+/* The records of one placement live in that session's provider state (ABI
+ * 1.2 session_begin / session_end), so concurrent sessions of one env never
+ * write the same records. The provider's board says which records the report
+ * shows (the session placed last, or what it left when it was released) and
+ * serialises a placement's writes with the report's reads. */
+typedef struct emu_board {
+    pthread_mutex_t lock;
+    emu_recs *latest; /* a live session's records, NULL once it is released */
+    emu_recs kept;    /* the records of the latest session, after its release */
+} emu_board;
+void emu_board_init(emu_board *b);
+void emu_board_free(emu_board *b);
+/* session_begin / session_end of a provider with a board */
+sy_status *emu_board_begin(emu_board *b, void **session_state);
+void emu_board_end(emu_board *b, void *session_state);
+/* In check_node: the records of the node's session (NULL: a host without
+ * per-session provider states; nothing is recorded then). */
+emu_recs *emu_session_recs(const sy_node *n);
+/* emu_recs_new_pass, emu_record and rs->sum += bytes, under the board's lock */
+bool emu_board_new_pass(emu_board *b, emu_recs *rs, const sy_node *n);
+void emu_board_record(emu_board *b, emu_recs *rs, const sy_node *n, const char *verdict, uint64_t ws, int64_t cycles,
+                      const char *unit);
+void emu_board_add(emu_board *b, emu_recs *rs, uint64_t bytes);
+/* The records the report shows: lock, read, unlock. */
+const emu_recs *emu_board_lock(emu_board *b);
+void emu_board_unlock(emu_board *b);
 
 /* Call at the start of every check_node: a node at or before the position
  * checked last means the core is placing the graph again (a re-plan), so
@@ -191,8 +220,10 @@ void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...) SY_PRINTF(4
 double emu_out_recs(char *buf, size_t len, size_t *k, const emu_recs *rs, const char *mem_label);
 
 /* The "qnn_emu.<provider>" extension table: a text report of the latest
- * env's provider (compatibility string, a line per node checked); report
- * returns the length needed. */
+ * env's provider (compatibility string, a line per node its latest session
+ * checked); report returns the length needed. Version 1 has no handle, so
+ * "the latest env" is process-wide by its contract (each provider keeps that
+ * one pointer under a lock). */
 typedef struct emu_report_ext {
     uint32_t struct_size;
     size_t (*report)(char *buf, size_t len);

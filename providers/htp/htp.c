@@ -73,10 +73,15 @@ typedef struct htp_state {
     int hvx_threads, opt;
     bool dlbc, strict_vtcm, fold_relu_off;
     char compat[256];
-    emu_recs recs; /* per-node verdicts, for the report */
+    emu_board board; /* this provider's sessions' records, for the report */
 } htp_state;
 
-static htp_state *live_; /* the latest created state, for the extension report */
+/* The latest created state, for the report extension: version 1 of it has
+ * no handle, so this one pointer is process-wide by that contract; read and
+ * written under live_lock (several environments may be created, placed and
+ * released from different threads). */
+static htp_state *live_;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static sy_memory_domain_def htp_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -261,7 +266,10 @@ static sy_status *htp_create(const sy_options *o, void **state)
              s->soc->name, s->soc->arch, s->vtcm_mb, s->hvx_threads, s->dlbc, s->opt);
     H_->log(SY_LOG_INFO, "htp", "EMULATOR of QNN HTP: %s (V%d), VTCM %d MB, %s", s->soc->name, s->soc->arch,
             s->vtcm_mb, s->perf->name);
+    emu_board_init(&s->board);
+    pthread_mutex_lock(&live_lock);
     live_ = s;
+    pthread_mutex_unlock(&live_lock);
     *state = s;
     return NULL;
 }
@@ -269,9 +277,11 @@ static sy_status *htp_create(const sy_options *o, void **state)
 static void htp_destroy(void *state)
 {
     htp_state *s = state;
+    pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
-    emu_recs_free(&s->recs);
+    pthread_mutex_unlock(&live_lock);
+    emu_board_free(&s->board);
     free(s);
 }
 
@@ -347,7 +357,8 @@ static bool is_view(const char *op)
 static void htp_check(void *state, const sy_node *n, sy_claim *c)
 {
     htp_state *s = state;
-    emu_recs_new_pass(&s->recs, n);
+    emu_recs *rs = emu_session_recs(n); /* this session's records */
+    emu_board_new_pass(&s->board, rs, n);
     if (emu_is_qio(n)) /* the kernel's own decline names the rule */
         return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
@@ -423,7 +434,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     emu_node_work(n, 2, &w);
     const char *unit = "";
     int64_t cyc = htp_cycles(s, n, &w, &unit);
-    emu_record(&s->recs, n, v, ws, cyc, unit);
+    emu_board_record(&s->board, rs, n, v, ws, cyc, unit);
     if (!strcmp(v, "spill") && s->strict_vtcm)
         return emu_decline(c, SY_REASON_MEMORY,
                            "HTP-VTCM: working set %llu B (%s) exceeds VTCM %d MB (strict_vtcm = true)",
@@ -453,25 +464,38 @@ static sy_status *htp_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 /* ---- report extension ("qnn_emu.htp", v1) --------------------------------- */
 static size_t htp_report(char *buf, size_t len)
 {
+    pthread_mutex_lock(&live_lock);
     htp_state *s = live_;
     size_t k = 0;
     if (!s) {
+        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "htp: no provider state\n");
         return k;
     }
     emu_out(buf, len, &k, "htp EMULATOR %s\n", s->compat);
-    double total = emu_out_recs(buf, len, &k, &s->recs, "vtcm");
+    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->board), "vtcm");
+    emu_board_unlock(&s->board);
     double us = total / htp_clock(s) * 1e6;
     emu_out(buf, len, &k,
             "  modelled latency: %.0f cycles = %.1f us at %.2f GHz (%s) + %.0f us per-inference overhead = %.1f us\n",
             total, us, htp_clock(s) / 1e9, s->perf->name, s->perf->overhead_us, us + s->perf->overhead_us);
+    pthread_mutex_unlock(&live_lock);
     return k;
 }
 
-static const char *htp_compat_ext(void) { return live_ ? live_->compat : ""; }
+static const char *htp_compat_ext(void)
+{
+    pthread_mutex_lock(&live_lock);
+    const char *c = live_ ? live_->compat : "";
+    pthread_mutex_unlock(&live_lock);
+    return c;
+}
 static const char *htp_compat(void *state) { return ((htp_state *)state)->compat; }
 
 static const emu_report_ext report_ext = {sizeof(emu_report_ext), htp_report, htp_compat_ext};
+
+static sy_status *htp_session_begin(void *state, void **ss) { return emu_board_begin(&((htp_state *)state)->board, ss); }
+static void htp_session_end(void *state, void *ss) { emu_board_end(&((htp_state *)state)->board, ss); }
 
 static sy_status *htp_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
 {
@@ -499,6 +523,8 @@ static const sy_provider_def provider = {
     .release_compiled = emu_release_compiled,
     .serialize = emu_serialize,
     .deserialize = emu_deserialize,
+    .session_begin = htp_session_begin,
+    .session_end = htp_session_end,
 };
 
 static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

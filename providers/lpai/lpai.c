@@ -48,11 +48,15 @@ typedef struct lpai_state {
     uint64_t alignment;
     double fps, ftrt, macs_pc, clock_hz;
     char compat[256];
-    uint64_t persistent_bytes; /* weights + state of the nodes taken */
-    emu_recs recs; /* per-node records, for the report */
+    emu_board board; /* this provider's sessions' records, for the report */
 } lpai_state;
 
+/* The latest created state, for the report extension: version 1 of it has
+ * no handle, so this one pointer is process-wide by that contract; read and
+ * written under live_lock (several environments may be created, placed and
+ * released from different threads). */
 static lpai_state *live_;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static sy_memory_domain_def lpai_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -170,7 +174,10 @@ static sy_status *lpai_create(const sy_options *o, void **state)
     snprintf(s->compat, sizeof s->compat, "lpai-emulator/0.1.0 enpu=v%d simulate=%d scratch=%s persistent=%s align=%llu",
              s->hw, s->simulate, mem_types[s->scratch_type], mem_types[s->persistent_type],
              (unsigned long long)s->alignment);
+    emu_board_init(&s->board);
+    pthread_mutex_lock(&live_lock);
     live_ = s;
+    pthread_mutex_unlock(&live_lock);
     *state = s;
     return NULL;
 }
@@ -178,9 +185,11 @@ static sy_status *lpai_create(const sy_options *o, void **state)
 static void lpai_destroy(void *state)
 {
     lpai_state *s = state;
+    pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
-    emu_recs_free(&s->recs);
+    pthread_mutex_unlock(&live_lock);
+    emu_board_free(&s->board);
     free(s);
 }
 
@@ -221,8 +230,10 @@ static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
 static void lpai_check(void *state, const sy_node *n, sy_claim *c)
 {
     lpai_state *s = state;
-    if (emu_recs_new_pass(&s->recs, n))
-        s->persistent_bytes = 0; /* a re-plan: the sums start again */
+    /* this session's records; their sum is its persistent memory (weights
+     * and state of the nodes taken), started again by a re-plan */
+    emu_recs *rs = emu_session_recs(n);
+    emu_board_new_pass(&s->board, rs, n);
     if (emu_is_qio(n)) /* the kernel's own decline names the rule */
         return emu_decline(c, SY_REASON_NO_KERNEL, "no lpai kernel for %s", H_->node_op(n));
     emu_qinfo qi;
@@ -276,16 +287,16 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     for (uint32_t i = 0; i < ni; i++) {
         const sy_tensor *t = H_->node_input(n, i);
         if (t && t->data)
-            s->persistent_bytes += t->nbytes;
+            emu_board_add(&s->board, rs, t->nbytes);
     }
     if (!strcmp(op, "Buffer"))
-        s->persistent_bytes += H_->node_output(n, 0)->nbytes;
+        emu_board_add(&s->board, rs, H_->node_output(n, 0)->nbytes);
     emu_work w;
     emu_node_work(n, 1, &w);
     const char *unit;
     int64_t cyc = lpai_cycles(s, n, &w, &unit);
     /* scratch traffic of the node (activations in + out) in its memory type */
-    emu_record(&s->recs, n, mem_types[s->scratch_type], (uint64_t)(w.bytes_in + w.bytes_out), cyc, unit);
+    emu_board_record(&s->board, rs, n, mem_types[s->scratch_type], (uint64_t)(w.bytes_in + w.bytes_out), cyc, unit);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -320,31 +331,60 @@ typedef struct lpai_ext {
 
 static size_t lpai_report(char *buf, size_t len)
 {
+    pthread_mutex_lock(&live_lock);
     lpai_state *s = live_;
     size_t k = 0;
     if (!s) {
+        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "lpai: no provider state\n");
         return k;
     }
     emu_out(buf, len, &k, "lpai EMULATOR %s\n", s->compat);
-    double total = emu_out_recs(buf, len, &k, &s->recs, "scratch");
+    const emu_recs *rs = emu_board_lock(&s->board);
+    double total = emu_out_recs(buf, len, &k, rs, "scratch");
     double us = total / s->clock_hz * 1e6, budget = 1e6 / s->fps;
     emu_out(buf, len, &k,
             "  nodes taken: %zu; persistent_mem_size %llu B (%s); modelled latency: %.0f cycles = %.1f us at %.0f "
             "MHz; real-time budget 1/fps = %.0f us (ftrt %.0fx): %s\n",
-            s->recs.n, (unsigned long long)s->persistent_bytes, mem_types[s->persistent_type], total, us,
+            rs->n, (unsigned long long)rs->sum, mem_types[s->persistent_type], total, us,
             s->clock_hz / 1e6, budget, s->ftrt, us <= budget ? "met" : "DEADLINE MISS");
+    emu_board_unlock(&s->board);
+    pthread_mutex_unlock(&live_lock);
     return k;
 }
 
-static const char *lpai_compat_ext(void) { return live_ ? live_->compat : ""; }
-static uint64_t lpai_persistent(void) { return live_ ? live_->persistent_bytes : 0; }
+static const char *lpai_compat_ext(void)
+{
+    pthread_mutex_lock(&live_lock);
+    const char *c = live_ ? live_->compat : "";
+    pthread_mutex_unlock(&live_lock);
+    return c;
+}
+
+/* persistent_mem_size of the latest session's placement */
+static uint64_t persistent_of(lpai_state *s)
+{
+    uint64_t v = s ? emu_board_lock(&s->board)->sum : 0;
+    if (s)
+        emu_board_unlock(&s->board);
+    return v;
+}
+
+static uint64_t lpai_persistent(void)
+{
+    pthread_mutex_lock(&live_lock);
+    uint64_t v = persistent_of(live_);
+    pthread_mutex_unlock(&live_lock);
+    return v;
+}
 
 static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
                            uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
 {
+    pthread_mutex_lock(&live_lock);
     lpai_state *s = live_;
-    uint64_t al = s ? s->alignment : 256, pneed = s ? s->persistent_bytes : 0;
+    uint64_t al = s ? s->alignment : 256, pneed = persistent_of(s);
+    pthread_mutex_unlock(&live_lock);
     if (scratch_size < scratch_need)
         return snprintf(why, why_len, "LPAI-MEM: scratch buffer of %llu B is smaller than scratch_mem_size %llu B",
                         (unsigned long long)scratch_size, (unsigned long long)scratch_need),
@@ -364,6 +404,9 @@ static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_
                false;
     return true;
 }
+
+static sy_status *lpai_session_begin(void *state, void **ss) { return emu_board_begin(&((lpai_state *)state)->board, ss); }
+static void lpai_session_end(void *state, void *ss) { emu_board_end(&((lpai_state *)state)->board, ss); }
 
 static sy_status *lpai_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
 {
@@ -394,6 +437,8 @@ static const sy_provider_def provider = {
     .release_compiled = emu_release_compiled,
     .serialize = emu_serialize,
     .deserialize = emu_deserialize,
+    .session_begin = lpai_session_begin,
+    .session_end = lpai_session_end,
 };
 
 static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -235,6 +235,16 @@ typedef struct sy_provider_def {
      * environment's init (NULL when it set none). Every other provider
      * callback receives what this returns in *state. */
     sy_status *(*create_env)(void *plugin_state, const sy_options *opts, void **state);
+    /* Optional, per session: called when a session is created (before its
+     * placement) and when it is released (after its kernels and compiled
+     * partitions). What session_begin makes belongs to that session alone
+     * (records of its placement, sums over it) and is reached in check_node
+     * and prepare with host->node_provider_session. Sessions of one
+     * environment may be created and run from several threads at once, and
+     * share `state`: what a provider changes during placement belongs here,
+     * not in `state`. */
+    sy_status *(*session_begin)(void *state, void **session_state);
+    void (*session_end)(void *state, void *session_state);
 } sy_provider_def;
 
 
@@ -356,6 +366,10 @@ typedef struct sy_host_api {
      * through create_env; extension functions that need it take a handle
      * to a table the plugin allocated in the state. */
     void *(*node_plugin_state)(const sy_node *n);
+    /* In check_node and prepare: what session_begin of the provider asking
+     * (check_node) or the node is placed on (prepare) made for the node's
+     * session; NULL when that provider has no session_begin. */
+    void *(*node_provider_session)(const sy_node *n);
 } sy_host_api;
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
@@ -419,6 +433,8 @@ SY_ABI_PIN(sy_host_api, node_report_memory, 280);
 /* ABI 1.2 additions */
 SY_ABI_PIN(sy_provider_def, create_env, 144);
 SY_ABI_PIN(sy_host_api, plugin_set_state, 312);
+SY_ABI_PIN(sy_provider_def, session_begin, 152);
+SY_ABI_PIN(sy_host_api, node_provider_session, 328);
 #undef SY_ABI_PIN
 #endif
 
