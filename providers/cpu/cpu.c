@@ -137,6 +137,8 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
         st = cpu_conv_register(host, p);
     if (!st)
         st = cpu_eltwise_register(host, p);
+    if (!st)
+        st = cpu_qconv_register(host, p);
     if (st)
         xnn_deinitialize();
     return st;

@@ -45,6 +45,8 @@ sy_status *cpu_conv_weights(const sy_node *n, const cpu_conv_geom *g, float **w,
 sy_status *cpu_conv_create(const cpu_conv_geom *g, const float *w, const float *b, float lo, float hi,
                            xnn_operator_t *op);
 sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p);
+/* QConv and QLinearConv on XNNPACK's integer convolutions (cpu_qconv.c) */
+sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
@@ -70,7 +72,9 @@ typedef enum cpu_move_kind {
     CPU_TO_NHWC_F32,     /* f32 NCHW -> f32 NHWC */
     CPU_TO_NCHW_F32,     /* f32 NHWC -> f32 NCHW */
     CPU_F16_TO_NHWC_F32, /* f16 NCHW -> f32 NHWC */
-    CPU_F32_TO_NCHW_F16  /* f32 NHWC -> f16 NCHW, round to nearest even */
+    CPU_F32_TO_NCHW_F16, /* f32 NHWC -> f16 NCHW, round to nearest even */
+    CPU_TO_NHWC_8,       /* 8-bit codes NCHW -> NHWC */
+    CPU_TO_NCHW_8        /* 8-bit codes NHWC -> NCHW */
 } cpu_move_kind;
 void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
                      int64_t c, int64_t hw);

@@ -2,6 +2,7 @@
  * Layout changes at the edge of the cpu provider's kernels: ONNX tensors are
  * NCHW, XNNPACK works in NHWC. Each pass moves 16 x 16 tiles (channels x
  * pixels) so reads and writes stay in cache lines; a pool splits the pixels.
+ * 8-bit codes (quantized convolutions) move as bytes in plain C.
  * Pure data movement plus f16 <-> f32 conversion (round to nearest even), so
  * the result depends neither on the split nor on the path:
  *   CPU_ISA_AVX2      8 x 8 register transposes, F16C conversions
@@ -62,6 +63,22 @@ static void move_scalar(const move_job *j, size_t base, int64_t c0, int64_t c1, 
                 d[ch * hw + p] = sy_f32_to_f16(s[p * c + ch]);
         break;
     }
+    case CPU_TO_NHWC_8: {
+        const uint8_t *s = (const uint8_t *)j->src + base;
+        uint8_t *d = (uint8_t *)j->dst + base;
+        for (int64_t p = p0; p < p1; p++)
+            for (int64_t ch = c0; ch < c1; ch++)
+                d[p * c + ch] = s[ch * hw + p];
+        break;
+    }
+    case CPU_TO_NCHW_8: {
+        const uint8_t *s = (const uint8_t *)j->src + base;
+        uint8_t *d = (uint8_t *)j->dst + base;
+        for (int64_t ch = c0; ch < c1; ch++)
+            for (int64_t p = p0; p < p1; p++)
+                d[ch * hw + p] = s[p * c + ch];
+        break;
+    }
     }
 }
 
@@ -118,6 +135,9 @@ __attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, 
                                  _mm256_cvtps_ph(r[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         }
         break;
+    case CPU_TO_NHWC_8: /* bytes take move_scalar */
+    case CPU_TO_NCHW_8:
+        break;
     }
 }
 #endif
@@ -132,7 +152,7 @@ static void move_tile(void *ctx, size_t img, size_t tile)
     for (int64_t c0 = 0; c0 < c; c0 += TILE) {
         int64_t c1 = c0 + TILE < c ? c0 + TILE : c;
 #ifdef CPU_HAVE_X86
-        if (j->isa == CPU_ISA_AVX2) {
+        if (j->isa == CPU_ISA_AVX2 && j->kind != CPU_TO_NHWC_8 && j->kind != CPU_TO_NCHW_8) {
             int64_t c8 = c0 + (c1 - c0) / 8 * 8, p8 = p0 + (p1 - p0) / 8 * 8;
             for (int64_t cb = c0; cb < c8; cb += 8)
                 for (int64_t pb = p0; pb < p8; pb += 8)
