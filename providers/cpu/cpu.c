@@ -10,9 +10,14 @@
  *   optimizations of cpu_chain.c, each switchable off for comparison
  * The pool is made at create, so no thread is started on the run path.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE (before any system header) */
+#endif
 #include "cpu.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -126,10 +131,23 @@ static const sy_provider_def cpu_provider_def = {
     .release_compiled = cpu_chain_release,
 };
 
+/* XNNPACK's state (and cpuinfo's tables under it) is process-wide and made
+ * once by xnn_initialize; every environment that loads this plugin shares
+ * it. The libraries stay loaded when this plugin is closed (RTLD_NODELETE),
+ * so that state is never torn down under another environment and a later
+ * load finds it again; xnn_deinitialize is therefore not called. */
+static void pin_xnnpack(void)
+{
+    Dl_info info;
+    if (dladdr((void *)(uintptr_t)xnn_initialize, &info) && info.dli_fname)
+        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
     cpu_host = host;
+    pin_xnnpack();
     if (xnn_initialize(NULL) != xnn_status_success)
         return host->status_new(SY_ERR_UNSUPPORTED, "XNNPACK does not support this CPU");
     sy_status *st = host->register_provider(p, &cpu_provider_def);
@@ -139,12 +157,10 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
         st = cpu_eltwise_register(host, p);
     if (!st)
         st = cpu_qconv_register(host, p);
-    if (st)
-        xnn_deinitialize();
     return st;
 }
 
-static void cpu_fini(void) { xnn_deinitialize(); }
+static void cpu_fini(void) {}
 
 static const sy_plugin_desc cpu_desc = {
     .struct_size = sizeof(sy_plugin_desc),

@@ -12,6 +12,7 @@
 #include "cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define CPU_HAVE_X86 1
 #endif
@@ -176,12 +177,24 @@ void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const 
     pthreadpool_parallelize_2d(pool, move_tile, &j, (size_t)n, tiles, 0);
 }
 
+/* AVX2 and F16C from CPUID, and the OS saving the YMM registers (XGETBV) */
 cpu_isa cpu_isa_detect(void)
 {
 #ifdef CPU_HAVE_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
-        return CPU_ISA_AVX2;
-#endif
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return CPU_ISA_PORTABLE;
+    bool f16c = (c >> 29) & 1u, avx = (c >> 28) & 1u, osxsave = (c >> 27) & 1u;
+    if (!f16c || !avx || !osxsave)
+        return CPU_ISA_PORTABLE;
+    unsigned lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 6u) != 6u) /* XMM and YMM state */
+        return CPU_ISA_PORTABLE;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((b >> 5) & 1u))
+        return CPU_ISA_PORTABLE;
+    return CPU_ISA_AVX2;
+#else
     return CPU_ISA_PORTABLE;
+#endif
 }

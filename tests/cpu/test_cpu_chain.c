@@ -118,8 +118,8 @@ static pt_model *build(bool taps, bool f16)
     init(m, "w2", 4, (int64_t[]){C2, C1, 3, 3}, w2, C2 * C1 * 9, f16);
     init(m, "b2", 1, (int64_t[]){C2}, b2, C2, f16);
     float lo = 0, hi = 6;
-    init(m, "lo", 0, NULL, &lo, 1, f16);
-    init(m, "hi", 0, NULL, &hi, 1, f16);
+    init(m, "lo", 0, (int64_t[]){1}, &lo, 1, f16);
+    init(m, "hi", 0, (int64_t[]){1}, &hi, 1, f16);
     pt_node(m, "Conv", "conv1", (const char *[]){"x", "w1", "b1", NULL}, (const char *[]){"t1", NULL});
     pt_attr_ints(m, "pads", 4, (int64_t[]){1, 1, 1, 1});
     pt_node(m, "BatchNormalization", "bn", (const char *[]){"t1", "s", "bb", "mean", "var", NULL},

@@ -82,16 +82,16 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
     }
     pt_model *pm = pt_model_new(q->name);
     pt_input(pm, "x", elem, 4, (int64_t[]){1, q->c, q->h, q->w});
-    pt_init_f32(pm, "xs", 0, NULL, &xs);
-    pt_init_raw(pm, "xz", elem, 0, NULL, &(uint8_t){(uint8_t)xz}, 1);
+    pt_init_f32(pm, "xs", 0, (int64_t[]){1}, &xs);
+    pt_init_raw(pm, "xz", elem, 0, (int64_t[]){1}, &(uint8_t){(uint8_t)xz}, 1);
     pt_init_raw(pm, "w", elem, 4, (int64_t[]){q->m, gic, q->k, q->k}, w, wn);
     int64_t nws = q->per_channel ? q->m : 1;
     pt_init_f32(pm, "ws", q->per_channel ? 1 : 0, &nws, ws);
     uint8_t wzs[64];
     memset(wzs, (uint8_t)wz, sizeof wzs);
     pt_init_raw(pm, "wz", elem, q->per_channel ? 1 : 0, &nws, wzs, (size_t)nws);
-    pt_init_f32(pm, "ys", 0, NULL, &ys);
-    pt_init_raw(pm, "yz", elem, 0, NULL, &(uint8_t){(uint8_t)yz}, 1);
+    pt_init_f32(pm, "ys", 0, (int64_t[]){1}, &ys);
+    pt_init_raw(pm, "yz", elem, 0, (int64_t[]){1}, &(uint8_t){(uint8_t)yz}, 1);
     pt_init_raw(pm, "b", ONNX__TENSOR_PROTO__DATA_TYPE__INT32, 1, &q->m, bias, (size_t)q->m * 4);
     pt_node(pm, "QLinearConv", "qconv", (const char *[]){"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b", NULL},
             (const char *[]){"y", NULL});
