@@ -38,6 +38,7 @@ long cli_parse_long(const char *s, long min, long max);
 
 int cmd_run(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_conformance(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
