@@ -319,7 +319,8 @@ static size_t aic_report(char *buf, size_t len)
     emu_board_unlock(&s->board);
     emu_out(buf, len, &k,
             "  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
-            s->cores, (unsigned long long)s->sku->sram_mb, (unsigned long long)emu_clipped);
+            s->cores, (unsigned long long)s->sku->sram_mb,
+            (unsigned long long)__atomic_load_n(&emu_clipped, __ATOMIC_RELAXED));
     emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.3f us at %.2f GHz (batch 1, set-size 1)\n",
             total, total / s->clock_hz * 1e6, s->clock_hz / 1e9);
     pthread_mutex_unlock(&live_lock);

@@ -316,7 +316,8 @@ static sy_status *pack(const sy_node *n, void *ps, bool host, uint32_t i, bool f
         for (int64_t k = 0; k < cnt; k++) /* constants are clipped to the fp16 range, then rounded */
             if (fabsf(p[k]) > 65504.0f) {
                 p[k] = p[k] > 0 ? 65504.0f : -65504.0f;
-                emu_clipped += host; /* counted once: in prepare, not again in compile */
+                /* counted once: in prepare, not again in compile; sessions prepare concurrently */
+                __atomic_fetch_add(&emu_clipped, host, __ATOMIC_RELAXED);
             }
         emu_round_n(p, cnt);
     }

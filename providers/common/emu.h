@@ -91,7 +91,8 @@ extern const char *const emu_ops[];
 /* OCP MX v1.0 FP6 quantize-dequantize of B [K, N] (row-major) in blocks of
  * 32 along K with a shared E8M0 scale; e2m3: E2M3 elements, else E3M2. */
 void emu_mxfp6_kn(float *b, int64_t K, int64_t N, bool e2m3);
-/* count of constants clipped to the fp16 range so far */
+/* count of constants clipped to the fp16 range so far, over the process (a
+ * report figure; updated atomically: sessions prepare concurrently) */
 extern uint64_t emu_clipped;
 
 /* ---- integer kernels (emu_q.c): the switchyard.quant nodes ---------------- */

@@ -58,7 +58,7 @@ typedef struct lpai_state {
 static lpai_state *live_;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static sy_memory_domain_def lpai_domain = {
+static const sy_memory_domain_def lpai_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
     .name = "lpai_scratch",
     .alignment = 256,
@@ -170,7 +170,6 @@ static sy_status *lpai_create(const sy_options *o, void **state)
         free(s);
         return st;
     }
-    lpai_domain.alignment = (uint32_t)s->alignment;
     snprintf(s->compat, sizeof s->compat, "lpai-emulator/0.1.0 enpu=v%d simulate=%d scratch=%s persistent=%s align=%llu",
              s->hw, s->simulate, mem_types[s->scratch_type], mem_types[s->persistent_type],
              (unsigned long long)s->alignment);
@@ -179,6 +178,21 @@ static sy_status *lpai_create(const sy_options *o, void **state)
     live_ = s;
     pthread_mutex_unlock(&live_lock);
     *state = s;
+    return NULL;
+}
+
+/* The plugin's state in one environment (ABI 1.2): its provider definition
+ * and memory domain, whose alignment is that environment's mem_alignment
+ * (the core reads the domain again after create). */
+typedef struct lpai_env {
+    sy_provider_def def;
+    sy_memory_domain_def domain;
+} lpai_env;
+
+static sy_status *lpai_create_env(void *plugin_state, const sy_options *o, void **state)
+{
+    SY_TRY(lpai_create(o, state));
+    ((lpai_env *)plugin_state)->domain.alignment = (uint32_t)((lpai_state *)*state)->alignment;
     return NULL;
 }
 
@@ -441,11 +455,26 @@ static const sy_provider_def provider = {
     .session_end = lpai_session_end,
 };
 
+static void lpai_env_release(void *state) { free(state); }
+
 static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
     H_ = host;
-    return emu_plugin_init(host, p, &target_rt, &target, "LPAI-QIO", &ext, &provider);
+    lpai_env *e = malloc(sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "lpai: out of memory");
+    e->domain = lpai_domain;
+    e->def = provider;
+    e->def.domain = &e->domain;
+    e->def.create = NULL;
+    e->def.create_env = lpai_create_env;
+    sy_status *st = host->plugin_set_state(p, e, lpai_env_release);
+    if (st) {
+        free(e);
+        return st;
+    }
+    return emu_plugin_init(host, p, &target_rt, &target, "LPAI-QIO", &ext, &e->def);
 }
 
 static void lpai_fini(void) {}

@@ -27,7 +27,9 @@ typedef struct mcu_cfg {
     mcu_rules rules;
 } mcu_cfg;
 
-/* the configuration of the last created provider (emit reads it) */
+/* the configuration of the last created provider (emit reads it): the
+ * codegen extension v1 has no handle, so "the last environment's provider" is
+ * process-wide by its contract (switchyard codegen makes one environment) */
 extern mcu_cfg mcu_current;
 
 /* Table A and the conversion-time rejections (mcu_rules.c) */

@@ -48,7 +48,7 @@ static const mcu_chip chips[] = {
     {"hi3066", "rv32imfc", 0, 64u * 1024u, 512u * 1024u, 48u * 1024u},
 };
 
-static sy_memory_domain_def mcu_domain = {
+static const sy_memory_domain_def mcu_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
     .name = "mcu_sram",
     .alignment = 16,
@@ -130,10 +130,24 @@ static sy_status *mcu_create(const sy_options *opts, void **state)
         free(c);
         return st;
     }
-    /* the core reads the domain again after create: the budget is its capacity */
-    mcu_domain.capacity = c->chip ? c->sram_budget : 0;
     mcu_current = *c;
     *state = c;
+    return NULL;
+}
+
+/* The plugin's state in one environment (ABI 1.2): its provider definition
+ * and memory domain, whose capacity is that environment's SRAM budget (the
+ * core reads the domain again after create). */
+typedef struct mcu_env {
+    sy_provider_def def;
+    sy_memory_domain_def domain;
+} mcu_env;
+
+static sy_status *mcu_create_env(void *plugin_state, const sy_options *opts, void **state)
+{
+    SY_TRY(mcu_create(opts, state));
+    const mcu_cfg *c = *state;
+    ((mcu_env *)plugin_state)->domain.capacity = c->chip ? c->sram_budget : 0;
     return NULL;
 }
 
@@ -365,7 +379,20 @@ static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H = host;
-    SY_TRY(host->register_provider(p, &mcu_provider));
+    mcu_env *e = malloc(sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu: out of memory");
+    e->domain = mcu_domain;
+    e->def = mcu_provider;
+    e->def.domain = &e->domain;
+    e->def.create = NULL;
+    e->def.create_env = mcu_create_env;
+    sy_status *st = host->plugin_set_state(p, e, free);
+    if (st) {
+        free(e);
+        return st;
+    }
+    SY_TRY(host->register_provider(p, &e->def));
     for (uint32_t i = 0; i < SY_COUNT_OF(kernels); i++)
         SY_TRY(host->register_kernel(p, &kernels[i]));
     return host->register_extension(p, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION, &codegen_ext);
