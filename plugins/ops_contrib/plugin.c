@@ -6,7 +6,7 @@
  */
 #include "contrib.h"
 
-const sy_host_api *contrib_host;
+const sy_host_api *contrib_host; /* process-wide: the same host table in every environment */
 
 static sy_status *contrib_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {

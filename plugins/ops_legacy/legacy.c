@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const sy_host_api *H;
+static const sy_host_api *H; /* process-wide: the same host table in every environment */
 
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 

@@ -6,7 +6,7 @@
  */
 #include "train.h"
 
-const sy_host_api *H;
+const sy_host_api *H; /* process-wide: the same host table in every environment */
 
 static sy_status *train_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {

@@ -23,7 +23,7 @@
 #include <strings.h>
 #include <xnnpack.h>
 
-const sy_host_api *cpu_host;
+const sy_host_api *cpu_host; /* process-wide: the same host table in every environment */
 
 static const sy_memory_domain_def host_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
