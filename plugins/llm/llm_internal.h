@@ -2,7 +2,7 @@
 #ifndef SY_LLM_INTERNAL_H
 #define SY_LLM_INTERNAL_H
 
-#include <switchyard/sy_llm.h>
+#include <switchyard/ext/sy_llm.h>
 #include <switchyard/sy_plugin.h>
 
 #include <stddef.h>

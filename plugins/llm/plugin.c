@@ -1,5 +1,5 @@
 /*
- * The LLM runtime plugin: registers the "llm" extension (sy_llm.h, v1).
+ * The LLM runtime plugin: registers the "llm" extension (switchyard/ext/sy_llm.h, v1).
  * No LLM code lives in the core; the runner drives sessions through the
  * host's application API table (host->app), like any application.
  */

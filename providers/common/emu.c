@@ -32,8 +32,8 @@ sy_status *emu_plugin_init(const sy_host_api *host, sy_plugin *p, emu_target *rt
     }
     SY_TRY(sy_register_tables(host, p, NULL, 0, ks, nk));
     char ext[64];
-    snprintf(ext, sizeof ext, "qnn_emu.%s", tmpl->provider);
-    SY_TRY(host->register_extension(p, ext, 1, report_ext));
+    snprintf(ext, sizeof ext, SY_EMU_REPORT_PREFIX "%s", tmpl->provider);
+    SY_TRY(host->register_extension(p, ext, SY_EMU_REPORT_VERSION, report_ext));
     return host->register_provider(p, provider);
 }
 #define H (emu_T->H)

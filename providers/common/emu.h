@@ -20,6 +20,7 @@
 #ifndef SY_EMU_H
 #define SY_EMU_H
 
+#include <switchyard/ext/sy_emu_report.h>
 #include "switchyard/sy_sdk.h"
 
 #include <pthread.h>
@@ -222,13 +223,9 @@ double emu_out_recs(char *buf, size_t len, size_t *k, const emu_recs *rs, const 
 
 /* The "qnn_emu.<provider>" extension table: a text report of the latest
  * env's provider (compatibility string, a line per node its latest session
- * checked); report returns the length needed. Version 1 has no handle, so
- * "the latest env" is process-wide by its contract (each provider keeps that
- * one pointer under a lock). */
-typedef struct emu_report_ext {
-    uint32_t struct_size;
-    size_t (*report)(char *buf, size_t len);
-    const char *(*compat)(void);
-} emu_report_ext;
+ * checked); the installed switchyard/ext/sy_emu_report.h. Version 1 has no
+ * handle, so "the latest env" is process-wide by its contract (each provider
+ * keeps that one pointer under a lock). */
+typedef sy_emu_report_ext emu_report_ext;
 
 #endif

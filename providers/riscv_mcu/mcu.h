@@ -4,7 +4,7 @@
 
 #include "tfl_params.h"
 #include "tfl_unary8.h"
-#include "sy_mcu_ext.h"
+#include <switchyard/ext/sy_mcu_codegen.h> /* the codegen extension this plugin publishes */
 #include "qk.h"
 #include "qrnn_params.h"
 

@@ -4,7 +4,7 @@
  * plugin validates and plans on the host, runs the same portable kernels
  * there for checking (plugin_sdk/kernels), and `switchyard
  * codegen` writes a standalone C99 package for the chip from a recorded run
- * (sy_mcu_ext.h, mcu_emit.c).
+ * (switchyard/ext/sy_mcu_codegen.h, mcu_emit.c).
  *
  * [provider.riscv_mcu]
  *   target       = ws63 | hi3066   required: without it the provider takes

@@ -9,7 +9,7 @@
  *   test_abi_stability --abi11 PATH/libsy_abi11.so
  */
 #include "abi_layout.h"
-#include "../../tools/cli/cts.h"
+#include "cts_model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -46,6 +46,10 @@ expect_exists(
   ${INCLUDEDIR}/switchyard/sy_plugin.h
   ${INCLUDEDIR}/switchyard/sy_types.h
   ${INCLUDEDIR}/switchyard/sy_tools.h
+  ${INCLUDEDIR}/switchyard/ext/sy_qdq_patterns.h
+  ${INCLUDEDIR}/switchyard/ext/sy_mcu_codegen.h
+  ${INCLUDEDIR}/switchyard/ext/sy_emu_report.h
+  ${INCLUDEDIR}/switchyard/ext/sy_llm.h
   ${LIBDIR}/libswitchyard.so
   ${LIBDIR}/libswitchyard.so.${VERSION}
   ${LIBDIR}/libswitchyard_sdk.a

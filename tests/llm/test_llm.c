@@ -21,15 +21,18 @@
  *
  * usage: test_llm SHARED_DIR SWITCHYARD_CLI WORK_DIR
  */
-#define LLM_REF_NO_MAIN
-#include "../../tools/bench/llm_ref.c"
-
+#include "llm_ref.h" /* the plain C forward pass (tools/bench/llm_ref, sy_llm_ref) */
 #include "sy_test.h"
 
 #include <switchyard/switchyard.h>
-#include <switchyard/sy_llm.h>
+#include <switchyard/ext/sy_llm.h>
 
 #include <sha2.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>

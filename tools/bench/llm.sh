@@ -1,6 +1,6 @@
 #!/bin/sh
 # LLM decode/prefill speed: the llm plugin (switchyard llm on cpu_ref) against
-# a single-file C forward pass of the same checkpoint (tools/bench/llm_ref.c,
+# a single-file C forward pass of the same checkpoint (tools/bench/llm_ref/,
 # the plain loop llama2.c popularised), in one run, on stories260K.
 #
 #   tools/bench/llm.sh [BUILD_DIR [SHARED_DIR]]
@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 cfg=""
 [ -n "${CONFIG:-}" ] && cfg="--config $CONFIG"
 
-$cc -O2 -std=c11 -o "$work/llm_ref" "$here/tools/bench/llm_ref.c" -lm || exit 1
+$cc -O2 -std=c11 -ffp-contract=off -o "$work/llm_ref" "$here/tools/bench/llm_ref/llm_ref.c" "$here/tools/bench/llm_ref/llm_ref_main.c" -lm || exit 1
 "$sy" llm-export "$model" "$tok" -o "$work/bundle" --quiet || exit 1
 
 # the 300-token prompt: the story's own first 300 ids, as text

@@ -8,7 +8,7 @@
  * with that run's input and outputs as its test vector.
  */
 #include "cli.h"
-#include "../../providers/riscv_mcu/sy_mcu_ext.h"
+#include <switchyard/ext/sy_mcu_codegen.h>
 
 #include <stdlib.h>
 #include <string.h>

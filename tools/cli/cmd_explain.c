@@ -1,6 +1,8 @@
 /* switchyard explain: where each node runs, and why. */
 #include "cli.h"
 
+#include <switchyard/ext/sy_emu_report.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +24,6 @@ static void help(FILE *f)
                "               unit, modelled cycles, and the modelled latency\n");
 }
 
-/* The report extension of the emulated providers (providers/common/emu.h). */
-typedef struct emu_report_ext {
-    uint32_t struct_size;
-    size_t (*report)(char *buf, size_t len);
-    const char *(*compat)(void);
-} emu_report_ext;
-
 /* Shared with `bench --emulator-report` (cli.h). */
 void cli_print_emulator_reports(sy_env *env)
 {
@@ -36,8 +31,8 @@ void cli_print_emulator_reports(sy_env *env)
         if (!sy_env_provider_is_emulator(env, p))
             continue;
         char ext[96];
-        snprintf(ext, sizeof ext, "qnn_emu.%s", sy_env_provider_name(env, p));
-        const emu_report_ext *r = sy_get_extension(env, ext, 1);
+        snprintf(ext, sizeof ext, SY_EMU_REPORT_PREFIX "%s", sy_env_provider_name(env, p));
+        const sy_emu_report_ext *r = sy_get_extension(env, ext, SY_EMU_REPORT_VERSION);
         if (!r || r->struct_size < sizeof *r || !r->report)
             continue;
         size_t len = r->report(NULL, 0) + 1;

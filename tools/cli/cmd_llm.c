@@ -1,11 +1,11 @@
 /*
  * switchyard llm: generate text with an LLM bundle through the "llm"
- * extension plugin (sy_llm.h). The CLI only fetches the extension table; all
+ * extension plugin (switchyard/ext/sy_llm.h). The CLI only fetches the extension table; all
  * LLM logic lives in plugins/llm.
  */
 #include "cli.h"
 
-#include <switchyard/sy_llm.h>
+#include <switchyard/ext/sy_llm.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /*
  * switchyard cts: the plugin conformance kit (internal header of the CLI).
  *
- *   cts_onnx.c   single-node ONNX models in memory (protobuf-c)
+ *   cts_model/   single-node ONNX models in memory (the tools library's
+ *                model writer) and their sessions: a library target
  *   cts_cases.c  the op table, case generators and the comparison rules
  *   cts_abi.c    ABI behaviour checks (options, statuses, releases)
  *   cmd_cts.c    the command: loading, probing, running, reporting
@@ -16,41 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CTS_MAX_IO 4
-#define CTS_MAX_ATTRS 4
-
-/* ---- models ---------------------------------------------------------------- */
-typedef enum cts_attr_kind { CTS_ATTR_INT = 1, CTS_ATTR_FLOAT = 2 } cts_attr_kind;
-
-typedef struct cts_attr {
-    const char *name;
-    cts_attr_kind kind;
-    int64_t i;
-    float f;
-} cts_attr;
-
-/* One input: dtype, shape and (for running) its data. */
-typedef struct cts_value {
-    sy_dtype dtype;
-    int32_t rank;
-    int64_t dims[SY_MAX_RANK];
-    void *data; /* malloc'ed; NULL only for a zero-size tensor */
-    size_t nbytes;
-} cts_value;
-
-typedef struct cts_node {
-    const char *op;
-    int64_t opset;
-    const char *domain; /* NULL or "": the default domain (opset above); else at version 1 */
-    uint32_t n_inputs, n_outputs;
-    cts_value in[CTS_MAX_IO];
-    uint32_t n_attrs;
-    cts_attr attrs[CTS_MAX_ATTRS];
-} cts_node;
-
-/* Serialised ONNX model with one node whose inputs are graph inputs in0..,
- * outputs graph outputs out0..; malloc'ed bytes. False on out of memory. */
-bool cts_onnx_single_node(const cts_node *n, uint8_t **buf, size_t *len);
+#include "cts_model.h" /* the single-node models (cts_model/, also linked by tests/abi_stability) */
 
 /* ---- cases ------------------------------------------------------------------- */
 typedef enum cts_kind {
@@ -139,11 +106,6 @@ bool cts_selected(const cts_ctx *cx, const char *name);
 void cts_pass(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cts_fail(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cts_skip(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Load a case's model into env and create a session (NULL opts). */
-sy_status *cts_session(sy_env *env, const cts_node *n, const char *name, sy_model **m, sy_session **s);
-/* Set every input of the case. */
-sy_status *cts_feed(sy_session *s, const cts_node *n);
 
 /* ABI behaviour checks. */
 void cts_abi_descriptor(cts_ctx *cx, const sy_plugin_info *pi, uint16_t host_major, uint16_t host_minor);

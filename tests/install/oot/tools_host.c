@@ -1,6 +1,11 @@
 /* A host linked to switchyard::tools: the library answers, and a call
  * without a model is refused with a message (not a crash). */
 #include <switchyard/sy_tools.h>
+/* every extension header a host may use compiles from the installed tree */
+#include <switchyard/ext/sy_emu_report.h>
+#include <switchyard/ext/sy_llm.h>
+#include <switchyard/ext/sy_mcu_codegen.h>
+#include <switchyard/ext/sy_qdq_patterns.h>
 #include <stdio.h>
 
 int main(void)

@@ -9,6 +9,7 @@
  *                   accuracy report against fp32 on the calibration set.
  *   sy_llm_export   a llama2.c checkpoint + tokenizer -> an LLM bundle
  *                   (docs/llm.md).
+ *   sy_model_writer an ONNX model built node by node and written out.
  *
  * Conventions are those of switchyard.h: every call that can fail returns a
  * sy_status* (NULL on success) whose message says what and where; every
@@ -134,6 +135,67 @@ typedef struct sy_llm_export_options {
  * out_dir, created if needed. opts NULL: the defaults. */
 SY_EXPORT sy_status *sy_llm_export(const char *checkpoint, const char *tokenizer, const char *out_dir,
                                    const sy_llm_export_options *opts);
+
+/* ======================================================================== */
+/* model writer                                                             */
+/* ======================================================================== */
+
+/* An ONNX model built in memory and written out: inputs, outputs,
+ * initializers, nodes and opset imports, in the order they are added.
+ * What conformance kits, tests and generators build; the quantizer and the
+ * exporter write through the same code. Names are copied. */
+typedef struct sy_model_writer sy_model_writer;
+
+/* Attribute types (numbering = ONNX AttributeProto.AttributeType). */
+typedef enum sy_model_attr_type {
+    SY_MODEL_ATTR_FLOAT = 1,
+    SY_MODEL_ATTR_INT = 2,
+    SY_MODEL_ATTR_STRING = 3,
+    SY_MODEL_ATTR_FLOATS = 6,
+    SY_MODEL_ATTR_INTS = 7
+} sy_model_attr_type;
+
+/* One attribute of a node (an array element: no struct_size; frozen). */
+typedef struct sy_model_attr {
+    const char *name;
+    int type;               /* sy_model_attr_type */
+    int64_t i;              /* INT */
+    float f;                /* FLOAT */
+    const char *s;          /* STRING */
+    const int64_t *ints;    /* INTS, n values */
+    const float *floats;    /* FLOATS, n values */
+    size_t n;
+} sy_model_attr;
+
+/* A writer for a model whose default domain ("") is at `opset` (1..1000). */
+SY_EXPORT sy_status *sy_model_writer_create(int64_t opset, sy_model_writer **out);
+SY_EXPORT void sy_model_writer_release(sy_model_writer *w);
+/* Another operator set (a custom domain) the nodes use. */
+SY_EXPORT sy_status *sy_model_writer_add_opset(sy_model_writer *w, const char *domain, int64_t version);
+/* producer_name of the model ("switchyard" by default) */
+SY_EXPORT sy_status *sy_model_writer_set_producer(sy_model_writer *w, const char *producer);
+/* A graph input or output of `dtype` and a static shape; dtype
+ * SY_DT_UNDEFINED (or rank < 0) writes the name only, the type left to
+ * shape inference (outputs). */
+SY_EXPORT sy_status *sy_model_writer_add_input(sy_model_writer *w, const char *name, sy_dtype dtype, int32_t rank,
+                                               const int64_t *dims);
+SY_EXPORT sy_status *sy_model_writer_add_output(sy_model_writer *w, const char *name, sy_dtype dtype, int32_t rank,
+                                                const int64_t *dims);
+/* A constant: t's dtype, shape and nbytes of data (copied). */
+SY_EXPORT sy_status *sy_model_writer_add_initializer(sy_model_writer *w, const char *name, const sy_tensor *t);
+/* A node; domain NULL or "" is the default domain; name NULL: "<op>_<index>";
+ * an empty input name is an absent optional input. */
+SY_EXPORT sy_status *sy_model_writer_add_node(sy_model_writer *w, const char *domain, const char *op,
+                                              const char *name, const char *const *inputs, size_t n_inputs,
+                                              const char *const *outputs, size_t n_outputs,
+                                              const sy_model_attr *attrs, size_t n_attrs);
+/* The model's bytes (IR version from the default opset: 8 up to opset 18,
+ * 9 for 19-20, 10 from 21); *data is freed with sy_tools_free. */
+SY_EXPORT sy_status *sy_model_writer_pack(const sy_model_writer *w, void **data, size_t *size);
+/* pack, then written through a temporary file and a rename */
+SY_EXPORT sy_status *sy_model_writer_save(const sy_model_writer *w, const char *path);
+/* frees what the tools library returned (sy_model_writer_pack) */
+SY_EXPORT void sy_tools_free(void *p);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* switchyard cts: sessions of generated single-node models (public API only;
  * also used by tests/abi_stability). */
-#include "cts.h"
+#include "cts_model.h"
+
+#include <switchyard/sy_tools.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +14,9 @@ sy_status *cts_session(sy_env *env, const cts_node *n, const char *name, sy_mode
     *m = NULL;
     *s = NULL;
     if (!cts_onnx_single_node(n, &buf, &len))
-        return sy_status_create(SY_ERR_OUT_OF_MEMORY, "cts: out of memory");
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "cts: %s: the model writer refused the node", n->op);
     sy_status *st = sy_model_load_buffer(env, buf, len, name, NULL, m);
-    free(buf);
+    sy_tools_free(buf);
     if (!st)
         st = sy_session_create(env, *m, NULL, s);
     if (st) {

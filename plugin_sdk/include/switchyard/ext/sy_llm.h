@@ -23,7 +23,7 @@
 #ifndef SWITCHYARD_SY_LLM_H
 #define SWITCHYARD_SY_LLM_H
 
-#include "sy_types.h"
+#include "../sy_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,31 +1,13 @@
-/*
- * llm_ref: a single-file C forward pass of a llama2.c checkpoint, the plain
- * loop users compare an LLM runtime against (tools/bench/llm.sh), and the
- * independent reference of tests/llm (built there with -DLLM_REF_NO_MAIN).
- *
- * Transformer per token: RMSNorm -> Q,K,V -> interleaved RoPE -> causal GQA
- * attention over the cache -> Wo -> residual; RMSNorm -> SwiGLU FFN ->
- * residual; final RMSNorm -> classifier. Plain loops, nothing shared with
- * Switchyard.
- *
- *   llm_ref CHECKPOINT [--steps N]   greedy from BOS; prints ids and tok/s
- */
-#define _POSIX_C_SOURCE 200809L
+/* llm_ref: the forward pass (llm_ref.h). */
+#include "llm_ref.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-typedef struct ref_model {
-    int dim, hidden, n_layers, n_heads, n_kv, vocab, seq_len, hd, kv_dim;
-    float *data; /* the whole file as floats after the header */
-    const float *tok, *rms_att, *wq, *wk, *wv, *wo, *rms_ffn, *w1, *w2, *w3, *rms_final, *cls;
-    float *x, *xb, *xb2, *hb, *hb2, *q, *att, *logits, *kc, *vc;
-} ref_model;
-
-static void ref_free(ref_model *m)
+void ref_free(ref_model *m)
 {
     free(m->data);
     free(m->x);
@@ -42,7 +24,7 @@ static void ref_free(ref_model *m)
 }
 
 /* 0 on success; -1 with a message naming the file */
-static int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
+int ref_load(const char *path, ref_model *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
@@ -161,7 +143,7 @@ static void matvec(float *y, const float *x, const float *w, int n, int d)
 }
 
 /* logits of `token` at position `pos` (positions must come in order) */
-static float *ref_forward(ref_model *m, int token, int pos)
+float *ref_forward(ref_model *m, int token, int pos)
 {
     int D = m->dim, KV = m->kv_dim, hd = m->hd, Hd = m->hidden, G = m->n_heads / m->n_kv;
     memcpy(m->x, m->tok + (size_t)token * (size_t)D, (size_t)D * 4);
@@ -230,7 +212,7 @@ static float *ref_forward(ref_model *m, int token, int pos)
     return m->logits;
 }
 
-static int ref_argmax(const float *x, int n)
+int ref_argmax(const float *x, int n)
 {
     int b = 0;
     for (int i = 1; i < n; i++)
@@ -239,52 +221,3 @@ static int ref_argmax(const float *x, int n)
     return b;
 }
 
-#ifndef LLM_REF_NO_MAIN
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        fprintf(stderr, "usage: llm_ref CHECKPOINT [--steps N] [--quiet]\n");
-        return 2;
-    }
-    int steps = 0;
-    int quiet = 0;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--steps") && i + 1 < argc)
-            steps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--quiet"))
-            quiet = 1;
-    }
-    ref_model m;
-    char err[512];
-    if (ref_load(argv[1], &m, err, sizeof err)) {
-        fprintf(stderr, "llm_ref: %s\n", err);
-        return 1;
-    }
-    if (steps <= 0 || steps > m.seq_len)
-        steps = m.seq_len;
-    int token = 1, n = 0;
-    double t0 = now_s();
-    for (int pos = 0; pos < steps; pos++) {
-        int next = ref_argmax(ref_forward(&m, token, pos), m.vocab);
-        n++;
-        if (!quiet)
-            printf("%d ", next);
-        if (next == 1)
-            break;
-        token = next;
-    }
-    double dt = now_s() - t0;
-    if (!quiet)
-        printf("\n");
-    printf("llm_ref: %d tokens in %.3f ms (%.1f tok/s), greedy from BOS\n", n, dt * 1e3, n / dt);
-    ref_free(&m);
-    return 0;
-}
-#endif

@@ -9,10 +9,10 @@
  * planned offsets in the mcu_sram arena); emit() turns that record into the
  * package. One capture at a time per process (the CLI's use).
  */
-#ifndef SY_MCU_EXT_H
-#define SY_MCU_EXT_H
+#ifndef SWITCHYARD_EXT_SY_MCU_CODEGEN_H
+#define SWITCHYARD_EXT_SY_MCU_CODEGEN_H
 
-#include "switchyard/sy_types.h"
+#include "../sy_types.h"
 
 #define SY_MCU_EXT_NAME "riscv_mcu.codegen"
 #define SY_MCU_EXT_VERSION 1
