@@ -32,8 +32,9 @@ endif()
 
 # ---- the CLI's sources --------------------------------------------------------
 file(GLOB_RECURSE cli_files ${SRC}/tools/cli/*.c ${SRC}/tools/cli/*.h)
+file(GLOB_RECURSE cli_inc ${SRC}/tools/cli/*.inc)
 set(cli_names "")
-foreach(f ${cli_files})
+foreach(f ${cli_files} ${cli_inc})
   get_filename_component(n ${f} NAME)
   list(APPEND cli_names ${n})
 endforeach()
