@@ -6,6 +6,7 @@
 #include "status.h"
 #include "util.h"
 #include "pass_qdq.h"
+#include "qdq_encodings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,9 @@ sy_status *sy_model_check_ops(const sy_env *env, const ir_model *m)
 
 static sy_status *model_finish(sy_env *env, ir_model *ir, uint32_t flags, sy_model **out)
 {
+    sy_qdq_record_encodings(ir); /* QuantizeLinear outputs carry their scale / zero point */
     sy_pass_qdq(env, ir); /* DQ -> op -> Q chains to switchyard.quant integer kernels; no-op otherwise */
+    sy_qdq_pass_encodings(ir);
     sy_status *st = (flags & SY_LOAD_SKIP_OP_CHECK) ? NULL : sy_model_check_ops(env, ir);
     if (st) {
         ir_model_free(ir);

@@ -17,6 +17,9 @@ sy_status *cli_env(const char *config, sy_env **out);
 void cli_format_dims(const int32_t rank, const int64_t *dims, char *buf, size_t len);
 /* Name, dtype, shape and a summary (top-5 for a vector) of a tensor. */
 void cli_print_tensor_summary(FILE *f, const char *label, const sy_tensor *t);
+/* Element i of a tensor as a real number (fp16/bf16 widened, integers
+ * exact up to 2^53); NaN for a dtype without one value per element. */
+double cli_tensor_elem(const sy_tensor *t, int64_t i);
 /* A deterministic input for a model input (symbolic dims = 1). */
 sy_tensor *cli_make_pattern_input(const sy_value_info *vi);
 /* Feed inputs: --input-dir, --input NAME=FILE pairs, or deterministic. */
@@ -49,5 +52,6 @@ int cmd_llm_export(int argc, char **argv);
 int cmd_cts(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

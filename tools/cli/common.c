@@ -268,3 +268,5 @@ sy_status *cli_feed_inputs(sy_session *s, const sy_model *m, const cli_inputs *i
     }
     return NULL;
 }
+
+double cli_tensor_elem(const sy_tensor *t, int64_t i) { return elem_as_double(t, i); }

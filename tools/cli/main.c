@@ -18,6 +18,7 @@ static const command commands[] = {
     {"llm", cmd_llm, "generate text with an LLM bundle (the llm extension plugin)"},
     {"llm-export", cmd_llm_export, "write an LLM bundle (ONNX graphs + shared weights) from a llama2.c checkpoint"},
     {"compile", cmd_compile, "finalize a model's fused partitions into a compile cache file (run/bench --compiled)"},
+    {"compare", cmd_compare, "run a model on two deployments and compare every node's outputs (accuracy debugger)"},
     {"cts", cmd_cts, "conformance kit for a plugin: its kernels against cpu_ref, and the ABI rules"},
     {"codegen", cmd_codegen, "write a standalone C99 package of a model for a RISC-V MCU (ws63, hi3066)"},
     {"quantize", cmd_quantize, "quantize a float ONNX model to QDQ int8 with calibration data"},
