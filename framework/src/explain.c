@@ -42,6 +42,13 @@ SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_n
     return true;
 }
 
+SY_EXPORT int32_t sy_session_node_partition(const sy_session *s, size_t index)
+{
+    if (!s || index >= s->n_nodes || s->nodes[index].folded)
+        return -1;
+    return s->nodes[index].part;
+}
+
 SY_EXPORT size_t sy_session_copy_count(const sy_session *s) { return s ? s->n_copies : 0; }
 
 SY_EXPORT bool sy_session_copy_info(const sy_session *s, size_t index, sy_copy_info *out)

@@ -19,6 +19,8 @@ static void report(struct sy_session *s, uint32_t node, uint32_t output, const s
         .tensor = t,
         .partition = part,
         .partition_nodes = part >= 0 ? s->parts[part].n_nodes : 0,
+        .inputs = part >= 0 ? NULL : (const sy_tensor *const *)nr->view.in,
+        .n_inputs = part >= 0 ? 0 : nr->view.n_in,
     };
     s->observer(s->observer_user, &o);
 }

@@ -45,10 +45,19 @@ faulty_kernel)
     grep -q '^2,relu,Relu,.*,test_faulty,cpu_ref,-1,0,0,0,1,,,float32,.*,ok$' "$work/c.csv" || fail "CSV row of relu: exact"
     grep -q '<svg ' "$work/c.svg" && grep -q 'first past tolerance: flatten' "$work/c.svg" || fail "SVG"
     grep -q '>test_faulty<' "$work/c.svg" || fail "SVG legend lacks test_faulty"
-    # control: cpu_ref on both sides agrees everywhere
+    # the conformance kit on the same provider: the model check names the node
+    out=$("$sy" cts --plugin "$faulty" --model "$cnn" --filter '^model\.'); rc=$?
+    echo "$out" | tail -4
+    [ $rc -eq 1 ] || fail "cts --model: exit $rc, expected 1"
+    echo "$out" | grep -q "^FAIL model.tiny_cnn.onnx: first diverging node: flatten (Reshape) on test_faulty, value 'flat'.*disappears: the node is wrong" ||
+        fail "cts --model did not name flatten"
+    # explain --accuracy, the short form for the reports
+    out=$("$sy" explain "$cnn" --config "$work/faulty.ini" --accuracy) || fail "explain --accuracy"
+    echo "$out" | grep -q "^first node past tolerance: #4 flatten (Reshape) on test_faulty" || fail "explain --accuracy: $out"
+    # control: the default deployment against cpu_ref alone agrees everywhere
     out=$("$sy" compare "$cnn"); rc=$?
-    [ $rc -eq 0 ] || fail "cpu_ref vs cpu_ref: exit $rc: $out"
-    echo "$out" | grep -q '^first node past tolerance: none (6 values compared)' || fail "cpu_ref vs cpu_ref: $out"
+    [ $rc -eq 0 ] || fail "default vs cpu_ref: exit $rc: $out"
+    echo "$out" | grep -q '^first node past tolerance: none (6 values compared)' || fail "default vs cpu_ref: $out"
     ;;
 int8_vs_float)
     m=$shared/models/onnx/mnist-8
@@ -102,6 +111,15 @@ ultraface_htp)
             "$work/u.csv" || fail "$ini: a value before $first is past tolerance"
         # fused partitions: the first htp value is a partition output and the report says so
         echo "$out" | grep "^first node past tolerance" | grep -q 'fused partition' || fail "$ini: fusion not reported"
+        # bisect: the first value is a partition's output; with the whole
+        # partition on cpu_ref the error goes, with any single node it stays
+        out=$("$sy" compare "$m" --config "$ini" --bisect --brief); rc=$?
+        echo "$out" | grep '^bisect'
+        echo "$out" | grep -q "^bisect: '.*' is an output of fused partition 0 ([0-9]* nodes on htp): moving all of them to cpu_ref" ||
+            fail "$ini: bisect did not move the partition"
+        echo "$out" | grep -q "^bisect: the error disappears at" || fail "$ini: the partition on cpu_ref did not remove the error"
+        echo "$out" | grep -q "^bisect verdict: the error is spread over partition 0 ([0-9]* nodes on htp" ||
+            fail "$ini: bisect verdict"
         # within the float16 tolerance everywhere: the emulator's fp16 is as accurate as fp16 can be
         out=$("$sy" compare "$m" --config "$ini" --tol float32=0.02 --brief); rc=$?
         [ $rc -eq 0 ] || fail "$ini: some value is past relative error 0.02: $out"

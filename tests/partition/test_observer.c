@@ -52,7 +52,8 @@ static pt_model *chain_model(void)
     pt_input(m, "x", PT_F32, 2, DIMS);
     pt_input(m, "y", PT_F32, 2, DIMS);
     static const float two = 2.0f;
-    pt_init_f32(m, "two", 0, NULL, &two);
+    static const int64_t one[1] = {1};
+    pt_init_f32(m, "two", 1, one, &two);
     pt_node(m, "Add", "add0", (const char *[]){"x", "y", NULL}, (const char *[]){"a", NULL});
     pt_node(m, "Mul", "mul0", (const char *[]){"a", "a", NULL}, (const char *[]){"b", NULL});
     pt_node(m, "Relu", "relu0", (const char *[]){"b", NULL}, (const char *[]){"c", NULL});

@@ -72,123 +72,235 @@ static void tol_line(const cmp_tol *t)
            t->f32, t->f16, t->bf16, t->quant, t->lsb, t->integer);
 }
 
-static void print_totals(const cmp_result *r)
+void cmp_print_totals(FILE *f, const cmp_result *r)
 {
     double worst = 0;
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].b && !r->rows[i].shape_mismatch && r->rows[i].rel > worst)
             worst = r->rows[i].rel;
-    printf("totals: %zu node outputs on A, %zu matched, %zu past tolerance, %zu without a value on B, %zu of B's "
-           "not seen on A; worst relative error %.3g\n",
-           r->n, r->matched, r->past, r->unmatched_a, r->unmatched_b, worst);
+    fprintf(f, "totals: %zu node outputs on A, %zu matched, %zu past tolerance, %zu without a value on B, %zu of B's "
+               "not seen on A; worst relative error %.3g\n",
+            r->n, r->matched, r->past, r->unmatched_a, r->unmatched_b, worst);
 }
 
-/* --bisect: pin the first diverging node to B's provider for it and rerun,
- * following the first divergence while pinning exposes earlier values (a
- * fused partition split open). Returns 0, or 1 after an error. */
-static int bisect(const args *a, const cmp_side *side_a, const cmp_capture *cb, const cmp_result *r0)
+sy_status *cmp_accuracy_summary(FILE *f, const char *model, const char *config, const char *requant)
 {
-    enum { MAX_PINS = 16 };
-    sy_placement_override pins[MAX_PINS];
-    char *pin_node[MAX_PINS], *pin_prov[MAX_PINS];
-    uint32_t n_pins = 0;
+    cmp_side sa = {.model = model, .config = config, .requant = requant};
+    cmp_side sb = {.model = model, .ini_text = reference_ini, .requant = requant};
+    cli_inputs in = {.quiet = 1};
+    cmp_tol tol;
+    cmp_tol_default(&tol);
+    cmp_capture ca = {0}, cb = {0};
+    cmp_result r = {0};
+    sy_status *st = cmp_capture_run(&sb, &in, &cb);
+    if (!st)
+        st = cmp_capture_run(&sa, &in, &ca);
+    if (!st)
+        st = cmp_compare(&ca, &cb, &tol, false, &r);
+    if (!st) {
+        cmp_print_totals(f, &r);
+        cmp_print_first(f, &r);
+    }
+    cmp_result_free(&r);
+    cmp_capture_free(&ca);
+    cmp_capture_free(&cb);
+    return st;
+}
+
+/* ---- --bisect ------------------------------------------------------------ */
+
+enum { MAX_PINS = 16, MAX_MEMBERS = 256 };
+
+/* the pinned nodes, owning their strings */
+typedef struct pinset {
+    sy_placement_override p[MAX_PINS + MAX_MEMBERS];
+    char *owned[2 * (MAX_PINS + MAX_MEMBERS)];
+    uint32_t n, n_owned;
+} pinset;
+
+static bool pin_add(pinset *ps, const char *node, const char *provider)
+{
+    if (ps->n == MAX_PINS + MAX_MEMBERS)
+        return false;
+    char *a = strdup(node), *b = strdup(provider);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return false;
+    }
+    ps->owned[ps->n_owned++] = a;
+    ps->owned[ps->n_owned++] = b;
+    ps->p[ps->n++] = (sy_placement_override){a, b};
+    return true;
+}
+
+static void pin_free(pinset *ps)
+{
+    for (uint32_t i = 0; i < ps->n_owned; i++)
+        free(ps->owned[i]);
+    ps->n = ps->n_owned = 0;
+}
+
+/* A run of side A with `pins`, compared with B: *out and *cap for the caller to free. */
+static sy_status *probe(const args *a, const cmp_side *sa, const cmp_capture *cb, const sy_placement_override *pins,
+                        uint32_t n_pins, cmp_capture *cap, cmp_result *out)
+{
+    cmp_side pinned = *sa;
+    pinned.pins = pins;
+    pinned.n_pins = n_pins;
+    memset(cap, 0, sizeof *cap);
+    memset(out, 0, sizeof *out);
+    sy_status *st = cmp_capture_run(&pinned, &a->in, cap);
+    if (!st)
+        st = cmp_compare(cap, cb, &a->tol, a->against_model != NULL, out);
+    return st;
+}
+
+/* Is `value` within tolerance in r? */
+static bool value_ok(const cmp_result *r, const char *value, double *measure)
+{
+    long k = cmp_find_row(r, value);
+    *measure = k >= 0 && r->rows[k].b ? r->rows[k].measure : NAN;
+    return k >= 0 && r->rows[k].b && !r->rows[k].past;
+}
+
+/* The value is an output of a fused partition: its error arose in one of
+ * the members. Move them all to `to`; if that removes the error, move each
+ * alone to find the one that is wrong. */
+static int bisect_partition(const args *a, const cmp_side *sa, const cmp_capture *cb, const cmp_capture *ca,
+                            pinset *ps, const char *value, int32_t part, const char *from, const char *to)
+{
+    uint32_t base = ps->n;
+    size_t n_members = 0;
+    for (size_t i = 0; i < ca->n_nodes; i++)
+        if (ca->node_partition[i] == part && ca->node_names[i] && n_members < MAX_MEMBERS) {
+            if (!pin_add(ps, ca->node_names[i], to))
+                return 1;
+            n_members++;
+        }
+    printf("bisect: '%s' is an output of fused partition %d (%zu nodes on %s): moving all of them to %s\n", value,
+           part, n_members, from, to);
+    cmp_capture c;
+    cmp_result r;
+    double m;
+    sy_status *st = probe(a, sa, cb, ps->p, ps->n, &c, &r);
+    if (st)
+        return cli_fail(st, "bisect");
+    bool gone = value_ok(&r, value, &m);
+    cmp_result_free(&r);
+    cmp_capture_free(&c);
+    if (!gone) {
+        printf("bisect: the error stays at '%s' (%.3g) with the whole partition on %s\n", value, m, to);
+        printf("bisect verdict: partition %d computes like the reference; the error comes from its inputs\n", part);
+        return 0;
+    }
+    printf("bisect: the error disappears at '%s' (%.3g); now each of the %zu nodes alone\n", value, m, n_members);
+    for (size_t k = 0; k < n_members; k++) {
+        sy_placement_override one[MAX_PINS + 1];
+        memcpy(one, ps->p, base * sizeof *one);
+        one[base] = ps->p[base + k];
+        if ((st = probe(a, sa, cb, one, base + 1, &c, &r)))
+            return cli_fail(st, "bisect");
+        gone = value_ok(&r, value, &m);
+        cmp_result_free(&r);
+        cmp_capture_free(&c);
+        if (gone) {
+            printf("bisect: with only %s on %s the error disappears at '%s' (%.3g)\n", one[base].node, to, value, m);
+            printf("bisect verdict: node '%s' is wrong on %s\n", one[base].node, from);
+            return 0;
+        }
+    }
+    printf("bisect: no single node of the partition removes it\n");
+    printf("bisect verdict: the error is spread over partition %d (%zu nodes on %s; e.g. reduced precision "
+           "throughout), no single node is wrong\n",
+           part, n_members, from);
+    return 0;
+}
+
+/* --bisect: move the first diverging node to B's provider for it and rerun,
+ * following the first divergence while moving exposes earlier values.
+ * Returns 0, or 1 after an error. */
+static int bisect(const args *a, const cmp_side *sa, const cmp_capture *cb, const cmp_capture *ca0,
+                  const cmp_result *r0)
+{
+    pinset ps = {.n = 0};
+    cmp_capture ca = {0};
+    cmp_result r = {0};
+    const cmp_capture *cur_cap = ca0;
     const cmp_row *w = &r0->rows[r0->first];
-    char *value = strdup(w->a->name);
-    double before = w->measure;
+    char value[512], node[512], from[128], to[128];
     int rc = 1;
-    if (!value)
-        return 1;
-    char *cur_node = strdup(w->a->node), *cur_from = strdup(w->a->provider), *cur_to = strdup(w->b->provider);
-    if (!cur_node || !cur_from || !cur_to)
-        goto out;
-    for (;;) {
-        if (!strcmp(cur_from, cur_to)) {
+    snprintf(value, sizeof value, "%s", w->a->name);
+    snprintf(node, sizeof node, "%s", w->a->node);
+    snprintf(from, sizeof from, "%s", w->a->provider);
+    snprintf(to, sizeof to, "%s", w->b->provider);
+    int32_t part = w->a->partition;
+    double before = w->measure;
+    for (int step = 0;; step++) {
+        if (!strcmp(from, to)) {
             printf("bisect: %s already runs on %s, B's provider for it: the difference is not the provider's; it "
                    "comes from the model (e.g. quantization) or from its inputs\n",
-                   cur_node, cur_to);
-            printf("bisect verdict: not a provider defect at '%s'\n", cur_node);
+                   node, to);
+            printf("bisect verdict: not a provider defect at '%s'\n", node);
             rc = 0;
-            goto out;
+            break;
         }
-        if (n_pins == MAX_PINS) {
-            printf("bisect: stopped after %d moved nodes\n", MAX_PINS);
+        if (part >= 0) {
+            rc = bisect_partition(a, sa, cb, cur_cap, &ps, value, part, from, to);
+            break;
+        }
+        if (step == MAX_PINS || !pin_add(&ps, node, to)) {
+            printf("bisect: stopped after %u moved nodes\n", ps.n);
             rc = 0;
-            goto out;
+            break;
         }
-        pin_node[n_pins] = cur_node;
-        pin_prov[n_pins] = cur_to;
-        pins[n_pins] = (sy_placement_override){cur_node, cur_to};
-        n_pins++;
-        cur_node = cur_to = NULL;
-        printf("bisect: moving %s from %s to %s and running A again\n", pin_node[n_pins - 1], cur_from,
-               pin_prov[n_pins - 1]);
-        cmp_side pinned = *side_a;
-        pinned.pins = pins;
-        pinned.n_pins = n_pins;
-        cmp_capture ca = {0};
-        cmp_result r = {0};
-        sy_status *st = cmp_capture_run(&pinned, &a->in, &ca);
-        if (!st)
-            st = cmp_compare(&ca, cb, &a->tol, a->against_model != NULL, &r);
+        printf("bisect: moving %s from %s to %s and running A again\n", node, from, to);
+        cmp_result_free(&r);
+        cmp_capture_free(&ca);
+        sy_status *st = probe(a, sa, cb, ps.p, ps.n, &ca, &r);
         if (st) {
-            cmp_capture_free(&ca);
             cli_fail(st, "bisect");
-            goto out;
+            break;
         }
+        cur_cap = &ca;
+        double now;
         long row = cmp_find_row(&r, value);
-        const cmp_row *now = row >= 0 ? &r.rows[row] : NULL;
-        long first_row = r.first;
-        if (now && now->b && !now->past) {
-            printf("bisect: the error disappears at '%s' (%.3g -> %.3g, tolerance %.3g)\n", value, before,
-                   now->measure, now->tol);
-            printf("bisect verdict: node '%s' is wrong on %s\n", pin_node[n_pins - 1], cur_from);
-            if (first_row >= 0) {
+        if (value_ok(&r, value, &now)) {
+            printf("bisect: the error disappears at '%s' (%.3g -> %.3g, tolerance %.3g)\n", value, before, now,
+                   r.rows[row].tol);
+            printf("bisect verdict: node '%s' is wrong on %s\n", node, from);
+            if (r.first >= 0) {
                 printf("bisect: with it moved, ");
                 cmp_print_first(stdout, &r);
             } else {
                 printf("bisect: with it moved, every value is within tolerance\n");
             }
             rc = 0;
-        } else if (first_row >= 0 && (row < 0 || first_row < row) && strcmp(r.rows[first_row].a->node, pin_node[n_pins - 1])) {
-            /* pinning exposed an earlier divergence (a fused partition split
-             * open, or values now visible): follow it */
-            const cmp_row *e = &r.rows[first_row];
+            break;
+        }
+        if (r.first >= 0 && (row < 0 || r.first < row) && strcmp(r.rows[r.first].a->node, node)) {
+            /* moving it exposed an earlier divergence: follow it */
+            const cmp_row *e = &r.rows[r.first];
             printf("bisect: the error stays at '%s'; an earlier value now diverges: '%s' of %s on %s\n", value,
                    e->a->name, e->a->node, e->a->provider);
-            free(value);
-            value = strdup(e->a->name);
+            snprintf(value, sizeof value, "%s", e->a->name);
+            snprintf(node, sizeof node, "%s", e->a->node);
+            snprintf(from, sizeof from, "%s", e->a->provider);
+            snprintf(to, sizeof to, "%s", e->b->provider);
+            part = e->a->partition;
             before = e->measure;
-            free(cur_from);
-            cur_from = strdup(e->a->provider);
-            cur_node = strdup(e->a->node);
-            cur_to = strdup(e->b->provider);
-            cmp_result_free(&r);
-            cmp_capture_free(&ca);
-            if (!value || !cur_from || !cur_node || !cur_to)
-                goto out;
             continue;
-        } else {
-            printf("bisect: the error stays at '%s' (%.3g -> %.3g, tolerance %.3g) with %s on %s\n", value, before,
-                   now && now->b ? now->measure : NAN, now && now->b ? now->tol : NAN, pin_node[n_pins - 1],
-                   pin_prov[n_pins - 1]);
-            printf("bisect verdict: node '%s' computes like the reference; the error comes from its inputs "
-                   "(differences below tolerance, amplified)\n",
-                   pin_node[n_pins - 1]);
-            rc = 0;
         }
-        cmp_result_free(&r);
-        cmp_capture_free(&ca);
-        goto out;
+        printf("bisect: the error stays at '%s' (%.3g -> %.3g) with %s on %s\n", value, before, now, node, to);
+        printf("bisect verdict: node '%s' computes like the reference; the error comes from its inputs "
+               "(differences below tolerance, amplified)\n",
+               node);
+        rc = 0;
+        break;
     }
-out:
-    for (uint32_t i = 0; i < n_pins; i++) {
-        free(pin_node[i]);
-        free(pin_prov[i]);
-    }
-    free(cur_node);
-    free(cur_from);
-    free(cur_to);
-    free(value);
+    cmp_result_free(&r);
+    cmp_capture_free(&ca);
+    pin_free(&ps);
     return rc;
 }
 
@@ -276,7 +388,7 @@ int cmd_compare(int argc, char **argv)
         goto free_all;
     }
     cmp_print_table(stdout, &r, !a.brief);
-    print_totals(&r);
+    cmp_print_totals(stdout, &r);
     cmp_print_first(stdout, &r);
     if (a.csv) {
         if ((st = cmp_write_csv(a.csv, &r))) {
@@ -296,7 +408,7 @@ int cmd_compare(int argc, char **argv)
         printf("wrote %s\n", a.svg);
     }
     if (a.bisect && r.first >= 0) {
-        if (bisect(&a, &sa, &cb, &r))
+        if (bisect(&a, &sa, &cb, &ca, &r))
             goto free_all;
     } else if (a.bisect) {
         printf("bisect: nothing to bisect, every value is within tolerance\n");

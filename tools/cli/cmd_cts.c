@@ -26,7 +26,8 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: switchyard cts --plugin FILE [--provider NAME] [--filter REGEX] [--exclude REGEX]\n"
-            "                      [--config INI] [--opset N] [--cycles N] [--precision fp16|bf16] [-v]\n\n"
+            "                      [--config INI] [--opset N] [--cycles N] [--precision fp16|bf16]\n"
+            "                      [--model FILE ...] [-v]\n\n"
             "The conformance kit: checks a plugin against the CPU reference and the ABI rules.\n\n"
             "  --plugin FILE    the plugin library under test; loaded with the default plugins\n"
             "  --provider NAME  the provider whose kernels are checked (default: the one provider\n"
@@ -41,8 +42,11 @@ static void help(FILE *f)
             "  --precision P    the provider stores float32 tensors as P (fp16 or bf16, e.g. the\n"
             "                   htp/aic emulators): float32 results are judged with P's tolerances,\n"
             "                   and where the reference leaves P's range an inf/NaN result is correct\n"
+            "  --model FILE     also run FILE on the provider and on cpu_ref and compare every node's\n"
+            "                   outputs (check model.FILE); a failure names the first diverging node and\n"
+            "                   whether moving it to cpu_ref removes the error (repeatable)\n"
             "  -v               print every passing check too\n\n"
-            "Check names: OP.DTYPE.CASE (compared with cpu_ref), abi.* (behaviour).\n"
+            "Check names: OP.DTYPE.CASE (compared with cpu_ref), model.FILE (--model), abi.* (behaviour).\n"
             "Ends with 'N passed, M failed, K skipped'; exit status 1 when a check failed.\n"
             "Tolerances and the list of checks: docs/plugin-guide.md, section 'Conformance kit'.\n");
 }
@@ -318,6 +322,8 @@ static int registered_providers(const char *registered, char *first, size_t len)
 int cmd_cts(int argc, char **argv)
 {
     const char *plugin = NULL, *provider = NULL, *filter = NULL, *exclude = NULL, *config = NULL;
+    const char *models[64];
+    int n_models = 0;
     long opset = 17, cycles = 8;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
@@ -328,6 +334,10 @@ int cmd_cts(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--plugin") && has_val) {
             plugin = argv[++i];
+        } else if (!strcmp(a, "--model") && has_val) {
+            if (n_models == (int)(sizeof models / sizeof *models))
+                return cli_usage_error("cts", "at most %zu --model files", sizeof models / sizeof *models);
+            models[n_models++] = argv[++i];
         } else if (!strcmp(a, "--provider") && has_val) {
             provider = argv[++i];
         } else if (!strcmp(a, "--filter") && has_val) {
@@ -487,6 +497,13 @@ int cmd_cts(int argc, char **argv)
     printf("\ncases (compared with cpu_ref):\n");
     for (size_t i = 0; i < cx.n_claims; i++)
         run_claim(&cx, penv, renv, &cts_ops[cx.claims[i].op], cx.claims[i].dt);
+
+    /* 4b. whole models, node by node */
+    if (n_models) {
+        printf("\nmodels (compared node by node with cpu_ref):\n");
+        for (int i = 0; i < n_models; i++)
+            cts_run_model(&cx, penv, renv, models[i]);
+    }
 
     /* 5. ABI behaviour */
     sy_env_release(env);

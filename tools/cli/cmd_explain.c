@@ -1,5 +1,6 @@
 /* switchyard explain: where each node runs, and why. */
 #include "cli.h"
+#include "compare.h"
 
 #include <switchyard/ext/sy_emu_report.h>
 
@@ -10,7 +11,7 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp]\n"
-               "                         [--emulator-report]\n\n"
+               "                         [--emulator-report] [--accuracy]\n\n"
                "Creates a session (placement, constant folding, memory plan) without\n"
                "running it, then prints one line per provider (nodes, partitions, copies,\n"
                "top declined ops with reasons) and one line per node: its provider and\n"
@@ -21,7 +22,10 @@ static void help(FILE *f)
                "               integer node shows the form it got and who chose it\n"
                "  --emulator-report  also print each emulated provider's report (htp, lpai,\n"
                "               aic): per node the memory verdict (VTCM / on-chip / scratch),\n"
-               "               unit, modelled cycles, and the modelled latency\n");
+               "               unit, modelled cycles, and the modelled latency\n"
+               "  --accuracy   also run the model here and on cpu_ref alone (deterministic\n"
+               "               inputs) and print the accuracy debugger's totals and first\n"
+               "               node past tolerance (the full table: switchyard compare)\n");
 }
 
 /* Shared with `bench --emulator-report` (cli.h). */
@@ -81,6 +85,7 @@ static void write_dot(FILE *f, sy_env *env, sy_session *s)
 int cmd_explain(int argc, char **argv)
 {
     const char *config = NULL, *path = NULL, *dot = NULL, *requant = NULL;
+    bool accuracy = false;
     bool emu_report = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -93,6 +98,8 @@ int cmd_explain(int argc, char **argv)
                 return 2;
         } else if (!strcmp(argv[i], "--dot") && i + 1 < argc) {
             dot = argv[++i];
+        } else if (!strcmp(argv[i], "--accuracy")) {
+            accuracy = true;
         } else if (!strcmp(argv[i], "--emulator-report")) {
             emu_report = true;
         } else if (argv[i][0] != '-' && !path) {
@@ -201,6 +208,13 @@ int cmd_explain(int argc, char **argv)
     free(dec);
     if (emu_report)
         cli_print_emulator_reports(env);
+    if (accuracy) {
+        printf("\naccuracy against cpu_ref alone (switchyard compare):\n");
+        if ((st = cmp_accuracy_summary(stdout, path, config, requant))) {
+            rc = cli_fail(st, "--accuracy");
+            goto done;
+        }
+    }
     if (dot) {
         FILE *f = fopen(dot, "w");
         if (!f) {

@@ -138,6 +138,11 @@ static void on_output(void *user, const sy_node_output *o)
     v->node_index = o->node;
     v->partition = o->partition;
     v->partition_nodes = o->partition_nodes;
+    /* a DequantizeLinear's float output is exact arithmetic on codes: its
+     * error is judged in LSBs of the scale it applied (input 1, per tensor) */
+    if (!strcmp(o->op, "DequantizeLinear") && o->n_inputs >= 2 && o->inputs[1] &&
+        o->inputs[1]->dtype == SY_DT_FLOAT32 && o->inputs[1]->data && sy_tensor_numel(o->inputs[1]) == 1)
+        memcpy(&v->dq_scale, o->inputs[1]->data, sizeof v->dq_scale);
     if (!v->name || !v->node || !v->op || !v->provider || !capture_tensor(v, o->tensor)) {
         value_free(v);
         c->oom = true;
@@ -157,17 +162,32 @@ sy_status *cmp_capture_session(sy_session *s, cmp_capture *out)
     return st;
 }
 
-sy_status *cmp_capture_run(const cmp_side *side, const cli_inputs *in, cmp_capture *out)
+/* which node is in which fused partition (bisect of a partition's value) */
+static sy_status *capture_partitions(sy_session *s, cmp_capture *out)
 {
-    sy_env *env = NULL;
+    size_t n = sy_session_node_count(s);
+    out->node_names = calloc(n ? n : 1, sizeof *out->node_names);
+    out->node_partition = calloc(n ? n : 1, sizeof *out->node_partition);
+    if (!out->node_names || !out->node_partition)
+        return sy_status_create(SY_ERR_OUT_OF_MEMORY, "compare: out of memory for %zu nodes", n);
+    out->n_nodes = n;
+    for (size_t i = 0; i < n; i++) {
+        sy_node_placement pl = {.struct_size = sizeof pl};
+        out->node_partition[i] = sy_session_node_partition(s, i);
+        if (sy_session_node_placement(s, i, &pl) && !(out->node_names[i] = dup_str(pl.name)))
+            return sy_status_create(SY_ERR_OUT_OF_MEMORY, "compare: out of memory for node names");
+    }
+    return NULL;
+}
+
+sy_status *cmp_capture_env(sy_env *env, const char *model, const char *requant, const sy_placement_override *pins,
+                           uint32_t n_pins, const cli_inputs *in, cmp_capture *out)
+{
     sy_model *m = NULL;
     sy_session *s = NULL;
-    sy_status *st = side->config || !side->ini_text ? cli_env(side->config, &env)
-                                                    : sy_env_create_from_string(side->ini_text, NULL, &env);
-    if (!st)
-        st = sy_model_load(env, side->model, &m);
-    sy_session_options so = {.struct_size = sizeof so, .strict = -1, .requant = side->requant,
-                             .placements = side->pins, .n_placements = side->n_pins};
+    sy_status *st = sy_model_load(env, model, &m);
+    sy_session_options so = {.struct_size = sizeof so, .strict = -1, .requant = requant, .placements = pins,
+                             .n_placements = n_pins};
     if (!st)
         st = sy_session_create(env, m, &so, &s);
     if (!st) {
@@ -176,9 +196,21 @@ sy_status *cmp_capture_run(const cmp_side *side, const cli_inputs *in, cmp_captu
         st = cli_feed_inputs(s, m, &quiet, stderr);
     }
     if (!st)
+        st = capture_partitions(s, out);
+    if (!st)
         st = cmp_capture_session(s, out);
     sy_session_release(s);
     sy_model_release(m);
+    return st;
+}
+
+sy_status *cmp_capture_run(const cmp_side *side, const cli_inputs *in, cmp_capture *out)
+{
+    sy_env *env = NULL;
+    sy_status *st = side->config || !side->ini_text ? cli_env(side->config, &env)
+                                                    : sy_env_create_from_string(side->ini_text, NULL, &env);
+    if (!st)
+        st = cmp_capture_env(env, side->model, side->requant, side->pins, side->n_pins, in, out);
     sy_env_release(env);
     return st;
 }
@@ -188,6 +220,10 @@ void cmp_capture_free(cmp_capture *c)
     for (size_t i = 0; i < c->n; i++)
         value_free(&c->v[i]);
     free(c->v);
+    for (size_t i = 0; i < c->n_nodes; i++)
+        free(c->node_names[i]);
+    free(c->node_names);
+    free(c->node_partition);
     memset(c, 0, sizeof *c);
 }
 
@@ -325,9 +361,16 @@ static void measure(cmp_row *r, const cmp_tol *tol, bool qdq)
     r->max_abs = mx;
     r->rel = sb > 0 ? sqrt(se) / sqrt(sb) : mx;
     r->cosine = sa > 0 && sb > 0 ? dot / (sqrt(sa) * sqrt(sb)) : (sa == 0 && sb == 0 ? 1.0 : 0.0);
-    if (r->int_codes || q)
+    /* both sides dequantized codes with the same scale: in LSBs of it */
+    bool dq = !r->int_codes && !q && a->dq_scale > 0 && a->dq_scale == b->dq_scale;
+    if (dq) { /* a whole number of LSBs, up to the rounding of the products */
+        lsb = mx / a->dq_scale;
+        if (fabs(lsb - nearbyint(lsb)) < 1e-3)
+            lsb = nearbyint(lsb);
+    }
+    if (r->int_codes || q || dq)
         r->max_lsb = lsb;
-    if (r->int_codes && a->quantized && b->quantized) {
+    if ((r->int_codes && a->quantized && b->quantized) || dq) {
         r->tol_key = "lsb";
         r->tol = tol->lsb;
         r->measure = lsb;

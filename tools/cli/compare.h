@@ -28,12 +28,19 @@ typedef struct cmp_value {
     int32_t q_axis;             /* quantized: -1 per tensor, else the channel axis */
     uint32_t q_count;
     float *q_scales;            /* quantized: q_count scales (one LSB each) */
+    float dq_scale;             /* a DequantizeLinear's float output: the
+                                 * per-tensor scale it applied (its LSB), else 0 */
 } cmp_value;
 
 typedef struct cmp_capture {
     cmp_value *v;
     size_t n, cap;
     bool oom;
+    /* per node of the session (sy_session_node_placement order): its name
+     * and fused partition (-1 none), for --bisect of a fused value */
+    char **node_names;
+    int32_t *node_partition;
+    size_t n_nodes;
 } cmp_capture;
 
 /* One side of a comparison: a model and its deployment. */
@@ -48,6 +55,10 @@ typedef struct cmp_side {
 
 /* Run the side once with the inputs and capture every node output. */
 sy_status *cmp_capture_run(const cmp_side *side, const cli_inputs *in, cmp_capture *out);
+/* Same with an env the caller made (cts): MODEL on it with the inputs,
+ * requant form and placement overrides given. */
+sy_status *cmp_capture_env(sy_env *env, const char *model, const char *requant, const sy_placement_override *pins,
+                           uint32_t n_pins, const cli_inputs *in, cmp_capture *out);
 /* Run a session whose inputs are set and capture every node output. */
 sy_status *cmp_capture_session(sy_session *s, cmp_capture *out);
 void cmp_capture_free(cmp_capture *c);
@@ -99,6 +110,12 @@ sy_status *cmp_compare(const cmp_capture *a, const cmp_capture *b, const cmp_tol
 void cmp_result_free(cmp_result *r);
 /* The row of value `name` in r, or -1. */
 long cmp_find_row(const cmp_result *r, const char *name);
+
+/* The short form for other reports (explain --accuracy): MODEL on `config`
+ * against cpu_ref alone, deterministic inputs, default tolerances; prints
+ * the totals and the first node past tolerance (cmd_compare.c). */
+sy_status *cmp_accuracy_summary(FILE *f, const char *model, const char *config, const char *requant);
+void cmp_print_totals(FILE *f, const cmp_result *r);
 
 /* Reports (compare_report.c). */
 void cmp_print_table(FILE *f, const cmp_result *r, bool all_rows);

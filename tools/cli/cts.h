@@ -103,6 +103,9 @@ sy_status *cts_env(const cts_ctx *cx, const char *providers, bool strict, const 
 
 /* Result lines; `name` is matched against --filter by the caller. */
 bool cts_selected(const cts_ctx *cx, const char *name);
+/* cts --model FILE: the whole model on the provider against cpu_ref, node by
+ * node (cts_model.c); a failure names the first diverging node. */
+void cts_run_model(cts_ctx *cx, sy_env *penv, sy_env *renv, const char *path);
 void cts_pass(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cts_fail(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cts_skip(cts_ctx *cx, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

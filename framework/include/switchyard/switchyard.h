@@ -204,6 +204,10 @@ typedef struct sy_node_output {
                               * partition (sy_session_partition_info index)
                               * whose output this is */
     uint32_t partition_nodes; /* nodes fused in that partition (0 when -1) */
+    /* the node's inputs as it read them (NULL entries for omitted ones);
+     * none (NULL, 0) for a fused partition's output */
+    const sy_tensor *const *inputs;
+    uint32_t n_inputs;
 } sy_node_output;
 typedef void (*sy_observer_fn)(void *user, const sy_node_output *out);
 /* Install (fn non-NULL) or remove (fn NULL) the observer of a session. Off
@@ -237,6 +241,9 @@ SY_EXPORT sy_status *sy_session_save_compiled(const sy_session *s, const char *p
 SY_EXPORT size_t sy_session_partition_count(const sy_session *s);
 SY_EXPORT bool sy_session_partition_info(const sy_session *s, size_t index, const char **provider,
                                          uint32_t *n_nodes, bool *compiled, bool *from_cache);
+/* The fused partition node `index` belongs to (an index for
+ * sy_session_partition_info), or -1 when it runs on its own. */
+SY_EXPORT int32_t sy_session_node_partition(const sy_session *s, size_t index);
 
 /* ---- memory report ------------------------------------------------------ */
 typedef struct sy_memory_report {
