@@ -57,7 +57,7 @@ faulty_kernel)
     # control: the default deployment against cpu_ref alone agrees everywhere
     out=$("$sy" compare "$cnn"); rc=$?
     [ $rc -eq 0 ] || fail "default vs cpu_ref: exit $rc: $out"
-    echo "$out" | grep -q '^first node past tolerance: none (6 values compared)' || fail "default vs cpu_ref: $out"
+    echo "$out" | grep -q '^first node past tolerance: none' || fail "default vs cpu_ref: $out"
     ;;
 int8_vs_float)
     m=$shared/models/onnx/mnist-8
