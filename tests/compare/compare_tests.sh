@@ -65,7 +65,9 @@ int8_vs_float)
     q=$work/mnist8_int8.onnx
     "$sy" quantize "$m/model.onnx" --calib "$m" -o "$q" > /dev/null || fail "quantize failed"
     in=$m/test_data_set_0
-    out=$("$sy" compare "$q" --against-model "$m/model.onnx" --input-dir "$in" --csv "$work/q.csv"); rc=$?
+    # both sides on cpu_ref: the difference is the quantization alone
+    printf '[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n' > "$work/ref.ini"
+    out=$("$sy" compare "$q" --config "$work/ref.ini" --against-model "$m/model.onnx" --input-dir "$in" --csv "$work/q.csv"); rc=$?
     echo "$out"
     [ $rc -eq 0 ] || fail "exit $rc: a correctly quantized mnist-8 should stay within the 'quantized' tolerance"
     # QDQ names matched to the float ones, quantized codes dequantized
@@ -73,8 +75,8 @@ int8_vs_float)
         fail "QConv Convolution110 not matched to ReLU114_Output_0"
     # the measure, checked independently: the relative error of the output
     # from the two models' output files, computed by pbtool
-    "$sy" run "$q" --input-dir "$in" --output-dir "$work/oq" > /dev/null || fail "run int8"
-    "$sy" run "$m/model.onnx" --input-dir "$in" --output-dir "$work/of" > /dev/null || fail "run float"
+    "$sy" run "$q" --config "$work/ref.ini" --input-dir "$in" --output-dir "$work/oq" > /dev/null || fail "run int8"
+    "$sy" run "$m/model.onnx" --config "$work/ref.ini" --input-dir "$in" --output-dir "$work/of" > /dev/null || fail "run float"
     want=$("$pbtool" relerr "$work/oq/output_0.pb" "$work/of/output_0.pb") || fail "pbtool relerr"
     got=$(awk -F, '$2 == "Plus214_Output_0__DQ34" { print $12 }' "$work/q.csv")
     echo "relative error of the output: compare $got, pbtool $want"
@@ -84,7 +86,7 @@ int8_vs_float)
     # too small clips Convolution110's codes; everything before it is as good
     # as in the correct model, so the first node past tolerance is Convolution110
     "$pbtool" scale-q "$q" "$work/bad.onnx" ReLU114_Output_0 0.0625 || fail "pbtool scale-q"
-    bad=$("$sy" compare "$work/bad.onnx" --against-model "$m/model.onnx" --input-dir "$in" --bisect); rc=$?
+    bad=$("$sy" compare "$work/bad.onnx" --config "$work/ref.ini" --against-model "$m/model.onnx" --input-dir "$in" --bisect); rc=$?
     echo "$bad"
     [ $rc -eq 3 ] || fail "miscalibrated: exit $rc, expected 3"
     echo "$bad" | grep -q '^first node past tolerance: #4 Convolution110 (QConv)' || fail "miscalibrated: not Convolution110"

@@ -11,6 +11,7 @@
  *  - removing the observer stops the calls.
  *  - an override moves a node to cpu_ref (explain says "policy"), and bad
  *    overrides are refused naming the node or provider.
+ *  - a session in dynamic mode (a shape from an input's values) reports too.
  */
 #include "pt_common.h"
 
@@ -255,6 +256,47 @@ done:
     pt_model_free(m);
 }
 
+/* A shape that depends on an input's values: the session runs node by node
+ * (dynamic mode), and the observer sees each node there too. */
+static void test_dynamic(void)
+{
+    pt_model *m = pt_model_new("dyn");
+    static const int64_t dx[1] = {16}, ds[1] = {2};
+    pt_input(m, "x", PT_F32, 1, dx);
+    pt_input(m, "shape", PT_I64, 1, ds);
+    pt_node(m, "Reshape", "reshape0", (const char *[]){"x", "shape", NULL}, (const char *[]){"r", NULL});
+    pt_node(m, "Relu", "relu0", (const char *[]){"r", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (const int64_t[]){4, 4});
+    sy_env *env = pt_env("providers = cpu_ref\n");
+    sy_model *mod = env ? pt_load(env, m) : NULL;
+    sy_session *s = NULL;
+    PT_REQUIRE(mod, "setup");
+    PT_REQUIRE(!pt_msg(sy_session_create(env, mod, NULL, &s))[0], "session");
+    float x[16];
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)i - 7.5f;
+    int64_t shape[2] = {4, 4};
+    sy_tensor tx = pt_tensor_f32(x, 1, dx);
+    sy_tensor ts = {.struct_size = sizeof ts, .dtype = SY_DT_INT64, .rank = 1, .dims = {2}, .data = shape,
+                    .nbytes = sizeof shape};
+    PT_REQUIRE(!pt_msg(sy_session_set_input(s, "x", &tx, SY_INPUT_COPY))[0], "x");
+    PT_REQUIRE(!pt_msg(sy_session_set_input(s, "shape", &ts, SY_INPUT_COPY))[0], "shape");
+    seen sn = {0};
+    sy_session_set_observer(s, observe, &sn);
+    PT_REQUIRE(!pt_msg(sy_session_run(s))[0], "run");
+    PT_CHECK(sn.calls == 2, "reshape0 and relu0 reported in dynamic mode, got %d calls", sn.calls);
+    int cr = find(&sn, "r"), cy = find(&sn, "y");
+    PT_CHECK(cr == 0 && cy == 1, "in execution order: r at %d, y at %d", cr, cy);
+    /* element 3: x[3] = -4.5; Relu gives 0 */
+    PT_CHECK(cr >= 0 && sn.first[cr] == -4.5f, "r[3] = %g, expected -4.5", cr >= 0 ? (double)sn.first[cr] : 0.0);
+    PT_CHECK(cy >= 0 && sn.first[cy] == 0.0f, "y[3] = %g, expected 0", cy >= 0 ? (double)sn.first[cy] : 0.0);
+done:
+    sy_session_release(s);
+    sy_model_release(mod);
+    sy_env_release(env);
+    pt_model_free(m);
+}
+
 int main(void)
 {
     PT_RUN(test_cpu_ref);
@@ -262,5 +304,6 @@ int main(void)
     PT_RUN(test_npu_unfused);
     PT_RUN(test_npu_fused);
     PT_RUN(test_placement_override);
+    PT_RUN(test_dynamic);
     return pt_result();
 }
