@@ -10,6 +10,9 @@
  *       broadcasting element-wise op (Add, Sub, Mul, Div) for an operand of
  *       that shape.
  *
+ *   ConcatGrad(dY, X_1..X_n) -> dX_1..dX_n     (attribute axis)
+ *       dY cut along axis into the X's sizes: the backward of Concat.
+ *
  * The other element-wise backwards need no kernel of their own: the
  * training graph builder writes them with forward operators (Mul, Div,
  * Neg, Reshape, Transpose, Split, Pad, Slice, Expand).
@@ -18,6 +21,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static sy_status *need_f32_like(sy_node *n, uint32_t a, uint32_t b)
 {
@@ -131,6 +135,83 @@ static sy_status *run_reduce_to_shape(void *state, const sy_kernel_io *io)
     return NULL;
 }
 
+/* ---- ConcatGrad ------------------------------------------------------------ */
+
+/* ConcatGrad(dY, X_1..X_n) -> dX_1..dX_n, attribute axis: dY cut along
+ * `axis` into pieces of the X's sizes (the X's are read for their shapes
+ * only). The backward of Concat. */
+static sy_status *infer_concat_grad(sy_node *n)
+{
+    const sy_tensor *dy;
+    SY_TRY(sy_need_input(H, n, 0, &dy));
+    uint32_t nx = H->node_num_inputs(n) - 1;
+    if (nx != H->node_num_outputs(n))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "ConcatGrad: %u inputs X need %u outputs, got %u", nx, nx,
+                   H->node_num_outputs(n));
+    if (dy->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "ConcatGrad: dY must be float32, got %s", sy_dt_name(dy->dtype));
+    int64_t axis = sy_attr_int_or(H, n, "axis", 0);
+    if (axis < -dy->rank || axis >= dy->rank)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "ConcatGrad: axis %lld is outside rank %d", (long long)axis, dy->rank);
+    if (axis < 0)
+        axis += dy->rank;
+    int64_t total = 0;
+    for (uint32_t i = 0; i < nx; i++) {
+        const sy_tensor *x;
+        SY_TRY(sy_need_input(H, n, 1 + i, &x));
+        if (x->rank != dy->rank)
+            return ERR(SY_ERR_SHAPE, "ConcatGrad: X_%u has rank %d, dY %d", i + 1, x->rank, dy->rank);
+        for (int32_t d = 0; d < dy->rank; d++)
+            if (d != axis && x->dims[d] != dy->dims[d])
+                return ERR(SY_ERR_SHAPE, "ConcatGrad: X_%u dim %d is %lld, dY's %lld", i + 1, d,
+                           (long long)x->dims[d], (long long)dy->dims[d]);
+        total += x->dims[axis];
+        SY_TRY(H->node_set_output(n, i, SY_DT_FLOAT32, x->rank, x->dims));
+    }
+    if (total != dy->dims[axis])
+        return ERR(SY_ERR_SHAPE, "ConcatGrad: the X's add up to %lld along axis %lld, dY has %lld", (long long)total,
+                   (long long)axis, (long long)dy->dims[axis]);
+    return NULL;
+}
+
+static sy_status *prepare_concat_grad(sy_node *n, void **state)
+{
+    int64_t *axis = malloc(sizeof *axis);
+    if (!axis)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    *axis = sy_attr_int_or(H, n, "axis", 0);
+    if (*axis < 0)
+        *axis += H->node_input(n, 0)->rank;
+    *state = axis;
+    return NULL;
+}
+
+static sy_status *run_concat_grad(void *state, const sy_kernel_io *io)
+{
+    const sy_tensor *dy = io->inputs[0];
+    const int64_t axis = *(const int64_t *)state;
+    int64_t total = 0;
+    int64_t outer = 1, inner = 1;
+    for (int32_t d = 0; d < axis; d++)
+        outer *= dy->dims[d];
+    for (int32_t d = (int32_t)axis + 1; d < dy->rank; d++)
+        inner *= dy->dims[d];
+    const float *src = dy->data;
+    for (uint32_t i = 0; i < io->n_outputs; i++) {
+        int64_t len = io->inputs[1 + i]->dims[axis];
+        if (io->outputs[i]) {
+            float *dst = io->outputs[i]->data;
+            for (int64_t o = 0; o < outer; o++)
+                memcpy(dst + o * len * inner, src + (o * dy->dims[axis] + total) * inner,
+                       (size_t)(len * inner) * sizeof *dst);
+        }
+        total += len;
+    }
+    return NULL;
+}
+
+static const sy_attr_def a_axis[] = {{"axis", SY_ATTR_INT, false}};
+
 #define G_SCHEMA(op, nin, infer_fn, doc)                                                                           \
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, op, 1, nin, nin, 1, 1, SY_NO_ATTRS, infer_fn, SY_NO_INPLACE, 0, doc}
 #define G_KERNEL(op, run_fn)                                                                                       \
@@ -141,6 +222,8 @@ const sy_op_schema sy_train_elem_schemas[] = {
     G_SCHEMA("ReluGrad", 2, infer_unary_grad, "dX = X > 0 ? dY : 0"),
     G_SCHEMA("AbsGrad", 2, infer_unary_grad, "dX = sign(X) * dY"),
     G_SCHEMA("ReduceToShape", 2, infer_reduce_to_shape, "sum dY over the dims broadcasting stretched from shape"),
+    {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "ConcatGrad", 1, 2, -1, 1, -1, SY_ATTRS(a_axis), infer_concat_grad,
+     SY_NO_INPLACE, 0, "dY cut along axis into the sizes of the X's"},
 };
 const uint32_t sy_train_elem_n_schemas = SY_COUNT_OF(sy_train_elem_schemas);
 
@@ -148,5 +231,7 @@ const sy_kernel_def sy_train_elem_kernels[] = {
     G_KERNEL("ReluGrad", run_relu_grad),
     G_KERNEL("AbsGrad", run_abs_grad),
     G_KERNEL("ReduceToShape", run_reduce_to_shape),
+    {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, "ConcatGrad", 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 0, 0u, NULL,
+     prepare_concat_grad, run_concat_grad, sy_release_free, NULL},
 };
 const uint32_t sy_train_elem_n_kernels = SY_COUNT_OF(sy_train_elem_kernels);

@@ -291,6 +291,25 @@ int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
         }
         return 0;
     }
+    if (!strcmp(op, "Concat")) {
+        /* one ConcatGrad cuts dY into every input's piece */
+        const char **ins = tl_alloc(ad->g->pl, (n->n_input + 1) * sizeof *ins);
+        const char **outs = tl_alloc(ad->g->pl, (n->n_input ? n->n_input : 1) * sizeof *outs);
+        if (!ins || !outs)
+            return -1;
+        ins[0] = gy;
+        for (size_t i = 0; i < n->n_input; i++) {
+            ins[1 + i] = n->input[i];
+            outs[i] = needs(ad, n, i) ? tr_uniq(ad->g, n->input[i], "d") : "";
+        }
+        tr_node *g = grad_node(ad, n, "ConcatGrad", ins, n->n_input + 1, outs, n->n_input);
+        if (!g)
+            return -1;
+        for (size_t i = 0; i < n->n_input; i++)
+            if (needs(ad, n, i) && accumulate(ad, n->input[i], g->out[i]))
+                return -1;
+        return 0;
+    }
     if (!strcmp(op, "Gemm"))
         return gemm_rule(ad, n, gy);
     if (!strcmp(op, "Conv")) {
