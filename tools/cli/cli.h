@@ -53,5 +53,6 @@ int cmd_cts(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 #endif

@@ -10,7 +10,7 @@ PACKAGES=(
   uthash-dev                       # registry and name tables
   libprotobuf-c-dev protobuf-c-compiler  # ONNX decoding (code generated from onnx.proto)
   libmd-dev                        # sha256 pins of plugin files
-  zlib1g-dev                       # tests/mcu: PNG inputs of the mnist_lstm model (test only)
+  zlib1g-dev                       # IDX training data, gzip or not (tools library); tests/mcu PNG inputs
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
   qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)

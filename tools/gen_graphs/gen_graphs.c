@@ -613,6 +613,60 @@ static void gen_mlp(const char *dir)
     write_test_data(dir, "mlp", x, in_dims, 2, y, out_dims, 2);
 }
 
+/* The training sample (docs/training.md): a small CNN of seed 001's
+ * FP32-trainable operators only, untrained (He-uniform weights, zero
+ * biases): Concat twice (exactly two inputs each) copies the image into 4
+ * channels, a depthwise 3x3 Conv (group = in = out channels, stride 1, no
+ * bias: the seed's FP32 Conv row) filters each, Relu, Flatten, then
+ * FullyConnected (Gemm, B transposed) 3136 -> 64, Relu, 64 -> 10, and a
+ * Softmax for inference (the training builder reads its input as logits). */
+static void gen_fashion_cnn(const char *dir)
+{
+    enum { C = 4, HW = 28, FLAT = C * HW * HW, HID = 64, OUT = 10 };
+    lcg g = {0x0fa5410du};
+    static float wc[C * 9], w1[HID * FLAT], b1[HID], w2[OUT * HID], b2[OUT];
+    /* He-uniform: U(-sqrt(6 / fan_in), +sqrt(6 / fan_in)) */
+    lcg_fill(&g, wc, C * 9, -0.8164965809, 0.8164965809);
+    lcg_fill(&g, w1, (size_t)HID * FLAT, -0.0437386, 0.0437386);
+    lcg_fill(&g, w2, (size_t)OUT * HID, -0.3061862, 0.3061862);
+    memset(b1, 0, sizeof b1);
+    memset(b2, 0, sizeof b2);
+
+    graph gr = graph_new("fashion_cnn", 9, 5);
+    const int64_t in_dims[] = {1, 1, HW, HW}, out_dims[] = {1, OUT};
+    const int64_t wc_dims[] = {C, 1, 3, 3}, w1_dims[] = {HID, FLAT}, b1_dims[] = {HID}, w2_dims[] = {OUT, HID},
+                  b2_dims[] = {OUT};
+    graph_input(&gr, "image", in_dims, 4);
+    graph_output(&gr, "probs", out_dims, 2);
+    graph_init(&gr, tensor_f32("dwconv.W", wc_dims, 4, wc));
+    graph_init(&gr, tensor_f32("fc1.W", w1_dims, 2, w1));
+    graph_init(&gr, tensor_f32("fc1.B", b1_dims, 1, b1));
+    graph_init(&gr, tensor_f32("fc2.W", w2_dims, 2, w2));
+    graph_init(&gr, tensor_f32("fc2.B", b2_dims, 1, b2));
+    const int64_t pads[] = {1, 1, 1, 1}, kernel[] = {3, 3};
+    graph_node(&gr, "Concat", "copy2", (const char *[]){"image", "image", NULL}, (const char *[]){"x2", NULL},
+               (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
+    graph_node(&gr, "Concat", "copy4", (const char *[]){"x2", "x2", NULL}, (const char *[]){"x4", NULL},
+               (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
+    graph_node(&gr, "Conv", "dwconv", (const char *[]){"x4", "dwconv.W", NULL}, (const char *[]){"c", NULL},
+               (Onnx__AttributeProto *[]){attr_int("group", C), attr_ints("kernel_shape", kernel, 2),
+                                          attr_ints("pads", pads, 4), NULL});
+    graph_node(&gr, "Relu", "relu1", (const char *[]){"c", NULL}, (const char *[]){"cr", NULL}, NULL);
+    graph_node(&gr, "Flatten", "flatten", (const char *[]){"cr", NULL}, (const char *[]){"f", NULL},
+               (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
+    graph_node(&gr, "Gemm", "fc1", (const char *[]){"f", "fc1.W", "fc1.B", NULL}, (const char *[]){"h", NULL},
+               (Onnx__AttributeProto *[]){attr_int("transB", 1), NULL});
+    graph_node(&gr, "Relu", "relu2", (const char *[]){"h", NULL}, (const char *[]){"hr", NULL}, NULL);
+    graph_node(&gr, "Gemm", "fc2", (const char *[]){"hr", "fc2.W", "fc2.B", NULL}, (const char *[]){"logits", NULL},
+               (Onnx__AttributeProto *[]){attr_int("transB", 1), NULL});
+    graph_node(&gr, "Softmax", "softmax", (const char *[]){"logits", NULL}, (const char *[]){"probs", NULL},
+               (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
+    write_model(dir, "fashion_cnn", &gr,
+                "Switchyard training sample: Fashion-MNIST classifier of seed 001 FP32-trainable ops (Concat, "
+                "depthwise Conv, Relu, Flatten, Gemm); untrained He-uniform weights (LCG). Train it with "
+                "'switchyard train' (docs/training.md).");
+}
+
 static void gen_chain(const char *dir, long n_nodes)
 {
     enum { WIDTH = 64 };
@@ -709,8 +763,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (only && strcmp(only, "tiny_cnn") && strcmp(only, "mlp") && strcmp(only, "elementwise_chain")) {
-        fprintf(stderr, "sy_gen_graphs: --only '%s': expected tiny_cnn, mlp or elementwise_chain\n", only);
+    if (only && strcmp(only, "tiny_cnn") && strcmp(only, "mlp") && strcmp(only, "elementwise_chain") &&
+        strcmp(only, "fashion_cnn")) {
+        fprintf(stderr, "sy_gen_graphs: --only '%s': expected tiny_cnn, mlp, elementwise_chain or fashion_cnn\n",
+                only);
         return 2;
     }
     mkdirs(out_dir);
@@ -720,6 +776,8 @@ int main(int argc, char **argv)
         gen_mlp(out_dir);
     if (!only || !strcmp(only, "elementwise_chain"))
         gen_chain(out_dir, chain);
+    if (!only || !strcmp(only, "fashion_cnn"))
+        gen_fashion_cnn(out_dir);
     free_all();
     return 0;
 }

@@ -9,8 +9,8 @@
  *   3. the loss node and its gradient seed are appended, then the backward
  *      pass in reverse node order (train_autodiff.c), only through values
  *      that lead to a trainable tensor;
- *   4. training.onnx outputs the loss and one gradient per trainable tensor
- *      (grad.NAME); eval.onnx the loss and the model output;
+ *   4. training.onnx outputs the loss, one gradient per trainable tensor
+ *      (grad.NAME) and what the loss read (logits or prediction); eval.onnx the loss and the model output;
  *      optimizer.onnx holds one Adam or Momentum node over all of them;
  *      checkpoint.onnx the initial tensors, zero optimizer state and step 0;
  *      forward.onnx the model as given (the export starts from it).
@@ -403,6 +403,9 @@ static sy_status *build_training(build *b, const char *dir, sy_train_build_repor
             !tr_add_output(&g, tl_value_info(&pl, gname, FLOAT_T, b->train[i]->dims, b->train[i]->n_dims)))
             goto oom;
     }
+    /* last: what the loss read, so a step also reports the batch's predictions */
+    if (!tr_add_output(&g, tr_value_name(&pl, b->logits)))
+        goto oom;
     size_t len;
     uint8_t *buf = tr_pack(&g, b->model, b->opset, &len);
     st = write_file(dir, TR_TRAINING_FILE, buf, len);

@@ -206,7 +206,7 @@ SY_EXPORT sy_status *sy_train_session_create(sy_env *env, const char *dir, sy_tr
         s->n_param = nt - s->n_data - 1;
         size_t no = sy_model_input_count(s->mo);
         if (!s->n_param || no < 2 + 3 * s->n_param || (no - 2) % s->n_param ||
-            sy_session_output_count(s->st) != 1 + s->n_param) {
+            sy_session_output_count(s->st) != 2 + s->n_param) {
             st = sy_status_create(SY_ERR_INVALID_MODEL, "%s: the training and optimizer models do not match (%zu "
                                                         "tensors, %zu optimizer inputs)", dir, s->n_param, no);
         } else {
@@ -313,6 +313,16 @@ SY_EXPORT sy_status *sy_train_session_eval(sy_train_session *s, const sy_tensor 
 }
 
 SY_EXPORT int64_t sy_train_session_steps(const sy_train_session *s) { return s ? s->steps : 0; }
+
+SY_EXPORT sy_status *sy_train_session_step_output(sy_train_session *s, const sy_tensor **output)
+{
+    if (!s || !output)
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_step_output: session and output are "
+                                                         "required");
+    if (!s->steps)
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_step_output: no step has run yet");
+    return sy_session_get_output(s->st, 1 + s->n_param, output);
+}
 
 /* an ONNX file of initializers: `t` as they are (names replaced where
  * rename[i] is set), plus the int64 step when with_step */

@@ -94,6 +94,10 @@ SY_EXPORT sy_status *sy_train_session_step(sy_train_session *s, const sy_tensor 
 SY_EXPORT sy_status *sy_train_session_eval(sy_train_session *s, const sy_tensor *const *inputs, size_t n_inputs,
                                            float *loss, const sy_tensor **output);
 
+/* What the loss read in the last step (logits or prediction, before the
+ * update): borrowed until the next step. */
+SY_EXPORT sy_status *sy_train_session_step_output(sy_train_session *s, const sy_tensor **output);
+
 /* Steps taken (the optimizers' T). */
 SY_EXPORT int64_t sy_train_session_steps(const sy_train_session *s);
 
@@ -106,6 +110,14 @@ SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path
 /* The forward model with the trained tensors, as ONNX (the model the
  * artifacts were built from, its initializers replaced). */
 SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path);
+
+/* ---- data ---------------------------------------------------------------- */
+
+/* An IDX file (the MNIST / Fashion-MNIST format), gzip-compressed or not:
+ * a tensor of the stored element type (uint8, int8, int16, int32, float32,
+ * float64) and shape, in host byte order. Free it with sy_idx_free. */
+SY_EXPORT sy_status *sy_idx_read(const char *path, sy_tensor **out);
+SY_EXPORT void sy_idx_free(sy_tensor *t);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,53 @@
+#!/bin/sh
+# train_cli.sh TEST SWITCHYARD GRAPHS WORKDIR: `switchyard train` on the
+# Fashion-MNIST IDX files of Debian's dataset-fashion-mnist (skipped, exit 77,
+# when they are absent).
+#   smoke      256 images, one epoch: the artifacts, the checkpoint, --resume,
+#              the exported model runs; bad data and options are refused
+#   accuracy   the full training set, 2 epochs, Adam: test accuracy >= 88%
+set -u
+t=$1; sy=$2; graphs=$3; work=$4
+data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+fail() { echo "FAIL: $*"; exit 1; }
+[ -e "$data/train-images-idx3-ubyte.gz" ] || [ -e "$data/train-images-idx3-ubyte" ] ||
+    { echo "skipped: Fashion-MNIST is absent from $data (Debian package dataset-fashion-mnist)"; exit 77; }
+rm -rf "$work"; mkdir -p "$work"
+model=$graphs/fashion_cnn.onnx
+case $t in
+smoke)
+    out=$("$sy" train "$model" --data "$data" -o "$work/a" --limit 256 --batch 32 --optimizer adam \
+          --log "$work/log.csv" 2>&1) || fail "train: $out"
+    echo "$out" | tail -2
+    for f in training.onnx eval.onnx optimizer.onnx checkpoint.onnx model.onnx; do
+        [ -s "$work/a/$f" ] || fail "$f was not written"
+    done
+    echo "$out" | grep -q 'epoch 1: .*test accuracy' || fail "no epoch summary"
+    [ "$(wc -l < "$work/log.csv")" -eq 9 ] || fail "expected a header and 8 steps in the log"
+    # the exported model is a plain inference model
+    "$sy" run "$work/a/model.onnx" | grep -q "output 0 'probs' float32 \[1,10\]" || fail "model.onnx does not run"
+    # --resume: the checkpoint holds 8 steps; a second epoch takes 8 more
+    out=$("$sy" train "$model" --data "$data" -o "$work/a" --limit 256 --batch 32 --optimizer adam --epochs 2 \
+          --resume 2>&1) || fail "resume: $out"
+    echo "$out" | grep -q 'resuming .* at step 8' || fail "resume did not start at step 8: $out"
+    echo "$out" | grep -q '16 steps' || fail "resume did not reach 16 steps: $out"
+    # refusals: missing data, a bad option, a model without a backward rule
+    mkdir -p "$work/empty"
+    out=$("$sy" train "$model" --data "$work/empty" -o "$work/b" 2>&1) && fail "empty data folder accepted"
+    echo "$out" | grep -q 'train-images-idx3-ubyte: cannot open' || fail "unclear message: $out"
+    printf 'not an idx file' > "$work/empty/train-images-idx3-ubyte"
+    out=$("$sy" train "$model" --data "$work/empty" -o "$work/b" 2>&1) && fail "a bad IDX file accepted"
+    echo "$out" | grep -q 'not an IDX file' || fail "unclear message: $out"
+    out=$("$sy" train "$model" --data "$data" -o "$work/b" --trainable last:0 2>&1) && fail "last:0 accepted"
+    echo "$out" | grep -q 'K must be a positive integer' || fail "unclear message: $out"
+    ;;
+accuracy)
+    out=$("$sy" train "$model" --data "$data" -o "$work/a" --epochs 2 --batch 32 --optimizer adam --lr 0.001 2>/dev/null) ||
+        fail "train failed"
+    echo "$out"
+    acc=$(echo "$out" | sed -n 's/^epoch 2: .*test accuracy \([0-9.]*\)%.*/\1/p')
+    [ -n "$acc" ] || fail "no epoch 2 summary"
+    awk -v a="$acc" 'BEGIN { exit !(a >= 88.0) }' || fail "test accuracy $acc% is below 88%"
+    ;;
+*) fail "unknown test $t" ;;
+esac
+echo "ok $t"

@@ -1,0 +1,406 @@
+/*
+ * switchyard train MODEL --data DIR -o OUT [--epochs N] [--batch B] [--lr LR]
+ *                  [--optimizer sgd|adam] [--momentum M] [--schedule S]
+ *                  [--trainable all|last:K|bias] [--log FILE.csv] [--resume]
+ *
+ * The command over sy_train.h (libswitchyard_tools): builds the training
+ * artifacts into OUT (unless --resume), trains on IDX data (MNIST naming:
+ * train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz], t10k-...),
+ * evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
+ * current and writes the trained model OUT/model.onnx.
+ */
+#include "cli.h"
+
+#include <switchyard/sy_train.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: switchyard train MODEL --data DIR -o OUT [options]\n\n"
+            "Trains a float ONNX classifier on IDX image data (the MNIST and Fashion-MNIST\n"
+            "format, gzip or not). Builds training artifacts into OUT (training.onnx,\n"
+            "eval.onnx, optimizer.onnx, checkpoint.onnx: ONNX files any tool opens), runs\n"
+            "the epochs with a progress bar (loss, accuracy, samples/s), evaluates on the\n"
+            "test set after each epoch, saves OUT/checkpoint.onnx after each epoch (through\n"
+            "a temporary file and a rename) and writes the trained model OUT/model.onnx.\n\n"
+            "  --data DIR         train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz],\n"
+            "                     t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]\n"
+            "                     (e.g. /usr/share/datasets/fashion-mnist)\n"
+            "  -o OUT             the artifacts folder (created)\n"
+            "  --epochs N         passes over the training set (default 1)\n"
+            "  --batch B          samples per step (default 32)\n"
+            "  --lr LR            learning rate (default 0.01 for sgd, 0.001 for adam)\n"
+            "  --optimizer O      sgd (default; with --momentum) or adam\n"
+            "  --momentum M       sgd momentum in [0, 1) (default 0.9)\n"
+            "  --weight-decay W   L2 coefficient (default 0)\n"
+            "  --schedule S       constant (default), step (x0.1 every --step-epochs, default 1)\n"
+            "                     or cosine (to 0 over all steps)\n"
+            "  --trainable T      all (default), last:K (the last K layers), bias (biases only)\n"
+            "  --limit N          use only the first N training samples\n"
+            "  --log FILE.csv     one line per step: step, epoch, loss, lr, batch accuracy\n"
+            "  --resume           continue from OUT/checkpoint.onnx instead of rebuilding OUT\n"
+            "  --seed S           shuffling seed (default 1)\n"
+            "  --config INI       the deployment (its plugins need 'train' and the ops)\n");
+}
+
+typedef struct dataset {
+    sy_tensor *images, *labels; /* as read (uint8) */
+    int64_t n, h, w;
+} dataset;
+
+static sy_status *load_split(const char *dir, const char *prefix, dataset *d)
+{
+    char path[4096];
+    const char *kinds[2] = {"images-idx3-ubyte", "labels-idx1-ubyte"};
+    sy_tensor **dst[2] = {&d->images, &d->labels};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s-%s.gz", dir, prefix, kinds[k]);
+        if (access(path, R_OK))
+            snprintf(path, sizeof path, "%s/%s-%s", dir, prefix, kinds[k]);
+        sy_status *st = sy_idx_read(path, dst[k]);
+        if (st)
+            return st;
+    }
+    if (d->images->dtype != SY_DT_UINT8 || d->images->rank != 3 || d->labels->dtype != SY_DT_UINT8 ||
+        d->labels->rank != 1 || d->labels->dims[0] != d->images->dims[0])
+        return sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N]", dir,
+                                prefix);
+    d->n = d->images->dims[0];
+    d->h = d->images->dims[1];
+    d->w = d->images->dims[2];
+    return NULL;
+}
+
+static void free_split(dataset *d)
+{
+    sy_idx_free(d->images);
+    sy_idx_free(d->labels);
+}
+
+/* a batch of samples idx[0..b) as float [b, 1, H, W] / 255 and int64 labels */
+static sy_status *fill_batch(const dataset *d, const int64_t *idx, int64_t b, int64_t classes, float *x,
+                             int64_t *lab)
+{
+    const int64_t px = d->h * d->w;
+    const uint8_t *im = d->images->data, *lb = d->labels->data;
+    for (int64_t i = 0; i < b; i++) {
+        for (int64_t p = 0; p < px; p++)
+            x[i * px + p] = (float)im[idx[i] * px + p] / 255.0f;
+        lab[i] = lb[idx[i]];
+        if (lab[i] >= classes)
+            return sy_status_create(SY_ERR_INVALID_ARGUMENT, "label %lld of sample %lld is outside the model's %lld "
+                                                             "classes", (long long)lab[i], (long long)idx[i],
+                                    (long long)classes);
+    }
+    return NULL;
+}
+
+static int64_t argmax(const float *v, int64_t n)
+{
+    int64_t best = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] > v[best])
+            best = i;
+    return best;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct run_opts {
+    int epochs, step_epochs;
+    int64_t batch, limit;
+    float lr;
+    const char *schedule;
+    unsigned seed;
+} run_opts;
+
+static float rate_at(const run_opts *o, int64_t step, int64_t total_steps, int epoch)
+{
+    if (!strcmp(o->schedule, "step"))
+        return o->lr * powf(0.1f, (float)(epoch / o->step_epochs));
+    if (!strcmp(o->schedule, "cosine"))
+        return o->lr * 0.5f * (1.0f + cosf(3.14159265f * (float)step / (float)(total_steps ? total_steps : 1)));
+    return o->lr;
+}
+
+/* accuracy and mean loss of the eval model on a split */
+static sy_status *evaluate(sy_train_session *ts, const dataset *d, int64_t batch, int64_t classes, double *acc,
+                           double *loss)
+{
+    float *x = malloc((size_t)(batch * d->h * d->w) * sizeof *x);
+    int64_t *lab = malloc((size_t)batch * sizeof *lab), *idx = malloc((size_t)batch * sizeof *idx);
+    sy_status *st = x && lab && idx ? NULL : sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    int64_t right = 0;
+    double total = 0;
+    for (int64_t at = 0; !st && at < d->n; at += batch) {
+        int64_t b = d->n - at < batch ? d->n - at : batch;
+        for (int64_t i = 0; i < b; i++)
+            idx[i] = at + i;
+        st = fill_batch(d, idx, b, classes, x, lab);
+        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {b, 1, d->h, d->w},
+                        .data = x, .nbytes = (size_t)(b * d->h * d->w) * 4};
+        sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {b}, .data = lab,
+                        .nbytes = (size_t)b * 8};
+        float l = 0;
+        const sy_tensor *out = NULL;
+        if (!st)
+            st = sy_train_session_eval(ts, (const sy_tensor *[]){&tx, &tl}, 2, &l, &out);
+        for (int64_t i = 0; !st && i < b; i++)
+            right += argmax((const float *)out->data + i * classes, classes) == lab[i];
+        total += (double)l * (double)b;
+    }
+    free(x);
+    free(lab);
+    free(idx);
+    *acc = d->n ? (double)right / (double)d->n : 0;
+    *loss = d->n ? total / (double)d->n : 0;
+    return st;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    const char *model = NULL, *data = NULL, *out = NULL, *config = NULL, *log_path = NULL, *optimizer = "sgd";
+    const char *trainable = "all";
+    run_opts o = {.epochs = 1, .step_epochs = 1, .batch = 32, .lr = -1, .schedule = "constant", .seed = 1};
+    float momentum = 0.9f, decay = 0;
+    int resume = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--resume")) {
+            resume = 1;
+        } else if (a[0] == '-' && !v) {
+            return cli_usage_error("train", "%s needs a value", a);
+        } else if (!strcmp(a, "--data")) {
+            data = argv[++i];
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--config")) {
+            config = argv[++i];
+        } else if (!strcmp(a, "--log")) {
+            log_path = argv[++i];
+        } else if (!strcmp(a, "--optimizer")) {
+            optimizer = argv[++i];
+        } else if (!strcmp(a, "--trainable")) {
+            trainable = argv[++i];
+        } else if (!strcmp(a, "--schedule")) {
+            o.schedule = argv[++i];
+        } else if (!strcmp(a, "--epochs") || !strcmp(a, "--batch") || !strcmp(a, "--limit") ||
+                   !strcmp(a, "--step-epochs") || !strcmp(a, "--seed")) {
+            long n = cli_parse_long(argv[++i], !strcmp(a, "--limit") ? 1 : !strcmp(a, "--seed") ? 0 : 1, 1L << 30);
+            if (n < 0)
+                return cli_usage_error("train", "%s: expected a positive integer, got '%s'", a, argv[i]);
+            if (!strcmp(a, "--epochs"))
+                o.epochs = (int)n;
+            else if (!strcmp(a, "--batch"))
+                o.batch = n;
+            else if (!strcmp(a, "--limit"))
+                o.limit = n;
+            else if (!strcmp(a, "--seed"))
+                o.seed = (unsigned)n;
+            else
+                o.step_epochs = (int)n;
+        } else if (!strcmp(a, "--lr") || !strcmp(a, "--momentum") || !strcmp(a, "--weight-decay")) {
+            char *end;
+            float f = strtof(argv[++i], &end);
+            if (*end || !isfinite(f) || f < 0)
+                return cli_usage_error("train", "%s: expected a number >= 0, got '%s'", a, argv[i]);
+            if (!strcmp(a, "--lr"))
+                o.lr = f;
+            else if (!strcmp(a, "--momentum"))
+                momentum = f;
+            else
+                decay = f;
+        } else if (a[0] == '-') {
+            return cli_usage_error("train", "unknown option '%s'", a);
+        } else if (!model) {
+            model = a;
+        } else {
+            return cli_usage_error("train", "unexpected argument '%s'", a);
+        }
+    }
+    if (!model || !data || !out)
+        return cli_usage_error("train", "MODEL, --data DIR and -o OUT are required");
+    sy_train_build_options bo = {.struct_size = sizeof bo, .momentum = momentum, .weight_decay = decay};
+    if (!strcmp(optimizer, "adam"))
+        bo.optimizer = SY_TRAIN_ADAM;
+    else if (strcmp(optimizer, "sgd"))
+        return cli_usage_error("train", "--optimizer: expected sgd or adam, got '%s'", optimizer);
+    if (o.lr < 0)
+        o.lr = bo.optimizer == SY_TRAIN_ADAM ? 0.001f : 0.01f;
+    if (strcmp(o.schedule, "constant") && strcmp(o.schedule, "step") && strcmp(o.schedule, "cosine"))
+        return cli_usage_error("train", "--schedule: expected constant, step or cosine, got '%s'", o.schedule);
+    if (!strcmp(trainable, "bias"))
+        bo.trainable = SY_TRAIN_BIASES;
+    else if (!strncmp(trainable, "last:", 5)) {
+        long k = cli_parse_long(trainable + 5, 1, 1 << 20);
+        if (k < 0)
+            return cli_usage_error("train", "--trainable last:K: K must be a positive integer");
+        bo.trainable = SY_TRAIN_LAST_K;
+        bo.last_k = (int)k;
+    } else if (strcmp(trainable, "all"))
+        return cli_usage_error("train", "--trainable: expected all, last:K or bias, got '%s'", trainable);
+    if (momentum >= 1.0f)
+        return cli_usage_error("train", "--momentum must be below 1");
+
+    dataset tr = {0}, te = {0};
+    sy_env *env = NULL;
+    sy_train_session *ts = NULL;
+    FILE *log = NULL;
+    float *x = NULL;
+    int64_t *lab = NULL, *order = NULL;
+    int rc = 0;
+    sy_status *st = load_split(data, "train", &tr);
+    if (st) {
+        rc = cli_fail(st, "training data");
+        goto done;
+    }
+    if ((st = load_split(data, "t10k", &te))) {
+        rc = cli_fail(st, "test data");
+        goto done;
+    }
+    if (!resume) {
+        sy_train_build_report rep = {.struct_size = sizeof rep};
+        if ((st = sy_train_build(model, &bo, out, &rep))) {
+            rc = cli_fail(st, model);
+            goto done;
+        }
+        fprintf(stderr, "train: %s -> %s: %zu trainable tensors (%lld values), %zu forward + %zu backward nodes\n",
+                model, out, rep.n_trainable, (long long)rep.trainable_elements, rep.forward_nodes, rep.backward_nodes);
+    }
+    if ((st = cli_env(config, &env)) || (st = sy_train_session_create(env, out, &ts))) {
+        rc = cli_fail(st, out);
+        goto done;
+    }
+    if (resume)
+        fprintf(stderr, "train: resuming %s at step %lld\n", out, (long long)sy_train_session_steps(ts));
+    const int64_t classes = 10;
+    int64_t n = o.limit && o.limit < tr.n ? o.limit : tr.n;
+    x = malloc((size_t)(o.batch * tr.h * tr.w) * sizeof *x);
+    lab = malloc((size_t)o.batch * sizeof *lab);
+    order = malloc((size_t)n * sizeof *order);
+    if (!x || !lab || !order) {
+        rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "train");
+        goto done;
+    }
+    if (log_path && !(log = fopen(log_path, resume ? "a" : "w"))) {
+        rc = cli_fail(sy_status_create(SY_ERR_IO, "cannot write %s", log_path), "--log");
+        goto done;
+    }
+    if (log && !resume)
+        fprintf(log, "step,epoch,loss,lr,batch_accuracy\n");
+    const int64_t steps_per_epoch = (n + o.batch - 1) / o.batch, total_steps = steps_per_epoch * o.epochs;
+    const int first_epoch = (int)(sy_train_session_steps(ts) / steps_per_epoch);
+    for (int ep = first_epoch; ep < o.epochs; ep++) {
+        /* a fresh deterministic shuffle per epoch (xorshift32 Fisher-Yates) */
+        uint32_t r = o.seed * 2654435761u + (uint32_t)ep * 40503u + 1u;
+        for (int64_t i = 0; i < n; i++)
+            order[i] = i;
+        for (int64_t i = n - 1; i > 0; i--) {
+            r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+            int64_t j = (int64_t)(r % (uint32_t)(i + 1)), t = order[i];
+            order[i] = order[j], order[j] = t;
+        }
+        double t0 = now_s(), loss_sum = 0;
+        int64_t seen = 0, right = 0;
+        for (int64_t s = 0; s < steps_per_epoch; s++) {
+            int64_t at = s * o.batch, b = n - at < o.batch ? n - at : o.batch;
+            int64_t step = sy_train_session_steps(ts);
+            if (step >= (int64_t)(ep + 1) * steps_per_epoch)
+                break;
+            if (step > (int64_t)ep * steps_per_epoch + s)
+                continue; /* resumed inside this epoch: skip the batches already taken */
+            if ((st = fill_batch(&tr, order + at, b, classes, x, lab))) {
+                rc = cli_fail(st, "training data");
+                goto done;
+            }
+            sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4,
+                            .dims = {b, 1, tr.h, tr.w}, .data = x, .nbytes = (size_t)(b * tr.h * tr.w) * 4};
+            sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {b}, .data = lab,
+                            .nbytes = (size_t)b * 8};
+            float lr = rate_at(&o, step, total_steps, ep), loss = 0;
+            if ((st = sy_train_session_step(ts, (const sy_tensor *[]){&tx, &tl}, 2, lr, &loss))) {
+                rc = cli_fail(st, "step");
+                goto done;
+            }
+            /* the batch's accuracy before the update: the step's logits */
+            const sy_tensor *y = NULL;
+            int64_t br = 0;
+            if ((st = sy_train_session_step_output(ts, &y))) {
+                rc = cli_fail(st, "step");
+                goto done;
+            }
+            for (int64_t i = 0; i < b; i++)
+                br += argmax((const float *)y->data + i * classes, classes) == lab[i];
+            right += br;
+            loss_sum += (double)loss * (double)b;
+            seen += b;
+            if (log)
+                fprintf(log, "%lld,%d,%.6f,%.6g,%.4f\n", (long long)step + 1, ep + 1, (double)loss, (double)lr,
+                        (double)br / (double)b);
+            if (s % 20 == 0 || s + 1 == steps_per_epoch) {
+                double el = now_s() - t0;
+                int width = 24, fill = (int)(width * (at + b) / n);
+                fprintf(stderr, "\repoch %d/%d [", ep + 1, o.epochs);
+                for (int k = 0; k < width; k++)
+                    fputc(k < fill ? '#' : '.', stderr);
+                fprintf(stderr, "] %lld/%lld loss %.4f acc %.1f%% %.0f samples/s ", (long long)(at + b), (long long)n,
+                        loss_sum / (double)seen, 100.0 * (double)right / (double)seen,
+                        el > 0 ? (double)seen / el : 0.0);
+                fflush(stderr);
+            }
+        }
+        fputc('\n', stderr);
+        char ck[4096];
+        snprintf(ck, sizeof ck, "%s/checkpoint.onnx", out);
+        if ((st = sy_train_session_save(ts, ck))) {
+            rc = cli_fail(st, "checkpoint");
+            goto done;
+        }
+        double acc, tloss;
+        if ((st = evaluate(ts, &te, 256, classes, &acc, &tloss))) {
+            rc = cli_fail(st, "test set");
+            goto done;
+        }
+        printf("epoch %d: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%% (%lld test "
+               "images)\n",
+               ep + 1, seen ? loss_sum / (double)seen : 0.0, seen ? 100.0 * (double)right / (double)seen : 0.0, tloss,
+               100.0 * acc, (long long)te.n);
+        fflush(stdout);
+    }
+    char mp[4096];
+    snprintf(mp, sizeof mp, "%s/model.onnx", out);
+    if ((st = sy_train_session_export(ts, mp))) {
+        rc = cli_fail(st, "export");
+        goto done;
+    }
+    printf("trained model: %s (checkpoint %s/checkpoint.onnx, %lld steps)\n", mp, out,
+           (long long)sy_train_session_steps(ts));
+done:
+    if (log)
+        fclose(log);
+    free(x);
+    free(lab);
+    free(order);
+    sy_train_session_release(ts);
+    sy_env_release(env);
+    free_split(&tr);
+    free_split(&te);
+    return rc;
+}
