@@ -344,7 +344,7 @@ static sy_status *prepare_all(struct sy_session *s)
     return sy_partitions_compile(s);
 }
 
-sy_status *sy_session_plan(struct sy_session *s)
+static sy_status *plan_steps(struct sy_session *s)
 {
     s->dynamic = false;
     SY_TRY(infer_all(s));
@@ -353,6 +353,38 @@ sy_status *sy_session_plan(struct sy_session *s)
         SY_TRY(sy_plan_memory(s));
         SY_TRY(sy_compile_steps(s));
     }
+    return NULL;
+}
+
+sy_status *sy_session_plan(struct sy_session *s)
+{
+    /* Graph inputs are not constants. The plugin contract (sy_plugin.h,
+     * schema infer) gives input data at plan time only for values known
+     * then (initializers, folded nodes), and providers rely on it: a kernel
+     * may pack what it read at prepare (the cpu provider's weights). A
+     * re-plan runs after set_input, when the inputs' data is there: hide it
+     * while planning, so an input that feeds a weight operand is treated as
+     * the variable it is (a training step's weights, say), and a shape read
+     * from an input makes the plan dynamic instead of fixing it. */
+    void **hidden = calloc(s->g->n_inputs ? s->g->n_inputs : 1, sizeof *hidden);
+    if (!hidden)
+        return sy_error_oom();
+    for (uint32_t i = 0; i < s->g->n_inputs; i++) {
+        sy_value_rt *v = &s->values[s->g->inputs[i]];
+        if (v->is_input && !v->is_const) {
+            hidden[i] = v->t.data;
+            v->t.data = NULL;
+        }
+    }
+    sy_status *st = plan_steps(s);
+    for (uint32_t i = 0; i < s->g->n_inputs; i++) {
+        sy_value_rt *v = &s->values[s->g->inputs[i]];
+        if (v->is_input && !v->is_const)
+            v->t.data = hidden[i];
+    }
+    free(hidden);
+    if (st)
+        return st;
     s->planned = true;
     s->needs_replan = false;
     return NULL;
