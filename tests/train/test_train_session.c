@@ -481,6 +481,50 @@ static void test_mnist_gradients(const char *shared)
     sy_model_release(fm);
 }
 
+/* A weight fed as a graph input is a variable: after a re-plan (a new
+ * batch size), a new weight must be read by the next run, on whichever
+ * provider takes the Conv (the default configuration puts the cpu provider
+ * first, whose Conv packs constant weights at prepare). Y = Conv 1x1 of a
+ * one-channel X with weight w is w * X, worked out by hand. */
+static void test_weights_are_inputs(void)
+{
+    char model[600];
+    snprintf(model, sizeof model, "%s/conv_w_input.onnx", work);
+    pt_model *m = pt_model_new("conv_w_input");
+    pt_input(m, "x", PT_F32, 4, (int64_t[]){1, 1, 2, 2});
+    pt_input(m, "w", PT_F32, 4, (int64_t[]){1, 1, 1, 1});
+    pt_node(m, "Conv", "conv", (const char *[]){"x", "w", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 4, (int64_t[]){1, 1, 2, 2});
+    /* a symbolic batch: the first run with 2 samples re-plans */
+    m->graph.input[0]->type->tensor_type->shape->dim[0]->value_case =
+        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+    m->graph.input[0]->type->tensor_type->shape->dim[0]->dim_param = "N";
+    write_model(m, model);
+    sy_env *denv = NULL;
+    sy_model *mm = NULL;
+    sy_session *s = NULL;
+    sy_status *st = sy_env_create(NULL, &denv); /* the embedded default */
+    st = st ? st : sy_model_load(denv, model, &mm);
+    st = st ? st : sy_session_create(denv, mm, NULL, &s);
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, w[1] = {2.0f};
+    sy_tensor tx = f32(x, 4, (int64_t[]){2, 1, 2, 2}), tw = f32(w, 4, (int64_t[]){1, 1, 1, 1});
+    for (int run = 0; !st && run < 3; run++) {
+        w[0] = (float)(2 + run); /* 2, 3, 4 */
+        st = sy_session_set_input(s, "x", &tx, SY_INPUT_BORROW);
+        st = st ? st : sy_session_set_input(s, "w", &tw, SY_INPUT_BORROW);
+        st = st ? st : sy_session_run(s);
+        const sy_tensor *y = NULL;
+        st = st ? st : sy_session_get_output(s, 0, &y);
+        for (int i = 0; !st && i < 8; i++)
+            CHECK(((const float *)y->data)[i] == w[0] * x[i], "run %d: y[%d] = %g, want %g * %g", run, i,
+                  (double)((const float *)y->data)[i], (double)w[0], (double)x[i]);
+    }
+    CHECK(!st, "conv with an input weight: %s", msg(st));
+    sy_session_release(s);
+    sy_model_release(mm);
+    sy_env_release(denv);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(work, sizeof work, "%s/train_session_XXXXXX", argc > 2 ? argv[2] : "/tmp");
@@ -503,6 +547,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_adam_step);
     RUN_TEST(test_converges);
     RUN_TEST(test_sets_and_refusals);
+    RUN_TEST(test_weights_are_inputs);
     test_mnist_gradients(argc > 1 ? argv[1] : "../shared");
     sy_env_release(env);
     char cmd[700];

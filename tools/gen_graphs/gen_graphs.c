@@ -615,24 +615,24 @@ static void gen_mlp(const char *dir)
 
 /* The training sample (docs/training.md): a small CNN of seed 001's
  * FP32-trainable operators only, untrained (He-uniform weights, zero
- * biases): Concat twice (exactly two inputs each) copies the image into 4
- * channels, a depthwise 3x3 Conv (group = in = out channels, stride 1, no
- * bias: the seed's FP32 Conv row) filters each, Relu, Flatten, then
- * FullyConnected (Gemm, B transposed) 3136 -> 64, Relu, 64 -> 10, and a
+ * biases): Concat three times (exactly two inputs each) copies the image
+ * into 8 channels, a depthwise 3x3 Conv (group = in = out channels, stride
+ * 1, no bias: the seed's FP32 Conv row) filters each, Relu, Flatten, then
+ * FullyConnected (Gemm, B transposed) 6272 -> 64, Relu, 64 -> 10, and a
  * Softmax for inference (the training builder reads its input as logits). */
 static void gen_fashion_cnn(const char *dir)
 {
-    enum { C = 4, HW = 28, FLAT = C * HW * HW, HID = 64, OUT = 10 };
+    enum { C = 8, HW = 28, FLAT = C * HW * HW, HID = 64, OUT = 10 };
     lcg g = {0x0fa5410du};
     static float wc[C * 9], w1[HID * FLAT], b1[HID], w2[OUT * HID], b2[OUT];
     /* He-uniform: U(-sqrt(6 / fan_in), +sqrt(6 / fan_in)) */
     lcg_fill(&g, wc, C * 9, -0.8164965809, 0.8164965809);
-    lcg_fill(&g, w1, (size_t)HID * FLAT, -0.0437386, 0.0437386);
+    lcg_fill(&g, w1, (size_t)HID * FLAT, -0.0309279, 0.0309279);
     lcg_fill(&g, w2, (size_t)OUT * HID, -0.3061862, 0.3061862);
     memset(b1, 0, sizeof b1);
     memset(b2, 0, sizeof b2);
 
-    graph gr = graph_new("fashion_cnn", 9, 5);
+    graph gr = graph_new("fashion_cnn", 10, 5);
     const int64_t in_dims[] = {1, 1, HW, HW}, out_dims[] = {1, OUT};
     const int64_t wc_dims[] = {C, 1, 3, 3}, w1_dims[] = {HID, FLAT}, b1_dims[] = {HID}, w2_dims[] = {OUT, HID},
                   b2_dims[] = {OUT};
@@ -648,7 +648,9 @@ static void gen_fashion_cnn(const char *dir)
                (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
     graph_node(&gr, "Concat", "copy4", (const char *[]){"x2", "x2", NULL}, (const char *[]){"x4", NULL},
                (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
-    graph_node(&gr, "Conv", "dwconv", (const char *[]){"x4", "dwconv.W", NULL}, (const char *[]){"c", NULL},
+    graph_node(&gr, "Concat", "copy8", (const char *[]){"x4", "x4", NULL}, (const char *[]){"x8", NULL},
+               (Onnx__AttributeProto *[]){attr_int("axis", 1), NULL});
+    graph_node(&gr, "Conv", "dwconv", (const char *[]){"x8", "dwconv.W", NULL}, (const char *[]){"c", NULL},
                (Onnx__AttributeProto *[]){attr_int("group", C), attr_ints("kernel_shape", kernel, 2),
                                           attr_ints("pads", pads, 4), NULL});
     graph_node(&gr, "Relu", "relu1", (const char *[]){"c", NULL}, (const char *[]){"cr", NULL}, NULL);
