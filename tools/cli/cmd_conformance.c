@@ -67,7 +67,7 @@
  */
 #include "cli.h"
 
-#include <switchyard/sy_sdk.h> /* fp16 / bf16 conversions (after switchyard.h) */
+#include <switchyard/sy_tools.h> /* sy_compare_tensors */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -609,82 +609,6 @@ static void status_result(ctest *t, sy_status *st, const char *what)
     sy_status_free(st);
 }
 
-/* ---- element access ------------------------------------------------------- */
-
-static bool is_float_type(sy_dtype dt)
-{
-    return dt == SY_DT_FLOAT32 || dt == SY_DT_FLOAT64 || dt == SY_DT_FLOAT16 || dt == SY_DT_BFLOAT16;
-}
-
-static bool is_plain_int_type(sy_dtype dt)
-{
-    switch (dt) {
-    case SY_DT_INT8: case SY_DT_UINT8: case SY_DT_INT16: case SY_DT_UINT16: case SY_DT_INT32:
-    case SY_DT_UINT32: case SY_DT_INT64: case SY_DT_UINT64: case SY_DT_BOOL:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static double float_at(const sy_tensor *t, int64_t i)
-{
-    const void *d = t->data;
-    switch (t->dtype) {
-    case SY_DT_FLOAT32: { float f; memcpy(&f, (const char *)d + 4 * i, 4); return f; }
-    case SY_DT_FLOAT64: { double f; memcpy(&f, (const char *)d + 8 * i, 8); return f; }
-    case SY_DT_FLOAT16: { uint16_t h; memcpy(&h, (const char *)d + 2 * i, 2); return sy_f16_to_f32(h); }
-    case SY_DT_BFLOAT16: { uint16_t h; memcpy(&h, (const char *)d + 2 * i, 2); return sy_bf16_to_f32(h); }
-    default: return NAN;
-    }
-}
-
-/* Integer elements as (signed or unsigned) 64-bit, exactly. */
-static void int_at(const sy_tensor *t, int64_t i, int64_t *sv, uint64_t *uv, bool *is_unsigned)
-{
-    const char *d = t->data;
-    *is_unsigned = false;
-    *sv = 0;
-    *uv = 0;
-    switch (t->dtype) {
-    case SY_DT_INT8: { int8_t v; memcpy(&v, d + i, 1); *sv = v; break; }
-    case SY_DT_UINT8: case SY_DT_BOOL: { uint8_t v; memcpy(&v, d + i, 1); *sv = v; break; }
-    case SY_DT_INT16: { int16_t v; memcpy(&v, d + 2 * i, 2); *sv = v; break; }
-    case SY_DT_UINT16: { uint16_t v; memcpy(&v, d + 2 * i, 2); *sv = v; break; }
-    case SY_DT_INT32: { int32_t v; memcpy(&v, d + 4 * i, 4); *sv = v; break; }
-    case SY_DT_UINT32: { uint32_t v; memcpy(&v, d + 4 * i, 4); *sv = v; break; }
-    case SY_DT_INT64: { int64_t v; memcpy(&v, d + 8 * i, 8); *sv = v; break; }
-    case SY_DT_UINT64: { uint64_t v; memcpy(&v, d + 8 * i, 8); *uv = v; *is_unsigned = true; break; }
-    default: break;
-    }
-}
-
-static void format_index(const sy_tensor *t, int64_t flat, char *buf, size_t len)
-{
-    int64_t idx[SY_MAX_RANK] = {0};
-    int32_t rank = t->rank > SY_MAX_RANK ? SY_MAX_RANK : t->rank;
-    for (int32_t d = rank - 1; d >= 0; d--) {
-        int64_t dim = t->dims[d] > 0 ? t->dims[d] : 1;
-        idx[d] = flat % dim;
-        flat /= dim;
-    }
-    cli_format_dims(rank, idx, buf, len);
-}
-
-/* Bits per element of a dtype for the byte-exact fallback (0: unknown). */
-static unsigned dtype_bits(sy_dtype dt)
-{
-    size_t s = sy_dtype_size(dt);
-    if (s)
-        return (unsigned)(8 * s);
-    switch ((int)dt) {
-    case 21: case 22: case 23: return 4;   /* UINT4, INT4, FLOAT4E2M1 */
-    case 25: case 26: return 2;            /* UINT2, INT2 */
-    case 17: case 18: case 19: case 20: case 24: return 8; /* float8 family */
-    default: return 0;
-    }
-}
-
 static const char *dtype_label(sy_dtype dt)
 {
     const char *n = sy_dtype_name(dt);
@@ -695,119 +619,20 @@ static const char *dtype_label(sy_dtype dt)
     return buf;
 }
 
-/* Compare one output; NULL when equal, else a reason (malloc'd). */
+/* Compare one output with the tools library's rule (sy_compare_tensors);
+ * NULL when equal, else a reason (malloc'd). */
 static char *compare_tensor(size_t index, const char *oname, const sy_tensor *got, const sy_tensor *exp, double rtol,
                             double atol)
 {
-    char gd[200], ed[200];
-    cli_format_dims(got->rank, got->dims, gd, sizeof gd);
-    cli_format_dims(exp->rank, exp->dims, ed, sizeof ed);
-    if (got->dtype != exp->dtype)
-        return xasprintf("output %zu '%s' dtype %s, expected %s", index, oname, dtype_label(got->dtype),
-                         dtype_label(exp->dtype));
-    bool same_shape = got->rank == exp->rank;
-    for (int32_t d = 0; same_shape && d < got->rank; d++)
-        same_shape = got->dims[d] == exp->dims[d];
-    if (!same_shape)
-        return xasprintf("output %zu '%s' shape %s, expected %s", index, oname, gd, ed);
-    int64_t n = sy_tensor_numel(exp);
-    if (n <= 0)
-        return NULL;
-    unsigned bits = dtype_bits(exp->dtype);
-    size_t need = bits ? (size_t)(((uint64_t)n * bits + 7) / 8) : 0;
-    if (!bits)
-        return xasprintf("output %zu '%s': cannot compare elements of dtype %s", index, oname, dtype_label(exp->dtype));
-    if (!got->data || got->nbytes < need)
-        return xasprintf("output %zu '%s' %s %s: the session returned %zu data bytes, %zu expected", index, oname,
-                         dtype_label(got->dtype), gd, got->data ? got->nbytes : 0, need);
-    if (!exp->data || exp->nbytes < need)
-        return xasprintf("output %zu '%s': the expected tensor file holds %zu bytes, %zu needed", index, oname,
-                         exp->nbytes, need);
-    int64_t n_bad = 0, first = -1;
-    double max_err = 0;
-    if (is_float_type(exp->dtype)) {
-        for (int64_t i = 0; i < n; i++) {
-            double a = float_at(got, i), b = float_at(exp, i);
-            bool ok;
-            if (isnan(a) || isnan(b))
-                ok = isnan(a) && isnan(b);
-            else if (isinf(a) || isinf(b))
-                ok = a == b;
-            else {
-                double err = fabs(a - b);
-                if (err > max_err)
-                    max_err = err;
-                ok = err <= atol + rtol * fabs(b);
-            }
-            if (!ok) {
-                if (first < 0)
-                    first = i;
-                n_bad++;
-            }
-        }
-        if (!n_bad)
-            return NULL;
-        char at[200];
-        format_index(exp, first, at, sizeof at);
-        return xasprintf("output %zu '%s' value mismatch at index %s: got %.9g expected %.9g (%lld of %lld elements "
-                         "differ, max abs err %.3g, rtol %g atol %g)",
-                         index, oname, at, float_at(got, first), float_at(exp, first), (long long)n_bad,
-                         (long long)n, max_err, rtol, atol);
-    }
-    if (is_plain_int_type(exp->dtype)) {
-        for (int64_t i = 0; i < n; i++) {
-            int64_t sa, sb;
-            uint64_t ua, ub;
-            bool uns;
-            int_at(got, i, &sa, &ua, &uns);
-            int_at(exp, i, &sb, &ub, &uns);
-            if (uns ? ua != ub : sa != sb) {
-                if (first < 0)
-                    first = i;
-                n_bad++;
-            }
-        }
-        if (!n_bad)
-            return NULL;
-        char at[200];
-        format_index(exp, first, at, sizeof at);
-        int64_t sa, sb;
-        uint64_t ua, ub;
-        bool uns;
-        int_at(got, first, &sa, &ua, &uns);
-        int_at(exp, first, &sb, &ub, &uns);
-        if (uns)
-            return xasprintf("output %zu '%s' value mismatch at index %s: got %llu expected %llu (%lld of %lld "
-                             "elements differ; integers compare exactly)",
-                             index, oname, at, (unsigned long long)ua, (unsigned long long)ub, (long long)n_bad,
-                             (long long)n);
-        return xasprintf("output %zu '%s' value mismatch at index %s: got %lld expected %lld (%lld of %lld elements "
-                         "differ; %s compares exactly)",
-                         index, oname, at, (long long)sa, (long long)sb, (long long)n_bad, (long long)n,
-                         dtype_label(exp->dtype));
-    }
-    /* packed / exotic types: element-wise on the bits */
-    const uint8_t *ga = got->data, *ea = exp->data;
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t bit = (uint64_t)i * bits;
-        unsigned mask = bits >= 8 ? 0xffu : (1u << bits) - 1u;
-        bool differ;
-        if (bits >= 8)
-            differ = memcmp(ga + bit / 8, ea + bit / 8, bits / 8) != 0;
-        else
-            differ = ((ga[bit / 8] >> (bit % 8)) & mask) != ((ea[bit / 8] >> (bit % 8)) & mask);
-        if (differ) {
-            if (first < 0)
-                first = i;
-            n_bad++;
-        }
-    }
-    if (!n_bad)
-        return NULL;
-    char at[200];
-    format_index(exp, first, at, sizeof at);
-    return xasprintf("output %zu '%s' %s bits differ at index %s (%lld of %lld elements; compared bit-exact)", index,
-                     oname, dtype_label(exp->dtype), at, (long long)n_bad, (long long)n);
+    sy_compare_result r = {.struct_size = sizeof r};
+    sy_status *st = sy_compare_tensors(got, exp, rtol, atol, &r);
+    char *why = NULL;
+    if (st)
+        why = xasprintf("output %zu '%s': %s", index, oname, sy_status_get_message(st));
+    else if (!r.equal)
+        why = xasprintf("output %zu '%s' %s", index, oname, r.message);
+    sy_status_free(st);
+    return why;
 }
 
 /* ---- running one test ------------------------------------------------------ */

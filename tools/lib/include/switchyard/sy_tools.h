@@ -10,6 +10,8 @@
  *   sy_llm_export   a llama2.c checkpoint + tokenizer -> an LLM bundle
  *                   (docs/llm.md).
  *   sy_model_writer an ONNX model built node by node and written out.
+ *   sy_compare_tensors  an output against a reference, with the tolerance
+ *                   rule of `switchyard conformance`.
  *
  * Conventions are those of switchyard.h: every call that can fail returns a
  * sy_status* (NULL on success) whose message says what and where; every
@@ -196,6 +198,30 @@ SY_EXPORT sy_status *sy_model_writer_pack(const sy_model_writer *w, void **data,
 SY_EXPORT sy_status *sy_model_writer_save(const sy_model_writer *w, const char *path);
 /* frees what the tools library returned (sy_model_writer_pack) */
 SY_EXPORT void sy_tools_free(void *p);
+
+/* ======================================================================== */
+/* comparing outputs with references                                        */
+/* ======================================================================== */
+
+/* The outcome of sy_compare_tensors. */
+typedef struct sy_compare_result {
+    size_t struct_size;       /* sizeof(sy_compare_result) */
+    int equal;                /* 1: same dtype and shape, every element within tolerance */
+    int64_t n_elements;
+    int64_t n_mismatched;
+    int64_t first_mismatch;   /* flat index of the first element out of tolerance, -1 none */
+    double max_abs_error;     /* floats: the largest |got - want| of finite pairs */
+    char message[512];        /* when not equal: what differs and where ("value mismatch at index [0,3]: ...") */
+} sy_compare_result;
+
+/* got against want, the rule of `switchyard conformance`: dtype and shape
+ * must match; floating-point elements pass when |got - want| <= atol + rtol
+ * * |want| (NaN only against NaN, infinities only equal); integers and bool
+ * compare exactly; packed and float8 types bit for bit. A mismatch is a
+ * result (equal 0, message), not an error: the status is for bad arguments
+ * (NULL tensors, data shorter than the shape, a dtype without a size). */
+SY_EXPORT sy_status *sy_compare_tensors(const sy_tensor *got, const sy_tensor *want, double rtol, double atol,
+                                        sy_compare_result *result);
 
 #ifdef __cplusplus
 }
