@@ -52,6 +52,13 @@ sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
 /* [lo, hi] of a Relu or Clip node whose bounds are constants; false otherwise */
 bool cpu_activation_bounds(const sy_node *n, float *lo, float *hi);
+/* MaxPool 2-D: what the kernel and a chain take, and the window geometry
+ * (end padding grown so floor rounding gives ceil_mode's output size) */
+typedef struct cpu_pool_geom {
+    int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+} cpu_pool_geom;
+bool cpu_maxpool_accepts(const sy_node *n, char *why, size_t len);
+sy_status *cpu_maxpool_geometry(const sy_node *n, cpu_pool_geom *g);
 /* per-channel a, b with BatchNormalization(x) = a * x + b (constant inputs) */
 sy_status *cpu_bn_coefficients(const sy_node *n, int64_t channels, float *a, float *b);
 

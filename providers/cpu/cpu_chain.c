@@ -7,7 +7,7 @@
  * previous member's output as its input 0 and only constants otherwise:
  * a Conv, then any of BatchNormalization (folded into the Conv's weights and
  * bias: [provider.cpu] fuse_bn), Relu/Clip (the Conv's output clamp:
- * fuse_activation) and further Convs (nhwc_chains). Such a path is convex,
+ * fuse_activation) and further Convs and MaxPools (nhwc_chains). Such a path is convex,
  * so the core accepts it as one partition. Compiled, it runs in NHWC fp32
  * between two buffers it owns: the input is moved to NHWC once at the start
  * and every tensor the graph reads outside the chain is moved back to NCHW
@@ -25,11 +25,11 @@
 #define H cpu_host
 #define ERR(code, ...) H->status_new((code), __VA_ARGS__)
 
-enum { STEP_CONV, STEP_CLAMP, STEP_AFFINE };
+enum { STEP_CONV, STEP_CLAMP, STEP_AFFINE, STEP_POOL };
 
 typedef struct chain_step {
     int kind;
-    xnn_operator_t op;           /* STEP_CONV */
+    xnn_operator_t op;           /* STEP_CONV, STEP_POOL */
     float lo, hi;                /* STEP_CLAMP */
     float *a, *b;                /* STEP_AFFINE: per channel */
     int64_t c, pixels;           /* output channels, N * H * W */
@@ -83,6 +83,11 @@ static bool can_follow(const cpu_provider *p, const sy_node *n, bool after_conv)
                 return false;
         }
         return true;
+    }
+    if (is_op(n, "MaxPool")) {
+        int64_t k[2] = {1, 1}; /* XNNPACK has no 1x1 pooling */
+        return p->nhwc_chains && cpu_maxpool_accepts(n, NULL, 0) &&
+               sy_attr_ints_copy(H, n, "kernel_shape", k, 3) == 2 && k[0] * k[1] > 1;
     }
     return p->nhwc_chains && conv_member(n);
 }
@@ -270,7 +275,33 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
         s->c = out->dims[1];
         s->pixels = out->dims[0] * out->dims[2] * out->dims[3];
         s->out = c->buf[cur];
-        if (cpu_activation_bounds(n, &lo, &hi)) {
+        if (is_op(n, "MaxPool")) {
+            cpu_pool_geom pg;
+            st = cpu_maxpool_geometry(n, &pg);
+            if (st)
+                break;
+            s->kind = STEP_POOL;
+            s->out = c->buf[!cur];
+            enum xnn_status xs = xnn_create_max_pooling2d_nhwc_f32(
+                (uint32_t)pg.pt, (uint32_t)pg.pr, (uint32_t)pg.pb, (uint32_t)pg.pl, (uint32_t)pg.kh, (uint32_t)pg.kw,
+                (uint32_t)pg.sh, (uint32_t)pg.sw, (uint32_t)pg.dh, (uint32_t)pg.dw, (size_t)pg.c, (size_t)pg.c,
+                (size_t)pg.c, -INFINITY, INFINITY, 0, &s->op);
+            if (xs == xnn_status_success) {
+                c->n_steps++; /* released with the chain from here on */
+                xs = xnn_setup_max_pooling2d_nhwc_f32(s->op, (size_t)pg.n, (size_t)pg.ih, (size_t)pg.iw, c->buf[cur],
+                                                      s->out, c->pool);
+                c->n_steps--;
+            }
+            if (xs != xnn_status_success) {
+                st = ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the max pooling (status %d)", (int)xs);
+                if (s->op) {
+                    xnn_delete_operator(s->op);
+                    s->op = NULL;
+                }
+                break;
+            }
+            cur = !cur;
+        } else if (cpu_activation_bounds(n, &lo, &hi)) {
             s->kind = STEP_CLAMP;
             s->lo = lo;
             s->hi = hi;
@@ -340,10 +371,11 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io)
                     c->hw);
     for (uint32_t i = 0; i < c->n_steps; i++) {
         const chain_step *s = &c->steps[i];
-        if (s->kind == STEP_CONV) {
+        if (s->kind == STEP_CONV || s->kind == STEP_POOL) {
             enum xnn_status xs = xnn_run_operator(s->op, c->pool);
             if (xs != xnn_status_success)
-                return H->status_new(SY_ERR_RUNTIME, "XNNPACK convolution failed (status %d)", (int)xs);
+                return H->status_new(SY_ERR_RUNTIME, "XNNPACK %s failed (status %d)",
+                                     s->kind == STEP_CONV ? "convolution" : "max pooling", (int)xs);
         } else {
             rows_job j = {s->out, s};
             pthreadpool_parallelize_1d_tile_1d(c->pool, rows_task, &j, (size_t)s->pixels, 256, 0);

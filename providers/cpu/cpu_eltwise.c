@@ -242,10 +242,10 @@ static sy_status *bn_run(void *state, const sy_kernel_io *io)
 /* ---- MaxPool (2-D, NCHW) -------------------------------------------------- */
 
 typedef struct pool_state {
-    int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+    cpu_pool_geom g;
 } pool_state;
 
-static bool pool_accepts(const sy_node *n, char *why, size_t len)
+bool cpu_maxpool_accepts(const sy_node *n, char *why, size_t len)
 {
     const sy_tensor *x = H->node_input(n, 0);
     if (!x || x->rank != 4)
@@ -261,7 +261,7 @@ static bool pool_accepts(const sy_node *n, char *why, size_t len)
     return true;
 }
 
-static sy_status *pool_prepare(sy_node *n, void **state)
+sy_status *cpu_maxpool_geometry(const sy_node *n, cpu_pool_geom *g)
 {
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     int64_t k[2], s2[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0};
@@ -273,25 +273,55 @@ static sy_status *pool_prepare(sy_node *n, void **state)
     int64_t np = strcmp(ap, "VALID") ? sy_attr_ints_copy(H, n, "pads", p, 5) : -1;
     if ((ns >= 0 && ns != 2) || (nd >= 0 && nd != 2) || (np >= 0 && np != 4))
         return ERR(SY_ERR_SHAPE, "strides, dilations and pads must have 2, 2 and 4 values");
+    if (np < 0)
+        p[0] = p[1] = p[2] = p[3] = 0;
+    *g = (cpu_pool_geom){x->dims[0], x->dims[1], x->dims[2], x->dims[3], y->dims[2], y->dims[3], k[0], k[1],
+                         s2[0],      s2[1],      d[0],       d[1],       p[0],       p[1],       p[2],       p[3]};
+    /* ceil_mode: the last windows may pass the end padding; pad the end
+     * further so a floor-rounding pool gives the same output size */
+    for (int i = 0; i < 2; i++) {
+        int64_t in = i ? g->iw : g->ih, out = i ? g->ow : g->oh, ks = i ? g->kw : g->kh, st = i ? g->sw : g->sh;
+        int64_t ek = (ks - 1) * (i ? g->dw : g->dh) + 1, *pe = i ? &g->pr : &g->pb, pb = i ? g->pl : g->pt;
+        int64_t need = (out - 1) * st + ek - (in + pb + *pe);
+        if (need > 0)
+            *pe += need;
+    }
+    return NULL;
+}
+
+static sy_status *pool_prepare(sy_node *n, void **state)
+{
     pool_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    *s = (pool_state){x->dims[0], x->dims[1], x->dims[2], x->dims[3], y->dims[2], y->dims[3], k[0], k[1],
-                      s2[0],      s2[1],      d[0],       d[1],       p[0],       p[1]};
+    sy_status *st = cpu_maxpool_geometry(n, &s->g);
+    if (st) {
+        free(s);
+        return st;
+    }
     *state = s;
     return NULL;
 }
 
+/* a key whose unsigned order is the order of the fp16 values (not NaN);
+ * -0 and +0 share one key, as they compare equal */
+static inline uint16_t f16_key(uint16_t h)
+{
+    if ((h & 0x7fffu) == 0)
+        return 0x8000u;
+    return (h & 0x8000u) ? (uint16_t)~h : (uint16_t)(h | 0x8000u);
+}
+
 static sy_status *pool_run(void *state, const sy_kernel_io *io)
 {
-    const pool_state *s = state;
+    const cpu_pool_geom *s = &((const pool_state *)state)->g;
     bool f16 = io->inputs[0]->dtype == SY_DT_FLOAT16;
     for (int64_t plane = 0; plane < s->n * s->c; plane++) {
         size_t ioff = (size_t)(plane * s->ih * s->iw), ooff = (size_t)(plane * s->oh * s->ow);
         for (int64_t oy = 0; oy < s->oh; oy++)
             for (int64_t ox = 0; ox < s->ow; ox++) {
                 float m = -INFINITY;
-                uint16_t mbits = 0xfc00u; /* -inf */
+                uint16_t mbits = 0xfc00u, mkey = f16_key(0xfc00u); /* -inf */
                 for (int64_t ky = 0; ky < s->kh; ky++) {
                     int64_t iy = oy * s->sh - s->pt + ky * s->dh;
                     if (iy < 0 || iy >= s->ih)
@@ -301,12 +331,12 @@ static sy_status *pool_run(void *state, const sy_kernel_io *io)
                         if (ix < 0 || ix >= s->iw)
                             continue;
                         size_t at = ioff + (size_t)(iy * s->iw + ix);
-                        if (f16) {
-                            uint16_t b = ((const uint16_t *)io->inputs[0]->data)[at];
-                            float v = sy_f16_to_f32(b);
-                            if (v > m) {
-                                m = v;
-                                mbits = b;
+                        if (f16) { /* ordered on the bits: same order as the values, ties keep the first */
+                            uint16_t bits = ((const uint16_t *)io->inputs[0]->data)[at];
+                            uint16_t key = f16_key(bits);
+                            if ((bits & 0x7fffu) <= 0x7c00u && key > mkey) { /* NaN never wins, as v > m */
+                                mkey = key;
+                                mbits = bits;
                             }
                         } else {
                             float v = ((const float *)io->inputs[0]->data)[at];
@@ -331,7 +361,8 @@ static const sy_kernel_def kernels[] = {
     {sizeof(sy_kernel_def), "", "Clip", 6, 0, "cpu", FLOATS, 0, 0u, act_accepts, act_prepare, act_run, free, NULL},
     {sizeof(sy_kernel_def), "", "BatchNormalization", 7, 0, "cpu", FLOATS, 0, 0u, bn_accepts, bn_prepare, bn_run,
      bn_release, NULL},
-    {sizeof(sy_kernel_def), "", "MaxPool", 1, 0, "cpu", FLOATS, 0, 0u, pool_accepts, pool_prepare, pool_run, free,
+    {sizeof(sy_kernel_def), "", "MaxPool", 1, 0, "cpu", FLOATS, 0, 0u, cpu_maxpool_accepts, pool_prepare, pool_run,
+     free,
      NULL},
 };
 

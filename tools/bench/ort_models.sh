@@ -5,8 +5,9 @@
 # alternating rounds; per row the median of the round medians and the ratio
 # switchyard / onnxruntime (below 1.0: switchyard is faster). fp32 is the
 # model as shipped (float: fp32, or fp16 storage); int8 the QDQ model `switchyard quantize` writes, run by
-# both. Threads: [switchyard] and [provider.cpu] threads, and ORT's
-# intraOpNumThreads. Run it under nice on a shared machine.
+# both. Threads: [provider.cpu] threads (intra-op; the core's branch pool
+# stays at 1, as ORT's interOpNumThreads) against ORT's intraOpNumThreads.
+# Run it under nice on a shared machine.
 #
 #   tools/bench/ort_models.sh [BUILD_DIR]
 #   env: MODELS (mnist-8 super_resolution-10 ultraface_rfb_320 squeezenet1.0_fp16
@@ -62,7 +63,7 @@ for m in $models; do
         fi
         for t in $threads_list; do
             ini=$dir/t$t.ini
-            printf '[switchyard]\nplugin_dirs = @default\nthreads = %s\n[provider.cpu]\nthreads = %s\n' "$t" "$t" >"$ini"
+            printf '[switchyard]\nplugin_dirs = @default\nthreads = 1\n[provider.cpu]\nthreads = %s\n' "$t" >"$ini"
             : >"$dir/sy.ms"
             : >"$dir/ort.ms"
             r=0
