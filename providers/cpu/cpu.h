@@ -26,6 +26,17 @@ typedef struct cpu_provider {
 
 extern const sy_host_api *cpu_host;
 
+/* The pool for a piece of work, or NULL to run it on the caller. Handing
+ * work to the pool means waiting for every worker to check in, which on a
+ * busy machine can cost a scheduler slice (milliseconds); below about a
+ * million multiply-adds (or elements moved) that costs more than it saves.
+ * Which ops run threaded depends on their size only, never on the results. */
+#define CPU_PARALLEL_MIN_WORK (1u << 20)
+static inline pthreadpool_t cpu_pool_for(pthreadpool_t pool, double work)
+{
+    return work >= (double)CPU_PARALLEL_MIN_WORK ? pool : NULL;
+}
+
 /* false, with `text` in `why` when there is room (accepts() hooks) */
 bool cpu_decline(char *why, size_t len, const char *text);
 

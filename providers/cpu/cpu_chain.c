@@ -35,6 +35,7 @@ typedef struct chain_step {
     int64_t c, pixels;           /* output channels, N * H * W */
     float *out;                  /* the buffer the step leaves its result in */
     int32_t ext;                 /* index into the partition outputs, -1: none */
+    pthreadpool_t pool;          /* the provider's pool, or NULL for small steps */
 } chain_step;
 
 typedef struct chain {
@@ -175,8 +176,10 @@ static sy_status *flush(chain *c, pending *pd, const sy_partition *p, int *cur)
         return s;
     c->n_steps++;
     st->out = c->buf[!*cur];
+    st->pool = cpu_pool_for(c->pool, (double)st->pixels * (double)(pd->g.m * (pd->g.c / pd->g.group) * pd->g.kh *
+                                                                    pd->g.kw));
     enum xnn_status xs = xnn_setup_convolution2d_nhwc_f32(st->op, (size_t)pd->g.n, (size_t)pd->g.ih,
-                                                          (size_t)pd->g.iw, c->buf[*cur], st->out, c->pool);
+                                                          (size_t)pd->g.iw, c->buf[*cur], st->out, st->pool);
     if (xs != xnn_status_success)
         return ERR(SY_ERR_RUNTIME, "XNNPACK could not set up the convolution (status %d)", (int)xs);
     *cur = !*cur;
@@ -275,6 +278,7 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
         s->c = out->dims[1];
         s->pixels = out->dims[0] * out->dims[2] * out->dims[3];
         s->out = c->buf[cur];
+        s->pool = cpu_pool_for(c->pool, (double)s->c * (double)s->pixels);
         if (is_op(n, "MaxPool")) {
             cpu_pool_geom pg;
             st = cpu_maxpool_geometry(n, &pg);
@@ -282,6 +286,7 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
                 break;
             s->kind = STEP_POOL;
             s->out = c->buf[!cur];
+            s->pool = cpu_pool_for(c->pool, (double)s->c * (double)s->pixels * (double)(pg.kh * pg.kw));
             enum xnn_status xs = xnn_create_max_pooling2d_nhwc_f32(
                 (uint32_t)pg.pt, (uint32_t)pg.pr, (uint32_t)pg.pb, (uint32_t)pg.pl, (uint32_t)pg.kh, (uint32_t)pg.kw,
                 (uint32_t)pg.sh, (uint32_t)pg.sw, (uint32_t)pg.dh, (uint32_t)pg.dw, (size_t)pg.c, (size_t)pg.c,
@@ -289,7 +294,7 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
             if (xs == xnn_status_success) {
                 c->n_steps++; /* released with the chain from here on */
                 xs = xnn_setup_max_pooling2d_nhwc_f32(s->op, (size_t)pg.n, (size_t)pg.ih, (size_t)pg.iw, c->buf[cur],
-                                                      s->out, c->pool);
+                                                      s->out, s->pool);
                 c->n_steps--;
             }
             if (xs != xnn_status_success) {
@@ -372,13 +377,13 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io)
     for (uint32_t i = 0; i < c->n_steps; i++) {
         const chain_step *s = &c->steps[i];
         if (s->kind == STEP_CONV || s->kind == STEP_POOL) {
-            enum xnn_status xs = xnn_run_operator(s->op, c->pool);
+            enum xnn_status xs = xnn_run_operator(s->op, s->pool);
             if (xs != xnn_status_success)
                 return H->status_new(SY_ERR_RUNTIME, "XNNPACK %s failed (status %d)",
                                      s->kind == STEP_CONV ? "convolution" : "max pooling", (int)xs);
         } else {
             rows_job j = {s->out, s};
-            pthreadpool_parallelize_1d_tile_1d(c->pool, rows_task, &j, (size_t)s->pixels, 256, 0);
+            pthreadpool_parallelize_1d_tile_1d(s->pool, rows_task, &j, (size_t)s->pixels, 256, 0);
         }
         if (s->ext >= 0) {
             int64_t n = c->n, hw = s->pixels / c->n;

@@ -172,6 +172,7 @@ void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const 
                      int64_t c, int64_t hw)
 {
     move_job j = {src, dst, c, hw, kind, isa};
+    pool = cpu_pool_for(pool, (double)n * (double)c * (double)hw);
     size_t tiles = (size_t)((hw + TILE - 1) / TILE);
     /* pthreadpool runs the calls on the caller when pool is NULL */
     pthreadpool_parallelize_2d(pool, move_tile, &j, (size_t)n, tiles, 0);
