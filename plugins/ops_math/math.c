@@ -480,7 +480,8 @@ static sy_status *math_init(const sy_host_api *host, sy_plugin *p, const sy_opti
     H = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
     SY_TRY(math_einsum_register(host, p));
-    return math_signal_register(host, p);
+    SY_TRY(math_signal_register(host, p));
+    return math_linalg_register(host, p);
 }
 
 static void math_fini(void) {}

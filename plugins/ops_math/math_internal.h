@@ -8,5 +8,7 @@
 sy_status *math_einsum_register(const sy_host_api *host, sy_plugin *p);
 /* signal.c: windows, MelWeightMatrix, DFT, STFT */
 sy_status *math_signal_register(const sy_host_api *host, sy_plugin *p);
+/* linalg.c: Det */
+sy_status *math_linalg_register(const sy_host_api *host, sy_plugin *p);
 
 #endif

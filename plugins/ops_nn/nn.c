@@ -1597,7 +1597,9 @@ static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_option
     sy_nn_host = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
     SY_TRY(nn_loss_register(host, p));
-    return nn_attention_register(host, p);
+    SY_TRY(nn_attention_register(host, p));
+    SY_TRY(nn_gated_register(host, p));
+    return nn_linear_attention_register(host, p);
 }
 
 static void nn_fini(void) {}

@@ -16,5 +16,9 @@ sy_status *nn_run_resize(void *state, const sy_kernel_io *io);
 sy_status *nn_loss_register(const sy_host_api *host, sy_plugin *p);
 /* attention.c: Attention, RotaryEmbedding */
 sy_status *nn_attention_register(const sy_host_api *host, sy_plugin *p);
+/* gated.c: SwiGLU, CausalConvWithState */
+sy_status *nn_gated_register(const sy_host_api *host, sy_plugin *p);
+/* linear_attention.c: LinearAttention */
+sy_status *nn_linear_attention_register(const sy_host_api *host, sy_plugin *p);
 
 #endif

@@ -6,7 +6,10 @@
  * Rounding is ONNX's: x / scale in the scale's precision, rounded half to
  * even, plus the zero point, saturated to the output type. Per-tensor,
  * per-axis and blocked (opset 21) parameters; int8, uint8, int16, uint16,
- * int4, uint4 (packed, low nibble first) and int32 (Dequantize only).
+ * int4, uint4 (packed, low nibble first), int2, uint2 (four per byte) and
+ * int32 (Dequantize only). The float8 kinds and float4e2m1 (19, 21, 23)
+ * follow the spec's cast form: y = cast(x / scale + zero_point) rounding to
+ * nearest even, `saturate` for float8.
  */
 #include "quant_internal.h"
 
@@ -179,8 +182,23 @@ static inline size_t q_pidx(const qlayout *L, size_t i)
 typedef struct qdq_state {
     int64_t axis, block;
     bool allow_axis;
+    bool saturate; /* float8 outputs: out-of-range values to +-max (else inf / NaN) */
     sy_dtype out_dt;
 } qdq_state;
+
+/* The storage types that are not plain integer codes: the float8 kinds and
+ * float4e2m1 (y = cast(x / scale + zero_point) with Cast's rounding and
+ * `saturate`), and int2 / uint2 (integer codes, four per byte). Their zero
+ * point has their own type and is read as a value. */
+static bool q_is_lowbit_q(sy_dtype dt)
+{
+    return sy_dt_is_float8(dt) || dt == SY_DT_FLOAT4E2M1 || dt == SY_DT_INT2 || dt == SY_DT_UINT2;
+}
+
+static double lowbit_zp(const sy_tensor *z, size_t p)
+{
+    return z ? sy_load_any_f64(z->data, z->dtype, q_numel(z) == 1 ? 0 : p) : 0.0;
+}
 
 static sy_dtype q_out_dtype(const sy_node *n)
 {
@@ -210,9 +228,24 @@ static sy_status *qdq_common_check(sy_node *n, bool quantize, qdq_state *st)
     SY_TRY(q_layout(x, s, st->axis, st->block, st->allow_axis, &L));
     sy_dtype qdt = quantize ? q_out_dtype(n) : x->dtype;
     int32_t lo, hi;
+    if (q_is_lowbit_q(qdt)) {
+        if (z && z->dtype != qdt)
+            return QERR(SY_ERR_TYPE, "tensor '%s': zero point '%s' has dtype %s, the quantized type is %s",
+                        x->name ? x->name : "?", z->name ? z->name : "?", sy_dt_name_full(z->dtype),
+                        sy_dt_name_full(qdt));
+        if (z && !sy_shape_equal(z->rank, z->dims, s->rank, s->dims) && !(q_numel(z) == 1 && q_numel(s) == 1))
+            return QERR(SY_ERR_SHAPE, "tensor '%s': zero point '%s' and scale '%s' must have the same shape",
+                        x->name ? x->name : "?", z->name ? z->name : "?", s->name ? s->name : "?");
+        if (quantize && !q_is_scale_dtype(x->dtype))
+            return QERR(SY_ERR_TYPE, "input '%s' has dtype %s; QuantizeLinear takes float32, float16 or bfloat16",
+                        x->name ? x->name : "?", sy_dt_name(x->dtype));
+        SY_TRY(q_check_pair(x, s, NULL, qdt, L.mode == 0 ? -1 : q_numel(s)));
+        st->out_dt = quantize ? qdt : s->dtype;
+        return NULL;
+    }
     if (!sy_q_storage_range(qdt, &lo, &hi) || (quantize && qdt == SY_DT_INT32))
         return QERR(SY_ERR_UNSUPPORTED, "%s: quantized dtype %s (%d) is not supported (int8, uint8, int16, uint16, "
-                    "int4, uint4%s)", quantize ? "output" : "input", sy_dt_name(qdt), (int)qdt,
+                    "int4, uint4, int2, uint2, float8, float4e2m1%s)", quantize ? "output" : "input", sy_dt_name(qdt), (int)qdt,
                     quantize ? "" : ", int32");
     if (z && !sy_shape_equal(z->rank, z->dims, s->rank, s->dims) && !(q_numel(z) == 1 && q_numel(s) == 1))
         return QERR(SY_ERR_SHAPE, "tensor '%s': zero point '%s' and scale '%s' must have the same shape",
@@ -257,7 +290,60 @@ static sy_status *prepare_qdq(sy_node *n, void **state)
     st->allow_axis = H->node_opset(n) >= 13;
     st->axis = sy_attr_int_or(H, n, "axis", 1);
     st->block = sy_attr_int_or(H, n, "block_size", 0);
+    st->saturate = sy_attr_int_or(H, n, "saturate", 1) != 0;
     *state = st;
+    return NULL;
+}
+
+static sy_status *run_quantize_lowbit(const qdq_state *st, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0], *s = io->inputs[1], *z = q_in(io, 2);
+    sy_tensor *y = io->outputs[0];
+    qlayout L;
+    SY_TRY(q_layout(x, s, st->axis, st->block, st->allow_axis, &L));
+    SY_TRY(q_check_pair(x, s, NULL, y->dtype, L.mode == 0 ? -1 : q_numel(s)));
+    bool ints = y->dtype == SY_DT_INT2 || y->dtype == SY_DT_UINT2;
+    double lo = y->dtype == SY_DT_INT2 ? -2 : 0, hi = y->dtype == SY_DT_INT2 ? 1 : 3;
+    size_t n = (size_t)sy_tensor_numel(x);
+    if (y->nbytes)
+        memset(y->data, 0, y->nbytes);
+    bool half = s->dtype == SY_DT_FLOAT16, bhalf = s->dtype == SY_DT_BFLOAT16;
+    for (size_t i = 0; i < n; i++) {
+        size_t p = q_pidx(&L, i);
+        float v = q_scale_at(x, i) / q_scale_at(s, p);
+        if (half)
+            v = sy_f16_round(v);
+        else if (bhalf)
+            v = bf16r(v);
+        double r;
+        if (ints) {
+            r = sy_rq_round_even((double)v) + lowbit_zp(z, p);
+            r = !(r >= lo) ? lo : (r > hi ? hi : r);
+        } else {
+            r = (double)v + lowbit_zp(z, p);
+        }
+        sy_store_any_f64(y->data, y->dtype, i, r, st->saturate, SY_ROUND_NEAREST);
+    }
+    return NULL;
+}
+
+static sy_status *run_dequantize_lowbit(const qdq_state *st, const sy_kernel_io *io)
+{
+    const sy_tensor *x = io->inputs[0], *s = io->inputs[1], *z = q_in(io, 2);
+    sy_tensor *y = io->outputs[0];
+    qlayout L;
+    SY_TRY(q_layout(x, s, st->axis, st->block, st->allow_axis, &L));
+    SY_TRY(q_check_pair(x, s, NULL, x->dtype, L.mode == 0 ? -1 : q_numel(s)));
+    size_t n = (size_t)sy_tensor_numel(x);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = q_pidx(&L, i);
+        float v = (float)(sy_load_any_f64(x->data, x->dtype, i) - lowbit_zp(z, p)) * q_scale_at(s, p);
+        switch (y->dtype) {
+        case SY_DT_FLOAT16: ((uint16_t *)y->data)[i] = sy_f32_to_f16(v); break;
+        case SY_DT_BFLOAT16: ((uint16_t *)y->data)[i] = sy_f32_to_bf16(v); break;
+        default: ((float *)y->data)[i] = v; break;
+        }
+    }
     return NULL;
 }
 
@@ -266,6 +352,8 @@ static sy_status *run_quantize(void *state, const sy_kernel_io *io)
     const qdq_state *st = state;
     const sy_tensor *x = io->inputs[0], *s = io->inputs[1], *z = q_in(io, 2);
     sy_tensor *y = io->outputs[0];
+    if (q_is_lowbit_q(y->dtype))
+        return run_quantize_lowbit(st, io);
     qlayout L;
     SY_TRY(q_layout(x, s, st->axis, st->block, st->allow_axis, &L));
     SY_TRY(q_check_pair(x, s, z, y->dtype, L.mode == 0 ? -1 : q_numel(s)));
@@ -295,6 +383,8 @@ static sy_status *run_dequantize(void *state, const sy_kernel_io *io)
     const qdq_state *st = state;
     const sy_tensor *x = io->inputs[0], *s = io->inputs[1], *z = q_in(io, 2);
     sy_tensor *y = io->outputs[0];
+    if (q_is_lowbit_q(x->dtype))
+        return run_dequantize_lowbit(st, io);
     qlayout L;
     SY_TRY(q_layout(x, s, st->axis, st->block, st->allow_axis, &L));
     SY_TRY(q_check_pair(x, s, z, x->dtype, L.mode == 0 ? -1 : q_numel(s)));
@@ -390,7 +480,8 @@ static const sy_op_schema schemas[] = {
 
 #define QMASK_IN                                                                                                   \
     (SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT16) | SY_DT_BIT(SY_DT_UINT16) |            \
-     SY_DT_BIT(SY_DT_INT32) | SY_DT_BIT(SY_DT_INT4) | SY_DT_BIT(SY_DT_UINT4))
+     SY_DT_BIT(SY_DT_INT32) | SY_DT_BIT(SY_DT_INT4) | SY_DT_BIT(SY_DT_UINT4) | SY_DT_MASK_FLOAT8 |                  \
+     SY_DT_BIT(SY_DT_FLOAT4E2M1) | SY_DT_BIT(SY_DT_INT2) | SY_DT_BIT(SY_DT_UINT2))
 #define FMASK (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_FLOAT16) | SY_DT_BIT(SY_DT_BFLOAT16))
 
 static const sy_kernel_def kernels[] = {

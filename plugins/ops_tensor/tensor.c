@@ -1751,7 +1751,9 @@ static sy_status *tensor_init(const sy_host_api *host, sy_plugin *p, const sy_op
     (void)opts;
     H = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
-    return tensor_index_register(host, p);
+    SY_TRY(tensor_index_register(host, p));
+    SY_TRY(tensor_cache_register(host, p));
+    return tensor_optional_register(host, p);
 }
 
 static void tensor_fini(void) {}

@@ -7,5 +7,9 @@
 /* index.c: Scatter*, GatherND, OneHot, Trilu, ReverseSequence, Unique,
  * NonZero, Compress (schemas and cpu_ref kernels) */
 sy_status *tensor_index_register(const sy_host_api *host, sy_plugin *p);
+/* cache.c: TensorScatter */
+sy_status *tensor_cache_register(const sy_host_api *host, sy_plugin *p);
+/* optional.c: OptionalHasElement, OptionalGetElement on tensors and omitted inputs */
+sy_status *tensor_optional_register(const sy_host_api *host, sy_plugin *p);
 
 #endif
