@@ -1599,7 +1599,8 @@ static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_option
     SY_TRY(nn_loss_register(host, p));
     SY_TRY(nn_attention_register(host, p));
     SY_TRY(nn_gated_register(host, p));
-    return nn_linear_attention_register(host, p);
+    SY_TRY(nn_linear_attention_register(host, p));
+    return nn_flex_attention_register(host, p);
 }
 
 static void nn_fini(void) {}

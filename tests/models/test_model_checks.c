@@ -245,6 +245,43 @@ static void test_bad_models(void)
     pt_output(cv, "y", PT_F32, 4, d1288);
     expect_refused_at_create(cv, "conv_rank", "rank");
     pt_model_free(cv);
+
+    /* ops_legacy: a Crop border larger than the image */
+    static const int64_t d1144[4] = {1, 1, 4, 4}, border[4] = {2, 2, 2, 2};
+    pt_model *cr = pt_model_new("bad_crop");
+    cr->opset.version = 7; /* Crop was removed at opset 10 */
+    pt_input(cr, "x", PT_F32, 4, d1144);
+    pt_node(cr, "Crop", "crop_big", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(cr, "border", 4, border);
+    pt_output(cr, "y", PT_F32, 4, d1144);
+    expect_refused_at_create(cr, "crop_big", "do not fit");
+    pt_model_free(cr);
+
+    /* ops_contrib: Attention whose hidden size does not split into num_heads */
+    static const int64_t d128[3] = {1, 2, 8}, w824[2] = {8, 24};
+    float wq[192] = {0};
+    pt_model *at = pt_model_new("bad_attention");
+    pt_opset(at, "com.microsoft", 1);
+    pt_input(at, "x", PT_F32, 3, d128);
+    pt_init_f32(at, "w", 2, w824, wq);
+    pt_node(at, "Attention", "attn_heads", (const char *[]){"x", "w", NULL}, (const char *[]){"y", NULL});
+    pt_domain(at, "com.microsoft");
+    pt_attr_int(at, "num_heads", 3);
+    pt_output(at, "y", PT_F32, 3, d128);
+    expect_refused_at_create(at, "attn_heads", "multiples of num_heads");
+    pt_model_free(at);
+
+    /* ops_vision: GridSample with a mode of another opset */
+    static const int64_t d1133[4] = {1, 1, 3, 3}, g1222[4] = {1, 2, 2, 2};
+    pt_model *gs = pt_model_new("bad_grid_sample");
+    gs->opset.version = 20;
+    pt_input(gs, "x", PT_F32, 4, d1133);
+    pt_input(gs, "g", PT_F32, 4, g1222);
+    pt_node(gs, "GridSample", "gs_mode", (const char *[]){"x", "g", NULL}, (const char *[]){"y", NULL});
+    pt_attr_string(gs, "mode", "bilinear");
+    pt_output(gs, "y", PT_F32, 4, d1133);
+    expect_refused_at_create(gs, "gs_mode", "mode must be");
+    pt_model_free(gs);
 }
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@ PACKAGES=(
   libprotobuf-c-dev protobuf-c-compiler  # ONNX decoding (code generated from onnx.proto)
   libmd-dev                        # sha256 pins of plugin files
   zlib1g-dev                       # IDX training data, gzip or not (tools library); tests/mcu PNG inputs
+  libjpeg62-turbo-dev libpng-dev   # plugins/ops_image: ImageDecoder's JPEG and PNG streams
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
   qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)
