@@ -26,7 +26,7 @@ static const sy_host_api *H; /* process-wide: the same host table in every envir
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 
 #define MAX_SIDE 65536 /* refuse larger images (width or height) */
-#define MAX_PIXELS ((int64_t)1 << 28)
+#define MAX_PIXELS ((int64_t)1 << 26) /* 8192 x 8192: a header alone cannot ask for more */
 
 typedef enum { PF_RGB, PF_BGR, PF_GRAY } pixel_format;
 typedef enum { IMG_NONE, IMG_JPEG, IMG_PNG, IMG_BMP, IMG_PNM } img_kind;
