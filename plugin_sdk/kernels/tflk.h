@@ -171,6 +171,28 @@ typedef struct tflk_act {
 
 float tflk_act_apply(const tflk_act *a, float v);
 
+/* ---- ADD / SUB / MUL with broadcasting (tflk_binary.c) --------------------- */
+
+enum { TFLK_ADD = 0, TFLK_SUB = 1, TFLK_MUL = 2 };
+#define TFLK_BIN_RANK 6
+/* The output's dims (rank <= 6) and each input's element strides along
+ * them (0 where that input is broadcast). int8 follows TFLite's reference
+ * integer kernels: ADD/SUB shift both inputs left by 20, rescale each by
+ * m1/s1, m2/s2 (s_i / (2 max(s1, s2))) and the sum by mo/so (2 max /
+ * (2^20 s_out)); MUL rescales the product of the centred inputs by mo/so
+ * (s1 s2 / s_out); lo/hi is the fused activation's clamp. */
+typedef struct tflk_binary {
+    int32_t op, rank;
+    int32_t dims[TFLK_BIN_RANK], sa[TFLK_BIN_RANK], sb[TFLK_BIN_RANK];
+    int32_t z1, z2, zo, m1, s1, m2, s2, mo, so, lo, hi; /* int8 */
+    tflk_act act;                                       /* fp32 */
+} tflk_binary;
+
+/* one int8 element (cpu_ref's tflite_math runs this too) */
+int32_t tflk_binary_s8_one(const tflk_binary *p, int32_t a, int32_t b);
+void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
+void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float *y);
+
 /* ---- CONV_2D / DEPTHWISE_CONV_2D (tflk_conv.c) ---------------------------- */
 
 typedef struct tflk_conv {

@@ -242,6 +242,63 @@ static inline sy_status *tfl_build_softmax(const sy_host_api *H, const sy_node *
     return NULL;
 }
 
+/* ---- ADD / SUB / MUL (tflk_binary) --------------------------------------------- */
+
+/* the int8 multipliers of TFLite's ADD/SUB/MUL from the scales */
+static inline void tfl_binary8_params(int32_t op, float s1, int32_t z1, float s2, int32_t z2, float so, int32_t zo,
+                                      int32_t lo, int32_t hi, tflk_binary *p)
+{
+    p->op = op;
+    p->z1 = z1, p->z2 = z2, p->zo = zo, p->lo = lo, p->hi = hi;
+    if (op == TFLK_MUL) {
+        sy_q_quantize_multiplier((double)s1 * (double)s2 / (double)so, &p->mo, &p->so);
+    } else {
+        double twice_max = 2.0 * (s1 > s2 ? s1 : s2);
+        sy_q_quantize_multiplier(s1 / twice_max, &p->m1, &p->s1);
+        sy_q_quantize_multiplier(s2 / twice_max, &p->m2, &p->s2);
+        sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * so), &p->mo, &p->so);
+    }
+}
+
+/* a node's kernel parameters: broadcast strides over the output's dims
+ * (rank <= 6), the int8 multipliers or the fp32 activation */
+static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n, tflk_binary *p)
+{
+    memset(p, 0, sizeof *p);
+    const char *op = H->node_op(n);
+    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    int32_t kind = !strcmp(op, "ADD") ? TFLK_ADD : !strcmp(op, "SUB") ? TFLK_SUB : TFLK_MUL;
+    if (y->rank > TFLK_BIN_RANK || a->rank > y->rank || b->rank > y->rank)
+        return H->status_new(SY_ERR_UNSUPPORTED, "%s: rank %d; the kernel broadcasts over at most %d dims", op,
+                             (int)y->rank, TFLK_BIN_RANK);
+    if (sy_tensor_numel(y) > INT32_MAX)
+        return H->status_new(SY_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements", op);
+    p->rank = y->rank ? y->rank : 1;
+    p->dims[0] = 1;
+    int64_t st_a = 1, st_b = 1;
+    for (int32_t d = y->rank - 1; d >= 0; d--) {
+        int32_t da = d - (y->rank - a->rank), db = d - (y->rank - b->rank);
+        int64_t ea = da >= 0 ? a->dims[da] : 1, eb = db >= 0 ? b->dims[db] : 1;
+        p->dims[d] = (int32_t)y->dims[d];
+        p->sa[d] = ea == 1 ? 0 : (int32_t)st_a;
+        p->sb[d] = eb == 1 ? 0 : (int32_t)st_b;
+        st_a *= ea;
+        st_b *= eb;
+    }
+    if (a->dtype == SY_DT_INT8) {
+        float s1, s2, so;
+        int32_t z1, z2, zo, lo, hi;
+        if (!tfl_qparams(a, &s1, &z1) || !tfl_qparams(b, &s2, &z2) || !tfl_qparams(y, &so, &zo))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on inputs and output", op);
+        SY_TRY(tfl_act_q(H, n, y, &lo, &hi));
+        tfl_binary8_params(kind, s1, z1, s2, z2, so, zo, lo, hi, p);
+    } else {
+        p->op = kind;
+        SY_TRY(tfl_act_of(H, n, "NONE", &p->act));
+    }
+    return NULL;
+}
+
 /* ---- UNIDIRECTIONAL_SEQUENCE_LSTM --------------------------------------------- */
 enum {
     TFL_LSTM_X = 0, TFL_LSTM_WXI = 1, TFL_LSTM_WHI = 5, TFL_LSTM_PI = 9, TFL_LSTM_BI = 12, TFL_LSTM_PW = 16,

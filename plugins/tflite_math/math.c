@@ -99,6 +99,7 @@ typedef struct bin_state {
     int32_t m1, sh1, m2, sh2, mo, sho;
     tflk_div8 div8;
     tflk_sqdiff8 sqd;
+    tflk_binary b8; /* ADD SUB MUL */
 } bin_state;
 
 static sy_status *infer_binary(sy_node *n)
@@ -150,18 +151,15 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
             if (!sy_q_act_range(y->dtype, act, s->so, s->zo, &s->lo, &s->hi))
                 return ERR(SY_ERR_UNSUPPORTED, "fused activation %s on a quantized output", act);
         }
-        if (s->kind == B_ADD || s->kind == B_SUB) {
-            double twice_max = 2.0 * (s->s1 > s->s2 ? s->s1 : s->s2);
-            sy_q_quantize_multiplier(s->s1 / twice_max, &s->m1, &s->sh1);
-            sy_q_quantize_multiplier(s->s2 / twice_max, &s->m2, &s->sh2);
-            sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * s->so), &s->mo, &s->sho);
+        if (s->kind == B_ADD || s->kind == B_SUB || s->kind == B_MUL) {
+            /* the portable kernel's arithmetic (tflk_binary.c), riscv_mcu's too */
+            tfl_binary8_params(s->kind == B_ADD ? TFLK_ADD : s->kind == B_SUB ? TFLK_SUB : TFLK_MUL, s->s1, s->z1, s->s2,
+                               s->z2, s->so, s->zo, s->lo, s->hi, &s->b8);
         } else if (s->kind == B_PRELU && !bq) {
             /* TFLite PRELU: x >= 0 requantizes by s1/so, x < 0 multiplies by
              * the int8 alpha and requantizes by s1*s2/so (prelu.cc) */
             sy_q_quantize_multiplier((double)s->s1 / (double)s->so, &s->m1, &s->sh1);
             sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->m2, &s->sh2);
-        } else if (s->kind == B_MUL) {
-            sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->mo, &s->sho);
         } else if (s->kind == B_DIV && s->dt == SY_DT_INT8) {
             tfl_div8_params(s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo, s->hi, &s->div8);
         } else if (s->kind == B_SQDIFF && s->dt == SY_DT_INT8) {
@@ -314,15 +312,7 @@ static void bin_fn(const void *ctx_, const void *const *in, const int64_t *st, v
             }
             if (s->kind == B_ADD || s->kind == B_SUB || s->kind == B_MUL) {
                 int32_t yv = (int32_t)sy_load_i64(in[1], s->dt, ib);
-                int32_t r;
-                if (s->kind == B_MUL) {
-                    r = sy_q_mul_by_qm((x - s->z1) * (yv - s->z2), s->mo, s->sho) + s->zo;
-                } else {
-                    int32_t a1 = sy_q_mul_by_qm((x - s->z1) * (1 << 20), s->m1, s->sh1);
-                    int32_t a2 = sy_q_mul_by_qm((yv - s->z2) * (1 << 20), s->m2, s->sh2);
-                    r = sy_q_mul_by_qm(s->kind == B_ADD ? a1 + a2 : a1 - a2, s->mo, s->sho) + s->zo;
-                }
-                sy_store_i64(out, s->out_dt, (size_t)i, tfl_clampi(r, s->lo, s->hi));
+                sy_store_i64(out, s->out_dt, (size_t)i, tflk_binary_s8_one(&s->b8, x, yv));
                 continue;
             }
             double xf = s->s1 * (double)(x - s->z1);

@@ -45,6 +45,7 @@ typedef enum mcu_kind {
     MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
     MK_LSTM, MK_LSTM8, MK_COPY,
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
+    MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -60,6 +61,7 @@ typedef struct mcu_node {
         tflk_lstm lstm;
         tflk_lstm8 lstm8;
         tfl_unary8 lut;
+        tflk_binary bin;
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;

@@ -594,6 +594,31 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         P(calls, "    tflk_lstm8_run(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), ws + %zu);\n", i, xo, yo, so);
         break;
     }
+    case MK_BIN_S8:
+    case MK_BIN_F32: {
+        const tflk_binary *p = &k->u.bin;
+        const char *bet = k->kind == MK_BIN_S8 ? "int8_t" : "float";
+        char bx[64];
+        const char *bsrc = bx;
+        if (r->n_in < 2 || !r->in[1].data)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: node %u has no second operand", i);
+        if (r->in[1].is_const) {
+            SY_TRY(blob_sym(L, r->in[1].data, r->in[1].nbytes, r->in[1].dtype, &bsrc));
+        } else {
+            size_t bo = 0;
+            SY_TRY(offset_of(L, r->in[1].data, r->in[1].nbytes, ws_bytes, r->in[1].name, &bo));
+            snprintf(bx, sizeof bx, "(const %s *)(ws + %zu)", bet, bo);
+        }
+        P(o, "static const tflk_binary n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
+          i, p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
+          p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
+          p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_binary);
+        P(calls, "    tflk_binary_%s(&n%u, (const %s *)(ws + %zu), %s, (%s *)(ws + %zu));\n",
+          k->kind == MK_BIN_S8 ? "s8" : "f32", i, bet, xo, bsrc, bet, yo);
+        break;
+    }
     case MK_LUT_S8: {
         /* the host-built table of output codes, in flash */
         const char *lsym;
@@ -627,6 +652,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_LSTM: return "tflk_lstm.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
+    case MK_BIN_S8:
+    case MK_BIN_F32: return "tflk_binary.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -292,6 +292,19 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, x->rank, row + 2);
             return;
         }
+    } else if (!strcmp(op, "ADD") || !strcmp(op, "SUB") || !strcmp(op, "MUL")) {
+        const char *row = op[0] == 'A' ? "#12 Add" : op[0] == 'S' ? "#13 Sub" : "#11 Mul";
+        const sy_tensor *b = in_at(n, 1);
+        /* "lhs, rhs, out 2-4D"; rules = tflm takes any rank as TFLite Micro does */
+        if (cfg->rules == MCU_RULES_SEED && (!rank_in(n, x, 2, 4, "lhs", row, c) || !rank_in(n, b, 2, 4, "rhs", row, c) ||
+                                             !rank_in(n, y, 2, 4, "output", row, c)))
+            return;
+        if (!check_act(cfg, n, row, c))
+            return;
+        if (!b || b->dtype != x->dtype || !y || y->dtype != x->dtype) {
+            decline(c, SY_REASON_DTYPE, "%s: lhs, rhs and output must share one dtype (fp32 or int8)", op);
+            return;
+        }
     } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {
         /* Table A #25, #26: any rank */
     } else {

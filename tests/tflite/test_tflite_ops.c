@@ -389,7 +389,7 @@ static bool mcu_has_kernel(int code, bool int8)
             return true;
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
-           code == OP_SQUEEZE || code == OP_EXPAND_DIMS;
+           code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL;
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
@@ -672,6 +672,94 @@ static CASE_API const char *shp(char *buf, int a, int b, int c, int d)
 #include "test_tflite_ops_cases.inc"
 
 
+/* .npy v1.0: magic, header length, the dict padded to 64 bytes */
+static bool write_npy(const char *path, const char *descr, const char *shape, const void *data, size_t nbytes)
+{
+    char hdr[160];
+    snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+    size_t len = strlen(hdr), pad = (64 - (10 + len + 1) % 64) % 64;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    uint16_t hl = (uint16_t)(len + pad + 1);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc(hl & 0xff, f);
+    fputc(hl >> 8, f);
+    fwrite(hdr, 1, len, f);
+    for (size_t i = 0; i < pad; i++)
+        fputc(' ', f);
+    fputc('\n', f);
+    bool ok = fwrite(data, 1, nbytes, f) == nbytes;
+    return fclose(f) == 0 && ok;
+}
+
+static bool write_file(const char *path, const uint8_t *b, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = b && f && fwrite(b, 1, size, f) == size;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok;
+}
+
+/* --write-model DIR also writes bin_chain_i8.tflite and bin_chain_f32.tflite
+ * (tests/mcu/test_mcu_lut.sh): x [1, 4, 4, 8] -> t1 = ADD(x, c) (a
+ * broadcast constant [1, 8]) -> t2 = MUL(t1, x) (two activations) -> y = SUB(t2,
+ * d [1, 4, 1, 1]), with inputs x_i8.npy / x_f32.npy */
+static bool write_binary_model(const char *dir, bool i8)
+{
+    static float sc[6] = {0.05f, 0.02f, 0.07f, 0.1f, 0.03f, 0.12f};
+    static int64_t zp[6] = {3, -7, 10, -20, 0, 5};
+    static int8_t c8[8], d8[4], x8[128];
+    static float cf[8], df[4], xf[128];
+    for (int i = 0; i < 8; i++) {
+        c8[i] = (int8_t)(i * 31 - 110);
+        cf[i] = (float)(i - 4) * 0.25f;
+    }
+    for (int i = 0; i < 4; i++) {
+        d8[i] = (int8_t)(i * 50 - 90);
+        df[i] = (float)i * 0.5f - 0.75f;
+    }
+    for (int i = 0; i < 128; i++) {
+        x8[i] = (int8_t)(i * 2 - 128);
+        xf[i] = (float)(i % 17) * 0.125f - 1.0f;
+    }
+    /* tensors: 0 x, 1 c, 2 t1, 3 t2, 4 d, 5 y */
+    tflw_tensor ts[6] = {
+        {.name = "x", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "c", .rank = 2, .dims = {1, 8}, .data = i8 ? (const void *)c8 : (const void *)cf, .nbytes = i8 ? 8 : 32},
+        {.name = "t1", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "t2", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "d", .rank = 4, .dims = {1, 4, 1, 1}, .data = i8 ? (const void *)d8 : (const void *)df,
+         .nbytes = i8 ? 4 : 16},
+        {.name = "y", .rank = 4, .dims = {1, 4, 4, 8}},
+    };
+    for (int i = 0; i < 6; i++) {
+        ts[i].type = i8 ? TFLW_INT8 : TFLW_FLOAT32;
+        if (i8) {
+            ts[i].n_quant = 1;
+            ts[i].scales = &sc[i];
+            ts[i].zero_points = &zp[i];
+        }
+    }
+    static const int32_t i_add[2] = {0, 1}, o_add = 2, i_mul[2] = {2, 0}, o_mul = 3, i_sub[2] = {3, 4}, o_sub = 5;
+    tflw_op ops[3] = {{.code = OP_ADD, .inputs = i_add, .n_inputs = 2, .outputs = &o_add, .n_outputs = 1},
+                      {.code = OP_MUL, .inputs = i_mul, .n_inputs = 2, .outputs = &o_mul, .n_outputs = 1},
+                      {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1}};
+    int32_t gin = 0, gout = 5;
+    tflw_model m = {.tensors = ts, .n_tensors = 6, .ops = ops, .n_ops = 3, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bin_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = write_file(path, b, size);
+    free(b);
+    snprintf(path, sizeof path, "%s/x_%s.npy", dir, i8 ? "i8" : "f32");
+    return write_npy(path, i8 ? "|i1" : "<f4", "(1, 4, 4, 8)", i8 ? (const void *)x8 : (const void *)xf,
+                     i8 ? sizeof x8 : sizeof xf) && ok;
+}
+
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
  * one-input ops riscv_mcu runs through tables, each op's output
  * quantization the next one's input, and an input covering all 256 codes:
@@ -719,33 +807,14 @@ static int write_lut_model(const char *dir)
     uint8_t *b = tflw_build(&m, &size);
     char path[4096];
     snprintf(path, sizeof path, "%s/lut_chain.tflite", dir);
-    FILE *f = fopen(path, "wb");
-    bool ok = b && f && fwrite(b, 1, size, f) == size;
-    if (f)
-        ok = fclose(f) == 0 && ok;
+    bool ok = write_file(path, b, size);
     free(b);
-    /* .npy v1.0: magic, header length, the dict padded to 64 bytes */
-    const char *hdr = "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 16, 16), }";
-    size_t len = strlen(hdr), pad = (64 - (10 + len + 1) % 64) % 64;
+    ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */
     snprintf(path, sizeof path, "%s/x.npy", dir);
-    f = fopen(path, "wb");
-    if (f) {
-        uint16_t hl = (uint16_t)(len + pad + 1);
-        fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-        fputc(hl & 0xff, f);
-        fputc(hl >> 8, f);
-        fwrite(hdr, 1, len, f);
-        for (size_t i = 0; i < pad; i++)
-            fputc(' ', f);
-        fputc('\n', f);
-        ok = fwrite(x, 1, sizeof x, f) == sizeof x && ok;
-        ok = fclose(f) == 0 && ok;
-    } else {
-        ok = false;
-    }
+    ok = write_npy(path, "|i1", "(1, 16, 16)", x, sizeof x) && ok;
     if (!ok)
         fprintf(stderr, "--write-model: cannot write the model or input in %s\n", dir);
     return ok ? 0 : 1;

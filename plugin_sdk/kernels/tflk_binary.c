@@ -1,0 +1,52 @@
+/*
+ * tflk_binary: ADD, SUB and MUL (TFLite, Table A #11-#13) in fp32 and int8
+ * with numpy broadcasting over up to 6 dims, the strides precomputed by the
+ * host (0 along a broadcast dim).
+ */
+#include "tflk.h"
+
+int32_t tflk_binary_s8_one(const tflk_binary *p, int32_t a, int32_t b)
+{
+    int32_t r;
+    if (p->op == TFLK_MUL) {
+        r = tflk_mul_by_qm((a - p->z1) * (b - p->z2), p->mo, p->so) + p->zo;
+    } else {
+        int32_t a1 = tflk_mul_by_qm((a - p->z1) * (1 << 20), p->m1, p->s1);
+        int32_t a2 = tflk_mul_by_qm((b - p->z2) * (1 << 20), p->m2, p->s2);
+        r = tflk_mul_by_qm(p->op == TFLK_ADD ? a1 + a2 : a1 - a2, p->mo, p->so) + p->zo;
+    }
+    return tflk_clampi(r, p->lo, p->hi);
+}
+
+static float f32_one(const tflk_binary *p, float a, float b)
+{
+    float r = p->op == TFLK_ADD ? a + b : p->op == TFLK_SUB ? a - b : a * b;
+    return tflk_act_apply(&p->act, r);
+}
+
+/* the one walk of both dtypes: an odometer over the output's dims, each
+ * input's offset moved by its stride */
+#define TFLK_BINARY_WALK(ONE)                                                                                      \
+    do {                                                                                                           \
+        int32_t idx[TFLK_BIN_RANK] = {0}, n = 1;                                                                   \
+        for (int32_t d = 0; d < p->rank; d++)                                                                      \
+            n *= p->dims[d];                                                                                       \
+        int32_t ia = 0, ib = 0;                                                                                    \
+        for (int32_t i = 0; i < n; i++) {                                                                          \
+            y[i] = ONE(p, a[ia], b[ib]);                                                                           \
+            for (int32_t d = p->rank - 1; d >= 0; d--) {                                                           \
+                ia += p->sa[d];                                                                                    \
+                ib += p->sb[d];                                                                                    \
+                if (++idx[d] < p->dims[d])                                                                         \
+                    break;                                                                                         \
+                ia -= p->sa[d] * p->dims[d];                                                                       \
+                ib -= p->sb[d] * p->dims[d];                                                                       \
+                idx[d] = 0;                                                                                        \
+            }                                                                                                      \
+        }                                                                                                          \
+    } while (0)
+
+#define S8_ONE(p, x, yv) (int8_t)tflk_binary_s8_one((p), (x), (yv))
+
+void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y) { TFLK_BINARY_WALK(S8_ONE); }
+void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float *y) { TFLK_BINARY_WALK(f32_one); }
