@@ -15,6 +15,8 @@ PACKAGES=(
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
   qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)
+  python3 python3-numpy            # the Python package tools/python and tests/python
+  python3-pip python3-setuptools python3-wheel  # tests/python: pip install --no-build-isolation (offline)
 )
 
 SUDO=()

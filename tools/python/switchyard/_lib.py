@@ -171,10 +171,12 @@ def candidates():
     if env:
         out.append(Path(env))
     here = Path(__file__).resolve().parent
+    multiarch = getattr(sys.implementation, "_multiarch", None)  # Debian: x86_64-linux-gnu
+    libdirs = ["lib"] + (["lib/" + multiarch] if multiarch else [])
     for parent in list(here.parents)[:6]:
         out.append(parent / "build" / "lib" / SONAME)
-        out.append(parent / "lib" / SONAME)
-    out.append(Path(sys.prefix) / "lib" / SONAME)
+        out.extend(parent / d / SONAME for d in libdirs)
+    out.extend(Path(sys.prefix) / d / SONAME for d in libdirs)
     out.append(Path("/usr/local/lib") / SONAME)
     return out
 

@@ -241,7 +241,9 @@ class Llm:
         arr = (ctypes.c_int32 * max(len(ids), 1))(*ids)
         n = ctypes.c_size_t()
         with self._lock:
-            check(self._api.decode(self._ptr(), arr, len(ids), None, 0, ctypes.byref(n)))
+            st = self._api.decode(self._ptr(), arr, len(ids), None, 0, ctypes.byref(n))  # the size it needs
+            if st:
+                _lib.lib().sy_status_free(st)
             buf = ctypes.create_string_buffer(n.value + 1)
             check(self._api.decode(self._ptr(), arr, len(ids), buf, n.value + 1, ctypes.byref(n)))
         return buf.raw[:n.value].decode("utf-8", "replace")
