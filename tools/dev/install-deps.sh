@@ -17,6 +17,7 @@ PACKAGES=(
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)
   python3 python3-numpy            # the Python package tools/python and tests/python
   python3-pip python3-setuptools python3-wheel  # tests/python: pip install --no-build-isolation (offline)
+  python3-matplotlib dataset-fashion-mnist  # tests/python: docs/examples/accuracy.py's chart, on real images
 )
 
 SUDO=()
