@@ -16,7 +16,9 @@ error ||int8 - float|| / ||float||, accuracy against the labels when given,
 and draws a bar chart of the agreement per class of the float model when
 matplotlib (Debian's python3-matplotlib) is installed.
 
-Make the int8 model with `switchyard quantize FLOAT.onnx --calib DIR -o INT8.onnx`.
+With --calib DIR the script first writes INT8.onnx itself with
+switchyard.quantize (the tools library; the file `switchyard quantize
+FLOAT.onnx --calib DIR -o INT8.onnx` writes).
 """
 import argparse
 import gzip
@@ -122,11 +124,17 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=0, help="first N samples only")
     ap.add_argument("--scale", type=float, default=1.0, help="IDX pixel -> float32 factor (default 1)")
     ap.add_argument("--chart", metavar="PNG", help="bar chart of agreement per class (needs matplotlib)")
+    ap.add_argument("--calib", metavar="DIR", help="first quantize FLOAT into INT8 on these samples")
+    ap.add_argument("--scheme", default="int8", help="with --calib: the scheme (int8, uint8, int16x8)")
     ap.add_argument("--config", metavar="INI", help="deployment INI of both sessions (default: embedded)")
     ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args(argv)
 
     env = sy.Env(a.config)
+    if a.calib:
+        rep = sy.quantize(a.float_model, a.calib, a.int8_model, env=env, scheme=a.scheme)
+        print("quantized: %s (%s, %d bytes, %d calibration samples)" % (a.int8_model, a.scheme, rep.output_bytes,
+                                                                       rep.n_samples))
     sessions = [sy.Session(env, sy.Model(m, env), threads=a.threads) for m in (a.float_model, a.int8_model)]
     vi = sessions[0].inputs[0]
     if len(sessions[0].inputs) != 1:

@@ -72,6 +72,15 @@ class Accuracy(sytest.unittest.TestCase):
         out = self.script("--inputs", sytest.MNIST)
         self.check_lines(out, 3, agree, max_abs, rel)
         self.assertEqual(agree, 1.0)  # the three calibration images keep their digit
+        # --calib: the script quantizes first, into the file the CLI wrote
+        mine = os.path.join(self.w, "mine_int8.onnx")
+        r = subprocess.run([sys.executable, SCRIPT, FLOAT, mine, "--calib", sytest.MNIST, "--inputs", sytest.MNIST],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("quantized: %s (int8, " % mine, r.stdout)
+        self.check_lines(r.stdout, 3, agree, max_abs, rel)
+        with open(mine, "rb") as f1, open(self.int8, "rb") as f2:
+            self.assertEqual(f1.read(), f2.read())
 
     def test_idx_with_labels(self):
         images = self.reference_images()

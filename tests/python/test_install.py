@@ -64,6 +64,17 @@ class Install(sytest.unittest.TestCase):
         self.assertTrue(lines[1].startswith("plugins " + os.path.realpath(self.prefix)) or
                         lines[1].startswith("plugins " + self.prefix), lines[1])
 
+    def test_tools_library_of_the_prefix(self):
+        out = os.path.join(sytest.workdir("install"), "tiny_int8.onnx")
+        code = ("import os, switchyard as sy, switchyard.tools as t\n"
+                "r = sy.quantize(%r, %r, %r)\n"
+                "print(t.tools_library()._name)\n"
+                "print(r.n_samples, r.argmax_agree, os.path.getsize(%r) == r.output_bytes)\n"
+                % (TINY, os.path.dirname(SET), out, out))
+        lines = self.run_py(code, clean_env(PYTHONPATH=self.site))
+        self.assertTrue(os.path.realpath(lines[0]).startswith(os.path.realpath(self.prefix) + "/"), lines[0])
+        self.assertEqual(lines[1], "1 1 True")
+
     def test_entry_point_and_module(self):
         script = glob.glob(os.path.join(self.prefix, "**/bin/switchyard-py"), recursive=True)
         self.assertEqual(len(script), 1)

@@ -15,6 +15,7 @@ from .llm import Generation, Llm, Result, Token
 from .model import Model, ValueInfo
 from .session import Copy, MemoryReport, Partition, Placement, ProfileEvent, Session
 from .tensor import read_tensor, write_tensor
+from .tools import QuantizeReport, llm_export, quantize
 
 __version__ = "0.1.0"
 
@@ -27,4 +28,5 @@ def version():
 
 __all__ = ["Env", "Model", "Session", "Llm", "Error", "StatusCode", "Placement", "Copy", "Partition",
            "MemoryReport", "ProfileEvent", "PluginInfo", "ProviderInfo", "ValueInfo", "Generation", "Result",
-           "Token", "load_library", "library_path", "default_env", "read_tensor", "write_tensor", "version"]
+           "Token", "load_library", "library_path", "default_env", "read_tensor", "write_tensor", "version",
+           "quantize", "llm_export", "QuantizeReport"]
