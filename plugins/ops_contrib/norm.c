@@ -290,7 +290,7 @@ static sy_status *run_skip_ln(void *state, const sy_kernel_io *io)
 
 static sy_status *infer_simplified_ln(sy_node *n)
 {
-    const sy_tensor *x, *sc;
+    const sy_tensor *x = NULL, *sc = NULL; /* set by contrib_need_f32 (GCC -O3 cannot tell) */
     SY_TRY(contrib_need_f32(n, 0, "X", 1, SY_MAX_RANK, &x));
     SY_TRY(contrib_need_f32(n, 1, "scale", 1, SY_MAX_RANK, &sc));
     int32_t axis;

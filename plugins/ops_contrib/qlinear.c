@@ -94,7 +94,7 @@ typedef struct qlut_state {
 
 static sy_status *infer_qlut(sy_node *n)
 {
-    const sy_tensor *x;
+    const sy_tensor *x = NULL; /* set by need_q8 (GCC -O3 cannot tell) */
     SY_TRY(need_q8(n, 0, "X", &x));
     qp tmp;
     SY_TRY(read_qp(n, 1, 2, x->dtype, &tmp));
@@ -152,7 +152,7 @@ typedef struct qgap_state {
 
 static sy_status *infer_qgap(sy_node *n)
 {
-    const sy_tensor *x;
+    const sy_tensor *x = NULL; /* set by need_q8 (GCC -O3 cannot tell) */
     SY_TRY(need_q8(n, 0, "X", &x));
     if (x->rank < 3)
         return ERR(SY_ERR_SHAPE, "X must have rank >= 3 (N, C, spatial...), got %d", x->rank);

@@ -571,7 +571,7 @@ typedef struct q_state {
 
 static sy_status *prepare_q(sy_node *n, void **state)
 {
-    uint8_t form;
+    uint8_t form = 0; /* set by node_form (GCC -Os cannot tell) */
     SY_TRY(node_form(n, &form));
     q_state *s = malloc(sizeof *s);
     if (!s)
