@@ -44,8 +44,18 @@ typedef struct aic_state {
     double clock_hz;
     char compat[256];
     emu_board board; /* this provider's sessions' records, for the report */
+    struct aic_env *env;  /* the plugin state of its environment */
     uint64_t weight_bytes;
 } aic_state;
+
+/* The plugin's state in one environment (ABI 1.2): its report table (first,
+ * so that `self` is the state) and provider definition, and the provider
+ * state its create_env made. */
+typedef struct aic_env {
+    emu_report_ext ext;
+    sy_provider_def def;
+    aic_state *s;
+} aic_env;
 
 /* The latest created state, for the report extension: version 1 of it has
  * no handle, so this one pointer is process-wide by that contract; read and
@@ -188,9 +198,20 @@ static sy_status *aic_create(const sy_options *o, void **state)
     return NULL;
 }
 
+static sy_status *aic_create_env(void *plugin_state, const sy_options *o, void **state)
+{
+    SY_TRY(aic_create(o, state));
+    aic_env *e = plugin_state;
+    e->s = *state;
+    e->s->env = e;
+    return NULL;
+}
+
 static void aic_destroy(void *state)
 {
     aic_state *s = state;
+    if (s->env)
+        s->env->s = NULL;
     pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
@@ -304,13 +325,11 @@ static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
     return emu_copy(src, dst, ((aic_state *)state)->fp16);
 }
 
-static size_t aic_report(char *buf, size_t len)
+/* the report of one provider state (NULL: none) */
+static size_t report_of(aic_state *s, char *buf, size_t len)
 {
-    pthread_mutex_lock(&live_lock);
-    aic_state *s = live_;
     size_t k = 0;
     if (!s) {
-        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "aic: no provider state\n");
         return k;
     }
@@ -323,6 +342,13 @@ static size_t aic_report(char *buf, size_t len)
             (unsigned long long)__atomic_load_n(&emu_clipped, __ATOMIC_RELAXED));
     emu_out(buf, len, &k, "  modelled latency per instance: %.0f cycles = %.3f us at %.2f GHz (batch 1, set-size 1)\n",
             total, total / s->clock_hz * 1e6, s->clock_hz / 1e9);
+    return k;
+}
+
+static size_t aic_report(char *buf, size_t len)
+{
+    pthread_mutex_lock(&live_lock);
+    size_t k = report_of(live_, buf, len);
     pthread_mutex_unlock(&live_lock);
     return k;
 }
@@ -337,7 +363,19 @@ static const char *aic_compat_ext(void)
 static sy_status *aic_session_begin(void *state, void **ss) { return emu_board_begin(&((aic_state *)state)->board, ss); }
 static void aic_session_end(void *state, void *ss) { emu_board_end(&((aic_state *)state)->board, ss); }
 static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
-static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext};
+static size_t aic_report_env(const emu_report_ext *self, char *buf, size_t len)
+{
+    return report_of(((const aic_env *)self)->s, buf, len);
+}
+
+static const char *aic_compat_env(const emu_report_ext *self)
+{
+    const aic_state *s = ((const aic_env *)self)->s;
+    return s ? s->compat : "";
+}
+
+static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext, aic_report_env,
+                                          aic_compat_env};
 
 static sy_status *aic_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
 {
@@ -373,7 +411,19 @@ static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H_ = host;
-    return emu_plugin_init(host, p, &target_rt, &target, "AIC-QIO", &report_ext, &provider);
+    aic_env *e = calloc(1, sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "aic: out of memory");
+    e->ext = report_ext;
+    e->def = provider;
+    e->def.create = NULL;
+    e->def.create_env = aic_create_env;
+    sy_status *st = host->plugin_set_state(p, e, free);
+    if (st) {
+        free(e);
+        return st;
+    }
+    return emu_plugin_init(host, p, &target_rt, &target, "AIC-QIO", &e->ext, &e->def);
 }
 
 static void aic_fini(void) {}

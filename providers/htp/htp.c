@@ -74,7 +74,17 @@ typedef struct htp_state {
     bool dlbc, strict_vtcm, fold_relu_off;
     char compat[256];
     emu_board board; /* this provider's sessions' records, for the report */
+    struct htp_env *env;  /* the plugin state of its environment */
 } htp_state;
+
+/* The plugin's state in one environment (ABI 1.2): its report table (first,
+ * so that `self` is the state) and provider definition, and the provider
+ * state its create_env made. */
+typedef struct htp_env {
+    emu_report_ext ext;
+    sy_provider_def def;
+    htp_state *s;
+} htp_env;
 
 /* The latest created state, for the report extension: version 1 of it has
  * no handle, so this one pointer is process-wide by that contract; read and
@@ -274,9 +284,20 @@ static sy_status *htp_create(const sy_options *o, void **state)
     return NULL;
 }
 
+static sy_status *htp_create_env(void *plugin_state, const sy_options *o, void **state)
+{
+    SY_TRY(htp_create(o, state));
+    htp_env *e = plugin_state;
+    e->s = *state;
+    e->s->env = e;
+    return NULL;
+}
+
 static void htp_destroy(void *state)
 {
     htp_state *s = state;
+    if (s->env)
+        s->env->s = NULL;
     pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
@@ -462,13 +483,11 @@ static sy_status *htp_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 }
 
 /* ---- report extension ("qnn_emu.htp", v1) --------------------------------- */
-static size_t htp_report(char *buf, size_t len)
+/* the report of one provider state (NULL: none) */
+static size_t report_of(htp_state *s, char *buf, size_t len)
 {
-    pthread_mutex_lock(&live_lock);
-    htp_state *s = live_;
     size_t k = 0;
     if (!s) {
-        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "htp: no provider state\n");
         return k;
     }
@@ -479,6 +498,13 @@ static size_t htp_report(char *buf, size_t len)
     emu_out(buf, len, &k,
             "  modelled latency: %.0f cycles = %.1f us at %.2f GHz (%s) + %.0f us per-inference overhead = %.1f us\n",
             total, us, htp_clock(s) / 1e9, s->perf->name, s->perf->overhead_us, us + s->perf->overhead_us);
+    return k;
+}
+
+static size_t htp_report(char *buf, size_t len)
+{
+    pthread_mutex_lock(&live_lock);
+    size_t k = report_of(live_, buf, len);
     pthread_mutex_unlock(&live_lock);
     return k;
 }
@@ -492,7 +518,19 @@ static const char *htp_compat_ext(void)
 }
 static const char *htp_compat(void *state) { return ((htp_state *)state)->compat; }
 
-static const emu_report_ext report_ext = {sizeof(emu_report_ext), htp_report, htp_compat_ext};
+static size_t htp_report_env(const emu_report_ext *self, char *buf, size_t len)
+{
+    return report_of(((const htp_env *)self)->s, buf, len);
+}
+
+static const char *htp_compat_env(const emu_report_ext *self)
+{
+    const htp_state *s = ((const htp_env *)self)->s;
+    return s ? s->compat : "";
+}
+
+static const emu_report_ext report_ext = {sizeof(emu_report_ext), htp_report, htp_compat_ext, htp_report_env,
+                                          htp_compat_env};
 
 static sy_status *htp_session_begin(void *state, void **ss) { return emu_board_begin(&((htp_state *)state)->board, ss); }
 static void htp_session_end(void *state, void *ss) { emu_board_end(&((htp_state *)state)->board, ss); }
@@ -531,7 +569,19 @@ static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H_ = host;
-    return emu_plugin_init(host, p, &target_rt, &target, "HTP-QIO", &report_ext, &provider);
+    htp_env *e = calloc(1, sizeof *e);
+    if (!e)
+        return host->status_new(SY_ERR_OUT_OF_MEMORY, "htp: out of memory");
+    e->ext = report_ext;
+    e->def = provider;
+    e->def.create = NULL;
+    e->def.create_env = htp_create_env;
+    sy_status *st = host->plugin_set_state(p, e, free);
+    if (st) {
+        free(e);
+        return st;
+    }
+    return emu_plugin_init(host, p, &target_rt, &target, "HTP-QIO", &e->ext, &e->def);
 }
 
 static void htp_fini(void) {}

@@ -49,6 +49,7 @@ typedef struct lpai_state {
     double fps, ftrt, macs_pc, clock_hz;
     char compat[256];
     emu_board board; /* this provider's sessions' records, for the report */
+    struct lpai_env *env;  /* the plugin state of its environment */
 } lpai_state;
 
 /* The latest created state, for the report extension: version 1 of it has
@@ -184,21 +185,52 @@ static sy_status *lpai_create(const sy_options *o, void **state)
 /* The plugin's state in one environment (ABI 1.2): its provider definition
  * and memory domain, whose alignment is that environment's mem_alignment
  * (the core reads the domain again after create). */
+/* ---- extension "qnn_emu.lpai" v1: report and client memory ---------------- */
+typedef struct lpai_ext {
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+    /* persistent_mem_size of the latest finalize (scratch_mem_size is the
+     * lpai_scratch arena of the session's memory report) */
+    uint64_t (*persistent_size)(void);
+    /* Client-supplied buffers (QnnLpaiGraph_Mem_t): NULL when both fit the
+     * sizes and the alignment; else a message naming what is wrong, written
+     * into why. */
+    bool (*check_client_mem)(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
+                             uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len);
+    /* Appended (struct_size tells): the same four for the environment the
+     * table was fetched from; `self` is that table (each environment
+     * registers its own, kept in the plugin's state). */
+    size_t (*report_env)(const struct lpai_ext *self, char *buf, size_t len);
+    const char *(*compat_env)(const struct lpai_ext *self);
+    uint64_t (*persistent_size_env)(const struct lpai_ext *self);
+    bool (*check_client_mem_env)(const struct lpai_ext *self, uint64_t scratch_need, uint64_t scratch_size,
+                                 uint64_t scratch_addr, uint64_t persistent_size, uint64_t persistent_addr, char *why,
+                                 size_t why_len);
+} lpai_ext;
+
 typedef struct lpai_env {
+    lpai_ext ext; /* first: `self` of the table is the state */
     sy_provider_def def;
     sy_memory_domain_def domain;
+    lpai_state *s; /* this environment's provider (create_env) */
 } lpai_env;
 
 static sy_status *lpai_create_env(void *plugin_state, const sy_options *o, void **state)
 {
     SY_TRY(lpai_create(o, state));
-    ((lpai_env *)plugin_state)->domain.alignment = (uint32_t)((lpai_state *)*state)->alignment;
+    lpai_env *e = plugin_state;
+    e->s = *state;
+    e->s->env = e;
+    e->domain.alignment = (uint32_t)e->s->alignment;
     return NULL;
 }
 
 static void lpai_destroy(void *state)
 {
     lpai_state *s = state;
+    if (s->env)
+        s->env->s = NULL;
     pthread_mutex_lock(&live_lock);
     if (live_ == s)
         live_ = NULL;
@@ -328,28 +360,11 @@ static sy_status *lpai_copy(void *state, const sy_tensor *src, sy_tensor *dst)
     return emu_copy(src, dst, false);
 }
 
-/* ---- extension "qnn_emu.lpai" v1: report and client memory ---------------- */
-typedef struct lpai_ext {
-    uint32_t struct_size;
-    size_t (*report)(char *buf, size_t len);
-    const char *(*compat)(void);
-    /* persistent_mem_size of the latest finalize (scratch_mem_size is the
-     * lpai_scratch arena of the session's memory report) */
-    uint64_t (*persistent_size)(void);
-    /* Client-supplied buffers (QnnLpaiGraph_Mem_t): NULL when both fit the
-     * sizes and the alignment; else a message naming what is wrong, written
-     * into why. */
-    bool (*check_client_mem)(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
-                             uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len);
-} lpai_ext;
-
-static size_t lpai_report(char *buf, size_t len)
+/* the report of one provider state (NULL: none) */
+static size_t report_of(lpai_state *s, char *buf, size_t len)
 {
-    pthread_mutex_lock(&live_lock);
-    lpai_state *s = live_;
     size_t k = 0;
     if (!s) {
-        pthread_mutex_unlock(&live_lock);
         emu_out(buf, len, &k, "lpai: no provider state\n");
         return k;
     }
@@ -363,6 +378,13 @@ static size_t lpai_report(char *buf, size_t len)
             rs->n, (unsigned long long)rs->sum, mem_types[s->persistent_type], total, us,
             s->clock_hz / 1e6, budget, s->ftrt, us <= budget ? "met" : "DEADLINE MISS");
     emu_board_unlock(&s->board);
+    return k;
+}
+
+static size_t lpai_report(char *buf, size_t len)
+{
+    pthread_mutex_lock(&live_lock);
+    size_t k = report_of(live_, buf, len);
     pthread_mutex_unlock(&live_lock);
     return k;
 }
@@ -392,13 +414,10 @@ static uint64_t lpai_persistent(void)
     return v;
 }
 
-static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
-                           uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
+static bool check_mem_of(lpai_state *s, uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
+                         uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
 {
-    pthread_mutex_lock(&live_lock);
-    lpai_state *s = live_;
     uint64_t al = s ? s->alignment : 256, pneed = persistent_of(s);
-    pthread_mutex_unlock(&live_lock);
     if (scratch_size < scratch_need)
         return snprintf(why, why_len, "LPAI-MEM: scratch buffer of %llu B is smaller than scratch_mem_size %llu B",
                         (unsigned long long)scratch_size, (unsigned long long)scratch_need),
@@ -419,6 +438,28 @@ static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_
     return true;
 }
 
+static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
+                           uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
+{
+    pthread_mutex_lock(&live_lock);
+    bool ok = check_mem_of(live_, scratch_need, scratch_size, scratch_addr, persistent_size, persistent_addr, why,
+                           why_len);
+    pthread_mutex_unlock(&live_lock);
+    return ok;
+}
+
+static lpai_state *env_of(const lpai_ext *self) { return ((const lpai_env *)self)->s; }
+static size_t lpai_report_env(const lpai_ext *self, char *buf, size_t len) { return report_of(env_of(self), buf, len); }
+static const char *lpai_compat_env(const lpai_ext *self) { return env_of(self) ? env_of(self)->compat : ""; }
+static uint64_t lpai_persistent_env(const lpai_ext *self) { return persistent_of(env_of(self)); }
+static bool lpai_check_mem_env(const lpai_ext *self, uint64_t scratch_need, uint64_t scratch_size,
+                               uint64_t scratch_addr, uint64_t persistent_size, uint64_t persistent_addr, char *why,
+                               size_t why_len)
+{
+    return check_mem_of(env_of(self), scratch_need, scratch_size, scratch_addr, persistent_size, persistent_addr, why,
+                        why_len);
+}
+
 static sy_status *lpai_session_begin(void *state, void **ss) { return emu_board_begin(&((lpai_state *)state)->board, ss); }
 static void lpai_session_end(void *state, void *ss) { emu_board_end(&((lpai_state *)state)->board, ss); }
 
@@ -428,7 +469,9 @@ static sy_status *lpai_group(void *state, const sy_node *const *nodes, uint32_t 
     return emu_group(nodes, n, group_of);
 }
 
-static const lpai_ext ext = {sizeof(lpai_ext), lpai_report, lpai_compat_ext, lpai_persistent, lpai_check_mem};
+static const lpai_ext ext = {sizeof(lpai_ext),  lpai_report,     lpai_compat_ext,     lpai_persistent,
+                             lpai_check_mem,    lpai_report_env, lpai_compat_env, lpai_persistent_env,
+                             lpai_check_mem_env};
 static const char *lpai_compat(void *state) { return ((lpai_state *)state)->compat; }
 
 static const sy_provider_def provider = {
@@ -461,9 +504,10 @@ static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_opti
 {
     (void)opts;
     H_ = host;
-    lpai_env *e = malloc(sizeof *e);
+    lpai_env *e = calloc(1, sizeof *e);
     if (!e)
         return host->status_new(SY_ERR_OUT_OF_MEMORY, "lpai: out of memory");
+    e->ext = ext;
     e->domain = lpai_domain;
     e->def = provider;
     e->def.domain = &e->domain;
@@ -474,7 +518,7 @@ static sy_status *lpai_init(const sy_host_api *host, sy_plugin *p, const sy_opti
         free(e);
         return st;
     }
-    return emu_plugin_init(host, p, &target_rt, &target, "LPAI-QIO", &ext, &e->def);
+    return emu_plugin_init(host, p, &target_rt, &target, "LPAI-QIO", &e->ext, &e->def);
 }
 
 static void lpai_fini(void) {}

@@ -27,6 +27,7 @@
  *    - 7 exactly. block_size 64: one block, scale 8.
  */
 #include "onnx.pb-c.h"
+#include "switchyard/ext/sy_emu_report.h"
 #include "switchyard/switchyard.h"
 #include "switchyard/sy_sdk.h" /* sy_quant_recipe: the types of the recipe extension */
 #include "sy_test.h"
@@ -364,6 +365,67 @@ static void test_two_environments_and_release_once(void)
     sy_env_release(keep);
 }
 
+/* ---- the emulators' report tables, per environment -------------------------------- */
+typedef sy_emu_report_ext report_ext; /* switchyard/ext/sy_emu_report.h */
+
+typedef struct lpai_ext { /* providers/lpai/lpai.c */
+    uint32_t struct_size;
+    size_t (*report)(char *buf, size_t len);
+    const char *(*compat)(void);
+    uint64_t (*persistent_size)(void);
+    bool (*check_client_mem)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, char *, size_t);
+    size_t (*report_env)(const struct lpai_ext *self, char *buf, size_t len);
+    const char *(*compat_env)(const struct lpai_ext *self);
+    uint64_t (*persistent_size_env)(const struct lpai_ext *self);
+    bool (*check_client_mem_env)(const struct lpai_ext *self, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, char *,
+                                 size_t);
+} lpai_ext;
+
+static sy_env *plain_env(const char *ini)
+{
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(!st, "environment: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return env;
+}
+
+/* Each environment's table answers for its own provider; version 1's
+ * handle-less functions answer for the one created last. */
+static void test_emulator_reports_per_environment(void)
+{
+    sy_env *a = plain_env("[switchyard]\nplugin_dirs = @default\nproviders = htp, lpai, cpu_ref\nlog_level = error\n"
+                          "[provider.htp]\nsoc_model = SM8550\n[provider.lpai]\nhw_version = v6\nmem_alignment = 128\n");
+    sy_env *b = plain_env("[switchyard]\nplugin_dirs = @default\nproviders = htp, lpai, cpu_ref\nlog_level = error\n"
+                          "[provider.htp]\nsoc_model = SM8750\n[provider.lpai]\nhw_version = v6\nmem_alignment = 512\n");
+    const report_ext *ha = a ? sy_get_extension(a, "qnn_emu.htp", 1) : NULL, *hb = b ? sy_get_extension(b, "qnn_emu.htp", 1) : NULL;
+    const lpai_ext *la = a ? sy_get_extension(a, "qnn_emu.lpai", 1) : NULL, *lb = b ? sy_get_extension(b, "qnn_emu.lpai", 1) : NULL;
+    CHECK(ha && hb && ha != hb && ha->struct_size >= sizeof *ha, "one qnn_emu.htp table per environment");
+    CHECK(la && lb && la != lb && la->struct_size >= sizeof *la, "one qnn_emu.lpai table per environment");
+    if (ha && hb && ha->struct_size >= sizeof *ha) {
+        CHECK_STR_HAS(ha->compat_env(ha), "soc=SM8550");
+        CHECK_STR_HAS(hb->compat_env(hb), "soc=SM8750");
+        CHECK_STR_HAS(ha->compat(), "soc=SM8750"); /* v1: the latest environment */
+        char buf[512];
+        ha->report_env(ha, buf, sizeof buf);
+        CHECK_STR_HAS(buf, "soc=SM8550");
+    }
+    if (la && lb && la->struct_size >= sizeof *la) {
+        char why[256] = "";
+        /* a buffer at 0x1080: 128-byte aligned, not 512-byte aligned */
+        CHECK(la->check_client_mem_env(la, 64, 64, 0x1080, 0, 0x2000, why, sizeof why),
+              "mem_alignment 128 refused 0x1080: %s", why);
+        CHECK(!lb->check_client_mem_env(lb, 64, 64, 0x1080, 0, 0x2000, why, sizeof why),
+              "mem_alignment 512 accepted 0x1080");
+        CHECK_STR_HAS(why, "not 512-byte aligned");
+        CHECK_STR_HAS(la->compat_env(la), "align=128");
+    }
+    sy_env_release(b);
+    if (ha && ha->struct_size >= sizeof *ha)
+        CHECK_STR_HAS(ha->compat_env(ha), "soc=SM8550"); /* unaffected by the other environment's release */
+    sy_env_release(a);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -373,5 +435,6 @@ int main(int argc, char **argv)
     plugin_dir = argv[1];
     requant_model = argv[2];
     RUN_TEST(test_two_environments_and_release_once);
+    RUN_TEST(test_emulator_reports_per_environment);
     return SY_TEST_MAIN_RESULT();
 }
