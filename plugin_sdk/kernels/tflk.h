@@ -193,6 +193,17 @@ int32_t tflk_binary_s8_one(const tflk_binary *p, int32_t a, int32_t b);
 void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
 void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float *y);
 
+/* ---- TRANSPOSE (tflk_strided.c) ----------------------------------------------- */
+
+/* y, dense over dims (rank <= 6), takes x's element at sum(idx[d] * st[d]);
+ * the bytes of an element are copied as they are (fp32, int8 codes with
+ * equal quantization, int32) */
+typedef struct tflk_strided {
+    int32_t rank, esize;
+    int32_t dims[TFLK_BIN_RANK], st[TFLK_BIN_RANK];
+} tflk_strided;
+void tflk_strided_copy(const tflk_strided *p, const void *x, void *y);
+
 /* ---- CONV_2D / DEPTHWISE_CONV_2D (tflk_conv.c) ---------------------------- */
 
 typedef struct tflk_conv {

@@ -299,6 +299,36 @@ static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n
     return NULL;
 }
 
+/* ---- TRANSPOSE (tflk_strided) --------------------------------------------------- */
+
+static inline sy_status *tfl_build_transpose(const sy_host_api *H, const sy_node *n, tflk_strided *p)
+{
+    memset(p, 0, sizeof *p);
+    const sy_tensor *x = H->node_input(n, 0), *pt = H->node_input(n, 1);
+    if (x->rank < 1 || x->rank > TFLK_BIN_RANK || sy_tensor_numel(x) > INT32_MAX)
+        return H->status_new(SY_ERR_UNSUPPORTED, "TRANSPOSE: rank %d, %lld elements: the kernel takes rank 1-%d and "
+                             "int32 counts", (int)x->rank, (long long)sy_tensor_numel(x), TFLK_BIN_RANK);
+    if (!pt || !pt->data || pt->dtype != SY_DT_INT32 || sy_tensor_numel(pt) != x->rank)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "TRANSPOSE: perm must be a constant int32 vector of %d values",
+                             (int)x->rank);
+    int64_t st[TFLK_BIN_RANK];
+    sy_strides(x->rank, x->dims, st);
+    p->rank = x->rank;
+    p->esize = (int32_t)sy_dt_size(x->dtype);
+    uint32_t seen = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        int32_t a = ((const int32_t *)pt->data)[d];
+        a = a < 0 ? a + x->rank : a;
+        if (a < 0 || a >= x->rank || (seen >> a) & 1u)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "TRANSPOSE: perm is not a permutation of 0..%d",
+                                 (int)x->rank - 1);
+        seen |= 1u << a;
+        p->dims[d] = (int32_t)x->dims[a];
+        p->st[d] = (int32_t)st[a];
+    }
+    return NULL;
+}
+
 /* ---- UNIDIRECTIONAL_SEQUENCE_LSTM --------------------------------------------- */
 enum {
     TFL_LSTM_X = 0, TFL_LSTM_WXI = 1, TFL_LSTM_WHI = 5, TFL_LSTM_PI = 9, TFL_LSTM_BI = 12, TFL_LSTM_PW = 16,

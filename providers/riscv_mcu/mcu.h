@@ -46,6 +46,7 @@ typedef enum mcu_kind {
     MK_LSTM, MK_LSTM8, MK_COPY,
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
+    MK_TRANSPOSE,          /* tflk_strided.c */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -62,6 +63,7 @@ typedef struct mcu_node {
         tflk_lstm8 lstm8;
         tfl_unary8 lut;
         tflk_binary bin;
+        tflk_strided tr;
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;

@@ -619,6 +619,15 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
           k->kind == MK_BIN_S8 ? "s8" : "f32", i, bet, xo, bsrc, bet, yo);
         break;
     }
+    case MK_TRANSPOSE: {
+        const tflk_strided *p = &k->u.tr;
+        P(o, "static const tflk_strided n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n", i,
+          p->rank, p->esize, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->st[0], p->st[1],
+          p->st[2], p->st[3], p->st[4], p->st[5]);
+        L->flash_params += sizeof(tflk_strided);
+        P(calls, "    tflk_strided_copy(&n%u, ws + %zu, ws + %zu);\n", i, xo, yo);
+        break;
+    }
     case MK_LUT_S8: {
         /* the host-built table of output codes, in flash */
         const char *lsym;
@@ -654,6 +663,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
     case MK_BIN_F32: return "tflk_binary.c";
+    case MK_TRANSPOSE: return "tflk_strided.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -67,6 +67,14 @@ static bool rank_in(const sy_node *n, const sy_tensor *t, int32_t lo, int32_t hi
     return false;
 }
 
+/* one per-tensor scale and zero point on both (a copy of codes keeps values) */
+static bool same_quant(const sy_tensor *a, const sy_tensor *b)
+{
+    float sa, sb;
+    int32_t za, zb;
+    return tfl_qparams(a, &sa, &za) && tfl_qparams(b, &sb, &zb) && sa == sb && za == zb;
+}
+
 static bool const_input(const sy_node *n, uint32_t i, const char *what, const char *row, sy_claim *c)
 {
     const sy_tensor *t = in_at(n, i);
@@ -303,6 +311,16 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             return;
         if (!b || b->dtype != x->dtype || !y || y->dtype != x->dtype) {
             decline(c, SY_REASON_DTYPE, "%s: lhs, rhs and output must share one dtype (fp32 or int8)", op);
+            return;
+        }
+    } else if (!strcmp(op, "TRANSPOSE")) {
+        /* the layout permutations first (a conversion-time rejection), then
+         * "in/out 2-4D" under rules = seed; perm an offline int32 constant */
+        if (!table_a_other(n, op, c) || (cfg->rules == MCU_RULES_SEED && !rank_in(n, x, 2, 4, "input", "#42 Transpose", c)) ||
+            !const_input(n, 1, "perm", "#42 Transpose", c))
+            return;
+        if (x && x->dtype == SY_DT_INT8 && y && !same_quant(x, y)) {
+            decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE: int8 input and output must share one quantization");
             return;
         }
     } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {

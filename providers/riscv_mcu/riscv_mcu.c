@@ -25,7 +25,7 @@
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
- * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting); int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
+ * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
@@ -233,6 +233,9 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     } else if (!strcmp(op, "ADD") || !strcmp(op, "SUB") || !strcmp(op, "MUL")) {
         k->kind = i8 ? MK_BIN_S8 : MK_BIN_F32;
         SY_TRY(tfl_build_binary(H, n, &k->u.bin));
+    } else if (!strcmp(op, "TRANSPOSE")) {
+        k->kind = MK_TRANSPOSE;
+        SY_TRY(tfl_build_transpose(H, n, &k->u.tr));
     } else if (i8 && tfl_unary_kind(op) >= 0) {
         /* the same table cpu_ref's tflite_math builds (tfl_unary8.h) */
         k->kind = MK_LUT_S8;
@@ -310,6 +313,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     case MK_LSTM8: tflk_lstm8_run(&k->u.lstm8, x->data, y->data, io->scratch); break;
     case MK_BIN_S8: tflk_binary_s8(&k->u.bin, x->data, w->data, y->data); break;
     case MK_BIN_F32: tflk_binary_f32(&k->u.bin, x->data, w->data, y->data); break;
+    case MK_TRANSPOSE: tflk_strided_copy(&k->u.tr, x->data, y->data); break;
     case MK_LUT_S8: tflk_lut_s8(k->u.lut.lut, x->data, y->data, (int32_t)sy_tensor_numel(x)); break;
     case MK_COPY:
     default: tflk_copy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes); break;
@@ -342,6 +346,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("SQUEEZE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("ADD", MCU_F32_I8), MCU_KERNEL("SUB", MCU_F32_I8), MCU_KERNEL("MUL", MCU_F32_I8),
+    MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     /* int8 one-input ops of Table A: a table of output codes (MK_LUT_S8) */
     MCU_KERNEL("RELU", I8_ONLY), MCU_KERNEL("TANH", I8_ONLY), MCU_KERNEL("LOGISTIC", I8_ONLY),
     MCU_KERNEL("RELU6", I8_ONLY), MCU_KERNEL("LEAKY_RELU", I8_ONLY), MCU_KERNEL("HARD_SWISH", I8_ONLY),

@@ -54,14 +54,15 @@ if ! grep '^out' "$WORK/out.txt" | cmp -s - "$pkg/expected_output.txt"; then
   exit 1
 fi
 echo "ok   int8 table chain ($MODE): 9 ops, all 256 codes, bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out.txt")"
-# ADD, SUB, MUL (tflk_binary.c) in int8 and fp32: a broadcast constant, two
-# activations, a broadcast over two dims; the riscv_mcu host run gives the
+# ADD, SUB, MUL (tflk_binary.c) and TRANSPOSE (tflk_strided.c) in int8 and
+# fp32: a broadcast constant, two activations, a broadcast over two dims; the riscv_mcu host run gives the
 # cpu_ref (tflite_math) bytes and the package the same bytes ($MODE)
 for t in i8 f32; do
   m=$WORK/bin_chain_$t.tflite pkg=$WORK/pkg_bin_$t
   "$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/x_$t.npy" > "$WORK/codegen_$t.log" 2>&1 ||
     { cat "$WORK/codegen_$t.log"; echo "FAIL: codegen bin_chain_$t"; exit 1; }
   [ "$(grep -c 'tflk_binary_' "$pkg/src/model.c")" -eq 3 ] || { echo "FAIL: bin_chain_$t: 3 tflk_binary calls expected"; exit 1; }
+  grep -q 'tflk_strided_copy(' "$pkg/src/model.c" || { echo "FAIL: bin_chain_$t: no TRANSPOSE (tflk_strided_copy)"; exit 1; }
   "$SY" run "$m" --input "x=$WORK/x_$t.npy" --output-dir "$WORK/cpu_$t" > "$WORK/run_$t.log" 2>&1 ||
     { cat "$WORK/run_$t.log"; echo "FAIL: the cpu_ref run of bin_chain_$t"; exit 1; }
   exp=$(grep '^out0' "$pkg/expected_output.txt")
@@ -80,5 +81,5 @@ for t in i8 f32; do
   fi
   grep '^out' "$WORK/out_$t.txt" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/out_$t.txt"; echo "FAIL: bin_chain_$t: the $MODE run differs from the host run"; exit 1; }
-  echo "ok   ADD/MUL/SUB $t chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$t.txt")"
+  echo "ok   ADD/MUL/SUB/TRANSPOSE $t chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$t.txt")"
 done

@@ -389,7 +389,8 @@ static bool mcu_has_kernel(int code, bool int8)
             return true;
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
-           code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL;
+           code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
+           code == OP_TRANSPOSE;
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
@@ -704,11 +705,13 @@ static bool write_file(const char *path, const uint8_t *b, size_t size)
 
 /* --write-model DIR also writes bin_chain_i8.tflite and bin_chain_f32.tflite
  * (tests/mcu/test_mcu_lut.sh): x [1, 4, 4, 8] -> t1 = ADD(x, c) (a
- * broadcast constant [1, 8]) -> t2 = MUL(t1, x) (two activations) -> y = SUB(t2,
- * d [1, 4, 1, 1]), with inputs x_i8.npy / x_f32.npy */
+ * broadcast constant [1, 8]) -> t2 = MUL(t1, x) (two activations) -> t3 = SUB(t2,
+ * d [1, 4, 1, 1]) -> y = TRANSPOSE(t3, [0, 2, 1, 3]), with inputs x_i8.npy /
+ * x_f32.npy */
 static bool write_binary_model(const char *dir, bool i8)
 {
     static float sc[6] = {0.05f, 0.02f, 0.07f, 0.1f, 0.03f, 0.12f};
+    static const int32_t perm[4] = {0, 2, 1, 3};
     static int64_t zp[6] = {3, -7, 10, -20, 0, 5};
     static int8_t c8[8], d8[4], x8[128];
     static float cf[8], df[4], xf[128];
@@ -725,13 +728,15 @@ static bool write_binary_model(const char *dir, bool i8)
         xf[i] = (float)(i % 17) * 0.125f - 1.0f;
     }
     /* tensors: 0 x, 1 c, 2 t1, 3 t2, 4 d, 5 y */
-    tflw_tensor ts[6] = {
+    tflw_tensor ts[8] = {
         {.name = "x", .rank = 4, .dims = {1, 4, 4, 8}},
         {.name = "c", .rank = 2, .dims = {1, 8}, .data = i8 ? (const void *)c8 : (const void *)cf, .nbytes = i8 ? 8 : 32},
         {.name = "t1", .rank = 4, .dims = {1, 4, 4, 8}},
         {.name = "t2", .rank = 4, .dims = {1, 4, 4, 8}},
         {.name = "d", .rank = 4, .dims = {1, 4, 1, 1}, .data = i8 ? (const void *)d8 : (const void *)df,
          .nbytes = i8 ? 4 : 16},
+        {.name = "t3", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "perm", .rank = 1, .dims = {4}, .data = perm, .nbytes = sizeof perm},
         {.name = "y", .rank = 4, .dims = {1, 4, 4, 8}},
     };
     for (int i = 0; i < 6; i++) {
@@ -742,12 +747,19 @@ static bool write_binary_model(const char *dir, bool i8)
             ts[i].zero_points = &zp[i];
         }
     }
-    static const int32_t i_add[2] = {0, 1}, o_add = 2, i_mul[2] = {2, 0}, o_mul = 3, i_sub[2] = {3, 4}, o_sub = 5;
-    tflw_op ops[3] = {{.code = OP_ADD, .inputs = i_add, .n_inputs = 2, .outputs = &o_add, .n_outputs = 1},
+    ts[6].type = TFLW_INT32;
+    ts[6].n_quant = 0;
+    ts[7] = ts[5]; /* y: t3's type and quantization, transposed dims */
+    ts[7].name = "y";
+    ts[7].dims[1] = ts[5].dims[2], ts[7].dims[2] = ts[5].dims[1];
+    static const int32_t i_add[2] = {0, 1}, o_add = 2, i_mul[2] = {2, 0}, o_mul = 3, i_sub[2] = {3, 4}, o_sub = 5,
+                         i_tr[2] = {5, 6}, o_tr = 7;
+    tflw_op ops[4] = {{.code = OP_ADD, .inputs = i_add, .n_inputs = 2, .outputs = &o_add, .n_outputs = 1},
                       {.code = OP_MUL, .inputs = i_mul, .n_inputs = 2, .outputs = &o_mul, .n_outputs = 1},
-                      {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1}};
-    int32_t gin = 0, gout = 5;
-    tflw_model m = {.tensors = ts, .n_tensors = 6, .ops = ops, .n_ops = 3, .inputs = &gin, .n_inputs = 1,
+                      {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1},
+                      {.code = OP_TRANSPOSE, .inputs = i_tr, .n_inputs = 2, .outputs = &o_tr, .n_outputs = 1}};
+    int32_t gin = 0, gout = 7;
+    tflw_model m = {.tensors = ts, .n_tensors = 8, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
                     .outputs = &gout, .n_outputs = 1};
     size_t size = 0;
     uint8_t *b = tflw_build(&m, &size);
