@@ -19,6 +19,22 @@ except ImportError:
     sys.exit(1)
 
 
+def c_env():
+    """The environment for the project's own C programs (the CLI): without the
+    LD_PRELOAD a sanitizer build gives python3 (tests/python/CMakeLists.txt);
+    those programs carry their sanitizer runtime linked in."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
+def run_c(argv, **kw):
+    """subprocess.run for a C program of the build (see c_env)."""
+    import subprocess
+    kw.setdefault("env", c_env())
+    return subprocess.run(argv, **kw)
+
+
 def shared(*parts):
     return os.path.join(SHARED, *parts)
 

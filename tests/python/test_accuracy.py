@@ -31,7 +31,7 @@ class Accuracy(sytest.unittest.TestCase):
     def setUpClass(cls):
         cls.w = sytest.workdir("accuracy")
         cls.int8 = os.path.join(cls.w, "mnist8_int8.onnx")
-        r = subprocess.run([sytest.CLI, "quantize", FLOAT, "--calib", sytest.MNIST, "-o", cls.int8],
+        r = sytest.run_c([sytest.CLI, "quantize", FLOAT, "--calib", sytest.MNIST, "-o", cls.int8],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         env = sy.Env()

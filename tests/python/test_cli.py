@@ -11,7 +11,7 @@ TINY_SET = os.path.join(sytest.SOURCE, "graphs/tiny_cnn/test_data_set_0")
 
 
 def both(*args):
-    c = subprocess.run([sytest.CLI, "run"] + list(args), capture_output=True, text=True)
+    c = sytest.run_c([sytest.CLI, "run"] + list(args), capture_output=True, text=True)
     p = subprocess.run([sys.executable, "-m", "switchyard", "run"] + list(args), capture_output=True, text=True)
     return c, p
 

@@ -37,7 +37,7 @@ class Install(sytest.unittest.TestCase):
         cls.prefix = os.path.join(w, "prefix")
         shutil.rmtree(w, ignore_errors=True)
         os.makedirs(w)
-        r = subprocess.run(["cmake", "--install", sytest.BUILD, "--prefix", cls.prefix], capture_output=True,
+        r = sytest.run_c(["cmake", "--install", sytest.BUILD, "--prefix", cls.prefix], capture_output=True,
                            text=True)
         assert r.returncode == 0, r.stdout + r.stderr
         # pip builds in the source folder: build from a copy, so the tree stays clean

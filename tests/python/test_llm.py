@@ -14,7 +14,7 @@ PROMPT = "Once upon a time"
 
 
 def cli_text(bundle, *args):
-    r = subprocess.run([sytest.CLI, "llm", "--bundle", bundle, "--quiet"] + list(args),
+    r = sytest.run_c([sytest.CLI, "llm", "--bundle", bundle, "--quiet"] + list(args),
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.endswith("\n"), repr(r.stdout)
@@ -26,7 +26,7 @@ class Llm(sytest.unittest.TestCase):
     def setUpClass(cls):
         cls.bundle = os.path.join(sytest.workdir("llm"), "stories260K")
         shutil.rmtree(cls.bundle, ignore_errors=True)
-        r = subprocess.run([sytest.CLI, "llm-export", MODEL, TOK, "-o", cls.bundle, "--quiet"],
+        r = sytest.run_c([sytest.CLI, "llm-export", MODEL, TOK, "-o", cls.bundle, "--quiet"],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         cls.llm = sy.Llm(cls.bundle)

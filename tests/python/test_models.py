@@ -153,7 +153,7 @@ class Int8(sytest.unittest.TestCase):
 
     def test_quantized_mnist8(self):
         out = os.path.join(sytest.workdir("models"), "mnist8_int8.onnx")
-        r = subprocess.run([sytest.CLI, "quantize", os.path.join(sytest.MNIST, "model.onnx"), "--calib",
+        r = sytest.run_c([sytest.CLI, "quantize", os.path.join(sytest.MNIST, "model.onnx"), "--calib",
                             sytest.MNIST, "-o", out], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         env = sy.Env()

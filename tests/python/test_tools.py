@@ -31,7 +31,7 @@ class Quantize(sytest.unittest.TestCase):
                        for k in range(3)]
 
     def cli(self, out, *args):
-        r = subprocess.run([sytest.CLI, "quantize", FLOAT, "--calib", sytest.MNIST, "-o", out] + list(args),
+        r = sytest.run_c([sytest.CLI, "quantize", FLOAT, "--calib", sytest.MNIST, "-o", out] + list(args),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         return read(out)
@@ -94,7 +94,7 @@ class LlmExport(sytest.unittest.TestCase):
         a, b = os.path.join(w, "cli_bundle"), os.path.join(w, "py_bundle")
         for d in (a, b):
             shutil.rmtree(d, ignore_errors=True)
-        r = subprocess.run([sytest.CLI, "llm-export", model, tok, "-o", a, "--quiet", "--ar", "1,32", "--cl",
+        r = sytest.run_c([sytest.CLI, "llm-export", model, tok, "-o", a, "--quiet", "--ar", "1,32", "--cl",
                             "64,128"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         graphs = []
