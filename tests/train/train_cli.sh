@@ -40,6 +40,14 @@ smoke)
     echo "$out" | grep -q 'not an IDX file' || fail "unclear message: $out"
     out=$("$sy" train "$model" --data "$data" -o "$work/b" --trainable last:0 2>&1) && fail "last:0 accepted"
     echo "$out" | grep -q 'K must be a positive integer' || fail "unclear message: $out"
+    # the ws63 target: fashion_cnn keeps to seed 001's FP32 training rows (one sample per step); hi3066 refused
+    out=$("$sy" train "$model" --data "$data" -o "$work/w" --target ws63 --batch 1 --limit 16 2>&1) ||
+        fail "--target ws63: $out"
+    echo "$out" | grep -q '16 steps' || fail "--target ws63 did not take 16 steps: $out"
+    out=$("$sy" train "$model" --data "$data" -o "$work/w" --target ws63 --limit 16 2>&1) && fail "ws63 batch 32 accepted"
+    echo "$out" | grep -q 'give --batch 1' || fail "unclear message: $out"
+    out=$("$sy" train "$model" --data "$data" -o "$work/h" --target hi3066 --batch 1 2>&1) && fail "hi3066 accepted"
+    echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"
     ;;
 accuracy)
     out=$("$sy" train "$model" --data "$data" -o "$work/a" --epochs 2 --batch 32 --optimizer adam --lr 0.002 \

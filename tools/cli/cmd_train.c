@@ -2,6 +2,7 @@
  * switchyard train MODEL --data DIR -o OUT [--epochs N] [--batch B] [--lr LR]
  *                  [--optimizer sgd|adam] [--momentum M] [--schedule S]
  *                  [--trainable all|last:K|bias] [--log FILE.csv] [--resume]
+ *                  [--target ws63|hi3066]
  *
  * The command over sy_train.h (libswitchyard_tools): builds the training
  * artifacts into OUT (unless --resume), trains on IDX data (MNIST naming:
@@ -48,6 +49,8 @@ static void help(FILE *f)
             "  --log FILE.csv     one line per step: step, epoch, loss, lr, batch accuracy\n"
             "  --resume           continue from OUT/checkpoint.onnx instead of rebuilding OUT\n"
             "  --seed S           shuffling seed (default 1)\n"
+            "  --target T         ws63: the gradient path must match seed 001's training table\n"
+            "                     (declines quoting the row; needs --batch 1); hi3066 is refused\n"
             "  --config INI       the deployment (its plugins need 'train' and the ops)\n");
 }
 
@@ -174,6 +177,7 @@ int cmd_train(int argc, char **argv)
 {
     const char *model = NULL, *data = NULL, *out = NULL, *config = NULL, *log_path = NULL, *optimizer = "sgd";
     const char *trainable = "all";
+    const char *target = NULL; /* --target: NULL the host */
     run_opts o = {.epochs = 1, .step_epochs = 1, .batch = 32, .lr = -1, .schedule = "constant", .seed = 1};
     float momentum = 0.9f, decay = 0;
     int resume = 0;
@@ -199,6 +203,8 @@ int cmd_train(int argc, char **argv)
             optimizer = argv[++i];
         } else if (!strcmp(a, "--trainable")) {
             trainable = argv[++i];
+        } else if (!strcmp(a, "--target")) {
+            target = argv[++i];
         } else if (!strcmp(a, "--schedule")) {
             o.schedule = argv[++i];
         } else if (!strcmp(a, "--epochs") || !strcmp(a, "--batch") || !strcmp(a, "--limit") ||
@@ -258,6 +264,10 @@ int cmd_train(int argc, char **argv)
         return cli_usage_error("train", "--trainable: expected all, last:K or bias, got '%s'", trainable);
     if (momentum >= 1.0f)
         return cli_usage_error("train", "--momentum must be below 1");
+    bo.target = target;
+    if (target && !strcmp(target, "ws63") && o.batch != 1)
+        return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
+                                        "\"batch 1\"): give --batch 1");
 
     dataset tr = {0}, te = {0};
     sy_env *env = NULL;
@@ -275,6 +285,11 @@ int cmd_train(int argc, char **argv)
         rc = cli_fail(st, "test data");
         goto done;
     }
+    if ((st = cli_env(config, &env))) {
+        rc = cli_fail(st, config ? config : "the default env");
+        goto done;
+    }
+    bo.env = env;
     if (!resume) {
         sy_train_build_report rep = {.struct_size = sizeof rep};
         if ((st = sy_train_build(model, &bo, out, &rep))) {
@@ -284,7 +299,7 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "train: %s -> %s: %zu trainable tensors (%lld values), %zu forward + %zu backward nodes\n",
                 model, out, rep.n_trainable, (long long)rep.trainable_elements, rep.forward_nodes, rep.backward_nodes);
     }
-    if ((st = cli_env(config, &env)) || (st = sy_train_session_create(env, out, &ts))) {
+    if ((st = sy_train_session_create(env, out, &ts))) {
         rc = cli_fail(st, out);
         goto done;
     }

@@ -238,6 +238,8 @@ int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
         any |= needs(ad, n, i);
     if (!gy || !any)
         return 0; /* nothing flows back through this node */
+    if (ad->rules && tr_rules_check(ad, n))
+        return 1; /* the target's table has no row this node matches */
     const char *op = n->op_type;
     if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
         return refuse(ad, n, "operators outside the default domain have no backward rule");

@@ -41,6 +41,7 @@ typedef struct build {
     const char *output;  /* the model output the loss reads */
     const char *logits;  /* what the loss takes (the input of a final Softmax for cross-entropy) */
     bool *keep;          /* forward nodes the loss needs */
+    tr_rules *rules;     /* the target's training table; NULL the host */
     char err[640];
 } build;
 
@@ -323,7 +324,7 @@ static sy_status *build_training(build *b, const char *dir, sy_train_build_repor
 {
     tl_pool pl = {0};
     tr_graph g = {.pl = &pl};
-    tr_autodiff ad = {.g = &g, .fwd = b->fg, .opset = b->opset};
+    tr_autodiff ad = {.g = &g, .fwd = b->fg, .opset = b->opset, .rules = b->rules};
     sy_status *st = NULL;
     size_t fwd_nodes = 0;
     const Onnx__GraphProto *f = b->fg;
@@ -633,6 +634,8 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
     if (o.loss == SY_TRAIN_LOSS_CROSS_ENTROPY && p >= 0 && !strcmp(b.fg->node[p]->op_type, "Softmax") &&
         b.fg->node[p]->n_input)
         b.logits = b.fg->node[p]->input[0];
+    if ((st = tr_rules_create(o.target, o.env, model_path, b.fg, &b.rules)))
+        goto done;
     if ((st = choose_trainable(&b)))
         goto done;
     if (!mark_needed(&b)) {
@@ -653,6 +656,7 @@ done:
     if (b.model)
         onnx__model_proto__free_unpacked(b.model, NULL);
     free(data);
+    tr_rules_release(b.rules);
     tl_pool_free(&b.pl);
     return st;
 }

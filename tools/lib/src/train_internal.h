@@ -86,6 +86,8 @@ typedef struct tr_autodiff {
     size_t n_values;
     char err[512];
     size_t backward_nodes;
+    /* a target's rules (train_rules.c): NULL the host */
+    const struct tr_rules *rules;
 } tr_autodiff;
 
 /* index of a forward value, -1 unknown */
@@ -93,5 +95,20 @@ long tr_value_index(const tr_autodiff *ad, const char *name);
 /* Emit the backward of forward node `n` (its outputs' gradients are known).
  * 0 done, -1 out of memory, 1 refused (ad->err says which node and why). */
 int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n);
+
+/* ---- the seed's training constraints (train_rules.c) ------------------------ */
+
+/* The value shapes of the forward model (one run at batch 1) and the target
+ * whose table the gradient path must match. */
+typedef struct tr_rules tr_rules;
+
+/* NULL target: *out = NULL, nothing to check. "ws63": the shapes are probed
+ * in env (NULL: the default env). Anything else is refused. */
+sy_status *tr_rules_create(const char *target, sy_env *env, const char *model_path, const Onnx__GraphProto *fwd,
+                           tr_rules **out);
+void tr_rules_release(tr_rules *r);
+/* 0 when forward node n (on the gradient path) matches its row; 1 with
+ * ad->err quoting the row when it does not. */
+int tr_rules_check(tr_autodiff *ad, const Onnx__NodeProto *n);
 
 #endif

@@ -57,6 +57,14 @@ typedef struct sy_train_build_options {
     float momentum;      /* SGD: 0 .. < 1 */
     float beta1, beta2, epsilon; /* Adam: 0 means 0.9, 0.999, 1e-8 */
     float weight_decay;  /* L2 coefficient (the optimizers' norm_coefficient) */
+    /* The chip the training graph is for: NULL the host (no constraint);
+     * "ws63": every node on the gradient path must match a row of seed 001
+     * §4's training table (FP32 for a float model), else the build declines
+     * quoting the row; "hi3066" is refused (the seed trains on ws63 only). */
+    const char *target;
+    /* The env that runs the forward model once, batch 1, to learn the value
+     * shapes the target's rules check; NULL: the embedded default env. */
+    sy_env *env;
 } sy_train_build_options;
 
 typedef struct sy_train_build_report {

@@ -1,0 +1,240 @@
+/* The seed's training constraints (seed 001 §4, the FP32 rows; the
+ * translation is ../shared/spec/ops-mcu.md §4.2) as sy_train_build's rules
+ * for target "ws63": a model that keeps to the rows builds; each rule's
+ * decline names the node, says what broke the row and quotes it; hi3066 is
+ * refused with the seed's sentence. The expected texts are the seed's rows,
+ * written out here. */
+#include "pt_onnx.h"
+#include "sy_test.h"
+#include "switchyard/switchyard.h"
+#include "switchyard/sy_train.h"
+
+#include <unistd.h>
+
+static sy_env *env;
+static char work[512];
+static int seq;
+
+static void write_model(pt_model *m, const char *path)
+{
+    uint8_t *buf;
+    size_t len;
+    pt_model_pack(m, &buf, &len);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(buf, 1, len, f);
+        fclose(f);
+    }
+    free(buf);
+    pt_model_free(m);
+}
+
+static float zeros[4096];
+static float ramp[4096];
+
+/* builds m for target (with loss) and returns the message, "" when it built */
+static const char *build_for(pt_model *m, const char *target, int loss)
+{
+    static char buf[2048];
+    char model[600], dir[600];
+    snprintf(model, sizeof model, "%s/m%d.onnx", work, seq);
+    snprintf(dir, sizeof dir, "%s/d%d", work, seq++);
+    write_model(m, model);
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = loss, .target = target, .env = env};
+    sy_status *st = sy_train_build(model, &o, dir, NULL);
+    snprintf(buf, sizeof buf, "%s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return buf;
+}
+
+/* x [1,2,4,4] -> Conv (conv_* variants) -> Relu -> Flatten -> Gemm [3,32] transB -> y [1,3] */
+typedef struct conv_case {
+    int64_t group, w_in, stride, dilation;
+    bool bias;
+} conv_case;
+
+static pt_model *cnn(conv_case c)
+{
+    pt_model *m = pt_model_new("cnn");
+    pt_input(m, "x", PT_F32, 4, (int64_t[]){1, 2, 4, 4});
+    pt_init_f32(m, "Wc", 4, (int64_t[]){2, c.w_in, 3, 3}, ramp);
+    pt_init_f32(m, "Bc", 1, (int64_t[]){2}, zeros);
+    pt_init_f32(m, "Wf", 2, (int64_t[]){3, 32}, ramp);
+    pt_init_f32(m, "Bf", 1, (int64_t[]){3}, zeros);
+    const int64_t pad = c.dilation; /* keeps 4x4 at stride 1 */
+    pt_node(m, "Conv", "conv", (const char *[]){"x", "Wc", c.bias ? "Bc" : NULL, NULL}, (const char *[]){"c", NULL});
+    pt_attr_int(m, "group", c.group);
+    pt_attr_ints(m, "strides", 2, (int64_t[]){c.stride, c.stride});
+    pt_attr_ints(m, "dilations", 2, (int64_t[]){c.dilation, c.dilation});
+    pt_attr_ints(m, "pads", 4, (int64_t[]){pad, pad, pad, pad});
+    pt_node(m, "Relu", "relu", (const char *[]){"c", NULL}, (const char *[]){"r", NULL});
+    if (c.stride == 1) {
+        pt_node(m, "Flatten", "flat", (const char *[]){"r", NULL}, (const char *[]){"f", NULL});
+        pt_node(m, "Gemm", "fc", (const char *[]){"f", "Wf", "Bf", NULL}, (const char *[]){"y", NULL});
+        pt_attr_int(m, "transB", 1);
+        pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    } else
+        pt_output(m, "r", PT_F32, 4, (int64_t[]){1, 2, 2, 2});
+    return m;
+}
+
+#define ROW_CONV                                                                                                       \
+    "\"FP32 Conv: rank 4, batch 1, no bias, no fused activation, stride = 1 and dilation = 1, depthwise-equivalent "  \
+    "convolution only: group = input_channel = output_channel, weights OHWI with I = 1\""
+
+static void test_conv_rows(void)
+{
+    const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
+    const char *m = build_for(cnn(ok), "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK(!*m, "a depthwise stride-1 Conv without bias, Relu, Flatten, Gemm was declined: %s", m);
+
+    conv_case c = ok;
+    c.bias = true;
+    m = build_for(cnn(c), "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(m, "node 'conv' (Conv): not trainable on ws63: it has a bias; seed 001 §4: " ROW_CONV);
+    /* the host has no such rule */
+    m = build_for(cnn(c), NULL, SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK(!*m, "the host declined a Conv with bias: %s", m);
+
+    c = ok;
+    c.group = 1;
+    c.w_in = 2;
+    m = build_for(cnn(c), "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(m, "group 1 with 2 input and 2 output channels and W [2,2,..] is not depthwise");
+    CHECK_STR_HAS(m, ROW_CONV);
+
+    c = ok;
+    c.dilation = 2;
+    m = build_for(cnn(c), "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(m, "node 'conv' (Conv): not trainable on ws63: dilations[0] = 2, not 1");
+
+    c = ok;
+    c.stride = 2;
+    m = build_for(cnn(c), "ws63", SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(m, "node 'conv' (Conv): not trainable on ws63: strides[0] = 2, not 1");
+}
+
+/* x [1,4] -> Gemm W [3,4] transB -> z [1,3] -> `tail` -> y */
+static pt_model *fc_then(const char *name)
+{
+    pt_model *m = pt_model_new(name);
+    pt_input(m, "x", PT_F32, 2, (int64_t[]){1, 4});
+    pt_init_f32(m, "W", 2, (int64_t[]){3, 4}, ramp);
+    pt_node(m, "Gemm", "fc", (const char *[]){"x", "W", NULL}, (const char *[]){"z", NULL});
+    pt_attr_int(m, "transB", 1);
+    return m;
+}
+
+static void test_elementwise_concat_pool(void)
+{
+    /* Add of a [3] bias to [1,3]: broadcasting */
+    pt_model *m = fc_then("add");
+    pt_init_f32(m, "B", 1, (int64_t[]){3}, zeros);
+    pt_node(m, "Add", "add", (const char *[]){"z", "B", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    const char *s = build_for(m, "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "node 'add' (Add): not trainable on ws63: it broadcasts: [1,3] and [3] to [1,3]; seed 001 §4: "
+                     "\"FP32 Mul/Add/Sub: no broadcasting: both inputs and the output must have exactly the same "
+                     "shape; fused activation none or ReLU\"");
+    /* the same shape is the row */
+    m = fc_then("add_same");
+    pt_init_f32(m, "B", 2, (int64_t[]){1, 3}, zeros);
+    pt_node(m, "Add", "add", (const char *[]){"z", "B", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    s = build_for(m, "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK(!*s, "an Add of equal shapes was declined: %s", s);
+
+    /* Concat of three */
+    m = fc_then("cat3");
+    pt_node(m, "Concat", "cat", (const char *[]){"z", "z", "z", NULL}, (const char *[]){"y", NULL});
+    pt_attr_int(m, "axis", 1);
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 9});
+    s = build_for(m, "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "node 'cat' (Concat): not trainable on ws63: 3 inputs and 1 outputs; seed 001 §4: \"FP32 "
+                     "Concat: exactly 2 inputs and 1 output;");
+
+    /* MaxPool: not trainable in FP32 */
+    m = pt_model_new("pool");
+    pt_input(m, "x", PT_F32, 4, (int64_t[]){1, 1, 4, 4});
+    pt_init_f32(m, "W", 4, (int64_t[]){1, 1, 3, 3}, ramp);
+    pt_node(m, "Conv", "conv", (const char *[]){"x", "W", NULL}, (const char *[]){"c", NULL});
+    pt_attr_ints(m, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    pt_node(m, "MaxPool", "pool", (const char *[]){"c", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(m, "kernel_shape", 2, (int64_t[]){2, 2});
+    pt_attr_ints(m, "strides", 2, (int64_t[]){2, 2});
+    pt_output(m, "y", PT_F32, 4, (int64_t[]){1, 1, 2, 2});
+    s = build_for(m, "ws63", SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(s, "node 'pool' (MaxPool): not trainable on ws63: a float MaxPool; seed 001 §4: \"FP32 training "
+                     "is explicitly not supported for MaxPool2D/MaxPool");
+
+    /* an operator the table does not list */
+    m = fc_then("identity");
+    pt_node(m, "Identity", "id", (const char *[]){"z", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    s = build_for(m, "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "node 'id' (Identity): not trainable on ws63: Identity has no row in the training table");
+}
+
+static void test_pad_reduce(void)
+{
+    /* Pad reflect (the ONNX form of Mirror_Pad): CONSTANT only */
+    pt_model *m = fc_then("pad");
+    pt_init_i64(m, "pads", 1, (int64_t[]){4}, (int64_t[]){0, 1, 0, 1});
+    pt_node(m, "Pad", "pad", (const char *[]){"z", "pads", NULL}, (const char *[]){"y", NULL});
+    pt_attr_string(m, "mode", "reflect");
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 5});
+    const char *s = build_for(m, "ws63", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "node 'pad' (Pad): not trainable on ws63: mode 'reflect'; seed 001 §4: \"FP32 Pad: CONSTANT "
+                     "mode only;");
+
+    /* ReduceSum whose axes are not a constant */
+    m = fc_then("reduce");
+    pt_input(m, "ax", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, (int64_t[]){1});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"z", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    s = build_for(m, "ws63", SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(s, "node 'sum' (ReduceSum): not trainable on ws63: the axes (ax) are not a constant; seed 001 "
+                     "§4: \"FP32 ReduceSum/ReduceMean: FP32 static non-empty of rank 1-8; axes an int32 constant");
+}
+
+static void test_targets(void)
+{
+    const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
+    const char *s = build_for(cnn(ok), "hi3066", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "target hi3066: seed 001 §4: \"当前端侧训练仅在ws63支持\"");
+    s = build_for(cnn(ok), "esp32", SY_TRAIN_LOSS_CROSS_ENTROPY);
+    CHECK_STR_HAS(s, "unknown target 'esp32'");
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(work, sizeof work, "%s/train_rules_XXXXXX", argc > 1 ? argv[1] : "/tmp");
+    if (!mkdtemp(work)) {
+        fprintf(stderr, "cannot make a work folder\n");
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof ramp / sizeof ramp[0]; i++)
+        ramp[i] = 0.01f * (float)((int)(i % 17) - 8);
+    char ini[4096];
+    int len = snprintf(ini, sizeof ini, "[switchyard]\n");
+    static const char *const plugins[] = {"cpu_ref", "ops_nn", "ops_math", "ops_activation",
+                                          "ops_reduce", "ops_tensor", "train"};
+    for (size_t i = 0; i < sizeof plugins / sizeof plugins[0]; i++)
+        len += snprintf(ini + len, sizeof ini - (size_t)len, "plugins = %s/libsy_%s.so\n", SY_PLUGIN_DIR, plugins[i]);
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    if (st) {
+        fprintf(stderr, "env: %s\n", sy_status_get_message(st));
+        sy_status_free(st);
+        return 1;
+    }
+    RUN_TEST(test_conv_rows);
+    RUN_TEST(test_elementwise_concat_pool);
+    RUN_TEST(test_pad_reduce);
+    RUN_TEST(test_targets);
+    sy_env_release(env);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", work);
+    return SY_TEST_MAIN_RESULT();
+}
