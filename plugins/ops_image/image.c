@@ -337,7 +337,7 @@ static sy_status *infer_decoder(sy_node *n)
     SY_TRY(sy_need_input(H, n, 0, &x));
     if (x->dtype != SY_DT_UINT8 || x->rank != 1)
         return ERR(SY_ERR_TYPE, "encoded_stream must be a 1-D uint8 tensor");
-    pixel_format pf;
+    pixel_format pf = PF_RGB; /* set by pixel_format_of (GCC -O3 cannot tell) */
     SY_TRY(pixel_format_of(n, &pf));
     if (!x->data)
         return ERR(SY_ERR_DYNAMIC_SHAPE, "the image size is in the encoded stream");
