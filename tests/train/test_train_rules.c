@@ -9,6 +9,7 @@
 #include "switchyard/switchyard.h"
 #include "switchyard/sy_train.h"
 
+#include <math.h>
 #include <unistd.h>
 
 static sy_env *env;
@@ -197,6 +198,89 @@ static void test_pad_reduce(void)
                      "§4: \"FP32 ReduceSum/ReduceMean: FP32 static non-empty of rank 1-8; axes an int32 constant");
 }
 
+/* The backward rules of Pad (constant) and ReduceSum/ReduceMean against
+ * central differences of the eval model's loss (sums in double):
+ * x [1,4] -> Gemm W [3,4] -> Pad [0,1 | 0,2] -> squared -> ReduceSum over
+ * axis 1 (keepdims 0) and ReduceMean over axis 1 (keepdims 1) -> y [1,1].
+ * h = 2e-3: the loss is quartic in W, so the quotient's truncation error
+ * (h^2 f'''/6) stays well below the tolerance. */
+static void test_pad_reduce_gradients(void)
+{
+    pt_model *m = fc_then("pad_reduce");
+    pt_init_i64(m, "pads", 1, (int64_t[]){4}, (int64_t[]){0, 1, 0, 2});
+    pt_node(m, "Pad", "pad", (const char *[]){"z", "pads", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"s", NULL});
+    pt_attr_int(m, "keepdims", 0);
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"p", NULL}, (const char *[]){"u", NULL});
+    pt_attr_ints(m, "axes", 1, (int64_t[]){1});
+    pt_init_i64(m, "one", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"s", "one", NULL}, (const char *[]){"s1", NULL});
+    pt_node(m, "Add", "add", (const char *[]){"s1", "u", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    char model[600], dir[600], path[700];
+    snprintf(model, sizeof model, "%s/pad_reduce.onnx", work);
+    snprintf(dir, sizeof dir, "%s/pad_reduce", work);
+    write_model(m, model);
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE};
+    sy_status *st = sy_train_build(model, &o, dir, NULL);
+    REQUIRE(!st, "build: %s", st ? sy_status_get_message(st) : "");
+    sy_model *tm = NULL, *em = NULL;
+    sy_session *ts = NULL, *es = NULL;
+    snprintf(path, sizeof path, "%s/training.onnx", dir);
+    st = sy_model_load(env, path, &tm);
+    st = st ? st : sy_session_create(env, tm, NULL, &ts);
+    snprintf(path, sizeof path, "%s/eval.onnx", dir);
+    st = st ? st : sy_model_load(env, path, &em);
+    st = st ? st : sy_session_create(env, em, NULL, &es);
+    REQUIRE(!st, "artifacts: %s", st ? sy_status_get_message(st) : "");
+    float x[4] = {0.5f, -1.0f, 2.0f, 0.25f}, t[1] = {0.3f}, w[12];
+    for (int i = 0; i < 12; i++)
+        w[i] = 0.1f * (float)((i * 5) % 7) - 0.3f;
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {1, 4}, .data = x, .nbytes = 16};
+    sy_tensor tt = {.struct_size = sizeof tt, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {1, 1}, .data = t, .nbytes = 4};
+    sy_tensor tw = {.struct_size = sizeof tw, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {3, 4}, .data = w, .nbytes = 48};
+    const sy_tensor *in[3] = {&tx, &tt, &tw};
+    for (size_t i = 0; !st && i < 3; i++)
+        st = sy_session_set_input_by_index(ts, i, in[i], SY_INPUT_COPY);
+    st = st ? st : sy_session_run(ts);
+    const sy_tensor *g = NULL;
+    st = st ? st : sy_session_get_output(ts, 1, &g);
+    REQUIRE(!st && g->nbytes == 48, "training run: %s", st ? sy_status_get_message(st) : "wrong gradient size");
+    double worst = 0;
+    for (int e = 0; e < 12; e++) {
+        float keep = w[e];
+        double l[2];
+        for (int side = 0; side < 2; side++) {
+            w[e] = keep + (side ? -2e-3f : 2e-3f);
+            for (size_t i = 0; !st && i < 3; i++)
+                st = sy_session_set_input_by_index(es, i, in[i], SY_INPUT_COPY);
+            st = st ? st : sy_session_run(es);
+            const sy_tensor *lo = NULL;
+            st = st ? st : sy_session_get_output(es, 0, &lo);
+            l[side] = st ? 0 : *(const float *)lo->data;
+        }
+        w[e] = keep;
+        REQUIRE(!st, "eval run: %s", st ? sy_status_get_message(st) : "");
+        double num = (l[0] - l[1]) / (2 * 2e-3), an = ((const float *)g->data)[e];
+        double err = fabs(num - an) / fmax(fabs(num), 1e-2);
+        worst = fmax(worst, err);
+        CHECK(err < 1e-3, "dW[%d]: analytic %.6g, central differences %.6g", e, an, num);
+    }
+    printf("  Pad + ReduceSum + ReduceMean: dW vs central differences, worst relative error %.2e\n", worst);
+    sy_session_release(ts);
+    sy_session_release(es);
+    sy_model_release(tm);
+    sy_model_release(em);
+    /* the same model keeps to the ws63 rows */
+    o.target = "ws63";
+    o.env = env;
+    st = sy_train_build(model, &o, dir, NULL);
+    CHECK(!st, "ws63 declined Pad/ReduceSum/ReduceMean within their rows: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+}
+
 static void test_targets(void)
 {
     const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
@@ -230,6 +314,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_conv_rows);
     RUN_TEST(test_elementwise_concat_pool);
     RUN_TEST(test_pad_reduce);
+    RUN_TEST(test_pad_reduce_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];

@@ -229,6 +229,131 @@ static int binary_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy
     return 0;
 }
 
+/* the int64 values of forward initializer `name` (int64 or int32), at most cap; -1 not a constant */
+static long const_ints(const tr_autodiff *ad, const char *name, int64_t *out, size_t cap)
+{
+    for (size_t k = 0; name && *name && k < ad->fwd->n_initializer; k++) {
+        const Onnx__TensorProto *t = ad->fwd->initializer[k];
+        if (strcmp(t->name, name))
+            continue;
+        const bool i64 = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        if (!i64 && t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
+            return -1;
+        size_t n = i64 ? (t->n_int64_data ? t->n_int64_data : t->raw_data.len / 8)
+                       : (t->n_int32_data ? t->n_int32_data : t->raw_data.len / 4);
+        if (n > cap)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            if (i64)
+                out[i] = t->n_int64_data ? t->int64_data[i] : 0;
+            else
+                out[i] = t->n_int32_data ? t->int32_data[i] : 0;
+            if (i64 && !t->n_int64_data)
+                memcpy(&out[i], t->raw_data.data + 8 * i, 8);
+            else if (!i64 && !t->n_int32_data) {
+                int32_t v;
+                memcpy(&v, t->raw_data.data + 4 * i, 4);
+                out[i] = v;
+            }
+        }
+        return (long)n;
+    }
+    return -1;
+}
+
+static const char *int64_const(tr_autodiff *ad, const char *base, const int64_t *v, size_t n)
+{
+    char *c = tr_uniq(ad->g, base, "c");
+    return c && tr_add_init(ad->g, tl_tensor(ad->g->pl, c, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, (const int64_t[]){(int64_t)n},
+                                             1, v, n * 8))
+               ? c
+               : NULL;
+}
+
+/* ReduceSum/ReduceMean: dX = Expand(dY with the reduced axes restored, Shape(X)), times Size(Y)/Size(X) for the mean */
+static int reduce_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    const bool mean = !strcmp(n->op_type, "ReduceMean");
+    if (attr_i(n, "noop_with_empty_axes", 0))
+        return refuse(ad, n, "noop_with_empty_axes = 1 has no backward rule");
+    int64_t axes[16];
+    long na = 0;
+    const Onnx__AttributeProto *a = attr(n, "axes");
+    if (a) {
+        if (a->n_ints > 16)
+            return refuse(ad, n, "more than 16 axes");
+        na = (long)a->n_ints;
+        memcpy(axes, a->ints, a->n_ints * sizeof *axes);
+    } else if (n->n_input > 1 && n->input[1][0] && (na = const_ints(ad, n->input[1], axes, 16)) < 0)
+        return refuse(ad, n, "the axes are not a constant (the backward must know them)");
+    const char *g = gy;
+    if (!attr_i(n, "keepdims", 1) && na > 0) {
+        for (long i = 0; i < na; i++)
+            if (axes[i] < 0)
+                return refuse(ad, n, "negative axes with keepdims = 0 have no backward rule");
+        if (ad->opset >= 13) {
+            const char *ax = int64_const(ad, n->input[0], axes, (size_t)na);
+            g = ax ? emit1(ad, "Unsqueeze", "", (const char *[]){gy, ax}, 2, "unsq") : NULL;
+        } else {
+            g = emit1(ad, "Unsqueeze", "", (const char *[]){gy}, 1, "unsq");
+            if (g && !tr_node_attr(ad->g, &ad->g->nodes[ad->g->n_nodes - 1], tl_attr_ints(ad->g->pl, "axes", axes, (size_t)na)))
+                return -1;
+        }
+    }
+    if (ad->opset < 8)
+        return refuse(ad, n, "Expand needs opset 8");
+    const char *s = g ? shape_of(ad, n->input[0]) : NULL;
+    const char *gx = s ? emit1(ad, "Expand", "", (const char *[]){g, s}, 2, "d") : NULL;
+    if (gx && mean) {
+        const char *sx = emit1(ad, "Size", "", (const char *[]){n->input[0]}, 1, "size");
+        const char *sy = emit1(ad, "Size", "", (const char *[]){n->output[0]}, 1, "size");
+        const char *fx = sx ? emit1(ad, "Cast", "", (const char *[]){sx}, 1, "f") : NULL;
+        if (fx && !tr_node_attr(ad->g, &ad->g->nodes[ad->g->n_nodes - 1], tl_attr_int(ad->g->pl, "to", 1)))
+            return -1;
+        const char *fy = sy ? emit1(ad, "Cast", "", (const char *[]){sy}, 1, "f") : NULL;
+        if (fy && !tr_node_attr(ad->g, &ad->g->nodes[ad->g->n_nodes - 1], tl_attr_int(ad->g->pl, "to", 1)))
+            return -1;
+        const char *k = fx && fy ? emit1(ad, "Div", "", (const char *[]){fy, fx}, 2, "invN") : NULL;
+        gx = k ? emit1(ad, "Mul", "", (const char *[]){gx, k}, 2, "mean") : NULL;
+    }
+    return accumulate(ad, n->input[0], gx);
+}
+
+/* Pad (constant mode): dX = Slice(dY, pads_begin, pads_begin + Shape(X)) over every axis */
+static int pad_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    const Onnx__AttributeProto *m = attr(n, "mode");
+    if (m && m->s.len && (m->s.len != 8 || memcmp(m->s.data, "constant", 8)))
+        return refuse(ad, n, "only constant-mode Pad has a backward rule");
+    if (ad->opset < 10)
+        return refuse(ad, n, "the backward Slice needs opset 10");
+    int64_t pads[32];
+    long np;
+    const Onnx__AttributeProto *pa = attr(n, "pads");
+    if (ad->opset < 11) {
+        np = pa && pa->n_ints <= 32 ? (long)pa->n_ints : -1;
+        if (np > 0)
+            memcpy(pads, pa->ints, (size_t)np * sizeof *pads);
+    } else
+        np = n->n_input > 1 ? const_ints(ad, n->input[1], pads, 32) : -1;
+    if (np <= 0 || np % 2)
+        return refuse(ad, n, "the pads are not a constant list of 2 x rank values");
+    if (n->n_input > 3 && n->input[3][0])
+        return refuse(ad, n, "Pad over selected axes has no backward rule");
+    const long r = np / 2;
+    int64_t axes[16];
+    for (long i = 0; i < np; i++)
+        if (pads[i] < 0)
+            return refuse(ad, n, "negative pads (a crop) have no backward rule");
+    for (long i = 0; i < r; i++)
+        axes[i] = i;
+    const char *st = int64_const(ad, n->input[0], pads, (size_t)r), *ax = int64_const(ad, n->input[0], axes, (size_t)r);
+    const char *s = st && ax ? shape_of(ad, n->input[0]) : NULL;
+    const char *en = s ? emit1(ad, "Add", "", (const char *[]){s, st}, 2, "end") : NULL;
+    const char *gx = en ? emit1(ad, "Slice", "", (const char *[]){gy, st, en, ax}, 4, "d") : NULL;
+    return accumulate(ad, n->input[0], gx);
+}
+
 int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
 {
     long yo = n->n_output ? tr_value_index(ad, n->output[0]) : -1;
@@ -314,6 +439,10 @@ int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
     }
     if (!strcmp(op, "Gemm"))
         return gemm_rule(ad, n, gy);
+    if (!strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMean"))
+        return reduce_rule(ad, n, gy);
+    if (!strcmp(op, "Pad"))
+        return pad_rule(ad, n, gy);
     if (!strcmp(op, "Conv")) {
         if (n->n_input < 2)
             return refuse(ad, n, "Conv needs X and W");
