@@ -18,6 +18,7 @@ PACKAGES=(
   python3 python3-numpy            # the Python package tools/python and tests/python
   python3-pip python3-setuptools python3-wheel  # tests/python: pip install --no-build-isolation (offline)
   python3-matplotlib dataset-fashion-mnist  # tests/python: docs/examples/accuracy.py's chart, on real images
+  python3-onnx                     # tests/python: an independent reader of training checkpoints
 )
 
 SUDO=()
