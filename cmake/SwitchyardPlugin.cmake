@@ -16,6 +16,7 @@ function(sy_add_plugin name)
   endif()
   target_link_libraries(${name} PRIVATE m)
   if(NOT P_NO_INSTALL)
+    set_property(GLOBAL APPEND PROPERTY SY_PLUGIN_TARGETS ${name}) # what a host loading @default depends on
     install(TARGETS ${name} LIBRARY DESTINATION ${SY_INSTALL_PLUGIN_DIR})
     # every installed plugin, for tests that load a whole deployment
     set_property(GLOBAL APPEND PROPERTY SY_INSTALLED_PLUGINS ${name})

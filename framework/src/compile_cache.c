@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define CACHE_MAGIC "SYCCACHE"
@@ -280,6 +281,11 @@ sy_status *sy_compile_cache_load(struct sy_session *s)
     int fd = sy_open_regular(path, &sb);
     if (fd == -2)
         return sy_error(SY_ERR_IO, "compile cache %s: not a regular file (%s)", path, sy_file_kind(sb.st_mode));
+    if (fd >= 0 && (uint64_t)sb.st_size > s->env->cfg.limits.max_file_bytes) {
+        close(fd);
+        return sy_error(SY_ERR_BUDGET, "compile cache %s: %lld bytes, over max_file_bytes = %llu", path,
+                        (long long)sb.st_size, (unsigned long long)s->env->cfg.limits.max_file_bytes);
+    }
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         sy_status *st = sy_error(SY_ERR_NOT_FOUND, "compile cache %s: %s", path, strerror(errno));
@@ -299,6 +305,26 @@ sy_status *sy_compile_cache_load(struct sy_session *s)
         return file.oom ? sy_error_oom() : sy_error(SY_ERR_IO, "compile cache %s: read error", path);
     }
     sy_status *st = NULL;
+    const sy_config *cfg = &s->env->cfg;
+    if (cfg->n_cache_pins) {
+        /* the deployment pinned its caches: the whole file must be one of them,
+         * checked before a byte of it is parsed */
+        char digest[SHA256_DIGEST_STRING_LENGTH];
+        SHA2_CTX pc;
+        SHA256Init(&pc);
+        SHA256Update(&pc, file.p, file.len);
+        SHA256End(&pc, digest);
+        bool pinned = false;
+        for (uint32_t i = 0; i < cfg->n_cache_pins && !pinned; i++)
+            pinned = !strcasecmp(digest, cfg->cache_pins[i]);
+        if (!pinned) {
+            st = sy_error(SY_ERR_INVALID_MODEL,
+                          "compile cache %s: sha256 pin mismatch: the file is %s, [switchyard] "
+                          "compiled_cache_sha256 of %s allows %s%s",
+                          path, digest, cfg->origin, cfg->cache_pins[0], cfg->n_cache_pins > 1 ? " (and others)" : "");
+            goto done;
+        }
+    }
     reader r = {file.p, file.len, 0, false};
     const uint8_t *magic = get_bytes(&r, 8);
     uint32_t format = get_u32(&r);

@@ -1,7 +1,9 @@
 /*
  * INI configuration (parsed by inih). Documented key by key in docs/config.md.
  *
- *   [switchyard]        plugin_dirs, plugins, providers, threads, strict, log_level
+ *   [switchyard]        plugin_dirs, plugins, providers, threads, strict, log_level,
+ *                       max_tensor_bytes, max_arena_bytes, max_file_bytes, max_nodes,
+ *                       compiled_cache_sha256
  *   [plugin.NAME]       sha256, path, enabled + the plugin's own keys
  *   [provider.NAME]     the provider's own keys
  *
@@ -208,9 +210,35 @@ static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *v
                             "[switchyard] log_level = '%s': expected error, warn, info, debug or trace", value);
         return NULL;
     }
+    uint64_t *limit = !strcmp(key, "max_tensor_bytes") ? &cfg->limits.max_tensor_bytes
+                      : !strcmp(key, "max_arena_bytes")  ? &cfg->limits.max_arena_bytes
+                      : !strcmp(key, "max_file_bytes")   ? &cfg->limits.max_file_bytes
+                      : !strcmp(key, "max_nodes")        ? &cfg->limits.max_nodes
+                                                         : NULL;
+    if (limit) {
+        if (!sy_parse_size(value, limit) || *limit == 0)
+            return sy_error(SY_ERR_INVALID_CONFIG,
+                            "[switchyard] %s = '%s': expected a positive count, optionally with K, M or G", key, value);
+        return NULL;
+    }
+    if (!strcmp(key, "compiled_cache_sha256")) {
+        uint32_t before = cfg->n_cache_pins;
+        SY_TRY(split_list(value, &cfg->cache_pins, &cfg->n_cache_pins));
+        for (uint32_t i = before; i < cfg->n_cache_pins; i++) {
+            const char *h = cfg->cache_pins[i];
+            bool hex = strlen(h) == 64;
+            for (const char *c = h; hex && *c; c++)
+                hex = isxdigit((unsigned char)*c);
+            if (!hex)
+                return sy_error(SY_ERR_INVALID_CONFIG,
+                                "[switchyard] compiled_cache_sha256 = '%s' is not 64 hexadecimal digits", h);
+        }
+        return NULL;
+    }
     return sy_error(SY_ERR_INVALID_CONFIG,
                     "unknown key '%s' in [switchyard] (known: plugin_dirs, plugins, providers, threads, "
-                    "strict, log_level)",
+                    "strict, log_level, max_tensor_bytes, max_arena_bytes, max_file_bytes, max_nodes, "
+                    "compiled_cache_sha256)",
                     key);
 }
 
@@ -270,6 +298,41 @@ static void config_defaults(sy_config *cfg)
     cfg->threads = 1;
     cfg->strict = false;
     cfg->log_level = SY_LOG_WARN;
+    cfg->limits = (sy_limits){SY_DEFAULT_MAX_TENSOR_BYTES, SY_DEFAULT_MAX_ARENA_BYTES, SY_DEFAULT_MAX_FILE_BYTES,
+                              SY_DEFAULT_MAX_NODES};
+}
+
+bool sy_parse_size(const char *v, uint64_t *out)
+{
+    if (!isdigit((unsigned char)*v))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (errno || *end || (shift && n > (UINT64_MAX >> shift)))
+        return false;
+    *out = (uint64_t)n << shift;
+    return true;
+}
+
+const char *sy_size_str(uint64_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (UINT64_C(1) << 30))
+        snprintf(buf, len, "%.1f GiB (%llu bytes)", (double)bytes / (double)(UINT64_C(1) << 30),
+                 (unsigned long long)bytes);
+    else if (bytes >= (UINT64_C(1) << 20))
+        snprintf(buf, len, "%.1f MiB (%llu bytes)", (double)bytes / (double)(UINT64_C(1) << 20),
+                 (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+    return buf;
 }
 
 static sy_status *finish_parse(sy_config *cfg, parse_ctx *ctx, int rc, const char *origin)
@@ -394,6 +457,7 @@ void sy_config_free(sy_config *cfg)
     free_list(cfg->plugin_dirs, cfg->n_plugin_dirs);
     free_list(cfg->plugin_files, cfg->n_plugin_files);
     free_list(cfg->providers, cfg->n_providers);
+    free_list(cfg->cache_pins, cfg->n_cache_pins);
     for (uint32_t i = 0; i < cfg->n_sections; i++) {
         sy_options *o = &cfg->sections[i];
         for (uint32_t k = 0; k < o->n; k++) {

@@ -22,6 +22,23 @@ struct sy_options {
     uint32_t n, cap;
 };
 
+/* ---- resource limits: what a model or session may declare before anything
+ * is allocated for it ([switchyard] keys, sy_session_options overrides) ---- */
+typedef struct sy_limits {
+    uint64_t max_tensor_bytes; /* one tensor: graph input, inferred output, TFLite state */
+    uint64_t max_arena_bytes;  /* a session's planned arenas together */
+    uint64_t max_file_bytes;   /* a model, external data, tensor or cache file read at load */
+    uint64_t max_nodes;        /* nodes of a model's graphs */
+} sy_limits;
+#define SY_DEFAULT_MAX_TENSOR_BYTES (UINT64_C(512) << 20)
+#define SY_DEFAULT_MAX_ARENA_BYTES (UINT64_C(4) << 30)
+#define SY_DEFAULT_MAX_FILE_BYTES (UINT64_C(4) << 30)
+#define SY_DEFAULT_MAX_NODES UINT64_C(2000000)
+/* "12345", "64K", "512M", "4G" (binary multiples); false when not a size */
+bool sy_parse_size(const char *v, uint64_t *out);
+/* "1.5 GiB (1610612736 bytes)" for a message */
+const char *sy_size_str(uint64_t bytes, char *buf, size_t len);
+
 /* ---- configuration (config.c) ---- */
 typedef struct sy_config {
     char *origin;            /* INI path or "<embedded default>" / "<string>" */
@@ -35,6 +52,9 @@ typedef struct sy_config {
     int threads;
     bool strict;
     sy_log_level log_level;
+    sy_limits limits;
+    char **cache_pins;       /* compiled_cache_sha256: a cache must have one of these */
+    uint32_t n_cache_pins;
     sy_options *sections;    /* [plugin.X] and [provider.X] sections */
     uint32_t n_sections, cap_sections;
 } sy_config;

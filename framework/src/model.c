@@ -62,6 +62,12 @@ sy_status *sy_model_check_ops(const sy_env *env, const ir_model *m)
 
 static sy_status *model_finish(sy_env *env, ir_model *ir, uint32_t flags, sy_model **out)
 {
+    if (ir->graph.n_nodes > env->cfg.limits.max_nodes) {
+        sy_status *st = sy_error(SY_ERR_BUDGET, "%s: the graph has %u nodes, over max_nodes = %llu", ir->path,
+                                 ir->graph.n_nodes, (unsigned long long)env->cfg.limits.max_nodes);
+        ir_model_free(ir);
+        return st;
+    }
     sy_qdq_record_encodings(ir); /* QuantizeLinear outputs carry their scale / zero point */
     sy_pass_qdq(env, ir); /* DQ -> op -> Q chains to switchyard.quant integer kernels; no-op otherwise */
     sy_qdq_pass_encodings(ir);
@@ -93,11 +99,17 @@ SY_EXPORT sy_status *sy_model_load_flags(sy_env *env, const char *path, uint32_t
     ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : 0;
     if (fd >= 0)
         close(fd);
+    if (fd >= 0 && (uint64_t)sb.st_size > env->cfg.limits.max_file_bytes) {
+        char a[64], b[64];
+        return sy_error(SY_ERR_BUDGET, "%s: the file is %s, over max_file_bytes = %s", path,
+                        sy_size_str((uint64_t)sb.st_size, a, sizeof a),
+                        sy_size_str(env->cfg.limits.max_file_bytes, b, sizeof b));
+    }
     if (got < 0)
         got = 0;
     ir_model *ir = NULL;
     if (sy_tflite_is_tflite(head, (size_t)got))
-        SY_TRY(sy_tflite_import_file(path, &ir));
+        SY_TRY(sy_tflite_import_file(path, env->cfg.limits.max_tensor_bytes, &ir));
     else
         SY_TRY(sy_onnx_import_file(path, &ir));
     return model_finish(env, ir, flags, out);
@@ -129,9 +141,14 @@ SY_EXPORT sy_status *sy_model_load_buffer(sy_env *env, const void *data, size_t 
 {
     if (!env || !data || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_model_load_buffer: env, data and out are required");
+    if (size > env->cfg.limits.max_file_bytes) {
+        char a[64], b[64];
+        return sy_error(SY_ERR_BUDGET, "%s: the model is %s, over max_file_bytes = %s", name ? name : "<buffer>",
+                        sy_size_str(size, a, sizeof a), sy_size_str(env->cfg.limits.max_file_bytes, b, sizeof b));
+    }
     ir_model *ir = NULL;
     if (sy_tflite_is_tflite(data, size))
-        SY_TRY(sy_tflite_import_buffer(data, size, name ? name : "<buffer>", &ir));
+        SY_TRY(sy_tflite_import_buffer(data, size, name ? name : "<buffer>", env->cfg.limits.max_tensor_bytes, &ir));
     else
         SY_TRY(sy_onnx_import_buffer(data, size, name ? name : "<buffer>", base_dir, &ir));
     return model_finish(env, ir, 0, out);

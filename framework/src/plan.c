@@ -272,6 +272,7 @@ sy_status *sy_plan_memory(struct sy_session *s)
 
     sy_status *st = NULL;
     uint32_t b0 = 0;
+    uint64_t total_arena = 0;
     for (uint32_t d = 0; d < s->n_domains && !st; d++) {
         sy_domain_rt *dr = &s->domains[d];
         uint32_t b1 = b0;
@@ -332,6 +333,14 @@ sy_status *sy_plan_memory(struct sy_session *s)
         }
         dr->arena_bytes = arena;
         dr->lower_bound = lower;
+        total_arena += arena;
+        if (total_arena > s->max_arena_bytes) {
+            char a[64], b[64];
+            st = sy_error(SY_ERR_BUDGET, "the memory plan needs %s (domain '%s' and those before it), over the "
+                          "session's max_arena_bytes = %s",
+                          sy_size_str(total_arena, a, sizeof a), dr->name, sy_size_str(s->max_arena_bytes, b, sizeof b));
+            break;
+        }
         if (dr->capacity && arena > dr->capacity) {
             st = sy_error(SY_ERR_BUDGET, "memory domain '%s': the plan needs %zu bytes, the domain holds %llu",
                           dr->name, arena, (unsigned long long)dr->capacity);

@@ -70,6 +70,12 @@ static sy_status *check_arity(const ir_node *n, const sy_op_schema *sc)
     if ((int32_t)n->n_outputs < sc->min_outputs || (sc->max_outputs >= 0 && (int32_t)n->n_outputs > sc->max_outputs))
         return sy_error(SY_ERR_INVALID_MODEL, "has %u outputs; %s at opset %d produces %d to %d", n->n_outputs, n->op,
                         n->opset, sc->min_outputs, sc->max_outputs);
+    /* an output named "" is omitted: only optional ones may be (kernels
+     * write the required ones without checking) */
+    for (int32_t o = 0; o < sc->min_outputs && o < (int32_t)n->n_outputs; o++)
+        if (n->outputs[o] < 0)
+            return sy_error(SY_ERR_INVALID_MODEL, "output %d is omitted (named \"\"); %s at opset %d requires its first %d",
+                            o, n->op, n->opset, sc->min_outputs);
     return NULL;
 }
 
@@ -115,13 +121,15 @@ static sy_status *bind_values(struct sy_session *s)
                             sy_dtype_name(v->dtype));
         vr->t.rank = v->rank;
         int64_t numel = 1;
+        bool overflow = false;
         for (int32_t d = 0; d < v->rank; d++) {
             /* symbolic or unknown dims start at 1 until set_input gives the real size */
             vr->t.dims[d] = v->dims[d] >= 0 ? v->dims[d] : 1;
-            numel *= vr->t.dims[d];
+            overflow |= __builtin_mul_overflow(numel, vr->t.dims[d], &numel);
         }
-        if (!sy_dtype_bytes(v->dtype, numel, &vr->t.nbytes))
+        if (overflow || !sy_dtype_bytes(v->dtype, numel, &vr->t.nbytes))
             return sy_error(SY_ERR_INVALID_MODEL, "graph input '%s': size overflows", v->name);
+        SY_TRY(sy_session_check_tensor(s, &vr->t, "graph input"));
         vr->shape_known = true;
     }
     for (uint32_t i = 0; i < g->n_outputs; i++)
@@ -161,6 +169,19 @@ static sy_status *bind_nodes(struct sy_session *s)
 }
 
 /* ---- inference and folding ---- */
+sy_status *sy_session_check_tensor(const struct sy_session *s, const sy_tensor *t, const char *what)
+{
+    if (t->nbytes <= s->max_tensor_bytes)
+        return NULL;
+    char shape[160] = "", a[64], b[64];
+    size_t len = 0;
+    for (int32_t d = 0; d < t->rank && len < sizeof shape; d++)
+        len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    return sy_error(SY_ERR_BUDGET, "%s '%s' is %s [%s] = %s, over the session's max_tensor_bytes = %s", what,
+                    t->name ? t->name : "", sy_dtype_name(t->dtype), shape, sy_size_str(t->nbytes, a, sizeof a),
+                    sy_size_str(s->max_tensor_bytes, b, sizeof b));
+}
+
 static sy_status *value_ensure_owned(sy_value_rt *v, size_t bytes)
 {
     if (v->owned && v->owned_cap >= bytes) {
@@ -193,6 +214,7 @@ sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr)
             sy_value_rt *v = &s->values[n->outputs[k]];
             if (v->t.dtype == SY_DT_UNDEFINED)
                 return sy_error(SY_ERR_INTERNAL, "shape inference of %s did not set output %u", n->op, k);
+            SY_TRY(sy_session_check_tensor(s, &v->t, "output"));
             v->shape_known = true;
         }
     return NULL;
@@ -450,7 +472,7 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     if (!env || !model || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: env, model and out are required");
     /* read only the fields the caller's struct has (older callers are smaller) */
-    sy_session_options o = {sizeof o, 0, -1, false, NULL, NULL, NULL, 0};
+    sy_session_options o = {sizeof o, 0, -1, false, NULL, NULL, NULL, 0, 0, 0};
     if (opts) {
         if (opts->struct_size < offsetof(sy_session_options, compiled_cache))
             return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_create: opts->struct_size %u is too small",
@@ -474,6 +496,8 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     s->threads = opts->threads > 0 ? opts->threads : env->cfg.threads;
     s->profiling = opts->profiling;
     s->requant = requant;
+    s->max_tensor_bytes = opts->max_tensor_bytes ? opts->max_tensor_bytes : env->cfg.limits.max_tensor_bytes;
+    s->max_arena_bytes = opts->max_arena_bytes ? opts->max_arena_bytes : env->cfg.limits.max_arena_bytes;
     if (opts->compiled_cache && !(s->cache_path = sy_strdup(opts->compiled_cache))) {
         sy_session_release(s);
         return sy_error_oom();
@@ -557,7 +581,7 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
     if (t->rank != iv->rank)
         return sy_error(SY_ERR_SHAPE, "input '%s': rank %d given, the model expects rank %d", iv->name, t->rank,
                         iv->rank);
-    bool changed = false;
+    bool changed = false, overflow = false;
     int64_t numel = 1;
     for (int32_t d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0)
@@ -567,10 +591,19 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
                             (long long)t->dims[d], (long long)iv->dims[d]);
         if (t->dims[d] != v->t.dims[d])
             changed = true;
-        numel *= t->dims[d];
+        overflow |= __builtin_mul_overflow(numel, t->dims[d], &numel);
     }
     size_t bytes;
-    if (!sy_dtype_bytes(t->dtype, numel, &bytes) || (t->nbytes && t->nbytes < bytes) || (bytes && !t->data))
+    if (overflow || !sy_dtype_bytes(t->dtype, numel, &bytes))
+        return sy_error(SY_ERR_SHAPE, "input '%s': the shape's size overflows", iv->name);
+    if (bytes && !t->data)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': data is NULL, the shape needs %zu bytes", iv->name,
+                        bytes);
+    sy_tensor want = *t;
+    want.name = iv->name;
+    want.nbytes = bytes;
+    SY_TRY(sy_session_check_tensor(s, &want, "input"));
+    if (t->nbytes < bytes) /* nbytes is what the caller's buffer holds: never read past it */
         return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': %zu bytes of data given, the shape needs %zu",
                         iv->name, t->nbytes, bytes);
     if (changed) {

@@ -187,6 +187,7 @@ struct sy_session {
     sy_part_rt *parts;
     uint32_t n_parts;
     uint32_t *order;
+    uint64_t max_tensor_bytes, max_arena_bytes; /* resource limits (options, else the INI) */
     char *cache_path;       /* compile cache to load partitions from, or NULL */
     /* observer (observe.c); NULL: off, and the run loops never look further */
     sy_observer_fn observer;
@@ -236,5 +237,9 @@ const char *sy_placement_forced(const struct sy_session *s, uint32_t node);
 const char *sy_requant_resolve(struct sy_node *n);
 /* "onnx"/"gemmlowp" as a static string; NULL for anything else */
 const char *sy_requant_name(const char *text);
+
+/* A tensor over the session's max_tensor_bytes is refused (what: "input",
+ * "output", ...), naming its shape and both sizes. */
+sy_status *sy_session_check_tensor(const struct sy_session *s, const sy_tensor *t, const char *what);
 
 #endif

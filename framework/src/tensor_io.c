@@ -104,6 +104,8 @@ static sy_status *npy_parse_header(const char *path, const char *h, size_t len, 
         if (strcmp(key, "descr") == 0) {
             if (!npy_str(&ps, val, sizeof val))
                 return BAD("'descr' is not a simple type string (structured dtypes are not supported)", path);
+            if (strlen(val) < 3) /* order, kind and a size: "<f4" */
+                return sy_error(SY_ERR_UNSUPPORTED, "%s: .npy dtype '%s' is not supported", path, val);
             char order = val[0], kind = val[1];
             char *e;
             long size = strtol(val + 2, &e, 10);

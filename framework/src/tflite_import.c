@@ -74,6 +74,7 @@ typedef struct opcode_info {
 } opcode_info;
 
 typedef struct tctx {
+    uint64_t max_tensor_bytes; /* the largest variable tensor allocated at load */
     fb_reader r;
     const char *where;
     ir_model *m;
@@ -234,18 +235,26 @@ static sy_status *buffer_bytes(tctx *c, uint32_t bi, const char *tname, const ui
     return NULL;
 }
 
-static sy_status *fill_zero_state(ir_value *v, const char *where)
+static sy_status *fill_zero_state(ir_value *v, const char *where, uint64_t max_bytes)
 {
     int64_t numel = 1;
     for (int32_t d = 0; d < v->rank; d++) {
         if (v->dims[d] < 0)
             return sy_error(SY_ERR_INVALID_MODEL, "%s: variable tensor '%s' has an unknown dimension", where, v->name);
-        numel *= v->dims[d];
+        if (__builtin_mul_overflow(numel, v->dims[d], &numel))
+            return sy_error(SY_ERR_INVALID_MODEL, "%s: variable tensor '%s': its element count overflows", where,
+                            v->name);
     }
     size_t nbytes;
     if (!sy_dtype_bytes(v->dtype, numel, &nbytes) || sy_dtype_elem_size(v->dtype) == 0)
         return sy_error(SY_ERR_UNSUPPORTED, "%s: variable tensor '%s' has dtype %s, which is not supported", where,
                         v->name, sy_dtype_name(v->dtype));
+    if (nbytes > max_bytes) /* its zero state would be allocated now, whatever the file's size */
+        return sy_error(SY_ERR_BUDGET,
+                        "%s: variable tensor '%s' declares %lld elements of %s = %zu bytes, over max_tensor_bytes = "
+                        "%llu",
+                        where, v->name, (long long)numel, sy_dtype_name(v->dtype), nbytes,
+                        (unsigned long long)max_bytes);
     void *p = sy_aligned_alloc(nbytes, 64);
     if (!p)
         return sy_error_oom();
@@ -381,7 +390,7 @@ static sy_status *tensor_value(tctx *c, int32_t ti, int32_t *out)
         v->nbytes = len;
         v->flags |= IR_VALUE_INITIALIZER;
     } else if (is_var) {
-        SY_TRY(fill_zero_state(v, c->where));
+        SY_TRY(fill_zero_state(v, c->where, c->max_tensor_bytes));
     }
     return NULL;
 }
@@ -715,7 +724,8 @@ static sy_status *import_model(tctx *c)
 }
 
 /* Takes ownership of the mapping (addr, size, is_mmap) whatever happens. */
-static sy_status *import_mapped(void *addr, size_t size, bool is_mmap, const char *where, ir_model **out)
+static sy_status *import_mapped(void *addr, size_t size, bool is_mmap, const char *where, uint64_t max_tensor_bytes,
+                                ir_model **out)
 {
     ir_model *m = calloc(1, sizeof *m);
     ir_mapping *mp = calloc(1, sizeof *mp);
@@ -736,7 +746,7 @@ static sy_status *import_mapped(void *addr, size_t size, bool is_mmap, const cha
     m->format = "tflite";
     m->path = sy_strdup(where);
     m->base_dir = sy_dirname(where);
-    tctx c = {.where = where, .m = m};
+    tctx c = {.max_tensor_bytes = max_tensor_bytes, .where = where, .m = m};
     fb_init(&c.r, addr, size);
     sy_status *st = (!m->path || !m->base_dir) ? sy_error_oom() : NULL;
     if (!st && !sy_tflite_is_tflite(addr, size))
@@ -753,7 +763,8 @@ static sy_status *import_mapped(void *addr, size_t size, bool is_mmap, const cha
     return NULL;
 }
 
-sy_status *sy_tflite_import_buffer(const void *data, size_t size, const char *name, ir_model **out)
+sy_status *sy_tflite_import_buffer(const void *data, size_t size, const char *name, uint64_t max_tensor_bytes,
+                                   ir_model **out)
 {
     if ((!data && size) || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tflite_import_buffer: NULL argument");
@@ -766,10 +777,10 @@ sy_status *sy_tflite_import_buffer(const void *data, size_t size, const char *na
         return sy_error_oom();
     if (size)
         memcpy(copy, data, size);
-    return import_mapped(copy, size, false, name, out);
+    return import_mapped(copy, size, false, name, max_tensor_bytes, out);
 }
 
-sy_status *sy_tflite_import_file(const char *path, ir_model **out)
+sy_status *sy_tflite_import_file(const char *path, uint64_t max_tensor_bytes, ir_model **out)
 {
     if (!path || !out)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tflite_import_file: NULL argument");
@@ -789,5 +800,5 @@ sy_status *sy_tflite_import_file(const char *path, ir_model **out)
     close(fd);
     if (p == MAP_FAILED)
         return sy_error(SY_ERR_IO, "%s: mmap: %s", path, strerror(errno));
-    return import_mapped(p, size, true, path, out);
+    return import_mapped(p, size, true, path, max_tensor_bytes, out);
 }

@@ -12,6 +12,15 @@ extern const sy_host_api *llm_host;
 
 #define LLM_ERR(code, ...) llm_host->status_new((code), __VA_ARGS__)
 
+/* the largest repetition-penalty window (ids kept per sampler) */
+#define LLM_MAX_PENALTY_WINDOW 65536
+
+/* fopen for reading a bundle file without blocking on a FIFO: NULL with
+ * errno EFTYPE_LLM when the path is not a regular file (llm_file.c) */
+#define EFTYPE_LLM EINVAL
+#include <stdio.h>
+FILE *llm_fopen_regular(const char *path, const char *mode);
+
 /* ---- tokenizer (llama2.c format) ---------------------------------------- */
 typedef struct llm_tok_entry {
     const char *str;

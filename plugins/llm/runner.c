@@ -17,6 +17,7 @@
  *    position n_past + i (padded rows: position 0).
  */
 #include "llm_internal.h"
+#include "switchyard/sy_sdk.h"
 
 
 #include <dirent.h>
@@ -132,9 +133,10 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
 
 static sy_status *read_ini(const char *path, kv_pair *kv, int cap, int *n)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = llm_fopen_regular(path, "r");
     if (!f)
-        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "bundle config '%s': %s", path, strerror(errno));
+        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "bundle config '%s': %s", path,
+                       errno == EFTYPE_LLM ? "not a regular file" : strerror(errno));
     ini_ctx c = {kv, cap, 0, false};
     int rc = ini_parse_file(f, ini_entry, &c);
     fclose(f);
@@ -358,8 +360,8 @@ static sy_status *scan_graph(sy_llm_runner *r, graph_rt *g, int *l0, int *l1)
         if (!parse_kv_name(vi.name, &layer, &is_key, &is_in) || !is_in)
             continue;
         if (vi.dtype != SY_DT_FLOAT32)
-            return LLM_ERR(SY_ERR_UNSUPPORTED, "graph '%s': KV input '%s' has dtype %d; this runner supports float32 KV",
-                           g->name, vi.name, (int)vi.dtype);
+            return LLM_ERR(SY_ERR_UNSUPPORTED, "graph '%s': KV input '%s' has dtype %s; this runner supports float32 KV",
+                           g->name, vi.name, sy_dt_name_full(vi.dtype));
         if (vi.rank != 4)
             return LLM_ERR(SY_ERR_INVALID_MODEL, "graph '%s': KV input '%s' must have rank 4 ([H,1,hd,kv] / [H,1,kv,hd])",
                            g->name, vi.name);
@@ -833,6 +835,25 @@ sy_status *llm_runner_create(struct sy_env *env, const char *bundle_dir, const c
         r->tok.bos = r->bos;
         r->tok.eos0 = r->eos[0];
     }
+    /* special ids index the logits, the pieces and the embedding: all must be
+     * in the vocabulary, checked now rather than when first used */
+    {
+        const char *which = NULL;
+        int32_t bad = 0;
+        if (r->bos < 0 || r->bos >= r->vocab)
+            which = "bos_token", bad = r->bos;
+        else if (r->pad < 0 || r->pad >= r->vocab)
+            which = "pad_token", bad = r->pad;
+        for (int i = 0; !which && i < r->n_eos; i++)
+            if (r->eos[i] < 0 || r->eos[i] >= r->vocab)
+                which = "eos_token", bad = r->eos[i];
+        if (which) {
+            snprintf(path, sizeof path, "%s/bundle.ini", r->dir);
+            st = LLM_ERR(SY_ERR_INVALID_MODEL, "bundle config '%s': %s = %d is outside the vocabulary (0..%d)", path,
+                         which, bad, r->vocab - 1);
+            goto fail;
+        }
+    }
     if ((st = llm_sampler_init(&r->smp, r->vocab)) || (st = alloc_buffers(r)))
         goto fail;
     /* sessions: one per graph, inputs bound once to the shared buffers */
@@ -1164,6 +1185,9 @@ static sy_status *generate_common(sy_llm_runner *r, const int32_t *in, size_t n_
     uint64_t t0 = now_ns();
     r->kernel_ns = 0;
     memset(&r->st, 0, sizeof r->st);
+    if (p.penalty_last_n > LLM_MAX_PENALTY_WINDOW)
+        return LLM_ERR(SY_ERR_INVALID_ARGUMENT, "llm generate: penalty_last_n %d is over the maximum window %d",
+                       p.penalty_last_n, LLM_MAX_PENALTY_WINDOW);
     llm_sampler_cfg cfg = {.temperature = p.temperature, .top_k = p.top_k, .top_p = p.top_p, .min_p = p.min_p,
                            .rep_penalty = p.repetition_penalty, .last_n = p.penalty_last_n > 0 ? p.penalty_last_n : 64,
                            .seed = p.seed};
@@ -1565,6 +1589,10 @@ sy_status *llm_load_state_buffer_named(sy_llm_runner *r, const void *buf, size_t
         !get(&b, &cfg.rep_penalty, 4) || !get(&b, &cfg.last_n, 4) || !get(&b, &cfg.seed, 8) || !get(&b, &conf, 1) ||
         !get(&b, &rng, 8) || !get(&b, &nh, 4) || nh > 1u << 20)
         return LLM_ERR(SY_ERR_INVALID_MODEL, "llm state %s: truncated sampler state", what);
+    /* the window is reserved when the first id is accepted */
+    if (cfg.last_n < 0 || cfg.last_n > LLM_MAX_PENALTY_WINDOW || nh > (uint32_t)(cfg.last_n > 0 ? cfg.last_n : 64))
+        return LLM_ERR(SY_ERR_INVALID_MODEL, "llm state %s: penalty window last_n %d (history %u) outside 0..%d", what,
+                       cfg.last_n, nh, LLM_MAX_PENALTY_WINDOW);
     size_t H = (size_t)r->n_kv, hd = (size_t)r->hd, np = (size_t)n_past;
     size_t need = nh * 4 + (have_logits ? (size_t)r->vocab * 4 : 0) + (size_t)r->n_layers * 2 * H * hd * np * 4 + 8;
     if (size - b.o != need)
@@ -1579,7 +1607,8 @@ sy_status *llm_load_state_buffer_named(sy_llm_runner *r, const void *buf, size_t
     for (uint32_t i = 0; i < nh; i++) {
         int32_t id;
         get(&b, &id, 4);
-        llm_sampler_accept(&r->smp, id);
+        if (id >= 0 && id < r->vocab) /* an id outside the vocabulary has no logit to penalise */
+            llm_sampler_accept(&r->smp, id);
     }
     if (have_logits)
         get(&b, r->logits, (size_t)r->vocab * 4);
@@ -1643,15 +1672,25 @@ sy_status *llm_load_state(sy_llm_runner *r, const char *path)
 {
     if (!r || !path)
         return LLM_ERR(SY_ERR_INVALID_ARGUMENT, "llm load_state: arguments are required");
-    FILE *f = fopen(path, "rb");
+    FILE *f = llm_fopen_regular(path, "rb");
     if (!f)
-        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "llm state '%s': %s", path, strerror(errno));
+        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "llm state '%s': %s", path,
+                       errno == EFTYPE_LLM ? "not a regular file" : strerror(errno));
     fseek(f, 0, SEEK_END);
     long sz = ftell(f);
     fseek(f, 0, SEEK_SET);
-    if (sz < 0 || sz > (1L << 34)) {
+    if (sz < 0) {
         fclose(f);
         return LLM_ERR(SY_ERR_IO, "llm state '%s': cannot size the file", path);
+    }
+    /* the largest state this bundle can save: header and sampler (< 4 KiB),
+     * the penalty window, the logits and a full KV cache */
+    uint64_t most = 4096 + (uint64_t)LLM_MAX_PENALTY_WINDOW * 4 + (uint64_t)r->vocab * 4 +
+                    (uint64_t)r->n_layers * 2 * (uint64_t)r->n_kv * (uint64_t)r->hd * (uint64_t)capacity(r) * 4;
+    if ((uint64_t)sz > most) {
+        fclose(f);
+        return LLM_ERR(SY_ERR_INVALID_MODEL, "llm state '%s': %ld bytes; a state of this bundle has at most %llu",
+                       path, sz, (unsigned long long)most);
     }
     void *buf = malloc((size_t)sz + 1);
     if (!buf) {

@@ -39,9 +39,10 @@ static int32_t rd32(const unsigned char *p)
 sy_status *llm_tok_load(const char *path, int32_t vocab, llm_tokenizer *t)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
+    FILE *f = llm_fopen_regular(path, "rb");
     if (!f)
-        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "tokenizer '%s': %s", path, strerror(errno));
+        return LLM_ERR(errno == ENOENT ? SY_ERR_NOT_FOUND : SY_ERR_IO, "tokenizer '%s': %s", path,
+                       errno == EFTYPE_LLM ? "not a regular file" : strerror(errno));
     unsigned char hdr[8];
     sy_status *st = NULL;
     if (fread(hdr, 1, 4, f) != 4) {
@@ -137,8 +138,15 @@ sy_status *llm_tok_encode(llm_tokenizer *t, const char *text, bool bos, int32_t 
         if (id >= 0) {
             ids[n++] = id;
         } else {
-            for (size_t i = 0; i < bl; i++)
-                ids[n++] = (int32_t)(unsigned char)buf[i] + 3; /* <0xXX> byte fallback */
+            for (size_t i = 0; i < bl; i++) {
+                int32_t fb = (int32_t)(unsigned char)buf[i] + 3; /* <0xXX> byte fallback */
+                if (fb >= t->vocab)
+                    return LLM_ERR(SY_ERR_INVALID_ARGUMENT,
+                                   "tokenizer: byte 0x%02x has no token and its byte-fallback id %d is outside the "
+                                   "vocabulary of %d (llama2.c vocabularies have the 256 byte tokens at 3..258)",
+                                   (unsigned char)buf[i], fb, t->vocab);
+                ids[n++] = fb;
+            }
         }
         bl = 0;
     }

@@ -86,7 +86,9 @@ static sy_status *reshape_dims(const sy_tensor *x, const int64_t *shape, int64_t
             d = x->dims[i];
         }
         dims[i] = d;
-        known *= d;
+        if (__builtin_mul_overflow(known, d, &known))
+            return ERR(SY_ERR_SHAPE, "shape's element count overflows at shape[%lld] = %lld", (long long)i,
+                       (long long)d);
     }
     int64_t total = sy_tensor_numel(x);
     if (neg >= 0) {

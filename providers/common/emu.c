@@ -426,6 +426,24 @@ static void conv_geom_of(const kstate *s, const sy_tensor *x, const sy_tensor *w
     }
 }
 
+/* Window attributes the kernels index with (int64 products of them): kept
+ * far from overflow, whatever a model (or a hostile one) declares. */
+static sy_status *window_ok(const sy_node *n, const kstate *s)
+{
+    for (int i = 0; i < 2; i++)
+        if (s->strides[i] < 1 || s->strides[i] > 65536 || s->dil[i] < 1 || s->dil[i] > 65536 || s->kshape[i] < 1 ||
+            s->kshape[i] > 65536)
+            return ERR(SY_ERR_UNSUPPORTED,
+                       "%s: '%s': strides %lld,%lld / dilations %lld,%lld / kernel %lldx%lld outside 1..65536",
+                       emu_T->provider, H->node_name(n), (long long)s->strides[0], (long long)s->strides[1],
+                       (long long)s->dil[0], (long long)s->dil[1], (long long)s->kshape[0], (long long)s->kshape[1]);
+    for (int i = 0; i < 4; i++)
+        if (s->pads[i] < 0 || s->pads[i] > 65536)
+            return ERR(SY_ERR_UNSUPPORTED, "%s: '%s': pad %lld outside 0..65536", emu_T->provider, H->node_name(n),
+                       (long long)s->pads[i]);
+    return NULL;
+}
+
 static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
 {
     kstate *s = calloc(1, sizeof *s);
@@ -462,6 +480,8 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
             sy_attr_ints_copy(H, n, "kernel_shape", s->kshape, 2);
         }
         pads_for(n, x, y, s);
+        if ((st = window_ok(n, s)))
+            break;
         emu_win g;
         memcpy(g.pads, s->pads, sizeof g.pads);
         memcpy(g.strides, s->strides, sizeof g.strides);
@@ -490,14 +510,18 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
             if (!(st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw)))
                 st = pack(n, ps, host, 2, s->f16, &s->b, &s->nb);
             pads_for(n, x, y, s);
-            sy_conv_geom g;
-            conv_geom_of(s, x, wt, y, &g);
-            s->scratch = sy_conv_f32_scratch(&g) + 64;
+            st = st ? st : window_ok(n, s); /* before the scratch is sized from them */
+            if (!st) {
+                sy_conv_geom g;
+                conv_geom_of(s, x, wt, y, &g);
+                s->scratch = sy_conv_f32_scratch(&g) + 64;
+            }
         } else {
             sy_attr_ints_copy(H, n, "kernel_shape", s->kshape, 2);
             s->count_pad = sy_attr_int_or(H, n, "count_include_pad", 0) != 0;
         }
         pads_for(n, x, y, s);
+        st = st ? st : window_ok(n, s);
         break;
     }
     case K_MATMUL:

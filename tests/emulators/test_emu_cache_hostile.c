@@ -240,6 +240,32 @@ static void hostile_case(const char *target)
     PT_CHECK(run_once(s, got) && !memcmp(got, want, sizeof got), "%s: cached run == compiled run", target);
     close_all(env, m, s);
     env = NULL, m = NULL, s = NULL;
+
+    /* a deployment pins its cache: the pinned file loads, any other (even a
+     * valid cache) is refused before it is parsed */
+    {
+        char digest[SHA256_DIGEST_STRING_LENGTH], base[1024];
+        SHA256Data(orig, n, digest);
+        snprintf(base, sizeof base, "%.1000s", ini);
+        snprintf(ini, sizeof ini, "%scompiled_cache_sha256 = %s\n", base, digest);
+        sy_status *st = open_with(path, &env, &m, &s);
+        PT_CHECK(st == NULL, "%s: the pinned cache loads: %s", target, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        close_all(env, m, s);
+        env = NULL, m = NULL, s = NULL;
+        snprintf(ini, sizeof ini,
+                 "%scompiled_cache_sha256 = 00000000000000000000000000000000000000000000000000000000000000ff\n", base);
+        st = open_with(path, &env, &m, &s);
+        PT_CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_MODEL, "%s: an unpinned cache is refused", target);
+        PT_HAS(pt_msg(st), "sha256 pin mismatch: the file is");
+        close_all(env, m, s);
+        env = NULL, m = NULL, s = NULL;
+        snprintf(ini, sizeof ini, "%scompiled_cache_sha256 = abc\n", base);
+        sy_env *e2 = NULL;
+        st = sy_env_create_from_string(ini, NULL, &e2);
+        PT_HAS(pt_msg(st), "compiled_cache_sha256 = 'abc' is not 64 hexadecimal digits");
+        sy_env_release(e2);
+    }
 done:
     close_all(env, m, s);
     free(orig);

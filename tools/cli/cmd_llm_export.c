@@ -57,8 +57,9 @@ static void progress(void *user, const char *phase, size_t done, size_t total, c
 
 int cmd_llm_export(int argc, char **argv)
 {
-    sy_llm_export_options o = {.struct_size = sizeof o, .shards = 1, .n_ar = 2, .ar = {1, 128}, .n_cl = 3,
-                               .cl = {128, 256, 512}, .progress = progress};
+    /* n_cl 0: the library's default CL list, clamped to the checkpoint's seq_len */
+    sy_llm_export_options o = {.struct_size = sizeof o, .shards = 1, .n_ar = 2, .ar = {1, 128}, .n_cl = 0,
+                               .progress = progress};
     const char *pos[2] = {NULL, NULL}, *out_dir = NULL;
     int n_pos = 0;
     for (int i = 1; i < argc; i++) {

@@ -46,6 +46,11 @@ typedef struct sy_session_options {
      * there, or the provider's rules decline it). Copied at creation. */
     const sy_placement_override *placements;
     uint32_t n_placements;
+    /* resource limits of this session, 0: the INI's [switchyard]
+     * max_tensor_bytes / max_arena_bytes (defaults 512 MiB / 4 GiB): a
+     * tensor or plan over them is refused before it is allocated */
+    uint64_t max_tensor_bytes;
+    uint64_t max_arena_bytes;
 } sy_session_options;
 
 typedef enum sy_input_mode {

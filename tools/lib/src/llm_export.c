@@ -20,6 +20,7 @@ typedef struct xopts {
     int shards, n_ar, n_cl;
     int ar[SY_LLM_EXPORT_MAX_VARIANTS], cl[SY_LLM_EXPORT_MAX_VARIANTS];
     bool fp16, onnx_attention;
+    bool cl_default; /* the default CL list: clamped to seq_len, not refused (as --help says) */
     sy_tools_progress_fn progress;
     void *user;
 } xopts;
@@ -50,6 +51,7 @@ static sy_status *read_options(const sy_llm_export_options *o, xopts *x)
     x->cl[0] = 128;
     x->cl[1] = 256;
     x->cl[2] = 512;
+    x->cl_default = true;
     if (!o)
         return NULL;
     if (FITS(o, shards) && o->shards)
@@ -63,6 +65,7 @@ static sy_status *read_options(const sy_llm_export_options *o, xopts *x)
         SY_TRY(check_list("cl", o->cl, o->n_cl, 1 << 20));
         x->n_cl = o->n_cl;
         memcpy(x->cl, o->cl, sizeof x->cl);
+        x->cl_default = false;
     }
     if (FITS(o, fp16))
         x->fp16 = o->fp16 != 0;
@@ -136,6 +139,16 @@ sy_status *sy_llm_export(const char *checkpoint, const char *tokenizer, const ch
         llm_fail(&e, SY_ERR_INVALID_ARGUMENT,
                  "--ar must include 1 (the decode graphs) and --cl must name at least one context length");
         goto out;
+    }
+    if (o.cl_default) {
+        /* each default CL up to seq_len, or seq_len itself when none fits */
+        int n = 0;
+        for (int i = 0; i < o.n_cl; i++)
+            if (o.cl[i] <= c.h.seq_len)
+                o.cl[n++] = o.cl[i];
+        if (!n && c.h.seq_len > 1)
+            o.cl[n++] = c.h.seq_len;
+        o.n_cl = n;
     }
     for (int i = 0; i < o.n_cl; i++)
         if (o.cl[i] > c.h.seq_len) {

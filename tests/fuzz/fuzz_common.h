@@ -1,0 +1,115 @@
+/*
+ * What the fuzz targets share: one environment per process (the build
+ * tree's plugins, with resource limits low enough that a hostile size is
+ * refused rather than allocated), inputs handed over as files without
+ * touching the disk (memfd: a regular file, so the loader's checks apply),
+ * and a deterministic input pattern for sessions.
+ *
+ * FUZZ_PLUGIN_DIR and FUZZ_SOURCE_DIR are compile definitions.
+ */
+#ifndef SY_FUZZ_COMMON_H
+#define SY_FUZZ_COMMON_H
+
+#include "switchyard/switchyard.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The limits every target runs under: a hostile declared size must be
+ * refused by the limit check, never attempted (libFuzzer's rss limit would
+ * call that a finding). */
+#define FUZZ_LIMITS "max_tensor_bytes = 64M\nmax_arena_bytes = 256M\nmax_nodes = 100000\nmax_file_bytes = 64M\n"
+
+static inline void fuzz_quiet(void *user, sy_log_level level, const char *origin, const char *msg)
+{
+    (void)user, (void)level, (void)origin, (void)msg;
+}
+
+static inline sy_env *fuzz_env_from(const char *ini)
+{
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    if (st) {
+        fprintf(stderr, "fuzz: cannot create the environment: %s\n", sy_status_get_message(st));
+        abort();
+    }
+    sy_env_set_logger(env, fuzz_quiet, NULL);
+    return env;
+}
+
+/* the default environment: every plugin of the build, cpu_ref last */
+static inline sy_env *fuzz_env(void)
+{
+    static sy_env *env;
+    if (!env)
+        env = fuzz_env_from("[switchyard]\nplugin_dirs = " FUZZ_PLUGIN_DIR "\nlog_level = error\n" FUZZ_LIMITS);
+    return env;
+}
+
+/* A memfd holding the bytes; *path names it ("/proc/self/fd/N"). -1 on error. */
+static inline int fuzz_memfile(const uint8_t *data, size_t size, char path[64])
+{
+    int fd = memfd_create("sy_fuzz", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    snprintf(path, 64, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+static inline void fuzz_ignore(sy_status *st) { sy_status_free(st); }
+
+/* Feed every input a deterministic pattern (at most `cap` bytes each, else
+ * the input is skipped: the run then fails with "not set", which is fine),
+ * run, read every output. */
+static inline void fuzz_run_session(sy_session *s, const sy_model *m, size_t cap)
+{
+    size_t n = sy_model_input_count(m);
+    for (size_t i = 0; i < n; i++) {
+        sy_value_info vi = {.struct_size = sizeof vi};
+        if (!sy_model_input_info(m, i, &vi))
+            continue;
+        sy_tensor t = {.struct_size = sizeof t, .dtype = vi.dtype, .rank = vi.rank};
+        int64_t numel = 1;
+        bool ok = vi.rank >= 0 && vi.rank <= SY_MAX_RANK;
+        for (int32_t d = 0; ok && d < vi.rank; d++) {
+            t.dims[d] = vi.dims[d] >= 0 ? vi.dims[d] : 1;
+            ok = t.dims[d] <= (int64_t)cap && !__builtin_mul_overflow(numel, t.dims[d], &numel);
+        }
+        size_t es = sy_dtype_size(vi.dtype);
+        if (!ok || !es || numel < 0 || (uint64_t)numel > cap / es)
+            continue;
+        t.nbytes = (size_t)numel * es;
+        t.data = calloc(1, t.nbytes ? t.nbytes : 1);
+        if (!t.data)
+            continue;
+        for (size_t b = 0; b < t.nbytes; b++)
+            ((uint8_t *)t.data)[b] = (uint8_t)(b * 7 % 5); /* small values of any dtype */
+        fuzz_ignore(sy_session_set_input_by_index(s, i, &t, SY_INPUT_COPY));
+        free(t.data);
+    }
+    fuzz_ignore(sy_session_run(s));
+    {
+        size_t no = sy_session_output_count(s);
+        for (size_t o = 0; o < no; o++) {
+            const sy_tensor *y = NULL;
+            fuzz_ignore(sy_session_get_output(s, o, &y));
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * The LLM fuzz targets' bundle: SY_FUZZ_LLM_BUNDLE names a bundle exported
+ * by `switchyard llm-export` (tools/fuzz/run.sh and the CTest replay make one
+ * from ../shared/models/llm at run time). The targets work on a private copy
+ * whose graphs and weights are symlinks to it, so bundle.ini, the tokenizer
+ * and the state can be replaced per input.
+ */
+#ifndef SY_FUZZ_LLM_H
+#define SY_FUZZ_LLM_H
+
+#include "fuzz_common.h"
+#include "switchyard/sy_llm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+static char fuzz_bundle[256];
+static const sy_llm_api *fuzz_llm;
+
+static inline bool fuzz_write(const char *dir, const char *name, const uint8_t *p, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(p, 1, n, f) == n;
+    return (fclose(f) == 0) && ok;
+}
+
+static inline bool fuzz_read(const char *path, uint8_t **p, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *p = malloc((size_t)sz + 1);
+    bool ok = *p && fread(*p, 1, (size_t)sz, f) == (size_t)sz;
+    fclose(f);
+    *n = (size_t)sz;
+    return ok;
+}
+
+/* the private bundle folder (created once) */
+static inline void fuzz_llm_setup(void)
+{
+    if (fuzz_llm)
+        return;
+    const char *src = getenv("SY_FUZZ_LLM_BUNDLE");
+    if (!src) {
+        fprintf(stderr, "fuzz: set SY_FUZZ_LLM_BUNDLE to a bundle made by 'switchyard llm-export'\n");
+        exit(2);
+    }
+    snprintf(fuzz_bundle, sizeof fuzz_bundle, "/dev/shm/sy_fuzz_llm_%d", (int)getpid());
+    mkdir(fuzz_bundle, 0700);
+    DIR *d = opendir(src);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "bundle.ini") || strstr(e->d_name, "tokenizer"))
+            continue;
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/%s", src, e->d_name);
+        snprintf(b, sizeof b, "%s/%s", fuzz_bundle, e->d_name);
+        if (symlink(a, b) != 0 && errno != EEXIST) {
+            perror("fuzz: symlink");
+            exit(2);
+        }
+    }
+    if (d)
+        closedir(d);
+    fuzz_llm = sy_get_extension(fuzz_env(), SY_LLM_EXTENSION_NAME, SY_LLM_EXTENSION_VERSION);
+    if (!fuzz_llm) {
+        fprintf(stderr, "fuzz: the llm plugin is not loaded\n");
+        exit(2);
+    }
+}
+
+/* split `data` at "\n@@\n" separators into up to n parts */
+static inline size_t fuzz_split(const uint8_t *data, size_t size, const uint8_t **part, size_t *len, size_t n)
+{
+    static const char sep[] = "\n@@\n";
+    size_t k = 0, start = 0;
+    for (size_t i = 0; i + 4 <= size && k + 1 < n; i++)
+        if (!memcmp(data + i, sep, 4)) {
+            part[k] = data + start;
+            len[k++] = i - start;
+            start = i + 4;
+            i += 3;
+        }
+    part[k] = data + start;
+    len[k++] = size - start;
+    return k;
+}
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * Hand-made hostile models and API calls (issue 16), each refused with a
+ * message that says what and where, never a crash or an allocation of what
+ * the input merely declares:
+ *
+ *   empty_output   a Relu whose required output is named "" (NULL output, SIGSEGV)
+ *   set_input      nbytes 0 with a 4-byte buffer (read 256 bytes past it), data NULL
+ *   huge_input     an input dim of 2^40 (a 4 TB arena), dims whose product overflows
+ *   limits         max_tensor_bytes / max_arena_bytes / max_nodes / max_file_bytes
+ *                  from the INI and the session options, with the numbers
+ *   reshape        a Reshape to [2^62, 4] (signed overflow in the element count)
+ *   npy_descr      a .npy whose descr is one character (uninitialised read)
+ *   tflite_state   a 476-byte TFLite file with a 2^28-float variable tensor (1 GiB at load)
+ */
+#include "pt_common.h"
+#include "tfl_writer.h"
+
+#include <stdint.h>
+
+static sy_env *env_ini(const char *extra)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\n%s", HOSTILE_PLUGIN_DIR, extra ? extra : "");
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    PT_CHECK(st == NULL, "env: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return env;
+}
+
+static sy_status *load(sy_env *env, pt_model *m, sy_model **out)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    pt_model_pack(m, &buf, &len);
+    sy_status *st = sy_model_load_buffer(env, buf, len, "hostile.onnx", NULL, out);
+    free(buf);
+    return st;
+}
+
+static sy_status *session(sy_env *env, pt_model *m, const sy_session_options *o, sy_model **mo, sy_session **so)
+{
+    *so = NULL;
+    sy_status *st = load(env, m, mo);
+    if (!st)
+        st = sy_session_create(env, *mo, o, so);
+    return st;
+}
+
+#define EXPECT_REFUSED(st, code, ...)                                                                              \
+    do {                                                                                                           \
+        sy_status *st_ = (st);                                                                                     \
+        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
+                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success", st_ ? sy_status_get_message(st_) : ""); \
+        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
+        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
+            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
+        sy_status_free(st_);                                                                                       \
+    } while (0)
+
+static void test_empty_output(void)
+{
+    sy_env *env = env_ini(NULL);
+    pt_model *m = pt_model_new("empty_output");
+    int64_t d[1] = {4};
+    pt_input(m, "x", PT_F32, 1, d);
+    pt_node(m, "Relu", "relu_with_no_output", (const char *[]){"x", NULL}, (const char *[]){"", NULL});
+    pt_node(m, "Identity", "id", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 1, d);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "relu_with_no_output",
+                   "output 0 is omitted");
+    PT_CHECK(s == NULL, "no session");
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static void test_set_input(void)
+{
+    sy_env *env = env_ini(NULL);
+    pt_model *m = pt_model_new("relu64");
+    int64_t d[1] = {64};
+    pt_input(m, "x", PT_F32, 1, d);
+    pt_node(m, "Relu", "r", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 1, d);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    sy_status *st = session(env, m, NULL, &mo, &s);
+    PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
+    float four = 1.0f;
+    /* nbytes 0 is not "unknown": the buffer holds 0 bytes of the 256 needed */
+    sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {64}, .data = &four,
+                   .nbytes = 0};
+    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
+                   "0 bytes of data given, the shape needs 256");
+    t.nbytes = sizeof four;
+    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_BORROW), SY_ERR_INVALID_ARGUMENT,
+                   "4 bytes of data given, the shape needs 256");
+    t.data = NULL;
+    t.nbytes = 256;
+    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
+                   "data is NULL, the shape needs 256 bytes");
+done:
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static void test_huge_input(void)
+{
+    sy_env *env = env_ini(NULL);
+    /* 2^40 floats: refused by the default max_tensor_bytes before the planner
+     * asks the allocator for 4 TB */
+    pt_model *m = pt_model_new("huge");
+    int64_t d[2] = {1, INT64_C(1) << 40};
+    pt_input(m, "x", PT_F32, 2, d);
+    pt_node(m, "Relu", "r", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, d);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'x'", "[1,1099511627776]",
+                   "4398046511104 bytes", "max_tensor_bytes = 512.0 MiB (536870912 bytes)");
+    sy_model_release(mo);
+    pt_model_free(m);
+    /* dims whose product overflows int64 */
+    m = pt_model_new("overflow");
+    int64_t o[3] = {INT64_C(1) << 40, INT64_C(1) << 40, 1};
+    pt_input(m, "x", PT_F32, 3, o);
+    pt_node(m, "Relu", "r", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 3, o);
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "graph input 'x': size overflows");
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static pt_model *chain(int n, int64_t len)
+{
+    pt_model *m = pt_model_new("chain");
+    int64_t d[1] = {len};
+    pt_input(m, "v0", PT_F32, 1, d);
+    char a[16], b[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(a, sizeof a, "v%d", i);
+        snprintf(b, sizeof b, "v%d", i + 1);
+        pt_node(m, "Relu", b, (const char *[]){a, NULL}, (const char *[]){b, NULL});
+    }
+    pt_output(m, b, PT_F32, 1, d);
+    return m;
+}
+
+static void test_limits(void)
+{
+    /* INI limits, with the numbers in the message */
+    sy_env *env = env_ini("max_tensor_bytes = 1K\nmax_arena_bytes = 64K\nmax_nodes = 3\nmax_file_bytes = 300\n");
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    pt_model *m = chain(2, 1024); /* 4 KiB tensors */
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'v0'", "4096 bytes",
+                   "max_tensor_bytes = 1024 bytes");
+    sy_model_release(mo);
+    /* the session may raise it; then the arena limit of the INI holds:
+     * 4 KiB tensors fit in 64 KiB, 80 KiB ones do not */
+    sy_session_options o = {.struct_size = sizeof o, .strict = -1, .max_tensor_bytes = 1 << 20};
+    sy_status *st = session(env, m, &o, &mo, &s);
+    PT_CHECK(st == NULL, "session with max_tensor_bytes = 1M: %s", pt_msg(st));
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    m = chain(2, 20 * 1024);
+    EXPECT_REFUSED(session(env, m, &o, &mo, &s), SY_ERR_BUDGET, "the memory plan needs 81920 bytes", "max_arena_bytes = 65536 bytes");
+    sy_model_release(mo);
+    o.max_arena_bytes = 1 << 20;
+    st = session(env, m, &o, &mo, &s);
+    PT_CHECK(st == NULL, "session with max_arena_bytes = 1M: %s", pt_msg(st));
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    /* nodes and file size */
+    m = chain(4, 4);
+    EXPECT_REFUSED(load(env, m, &mo), SY_ERR_BUDGET, "4 nodes, over max_nodes = 3");
+    pt_model_free(m);
+    m = chain(3, 4);
+    st = load(env, m, &mo);
+    PT_CHECK(st == NULL, "3 nodes load: %s", pt_msg(st));
+    sy_model_release(mo);
+    mo = NULL;
+    pt_model_free(m);
+    uint8_t big[301] = {0};
+    EXPECT_REFUSED(sy_model_load_buffer(env, big, sizeof big, "big.onnx", NULL, &mo), SY_ERR_BUDGET,
+                   "301 bytes, over max_file_bytes = 300 bytes");
+    sy_env_release(env);
+    /* bad values of the keys */
+    sy_env *bad = NULL;
+    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_tensor_bytes = 12Q\n", NULL, &bad),
+                   SY_ERR_INVALID_CONFIG, "max_tensor_bytes = '12Q'");
+    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_nodes = 0\n", NULL, &bad), SY_ERR_INVALID_CONFIG,
+                   "max_nodes = '0'");
+    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_arena_bytes = 99999999999999999999G\n", NULL, &bad),
+                   SY_ERR_INVALID_CONFIG, "max_arena_bytes");
+}
+
+static void test_reshape(void)
+{
+    sy_env *env = env_ini(NULL);
+    pt_model *m = pt_model_new("reshape");
+    int64_t d[1] = {8}, sd[1] = {2}, shape[2] = {INT64_C(1) << 62, 4};
+    pt_input(m, "x", PT_F32, 1, d);
+    pt_init_i64(m, "shape", 1, sd, shape);
+    pt_node(m, "Reshape", "reshape", (const char *[]){"x", "shape", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, shape);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_SHAPE, "reshape", "overflows");
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static void test_npy_descr(void)
+{
+    char path[] = "/tmp/sy_hostile_npy.XXXXXX";
+    int fd = mkstemp(path);
+    PT_REQUIRE(fd >= 0, "mkstemp");
+    /* header: magic, version 1.0, length, then a dict whose descr is "<" */
+    const char dict[] = "{'descr': '<', 'fortran_order': False, 'shape': (1,), }";
+    char hdr[128];
+    size_t hl = sizeof dict - 1;
+    size_t total = 10 + hl + 1;
+    size_t pad = (64 - total % 64) % 64;
+    memcpy(hdr, "\x93NUMPY\x01\x00", 8);
+    uint16_t l16 = (uint16_t)(hl + pad + 1);
+    memcpy(hdr + 8, &l16, 2);
+    FILE *f = fdopen(fd, "wb");
+    PT_REQUIRE(f, "fdopen");
+    fwrite(hdr, 1, 10, f);
+    fwrite(dict, 1, hl, f);
+    for (size_t i = 0; i < pad; i++)
+        fputc(' ', f);
+    fputc('\n', f);
+    float v = 1.0f;
+    fwrite(&v, 4, 1, f);
+    fclose(f);
+    sy_tensor *t = NULL;
+    EXPECT_REFUSED(sy_tensor_read_file(path, &t), SY_ERR_UNSUPPORTED, ".npy dtype '<' is not supported");
+    sy_tensor_free(t);
+done:
+    unlink(path);
+}
+
+static void test_tflite_state(void)
+{
+    /* one ADD of a 2^28-float variable tensor (its zero state would be
+     * allocated and zeroed at load: 1 GiB from a few hundred bytes) */
+    tflw_tensor t[3] = {
+        {.name = "state", .type = TFLW_FLOAT32, .rank = 1, .dims = {1 << 28}, .is_variable = true},
+        {.name = "x", .type = TFLW_FLOAT32, .rank = 1, .dims = {1 << 28}},
+        {.name = "y", .type = TFLW_FLOAT32, .rank = 1, .dims = {1 << 28}},
+    };
+    const int32_t ins[2] = {0, 1}, outs[1] = {2}, gin[1] = {1};
+    tflw_op op = {.code = 0 /* ADD */, .inputs = ins, .n_inputs = 2, .outputs = outs, .n_outputs = 1};
+    tflw_model tm = {.tensors = t, .n_tensors = 3, .ops = &op, .n_ops = 1, .inputs = gin, .n_inputs = 1,
+                     .outputs = outs, .n_outputs = 1};
+    size_t len = 0;
+    uint8_t *buf = tflw_build(&tm, &len);
+    PT_REQUIRE(buf, "tflw_build");
+    printf("tflite model with a 2^28-float variable tensor: %zu bytes\n", len);
+    sy_env *env = env_ini(NULL);
+    sy_model *mo = NULL;
+    EXPECT_REFUSED(sy_model_load_buffer(env, buf, len, "state.tflite", NULL, &mo), SY_ERR_BUDGET,
+                   "variable tensor 'state'", "268435456 elements", "1073741824 bytes", "max_tensor_bytes");
+    sy_model_release(mo);
+    free(buf);
+    sy_env_release(env);
+done:;
+}
+
+int main(void)
+{
+    PT_RUN(test_empty_output);
+    PT_RUN(test_set_input);
+    PT_RUN(test_huge_input);
+    PT_RUN(test_limits);
+    PT_RUN(test_reshape);
+    PT_RUN(test_npy_descr);
+    PT_RUN(test_tflite_state);
+    return pt_result();
+}
