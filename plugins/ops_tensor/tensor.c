@@ -1155,7 +1155,9 @@ static sy_status *infer_tile(sy_node *n)
     for (int32_t d = 0; d < x->rank; d++) {
         if (rep[d] < 0)
             return ERR(SY_ERR_SHAPE, "repeats[%d] = %lld is negative", (int)d, (long long)rep[d]);
-        dims[d] = x->dims[d] * rep[d];
+        if (__builtin_mul_overflow(x->dims[d], rep[d], &dims[d]))
+            return ERR(SY_ERR_SHAPE, "dim %d: %lld x repeats %lld overflows", (int)d, (long long)x->dims[d],
+                       (long long)rep[d]);
     }
     return H->node_set_output(n, 0, x->dtype, x->rank, dims);
 }

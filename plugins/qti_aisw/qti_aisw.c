@@ -121,14 +121,33 @@ typedef struct buf_state {
     int64_t count;        /* frames present (padding frames count) */
     uint8_t *last;        /* BLOCKING: the last emitted output */
     num_mode num;
+    int32_t zero;         /* the code of real 0: the zero point of a quantized tensor, else 0 */
 } buf_state;
+
+/* Empty slots and padding frames hold real 0, which for a quantized tensor
+ * is its zero point, not the code 0 (uint8 zero point 10: code 0 is -10 s). */
+static void buf_fill_zero(const buf_state *s, uint8_t *dst, size_t bytes)
+{
+    if (!s->zero) {
+        memset(dst, 0, bytes);
+        return;
+    }
+    for (size_t i = 0; i + s->esize <= bytes; i += s->esize) {
+        if (s->esize == 1) {
+            dst[i] = (uint8_t)s->zero;
+        } else {
+            uint16_t z = (uint16_t)s->zero;
+            memcpy(dst + i, &z, 2);
+        }
+    }
+}
 
 static void buf_reset(void *state)
 {
     buf_state *s = state;
     size_t bytes = (size_t)(s->outer * s->p.size * s->inner) * s->esize;
-    memset(s->store, 0, bytes);
-    memset(s->last, 0, bytes);
+    buf_fill_zero(s, s->store, bytes);
+    buf_fill_zero(s, s->last, bytes);
     s->count = s->p.padding;
 }
 
@@ -145,6 +164,9 @@ static sy_status *buf_prepare_num(sy_node *n, void **state, num_mode num)
     s->outer = sy_dims_prod(x->dims, 0, (int32_t)p.dim);
     s->inner = sy_dims_prod(x->dims, (int32_t)p.dim + 1, x->rank);
     s->num = num;
+    /* per-tensor quantized integer data: empty is the zero point */
+    if (x->quant && x->quant->count == 1 && x->quant->zero_points && s->esize <= 2 && !sy_dt_is_float(x->dtype))
+        s->zero = x->quant->zero_points[0];
     size_t bytes = (size_t)(s->outer * p.size * s->inner) * s->esize;
     s->store = calloc(1, bytes ? bytes : 1);
     s->last = calloc(1, bytes ? bytes : 1);
@@ -191,7 +213,7 @@ static sy_status *buf_run(void *state, const sy_kernel_io *io)
         int64_t keep = s->p.slots - s->p.stride_frames;
         for (int64_t o = 0; o < s->outer; o++) {
             memmove(frame_at(s, s->store, o, 0), frame_at(s, s->store, o, s->p.stride_frames), (size_t)keep * fbytes);
-            memset(frame_at(s, s->store, o, keep), 0, (size_t)s->p.stride_frames * fbytes);
+            buf_fill_zero(s, frame_at(s, s->store, o, keep), (size_t)s->p.stride_frames * fbytes);
         }
         s->count = keep;
     }
@@ -210,7 +232,7 @@ static sy_status *buf_run(void *state, const sy_kernel_io *io)
             memcpy(dst, frame_at(s, s->store, o, 0), all);
         } else { /* NON_BLOCKING_RIGHT: newest at the last slot, zeros before */
             size_t lead = (size_t)(s->p.slots - s->count) * fbytes;
-            memset(dst, 0, lead);
+            buf_fill_zero(s, dst, lead);
             memcpy(dst + lead, frame_at(s, s->store, o, 0), (size_t)s->count * fbytes);
         }
     }

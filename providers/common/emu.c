@@ -527,6 +527,15 @@ static sy_status *kbuild(sy_node *n, void *ps, bool host, kstate **state)
     case K_MATMUL:
         st = pack(n, ps, host, 1, s->f16, &s->w, &s->nw);
         break;
+    case K_ADD:
+    case K_SUB:
+    case K_MUL:
+    case K_DIV:
+        /* a constant operand is stored on the device like a weight: in fp16,
+         * clipped to +-65504 and rounded (an activation is rounded by copy()) */
+        if (s->f16 && !(st = pack(n, ps, host, 0, true, &s->a, &s->na)))
+            st = pack(n, ps, host, 1, true, &s->w, &s->nw);
+        break;
     case K_GEMM:
         s->ta = sy_attr_int_or(H, n, "transA", 0) != 0;
         s->tb = sy_attr_int_or(H, n, "transB", 0) != 0;
@@ -783,10 +792,31 @@ static sy_status *krun(void *state, const sy_kernel_io *io)
     case K_AVGPOOL: run_pool(s, io); break;
     case K_MATMUL: run_matmul(s, io); break;
     case K_GEMM: run_gemm(s, io); break;
-    case K_ADD: st = sy_bcast_apply(H, 2, io->inputs, y, b_add, NULL); break;
-    case K_SUB: st = sy_bcast_apply(H, 2, io->inputs, y, b_sub, NULL); break;
-    case K_MUL: st = sy_bcast_apply(H, 2, io->inputs, y, b_mul, NULL); break;
-    case K_DIV: st = sy_bcast_apply(H, 2, io->inputs, y, b_div, NULL); break;
+    case K_ADD:
+    case K_SUB:
+    case K_MUL:
+    case K_DIV: {
+        /* constant operands from their fp16 device copies (kbuild) */
+        sy_tensor c0, c1;
+        const sy_tensor *in2[2] = {io->inputs[0], io->inputs[1]};
+        if (s->a) {
+            c0 = *in2[0];
+            c0.data = s->a;
+            in2[0] = &c0;
+        }
+        if (s->w) {
+            c1 = *in2[1];
+            c1.data = s->w;
+            in2[1] = &c1;
+        }
+        st = sy_bcast_apply(H, 2, in2, y,
+                            s->kind == K_ADD   ? b_add
+                            : s->kind == K_SUB ? b_sub
+                            : s->kind == K_MUL ? b_mul
+                                               : b_div,
+                            NULL);
+        break;
+    }
     case K_RELU:
         for (int64_t i = 0; i < ny; i++)
             yd[i] = xd[i] > 0 ? xd[i] : 0.0f;

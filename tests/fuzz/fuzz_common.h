@@ -12,6 +12,8 @@
 
 #include "switchyard/switchyard.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,31 @@ static inline sy_env *fuzz_env(void)
     if (!env)
         env = fuzz_env_from("[switchyard]\nplugin_dirs = " FUZZ_PLUGIN_DIR "\nlog_level = error\n" FUZZ_LIMITS);
     return env;
+}
+
+/* libFuzzer keeps pointers to the coverage counters of every instrumented
+ * library; a plugin unloaded when an environment is released would leave
+ * them dangling. A target that creates and releases environments pins the
+ * build's plugins first (RTLD_NODELETE: the loader's dlclose then keeps
+ * them mapped, as one long-lived host would). */
+static inline void fuzz_pin_plugins(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    DIR *d = opendir(FUZZ_PLUGIN_DIR);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "libsy_", 6) || l < 4 || strcmp(e->d_name + l - 3, ".so"))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", FUZZ_PLUGIN_DIR, e->d_name);
+        (void)dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    }
+    if (d)
+        closedir(d);
 }
 
 /* A memfd holding the bytes; *path names it ("/proc/self/fd/N"). -1 on error. */

@@ -8,6 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    fuzz_pin_plugins();
     char *text = malloc(size + 1);
     if (!text)
         return 0;
