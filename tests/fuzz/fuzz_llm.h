@@ -2,8 +2,8 @@
  * The LLM fuzz targets' bundle: SY_FUZZ_LLM_BUNDLE names a bundle exported
  * by `switchyard llm-export` (tools/fuzz/run.sh and the CTest replay make one
  * from ../shared/models/llm at run time). The targets work on a private copy
- * whose graphs and weights are symlinks to it, so bundle.ini, the tokenizer
- * and the state can be replaced per input.
+ * of it in /dev/shm, so bundle.ini, the tokenizer and the state can be
+ * replaced per input.
  */
 #ifndef SY_FUZZ_LLM_H
 #define SY_FUZZ_LLM_H
@@ -44,7 +44,22 @@ static inline bool fuzz_read(const char *path, uint8_t **p, size_t *n)
     return ok;
 }
 
-/* the private bundle folder (created once) */
+static void fuzz_llm_cleanup(void)
+{
+    DIR *d = opendir(fuzz_bundle);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", fuzz_bundle, e->d_name);
+        if (e->d_name[0] != '.')
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(fuzz_bundle);
+}
+
+/* the private bundle folder (created once, removed at exit) */
 static inline void fuzz_llm_setup(void)
 {
     if (fuzz_llm)
@@ -56,18 +71,23 @@ static inline void fuzz_llm_setup(void)
     }
     snprintf(fuzz_bundle, sizeof fuzz_bundle, "/dev/shm/sy_fuzz_llm_%d", (int)getpid());
     mkdir(fuzz_bundle, 0700);
+    atexit(fuzz_llm_cleanup);
     DIR *d = opendir(src);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.' || !strcmp(e->d_name, "bundle.ini") || strstr(e->d_name, "tokenizer"))
             continue;
+        /* copies, not symlinks: external data must resolve inside the model's folder */
         char a[512], b[512];
         snprintf(a, sizeof a, "%s/%s", src, e->d_name);
         snprintf(b, sizeof b, "%s/%s", fuzz_bundle, e->d_name);
-        if (symlink(a, b) != 0 && errno != EEXIST) {
-            perror("fuzz: symlink");
+        uint8_t *p = NULL;
+        size_t n = 0;
+        if (!fuzz_read(a, &p, &n) || !fuzz_write(fuzz_bundle, e->d_name, p, n)) {
+            fprintf(stderr, "fuzz: cannot copy %s to %s\n", a, b);
             exit(2);
         }
+        free(p);
     }
     if (d)
         closedir(d);
