@@ -53,6 +53,10 @@ static sy_status *att_geometry(const att_state *s, const sy_tensor *q, const sy_
     if (q->rank != k->rank || q->rank != v->rank || (q->rank != 3 && q->rank != 4))
         return ERR(SY_ERR_SHAPE, "Q, K and V must all be 3-D or all 4-D (got ranks %d, %d, %d)", (int)q->rank,
                    (int)k->rank, (int)v->rank);
+    /* the kernel reads Q, K and V (and the past) as one element type */
+    if (k->dtype != q->dtype || v->dtype != q->dtype || (pk && pk->dtype != q->dtype) || (pv && pv->dtype != q->dtype))
+        return ERR(SY_ERR_TYPE, "Q, K and V (and past_key/past_value) must share one element type (got %s, %s, %s)",
+                   sy_dt_name(q->dtype), sy_dt_name(k->dtype), sy_dt_name(v->dtype));
     g->three_d = q->rank == 3;
     g->B = q->dims[0];
     if (k->dims[0] != g->B || v->dims[0] != g->B)
