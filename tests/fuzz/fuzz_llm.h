@@ -9,7 +9,7 @@
 #define SY_FUZZ_LLM_H
 
 #include "fuzz_common.h"
-#include "switchyard/sy_llm.h"
+#include "switchyard/ext/sy_llm.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include "sy_test.h"
 
 #include <switchyard/switchyard.h>
-#include <switchyard/sy_llm.h>
+#include <switchyard/ext/sy_llm.h>
 
 #include <dirent.h>
 #include <math.h>
