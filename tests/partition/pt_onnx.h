@@ -155,7 +155,8 @@ static inline void pt_init_raw(pt_model *m, const char *name, int elem, int32_t 
     t->name = pt_strdup(m, name);
     t->n_dims = (size_t)rank;
     t->dims = pt_alloc(m, (size_t)rank * sizeof *t->dims);
-    memcpy(t->dims, dims, (size_t)rank * sizeof *t->dims);
+    if (rank) /* a scalar passes dims NULL: memcpy's arguments must not be NULL even for 0 bytes */
+        memcpy(t->dims, dims, (size_t)rank * sizeof *t->dims);
     t->has_data_type = 1;
     t->data_type = elem;
     t->has_raw_data = 1;
