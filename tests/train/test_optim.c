@@ -45,12 +45,12 @@ static pt_model *optim_model(const optim_case *c)
     pt_init_i64(m, "T", 0, NULL, &c->t);
     const char *ins[2 + 4 * 2 + 1] = {"R", "T"};
     const char *outs[3 * 2 + 1] = {0};
-    static char names[16][24];
+    static char names[16][32]; /* "out_" + two ints: room for any int */
     int k = 2, o = 0;
     for (int g = 0; g < c->n_groups; g++)
         for (int i = 0; i < c->n_tensors; i++) {
             char *nm = names[g * 2 + i];
-            snprintf(nm, 24, "in_%d_%d", g, i);
+            snprintf(nm, sizeof names[0], "in_%d_%d", g, i);
             ins[k++] = nm;
             if (g == 0)
                 pt_input(m, nm, PT_F32, 1, dims);
@@ -61,7 +61,7 @@ static pt_model *optim_model(const optim_case *c)
     for (int g = 0; g + 1 < c->n_groups; g++)
         for (int i = 0; i < c->n_tensors; i++) {
             char *nm = names[8 + g * 2 + i];
-            snprintf(nm, 24, "out_%d_%d", g, i);
+            snprintf(nm, sizeof names[0], "out_%d_%d", g, i);
             outs[o++] = nm;
         }
     outs[o] = NULL;
