@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE (before any system header) */
 #endif
 #include "cpu.h"
+#include "cpu_pool.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -96,7 +97,10 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
                                     isa);
     }
     if (threads > 1) {
-        p->pool = pthreadpool_create((size_t)threads);
+        /* our pool when XNNPACK's calls reach it (cpu_pool.c), else libpthreadpool's */
+        p->own_pool = cpu_pool_probe();
+        p->pool = p->own_pool ? (pthreadpool_t)(void *)cpu_pool_create((uint32_t)threads)
+                              : pthreadpool_create((size_t)threads);
         if (!p->pool) {
             free(p);
             return cpu_host->status_new(SY_ERR_RUNTIME, "[provider.cpu] could not start %ld threads", threads);
@@ -111,7 +115,9 @@ static void cpu_destroy(void *state)
     cpu_provider *p = state;
     if (!p)
         return;
-    if (p->pool)
+    if (p->pool && p->own_pool)
+        cpu_pool_destroy((cpu_pool *)(void *)p->pool);
+    else if (p->pool)
         pthreadpool_destroy(p->pool);
     free(p);
 }
@@ -136,11 +142,19 @@ static const sy_provider_def cpu_provider_def = {
  * it. The libraries stay loaded when this plugin is closed (RTLD_NODELETE),
  * so that state is never torn down under another environment and a later
  * load finds it again; xnn_deinitialize is therefore not called. */
-static void pin_xnnpack(void)
+static void pin(const void *addr)
 {
     Dl_info info;
-    if (dladdr((void *)(uintptr_t)xnn_initialize, &info) && info.dli_fname)
+    if (dladdr(addr, &info) && info.dli_fname)
         (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* XNNPACK's pthreadpool calls bind to this plugin's entry points
+ * (cpu_pool.c), so this plugin stays loaded with it. */
+static void pin_xnnpack(void)
+{
+    pin((const void *)(uintptr_t)xnn_initialize);
+    pin((const void *)(uintptr_t)cpu_pool_probe);
 }
 
 static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -19,6 +19,7 @@ typedef struct cpu_provider {
     uint32_t threads;     /* intra-op workers ([provider.cpu] threads) */
     int isa;              /* cpu_isa of the hand-written parts ([provider.cpu] isa) */
     pthreadpool_t pool;   /* NULL when threads == 1: work runs on the caller */
+    bool own_pool;        /* pool is a cpu_pool (cpu_pool.c), not libpthreadpool's */
     bool fuse_bn;         /* fold BatchNormalization into the Conv before it */
     bool fuse_activation; /* Relu/Clip after a Conv become the Conv's output clamp */
     bool nhwc_chains;     /* consecutive Convs stay in NHWC between them */
