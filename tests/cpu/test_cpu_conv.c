@@ -4,7 +4,8 @@
  * strided, dilated, asymmetrically padded, SAME_UPPER/SAME_LOWER, grouped,
  * depthwise and pointwise cases, in fp32 and fp16 storage; the node must be
  * placed on `cpu`. Then: the same model gives bit-identical outputs with
- * [provider.cpu] threads = 1, 2 and 3; a non-constant weight falls back to
+ * [provider.cpu] threads = 1, 2, 3 and 8, also from three sessions running at
+ * once on one environment (its pool shared); a non-constant weight falls back to
  * cpu_ref with the reason; a bad threads value is refused by name. Every
  * case also runs with [provider.cpu] isa = portable (the plain C layout
  * changes and fp16 conversions) and must give the same bits as the default
@@ -14,6 +15,7 @@
 #include "switchyard/sy_sdk.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #define CHECK PT_CHECK
 
@@ -294,22 +296,73 @@ static void test_threads_bit_identical(void)
     const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
     built o;
     build(cc, false, &o);
-    float *y[3];
-    for (int t = 0; t < 3; t++) {
+    static const int counts[4] = {1, 2, 3, 8}; /* 8: more workers than this host has cores */
+    float *y[4];
+    for (int t = 0; t < 4; t++) {
         char extra[64];
-        snprintf(extra, sizeof extra, "[provider.cpu]\nthreads = %d\n", t + 1);
+        snprintf(extra, sizeof extra, "[provider.cpu]\nthreads = %d\n", counts[t]);
         y[t] = calloc(o.yn, sizeof(float));
         sy_env *env = cpu_env(extra);
         if (!env)
             continue;
         const char *prov = run_once(env, cc, &o, y[t], o.yn * 4, NULL, 0);
-        CHECK(prov && !strcmp(prov, "cpu"), "threads = %d: Conv on %s", t + 1, prov ? prov : "?");
+        CHECK(prov && !strcmp(prov, "cpu"), "threads = %d: Conv on %s", counts[t], prov ? prov : "?");
         sy_env_release(env);
     }
-    CHECK(!memcmp(y[0], y[1], o.yn * 4), "threads = 2 differs from threads = 1");
-    CHECK(!memcmp(y[0], y[2], o.yn * 4), "threads = 3 differs from threads = 1");
-    for (int t = 0; t < 3; t++)
+    for (int t = 1; t < 4; t++)
+        CHECK(!memcmp(y[0], y[t], o.yn * 4), "threads = %d differs from threads = 1", counts[t]);
+    for (int t = 0; t < 4; t++)
         free(y[t]);
+    unbuild(&o);
+}
+
+/* Sessions of one environment share its pool: run from several threads at
+ * once, a region that finds the pool busy runs on its caller, and every
+ * result is the one of threads = 1. */
+typedef struct conc_job {
+    sy_env *env;
+    const conv_case *cc;
+    const built *o;
+    float *y;
+    bool ok;
+} conc_job;
+
+static void *conc_main(void *arg)
+{
+    conc_job *j = arg;
+    j->ok = true;
+    for (int r = 0; r < 4 && j->ok; r++)
+        j->ok = run_once(j->env, j->cc, j->o, j->y + (size_t)r * j->o->yn, j->o->yn * 4, NULL, 0) != NULL;
+    return NULL;
+}
+
+static void test_concurrent_sessions(void)
+{
+    const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
+    built o;
+    build(cc, false, &o);
+    float *ref = calloc(o.yn, sizeof(float));
+    sy_env *one = cpu_env(""), *env = cpu_env("[provider.cpu]\nthreads = 2\n");
+    if (one && env && run_once(one, cc, &o, ref, o.yn * 4, NULL, 0)) {
+        enum { NT = 3 };
+        conc_job jobs[NT];
+        pthread_t th[NT];
+        for (int i = 0; i < NT; i++) {
+            jobs[i] = (conc_job){env, cc, &o, calloc(4 * o.yn, sizeof(float)), false};
+            CHECK(!pthread_create(&th[i], NULL, conc_main, &jobs[i]), "pthread_create");
+        }
+        for (int i = 0; i < NT; i++) {
+            pthread_join(th[i], NULL);
+            CHECK(jobs[i].ok, "thread %d: a run failed", i);
+            for (int r = 0; r < 4 && jobs[i].ok; r++)
+                CHECK(!memcmp(ref, jobs[i].y + (size_t)r * o.yn, o.yn * 4),
+                      "thread %d run %d differs from threads = 1", i, r);
+            free(jobs[i].y);
+        }
+    }
+    sy_env_release(one);
+    sy_env_release(env);
+    free(ref);
     unbuild(&o);
 }
 
@@ -376,6 +429,7 @@ int main(void)
 {
     PT_RUN(test_cases);
     PT_RUN(test_threads_bit_identical);
+    PT_RUN(test_concurrent_sessions);
     PT_RUN(test_fallback);
     PT_RUN(test_bad_threads);
     PT_RUN(test_bad_isa);
