@@ -101,8 +101,9 @@ static sy_status *setup_providers(sy_env *env)
         static const char *const host_keys[] = {"requant", NULL};
         SY_TRY(sy_options_check(opts, r->def.option_keys, host_keys, cfg->origin));
         const char *rq = opts ? sy_options_get(opts, "requant") : NULL;
-        if (rq && strcmp(rq, "onnx") && strcmp(rq, "gemmlowp"))
-            return sy_error(SY_ERR_INVALID_CONFIG, "%s: [provider.%s] requant = %s: expected onnx or gemmlowp",
+        if (rq && strcmp(rq, "onnx") && strcmp(rq, "gemmlowp") && strcmp(rq, "single_rounding"))
+            return sy_error(SY_ERR_INVALID_CONFIG,
+                            "%s: [provider.%s] requant = %s: expected onnx, gemmlowp or single_rounding",
                             cfg->origin, r->def.name, rq);
         if (r->def.create_env || r->def.create) {
             /* ABI 1.2: create_env also gets the plugin's state in this env */

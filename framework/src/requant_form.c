@@ -1,12 +1,19 @@
 /*
  * The requantization form of a node in a session: "onnx" (float multiplier,
- * round half to even) or "gemmlowp" (int32 multiplier + shift, round half
- * away from zero). Integer kernels ask for it through the node's `requant`
+ * round half to even), "gemmlowp" (int32 multiplier + shift, two roundings
+ * half away from zero: TFLite Micro) or "single_rounding" (the same
+ * multiplier + shift, one rounding half up: TFLite built with
+ * TFLITE_SINGLE_ROUNDING, which the TFLite interpreter's int8 kernels
+ * match). Integer kernels ask for it through the node's `requant`
  * attribute; when the model itself does not carry one, the host answers with
  * the first of
  *
  *   sy_session_options.requant  >  [provider.P] requant  >
  *   the environment's default a plugin publishes  >  "onnx"
+ *
+ * except that a TFLite builtin (domain "tflite") has no float form: where
+ * the answer would be "onnx" it gets "gemmlowp" (TFLite Micro's arithmetic),
+ * and the record says why.
  *
  * where P is the provider the node runs on (the one being asked during
  * placement; the fallback provider while constants are folded). The default
@@ -30,6 +37,8 @@ const char *sy_requant_name(const char *text)
         return "onnx";
     if (text && !strcmp(text, "gemmlowp"))
         return "gemmlowp";
+    if (text && !strcmp(text, "single_rounding"))
+        return "single_rounding";
     return NULL;
 }
 
@@ -39,13 +48,27 @@ static void record(struct sy_node *n, const char *form, const char *source)
     snprintf(n->rq_source, sizeof n->rq_source, "%s", source);
 }
 
+/* A TFLite builtin has no float form: it runs TFLite Micro's arithmetic
+ * (gemmlowp) unless single_rounding is asked for, and the record says so. */
+static bool tflite_node(const struct sy_node *n) { return n->ir && n->ir->domain && !strcmp(n->ir->domain, "tflite"); }
+
+static const char *answer(struct sy_node *n, const char *form, const char *source)
+{
+    if (tflite_node(n) && !strcmp(form, "onnx")) {
+        char src[64];
+        snprintf(src, sizeof src, "%s (TFLite has no onnx form)", source);
+        record(n, "gemmlowp", src);
+        return "gemmlowp";
+    }
+    record(n, form, source);
+    return form;
+}
+
 const char *sy_requant_resolve(struct sy_node *n)
 {
     const struct sy_session *s = n->s;
-    if (s->requant) {
-        record(n, s->requant, "session");
-        return s->requant;
-    }
+    if (s->requant)
+        return answer(n, s->requant, "session");
     const sy_provider_rec *pr = n->asking;
     if (!pr && n->index < s->n_nodes && &s->nodes[n->index].view == n)
         pr = s->nodes[n->index].provider;
@@ -57,8 +80,7 @@ const char *sy_requant_resolve(struct sy_node *n)
     if (v) {
         char src[64];
         snprintf(src, sizeof src, "[provider.%s]", pr->def.name);
-        record(n, v, src);
-        return v;
+        return answer(n, v, src);
     }
     const sy_extension_rec *e = sy_env_find_extension(s->env, SY_EXT_REQUANT_DEFAULT, SY_EXT_REQUANT_DEFAULT_VERSION);
     const sy_requant_default *d = e ? e->table : NULL;
@@ -66,11 +88,9 @@ const char *sy_requant_resolve(struct sy_node *n)
     if (v) {
         char src[64];
         snprintf(src, sizeof src, "[plugin.%s]", e->owner->name);
-        record(n, v, src);
-        return v;
+        return answer(n, v, src);
     }
-    record(n, "onnx", "default");
-    return "onnx";
+    return answer(n, tflite_node(n) ? "gemmlowp" : "onnx", "default");
 }
 
 SY_EXPORT const char *sy_session_node_requant(const sy_session *s, size_t index, const char **source)

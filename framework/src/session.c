@@ -488,7 +488,8 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     opts = &o;
     const char *requant = sy_requant_name(opts->requant);
     if (opts->requant && !requant)
-        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_options.requant = \"%s\": expected \"onnx\" or \"gemmlowp\"",
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_options.requant = \"%s\": expected \"onnx\", \"gemmlowp\" or "
+                        "\"single_rounding\"",
                         opts->requant);
     struct sy_session *s = calloc(1, sizeof *s);
     if (!s)

@@ -235,7 +235,7 @@ void sy_placements_free(struct sy_session *s);
 const char *sy_placement_forced(const struct sy_session *s, uint32_t node);
 /* requant_form.c: the requantization form of node n (see the file). */
 const char *sy_requant_resolve(struct sy_node *n);
-/* "onnx"/"gemmlowp" as a static string; NULL for anything else */
+/* "onnx"/"gemmlowp"/"single_rounding" as a static string; NULL for anything else */
 const char *sy_requant_name(const char *text);
 
 /* A tensor over the session's max_tensor_bytes is refused (what: "input",

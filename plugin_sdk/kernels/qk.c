@@ -25,11 +25,16 @@ static int32_t sat(double v, int32_t lo, int32_t hi)
 
 int32_t qk_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
 
+int32_t qk_mul_by_qm_form(int32_t mode, int32_t x, int32_t mult, int32_t shift)
+{
+    return mode == QK_RQ_SINGLE ? sy_fx_mul_by_qm_single(x, mult, shift) : sy_fx_mul_by_qm(x, mult, shift);
+}
+
 int32_t qk_rq_apply(const qk_rq *r, int64_t acc)
 {
-    if (r->mode == QK_RQ_GEMMLOWP) {
+    if (r->mode == QK_RQ_GEMMLOWP || r->mode == QK_RQ_SINGLE) {
         int32_t a = acc > INT32_MAX ? INT32_MAX : (acc < INT32_MIN ? INT32_MIN : (int32_t)acc);
-        int64_t v = (int64_t)qk_mul_by_qm(a, r->mult, r->shift) + r->zp;
+        int64_t v = (int64_t)qk_mul_by_qm_form(r->mode, a, r->mult, r->shift) + r->zp;
         return v < r->lo ? r->lo : (v > r->hi ? r->hi : (int32_t)v);
     }
     return sat(qk_round_even((double)acc * r->real_mult) + (double)r->zp, r->lo, r->hi);
@@ -116,12 +121,12 @@ void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
         int64_t da = (int64_t)ld(a, p->adt, (size_t)i) - p->za;
         int64_t db = (int64_t)ld(b, p->bdt, (size_t)(p->nb == p->n ? i : i % p->nb)) - p->zb;
         int32_t out;
-        if (p->mode == QK_RQ_GEMMLOWP) {
-            int32_t sa = qk_mul_by_qm((int32_t)(da * (1 << 20)), p->m1, p->s1);
-            int32_t sb = qk_mul_by_qm((int32_t)(db * (1 << 20)), p->m2, p->s2);
+        if (p->mode == QK_RQ_GEMMLOWP || p->mode == QK_RQ_SINGLE) {
+            int32_t sa = qk_mul_by_qm_form(p->mode, (int32_t)(da * (1 << 20)), p->m1, p->s1);
+            int32_t sb = qk_mul_by_qm_form(p->mode, (int32_t)(db * (1 << 20)), p->m2, p->s2);
             int64_t sum = (int64_t)sa + sb;
             sum = sum > INT32_MAX ? INT32_MAX : (sum < INT32_MIN ? INT32_MIN : sum);
-            int64_t r = (int64_t)qk_mul_by_qm((int32_t)sum, p->mo, p->so) + p->zy;
+            int64_t r = (int64_t)qk_mul_by_qm_form(p->mode, (int32_t)sum, p->mo, p->so) + p->zy;
             out = r < p->lo ? p->lo : (r > p->hi ? p->hi : (int32_t)r);
         } else {
             /* round, then add the output zero point (QuantizeLinear's order,

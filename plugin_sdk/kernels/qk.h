@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { QK_RQ_ONNX = 0, QK_RQ_GEMMLOWP = 1 };
+/* the sy_rq_mode values: float, gemmlowp double rounding, TFLite single rounding */
+enum { QK_RQ_ONNX = 0, QK_RQ_GEMMLOWP = 1, QK_RQ_SINGLE = 2 };
 enum { QK_S8 = 0, QK_U8 = 1 };
 
 typedef struct qk_rq {
-    int32_t mode;      /* QK_RQ_ONNX or QK_RQ_GEMMLOWP */
+    int32_t mode;      /* QK_RQ_ONNX, QK_RQ_GEMMLOWP or QK_RQ_SINGLE */
     double real_mult;  /* s_x * s_w / s_y (ONNX form) */
     int32_t mult, shift;
     int32_t zp, lo, hi;
@@ -21,6 +22,8 @@ typedef struct qk_rq {
 
 double qk_round_even(double v); /* |v| < 2^52 or returned as is; no libm */
 int32_t qk_mul_by_qm(int32_t x, int32_t mult, int32_t shift);
+/* the fixed-point multiply of a form: gemmlowp's, or single rounding for QK_RQ_SINGLE */
+int32_t qk_mul_by_qm_form(int32_t mode, int32_t x, int32_t mult, int32_t shift);
 int32_t qk_rq_apply(const qk_rq *r, int64_t acc);
 int32_t qk_quantize1(float x, float scale, int32_t zp, int32_t lo, int32_t hi);
 

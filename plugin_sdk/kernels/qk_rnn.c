@@ -35,7 +35,7 @@ static void stq(void *p, int32_t dt, size_t i, int32_t v)
  * left shift would wrap: such values saturate the pre-activation anyway. */
 static int32_t to_pre(const qk_rq *r, int64_t acc)
 {
-    if (r->mode == QK_RQ_GEMMLOWP && r->shift > 0) {
+    if (r->mode != QK_RQ_ONNX && r->shift > 0) {
         int64_t lim = ((int64_t)1 << (31 - (r->shift > 30 ? 30 : r->shift))) - 1;
         acc = acc > lim ? lim : (acc < -lim ? -lim : acc);
     }

@@ -38,6 +38,13 @@ static inline int32_t tflk_srdhm(int32_t a, int32_t b) { return sy_fx_srdhm(a, b
 static inline int32_t tflk_rdivpot(int32_t x, int32_t exponent) { return sy_fx_rdivpot(x, exponent); }
 /* MultiplyByQuantizedMultiplier: x * mult * 2^shift, Q0.31 multiplier */
 static inline int32_t tflk_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
+/* the requantization of CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED by
+ * form: 0 TFLite Micro's double rounding (above), 1 TFLite's single
+ * rounding (TFLITE_SINGLE_ROUNDING, the interpreter's int8 kernels) */
+static inline int32_t tflk_rescale(int32_t single, int32_t x, int32_t mult, int32_t shift)
+{
+    return single ? sy_fx_mul_by_qm_single(x, mult, shift) : sy_fx_mul_by_qm(x, mult, shift);
+}
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
@@ -218,6 +225,7 @@ typedef struct tflk_conv {
     const int32_t *mult, *shift;
     /* fp32 */
     tflk_act act;
+    int32_t rq_single; /* int8: 1 single-rounding requantization (tflk_rescale) */
 } tflk_conv;
 
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
@@ -231,6 +239,7 @@ typedef struct tflk_fc {
     int32_t per_channel;
     const int32_t *mult, *shift;
     tflk_act act;
+    int32_t rq_single; /* int8: 1 single-rounding requantization (tflk_rescale) */
 } tflk_fc;
 
 void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);

@@ -50,8 +50,8 @@
 
 #define MAC_S8(acc, xv, wv) ((acc) += (uint32_t)(((int32_t)(xv) + p->in_off) * (wv)))
 #define STORE_S8(acc, oc)                                                                                          \
-    (int8_t)tflk_clampi(tflk_mul_by_qm((int32_t)(acc), p->mult[p->per_channel ? (oc) : 0],                         \
-                                       p->shift[p->per_channel ? (oc) : 0]) + p->out_zp, p->lo, p->hi)
+    (int8_t)tflk_clampi(tflk_rescale(p->rq_single, (int32_t)(acc), p->mult[p->per_channel ? (oc) : 0],             \
+                                     p->shift[p->per_channel ? (oc) : 0]) + p->out_zp, p->lo, p->hi)
 #define MAC_F32(acc, xv, wv) ((acc) += (xv) * (wv))
 #define STORE_F32(acc, oc) tflk_act_apply(&p->act, (acc))
 

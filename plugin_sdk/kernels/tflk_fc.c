@@ -14,7 +14,7 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
             if (bias)
                 acc += (uint32_t)bias[u];
             int32_t c = p->per_channel ? u : 0;
-            int32_t r = tflk_mul_by_qm((int32_t)acc, p->mult[c], p->shift[c]) + p->out_zp;
+            int32_t r = tflk_rescale(p->rq_single, (int32_t)acc, p->mult[c], p->shift[c]) + p->out_zp;
             y[i * U + u] = (int8_t)tflk_clampi(r, p->lo, p->hi);
         }
     }

@@ -244,6 +244,13 @@ void sy_rq_apply_n(const sy_requant *r, size_t r_stride, const int32_t *acc, int
         }
         return;
     }
+    if (r->mode == SY_RQ_SINGLE) {
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = (int64_t)sy_q_mul_by_qm_single(acc[i], r->mult, r->shift) + r->zp;
+            out[i] = v < r->lo ? r->lo : (v > r->hi ? r->hi : (int32_t)v);
+        }
+        return;
+    }
     if (!isfinite(r->real_mult) || r->lo < -lim || r->hi > lim || r->zp < -lim || r->zp > lim || r->lo > r->hi) {
         for (size_t i = 0; i < n; i++)
             out[i] = sy_rq_apply(r, acc[i]);

@@ -52,6 +52,7 @@ int32_t sy_q_srdhm(int32_t a, int32_t b) { return sy_fx_srdhm(a, b); }
 int32_t sy_q_rdivpot(int32_t x, int32_t exponent) { return sy_fx_rdivpot(x, exponent); }
 
 int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm(x, mult, shift); }
+int32_t sy_q_mul_by_qm_single(int32_t x, int32_t mult, int32_t shift) { return sy_fx_mul_by_qm_single(x, mult, shift); }
 
 int32_t sy_q_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift)
 {

@@ -12,6 +12,8 @@
  *       SY_RQ_GEMMLOWP q = sat(MultiplyByQuantizedMultiplier(acc, m, s) + zp)
  *                      (int32 multiplier + shift, half away from zero; the
  *                      arithmetic is sdk_quant.c's, not repeated here)
+ *       SY_RQ_SINGLE   the same multiplier and shift with one rounding half
+ *                      up (TFLite's TFLITE_SINGLE_ROUNDING)
  *   - validation of quantization parameters with messages naming the tensor
  *   - choice of scale / zero point from a range, and calibration observers
  *     (min/max and percentile of a histogram)
@@ -126,10 +128,17 @@ bool sy_rq_mode_parse(const char *s, sy_rq_mode *out)
         *out = SY_RQ_GEMMLOWP;
         return true;
     }
+    if (!strcmp(s, "single_rounding") || !strcmp(s, "single")) {
+        *out = SY_RQ_SINGLE;
+        return true;
+    }
     return false;
 }
 
-const char *sy_rq_mode_name(sy_rq_mode m) { return m == SY_RQ_GEMMLOWP ? "gemmlowp" : "onnx"; }
+const char *sy_rq_mode_name(sy_rq_mode m)
+{
+    return m == SY_RQ_GEMMLOWP ? "gemmlowp" : (m == SY_RQ_SINGLE ? "single_rounding" : "onnx");
+}
 
 void sy_rq_init(sy_requant *r, sy_rq_mode mode, double real_mult, int32_t zp, int32_t lo, int32_t hi)
 {
@@ -143,10 +152,12 @@ void sy_rq_init(sy_requant *r, sy_rq_mode mode, double real_mult, int32_t zp, in
 
 int32_t sy_rq_apply(const sy_requant *r, int64_t acc)
 {
-    if (r->mode == SY_RQ_GEMMLOWP) {
-        /* the fixed-point form takes an int32 accumulator: saturate first */
+    if (r->mode == SY_RQ_GEMMLOWP || r->mode == SY_RQ_SINGLE) {
+        /* the fixed-point forms take an int32 accumulator: saturate first */
         int32_t a = acc > INT32_MAX ? INT32_MAX : (acc < INT32_MIN ? INT32_MIN : (int32_t)acc);
-        int64_t v = (int64_t)sy_q_mul_by_qm(a, r->mult, r->shift) + r->zp;
+        int64_t v = (int64_t)(r->mode == SY_RQ_SINGLE ? sy_q_mul_by_qm_single(a, r->mult, r->shift)
+                                                      : sy_q_mul_by_qm(a, r->mult, r->shift)) +
+                    r->zp;
         return v < r->lo ? r->lo : (v > r->hi ? r->hi : (int32_t)v);
     }
     return sat_i32(sy_rq_round_even((double)acc * r->real_mult) + (double)r->zp, r->lo, r->hi);

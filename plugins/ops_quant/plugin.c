@@ -36,7 +36,7 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
     const char *rq = opts ? host->option_get(opts, "requant") : NULL;
     if (rq && !sy_rq_mode_parse(rq, &e->default_rq)) {
         free(e);
-        return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.ops_quant] requant = %s: expected onnx or gemmlowp",
+        return host->status_new(SY_ERR_INVALID_CONFIG, "[plugin.ops_quant] requant = %s: expected onnx, gemmlowp or single_rounding",
                                 rq);
     }
     sy_status *st = host->plugin_set_state(p, e, quant_release);
@@ -45,7 +45,7 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
         return st;
     }
     if (rq) {
-        e->published = (sy_requant_default){sizeof e->published, e->default_rq == SY_RQ_GEMMLOWP ? "gemmlowp" : "onnx"};
+        e->published = (sy_requant_default){sizeof e->published, sy_rq_mode_name(e->default_rq)};
         SY_TRY(host->register_extension(p, SY_EXT_REQUANT_DEFAULT, SY_EXT_REQUANT_DEFAULT_VERSION, &e->published));
     }
     void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {

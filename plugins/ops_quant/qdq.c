@@ -77,7 +77,7 @@ sy_status *q_node_rq_mode(const sy_node *n, sy_rq_mode *mode)
         char buf[32];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < 31 ? len : 31), s);
         if (!sy_rq_mode_parse(buf, mode))
-            return QERR(SY_ERR_INVALID_ARGUMENT, "attribute requant = \"%s\": expected \"onnx\" or \"gemmlowp\"", buf);
+            return QERR(SY_ERR_INVALID_ARGUMENT, "attribute requant = \"%s\": expected \"onnx\", \"gemmlowp\" or \"single_rounding\"", buf);
     }
     return NULL;
 }

@@ -111,20 +111,21 @@ static sy_status *prepare_bin(sy_node *n, void **state)
 static inline int32_t bin_one(const bin_ctx *c, int32_t a, int32_t b)
 {
     int64_t da = (int64_t)a - c->za, db = (int64_t)b - c->zb;
-    if (c->mode == SY_RQ_GEMMLOWP) {
+    if (c->mode == SY_RQ_GEMMLOWP || c->mode == SY_RQ_SINGLE) {
+        int32_t (*mul)(int32_t, int32_t, int32_t) = c->mode == SY_RQ_SINGLE ? sy_q_mul_by_qm_single : sy_q_mul_by_qm;
         int64_t r;
         if (c->op == BIN_MUL) {
             int64_t p = da * db;
-            r = (int64_t)sy_q_mul_by_qm((int32_t)p, c->mo, c->so) + c->zy;
+            r = (int64_t)mul((int32_t)p, c->mo, c->so) + c->zy;
         } else {
-            int32_t sa = sy_q_mul_by_qm((int32_t)(da * ((int64_t)1 << c->left_shift)), c->m1, c->s1);
-            int32_t sb = sy_q_mul_by_qm((int32_t)(db * ((int64_t)1 << c->left_shift)), c->m2, c->s2);
+            int32_t sa = mul((int32_t)(da * ((int64_t)1 << c->left_shift)), c->m1, c->s1);
+            int32_t sb = mul((int32_t)(db * ((int64_t)1 << c->left_shift)), c->m2, c->s2);
             int64_t sum = c->op == BIN_SUB ? (int64_t)sa - sb : (int64_t)sa + sb;
             if (sum > INT32_MAX)
                 sum = INT32_MAX;
             if (sum < INT32_MIN)
                 sum = INT32_MIN;
-            r = (int64_t)sy_q_mul_by_qm((int32_t)sum, c->mo, c->so) + c->zy;
+            r = (int64_t)mul((int32_t)sum, c->mo, c->so) + c->zy;
         }
         return r < c->lo ? c->lo : (r > c->hi ? c->hi : (int32_t)r);
     }
@@ -401,7 +402,7 @@ static sy_status *run_pool(void *state, const sy_kernel_io *io)
                      (int32_t)g->k[1], (int32_t)g->s[0], (int32_t)g->s[1], (int32_t)g->d[0], (int32_t)g->d[1],
                      (int32_t)g->pb[0], (int32_t)g->pb[1], x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
                      y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zx, zy, same,
-                     {rq.mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX, rq.real_mult, rq.mult, rq.shift, rq.zp, rq.lo,
+                     {(int32_t)rq.mode, rq.real_mult, rq.mult, rq.shift, rq.zp, rq.lo,
                       rq.hi}};
         qk_maxpool_run(&p, x->data, y->data);
         return NULL;
@@ -436,7 +437,7 @@ static sy_status *run_pool(void *state, const sy_kernel_io *io)
                     int64_t div = st->count_include_pad ? cells : count;
                     if (div <= 0) {
                         out = zy;
-                    } else if (st->mode == SY_RQ_GEMMLOWP) {
+                    } else if (st->mode != SY_RQ_ONNX) {
                         /* TFLite: average rounded half away from zero, then rescale */
                         int64_t avg = sum >= 0 ? (sum + div / 2) / div : (sum - div / 2) / div;
                         out = same ? (int32_t)(avg + zy < lo ? lo : (avg + zy > hi ? hi : avg + zy))

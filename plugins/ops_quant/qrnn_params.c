@@ -184,7 +184,7 @@ static void rq_make(qk_rq *q, sy_rq_mode mode, double real_mult)
      * sum of two stays far inside int32 */
     sy_requant r;
     sy_rq_init(&r, mode, real_mult, 0, -(1 << 24), 1 << 24);
-    q->mode = mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX;
+    q->mode = (int32_t)mode; /* QK_RQ_* are the sy_rq_mode values */
     q->real_mult = r.real_mult;
     q->mult = r.mult;
     q->shift = r.shift;
@@ -232,7 +232,7 @@ sy_status *qrnn_build(const sy_host_api *h, const sy_node *n, sy_rq_mode def_mod
         char buf[32];
         snprintf(buf, sizeof buf, "%.*s", (int)(rql < 31 ? rql : 31), rqs);
         if (!sy_rq_mode_parse(buf, &mode))
-            return PERR(h, SY_ERR_INVALID_ARGUMENT, "QRNN: requant = \"%s\": expected \"onnx\" or \"gemmlowp\"", buf);
+            return PERR(h, SY_ERR_INVALID_ARGUMENT, "QRNN: requant = \"%s\": expected \"onnx\", \"gemmlowp\" or \"single_rounding\"", buf);
     }
     int64_t nwz = in[5] ? sy_tensor_numel(in[5]) : 0, nrz = in[8] ? sy_tensor_numel(in[8]) : 0;
     size_t nrq = (size_t)(3 * D * H), bytes = nrq * sizeof(qk_rq) +

@@ -106,6 +106,16 @@ static inline sy_status *tfl_multipliers(const sy_host_api *H, const sy_tensor *
     return NULL;
 }
 
+/* The node's requantization form (the host's `requant` answer, which is
+ * gemmlowp for a TFLite builtin unless a session, provider or plugin option
+ * says otherwise): 1 for single_rounding, 0 for TFLite Micro's gemmlowp. */
+static inline int32_t tfl_rq_single(const sy_host_api *H, const sy_node *n)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    return H->attr_string(n, "requant", &s, &len) && len == 15 && !strncmp(s, "single_rounding", 15);
+}
+
 /* ---- CONV_2D / DEPTHWISE_CONV_2D ---------------------------------------- */
 static inline sy_status *tfl_build_conv(const sy_host_api *H, const sy_node *n, tflk_conv *p, tfl_owned *o)
 {
@@ -147,6 +157,7 @@ static inline sy_status *tfl_build_conv(const sy_host_api *H, const sy_node *n, 
         SY_TRY(tfl_multipliers(H, x, w, y, p->oc, false, o, &p->per_channel));
         p->mult = o->mult;
         p->shift = o->shift;
+        p->rq_single = tfl_rq_single(H, n);
     }
     return NULL;
 }
@@ -178,6 +189,7 @@ static inline sy_status *tfl_build_fc(const sy_host_api *H, const sy_node *n, tf
         SY_TRY(tfl_multipliers(H, x, w, y, units, true, o, &p->per_channel));
         p->mult = o->mult;
         p->shift = o->shift;
+        p->rq_single = tfl_rq_single(H, n);
     }
     return NULL;
 }

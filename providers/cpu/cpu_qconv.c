@@ -69,7 +69,7 @@ static int qconv_kind(const sy_node *n, char *why, size_t len)
     const char *rq = NULL;
     size_t rl = 0;
     if (H->attr_string(n, "requant", &rq, &rl) && !(rl == 4 && !memcmp(rq, "onnx", 4)))
-        return cpu_decline(why, len, "the gemmlowp requantization form is cpu_ref's"), -1;
+        return cpu_decline(why, len, "only the onnx requantization form (gemmlowp, single_rounding: cpu_ref)"), -1;
     if (!x || !w || (x->rank != 3 && x->rank != 4) || w->rank != x->rank)
         return cpu_decline(why, len, "only 1-D and 2-D convolutions"), -1;
     if (!w->data || (b && (!b->data || (b->dtype != SY_DT_INT32 && b->dtype != SY_DT_FLOAT32))))

@@ -478,9 +478,10 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         const tflk_conv *p = &k->u.conv;
         P(o,
           "static const tflk_conv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
-          "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
+          "    %d, %d, %d, %d, %d, %s, %s, %s, %d};\n",
           i, p->n, p->ih, p->iw, p->ic, p->oh, p->ow, p->oc, p->kh, p->kw, p->fic, p->depthwise, p->sh, p->sw, p->dh,
-          p->dw, p->pt, p->pl, p->in_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+          p->dw, p->pt, p->pl, p->in_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act),
+          p->rq_single);
         L->flash_params += sizeof(tflk_conv);
         P(calls, "    tflk_conv_%s(&n%u, (const %s *)(ws + %zu), %s, %s, (%s *)(ws + %zu));\n", i8 ? "s8" : "f32", i, et,
           xo, wsym, bsym, et, yo);
@@ -489,8 +490,9 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     case MK_FC_S8:
     case MK_FC_F32: {
         const tflk_fc *p = &k->u.fc;
-        P(o, "static const tflk_fc n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batches, p->units,
-          p->depth, p->in_off, p->w_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+        P(o, "static const tflk_fc n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %d};\n", i, p->batches,
+          p->units, p->depth, p->in_off, p->w_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss,
+          act_str(a, sizeof a, &p->act), p->rq_single);
         L->flash_params += sizeof(tflk_fc);
         P(calls, "    tflk_fc_%s(&n%u, (const %s *)(ws + %zu), %s, %s, (%s *)(ws + %zu));\n", i8 ? "s8" : "f32", i, et, xo,
           wsym, bsym, et, yo);

@@ -232,7 +232,7 @@ static sy_status *rq_mode(const sy_node *n, sy_rq_mode *mode)
         char buf[32];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < 31 ? len : 31), s);
         if (!sy_rq_mode_parse(buf, mode))
-            return H->status_new(SY_ERR_INVALID_ARGUMENT, "attribute requant = \"%s\": expected onnx or gemmlowp", buf);
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "attribute requant = \"%s\": expected onnx, gemmlowp or single_rounding", buf);
     }
     return NULL;
 }
@@ -256,7 +256,7 @@ static void act_clamp(const sy_node *n, float ys, int32_t yz, sy_dtype ydt, int3
 
 static void to_qk(const sy_requant *r, qk_rq *q)
 {
-    q->mode = r->mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX;
+    q->mode = (int32_t)r->mode; /* QK_RQ_* are the sy_rq_mode values */
     q->real_mult = r->real_mult;
     q->mult = r->mult;
     q->shift = r->shift;
@@ -447,7 +447,7 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->ydt = qdt(y->dtype);
         sy_rq_mode mode;
         SY_TRY(rq_mode(n, &mode));
-        p->mode = mode == SY_RQ_GEMMLOWP ? QK_RQ_GEMMLOWP : QK_RQ_ONNX;
+        p->mode = (int32_t)mode;
         p->za = zp_at(qin(n, 2), 0);
         p->zb = zp_at(qin(n, 5), 0);
         p->zy = zp_at(qin(n, 7), 0);

@@ -60,7 +60,7 @@ class Run(sytest.unittest.TestCase):
         for args, code, text in [
             ((), 2, "a MODEL path is required"),
             ((TINY, "--threads", "0"), 2, "--threads expects an integer from 1 to 256, got '0'"),
-            ((TINY, "--requant", "x"), 2, "--requant expects onnx or gemmlowp, got 'x'"),
+            ((TINY, "--requant", "x"), 2, "--requant expects onnx, gemmlowp or single_rounding, got 'x'"),
             ((TINY, "--bogus"), 2, "unexpected argument '--bogus'"),
             ((TINY, "--input-dir", TINY_SET, "--input", "image=x"), 2, "cannot be combined"),
             (("/nonexistent.onnx",), 1, "/nonexistent.onnx: cannot open"),

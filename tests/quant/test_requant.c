@@ -11,10 +11,15 @@
  * including after adding the zero point, and folded-ReLU clamps. The
  * gemmlowp form rounds twice (high multiply, then shift), as TFLite's
  * reference and CMSIS-NN's default arm_nn_requantize do: 2.25 -> 3.
+ *
+ *   single form    q = sat(((acc * M + 2^(t-1)) >> t) + zp), t = 31 - shift
+ *                  (TFLITE_SINGLE_ROUNDING): one rounding, half up, so
+ *                  2.5 -> 3, -2.5 -> -2, -1.5 -> -1, 2.25 -> 2.
  */
 #include "switchyard/sy_sdk.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int failures;
 
@@ -28,29 +33,31 @@ static void expect(const char *what, long long got, long long want)
 
 int main(void)
 {
-    sy_requant on, gl;
+    sy_requant on, gl, sr;
     /* m = 0.25, zp 0, int8 */
     sy_rq_init(&on, SY_RQ_ONNX, 0.25, 0, -128, 127);
     sy_rq_init(&gl, SY_RQ_GEMMLOWP, 0.25, 0, -128, 127);
+    sy_rq_init(&sr, SY_RQ_SINGLE, 0.25, 0, -128, 127);
     expect("multiplier of 0.25", gl.mult, 1073741824);
+    expect("single: the same multiplier", sr.mult, 1073741824);
     expect("shift of 0.25", gl.shift, -1);
     static const struct {
         int32_t acc;
-        int32_t onnx, gemmlowp;
+        int32_t onnx, gemmlowp, single;
     } v[] = {
-        {2, 0, 1},        /* 0.5: even -> 0, away -> 1 */
-        {-2, 0, -1},      /* -0.5 */
-        {6, 2, 2},        /* 1.5: both 2 */
-        {-6, -2, -2},     /* -1.5 */
-        {10, 2, 3},       /* 2.5 */
-        {-10, -2, -3},    /* -2.5 */
-        {7, 2, 2},        /* 1.75 */
-        {9, 2, 3},        /* 2.25: gemmlowp rounds twice (SRDHM 4.5 -> 5, then 5 / 2 = 2.5 -> 3) */
-        {1000, 127, 127}, /* 250: saturates */
-        {-1000, -128, -128},
-        {508, 127, 127},  /* 127 exactly */
-        {510, 127, 127},  /* 127.5 -> 128 -> 127 */
-        {-514, -128, -128},
+        {2, 0, 1, 1},           /* 0.5: even -> 0, away -> 1, up -> 1 */
+        {-2, 0, -1, 0},         /* -0.5: up -> 0 */
+        {6, 2, 2, 2},           /* 1.5: all 2 */
+        {-6, -2, -2, -1},       /* -1.5: up -> -1 */
+        {10, 2, 3, 3},          /* 2.5 */
+        {-10, -2, -3, -2},      /* -2.5 */
+        {7, 2, 2, 2},           /* 1.75 */
+        {9, 2, 3, 2},           /* 2.25: gemmlowp rounds twice (SRDHM 4.5 -> 5, then 5 / 2 = 2.5 -> 3), single once */
+        {1000, 127, 127, 127},  /* 250: saturates */
+        {-1000, -128, -128, -128},
+        {508, 127, 127, 127},   /* 127 exactly */
+        {510, 127, 127, 127},   /* 127.5 -> 128 -> 127 */
+        {-514, -128, -128, -128},
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         char w[64];
@@ -58,6 +65,16 @@ int main(void)
         expect(w, sy_rq_apply(&on, v[i].acc), v[i].onnx);
         snprintf(w, sizeof w, "gemmlowp acc=%d", v[i].acc);
         expect(w, sy_rq_apply(&gl, v[i].acc), v[i].gemmlowp);
+        snprintf(w, sizeof w, "single acc=%d", v[i].acc);
+        expect(w, sy_rq_apply(&sr, v[i].acc), v[i].single);
+        int32_t a = v[i].acc, q = 0;
+        sy_rq_apply_n(&sr, 0, &a, &q, 1);
+        snprintf(w, sizeof w, "single (apply_n) acc=%d", v[i].acc);
+        expect(w, q, v[i].single);
+        if (v[i].acc > -508 && v[i].acc < 508) { /* the unsaturated product */
+            snprintf(w, sizeof w, "sy_q_mul_by_qm_single acc=%d", v[i].acc);
+            expect(w, sy_q_mul_by_qm_single(v[i].acc, sr.mult, sr.shift), v[i].single);
+        }
     }
     /* zero point 10 is added after rounding (ONNX spec text, ORT): 2.5 -> 2 + 10 */
     sy_rq_init(&on, SY_RQ_ONNX, 0.25, 10, -128, 127);
@@ -93,6 +110,16 @@ int main(void)
     expect("shift of 3", gl.shift, 2);
     expect("gemmlowp m=3 acc=7", sy_rq_apply(&gl, 7), 21);
     expect("gemmlowp m=3 acc=50", sy_rq_apply(&gl, 50), 127);
+    sy_rq_init(&sr, SY_RQ_SINGLE, 3.0, 0, -128, 127);
+    expect("single m=3 acc=7", sy_rq_apply(&sr, 7), 21);
+    expect("single m=3 acc=-7", sy_rq_apply(&sr, -7), -21);
+    /* a shift above 30 saturates to 30 with the multiplier INT32_MAX, as
+     * TFLite's QuantizeMultiplier in that build: 1 * (2^31 - 1) / 2 -> 2^30 */
+    expect("single shift 31", sy_q_mul_by_qm_single(1, 1073741824, 31), 1073741824);
+    /* the form names */
+    sy_rq_mode md = SY_RQ_ONNX;
+    expect("parse single_rounding", sy_rq_mode_parse("single_rounding", &md) && md == SY_RQ_SINGLE, 1);
+    expect("name of single", !strcmp(sy_rq_mode_name(SY_RQ_SINGLE), "single_rounding"), 1);
     /* QuantizeLinear rounding: x / scale half to even, then + zp, saturate */
     expect("quantize 2.5", sy_rq_quantize(2.5f, 1.0f, 0, -128, 127), 2);
     expect("quantize 3.5", sy_rq_quantize(3.5f, 1.0f, 0, -128, 127), 4);

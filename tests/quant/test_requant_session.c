@@ -161,7 +161,7 @@ int main(int argc, char **argv)
     sy_env *bad = NULL;
     sy_status *st =
         sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\n[provider.cpu_ref]\nrequant = half\n", NULL, &bad);
-    if (!st || !strstr(sy_status_get_message(st), "[provider.cpu_ref] requant = half: expected onnx or gemmlowp")) {
+    if (!st || !strstr(sy_status_get_message(st), "[provider.cpu_ref] requant = half: expected onnx, gemmlowp or single_rounding")) {
         fail("[provider.cpu_ref] requant = half is refused", st);
         sy_env_release(bad);
     } else {

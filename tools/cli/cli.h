@@ -30,7 +30,7 @@ typedef struct cli_inputs {
     int quiet;
 } cli_inputs;
 sy_status *cli_feed_inputs(sy_session *s, const sy_model *m, const cli_inputs *in, FILE *log);
-/* The value of --requant: "onnx" or "gemmlowp"; NULL (after a usage
+/* The value of --requant: "onnx", "gemmlowp" or "single_rounding"; NULL (after a usage
  * message for `cmd`) for anything else. */
 const char *cli_requant_arg(const char *cmd, const char *v);
 /* Print each emulated provider's report (qnn_emu.<name> extension) to

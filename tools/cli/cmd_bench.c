@@ -8,7 +8,7 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: switchyard bench MODEL [--config INI] [--iters N] [--warmup N] [--threads N]\n"
-               "                       [--trace FILE] [--input-dir DIR] [--requant onnx|gemmlowp]\n"
+               "                       [--trace FILE] [--input-dir DIR] [--requant onnx|gemmlowp|single_rounding]\n"
                "                       [--emulator-report]\n\n"
                "Runs MODEL --warmup times (default 3), then --iters times (default 20) and\n"
                "prints min / median / max milliseconds per inference, then for each memory\n"
@@ -18,7 +18,7 @@ static void help(FILE *f)
                "prints the modelled cycles and time per inference the emulators report.\n"
                "  --compiled FILE  load compiled partitions from a cache of 'switchyard compile'\n"
                "  --trace FILE   write a Chrome trace (Perfetto, chrome://tracing) of the timed runs\n"
-               "  --requant FORM requantization of the integer kernels: onnx or gemmlowp\n"
+               "  --requant FORM requantization of the integer kernels: onnx, gemmlowp or single_rounding\n"
                "  --emulator-report  after the figures, print each emulated provider's report\n"
                "                 (per node memory verdict, unit, cycles; modelled latency)\n"
                "Inputs: --input-dir as for 'run', else a deterministic pattern.\n");

@@ -22,7 +22,7 @@ static void help(FILE *f)
             "usage: switchyard compare MODEL [--config A.ini] [--against B.ini] [--against-model FLOAT.onnx]\n"
             "                         [--input-dir DIR | --inputs DIR | --input NAME=FILE ...]\n"
             "                         [--tol KEY=VALUE ...] [--bisect] [--csv FILE] [--svg FILE]\n"
-            "                         [--brief] [--requant onnx|gemmlowp]\n\n"
+            "                         [--brief] [--requant onnx|gemmlowp|single_rounding]\n\n"
             "Runs MODEL on deployment A (--config) and on deployment B (--against; default:\n"
             "cpu_ref alone), sees every node's outputs through the run observer, matches them\n"
             "by value name and prints per node: the provider on each side, max abs error,\n"

@@ -10,7 +10,7 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp]\n"
+    fprintf(f, "usage: switchyard explain MODEL [--config INI] [--dot FILE] [--requant onnx|gemmlowp|single_rounding]\n"
                "                         [--emulator-report] [--accuracy]\n\n"
                "Creates a session (placement, constant folding, memory plan) without\n"
                "running it, then prints one line per provider (nodes, partitions, copies,\n"
@@ -18,7 +18,7 @@ static void help(FILE *f)
                "the reason code (taken, fallback, folded) with the declines of the\n"
                "providers asked before.\n\n"
                "  --dot FILE   also write a Graphviz graph coloured by provider\n"
-               "  --requant F  requantization form of the session (onnx or gemmlowp); each\n"
+               "  --requant F  requantization form of the session (onnx, gemmlowp, single_rounding); each\n"
                "               integer node shows the form it got and who chose it\n"
                "  --emulator-report  also print each emulated provider's report (htp, lpai,\n"
                "               aic): per node the memory verdict (VTCM / on-chip / scratch),\n"

@@ -11,7 +11,7 @@ static void help(FILE *f)
     fprintf(f,
             "usage: switchyard run MODEL [--config INI] [--input-dir DIR | --input NAME=FILE ...]\n"
             "                     [--output-dir DIR] [--threads N] [--compiled FILE]\n"
-            "                     [--requant onnx|gemmlowp]\n\n"
+            "                     [--requant onnx|gemmlowp|single_rounding]\n\n"
             "Runs MODEL once and prints each output's name, dtype, shape and a summary\n"
             "(top-5 for a vector).\n\n"
             "  --config INI      configuration (default: the embedded one, see docs/config.md)\n"
@@ -23,7 +23,9 @@ static void help(FILE *f)
             "  --compiled FILE   load compiled partitions from a cache of 'switchyard compile'\n"
             "  --requant FORM    requantization of the integer kernels for this session:\n"
             "                    onnx (round half to even) or gemmlowp (int32 multiplier +\n"
-            "                    shift, half away from zero); see docs/quantization.md\n\n"
+            "                    shift, half away from zero: TFLite Micro) or single_rounding\n"
+            "                    (one rounding half up: TFLite's TFLITE_SINGLE_ROUNDING);\n"
+            "                    see docs/quantization.md\n\n"
             "Inputs not given are filled with a deterministic pattern, and the tool says so.\n");
 }
 

@@ -31,9 +31,9 @@ sy_status *cli_env(const char *config, sy_env **out) { return sy_env_create(conf
 
 const char *cli_requant_arg(const char *cmd, const char *v)
 {
-    if (!strcmp(v, "onnx") || !strcmp(v, "gemmlowp"))
+    if (!strcmp(v, "onnx") || !strcmp(v, "gemmlowp") || !strcmp(v, "single_rounding"))
         return v;
-    cli_usage_error(cmd, "--requant expects onnx or gemmlowp, got '%s'", v);
+    cli_usage_error(cmd, "--requant expects onnx, gemmlowp or single_rounding, got '%s'", v);
     return NULL;
 }
 

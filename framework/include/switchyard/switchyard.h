@@ -173,7 +173,7 @@ typedef struct sy_node_placement {
 SY_EXPORT size_t sy_session_node_count(const sy_session *s);
 SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_node_placement *out);
 SY_EXPORT const char *sy_reason_name(sy_reason r);
-/* The requantization form ("onnx" or "gemmlowp") the kernel of node `index`
+/* The requantization form ("onnx", "gemmlowp" or "single_rounding") the kernel of node `index`
  * was given, and who chose it in *source ("model", "session",
  * "[provider.NAME]", "[plugin.ops_quant]" or "default"); NULL when the
  * node's kernel does not requantize. */

@@ -36,7 +36,7 @@ typedef struct sy_session_options {
      * compile): partitions found in it skip their provider's compile; a
      * cache made for other providers, versions or options is refused */
     const char *compiled_cache;
-    /* requantization form of the integer kernels, "onnx" or "gemmlowp";
+    /* requantization form of the integer kernels, "onnx", "gemmlowp" or "single_rounding";
      * NULL: from [provider.P] requant, then [plugin.ops_quant] requant,
      * then "onnx". A `requant` attribute in the model wins over it. */
     const char *requant;

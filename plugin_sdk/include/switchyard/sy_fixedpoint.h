@@ -52,6 +52,24 @@ static inline int32_t sy_fx_mul_by_qm(int32_t x, int32_t mult, int32_t shift)
     return sy_fx_rdivpot(sy_fx_srdhm((int32_t)((uint32_t)x << left), mult), right);
 }
 
+/* MultiplyByQuantizedMultiplier of TFLite built with TFLITE_SINGLE_ROUNDING
+ * (and ruy's): one rounding, (x * mult + 2^(t - 1)) >> t with t = 31 -
+ * shift, i.e. half up. TFLite's QuantizeMultiplier saturates a shift above
+ * 30 to 30 with the multiplier INT32_MAX in that build; so does this. The
+ * result saturates to int32 where TFLite only asserts it fits. */
+static inline int32_t sy_fx_mul_by_qm_single(int32_t x, int32_t mult, int32_t shift)
+{
+    if (shift > 30) {
+        shift = 30;
+        mult = INT32_MAX;
+    }
+    if (shift < -31)
+        return 0; /* QuantizeMultiplier's multiplier 0 for so small a scale */
+    const int32_t t = 31 - shift;
+    int64_t r = ((int64_t)x * (int64_t)mult + (INT64_C(1) << (t - 1))) >> t;
+    return r > INT32_MAX ? INT32_MAX : (r < INT32_MIN ? INT32_MIN : (int32_t)r);
+}
+
 /* MultiplyByQuantizedMultiplierGreaterThanOne: left shift only (0..31) */
 static inline int32_t sy_fx_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift)
 {

@@ -384,7 +384,7 @@ enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 #define SY_EXT_REQUANT_DEFAULT_VERSION 1
 typedef struct sy_requant_default {
     uint32_t struct_size;
-    const char *form; /* "onnx" or "gemmlowp" */
+    const char *form; /* "onnx", "gemmlowp" or "single_rounding" */
 } sy_requant_default;
 
 /* ---- the descriptor and the one exported symbol ------------------------- */

@@ -531,6 +531,8 @@ int32_t sy_q_rdivpot(int32_t x, int32_t exponent);
 /* TFLite MultiplyByQuantizedMultiplier (= CMSIS-NN arm_nn_requantize):
  * round(x * mult * 2^(shift - 31)) with the reference's double rounding. */
 int32_t sy_q_mul_by_qm(int32_t x, int32_t mult, int32_t shift);
+/* the same with TFLITE_SINGLE_ROUNDING's one rounding (sy_fx_mul_by_qm_single) */
+int32_t sy_q_mul_by_qm_single(int32_t x, int32_t mult, int32_t shift);
 /* MultiplyByQuantizedMultiplierGreaterThanOne (left_shift >= 0). */
 int32_t sy_q_mul_by_qm_gt1(int32_t x, int32_t mult, int32_t left_shift);
 /* [lo, hi] of an integer storage type (int8, uint8, int16; else int32). */
@@ -580,9 +582,12 @@ float sy_rq_dequantize(int32_t q, float scale, int32_t zp);
 /* Requantization form: explicit, chosen per node / session / provider. */
 typedef enum sy_rq_mode {
     SY_RQ_ONNX = 0,    /* float multiplier, round half to even (ONNX QLinear*) */
-    SY_RQ_GEMMLOWP = 1 /* int32 multiplier + shift, half away from zero (gemmlowp, TFLite, CMSIS-NN) */
+    SY_RQ_GEMMLOWP = 1, /* int32 multiplier + shift, two roundings half away from zero (gemmlowp, TFLite Micro, CMSIS-NN) */
+    SY_RQ_SINGLE = 2    /* the same multiplier + shift, one rounding half up: (acc*m + 2^(t-1)) >> t, t = 31 - shift
+                         * (TFLite built with TFLITE_SINGLE_ROUNDING, ruy) */
 } sy_rq_mode;
-/* "onnx" | "gemmlowp" (aliases "float", "cmsis", "fixed"); false otherwise */
+/* "onnx" | "gemmlowp" | "single_rounding" (aliases "float"; "cmsis", "fixed";
+ * "single"); false otherwise */
 bool sy_rq_mode_parse(const char *s, sy_rq_mode *out);
 const char *sy_rq_mode_name(sy_rq_mode m);
 

@@ -15,7 +15,7 @@ from switchyard import dtypes
 
 USAGE = """usage: python3 -m switchyard run MODEL [--config INI] [--input-dir DIR | --input NAME=FILE ...]
                                     [--output-dir DIR] [--threads N] [--compiled FILE]
-                                    [--requant onnx|gemmlowp]
+                                    [--requant onnx|gemmlowp|single_rounding]
 
 Runs MODEL once and prints each output's name, dtype, shape and a summary
 (top-5 for a vector), as `switchyard run` does (see its --help).
@@ -162,8 +162,8 @@ def cmd_run(argv):
         if not args.threads.isdigit() or not 1 <= int(args.threads) <= 256:
             return usage_error("--threads expects an integer from 1 to 256, got '%s'" % args.threads)
         threads = int(args.threads)
-    if args.requant is not None and args.requant not in ("onnx", "gemmlowp"):
-        return usage_error("--requant expects onnx or gemmlowp, got '%s'" % args.requant)
+    if args.requant is not None and args.requant not in ("onnx", "gemmlowp", "single_rounding"):
+        return usage_error("--requant expects onnx, gemmlowp or single_rounding, got '%s'" % args.requant)
     try:
         env = sy.Env(args.config)
     except sy.Error as e:

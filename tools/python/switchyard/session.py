@@ -41,7 +41,7 @@ class Placement:
     reason_code: int
     detail: str          # the declines of higher-priority providers, or None
     folded: bool
-    requant: str = None  # "onnx" / "gemmlowp" for a requantizing kernel, else None
+    requant: str = None  # "onnx" / "gemmlowp" / "single_rounding" for a requantizing kernel, else None
     requant_source: str = None
 
 
