@@ -2,18 +2,20 @@
  * switchyard train MODEL --data DIR -o OUT [--epochs N] [--batch B] [--lr LR]
  *                  [--optimizer sgd|adam] [--momentum M] [--schedule S]
  *                  [--trainable all|last:K|bias] [--log FILE.csv] [--resume]
- *                  [--target ws63|hi3066]
+ *                  [--target ws63|hi3066] [--mode fp32|qas-int8]
  *
  * The command over sy_train.h (libswitchyard_tools): builds the training
  * artifacts into OUT (unless --resume), trains on IDX data (MNIST naming:
  * train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz], t10k-...),
  * evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
- * current and writes the trained model OUT/model.onnx.
+ * current and writes the trained model OUT/model.onnx. --mode qas-int8
+ * fine-tunes an int8 QDQ model instead (sy_qas_session_*).
  */
 #include "cli.h"
 
 #include <switchyard/sy_train.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,13 @@ static void help(FILE *f)
             "  --seed S           shuffling seed (default 1)\n"
             "  --target T         ws63: the gradient path must match seed 001's training table\n"
             "                     (declines quoting the row; needs --batch 1); hi3066 is refused\n"
-            "  --config INI       the deployment (its plugins need 'train' and the ops)\n");
+            "  --config INI       the deployment (its plugins need 'train' and the ops)\n"
+            "  --mode M           fp32 (default) or qas-int8: MODEL is an int8 QDQ model (from\n"
+            "                     'switchyard quantize'); its last fully connected layers are\n"
+            "                     fine-tuned with Quantization-Aware Scaling (int8 forward,\n"
+            "                     float gradients scaled by 1/s_W^2, weights re-quantized after\n"
+            "                     each SGD step); --trainable last:K (default last:1) or bias:K;\n"
+            "                     writes OUT/model.onnx, the fine-tuned QDQ model\n");
 }
 
 typedef struct dataset {
@@ -115,6 +123,8 @@ static int64_t argmax(const float *v, int64_t n)
     return best;
 }
 
+static int make_dir(const char *dir) { return mkdir(dir, 0755) && errno != EEXIST; }
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -139,8 +149,32 @@ static float rate_at(const run_opts *o, int64_t step, int64_t total_steps, int e
     return o->lr;
 }
 
+/* the session the loop drives: the FP32 artifacts or the QAS-INT8 trainer */
+typedef struct trainer {
+    sy_train_session *ts;
+    sy_qas_session *qs;
+} trainer;
+
+static sy_status *tr_step(trainer *t, const sy_tensor *const *in, float lr, float *loss, const sy_tensor **y)
+{
+    if (t->qs)
+        return sy_qas_session_step(t->qs, in, 2, lr, loss, y);
+    sy_status *st = sy_train_session_step(t->ts, in, 2, lr, loss);
+    return st ? st : sy_train_session_step_output(t->ts, y);
+}
+
+static sy_status *tr_eval(trainer *t, const sy_tensor *const *in, float *loss, const sy_tensor **y)
+{
+    return t->qs ? sy_qas_session_eval(t->qs, in, 2, loss, y) : sy_train_session_eval(t->ts, in, 2, loss, y);
+}
+
+static int64_t tr_steps(const trainer *t)
+{
+    return t->qs ? sy_qas_session_steps(t->qs) : sy_train_session_steps(t->ts);
+}
+
 /* accuracy and mean loss of the eval model on a split */
-static sy_status *evaluate(sy_train_session *ts, const dataset *d, int64_t batch, int64_t classes, double *acc,
+static sy_status *evaluate(trainer *ts, const dataset *d, int64_t batch, int64_t classes, double *acc,
                            double *loss)
 {
     float *x = malloc((size_t)(batch * d->h * d->w) * sizeof *x);
@@ -160,7 +194,7 @@ static sy_status *evaluate(sy_train_session *ts, const dataset *d, int64_t batch
         float l = 0;
         const sy_tensor *out = NULL;
         if (!st)
-            st = sy_train_session_eval(ts, (const sy_tensor *[]){&tx, &tl}, 2, &l, &out);
+            st = tr_eval(ts, (const sy_tensor *[]){&tx, &tl}, &l, &out);
         for (int64_t i = 0; !st && i < b; i++)
             right += argmax((const float *)out->data + i * classes, classes) == lab[i];
         total += (double)l * (double)b;
@@ -178,6 +212,7 @@ int cmd_train(int argc, char **argv)
     const char *model = NULL, *data = NULL, *out = NULL, *config = NULL, *log_path = NULL, *optimizer = "sgd";
     const char *trainable = "all";
     const char *target = NULL; /* --target: NULL the host */
+    const char *mode = "fp32";
     run_opts o = {.epochs = 1, .step_epochs = 1, .batch = 32, .lr = -1, .schedule = "constant", .seed = 1};
     float momentum = 0.9f, decay = 0;
     int resume = 0;
@@ -205,6 +240,8 @@ int cmd_train(int argc, char **argv)
             trainable = argv[++i];
         } else if (!strcmp(a, "--target")) {
             target = argv[++i];
+        } else if (!strcmp(a, "--mode")) {
+            mode = argv[++i];
         } else if (!strcmp(a, "--schedule")) {
             o.schedule = argv[++i];
         } else if (!strcmp(a, "--epochs") || !strcmp(a, "--batch") || !strcmp(a, "--limit") ||
@@ -252,7 +289,26 @@ int cmd_train(int argc, char **argv)
         o.lr = bo.optimizer == SY_TRAIN_ADAM ? 0.001f : 0.01f;
     if (strcmp(o.schedule, "constant") && strcmp(o.schedule, "step") && strcmp(o.schedule, "cosine"))
         return cli_usage_error("train", "--schedule: expected constant, step or cosine, got '%s'", o.schedule);
-    if (!strcmp(trainable, "bias"))
+    const bool qas = !strcmp(mode, "qas-int8");
+    if (!qas && strcmp(mode, "fp32"))
+        return cli_usage_error("train", "--mode: expected fp32 or qas-int8, got '%s'", mode);
+    sy_qas_options qo = {.struct_size = sizeof qo, .last_k = 1, .momentum = momentum, .target = target};
+    if (qas) {
+        long k = 1;
+        if (!strncmp(trainable, "last:", 5) || !strncmp(trainable, "bias:", 5))
+            k = cli_parse_long(trainable + 5, 1, 16);
+        else if (strcmp(trainable, "all") && strcmp(trainable, "bias"))
+            return cli_usage_error("train", "--mode qas-int8 --trainable: expected last:K or bias[:K], got '%s'",
+                                   trainable);
+        if (k < 0)
+            return cli_usage_error("train", "--trainable last:K: K must be an integer from 1 to 16");
+        qo.last_k = (int)k;
+        qo.biases_only = !strncmp(trainable, "bias", 4);
+        if (resume)
+            return cli_usage_error("train", "--mode qas-int8 has no checkpoint to resume from");
+        if (bo.optimizer != SY_TRAIN_SGD)
+            return cli_usage_error("train", "--mode qas-int8 trains with SGD (--optimizer sgd, --momentum M)");
+    } else if (!strcmp(trainable, "bias"))
         bo.trainable = SY_TRAIN_BIASES;
     else if (!strncmp(trainable, "last:", 5)) {
         long k = cli_parse_long(trainable + 5, 1, 1 << 20);
@@ -260,18 +316,18 @@ int cmd_train(int argc, char **argv)
             return cli_usage_error("train", "--trainable last:K: K must be a positive integer");
         bo.trainable = SY_TRAIN_LAST_K;
         bo.last_k = (int)k;
-    } else if (strcmp(trainable, "all"))
+    } else if (!qas && strcmp(trainable, "all"))
         return cli_usage_error("train", "--trainable: expected all, last:K or bias, got '%s'", trainable);
     if (momentum >= 1.0f)
         return cli_usage_error("train", "--momentum must be below 1");
     bo.target = target;
-    if (target && !strcmp(target, "ws63") && o.batch != 1)
+    if (!qas && target && !strcmp(target, "ws63") && o.batch != 1)
         return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
                                         "\"batch 1\"): give --batch 1");
 
     dataset tr = {0}, te = {0};
     sy_env *env = NULL;
-    sy_train_session *ts = NULL;
+    trainer T = {0};
     FILE *log = NULL;
     float *x = NULL;
     int64_t *lab = NULL, *order = NULL;
@@ -290,7 +346,28 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     bo.env = env;
-    if (!resume) {
+    if (qas) {
+        sy_qas_report rep = {.struct_size = sizeof rep};
+        if ((st = sy_qas_session_create(env, model, &qo, &T.qs, &rep))) {
+            rc = cli_fail(st, model);
+            goto done;
+        }
+        fprintf(stderr, "train: QAS-INT8 %s: %zu fully connected layers trained (%lld weights, %lld biases): "
+                        "%zu bytes of int8/int32 codes, %zu bytes of float state\n",
+                model, rep.layers, (long long)rep.weights, (long long)rep.biases, rep.int8_bytes, rep.float_bytes);
+        if (make_dir(out)) {
+            rc = cli_fail(sy_status_create(SY_ERR_IO, "cannot create %s", out), "-o");
+            goto done;
+        }
+        double acc, tloss;
+        if ((st = evaluate(&T, &te, 256, 10, &acc, &tloss))) {
+            rc = cli_fail(st, "test set");
+            goto done;
+        }
+        printf("int8 model before fine-tuning: test loss %.4f, test accuracy %.2f%% (%lld test images)\n", tloss,
+               100.0 * acc, (long long)te.n);
+        fflush(stdout);
+    } else if (!resume) {
         sy_train_build_report rep = {.struct_size = sizeof rep};
         if ((st = sy_train_build(model, &bo, out, &rep))) {
             rc = cli_fail(st, model);
@@ -299,12 +376,12 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "train: %s -> %s: %zu trainable tensors (%lld values), %zu forward + %zu backward nodes\n",
                 model, out, rep.n_trainable, (long long)rep.trainable_elements, rep.forward_nodes, rep.backward_nodes);
     }
-    if ((st = sy_train_session_create(env, out, &ts))) {
+    if (!qas && (st = sy_train_session_create(env, out, &T.ts))) {
         rc = cli_fail(st, out);
         goto done;
     }
     if (resume)
-        fprintf(stderr, "train: resuming %s at step %lld\n", out, (long long)sy_train_session_steps(ts));
+        fprintf(stderr, "train: resuming %s at step %lld\n", out, (long long)tr_steps(&T));
     const int64_t classes = 10;
     int64_t n = o.limit && o.limit < tr.n ? o.limit : tr.n;
     x = malloc((size_t)(o.batch * tr.h * tr.w) * sizeof *x);
@@ -321,7 +398,7 @@ int cmd_train(int argc, char **argv)
     if (log && !resume)
         fprintf(log, "step,epoch,loss,lr,batch_accuracy\n");
     const int64_t steps_per_epoch = (n + o.batch - 1) / o.batch, total_steps = steps_per_epoch * o.epochs;
-    const int first_epoch = (int)(sy_train_session_steps(ts) / steps_per_epoch);
+    const int first_epoch = (int)(tr_steps(&T) / steps_per_epoch);
     for (int ep = first_epoch; ep < o.epochs; ep++) {
         /* a fresh deterministic shuffle per epoch (xorshift32 Fisher-Yates) */
         uint32_t r = o.seed * 2654435761u + (uint32_t)ep * 40503u + 1u;
@@ -336,7 +413,7 @@ int cmd_train(int argc, char **argv)
         int64_t seen = 0, right = 0;
         for (int64_t s = 0; s < steps_per_epoch; s++) {
             int64_t at = s * o.batch, b = n - at < o.batch ? n - at : o.batch;
-            int64_t step = sy_train_session_steps(ts);
+            int64_t step = tr_steps(&T);
             if (step >= (int64_t)(ep + 1) * steps_per_epoch)
                 break;
             if (step > (int64_t)ep * steps_per_epoch + s)
@@ -350,14 +427,10 @@ int cmd_train(int argc, char **argv)
             sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {b}, .data = lab,
                             .nbytes = (size_t)b * 8};
             float lr = rate_at(&o, step, total_steps, ep), loss = 0;
-            if ((st = sy_train_session_step(ts, (const sy_tensor *[]){&tx, &tl}, 2, lr, &loss))) {
-                rc = cli_fail(st, "step");
-                goto done;
-            }
             /* the batch's accuracy before the update: the step's logits */
             const sy_tensor *y = NULL;
             int64_t br = 0;
-            if ((st = sy_train_session_step_output(ts, &y))) {
+            if ((st = tr_step(&T, (const sy_tensor *[]){&tx, &tl}, lr, &loss, &y))) {
                 rc = cli_fail(st, "step");
                 goto done;
             }
@@ -384,12 +457,12 @@ int cmd_train(int argc, char **argv)
         fputc('\n', stderr);
         char ck[4096];
         snprintf(ck, sizeof ck, "%s/checkpoint.onnx", out);
-        if ((st = sy_train_session_save(ts, ck))) {
+        if (T.ts && (st = sy_train_session_save(T.ts, ck))) {
             rc = cli_fail(st, "checkpoint");
             goto done;
         }
         double acc, tloss;
-        if ((st = evaluate(ts, &te, 256, classes, &acc, &tloss))) {
+        if ((st = evaluate(&T, &te, 256, classes, &acc, &tloss))) {
             rc = cli_fail(st, "test set");
             goto done;
         }
@@ -401,19 +474,22 @@ int cmd_train(int argc, char **argv)
     }
     char mp[4096];
     snprintf(mp, sizeof mp, "%s/model.onnx", out);
-    if ((st = sy_train_session_export(ts, mp))) {
+    if ((st = T.qs ? sy_qas_session_export(T.qs, mp) : sy_train_session_export(T.ts, mp))) {
         rc = cli_fail(st, "export");
         goto done;
     }
-    printf("trained model: %s (checkpoint %s/checkpoint.onnx, %lld steps)\n", mp, out,
-           (long long)sy_train_session_steps(ts));
+    if (T.qs)
+        printf("fine-tuned int8 model: %s (%lld steps)\n", mp, (long long)tr_steps(&T));
+    else
+        printf("trained model: %s (checkpoint %s/checkpoint.onnx, %lld steps)\n", mp, out, (long long)tr_steps(&T));
 done:
     if (log)
         fclose(log);
     free(x);
     free(lab);
     free(order);
-    sy_train_session_release(ts);
+    sy_train_session_release(T.ts);
+    sy_qas_session_release(T.qs);
     sy_env_release(env);
     free_split(&tr);
     free_split(&te);

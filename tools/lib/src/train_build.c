@@ -197,51 +197,6 @@ static bool mark_needed(build *b)
     return true;
 }
 
-/* A tensor value info copied from `vi` with dim 0 made the symbolic batch. */
-static Onnx__ValueInfoProto *with_batch(tl_pool *p, const Onnx__ValueInfoProto *vi, const char *name, int elem)
-{
-    Onnx__ValueInfoProto *c = tl_alloc(p, sizeof *c);
-    Onnx__TypeProto *tp = tl_alloc(p, sizeof *tp);
-    Onnx__TypeProto__Tensor *tt = tl_alloc(p, sizeof *tt);
-    Onnx__TensorShapeProto *sh = tl_alloc(p, sizeof *sh);
-    if (!c || !tp || !tt || !sh)
-        return NULL;
-    onnx__value_info_proto__init(c);
-    onnx__type_proto__init(tp);
-    onnx__type_proto__tensor__init(tt);
-    onnx__tensor_shape_proto__init(sh);
-    const Onnx__TensorShapeProto *src =
-        vi && vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type
-            ? vi->type->tensor_type->shape
-            : NULL;
-    size_t nd = src ? src->n_dim : 1;
-    sh->n_dim = nd;
-    sh->dim = tl_alloc(p, (nd ? nd : 1) * sizeof *sh->dim);
-    if (!sh->dim)
-        return NULL;
-    for (size_t i = 0; i < nd; i++) {
-        Onnx__TensorShapeProto__Dimension *d = tl_alloc(p, sizeof *d);
-        if (!d)
-            return NULL;
-        if (i == 0 || !src) {
-            onnx__tensor_shape_proto__dimension__init(d);
-            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            d->dim_param = TR_BATCH;
-        } else {
-            *d = *src->dim[i];
-        }
-        sh->dim[i] = d;
-    }
-    tt->has_elem_type = 1;
-    tt->elem_type = elem;
-    tt->shape = sh;
-    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    tp->tensor_type = tt;
-    c->name = tl_strdup(p, name);
-    c->type = tp;
-    return c;
-}
-
 static const Onnx__ValueInfoProto *graph_output_info(const Onnx__GraphProto *g, const char *name)
 {
     for (size_t i = 0; i < g->n_output; i++)
@@ -258,14 +213,14 @@ static bool add_inputs(build *b, tr_graph *g)
         if (!find_init(f, f->input[i]->name)) {
             const Onnx__ValueInfoProto *vi = f->input[i];
             int elem = vi->type && vi->type->tensor_type ? vi->type->tensor_type->elem_type : FLOAT_T;
-            if (!tr_add_input(g, with_batch(g->pl, vi, vi->name, elem)))
+            if (!tr_add_input(g, tr_with_batch(g->pl, vi, vi->name, elem)))
                 return false;
         }
     Onnx__ValueInfoProto *lab;
     if (b->o->loss == SY_TRAIN_LOSS_CROSS_ENTROPY) {
-        lab = with_batch(g->pl, NULL, TR_LABELS, INT64_T);
+        lab = tr_with_batch(g->pl, NULL, TR_LABELS, INT64_T);
     } else {
-        lab = with_batch(g->pl, graph_output_info(f, b->output), TR_LABELS, FLOAT_T);
+        lab = tr_with_batch(g->pl, graph_output_info(f, b->output), TR_LABELS, FLOAT_T);
     }
     if (!tr_add_input(g, lab))
         return false;

@@ -66,6 +66,9 @@ bool tr_add_input(tr_graph *g, Onnx__ValueInfoProto *vi);
 bool tr_add_output(tr_graph *g, Onnx__ValueInfoProto *vi);
 /* a fresh value name "base__tag<N>" */
 char *tr_uniq(tr_graph *g, const char *base, const char *tag);
+/* A tensor value info copied from vi (elem type `elem`, named `name`) with
+ * dim 0 made the symbolic batch TR_BATCH. NULL when out of memory. */
+Onnx__ValueInfoProto *tr_with_batch(tl_pool *p, const Onnx__ValueInfoProto *vi, const char *name, int elem);
 /* A name-only value info (outputs whose type the runtime infers). */
 Onnx__ValueInfoProto *tr_value_name(tl_pool *p, const char *name);
 /* The model: `like` gives IR version and producer; opsets: the default
@@ -110,5 +113,13 @@ void tr_rules_release(tr_rules *r);
 /* 0 when forward node n (on the gradient path) matches its row; 1 with
  * ad->err quoting the row when it does not. */
 int tr_rules_check(tr_autodiff *ad, const Onnx__NodeProto *n);
+
+/* ---- the seed's QAS-INT8 rows (train_qas_rules.c) --------------------------- */
+
+/* The initializer called name in g, NULL when none. */
+const Onnx__TensorProto *tr_qas_init(const Onnx__GraphProto *g, const char *name);
+/* 0 when node n of the QDQ graph g matches its QAS-INT8 row of seed 001 §4;
+ * 1 with err saying what broke the row and quoting it. */
+int tr_qas_rules_check(const Onnx__GraphProto *g, const Onnx__NodeProto *n, char *err, size_t len);
 
 #endif

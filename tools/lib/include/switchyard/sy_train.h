@@ -119,6 +119,55 @@ SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path
  * artifacts were built from, its initializers replaced). */
 SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path);
 
+/* ---- QAS-INT8 fine-tuning (Lin et al. 2022) ---------------------------- */
+
+/* Fine-tuning the last fully connected layers of an int8 QDQ model (what
+ * `switchyard quantize` writes) with Quantization-Aware Scaling: the
+ * forward pass is int8 (the frozen front runs in the ordinary session, its
+ * QDQ folded into integer kernels; the trained layers in the qas kernels of
+ * plugin_sdk/kernels), the gradients are float, the gradient of each
+ * quantized weight is divided by s_W² and of each bias by (s_W·s_x)² per
+ * output channel, SGD with momentum updates a float copy of the codes and
+ * the int8 weights and int32 biases are re-quantized from it after every
+ * step (docs/training.md, "QAS-INT8"). The loss is the softmax
+ * cross-entropy of the dequantized logits (a final Softmax is looked
+ * through). */
+typedef struct sy_qas_options {
+    size_t struct_size; /* sizeof(sy_qas_options) */
+    int last_k;         /* fully connected layers trained, counted from the output; 0 means 1 */
+    int biases_only;    /* nonzero: only their biases (the sparse update) */
+    float momentum;     /* SGD momentum, 0 .. < 1 */
+    /* NULL the host; "ws63": every trained node must match its QAS-INT8
+     * row of seed 001 §4 (declines quote the row); "hi3066" is refused */
+    const char *target;
+} sy_qas_options;
+
+typedef struct sy_qas_report {
+    size_t struct_size;  /* sizeof(sy_qas_report) */
+    size_t layers;       /* layers trained */
+    int64_t weights, biases; /* values trained */
+    /* the trained layers' memory: int8 weight and int32 bias codes; float
+     * state (master copies, momentum, gradients, scales) */
+    size_t int8_bytes, float_bytes;
+} sy_qas_report;
+
+typedef struct sy_qas_session sy_qas_session;
+
+SY_EXPORT sy_status *sy_qas_session_create(sy_env *env, const char *qdq_model, const sy_qas_options *opts,
+                                           sy_qas_session **out, sy_qas_report *report);
+SY_EXPORT void sy_qas_session_release(sy_qas_session *s);
+/* One step: `inputs` are the model's inputs followed by int64 labels [N];
+ * writes the batch's mean loss and, when logits is not NULL, the
+ * dequantized logits before the update (borrowed until the next call). */
+SY_EXPORT sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
+                                         float lr, float *loss, const sy_tensor **logits);
+/* The int8 forward only (no update): loss and dequantized logits. */
+SY_EXPORT sy_status *sy_qas_session_eval(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
+                                         float *loss, const sy_tensor **logits);
+SY_EXPORT int64_t sy_qas_session_steps(const sy_qas_session *s);
+/* The QDQ model with the trained int8 weights and int32 biases. */
+SY_EXPORT sy_status *sy_qas_session_export(sy_qas_session *s, const char *path);
+
 /* ---- data ---------------------------------------------------------------- */
 
 /* An IDX file (the MNIST / Fashion-MNIST format), gzip-compressed or not:

@@ -1,0 +1,143 @@
+/* The QAS-INT8 training kernels (qas.h): int8 forward, float backward,
+ * the QAS scaling, the update and the re-quantization. */
+#include "qas.h"
+
+#include "tflk.h"
+
+int32_t qas_round_clamp(float v, int32_t lo, int32_t hi)
+{
+    if (!(v >= (float)lo)) /* also NaN */
+        return lo;
+    if (v >= (float)hi)
+        return hi;
+    /* |v| < 2^31 here; truncate, then round the remainder half to even */
+    float a = v < 0.0f ? -v : v;
+    int32_t t = (int32_t)a;
+    float r = a - (float)t;
+    if (r > 0.5f || (r == 0.5f && (t & 1)))
+        t += 1;
+    return v < 0.0f ? -t : t;
+}
+
+void qas_fc_forward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+{
+    for (int32_t n = 0; n < batch; n++) {
+        const int8_t *xr = x + (int64_t)n * p->k;
+        for (int32_t o = 0; o < p->o; o++) {
+            const int8_t *wr = w + (int64_t)o * p->k;
+            int32_t acc = bias ? bias[o] : 0;
+            for (int32_t i = 0; i < p->k; i++)
+                acc += ((int32_t)xr[i] - p->x_zp) * (int32_t)wr[i];
+            /* the multiplier is formed as the folded QDQ Gemm forms it:
+             * (x_scale·w_scale)/y_scale in float */
+            float m = p->x_scale * p->w_scale[o] / p->y_scale;
+            int32_t q = qas_round_clamp((float)acc * m, -32768, 32767) + p->y_zp;
+            y[(int64_t)n * p->o + o] = (int8_t)tflk_clampi(q, p->act_min, p->act_max);
+        }
+    }
+}
+
+void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_t *w, const int8_t *y,
+                     const float *dy, float *gw, float *gb, float *dx)
+{
+    for (int32_t o = 0; o < p->o; o++) {
+        for (int32_t i = 0; i < p->k; i++)
+            gw[(int64_t)o * p->k + i] = 0.0f;
+        if (gb)
+            gb[o] = 0.0f;
+    }
+    if (dx)
+        for (int64_t i = 0; i < (int64_t)batch * p->k; i++)
+            dx[i] = 0.0f;
+    for (int32_t n = 0; n < batch; n++) {
+        const int8_t *xr = x + (int64_t)n * p->k;
+        for (int32_t o = 0; o < p->o; o++) {
+            int32_t q = y[(int64_t)n * p->o + o];
+            if (q <= p->act_min || q >= p->act_max)
+                continue; /* saturated or cut by the ReLU: no gradient passes */
+            /* g: the gradient of the real accumulator x·Wᵀ + b */
+            float g = dy[(int64_t)n * p->o + o];
+            /* W = w_scale·W̄, so ∂L/∂W̄ = w_scale·g·x; b = x_scale·w_scale·b̄ */
+            float gs = g * p->w_scale[o];
+            float *gr = gw + (int64_t)o * p->k;
+            for (int32_t i = 0; i < p->k; i++)
+                gr[i] += gs * (p->x_scale * (float)((int32_t)xr[i] - p->x_zp));
+            if (gb)
+                gb[o] += gs * p->x_scale;
+            if (dx) {
+                const int8_t *wr = w + (int64_t)o * p->k;
+                float *dr = dx + (int64_t)n * p->k;
+                for (int32_t i = 0; i < p->k; i++)
+                    dr[i] += gs * (float)wr[i];
+            }
+        }
+    }
+}
+
+void qas_scale_grads(int32_t o, int32_t k, const float *w_scale, float x_scale, float *gw, float *gb)
+{
+    for (int32_t c = 0; c < o; c++) {
+        float s2 = w_scale[c] * w_scale[c];
+        for (int32_t i = 0; i < k; i++)
+            gw[(int64_t)c * k + i] /= s2;
+        if (gb) {
+            float sb = w_scale[c] * x_scale;
+            gb[c] /= sb * sb;
+        }
+    }
+}
+
+void qas_sgd(int32_t n, float lr, float momentum, const float *g, float *vel, float *master)
+{
+    for (int32_t i = 0; i < n; i++) {
+        vel[i] = momentum * vel[i] + g[i];
+        master[i] -= lr * vel[i];
+    }
+}
+
+void qas_requant_w(int32_t n, const float *master, int8_t *w)
+{
+    for (int32_t i = 0; i < n; i++)
+        w[i] = (int8_t)qas_round_clamp(master[i], -127, 127);
+}
+
+void qas_requant_b(int32_t n, const float *master, int32_t *b)
+{
+    for (int32_t i = 0; i < n; i++)
+        b[i] = qas_round_clamp(master[i], -(1 << 30), 1 << 30);
+}
+
+void qas_relu_s8(int32_t n, int32_t zp, const int8_t *x, int8_t *y)
+{
+    for (int32_t i = 0; i < n; i++)
+        y[i] = (int8_t)(x[i] > zp ? x[i] : zp);
+}
+
+void qas_relu_backward(int32_t n, int32_t zp, const int8_t *x, const float *dy, float *dx)
+{
+    for (int32_t i = 0; i < n; i++)
+        dx[i] = x[i] > zp ? dy[i] : 0.0f;
+}
+
+int32_t qas_softmax_xent_grad(int32_t batch, int32_t classes, const int8_t *logits, float scale,
+                              const int32_t *labels, float *dlogits)
+{
+    for (int32_t n = 0; n < batch; n++)
+        if (labels[n] < 0 || labels[n] >= classes)
+            return n;
+    for (int32_t n = 0; n < batch; n++) {
+        const int8_t *l = logits + (int64_t)n * classes;
+        float *d = dlogits + (int64_t)n * classes;
+        int32_t mx = l[0];
+        for (int32_t c = 1; c < classes; c++)
+            mx = l[c] > mx ? l[c] : mx;
+        float sum = 0.0f;
+        for (int32_t c = 0; c < classes; c++) {
+            d[c] = tflk_expf(scale * (float)(l[c] - mx));
+            sum += d[c];
+        }
+        for (int32_t c = 0; c < classes; c++)
+            d[c] = (d[c] / sum - (c == labels[n] ? 1.0f : 0.0f)) / (float)batch;
+    }
+    return -1;
+}

@@ -1,0 +1,96 @@
+/*
+ * qas: the kernels of QAS-INT8 on-device training (Lin et al. 2022,
+ * "On-Device Training Under 256KB Memory": Quantization-Aware Scaling),
+ * for the layers seed 001 §4 trains in that mode. Plain C99 with no libm,
+ * no allocator and no plugin ABI, like tflk: the SAME files run in the
+ * host trainer (libswitchyard_tools) and in the training packages
+ * `switchyard codegen --train` writes, so N steps give the same bits on
+ * both (compiled without floating-point contraction).
+ *
+ * What is int8 and what is float (docs/training.md, "QAS-INT8"):
+ *   int8   the forward pass: activation codes, weight codes W̄ (symmetric,
+ *          zero point 0, one scale per output channel or one per tensor),
+ *          int32 bias codes b̄ (scale s_x·s_W), int32 accumulators, the
+ *          output requantized to int8 — the inference arithmetic itself;
+ *   float  the gradients (of the real-valued loss with respect to W̄ and
+ *          b̄ taken as real numbers), the optimizer's state and a float
+ *          copy of the trained codes ("master"), which the update changes
+ *          and which is re-quantized (rounded, clamped) into the int8
+ *          codes after every step. Rounding every update straight into an
+ *          int8 code would drop each change smaller than half a code, which
+ *          at fine-tuning rates is nearly all of them.
+ * The QAS rule: with W = s_W·W̄ the gradient of W̄ is s_W·G_W, so its ratio
+ * to the weight is s_W² off the float model's; QAS divides it back,
+ * grad_W̄ /= s_W² and grad_b̄ /= (s_W·s_x)² per output channel, and the
+ * int8-domain update then moves the real weights as float SGD would.
+ */
+#ifndef QAS_H
+#define QAS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* round half to even for |v| < 2^22 (the rounding of ONNX QuantizeLinear
+ * and of Switchyard's default requantization), clamped to [lo, hi] first */
+int32_t qas_round_clamp(float v, int32_t lo, int32_t hi);
+
+/* A fully connected layer as seed 001's QAS row takes it: y = x·Wᵀ + b,
+ * x [batch, K] int8 (scale x_scale, zero point x_zp), W [O, K] int8 codes
+ * ("B transposed": one row per output channel) with w_scale[o], bias int32
+ * codes of scale x_scale·w_scale[o] (or none), y [batch, O] int8 (y_scale,
+ * y_zp) clamped to [act_min, act_max] (a following ReLU is act_min = y_zp). */
+typedef struct qas_fc {
+    int32_t k, o;
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+    int32_t act_min, act_max;
+    const float *w_scale; /* [o] */
+} qas_fc;
+
+/* the int8 forward: acc = Σ (x̄ − x_zp)·W̄ + b̄ (int32), ȳ = y_zp + round(acc ·
+ * x_scale·w_scale[o] / y_scale), clamped */
+void qas_fc_forward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
+
+/* The float backward of the forward above at its codes. dy [batch, O] is
+ * the loss's gradient with respect to the real output y_scale·(ȳ − y_zp);
+ * it passes where the output code did not saturate (act_min < ȳ < act_max:
+ * the straight-through estimator of the rounding, zero where the clamp or
+ * the fused ReLU cut it). Writes gw [O, K] = ∂L/∂W̄ and gb [O] = ∂L/∂b̄ (the
+ * codes taken as reals; gb may be NULL) and, when dx is not NULL, dx
+ * [batch, K] = ∂L/∂x (the real input). Sums in float, in index order. */
+void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_t *w, const int8_t *y,
+                     const float *dy, float *gw, float *gb, float *dx);
+
+/* QAS: gw[o][·] /= w_scale[o]², gb[o] /= (w_scale[o]·x_scale)² (gb may be NULL) */
+void qas_scale_grads(int32_t o, int32_t k, const float *w_scale, float x_scale, float *gw, float *gb);
+
+/* One SGD step with momentum on n master values: v = m·v + g, w −= lr·v
+ * (ONNX Momentum, standard mode, from a zero v) */
+void qas_sgd(int32_t n, float lr, float momentum, const float *g, float *vel, float *master);
+
+/* the master copy re-quantized: weights round-half-even clamped to
+ * [−127, 127] (symmetric int8), biases to int32 (clamped to ±2^30) */
+void qas_requant_w(int32_t n, const float *master, int8_t *w);
+void qas_requant_b(int32_t n, const float *master, int32_t *b);
+
+/* ReLU on int8 codes of one quantization (max(x̄, zp)) and its backward on
+ * the real gradient: dx = x̄ > zp ? dy : 0 */
+void qas_relu_s8(int32_t n, int32_t zp, const int8_t *x, int8_t *y);
+void qas_relu_backward(int32_t n, int32_t zp, const int8_t *x, const float *dy, float *dx);
+
+/* Softmax cross-entropy of dequantized int8 logits [batch, classes] against
+ * labels (the zero point cancels in the softmax), reduction mean: dlogits = (softmax − onehot) / batch (the
+ * gradient with respect to the real logits). Returns the index of the first
+ * label outside [0, classes), or −1. exp is tflk_expf, so host and device
+ * agree. */
+int32_t qas_softmax_xent_grad(int32_t batch, int32_t classes, const int8_t *logits, float scale,
+                              const int32_t *labels, float *dlogits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,674 @@
+/* QAS-INT8 fine-tuning of the last fully connected layers of a QDQ model
+ * (sy_qas_session_*, sy_train.h; Lin et al. 2022's Quantization-Aware
+ * Scaling, the arithmetic in plugin_sdk/kernels/qas.c).
+ *
+ * The model is cut where the trained layers begin: the front (everything
+ * up to the int8 codes the first trained layer reads) becomes a model of
+ * its own, run by an ordinary session (its QDQ folded into the integer
+ * kernels, so the frozen part runs as it does at inference); the trained
+ * layers — a chain of Gemm [→ Relu] → QuantizeLinear ending the model — run
+ * in the qas kernels, which keep their int8 codes, int32 biases, float
+ * master copies and momentum. */
+#include "tl_files.h"
+#include "train_internal.h"
+
+#include "qas.h"
+
+#include <switchyard/sy_train.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEED_WS63_ONLY "当前端侧训练仅在ws63支持"
+#define MAX_LAYERS 16
+
+typedef struct qas_layer {
+    const Onnx__NodeProto *gemm;
+    qas_fc p;
+    float *ws;                 /* [o] weight scales (a per-tensor scale repeated) */
+    int8_t *w;                 /* [o, k] codes */
+    int32_t *b;                /* [o] codes, NULL: no bias */
+    float *wm, *bm, *wv, *bv;  /* master copies and momentum */
+    float *gw, *gb;            /* gradients */
+    bool relu;
+    Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
+    int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
+    float *dy, *dx;            /* [batch, o], [batch, k] */
+} qas_layer;
+
+struct sy_qas_session {
+    Onnx__ModelProto *model;
+    sy_model *pm;
+    sy_session *ps;
+    size_t n_data;             /* inputs of the model (the labels follow) */
+    qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
+    size_t n;
+    bool biases_only;
+    float momentum;
+    float out_scale;           /* the logits' dequantization */
+    int32_t out_zp;
+    int64_t steps, cap;        /* batch capacity of the buffers */
+    int32_t *labels;
+    float *logits, *dlogits;
+    sy_tensor out;
+};
+
+static sy_status *err(sy_status_code c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static sy_status *err(sy_status_code c, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sy_status_create(c, "sy_qas: %s", msg);
+}
+
+static const Onnx__NodeProto *producer(const Onnx__GraphProto *g, const char *v)
+{
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++)
+            if (!strcmp(g->node[i]->output[k], v))
+                return g->node[i];
+    return NULL;
+}
+
+static size_t consumers(const Onnx__GraphProto *g, const char *v)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_input; k++)
+            c += !strcmp(g->node[i]->input[k], v);
+    for (size_t i = 0; i < g->n_output; i++)
+        c += !strcmp(g->output[i]->name, v);
+    return c;
+}
+
+static int64_t numel(const Onnx__TensorProto *t)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < t->n_dims; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+/* element i of a constant as a double (raw data or the typed fields) */
+static bool elem(const Onnx__TensorProto *t, int64_t i, double *v)
+{
+    if (!t || i >= numel(t))
+        return false;
+    size_t es = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT8    ? 1
+                : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? 4
+                : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4
+                                                                      : 0;
+    if (!es)
+        return false;
+    if (t->raw_data.len == (size_t)numel(t) * es) {
+        const uint8_t *p = t->raw_data.data + (size_t)i * es;
+        if (es == 1) {
+            *v = (int8_t)p[0];
+        } else if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) {
+            int32_t x;
+            memcpy(&x, p, 4);
+            *v = x;
+        } else {
+            float x;
+            memcpy(&x, p, 4);
+            *v = x;
+        }
+        return true;
+    }
+    if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_float_data == (size_t)numel(t)) {
+        *v = t->float_data[i];
+        return true;
+    }
+    if (t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_int32_data == (size_t)numel(t)) {
+        *v = t->int32_data[i];
+        return true;
+    }
+    return false;
+}
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (!strcmp(n->attribute[i]->name, name))
+            return n->attribute[i];
+    return NULL;
+}
+
+/* the DequantizeLinear producing input `slot` of n, NULL when none */
+static const Onnx__NodeProto *dq_of(const Onnx__GraphProto *g, const Onnx__NodeProto *n, size_t slot)
+{
+    if (slot >= n->n_input || !*n->input[slot])
+        return NULL;
+    const Onnx__NodeProto *p = producer(g, n->input[slot]);
+    return p && !strcmp(p->op_type, "DequantizeLinear") && p->n_input >= 2 ? p : NULL;
+}
+
+/* scale and zero point of a per-tensor (de)quantization node */
+static bool qparams(const Onnx__GraphProto *g, const Onnx__NodeProto *q, float *scale, int32_t *zp)
+{
+    const Onnx__TensorProto *s = tr_qas_init(g, q->input[1]);
+    const Onnx__TensorProto *z = q->n_input > 2 ? tr_qas_init(g, q->input[2]) : NULL;
+    double sv, zv = 0;
+    if (!s || numel(s) != 1 || !elem(s, 0, &sv) || !(sv > 0))
+        return false;
+    if (!z || z->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 || numel(z) != 1 || !elem(z, 0, &zv))
+        return false; /* int8 codes only (ONNX's default zero point is uint8) */
+    *scale = (float)sv;
+    *zp = (int32_t)zv;
+    return true;
+}
+
+static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *gemm, const Onnx__NodeProto *q,
+                             bool relu, qas_layer *L)
+{
+    const char *nm = gemm->name;
+    const Onnx__AttributeProto *a;
+    if (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): alpha and beta other than 1 are not in the int8 "
+                                       "arithmetic of the QAS kernels", nm);
+    if (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1)
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): the QAS kernels take A not transposed and B transposed "
+                                       "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
+    const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
+    if (!dx || !dw || (gemm->n_input > 2 && *gemm->input[2] && !db))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its inputs are not all read through DequantizeLinear "
+                                       "(not a QDQ int8 layer)", nm);
+    if (!qparams(g, dx, &L->p.x_scale, &L->p.x_zp) || !qparams(g, q, &L->p.y_scale, &L->p.y_zp))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its input or output is not int8 with one scale and "
+                                       "zero point", nm);
+    Onnx__TensorProto *w = (Onnx__TensorProto *)tr_qas_init(g, dw->input[0]);
+    const Onnx__TensorProto *wsc = tr_qas_init(g, dw->input[1]);
+    const Onnx__TensorProto *wzp = dw->n_input > 2 ? tr_qas_init(g, dw->input[2]) : NULL;
+    if (!w || w->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 || w->n_dims != 2 || !wsc)
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its weight is not a constant int8 matrix", nm);
+    const int64_t O = w->dims[0], K = w->dims[1], ns = numel(wsc);
+    if (O < 1 || K < 1 || O > (1 << 20) || K > (1 << 24) || O * K > (1 << 26))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): weight [%lld, %lld] out of range", nm, (long long)O,
+                   (long long)K);
+    if (ns != 1 && !(ns == O && wsc->n_dims == 1 && (a = attr(dw, "axis")) && a->i == 0))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its weight scale is neither per-tensor nor "
+                                       "per-output-channel", nm);
+    L->p.k = (int32_t)K;
+    L->p.o = (int32_t)O;
+    L->p.act_min = -128;
+    L->p.act_max = 127;
+    L->relu = relu;
+    L->gemm = gemm;
+    L->w_init = w;
+    size_t o = (size_t)O, ok = (size_t)(O * K);
+    L->ws = malloc(o * sizeof *L->ws);
+    L->w = malloc(ok);
+    L->wm = malloc(ok * sizeof *L->wm);
+    L->wv = calloc(ok, sizeof *L->wv);
+    L->gw = malloc(ok * sizeof *L->gw);
+    L->gb = malloc(o * sizeof *L->gb);
+    if (!L->ws || !L->w || !L->wm || !L->wv || !L->gw || !L->gb)
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int64_t c = 0; c < O; c++) {
+        double sv;
+        if (!elem(wsc, ns == 1 ? 0 : c, &sv) || !(sv > 0))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): weight scale %lld is not positive", nm, (long long)c);
+        L->ws[c] = (float)sv;
+        double zv = 0;
+        if (wzp && !elem(wzp, numel(wzp) == 1 ? 0 : c, &zv))
+            return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): weight zero point unreadable", nm);
+        if (zv != 0)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): asymmetric weights (zero point %g): QAS takes "
+                                           "symmetric int8 weights, W = s_W·W̄", nm, zv);
+    }
+    for (int64_t i = 0; i < O * K; i++) {
+        double v;
+        if (!elem(w, i, &v))
+            return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): weight codes unreadable", nm);
+        L->w[i] = (int8_t)v;
+        L->wm[i] = (float)v;
+    }
+    L->p.w_scale = L->ws;
+    if (db) {
+        Onnx__TensorProto *b = (Onnx__TensorProto *)tr_qas_init(g, db->input[0]);
+        const Onnx__TensorProto *bsc = tr_qas_init(g, db->input[1]);
+        if (!b || b->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32 || numel(b) != O || !bsc)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its bias is not %lld constant int32 codes", nm,
+                       (long long)O);
+        L->b_init = b;
+        L->b = malloc(o * sizeof *L->b);
+        L->bm = malloc(o * sizeof *L->bm);
+        L->bv = calloc(o, sizeof *L->bv);
+        if (!L->b || !L->bm || !L->bv)
+            return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int64_t c = 0; c < O; c++) {
+            double v, sv;
+            if (!elem(b, c, &v) || !elem(bsc, numel(bsc) == 1 ? 0 : c, &sv))
+                return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): bias unreadable", nm);
+            /* the bias codes must be in the accumulator's scale s_x·s_W */
+            double want = (double)L->p.x_scale * (double)L->ws[c];
+            if (fabs(sv - want) > 1e-6 * want)
+                return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): bias scale %g of channel %lld is not s_x·s_W = %g",
+                           nm, sv, (long long)c, want);
+            L->b[c] = (int32_t)v;
+            L->bm[c] = (float)v;
+        }
+    }
+    return NULL;
+}
+
+/* The chain of trained layers, from the output backwards. */
+static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const char **front_out)
+{
+    const Onnx__GraphProto *g = s->model->graph;
+    if (!g || g->n_output < 1)
+        return err(SY_ERR_INVALID_MODEL, "the model has no graph output");
+    const char *v = g->output[0]->name;
+    const Onnx__NodeProto *p = producer(g, v);
+    if (p && !strcmp(p->op_type, "Softmax"))
+        p = producer(g, p->input[0]); /* the loss reads the logits */
+    if (!p || strcmp(p->op_type, "DequantizeLinear") || !qparams(g, p, &s->out_scale, &s->out_zp))
+        return err(SY_ERR_UNSUPPORTED, "output '%s' is not the dequantization of int8 logits (a QDQ model's last "
+                                       "QuantizeLinear/DequantizeLinear pair, optionally then Softmax)", v);
+    const char *codes = p->input[0];
+    const int k = o->last_k > 0 ? o->last_k : 1;
+    if (k > MAX_LAYERS)
+        return err(SY_ERR_INVALID_ARGUMENT, "last_k %d: at most %d layers", k, MAX_LAYERS);
+    const bool ws63 = o->target != NULL;
+    char why[1024];
+    qas_layer tmp[MAX_LAYERS];
+    int n = 0;
+    while (n < k) {
+        const Onnx__NodeProto *q = producer(g, codes);
+        const Onnx__NodeProto *f = q && !strcmp(q->op_type, "QuantizeLinear") ? producer(g, q->input[0]) : NULL;
+        const Onnx__NodeProto *relu = NULL;
+        if (f && !strcmp(f->op_type, "Relu")) {
+            relu = f;
+            f = producer(g, f->input[0]);
+        }
+        if (!f || strcmp(f->op_type, "Gemm")) {
+            const Onnx__NodeProto *stop = f ? f : q;
+            if (stop && ws63 && tr_qas_rules_check(g, stop, why, sizeof why))
+                return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+            return err(SY_ERR_UNSUPPORTED, "last %d layers: only %d fully connected layers (Gemm [→ Relu] → "
+                       "QuantizeLinear) end the model; before them node '%s' (%s)%s", k, n,
+                       stop ? stop->name : codes, stop ? stop->op_type : "a graph input",
+                       ws63 && stop ? " matches its QAS-INT8 row of seed 001 §4, but the QAS trainer trains "
+                                      "chains of fully connected layers only"
+                                    : " is not one");
+        }
+        if (ws63 && (tr_qas_rules_check(g, f, why, sizeof why) || (relu && tr_qas_rules_check(g, relu, why,
+                                                                                               sizeof why))))
+            return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+        if (consumers(g, f->output[0]) != 1 || (relu && consumers(g, relu->output[0]) != 1) ||
+            consumers(g, codes) != 1)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its output is read elsewhere too (the trained layers "
+                                           "must be a chain ending the model)", f->name);
+        memset(&tmp[n], 0, sizeof tmp[n]);
+        sy_status *st = read_layer(g, f, q, relu != NULL, &tmp[n]);
+        n++;
+        if (st) {
+            memcpy(s->L, tmp, (size_t)n * sizeof tmp[0]);
+            s->n = (size_t)n; /* freed by the caller */
+            return st;
+        }
+        const Onnx__NodeProto *dx = dq_of(g, f, 0);
+        codes = dx->input[0];
+    }
+    /* L[0] is the first layer */
+    for (int i = 0; i < n; i++)
+        s->L[i] = tmp[n - 1 - i];
+    s->n = (size_t)n;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->L[i].p.k != s->L[i - 1].p.o || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
+            s->L[i].p.x_zp != s->L[i - 1].p.y_zp)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its input is not the previous layer's output",
+                       s->L[i].gemm->name);
+    if (s->L[s->n - 1].p.y_scale != s->out_scale || s->L[s->n - 1].p.y_zp != s->out_zp)
+        return err(SY_ERR_UNSUPPORTED, "the logits are dequantized with another scale than the last layer's");
+    *front_out = codes;
+    return NULL;
+}
+
+/* the front: the nodes the codes of the first trained layer need */
+static sy_status *build_front(sy_qas_session *s, sy_env *env, const char *codes)
+{
+    const Onnx__GraphProto *g = s->model->graph;
+    bool *keep = calloc(g->n_node ? g->n_node : 1, sizeof *keep);
+    const char **want = malloc((g->n_node * 4 + 8) * sizeof *want);
+    Onnx__NodeProto **nodes = malloc((g->n_node ? g->n_node : 1) * sizeof *nodes);
+    Onnx__TensorProto **inits = malloc((g->n_initializer ? g->n_initializer : 1) * sizeof *inits);
+    sy_status *st = NULL;
+    tl_pool pl = {0};
+    if (!keep || !want || !nodes || !inits) {
+        st = err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    /* reverse reachability over the (topologically ordered) nodes */
+    size_t nw = 0;
+    want[nw++] = codes;
+    for (size_t i = g->n_node; i-- > 0;) {
+        const Onnx__NodeProto *nd = g->node[i];
+        bool needed = false;
+        for (size_t k = 0; k < nd->n_output && !needed; k++)
+            for (size_t j = 0; j < nw && !needed; j++)
+                needed = !strcmp(nd->output[k], want[j]);
+        if (!needed)
+            continue;
+        keep[i] = true;
+        for (size_t k = 0; k < nd->n_input; k++)
+            if (*nd->input[k] && nw < g->n_node * 4 + 8)
+                want[nw++] = nd->input[k];
+    }
+    size_t nn = 0, ni = 0;
+    for (size_t i = 0; i < g->n_node; i++)
+        if (keep[i])
+            nodes[nn++] = g->node[i];
+    if (!nn) {
+        st = err(SY_ERR_UNSUPPORTED, "the trained layers read a graph input directly: nothing to run before them");
+        goto done;
+    }
+    for (size_t i = 0; i < g->n_initializer; i++)
+        for (size_t j = 0; j < nw; j++)
+            if (!strcmp(g->initializer[i]->name, want[j])) {
+                inits[ni++] = g->initializer[i];
+                break;
+            }
+    Onnx__ValueInfoProto out;
+    onnx__value_info_proto__init(&out);
+    out.name = (char *)codes;
+    Onnx__ValueInfoProto *outs[1] = {&out};
+    /* the data inputs with a symbolic batch (the model's may fix it to 1) */
+    Onnx__ValueInfoProto **ins = tl_alloc(&pl, (g->n_input ? g->n_input : 1) * sizeof *ins);
+    size_t nin = 0;
+    for (size_t i = 0; ins && i < g->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = g->input[i];
+        if (tr_qas_init(g, vi->name))
+            continue; /* an initializer listed as an input (older IR) */
+        int elem = vi->type && vi->type->tensor_type ? vi->type->tensor_type->elem_type : 1;
+        ins[nin++] = tr_with_batch(&pl, vi, vi->name, elem);
+    }
+    for (size_t i = 0; i < nin; i++)
+        if (!ins[i])
+            ins = NULL;
+    if (!ins || pl.oom) {
+        st = err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    Onnx__GraphProto fg = *g;
+    fg.input = ins;
+    fg.n_input = nin;
+    fg.node = nodes;
+    fg.n_node = nn;
+    fg.initializer = inits;
+    fg.n_initializer = ni;
+    fg.output = outs;
+    fg.n_output = 1;
+    fg.n_value_info = 0;
+    Onnx__ModelProto fm = *s->model;
+    fm.graph = &fg;
+    size_t len = 0;
+    uint8_t *buf = tl_pack_model(&fm, &len);
+    if (!buf) {
+        st = err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        goto done;
+    }
+    st = sy_model_load_buffer(env, buf, len, "qas front", NULL, &s->pm);
+    free(buf);
+    if (!st)
+        st = sy_session_create(env, s->pm, NULL, &s->ps);
+    if (st)
+        st = tl_status_prefix(st, "sy_qas: the frozen front (up to '%s')", codes);
+    else
+        s->n_data = sy_model_input_count(s->pm);
+done:
+    tl_pool_free(&pl);
+    free(keep);
+    free(want);
+    free(nodes);
+    free(inits);
+    return st;
+}
+
+static void layer_free(qas_layer *L)
+{
+    free(L->ws), free(L->w), free(L->b), free(L->wm), free(L->bm), free(L->wv), free(L->bv);
+    free(L->gw), free(L->gb), free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx);
+}
+
+void sy_qas_session_release(sy_qas_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        layer_free(&s->L[i]);
+    sy_session_release(s->ps);
+    sy_model_release(s->pm);
+    if (s->model)
+        onnx__model_proto__free_unpacked(s->model, NULL);
+    free(s->labels), free(s->logits), free(s->dlogits);
+    free(s);
+}
+
+sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_options *o, sy_qas_session **out,
+                                 sy_qas_report *rep)
+{
+    *out = NULL;
+    if (!env || !path || !o || o->struct_size < sizeof *o)
+        return err(SY_ERR_INVALID_ARGUMENT, "env, model and options (struct_size set) are required");
+    if (o->target && (!strcmp(o->target, "hi3066") || !strcmp(o->target, "3066H")))
+        return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: target %s: seed 001 §4: \"" SEED_WS63_ONLY
+                                                    "\" (on-device training is supported only on ws63)", o->target);
+    if (o->target && strcmp(o->target, "ws63"))
+        return err(SY_ERR_INVALID_ARGUMENT, "unknown target '%s' (ws63 trains; hi3066 does not)", o->target);
+    if (!(o->momentum >= 0 && o->momentum < 1))
+        return err(SY_ERR_INVALID_ARGUMENT, "momentum %g is not in [0, 1)", (double)o->momentum);
+    sy_qas_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->momentum = o->momentum;
+    s->biases_only = o->biases_only != 0;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    sy_status *st = tl_read_file(path, &data, &size);
+    if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data)))
+        st = err(SY_ERR_INVALID_MODEL, "%s is not an ONNX model", path);
+    free(data);
+    const char *front = NULL;
+    if (!st)
+        st = find_layers(s, o, &front);
+    if (!st && s->biases_only)
+        for (size_t i = 0; i < s->n && !st; i++)
+            if (!s->L[i].b)
+                st = err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm) has no bias to train (biases only)",
+                         s->L[i].gemm->name);
+    if (!st)
+        st = build_front(s, env, front);
+    if (st) {
+        sy_qas_session_release(s);
+        return tl_status_prefix(st, "%s", path);
+    }
+    if (rep && rep->struct_size >= sizeof *rep) {
+        rep->layers = s->n;
+        rep->weights = rep->biases = 0;
+        rep->int8_bytes = rep->float_bytes = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            const qas_layer *L = &s->L[i];
+            size_t ok = (size_t)L->p.o * (size_t)L->p.k, oc = (size_t)L->p.o;
+            rep->weights += s->biases_only ? 0 : (int64_t)ok;
+            rep->biases += L->b ? (int64_t)oc : 0;
+            rep->int8_bytes += ok + (L->b ? 4 * oc : 0);
+            /* scales; per trained tensor a master copy, momentum and gradient */
+            rep->float_bytes += 4 * oc + 12 * ((s->biases_only ? 0 : ok) + (L->b ? oc : 0));
+        }
+    }
+    *out = s;
+    return NULL;
+}
+
+static sy_status *grow(sy_qas_session *s, int64_t batch)
+{
+    if (batch <= s->cap)
+        return NULL;
+    size_t b = (size_t)batch, c = (size_t)s->L[s->n - 1].p.o;
+    for (size_t i = 0; i < s->n; i++) {
+        qas_layer *L = &s->L[i];
+        size_t k = (size_t)L->p.k, o = (size_t)L->p.o;
+        free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx);
+        L->x = malloc(b * k);
+        L->y = malloc(b * o);
+        L->r = malloc(b * o);
+        L->dy = malloc(b * o * sizeof *L->dy);
+        L->dx = malloc(b * k * sizeof *L->dx);
+        if (!L->x || !L->y || !L->r || !L->dy || !L->dx)
+            return err(SY_ERR_OUT_OF_MEMORY, "out of memory for a batch of %lld", (long long)batch);
+    }
+    free(s->labels), free(s->logits), free(s->dlogits);
+    s->labels = malloc(b * sizeof *s->labels);
+    s->logits = malloc(b * c * sizeof *s->logits);
+    s->dlogits = malloc(b * c * sizeof *s->dlogits);
+    if (!s->labels || !s->logits || !s->dlogits)
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory for a batch of %lld", (long long)batch);
+    s->cap = batch;
+    return NULL;
+}
+
+/* the int8 forward: the front in the session, the trained layers in the
+ * kernels; the logits dequantized, the mean loss (libm, a report only) */
+static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, int64_t *batch, float *loss)
+{
+    if (n_in != s->n_data + 1)
+        return err(SY_ERR_INVALID_ARGUMENT, "expected %zu inputs (the model's and the labels), got %zu", s->n_data + 1,
+                   n_in);
+    sy_status *st = NULL;
+    for (size_t i = 0; i < s->n_data && !st; i++)
+        st = sy_session_set_input_by_index(s->ps, i, in[i], SY_INPUT_BORROW);
+    if (!st)
+        st = sy_session_run(s->ps);
+    const sy_tensor *f = NULL;
+    if (!st)
+        st = sy_session_get_output(s->ps, 0, &f);
+    if (st)
+        return st;
+    qas_layer *L0 = &s->L[0];
+    if (f->dtype != SY_DT_INT8 || f->rank != 2 || f->dims[1] != L0->p.k || f->dims[0] < 1 ||
+        f->dims[0] > (1 << 20))
+        return err(SY_ERR_SHAPE, "node '%s' (Gemm): its input is not int8 [N, %d] (seed 001 §4, QAS INT8 "
+                   "FullyConnected: \"INT8 input, weight and output; rank 2\")", L0->gemm->name, L0->p.k);
+    const int64_t B = f->dims[0];
+    const sy_tensor *lab = in[s->n_data];
+    if (lab->dtype != SY_DT_INT64 || lab->rank != 1 || lab->dims[0] != B)
+        return err(SY_ERR_SHAPE, "labels: expected int64 [%lld]", (long long)B);
+    if ((st = grow(s, B)))
+        return st;
+    const int32_t C = s->L[s->n - 1].p.o;
+    for (int64_t i = 0; i < B; i++) {
+        int64_t v = ((const int64_t *)lab->data)[i];
+        if (v < 0 || v >= C)
+            return err(SY_ERR_INVALID_ARGUMENT, "label %lld of sample %lld is outside the model's %d classes",
+                       (long long)v, (long long)i, C);
+        s->labels[i] = (int32_t)v;
+    }
+    memcpy(L0->x, f->data, (size_t)(B * L0->p.k));
+    for (size_t i = 0; i < s->n; i++) {
+        qas_layer *L = &s->L[i];
+        if (i)
+            memcpy(L->x, s->L[i - 1].r, (size_t)B * (size_t)L->p.k);
+        qas_fc_forward(&L->p, (int32_t)B, L->x, L->w, L->b, L->y);
+        if (L->relu)
+            qas_relu_s8((int32_t)(B * L->p.o), L->p.y_zp, L->y, L->r);
+        else
+            memcpy(L->r, L->y, (size_t)(B * L->p.o));
+    }
+    const int8_t *lg = s->L[s->n - 1].r;
+    double total = 0;
+    for (int64_t n = 0; n < B; n++) {
+        double mx = -1e300, sum = 0;
+        for (int32_t c = 0; c < C; c++) {
+            float v = s->out_scale * (float)(lg[n * C + c] - s->out_zp);
+            s->logits[n * C + c] = v;
+            mx = v > mx ? v : mx;
+        }
+        for (int32_t c = 0; c < C; c++)
+            sum += exp(s->logits[n * C + c] - mx);
+        total += log(sum) - (s->logits[n * C + s->labels[n]] - mx);
+    }
+    *loss = (float)(total / (double)B);
+    s->out = (sy_tensor){.struct_size = sizeof s->out, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {B, C},
+                         .data = s->logits, .nbytes = (size_t)(B * C) * sizeof(float), .name = "logits"};
+    *batch = B;
+    return NULL;
+}
+
+sy_status *sy_qas_session_eval(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, float *loss,
+                               const sy_tensor **logits)
+{
+    int64_t B;
+    sy_status *st = forward(s, in, n_in, &B, loss);
+    if (!st && logits)
+        *logits = &s->out;
+    return st;
+}
+
+sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, float lr, float *loss,
+                               const sy_tensor **logits)
+{
+    int64_t B;
+    sy_status *st = forward(s, in, n_in, &B, loss);
+    if (st)
+        return st;
+    if (logits)
+        *logits = &s->out;
+    qas_layer *last = &s->L[s->n - 1];
+    qas_softmax_xent_grad((int32_t)B, last->p.o, last->r, s->out_scale, s->labels, last->dy);
+    for (size_t i = s->n; i-- > 0;) {
+        qas_layer *L = &s->L[i];
+        const int32_t no = (int32_t)B * L->p.o;
+        if (L->relu) /* the ReLU on codes, then the layer: dy of the FC output */
+            qas_relu_backward(no, L->p.y_zp, L->y, L->dy, L->dy);
+        qas_fc_backward(&L->p, (int32_t)B, L->x, L->w, L->y, L->dy, L->gw, L->b ? L->gb : NULL,
+                        i ? s->L[i - 1].dy : NULL);
+        qas_scale_grads(L->p.o, L->p.k, L->ws, L->p.x_scale, L->gw, L->b ? L->gb : NULL);
+        if (!s->biases_only) {
+            qas_sgd(L->p.o * L->p.k, lr, s->momentum, L->gw, L->wv, L->wm);
+            qas_requant_w(L->p.o * L->p.k, L->wm, L->w);
+        }
+        if (L->b) {
+            qas_sgd(L->p.o, lr, s->momentum, L->gb, L->bv, L->bm);
+            qas_requant_b(L->p.o, L->bm, L->b);
+        }
+    }
+    s->steps++;
+    return NULL;
+}
+
+int64_t sy_qas_session_steps(const sy_qas_session *s) { return s ? s->steps : 0; }
+
+/* the codes written over an initializer's raw data (the quantizer stores
+ * its codes as raw data; anything else is refused, not converted) */
+static bool set_codes(Onnx__TensorProto *t, const void *codes, size_t bytes)
+{
+    if (t->raw_data.len != bytes)
+        return false;
+    memcpy(t->raw_data.data, codes, bytes);
+    return true;
+}
+
+sy_status *sy_qas_session_export(sy_qas_session *s, const char *path)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        qas_layer *L = &s->L[i];
+        if (!set_codes(L->w_init, L->w, (size_t)L->p.o * (size_t)L->p.k) ||
+            (L->b && !set_codes(L->b_init, L->b, (size_t)L->p.o * sizeof *L->b)))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its weight or bias codes are not stored as raw data",
+                       L->gemm->name);
+    }
+    size_t len = 0;
+    uint8_t *buf = tl_pack_model(s->model, &len);
+    if (!buf)
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *st = tl_write_atomic(path, buf, len, NULL, 0);
+    free(buf);
+    return st;
+}
