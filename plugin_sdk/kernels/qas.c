@@ -41,7 +41,7 @@ void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8
                      const float *dy, float *gw, float *gb, float *dx)
 {
     for (int32_t o = 0; o < p->o; o++) {
-        for (int32_t i = 0; i < p->k; i++)
+        for (int32_t i = 0; gw && i < p->k; i++)
             gw[(int64_t)o * p->k + i] = 0.0f;
         if (gb)
             gb[o] = 0.0f;
@@ -59,9 +59,11 @@ void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8
             float g = dy[(int64_t)n * p->o + o];
             /* W = w_scale·W̄, so ∂L/∂W̄ = w_scale·g·x; b = x_scale·w_scale·b̄ */
             float gs = g * p->w_scale[o];
-            float *gr = gw + (int64_t)o * p->k;
-            for (int32_t i = 0; i < p->k; i++)
-                gr[i] += gs * (p->x_scale * (float)((int32_t)xr[i] - p->x_zp));
+            if (gw) {
+                float *gr = gw + (int64_t)o * p->k;
+                for (int32_t i = 0; i < p->k; i++)
+                    gr[i] += gs * (p->x_scale * (float)((int32_t)xr[i] - p->x_zp));
+            }
             if (gb)
                 gb[o] += gs * p->x_scale;
             if (dx) {
@@ -78,7 +80,7 @@ void qas_scale_grads(int32_t o, int32_t k, const float *w_scale, float x_scale, 
 {
     for (int32_t c = 0; c < o; c++) {
         float s2 = w_scale[c] * w_scale[c];
-        for (int32_t i = 0; i < k; i++)
+        for (int32_t i = 0; gw && i < k; i++)
             gw[(int64_t)c * k + i] /= s2;
         if (gb) {
             float sb = w_scale[c] * x_scale;

@@ -59,12 +59,13 @@ void qas_fc_forward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_
  * it passes where the output code did not saturate (act_min < ȳ < act_max:
  * the straight-through estimator of the rounding, zero where the clamp or
  * the fused ReLU cut it). Writes gw [O, K] = ∂L/∂W̄ and gb [O] = ∂L/∂b̄ (the
- * codes taken as reals; gb may be NULL) and, when dx is not NULL, dx
+ * codes taken as reals; gw or gb may be NULL: not wanted, as in a
+ * biases-only sparse update) and, when dx is not NULL, dx
  * [batch, K] = ∂L/∂x (the real input). Sums in float, in index order. */
 void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_t *w, const int8_t *y,
                      const float *dy, float *gw, float *gb, float *dx);
 
-/* QAS: gw[o][·] /= w_scale[o]², gb[o] /= (w_scale[o]·x_scale)² (gb may be NULL) */
+/* QAS: gw[o][·] /= w_scale[o]², gb[o] /= (w_scale[o]·x_scale)² (either may be NULL) */
 void qas_scale_grads(int32_t o, int32_t k, const float *w_scale, float x_scale, float *gw, float *gb);
 
 /* One SGD step with momentum on n master values: v = m·v + g, w −= lr·v

@@ -5,9 +5,14 @@
 #   smoke      256 images, one epoch: the artifacts, the checkpoint, --resume,
 #              the exported model runs; bad data and options are refused
 #   accuracy   the full training set, 2 epochs, Adam with a cosine schedule:
-#              test accuracy >= 88%
+#              test accuracy >= 88% (the trained model stays in WORK/a for qas)
+#   qas        that model quantized to int8 by `switchyard quantize` (32
+#              calibration images), its last two layers fine-tuned with
+#              --mode qas-int8: the fine-tuning recovers at least half of the
+#              test accuracy the quantization lost (FP32_WORK: the accuracy
+#              run's WORK)
 set -u
-t=$1; sy=$2; graphs=$3; work=$4
+t=$1; sy=$2; graphs=$3; work=$4; fp32_work=${5:-}
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 fail() { echo "FAIL: $*"; exit 1; }
 [ -e "$data/train-images-idx3-ubyte.gz" ] || [ -e "$data/train-images-idx3-ubyte" ] ||
@@ -57,6 +62,27 @@ accuracy)
     acc=$(echo "$out" | sed -n 's/^epoch 2: .*test accuracy \([0-9.]*\)%.*/\1/p')
     [ -n "$acc" ] || fail "no epoch 2 summary"
     awk -v a="$acc" 'BEGIN { exit !(a >= 88.0) }' || fail "test accuracy $acc% is below 88%"
+    echo "$acc" > "$work/a/test_accuracy.txt"
+    ;;
+qas)
+    f32=$fp32_work/a/model.onnx
+    [ -s "$f32" ] && [ -s "$fp32_work/a/test_accuracy.txt" ] || fail "no trained model from train.cli_accuracy in $fp32_work"
+    facc=$(cat "$fp32_work/a/test_accuracy.txt")
+    /usr/bin/python3 "$(dirname "$0")/fashion_calib.py" "$data" "$work/calib" 32 || fail "calibration images"
+    "$sy" quantize "$f32" --calib "$work/calib" -o "$work/q.onnx" > "$work/quantize.log" 2>&1 ||
+        fail "quantize: $(cat "$work/quantize.log")"
+    out=$("$sy" train --mode qas-int8 "$work/q.onnx" --data "$data" -o "$work/t" --trainable last:2 --limit 6000 \
+          --batch 32 --lr 0.005 --momentum 0.9 2>/dev/null) || fail "qas-int8 training failed: $out"
+    echo "$out"
+    qacc=$(echo "$out" | sed -n 's/^int8 model before fine-tuning: .*test accuracy \([0-9.]*\)%.*/\1/p')
+    tacc=$(echo "$out" | sed -n 's/^epoch 1: .*test accuracy \([0-9.]*\)%.*/\1/p')
+    [ -n "$qacc" ] && [ -n "$tacc" ] || fail "no accuracy lines"
+    echo "float $facc%, int8 $qacc%, int8 after QAS-INT8 fine-tuning $tacc%"
+    # at least half of what the quantization lost comes back, and never worse than the int8 start
+    awk -v f="$facc" -v q="$qacc" -v t="$tacc" 'BEGIN { exit !(t >= q && t - q >= (f - q) / 2) }' ||
+        fail "fine-tuning recovered too little: float $facc%, int8 $qacc%, after $tacc%"
+    # the fine-tuned model is an ordinary QDQ model
+    "$sy" run "$work/t/model.onnx" | grep -q "output 0 'probs' float32 \[1,10\]" || fail "the fine-tuned model does not run"
     ;;
 *) fail "unknown test $t" ;;
 esac

@@ -165,7 +165,7 @@ static bool qparams(const Onnx__GraphProto *g, const Onnx__NodeProto *q, float *
 }
 
 static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *gemm, const Onnx__NodeProto *q,
-                             bool relu, qas_layer *L)
+                             bool relu, bool biases_only, qas_layer *L)
 {
     const char *nm = gemm->name;
     const Onnx__AttributeProto *a;
@@ -205,10 +205,8 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
     L->ws = malloc(o * sizeof *L->ws);
     L->w = malloc(ok);
     L->wm = malloc(ok * sizeof *L->wm);
-    L->wv = calloc(ok, sizeof *L->wv);
-    L->gw = malloc(ok * sizeof *L->gw);
     L->gb = malloc(o * sizeof *L->gb);
-    if (!L->ws || !L->w || !L->wm || !L->wv || !L->gw || !L->gb)
+    if (!L->ws || !L->w || !L->wm || !L->gb)
         return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
     for (int64_t c = 0; c < O; c++) {
         double sv;
@@ -230,6 +228,12 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
         L->wm[i] = (float)v;
     }
     L->p.w_scale = L->ws;
+    if (!biases_only) { /* the sparse update keeps no weight gradient or momentum */
+        L->wv = calloc(ok, sizeof *L->wv);
+        L->gw = malloc(ok * sizeof *L->gw);
+        if (!L->wv || !L->gw)
+            return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     if (db) {
         Onnx__TensorProto *b = (Onnx__TensorProto *)tr_qas_init(g, db->input[0]);
         const Onnx__TensorProto *bsc = tr_qas_init(g, db->input[1]);
@@ -306,7 +310,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its output is read elsewhere too (the trained layers "
                                            "must be a chain ending the model)", f->name);
         memset(&tmp[n], 0, sizeof tmp[n]);
-        sy_status *st = read_layer(g, f, q, relu != NULL, &tmp[n]);
+        sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
         n++;
         if (st) {
             memcpy(s->L, tmp, (size_t)n * sizeof tmp[0]);
@@ -628,7 +632,7 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
         if (L->relu) /* the ReLU on codes, then the layer: dy of the FC output */
             qas_relu_backward(no, L->p.y_zp, L->y, L->dy, L->dy);
         qas_fc_backward(&L->p, (int32_t)B, L->x, L->w, L->y, L->dy, L->gw, L->b ? L->gb : NULL,
-                        i ? s->L[i - 1].dy : NULL);
+                        i ? s->L[i - 1].dy : NULL); /* gw NULL in a biases-only update */
         qas_scale_grads(L->p.o, L->p.k, L->ws, L->p.x_scale, L->gw, L->b ? L->gb : NULL);
         if (!s->biases_only) {
             qas_sgd(L->p.o * L->p.k, lr, s->momentum, L->gw, L->wv, L->wm);
