@@ -119,6 +119,8 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
 sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);
+/* the QAS-INT8 training package (mcu_train.c) */
+sy_status *mcu_emit_train(const sy_mcu_train_request *req, char *summary, size_t len);
 
 /* the kernel sources embedded at build time (mcu_sources.c, generated) */
 typedef struct mcu_source {

@@ -384,6 +384,7 @@ static const sy_mcu_codegen_ext codegen_ext = {
     .capture_begin = capture_begin,
     .capture_end = capture_end,
     .emit = mcu_emit,
+    .emit_train = mcu_emit_train,
 };
 
 static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -52,6 +52,8 @@ int cmd_llm_export(int argc, char **argv);
 int cmd_cts(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
+/* codegen --train (cmd_codegen_train.c) */
+int cmd_codegen_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 

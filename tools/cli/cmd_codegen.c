@@ -31,7 +31,13 @@ static void usage(FILE *f)
             "                      tflm: also fused RELU6, int8 depth multiplier > 1 and the LSTM\n"
             "  --input NAME=FILE   an input (.npy or .pb); others get a deterministic pattern\n"
             "  --config INI        use this configuration instead (it must configure\n"
-            "                      [provider.riscv_mcu]; then --target and the budgets are not allowed)\n");
+            "                      [provider.riscv_mcu]; then --target and the budgets are not allowed)\n"
+            "\n"
+            "  --train             a training package instead (ws63 only): MODEL is an int8 QDQ model;\n"
+            "                      its last fully connected layers train on the device with QAS-INT8,\n"
+            "                      one step per sample; with --data DIR (IDX training images),\n"
+            "                      --trainable last:K|bias:K (default last:1), --steps N (default 200),\n"
+            "                      --lr LR (0.01), --momentum M (0.9), --sram-budget B (default the chip's)\n");
 }
 
 static sy_tensor *read_input(const char *file, sy_status **st)
@@ -47,6 +53,9 @@ int cmd_codegen(int argc, char **argv)
                *config = NULL;
     const char *pairs[16];
     int n_pairs = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--train"))
+            return cmd_codegen_train(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

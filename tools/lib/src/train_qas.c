@@ -676,3 +676,33 @@ sy_status *sy_qas_session_export(sy_qas_session *s, const char *path)
     free(buf);
     return st;
 }
+
+size_t sy_qas_session_layer_count(const sy_qas_session *s) { return s ? s->n : 0; }
+
+bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *out)
+{
+    if (!s || i >= s->n || !out || out->struct_size < sizeof *out)
+        return false;
+    const qas_layer *L = &s->L[i];
+    *out = (sy_qas_layer_info){.struct_size = sizeof *out, .name = L->gemm->name, .k = L->p.k, .o = L->p.o,
+                               .x_scale = L->p.x_scale, .y_scale = L->p.y_scale, .x_zp = L->p.x_zp,
+                               .y_zp = L->p.y_zp, .relu = L->relu, .w_scale = L->ws, .w = L->w, .bias = L->b,
+                               .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm};
+    return true;
+}
+
+sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, const sy_tensor **codes)
+{
+    if (n_in != s->n_data)
+        return err(SY_ERR_INVALID_ARGUMENT, "expected the model's %zu inputs, got %zu", s->n_data, n_in);
+    sy_status *st = NULL;
+    for (size_t i = 0; i < s->n_data && !st; i++)
+        st = sy_session_set_input_by_index(s->ps, i, in[i], SY_INPUT_BORROW);
+    if (!st)
+        st = sy_session_run(s->ps);
+    if (!st)
+        st = sy_session_get_output(s->ps, 0, codes);
+    if (!st && ((*codes)->dtype != SY_DT_INT8 || (*codes)->rank != 2 || (*codes)->dims[1] != s->L[0].p.k))
+        st = err(SY_ERR_SHAPE, "the front's output is not int8 [N, %d]", s->L[0].p.k);
+    return st;
+}

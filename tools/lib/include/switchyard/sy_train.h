@@ -168,6 +168,28 @@ SY_EXPORT int64_t sy_qas_session_steps(const sy_qas_session *s);
 /* The QDQ model with the trained int8 weights and int32 biases. */
 SY_EXPORT sy_status *sy_qas_session_export(sy_qas_session *s, const char *path);
 
+/* A trained layer's state, borrowed from the session (valid until its next
+ * step or release): what `switchyard codegen --train` writes into a
+ * training package. The master copies are NULL where not trained. */
+typedef struct sy_qas_layer_info {
+    size_t struct_size; /* sizeof(sy_qas_layer_info) */
+    const char *name;   /* the Gemm node */
+    int32_t k, o;       /* W is [o, k] */
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+    int relu;           /* a ReLU on the output codes */
+    const float *w_scale;           /* [o] */
+    const int8_t *w;                /* [o, k] */
+    const int32_t *bias;            /* [o], NULL: none */
+    const float *w_master, *b_master;
+} sy_qas_layer_info;
+SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
+SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
+/* The frozen front on the model's inputs: the int8 codes [N, k] the first
+ * trained layer reads (borrowed until the next call). */
+SY_EXPORT sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
+                                          const sy_tensor **codes);
+
 /* ---- data ---------------------------------------------------------------- */
 
 /* An IDX file (the MNIST / Fashion-MNIST format), gzip-compressed or not:

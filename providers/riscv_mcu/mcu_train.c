@@ -1,0 +1,438 @@
+/*
+ * The training package `switchyard codegen --train` writes (seed 001 §4:
+ * on-device training on ws63): QAS-INT8 steps of the trained fully
+ * connected layers (plugin_sdk/kernels/qas.c, the very file the host
+ * trainer runs, embedded in this plugin) over samples held in flash: the
+ * int8 codes the model's frozen front gives the first trained layer.
+ * Trained codes, their float master copies, the momentum, the gradients and
+ * the activations kept for the backward pass live in RAM (static arrays);
+ * the frozen weights of a biases-only update stay const in flash. The
+ * memory plan is checked against the chip's SRAM (or the budget asked
+ * for) before anything is written.
+ *
+ *   DIR/src/train.c            the layers' state and sy_train_step
+ *   DIR/src/samples.c          the samples and labels (const)
+ *   DIR/src/main.c             init, every sample once, the state printed
+ *   DIR/kernels/               qas.c, qas.h, tflk.h, tflk_math.c, sy_fixedpoint.h
+ *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
+ *   DIR/expected_output.txt    the host trainer's state after the same steps
+ */
+#include "mcu.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#define H mcu_H
+
+typedef struct tout {
+    FILE *f;
+    bool failed;
+} tout;
+
+static void P(tout *o, const char *fmt, ...) SY_PRINTF(2, 3);
+static void P(tout *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(o->f, fmt, ap) < 0)
+        o->failed = true;
+    va_end(ap);
+}
+
+static sy_status *topen(const char *dir, const char *rel, tout *o)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    o->failed = false;
+    o->f = fopen(path, "w");
+    return o->f ? NULL : H->status_new(SY_ERR_IO, "codegen --train: cannot write %s: %s", path, strerror(errno));
+}
+
+static sy_status *tclose(const char *dir, const char *rel, tout *o)
+{
+    bool bad = o->failed | (fclose(o->f) != 0);
+    o->f = NULL;
+    return bad ? H->status_new(SY_ERR_IO, "codegen --train: writing %s/%s failed", dir, rel) : NULL;
+}
+
+static sy_status *mkdirs(const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: path too long");
+    for (char *c = p + 1;; c++) {
+        bool end = !*c;
+        if (*c == '/' || end) {
+            *c = '\0';
+            if (mkdir(p, 0777) && errno != EEXIST)
+                return H->status_new(SY_ERR_IO, "codegen --train: cannot create %s: %s", p, strerror(errno));
+            if (end)
+                break;
+            *c = '/';
+        }
+    }
+    return NULL;
+}
+
+static sy_status *copy_source(const char *dir, const char *name)
+{
+    for (unsigned i = 0; i < mcu_n_sources; i++)
+        if (!strcmp(mcu_sources[i].name, name)) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "kernels/%s", name);
+            tout o;
+            SY_TRY(topen(dir, rel, &o));
+            P(&o, "%s", mcu_sources[i].text);
+            return tclose(dir, rel, &o);
+        }
+    return H->status_new(SY_ERR_INTERNAL, "codegen --train: kernel source %s is not embedded in the plugin", name);
+}
+
+/* the float bits of v, exactly */
+static void pf(tout *o, float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    P(o, "sy_f32(0x%08xu)", (unsigned)b);
+}
+
+static void arr_i8(tout *o, const char *qual, const char *sym, const int8_t *v, size_t n)
+{
+    P(o, "%sint8_t %s[%zu] = {", qual, sym, n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        P(o, "%s%d,", i % 24 ? "" : "\n   ", v[i]);
+    P(o, "%s\n};\n", n ? "" : " 0");
+}
+
+static void arr_i32(tout *o, const char *qual, const char *sym, const int32_t *v, size_t n)
+{
+    P(o, "%sint32_t %s[%zu] = {", qual, sym, n);
+    for (size_t i = 0; i < n; i++)
+        P(o, "%s%ld,", i % 12 ? "" : "\n   ", (long)v[i]);
+    P(o, "\n};\n");
+}
+
+/* 32-bit FNV-1a over bytes: the state printed in a line */
+static uint32_t fnv(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+/* the memory plan of one step (batch 1) */
+typedef struct plan {
+    size_t codes, masters, momentum, grads, acts, flash_w, samples;
+    size_t peak, lower;
+} plan;
+
+static void plan_of(const sy_mcu_train_request *r, plan *p)
+{
+    memset(p, 0, sizeof *p);
+    size_t grad_max = 0, o_max = 0, k_max = 0, kept = 0;
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        size_t ok = (size_t)L->o * (size_t)L->k, o = (size_t)L->o, k = (size_t)L->k;
+        size_t trained = (r->biases_only ? 0 : ok) + (L->bias ? o : 0);
+        p->codes += (r->biases_only ? 0 : ok) + (L->bias ? 4 * o : 0);
+        p->flash_w += (r->biases_only ? ok : 0) + 4 * o; /* frozen codes and the scales */
+        p->masters += 4 * trained;
+        p->momentum += 4 * trained;
+        p->grads += 4 * trained;
+        /* what the package holds: input, output and ReLU codes, the float
+         * gradient of the output (the next layer's input gradient) */
+        p->acts += k + 2 * o + 4 * o;
+        /* what the backward pass must read: the input codes for the weight
+         * gradient (none in a biases-only update), the output codes for the
+         * straight-through mask (the ReLU's output is the next input) */
+        kept += (r->biases_only ? 0 : k) + o;
+        grad_max = 4 * trained > grad_max ? 4 * trained : grad_max;
+        o_max = o > o_max ? o : o_max;
+        k_max = k > k_max ? k : k_max;
+    }
+    p->samples = (size_t)r->n_samples * (size_t)r->layers[0].k + 4 * (size_t)r->n_samples;
+    p->peak = p->codes + p->masters + p->momentum + p->grads + p->acts;
+    /* the lower bound of any schedule of this step: the persistent state,
+     * the activations the backward pass reads, one layer's gradient at a
+     * time (Lin et al.'s in-place update: a layer is updated as soon as its
+     * gradient is known, so no two layers' gradients coexist) and one
+     * layer's output and input gradients */
+    p->lower = p->codes + p->masters + p->momentum + kept + grad_max + 4 * (o_max + k_max);
+    if (p->lower > p->peak)
+        p->lower = p->peak; /* a one-layer plan is already the bound */
+}
+
+static sy_status *write_train_c(const sy_mcu_train_request *r)
+{
+    tout o;
+    SY_TRY(topen(r->dir, "src/train.c", &o));
+    P(&o, "/* Generated by switchyard codegen --train from %s for %s: do not edit.\n"
+          " * QAS-INT8 steps (batch 1) of %u fully connected layers%s: the calls and their\n"
+          " * order are the host trainer's (tools/lib/src/train_qas.c), so the bits are too. */\n",
+      r->model_name, mcu_current.chip->name, r->n_layers, r->biases_only ? ", biases only" : "");
+    P(&o, "#include \"sy_train.h\"\n\n#include \"qas.h\"\n\n#include <string.h>\n\n"
+          "static float sy_f32(uint32_t b)\n{\n    float f;\n    memcpy(&f, &b, 4);\n    return f;\n}\n\n");
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        size_t ok = (size_t)L->o * (size_t)L->k;
+        char sym[32];
+        P(&o, "/* layer %u: [%d -> %d]%s */\n", i, L->k, L->o, L->relu ? ", ReLU" : "");
+        snprintf(sym, sizeof sym, "w%u", i);
+        arr_i8(&o, r->biases_only ? "static const " : "static ", sym, L->w, ok);
+        if (L->bias) {
+            snprintf(sym, sizeof sym, "b%u", i);
+            arr_i32(&o, "static ", sym, L->bias, (size_t)L->o);
+        }
+        P(&o, "static float ws%u[%d];\nstatic const uint32_t ws%u_bits[%d] = {", i, L->o, i, L->o);
+        for (int32_t c = 0; c < L->o; c++) {
+            uint32_t b;
+            memcpy(&b, &L->w_scale[c], 4);
+            P(&o, "%s0x%08xu,", c % 8 ? "" : "\n   ", (unsigned)b);
+        }
+        P(&o, "\n};\n");
+        if (!r->biases_only)
+            P(&o, "static float wm%u[%zu], wv%u[%zu], gw%u[%zu];\n", i, ok, i, ok, i, ok);
+        if (L->bias)
+            P(&o, "static float bm%u[%d], bv%u[%d], gb%u[%d];\n", i, L->o, i, L->o, i, L->o);
+        P(&o, "static int8_t x%u[%d], y%u[%d], r%u[%d];\nstatic float dy%u[%d];\n", i, L->k, i, L->o, i, L->o, i,
+          L->o);
+        P(&o, "static qas_fc p%u;\n\n", i);
+    }
+    P(&o, "void sy_train_init(void)\n{\n");
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        P(&o, "    for (int c = 0; c < %d; c++)\n        ws%u[c] = sy_f32(ws%u_bits[c]);\n", L->o, i, i);
+        P(&o, "    p%u.k = %d;\n    p%u.o = %d;\n    p%u.x_scale = ", i, L->k, i, L->o, i);
+        pf(&o, L->x_scale);
+        P(&o, ";\n    p%u.y_scale = ", i);
+        pf(&o, L->y_scale);
+        P(&o, ";\n    p%u.x_zp = %d;\n    p%u.y_zp = %d;\n    p%u.act_min = -128;\n    p%u.act_max = 127;\n"
+              "    p%u.w_scale = ws%u;\n", i, L->x_zp, i, L->y_zp, i, i, i, i);
+        /* the masters start as the codes, as on the host */
+        if (!r->biases_only)
+            P(&o, "    for (int i = 0; i < %d; i++)\n        wm%u[i] = (float)w%u[i];\n", L->o * L->k, i, i);
+        if (L->bias)
+            P(&o, "    for (int i = 0; i < %d; i++)\n        bm%u[i] = (float)b%u[i];\n", L->o, i, i);
+    }
+    P(&o, "}\n\n");
+    const sy_mcu_train_layer *last = &r->layers[r->n_layers - 1];
+    P(&o, "int sy_train_step(const int8_t *x, int32_t label, float lr)\n{\n"
+          "    memcpy(x0, x, %d);\n", r->layers[0].k);
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        if (i)
+            P(&o, "    memcpy(x%u, r%u, %d);\n", i, i - 1, L->k);
+        char bsym[16];
+        snprintf(bsym, sizeof bsym, L->bias ? "b%u" : "NULL", i);
+        P(&o, "    qas_fc_forward(&p%u, 1, x%u, w%u, %s, y%u);\n", i, i, i, bsym, i);
+        if (L->relu)
+            P(&o, "    qas_relu_s8(%d, %d, y%u, r%u);\n", L->o, L->y_zp, i, i);
+        else
+            P(&o, "    memcpy(r%u, y%u, %d);\n", i, i, L->o);
+    }
+    P(&o, "    if (qas_softmax_xent_grad(1, %d, r%u, p%u.y_scale, &label, dy%u) >= 0)\n        return -1;\n", last->o,
+      r->n_layers - 1, r->n_layers - 1, r->n_layers - 1);
+    for (uint32_t j = r->n_layers; j-- > 0;) {
+        const sy_mcu_train_layer *L = &r->layers[j];
+        char gw[16], gb[16], dx[16];
+        snprintf(gw, sizeof gw, r->biases_only ? "NULL" : "gw%u", j);
+        snprintf(gb, sizeof gb, L->bias ? "gb%u" : "NULL", j);
+        snprintf(dx, sizeof dx, j ? "dy%u" : "NULL", j - 1);
+        if (L->relu)
+            P(&o, "    qas_relu_backward(%d, %d, y%u, dy%u, dy%u);\n", L->o, L->y_zp, j, j, j);
+        P(&o, "    qas_fc_backward(&p%u, 1, x%u, w%u, y%u, dy%u, %s, %s, %s);\n", j, j, j, j, j, gw, gb, dx);
+        P(&o, "    qas_scale_grads(%d, %d, ws%u, p%u.x_scale, %s, %s);\n", L->o, L->k, j, j, gw, gb);
+        if (!r->biases_only) {
+            P(&o, "    qas_sgd(%d, lr, ", L->o * L->k);
+            pf(&o, r->momentum);
+            P(&o, ", gw%u, wv%u, wm%u);\n    qas_requant_w(%d, wm%u, w%u);\n", j, j, j, L->o * L->k, j, j);
+        }
+        if (L->bias) {
+            P(&o, "    qas_sgd(%d, lr, ", L->o);
+            pf(&o, r->momentum);
+            P(&o, ", gb%u, bv%u, bm%u);\n    qas_requant_b(%d, bm%u, b%u);\n", j, j, j, L->o, j, j);
+        }
+    }
+    P(&o, "    return 0;\n}\n\n");
+    /* the state: codes in hex, masters by hash (the format of expected_output.txt) */
+    P(&o, "static uint32_t fnv(const void *p, size_t n)\n{\n    const unsigned char *b = p;\n"
+          "    uint32_t h = 2166136261u;\n    for (size_t i = 0; i < n; i++)\n        h = (h ^ b[i]) * 16777619u;\n"
+          "    return h;\n}\n\n"
+          "static void hex(const char *tag, const void *p, size_t n)\n{\n    const unsigned char *b = p;\n"
+          "    printf(\"%%s %%lu:\", tag, (unsigned long)n);\n    for (size_t i = 0; i < n; i++)\n"
+          "        printf(\" %%02x\", b[i]);\n    printf(\"\\n\");\n}\n\n"
+          "void sy_train_print(void)\n{\n");
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        if (!r->biases_only)
+            P(&o, "    hex(\"w%u\", w%u, sizeof w%u);\n    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv(wm%u, "
+                  "sizeof wm%u));\n", i, i, i, i, i, i);
+        if (L->bias)
+            P(&o, "    hex(\"b%u\", b%u, sizeof b%u);\n    printf(\"bm%u fnv %%08lx\\n\", (unsigned long)fnv(bm%u, "
+                  "sizeof bm%u));\n", i, i, i, i, i, i);
+    }
+    P(&o, "}\n");
+    SY_TRY(tclose(r->dir, "src/train.c", &o));
+
+    SY_TRY(topen(r->dir, "include/sy_train.h", &o));
+    P(&o, "/* Generated by switchyard codegen --train: the training package's API. */\n"
+          "#ifndef SY_TRAIN_PKG_H\n#define SY_TRAIN_PKG_H\n\n#include <stdint.h>\n#include <stdio.h>\n\n"
+          "#define SY_TRAIN_SAMPLES %u\n#define SY_TRAIN_SAMPLE_BYTES %d\n\n"
+          "/* the layers' state as written (codes, masters from the codes, zero momentum) */\n"
+          "void sy_train_init(void);\n"
+          "/* one QAS-INT8 step on one sample (the front's int8 codes); -1: label outside the classes */\n"
+          "int sy_train_step(const int8_t *x, int32_t label, float lr);\n"
+          "/* the state in expected_output.txt's format */\nvoid sy_train_print(void);\n\n"
+          "extern const int8_t sy_train_samples[];\nextern const int32_t sy_train_labels[];\n\n#endif\n",
+      r->n_samples, r->layers[0].k);
+    SY_TRY(tclose(r->dir, "include/sy_train.h", &o));
+
+    SY_TRY(topen(r->dir, "src/samples.c", &o));
+    P(&o, "/* Generated by switchyard codegen --train: the samples (the frozen front's codes) and labels. */\n"
+          "#include \"sy_train.h\"\n\n");
+    arr_i8(&o, "const ", "sy_train_samples", r->samples, (size_t)r->n_samples * (size_t)r->layers[0].k);
+    arr_i32(&o, "const ", "sy_train_labels", r->labels, r->n_samples);
+    SY_TRY(tclose(r->dir, "src/samples.c", &o));
+
+    uint32_t lr_bits;
+    memcpy(&lr_bits, &r->lr, 4);
+    SY_TRY(topen(r->dir, "src/main.c", &o));
+    P(&o, "/* Generated by switchyard codegen --train: every sample once (one step each), then the\n"
+          " * state and the retired instructions of the steps (0 off RISC-V). */\n"
+          "#include \"sy_train.h\"\n\n#include <string.h>\n\n"
+          "#if defined(__riscv) && __riscv_xlen == 32\n"
+          "static uint64_t rd_instret(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi));\n"
+          "        __asm__ volatile(\"csrr %%0, instret\" : \"=r\"(lo));\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi2));\n"
+          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
+          "#else\nstatic uint64_t rd_instret(void) { return 0; }\n#endif\n\n"
+          "int main(void)\n{\n    sy_train_init();\n    uint32_t lr_bits = 0x%08lxu;\n    float lr;\n"
+          "    memcpy(&lr, &lr_bits, 4);\n    uint64_t i0 = rd_instret();\n"
+          "    for (int s = 0; s < SY_TRAIN_SAMPLES; s++)\n"
+          "        if (sy_train_step(sy_train_samples + (long)s * SY_TRAIN_SAMPLE_BYTES, sy_train_labels[s], lr)) {\n"
+          "            printf(\"error: label of sample %%d\\n\", s);\n            return 1;\n        }\n"
+          "    uint64_t i1 = rd_instret();\n    sy_train_print();\n"
+          "    printf(\"steps %%d instret %%lu per step %%lu\\n\", SY_TRAIN_SAMPLES, (unsigned long)(i1 - i0),\n"
+          "           (unsigned long)((i1 - i0) / SY_TRAIN_SAMPLES));\n    return 0;\n}\n",
+      (unsigned long)lr_bits);
+    SY_TRY(tclose(r->dir, "src/main.c", &o));
+    return NULL;
+}
+
+static void hex_line(tout *o, const char *tag, uint32_t i, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    P(o, "%s%u %lu:", tag, i, (unsigned long)n);
+    for (size_t k = 0; k < n; k++)
+        P(o, " %02x", b[k]);
+    P(o, "\n");
+}
+
+sy_status *mcu_emit_train(const sy_mcu_train_request *r, char *summary, size_t len)
+{
+    if (!r || r->struct_size < sizeof *r || !r->dir || !r->n_layers || !r->layers || !r->n_samples || !r->samples ||
+        !r->labels)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: incomplete request");
+    const mcu_chip *chip = mcu_current.chip;
+    if (!chip)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: no riscv_mcu target configured");
+    if (!strcmp(chip->name, "hi3066"))
+        return H->status_new(SY_ERR_UNSUPPORTED, "codegen --train: target hi3066: seed 001 §4: "
+                                                 "\"当前端侧训练仅在ws63支持\" (on-device training is supported only on ws63)");
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        if (L->k < 1 || L->o < 1 || !L->w || !L->w_scale || !L->w_final || (L->bias && !L->bias_final) ||
+            (i && L->k != r->layers[i - 1].o) || (r->biases_only && !L->bias))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u is inconsistent", i);
+    }
+    plan p;
+    plan_of(r, &p);
+    uint64_t budget = r->sram_budget ? r->sram_budget : chip->sram;
+    snprintf(summary, len,
+             "training package for %s: %u layers%s, %u steps\n"
+             "RAM plan of a step: peak %zu bytes = trained codes %zu + master copies %zu + momentum %zu + gradients %zu"
+             " + activations %zu; lower bound %zu bytes (kept activations, in-place update); budget %llu bytes (%s SRAM %llu)\n"
+             "flash: frozen weights and scales %zu bytes, samples %zu bytes",
+             chip->name, r->n_layers, r->biases_only ? " (biases only)" : "", r->n_samples, p.peak, p.codes,
+             p.masters, p.momentum, p.grads, p.acts, p.lower, (unsigned long long)budget, chip->name,
+             (unsigned long long)chip->sram, p.flash_w, p.samples);
+    if (p.peak > budget)
+        return H->status_new(SY_ERR_BUDGET,
+                             "codegen --train: the training plan needs %zu bytes of RAM (trained codes %zu, master "
+                             "copies %zu, momentum %zu, gradients %zu, activations %zu), over the budget of %llu "
+                             "bytes on %s: train fewer layers or biases only",
+                             p.peak, p.codes, p.masters, p.momentum, p.grads, p.acts, (unsigned long long)budget,
+                             chip->name);
+    if (p.flash_w + p.samples > chip->flash)
+        return H->status_new(SY_ERR_BUDGET, "codegen --train: %zu bytes of flash (frozen weights and "
+                                                        "samples) over %s's %llu: fewer samples",
+                             p.flash_w + p.samples, chip->name, (unsigned long long)chip->flash);
+    SY_TRY(mkdirs(r->dir));
+    char sub[4200];
+    const char *subs[3] = {"src", "include", "kernels"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(sub, sizeof sub, "%s/%s", r->dir, subs[i]);
+        SY_TRY(mkdirs(sub));
+    }
+    SY_TRY(write_train_c(r));
+    const char *kern[5] = {"qas.c", "qas.h", "tflk.h", "tflk_math.c", "sy_fixedpoint.h"};
+    for (int i = 0; i < 5; i++)
+        SY_TRY(copy_source(r->dir, kern[i]));
+    tout o;
+    SY_TRY(topen(r->dir, "CMakeLists.txt", &o));
+    P(&o, "# Generated by switchyard codegen --train from %s for %s.\n"
+          "# RISC-V: cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
+          "cmake_minimum_required(VERSION 3.13)\nproject(sy_train C)\n"
+          "set(CMAKE_C_STANDARD 99)\nset(CMAKE_C_STANDARD_REQUIRED ON)\nset(CMAKE_C_EXTENSIONS OFF)\n"
+          "add_executable(sy_train_main src/main.c src/train.c src/samples.c kernels/qas.c kernels/tflk_math.c)\n"
+          "target_include_directories(sy_train_main PRIVATE include kernels)\n"
+          "# -ffp-contract=off: no fused multiply-add, so the MCU computes the bits the host computed\n"
+          "target_compile_options(sy_train_main PRIVATE -O2 -ffp-contract=off -Wall -Wextra)\n"
+          "if(CMAKE_SYSTEM_NAME STREQUAL \"Generic\")\n"
+          "  target_link_options(sy_train_main PRIVATE -Wl,--gc-sections)\n"
+          "  set_target_properties(sy_train_main PROPERTIES SUFFIX \".elf\")\nendif()\n",
+      r->model_name, chip->name);
+    SY_TRY(tclose(r->dir, "CMakeLists.txt", &o));
+    SY_TRY(topen(r->dir, "toolchain-riscv32.cmake", &o));
+    /* RAM is the budget the plan was checked against, so an image whose
+     * static state would not fit does not link */
+    P(&o, "# %s: %s. The image links at QEMU virt's RAM: 'flash' (text, rodata: the frozen weights and\n"
+          "# the samples) first, then 'ram' (data, bss: the trained state; stack) of the budget's size.\n"
+          "set(CMAKE_SYSTEM_NAME Generic)\nset(CMAKE_SYSTEM_PROCESSOR riscv32)\n"
+          "set(SY_RISCV_PREFIX \"riscv64-unknown-elf-\" CACHE STRING \"cross toolchain prefix\")\n"
+          "set(CMAKE_C_COMPILER ${SY_RISCV_PREFIX}gcc)\nset(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n"
+          "set(CMAKE_C_FLAGS_INIT \"-march=rv32imfc -mabi=ilp32f --specs=picolibc.specs\")\n"
+          "set(CMAKE_EXE_LINKER_FLAGS_INIT \"--oslib=semihost --crt0=semihost "
+          "-Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=%llu "
+          "-Wl,--defsym=__ram=0x%llx -Wl,--defsym=__ram_size=%llu\")\n",
+      chip->name, chip->isa, (unsigned long long)chip->flash, 0x80000000ull + chip->flash,
+      (unsigned long long)budget);
+    SY_TRY(tclose(r->dir, "toolchain-riscv32.cmake", &o));
+    SY_TRY(topen(r->dir, "README.md", &o));
+    P(&o, "# QAS-INT8 training package for %s (generated by `switchyard codegen --train`)\n\n"
+          "`src/main.c` runs one training step per sample of `src/samples.c` (the int8 codes the frozen front\n"
+          "of %s gives the first trained layer) and prints the trained state; `expected_output.txt` is\n"
+          "what the host trainer holds after the same steps.\n\n%s\n\n"
+          "```sh\ncmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
+          "qemu-system-riscv32 -machine virt -bios none -nographic -semihosting-config enable=on,target=native \\\n"
+          "    -icount shift=0 -kernel build/sy_train_main.elf\n```\n",
+      chip->name, r->model_name, summary);
+    SY_TRY(tclose(r->dir, "README.md", &o));
+    SY_TRY(topen(r->dir, "expected_output.txt", &o));
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_train_layer *L = &r->layers[i];
+        size_t ok = (size_t)L->o * (size_t)L->k;
+        if (!r->biases_only) {
+            hex_line(&o, "w", i, L->w_final, ok);
+            P(&o, "wm%u fnv %08lx\n", i, (unsigned long)fnv(L->w_master_final, ok * 4));
+        }
+        if (L->bias) {
+            hex_line(&o, "b", i, L->bias_final, (size_t)L->o * 4);
+            P(&o, "bm%u fnv %08lx\n", i, (unsigned long)fnv(L->b_master_final, (size_t)L->o * 4));
+        }
+    }
+    return tclose(r->dir, "expected_output.txt", &o);
+}

@@ -1,0 +1,231 @@
+/*
+ * switchyard codegen --train MODEL --target ws63 --data DIR -o DIR
+ *                    [--trainable last:K|bias:K] [--steps N] [--lr LR]
+ *                    [--momentum M] [--sram-budget B]
+ *
+ * A ws63 package that runs QAS-INT8 training steps on the device: the int8
+ * QDQ MODEL's last fully connected layers (sy_qas_session_*, the ws63 QAS
+ * rows of seed 001 §4 checked), one step per sample over the first N
+ * training images of DIR (IDX). The frozen front runs here, on the host, and
+ * its int8 codes are the package's samples; the host trainer takes the same
+ * N steps, and its final state is the package's expected_output.txt. The
+ * riscv_mcu plugin writes the package (its "riscv_mcu.codegen" extension,
+ * emit_train), checking the step's RAM plan against the chip.
+ */
+#include "cli.h"
+
+#include <switchyard/ext/sy_mcu_codegen.h>
+#include <switchyard/sy_train.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct layer_copy {
+    sy_mcu_train_layer d;
+    int8_t *w;
+    int32_t *b;
+    float *ws;
+} layer_copy;
+
+static bool copy_layer(const sy_qas_layer_info *in, layer_copy *c)
+{
+    size_t ok = (size_t)in->o * (size_t)in->k, o = (size_t)in->o;
+    c->w = malloc(ok);
+    c->b = in->bias ? malloc(o * 4) : NULL;
+    c->ws = malloc(o * 4);
+    if (!c->w || !c->ws || (in->bias && !c->b))
+        return false;
+    memcpy(c->w, in->w, ok);
+    if (in->bias)
+        memcpy(c->b, in->bias, o * 4);
+    memcpy(c->ws, in->w_scale, o * 4);
+    c->d = (sy_mcu_train_layer){.k = in->k, .o = in->o, .x_scale = in->x_scale, .y_scale = in->y_scale,
+                                .x_zp = in->x_zp, .y_zp = in->y_zp, .relu = in->relu, .w_scale = c->ws, .w = c->w,
+                                .bias = c->b};
+    return true;
+}
+
+int cmd_codegen_train(int argc, char **argv)
+{
+    const char *model = NULL, *target = NULL, *dir = NULL, *data = NULL, *trainable = "last:1", *sram = NULL;
+    long steps = 200;
+    float lr = 0.01f, momentum = 0.9f;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--train"))
+            continue;
+        if (a[0] == '-' && !v)
+            return cli_usage_error("codegen", "%s needs a value", a);
+        if (!strcmp(a, "--target"))
+            target = argv[++i];
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            dir = argv[++i];
+        else if (!strcmp(a, "--data"))
+            data = argv[++i];
+        else if (!strcmp(a, "--trainable"))
+            trainable = argv[++i];
+        else if (!strcmp(a, "--sram-budget"))
+            sram = argv[++i];
+        else if (!strcmp(a, "--steps")) {
+            if ((steps = cli_parse_long(argv[++i], 1, 100000)) < 0)
+                return cli_usage_error("codegen", "--steps: expected an integer from 1 to 100000");
+        } else if (!strcmp(a, "--lr") || !strcmp(a, "--momentum")) {
+            char *end;
+            float f = strtof(argv[++i], &end);
+            if (*end || !(f >= 0) || (!strcmp(a, "--momentum") && !(f < 1)))
+                return cli_usage_error("codegen", "%s: expected a number >= 0 (momentum below 1), got '%s'", a, argv[i]);
+            *(!strcmp(a, "--lr") ? &lr : &momentum) = f;
+        } else if (a[0] == '-')
+            return cli_usage_error("codegen", "--train: unknown option '%s'", a);
+        else if (!model)
+            model = a;
+        else
+            return cli_usage_error("codegen", "one model only ('%s' and '%s')", model, a);
+    }
+    if (!model || !dir || !data || !target)
+        return cli_usage_error("codegen", "--train needs MODEL, --target, --data DIR and -o DIR");
+    sy_qas_options qo = {.struct_size = sizeof qo, .last_k = 1, .momentum = momentum, .target = target};
+    if (!strncmp(trainable, "last:", 5) || !strncmp(trainable, "bias:", 5)) {
+        long k = cli_parse_long(trainable + 5, 1, 16);
+        if (k < 0)
+            return cli_usage_error("codegen", "--trainable: K must be an integer from 1 to 16");
+        qo.last_k = (int)k;
+        qo.biases_only = trainable[0] == 'b';
+    } else
+        return cli_usage_error("codegen", "--trainable: expected last:K or bias:K, got '%s'", trainable);
+
+    sy_env *menv = NULL, *henv = NULL;
+    sy_qas_session *qs = NULL;
+    sy_tensor *images = NULL, *labels = NULL;
+    layer_copy lc[16];
+    size_t nl = 0;
+    int8_t *samples = NULL;
+    int32_t *labs = NULL;
+    float *x = NULL;
+    int rc = 1;
+    sy_status *st;
+    /* the target's env: the plugin's extension, configured for the chip */
+    char ini[512];
+    int n = snprintf(ini, sizeof ini,
+                     "[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\n[provider.riscv_mcu]\ntarget = %s\n",
+                     target);
+    if (sram)
+        snprintf(ini + n, sizeof ini - (size_t)n, "sram_budget = %s\n", sram);
+    /* the host's env first: riscv_mcu keeps the chip of the env created last */
+    if ((st = cli_env(NULL, &henv)))
+        return cli_fail(st, "codegen --train: the default env");
+    if ((st = sy_env_create_from_string(ini, NULL, &menv))) {
+        sy_env_release(henv);
+        return cli_fail(st, "codegen --train: configuration");
+    }
+    const sy_mcu_codegen_ext *ext = sy_get_extension(menv, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION);
+    if (!ext || ext->struct_size < sizeof *ext || !ext->emit_train) {
+        rc = cli_fail(sy_status_create(SY_ERR_NOT_FOUND, "the riscv_mcu plugin has no training packages"), "codegen");
+        goto done;
+    }
+    if ((st = sy_qas_session_create(henv, model, &qo, &qs, NULL))) {
+        rc = cli_fail(st, model);
+        goto done;
+    }
+    char path[4096];
+    const char *kinds[2] = {"images-idx3-ubyte", "labels-idx1-ubyte"};
+    sy_tensor **dst[2] = {&images, &labels};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/train-%s.gz", data, kinds[k]);
+        if (access(path, R_OK))
+            snprintf(path, sizeof path, "%s/train-%s", data, kinds[k]);
+        if ((st = sy_idx_read(path, dst[k]))) {
+            rc = cli_fail(st, "training data");
+            goto done;
+        }
+    }
+    if (images->dtype != SY_DT_UINT8 || images->rank != 3 || labels->dtype != SY_DT_UINT8 || labels->rank != 1 ||
+        labels->dims[0] != images->dims[0] || images->dims[0] < steps) {
+        rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "%s: expected uint8 images [N, H, W] and labels [N], N >= %ld",
+                                       data, steps),
+                      "training data");
+        goto done;
+    }
+    nl = sy_qas_session_layer_count(qs);
+    for (size_t i = 0; i < nl; i++) {
+        sy_qas_layer_info li = {.struct_size = sizeof li};
+        memset(&lc[i], 0, sizeof lc[i]);
+        if (!sy_qas_session_layer(qs, i, &li) || !copy_layer(&li, &lc[i])) {
+            nl = i + 1;
+            rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
+            goto done;
+        }
+    }
+    const int64_t H = images->dims[1], W = images->dims[2], K = lc[0].d.k;
+    samples = malloc((size_t)(steps * K));
+    labs = malloc((size_t)steps * 4);
+    x = malloc((size_t)(H * W) * 4);
+    if (!samples || !labs || !x) {
+        rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
+        goto done;
+    }
+    /* the front's codes of each sample, then the host's step on it */
+    for (long s = 0; s < steps; s++) {
+        for (int64_t p = 0; p < H * W; p++)
+            x[p] = (float)((const uint8_t *)images->data)[s * H * W + p] / 255.0f;
+        int64_t lab = ((const uint8_t *)labels->data)[s];
+        labs[s] = (int32_t)lab;
+        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {1, 1, H, W}, .data = x,
+                        .nbytes = (size_t)(H * W) * 4};
+        sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {1}, .data = &lab,
+                        .nbytes = 8};
+        const sy_tensor *codes = NULL;
+        float loss;
+        if ((st = sy_qas_session_front(qs, (const sy_tensor *[]){&tx}, 1, &codes))) {
+            rc = cli_fail(st, "codegen --train: the front");
+            goto done;
+        }
+        memcpy(samples + s * K, codes->data, (size_t)K);
+        if ((st = sy_qas_session_step(qs, (const sy_tensor *[]){&tx, &tl}, 2, lr, &loss, NULL))) {
+            rc = cli_fail(st, "codegen --train: host step");
+            goto done;
+        }
+    }
+    sy_mcu_train_layer layers[16];
+    for (size_t i = 0; i < nl; i++) {
+        sy_qas_layer_info li = {.struct_size = sizeof li};
+        sy_qas_session_layer(qs, i, &li);
+        layers[i] = lc[i].d;
+        layers[i].w_final = li.w;
+        layers[i].bias_final = li.bias;
+        layers[i].w_master_final = li.w_master;
+        layers[i].b_master_final = li.b_master;
+    }
+    const char *base = strrchr(model, '/');
+    sy_mcu_train_request req = {.struct_size = sizeof req, .dir = dir, .model_name = base ? base + 1 : model,
+                                .n_layers = (uint32_t)nl, .layers = layers, .biases_only = qo.biases_only,
+                                .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
+                                .labels = labs};
+    char summary[1024] = "";
+    if ((st = ext->emit_train(&req, summary, sizeof summary))) {
+        if (*summary)
+            fprintf(stderr, "%s\n", summary);
+        rc = cli_fail(st, "codegen --train");
+        goto done;
+    }
+    printf("%s\nwrote %s: %ld QAS-INT8 steps of %zu layers; expected_output.txt is the host trainer's state after "
+           "them\n",
+           summary, dir, steps, nl);
+    rc = 0;
+done:
+    for (size_t i = 0; i < nl; i++) {
+        free(lc[i].w);
+        free(lc[i].b);
+        free(lc[i].ws);
+    }
+    free(samples);
+    free(labs);
+    free(x);
+    sy_idx_free(images);
+    sy_idx_free(labels);
+    sy_qas_session_release(qs);
+    sy_env_release(henv);
+    sy_env_release(menv);
+    return rc;
+}
