@@ -131,7 +131,7 @@ typedef struct plan {
 static void plan_of(const sy_mcu_train_request *r, plan *p)
 {
     memset(p, 0, sizeof *p);
-    size_t grad_max = 0, o_max = 0, k_max = 0, kept = 0;
+    size_t grad_max = 0, pair_max = 0, kept = 0;
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
         size_t ok = (size_t)L->o * (size_t)L->k, o = (size_t)L->o, k = (size_t)L->k;
@@ -149,8 +149,9 @@ static void plan_of(const sy_mcu_train_request *r, plan *p)
          * straight-through mask (the ReLU's output is the next input) */
         kept += (r->biases_only ? 0 : k) + o;
         grad_max = 4 * trained > grad_max ? 4 * trained : grad_max;
-        o_max = o > o_max ? o : o_max;
-        k_max = k > k_max ? k : k_max;
+        /* the gradients of this layer's output and (after the first) input */
+        size_t pair = 4 * (o + (i ? (size_t)r->layers[i - 1].o : 0));
+        pair_max = pair > pair_max ? pair : pair_max;
     }
     p->samples = (size_t)r->n_samples * (size_t)r->layers[0].k + 4 * (size_t)r->n_samples;
     p->peak = p->codes + p->masters + p->momentum + p->grads + p->acts;
@@ -159,7 +160,7 @@ static void plan_of(const sy_mcu_train_request *r, plan *p)
      * time (Lin et al.'s in-place update: a layer is updated as soon as its
      * gradient is known, so no two layers' gradients coexist) and one
      * layer's output and input gradients */
-    p->lower = p->codes + p->masters + p->momentum + kept + grad_max + 4 * (o_max + k_max);
+    p->lower = p->codes + p->masters + p->momentum + kept + grad_max + pair_max;
     if (p->lower > p->peak)
         p->lower = p->peak; /* a one-layer plan is already the bound */
 }
@@ -350,7 +351,13 @@ sy_status *mcu_emit_train(const sy_mcu_train_request *r, char *summary, size_t l
     }
     plan p;
     plan_of(r, &p);
+    /* the request's budget, else the whole SRAM (the training state is the
+     * application's RAM, not the inference workspace's budget) */
     uint64_t budget = r->sram_budget ? r->sram_budget : chip->sram;
+    if (budget > chip->sram)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: a budget of %llu bytes exceeds %s's SRAM of "
+                                                      "%llu bytes", (unsigned long long)budget, chip->name,
+                             (unsigned long long)chip->sram);
     snprintf(summary, len,
              "training package for %s: %u layers%s, %u steps\n"
              "RAM plan of a step: peak %zu bytes = trained codes %zu + master copies %zu + momentum %zu + gradients %zu"

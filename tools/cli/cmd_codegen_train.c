@@ -110,8 +110,20 @@ int cmd_codegen_train(int argc, char **argv)
     int n = snprintf(ini, sizeof ini,
                      "[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\n[provider.riscv_mcu]\ntarget = %s\n",
                      target);
-    if (sram)
-        snprintf(ini + n, sizeof ini - (size_t)n, "sram_budget = %s\n", sram);
+    (void)n;
+    unsigned long long budget = 0;
+    if (sram) {
+        char *end;
+        budget = strtoull(sram, &end, 10);
+        unsigned long long mul = !strcmp(end, "K") || !strcmp(end, "KB") ? 1024ull
+                                 : !strcmp(end, "M") || !strcmp(end, "MB") ? 1048576ull
+                                 : !*end                                   ? 1ull
+                                                                           : 0ull;
+        if (!mul || !budget || sram[0] == '-' || budget > (1ull << 40) / mul)
+            return cli_usage_error("codegen", "--sram-budget: expected a positive byte count (K/M suffix), got '%s'",
+                                   sram);
+        budget *= mul;
+    }
     /* the host's env first: riscv_mcu keeps the chip of the env created last */
     if ((st = cli_env(NULL, &henv)))
         return cli_fail(st, "codegen --train: the default env");
@@ -201,7 +213,7 @@ int cmd_codegen_train(int argc, char **argv)
     sy_mcu_train_request req = {.struct_size = sizeof req, .dir = dir, .model_name = base ? base + 1 : model,
                                 .n_layers = (uint32_t)nl, .layers = layers, .biases_only = qo.biases_only,
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
-                                .labels = labs};
+                                .labels = labs, .sram_budget = budget};
     char summary[1024] = "";
     if ((st = ext->emit_train(&req, summary, sizeof summary))) {
         if (*summary)
