@@ -281,7 +281,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         return err(SY_ERR_INVALID_ARGUMENT, "last_k %d: at most %d layers", k, MAX_LAYERS);
     const bool ws63 = o->target != NULL;
     char why[1024];
-    qas_layer tmp[MAX_LAYERS];
+    qas_layer *tmp = s->L; /* filled from the output backwards, reversed at the end; s->n counts them for release */
     int n = 0;
     while (n < k) {
         const Onnx__NodeProto *q = producer(g, codes);
@@ -311,19 +311,18 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
                                            "must be a chain ending the model)", f->name);
         memset(&tmp[n], 0, sizeof tmp[n]);
         sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
-        n++;
-        if (st) {
-            memcpy(s->L, tmp, (size_t)n * sizeof tmp[0]);
-            s->n = (size_t)n; /* freed by the caller */
+        s->n = (size_t)++n;
+        if (st)
             return st;
-        }
         const Onnx__NodeProto *dx = dq_of(g, f, 0);
         codes = dx->input[0];
     }
     /* L[0] is the first layer */
-    for (int i = 0; i < n; i++)
-        s->L[i] = tmp[n - 1 - i];
-    s->n = (size_t)n;
+    for (int i = 0; i < n / 2; i++) {
+        qas_layer t = s->L[i];
+        s->L[i] = s->L[n - 1 - i];
+        s->L[n - 1 - i] = t;
+    }
     for (size_t i = 1; i < s->n; i++)
         if (s->L[i].p.k != s->L[i - 1].p.o || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
             s->L[i].p.x_zp != s->L[i - 1].p.y_zp)
