@@ -204,24 +204,14 @@ static void test_pad_reduce(void)
  * axis 1 (keepdims 0) and ReduceMean over axis 1 (keepdims 1) -> y [1,1].
  * h = 2e-3: the loss is quartic in W, so the quotient's truncation error
  * (h^2 f'''/6) stays well below the tolerance. */
-static void test_pad_reduce_gradients(void)
+/* m (x [1,4] -> Gemm W [3,4] -> ... -> y [1,1]) built with the MSE loss:
+ * its dW against central differences of the eval model's loss (h = 2e-3,
+ * sums in double); the model stays in WORK/NAME.onnx */
+static void fd_dw(pt_model *m, const char *name, const char *what)
 {
-    pt_model *m = fc_then("pad_reduce");
-    pt_init_i64(m, "pads", 1, (int64_t[]){4}, (int64_t[]){0, 1, 0, 2});
-    pt_node(m, "Pad", "pad", (const char *[]){"z", "pads", NULL}, (const char *[]){"p", NULL});
-    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
-    pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
-    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"s", NULL});
-    pt_attr_int(m, "keepdims", 0);
-    pt_node(m, "ReduceMean", "mean", (const char *[]){"p", NULL}, (const char *[]){"u", NULL});
-    pt_attr_ints(m, "axes", 1, (int64_t[]){1});
-    pt_init_i64(m, "one", 1, (int64_t[]){1}, (int64_t[]){1});
-    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"s", "one", NULL}, (const char *[]){"s1", NULL});
-    pt_node(m, "Add", "add", (const char *[]){"s1", "u", NULL}, (const char *[]){"y", NULL});
-    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
     char model[600], dir[600], path[700];
-    snprintf(model, sizeof model, "%s/pad_reduce.onnx", work);
-    snprintf(dir, sizeof dir, "%s/pad_reduce", work);
+    snprintf(model, sizeof model, "%s/%s.onnx", work, name);
+    snprintf(dir, sizeof dir, "%s/%s", work, name);
     write_model(m, model);
     sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE};
     sy_status *st = sy_train_build(model, &o, dir, NULL);
@@ -268,17 +258,69 @@ static void test_pad_reduce_gradients(void)
         worst = fmax(worst, err);
         CHECK(err < 1e-3, "dW[%d]: analytic %.6g, central differences %.6g", e, an, num);
     }
-    printf("  Pad + ReduceSum + ReduceMean: dW vs central differences, worst relative error %.2e\n", worst);
+    printf("  %s: dW vs central differences, worst relative error %.2e\n", what, worst);
     sy_session_release(ts);
     sy_session_release(es);
     sy_model_release(tm);
     sy_model_release(em);
+}
+
+static void test_pad_reduce_gradients(void)
+{
+    pt_model *m = fc_then("pad_reduce");
+    pt_init_i64(m, "pads", 1, (int64_t[]){4}, (int64_t[]){0, 1, 0, 2});
+    pt_node(m, "Pad", "pad", (const char *[]){"z", "pads", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"s", NULL});
+    pt_attr_int(m, "keepdims", 0);
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"p", NULL}, (const char *[]){"u", NULL});
+    pt_attr_ints(m, "axes", 1, (int64_t[]){1});
+    pt_init_i64(m, "one", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"s", "one", NULL}, (const char *[]){"s1", NULL});
+    pt_node(m, "Add", "add", (const char *[]){"s1", "u", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m, "pad_reduce", "Pad + ReduceSum + ReduceMean");
+    char model[600], dir[600];
+    snprintf(model, sizeof model, "%s/pad_reduce.onnx", work);
+    snprintf(dir, sizeof dir, "%s/pad_reduce", work);
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE};
+    sy_status *st;
     /* the same model keeps to the ws63 rows */
     o.target = "ws63";
     o.env = env;
     st = sy_train_build(model, &o, dir, NULL);
     CHECK(!st, "ws63 declined Pad/ReduceSum/ReduceMean within their rows: %s", st ? sy_status_get_message(st) : "");
     sy_status_free(st);
+}
+
+/* The backward rule of Slice (constant full-rank starts and ends, steps 1:
+ * dX is dY padded back with zeros) against central differences:
+ * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
+ * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row; a
+ * step of 2 is refused naming the node. */
+static void test_slice_gradients(void)
+{
+    pt_model *m = fc_then("slice");
+    pt_init_i64(m, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m, "ends", 1, (int64_t[]){2}, (int64_t[]){1, INT64_MAX});
+    pt_init_i64(m, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_node(m, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m, "slice", "Slice + ReduceSum");
+    pt_model *m2 = fc_then("slice2");
+    pt_init_i64(m2, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 0});
+    pt_init_i64(m2, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
+    pt_init_i64(m2, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m2, "steps", 1, (int64_t[]){2}, (int64_t[]){1, 2});
+    pt_node(m2, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"y", NULL});
+    pt_output(m2, "y", PT_F32, 2, (int64_t[]){1, 2});
+    const char *s = build_for(m2, NULL, SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(s, "node 'slice' (Slice): steps other than 1 have no backward rule");
 }
 
 static void test_targets(void)
@@ -314,6 +356,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_conv_rows);
     RUN_TEST(test_elementwise_concat_pool);
     RUN_TEST(test_pad_reduce);
+    RUN_TEST(test_slice_gradients);
     RUN_TEST(test_pad_reduce_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);

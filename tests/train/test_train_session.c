@@ -20,7 +20,10 @@
 #include "switchyard/switchyard.h"
 #include "switchyard/sy_train.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -379,6 +382,69 @@ static void test_sets_and_refusals(void)
     sy_status_free(st);
 }
 
+static size_t read_all(const char *path, uint8_t *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap, f) : 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A full disk while writing the checkpoint: the file size limit
+ * (RLIMIT_FSIZE, SIGXFSZ ignored: write() fails with EFBIG as on a full
+ * disk) is lowered under the checkpoint's size; the save fails with an I/O
+ * error naming the file, the old checkpoint is intact byte for byte, no
+ * temporary file is left, and it still loads. */
+static void test_full_disk(void)
+{
+    char model[600], dir[600], ck[700];
+    snprintf(model, sizeof model, "%s/gemm.onnx", work);
+    snprintf(dir, sizeof dir, "%s/full_disk", work);
+    snprintf(ck, sizeof ck, "%s/ck.onnx", dir);
+    sy_status *st = build(model, dir, SY_TRAIN_ADAM, SY_TRAIN_ALL);
+    REQUIRE(!st, "build: %s", msg(st));
+    sy_train_session *s = NULL;
+    st = sy_train_session_create(env, dir, &s);
+    REQUIRE(!st, "session: %s", msg(st));
+    float x[4] = {0.5f, -1.0f, 0.25f, 2.0f};
+    int64_t lab[1] = {2};
+    sy_tensor tx = f32(x, 2, (int64_t[]){1, 4}), tl = i64(lab, 1);
+    const sy_tensor *ins[2] = {&tx, &tl};
+    float loss;
+    st = sy_train_session_step(s, ins, 2, 0.1f, &loss);
+    st = st ? st : sy_train_session_save(s, ck);
+    REQUIRE(!st, "first checkpoint: %s", msg(st));
+    static uint8_t before[1 << 16], after[1 << 16];
+    size_t nb = read_all(ck, before, sizeof before);
+    REQUIRE(nb > 64 && nb < sizeof before, "checkpoint of %zu bytes", nb);
+    st = sy_train_session_step(s, ins, 2, 0.1f, &loss); /* new values to save */
+    REQUIRE(!st, "step: %s", msg(st));
+    struct rlimit old;
+    getrlimit(RLIMIT_FSIZE, &old);
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {.rlim_cur = (rlim_t)(nb / 2), .rlim_max = old.rlim_max};
+    REQUIRE(!setrlimit(RLIMIT_FSIZE, &lim), "setrlimit");
+    st = sy_train_session_save(s, ck);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, prev);
+    CHECK(st && sy_status_get_code(st) == SY_ERR_IO && strstr(sy_status_get_message(st), "ck.onnx"),
+          "a save that cannot be written: %s", st ? sy_status_get_message(st) : "succeeded");
+    sy_status_free(st);
+    size_t na = read_all(ck, after, sizeof after);
+    CHECK(na == nb && !memcmp(before, after, nb), "the old checkpoint changed (%zu bytes, was %zu)", na, nb);
+    DIR *d = opendir(dir);
+    int tmp = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        tmp += strstr(e->d_name, ".tmp.") != NULL;
+    if (d)
+        closedir(d);
+    CHECK(tmp == 0, "%d temporary files left in %s", tmp, dir);
+    st = sy_train_session_load(s, ck);
+    CHECK(!st && sy_train_session_steps(s) == 1, "the old checkpoint does not load: %s", msg(st));
+    sy_train_session_release(s);
+}
+
 /* mnist-8: every rule of a real network against central differences of
  * the eval model's loss, for a few elements of each trained tensor. */
 static void test_mnist_gradients(const char *shared)
@@ -547,6 +613,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_adam_step);
     RUN_TEST(test_converges);
     RUN_TEST(test_sets_and_refusals);
+    RUN_TEST(test_full_disk);
     RUN_TEST(test_weights_are_inputs);
     test_mnist_gradients(argc > 1 ? argv[1] : "../shared");
     sy_env_release(env);

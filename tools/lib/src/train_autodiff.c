@@ -354,6 +354,52 @@ static int pad_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
     return accumulate(ad, n->input[0], gx);
 }
 
+/* Slice with constant starts and ends over every axis in order (seed 001's
+ * "full-rank normalized parameters": non-negative, axes 0..rank-1) and
+ * steps 1: dX is dY padded with zeros back to X's shape,
+ * Pad(dY, [starts, Shape(X) - Min(ends, Shape(X))]) (ends past the end
+ * clamp to the dim, as the forward's do). */
+static int slice_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    if (ad->opset < 11)
+        return refuse(ad, n, "the backward Pad needs opset 11 (pads as an input)");
+    int64_t st[16], en[16], ax[16], sp[16];
+    long ns = n->n_input > 1 ? const_ints(ad, n->input[1], st, 16) : -1;
+    long ne = n->n_input > 2 ? const_ints(ad, n->input[2], en, 16) : -1;
+    if (ns <= 0 || ne != ns)
+        return refuse(ad, n, "starts and ends are not constant lists of one length");
+    if (n->n_input > 3 && n->input[3][0]) {
+        if (const_ints(ad, n->input[3], ax, 16) != ns)
+            return refuse(ad, n, "the axes are not a constant list as long as starts");
+        for (long i = 0; i < ns; i++)
+            if (ax[i] != i)
+                return refuse(ad, n, "the axes are not 0..rank-1 in order (full-rank normalized parameters)");
+    }
+    if (n->n_input > 4 && n->input[4][0]) {
+        if (const_ints(ad, n->input[4], sp, 16) != ns)
+            return refuse(ad, n, "the steps are not a constant list as long as starts");
+        for (long i = 0; i < ns; i++)
+            if (sp[i] != 1)
+                return refuse(ad, n, "steps other than 1 have no backward rule");
+    }
+    for (long i = 0; i < ns; i++)
+        if (st[i] < 0 || en[i] < st[i])
+            return refuse(ad, n, "negative starts or ends, or an end before its start (normalize them)");
+    const char *s = shape_of(ad, n->input[0]);
+    const char *e = s ? int64_const(ad, n->input[0], en, (size_t)ns) : NULL;
+    const char *me = e ? emit1(ad, "Min", "", (const char *[]){e, s}, 2, "end") : NULL;
+    const char *after = me ? emit1(ad, "Sub", "", (const char *[]){s, me}, 2, "after") : NULL;
+    const char *b = after ? int64_const(ad, n->input[0], st, (size_t)ns) : NULL;
+    char *pads = b ? tr_uniq(ad->g, n->input[0], "pads") : NULL;
+    tr_node *c = pads ? tr_add_node(ad->g, "Concat", "", (const char *[]){b, after}, 2, (const char *[]){pads}, 1)
+                      : NULL;
+    if (!c || !tr_node_attr(ad->g, c, tl_attr_int(ad->g->pl, "axis", 0)))
+        return -1;
+    ad->backward_nodes++;
+    const char *gx = emit1(ad, "Pad", "", (const char *[]){gy, pads}, 2, "d");
+    return accumulate(ad, n->input[0], gx);
+}
+
 int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
 {
     long yo = n->n_output ? tr_value_index(ad, n->output[0]) : -1;
@@ -443,6 +489,8 @@ int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
         return reduce_rule(ad, n, gy);
     if (!strcmp(op, "Pad"))
         return pad_rule(ad, n, gy);
+    if (!strcmp(op, "Slice"))
+        return slice_rule(ad, n, gy);
     if (!strcmp(op, "Conv")) {
         if (n->n_input < 2)
             return refuse(ad, n, "Conv needs X and W");
