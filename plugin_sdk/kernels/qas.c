@@ -143,3 +143,59 @@ int32_t qas_softmax_xent_grad(int32_t batch, int32_t classes, const int8_t *logi
     }
     return -1;
 }
+
+void qas_fc_backward_update(const qas_fc *p, int32_t batch, const int8_t *x, int8_t *w, int32_t *bias,
+                            const int8_t *y, const float *dy, float *dx, float lr, float momentum, float *wm,
+                            float *wv, float *bm, float *bv, float *row)
+{
+    /* the input gradient first: it reads the weights before the update */
+    if (dx) {
+        for (int64_t i = 0; i < (int64_t)batch * p->k; i++)
+            dx[i] = 0.0f;
+        for (int32_t n = 0; n < batch; n++)
+            for (int32_t o = 0; o < p->o; o++) {
+                int32_t q = y[(int64_t)n * p->o + o];
+                if (q <= p->act_min || q >= p->act_max)
+                    continue;
+                float gs = dy[(int64_t)n * p->o + o] * p->w_scale[o];
+                const int8_t *wr = w + (int64_t)o * p->k;
+                float *dr = dx + (int64_t)n * p->k;
+                for (int32_t i = 0; i < p->k; i++)
+                    dr[i] += gs * (float)wr[i];
+            }
+    }
+    /* then channel by channel: its gradient row, the QAS scaling, the step
+     * and the new codes (the sums, in the order qas_fc_backward takes them) */
+    for (int32_t o = 0; o < p->o; o++) {
+        float gb = 0.0f;
+        if (wm)
+            for (int32_t i = 0; i < p->k; i++)
+                row[i] = 0.0f;
+        for (int32_t n = 0; n < batch; n++) {
+            int32_t q = y[(int64_t)n * p->o + o];
+            if (q <= p->act_min || q >= p->act_max)
+                continue;
+            float gs = dy[(int64_t)n * p->o + o] * p->w_scale[o];
+            if (wm) {
+                const int8_t *xr = x + (int64_t)n * p->k;
+                for (int32_t i = 0; i < p->k; i++)
+                    row[i] += gs * (p->x_scale * (float)((int32_t)xr[i] - p->x_zp));
+            }
+            gb += gs * p->x_scale;
+        }
+        if (wm) {
+            float s2 = p->w_scale[o] * p->w_scale[o];
+            for (int32_t i = 0; i < p->k; i++)
+                row[i] /= s2;
+            float *m = wm + (int64_t)o * p->k, *v = wv + (int64_t)o * p->k;
+            qas_sgd(p->k, lr, momentum, row, v, m);
+            qas_requant_w(p->k, m, w + (int64_t)o * p->k);
+        }
+        if (bias) {
+            float sb = p->w_scale[o] * p->x_scale;
+            gb /= sb * sb;
+            qas_sgd(1, lr, momentum, &gb, bv + o, bm + o);
+            qas_requant_b(1, bm + o, bias + o);
+        }
+    }
+}

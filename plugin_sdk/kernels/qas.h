@@ -77,6 +77,18 @@ void qas_sgd(int32_t n, float lr, float momentum, const float *g, float *vel, fl
 void qas_requant_w(int32_t n, const float *master, int8_t *w);
 void qas_requant_b(int32_t n, const float *master, int32_t *b);
 
+/* The backward and the update of one layer in one pass, Lin et al.'s
+ * in-place update: dx first (it reads the weights before the update), then
+ * channel by channel its gradient row into `row` [k], the QAS scaling, the
+ * SGD step of the master row and its re-quantized codes — so no [o, k]
+ * gradient buffer exists. wm NULL: the weights are frozen (a biases-only
+ * update: x, wv and row are not read); bias NULL: none. The same sums in
+ * the same order as qas_fc_backward, qas_scale_grads, qas_sgd and
+ * qas_requant_*: the same bits. */
+void qas_fc_backward_update(const qas_fc *p, int32_t batch, const int8_t *x, int8_t *w, int32_t *bias,
+                            const int8_t *y, const float *dy, float *dx, float lr, float momentum, float *wm,
+                            float *wv, float *bm, float *bv, float *row);
+
 /* ReLU on int8 codes of one quantization (max(x̄, zp)) and its backward on
  * the real gradient: dx = x̄ > zp ? dy : 0 */
 void qas_relu_s8(int32_t n, int32_t zp, const int8_t *x, int8_t *y);

@@ -131,7 +131,7 @@ typedef struct plan {
 static void plan_of(const sy_mcu_train_request *r, plan *p)
 {
     memset(p, 0, sizeof *p);
-    size_t grad_max = 0, pair_max = 0, kept = 0;
+    size_t pair_max = 0, kept = 0, k_max = 0;
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
         size_t ok = (size_t)L->o * (size_t)L->k, o = (size_t)L->o, k = (size_t)L->k;
@@ -140,29 +140,31 @@ static void plan_of(const sy_mcu_train_request *r, plan *p)
         p->flash_w += (r->biases_only ? ok : 0) + 4 * o; /* frozen codes and the scales */
         p->masters += 4 * trained;
         p->momentum += 4 * trained;
-        p->grads += 4 * trained;
-        /* what the package holds: input, output and ReLU codes, the float
+        /* what the package holds: the output and ReLU codes (the input is
+         * the sample in flash or the previous ReLU output) and the float
          * gradient of the output (the next layer's input gradient) */
-        p->acts += k + 2 * o + 4 * o;
-        /* what the backward pass must read: the input codes for the weight
-         * gradient (none in a biases-only update), the output codes for the
-         * straight-through mask (the ReLU's output is the next input) */
-        kept += (r->biases_only ? 0 : k) + o;
-        grad_max = 4 * trained > grad_max ? 4 * trained : grad_max;
-        /* the gradients of this layer's output and (after the first) input */
+        p->acts += 2 * o + 4 * o;
+        /* what the backward pass must read: the output codes (the
+         * straight-through mask) and, when the weights train, the input
+         * codes, which are the previous layer's ReLU output */
+        kept += o;
+        if (!r->biases_only && i && r->layers[i - 1].relu)
+            kept += (size_t)r->layers[i - 1].o;
         size_t pair = 4 * (o + (i ? (size_t)r->layers[i - 1].o : 0));
         pair_max = pair > pair_max ? pair : pair_max;
+        k_max = k > k_max ? k : k_max;
     }
+    /* the gradient: one output channel's row, applied in place */
+    p->grads = r->biases_only ? 0 : 4 * k_max;
     p->samples = (size_t)r->n_samples * (size_t)r->layers[0].k + 4 * (size_t)r->n_samples;
     p->peak = p->codes + p->masters + p->momentum + p->grads + p->acts;
-    /* the lower bound of any schedule of this step: the persistent state,
-     * the activations the backward pass reads, one layer's gradient at a
-     * time (Lin et al.'s in-place update: a layer is updated as soon as its
-     * gradient is known, so no two layers' gradients coexist) and one
+    /* the lower bound of any schedule of this step: the persistent state
+     * (trained codes, masters, momentum), the activations the backward pass
+     * reads, one gradient row (Lin et al.'s in-place update) and one
      * layer's output and input gradients */
-    p->lower = p->codes + p->masters + p->momentum + kept + grad_max + pair_max;
+    p->lower = p->codes + p->masters + p->momentum + kept + p->grads + pair_max;
     if (p->lower > p->peak)
-        p->lower = p->peak; /* a one-layer plan is already the bound */
+        p->lower = p->peak;
 }
 
 static sy_status *write_train_c(const sy_mcu_train_request *r)
@@ -194,13 +196,18 @@ static sy_status *write_train_c(const sy_mcu_train_request *r)
         }
         P(&o, "\n};\n");
         if (!r->biases_only)
-            P(&o, "static float wm%u[%zu], wv%u[%zu], gw%u[%zu];\n", i, ok, i, ok, i, ok);
+            P(&o, "static float wm%u[%zu], wv%u[%zu];\n", i, ok, i, ok);
         if (L->bias)
-            P(&o, "static float bm%u[%d], bv%u[%d], gb%u[%d];\n", i, L->o, i, L->o, i, L->o);
-        P(&o, "static int8_t x%u[%d], y%u[%d], r%u[%d];\nstatic float dy%u[%d];\n", i, L->k, i, L->o, i, L->o, i,
-          L->o);
+            P(&o, "static float bm%u[%d], bv%u[%d];\n", i, L->o, i, L->o);
+        /* the input is the sample (in flash) or the previous layer's ReLU output */
+        P(&o, "static int8_t y%u[%d], r%u[%d];\nstatic float dy%u[%d];\n", i, L->o, i, L->o, i, L->o);
         P(&o, "static qas_fc p%u;\n\n", i);
     }
+    int32_t kmax = 0;
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        kmax = r->layers[i].k > kmax ? r->layers[i].k : kmax;
+    if (!r->biases_only)
+        P(&o, "/* one output channel's gradient row: the update is in place */\nstatic float row[%d];\n\n", kmax);
     P(&o, "void sy_train_init(void)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
@@ -219,15 +226,13 @@ static sy_status *write_train_c(const sy_mcu_train_request *r)
     }
     P(&o, "}\n\n");
     const sy_mcu_train_layer *last = &r->layers[r->n_layers - 1];
-    P(&o, "int sy_train_step(const int8_t *x, int32_t label, float lr)\n{\n"
-          "    memcpy(x0, x, %d);\n", r->layers[0].k);
+    P(&o, "int sy_train_step(const int8_t *x, int32_t label, float lr)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
-        if (i)
-            P(&o, "    memcpy(x%u, r%u, %d);\n", i, i - 1, L->k);
-        char bsym[16];
+        char bsym[16], xsym[16];
         snprintf(bsym, sizeof bsym, L->bias ? "b%u" : "NULL", i);
-        P(&o, "    qas_fc_forward(&p%u, 1, x%u, w%u, %s, y%u);\n", i, i, i, bsym, i);
+        snprintf(xsym, sizeof xsym, i ? "r%u" : "x", i - 1);
+        P(&o, "    qas_fc_forward(&p%u, 1, %s, w%u, %s, y%u);\n", i, xsym, i, bsym, i);
         if (L->relu)
             P(&o, "    qas_relu_s8(%d, %d, y%u, r%u);\n", L->o, L->y_zp, i, i);
         else
@@ -237,24 +242,20 @@ static sy_status *write_train_c(const sy_mcu_train_request *r)
       r->n_layers - 1, r->n_layers - 1, r->n_layers - 1);
     for (uint32_t j = r->n_layers; j-- > 0;) {
         const sy_mcu_train_layer *L = &r->layers[j];
-        char gw[16], gb[16], dx[16];
-        snprintf(gw, sizeof gw, r->biases_only ? "NULL" : "gw%u", j);
-        snprintf(gb, sizeof gb, L->bias ? "gb%u" : "NULL", j);
+        char xs[16], b[16], dx[16], wm[16], wv[16], bm[16], bv[16];
+        snprintf(xs, sizeof xs, j ? "r%u" : "x", j - 1);
+        snprintf(b, sizeof b, L->bias ? "b%u" : "NULL", j);
         snprintf(dx, sizeof dx, j ? "dy%u" : "NULL", j - 1);
+        snprintf(wm, sizeof wm, r->biases_only ? "NULL" : "wm%u", j);
+        snprintf(wv, sizeof wv, r->biases_only ? "NULL" : "wv%u", j);
+        snprintf(bm, sizeof bm, L->bias ? "bm%u" : "NULL", j);
+        snprintf(bv, sizeof bv, L->bias ? "bv%u" : "NULL", j);
         if (L->relu)
             P(&o, "    qas_relu_backward(%d, %d, y%u, dy%u, dy%u);\n", L->o, L->y_zp, j, j, j);
-        P(&o, "    qas_fc_backward(&p%u, 1, x%u, w%u, y%u, dy%u, %s, %s, %s);\n", j, j, j, j, j, gw, gb, dx);
-        P(&o, "    qas_scale_grads(%d, %d, ws%u, p%u.x_scale, %s, %s);\n", L->o, L->k, j, j, gw, gb);
-        if (!r->biases_only) {
-            P(&o, "    qas_sgd(%d, lr, ", L->o * L->k);
-            pf(&o, r->momentum);
-            P(&o, ", gw%u, wv%u, wm%u);\n    qas_requant_w(%d, wm%u, w%u);\n", j, j, j, L->o * L->k, j, j);
-        }
-        if (L->bias) {
-            P(&o, "    qas_sgd(%d, lr, ", L->o);
-            pf(&o, r->momentum);
-            P(&o, ", gb%u, bv%u, bm%u);\n    qas_requant_b(%d, bm%u, b%u);\n", j, j, j, L->o, j, j);
-        }
+        /* frozen weights are const; the kernel writes them only when it has masters */
+        P(&o, "    qas_fc_backward_update(&p%u, 1, %s, (int8_t *)w%u, %s, y%u, dy%u, %s, lr, ", j, xs, j, b, j, j, dx);
+        pf(&o, r->momentum);
+        P(&o, ", %s, %s, %s, %s, %s);\n", wm, wv, bm, bv, r->biases_only ? "NULL" : "row");
     }
     P(&o, "    return 0;\n}\n\n");
     /* the state: codes in hex, masters by hash (the format of expected_output.txt) */
@@ -361,7 +362,7 @@ sy_status *mcu_emit_train(const sy_mcu_train_request *r, char *summary, size_t l
     snprintf(summary, len,
              "training package for %s: %u layers%s, %u steps\n"
              "RAM plan of a step: peak %zu bytes = trained codes %zu + master copies %zu + momentum %zu + gradients %zu"
-             " + activations %zu; lower bound %zu bytes (kept activations, in-place update); budget %llu bytes (%s SRAM %llu)\n"
+             " + activations %zu; lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
              "flash: frozen weights and scales %zu bytes, samples %zu bytes",
              chip->name, r->n_layers, r->biases_only ? " (biases only)" : "", r->n_samples, p.peak, p.codes,
              p.masters, p.momentum, p.grads, p.acts, p.lower, (unsigned long long)budget, chip->name,
@@ -369,7 +370,7 @@ sy_status *mcu_emit_train(const sy_mcu_train_request *r, char *summary, size_t l
     if (p.peak > budget)
         return H->status_new(SY_ERR_BUDGET,
                              "codegen --train: the training plan needs %zu bytes of RAM (trained codes %zu, master "
-                             "copies %zu, momentum %zu, gradients %zu, activations %zu), over the budget of %llu "
+                             "copies %zu, momentum %zu, gradient row %zu, activations %zu), over the budget of %llu "
                              "bytes on %s: train fewer layers or biases only",
                              p.peak, p.codes, p.masters, p.momentum, p.grads, p.acts, (unsigned long long)budget,
                              chip->name);

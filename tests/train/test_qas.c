@@ -273,6 +273,48 @@ static void test_update(void)
     CHECK(bb[0] == 200 && bb[1] == -200 && bb[2] == (1 << 30), "bias codes: %d %d %d", bb[0], bb[1], bb[2]);
 }
 
+/* qas_fc_backward_update (the in-place update) gives the bits of the
+ * separate passes: backward, QAS scaling, SGD, re-quantization */
+static void test_fused(fc_case *c, int biases_only)
+{
+    qas_fc_forward(&c->p, B, c->x, c->w, c->bias, c->y);
+    float dy[B * O];
+    for (int i = 0; i < B * O; i++)
+        dy[i] = (float)(urand() - 0.5) * 0.1f;
+    int8_t w1[O * K], w2[O * K];
+    int32_t b1[O], b2[O];
+    float wm1[O * K], wm2[O * K], wv1[O * K], wv2[O * K], bm1[O], bm2[O], bv1[O], bv2[O];
+    float gw[O * K], gb[O], dx1[B * K], dx2[B * K], row[K];
+    for (int step = 0; step < 3; step++) { /* three steps: the momentum matters */
+        if (!step) {
+            memcpy(w1, c->w, sizeof w1), memcpy(w2, c->w, sizeof w2);
+            memcpy(b1, c->bias, sizeof b1), memcpy(b2, c->bias, sizeof b2);
+            for (int i = 0; i < O * K; i++)
+                wm1[i] = wm2[i] = (float)c->w[i], wv1[i] = wv2[i] = 0;
+            for (int o = 0; o < O; o++)
+                bm1[o] = bm2[o] = (float)c->bias[o], bv1[o] = bv2[o] = 0;
+        }
+        qas_fc_backward(&c->p, B, c->x, w1, c->y, dy, biases_only ? NULL : gw, gb, dx1);
+        qas_scale_grads(O, K, c->ws, c->p.x_scale, biases_only ? NULL : gw, gb);
+        if (!biases_only) {
+            qas_sgd(O * K, 0.3f, 0.9f, gw, wv1, wm1);
+            qas_requant_w(O * K, wm1, w1);
+        }
+        qas_sgd(O, 0.3f, 0.9f, gb, bv1, bm1);
+        qas_requant_b(O, bm1, b1);
+        qas_fc_backward_update(&c->p, B, c->x, w2, b2, c->y, dy, dx2, 0.3f, 0.9f, biases_only ? NULL : wm2, wv2,
+                               bm2, bv2, row);
+    }
+    CHECK(!memcmp(w1, w2, sizeof w1) && !memcmp(b1, b2, sizeof b1) && !memcmp(dx1, dx2, sizeof dx1),
+          "%s%s: the in-place update differs in codes or dx", c->name, biases_only ? " (biases only)" : "");
+    CHECK(!memcmp(bm1, bm2, sizeof bm1) && !memcmp(bv1, bv2, sizeof bv1) &&
+              (biases_only || (!memcmp(wm1, wm2, sizeof wm1) && !memcmp(wv1, wv2, sizeof wv1))),
+          "%s%s: the in-place update differs in the master copies or momentum", c->name,
+          biases_only ? " (biases only)" : "");
+    if (biases_only)
+        CHECK(!memcmp(w2, c->w, sizeof w2), "%s: biases only changed a weight", c->name);
+}
+
 int main(void)
 {
     RUN_TEST(test_round);
@@ -287,6 +329,11 @@ int main(void)
     c.p.act_min = c.p.y_zp; /* the ReLU as the output's code range */
     test_forward(&c);
     test_backward(&c);
+    test_fused(&c, 0);
+    test_fused(&c, 1);
+    make_case(&c, "per-tensor", 0, 0);
+    test_fused(&c, 0);
+    printf("in-place update: the bits of the separate passes\n");
     RUN_TEST(test_relu);
     RUN_TEST(test_xent);
     RUN_TEST(test_update);

@@ -32,7 +32,7 @@ typedef struct qas_layer {
     int8_t *w;                 /* [o, k] codes */
     int32_t *b;                /* [o] codes, NULL: no bias */
     float *wm, *bm, *wv, *bv;  /* master copies and momentum */
-    float *gw, *gb;            /* gradients */
+    float *gw, *gb;            /* a gradient row [k] (the update is in place), bias gradients */
     bool relu;
     Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
     int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
@@ -228,9 +228,9 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
         L->wm[i] = (float)v;
     }
     L->p.w_scale = L->ws;
-    if (!biases_only) { /* the sparse update keeps no weight gradient or momentum */
+    if (!biases_only) { /* the sparse update keeps no weight gradient row or momentum */
         L->wv = calloc(ok, sizeof *L->wv);
-        L->gw = malloc(ok * sizeof *L->gw);
+        L->gw = malloc((size_t)K * sizeof *L->gw); /* one output channel's gradient row */
         if (!L->wv || !L->gw)
             return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -502,8 +502,9 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
             rep->weights += s->biases_only ? 0 : (int64_t)ok;
             rep->biases += L->b ? (int64_t)oc : 0;
             rep->int8_bytes += ok + (L->b ? 4 * oc : 0);
-            /* scales; per trained tensor a master copy, momentum and gradient */
-            rep->float_bytes += 4 * oc + 12 * ((s->biases_only ? 0 : ok) + (L->b ? oc : 0));
+            /* scales; per trained value a master copy and momentum; one gradient row */
+            rep->float_bytes += 4 * oc + 8 * ((s->biases_only ? 0 : ok) + (L->b ? oc : 0)) +
+                                (s->biases_only ? 0 : 4 * (size_t)L->p.k);
         }
     }
     *out = s;
@@ -630,17 +631,9 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
         const int32_t no = (int32_t)B * L->p.o;
         if (L->relu) /* the ReLU on codes, then the layer: dy of the FC output */
             qas_relu_backward(no, L->p.y_zp, L->y, L->dy, L->dy);
-        qas_fc_backward(&L->p, (int32_t)B, L->x, L->w, L->y, L->dy, L->gw, L->b ? L->gb : NULL,
-                        i ? s->L[i - 1].dy : NULL); /* gw NULL in a biases-only update */
-        qas_scale_grads(L->p.o, L->p.k, L->ws, L->p.x_scale, L->gw, L->b ? L->gb : NULL);
-        if (!s->biases_only) {
-            qas_sgd(L->p.o * L->p.k, lr, s->momentum, L->gw, L->wv, L->wm);
-            qas_requant_w(L->p.o * L->p.k, L->wm, L->w);
-        }
-        if (L->b) {
-            qas_sgd(L->p.o, lr, s->momentum, L->gb, L->bv, L->bm);
-            qas_requant_b(L->p.o, L->bm, L->b);
-        }
+        /* the layer's gradient is applied as it is formed, one output channel at a time */
+        qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy, i ? s->L[i - 1].dy : NULL, lr,
+                               s->momentum, s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
     }
     s->steps++;
     return NULL;
