@@ -3,6 +3,7 @@
  *
  *   [switchyard]        plugin_dirs, plugins, providers, threads, strict, log_level,
  *                       max_tensor_bytes, max_arena_bytes, max_file_bytes, max_nodes,
+ *                       max_loop_iterations,
  *                       compiled_cache_sha256
  *   [plugin.NAME]       sha256, path, enabled + the plugin's own keys
  *   [provider.NAME]     the provider's own keys
@@ -214,6 +215,7 @@ static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *v
                       : !strcmp(key, "max_arena_bytes")  ? &cfg->limits.max_arena_bytes
                       : !strcmp(key, "max_file_bytes")   ? &cfg->limits.max_file_bytes
                       : !strcmp(key, "max_nodes")        ? &cfg->limits.max_nodes
+                      : !strcmp(key, "max_loop_iterations") ? &cfg->limits.max_loop_iterations
                                                          : NULL;
     if (limit) {
         if (!sy_parse_size(value, limit) || *limit == 0)
@@ -238,7 +240,7 @@ static sy_status *handle_core_key(sy_config *cfg, const char *key, const char *v
     return sy_error(SY_ERR_INVALID_CONFIG,
                     "unknown key '%s' in [switchyard] (known: plugin_dirs, plugins, providers, threads, "
                     "strict, log_level, max_tensor_bytes, max_arena_bytes, max_file_bytes, max_nodes, "
-                    "compiled_cache_sha256)",
+                    "max_loop_iterations, compiled_cache_sha256)",
                     key);
 }
 
@@ -299,7 +301,7 @@ static void config_defaults(sy_config *cfg)
     cfg->strict = false;
     cfg->log_level = SY_LOG_WARN;
     cfg->limits = (sy_limits){SY_DEFAULT_MAX_TENSOR_BYTES, SY_DEFAULT_MAX_ARENA_BYTES, SY_DEFAULT_MAX_FILE_BYTES,
-                              SY_DEFAULT_MAX_NODES};
+                              SY_DEFAULT_MAX_NODES, SY_DEFAULT_MAX_LOOP_ITERATIONS};
 }
 
 bool sy_parse_size(const char *v, uint64_t *out)

@@ -4,6 +4,7 @@
  * works with no INI at all.
  */
 #include "env.h"
+#include "builtin.h"
 #include "status.h"
 #include "util.h"
 
@@ -258,7 +259,7 @@ SY_EXPORT bool sy_env_provider_is_emulator(const sy_env *env, size_t index)
 
 SY_EXPORT bool sy_env_has_op(const sy_env *env, const char *domain, const char *op, int32_t opset)
 {
-    return env && op && sy_env_find_schema(env, domain, op, opset) != NULL;
+    return env && op && (sy_env_find_schema(env, domain, op, opset) != NULL || sy_builtin_lookup(domain, op, opset));
 }
 
 const sy_extension_rec *sy_env_find_extension(const sy_env *env, const char *name, uint32_t version)

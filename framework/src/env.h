@@ -29,11 +29,13 @@ typedef struct sy_limits {
     uint64_t max_arena_bytes;  /* a session's planned arenas together */
     uint64_t max_file_bytes;   /* a model, external data, tensor or cache file read at load */
     uint64_t max_nodes;        /* nodes of a model's graphs */
+    uint64_t max_loop_iterations; /* iterations of one run of a Loop node */
 } sy_limits;
 #define SY_DEFAULT_MAX_TENSOR_BYTES (UINT64_C(512) << 20)
 #define SY_DEFAULT_MAX_ARENA_BYTES (UINT64_C(4) << 30)
 #define SY_DEFAULT_MAX_FILE_BYTES (UINT64_C(4) << 30)
 #define SY_DEFAULT_MAX_NODES UINT64_C(2000000)
+#define SY_DEFAULT_MAX_LOOP_ITERATIONS UINT64_C(100000000)
 /* "12345", "64K", "512M", "4G" (binary multiples); false when not a size */
 bool sy_parse_size(const char *v, uint64_t *out);
 /* "1.5 GiB (1610612736 bytes)" for a message */

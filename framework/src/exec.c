@@ -169,6 +169,28 @@ static sy_status *run_dynamic(struct sy_session *s)
             continue;
         const ir_node *n = nr->view.ir;
         snprintf(label, sizeof label, "%s: node '%s' (%s)", s->model->ir->path, n->name, n->op);
+        /* the core's own ops, and Identity of a sequence or optional; any
+         * other op is a plugin's, and plugins take tensors only */
+        bool kinds = false;
+        for (uint32_t k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0 && s->values[n->inputs[k]].kind != SY_RT_TENSOR) {
+                kinds = true;
+                if (!nr->builtin && strcmp(n->op, "Identity"))
+                    return sy_error(SY_ERR_TYPE, "%s: input %u '%s' is a %s; %s takes tensors", label, k,
+                                    s->g->values[n->inputs[k]].name, sy_value_kind_name(&s->values[n->inputs[k]]),
+                                    n->op);
+            }
+        if (nr->builtin || kinds) {
+            uint64_t t0 = s->profiling ? sy_now_ns() : 0;
+            sy_status *st = sy_builtin_run(s, nr);
+            if (s->profiling)
+                sy_profile_node(s, i, t0, sy_now_ns(), 0);
+            if (st)
+                return sy_error_wrap(st, "%s", label);
+            if (s->observer)
+                sy_observe_node(s, i);
+            continue;
+        }
         sy_status *st = sy_session_infer_node(s, nr);
         if (st)
             return sy_error_wrap(st, "%s", label);

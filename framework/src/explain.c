@@ -39,7 +39,42 @@ SY_EXPORT bool sy_session_node_placement(const sy_session *s, size_t index, sy_n
         .reason_text = nr->reason_text,
         .folded = nr->folded,
     };
+    if (nr->builtin)
+        out->reason_text = nr->n_subs ? "control flow: runs in the core as one unit; its subgraphs are sessions of "
+                                        "their own, placed on the environment's providers when it runs"
+                                      : "sequence/optional value: runs in the core";
     return true;
+}
+
+SY_EXPORT size_t sy_session_node_subgraph_count(const sy_session *s, size_t index)
+{
+    return s && index < s->n_nodes ? s->nodes[index].n_subs : 0;
+}
+
+SY_EXPORT sy_session *sy_session_node_subgraph(sy_session *s, size_t index, size_t k, const char **attr)
+{
+    if (!s || index >= s->n_nodes || k >= s->nodes[index].n_subs)
+        return NULL;
+    sy_node_rt *nr = &s->nodes[index];
+    const ir_node *n = nr->view.ir;
+    size_t j = 0;
+    for (uint32_t a = 0; a < n->n_attrs; a++) {
+        if (n->attrs[a].type != SY_ATTR_GRAPH || !n->attrs[a].g)
+            continue;
+        if (j++ != k)
+            continue;
+        if (!nr->subs[k]) {
+            sy_status *st = sy_session_create_sub(s, n->attrs[a].g, &nr->subs[k]);
+            if (st) {
+                sy_status_free(st);
+                return NULL;
+            }
+        }
+        if (attr)
+            *attr = n->attrs[a].name;
+        return nr->subs[k];
+    }
+    return NULL;
 }
 
 SY_EXPORT int32_t sy_session_node_partition(const sy_session *s, size_t index)

@@ -33,6 +33,16 @@ enum {
     IR_VALUE_OUTER_SCOPE = 1u << 3  /* subgraph value captured from the parent */
 };
 
+/* What a value's declared ONNX type is. A value with no declared type (an
+ * intermediate without value_info) reads as TENSOR; the session learns its
+ * real kind when its producer runs (session.h, sy_value_rt.kind). */
+typedef enum ir_kind {
+    IR_KIND_TENSOR = 0,
+    IR_KIND_SEQUENCE = 1, /* sequence(tensor) */
+    IR_KIND_OPTIONAL = 2, /* optional(tensor) or optional(sequence(tensor)): elem_kind says */
+    IR_KIND_OTHER = 3     /* map, sparse tensor, sequence of non-tensors: refused by the runtime */
+} ir_kind;
+
 typedef struct ir_value {
     char *name;
     uint32_t flags;            /* IR_VALUE_* */
@@ -47,7 +57,8 @@ typedef struct ir_value {
     const void *data;
     size_t nbytes;
     void *data_owned;
-    bool is_sequence;          /* sequence/optional/map type: not supported by the runtime */
+    ir_kind kind;              /* declared kind (IR_KIND_TENSOR when undeclared) */
+    ir_kind elem_kind;         /* OPTIONAL: TENSOR or SEQUENCE inside; SEQUENCE: TENSOR */
 } ir_value;
 
 typedef struct ir_node {

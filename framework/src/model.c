@@ -1,6 +1,7 @@
 /* sy_model: load (importer by content), check ops against the registry, and
  * the read-only queries of the public API. */
 #include "model.h"
+#include "builtin.h"
 #include "onnx_import.h"
 #include "tflite_import.h"
 #include "status.h"
@@ -19,7 +20,7 @@ static sy_status *check_graph_ops(const sy_env *env, const ir_graph *g, char **m
 {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node *n = &g->nodes[i];
-        if (!sy_env_find_schema(env, n->domain, n->op, n->opset)) {
+        if (!sy_env_find_schema(env, n->domain, n->op, n->opset) && !sy_builtin_of(n)) {
             /* list each (op, domain, opset) once */
             char item[256];
             snprintf(item, sizeof item, "%s (domain '%s', opset %d)", n->op, n->domain[0] ? n->domain : "ai.onnx",
@@ -192,6 +193,30 @@ SY_EXPORT bool sy_model_input_info(const sy_model *m, size_t i, sy_value_info *o
 SY_EXPORT bool sy_model_output_info(const sy_model *m, size_t i, sy_value_info *out)
 {
     return m && i < m->ir->graph.n_outputs && value_info(&m->ir->graph, m->ir->graph.outputs[i], out);
+}
+
+static sy_value_kind declared_kind(const ir_value *v)
+{
+    switch (v->kind) {
+    case IR_KIND_SEQUENCE:
+        return SY_VALUE_SEQUENCE;
+    case IR_KIND_OPTIONAL:
+        return v->elem_kind == IR_KIND_SEQUENCE ? SY_VALUE_OPTIONAL_SEQUENCE : SY_VALUE_OPTIONAL;
+    default:
+        return SY_VALUE_TENSOR;
+    }
+}
+
+SY_EXPORT sy_value_kind sy_model_input_kind(const sy_model *m, size_t i)
+{
+    return m && i < m->ir->graph.n_inputs ? declared_kind(&m->ir->graph.values[m->ir->graph.inputs[i]])
+                                          : SY_VALUE_TENSOR;
+}
+
+SY_EXPORT sy_value_kind sy_model_output_kind(const sy_model *m, size_t i)
+{
+    return m && i < m->ir->graph.n_outputs ? declared_kind(&m->ir->graph.values[m->ir->graph.outputs[i]])
+                                           : SY_VALUE_TENSOR;
 }
 
 SY_EXPORT int64_t sy_model_ir_version(const sy_model *m) { return m ? m->ir->ir_version : 0; }

@@ -523,12 +523,39 @@ static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
     switch (tp->value_case) {
     case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
         break;
-    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: {
+        /* sequence(tensor) is a value kind of the runtime; a sequence of
+         * maps or of sequences is recorded so it is refused by name */
+        const Onnx__TypeProto *et = tp->sequence_type ? tp->sequence_type->elem_type : NULL;
+        v->kind = !et || et->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? IR_KIND_SEQUENCE : IR_KIND_OTHER;
+        v->elem_kind = IR_KIND_TENSOR;
+        if (et && et->tensor_type && et->tensor_type->has_elem_type && onnx_dtype_known(et->tensor_type->elem_type) &&
+            v->dtype == SY_DT_UNDEFINED)
+            v->dtype = (sy_dtype)et->tensor_type->elem_type; /* the items' dtype */
+        return NULL;
+    }
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: {
+        const Onnx__TypeProto *et = tp->optional_type ? tp->optional_type->elem_type : NULL;
+        v->kind = IR_KIND_OPTIONAL;
+        v->elem_kind = IR_KIND_OTHER;
+        if (!et || et->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+            v->elem_kind = IR_KIND_TENSOR;
+            if (et && et->tensor_type && et->tensor_type->has_elem_type && onnx_dtype_known(et->tensor_type->elem_type) &&
+                v->dtype == SY_DT_UNDEFINED)
+                v->dtype = (sy_dtype)et->tensor_type->elem_type;
+        } else if (et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
+            const Onnx__TypeProto *st = et->sequence_type ? et->sequence_type->elem_type : NULL;
+            if (!st || st->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+                v->elem_kind = IR_KIND_SEQUENCE;
+        }
+        if (v->elem_kind == IR_KIND_OTHER)
+            v->kind = IR_KIND_OTHER;
+        return NULL;
+    }
     case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
-    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
     case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
         /* recorded so the runtime can refuse it with the value's name */
-        v->is_sequence = true;
+        v->kind = IR_KIND_OTHER;
         return NULL;
     default:
         return NULL;

@@ -112,13 +112,39 @@ static sy_status *bind_values(struct sy_session *s)
         if (v->flags & IR_VALUE_GRAPH_OUTPUT)
             vr->is_output = true;
     }
+    if (s->parent) {
+        /* a subgraph's inputs and captured outer-scope values are bound at
+         * each run to what the parent has (sy_session_bind): their types
+         * come from there, not from the body's declarations */
+        for (uint32_t i = 0; i < g->n_inputs; i++)
+            s->values[g->inputs[i]].is_input = true;
+        for (uint32_t i = 0; i < g->n_values; i++)
+            if (g->values[i].flags & IR_VALUE_OUTER_SCOPE)
+                s->values[i].is_input = true;
+        for (uint32_t i = 0; i < g->n_values; i++)
+            if (g->values[i].kind == IR_KIND_OTHER)
+                return sy_error(SY_ERR_UNSUPPORTED, "value '%s' is a map or a sequence of non-tensors; only tensors, "
+                                "sequences of tensors and optionals are supported", g->values[i].name);
+        return NULL;
+    }
     for (uint32_t i = 0; i < g->n_inputs; i++) {
         const ir_value *v = &g->values[g->inputs[i]];
         sy_value_rt *vr = &s->values[g->inputs[i]];
         vr->is_input = true;
-        if (v->is_sequence)
-            return sy_error(SY_ERR_UNSUPPORTED, "graph input '%s' is a sequence/optional/map; only tensors are supported",
-                            v->name);
+        if (v->kind == IR_KIND_OTHER)
+            return sy_error(SY_ERR_UNSUPPORTED, "graph input '%s' is a map or a sequence of non-tensors; only "
+                            "tensors, sequences of tensors and optionals are supported", v->name);
+        if (v->kind != IR_KIND_TENSOR) {
+            /* a sequence or optional: set by sy_session_set_input_sequence /
+             * _none / _set_input; until then an empty sequence or none */
+            vr->kind = v->kind == IR_KIND_SEQUENCE || v->elem_kind == IR_KIND_SEQUENCE ? SY_RT_SEQUENCE : SY_RT_NONE;
+            if (vr->kind == SY_RT_SEQUENCE && !(vr->seq = calloc(1, sizeof *vr->seq)))
+                return sy_error_oom();
+            vr->t.rank = 0;
+            vr->shape_known = true;
+            s->has_kinds = true;
+            continue;
+        }
         if (v->dtype == SY_DT_UNDEFINED || v->rank < 0)
             return sy_error(SY_ERR_INVALID_MODEL, "graph input '%s' has no tensor type or rank in the model", v->name);
         if (!sy_dtype_valid(v->dtype))
@@ -137,11 +163,15 @@ static sy_status *bind_values(struct sy_session *s)
         SY_TRY(sy_session_check_tensor(s, &vr->t, "graph input"));
         vr->shape_known = true;
     }
-    for (uint32_t i = 0; i < g->n_outputs; i++)
-        if (g->values[g->outputs[i]].is_sequence)
+    for (uint32_t i = 0; i < g->n_values; i++) {
+        if (g->values[i].kind == IR_KIND_OTHER)
             return sy_error(SY_ERR_UNSUPPORTED,
-                            "graph output '%s' is a sequence/optional/map; only tensors are supported",
-                            g->values[g->outputs[i]].name);
+                            "value '%s' is a map or a sequence of non-tensors; only tensors, sequences of tensors "
+                            "and optionals are supported",
+                            g->values[i].name);
+        if (g->values[i].kind != IR_KIND_TENSOR)
+            s->has_kinds = true;
+    }
     return NULL;
 }
 
@@ -161,6 +191,13 @@ static sy_status *bind_nodes(struct sy_session *s)
         nr->view.n_in = n->n_inputs;
         nr->view.n_out = n->n_outputs;
         nr->part = -1;
+        nr->builtin = sy_builtin_of(n);
+        if (nr->builtin) {
+            for (uint32_t a = 0; a < n->n_attrs; a++)
+                nr->n_subs += n->attrs[a].type == SY_ATTR_GRAPH && n->attrs[a].g;
+            if (nr->n_subs && !(nr->subs = calloc(nr->n_subs, sizeof *nr->subs)))
+                return sy_error_oom();
+        }
         nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
         nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
         if (!nr->view.in || !nr->view.out)
@@ -185,19 +222,6 @@ sy_status *sy_session_check_tensor(const struct sy_session *s, const sy_tensor *
     return sy_error(SY_ERR_BUDGET, "%s '%s' is %s [%s] = %s, over the session's max_tensor_bytes = %s", what,
                     t->name ? t->name : "", sy_dtype_name(t->dtype), shape, sy_size_str(t->nbytes, a, sizeof a),
                     sy_size_str(s->max_tensor_bytes, b, sizeof b));
-}
-
-static sy_status *value_ensure_owned(sy_value_rt *v, size_t bytes)
-{
-    if (v->owned && v->owned_cap >= bytes) {
-        v->t.data = v->owned;
-        return NULL;
-    }
-    sy_aligned_free(v->owned);
-    v->owned = sy_aligned_alloc(bytes ? bytes : 1, 64);
-    v->owned_cap = v->owned ? bytes : 0;
-    v->t.data = v->owned;
-    return v->owned ? NULL : sy_error_oom();
 }
 
 sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr)
@@ -259,7 +283,7 @@ static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
     for (uint32_t o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0) {
             sy_value_rt *v = &s->values[n->outputs[o]];
-            SY_TRY(value_ensure_owned(v, v->t.nbytes));
+            SY_TRY(sy_value_ensure_owned(v, v->t.nbytes));
         }
     /* READS_SHAPES_ONLY inputs may have no data: kernels of such ops only read dims */
     void *state = NULL;
@@ -299,9 +323,17 @@ static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
 static sy_status *infer_all(struct sy_session *s)
 {
     char label[320];
+    /* sequences and optionals are values the plugins never see: a session
+     * that has one runs node by node, its built-in ops in the core */
+    if (s->has_kinds)
+        s->dynamic = true;
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         sy_node_rt *nr = &s->nodes[i];
         const ir_node *n = nr->view.ir;
+        if (nr->builtin) {
+            s->dynamic = true; /* control flow and sequence ops run at run time, in the core */
+            continue;
+        }
         const sy_schema_rec *sc = sy_env_find_schema(s->env, n->domain, n->op, n->opset);
         if (!sc)
             return sy_error(SY_ERR_NOT_IMPLEMENTED, "%s: no loaded plugin defines %s (domain '%s', opset %d)",
@@ -393,19 +425,21 @@ sy_status *sy_session_plan(struct sy_session *s)
      * while planning, so an input that feeds a weight operand is treated as
      * the variable it is (a training step's weights, say), and a shape read
      * from an input makes the plan dynamic instead of fixing it. */
-    void **hidden = calloc(s->g->n_inputs ? s->g->n_inputs : 1, sizeof *hidden);
+    /* (a subgraph's outer-scope values are inputs too, unless the parent
+     * has them as constants) */
+    void **hidden = calloc(s->n_values ? s->n_values : 1, sizeof *hidden);
     if (!hidden)
         return sy_error_oom();
-    for (uint32_t i = 0; i < s->g->n_inputs; i++) {
-        sy_value_rt *v = &s->values[s->g->inputs[i]];
+    for (uint32_t i = 0; i < s->n_values; i++) {
+        sy_value_rt *v = &s->values[i];
         if (v->is_input && !v->is_const) {
             hidden[i] = v->t.data;
             v->t.data = NULL;
         }
     }
     sy_status *st = plan_steps(s);
-    for (uint32_t i = 0; i < s->g->n_inputs; i++) {
-        sy_value_rt *v = &s->values[s->g->inputs[i]];
+    for (uint32_t i = 0; i < s->n_values; i++) {
+        sy_value_rt *v = &s->values[i];
         if (v->is_input && !v->is_const)
             v->t.data = hidden[i];
     }
@@ -449,6 +483,7 @@ void sy_session_unplan(struct sy_session *s)
         sy_value_rt *v = &s->values[i];
         const ir_value *iv = &s->g->values[i];
         if (!(iv->flags & IR_VALUE_INITIALIZER) && !v->is_input) {
+            sy_value_clear_seq(v);
             v->is_const = false;
             v->shape_known = false;
             v->t.dtype = iv->dtype;
@@ -504,6 +539,7 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     s->requant = requant;
     s->max_tensor_bytes = opts->max_tensor_bytes ? opts->max_tensor_bytes : env->cfg.limits.max_tensor_bytes;
     s->max_arena_bytes = opts->max_arena_bytes ? opts->max_arena_bytes : env->cfg.limits.max_arena_bytes;
+    s->max_loop_iterations = env->cfg.limits.max_loop_iterations;
     if (opts->compiled_cache && !(s->cache_path = sy_strdup(opts->compiled_cache))) {
         sy_session_release(s);
         return sy_error_oom();
@@ -533,6 +569,105 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     return NULL;
 }
 
+/* A subgraph's session: the parent's environment, model and options, its
+ * own values, nodes, plan and arenas. It is planned at its first run, when
+ * its inputs are bound, and again only when a bound shape changes. */
+sy_status *sy_session_create_sub(struct sy_session *parent, const ir_graph *g, struct sy_session **out)
+{
+    *out = NULL;
+    struct sy_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return sy_error_oom();
+    s->env = parent->env;
+    sy_env_ref(s->env);
+    s->model = parent->model;
+    s->g = g;
+    s->parent = parent;
+    s->depth = parent->depth + 1;
+    s->strict = parent->strict;
+    s->threads = 1; /* a body is small and runs many times: no pool of its own */
+    s->profiling = parent->profiling;
+    s->requant = parent->requant;
+    s->max_tensor_bytes = parent->max_tensor_bytes;
+    s->max_arena_bytes = parent->max_arena_bytes;
+    s->max_loop_iterations = parent->max_loop_iterations;
+    s->observer = NULL;
+    s->rc.s = s;
+    s->rc.profiling = s->profiling;
+    s->needs_replan = true;
+    sy_status *st = NULL;
+    /* the import nests subgraphs at most 64 deep; this bounds recursion
+     * through the sessions of bodies that the import did not see nest
+     * (a body that reaches its own node cannot be written in ONNX) */
+    if (s->depth > 64)
+        st = sy_error(SY_ERR_UNSUPPORTED, "subgraph sessions nest deeper than 64 levels");
+    if (!st)
+        st = sy_profile_init(s);
+    if (!st)
+        st = bind_values(s);
+    if (!st)
+        st = bind_nodes(s);
+    if (!st)
+        st = sy_domains_init(s);
+    if (!st)
+        st = sy_provider_sessions_begin(s);
+    if (!st && !(s->outer_src = malloc((g->n_values ? g->n_values : 1) * sizeof *s->outer_src)))
+        st = sy_error_oom();
+    for (uint32_t i = 0; !st && i < g->n_values; i++) {
+        s->outer_src[i] = -1;
+        if (!(g->values[i].flags & IR_VALUE_OUTER_SCOPE))
+            continue;
+        s->outer_src[i] = ir_graph_find_value(parent->g, g->values[i].name);
+        if (s->outer_src[i] < 0)
+            st = sy_error(SY_ERR_INVALID_MODEL, "subgraph '%s' uses '%s', which the enclosing graph does not define",
+                          g->name ? g->name : "", g->values[i].name);
+    }
+    if (st) {
+        sy_session_release(s);
+        return st;
+    }
+    *out = s;
+    return NULL;
+}
+
+void sy_session_bind(struct sy_session *s, int32_t vi, const sy_value_rt *src)
+{
+    sy_value_rt *v = &s->values[vi];
+    bool same = v->has_data && v->kind == src->kind && v->t.dtype == src->t.dtype && v->t.rank == src->t.rank &&
+                !memcmp(v->t.dims, src->t.dims, (size_t)(src->t.rank > 0 ? src->t.rank : 0) * sizeof *v->t.dims) &&
+                v->is_const == src->is_const && (!src->is_const || v->t.data == src->t.data);
+    if (!same)
+        s->needs_replan = true;
+    if (v->seq && !v->seq_borrowed)
+        sy_seq_free(v->seq);
+    v->kind = src->kind;
+    v->seq = src->seq;
+    v->seq_borrowed = src->seq != NULL;
+    v->t.dtype = src->t.dtype;
+    v->t.rank = src->t.rank;
+    memcpy(v->t.dims, src->t.dims, sizeof v->t.dims);
+    v->t.nbytes = src->t.nbytes;
+    v->t.data = src->t.data;
+    v->t.quant = src->t.quant;
+    v->is_const = src->is_const;
+    v->shape_known = true;
+    v->has_data = true;
+}
+
+sy_status *sy_session_run_sub(struct sy_session *s)
+{
+    /* the outer-scope values, from the parent as it is now */
+    for (uint32_t i = 0; i < s->n_values; i++)
+        if (s->outer_src[i] >= 0)
+            sy_session_bind(s, (int32_t)i, &s->parent->values[s->outer_src[i]]);
+    if (s->needs_replan || !s->planned) {
+        if (s->planned)
+            sy_session_unplan(s);
+        SY_TRY(sy_session_plan(s));
+    }
+    return sy_session_execute(s);
+}
+
 SY_EXPORT void sy_session_release(sy_session *s)
 {
     if (!s)
@@ -544,11 +679,17 @@ SY_EXPORT void sy_session_release(sy_session *s)
         free(s->nodes[i].view.in);
         free(s->nodes[i].view.out);
         free(s->nodes[i].view.pins);
+        for (uint32_t k = 0; k < s->nodes[i].n_subs; k++)
+            sy_session_release(s->nodes[i].subs[k]);
+        free(s->nodes[i].subs);
     }
     free(s->nodes);
-    for (uint32_t i = 0; i < s->n_values; i++)
+    for (uint32_t i = 0; i < s->n_values; i++) {
         sy_aligned_free(s->values[i].owned);
+        sy_value_clear_seq(&s->values[i]);
+    }
     free(s->values);
+    free(s->outer_src);
     sy_pool_destroy(s->pool);
     sy_profile_free(s);
     free(s->domains);
@@ -581,18 +722,25 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
     int32_t vi = s->g->inputs[index];
     const ir_value *iv = &s->g->values[vi];
     sy_value_rt *v = &s->values[vi];
-    if (t->dtype != iv->dtype)
+    if (iv->kind == IR_KIND_SEQUENCE || (iv->kind == IR_KIND_OPTIONAL && iv->elem_kind == IR_KIND_SEQUENCE))
+        return sy_error(SY_ERR_TYPE, "input '%s' is a sequence: feed it with sy_session_set_input_sequence",
+                        iv->name);
+    /* an optional(tensor) input may leave its element's type undeclared */
+    bool opt = iv->kind == IR_KIND_OPTIONAL;
+    if (t->dtype != iv->dtype && !(opt && iv->dtype == SY_DT_UNDEFINED))
         return sy_error(SY_ERR_TYPE, "input '%s': dtype %s given, the model expects %s", iv->name,
                         sy_dtype_name(t->dtype), sy_dtype_name(iv->dtype));
-    if (t->rank != iv->rank)
+    if (t->rank != iv->rank && !(opt && iv->rank < 0))
         return sy_error(SY_ERR_SHAPE, "input '%s': rank %d given, the model expects rank %d", iv->name, t->rank,
                         iv->rank);
+    if (t->rank < 0 || t->rank > SY_MAX_RANK)
+        return sy_error(SY_ERR_SHAPE, "input '%s': rank %d is out of range", iv->name, t->rank);
     bool changed = false, overflow = false;
     int64_t numel = 1;
     for (int32_t d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0)
             return sy_error(SY_ERR_SHAPE, "input '%s': dimension %d is negative", iv->name, d);
-        if (iv->dims[d] >= 0 && t->dims[d] != iv->dims[d])
+        if (iv->rank == t->rank && iv->dims[d] >= 0 && t->dims[d] != iv->dims[d])
             return sy_error(SY_ERR_SHAPE, "input '%s': dimension %d is %lld, the model fixes it to %lld", iv->name, d,
                             (long long)t->dims[d], (long long)iv->dims[d]);
         if (t->dims[d] != v->t.dims[d])
@@ -612,6 +760,12 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
     if (t->nbytes < bytes) /* nbytes is what the caller's buffer holds: never read past it */
         return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': %zu bytes of data given, the shape needs %zu",
                         iv->name, t->nbytes, bytes);
+    if (v->kind != SY_RT_TENSOR || v->t.dtype != t->dtype || v->t.rank != t->rank) {
+        sy_value_clear_seq(v); /* an optional input that held none */
+        v->t.dtype = t->dtype;
+        v->t.rank = t->rank;
+        changed = true;
+    }
     if (changed) {
         memcpy(v->t.dims, t->dims, sizeof t->dims);
         v->t.nbytes = bytes;
@@ -620,7 +774,7 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
     if (mode == SY_INPUT_BORROW) {
         v->t.data = t->data;
     } else {
-        SY_TRY(value_ensure_owned(v, bytes));
+        SY_TRY(sy_value_ensure_owned(v, bytes));
         if (bytes)
             memcpy(v->owned, t->data, bytes);
     }
@@ -657,6 +811,123 @@ SY_EXPORT sy_status *sy_session_run(sy_session *s)
 
 SY_EXPORT size_t sy_session_output_count(const sy_session *s) { return s ? s->g->n_outputs : 0; }
 
+SY_EXPORT sy_status *sy_session_set_input_sequence(sy_session *s, size_t index, sy_dtype dtype,
+                                                   const sy_tensor *const *items, size_t count)
+{
+    if (!s || (count && !items))
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_set_input_sequence: session and items are required");
+    if (index >= s->g->n_inputs)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "input index %zu out of range (the model has %u inputs)", index,
+                        s->g->n_inputs);
+    int32_t vi = s->g->inputs[index];
+    const ir_value *iv = &s->g->values[vi];
+    if (iv->kind != IR_KIND_SEQUENCE && !(iv->kind == IR_KIND_OPTIONAL && iv->elem_kind == IR_KIND_SEQUENCE))
+        return sy_error(SY_ERR_TYPE, "input '%s' is not a sequence", iv->name);
+    if (!sy_dtype_valid((int32_t)dtype))
+        return sy_error(SY_ERR_TYPE, "input '%s': dtype %d is not a tensor element type", iv->name, (int)dtype);
+    if (iv->dtype != SY_DT_UNDEFINED && dtype != iv->dtype)
+        return sy_error(SY_ERR_TYPE, "input '%s': a sequence of %s given, the model expects %s", iv->name,
+                        sy_dtype_name(dtype), sy_dtype_name(iv->dtype));
+    sy_seq *q = calloc(1, sizeof *q);
+    if (!q)
+        return sy_error_oom();
+    for (size_t i = 0; i < count; i++) {
+        const sy_tensor *t = items[i];
+        sy_status *st = NULL;
+        int64_t numel = 1;
+        bool overflow = false;
+        size_t bytes = 0;
+        if (!t || t->dtype != dtype || t->rank < 0 || t->rank > SY_MAX_RANK)
+            st = sy_error(SY_ERR_TYPE, "input '%s': item %zu is missing, not %s, or of a bad rank", iv->name, i,
+                          sy_dtype_name(dtype));
+        for (int32_t d = 0; !st && d < t->rank; d++) {
+            if (t->dims[d] < 0)
+                st = sy_error(SY_ERR_SHAPE, "input '%s': item %zu: dimension %d is negative", iv->name, i, d);
+            overflow |= __builtin_mul_overflow(numel, t->dims[d], &numel);
+        }
+        if (!st && (overflow || !sy_dtype_bytes(dtype, numel, &bytes)))
+            st = sy_error(SY_ERR_SHAPE, "input '%s': item %zu: the shape's size overflows", iv->name, i);
+        if (!st && (t->nbytes < bytes || (bytes && !t->data)))
+            st = sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': item %zu: %zu bytes of data given, the shape needs %zu",
+                          iv->name, i, t->nbytes, bytes);
+        if (!st) {
+            sy_tensor want = *t;
+            want.nbytes = bytes;
+            want.name = iv->name;
+            st = sy_seq_push(s, q, &want, q->n);
+        }
+        if (st) {
+            sy_seq_free(q);
+            return st;
+        }
+    }
+    sy_value_rt *v = &s->values[vi];
+    sy_value_clear_seq(v);
+    v->kind = SY_RT_SEQUENCE;
+    v->seq = q;
+    v->t.dtype = dtype;
+    v->t.rank = 0;
+    v->t.nbytes = 0;
+    v->t.data = NULL;
+    v->has_data = true;
+    return NULL;
+}
+
+SY_EXPORT sy_status *sy_session_set_input_none(sy_session *s, size_t index)
+{
+    if (!s)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_set_input_none: session is NULL");
+    if (index >= s->g->n_inputs)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "input index %zu out of range (the model has %u inputs)", index,
+                        s->g->n_inputs);
+    int32_t vi = s->g->inputs[index];
+    const ir_value *iv = &s->g->values[vi];
+    if (iv->kind != IR_KIND_OPTIONAL)
+        return sy_error(SY_ERR_TYPE, "input '%s' is not an optional: it cannot be empty", iv->name);
+    sy_value_rt *v = &s->values[vi];
+    sy_value_clear_seq(v);
+    v->kind = SY_RT_NONE;
+    v->t.rank = 0;
+    v->t.nbytes = 0;
+    v->t.data = NULL;
+    v->has_data = true;
+    return NULL;
+}
+
+SY_EXPORT sy_value_kind sy_session_output_kind(const sy_session *s, size_t index)
+{
+    if (!s || index >= s->g->n_outputs)
+        return SY_VALUE_TENSOR;
+    switch (s->values[s->g->outputs[index]].kind) {
+    case SY_RT_SEQUENCE:
+        return SY_VALUE_SEQUENCE;
+    case SY_RT_NONE:
+        return SY_VALUE_NONE;
+    default:
+        return SY_VALUE_TENSOR;
+    }
+}
+
+SY_EXPORT sy_status *sy_session_get_output_sequence(sy_session *s, size_t index, sy_dtype *dtype,
+                                                    const sy_tensor **items, size_t *count)
+{
+    if (!s || !items || !count)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_session_get_output_sequence: session, items and count are "
+                        "required");
+    if (index >= s->g->n_outputs)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "output index %zu out of range (the model has %u outputs)", index,
+                        s->g->n_outputs);
+    const sy_value_rt *v = &s->values[s->g->outputs[index]];
+    if (v->kind != SY_RT_SEQUENCE || !v->seq)
+        return sy_error(SY_ERR_TYPE, "output '%s' is a %s, not a sequence", s->g->values[s->g->outputs[index]].name,
+                        sy_value_kind_name(v));
+    *items = v->seq->items;
+    *count = v->seq->n;
+    if (dtype)
+        *dtype = v->t.dtype;
+    return NULL;
+}
+
 SY_EXPORT sy_status *sy_session_get_output(sy_session *s, size_t index, const sy_tensor **out)
 {
     if (!s || !out)
@@ -664,7 +935,12 @@ SY_EXPORT sy_status *sy_session_get_output(sy_session *s, size_t index, const sy
     if (index >= s->g->n_outputs)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "output index %zu out of range (the model has %u outputs)", index,
                         s->g->n_outputs);
-    *out = &s->values[s->g->outputs[index]].t;
+    const sy_value_rt *v = &s->values[s->g->outputs[index]];
+    if (v->kind != SY_RT_TENSOR)
+        return sy_error(SY_ERR_TYPE, "output '%s' is a %s: read it with sy_session_output_kind and "
+                        "sy_session_get_output_sequence", s->g->values[s->g->outputs[index]].name,
+                        sy_value_kind_name(v));
+    *out = &v->t;
     return NULL;
 }
 

@@ -8,6 +8,19 @@
 #include "env.h"
 #include "ir.h"
 #include "model.h"
+#include "builtin.h"
+
+/* A sequence value: tensors, each with its own data (one aligned
+ * allocation per item, owned by the sequence). */
+typedef struct sy_seq {
+    sy_tensor *items;
+    uint32_t n, cap;
+} sy_seq;
+
+/* The runtime kinds of a value (sy_value_rt.kind). A tensor is the usual
+ * case; an optional with an element is the element's kind; NONE is an empty
+ * optional. */
+enum { SY_RT_TENSOR = 0, SY_RT_SEQUENCE = 1, SY_RT_NONE = 2 };
 
 /* One value (tensor edge) as the session sees it. */
 typedef struct sy_value_rt {
@@ -26,6 +39,12 @@ typedef struct sy_value_rt {
     size_t bytes;         /* planned bytes */
     bool planned;
     bool has_data;        /* graph input: set_input was called */
+    /* value kind (values.c): sequences and empty optionals are values of
+     * their own, never tensors in disguise; only the core's built-in ops
+     * (builtin.c) read or make them */
+    uint8_t kind;         /* SY_RT_* */
+    sy_seq *seq;          /* SY_RT_SEQUENCE: the items */
+    bool seq_borrowed;    /* seq belongs to another value (a subgraph's bound input) */
 } sy_value_rt;
 
 /* A memory domain of the session: one arena each. Domain 0 is host RAM. */
@@ -116,6 +135,12 @@ typedef struct sy_node_rt {
     size_t scratch_offset;
     void *scratch_ptr;
     int32_t part;                 /* fused partition index, -1 none */
+    /* a built-in op of the core (builtin.c: control flow, sequences,
+     * optionals), 0 for ops of plugins; its subgraphs' sessions, made at
+     * the first run and kept (their plans survive across runs) */
+    int builtin;
+    struct sy_session **subs;
+    uint32_t n_subs;
 } sy_node_rt;
 
 /* A compiled step: everything the run loop needs, nothing else. */
@@ -156,6 +181,7 @@ struct sy_session {
     const char *requant;      /* sy_session_options.requant: "onnx", "gemmlowp" or NULL */
     bool profiling;
     bool dynamic;             /* a shape depends on runtime values: run node by node */
+    bool has_kinds;           /* a value is a sequence or optional: run node by node */
     bool planned;
     bool needs_replan;        /* an input shape changed */
     /* memory domains and boundary copies */
@@ -202,6 +228,12 @@ struct sy_session {
     uint32_t n_held;
     /* per provider (env->providers order): what its session_begin made */
     struct sy_provider_session *prov;
+    /* a subgraph's session (If/Loop/Scan/SequenceMap body): its parent, and
+     * per value the parent's value an outer-scope name is bound to (-1) */
+    struct sy_session *parent;
+    int32_t *outer_src;
+    uint32_t depth;
+    uint64_t max_loop_iterations;
 };
 
 /* Record whose callback is about to run on n (the handle plugins get may be
@@ -237,6 +269,48 @@ const char *sy_placement_forced(const struct sy_session *s, uint32_t node);
 const char *sy_requant_resolve(struct sy_node *n);
 /* "onnx"/"gemmlowp"/"single_rounding" as a static string; NULL for anything else */
 const char *sy_requant_name(const char *text);
+
+/* builtin.c: run the core's op of node nr now (dynamic mode: a session
+ * with a built-in op or a sequence/optional value runs node by node); the
+ * node's outputs are set. Also Identity of a sequence or optional. */
+sy_status *sy_builtin_run(struct sy_session *s, sy_node_rt *nr);
+/* control_flow.c / seq_ops.c, called by sy_builtin_run */
+sy_status *sy_cf_if(struct sy_session *s, sy_node_rt *nr);
+sy_status *sy_cf_loop(struct sy_session *s, sy_node_rt *nr);
+sy_status *sy_cf_scan(struct sy_session *s, sy_node_rt *nr);
+sy_status *sy_seq_op(struct sy_session *s, sy_node_rt *nr);
+/* builtin.c helpers: node nr's k-th input/output value (NULL when omitted
+ * or absent), its subgraph session for attribute `attr` (made at first use) */
+sy_value_rt *sy_bi_in(struct sy_session *s, const sy_node_rt *nr, uint32_t k);
+sy_value_rt *sy_bi_out(struct sy_session *s, const sy_node_rt *nr, uint32_t k);
+sy_status *sy_bi_sub(struct sy_session *s, sy_node_rt *nr, const char *attr, struct sy_session **out);
+/* a one-element tensor read as int64 (int32/int64) or bool */
+sy_status *sy_bi_scalar_i64(const sy_value_rt *v, const char *what, int64_t *out);
+sy_status *sy_bi_scalar_bool(const sy_value_rt *v, const char *what, bool *out);
+/* free a value's owned buffers (a temporary of a built-in op) */
+void sy_value_release(sy_value_rt *v);
+
+/* session.c: a subgraph's session under `parent` (planned at its first run) */
+sy_status *sy_session_create_sub(struct sy_session *parent, const ir_graph *g, struct sy_session **out);
+/* bind value vi of a subgraph session to `src` (borrowed until the next bind) */
+void sy_session_bind(struct sy_session *s, int32_t vi, const sy_value_rt *src);
+/* plan if needed, then run a subgraph session */
+sy_status *sy_session_run_sub(struct sy_session *s);
+
+/* values.c: value kinds */
+void sy_value_clear_seq(sy_value_rt *v);       /* free an owned sequence; kind back to tensor */
+/* dst becomes a deep copy of src (tensor, sequence or none), in dst's own
+ * buffers; s checks max_tensor_bytes */
+sy_status *sy_value_assign(const struct sy_session *s, sy_value_rt *dst, const sy_value_rt *src);
+/* append a copy of t to the sequence */
+sy_status *sy_seq_push(const struct sy_session *s, sy_seq *q, const sy_tensor *t, uint32_t at);
+void sy_seq_free(sy_seq *q);
+/* a copy of t with its own data (one allocation), or NULL */
+sy_status *sy_tensor_dup(const sy_tensor *t, sy_tensor *out);
+/* the value's kind name, for messages */
+const char *sy_value_kind_name(const sy_value_rt *v);
+/* ensure dst's owned buffer holds `bytes`, t.data pointing at it */
+sy_status *sy_value_ensure_owned(sy_value_rt *v, size_t bytes);
 
 /* A tensor over the session's max_tensor_bytes is refused (what: "input",
  * "output", ...), naming its shape and both sizes. */

@@ -82,6 +82,43 @@ static void write_dot(FILE *f, sy_env *env, sy_session *s)
     fprintf(f, "}\n");
 }
 
+/* One line per node; a control-flow node's subgraphs follow it, indented
+ * (their nodes are placed when the node first runs: before that, "at run") */
+static void print_nodes(sy_session *s, int depth)
+{
+    int ind = 2 * depth;
+    for (size_t i = 0; i < sy_session_node_count(s); i++) {
+        sy_node_placement pl = {.struct_size = sizeof pl};
+        sy_session_node_placement(s, i, &pl);
+        /* the requantization form of an integer node and who chose it */
+        const char *rq_src = NULL, *rq_form = sy_session_node_requant(s, i, &rq_src);
+        char rq[96] = "";
+        if (rq_form)
+            snprintf(rq, sizeof rq, " requant=%s (%s)", rq_form, rq_src);
+        size_t n_sub = sy_session_node_subgraph_count(s, i);
+        /* the core's own ops say so in their reason; other nodes without a
+         * provider are placed at run time (a dynamic session, a body) */
+        bool core = !pl.provider && pl.reason_text &&
+                    (!strncmp(pl.reason_text, "control flow", 12) || !strncmp(pl.reason_text, "sequence/optional", 17));
+        const char *where = pl.provider ? pl.provider : core ? "core" : "at run";
+        if (pl.folded)
+            printf("%*s%-32s %-20s folded\n", ind, "", pl.name, pl.op);
+        else if (pl.reason_text)
+            printf("%*s%-32s %-20s %-10s %s%s  (%s)\n", ind, "", pl.name, pl.op, where, sy_reason_name(pl.reason), rq,
+                   pl.reason_text);
+        else
+            printf("%*s%-32s %-20s %-10s %s%s\n", ind, "", pl.name, pl.op, where, sy_reason_name(pl.reason), rq);
+        for (size_t k = 0; k < n_sub; k++) {
+            const char *attr = "?";
+            sy_session *sub = sy_session_node_subgraph(s, i, k, &attr);
+            if (!sub)
+                continue;
+            printf("%*s%s: %zu nodes\n", ind + 4, "", attr, sy_session_node_count(sub));
+            print_nodes(sub, depth + 3);
+        }
+    }
+}
+
 int cmd_explain(int argc, char **argv)
 {
     const char *config = NULL, *path = NULL, *dot = NULL, *requant = NULL;
@@ -189,22 +226,7 @@ int cmd_explain(int argc, char **argv)
         folded += pl.folded;
     }
     printf("folded into constants at creation: %zu nodes\n\nnodes:\n", folded);
-    for (size_t i = 0; i < n; i++) {
-        sy_node_placement pl = {.struct_size = sizeof pl};
-        sy_session_node_placement(s, i, &pl);
-        /* the requantization form of an integer node and who chose it */
-        const char *rq_src = NULL, *rq_form = sy_session_node_requant(s, i, &rq_src);
-        char rq[96] = "";
-        if (rq_form)
-            snprintf(rq, sizeof rq, " requant=%s (%s)", rq_form, rq_src);
-        if (pl.folded)
-            printf("  %-32s %-20s folded\n", pl.name, pl.op);
-        else if (pl.reason_text)
-            printf("  %-32s %-20s %-10s %s%s  (%s)\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason), rq,
-                   pl.reason_text);
-        else
-            printf("  %-32s %-20s %-10s %s%s\n", pl.name, pl.op, pl.provider, sy_reason_name(pl.reason), rq);
-    }
+    print_nodes(s, 1);
     free(dec);
     if (emu_report)
         cli_print_emulator_reports(env);

@@ -283,6 +283,59 @@ SY_EXPORT void sy_tensor_free(sy_tensor *t);
 SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t);
 #endif
 
+/* ---- sequence and optional values (appended in 0.x: value kinds) -------- */
+/* ONNX values that are not tensors: a sequence of tensors, and an optional
+ * (a tensor or sequence, or nothing). What a graph input or output is
+ * declared to be, and what a value is at run time. */
+typedef enum sy_value_kind {
+    SY_VALUE_TENSOR = 0,
+    SY_VALUE_SEQUENCE = 1,          /* a sequence of tensors (one dtype) */
+    SY_VALUE_OPTIONAL = 2,          /* declared optional(tensor) */
+    SY_VALUE_OPTIONAL_SEQUENCE = 3, /* declared optional(sequence(tensor)) */
+    SY_VALUE_NONE = 4               /* at run time: an empty optional */
+} sy_value_kind;
+
+/* The declared kind of graph input / output `index` (SY_VALUE_TENSOR when
+ * out of range or not declared otherwise). */
+SY_EXPORT sy_value_kind sy_model_input_kind(const sy_model *m, size_t index);
+SY_EXPORT sy_value_kind sy_model_output_kind(const sy_model *m, size_t index);
+
+/* Feed a sequence input (or an optional-of-sequence one): `count` tensors,
+ * copied, all of `dtype` (the dtype also types an empty sequence). */
+SY_EXPORT sy_status *sy_session_set_input_sequence(sy_session *s, size_t index, sy_dtype dtype,
+                                                   const sy_tensor *const *items, size_t count);
+/* Feed an optional input with nothing (an optional input with an element is
+ * fed with sy_session_set_input or _set_input_sequence). */
+SY_EXPORT sy_status *sy_session_set_input_none(sy_session *s, size_t index);
+/* What output `index` is after the last run: SY_VALUE_TENSOR (read it with
+ * sy_session_get_output), SY_VALUE_SEQUENCE or SY_VALUE_NONE. */
+SY_EXPORT sy_value_kind sy_session_output_kind(const sy_session *s, size_t index);
+/* A sequence output: `*items` points at `*count` tensors, valid until the
+ * next run or release; `*dtype` is the items' dtype. */
+SY_EXPORT sy_status *sy_session_get_output_sequence(sy_session *s, size_t index, sy_dtype *dtype,
+                                                    const sy_tensor **items, size_t *count);
+
+/* A value file as the ONNX test data stores it: a TensorProto, SequenceProto
+ * or OptionalProto .pb, which one said by `declared` (the files do not tell
+ * them apart). The result is freed with sy_value_free. */
+typedef struct sy_value {
+    uint32_t struct_size;
+    sy_value_kind kind;  /* SY_VALUE_TENSOR, SY_VALUE_SEQUENCE or SY_VALUE_NONE */
+    sy_dtype dtype;      /* the tensor's or the items' dtype */
+    size_t count;        /* tensors in items (1 for a tensor, 0 for none) */
+    sy_tensor **items;
+} sy_value;
+/* The subgraphs of node `index` (If: then_branch, else_branch; Loop, Scan,
+ * SequenceMap: body), each a session of its own under `s` (made on first
+ * ask; planned and placed when the node first runs, so its nodes show no
+ * provider before). Valid until `s` is released; never released alone.
+ * `*attr` names the graph attribute. */
+SY_EXPORT size_t sy_session_node_subgraph_count(const sy_session *s, size_t index);
+SY_EXPORT sy_session *sy_session_node_subgraph(sy_session *s, size_t index, size_t k, const char **attr);
+
+SY_EXPORT sy_status *sy_value_read_file(const char *path, sy_value_kind declared, sy_value **out);
+SY_EXPORT void sy_value_free(sy_value *v);
+
 #ifdef __cplusplus
 }
 #endif
