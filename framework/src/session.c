@@ -962,5 +962,7 @@ SY_EXPORT void sy_session_reset(sy_session *s)
         sy_node_rt *nr = &s->nodes[i];
         if (nr->prepared && nr->kernel->def.reset)
             nr->kernel->def.reset(nr->state);
+        for (uint32_t k = 0; k < nr->n_subs; k++)
+            sy_session_reset(nr->subs[k]); /* the stateful kernels of bodies too */
     }
 }

@@ -14,6 +14,11 @@
  *   sequences      a host feeds a sequence, reads the sequence and length
  *                  SequenceInsert/SequenceLength make (hand-worked values);
  *                  a plugin op given a sequence is refused naming the input
+ *   scan_axes      Scan along axis 1, input reversed, outputs stacked on axis
+ *                  1 forward and reversed (hand-worked running sums)
+ *   sequence_ops   SplitToSequence, SequenceErase/At/Length and
+ *                  ConcatFromSequence (with new_axis), which no node test
+ *                  feeds directly, on hand-worked values
  */
 #include "pt_common.h"
 
@@ -391,6 +396,126 @@ done:
     sy_env_release(env);
 }
 
+/* Scan along axis 1, the input read in reverse, two scan outputs stacked
+ * along axis 1 forward and in reverse. x = [[1,2,3],[4,5,6]]: the slices
+ * come as [3,6], [2,5], [1,4]; the running sum s is [3,6], [5,11], [6,15]. */
+static void test_scan_axes(void)
+{
+    sy_env *env = env_ini(NULL);
+    int64_t d2[1] = {2}, dx[2] = {2, 3};
+    pt_model *m = pt_model_new("scan_axes");
+    m->opset.version = 16;
+    pt_input(m, "s0", PT_F32, 1, d2);
+    pt_input(m, "x", PT_F32, 2, dx);
+    pt_node(m, "Scan", "scan", (const char *[]){"s0", "x", NULL}, (const char *[]){"s", "fwd", "rev", NULL});
+    pt_attr_int(m, "num_scan_inputs", 1);
+    pt_attr_ints(m, "scan_input_axes", 1, (const int64_t[]){1});
+    pt_attr_ints(m, "scan_input_directions", 1, (const int64_t[]){1});
+    pt_attr_ints(m, "scan_output_axes", 2, (const int64_t[]){1, -1});
+    pt_attr_ints(m, "scan_output_directions", 2, (const int64_t[]){0, 1});
+    pt_output(m, "s", PT_F32, 1, d2);
+    pt_output(m, "fwd", PT_F32, 2, dx);
+    pt_output(m, "rev", PT_F32, 2, dx);
+    pt_model *b = pt_model_new("scan_body");
+    pt_input(b, "s_in", PT_F32, 1, d2);
+    pt_input(b, "x_in", PT_F32, 1, d2);
+    pt_node(b, "Add", "acc", (const char *[]){"s_in", "x_in", NULL}, (const char *[]){"s_out", NULL});
+    pt_node(b, "Identity", "e1", (const char *[]){"s_out", NULL}, (const char *[]){"y1", NULL});
+    pt_node(b, "Identity", "e2", (const char *[]){"s_out", NULL}, (const char *[]){"y2", NULL});
+    pt_output(b, "s_out", PT_F32, 1, d2);
+    pt_output(b, "y1", PT_F32, 1, d2);
+    pt_output(b, "y2", PT_F32, 1, d2);
+    attr_graph(m, "body", b);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    sy_status *st = load(env, m, &mo);
+    if (!st)
+        st = sy_session_create(env, mo, NULL, &s);
+    PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
+    float s0[2] = {0, 0}, x[6] = {1, 2, 3, 4, 5, 6};
+    sy_tensor ts = {.struct_size = sizeof ts, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {2}, .data = s0, .nbytes = 8};
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {2, 3}, .data = x,
+                    .nbytes = 24};
+    sy_session_set_input(s, "s0", &ts, SY_INPUT_COPY);
+    sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
+    PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
+    static const float want_s[2] = {6, 15}, want_fwd[6] = {3, 5, 6, 6, 11, 15}, want_rev[6] = {6, 5, 3, 15, 11, 6};
+    const sy_tensor *y[3] = {NULL, NULL, NULL};
+    for (size_t k = 0; k < 3; k++)
+        PT_REQUIRE(!(st = sy_session_get_output(s, k, &y[k])), "output %zu: %s", k, pt_msg(st));
+    PT_CHECK(y[0]->rank == 1 && !memcmp(y[0]->data, want_s, sizeof want_s), "final state [6, 15]");
+    PT_CHECK(y[1]->rank == 2 && y[1]->dims[0] == 2 && y[1]->dims[1] == 3 && !memcmp(y[1]->data, want_fwd, 24),
+             "forward scan output [[3,5,6],[6,11,15]]");
+    PT_CHECK(y[2]->rank == 2 && y[2]->dims[0] == 2 && y[2]->dims[1] == 3 && !memcmp(y[2]->data, want_rev, 24),
+             "reverse scan output [[6,5,3],[15,11,6]]");
+done:
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(b);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+/* The sequence ops no node test feeds directly, on hand-worked values:
+ * x = [1..5] split by 2 -> [1,2] [3,4] [5]; erase position 1 -> [1,2] [5]
+ * (length 2, concatenated [1,2,5]); the last item of the split is [5];
+ * x2 = [[1,2,3],[4,5,6]] split into rows without the axis, stacked on a new
+ * axis 1 -> [[1,4],[2,5],[3,6]]. */
+static void test_sequence_ops(void)
+{
+    sy_env *env = env_ini(NULL);
+    pt_model *m = pt_model_new("seq_ops");
+    m->opset.version = 17;
+    pt_input(m, "x", PT_F32, 1, (int64_t[]){5});
+    pt_input(m, "x2", PT_F32, 2, (int64_t[]){2, 3});
+    int64_t two = 2, one = 1, last = -1;
+    pt_init_i64(m, "two", 0, NULL, &two);
+    pt_init_i64(m, "one", 0, NULL, &one);
+    pt_init_i64(m, "last", 0, NULL, &last);
+    pt_node(m, "SplitToSequence", "split", (const char *[]){"x", "two", NULL}, (const char *[]){"parts", NULL});
+    pt_node(m, "SequenceErase", "erase", (const char *[]){"parts", "one", NULL}, (const char *[]){"kept", NULL});
+    pt_node(m, "SequenceLength", "len", (const char *[]){"kept", NULL}, (const char *[]){"n", NULL});
+    pt_node(m, "ConcatFromSequence", "cat", (const char *[]){"kept", NULL}, (const char *[]){"joined", NULL});
+    pt_attr_int(m, "axis", 0);
+    pt_node(m, "SequenceAt", "at", (const char *[]){"parts", "last", NULL}, (const char *[]){"tail", NULL});
+    pt_node(m, "SplitToSequence", "rows", (const char *[]){"x2", NULL}, (const char *[]){"rs", NULL});
+    pt_attr_int(m, "keepdims", 0);
+    pt_node(m, "ConcatFromSequence", "stack", (const char *[]){"rs", NULL}, (const char *[]){"stacked", NULL});
+    pt_attr_int(m, "axis", 1);
+    pt_attr_int(m, "new_axis", 1);
+    pt_output(m, "n", PT_I64, 0, NULL);
+    pt_output(m, "joined", PT_F32, 1, (int64_t[]){3});
+    pt_output(m, "tail", PT_F32, 1, (int64_t[]){1});
+    pt_output(m, "stacked", PT_F32, 2, (int64_t[]){3, 2});
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    sy_status *st = load(env, m, &mo);
+    if (!st)
+        st = sy_session_create(env, mo, NULL, &s);
+    PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
+    float x[5] = {1, 2, 3, 4, 5}, x2[6] = {1, 2, 3, 4, 5, 6};
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {5}, .data = x, .nbytes = 20};
+    sy_tensor tx2 = {.struct_size = sizeof tx2, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {2, 3}, .data = x2,
+                     .nbytes = 24};
+    sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
+    sy_session_set_input(s, "x2", &tx2, SY_INPUT_COPY);
+    PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
+    const sy_tensor *y[4] = {NULL, NULL, NULL, NULL};
+    for (size_t k = 0; k < 4; k++)
+        PT_REQUIRE(!(st = sy_session_get_output(s, k, &y[k])), "output %zu: %s", k, pt_msg(st));
+    static const float joined[3] = {1, 2, 5}, stacked[6] = {1, 4, 2, 5, 3, 6};
+    PT_CHECK(y[0]->dtype == SY_DT_INT64 && *(const int64_t *)y[0]->data == 2, "2 items after the erase");
+    PT_CHECK(y[1]->rank == 1 && y[1]->dims[0] == 3 && !memcmp(y[1]->data, joined, sizeof joined), "[1, 2, 5]");
+    PT_CHECK(y[2]->rank == 1 && y[2]->dims[0] == 1 && ((const float *)y[2]->data)[0] == 5, "the last item is [5]");
+    PT_CHECK(y[3]->rank == 2 && y[3]->dims[0] == 3 && y[3]->dims[1] == 2 && !memcmp(y[3]->data, stacked, 24),
+             "[[1,4],[2,5],[3,6]]");
+done:
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
 int main(void)
 {
     PT_RUN(test_nesting);
@@ -398,5 +523,7 @@ int main(void)
     PT_RUN(test_loop_limit);
     PT_RUN(test_if_cond);
     PT_RUN(test_sequences);
+    PT_RUN(test_scan_axes);
+    PT_RUN(test_sequence_ops);
     return pt_result();
 }
