@@ -3,7 +3,8 @@
  * message that says what and where, never a crash or an allocation of what
  * the input merely declares:
  *
- *   empty_output   a Relu whose required output is named "" (NULL output, SIGSEGV)
+ *   empty_output   a Relu whose required output is named "" (NULL output, SIGSEGV);
+ *                  a Dropout whose output is "" but whose optional mask is kept
  *   set_input      nbytes 0 with a 4-byte buffer (read 256 bytes past it), data NULL
  *   huge_input     an input dim of 2^40 (a 4 TB arena), dims whose product overflows
  *   limits         max_tensor_bytes / max_arena_bytes / max_nodes / max_file_bytes
@@ -71,6 +72,22 @@ static void test_empty_output(void)
     sy_session *s = NULL;
     EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "relu_with_no_output",
                    "output 0 is omitted");
+    PT_CHECK(s == NULL, "no session");
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    /* Dropout's output 0 is required, its mask optional (min 1, max 2
+     * outputs): omitting the output while keeping the mask is refused too,
+     * although one output is present (the kernel writes output 0 unchecked) */
+    m = pt_model_new("empty_required_output");
+    pt_input(m, "x", PT_F32, 1, d);
+    pt_node(m, "Dropout", "dropout_without_y", (const char *[]){"x", NULL}, (const char *[]){"", "mask", NULL});
+    pt_node(m, "Identity", "id", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 1, d);
+    pt_output(m, "mask", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 1, d);
+    mo = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "dropout_without_y",
+                   "output 0 is omitted (named \"\"); Dropout at opset", "requires its first 1");
     PT_CHECK(s == NULL, "no session");
     sy_session_release(s);
     sy_model_release(mo);
