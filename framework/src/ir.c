@@ -6,18 +6,66 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* uthash aborts the process on allocation failure by default; a model load
- * must report out-of-memory instead, so failed adds are detected and undone. */
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(obj) (ir_hash_oom_ = true)
-static _Thread_local bool ir_hash_oom_;
-#include <uthash.h>
+/* The name index of a graph: open addressing over value indices, keyed by
+ * the values' own names (linear probing, at most half full). Four bytes a
+ * slot, where a hash entry of its own per value cost 72 bytes and a heap
+ * block (docs/fuzzing.md, the 10^6-node chain). Values are never removed or
+ * renamed while the graph lives, so no tombstones. */
+typedef struct ir_name_table {
+    uint32_t mask;   /* slots - 1; slots is a power of two */
+    uint32_t count;
+    int32_t slot[]; /* value index, -1 for an empty slot */
+} ir_name_table;
 
-typedef struct ir_name_entry {
-    const char *key; /* the value's own name string: stable while the value lives */
-    int32_t index;
-    UT_hash_handle hh;
-} ir_name_entry;
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static ir_name_table *name_table_new(uint32_t slots)
+{
+    ir_name_table *t = malloc(sizeof *t + (size_t)slots * sizeof t->slot[0]);
+    if (!t)
+        return NULL;
+    t->mask = slots - 1;
+    t->count = 0;
+    memset(t->slot, 0xff, (size_t)slots * sizeof t->slot[0]); /* -1 */
+    return t;
+}
+
+/* the slot of `name`, or the empty slot where it would go */
+static uint32_t name_table_probe(const ir_name_table *t, const ir_value *values, const char *name)
+{
+    uint32_t i = name_hash(name) & t->mask;
+    while (t->slot[i] >= 0 && strcmp(values[t->slot[i]].name, name) != 0)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+/* Room for one more name: double when the table would pass half full. */
+static bool name_table_reserve(ir_graph *g)
+{
+    ir_name_table *t = g->name_index;
+    uint32_t slots = t ? t->mask + 1 : 0;
+    if (t && (uint64_t)(t->count + 1) * 2 <= slots)
+        return true;
+    uint64_t ns = slots ? (uint64_t)slots * 2 : 64;
+    if (ns > ((uint64_t)1 << 31)) /* value indices are int32: never reached below INT32_MAX / 2 names */
+        return false;
+    ir_name_table *nt = name_table_new((uint32_t)ns);
+    if (!nt)
+        return false;
+    for (uint32_t i = 0; t && i < slots; i++)
+        if (t->slot[i] >= 0)
+            nt->slot[name_table_probe(nt, g->values, g->values[t->slot[i]].name)] = t->slot[i];
+    nt->count = t ? t->count : 0;
+    free(t);
+    g->name_index = nt;
+    return true;
+}
 
 void ir_graph_init(ir_graph *g, const char *name)
 {
@@ -28,8 +76,9 @@ void ir_graph_init(ir_graph *g, const char *name)
 static void ir_value_free_fields(ir_value *v)
 {
     free(v->name);
-    for (int i = 0; i < SY_MAX_RANK; i++)
+    for (int i = 0; v->dim_params && i < SY_MAX_RANK; i++)
         free(v->dim_params[i]);
+    free(v->dim_params);
     if (v->quant) {
         free((void *)v->quant->scales);
         free((void *)v->quant->zero_points);
@@ -75,12 +124,7 @@ void ir_graph_free(ir_graph *g)
 {
     if (!g)
         return;
-    ir_name_entry *table = g->name_index, *e, *tmp;
-    HASH_ITER(hh, table, e, tmp)
-    {
-        HASH_DEL(table, e);
-        free(e);
-    }
+    free(g->name_index);
     for (uint32_t i = 0; i < g->n_values; i++)
         ir_value_free_fields(&g->values[i]);
     free(g->values);
@@ -93,13 +137,28 @@ void ir_graph_free(ir_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+bool ir_value_set_dim_param(ir_value *v, int d, char *name)
+{
+    if (!name || d < 0 || d >= SY_MAX_RANK || (!v->dim_params && !(v->dim_params = calloc(SY_MAX_RANK, sizeof(char *))))) {
+        free(name);
+        return false;
+    }
+    free(v->dim_params[d]);
+    v->dim_params[d] = name;
+    return true;
+}
+
+const char *ir_value_dim_param(const ir_value *v, int d)
+{
+    return v->dim_params && d >= 0 && d < SY_MAX_RANK ? v->dim_params[d] : NULL;
+}
+
 int32_t ir_graph_find_value(const ir_graph *g, const char *name)
 {
     if (!g || !name)
         return -1;
-    ir_name_entry *table = g->name_index, *e = NULL;
-    HASH_FIND_STR(table, name, e);
-    return e ? e->index : -1;
+    const ir_name_table *t = g->name_index;
+    return t ? t->slot[name_table_probe(t, g->values, name)] : -1;
 }
 
 /* Grow an array of `elem` bytes to hold at least `need` elements; doubling keeps
@@ -133,15 +192,11 @@ int32_t ir_graph_intern_value(ir_graph *g, const char *name)
     int32_t idx = ir_graph_find_value(g, name);
     if (idx >= 0)
         return idx;
-    if (!ir_grow((void **)&g->values, &g->cap_values, g->n_values + 1, sizeof *g->values))
+    if (!ir_grow((void **)&g->values, &g->cap_values, g->n_values + 1, sizeof *g->values) || !name_table_reserve(g))
         return -1;
-    ir_name_entry *e = calloc(1, sizeof *e);
     char *copy = sy_strdup(name);
-    if (!e || !copy) {
-        free(e);
-        free(copy);
+    if (!copy)
         return -1;
-    }
     ir_value *v = &g->values[g->n_values];
     memset(v, 0, sizeof *v);
     v->name = copy;
@@ -149,19 +204,9 @@ int32_t ir_graph_intern_value(ir_graph *g, const char *name)
     v->producer = -1;
     for (int i = 0; i < SY_MAX_RANK; i++)
         v->dims[i] = -1;
-    e->key = copy;
-    e->index = (int32_t)g->n_values;
-    ir_name_entry *table = g->name_index;
-    ir_hash_oom_ = false;
-    HASH_ADD_KEYPTR(hh, table, e->key, strlen(e->key), e);
-    if (ir_hash_oom_) {
-        /* uthash left the table unchanged; the value slot was never counted */
-        free(e);
-        free(copy);
-        memset(v, 0, sizeof *v);
-        return -1;
-    }
-    g->name_index = table;
+    ir_name_table *t = g->name_index;
+    t->slot[name_table_probe(t, g->values, copy)] = (int32_t)g->n_values;
+    t->count++;
     return (int32_t)g->n_values++;
 }
 

@@ -49,7 +49,8 @@ typedef struct ir_value {
     sy_dtype dtype;            /* SY_DT_UNDEFINED when unknown */
     int32_t rank;              /* -1 when unknown */
     int64_t dims[SY_MAX_RANK]; /* -1 for unknown/symbolic */
-    char *dim_params[SY_MAX_RANK]; /* symbolic dim names (owned) or NULL */
+    char **dim_params;         /* NULL, or SY_MAX_RANK symbolic dim names (owned, each may be NULL):
+                                * allocated for the few values that have one (ir_value_set_dim_param) */
     sy_quant_params *quant;    /* owned, or NULL */
     int32_t producer;          /* node index, -1 for inputs/initializers */
     /* initializer data: either borrowed from the model's mapped/decoded bytes
@@ -89,7 +90,7 @@ struct ir_graph {
     uint32_t n_inputs;
     int32_t *outputs;  /* graph outputs, in order */
     uint32_t n_outputs;
-    void *name_index;  /* uthash table name -> value index (ir.c) */
+    void *name_index;  /* name -> value index, open addressing (ir.c) */
 };
 
 typedef struct ir_mapping {
@@ -120,6 +121,10 @@ void ir_graph_free(ir_graph *g);
 /* Find a value by name; -1 when absent. */
 int32_t ir_graph_find_value(const ir_graph *g, const char *name);
 /* Find or add a value by name; returns its index, -1 on out-of-memory. */
+/* Symbolic dim d of v: set takes ownership of `name` (freed on failure,
+ * false then: out of memory); get answers NULL when there is none. */
+bool ir_value_set_dim_param(ir_value *v, int d, char *name);
+const char *ir_value_dim_param(const ir_value *v, int d);
 int32_t ir_graph_intern_value(ir_graph *g, const char *name);
 /* Append a node (zeroed) and return its pointer, NULL on out-of-memory. */
 ir_node *ir_graph_add_node(ir_graph *g);

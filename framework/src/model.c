@@ -177,7 +177,7 @@ static bool value_info(const ir_graph *g, int32_t idx, sy_value_info *out)
     out->rank = v->rank;
     for (int32_t d = 0; d < v->rank && d < SY_MAX_RANK; d++) {
         out->dims[d] = v->dims[d];
-        out->dim_names[d] = v->dim_params[d];
+        out->dim_names[d] = ir_value_dim_param(v, (int)d);
     }
     return true;
 }

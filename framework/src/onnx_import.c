@@ -595,9 +595,8 @@ static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
         } else {
             v->dims[i] = -1;
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param &&
-                *dm->dim_param && !v->dim_params[i]) {
-                v->dim_params[i] = sy_strdup(dm->dim_param);
-                if (!v->dim_params[i])
+                *dm->dim_param && !ir_value_dim_param(v, (int)i)) {
+                if (!ir_value_set_dim_param(v, (int)i, sy_strdup(dm->dim_param)))
                     return oom();
             }
         }

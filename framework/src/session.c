@@ -70,17 +70,23 @@ static sy_status *check_arity(const ir_node *n, const sy_op_schema *sc)
     if ((int32_t)n->n_outputs < sc->min_outputs || (sc->max_outputs >= 0 && (int32_t)n->n_outputs > sc->max_outputs))
         return sy_error(SY_ERR_INVALID_MODEL, "has %u outputs; %s at opset %d produces %d to %d", n->n_outputs, n->op,
                         n->opset, sc->min_outputs, sc->max_outputs);
-    /* an output named "" is omitted; a node with every output omitted has a
-     * required one missing (its kernel would write a NULL tensor). Which of
-     * several outputs may be omitted is the schema's business (a gradient
-     * node omits the ones nobody needs). */
+    /* an output named "" is omitted. The first min_outputs are required
+     * (kernels write them without checking) unless the schema says any
+     * output may be omitted (SY_SCHEMA_OPTIONAL_OUTPUTS: a gradient node
+     * omits the dX nobody needs); a node with every output omitted computes
+     * nothing anyone can read and is refused either way. */
     bool any = false;
     for (uint32_t o = 0; o < n->n_outputs; o++)
         any |= n->outputs[o] >= 0;
+    if (!(sc->flags & SY_SCHEMA_OPTIONAL_OUTPUTS))
+        for (int32_t o = 0; o < sc->min_outputs && o < (int32_t)n->n_outputs; o++)
+            if (n->outputs[o] < 0)
+                return sy_error(SY_ERR_INVALID_MODEL,
+                                "output %d is omitted (named \"\"); %s at opset %d requires its first %d", o, n->op,
+                                n->opset, sc->min_outputs);
     if (!any && sc->min_outputs > 0)
-        return sy_error(SY_ERR_INVALID_MODEL,
-                        "output 0 is omitted (named \"\"), and so is every other; %s at opset %d requires %d", n->op,
-                        n->opset, sc->min_outputs);
+        return sy_error(SY_ERR_INVALID_MODEL, "every output is omitted (named \"\"); %s at opset %d computes nothing",
+                        n->op, n->opset);
     return NULL;
 }
 

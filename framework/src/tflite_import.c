@@ -350,8 +350,7 @@ static sy_status *tensor_value(tctx *c, int32_t ti, int32_t *out)
     }
     for (int32_t d = 0; d < v->rank; d++)
         if (v->dims[d] < 0) {
-            v->dim_params[d] = d == 0 ? sy_strdup("batch") : sy_asprintf("%s_d%d", nm, (int)d);
-            if (!v->dim_params[d])
+            if (!ir_value_set_dim_param(v, (int)d, d == 0 ? sy_strdup("batch") : sy_asprintf("%s_d%d", nm, (int)d)))
                 return sy_error_oom();
         }
     CHECK_FB(c);

@@ -161,7 +161,9 @@ typedef struct clip_state {
         const T *x = in;                                                                                           \
         T *y = out;                                                                                                \
         T tmin = S ? (T)((uint64_t)1 << (sizeof(T) * 8 - 1)) : (T)0, tmax = (T)~tmin;                               \
-        T l = lo <= (double)tmin ? tmin : (T)lo, h = hi >= (double)tmax ? tmax : (T)hi;                            \
+        /* bounds outside T (or NaN) saturate: converting them would be UB */                                     \
+        T l = !(lo > (double)tmin) ? tmin : lo >= (double)tmax ? tmax : (T)lo;                                      \
+        T h = !(hi < (double)tmax) ? tmax : hi <= (double)tmin ? tmin : (T)hi;                                      \
         for (int64_t i = 0; i < n; i++)                                                                            \
             { T v = x[i] < l ? l : x[i]; y[i] = v > h ? h : v; }                                                           \
     }

@@ -644,14 +644,29 @@ static sy_status *infer_batchnorm(sy_node *n)
         return ERR(SY_ERR_SHAPE, "X must have rank >= 2 (N, C, ...), got %d", (int)x->rank);
     int64_t c = x->dims[1], inner = sy_dims_prod(x->dims, 2, x->rank);
     bool spatial = sy_attr_int_or(H, n, "spatial", 1) != 0;
+    int64_t ne1 = 0;
     for (uint32_t i = 1; i < 5; i++) {
         const sy_tensor *t;
         SY_TRY(sy_need_input(H, n, i, &t));
         int64_t ne = sy_tensor_numel(t);
         if (t->dtype != x->dtype && H->node_opset(n) < 15)
             return ERR(SY_ERR_TYPE, "input %u must have X's element type %s", i, sy_dt_name(x->dtype));
+        /* opset 15's T1 / T2 are float types, read through fp32 shadows: a
+         * bool or integer var was read as float32 past its end (fuzz_onnx) */
+        if (t->dtype != SY_DT_FLOAT32 && t->dtype != SY_DT_FLOAT16 && t->dtype != SY_DT_BFLOAT16 &&
+            t->dtype != SY_DT_FLOAT64)
+            return ERR(SY_ERR_TYPE, "input %u is %s; scale, B, mean and var must be float16, bfloat16, float or double",
+                       i, sy_dt_name(t->dtype));
         if (ne != c && !(!spatial && ne == c * inner))
             return ERR(SY_ERR_SHAPE, "input %u must hold C = %lld values, got %lld", i, (long long)c, (long long)ne);
+        /* the kernel reads all four per channel or all four per element,
+         * as scale says: a mean of C values beside a scale of C x inner
+         * was read past its end (found by fuzz_onnx) */
+        if (i == 1)
+            ne1 = ne;
+        else if (ne != ne1)
+            return ERR(SY_ERR_SHAPE, "input %u holds %lld values but scale holds %lld (spatial = 0: all four C x %lld, or all C)",
+                       i, (long long)ne, (long long)ne1, (long long)inner);
     }
     SY_TRY(H->node_set_output(n, 0, x->dtype, x->rank, x->dims));
     for (uint32_t o = 1; o < H->node_num_outputs(n); o++) {

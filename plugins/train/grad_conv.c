@@ -272,7 +272,7 @@ static const sy_attr_def a_pool[] = {ATTR("auto_pad", STRING), ATTR("ceil_mode",
 
 const sy_op_schema sy_train_conv_schemas[] = {
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "ConvGrad", 1, 3, 3, 1, 3, SY_ATTRS(a_conv), infer_conv_grad,
-     SY_NO_INPLACE, 0, "dX, dW, dB of a 2-D Conv"},
+     SY_NO_INPLACE, SY_SCHEMA_OPTIONAL_OUTPUTS, "dX, dW, dB of a 2-D Conv (each may be omitted: the first Conv's dX)"},
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "MaxPoolGrad", 1, 2, 2, 1, 1, SY_ATTRS(a_pool), infer_maxpool_grad,
      SY_NO_INPLACE, 0, "dX of a 2-D MaxPool"},
 };

@@ -223,7 +223,7 @@ const sy_op_schema sy_train_elem_schemas[] = {
     G_SCHEMA("AbsGrad", 2, infer_unary_grad, "dX = sign(X) * dY"),
     G_SCHEMA("ReduceToShape", 2, infer_reduce_to_shape, "sum dY over the dims broadcasting stretched from shape"),
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "ConcatGrad", 1, 2, -1, 1, -1, SY_ATTRS(a_axis), infer_concat_grad,
-     SY_NO_INPLACE, 0, "dY cut along axis into the sizes of the X's"},
+     SY_NO_INPLACE, SY_SCHEMA_OPTIONAL_OUTPUTS, "dY cut along axis into the sizes of the X's (an X without gradient: omitted)"},
 };
 const uint32_t sy_train_elem_n_schemas = SY_COUNT_OF(sy_train_elem_schemas);
 

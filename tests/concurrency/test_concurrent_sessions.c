@@ -21,9 +21,16 @@
  *      x         2  -2   6  -6  10  -10   9  127  -128
  *      onnx    100 100 102  98 102   98 102  127    68
  *      htp/lpai 101  99 102  98 103   97 103  127    68
+ *
+ * Then two environments of the HTP emulator with different SoCs (SM8550,
+ * SM8750; created in that order), one thread each placing the chain at once:
+ * each thread reads the report of its own environment (report_env, the way
+ * `switchyard explain --emulator-report` does) and finds its own SoC and the
+ * chain's 96 nodes, although the other environment was created later.
  */
 #include "onnx.pb-c.h"
 #include "switchyard/switchyard.h"
+#include "switchyard/ext/sy_emu_report.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -257,6 +264,98 @@ static void one_conf(const char *path, const char *requant_model)
     sy_env_release(sh.env);
 }
 
+/* ---- two environments, one thread each: each reads its own report ------------------ */
+typedef struct env_thread {
+    const char *soc;
+    sy_env *env;
+    const sy_model *chain;
+    pthread_barrier_t *start;
+} env_thread;
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void *env_worker(void *arg)
+{
+    env_thread *t = arg;
+    pthread_barrier_wait(t->start);
+    sy_session *s = NULL;
+    sy_status *st = sy_session_create(t->env, t->chain, NULL, &s);
+    if (st) {
+        fail(t->soc, "session", sy_status_get_message(st));
+        sy_status_free(st);
+        return NULL;
+    }
+    const sy_emu_report_ext *r = sy_get_extension(t->env, SY_EMU_REPORT_PREFIX "htp", SY_EMU_REPORT_VERSION);
+    if (!r || r->struct_size < sizeof *r || !r->report_env) {
+        fail(t->soc, "qnn_emu.htp has no report_env", NULL);
+    } else {
+        size_t len = r->report_env(r, NULL, 0) + 1;
+        char *buf = malloc(len);
+        if (buf) {
+            r->report_env(r, buf, len);
+            char want[64];
+            snprintf(want, sizeof want, "soc=%s ", t->soc);
+            if (!strstr(buf, want))
+                fail(t->soc, "the environment's report names another SoC", buf);
+            /* one record per node of the chain: 2 x PAIRS lines with a vtcm figure */
+            if (count_of(buf, " vtcm ") != 2 * PAIRS)
+                fail(t->soc, "the environment's report does not list the chain's 96 nodes", buf);
+            free(buf);
+        }
+    }
+    sy_session_release(s);
+    return NULL;
+}
+
+static void two_environments(void)
+{
+    static const char *const socs[2] = {"SM8550", "SM8750"};
+    env_thread t[2];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    size_t len = 0;
+    uint8_t *buf = make_chain(&len);
+    sy_model *chain[2] = {NULL, NULL};
+    bool ok = buf != NULL;
+    for (int i = 0; i < 2; i++) {
+        char ini[256];
+        snprintf(ini, sizeof ini,
+                 "[switchyard]\nplugin_dirs = @default\nproviders = htp, cpu_ref\nlog_level = error\n"
+                 "[provider.htp]\nsoc_model = %s\n",
+                 socs[i]);
+        t[i] = (env_thread){.soc = socs[i], .start = &start};
+        sy_status *st = sy_env_create_from_string(ini, NULL, &t[i].env);
+        if (!st && buf)
+            st = sy_model_load_buffer(t[i].env, buf, len, "chain", NULL, &chain[i]);
+        if (st) {
+            fail(socs[i], "environment or model", sy_status_get_message(st));
+            sy_status_free(st);
+            ok = false;
+        }
+        t[i].chain = chain[i];
+    }
+    free(buf);
+    if (ok) {
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, env_worker, &t[i]);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        printf("two htp environments (%s, %s), one thread each: each report is its own\n", socs[0], socs[1]);
+    }
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < 2; i++) {
+        sy_model_release(chain[i]);
+        sy_env_release(t[i].env);
+    }
+}
+
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int main(int argc, char **argv)
@@ -286,6 +385,7 @@ int main(int argc, char **argv)
         one_conf(path, argv[2]);
         free(names[i]);
     }
+    two_environments();
     if (!n) {
         fprintf(stderr, "FAIL: no .ini in %s\n", argv[1]);
         return 1;

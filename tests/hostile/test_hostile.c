@@ -3,7 +3,9 @@
  * message that says what and where, never a crash or an allocation of what
  * the input merely declares:
  *
- *   empty_output   a Relu whose required output is named "" (NULL output, SIGSEGV)
+ *   empty_output   a Relu whose required output is named "" (NULL output, SIGSEGV);
+ *   batchnorm      a bool var (read as float32), mean of C beside a scale of C x H x W
+ *                  a Dropout whose output is "" but whose optional mask is kept
  *   set_input      nbytes 0 with a 4-byte buffer (read 256 bytes past it), data NULL
  *   huge_input     an input dim of 2^40 (a 4 TB arena), dims whose product overflows
  *   limits         max_tensor_bytes / max_arena_bytes / max_nodes / max_file_bytes
@@ -75,7 +77,61 @@ static void test_empty_output(void)
     sy_session_release(s);
     sy_model_release(mo);
     pt_model_free(m);
+    /* Dropout's output 0 is required, its mask optional (min 1, max 2
+     * outputs): omitting the output while keeping the mask is refused too,
+     * although one output is present (the kernel writes output 0 unchecked) */
+    m = pt_model_new("empty_required_output");
+    pt_input(m, "x", PT_F32, 1, d);
+    pt_node(m, "Dropout", "dropout_without_y", (const char *[]){"x", NULL}, (const char *[]){"", "mask", NULL});
+    pt_node(m, "Identity", "id", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 1, d);
+    pt_output(m, "mask", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 1, d);
+    mo = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "dropout_without_y",
+                   "output 0 is omitted (named \"\"); Dropout at opset", "requires its first 1");
+    PT_CHECK(s == NULL, "no session");
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
     sy_env_release(env);
+}
+
+/* BatchNormalization's scale, B, mean and var: float types, all of one
+ * count (found by fuzz_onnx: a bool var of 3 was read as 3 floats) */
+static void bn_case(const char *what, int64_t opset, int32_t var_type, int64_t mean_n, int64_t spatial, sy_status_code code,
+                    const char *needle)
+{
+    sy_env *env = env_ini(NULL);
+    pt_model *m = pt_model_new(what);
+    m->opset.version = opset;
+    int64_t xd[4] = {2, 3, 4, 5}, c[1] = {3}, ce[3] = {3, 4, 5}, md[1] = {mean_n};
+    pt_input(m, "x", PT_F32, 4, xd);
+    if (spatial)
+        pt_input(m, "s", PT_F32, 1, c), pt_input(m, "b", PT_F32, 1, c);
+    else
+        pt_input(m, "s", PT_F32, 3, ce), pt_input(m, "b", PT_F32, 3, ce);
+    pt_input(m, "mean", PT_F32, 1, md);
+    pt_input(m, "var", var_type, 1, md);
+    pt_node(m, "BatchNormalization", "bn", (const char *[]){"x", "s", "b", "mean", "var", NULL},
+            (const char *[]){"y", NULL});
+    if (!spatial)
+        pt_attr_int(m, "spatial", 0);
+    pt_output(m, "y", PT_F32, 4, xd);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), code, "bn", needle);
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static void test_batchnorm_inputs(void)
+{
+    bn_case("bn_bool_var", 15, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 3, 1, SY_ERR_TYPE,
+            "input 4 is bool; scale, B, mean and var must be float16, bfloat16, float or double");
+    /* spatial = 0 (opset 7): a scale of C x H x W = 60 beside a mean of C = 3 */
+    bn_case("bn_mixed_counts", 7, PT_F32, 3, 0, SY_ERR_SHAPE, "input 3 holds 3 values but scale holds 60");
 }
 
 static void test_set_input(void)
@@ -282,6 +338,7 @@ done:;
 int main(void)
 {
     PT_RUN(test_empty_output);
+    PT_RUN(test_batchnorm_inputs);
     PT_RUN(test_set_input);
     PT_RUN(test_huge_input);
     PT_RUN(test_limits);

@@ -213,6 +213,25 @@ static void conv_case(const char *what, const int64_t xd[4], const int64_t wd[4]
         check_fd(what, fs, fin, 3, 1, dy, dw, 0.05f, 1e-3);
         check_fd(what, fs, fin, 3, 2, dy, db, 0.05f, 1e-3);
     }
+    /* the first Conv of a net: nobody needs dX, so autodiff names it "";
+     * the schema lets ConvGrad omit it (SY_SCHEMA_OPTIONAL_OUTPUTS) */
+    pt_model *om = pt_model_new("conv_bwd_no_dx");
+    pt_opset(om, "switchyard.train", 1);
+    pt_input(om, "dY", PT_F32, 4, yd);
+    pt_input(om, "X", PT_F32, 4, xd);
+    pt_input(om, "W", PT_F32, 4, wd);
+    pt_node(om, "ConvGrad", "g", (const char *[]){"dY", "X", "W", NULL}, (const char *[]){"", "dW", NULL});
+    pt_domain(om, "switchyard.train");
+    pt_attr_int(om, "group", group);
+    pt_attr_ints(om, "strides", 2, s);
+    pt_attr_ints(om, "pads", 4, p);
+    pt_attr_ints(om, "dilations", 2, d);
+    pt_output(om, "dW", PT_F32, 4, wd);
+    memset(dw, 0, (size_t)nw * 4);
+    if (run_backward(om, bin, 3, 1, (float *[]){dw})) {
+        in_spec fin[3] = {bin[1], bin[2], {"B", SY_DT_FLOAT32, 1, {bd[0]}, b}};
+        check_fd(what, fs, fin, 3, 1, dy, dw, 0.05f, 1e-3);
+    }
     sy_session_release(fs);
     free(x), free(w), free(b), free(dy), free(dx), free(dw), free(db);
 }

@@ -1,5 +1,6 @@
 /* Unit tests of the core IR helpers (framework/src/ir.h). */
 #include "ir.h"
+#include "util.h"
 #include "sy_test.h"
 
 #include <stdint.h>
@@ -28,7 +29,7 @@ static void test_intern_and_find(void)
     CHECK(v->dtype == SY_DT_UNDEFINED, "new value dtype undefined");
     CHECK(v->flags == 0 && v->data == NULL && v->quant == NULL, "new value has no flags, data or quant");
     for (int d = 0; d < SY_MAX_RANK; d++)
-        CHECK(v->dims[d] == -1 && v->dim_params[d] == NULL, "dim %d unknown", d);
+        CHECK(v->dims[d] == -1 && ir_value_dim_param(v, d) == NULL, "dim %d unknown", d);
 
     /* the stored name is a copy: changing the caller's buffer changes nothing */
     char buf[8] = "tmp";
@@ -38,6 +39,27 @@ static void test_intern_and_find(void)
     CHECK(ir_graph_find_value(&g, "Xmp") == -1, "no alias to the caller's buffer");
     ir_graph_free(&g);
     CHECK(g.n_values == 0 && g.values == NULL && g.name == NULL, "free clears the graph");
+}
+
+static void test_dim_params(void)
+{
+    /* symbolic dim names live in an array made for the values that have one */
+    ir_graph g;
+    ir_graph_init(&g, "main");
+    int32_t a = ir_graph_intern_value(&g, "a"), b = ir_graph_intern_value(&g, "b");
+    ir_value *va = &g.values[a];
+    CHECK(va->dim_params == NULL, "no array before a symbolic dim");
+    CHECK(ir_value_set_dim_param(va, 0, sy_strdup("batch")), "set dim 0");
+    CHECK(ir_value_set_dim_param(va, 2, sy_strdup("seq")), "set dim 2");
+    CHECK(ir_value_set_dim_param(va, 0, sy_strdup("N")), "set dim 0 again (the old name is freed)");
+    CHECK(!ir_value_set_dim_param(va, SY_MAX_RANK, sy_strdup("x")), "dim past SY_MAX_RANK refused");
+    CHECK(!ir_value_set_dim_param(va, 1, NULL), "a NULL name (out of memory) refused");
+    const char *d0 = ir_value_dim_param(va, 0), *d2 = ir_value_dim_param(va, 2);
+    CHECK(d0 && !strcmp(d0, "N"), "dim 0 is N, got %s", d0 ? d0 : "NULL");
+    CHECK(d2 && !strcmp(d2, "seq"), "dim 2 is seq, got %s", d2 ? d2 : "NULL");
+    CHECK(ir_value_dim_param(va, 1) == NULL && ir_value_dim_param(va, -1) == NULL, "dims 1 and -1 have none");
+    CHECK(g.values[b].dim_params == NULL && ir_value_dim_param(&g.values[b], 0) == NULL, "b has none");
+    ir_graph_free(&g); /* ASan: the names and the array freed once */
 }
 
 static void test_growth(void)
@@ -169,6 +191,7 @@ static void test_nbytes(void)
 int main(void)
 {
     RUN_TEST(test_intern_and_find);
+    RUN_TEST(test_dim_params);
     RUN_TEST(test_growth);
     RUN_TEST(test_attrs);
     RUN_TEST(test_opsets);

@@ -36,14 +36,17 @@ void cli_print_emulator_reports(sy_env *env)
             continue;
         char ext[96];
         snprintf(ext, sizeof ext, SY_EMU_REPORT_PREFIX "%s", sy_env_provider_name(env, p));
+        /* report_env answers for this environment's provider; v1's report()
+         * for whichever environment created one last (another environment
+         * of this process, e.g. compare's, would show up there) */
         const sy_emu_report_ext *r = sy_get_extension(env, ext, SY_EMU_REPORT_VERSION);
-        if (!r || r->struct_size < sizeof *r || !r->report)
+        if (!r || r->struct_size < sizeof *r || !r->report_env)
             continue;
-        size_t len = r->report(NULL, 0) + 1;
+        size_t len = r->report_env(r, NULL, 0) + 1;
         char *buf = malloc(len);
         if (!buf)
             continue;
-        r->report(buf, len);
+        r->report_env(r, buf, len);
         printf("\nemulator report (%s):\n%s", ext, buf);
         free(buf);
     }

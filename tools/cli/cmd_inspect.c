@@ -86,16 +86,30 @@ int cmd_inspect(int argc, char **argv)
     }
     size_t nn = sy_model_node_count(m);
     printf("  initializers: %zu bytes\n  nodes: %zu\n", sy_model_initializer_bytes(m), nn);
-    op_count *counts = calloc(nn ? nn : 1, sizeof *counts);
-    size_t nc = 0;
-    for (size_t i = 0; counts && i < nn; i++) {
+    /* one entry per distinct op, grown as they appear (not one per node:
+     * a 10^6-node chain of one op needs one) */
+    op_count *counts = NULL;
+    size_t nc = 0, cap = 0;
+    for (size_t i = 0; i < nn; i++) {
         const char *dom, *op;
         sy_model_node(m, i, NULL, &dom, &op);
         size_t k = 0;
         while (k < nc && (strcmp(counts[k].op, op) || strcmp(counts[k].domain, dom)))
             k++;
-        if (k == nc)
+        if (k == nc) {
+            if (nc == cap) {
+                op_count *g = realloc(counts, (cap = cap ? 2 * cap : 16) * sizeof *counts);
+                if (!g) {
+                    free(counts);
+                    sy_model_release(m);
+                    sy_env_release(env);
+                    fprintf(stderr, "switchyard: inspect: out of memory for the op histogram\n");
+                    return 1;
+                }
+                counts = g;
+            }
             counts[nc++] = (op_count){dom, op, 0};
+        }
         counts[k].count++;
     }
     if (counts)

@@ -89,7 +89,15 @@ enum {
     /* the output shape depends on input values (NonZero, Unique, ...) */
     SY_SCHEMA_DATA_DEPENDENT_SHAPE = 1u << 1,
     /* keeps state across runs (stateful ops); never folded or deduplicated */
-    SY_SCHEMA_STATEFUL = 1u << 2
+    SY_SCHEMA_STATEFUL = 1u << 2,
+    /* any output may be omitted (named ""), also one of the first
+     * min_outputs: the kernel writes only the outputs present (its
+     * io->outputs[i] is NULL otherwise). Gradient nodes, whose dX nobody may
+     * need, set it. Without it the first min_outputs outputs are required
+     * (ONNX's rule: optional outputs follow the required ones). Either way
+     * a node must keep at least one output. ABI 1.2; older hosts ignore it
+     * and refuse an omitted required output. */
+    SY_SCHEMA_OPTIONAL_OUTPUTS = 1u << 3
 };
 
 typedef struct sy_op_schema {
