@@ -8,6 +8,7 @@
 #include "env.h"
 #include "ir.h"
 #include "model.h"
+#include "strheap.h"
 
 /* One value (tensor edge) as the session sees it. */
 typedef struct sy_value_rt {
@@ -131,6 +132,7 @@ struct sy_run_ctx {
     struct sy_session *s;
     bool profiling;
     int tid; /* worker index for traces */
+    sy_strheap *heap; /* where host->run_alloc takes string bytes from */
 };
 
 /* One recorded profiling event (names copied: plugin strings may be transient). */
@@ -172,6 +174,11 @@ struct sy_session {
     sy_step *steps;
     uint32_t n_steps;
     struct sy_run_ctx rc;
+    /* string bytes kernels make (strheap.h): those of a run, emptied when
+     * the next run starts, and those of constants folded at creation
+     * (rc_const is the run context folding passes), emptied on re-plan */
+    sy_strheap str_run, str_const;
+    struct sy_run_ctx rc_const;
     /* profiling ring (profile.c) */
     sy_prof_rec *prof;
     size_t prof_cap;
