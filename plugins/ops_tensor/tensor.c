@@ -1030,7 +1030,7 @@ static sy_status *cast_target(const sy_node *n, sy_dtype *dt)
             return ERR(SY_ERR_INVALID_ARGUMENT, "attribute 'to' is required");
         *dt = (sy_dtype)to;
     }
-    if (!cast_dtype_ok(*dt))
+    if (!cast_dtype_ok(*dt) && *dt != SY_DT_STRING)
         return ERR(SY_ERR_UNSUPPORTED, "Cast to %s (%d) is not supported", sy_dt_name_full(*dt), (int)*dt);
     return NULL;
 }
@@ -1039,11 +1039,14 @@ static sy_status *infer_cast(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (!cast_dtype_ok(x->dtype))
+    if (!cast_dtype_ok(x->dtype) && x->dtype != SY_DT_STRING)
         return ERR(SY_ERR_UNSUPPORTED, "Cast from %s (%d) is not supported", sy_dt_name_full(x->dtype),
                    (int)x->dtype);
     sy_dtype dt = SY_DT_UNDEFINED;
     SY_TRY(cast_target(n, &dt));
+    if ((x->dtype == SY_DT_STRING || dt == SY_DT_STRING) && !cast_string_supported(x->dtype, dt))
+        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported (string casts take int and float "
+                   "types)", sy_dt_name_full(x->dtype), sy_dt_name_full(dt));
     return H->node_set_output(n, 0, dt, x->rank, x->dims);
 }
 
@@ -1077,6 +1080,8 @@ static sy_status *run_cast(void *state, const sy_kernel_io *io)
     const cast_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
+    if (x->dtype == SY_DT_STRING || y->dtype == SY_DT_STRING)
+        return cast_string_run(H, io);
     if (!sy_convert_ex(x->data, x->dtype, y->data, y->dtype, (size_t)sy_tensor_numel(x), s->saturate, s->mode))
         return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported", sy_dt_name_full(x->dtype),
                    sy_dt_name_full(y->dtype));
@@ -1742,8 +1747,8 @@ static const sy_kernel_def kernels[] = {
     KN("Size", SY_DT_MASK_ALL, 0, run_size),
     K("Constant", MOVE, -1, prepare_constant, run_constant, sy_release_free),
     K("ConstantOfShape", ALL, -1, prepare_constant_of_shape, run_fill, sy_release_free),
-    K("Cast", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
-    K("CastLike", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    K("Cast", MOVE | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    K("CastLike", MOVE | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
     KN("BitCast", ALL | SY_DT_MASK_LOWBIT, 0, run_bitcast),
     KN("Expand", MOVE, 0, run_expand),
     KN("Tile", MOVE, 0, run_tile),

@@ -14,6 +14,8 @@
  *   split        Python str.split on Unicode whitespace, maxsplit
  *   label_enc    LabelEncoder float -> string (NaN key, repeated key, default)
  *                and string -> int64 (default -1)
+ *   cast         Cast string -> float32 and float32 / int64 -> string (NumPy's
+ *                str of the value), a non-number refused
  *   regex        RegexFullMatch: full match only; RE2-only syntax; a
  *                catastrophic pattern stops at the match limit with an error
  *   hostile      .pb with a string count that does not match its dims (2^40
@@ -559,6 +561,60 @@ done:
     sy_env_release(env);
 }
 
+/* ---- Cast ------------------------------------------------------------------ */
+
+/* strings -> float32 (whitespace, exponent, inf), float32 -> strings in NumPy's
+ * str form, int64 -> strings; "abc" refused */
+static void test_cast(void)
+{
+    sy_env *env = env_all(NULL);
+    pt_model *m = pt_model_new("cast");
+    m->model.opset_import[0]->version = 19;
+    int64_t d4[1] = {4}, d6[1] = {6}, d2[1] = {2};
+    pt_input(m, "x", PT_STR, 1, d4);
+    float f[6] = {0.25f, 1e-5f, 0.9767611f, 100.0f, -0.0f, 1.5e16f};
+    pt_init_f32(m, "f", 1, d6, f);
+    pt_init_i64(m, "i", 1, d2, (const int64_t[]){-42, INT64_MAX});
+    pt_node(m, "Cast", "to_float", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_attr_int(m, "to", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    pt_node(m, "Cast", "f_to_str", (const char *[]){"f", NULL}, (const char *[]){"fs", NULL});
+    pt_attr_int(m, "to", PT_STR);
+    pt_node(m, "Cast", "i_to_str", (const char *[]){"i", NULL}, (const char *[]){"is", NULL});
+    pt_attr_int(m, "to", PT_STR);
+    pt_output(m, "y", PT_F32, 1, d4);
+    pt_output(m, "fs", PT_STR, 1, d6);
+    pt_output(m, "is", PT_STR, 1, d2);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    sy_tensor *x = NULL;
+    sy_status *st = session_of(env, m, &mo, &s);
+    PT_REQUIRE(!st, "session: %s", pt_msg(st));
+    st = sy_tensor_create_strings(1, d4, (const char *[]){" 0.5", "-1e3 ", "inf", "0.9767611"}, NULL, &x);
+    PT_REQUIRE(!st, "x: %s", pt_msg(st));
+    st = run_with(s, x, SY_INPUT_COPY);
+    PT_REQUIRE(!st, "run: %s", pt_msg(st));
+    const sy_tensor *y = NULL, *fs = NULL, *is = NULL;
+    PT_REQUIRE(!sy_session_get_output(s, 0, &y) && !sy_session_get_output(s, 1, &fs) &&
+                   !sy_session_get_output(s, 2, &is), "outputs");
+    const float *yv = y->data;
+    PT_CHECK(yv[0] == 0.5f && yv[1] == -1000.0f && isinf(yv[2]) && yv[2] > 0 && yv[3] == 0.9767611f,
+             "parsed: %g %g %g %.9g", yv[0], yv[1], yv[2], yv[3]);
+    /* NumPy: str(np.float32(v)) */
+    expect_strings(fs, 6, (const char *[]){"0.25", "1e-05", "0.9767611", "100.0", "-0.0", "1.5e+16"}, "float32 text");
+    expect_strings(is, 2, (const char *[]){"-42", "9223372036854775807"}, "int64 text");
+    sy_tensor_free(x);
+    x = NULL;
+    st = sy_tensor_create_strings(1, d4, (const char *[]){"1", "2", "abc", "0x10"}, NULL, &x);
+    PT_REQUIRE(!st, "x: %s", pt_msg(st));
+    EXPECT_REFUSED(run_with(s, x, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT, "string 2 (\"abc\") is not a float32 number");
+done:
+    sy_tensor_free(x);
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
 /* ---- hostile ----------------------------------------------------------------- */
 
 /* a TensorProto file from the message */
@@ -646,6 +702,7 @@ int main(void)
     PT_RUN(test_split);
     PT_RUN(test_regex);
     PT_RUN(test_label_encoder);
+    PT_RUN(test_cast);
     PT_RUN(test_hostile);
     return pt_result();
 }
