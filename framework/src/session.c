@@ -496,11 +496,6 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     struct sy_session *s = calloc(1, sizeof *s);
     if (!s)
         return sy_error_oom();
-    s->max_tensor_bytes = opts->max_tensor_bytes ? opts->max_tensor_bytes : env->cfg.limits.max_tensor_bytes;
-    s->max_arena_bytes = opts->max_arena_bytes ? opts->max_arena_bytes : env->cfg.limits.max_arena_bytes;
-    /* the strings of a run or of the constants count against the same bound as an arena */
-    sy_strheap_init(&s->str_run, (size_t)s->max_arena_bytes);
-    sy_strheap_init(&s->str_const, (size_t)s->max_arena_bytes);
     s->env = env;
     sy_env_ref(env);
     s->model = model;
@@ -509,12 +504,18 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     s->threads = opts->threads > 0 ? opts->threads : env->cfg.threads;
     s->profiling = opts->profiling;
     s->requant = requant;
+    s->max_tensor_bytes = opts->max_tensor_bytes ? opts->max_tensor_bytes : env->cfg.limits.max_tensor_bytes;
+    s->max_arena_bytes = opts->max_arena_bytes ? opts->max_arena_bytes : env->cfg.limits.max_arena_bytes;
     if (opts->compiled_cache && !(s->cache_path = sy_strdup(opts->compiled_cache))) {
         sy_session_release(s);
         return sy_error_oom();
     }
     s->rc.s = s;
     s->rc.profiling = s->profiling;
+    /* the strings of a run or of the constants count against the same bound
+     * as an arena (a heap released before this point is all zeros: empty) */
+    sy_strheap_init(&s->str_run, (size_t)s->max_arena_bytes);
+    sy_strheap_init(&s->str_const, (size_t)s->max_arena_bytes);
     s->rc.heap = &s->str_run;
     s->rc_const = s->rc;
     s->rc_const.heap = &s->str_const;
@@ -582,7 +583,14 @@ static sy_status *copy_strings(const sy_session *s, sy_value_rt *v, const sy_ten
     if (total > s->max_tensor_bytes)
         return sy_error(SY_ERR_BUDGET, "input '%s': %zu strings of %zu bytes in all, over the session's "
                         "max_tensor_bytes = %llu", v->t.name, n, total - bytes, (unsigned long long)s->max_tensor_bytes);
-    SY_TRY(value_ensure_owned(v, total));
+    if (!v->owned || v->owned_cap < total) {
+        sy_aligned_free(v->owned);
+        v->owned = sy_aligned_alloc(total ? total : 1, 64);
+        v->owned_cap = v->owned ? total : 0;
+        if (!v->owned)
+            return sy_error_oom();
+    }
+    v->t.data = v->owned;
     sy_string *dst = v->owned;
     char *p = (char *)v->owned + bytes;
     for (size_t i = 0; i < n; i++) {

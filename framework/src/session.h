@@ -5,10 +5,10 @@
 #ifndef SY_SESSION_H
 #define SY_SESSION_H
 
+#include "strheap.h"
 #include "env.h"
 #include "ir.h"
 #include "model.h"
-#include "strheap.h"
 
 /* One value (tensor edge) as the session sees it. */
 typedef struct sy_value_rt {

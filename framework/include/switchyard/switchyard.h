@@ -277,12 +277,6 @@ SY_EXPORT sy_status *sy_tensor_read_file(const char *path, sy_tensor **out);
 /* Write `t` as a TensorProto .pb (with `t->name`) or .npy by extension;
  * written to a temporary file and renamed, so nothing is half-written. */
 SY_EXPORT sy_status *sy_tensor_write_file(const char *path, const sy_tensor *t);
-SY_EXPORT void sy_tensor_free(sy_tensor *t);
-/* Number of elements of a tensor (product of dims). */
-#if !defined(SY_SDK_TENSOR_NUMEL) /* sy_sdk.h defines the same inline */
-SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t);
-#endif
-
 /* ---- string tensors (SY_DT_STRING) --------------------------------------- */
 /* A string tensor's data is an array of sy_string records (sy_types.h), one
  * per element, nbytes = count * sizeof(sy_string); a host may fill one itself
@@ -299,6 +293,11 @@ SY_EXPORT sy_status *sy_tensor_create_strings(int32_t rank, const int64_t *dims,
  * NUL-terminated. NULL when t is not a string tensor or index is outside it.
  * A session's output strings stay valid until its next run or release. */
 SY_EXPORT const char *sy_tensor_string(const sy_tensor *t, int64_t index, size_t *length);
+SY_EXPORT void sy_tensor_free(sy_tensor *t);
+/* Number of elements of a tensor (product of dims). */
+#if !defined(SY_SDK_TENSOR_NUMEL) /* sy_sdk.h defines the same inline */
+SY_EXPORT int64_t sy_tensor_numel(const sy_tensor *t);
+#endif
 
 #ifdef __cplusplus
 }
