@@ -248,5 +248,6 @@ static sy_status *run_dynamic(struct sy_session *s)
 
 sy_status *sy_session_execute(struct sy_session *s)
 {
+    sy_strheap_reset(&s->str_run); /* the previous run's output strings end here */
     return s->dynamic ? run_dynamic(s) : run_static(s);
 }

@@ -271,6 +271,13 @@ static const sy_app_api app_api_table = {
     .tensor_free = sy_tensor_free,
 };
 
+/* ABI 1.3: string bytes for a kernel's output (strheap.h); the run context
+ * says which heap (the run's, or the folded constants'). */
+static void *h_run_alloc(sy_run_ctx *rc, size_t size)
+{
+    return rc && rc->heap ? sy_strheap_alloc(rc->heap, size ? size : 1) : NULL;
+}
+
 const sy_host_api sy_host_api_table = {
     .struct_size = sizeof(sy_host_api),
     .abi_major = SY_ABI_MAJOR,
@@ -316,6 +323,7 @@ const sy_host_api sy_host_api_table = {
     .plugin_set_state = sy_reg_state,
     .node_plugin_state = h_node_plugin_state,
     .node_provider_session = h_node_provider_session,
+    .run_alloc = h_run_alloc,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

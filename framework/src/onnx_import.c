@@ -59,6 +59,9 @@ const char *sy_onnx_dtype_name(int32_t dt) { return onnx_dtype_known(dt) ? onnx_
 
 bool sy_onnx_dtype_bytes(int32_t dt, int64_t numel, size_t *out)
 {
+    /* a string tensor's data is its array of sy_string records */
+    if (dt == SY_DT_STRING)
+        return numel >= 0 && sy_mul_overflow_size((size_t)numel, sizeof(sy_string), out);
     if (!onnx_dtype_known(dt) || numel < 0 || onnx_types[dt].bits == 0)
         return false;
     unsigned bits = onnx_types[dt].bits;
@@ -383,6 +386,32 @@ static sy_status *tp_typed(const Onnx__TensorProto *tp, tp_data *d)
     return NULL;
 }
 
+/* A STRING tensor: ONNX keeps it only in string_data (one bytes entry per
+ * element), never in raw_data or external data. The records point into the
+ * decoded message (protobuf-c copied each entry), which lives as long as the
+ * model; tensor_build copies the bytes when it makes a standalone tensor. */
+static sy_status *tp_strings(const Onnx__TensorProto *tp, tp_data *d)
+{
+    if (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT)
+        return sy_error(SY_ERR_INVALID_MODEL, "is a STRING tensor with external data; ONNX keeps strings in string_data");
+    if (tp->has_raw_data && tp->raw_data.len > 0)
+        return sy_error(SY_ERR_INVALID_MODEL, "is a STRING tensor with %zu bytes of raw_data; ONNX keeps strings in "
+                        "string_data", tp->raw_data.len);
+    if (tp->n_string_data != (size_t)d->numel)
+        return sy_error(SY_ERR_INVALID_MODEL, "string_data has %zu entries, but its dims need %lld strings",
+                        tp->n_string_data, (long long)d->numel);
+    d->owned = sy_aligned_alloc(d->nbytes ? d->nbytes : 1, SY_DATA_ALIGN);
+    if (!d->owned)
+        return oom();
+    sy_string *r = d->owned;
+    for (size_t i = 0; i < tp->n_string_data; i++) {
+        r[i].data = tp->string_data[i].len ? (const char *)tp->string_data[i].data : "";
+        r[i].size = tp->string_data[i].len;
+    }
+    d->data = d->owned;
+    return NULL;
+}
+
 /* Decode a TensorProto's type, shape and bytes. Errors carry no prefix: the
  * caller names the tensor and where it is. */
 static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const char *base_dir, tp_data *d)
@@ -393,8 +422,6 @@ static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const ch
     d->dtype = tp->data_type;
     if (!onnx_dtype_known(d->dtype))
         return sy_error(SY_ERR_INVALID_MODEL, "has unknown data_type %d", (int)tp->data_type);
-    if (d->dtype == SY_DT_STRING)
-        return sy_error(SY_ERR_UNSUPPORTED, "is a STRING tensor; string tensors are not supported");
     if (tp->segment)
         return sy_error(SY_ERR_UNSUPPORTED, "is a segment of a larger tensor (TensorProto.segment); segmented tensors are not supported");
     if (tp->n_dims > SY_MAX_RANK)
@@ -411,6 +438,8 @@ static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const ch
     if (!sy_onnx_dtype_bytes(d->dtype, d->numel, &d->nbytes))
         return sy_error(SY_ERR_INVALID_MODEL, "has dims whose byte size overflows");
 
+    if (d->dtype == SY_DT_STRING)
+        return tp_strings(tp, d);
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
         return tp_external(c, tp, base_dir, d);
     if (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT)
@@ -435,13 +464,18 @@ static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const ch
     return tp_typed(tp, d);
 }
 
-/* One allocation: struct, then name, then the data at a 64-byte boundary. */
+/* One allocation: struct, then name, then the data at a 64-byte boundary
+ * (for a string tensor, the records and then the bytes they point to). */
 static sy_status *tensor_build(const tp_data *d, const char *name, sy_tensor **out)
 {
     size_t name_len = strlen(name) + 1;
-    size_t off = sizeof(sy_tensor) + name_len, total;
+    size_t off = sizeof(sy_tensor) + name_len, total, text = 0;
     off = (off + SY_DATA_ALIGN - 1) & ~(size_t)(SY_DATA_ALIGN - 1);
-    if (__builtin_add_overflow(off, d->nbytes, &total))
+    const sy_string *strs = d->dtype == SY_DT_STRING ? d->data : NULL;
+    for (int64_t i = 0; strs && i < d->numel; i++)
+        if (__builtin_add_overflow(text, (size_t)strs[i].size, &text))
+            return sy_error(SY_ERR_INVALID_MODEL, "tensor is too large");
+    if (__builtin_add_overflow(off, d->nbytes, &total) || __builtin_add_overflow(total, text, &total))
         return sy_error(SY_ERR_INVALID_MODEL, "tensor is too large");
     sy_tensor *t = sy_aligned_alloc(total, SY_DATA_ALIGN);
     if (!t)
@@ -459,6 +493,16 @@ static sy_status *tensor_build(const tp_data *d, const char *name, sy_tensor **o
     t->nbytes = d->nbytes;
     if (d->nbytes)
         memcpy(t->data, d->data, d->nbytes);
+    if (strs) {
+        sy_string *r = t->data;
+        char *p = (char *)t->data + d->nbytes;
+        for (int64_t i = 0; i < d->numel; i++) {
+            if (strs[i].size)
+                memcpy(p, strs[i].data, strs[i].size);
+            r[i].data = p;
+            p += strs[i].size;
+        }
+    }
     *out = t;
     return NULL;
 }

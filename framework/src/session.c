@@ -310,7 +310,8 @@ static sy_status *fold_node(struct sy_session *s, sy_node_rt *nr, bool *folded)
         ins[i] = nr->view.in[i];
     for (uint32_t i = 0; i < n->n_outputs; i++)
         outs[i] = nr->view.out[i];
-    sy_kernel_io io = {sizeof io, n->n_inputs, n->n_outputs, ins, outs, scratch, nr->view.scratch, &s->rc};
+    /* folded strings must outlive every run: they come from the constant heap */
+    sy_kernel_io io = {sizeof io, n->n_inputs, n->n_outputs, ins, outs, scratch, nr->view.scratch, &s->rc_const};
     sy_status *st = k->def.run(state, &io);
     if (k->def.release)
         k->def.release(state);
@@ -443,6 +444,7 @@ sy_status *sy_session_plan(struct sy_session *s)
             v->t.data = NULL;
         }
     }
+    sy_strheap_reset(&s->str_const); /* the constants are folded again */
     sy_status *st = plan_steps(s);
     for (uint32_t i = 0; i < s->n_values; i++) {
         sy_value_rt *v = &s->values[i];
@@ -552,6 +554,13 @@ SY_EXPORT sy_status *sy_session_create(sy_env *env, const sy_model *model, const
     }
     s->rc.s = s;
     s->rc.profiling = s->profiling;
+    /* the strings of a run or of the constants count against the same bound
+     * as an arena (a heap released before this point is all zeros: empty) */
+    sy_strheap_init(&s->str_run, (size_t)s->max_arena_bytes);
+    sy_strheap_init(&s->str_const, (size_t)s->max_arena_bytes);
+    s->rc.heap = &s->str_run;
+    s->rc_const = s->rc;
+    s->rc_const.heap = &s->str_const;
     sy_status *st = sy_profile_init(s);
     if (!st)
         st = bind_values(s);
@@ -702,9 +711,43 @@ SY_EXPORT void sy_session_release(sy_session *s)
     free(s->copies);
     free(s->cache_path);
     sy_placements_free(s);
+    sy_strheap_free(&s->str_run);
+    sy_strheap_free(&s->str_const);
     sy_env *env = s->env;
     free(s);
     sy_env_unref(env);
+}
+
+/* A copied string input owns its records and its bytes, in one buffer
+ * (records first); the bytes count against max_tensor_bytes too. */
+static sy_status *copy_strings(const sy_session *s, sy_value_rt *v, const sy_tensor *t, size_t bytes)
+{
+    const sy_string *src = t->data;
+    size_t n = bytes / sizeof(sy_string), total = bytes;
+    for (size_t i = 0; i < n; i++)
+        if (__builtin_add_overflow(total, (size_t)src[i].size, &total))
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "input '%s': the strings' total size overflows", v->t.name);
+    if (total > s->max_tensor_bytes)
+        return sy_error(SY_ERR_BUDGET, "input '%s': %zu strings of %zu bytes in all, over the session's "
+                        "max_tensor_bytes = %llu", v->t.name, n, total - bytes, (unsigned long long)s->max_tensor_bytes);
+    if (!v->owned || v->owned_cap < total) {
+        sy_aligned_free(v->owned);
+        v->owned = sy_aligned_alloc(total ? total : 1, 64);
+        v->owned_cap = v->owned ? total : 0;
+        if (!v->owned)
+            return sy_error_oom();
+    }
+    v->t.data = v->owned;
+    sy_string *dst = v->owned;
+    char *p = (char *)v->owned + bytes;
+    for (size_t i = 0; i < n; i++) {
+        if (src[i].size)
+            memcpy(p, src[i].data, (size_t)src[i].size);
+        dst[i].data = p;
+        dst[i].size = src[i].size;
+        p += src[i].size;
+    }
+    return NULL;
 }
 
 static sy_status *find_input(const sy_session *s, const char *name, size_t *index)
@@ -777,8 +820,12 @@ SY_EXPORT sy_status *sy_session_set_input_by_index(sy_session *s, size_t index, 
         v->t.nbytes = bytes;
         s->needs_replan = true;
     }
+    if (t->dtype == SY_DT_STRING)
+        SY_TRY(sy_strings_check(t, iv->name));
     if (mode == SY_INPUT_BORROW) {
         v->t.data = t->data;
+    } else if (t->dtype == SY_DT_STRING) {
+        SY_TRY(copy_strings(s, v, t, bytes));
     } else {
         SY_TRY(sy_value_ensure_owned(v, bytes));
         if (bytes)

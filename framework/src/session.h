@@ -5,6 +5,7 @@
 #ifndef SY_SESSION_H
 #define SY_SESSION_H
 
+#include "strheap.h"
 #include "env.h"
 #include "ir.h"
 #include "model.h"
@@ -156,6 +157,7 @@ struct sy_run_ctx {
     struct sy_session *s;
     bool profiling;
     int tid; /* worker index for traces */
+    sy_strheap *heap; /* where host->run_alloc takes string bytes from */
 };
 
 /* One recorded profiling event (names copied: plugin strings may be transient). */
@@ -198,6 +200,11 @@ struct sy_session {
     sy_step *steps;
     uint32_t n_steps;
     struct sy_run_ctx rc;
+    /* string bytes kernels make (strheap.h): those of a run, emptied when
+     * the next run starts, and those of constants folded at creation
+     * (rc_const is the run context folding passes), emptied on re-plan */
+    sy_strheap str_run, str_const;
+    struct sy_run_ctx rc_const;
     /* profiling ring (profile.c) */
     sy_prof_rec *prof;
     size_t prof_cap;

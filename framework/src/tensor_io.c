@@ -24,6 +24,88 @@
 
 SY_EXPORT void sy_tensor_free(sy_tensor *t) { sy_aligned_free(t); }
 
+/* ---- string tensors ------------------------------------------------------- */
+
+sy_status *sy_strings_check(const sy_tensor *t, const char *where)
+{
+    const sy_string *r = t->data;
+    size_t n = t->nbytes / sizeof(sy_string);
+    for (size_t i = 0; i < n; i++)
+        if (r[i].size && !r[i].data)
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "%s: string %zu has %llu bytes but no data pointer", where, i,
+                            (unsigned long long)r[i].size);
+        else if (r[i].size > (uint64_t)SIZE_MAX / 2)
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "%s: string %zu claims %llu bytes", where, i,
+                            (unsigned long long)r[i].size);
+    return NULL;
+}
+
+SY_EXPORT sy_status *sy_tensor_create_strings(int32_t rank, const int64_t *dims, const char *const *strings,
+                                              const size_t *lengths, sy_tensor **out)
+{
+    if (!out || (rank > 0 && !dims) || rank < 0 || rank > SY_MAX_RANK)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: out is required and rank must be 0..%d "
+                        "with dims", SY_MAX_RANK);
+    *out = NULL;
+    int64_t numel = 1;
+    for (int32_t i = 0; i < rank; i++)
+        if (dims[i] < 0 || __builtin_mul_overflow(numel, dims[i], &numel))
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: dimension %d is %lld", (int)i,
+                            (long long)dims[i]);
+    if (numel && !strings)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: %lld strings needed, strings is NULL",
+                        (long long)numel);
+    size_t recs, text = 0, total;
+    if (!sy_mul_overflow_size((size_t)numel, sizeof(sy_string), &recs))
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: too many strings");
+    for (int64_t i = 0; i < numel; i++) {
+        if (!strings[i] && (!lengths || lengths[i]))
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: string %lld is NULL", (long long)i);
+        size_t len = lengths ? lengths[i] : strlen(strings[i]);
+        if (__builtin_add_overflow(text, len, &text))
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: the strings' total size overflows");
+    }
+    size_t off = (sizeof(sy_tensor) + DATA_ALIGN - 1) & ~(size_t)(DATA_ALIGN - 1);
+    if (__builtin_add_overflow(off, recs, &total) || __builtin_add_overflow(total, text, &total))
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "sy_tensor_create_strings: the tensor's size overflows");
+    sy_tensor *t = sy_aligned_alloc(total, DATA_ALIGN);
+    if (!t)
+        return sy_error_oom();
+    memset(t, 0, sizeof *t);
+    t->struct_size = sizeof *t;
+    t->dtype = SY_DT_STRING;
+    t->rank = rank;
+    for (int32_t i = 0; i < rank; i++)
+        t->dims[i] = dims[i];
+    t->data = (char *)t + off;
+    t->nbytes = recs;
+    sy_string *r = t->data;
+    char *p = (char *)t->data + recs;
+    for (int64_t i = 0; i < numel; i++) {
+        size_t len = lengths ? lengths[i] : strlen(strings[i]);
+        if (len)
+            memcpy(p, strings[i], len);
+        r[i].data = p;
+        r[i].size = len;
+        p += len;
+    }
+    *out = t;
+    return NULL;
+}
+
+SY_EXPORT const char *sy_tensor_string(const sy_tensor *t, int64_t index, size_t *length)
+{
+    if (length)
+        *length = 0;
+    if (!t || t->dtype != SY_DT_STRING || !t->data || index < 0 ||
+        (uint64_t)index >= t->nbytes / sizeof(sy_string))
+        return NULL;
+    const sy_string *r = (const sy_string *)t->data + index;
+    if (length)
+        *length = (size_t)r->size;
+    return r->size ? r->data : "";
+}
+
 /* ---- .npy ------------------------------------------------------------------ */
 
 static const struct {
@@ -440,17 +522,36 @@ static sy_status *write_pb(const char *path, const sy_tensor *t)
     tp.has_data_type = true;
     tp.data_type = (int32_t)t->dtype;
     tp.name = (char *)(t->name ? t->name : "");
-    tp.has_raw_data = true;
-    tp.raw_data.data = t->data;
-    tp.raw_data.len = t->nbytes;
+    ProtobufCBinaryData *strs = NULL;
+    if (t->dtype == SY_DT_STRING) {
+        /* ONNX keeps strings in string_data, one entry per element */
+        size_t n = t->nbytes / sizeof(sy_string);
+        const sy_string *r = t->data;
+        strs = calloc(n ? n : 1, sizeof *strs);
+        if (!strs)
+            return sy_error_oom();
+        for (size_t i = 0; i < n; i++) {
+            strs[i].data = (uint8_t *)(uintptr_t)r[i].data;
+            strs[i].len = (size_t)r[i].size;
+        }
+        tp.n_string_data = n;
+        tp.string_data = strs;
+    } else {
+        tp.has_raw_data = true;
+        tp.raw_data.data = t->data;
+        tp.raw_data.len = t->nbytes;
+    }
     size_t len = onnx__tensor_proto__get_packed_size(&tp);
     uint8_t *buf = malloc(len ? len : 1);
-    if (!buf)
+    if (!buf) {
+        free(strs);
         return sy_error_oom();
+    }
     size_t got = onnx__tensor_proto__pack(&tp, buf);
     sy_status *st = got == len ? write_atomic(path, buf, len, NULL, 0)
                                : sy_error(SY_ERR_INTERNAL, "%s: TensorProto encoding size mismatch", path);
     free(buf);
+    free(strs);
     return st;
 }
 
@@ -472,6 +573,8 @@ SY_EXPORT sy_status *sy_tensor_write_file(const char *path, const sy_tensor *t)
                         sy_onnx_dtype_name((int32_t)t->dtype), want);
     if (want && !t->data)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "%s: tensor has no data", path);
+    if (t->dtype == SY_DT_STRING)
+        SY_TRY(sy_strings_check(t, path));
     if (ends_with(path, ".npy"))
         return write_npy(path, t);
     return write_pb(path, t);

@@ -66,7 +66,7 @@ size_t sy_dtype_elem_size(sy_dtype dt) { return sy_dtype_table_size(dt); }
 bool sy_dtype_valid(int32_t dt)
 {
     return dt == SY_DT_INT4 || dt == SY_DT_UINT4 || dt == SY_DT_FLOAT4E2M1 || dt == SY_DT_INT2 || dt == SY_DT_UINT2 ||
-           (dt > 0 && dt != SY_DT_STRING && sy_dtype_elem_size((sy_dtype)dt) > 0);
+           (dt > 0 && sy_dtype_elem_size((sy_dtype)dt) > 0);
 }
 
 bool sy_dtype_bytes(sy_dtype dt, int64_t numel, size_t *out)

@@ -34,4 +34,8 @@ int sy_open_regular(const char *path, struct stat *sb);
 /* "a FIFO", "a directory", ... for a message */
 const char *sy_file_kind(mode_t mode);
 
+/* tensor_io.c: every record of string tensor `t` has data for its size and
+ * a size no allocation could hold is refused; `where` names it. */
+sy_status *sy_strings_check(const sy_tensor *t, const char *where);
+
 #endif

@@ -145,6 +145,9 @@ bool sy_convert(const void *src, sy_dtype sdt, void *dst, sy_dtype ddt, size_t n
     size_t ss = sy_dt_size(sdt), ds = sy_dt_size(ddt);
     if (!ss || !ds)
         return false;
+    /* string records only copy; converting to or from text is Cast's job */
+    if ((sdt == SY_DT_STRING || ddt == SY_DT_STRING) && sdt != ddt)
+        return false;
     if (sdt == ddt) {
         if (dst != src)
             memmove(dst, src, n * ss);

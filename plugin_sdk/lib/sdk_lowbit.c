@@ -14,6 +14,7 @@ unsigned sy_dt_bits(sy_dtype dt)
     case SY_DT_INT2: case SY_DT_UINT2: return 2;
     case SY_DT_FLOAT8E4M3FN: case SY_DT_FLOAT8E4M3FNUZ: case SY_DT_FLOAT8E5M2: case SY_DT_FLOAT8E5M2FNUZ:
     case SY_DT_FLOAT8E8M0: return 8;
+    case SY_DT_STRING: return 0; /* no numeric storage width */
     default: return (unsigned)(8 * sy_dt_size(dt));
     }
 }

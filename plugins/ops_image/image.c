@@ -6,14 +6,16 @@
  * upsampling), PNG (libpng, 8-bit; 16-bit samples keep their high byte,
  * alpha is dropped, palette and gray expand to RGB), BMP (uncompressed 24
  * and 32 bit, either row order) and binary PNM (P5 gray, P6 RGB, maxval
- * 255). Grayscale from colour is ITU-R 601-2 luma in Pillow's fixed point,
- * (19595 R + 38470 G + 7471 B + 2^15) >> 16, as the ONNX reference
- * (Pillow) computes it. JPEG 2000 and TIFF are not supported and say so.
+ * 255), TIFF (image_tiff.c, libtiff) and JPEG 2000 (image_jp2.c, OpenJPEG),
+ * each of the last two when its library was found at build time (refused by
+ * name otherwise). Grayscale from colour is ITU-R 601-2 luma in Pillow's
+ * fixed point, (19595 R + 38470 G + 7471 B + 2^15) >> 16, as the ONNX
+ * reference (Pillow) computes it.
  *
  * The output shape is in the stream, so the node runs dynamically unless
  * the stream is a constant: infer reads the header.
  */
-#include "switchyard/sy_sdk.h"
+#include "image_internal.h"
 
 #include <stdio.h> /* before jpeglib.h, which uses FILE */
 #include <stdlib.h>
@@ -25,11 +27,8 @@
 static const sy_host_api *H; /* process-wide: the same host table in every environment */
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
 
-#define MAX_SIDE 65536 /* refuse larger images (width or height) */
-#define MAX_PIXELS ((int64_t)1 << 26) /* 8192 x 8192: a header alone cannot ask for more */
-
 typedef enum { PF_RGB, PF_BGR, PF_GRAY } pixel_format;
-typedef enum { IMG_NONE, IMG_JPEG, IMG_PNG, IMG_BMP, IMG_PNM } img_kind;
+typedef enum { IMG_NONE, IMG_JPEG, IMG_PNG, IMG_BMP, IMG_PNM, IMG_JP2, IMG_TIFF } img_kind;
 
 static img_kind sniff(const uint8_t *d, size_t n, const char **other)
 {
@@ -42,19 +41,22 @@ static img_kind sniff(const uint8_t *d, size_t n, const char **other)
         return IMG_BMP;
     if (n >= 2 && d[0] == 'P' && (d[1] == '5' || d[1] == '6'))
         return IMG_PNM;
-    if (n >= 12 && (!memcmp(d, "\x00\x00\x00\x0cjP  ", 8) || !memcmp(d, "\xff\x4f\xff\x51", 4)))
-        *other = "JPEG 2000";
-    else if (n >= 4 && (!memcmp(d, "II*\0", 4) || !memcmp(d, "MM\0*", 4)))
-        *other = "TIFF";
+    if (n >= 12 && (!memcmp(d, "\x00\x00\x00\x0cjP  ", 8) || !memcmp(d, "\xff\x4f\xff\x51", 4))) {
+#ifdef SY_HAVE_OPENJP2
+        return IMG_JP2;
+#else
+        *other = "JPEG 2000 (this build has no OpenJPEG)";
+#endif
+    } else if (n >= 4 && (!memcmp(d, "II*\0", 4) || !memcmp(d, "MM\0*", 4))) {
+#ifdef SY_HAVE_TIFF
+        return IMG_TIFF;
+#else
+        *other = "TIFF (this build has no libtiff)";
+#endif
+    }
     return IMG_NONE;
 }
 
-/* ---- decoded image: rgb (3 channels) or gray (1) ------------------------ */
-typedef struct image {
-    int64_t h, w;
-    int channels; /* 1 or 3 */
-    uint8_t *px;  /* h * w * channels, malloc'ed (NULL when only the header was read) */
-} image;
 
 /* ---- JPEG --------------------------------------------------------------- */
 typedef struct jerr {
@@ -309,9 +311,15 @@ static sy_status *decode(const sy_tensor *x, bool pixels, image *im)
     case IMG_PNG: return decode_png(d, n, pixels, im);
     case IMG_BMP: return decode_bmp(d, n, pixels, im);
     case IMG_PNM: return decode_pnm(d, n, pixels, im);
+#ifdef SY_HAVE_TIFF
+    case IMG_TIFF: return image_decode_tiff(H, d, n, pixels, im);
+#endif
+#ifdef SY_HAVE_OPENJP2
+    case IMG_JP2: return image_decode_jp2(H, d, n, pixels, im);
+#endif
     default:
         if (other)
-            return ERR(SY_ERR_UNSUPPORTED, "encoded_stream is %s, which is not supported (JPEG, PNG, BMP, PNM)", other);
+            return ERR(SY_ERR_UNSUPPORTED, "encoded_stream is %s, which is not supported", other);
         return ERR(SY_ERR_RUNTIME, "encoded_stream (%zu bytes) is not a JPEG, PNG, BMP or PNM image", n);
     }
 }

@@ -1,7 +1,7 @@
 /*
  * ops_logic: comparison and boolean ops of the default ONNX domain, cpu_ref
  * kernels. Equal Less LessOrEqual Greater GreaterOrEqual (every numeric
- * dtype and bool) -> bool; And Or Xor Not on bool. Numpy broadcasting, and
+ * dtype and bool; Equal also string, byte for byte) -> bool; And Or Xor Not on bool. Numpy broadcasting, and
  * the legacy axis broadcast of opset 1.
  */
 #include "switchyard/sy_sdk.h"
@@ -32,13 +32,15 @@ SY_BINARY_FN(and_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x && y
 SY_BINARY_FN(or_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x || y))
 SY_BINARY_FN(xor_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x != y))
 SY_BINARY_FN(eq_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x == y))
+/* strings: byte for byte (Equal 19 added string) */
+SY_BINARY_FN(eq_s, sy_string, uint8_t, sy_string, SY_LD_ID, SY_LD_ID, (uint8_t)sy_str_equal(&x, &y))
 
 #define CMP_TABLE(name) {SY_FLOAT_TABLE_ENTRIES(name), SY_INT_TABLE_ENTRIES(name)}
 static const struct {
     const char *name;
     sy_bcast_fn tab[SY_DT__COUNT];
 } ops[] = {
-    {"Equal", {SY_FLOAT_TABLE_ENTRIES(eq), SY_INT_TABLE_ENTRIES(eq), [SY_DT_BOOL] = eq_b}},
+    {"Equal", {SY_FLOAT_TABLE_ENTRIES(eq), SY_INT_TABLE_ENTRIES(eq), [SY_DT_BOOL] = eq_b, [SY_DT_STRING] = eq_s}},
     {"Less", CMP_TABLE(lt)},
     {"LessOrEqual", CMP_TABLE(le)},
     {"Greater", CMP_TABLE(gt)},
@@ -63,6 +65,9 @@ static sy_status *infer_logic(sy_node *n)
     SY_TRY(sy_need_input(H, n, 1, &b));
     if (a->dtype != b->dtype)
         return ERR(SY_ERR_TYPE, "A is %s but B is %s", sy_dt_name(a->dtype), sy_dt_name(b->dtype));
+    if (a->dtype == SY_DT_STRING && (strcmp(H->node_op(n), "Equal") || H->node_opset(n) < 19))
+        return ERR(SY_ERR_TYPE, "%s-%d does not take string tensors (Equal takes them from opset 19)", H->node_op(n),
+                   (int)H->node_opset(n));
     if (H->node_opset(n) < 7) {
         if (legacy(n)) {
             int64_t d[SY_MAX_RANK];
@@ -136,7 +141,7 @@ static const sy_inplace_pair ip00[] = {{0, 0, false}};
 #define B(op, since, attrs) SY_SCHEMA(op, since, 2, 2, 1, 1, attrs, infer_logic, SY_NO_INPLACE, 0)
 #define B2(op) B(op, 1, SY_ATTRS(a_legacy)), B(op, 7, SY_NO_ATTRS)
 static const sy_op_schema schemas[] = {
-    B2("Equal"), B2("Less"), B2("Greater"), B2("And"), B2("Or"), B2("Xor"),
+    B2("Equal"), B("Equal", 11, SY_NO_ATTRS), B("Equal", 19, SY_NO_ATTRS), B2("Less"), B2("Greater"), B2("And"), B2("Or"), B2("Xor"),
     B("LessOrEqual", 12, SY_NO_ATTRS), B("GreaterOrEqual", 12, SY_NO_ATTRS),
     SY_SCHEMA("Not", 1, 1, 1, 1, 1, SY_NO_ATTRS, infer_not, SY_INPLACE(ip00), 0),
 };
@@ -144,7 +149,7 @@ static const sy_op_schema schemas[] = {
 #define CMPMASK (SY_DT_MASK_NUMERIC | SY_DT_BIT(SY_DT_BOOL))
 #define K(op, mask) SY_CPU_KERNEL(op, 1, 0, mask, 0, prepare_logic, run_logic, sy_release_free)
 static const sy_kernel_def kernels[] = {
-    K("Equal", CMPMASK), K("Less", SY_DT_MASK_NUMERIC), K("LessOrEqual", SY_DT_MASK_NUMERIC),
+    K("Equal", CMPMASK | SY_DT_BIT(SY_DT_STRING)), K("Less", SY_DT_MASK_NUMERIC), K("LessOrEqual", SY_DT_MASK_NUMERIC),
     K("Greater", SY_DT_MASK_NUMERIC), K("GreaterOrEqual", SY_DT_MASK_NUMERIC),
     K("And", SY_DT_BIT(SY_DT_BOOL)), K("Or", SY_DT_BIT(SY_DT_BOOL)), K("Xor", SY_DT_BIT(SY_DT_BOOL)),
     SY_CPU_KERNEL("Not", 1, 0, SY_DT_BIT(SY_DT_BOOL), 0, sy_prepare_nothing, run_not, NULL),

@@ -11,9 +11,9 @@
  *                      MAX, then post_transform NONE, SOFTMAX, LOGISTIC,
  *                      SOFTMAX_ZERO or PROBIT
  *
- * and TfIdfVectorizer of the default domain on token ids (tfidf.c). String
- * operators (LabelEncoder on strings, ...) need string tensors, which the
- * core does not have yet.
+ *   LabelEncoder (2, 4) keys to values, strings or numbers (label_encoder.c)
+ *
+ * and TfIdfVectorizer of the default domain on token ids (tfidf.c).
  */
 #include "ml_internal.h"
 
@@ -405,6 +405,7 @@ static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_option
     (void)opts;
     H = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
+    SY_TRY(ml_label_encoder_register(host, p));
     return ml_tfidf_register(host, p);
 }
 
@@ -416,7 +417,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = SY_ABI_MINOR,
     .name = "ops_ml",
     .version = "0.1.0",
-    .description = "ai.onnx.ml operators (Binarizer, TreeEnsemble) and TfIdfVectorizer, cpu_ref kernels",
+    .description = "ai.onnx.ml operators (Binarizer, TreeEnsemble, LabelEncoder) and TfIdfVectorizer, cpu_ref kernels",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = ml_init,

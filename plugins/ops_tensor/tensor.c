@@ -1006,7 +1006,8 @@ static const struct {
                    {"DOUBLE", SY_DT_FLOAT64}, {"UINT32", SY_DT_UINT32}, {"UINT64", SY_DT_UINT64},
                    {"BFLOAT16", SY_DT_BFLOAT16}};
 
-static bool cast_dtype_ok(sy_dtype dt) { return sy_dt_size(dt) || sy_dt_is_lowbit(dt); }
+/* string <-> number is not a conversion of bits: refused here */
+static bool cast_dtype_ok(sy_dtype dt) { return dt != SY_DT_STRING && (sy_dt_size(dt) || sy_dt_is_lowbit(dt)); }
 
 static sy_status *cast_target(const sy_node *n, sy_dtype *dt)
 {
@@ -1029,7 +1030,7 @@ static sy_status *cast_target(const sy_node *n, sy_dtype *dt)
             return ERR(SY_ERR_INVALID_ARGUMENT, "attribute 'to' is required");
         *dt = (sy_dtype)to;
     }
-    if (!cast_dtype_ok(*dt))
+    if (!cast_dtype_ok(*dt) && *dt != SY_DT_STRING)
         return ERR(SY_ERR_UNSUPPORTED, "Cast to %s (%d) is not supported", sy_dt_name_full(*dt), (int)*dt);
     return NULL;
 }
@@ -1038,11 +1039,14 @@ static sy_status *infer_cast(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (!cast_dtype_ok(x->dtype))
+    if (!cast_dtype_ok(x->dtype) && x->dtype != SY_DT_STRING)
         return ERR(SY_ERR_UNSUPPORTED, "Cast from %s (%d) is not supported", sy_dt_name_full(x->dtype),
                    (int)x->dtype);
     sy_dtype dt = SY_DT_UNDEFINED;
     SY_TRY(cast_target(n, &dt));
+    if ((x->dtype == SY_DT_STRING || dt == SY_DT_STRING) && !cast_string_supported(x->dtype, dt))
+        return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported (string casts take int and float "
+                   "types)", sy_dt_name_full(x->dtype), sy_dt_name_full(dt));
     return H->node_set_output(n, 0, dt, x->rank, x->dims);
 }
 
@@ -1076,6 +1080,8 @@ static sy_status *run_cast(void *state, const sy_kernel_io *io)
     const cast_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
+    if (x->dtype == SY_DT_STRING || y->dtype == SY_DT_STRING)
+        return cast_string_run(H, io);
     if (!sy_convert_ex(x->data, x->dtype, y->data, y->dtype, (size_t)sy_tensor_numel(x), s->saturate, s->mode))
         return ERR(SY_ERR_UNSUPPORTED, "Cast from %s to %s is not supported", sy_dt_name_full(x->dtype),
                    sy_dt_name_full(y->dtype));
@@ -1419,6 +1425,7 @@ WHERE_FN(uint8_t, 1)
 WHERE_FN(uint16_t, 2)
 WHERE_FN(uint32_t, 4)
 WHERE_FN(uint64_t, 8)
+WHERE_FN(sy_string, 16) /* string records: the text is shared, not copied */
 
 static sy_status *infer_where(sy_node *n)
 {
@@ -1446,6 +1453,7 @@ static sy_status *run_where(void *state, const sy_kernel_io *io)
     case 2: fn = where_2; break;
     case 4: fn = where_4; break;
     case 8: fn = where_8; break;
+    case 16: fn = where_16; break;
     default: return ERR(SY_ERR_TYPE, "unsupported element type");
     }
     return sy_bcast_apply(H, 3, io->inputs, io->outputs[0], fn, NULL);
@@ -1512,7 +1520,7 @@ static sy_status *infer_eyelike(sy_node *n)
     if (x->rank != 2)
         return ERR(SY_ERR_SHAPE, "EyeLike input must be 2-D, got rank %d", (int)x->rank);
     int64_t dt = sy_attr_int_or(H, n, "dtype", x->dtype);
-    if (!sy_dt_size((sy_dtype)dt))
+    if (!sy_dt_size((sy_dtype)dt) || dt == SY_DT_STRING)
         return ERR(SY_ERR_UNSUPPORTED, "dtype %lld is not supported", (long long)dt);
     return H->node_set_output(n, 0, (sy_dtype)dt, 2, x->dims);
 }
@@ -1718,32 +1726,34 @@ static const sy_op_schema schemas[] = {
 };
 
 #define ALL SY_DT_MASK_PLAIN
+/* kernels that only move whole elements take string records too */
+#define MOVE SY_DT_MASK_MOVABLE
 #define K(op, mask, ti, prep, run, rel) SY_CPU_KERNEL(op, 1, 0, mask, ti, prep, run, rel)
 #define KN(op, mask, ti, run) SY_CPU_KERNEL(op, 1, 0, mask, ti, sy_prepare_nothing, run, NULL)
 
 static const sy_kernel_def kernels[] = {
-    KN("Reshape", ALL, 0, sy_run_copy_input0),
-    KN("Flatten", ALL, 0, sy_run_copy_input0),
-    KN("Squeeze", ALL, 0, sy_run_copy_input0),
-    KN("Unsqueeze", ALL, 0, sy_run_copy_input0),
-    KN("Identity", ALL, 0, sy_run_copy_input0),
-    K("Transpose", ALL, 0, prepare_transpose, run_transpose, sy_release_free),
-    K("Concat", ALL, 0, prepare_concat, run_concat, sy_release_free),
-    K("Split", ALL, 0, prepare_split, run_split, sy_release_free),
-    K("Slice", ALL, 0, prepare_slice, run_slice, sy_release_free),
-    K("Gather", ALL, 0, prepare_axis0, run_gather, sy_release_free),
-    K("GatherElements", ALL, 0, prepare_axis0, run_gather_elements, sy_release_free),
+    KN("Reshape", MOVE, 0, sy_run_copy_input0),
+    KN("Flatten", MOVE, 0, sy_run_copy_input0),
+    KN("Squeeze", MOVE, 0, sy_run_copy_input0),
+    KN("Unsqueeze", MOVE, 0, sy_run_copy_input0),
+    KN("Identity", MOVE, 0, sy_run_copy_input0),
+    K("Transpose", MOVE, 0, prepare_transpose, run_transpose, sy_release_free),
+    K("Concat", MOVE, 0, prepare_concat, run_concat, sy_release_free),
+    K("Split", MOVE, 0, prepare_split, run_split, sy_release_free),
+    K("Slice", MOVE, 0, prepare_slice, run_slice, sy_release_free),
+    K("Gather", MOVE, 0, prepare_axis0, run_gather, sy_release_free),
+    K("GatherElements", MOVE, 0, prepare_axis0, run_gather_elements, sy_release_free),
     K("Shape", SY_DT_MASK_ALL, 0, prepare_shape, run_shape, sy_release_free),
     KN("Size", SY_DT_MASK_ALL, 0, run_size),
-    K("Constant", ALL, -1, prepare_constant, run_constant, sy_release_free),
+    K("Constant", MOVE, -1, prepare_constant, run_constant, sy_release_free),
     K("ConstantOfShape", ALL, -1, prepare_constant_of_shape, run_fill, sy_release_free),
-    K("Cast", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
-    K("CastLike", ALL | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    K("Cast", MOVE | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
+    K("CastLike", MOVE | SY_DT_MASK_LOWBIT, 0, prepare_cast, run_cast, sy_release_free),
     KN("BitCast", ALL | SY_DT_MASK_LOWBIT, 0, run_bitcast),
-    KN("Expand", ALL, 0, run_expand),
-    KN("Tile", ALL, 0, run_tile),
+    KN("Expand", MOVE, 0, run_expand),
+    KN("Tile", MOVE, 0, run_tile),
     K("Pad", ALL, 0, prepare_pad, run_pad, sy_release_free),
-    KN("Where", ALL, 1, run_where),
+    KN("Where", MOVE, 1, run_where),
     KN("Range", SY_DT_MASK_NUMERIC, 0, run_range),
     K("EyeLike", ALL, -1, prepare_eyelike, run_eyelike, sy_release_free),
     K("DepthToSpace", ALL, 0, prepare_d2s, run_d2s, sy_release_free),

@@ -12,4 +12,8 @@ sy_status *tensor_cache_register(const sy_host_api *host, sy_plugin *p);
 /* optional.c: OptionalHasElement, OptionalGetElement on tensors and omitted inputs */
 sy_status *tensor_optional_register(const sy_host_api *host, sy_plugin *p);
 
+/* cast_string.c: Cast / CastLike to and from string tensors */
+bool cast_string_supported(sy_dtype from, sy_dtype to);
+sy_status *cast_string_run(const sy_host_api *host, const sy_kernel_io *io);
+
 #endif

@@ -4,9 +4,11 @@
  *   - a 2 x 2 bottom-up 24-bit BMP decodes to its pixels in RGB, BGR and
  *     Grayscale (Pillow's luma: (19595 R + 38470 G + 7471 B + 2^15) >> 16);
  *   - a 3 x 1 binary PNM (P6) with a comment in its header;
+ *   - a 2 x 1 uncompressed RGB TIFF (little-endian, one strip; when the
+ *     plugin was built with libtiff);
  *   - refusals with the format and the rule: a BMP whose rows are cut off,
  *     a stream of no known format, a JPEG header claiming 60000 x 60000
- *     pixels, a TIFF stream, a bad pixel_format.
+ *     pixels, a TIFF stream cut after its header, a bad pixel_format.
  * The real JPEG / PNG files of the ONNX node tests are checked by
  * `switchyard conformance` (conformance_onnx_node).
  */
@@ -120,6 +122,49 @@ done:
     sy_session_release(s);
 }
 
+/* 2 x 1, 8-bit RGB, uncompressed: header, an IFD of 10 entries at 8, the
+ * BitsPerSample values at 134, the strip (10,20,30) (200,100,50) at 140 */
+static const uint8_t tiff_rgb[146] = {
+    'I', 'I', 42, 0, 8, 0, 0, 0, 10, 0,
+    0x00, 0x01, 3, 0, 1, 0, 0, 0, 2, 0, 0, 0,    /* 256 ImageWidth SHORT 2 */
+    0x01, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,    /* 257 ImageLength SHORT 1 */
+    0x02, 0x01, 3, 0, 3, 0, 0, 0, 134, 0, 0, 0,  /* 258 BitsPerSample SHORT[3] at 134 */
+    0x03, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,    /* 259 Compression: none */
+    0x06, 0x01, 3, 0, 1, 0, 0, 0, 2, 0, 0, 0,    /* 262 Photometric: RGB */
+    0x11, 0x01, 4, 0, 1, 0, 0, 0, 140, 0, 0, 0,  /* 273 StripOffsets LONG 140 */
+    0x15, 0x01, 3, 0, 1, 0, 0, 0, 3, 0, 0, 0,    /* 277 SamplesPerPixel 3 */
+    0x16, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,    /* 278 RowsPerStrip 1 */
+    0x17, 0x01, 4, 0, 1, 0, 0, 0, 6, 0, 0, 0,    /* 279 StripByteCounts LONG 6 */
+    0x1c, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,    /* 284 PlanarConfiguration: contiguous */
+    0, 0, 0, 0,                                  /* no next IFD */
+    8, 0, 8, 0, 8, 0,                            /* BitsPerSample */
+    10, 20, 30, 200, 100, 50,                    /* the strip */
+};
+
+static void test_tiff(void)
+{
+    sy_status *cst = NULL;
+    sy_session *s = decoder_session("BGR", &cst);
+    PT_REQUIRE(s && !cst, "session: %s", pt_msg(cst));
+    const sy_tensor *y = NULL;
+    sy_status *st = decode(s, tiff_rgb, sizeof tiff_rgb, &y);
+    if (st && strstr(sy_status_get_message(st), "no libtiff")) {
+        printf("SKIPPED test_tiff: ops_image was built without libtiff (Debian libtiff-dev)\n");
+        sy_status_free(st);
+        goto done;
+    }
+    PT_CHECK(!st, "TIFF: %s", pt_msg(st));
+    PT_CHECK(y && y->rank == 3 && y->dims[0] == 1 && y->dims[1] == 2 && y->dims[2] == 3, "[1, 2, 3]");
+    if (y && y->nbytes == 6) {
+        static const uint8_t bgr[6] = {30, 20, 10, 50, 100, 200};
+        for (int i = 0; i < 6; i++)
+            PT_CHECK(((const uint8_t *)y->data)[i] == bgr[i], "BGR sample %d: %u, want %u", i,
+                     ((const uint8_t *)y->data)[i], bgr[i]);
+    }
+done:
+    sy_session_release(s);
+}
+
 static void expect_refused(const uint8_t *bytes, size_t n, const char *what, const char *rule)
 {
     sy_status *cst = NULL;
@@ -156,7 +201,8 @@ static void test_refusals(void)
     k += sizeof tail;
     expect_refused(big, k, "a 60000 x 60000 JPEG", "outside the supported size");
     static const uint8_t tiff[12] = {'I', 'I', '*', 0, 8, 0, 0, 0, 0, 0, 0, 0};
-    expect_refused(tiff, sizeof tiff, "a TIFF stream", "TIFF, which is not supported");
+    /* cut after the header: "TIFF stream: ..." with libtiff, "TIFF (this build has no libtiff)" without */
+    expect_refused(tiff, sizeof tiff, "a TIFF stream", "TIFF");
     sy_status *cst = NULL;
     sy_session *s = decoder_session("CMYK", &cst);
     PT_CHECK(!s && cst, "pixel_format CMYK is refused at creation");
@@ -183,6 +229,7 @@ int main(void)
     }
     PT_RUN(test_bmp);
     PT_RUN(test_pnm);
+    PT_RUN(test_tiff);
     PT_RUN(test_refusals);
     for (size_t i = 0; i < n_models; i++)
         sy_model_release(models[i]);

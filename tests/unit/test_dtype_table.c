@@ -29,7 +29,7 @@ static void test_hand_values(void)
         {SY_DT_BFLOAT16, "bfloat16", 2},       {SY_DT_FLOAT8E4M3FN, "float8e4m3fn", 1},
         {SY_DT_FLOAT8E4M3FNUZ, "float8e4m3fnuz", 1}, {SY_DT_FLOAT8E5M2, "float8e5m2", 1},
         {SY_DT_FLOAT8E5M2FNUZ, "float8e5m2fnuz", 1}, {SY_DT_FLOAT8E8M0, "float8e8m0", 1},
-        {SY_DT_INT4, "int4", 0} /* packed two per byte */, {SY_DT_STRING, "string", 0},
+        {SY_DT_INT4, "int4", 0} /* packed two per byte */, {SY_DT_STRING, "string", 16} /* one sy_string record */,
         {(sy_dtype)14, "undefined", 0} /* COMPLEX64: not a Switchyard type */,
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

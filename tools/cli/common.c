@@ -86,6 +86,17 @@ void cli_print_tensor_summary(FILE *f, const char *label, const sy_tensor *t)
         fprintf(f, " (%lld elements)\n", (long long)n);
         return;
     }
+    if (t->dtype == SY_DT_STRING) {
+        /* the first strings, quoted, cut at 40 bytes */
+        fprintf(f, ":");
+        for (int64_t i = 0; i < n && i < 6; i++) {
+            size_t len;
+            const char *str = sy_tensor_string(t, i, &len);
+            fprintf(f, " \"%.*s\"%s", (int)(len > 40 ? 40 : len), str ? str : "", len > 40 ? "..." : "");
+        }
+        fprintf(f, "%s\n", n > 6 ? " ..." : "");
+        return;
+    }
     double mn = INFINITY, mx = -INFINITY, sum = 0;
     for (int64_t i = 0; i < n; i++) {
         double v = elem_as_double(t, i);
@@ -148,7 +159,7 @@ sy_tensor *cli_make_pattern_input(const sy_value_info *vi)
         n *= dims[d];
     }
     size_t es = sy_dtype_size(vi->dtype);
-    if (!es)
+    if (!es || vi->dtype == SY_DT_STRING) /* no pattern of text */
         return NULL;
     sy_tensor *t = calloc(1, sizeof *t + (size_t)n * es + 64);
     if (!t)

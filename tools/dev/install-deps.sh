@@ -12,6 +12,8 @@ PACKAGES=(
   libmd-dev                        # sha256 pins of plugin files
   zlib1g-dev                       # IDX training data, gzip or not (tools library); tests/mcu PNG inputs
   libjpeg62-turbo-dev libpng-dev   # plugins/ops_image: ImageDecoder's JPEG and PNG streams
+  libpcre2-dev                     # plugins/ops_string: RegexFullMatch (PCRE2 for the RE2 syntax ONNX names)
+  libtiff-dev libopenjp2-7-dev     # plugins/ops_image: ImageDecoder's TIFF and JPEG 2000 streams
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf  # switchyard codegen packages for rv32imfc MCUs
   qemu-system-misc                 # qemu-system-riscv32: the MCU packages run under QEMU in tests/mcu
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev  # the cpu provider's kernels and intra-op threads (providers/cpu, docs/cpu.md)

@@ -277,6 +277,22 @@ SY_EXPORT sy_status *sy_tensor_read_file(const char *path, sy_tensor **out);
 /* Write `t` as a TensorProto .pb (with `t->name`) or .npy by extension;
  * written to a temporary file and renamed, so nothing is half-written. */
 SY_EXPORT sy_status *sy_tensor_write_file(const char *path, const sy_tensor *t);
+/* ---- string tensors (SY_DT_STRING) --------------------------------------- */
+/* A string tensor's data is an array of sy_string records (sy_types.h), one
+ * per element, nbytes = count * sizeof(sy_string); a host may fill one itself
+ * and pass it to sy_session_set_input (SY_INPUT_COPY copies the bytes too;
+ * SY_INPUT_BORROW borrows records and bytes until the run). These two helpers
+ * do it for it. Strings are UTF-8 by ONNX's rule; operators that read
+ * characters refuse invalid UTF-8, the others treat strings as bytes. */
+/* A string tensor owning copies of `strings` (count = product of dims;
+ * lengths NULL: each is NUL-terminated, else lengths[i] bytes, NULs allowed),
+ * one allocation freed with sy_tensor_free. */
+SY_EXPORT sy_status *sy_tensor_create_strings(int32_t rank, const int64_t *dims, const char *const *strings,
+                                              const size_t *lengths, sy_tensor **out);
+/* Element `index` (row-major) of a string tensor and its byte length; not
+ * NUL-terminated. NULL when t is not a string tensor or index is outside it.
+ * A session's output strings stay valid until its next run or release. */
+SY_EXPORT const char *sy_tensor_string(const sy_tensor *t, int64_t index, size_t *length);
 SY_EXPORT void sy_tensor_free(sy_tensor *t);
 /* Number of elements of a tensor (product of dims). */
 #if !defined(SY_SDK_TENSOR_NUMEL) /* sy_sdk.h defines the same inline */

@@ -13,7 +13,7 @@
 
 typedef struct sy_dtype_row {
     const char *name; /* ONNX-style lower-case name; NULL: no such type */
-    unsigned bits;    /* storage bits of one element; 0 for string */
+    unsigned bits;    /* storage bits of one element (string: one sy_string record) */
 } sy_dtype_row;
 
 static const sy_dtype_row sy_dtype_rows[SY_DT__COUNT] = {
@@ -24,7 +24,7 @@ static const sy_dtype_row sy_dtype_rows[SY_DT__COUNT] = {
     [SY_DT_INT16] = {"int16", 16},
     [SY_DT_INT32] = {"int32", 32},
     [SY_DT_INT64] = {"int64", 64},
-    [SY_DT_STRING] = {"string", 0},
+    [SY_DT_STRING] = {"string", 8 * sizeof(sy_string)},
     [SY_DT_BOOL] = {"bool", 8},
     [SY_DT_FLOAT16] = {"float16", 16},
     [SY_DT_FLOAT64] = {"float64", 64},
@@ -50,7 +50,7 @@ static inline const char *sy_dtype_table_name(sy_dtype dt)
     return i < SY_DT__COUNT && sy_dtype_rows[i].name ? sy_dtype_rows[i].name : "undefined";
 }
 
-/* bytes of one element; 0 for string, packed sub-byte types and unknown values */
+/* bytes of one element (string: sizeof(sy_string)); 0 for packed sub-byte types and unknown values */
 static inline size_t sy_dtype_table_size(sy_dtype dt)
 {
     unsigned i = (unsigned)dt;

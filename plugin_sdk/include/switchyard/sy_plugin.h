@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 2
+#define SY_ABI_MINOR 3
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -378,7 +378,22 @@ typedef struct sy_host_api {
      * (check_node) or the node is placed on (prepare) made for the node's
      * session; NULL when that provider has no session_begin. */
     void *(*node_provider_session)(const sy_node *n);
+
+    /* ---- ABI 1.3: string tensors ---- */
+    /* In run: `size` bytes (16-byte aligned) for the text of the string
+     * tensors this kernel writes (an output's sy_string records point into
+     * them). They stay valid until the session's next run starts, or, for a
+     * node folded into a constant at creation, until the session re-plans;
+     * never freed by the kernel. NULL when out of memory or over the
+     * session's max_arena_bytes; `rc` is io->run. Check
+     * host->struct_size (sy_host_has_run_alloc) before calling: a 1.2 host
+     * has no such field. */
+    void *(*run_alloc)(sy_run_ctx *rc, size_t size);
 } sy_host_api;
+
+/* Does this host table have run_alloc (ABI >= 1.3)? */
+#define sy_host_has_run_alloc(h)                                                                                  \
+    ((h)->struct_size >= offsetof(sy_host_api, run_alloc) + sizeof(void *) && (h)->run_alloc != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 

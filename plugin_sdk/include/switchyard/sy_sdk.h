@@ -164,6 +164,10 @@ void sy_f32_to_bf16_n(const float *src, uint16_t *dst, size_t n);
      SY_DT_BIT(SY_DT_INT64))
 /* every fixed-size type (everything except string and packed sub-byte) */
 #define SY_DT_MASK_PLAIN (SY_DT_MASK_NUMERIC | SY_DT_BIT(SY_DT_BOOL))
+/* what kernels that only move whole elements (Reshape, Transpose, Gather,
+ * Concat, ...) take: the plain types and string records, whose bytes a copy
+ * shares (sy_string) */
+#define SY_DT_MASK_MOVABLE (SY_DT_MASK_PLAIN | SY_DT_BIT(SY_DT_STRING))
 #define SY_DT_MASK_F32_F16 (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_FLOAT16))
 
 /* ======================================================================== */
@@ -740,6 +744,24 @@ size_t sy_rnn_dir_scratch_floats(const sy_rnn_cell *c, int64_t seq, int64_t batc
 void sy_rnn_dir(const sy_rnn_cell *c, bool reverse, const float *x, int64_t seq, int64_t batch, const float *W,
                 const float *R, const float *B, const float *P, const int64_t *lens, float *h, float *cst, float *y,
                 int64_t y_step, float *scratch);
+
+/* ======================================================================== */
+/* string tensors (sdk_string.c): SY_DT_STRING data is an array of         */
+/* sy_string records (sy_types.h); text a kernel makes comes from           */
+/* host->run_alloc                                                          */
+/* ======================================================================== */
+/* Byte-wise equality (ONNX compares strings without normalisation). */
+bool sy_str_equal(const sy_string *a, const sy_string *b);
+/* `size` bytes of string text for this run (host->run_alloc), or an error
+ * naming the node's output when the host has none (ABI < 1.3) or refuses. */
+sy_status *sy_str_alloc(const sy_host_api *host, const sy_kernel_io *io, size_t size, char **out);
+/* Length of the longest valid UTF-8 prefix of s[0..n): n when all of it is
+ * valid (overlong forms, surrogates and code points past U+10FFFF are not). */
+size_t sy_utf8_valid_prefix(const char *s, size_t n);
+/* Decode one code point at s[*i] (already validated) and advance *i. */
+uint32_t sy_utf8_next(const char *s, size_t *i);
+/* Encode code point c (<= U+10FFFF, not a surrogate) into out[0..4); bytes written. */
+size_t sy_utf8_put(uint32_t c, char *out);
 
 #ifdef __cplusplus
 }

@@ -113,6 +113,18 @@ typedef struct sy_quant_params {
     sy_dtype storage;      /* the quantized element type */
 } sy_quant_params;
 
+/* One element of a SY_DT_STRING tensor: `size` bytes of UTF-8 at `data`
+ * (not NUL-terminated; may hold NULs). A string tensor's data is an array of
+ * these records, planned and copied like any 16-byte element; the bytes they
+ * point to are immutable and owned elsewhere: by the model (initializers), by
+ * the caller (borrowed inputs), by the session (copied inputs, folded
+ * constants), or by the session's run heap (host->run_alloc, kernel outputs,
+ * valid until the next run starts). Copying a record never copies its bytes. */
+typedef struct sy_string {
+    const char *data;
+    uint64_t size;
+} sy_string;
+
 /* A tensor as kernels see it: dense, row-major, already placed. */
 typedef struct sy_tensor {
     uint32_t struct_size;

@@ -140,6 +140,24 @@ static void compare(const sy_tensor *got, const sy_tensor *exp, double rtol, dou
             (long long)r->n_mismatched, (long long)n, r->max_abs_error, rtol, atol);
         return;
     }
+    if (exp->dtype == SY_DT_STRING) {
+        /* strings compare byte for byte (ONNX's rule: no normalisation) */
+        const sy_string *ga = got->data, *ea = exp->data;
+        for (int64_t i = 0; i < n; i++)
+            if ((ga[i].size != ea[i].size || (ea[i].size && memcmp(ga[i].data, ea[i].data, (size_t)ea[i].size))) &&
+                r->n_mismatched++ == 0)
+                r->first_mismatch = i;
+        if (!r->n_mismatched)
+            return;
+        format_index(exp, r->first_mismatch, at, sizeof at);
+        const sy_string *g = &ga[r->first_mismatch], *e = &ea[r->first_mismatch];
+        int gl = g->size > 80 ? 80 : (int)g->size, el = e->size > 80 ? 80 : (int)e->size;
+        say(r, "value mismatch at index %s: got \"%.*s\"%s (%llu bytes) expected \"%.*s\"%s (%llu bytes) (%lld of %lld "
+               "strings differ; strings compare exactly)", at, gl, g->size ? g->data : "", g->size > 80 ? "..." : "",
+            (unsigned long long)g->size, el, e->size ? e->data : "", e->size > 80 ? "..." : "",
+            (unsigned long long)e->size, (long long)r->n_mismatched, (long long)n);
+        return;
+    }
     if (is_plain_int_type(exp->dtype)) {
         for (int64_t i = 0; i < n; i++) {
             int64_t sa, sb;

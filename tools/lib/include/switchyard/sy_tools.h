@@ -217,7 +217,7 @@ typedef struct sy_compare_result {
 /* got against want, the rule of `switchyard conformance`: dtype and shape
  * must match; floating-point elements pass when |got - want| <= atol + rtol
  * * |want| (NaN only against NaN, infinities only equal); integers and bool
- * compare exactly; packed and float8 types bit for bit. A mismatch is a
+ * compare exactly; packed and float8 types bit for bit; strings byte for byte. A mismatch is a
  * result (equal 0, message), not an error: the status is for bad arguments
  * (NULL tensors, data shorter than the shape, a dtype without a size). */
 SY_EXPORT sy_status *sy_compare_tensors(const sy_tensor *got, const sy_tensor *want, double rtol, double atol,
