@@ -230,11 +230,11 @@ void tflk_strided_copy(const tflk_strided *p, const void *x, void *y);
  * the fused activation. Comparisons and logical ops write bool bytes (0, 1). */
 enum {
     TFLK_MAX = 3, TFLK_MIN = 4, TFLK_DIV = 5, TFLK_EQ = 6, TFLK_NE = 7, TFLK_LT = 8, TFLK_LE = 9, TFLK_GT = 10,
-    TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13
+    TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13, TFLK_XOR = 14
 };
 void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
 void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y);
-/* bool operands (any non-zero byte is true): EQ NE AND OR */
+/* bool operands (any non-zero byte is true): EQ NE AND OR XOR */
 void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
 
 /* ---- fp32 one-input ops (tflk_unary.c) ------------------------------------------ */
@@ -245,11 +245,14 @@ void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, ui
 enum {
     TFLK_U_ABS, TFLK_U_CEIL, TFLK_U_COS, TFLK_U_EXP, TFLK_U_FLOOR, TFLK_U_LOG, TFLK_U_ROUND, TFLK_U_RSQRT,
     TFLK_U_SIN, TFLK_U_SQRT, TFLK_U_SQUARE, TFLK_U_NEG, TFLK_U_RELU, TFLK_U_RELU6, TFLK_U_RELU1, TFLK_U_RELU01,
-    TFLK_U_LOGISTIC, TFLK_U_TANH, TFLK_U_ELU, TFLK_U_HSWISH, TFLK_U_GELU, TFLK_U_LEAKY
+    TFLK_U_LOGISTIC, TFLK_U_TANH, TFLK_U_ELU, TFLK_U_HSWISH, TFLK_U_GELU, TFLK_U_LEAKY,
+    /* ONNX's (Table B): alpha and beta are the op's attributes */
+    TFLK_U_TAN, TFLK_U_ERF, TFLK_U_SOFTPLUS, TFLK_U_SOFTSIGN, TFLK_U_SELU, TFLK_U_CELU, TFLK_U_HSIGMOID,
+    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP
 };
 typedef struct tflk_unary {
     int32_t kind, approx;
-    float alpha;
+    float alpha, beta;
 } tflk_unary;
 float tflk_unary_one(const tflk_unary *p, float x);
 void tflk_unary_f32(const tflk_unary *p, const float *x, float *y, int32_t n);
@@ -268,6 +271,7 @@ void tflk_requantize_s8(const int8_t *x, int8_t *y, int32_t n, int32_t in_zp, in
 /* PAD, PADV2 (mode 0: the fill bytes), MIRROR_PAD (mode 1 REFLECT, 2
  * SYMMETRIC): y over odims (rank <= 6) reads x at idx - before when inside
  * idims, else the fill or the mirrored index */
+/* mode 3: ONNX's edge (the nearest border element) */
 typedef struct tflk_pad {
     int32_t rank, esize, mode;
     int32_t odims[TFLK_BIN_RANK], idims[TFLK_BIN_RANK], before[TFLK_BIN_RANK];
@@ -296,14 +300,28 @@ void tflk_concat_run(const tflk_concat *p, const void *const *x, void *y);
  * NULL) and 1; nothing else is reported. */
 typedef struct tflk_gather {
     int32_t outer, dim, n_idx, inner, esize, idx64;
+    int32_t wrap; /* ONNX: an index in [-dim, 0) counts from the end */
 } tflk_gather;
 int32_t tflk_gather_run(const tflk_gather *p, const void *x, const void *idx, void *y, int64_t *bad);
 typedef struct tflk_gather_nd {
     int32_t n_tuples, nd, inner, esize, idx64, dtype, total;
     int32_t dims[TFLK_BIN_RANK], st[TFLK_BIN_RANK];
+    int32_t wrap; /* ONNX: negative indices count from the end */
 } tflk_gather_nd;
 int32_t tflk_gather_nd_run(const tflk_gather_nd *p, const void *x, const void *idx, void *y, int64_t *bad);
 int32_t tflk_scatter_nd_run(const tflk_gather_nd *p, const void *idx, const void *upd, void *y, int64_t *bad);
+/* ONNX ScatterND (reduction none): y = data, each tuple's slice replaced */
+int32_t tflk_scatter_nd_set(const tflk_gather_nd *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad);
+/* ONNX ScatterElements / Scatter (reduction none): y = data; for every
+ * element of indices (dims idims), y at its position with the axis
+ * coordinate replaced by the index (negative from the end) = the update */
+typedef struct tflk_scatter_el {
+    int32_t rank, axis, esize, idx64, total;
+    int32_t idims[TFLK_BIN_RANK], ydims[TFLK_BIN_RANK];
+} tflk_scatter_el;
+int32_t tflk_scatter_el_run(const tflk_scatter_el *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad);
 
 /* ---- CONV_2D / DEPTHWISE_CONV_2D (tflk_conv.c) ---------------------------- */
 

@@ -85,6 +85,7 @@ static uint8_t bool_one(const tflk_binary *p, uint8_t a, uint8_t b)
     case TFLK_EQ: return x == y;
     case TFLK_NE: return x != y;
     case TFLK_AND: return x && y;
+    case TFLK_XOR: return x != y;
     default: return x || y;
     }
 }

@@ -30,7 +30,9 @@ void tflk_pad_run(const tflk_pad *p, const void *x, void *y)
                     inside = 0;
                     break;
                 }
-                if (c < 0)
+                if (p->mode == 3)
+                    c = c < 0 ? 0 : dim - 1;
+                else if (c < 0)
                     c = p->mode == 1 ? -c : -c - 1;
                 else
                     c = p->mode == 1 ? 2 * dim - 2 - c : 2 * dim - 1 - c;
@@ -91,6 +93,8 @@ int32_t tflk_gather_run(const tflk_gather *p, const void *x, const void *idx, vo
     size_t row = (size_t)p->inner * (size_t)p->esize;
     for (int32_t k = 0; k < p->n_idx; k++) {
         int64_t v = index_at(idx, p->idx64, k);
+        if (p->wrap && v < 0 && v >= -(int64_t)p->dim)
+            v += p->dim;
         if (v < 0 || v >= p->dim) {
             if (bad)
                 *bad = v;
@@ -100,6 +104,8 @@ int32_t tflk_gather_run(const tflk_gather *p, const void *x, const void *idx, vo
     for (int32_t o = 0; o < p->outer; o++)
         for (int32_t k = 0; k < p->n_idx; k++) {
             int64_t v = index_at(idx, p->idx64, k);
+            if (v < 0)
+                v += p->dim;
             memcpy((unsigned char *)y + ((size_t)o * (size_t)p->n_idx + (size_t)k) * row,
                    (const unsigned char *)x + ((size_t)o * (size_t)p->dim + (size_t)v) * row, row);
         }
@@ -112,6 +118,8 @@ static int32_t tuple_offset(const tflk_gather_nd *p, const void *idx, int32_t t,
     int32_t off = 0;
     for (int32_t d = 0; d < p->nd; d++) {
         int64_t v = index_at(idx, p->idx64, t * p->nd + d);
+        if (p->wrap && v < 0 && v >= -(int64_t)p->dims[d])
+            v += p->dims[d];
         if (v < 0 || v >= p->dims[d]) {
             if (bad)
                 *bad = v;
@@ -151,6 +159,61 @@ int32_t tflk_scatter_nd_run(const tflk_gather_nd *p, const void *idx, const void
                                                      (uint32_t)(int32_t)((const int8_t *)upd)[u]);
             else
                 ((int32_t *)y)[o] = (int32_t)((uint32_t)((int32_t *)y)[o] + (uint32_t)((const int32_t *)upd)[u]);
+        }
+    }
+    return 0;
+}
+
+int32_t tflk_scatter_nd_set(const tflk_gather_nd *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad)
+{
+    for (int32_t t = 0; t < p->n_tuples; t++)
+        if (tuple_offset(p, idx, t, bad) < 0)
+            return 1;
+    size_t row = (size_t)p->inner * (size_t)p->esize;
+    if (y != data)
+        memmove(y, data, (size_t)p->total * (size_t)p->esize);
+    for (int32_t t = 0; t < p->n_tuples; t++)
+        memcpy((unsigned char *)y + (size_t)tuple_offset(p, idx, t, NULL) * (size_t)p->esize,
+               (const unsigned char *)upd + (size_t)t * row, row);
+    return 0;
+}
+
+int32_t tflk_scatter_el_run(const tflk_scatter_el *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad)
+{
+    int32_t n = 1, st[TFLK_BIN_RANK], es = p->esize;
+    for (int32_t d = p->rank - 1, s = 1; d >= 0; d--) {
+        st[d] = s;
+        s *= p->ydims[d];
+    }
+    for (int32_t d = 0; d < p->rank; d++)
+        n *= p->idims[d];
+    int64_t dim = p->ydims[p->axis];
+    for (int32_t i = 0; i < n; i++) { /* every index first: nothing is written when one is bad */
+        int64_t v = index_at(idx, p->idx64, i);
+        if (v < -dim || v >= dim) {
+            if (bad)
+                *bad = v;
+            return 1;
+        }
+    }
+    if (y != data)
+        memmove(y, data, (size_t)p->total * (size_t)es);
+    int32_t at[TFLK_BIN_RANK] = {0};
+    for (int32_t i = 0; i < n; i++) {
+        int64_t v = index_at(idx, p->idx64, i);
+        if (v < 0)
+            v += dim;
+        int32_t off = 0;
+        for (int32_t d = 0; d < p->rank; d++)
+            off += (d == p->axis ? (int32_t)v : at[d]) * st[d];
+        memcpy((unsigned char *)y + (size_t)off * (size_t)es, (const unsigned char *)upd + (size_t)i * (size_t)es,
+               (size_t)es);
+        for (int32_t d = p->rank - 1; d >= 0; d--) {
+            if (++at[d] < p->idims[d])
+                break;
+            at[d] = 0;
         }
     }
     return 0;

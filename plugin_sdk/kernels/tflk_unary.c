@@ -1,6 +1,7 @@
 /*
  * tflk_unary: the fp32 one-input ops of Table A (#7-#9, #27-#37, #56-#58,
- * #68, #73, #76) with the functions of TFLite's float kernels, computed by
+ * #68, #73, #76) and of ONNX's Table B (Tan, Erf, Softplus, Softsign, Selu,
+ * Celu, HardSigmoid, ThresholdedRelu, Elu with alpha, Clip) with the functions of the float kernels, computed by
  * tflk_math.c instead of libm so the MCU gives the host's bits; bool
  * LOGICAL_NOT; QUANTIZE and DEQUANTIZE between fp32 and int8.
  */
@@ -35,6 +36,19 @@ float tflk_unary_one(const tflk_unary *p, float x)
         return p->approx ? 0.5f * x * (1.0f + tflk_tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)))
                          : 0.5f * x * (1.0f + tflk_erff(x * 0.70710678118654752f));
     case TFLK_U_LEAKY: return x >= 0.0f ? x : p->alpha * x;
+    case TFLK_U_TAN: return tflk_sinf(x) / tflk_cosf(x);
+    case TFLK_U_ERF: return tflk_erff(x);
+    case TFLK_U_SOFTPLUS: return x > 20.0f ? x : tflk_logf(1.0f + tflk_expf(x));
+    case TFLK_U_SOFTSIGN: return x / (1.0f + (x < 0.0f ? -x : x));
+    case TFLK_U_SELU: return x > 0.0f ? p->beta * x : p->beta * (p->alpha * tflk_expf(x) - p->alpha);
+    case TFLK_U_CELU: {
+        float e = p->alpha * (tflk_expf(x / p->alpha) - 1.0f);
+        return (x > 0.0f ? x : 0.0f) + (e < 0.0f ? e : 0.0f);
+    }
+    case TFLK_U_HSIGMOID: return clampf(p->alpha * x + p->beta, 0.0f, 1.0f);
+    case TFLK_U_THRELU: return x > p->alpha ? x : 0.0f;
+    case TFLK_U_ELUA: return x >= 0.0f ? x : p->alpha * (tflk_expf(x) - 1.0f);
+    case TFLK_U_CLIP: return x < p->alpha ? p->alpha : (x > p->beta ? p->beta : x);
     default: return x;
     }
 }

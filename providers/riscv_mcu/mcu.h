@@ -54,6 +54,7 @@ typedef enum mcu_kind {
     MK_GATHER,     /* tflk_move.c */
     MK_GATHER_ND,  /* tflk_move.c */
     MK_SCATTER_ND, /* tflk_move.c */
+    MK_SCATTER_ND_SET, MK_SCATTER_EL, /* tflk_move.c: ONNX ScatterND, ScatterElements/Scatter */
     MK_UNARY_F32,  /* tflk_unary.c */
     MK_NOT_B,      /* tflk_unary.c: LOGICAL_NOT */
     MK_QUANTIZE_F32, MK_REQUANT_S8, MK_DEQUANTIZE_S8, /* tflk_unary.c */
@@ -80,6 +81,7 @@ typedef struct mcu_node {
         tflk_concat cat;
         tflk_gather gat;
         tflk_gather_nd gnd;
+        tflk_scatter_el sel;
         tflk_unary un;
         struct {
             float scale;
@@ -149,6 +151,12 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
 bool mcu_ops_has(const char *op, sy_dtype dt);
 sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* ONNX (domain "") ops of Table B on the same kernels (mcu_onnx.c): does
+ * it map the node, Table B's rules (false: declined, claim filled), prepare */
+bool mcu_onnx_has(const sy_node *n);
+bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
 sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);

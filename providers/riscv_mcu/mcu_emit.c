@@ -493,16 +493,19 @@ static void emit_strided(out *o, const char *sym, const tflk_strided *p)
 static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
 {
     const mcu_node *k = r->k;
-    char x[96], b[96], fb[48], a[160];
+    char x[96], b[96], c3[96], fb[48], f2[48], a[160];
     size_t yo = 0;
     P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
     P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
     L->used[k->kind] = true;
     SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
-               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B;
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B ||
+               k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
     if (two) /* only the operands a kernel reads: no unused weight array */
         SY_TRY(operand(L, r, 1, b, sizeof b));
+    if (k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL)
+        SY_TRY(operand(L, r, 2, c3, sizeof c3));
     if (k->kind != MK_VIEW)
         SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
     int32_t n = (int32_t)(r->in[0].nbytes / (sy_dt_size(r->in[0].dtype) ? sy_dt_size(r->in[0].dtype) : 1));
@@ -556,27 +559,43 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     }
     case MK_GATHER: {
         const tflk_gather *p = &k->u.gat;
-        P(o, "static const tflk_gather n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->outer, p->dim, p->n_idx, p->inner,
-          p->esize, p->idx64);
+        P(o, "static const tflk_gather n%u = {%d, %d, %d, %d, %d, %d, %d};\n", i, p->outer, p->dim, p->n_idx, p->inner,
+          p->esize, p->idx64, p->wrap);
         L->flash_params += sizeof(tflk_gather);
         P(calls, "    if (tflk_gather_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, b, yo);
         return NULL;
     }
+    case MK_SCATTER_EL: {
+        const tflk_scatter_el *p = &k->u.sel;
+        P(o, "static const tflk_scatter_el n%u = {%d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+          i, p->rank, p->axis, p->esize, p->idx64, p->total, p->idims[0], p->idims[1], p->idims[2], p->idims[3],
+          p->idims[4], p->idims[5], p->ydims[0], p->ydims[1], p->ydims[2], p->ydims[3], p->ydims[4], p->ydims[5]);
+        L->flash_params += sizeof(tflk_scatter_el);
+        P(calls, "    if (tflk_scatter_el_run(&n%u, %s, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, b,
+          c3, yo);
+        return NULL;
+    }
     case MK_GATHER_ND:
-    case MK_SCATTER_ND: {
+    case MK_SCATTER_ND:
+    case MK_SCATTER_ND_SET: {
         const tflk_gather_nd *p = &k->u.gnd;
         P(o, "static const tflk_gather_nd n%u = {%d, %d, %d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d},\n"
-             "    {%d, %d, %d, %d, %d, %d}};\n",
+             "    {%d, %d, %d, %d, %d, %d}, %d};\n",
           i, p->n_tuples, p->nd, p->inner, p->esize, p->idx64, p->dtype, p->total, p->dims[0], p->dims[1], p->dims[2],
-          p->dims[3], p->dims[4], p->dims[5], p->st[0], p->st[1], p->st[2], p->st[3], p->st[4], p->st[5]);
+          p->dims[3], p->dims[4], p->dims[5], p->st[0], p->st[1], p->st[2], p->st[3], p->st[4], p->st[5], p->wrap);
         L->flash_params += sizeof(tflk_gather_nd);
+        if (k->kind == MK_SCATTER_ND_SET) {
+            P(calls, "    if (tflk_scatter_nd_set(&n%u, %s, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i,
+              x, b, c3, yo);
+            return NULL;
+        }
         P(calls, "    if (tflk_%s_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n",
           k->kind == MK_GATHER_ND ? "gather_nd" : "scatter_nd", i, x, b, yo);
         return NULL;
     }
     case MK_UNARY_F32:
-        P(o, "static const tflk_unary n%u = {%d, %d, %s};\n", i, k->u.un.kind, k->u.un.approx,
-          ffmt(fb, sizeof fb, k->u.un.alpha));
+        P(o, "static const tflk_unary n%u = {%d, %d, %s, %s};\n", i, k->u.un.kind, k->u.un.approx,
+          ffmt(fb, sizeof fb, k->u.un.alpha), ffmt(f2, sizeof f2, k->u.un.beta));
         L->flash_params += sizeof(tflk_unary);
         P(calls, "    tflk_unary_f32(&n%u, %s, (float *)(ws + %zu), %d);\n", i, x, yo, n);
         return NULL;
@@ -840,7 +859,9 @@ static const char *kernel_file(mcu_kind k)
     case MK_CONCAT:
     case MK_GATHER:
     case MK_GATHER_ND:
-    case MK_SCATTER_ND: return "tflk_move.c";
+    case MK_SCATTER_ND:
+    case MK_SCATTER_ND_SET:
+    case MK_SCATTER_EL: return "tflk_move.c";
     case MK_UNARY_F32:
     case MK_NOT_B:
     case MK_QUANTIZE_F32:

@@ -325,7 +325,7 @@ static sy_status *prep_gather(sy_node *n, mcu_node *k, const char *op)
         SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
         k->u.gat = (tflk_gather){(int32_t)sy_dims_prod(x->dims, 0, axis), (int32_t)x->dims[axis],
                                  (int32_t)sy_tensor_numel(ix), (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank), es,
-                                 idx64};
+                                 idx64, 0};
         return NULL;
     }
     tflk_gather_nd *p = &k->u.gnd;
@@ -394,7 +394,7 @@ sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k)
     int uk = unary_kind(op);
     if (uk >= 0 && x->dtype == SY_DT_FLOAT32) {
         k->kind = MK_UNARY_F32;
-        k->u.un = (tflk_unary){uk, sy_attr_int_or(H, n, "approximate", 0) != 0, sy_attr_float_or(H, n, "alpha", 0.0f)};
+        k->u.un = (tflk_unary){uk, sy_attr_int_or(H, n, "approximate", 0) != 0, sy_attr_float_or(H, n, "alpha", 0.0f), 0.0f};
         if (sy_tensor_numel(x) > INT32_MAX)
             return too_big(op, x);
         return NULL;
@@ -466,6 +466,10 @@ sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_GATHER: return tflk_gather_run(&k->u.gat, x, b, y, &bad) ? index_error(k, bad) : NULL;
     case MK_GATHER_ND: return tflk_gather_nd_run(&k->u.gnd, x, b, y, &bad) ? index_error(k, bad) : NULL;
     case MK_SCATTER_ND: return tflk_scatter_nd_run(&k->u.gnd, x, b, y, &bad) ? index_error(k, bad) : NULL;
+    case MK_SCATTER_ND_SET:
+        return tflk_scatter_nd_set(&k->u.gnd, x, b, io->inputs[2]->data, y, &bad) ? index_error(k, bad) : NULL;
+    case MK_SCATTER_EL:
+        return tflk_scatter_el_run(&k->u.sel, x, b, io->inputs[2]->data, y, &bad) ? index_error(k, bad) : NULL;
     case MK_UNARY_F32: tflk_unary_f32(&k->u.un, x, y, n); return NULL;
     case MK_NOT_B: tflk_not_b(x, y, n); return NULL;
     case MK_QUANTIZE_F32: tflk_quantize_f32(x, y, n, k->u.tq.scale, k->u.tq.zp); return NULL;

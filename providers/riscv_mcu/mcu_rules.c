@@ -410,7 +410,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    if (!quant && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool onnx = !quant && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -446,6 +447,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (onnx) {
+        if (!mcu_onnx_check(cfg, n, c))
+            return;
     } else if (!strcmp(op, "CONV_2D")) {
         if (!rank_in(n, x, 4, 4, "input (NHWC)", "#1 Conv2D", c) || !const_input(n, 1, "filter", "#1 Conv2D", c) ||
             !const_input(n, 2, "bias", "#1 Conv2D", c) || !check_act(cfg, n, "#1 Conv2D", c))

@@ -209,6 +209,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_onnx_has(n)) {
+        SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
         k->kind = i8 ? MK_CONV_S8 : MK_CONV_F32;
         SY_TRY(tfl_build_conv(H, n, &k->u.conv, &k->o));
@@ -388,6 +390,23 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
+    /* ONNX Table B (mcu_onnx.c) */
+#define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
+    OK1("Relu", F32_ONLY), OK1("Tan", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
+    OK1("Ceil", F32_ONLY), OK1("Cos", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
+    OK1("Round", F32_ONLY), OK1("Sin", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
+    OK1("LeakyRelu", F32_ONLY), OK1("HardSwish", F32_ONLY), OK1("Elu", F32_ONLY), OK1("Gelu", F32_ONLY),
+    OK1("Erf", F32_ONLY), OK1("HardSigmoid", F32_ONLY), OK1("Celu", F32_ONLY), OK1("Selu", F32_ONLY),
+    OK1("ThresholdedRelu", F32_ONLY), OK1("Softsign", F32_ONLY), OK1("Softplus", F32_ONLY), OK1("Neg", F32_ONLY),
+    OK1("Mul", F32_ONLY), OK1("Add", F32_ONLY), OK1("Sub", F32_ONLY), OK1("Div", F32_ONLY), OK1("Max", F32_ONLY),
+    OK1("Min", F32_ONLY), OK1("Sum", F32_ONLY), OK1("And", BOOL_ONLY), OK1("Equal", F32_BOOL),
+    OK1("GreaterOrEqual", F32_ONLY), OK1("Greater", F32_ONLY), OK1("LessOrEqual", F32_ONLY), OK1("Less", F32_ONLY),
+    OK1("Not", BOOL_ONLY), OK1("Or", BOOL_ONLY), OK1("Xor", BOOL_ONLY), OK1("Softmax", F32_ONLY),
+    OK1("Squeeze", MCU_ANY), OK1("Unsqueeze", MCU_ANY), OK1("Flatten", MCU_ANY), OK1("Dropout", MCU_ANY),
+    OK1("Identity", MCU_ANY), OK1("Transpose", MCU_ANY), OK1("Concat", MCU_ANY), OK1("Gather", MCU_ANY),
+    OK1("GatherND", MCU_ANY), OK1("ScatterND", MCU_ANY), OK1("Scatter", MCU_ANY), OK1("ScatterElements", MCU_ANY),
+    OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
+#undef OK1
 };
 
 /* ---- the codegen extension ---------------------------------------------------- */
