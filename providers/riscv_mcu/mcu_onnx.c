@@ -2,7 +2,7 @@
  * riscv_mcu: ONNX (domain "") operators of ops-mcu.md Table B on the same
  * portable kernels as the TFLite ones (mcu_ops.c, riscv_mcu.c): the float
  * one-input ops (tflk_unary.c), the broadcasting two-input ops, comparisons
- * and logical ops (tflk_binary.c), Softmax (tflk_softmax.c), and data
+ * and logical ops (tflk_binary.c), and data
  * movement — Transpose, Concat, Gather, GatherND, ScatterND, Scatter,
  * ScatterElements, Tile, Expand, DepthToSpace, SpaceToDepth (views of
  * tflk_strided.c, tflk_move.c) and the reshapes (a copy). Data movement
@@ -63,7 +63,6 @@ static const onnx_row rows[] = {
     {"Not", MK_NOT_B, 0, "#70 Not"},
     {"Or", MK_CMP_B, TFLK_OR, "#71 Or"},
     {"Xor", MK_CMP_B, TFLK_XOR, "#72 Xor"},
-    {"Softmax", MK_SOFTMAX_F32, 0, "#6 Softmax"},
     {"Squeeze", MK_COPY, 0, "#24 Squeeze"},
     {"Unsqueeze", MK_COPY, 0, "#25 Unsqueeze"},
     {"Flatten", MK_COPY, 0, "#26 Flatten"},
@@ -163,17 +162,6 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!strcmp(op, "Dropout") && nout > 1 && H->node_output(n, 1)) {
         odecline(c, SY_REASON_ATTRIBUTE, "Dropout: the mask output is not produced on the MCU (ops-mcu.md Table B #73)");
         return false;
-    }
-    if (!strcmp(op, "Softmax")) {
-        int32_t opset = H->node_opset(n);
-        int64_t axis = sy_attr_int_or(H, n, "axis", opset >= 13 ? -1 : 1);
-        if (axis < 0)
-            axis += x->rank;
-        if (opset >= 13 && axis != x->rank - 1) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Softmax: the MCU kernel takes the last axis, got axis %lld (ops-mcu.md "
-                     "Table B #6)", (long long)axis);
-            return false;
-        }
     }
     if (!strcmp(op, "Clip") && (!const_in(n, 1) || !const_in(n, 2))) {
         odecline(c, SY_REASON_ATTRIBUTE, "Clip: min and max must be constants on the MCU (ops-mcu.md Table B #48)");
@@ -311,19 +299,6 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
         return NULL;
     case MK_NOT_B:
     case MK_COPY: return NULL;
-    case MK_SOFTMAX_F32: {
-        int32_t opset = H->node_opset(n);
-        int64_t axis = sy_attr_int_or(H, n, "axis", opset >= 13 ? -1 : 1);
-        if (axis < 0)
-            axis += x->rank;
-        /* opset < 13 flattens to [prod(dims[:axis]), prod(dims[axis:])] */
-        tflk_softmax *p = &k->u.sm;
-        memset(p, 0, sizeof *p);
-        p->rows = (int32_t)sy_dims_prod(x->dims, 0, (int32_t)axis);
-        p->depth = (int32_t)sy_dims_prod(x->dims, (int32_t)axis, x->rank);
-        p->beta = 1.0f;
-        return NULL;
-    }
     case MK_TRANSPOSE: {
         int64_t perm[SY_MAX_RANK];
         int64_t np = sy_attr_ints_copy(H, n, "perm", perm, SY_MAX_RANK);

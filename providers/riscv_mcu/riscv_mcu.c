@@ -401,7 +401,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Mul", F32_ONLY), OK1("Add", F32_ONLY), OK1("Sub", F32_ONLY), OK1("Div", F32_ONLY), OK1("Max", F32_ONLY),
     OK1("Min", F32_ONLY), OK1("Sum", F32_ONLY), OK1("And", BOOL_ONLY), OK1("Equal", F32_BOOL),
     OK1("GreaterOrEqual", F32_ONLY), OK1("Greater", F32_ONLY), OK1("LessOrEqual", F32_ONLY), OK1("Less", F32_ONLY),
-    OK1("Not", BOOL_ONLY), OK1("Or", BOOL_ONLY), OK1("Xor", BOOL_ONLY), OK1("Softmax", F32_ONLY),
+    OK1("Not", BOOL_ONLY), OK1("Or", BOOL_ONLY), OK1("Xor", BOOL_ONLY),
     OK1("Squeeze", MCU_ANY), OK1("Unsqueeze", MCU_ANY), OK1("Flatten", MCU_ANY), OK1("Dropout", MCU_ANY),
     OK1("Identity", MCU_ANY), OK1("Transpose", MCU_ANY), OK1("Concat", MCU_ANY), OK1("Gather", MCU_ANY),
     OK1("GatherND", MCU_ANY), OK1("ScatterND", MCU_ANY), OK1("Scatter", MCU_ANY), OK1("ScatterElements", MCU_ANY),
