@@ -167,7 +167,8 @@ float tflk_sigmoidf(float x);
 /* round half away from zero (C roundf) */
 float tflk_roundf(float x);
 /* round half to even, floor, ceil, e^x - 1, sqrt (correctly rounded), log,
- * sin, cos, erf: without libm, the same bits on every IEEE-754 target */
+ * sin, cos (NaN beyond |x| = 6433, where the reduction would lose the
+ * result), erf: without libm, the same bits on every IEEE-754 target */
 float tflk_rintf(float x);
 float tflk_floorf(float x);
 float tflk_ceilf(float x);
@@ -230,7 +231,8 @@ void tflk_strided_copy(const tflk_strided *p, const void *x, void *y);
  * the fused activation. Comparisons and logical ops write bool bytes (0, 1). */
 enum {
     TFLK_MAX = 3, TFLK_MIN = 4, TFLK_DIV = 5, TFLK_EQ = 6, TFLK_NE = 7, TFLK_LT = 8, TFLK_LE = 9, TFLK_GT = 10,
-    TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13, TFLK_XOR = 14
+    TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13, TFLK_XOR = 14,
+    TFLK_MAXN = 15, TFLK_MINN = 16 /* ONNX Max/Min: NaN if either operand is NaN */
 };
 void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
 void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y);
@@ -248,7 +250,7 @@ enum {
     TFLK_U_LOGISTIC, TFLK_U_TANH, TFLK_U_ELU, TFLK_U_HSWISH, TFLK_U_GELU, TFLK_U_LEAKY,
     /* ONNX's (Table B): alpha and beta are the op's attributes */
     TFLK_U_TAN, TFLK_U_ERF, TFLK_U_SOFTPLUS, TFLK_U_SOFTSIGN, TFLK_U_SELU, TFLK_U_CELU, TFLK_U_HSIGMOID,
-    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP
+    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP, TFLK_U_RELUN /* ONNX Relu: NaN stays NaN */
 };
 typedef struct tflk_unary {
     int32_t kind, approx;

@@ -29,6 +29,8 @@ static float f32_one(const tflk_binary *p, float a, float b)
     case TFLK_MAX: r = a > b ? a : b; break;
     case TFLK_MIN: r = a < b ? a : b; break;
     case TFLK_DIV: r = a / b; break;
+    case TFLK_MAXN: r = a != a || b != b ? a + b : (a > b ? a : b); break;
+    case TFLK_MINN: r = a != a || b != b ? a + b : (a < b ? a : b); break;
     default: r = a * b; break;
     }
     return tflk_act_apply(&p->act, r);

@@ -202,7 +202,9 @@ static float cos_poly(float r)
 
 static float sincos_q(float x, int cos)
 {
-    if (x != x || to_bits(x < 0.0f ? -x : x) == 0x7f800000u)
+    /* beyond 2^12 quadrants k pi/2's parts are no longer exact: no result
+     * rather than a wrong one */
+    if (x != x || x > 6433.0f || x < -6433.0f)
         return from_bits(0x7fc00000u);
     float kf = tflk_rintf(x * 0.636619772f);
     float r = ((x - kf * 1.5703125f) - kf * 4.838705062866211e-4f) - kf * -4.371138828673793e-08f;

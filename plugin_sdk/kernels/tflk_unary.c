@@ -48,6 +48,7 @@ float tflk_unary_one(const tflk_unary *p, float x)
     case TFLK_U_HSIGMOID: return clampf(p->alpha * x + p->beta, 0.0f, 1.0f);
     case TFLK_U_THRELU: return x > p->alpha ? x : 0.0f;
     case TFLK_U_ELUA: return x >= 0.0f ? x : p->alpha * (tflk_expf(x) - 1.0f);
+    case TFLK_U_RELUN: return x < 0.0f ? 0.0f : x;
     case TFLK_U_CLIP: return x < p->alpha ? p->alpha : (x > p->beta ? p->beta : x);
     default: return x;
     }

@@ -392,9 +392,9 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
-    OK1("Relu", F32_ONLY), OK1("Tan", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
-    OK1("Ceil", F32_ONLY), OK1("Cos", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
-    OK1("Round", F32_ONLY), OK1("Sin", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
+    OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
+    OK1("Ceil", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
+    OK1("Round", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
     OK1("LeakyRelu", F32_ONLY), OK1("HardSwish", F32_ONLY), OK1("Elu", F32_ONLY), OK1("Gelu", F32_ONLY),
     OK1("Erf", F32_ONLY), OK1("HardSigmoid", F32_ONLY), OK1("Celu", F32_ONLY), OK1("Selu", F32_ONLY),
     OK1("ThresholdedRelu", F32_ONLY), OK1("Softsign", F32_ONLY), OK1("Softplus", F32_ONLY), OK1("Neg", F32_ONLY),
