@@ -166,6 +166,18 @@ float tflk_tanhf(float x);
 float tflk_sigmoidf(float x);
 /* round half away from zero (C roundf) */
 float tflk_roundf(float x);
+/* round half to even, floor, ceil, e^x - 1, sqrt (correctly rounded), log,
+ * sin, cos (NaN beyond |x| = 6433, where the reduction would lose the
+ * result), erf: without libm, the same bits on every IEEE-754 target */
+float tflk_rintf(float x);
+float tflk_floorf(float x);
+float tflk_ceilf(float x);
+float tflk_expm1f(float x);
+float tflk_sqrtf(float x);
+float tflk_logf(float x);
+float tflk_sinf(float x);
+float tflk_cosf(float x);
+float tflk_erff(float x);
 /* TFLite's quantization of a real value: round(x / scale) + zp, clamped */
 int32_t tflk_quantize(float x, float scale, int32_t zp, int32_t lo, int32_t hi);
 
@@ -210,6 +222,108 @@ typedef struct tflk_strided {
     int32_t dims[TFLK_BIN_RANK], st[TFLK_BIN_RANK];
 } tflk_strided;
 void tflk_strided_copy(const tflk_strided *p, const void *x, void *y);
+
+/* ---- element-wise comparisons, logical ops, MAXIMUM/MINIMUM, DIV -------------- */
+
+/* tflk_binary's walk with other element functions (tflk_binary.c): op is one
+ * of these; the broadcast strides are tflk_binary's. MAXIMUM/MINIMUM on int8
+ * compare the raw codes (TFLite needs equal quantization); DIV is fp32 with
+ * the fused activation. Comparisons and logical ops write bool bytes (0, 1). */
+enum {
+    TFLK_MAX = 3, TFLK_MIN = 4, TFLK_DIV = 5, TFLK_EQ = 6, TFLK_NE = 7, TFLK_LT = 8, TFLK_LE = 9, TFLK_GT = 10,
+    TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13, TFLK_XOR = 14,
+    TFLK_MAXN = 15, TFLK_MINN = 16 /* ONNX Max/Min: NaN if either operand is NaN */
+};
+void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
+void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y);
+/* bool operands (any non-zero byte is true): EQ NE AND OR XOR */
+void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
+
+/* ---- fp32 one-input ops (tflk_unary.c) ------------------------------------------ */
+
+/* the float functions of TFLite's one-input kernels, with tflk_math.c's
+ * exp/log/sin/cos/sqrt (no libm); alpha: LEAKY_RELU's slope, approx: GELU's
+ * tanh form. Bool LOGICAL_NOT is TFLK_U_NOT on bytes (tflk_not_b). */
+enum {
+    TFLK_U_ABS, TFLK_U_CEIL, TFLK_U_COS, TFLK_U_EXP, TFLK_U_FLOOR, TFLK_U_LOG, TFLK_U_ROUND, TFLK_U_RSQRT,
+    TFLK_U_SIN, TFLK_U_SQRT, TFLK_U_SQUARE, TFLK_U_NEG, TFLK_U_RELU, TFLK_U_RELU6, TFLK_U_RELU1, TFLK_U_RELU01,
+    TFLK_U_LOGISTIC, TFLK_U_TANH, TFLK_U_ELU, TFLK_U_HSWISH, TFLK_U_GELU, TFLK_U_LEAKY,
+    /* ONNX's (Table B): alpha and beta are the op's attributes */
+    TFLK_U_TAN, TFLK_U_ERF, TFLK_U_SOFTPLUS, TFLK_U_SOFTSIGN, TFLK_U_SELU, TFLK_U_CELU, TFLK_U_HSIGMOID,
+    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP, TFLK_U_RELUN /* ONNX Relu: NaN stays NaN */
+};
+typedef struct tflk_unary {
+    int32_t kind, approx;
+    float alpha, beta;
+} tflk_unary;
+float tflk_unary_one(const tflk_unary *p, float x);
+void tflk_unary_f32(const tflk_unary *p, const float *x, float *y, int32_t n);
+void tflk_not_b(const uint8_t *x, uint8_t *y, int32_t n);
+/* QUANTIZE fp32 -> int8 (tflk_quantize per element) and DEQUANTIZE int8 -> fp32:
+ * scale * (q - zp) in float */
+void tflk_quantize_f32(const float *x, int8_t *y, int32_t n, float scale, int32_t zp);
+void tflk_dequantize_s8(const int8_t *x, float *y, int32_t n, float scale, int32_t zp);
+/* int8 -> int8 QUANTIZE (requantization): TFLite's Requantize, q' =
+ * zp_out + MultiplyByQuantizedMultiplier(q - zp_in, mult, shift), saturated */
+void tflk_requantize_s8(const int8_t *x, int8_t *y, int32_t n, int32_t in_zp, int32_t out_zp, int32_t mult,
+                        int32_t shift);
+
+/* ---- data movement (tflk_move.c) ------------------------------------------------- */
+
+/* PAD, PADV2 (mode 0: the fill bytes), MIRROR_PAD (mode 1 REFLECT, 2
+ * SYMMETRIC): y over odims (rank <= 6) reads x at idx - before when inside
+ * idims, else the fill or the mirrored index */
+/* mode 3: ONNX's edge (the nearest border element) */
+typedef struct tflk_pad {
+    int32_t rank, esize, mode;
+    int32_t odims[TFLK_BIN_RANK], idims[TFLK_BIN_RANK], before[TFLK_BIN_RANK];
+    uint8_t fill[4];
+} tflk_pad;
+void tflk_pad_run(const tflk_pad *p, const void *x, void *y);
+
+/* CONCATENATION and PACK: for each of `outer` rows, the n inputs' rows of
+ * rows[i] elements one after the other. int8 with another quantization than
+ * the output's (scale[i] != 0): TFLite's requantization in float,
+ * round(q * scale + bias) + out_zp, saturated; fp32: the fused activation */
+typedef struct tflk_concat {
+    int32_t n, outer, esize, out_zp, is_f32;
+    const int32_t *rows;
+    const float *scale, *bias; /* NULL: no input is requantized */
+    tflk_act act;
+} tflk_concat;
+void tflk_concat_run(const tflk_concat *p, const void *const *x, void *y);
+
+/* GATHER (axis gather: outer x n_idx rows of inner bytes), GATHER_ND (each
+ * tuple of nd indices selects a slice of inner bytes at sum(idx[d] *
+ * st[d]) elements; dims bound each index) and SCATTER_ND (y zeroed, each
+ * update slice added at its tuple; dtype TFLK_F32, TFLK_S8 (wrapping add as
+ * the reference's) or TFLK_S32). Indices are int32 or, idx64, int64. A
+ * negative or too large index returns its value through *bad (when not
+ * NULL) and 1; nothing else is reported. */
+typedef struct tflk_gather {
+    int32_t outer, dim, n_idx, inner, esize, idx64;
+    int32_t wrap; /* ONNX: an index in [-dim, 0) counts from the end */
+} tflk_gather;
+int32_t tflk_gather_run(const tflk_gather *p, const void *x, const void *idx, void *y, int64_t *bad);
+typedef struct tflk_gather_nd {
+    int32_t n_tuples, nd, inner, esize, idx64, dtype, total;
+    int32_t dims[TFLK_BIN_RANK], st[TFLK_BIN_RANK];
+    int32_t wrap; /* ONNX: negative indices count from the end */
+} tflk_gather_nd;
+int32_t tflk_gather_nd_run(const tflk_gather_nd *p, const void *x, const void *idx, void *y, int64_t *bad);
+int32_t tflk_scatter_nd_run(const tflk_gather_nd *p, const void *idx, const void *upd, void *y, int64_t *bad);
+/* ONNX ScatterND (reduction none): y = data, each tuple's slice replaced */
+int32_t tflk_scatter_nd_set(const tflk_gather_nd *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad);
+/* ONNX ScatterElements / Scatter (reduction none): y = data; for every
+ * element of indices (dims idims), y at its position with the axis
+ * coordinate replaced by the index (negative from the end) = the update */
+typedef struct tflk_scatter_el {
+    int32_t rank, axis, esize, idx64, total;
+    int32_t idims[TFLK_BIN_RANK], ydims[TFLK_BIN_RANK];
+} tflk_scatter_el;
+int32_t tflk_scatter_el_run(const tflk_scatter_el *p, const void *data, const void *idx, const void *upd, void *y,
+                            int64_t *bad);
 
 /* ---- CONV_2D / DEPTHWISE_CONV_2D (tflk_conv.c) ---------------------------- */
 

@@ -1,7 +1,9 @@
 /*
  * tflk_binary: ADD, SUB and MUL (TFLite, Table A #11-#13) in fp32 and int8
  * with numpy broadcasting over up to 6 dims, the strides precomputed by the
- * host (0 along a broadcast dim).
+ * host (0 along a broadcast dim); on the same walk MAXIMUM, MINIMUM (fp32,
+ * raw int8 codes), fp32 DIV, the comparisons (fp32 and bool operands, bool
+ * out) and LOGICAL_AND / LOGICAL_OR.
  */
 #include "tflk.h"
 
@@ -20,7 +22,17 @@ int32_t tflk_binary_s8_one(const tflk_binary *p, int32_t a, int32_t b)
 
 static float f32_one(const tflk_binary *p, float a, float b)
 {
-    float r = p->op == TFLK_ADD ? a + b : p->op == TFLK_SUB ? a - b : a * b;
+    float r;
+    switch (p->op) {
+    case TFLK_ADD: r = a + b; break;
+    case TFLK_SUB: r = a - b; break;
+    case TFLK_MAX: r = a > b ? a : b; break;
+    case TFLK_MIN: r = a < b ? a : b; break;
+    case TFLK_DIV: r = a / b; break;
+    case TFLK_MAXN: r = a != a || b != b ? a + b : (a > b ? a : b); break;
+    case TFLK_MINN: r = a != a || b != b ? a + b : (a < b ? a : b); break;
+    default: r = a * b; break;
+    }
     return tflk_act_apply(&p->act, r);
 }
 
@@ -50,3 +62,36 @@ static float f32_one(const tflk_binary *p, float a, float b)
 
 void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y) { TFLK_BINARY_WALK(S8_ONE); }
 void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float *y) { TFLK_BINARY_WALK(f32_one); }
+
+static int8_t s8_raw_one(const tflk_binary *p, int8_t a, int8_t b)
+{
+    return p->op == TFLK_MAX ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+static uint8_t cmp_one(const tflk_binary *p, float a, float b)
+{
+    switch (p->op) {
+    case TFLK_EQ: return a == b;
+    case TFLK_NE: return a != b;
+    case TFLK_LT: return a < b;
+    case TFLK_LE: return a <= b;
+    case TFLK_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static uint8_t bool_one(const tflk_binary *p, uint8_t a, uint8_t b)
+{
+    int x = a != 0, y = b != 0;
+    switch (p->op) {
+    case TFLK_EQ: return x == y;
+    case TFLK_NE: return x != y;
+    case TFLK_AND: return x && y;
+    case TFLK_XOR: return x != y;
+    default: return x || y;
+    }
+}
+
+void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y) { TFLK_BINARY_WALK(s8_raw_one); }
+void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y) { TFLK_BINARY_WALK(cmp_one); }
+void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y) { TFLK_BINARY_WALK(bool_one); }

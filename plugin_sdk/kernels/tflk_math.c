@@ -78,6 +78,163 @@ static float expm1_small(float y)
     return y * s;
 }
 
+float tflk_expm1f(float x)
+{
+    if (x != x)
+        return x;
+    if (x >= -1.25f && x <= 1.25f)
+        return expm1_small(x);
+    return tflk_expf(x) - 1.0f;
+}
+
+/* integral parts for |x| < 2^23 by integer truncation; larger values,
+ * infinities and NaN are integral already */
+float tflk_floorf(float x)
+{
+    if (!(x < 8388608.0f && x > -8388608.0f))
+        return x;
+    float t = (float)(int32_t)x;
+    return t > x ? t - 1.0f : t;
+}
+
+float tflk_ceilf(float x)
+{
+    if (!(x < 8388608.0f && x > -8388608.0f))
+        return x;
+    float t = (float)(int32_t)x;
+    return t < x ? t + 1.0f : t;
+}
+
+/* round half to even (rintf in the default rounding mode, TFLite ROUND) */
+float tflk_rintf(float x)
+{
+    float a = x < 0.0f ? -x : x;
+    if (!(a < 8388608.0f))
+        return x;
+    int32_t i = (int32_t)a;
+    float f = a - (float)i;
+    if (f > 0.5f || (f == 0.5f && (i & 1)))
+        i++;
+    float r = (float)i;
+    return x < 0.0f ? -r : r;
+}
+
+/* correctly rounded square root by the bit-by-bit integer method (as
+ * fdlibm's e_sqrtf): the result is the IEEE one on every target */
+float tflk_sqrtf(float x)
+{
+    uint32_t ix = to_bits(x);
+    if (x != x || x < 0.0f)
+        return from_bits(0x7fc00000u);
+    if (x == 0.0f || ix == 0x7f800000u)
+        return x;
+    int32_t m = (int32_t)(ix >> 23);
+    ix &= 0x007fffffu;
+    if (m == 0) { /* subnormal: normalize */
+        while (!(ix & 0x00800000u)) {
+            ix <<= 1;
+            m--;
+        }
+        m++;
+    }
+    ix |= 0x00800000u;
+    m -= 127;
+    if (m & 1)
+        ix += ix;
+    m >>= 1; /* arithmetic: m may be negative (floor division by 2) */
+    ix += ix;
+    uint32_t q = 0, s = 0, r = 0x01000000u;
+    while (r) {
+        uint32_t t = s + r;
+        if (t <= ix) {
+            s = t + r;
+            ix -= t;
+            q += r;
+        }
+        ix += ix;
+        r >>= 1;
+    }
+    if (ix)
+        q += q & 1u; /* round to nearest, ties to even */
+    return from_bits((q >> 1) + 0x3f000000u + ((uint32_t)m << 23));
+}
+
+/* log by x = 2^k m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f / (2 + f)) */
+float tflk_logf(float x)
+{
+    if (x != x || x < 0.0f)
+        return from_bits(0x7fc00000u);
+    if (x == 0.0f)
+        return from_bits(0xff800000u);
+    if (to_bits(x) == 0x7f800000u)
+        return x;
+    int32_t k = 0;
+    if (x < 1.17549435e-38f) { /* subnormal: times 2^25 */
+        x *= 33554432.0f;
+        k = -25;
+    }
+    uint32_t ix = to_bits(x);
+    k += (int32_t)(ix >> 23) - 127;
+    float m = from_bits((ix & 0x007fffffu) | 0x3f800000u);
+    if (m > 1.41421356f) {
+        m *= 0.5f;
+        k++;
+    }
+    float f = m - 1.0f, s = f / (2.0f + f), z = s * s;
+    float p = z * (0.666666667f + z * (0.4f + z * (0.285714286f + z * (0.222222222f + z * 0.181818182f))));
+    float kf = (float)k;
+    return kf * 0.693145751953125f + ((f - s * (f - p)) + kf * 1.42860682030941723212e-6f);
+}
+
+/* sin and cos: x - k pi/2 with a three-part pi/2 (k pi/2's first parts
+ * exact for |k| < 2^12), Taylor polynomials on [-pi/4, pi/4] */
+static float sin_poly(float r)
+{
+    float z = r * r;
+    return r + r * z * (-1.66666667e-1f + z * (8.33333333e-3f + z * (-1.98412698e-4f + z * 2.75573192e-6f)));
+}
+
+static float cos_poly(float r)
+{
+    float z = r * r;
+    return 1.0f + z * (-0.5f + z * (4.16666667e-2f + z * (-1.38888889e-3f + z * (2.48015873e-5f + z * -2.75573192e-7f))));
+}
+
+static float sincos_q(float x, int cos)
+{
+    /* beyond 2^12 quadrants k pi/2's parts are no longer exact: no result
+     * rather than a wrong one */
+    if (x != x || x > 6433.0f || x < -6433.0f)
+        return from_bits(0x7fc00000u);
+    float kf = tflk_rintf(x * 0.636619772f);
+    float r = ((x - kf * 1.5703125f) - kf * 4.838705062866211e-4f) - kf * -4.371138828673793e-08f;
+    int32_t q = (int32_t)(kf < 0.0f ? -kf : kf) & 3;
+    if (kf < 0.0f)
+        q = (4 - q) & 3;
+    q = (q + cos) & 3;
+    switch (q) {
+    case 0: return sin_poly(r);
+    case 1: return cos_poly(r);
+    case 2: return -sin_poly(r);
+    default: return -cos_poly(r);
+    }
+}
+
+float tflk_sinf(float x) { return sincos_q(x, 0); }
+float tflk_cosf(float x) { return sincos_q(x, 1); }
+
+/* erf by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7) */
+float tflk_erff(float x)
+{
+    if (x != x)
+        return x;
+    float a = x < 0.0f ? -x : x;
+    float t = 1.0f / (1.0f + 0.3275911f * a);
+    float y = 1.0f - t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f)))) *
+                         tflk_expf(-a * a);
+    return x < 0.0f ? -y : y;
+}
+
 float tflk_tanhf(float x)
 {
     float a = x < 0.0f ? -x : x;

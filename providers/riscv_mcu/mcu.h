@@ -47,6 +47,19 @@ typedef enum mcu_kind {
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
     MK_TRANSPOSE,          /* tflk_strided.c */
+    /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
+    MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
+    MK_PAD,        /* tflk_move.c */
+    MK_CONCAT,     /* tflk_move.c: CONCATENATION, PACK */
+    MK_GATHER,     /* tflk_move.c */
+    MK_GATHER_ND,  /* tflk_move.c */
+    MK_SCATTER_ND, /* tflk_move.c */
+    MK_SCATTER_ND_SET, MK_SCATTER_EL, /* tflk_move.c: ONNX ScatterND, ScatterElements/Scatter */
+    MK_UNARY_F32,  /* tflk_unary.c */
+    MK_NOT_B,      /* tflk_unary.c: LOGICAL_NOT */
+    MK_QUANTIZE_F32, MK_REQUANT_S8, MK_DEQUANTIZE_S8, /* tflk_unary.c */
+    MK_MAXMIN_S8,  /* tflk_binary.c, raw int8 codes */
+    MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -64,6 +77,16 @@ typedef struct mcu_node {
         tfl_unary8 lut;
         tflk_binary bin;
         tflk_strided tr;
+        tflk_pad pad;
+        tflk_concat cat;
+        tflk_gather gat;
+        tflk_gather_nd gnd;
+        tflk_scatter_el sel;
+        tflk_unary un;
+        struct {
+            float scale;
+            int32_t zp, in_zp, mult, shift, n;
+        } tq; /* the TFLite QUANTIZE / DEQUANTIZE kinds */
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;
@@ -79,6 +102,12 @@ typedef struct mcu_node {
     int32_t *q_bias, *q_zp;
     int32_t q_n, q_nzp;
     tfl_owned o;
+    /* MK_VIEW: n_views strided views of input view_in, output i from byte
+     * offset view_off[i] of it; MK_CONCAT's rows/scale/bias (all in `own`) */
+    tflk_strided *views;
+    int64_t *view_off;
+    int32_t n_views, view_in;
+    void *own; /* one allocation behind views / view_off / the concat arrays */
     /* the constant arrays of the params and their lengths (for emission) */
     int32_t n_mult;
     /* inputs known at plan time (weights): bit i for input i. The core does
@@ -101,7 +130,7 @@ typedef struct mcu_buf {
 typedef struct mcu_rec {
     const mcu_node *k;
     uint32_t n_in, n_out;
-    mcu_buf in[MCU_MAX_IO], out[2];
+    mcu_buf in[MCU_MAX_IO], out[MCU_MAX_IO];
     void *scratch;
     size_t scratch_bytes;
 } mcu_rec;
@@ -116,6 +145,18 @@ typedef struct mcu_capture {
 extern mcu_capture mcu_cap;
 
 sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
+
+/* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
+ * input says), its prepare and run */
+bool mcu_ops_has(const char *op, sy_dtype dt);
+sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* ONNX (domain "") ops of Table B on the same kernels (mcu_onnx.c): does
+ * it map the node, Table B's rules (false: declined, claim filled), prepare */
+bool mcu_onnx_has(const sy_node *n);
+bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
 sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);

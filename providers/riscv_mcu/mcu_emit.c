@@ -135,7 +135,9 @@ static const char *ctype(sy_dtype dt)
     case SY_DT_INT8: return "int8_t";
     case SY_DT_INT16: return "int16_t";
     case SY_DT_INT32: return "int32_t";
-    case SY_DT_UINT8: return "uint8_t";
+    case SY_DT_UINT8:
+    case SY_DT_BOOL: return "uint8_t";
+    case SY_DT_INT64: return "int64_t";
     default: return NULL;
     }
 }
@@ -190,7 +192,17 @@ static void emit_blob(out *o, const blob *b)
             break;
         }
         case SY_DT_INT8: P(o, " %d,", ((const int8_t *)b->data)[i]); break;
-        case SY_DT_UINT8: P(o, " %u,", ((const uint8_t *)b->data)[i]); break;
+        case SY_DT_UINT8:
+        case SY_DT_BOOL: P(o, " %u,", ((const uint8_t *)b->data)[i]); break;
+        case SY_DT_INT64: {
+            int64_t v;
+            memcpy(&v, (const uint8_t *)b->data + i * 8, 8);
+            if (v == INT64_MIN)
+                P(o, " (-9223372036854775807LL - 1),");
+            else
+                P(o, " %lldLL,", (long long)v);
+            break;
+        }
         case SY_DT_INT16: {
             int16_t v;
             memcpy(&v, (const uint8_t *)b->data + i * 2, 2);
@@ -438,12 +450,188 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     return NULL;
 }
 
+/* input i of a record as a C expression: its weight array in flash or its
+ * place in the workspace */
+static sy_status *operand(layout *L, const mcu_rec *r, uint32_t i, char *buf, size_t len)
+{
+    if (i >= r->n_in || !r->in[i].data) {
+        snprintf(buf, len, "NULL");
+        return NULL;
+    }
+    const mcu_buf *b = &r->in[i];
+    if (b->is_const) {
+        const char *sym;
+        SY_TRY(blob_sym(L, b->data, b->nbytes, b->dtype, &sym));
+        snprintf(buf, len, "(const void *)%s", sym);
+        return NULL;
+    }
+    size_t off = 0;
+    SY_TRY(offset_of(L, b->data, b->nbytes, L->ws_bytes, b->name, &off));
+    snprintf(buf, len, "(const void *)(ws + %zu)", off);
+    return NULL;
+}
+
+static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
+{
+    char a[160];
+    P(o, "static const tflk_binary n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
+      i, p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
+      p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
+      p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
+    L->flash_params += sizeof(tflk_binary);
+}
+
+static void emit_strided(out *o, const char *sym, const tflk_strided *p)
+{
+    P(o, "static const tflk_strided %s = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n", sym,
+      p->rank, p->esize, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->st[0], p->st[1],
+      p->st[2], p->st[3], p->st[4], p->st[5]);
+}
+
+/* the kinds of mcu_ops.c */
+static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    char x[96], b[96], c3[96], fb[48], f2[48], a[160];
+    size_t yo = 0;
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
+    bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B ||
+               k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
+    if (two) /* only the operands a kernel reads: no unused weight array */
+        SY_TRY(operand(L, r, 1, b, sizeof b));
+    if (k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL)
+        SY_TRY(operand(L, r, 2, c3, sizeof c3));
+    if (k->kind != MK_VIEW)
+        SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    int32_t n = (int32_t)(r->in[0].nbytes / (sy_dt_size(r->in[0].dtype) ? sy_dt_size(r->in[0].dtype) : 1));
+    switch (k->kind) {
+    case MK_VIEW:
+        for (int32_t v = 0; v < k->n_views && v < (int32_t)r->n_out; v++) {
+            char sym[32];
+            if (!r->out[v].nbytes)
+                continue;
+            SY_TRY(offset_of(L, r->out[v].data, r->out[v].nbytes, L->ws_bytes, r->out[v].name, &yo));
+            snprintf(sym, sizeof sym, "n%u_v%d", i, v);
+            emit_strided(o, sym, &k->views[v]);
+            L->flash_params += sizeof(tflk_strided);
+            P(calls, "    tflk_strided_copy(&%s, (const unsigned char *)%s + %lld, (void *)(ws + %zu));\n", sym, x,
+              (long long)k->view_off[v], yo);
+        }
+        return NULL;
+    case MK_PAD: {
+        const tflk_pad *p = &k->u.pad;
+        P(o, "static const tflk_pad n%u = {%d, %d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d, %d, %d}, {%u, %u, %u, %u}};\n",
+          i, p->rank, p->esize, p->mode, p->odims[0], p->odims[1], p->odims[2], p->odims[3], p->odims[4], p->odims[5],
+          p->idims[0], p->idims[1], p->idims[2], p->idims[3], p->idims[4], p->idims[5], p->before[0], p->before[1],
+          p->before[2], p->before[3], p->before[4], p->before[5], p->fill[0], p->fill[1], p->fill[2], p->fill[3]);
+        L->flash_params += sizeof(tflk_pad);
+        P(calls, "    tflk_pad_run(&n%u, %s, (void *)(ws + %zu));\n", i, x, yo);
+        return NULL;
+    }
+    case MK_CONCAT: {
+        const tflk_concat *p = &k->u.cat;
+        char rows[32], sc[32] = "NULL", bi[32] = "NULL";
+        snprintf(rows, sizeof rows, "n%u_rows", i);
+        emit_i32s(o, rows, p->rows, p->n);
+        if (p->scale) {
+            snprintf(sc, sizeof sc, "n%u_scale", i);
+            snprintf(bi, sizeof bi, "n%u_bias", i);
+            emit_f32s(o, sc, p->scale, p->n);
+            emit_f32s(o, bi, p->bias, p->n);
+        }
+        P(o, "static const tflk_concat n%u = {%d, %d, %d, %d, %d, %s, %s, %s, %s};\n", i, p->n, p->outer, p->esize,
+          p->out_zp, p->is_f32, rows, sc, bi, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_concat) + (size_t)p->n * (p->scale ? 12 : 4);
+        P(calls, "    {\n        const void *in[%d];\n", p->n);
+        for (int32_t j = 0; j < p->n; j++) {
+            char e[96];
+            SY_TRY(operand(L, r, (uint32_t)j, e, sizeof e));
+            P(calls, "        in[%d] = %s;\n", j, e);
+        }
+        P(calls, "        tflk_concat_run(&n%u, in, (void *)(ws + %zu));\n    }\n", i, yo);
+        return NULL;
+    }
+    case MK_GATHER: {
+        const tflk_gather *p = &k->u.gat;
+        P(o, "static const tflk_gather n%u = {%d, %d, %d, %d, %d, %d, %d};\n", i, p->outer, p->dim, p->n_idx, p->inner,
+          p->esize, p->idx64, p->wrap);
+        L->flash_params += sizeof(tflk_gather);
+        P(calls, "    if (tflk_gather_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, b, yo);
+        return NULL;
+    }
+    case MK_SCATTER_EL: {
+        const tflk_scatter_el *p = &k->u.sel;
+        P(o, "static const tflk_scatter_el n%u = {%d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+          i, p->rank, p->axis, p->esize, p->idx64, p->total, p->idims[0], p->idims[1], p->idims[2], p->idims[3],
+          p->idims[4], p->idims[5], p->ydims[0], p->ydims[1], p->ydims[2], p->ydims[3], p->ydims[4], p->ydims[5]);
+        L->flash_params += sizeof(tflk_scatter_el);
+        P(calls, "    if (tflk_scatter_el_run(&n%u, %s, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, b,
+          c3, yo);
+        return NULL;
+    }
+    case MK_GATHER_ND:
+    case MK_SCATTER_ND:
+    case MK_SCATTER_ND_SET: {
+        const tflk_gather_nd *p = &k->u.gnd;
+        P(o, "static const tflk_gather_nd n%u = {%d, %d, %d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d, %d, %d}, %d};\n",
+          i, p->n_tuples, p->nd, p->inner, p->esize, p->idx64, p->dtype, p->total, p->dims[0], p->dims[1], p->dims[2],
+          p->dims[3], p->dims[4], p->dims[5], p->st[0], p->st[1], p->st[2], p->st[3], p->st[4], p->st[5], p->wrap);
+        L->flash_params += sizeof(tflk_gather_nd);
+        if (k->kind == MK_SCATTER_ND_SET) {
+            P(calls, "    if (tflk_scatter_nd_set(&n%u, %s, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i,
+              x, b, c3, yo);
+            return NULL;
+        }
+        P(calls, "    if (tflk_%s_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n",
+          k->kind == MK_GATHER_ND ? "gather_nd" : "scatter_nd", i, x, b, yo);
+        return NULL;
+    }
+    case MK_UNARY_F32:
+        P(o, "static const tflk_unary n%u = {%d, %d, %s, %s};\n", i, k->u.un.kind, k->u.un.approx,
+          ffmt(fb, sizeof fb, k->u.un.alpha), ffmt(f2, sizeof f2, k->u.un.beta));
+        L->flash_params += sizeof(tflk_unary);
+        P(calls, "    tflk_unary_f32(&n%u, %s, (float *)(ws + %zu), %d);\n", i, x, yo, n);
+        return NULL;
+    case MK_NOT_B: P(calls, "    tflk_not_b(%s, (void *)(ws + %zu), %d);\n", x, yo, n); return NULL;
+    case MK_QUANTIZE_F32:
+        P(calls, "    tflk_quantize_f32(%s, (int8_t *)(ws + %zu), %d, %s, %d);\n", x, yo, n,
+          ffmt(fb, sizeof fb, k->u.tq.scale), k->u.tq.zp);
+        return NULL;
+    case MK_REQUANT_S8:
+        P(calls, "    tflk_requantize_s8(%s, (int8_t *)(ws + %zu), %d, %d, %d, %d, %d);\n", x, yo, n, k->u.tq.in_zp,
+          k->u.tq.zp, k->u.tq.mult, k->u.tq.shift);
+        return NULL;
+    case MK_DEQUANTIZE_S8:
+        P(calls, "    tflk_dequantize_s8(%s, (float *)(ws + %zu), %d, %s, %d);\n", x, yo, n,
+          ffmt(fb, sizeof fb, k->u.tq.scale), k->u.tq.zp);
+        return NULL;
+    case MK_MAXMIN_S8:
+    case MK_CMP_F32:
+    case MK_CMP_B:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    %s(&n%u, %s, %s, (void *)(ws + %zu));\n",
+          k->kind == MK_MAXMIN_S8 ? "tflk_binary_s8_raw" : k->kind == MK_CMP_F32 ? "tflk_compare_f32" : "tflk_compare_b",
+          i, x, b, yo);
+        return NULL;
+    default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: kind %d has no emitter", i, (int)k->kind);
+    }
+}
+
 /* parameters of node i as C, and the call that runs it */
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
     const mcu_node *k = r->k;
     char a[160];
     size_t xo = 0, yo = 0, so = 0;
+    if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
+        return emit_ops_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
@@ -665,7 +853,23 @@ static const char *kernel_file(mcu_kind k)
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
     case MK_BIN_F32: return "tflk_binary.c";
-    case MK_TRANSPOSE: return "tflk_strided.c";
+    case MK_TRANSPOSE:
+    case MK_VIEW: return "tflk_strided.c";
+    case MK_PAD:
+    case MK_CONCAT:
+    case MK_GATHER:
+    case MK_GATHER_ND:
+    case MK_SCATTER_ND:
+    case MK_SCATTER_ND_SET:
+    case MK_SCATTER_EL: return "tflk_move.c";
+    case MK_UNARY_F32:
+    case MK_NOT_B:
+    case MK_QUANTIZE_F32:
+    case MK_REQUANT_S8:
+    case MK_DEQUANTIZE_S8: return "tflk_unary.c";
+    case MK_MAXMIN_S8:
+    case MK_CMP_F32:
+    case MK_CMP_B: return "tflk_binary.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:
@@ -820,8 +1024,8 @@ static sy_status *write_build(const char *dir, const sy_mcu_codegen_request *req
           "set(CMAKE_C_STANDARD 99)\nset(CMAKE_C_STANDARD_REQUIRED ON)\nset(CMAKE_C_EXTENSIONS OFF)\n\n"
           "# the model: no malloc, no OS (sy_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c kernels/tflk_fixed.c",
       req->model_name, chip->name);
-    bool seen[8] = {false};
-    const char *files[8];
+    bool seen[MK__COUNT] = {false};
+    const char *files[MK__COUNT];
     unsigned nf = 0;
     for (int k = 0; k < MK__COUNT; k++) {
         const char *f = L->used[k] ? kernel_file((mcu_kind)k) : NULL;
@@ -1054,7 +1258,7 @@ sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t sum
         st = write_source(req->dir, "qk.h");
     if (!st && L.used[MK_QRNN])
         st = write_source(req->dir, "qk_rnn.h");
-    const char *written[8];
+    const char *written[MK__COUNT];
     unsigned nw = 0;
     for (int k = 0; k < MK__COUNT && !st; k++) {
         const char *f = L.used[k] ? kernel_file((mcu_kind)k) : NULL;

@@ -188,6 +188,219 @@ static const char *lut_row(const char *op)
     return NULL;
 }
 
+/* "2-4D" of a row, under rules = seed (TFLite Micro takes any rank) */
+static bool seed_rank(const mcu_cfg *cfg, const sy_node *n, const sy_tensor *t, const char *what, const char *row,
+                      sy_claim *c)
+{
+    if (cfg->rules != MCU_RULES_SEED || !t || (t->rank >= 2 && t->rank <= 4))
+        return true;
+    decline(c, SY_REASON_RANK,
+            "%s: %s must be 2-4D, got rank %d (ops-mcu.md Table A %s; rules = tflm accepts any rank as TFLite "
+            "Micro does)",
+            H->node_op(n), what, t->rank, row);
+    return false;
+}
+
+/* a copy of int8 codes keeps their meaning only with one quantization */
+static bool codes_kept(const sy_node *n, const sy_tensor *x, const sy_tensor *y, sy_claim *c)
+{
+    if (!x || !y || x->dtype != SY_DT_INT8 || same_quant(x, y))
+        return true;
+    decline(c, SY_REASON_ATTRIBUTE, "%s: int8 input '%s' and output '%s' must share one per-tensor quantization (the "
+            "op moves codes; TFLite requires it)", H->node_op(n), x->name ? x->name : "", y->name ? y->name : "");
+    return false;
+}
+
+/* the row of each op of mcu_ops.c */
+static const char *move_row(const char *op)
+{
+    static const char *const rows[][2] = {
+        {"GATHER", "#14 Gather"},       {"SPLIT", "#15 Split"},          {"SPLIT_V", "#16 SplitV"},
+        {"CONCATENATION", "#17 Concatenation"}, {"TILE", "#19 Tile"},    {"PAD", "#20 Pad"},
+        {"PADV2", "#21 PadV2"},         {"MIRROR_PAD", "#22 Mirror_Pad"}, {"SLICE", "#39 Slice"},
+        {"STRIDED_SLICE", "#40 StridedSlice"}, {"DIV", "#45 Div"},        {"QUANTIZE", "#51 Quantize"},
+        {"DEQUANTIZE", "#52 Dequantize"}, {"LOGICAL_AND", "#59 LogicalAnd"}, {"EQUAL", "#60 Equal"},
+        {"GREATER_EQUAL", "#61 GreaterEqual"}, {"GREATER", "#62 Greater"}, {"LESS_EQUAL", "#63 LessEqual"},
+        {"LESS", "#64 Less"},           {"NOT_EQUAL", "#65 NotEqual"},   {"LOGICAL_NOT", "#66 LogicalNot"},
+        {"LOGICAL_OR", "#67 LogicalOr"}, {"DEPTH_TO_SPACE", "#69 DepthToSpace"},
+        {"SPACE_TO_DEPTH", "#70 SpaceToDepth"}, {"PACK", "#77 Pack"},     {"UNPACK", "#78 Unpack"},
+        {"REVERSE_V2", "#81 ReverseV2"}, {"MAXIMUM", "#82 Maximum"},     {"MINIMUM", "#83 Minimum"},
+        {"GATHER_ND", "#87 GatherNd"},  {"SCATTER_ND", "#88 ScatterND"}, {"SQRT", "#36 Sqrt"},
+        {"RSQRT", "#34 Rsqrt"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strcmp(op, rows[i][0]))
+            return rows[i][1];
+    return NULL;
+}
+
+/* Table A's rules of the ops of mcu_ops.c (after table_a_other's) */
+static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_claim *c)
+{
+    uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
+    const sy_tensor *x = in_at(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
+    const char *row = move_row(op);
+    if (!row) { /* the fp32 one-input ops: the rows marked 2-4D */
+        const char *lr = lut_row(op);
+        return !lr || lr[0] != '2' || seed_rank(cfg, n, x, "input", lr + 2, c);
+    }
+    if (nin > MCU_MAX_IO || nout > MCU_MAX_IO) {
+        decline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs and %u outputs; a generated package records at most %d of "
+                "each", op, nin, nout, MCU_MAX_IO);
+        return false;
+    }
+    if (!strcmp(op, "SQRT") || !strcmp(op, "RSQRT"))
+        return true; /* fp32: any rank */
+    bool split = !strcmp(op, "SPLIT");
+    const sy_tensor *data = split ? in_at(n, 1) : x;
+    if (!strcmp(op, "SCATTER_ND")) {
+        const sy_tensor *upd = in_at(n, 1);
+        if (!x || x->dtype != SY_DT_INT32 || !upd || (upd->dtype != SY_DT_FLOAT32 && upd->dtype != SY_DT_INT8)) {
+            decline(c, SY_REASON_DTYPE, "SCATTER_ND: indices int32, updates float32 or int8 (ops-mcu.md Table A #88)");
+            return false;
+        }
+        return const_input(n, 2, "shape", "#88 ScatterND", c) && codes_kept(n, upd, y, c);
+    }
+    if (!strcmp(op, "GATHER_ND")) {
+        const sy_tensor *ix = in_at(n, 1);
+        if (!ix || (ix->dtype != SY_DT_INT32 && ix->dtype != SY_DT_INT64)) {
+            decline(c, SY_REASON_DTYPE, "GATHER_ND: indices must be int32 or int64 (ops-mcu.md Table A #87)");
+            return false;
+        }
+        return codes_kept(n, x, y, c);
+    }
+    if (!strcmp(op, "GATHER")) {
+        const sy_tensor *ix = in_at(n, 1);
+        if (ix && ix->dtype != SY_DT_INT32 && (cfg->rules == MCU_RULES_SEED || ix->dtype != SY_DT_INT64)) {
+            decline(c, SY_REASON_DTYPE, "GATHER: indices must be int32, got %s (ops-mcu.md Table A #14; rules = tflm "
+                    "also takes int64)", sy_dt_name(ix->dtype));
+            return false;
+        }
+        return seed_rank(cfg, n, x, "params", row, c) && seed_rank(cfg, n, ix, "indices", row, c) &&
+               seed_rank(cfg, n, y, "output", row, c) && codes_kept(n, x, y, c);
+    }
+    if (!seed_rank(cfg, n, data, "input", row, c))
+        return false;
+    if (!strcmp(op, "CONCATENATION") || !strcmp(op, "PACK")) {
+        if (op[0] == 'C' && !check_act(cfg, n, row, c))
+            return false;
+        for (uint32_t i = 1; i < nin; i++)
+            if (!seed_rank(cfg, n, in_at(n, i), "every input", row, c))
+                return false;
+        if (op[0] == 'P' && x && y && x->dtype == SY_DT_INT8)
+            for (uint32_t i = 0; i < nin; i++)
+                if (!codes_kept(n, in_at(n, i), y, c))
+                    return false;
+        return true;
+    }
+    if (!strcmp(op, "PAD") || !strcmp(op, "PADV2") || !strcmp(op, "MIRROR_PAD")) {
+        if (!const_input(n, 1, "paddings", row, c) || (op[3] == 'V' && !const_input(n, 2, "constant_values", row, c)))
+            return false;
+        if (op[0] == 'P' && x && x->dtype == SY_DT_INT8 && x->rank != 4 && cfg->rules == MCU_RULES_SEED) {
+            decline(c, SY_REASON_RANK, "%s: the int8 quantized case supports only 4D input, got rank %d (ops-mcu.md "
+                    "Table A %s; rules = tflm accepts any rank)", op, x->rank, row);
+            return false;
+        }
+        return codes_kept(n, x, y, c);
+    }
+    if (!strcmp(op, "SLICE"))
+        return const_input(n, 1, "begin", row, c) && const_input(n, 2, "size", row, c) && codes_kept(n, x, y, c);
+    if (!strcmp(op, "STRIDED_SLICE")) {
+        if (!const_input(n, 1, "begin", row, c) || !const_input(n, 2, "end", row, c) ||
+            !const_input(n, 3, "strides", row, c))
+            return false;
+        if (sy_attr_int_or(H, n, "offset", 0)) {
+            decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: offset is fixed false (ops-mcu.md Table A #40)");
+            return false;
+        }
+        int64_t elm = sy_attr_int_or(H, n, "ellipsis_mask", 0);
+        if (elm & (elm - 1)) {
+            decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: only one bit of ellipsis_mask may be 1 (ops-mcu.md Table A #40)");
+            return false;
+        }
+        return codes_kept(n, x, y, c);
+    }
+    if (!strcmp(op, "TILE"))
+        return const_input(n, 1, "multiples", row, c) && codes_kept(n, x, y, c);
+    if (!strcmp(op, "REVERSE_V2")) {
+        const sy_tensor *ax = in_at(n, 1);
+        if (!const_input(n, 1, "axis", row, c))
+            return false;
+        int64_t cnt = ax ? sy_tensor_numel(ax) : 0;
+        uint32_t seen = 0;
+        bool ok = cnt <= 4 && ax && (ax->dtype == SY_DT_INT32 || ax->dtype == SY_DT_INT64);
+        for (int64_t i = 0; ok && i < cnt; i++) {
+            int64_t a = sy_load_i64(ax->data, ax->dtype, (size_t)i);
+            a = a < 0 ? a + x->rank : a;
+            ok = a >= 0 && a < x->rank && !((seen >> a) & 1u);
+            if (ok)
+                seen |= 1u << a;
+        }
+        if (!ok) {
+            decline(c, SY_REASON_ATTRIBUTE, "REVERSE_V2: axis must be unique, in [-rank, rank), at most 4 elements "
+                    "(ops-mcu.md Table A #81)");
+            return false;
+        }
+        return codes_kept(n, x, y, c);
+    }
+    if (!strcmp(op, "SPLIT") || !strcmp(op, "SPLIT_V") || !strcmp(op, "UNPACK") || !strcmp(op, "DEPTH_TO_SPACE") ||
+        !strcmp(op, "SPACE_TO_DEPTH")) {
+        if (!strcmp(op, "DEPTH_TO_SPACE") || !strcmp(op, "SPACE_TO_DEPTH")) { /* in/out 4D NHWC */
+            if (!rank_in(n, x, 4, 4, "input (NHWC)", row, c))
+                return false;
+        } else if (!const_input(n, split ? 0 : 2, "axis", row, c) || (op[6] == 'V' && !const_input(n, 1, "size_splits", row, c))) {
+            return false;
+        }
+        for (uint32_t i = 0; i < nout; i++)
+            if (!codes_kept(n, data, H->node_output(n, i), c))
+                return false;
+        return true;
+    }
+    /* element-wise two-input ops and (de)quantization */
+    const sy_tensor *b = in_at(n, 1);
+    if (b && !seed_rank(cfg, n, b, "rhs", row, c))
+        return false;
+    if (!seed_rank(cfg, n, y, "output", row, c))
+        return false;
+    if (!strcmp(op, "MAXIMUM") || !strcmp(op, "MINIMUM")) {
+        if (x && x->dtype == SY_DT_INT8 && (!codes_kept(n, x, y, c) || !codes_kept(n, b, y, c)))
+            return false;
+        if (!b || b->dtype != x->dtype || !y || y->dtype != x->dtype) {
+            decline(c, SY_REASON_DTYPE, "%s: both inputs and the output must share one dtype (fp32 or int8)", op);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(op, "DIV")) {
+        if (x && x->dtype != SY_DT_FLOAT32) {
+            decline(c, SY_REASON_NO_KERNEL, "DIV: the MCU kernel is fp32 (int8 DIV runs on cpu_ref)");
+            return false;
+        }
+        return check_act(cfg, n, row, c);
+    }
+    if (!strcmp(op, "LOGICAL_AND") || !strcmp(op, "LOGICAL_OR") || !strcmp(op, "LOGICAL_NOT")) {
+        if (x && x->dtype != SY_DT_BOOL) {
+            decline(c, SY_REASON_DTYPE, "%s: bool only (ops-mcu.md Table A %s)", op, row);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(op, "QUANTIZE") || !strcmp(op, "DEQUANTIZE")) {
+        const sy_tensor *q = op[0] == 'Q' ? y : x, *f = op[0] == 'Q' ? x : y;
+        float sc;
+        int32_t zp;
+        if (!q || q->dtype != SY_DT_INT8 || !tfl_qparams(q, &sc, &zp) || !f ||
+            (f->dtype != SY_DT_FLOAT32 && !(op[0] == 'Q' && f->dtype == SY_DT_INT8))) {
+            decline(c, SY_REASON_DTYPE, "%s: fp32 %s per-tensor int8 (or int8 to int8) on the MCU (ops-mcu.md Table A "
+                    "%s)", op, op[0] == 'Q' ? "to" : "from", row);
+            return false;
+        }
+        return true;
+    }
+    /* comparisons: table_a_other checked float32/bool */
+    return true;
+}
+
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     c->take = false;
@@ -197,7 +410,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    if (!quant && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool onnx = !quant && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -233,6 +447,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (onnx) {
+        if (!mcu_onnx_check(cfg, n, c))
+            return;
     } else if (!strcmp(op, "CONV_2D")) {
         if (!rank_in(n, x, 4, 4, "input (NHWC)", "#1 Conv2D", c) || !const_input(n, 1, "filter", "#1 Conv2D", c) ||
             !const_input(n, 2, "bias", "#1 Conv2D", c) || !check_act(cfg, n, "#1 Conv2D", c))
@@ -325,6 +542,12 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         }
     } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {
         /* Table A #25, #26: any rank */
+    } else if (mcu_ops_has(op, x ? x->dtype : SY_DT_UNDEFINED) &&
+               (x && (x->dtype == SY_DT_FLOAT32 || x->dtype == SY_DT_INT8 || x->dtype == SY_DT_INT32 ||
+                      x->dtype == SY_DT_BOOL || x->dtype == SY_DT_INT64))) {
+        /* mcu_ops.c: the rule of its row first (table_a_other's, then its own) */
+        if (!table_a_other(n, op, c) || !move_rules(cfg, n, op, c))
+            return;
     } else {
         known = false;
         if (!table_a_other(n, op, c))
@@ -333,7 +556,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!known) {
         decline(c, SY_REASON_NO_KERNEL,
                 "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
-                "SOFTMAX, the LSTM, the reshapes and int8 one-input activation/math tables)",
+                "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons and the one-input "
+                "ops; docs/mcu.md lists them)",
                 op);
         return;
     }

@@ -28,7 +28,9 @@
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
- * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
+ * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
+ * data-movement, index, comparison, fp32 one-input and (de)quantization ops
+ * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
  */
@@ -186,6 +188,7 @@ static void node_release(void *p)
     free(k->q_rq);
     free(k->q_bias);
     free(k->q_zp);
+    free(k->own);
     free(k);
 }
 
@@ -206,6 +209,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_onnx_has(n)) {
+        SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
         k->kind = i8 ? MK_CONV_S8 : MK_CONV_F32;
         SY_TRY(tfl_build_conv(H, n, &k->u.conv, &k->o));
@@ -248,6 +253,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
                                  "which a generated package cannot report", op);
         if (sy_tensor_numel(H->node_input(n, 0)) > INT32_MAX)
             return H->status_new(SY_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements", op);
+    } else if (mcu_ops_has(op, H->node_input(n, 0)->dtype)) {
+        SY_TRY(mcu_ops_prepare(n, k)); /* data movement, fp32 one-input ops, comparisons (mcu_ops.c) */
     } else {
         k->kind = MK_COPY; /* RESHAPE SQUEEZE EXPAND_DIMS: a view */
     }
@@ -272,7 +279,7 @@ static void record(const mcu_node *k, const sy_kernel_io *io)
     memset(r, 0, sizeof *r);
     r->k = k;
     r->n_in = io->n_inputs < MCU_MAX_IO ? io->n_inputs : MCU_MAX_IO;
-    r->n_out = io->n_outputs < 2 ? io->n_outputs : 2;
+    r->n_out = io->n_outputs < MCU_MAX_IO ? io->n_outputs : MCU_MAX_IO;
     for (uint32_t i = 0; i < r->n_in; i++) {
         const sy_tensor *t = io->inputs[i];
         if (t)
@@ -300,6 +307,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
+    if (k->kind >= MK_VIEW)
+        return mcu_ops_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
     case MK_CONV_F32: tflk_conv_f32(&k->u.conv, x->data, w->data, bd, y->data); break;
@@ -323,6 +332,10 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 
 #define MCU_F32_I8 (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_INT8))
 #define I8_ONLY SY_DT_BIT(SY_DT_INT8)
+#define F32_ONLY SY_DT_BIT(SY_DT_FLOAT32)
+#define BOOL_ONLY SY_DT_BIT(SY_DT_BOOL)
+#define F32_BOOL (F32_ONLY | BOOL_ONLY)
+#define MCU_ANY (MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32) | BOOL_ONLY)
 #define MCU_KERNEL(op, mask)                                                                                       \
     {                                                                                                              \
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
@@ -347,13 +360,27 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("ADD", MCU_F32_I8), MCU_KERNEL("SUB", MCU_F32_I8), MCU_KERNEL("MUL", MCU_F32_I8),
     MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
-    /* int8 one-input ops of Table A: a table of output codes (MK_LUT_S8) */
-    MCU_KERNEL("RELU", I8_ONLY), MCU_KERNEL("TANH", I8_ONLY), MCU_KERNEL("LOGISTIC", I8_ONLY),
-    MCU_KERNEL("RELU6", I8_ONLY), MCU_KERNEL("LEAKY_RELU", I8_ONLY), MCU_KERNEL("HARD_SWISH", I8_ONLY),
-    MCU_KERNEL("ELU", I8_ONLY), MCU_KERNEL("NEG", I8_ONLY), MCU_KERNEL("GELU", I8_ONLY),
-    MCU_KERNEL("ABS", I8_ONLY), MCU_KERNEL("CEIL", I8_ONLY), MCU_KERNEL("COS", I8_ONLY),
-    MCU_KERNEL("EXP", I8_ONLY), MCU_KERNEL("FLOOR", I8_ONLY), MCU_KERNEL("LOG", I8_ONLY),
-    MCU_KERNEL("ROUND", I8_ONLY), MCU_KERNEL("SIN", I8_ONLY), MCU_KERNEL("SQUARE", I8_ONLY),
+    /* one-input ops of Table A: int8 a table of output codes (MK_LUT_S8), fp32 tflk_unary.c */
+    MCU_KERNEL("RELU", MCU_F32_I8), MCU_KERNEL("TANH", MCU_F32_I8), MCU_KERNEL("LOGISTIC", MCU_F32_I8),
+    MCU_KERNEL("RELU6", MCU_F32_I8), MCU_KERNEL("LEAKY_RELU", MCU_F32_I8), MCU_KERNEL("HARD_SWISH", MCU_F32_I8),
+    MCU_KERNEL("ELU", MCU_F32_I8), MCU_KERNEL("NEG", MCU_F32_I8), MCU_KERNEL("GELU", MCU_F32_I8),
+    MCU_KERNEL("ABS", MCU_F32_I8), MCU_KERNEL("CEIL", MCU_F32_I8), MCU_KERNEL("COS", MCU_F32_I8),
+    MCU_KERNEL("EXP", MCU_F32_I8), MCU_KERNEL("FLOOR", MCU_F32_I8), MCU_KERNEL("LOG", MCU_F32_I8),
+    MCU_KERNEL("ROUND", MCU_F32_I8), MCU_KERNEL("SIN", MCU_F32_I8), MCU_KERNEL("SQUARE", MCU_F32_I8),
+    /* mcu_ops.c: data movement (any element type), fp32 one-input ops,
+     * comparisons and logical ops, (de)quantization */
+    MCU_KERNEL("SLICE", MCU_ANY), MCU_KERNEL("STRIDED_SLICE", MCU_ANY), MCU_KERNEL("SPLIT", MCU_ANY),
+    MCU_KERNEL("SPLIT_V", MCU_ANY), MCU_KERNEL("UNPACK", MCU_ANY), MCU_KERNEL("REVERSE_V2", MCU_ANY),
+    MCU_KERNEL("TILE", MCU_ANY), MCU_KERNEL("DEPTH_TO_SPACE", MCU_ANY), MCU_KERNEL("SPACE_TO_DEPTH", MCU_ANY),
+    MCU_KERNEL("PAD", MCU_ANY), MCU_KERNEL("PADV2", MCU_ANY), MCU_KERNEL("MIRROR_PAD", MCU_ANY),
+    MCU_KERNEL("CONCATENATION", MCU_ANY), MCU_KERNEL("PACK", MCU_ANY), MCU_KERNEL("GATHER", MCU_ANY),
+    MCU_KERNEL("GATHER_ND", MCU_ANY), MCU_KERNEL("SCATTER_ND", MCU_ANY),
+    MCU_KERNEL("SQRT", F32_ONLY), MCU_KERNEL("RSQRT", F32_ONLY),
+    MCU_KERNEL("LOGICAL_NOT", BOOL_ONLY), MCU_KERNEL("LOGICAL_AND", BOOL_ONLY), MCU_KERNEL("LOGICAL_OR", BOOL_ONLY),
+    MCU_KERNEL("EQUAL", F32_BOOL), MCU_KERNEL("NOT_EQUAL", F32_BOOL), MCU_KERNEL("LESS", F32_BOOL),
+    MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
+    MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
+    MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -363,6 +390,23 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
+    /* ONNX Table B (mcu_onnx.c) */
+#define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
+    OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
+    OK1("Ceil", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
+    OK1("Round", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
+    OK1("LeakyRelu", F32_ONLY), OK1("HardSwish", F32_ONLY), OK1("Elu", F32_ONLY), OK1("Gelu", F32_ONLY),
+    OK1("Erf", F32_ONLY), OK1("HardSigmoid", F32_ONLY), OK1("Celu", F32_ONLY), OK1("Selu", F32_ONLY),
+    OK1("ThresholdedRelu", F32_ONLY), OK1("Softsign", F32_ONLY), OK1("Softplus", F32_ONLY), OK1("Neg", F32_ONLY),
+    OK1("Mul", F32_ONLY), OK1("Add", F32_ONLY), OK1("Sub", F32_ONLY), OK1("Div", F32_ONLY), OK1("Max", F32_ONLY),
+    OK1("Min", F32_ONLY), OK1("Sum", F32_ONLY), OK1("And", BOOL_ONLY), OK1("Equal", F32_BOOL),
+    OK1("GreaterOrEqual", F32_ONLY), OK1("Greater", F32_ONLY), OK1("LessOrEqual", F32_ONLY), OK1("Less", F32_ONLY),
+    OK1("Not", BOOL_ONLY), OK1("Or", BOOL_ONLY), OK1("Xor", BOOL_ONLY),
+    OK1("Squeeze", MCU_ANY), OK1("Unsqueeze", MCU_ANY), OK1("Flatten", MCU_ANY), OK1("Dropout", MCU_ANY),
+    OK1("Identity", MCU_ANY), OK1("Transpose", MCU_ANY), OK1("Concat", MCU_ANY), OK1("Gather", MCU_ANY),
+    OK1("GatherND", MCU_ANY), OK1("ScatterND", MCU_ANY), OK1("Scatter", MCU_ANY), OK1("ScatterElements", MCU_ANY),
+    OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
+#undef OK1
 };
 
 /* ---- the codegen extension ---------------------------------------------------- */

@@ -83,3 +83,37 @@ for t in i8 f32; do
     { cat "$WORK/out_$t.txt"; echo "FAIL: bin_chain_$t: the $MODE run differs from the host run"; exit 1; }
   echo "ok   ADD/MUL/SUB/TRANSPOSE $t chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$t.txt")"
 done
+# The data-movement, index and comparison kernels (mcu_ops.c: tflk_strided.c
+# views, tflk_move.c, tflk_unary.c, tflk_binary.c's comparisons): PAD,
+# STRIDED_SLICE, SPLIT, CONCATENATION, DEPTH_TO_SPACE, REVERSE_V2, GATHER,
+# MAXIMUM, TILE, then DEQUANTIZE (int8) or ABS and SQRT (fp32); GATHER_ND,
+# SCATTER_ND, GREATER, LOGICAL_NOT. Exact operations: the riscv_mcu host run
+# gives cpu_ref's (tflite_tensor, tflite_math) bytes and the package the same.
+for t in move_chain_i8:x_i8:11 move_chain_f32:x_f32:12 idx_chain:xi:4; do
+  name=${t%%:*} rest=${t#*:}
+  in=${rest%%:*} nodes=${rest#*:}
+  m=$WORK/$name.tflite pkg=$WORK/pkg_$name
+  "$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/$in.npy" > "$WORK/codegen_$name.log" 2>&1 ||
+    { cat "$WORK/codegen_$name.log"; echo "FAIL: codegen $name"; exit 1; }
+  got=$(grep -c '^    /\* [0-9]' "$pkg/src/model.c")
+  [ "$got" -eq "$nodes" ] || { echo "FAIL: $name: $got nodes in the package, want $nodes"; exit 1; }
+  "$SY" run "$m" --input "x=$WORK/$in.npy" --output-dir "$WORK/cpu_$name" > "$WORK/run_$name.log" 2>&1 ||
+    { cat "$WORK/run_$name.log"; echo "FAIL: the cpu_ref run of $name"; exit 1; }
+  exp=$(grep '^out0' "$pkg/expected_output.txt")
+  nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
+  cpu=$(tail -c "$nb" "$WORK/cpu_$name/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+  [ "out0 $nb:$cpu" = "$exp" ] || { echo "FAIL: $name: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 $nb:$cpu'"; exit 1; }
+  if [ "$MODE" = qemu ]; then
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
+    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_$name.txt" 2>&1
+  else
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
+    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_$name.txt" 2>&1
+  fi
+  grep '^out' "$WORK/out_$name.txt" | cmp -s - "$pkg/expected_output.txt" ||
+    { cat "$WORK/out_$name.txt"; echo "FAIL: $name: the $MODE run differs from the host run"; exit 1; }
+  echo "ok   $name ($MODE): $nodes nodes bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$name.txt")"
+done

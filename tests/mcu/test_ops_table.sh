@@ -3,6 +3,8 @@
 #   switchyard ops --config conf/riscv_mcu_ws63.ini --provider riscv_mcu --provider cpu_ref --markdown
 # between its "ops-table" markers: the test fails when the two differ, so
 # the table cannot drift from the kernels. --update rewrites the block.
+# riscv_mcu's coverage is asserted exactly (WANT_PAIRS): a kernel added or
+# lost changes it, and the figure in docs/mcu.md's prose with it.
 #
 #   test_ops_table.sh SWITCHYARD SOURCE_DIR [--update]
 set -u
@@ -24,6 +26,12 @@ if [ "$UPDATE" = --update ]; then
   echo "updated $doc"
   exit 0
 fi
+WANT_PAIRS=206
+have=$(echo "$gen" | sed -n 's/^- riscv_mcu: \([0-9]*\) of 395 .*/\1/p')
+[ "$have" = "$WANT_PAIRS" ] || {
+  echo "FAIL: riscv_mcu covers '$have' of 395 (row, dtype) pairs, this test expects $WANT_PAIRS"
+  exit 1
+}
 if [ "$cur" != "$gen" ]; then
   diff <(echo "$cur") <(echo "$gen") | head -20
   echo "FAIL: docs/mcu.md's ops table differs from 'switchyard ops' (rerun tests/mcu/test_ops_table.sh SWITCHYARD . --update)"

@@ -387,6 +387,22 @@ static bool mcu_has_kernel(int code, bool int8)
     for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
         if (code == lut_ops[i])
             return true;
+    /* fp32 only: tflk_unary.c (the int8 forms are tables); DIV (int8 DIV stays on cpu_ref) */
+    static const int f32_ops[] = {OP_RELU,  OP_TANH, OP_LOGISTIC, OP_RELU6, OP_LEAKY_RELU, OP_HARD_SWISH, OP_ELU,
+                                  OP_NEG,   OP_GELU, OP_ABS,      OP_CEIL,  OP_COS,        OP_EXP,        OP_FLOOR,
+                                  OP_LOG,   OP_ROUND, OP_SIN,     OP_SQUARE, OP_SQRT,      OP_RSQRT,      OP_DIV};
+    for (size_t i = 0; !int8 && i < sizeof f32_ops / sizeof f32_ops[0]; i++)
+        if (code == f32_ops[i])
+            return true;
+    /* data movement, comparisons, logical ops, MAXIMUM/MINIMUM, (de)quantization (mcu_ops.c) */
+    static const int any_ops[] = {OP_SLICE, OP_STRIDED_SLICE, OP_SPLIT, OP_SPLIT_V, OP_UNPACK, OP_REVERSE_V2,
+                                  OP_TILE, OP_DEPTH_TO_SPACE, OP_SPACE_TO_DEPTH, OP_PAD, OP_PADV2, OP_MIRROR_PAD,
+                                  OP_CONCATENATION, OP_PACK, OP_GATHER, OP_GATHER_ND, OP_SCATTER_ND, OP_LOGICAL_NOT,
+                                  OP_LOGICAL_AND, OP_LOGICAL_OR, OP_EQUAL, OP_NOT_EQUAL, OP_LESS, OP_LESS_EQUAL,
+                                  OP_GREATER, OP_GREATER_EQUAL, OP_MAXIMUM, OP_MINIMUM, OP_QUANTIZE, OP_DEQUANTIZE};
+    for (size_t i = 0; i < sizeof any_ops / sizeof any_ops[0]; i++)
+        if (code == any_ops[i])
+            return true;
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
@@ -461,10 +477,13 @@ static CASE_API void finish(void)
 {
     n_cases++;
     int before = sy_test_failures_;
-    bool int8 = false;
-    for (int i = 0; i < C.n_t; i++)
+    bool int8 = false, uint8 = false;
+    for (int i = 0; i < C.n_t; i++) {
         if (C.t[i].t.type == I8)
             int8 = true;
+        if (C.t[i].t.type == TFLW_UINT8)
+            uint8 = true; /* the MCU runs fp32 and int8 only (targets.md §5.4) */
+    }
     size_t size = 0;
     uint8_t *buf = build(&size);
     REQUIRE(buf != NULL, "%s: build", C.name);
@@ -480,7 +499,7 @@ static CASE_API void finish(void)
         else if (st)
             CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
         sy_status_free(st);
-        if (!C.reject_ref && !C.reject_run && mcu_has_kernel(C.code, int8)) {
+        if (!C.reject_ref && !uint8 && mcu_has_kernel(C.code, int8)) {
             /* a node the seed's rules decline (fused RELU6, int8 depth
              * multiplier > 1, ...) is counted, not run */
             st = run_on(env_mcu, buf, size, "riscv_mcu");
@@ -772,6 +791,164 @@ static bool write_binary_model(const char *dir, bool i8)
                      i8 ? sizeof x8 : sizeof xf) && ok;
 }
 
+/* --write-model DIR also writes move_chain_i8.tflite / move_chain_f32.tflite
+ * (tests/mcu/test_mcu_lut.sh, input x_i8.npy / x_f32.npy [1, 4, 4, 8]): the
+ * data-movement kernels riscv_mcu runs (mcu_ops.c) in a chain whose every
+ * output the next op reads:
+ *   PAD [[0,0],[1,0],[0,1],[0,0]] -> [1,5,5,8]; STRIDED_SLICE step 2 on dim 1
+ *   -> [1,3,5,8]; SPLIT dim 3 in 2 -> a, b [1,3,5,4]; CONCATENATION(b, a) dim 2
+ *   -> [1,3,10,4]; DEPTH_TO_SPACE 2 -> [1,6,20,1]; REVERSE_V2 dim 1; RESHAPE
+ *   [6,20]; GATHER [[3,0,5]] dim 0 -> [1,3,20] (the seed's 2-4D indices);
+ *   MAXIMUM(., c [1,1,20]); TILE [1,1,2] -> [1,3,40]; then int8: DEQUANTIZE
+ *   -> fp32 y; fp32: ABS, SQRT -> y
+ * and idx_chain.tflite (input xi.npy, fp32 [4, 3]): GATHER_ND [[2],[0]] ->
+ * [2,3]; SCATTER_ND([[1],[3]], ., [4,3]) -> [4,3]; GREATER(., x) -> bool;
+ * LOGICAL_NOT -> bool y. All exact operations: cpu_ref's bytes. */
+static bool write_move_model(const char *dir, bool i8)
+{
+    static const int32_t pads[8] = {0, 0, 1, 0, 0, 1, 0, 0}, ss_b[4] = {0, 0, 0, 0}, ss_e[4] = {1, 5, 5, 8},
+                         ss_s[4] = {1, 2, 1, 1}, axis3 = 3, rev1 = 1, gidx[3] = {3, 0, 5}, mult[3] = {1, 1, 2}, rshape[2] = {6, 20};
+    static float sc = 0.05f, cf[20];
+    static int64_t zp = 3;
+    static int8_t c8[20], x8[128];
+    static float xf[128];
+    for (int i = 0; i < 20; i++) {
+        c8[i] = (int8_t)(i * 9 - 90);
+        cf[i] = (float)(i - 10) * 0.1875f;
+    }
+    for (int i = 0; i < 128; i++) {
+        x8[i] = (int8_t)(i * 2 - 128);
+        xf[i] = (float)(i % 23) * 0.25f - 2.5f;
+    }
+    enum { X, PADS, T1, SSB, SSE, SSS, T2, AX, TA, TB, T3, T4, REV, T5, RS, T5B, GI, T6, C, T7, MULT, T8, T9, Y, NT };
+    tflw_tensor ts[NT];
+    memset(ts, 0, sizeof ts);
+#define TT(i, nm, r, ...) ts[i] = (tflw_tensor){.name = nm, .rank = r, .dims = {__VA_ARGS__}}
+    TT(X, "x", 4, 1, 4, 4, 8);
+    TT(T1, "t1", 4, 1, 5, 5, 8);
+    TT(T2, "t2", 4, 1, 3, 5, 8);
+    TT(TA, "ta", 4, 1, 3, 5, 4);
+    TT(TB, "tb", 4, 1, 3, 5, 4);
+    TT(T3, "t3", 4, 1, 3, 10, 4);
+    TT(T4, "t4", 4, 1, 6, 20, 1);
+    TT(T5, "t5", 4, 1, 6, 20, 1);
+    TT(T5B, "t5b", 2, 6, 20);
+    TT(T6, "t6", 3, 1, 3, 20);
+    TT(C, "c", 3, 1, 1, 20);
+    TT(T7, "t7", 3, 1, 3, 20);
+    TT(T8, "t8", 3, 1, 3, 40);
+    TT(T9, "t9", 3, 1, 3, 40);
+    TT(Y, "y", 3, 1, 3, 40);
+#undef TT
+    for (int i = 0; i < NT; i++) {
+        ts[i].type = i8 ? TFLW_INT8 : TFLW_FLOAT32;
+        if (i8) {
+            ts[i].n_quant = 1;
+            ts[i].scales = &sc;
+            ts[i].zero_points = &zp;
+        }
+    }
+    const struct {
+        int i;
+        const char *nm;
+        int rank;
+        int32_t d0, d1;
+        const void *data;
+        size_t nbytes;
+    } consts[] = {{PADS, "pads", 2, 4, 2, pads, sizeof pads}, {SSB, "ss_b", 1, 4, 0, ss_b, sizeof ss_b},
+                  {SSE, "ss_e", 1, 4, 0, ss_e, sizeof ss_e},  {SSS, "ss_s", 1, 4, 0, ss_s, sizeof ss_s},
+                  {AX, "axis", 0, 0, 0, &axis3, 4},         {REV, "rev", 1, 1, 0, &rev1, 4},
+                  {GI, "gidx", 2, 1, 3, gidx, sizeof gidx}, {MULT, "mult", 1, 3, 0, mult, sizeof mult},
+                  {RS, "rshape", 1, 2, 0, rshape, sizeof rshape}};
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+        ts[consts[k].i] = (tflw_tensor){.name = consts[k].nm, .type = TFLW_INT32, .rank = consts[k].rank,
+                                        .dims = {consts[k].d0, consts[k].d1}, .data = consts[k].data,
+                                        .nbytes = consts[k].nbytes};
+    ts[C].data = i8 ? (const void *)c8 : (const void *)cf;
+    ts[C].nbytes = i8 ? sizeof c8 : sizeof cf;
+    if (i8) { /* DEQUANTIZE: y is fp32 and t9 unused */
+        ts[Y].type = TFLW_FLOAT32;
+        ts[Y].n_quant = 0;
+    }
+    static const int32_t i_pad[2] = {X, PADS}, o_pad = T1, i_ss[4] = {T1, SSB, SSE, SSS}, o_ss = T2,
+                         i_sp[2] = {AX, T2}, o_sp[2] = {TA, TB}, i_cat[2] = {TB, TA}, o_cat = T3, i_d2s = T3,
+                         o_d2s = T4, i_rev[2] = {T4, REV}, o_rev = T5, i_rs[2] = {T5, RS}, o_rs = T5B, i_g[2] = {T5B, GI}, o_g = T6, i_mx[2] = {T6, C},
+                         o_mx = T7, i_tile[2] = {T7, MULT}, o_tile = T8, i_dq = T8, o_y = Y, i_abs = T8, o_abs = T9,
+                         i_sqrt = T9;
+    static const tflw_opt o_split[] = {{0, TFLW_OPT_I32, 2, 0, NULL, 0}}, o_cat2[] = {{0, TFLW_OPT_I32, 2, 0, NULL, 0}},
+                          o_bs[] = {{0, TFLW_OPT_I32, 2, 0, NULL, 0}}, o_gax[] = {{0, TFLW_OPT_I32, 0, 0, NULL, 0}};
+    tflw_op ops[14];
+    int nops = 0;
+    ops[nops++] = (tflw_op){.code = OP_PAD, .inputs = i_pad, .n_inputs = 2, .outputs = &o_pad, .n_outputs = 1};
+    ops[nops++] = (tflw_op){.code = OP_STRIDED_SLICE, .inputs = i_ss, .n_inputs = 4, .outputs = &o_ss, .n_outputs = 1};
+    ops[nops++] = (tflw_op){.code = OP_SPLIT, .inputs = i_sp, .n_inputs = 2, .outputs = o_sp, .n_outputs = 2,
+                            .options_type = BO_SPLIT, .opts = o_split, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_CONCATENATION, .inputs = i_cat, .n_inputs = 2, .outputs = &o_cat,
+                            .n_outputs = 1, .options_type = BO_CONCAT, .opts = o_cat2, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_DEPTH_TO_SPACE, .inputs = &i_d2s, .n_inputs = 1, .outputs = &o_d2s,
+                            .n_outputs = 1, .options_type = BO_DEPTH_TO_SPACE, .opts = o_bs, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_REVERSE_V2, .inputs = i_rev, .n_inputs = 2, .outputs = &o_rev, .n_outputs = 1};
+    ops[nops++] = (tflw_op){.code = OP_RESHAPE, .inputs = i_rs, .n_inputs = 2, .outputs = &o_rs, .n_outputs = 1};
+    ops[nops++] = (tflw_op){.code = OP_GATHER, .inputs = i_g, .n_inputs = 2, .outputs = &o_g, .n_outputs = 1,
+                            .options_type = BO_GATHER, .opts = o_gax, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_MAXIMUM, .inputs = i_mx, .n_inputs = 2, .outputs = &o_mx, .n_outputs = 1};
+    ops[nops++] = (tflw_op){.code = OP_TILE, .inputs = i_tile, .n_inputs = 2, .outputs = &o_tile, .n_outputs = 1};
+    if (i8) {
+        ops[nops++] = (tflw_op){.code = OP_DEQUANTIZE, .inputs = &i_dq, .n_inputs = 1, .outputs = &o_y, .n_outputs = 1};
+    } else {
+        ops[nops++] = (tflw_op){.code = OP_ABS, .inputs = &i_abs, .n_inputs = 1, .outputs = &o_abs, .n_outputs = 1};
+        ops[nops++] = (tflw_op){.code = OP_SQRT, .inputs = &i_sqrt, .n_inputs = 1, .outputs = &o_y, .n_outputs = 1};
+    }
+    int32_t gin = X, gout = Y;
+    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/move_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = write_file(path, b, size);
+    free(b);
+    (void)x8;
+    (void)xf;
+    return ok;
+}
+
+static bool write_idx_model(const char *dir)
+{
+    static const int32_t gi[2] = {2, 0}, si[2] = {1, 3}, shape[2] = {4, 3};
+    static float x[12];
+    for (int i = 0; i < 12; i++)
+        x[i] = (float)((i * 5) % 7) - 3.0f;
+    enum { X, GI, T1, SI, SH, T2, T3, Y, NT };
+    tflw_tensor ts[NT] = {
+        {.name = "x", .type = TFLW_FLOAT32, .rank = 2, .dims = {4, 3}},
+        {.name = "gi", .type = TFLW_INT32, .rank = 2, .dims = {2, 1}, .data = gi, .nbytes = sizeof gi},
+        {.name = "t1", .type = TFLW_FLOAT32, .rank = 2, .dims = {2, 3}},
+        {.name = "si", .type = TFLW_INT32, .rank = 2, .dims = {2, 1}, .data = si, .nbytes = sizeof si},
+        {.name = "shape", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = shape, .nbytes = sizeof shape},
+        {.name = "t2", .type = TFLW_FLOAT32, .rank = 2, .dims = {4, 3}},
+        {.name = "t3", .type = TFLW_BOOL, .rank = 2, .dims = {4, 3}},
+        {.name = "y", .type = TFLW_BOOL, .rank = 2, .dims = {4, 3}},
+    };
+    static const int32_t i_g[2] = {X, GI}, o_g = T1, i_s[3] = {SI, T1, SH}, o_s = T2, i_gt[2] = {T2, X}, o_gt = T3,
+                         i_not = T3, o_not = Y;
+    tflw_op ops[4] = {{.code = OP_GATHER_ND, .inputs = i_g, .n_inputs = 2, .outputs = &o_g, .n_outputs = 1},
+                      {.code = OP_SCATTER_ND, .inputs = i_s, .n_inputs = 3, .outputs = &o_s, .n_outputs = 1},
+                      {.code = OP_GREATER, .inputs = i_gt, .n_inputs = 2, .outputs = &o_gt, .n_outputs = 1},
+                      {.code = OP_LOGICAL_NOT, .inputs = &i_not, .n_inputs = 1, .outputs = &o_not, .n_outputs = 1}};
+    int32_t gin = X, gout = Y;
+    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/idx_chain.tflite", dir);
+    bool ok = write_file(path, b, size);
+    free(b);
+    snprintf(path, sizeof path, "%s/xi.npy", dir);
+    return write_npy(path, "<f4", "(4, 3)", x, sizeof x) && ok;
+}
+
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
  * one-input ops riscv_mcu runs through tables, each op's output
  * quantization the next one's input, and an input covering all 256 codes:
@@ -822,6 +999,7 @@ static int write_lut_model(const char *dir)
     bool ok = write_file(path, b, size);
     free(b);
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
+    ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */

@@ -1,0 +1,423 @@
+/*
+ * riscv_mcu: ONNX (domain "") operators of ops-mcu.md Table B on the same
+ * portable kernels as the TFLite ones (mcu_ops.c, riscv_mcu.c): the float
+ * one-input ops (tflk_unary.c), the broadcasting two-input ops, comparisons
+ * and logical ops (tflk_binary.c), and data
+ * movement — Transpose, Concat, Gather, GatherND, ScatterND, Scatter,
+ * ScatterElements, Tile, Expand, DepthToSpace, SpaceToDepth (views of
+ * tflk_strided.c, tflk_move.c) and the reshapes (a copy). Data movement
+ * takes fp32, int8, int32 and bool tensors as they are. The rules of each
+ * row are mcu_onnx_check's, quoting Table B.
+ */
+#include "mcu.h"
+
+#define H mcu_H
+
+typedef struct onnx_row {
+    const char *op;
+    mcu_kind kind;
+    int32_t code; /* TFLK_U_* or TFLK_* of the kind */
+    const char *row;
+} onnx_row;
+
+static const onnx_row rows[] = {
+    {"Relu", MK_UNARY_F32, TFLK_U_RELUN, "#7 Relu"},
+    {"Tanh", MK_UNARY_F32, TFLK_U_TANH, "#9 Tanh"},
+    {"Sigmoid", MK_UNARY_F32, TFLK_U_LOGISTIC, "#10 Sigmoid"},
+    {"Abs", MK_UNARY_F32, TFLK_U_ABS, "#27 Abs"},
+    {"Ceil", MK_UNARY_F32, TFLK_U_CEIL, "#28 Ceil"},
+    {"Exp", MK_UNARY_F32, TFLK_U_EXP, "#30 Exp"},
+    {"Floor", MK_UNARY_F32, TFLK_U_FLOOR, "#31 Floor"},
+    {"Log", MK_UNARY_F32, TFLK_U_LOG, "#32 Log"},
+    {"Round", MK_UNARY_F32, TFLK_U_ROUND, "#33 Round"},
+    {"Sqrt", MK_UNARY_F32, TFLK_U_SQRT, "#35 Sqrt"},
+    {"Clip", MK_UNARY_F32, TFLK_U_CLIP, "#48 Clip"},
+    {"LeakyRelu", MK_UNARY_F32, TFLK_U_LEAKY, "#61 LeakyRelu"},
+    {"HardSwish", MK_UNARY_F32, TFLK_U_HSWISH, "#62 HardSwish"},
+    {"Elu", MK_UNARY_F32, TFLK_U_ELUA, "#79 Elu"},
+    {"Gelu", MK_UNARY_F32, TFLK_U_GELU, "#83 Gelu"},
+    {"Erf", MK_UNARY_F32, TFLK_U_ERF, "#93 Erf"},
+    {"HardSigmoid", MK_UNARY_F32, TFLK_U_HSIGMOID, "#94 HardSigmoid"},
+    {"Celu", MK_UNARY_F32, TFLK_U_CELU, "#95 Celu"},
+    {"Selu", MK_UNARY_F32, TFLK_U_SELU, "#96 Selu"},
+    {"ThresholdedRelu", MK_UNARY_F32, TFLK_U_THRELU, "#108 ThresholdedRelu"},
+    {"Softsign", MK_UNARY_F32, TFLK_U_SOFTSIGN, "#110 Softsign"},
+    {"Softplus", MK_UNARY_F32, TFLK_U_SOFTPLUS, "#111 Softplus"},
+    {"Neg", MK_UNARY_F32, TFLK_U_NEG, "#115 Neg"},
+    {"Mul", MK_BIN_F32, TFLK_MUL, "#12 Mul"},
+    {"Add", MK_BIN_F32, TFLK_ADD, "#13 Add"},
+    {"Sub", MK_BIN_F32, TFLK_SUB, "#14 Sub"},
+    {"Div", MK_BIN_F32, TFLK_DIV, "#45 Div"},
+    {"Max", MK_BIN_F32, TFLK_MAXN, "#97 Max"},
+    {"Min", MK_BIN_F32, TFLK_MINN, "#98 Min"},
+    {"Sum", MK_BIN_F32, TFLK_ADD, "#99 Sum"},
+    {"And", MK_CMP_B, TFLK_AND, "#64 And"},
+    {"Equal", MK_CMP_F32, TFLK_EQ, "#65 Equal"},
+    {"GreaterOrEqual", MK_CMP_F32, TFLK_GE, "#66 GreaterOrEqual"},
+    {"Greater", MK_CMP_F32, TFLK_GT, "#67 Greater"},
+    {"LessOrEqual", MK_CMP_F32, TFLK_LE, "#68 LessOrEqual"},
+    {"Less", MK_CMP_F32, TFLK_LT, "#69 Less"},
+    {"Not", MK_NOT_B, 0, "#70 Not"},
+    {"Or", MK_CMP_B, TFLK_OR, "#71 Or"},
+    {"Xor", MK_CMP_B, TFLK_XOR, "#72 Xor"},
+    {"Squeeze", MK_COPY, 0, "#24 Squeeze"},
+    {"Unsqueeze", MK_COPY, 0, "#25 Unsqueeze"},
+    {"Flatten", MK_COPY, 0, "#26 Flatten"},
+    {"Dropout", MK_COPY, 0, "#73 Dropout"},
+    {"Identity", MK_COPY, 0, "#74 Identity"},
+    {"Transpose", MK_TRANSPOSE, 0, "#42 Transpose"},
+    {"Concat", MK_CONCAT, 0, "#17 Concat"},
+    {"Gather", MK_GATHER, 0, "#15 Gather"},
+    {"GatherND", MK_GATHER_ND, 0, "#88 GatherND"},
+    {"ScatterND", MK_SCATTER_ND_SET, 0, "#91 ScatterND"},
+    {"Scatter", MK_SCATTER_EL, 0, "#89 Scatter"},
+    {"ScatterElements", MK_SCATTER_EL, 0, "#90 ScatterElements"},
+    {"Tile", MK_VIEW, 0, "#21 Tile"},
+    {"Expand", MK_VIEW, 0, "#78 Expand"},
+    {"DepthToSpace", MK_VIEW, 0, "#80 DepthToSpace"},
+    {"SpaceToDepth", MK_VIEW, 0, "#81 SpaceToDepth"},
+};
+
+static const onnx_row *row_of(const sy_node *n)
+{
+    const char *dom = H->node_domain(n), *op = H->node_op(n);
+    if (dom && *dom && strcmp(dom, "ai.onnx"))
+        return NULL;
+    for (size_t i = 0; i < SY_COUNT_OF(rows); i++)
+        if (!strcmp(op, rows[i].op))
+            return &rows[i];
+    return NULL;
+}
+
+bool mcu_onnx_has(const sy_node *n) { return row_of(n) != NULL; }
+
+/* the kinds that move elements as they are (any fixed-size dtype) */
+static bool moves(mcu_kind k)
+{
+    return k == MK_COPY || k == MK_TRANSPOSE || k == MK_CONCAT || k == MK_GATHER || k == MK_GATHER_ND ||
+           k == MK_SCATTER_ND_SET || k == MK_SCATTER_EL || k == MK_VIEW;
+}
+
+static void odecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
+static void odecline(sy_claim *c, sy_reason r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    c->take = false;
+    c->reason = r;
+    vsnprintf(c->text, sizeof c->text, fmt, ap);
+    va_end(ap);
+}
+
+static bool const_in(const sy_node *n, uint32_t i)
+{
+    const sy_tensor *t = i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
+    return !t || t->data;
+}
+
+bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
+{
+    (void)cfg;
+    const onnx_row *r = row_of(n);
+    const char *op = r->op;
+    uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
+    const sy_tensor *x = nin ? H->node_input(n, 0) : NULL, *y = nout ? H->node_output(n, 0) : NULL;
+    if (!x || !y)
+        return odecline(c, SY_REASON_ATTRIBUTE, "%s: an input and an output are required", op), false;
+    sy_dtype dt = x->dtype;
+    /* Equal also compares bools (ops-mcu.md Table B #65: fp32, bool) */
+    bool want_bool = r->kind == MK_CMP_B || r->kind == MK_NOT_B || (!strcmp(op, "Equal") && dt == SY_DT_BOOL);
+    if (moves(r->kind)) {
+        if (dt != SY_DT_FLOAT32 && dt != SY_DT_INT8 && dt != SY_DT_INT32 && dt != SY_DT_BOOL && dt != SY_DT_INT64) {
+            odecline(c, SY_REASON_DTYPE, "%s: %s data: the MCU moves fp32, int8, int32 and bool tensors", op,
+                     sy_dt_name(dt));
+            return false;
+        }
+    } else if (want_bool ? dt != SY_DT_BOOL : dt != SY_DT_FLOAT32) {
+        odecline(c, SY_REASON_DTYPE, "%s: %s inputs; the MCU kernel is %s (ops-mcu.md Table B %s; int8 runs as the "
+                 "switchyard.quant ops of a quantized model)", op, sy_dt_name(dt), want_bool ? "bool" : "fp32", r->row);
+        return false;
+    }
+    if (nin > MCU_MAX_IO || nout > MCU_MAX_IO) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs, %u outputs; a package records at most %d", op, nin, nout,
+                 MCU_MAX_IO);
+        return false;
+    }
+    if (r->kind == MK_BIN_F32 && nin != 2) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: exactly two inputs on the MCU, got %u (ops-mcu.md Table B %s)", op, nin,
+                 r->row);
+        return false;
+    }
+    if (!strcmp(op, "Dropout") && nin > 2 && H->node_input(n, 2)) {
+        const sy_tensor *tm = H->node_input(n, 2);
+        if (!tm->data || tm->dtype != SY_DT_BOOL || *(const uint8_t *)tm->data) {
+            odecline(c, SY_REASON_ATTRIBUTE, "Dropout: training_mode must be a constant false on the MCU (inference "
+                     "is the identity; ops-mcu.md Table B #73)");
+            return false;
+        }
+    }
+    if (!strcmp(op, "Dropout") && nout > 1 && H->node_output(n, 1)) {
+        odecline(c, SY_REASON_ATTRIBUTE, "Dropout: the mask output is not produced on the MCU (ops-mcu.md Table B #73)");
+        return false;
+    }
+    if (!strcmp(op, "Clip") && (!const_in(n, 1) || !const_in(n, 2))) {
+        odecline(c, SY_REASON_ATTRIBUTE, "Clip: min and max must be constants on the MCU (ops-mcu.md Table B #48)");
+        return false;
+    }
+    if (!strcmp(op, "Gelu")) {
+        char a[16];
+        sy_attr_string_or(H, n, "approximate", "none", a, sizeof a);
+        if (strcmp(a, "none") && strcmp(a, "tanh")) {
+            odecline(c, SY_REASON_ATTRIBUTE, "Gelu: approximate must be none or tanh (ops-mcu.md Table B #83)");
+            return false;
+        }
+    }
+    if ((!strcmp(op, "Tile") || !strcmp(op, "Expand")) && !const_in(n, 1)) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: %s must be a constant (ops-mcu.md Table B %s)", op,
+                 op[0] == 'T' ? "repeats" : "shape", r->row);
+        return false;
+    }
+    if (!strcmp(op, "GatherND") && sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
+        odecline(c, SY_REASON_ATTRIBUTE, "GatherND: batch_dims must be 0 on the MCU (ops-mcu.md Table B #88)");
+        return false;
+    }
+    if (!strcmp(op, "ScatterND") || !strcmp(op, "ScatterElements")) {
+        char red[16];
+        sy_attr_string_or(H, n, "reduction", "none", red, sizeof red);
+        if (strcmp(red, "none")) {
+            odecline(c, SY_REASON_ATTRIBUTE, "%s: reduction must be none, got %s (ops-mcu.md Table B %s)", op, red,
+                     r->row);
+            return false;
+        }
+    }
+    if ((!strcmp(op, "DepthToSpace") || !strcmp(op, "SpaceToDepth")) && x->rank != 4) {
+        odecline(c, SY_REASON_RANK, "%s: input must be 4D NCHW, got rank %d (ops-mcu.md Table B %s)", op, x->rank,
+                 r->row);
+        return false;
+    }
+    if (x->rank > TFLK_BIN_RANK || y->rank > TFLK_BIN_RANK || sy_tensor_numel(y) > INT32_MAX / 8 ||
+        sy_tensor_numel(x) > INT32_MAX / 8) {
+        odecline(c, SY_REASON_RANK, "%s: rank above %d or more than 2^28 elements: the MCU kernels index with int32", op,
+                 TFLK_BIN_RANK);
+        return false;
+    }
+    return true;
+}
+
+static float const_f(const sy_node *n, uint32_t i, const char *attr, float def)
+{
+    const sy_tensor *t = i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
+    if (t && t->data && t->dtype == SY_DT_FLOAT32 && sy_tensor_numel(t) == 1)
+        return *(const float *)t->data;
+    return attr ? sy_attr_float_or(H, n, attr, def) : def;
+}
+
+static sy_status *ints_of(const sy_node *n, uint32_t i, int64_t *out, int64_t *cnt)
+{
+    const sy_tensor *t = H->node_input(n, i);
+    if (!t || !t->data || (t->dtype != SY_DT_INT64 && t->dtype != SY_DT_INT32) || sy_tensor_numel(t) > SY_MAX_RANK)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "%s: input %u must be a constant int64 vector", H->node_op(n), i);
+    *cnt = sy_tensor_numel(t);
+    for (int64_t k = 0; k < *cnt; k++)
+        out[k] = sy_load_i64(t->data, t->dtype, (size_t)k);
+    return NULL;
+}
+
+/* one view of x into y over `rank` dims of `len` with element steps */
+static sy_status *one_view(mcu_node *k, const sy_tensor *x, int32_t rank, const int64_t *len, const int64_t *step)
+{
+    k->own = calloc(1, sizeof(tflk_strided) + sizeof(int64_t));
+    if (!k->own)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    k->view_off = k->own;
+    k->views = (tflk_strided *)(void *)(k->view_off + 1);
+    k->n_views = 1;
+    tflk_strided *p = k->views;
+    int32_t r = 0;
+    for (int32_t d = 0; d < rank; d++) {
+        if (len[d] == 1 && rank - d > TFLK_BIN_RANK - r)
+            continue;
+        if (r == TFLK_BIN_RANK)
+            return H->status_new(SY_ERR_UNSUPPORTED, "%s: the view needs more than %d dims", k->op, TFLK_BIN_RANK);
+        p->dims[r] = (int32_t)len[d];
+        p->st[r] = (int32_t)step[d];
+        r++;
+    }
+    if (!r)
+        p->dims[r++] = 1;
+    p->rank = r;
+    p->esize = (int32_t)sy_dt_size(x->dtype);
+    return NULL;
+}
+
+sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
+{
+    const onnx_row *r = row_of(n);
+    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
+    k->kind = r->kind;
+    int64_t st[SY_MAX_RANK];
+    sy_strides(x->rank, x->dims, st);
+    switch (r->kind) {
+    case MK_UNARY_F32: {
+        tflk_unary *u = &k->u.un;
+        u->kind = r->code;
+        char a[16];
+        sy_attr_string_or(H, n, "approximate", "none", a, sizeof a);
+        u->approx = !strcmp(a, "tanh");
+        switch (r->code) {
+        case TFLK_U_LEAKY: u->alpha = sy_attr_float_or(H, n, "alpha", 0.01f); break;
+        case TFLK_U_ELUA:
+        case TFLK_U_CELU:
+        case TFLK_U_THRELU: u->alpha = sy_attr_float_or(H, n, "alpha", 1.0f); break;
+        case TFLK_U_SELU:
+            u->alpha = sy_attr_float_or(H, n, "alpha", 1.67326319217681884765625f);
+            u->beta = sy_attr_float_or(H, n, "gamma", 1.05070102214813232421875f);
+            break;
+        case TFLK_U_HSIGMOID:
+            u->alpha = sy_attr_float_or(H, n, "alpha", 0.2f);
+            u->beta = sy_attr_float_or(H, n, "beta", 0.5f);
+            break;
+        case TFLK_U_CLIP: /* opset < 11: attributes; later: optional inputs */
+            u->alpha = const_f(n, 1, "min", -INFINITY);
+            u->beta = const_f(n, 2, "max", INFINITY);
+            break;
+        default: break;
+        }
+        return NULL;
+    }
+    case MK_BIN_F32:
+    case MK_CMP_F32:
+    case MK_CMP_B:
+        if (r->kind == MK_CMP_F32 && x->dtype == SY_DT_BOOL)
+            k->kind = MK_CMP_B;
+        SY_TRY(tfl_build_binary(H, n, &k->u.bin));
+        k->u.bin.op = r->code;
+        k->u.bin.act = (tflk_act){0, -INFINITY, INFINITY};
+        return NULL;
+    case MK_NOT_B:
+    case MK_COPY: return NULL;
+    case MK_TRANSPOSE: {
+        int64_t perm[SY_MAX_RANK];
+        int64_t np = sy_attr_ints_copy(H, n, "perm", perm, SY_MAX_RANK);
+        tflk_strided *p = &k->u.tr;
+        memset(p, 0, sizeof *p);
+        p->rank = x->rank ? x->rank : 1;
+        p->dims[0] = 1;
+        p->esize = (int32_t)sy_dt_size(x->dtype);
+        for (int32_t d = 0; d < x->rank; d++) {
+            int64_t a = np == x->rank ? perm[d] : x->rank - 1 - d; /* default: reversed dims */
+            if (a < 0 || a >= x->rank)
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "Transpose: perm is not a permutation");
+            p->dims[d] = (int32_t)x->dims[a];
+            p->st[d] = (int32_t)st[a];
+        }
+        return NULL;
+    }
+    case MK_CONCAT: {
+        int32_t axis;
+        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), y->rank, false, "axis", &axis));
+        uint32_t nin = H->node_num_inputs(n);
+        k->own = calloc(nin, sizeof(int32_t));
+        if (!k->own)
+            return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        int32_t *rw = k->own;
+        int64_t inner = sy_dims_prod(y->dims, axis + 1, y->rank);
+        for (uint32_t i = 0; i < nin; i++)
+            rw[i] = (int32_t)(H->node_input(n, i)->dims[axis] * inner);
+        k->u.cat = (tflk_concat){(int32_t)nin, (int32_t)sy_dims_prod(y->dims, 0, axis), (int32_t)sy_dt_size(y->dtype),
+                                 0, 0, rw, NULL, NULL, {0, -INFINITY, INFINITY}};
+        return NULL;
+    }
+    case MK_GATHER: {
+        const sy_tensor *ix = H->node_input(n, 1);
+        int32_t axis;
+        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
+        k->u.gat = (tflk_gather){(int32_t)sy_dims_prod(x->dims, 0, axis), (int32_t)x->dims[axis],
+                                 (int32_t)sy_tensor_numel(ix), (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank),
+                                 (int32_t)sy_dt_size(x->dtype), ix->dtype == SY_DT_INT64, 1};
+        return NULL;
+    }
+    case MK_GATHER_ND:
+    case MK_SCATTER_ND_SET: {
+        /* GatherND(data, indices); ScatterND(data, indices, updates): y = data, slices replaced */
+        const sy_tensor *ix = H->node_input(n, 1);
+        tflk_gather_nd *p = &k->u.gnd;
+        int64_t D = ix->rank ? ix->dims[ix->rank - 1] : 0;
+        if (D < 1 || D > x->rank)
+            return H->status_new(SY_ERR_SHAPE, "%s: index tuples of %lld for rank %d", r->op, (long long)D, x->rank);
+        p->n_tuples = (int32_t)(sy_tensor_numel(ix) / D);
+        p->nd = (int32_t)D;
+        p->inner = (int32_t)sy_dims_prod(x->dims, (int32_t)D, x->rank);
+        p->esize = (int32_t)sy_dt_size(x->dtype);
+        p->idx64 = ix->dtype == SY_DT_INT64;
+        p->total = (int32_t)sy_tensor_numel(x);
+        p->dtype = 0;
+        p->wrap = 1;
+        for (int32_t d = 0; d < p->nd; d++) {
+            p->dims[d] = (int32_t)x->dims[d];
+            p->st[d] = (int32_t)st[d];
+        }
+        return NULL;
+    }
+    case MK_SCATTER_EL: {
+        const sy_tensor *ix = H->node_input(n, 1);
+        tflk_scatter_el *p = &k->u.sel;
+        int32_t axis;
+        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
+        memset(p, 0, sizeof *p);
+        p->rank = x->rank;
+        p->axis = axis;
+        p->esize = (int32_t)sy_dt_size(x->dtype);
+        p->idx64 = ix->dtype == SY_DT_INT64;
+        p->total = (int32_t)sy_tensor_numel(x);
+        for (int32_t d = 0; d < x->rank; d++) {
+            p->idims[d] = (int32_t)ix->dims[d];
+            p->ydims[d] = (int32_t)x->dims[d];
+        }
+        return NULL;
+    }
+    case MK_VIEW: {
+        int64_t len[2 * SY_MAX_RANK], step[2 * SY_MAX_RANK], v[SY_MAX_RANK], cnt = 0;
+        k->view_in = 0;
+        if (!strcmp(r->op, "Tile")) {
+            SY_TRY(ints_of(n, 1, v, &cnt));
+            int32_t rr = 0;
+            for (int32_t d = 0; d < x->rank; d++) {
+                if (d < cnt && v[d] != 1) {
+                    len[rr] = v[d];
+                    step[rr++] = 0;
+                }
+                len[rr] = x->dims[d];
+                step[rr++] = st[d];
+            }
+            return one_view(k, x, rr, len, step);
+        }
+        if (!strcmp(r->op, "Expand")) { /* y's dims, stride 0 where x broadcasts */
+            for (int32_t d = 0; d < y->rank; d++) {
+                int32_t dx = d - (y->rank - x->rank);
+                len[d] = y->dims[d];
+                step[d] = dx >= 0 && x->dims[dx] != 1 ? st[dx] : 0;
+            }
+            return one_view(k, x, y->rank, len, step);
+        }
+        int64_t b = sy_attr_int_or(H, n, "blocksize", 0);
+        if (x->rank != 4 || b < 1)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "%s: 4-D NCHW input and blocksize >= 1", r->op);
+        int64_t N = x->dims[0], C = x->dims[1], Hh = x->dims[2], W = x->dims[3];
+        if (r->op[0] == 'D') { /* y[n, c, h, i, w, j] */
+            int64_t c2 = C / (b * b);
+            char mode[8];
+            sy_attr_string_or(H, n, "mode", "DCR", mode, sizeof mode);
+            bool crd = !strcmp(mode, "CRD");
+            int64_t L[6] = {N, c2, Hh, b, W, b};
+            int64_t S[6] = {C * Hh * W, crd ? b * b * Hh * W : Hh * W, W, crd ? b * Hh * W : b * c2 * Hh * W, 1,
+                            crd ? Hh * W : c2 * Hh * W};
+            return one_view(k, x, 6, L, S);
+        }
+        /* SpaceToDepth: y[n, i, j, c, h, w] = x[n, c, h b + i, w b + j] */
+        int64_t L[6] = {N, b, b, C, Hh / b, W / b}, S[6] = {C * Hh * W, W, 1, Hh * W, b * W, b};
+        return one_view(k, x, 6, L, S);
+    }
+    default: return H->status_new(SY_ERR_INTERNAL, "%s: no ONNX mapping", r->op);
+    }
+}
