@@ -328,7 +328,7 @@ sy_status *sy_seq_op(struct sy_session *s, sy_node_rt *nr)
     if (!y)
         return sy_error(SY_ERR_INVALID_MODEL, "%s's output is omitted", n->op);
     sy_seq *q = NULL;
-    uint32_t at;
+    uint32_t at = 0; /* set by position() on every path that reads it; GCC -O2 cannot see that */
     switch (nr->builtin) {
     case SY_BI_SEQUENCE_EMPTY: {
         const ir_attr *a = ir_node_attr(n, "dtype");
