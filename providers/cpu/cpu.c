@@ -171,6 +171,10 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
         st = cpu_eltwise_register(host, p);
     if (!st)
         st = cpu_qconv_register(host, p);
+    if (!st)
+        st = cpu_lstm_register(host, p);
+    if (!st)
+        st = cpu_copy_register(host, p);
     return st;
 }
 

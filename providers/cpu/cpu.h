@@ -74,7 +74,7 @@ sy_status *cpu_maxpool_geometry(const sy_node *n, cpu_pool_geom *g);
 /* per-channel a, b with BatchNormalization(x) = a * x + b (constant inputs) */
 sy_status *cpu_bn_coefficients(const sy_node *n, int64_t channels, float *a, float *b);
 
-/* ---- fused chains in NHWC (cpu_chain.c): the provider's group/compile ---- */
+/* ---- fused NHWC regions (cpu_chain.c): the provider's group/compile ---- */
 sy_status *cpu_chain_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of);
 sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled);
 sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io);
@@ -86,7 +86,8 @@ typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1 } cpu_isa;
 cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
- * kinds convert while they move. Split over the pool. */
+ * kinds convert while they move. The NHWC side has pixel stride ld >= c (a
+ * channel range of a wider NHWC tensor). Split over the pool. */
 typedef enum cpu_move_kind {
     CPU_TO_NHWC_F32,     /* f32 NCHW -> f32 NHWC */
     CPU_TO_NCHW_F32,     /* f32 NHWC -> f32 NCHW */
@@ -96,6 +97,14 @@ typedef enum cpu_move_kind {
     CPU_TO_NCHW_8        /* 8-bit codes NHWC -> NCHW */
 } cpu_move_kind;
 void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
-                     int64_t c, int64_t hw);
+                     int64_t c, int64_t hw, int64_t ld);
+
+/* sigmoid and tanh in place over n floats; both paths give the same bits (cpu_vmath.c) */
+void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n);
+void cpu_tanh_f32(cpu_isa isa, float *x, size_t n);
+
+/* LSTM (cpu_lstm.c); Concat and Dropout in the graph's layout (cpu_copy.c) */
+sy_status *cpu_lstm_register(const sy_host_api *host, sy_plugin *p);
+sy_status *cpu_copy_register(const sy_host_api *host, sy_plugin *p);
 
 #endif

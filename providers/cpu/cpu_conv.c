@@ -228,7 +228,7 @@ static sy_status *conv_run(void *state, const sy_kernel_io *io)
     float *yout = (float *)((char *)xin + align64(in_bytes));
     int64_t ihw = g->ih * g->iw, ohw = g->oh * g->ow;
     cpu_layout_move(s->pool, s->isa, s->dt == SY_DT_FLOAT16 ? CPU_F16_TO_NHWC_F32 : CPU_TO_NHWC_F32,
-                    io->inputs[0]->data, xin, g->n, g->c, ihw);
+                    io->inputs[0]->data, xin, g->n, g->c, ihw, g->c);
     /* the scratch is at the same address every run, so after the first run
      * setup only re-reads the pointers it already has (no allocation) */
     enum xnn_status xs =
@@ -238,7 +238,7 @@ static sy_status *conv_run(void *state, const sy_kernel_io *io)
     if (xs != xnn_status_success)
         return ERR(SY_ERR_RUNTIME, "XNNPACK convolution failed (status %d)", (int)xs);
     cpu_layout_move(s->pool, s->isa, s->dt == SY_DT_FLOAT16 ? CPU_F32_TO_NCHW_F16 : CPU_TO_NCHW_F32, yout,
-                    io->outputs[0]->data, g->n, g->m, ohw);
+                    io->outputs[0]->data, g->n, g->m, ohw, g->m);
     return NULL;
 }
 

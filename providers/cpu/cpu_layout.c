@@ -23,61 +23,62 @@ typedef struct move_job {
     const void *src;
     void *dst;
     int64_t c, hw;
+    int64_t ld; /* NHWC pixel stride (>= c): a channel range of a wider tensor */
     cpu_move_kind kind;
     cpu_isa isa;
 } move_job;
 
 /* channels [c0, c1) x pixels [p0, p1) of one image, one element at a time */
-static void move_scalar(const move_job *j, size_t base, int64_t c0, int64_t c1, int64_t p0, int64_t p1)
+static void move_scalar(const move_job *j, size_t base, size_t nbase, int64_t c0, int64_t c1, int64_t p0, int64_t p1)
 {
-    int64_t c = j->c, hw = j->hw;
+    int64_t ld = j->ld, hw = j->hw;
     switch (j->kind) {
     case CPU_TO_NHWC_F32: {
         const float *s = (const float *)j->src + base;
-        float *d = (float *)j->dst + base;
+        float *d = (float *)j->dst + nbase;
         for (int64_t p = p0; p < p1; p++)
             for (int64_t ch = c0; ch < c1; ch++)
-                d[p * c + ch] = s[ch * hw + p];
+                d[p * ld + ch] = s[ch * hw + p];
         break;
     }
     case CPU_TO_NCHW_F32: {
-        const float *s = (const float *)j->src + base;
+        const float *s = (const float *)j->src + nbase;
         float *d = (float *)j->dst + base;
         for (int64_t ch = c0; ch < c1; ch++)
             for (int64_t p = p0; p < p1; p++)
-                d[ch * hw + p] = s[p * c + ch];
+                d[ch * hw + p] = s[p * ld + ch];
         break;
     }
     case CPU_F16_TO_NHWC_F32: {
         const uint16_t *s = (const uint16_t *)j->src + base;
-        float *d = (float *)j->dst + base;
+        float *d = (float *)j->dst + nbase;
         for (int64_t p = p0; p < p1; p++)
             for (int64_t ch = c0; ch < c1; ch++)
-                d[p * c + ch] = sy_f16_to_f32(s[ch * hw + p]);
+                d[p * ld + ch] = sy_f16_to_f32(s[ch * hw + p]);
         break;
     }
     case CPU_F32_TO_NCHW_F16: {
-        const float *s = (const float *)j->src + base;
+        const float *s = (const float *)j->src + nbase;
         uint16_t *d = (uint16_t *)j->dst + base;
         for (int64_t ch = c0; ch < c1; ch++)
             for (int64_t p = p0; p < p1; p++)
-                d[ch * hw + p] = sy_f32_to_f16(s[p * c + ch]);
+                d[ch * hw + p] = sy_f32_to_f16(s[p * ld + ch]);
         break;
     }
     case CPU_TO_NHWC_8: {
         const uint8_t *s = (const uint8_t *)j->src + base;
-        uint8_t *d = (uint8_t *)j->dst + base;
+        uint8_t *d = (uint8_t *)j->dst + nbase;
         for (int64_t p = p0; p < p1; p++)
             for (int64_t ch = c0; ch < c1; ch++)
-                d[p * c + ch] = s[ch * hw + p];
+                d[p * ld + ch] = s[ch * hw + p];
         break;
     }
     case CPU_TO_NCHW_8: {
-        const uint8_t *s = (const uint8_t *)j->src + base;
+        const uint8_t *s = (const uint8_t *)j->src + nbase;
         uint8_t *d = (uint8_t *)j->dst + base;
         for (int64_t ch = c0; ch < c1; ch++)
             for (int64_t p = p0; p < p1; p++)
-                d[ch * hw + p] = s[p * c + ch];
+                d[ch * hw + p] = s[p * ld + ch];
         break;
     }
     }
@@ -105,9 +106,10 @@ __attribute__((target("avx2"))) static inline void transpose8(__m256 r[8])
 }
 
 /* one 8 x 8 block at channel c0, pixel p0 */
-__attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, size_t base, int64_t c0, int64_t p0)
+__attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, size_t base, size_t nbase, int64_t c0,
+                                                             int64_t p0)
 {
-    int64_t c = j->c, hw = j->hw;
+    int64_t ld = j->ld, hw = j->hw;
     __m256 r[8];
     switch (j->kind) {
     case CPU_TO_NHWC_F32:
@@ -120,12 +122,12 @@ __attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, 
         }
         transpose8(r);
         for (int i = 0; i < 8; i++)
-            _mm256_storeu_ps((float *)j->dst + base + (size_t)((p0 + i) * c + c0), r[i]);
+            _mm256_storeu_ps((float *)j->dst + nbase + (size_t)((p0 + i) * ld + c0), r[i]);
         break;
     case CPU_TO_NCHW_F32:
     case CPU_F32_TO_NCHW_F16:
         for (int i = 0; i < 8; i++)
-            r[i] = _mm256_loadu_ps((const float *)j->src + base + (size_t)((p0 + i) * c + c0));
+            r[i] = _mm256_loadu_ps((const float *)j->src + nbase + (size_t)((p0 + i) * ld + c0));
         transpose8(r);
         for (int i = 0; i < 8; i++) {
             size_t at = base + (size_t)((c0 + i) * hw + p0);
@@ -149,7 +151,7 @@ static void move_tile(void *ctx, size_t img, size_t tile)
     const move_job *j = ctx;
     int64_t c = j->c, hw = j->hw;
     int64_t p0 = (int64_t)tile * TILE, p1 = p0 + TILE < hw ? p0 + TILE : hw;
-    size_t base = (size_t)img * (size_t)(c * hw);
+    size_t base = (size_t)img * (size_t)(c * hw), nbase = (size_t)img * (size_t)(j->ld * hw);
     for (int64_t c0 = 0; c0 < c; c0 += TILE) {
         int64_t c1 = c0 + TILE < c ? c0 + TILE : c;
 #ifdef CPU_HAVE_X86
@@ -157,21 +159,21 @@ static void move_tile(void *ctx, size_t img, size_t tile)
             int64_t c8 = c0 + (c1 - c0) / 8 * 8, p8 = p0 + (p1 - p0) / 8 * 8;
             for (int64_t cb = c0; cb < c8; cb += 8)
                 for (int64_t pb = p0; pb < p8; pb += 8)
-                    move_block8(j, base, cb, pb);
+                    move_block8(j, base, nbase, cb, pb);
             /* the ragged edges one by one */
-            move_scalar(j, base, c8, c1, p0, p1);
-            move_scalar(j, base, c0, c8, p8, p1);
+            move_scalar(j, base, nbase, c8, c1, p0, p1);
+            move_scalar(j, base, nbase, c0, c8, p8, p1);
             continue;
         }
 #endif
-        move_scalar(j, base, c0, c1, p0, p1);
+        move_scalar(j, base, nbase, c0, c1, p0, p1);
     }
 }
 
 void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
-                     int64_t c, int64_t hw)
+                     int64_t c, int64_t hw, int64_t ld)
 {
-    move_job j = {src, dst, c, hw, kind, isa};
+    move_job j = {src, dst, c, hw, ld, kind, isa};
     pool = cpu_pool_for(pool, (double)n * (double)c * (double)hw);
     size_t tiles = (size_t)((hw + TILE - 1) / TILE);
     /* pthreadpool runs the calls on the caller when pool is NULL */

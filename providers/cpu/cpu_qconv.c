@@ -232,7 +232,7 @@ static sy_status *qconv_run(void *state, const sy_kernel_io *io)
     size_t in_bytes = (size_t)(g->n * g->c * g->ih * g->iw);
     uint8_t *xin = (uint8_t *)(((uintptr_t)io->scratch + 63u) & ~(uintptr_t)63u);
     uint8_t *yout = xin + align64(in_bytes);
-    cpu_layout_move(s->pool, s->isa, CPU_TO_NHWC_8, io->inputs[0]->data, xin, g->n, g->c, g->ih * g->iw);
+    cpu_layout_move(s->pool, s->isa, CPU_TO_NHWC_8, io->inputs[0]->data, xin, g->n, g->c, g->ih * g->iw, g->c);
     enum xnn_status xs;
     size_t n = (size_t)g->n, h = (size_t)g->ih, w = (size_t)g->iw;
     if (s->kind == Q_U8)
@@ -245,7 +245,7 @@ static sy_status *qconv_run(void *state, const sy_kernel_io *io)
         xs = xnn_run_operator(s->op, s->pool);
     if (xs != xnn_status_success)
         return ERR(SY_ERR_RUNTIME, "XNNPACK integer convolution failed (status %d)", (int)xs);
-    cpu_layout_move(s->pool, s->isa, CPU_TO_NCHW_8, yout, io->outputs[0]->data, g->n, g->m, g->oh * g->ow);
+    cpu_layout_move(s->pool, s->isa, CPU_TO_NCHW_8, yout, io->outputs[0]->data, g->n, g->m, g->oh * g->ow, g->m);
     return NULL;
 }
 

@@ -1,0 +1,294 @@
+/*
+ * The cpu provider's NHWC regions (cpu_chain.c) on a SqueezeNet fire module
+ * and what follows it, against the formulas written out here in double:
+ *   s = Relu(Conv1x1(x)); e1 = Relu(Conv1x1(s)); e3 = Relu(Conv3x3 pad 1(s));
+ *   c = Concat(e1, e3) along the channels; p = MaxPool 3x3 stride 2 (c);
+ *   d = Dropout(p) (inference: the identity); y = Conv1x1(d).
+ *   - one cpu partition of all ten nodes (the expand Convs write straight
+ *     into the Concat's buffer);
+ *   - taps: s and c are graph outputs too (c is read from inside the wider
+ *     buffer, s keeps the squeeze Relu from being folded); all outputs match;
+ *   - every optimization off: the nodes run one by one (Concat and Dropout on
+ *     cpu's own NCHW kernels), same results;
+ *   - fp16 storage (one rounding to half at each output);
+ *   - isa = portable and threads = 2 give the default path's bits.
+ * Error bound: 2e-6 of the sum of |terms| through the layers (fp32), plus one
+ * rounding to half of the value for fp16 storage.
+ */
+#include "pt_common.h"
+#include "switchyard/sy_sdk.h"
+
+#include <math.h>
+
+#define CHECK PT_CHECK
+
+enum { C0 = 6, HH = 9, WW = 9, CS = 4, CE1 = 5, CE3 = 7, CC = CE1 + CE3, CY = 3, PH = 4, PW = 4 };
+
+static float x[C0 * HH * WW], ws[CS * C0], bs[CS], we1[CE1 * CS], be1[CE1], we3[CE3 * CS * 9], be3[CE3];
+static float wy[CY * CC], by[CY];
+/* references and the sums of |terms| */
+static double r_s[CS * HH * WW], m_s[CS * HH * WW], r_c[CC * HH * WW], m_c[CC * HH * WW];
+static double r_y[CY * PH * PW], m_y[CY * PH * PW];
+
+static uint32_t lcg = 99u;
+static float rnd(void)
+{
+    lcg = lcg * 1664525u + 1013904223u;
+    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* kxk convolution, stride 1, pad k/2, one image; relu optional */
+static void conv(const double *in, const double *min, int ci, int h, int w, const float *wt, const float *b, int co,
+                 int k, bool relu, double *out, double *mout)
+{
+    int pad = k / 2;
+    for (int o = 0; o < co; o++)
+        for (int y = 0; y < h; y++)
+            for (int xx = 0; xx < w; xx++) {
+                double acc = b[o], mag = fabs((double)b[o]);
+                for (int i = 0; i < ci; i++)
+                    for (int ky = 0; ky < k; ky++)
+                        for (int kx = 0; kx < k; kx++) {
+                            int iy = y - pad + ky, ix = xx - pad + kx;
+                            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                                continue;
+                            double wv = wt[((o * ci + i) * k + ky) * k + kx];
+                            acc += in[(i * h + iy) * w + ix] * wv;
+                            mag += min[(i * h + iy) * w + ix] * fabs(wv);
+                        }
+                out[(o * h + y) * w + xx] = relu && acc < 0 ? 0 : acc;
+                mout[(o * h + y) * w + xx] = mag;
+            }
+}
+
+static void make_data(bool f16)
+{
+    float *all[] = {x, ws, bs, we1, be1, we3, be3, wy, by};
+    size_t cnt[] = {sizeof x, sizeof ws, sizeof bs, sizeof we1, sizeof be1, sizeof we3, sizeof be3, sizeof wy,
+                    sizeof by};
+    for (int a = 0; a < 9; a++)
+        for (size_t i = 0; i < cnt[a] / sizeof(float); i++) {
+            float v = rnd();
+            all[a][i] = f16 ? sy_f16_to_f32(sy_f32_to_f16(v)) : v;
+        }
+    static double xd[C0 * HH * WW], xm[C0 * HH * WW], p[CC * PH * PW], pm[CC * PH * PW];
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+        xd[i] = x[i];
+        xm[i] = fabs((double)x[i]);
+    }
+    conv(xd, xm, C0, HH, WW, ws, bs, CS, 1, true, r_s, m_s);
+    conv(r_s, m_s, CS, HH, WW, we1, be1, CE1, 1, true, r_c, m_c);
+    conv(r_s, m_s, CS, HH, WW, we3, be3, CE3, 3, true, r_c + CE1 * HH * WW, m_c + CE1 * HH * WW);
+    for (int c = 0; c < CC; c++) /* 3x3 stride 2 windows, no padding */
+        for (int y = 0; y < PH; y++)
+            for (int xx = 0; xx < PW; xx++) {
+                double best = -INFINITY, bm = 0;
+                for (int ky = 0; ky < 3; ky++)
+                    for (int kx = 0; kx < 3; kx++) {
+                        size_t at = (size_t)((c * HH + 2 * y + ky) * WW + 2 * xx + kx);
+                        best = r_c[at] > best ? r_c[at] : best;
+                        bm = m_c[at] > bm ? m_c[at] : bm;
+                    }
+                p[(c * PH + y) * PW + xx] = best;
+                pm[(c * PH + y) * PW + xx] = bm;
+            }
+    conv(p, pm, CC, PH, PW, wy, by, CY, 1, false, r_y, m_y);
+}
+
+static void init(pt_model *m, const char *name, int32_t rank, const int64_t *dims, const float *v, size_t n, bool f16)
+{
+    if (!f16) {
+        pt_init_raw(m, name, PT_F32, rank, dims, v, n * 4);
+        return;
+    }
+    uint16_t *h = malloc(n * 2);
+    for (size_t i = 0; i < n; i++)
+        h[i] = sy_f32_to_f16(v[i]);
+    pt_init_raw(m, name, PT_F16, rank, dims, h, n * 2);
+    free(h);
+}
+
+static pt_model *build(bool taps, bool f16)
+{
+    int el = f16 ? PT_F16 : PT_F32;
+    pt_model *m = pt_model_new("fire");
+    pt_input(m, "x", el, 4, (int64_t[]){1, C0, HH, WW});
+    init(m, "ws", 4, (int64_t[]){CS, C0, 1, 1}, ws, CS * C0, f16);
+    init(m, "bs", 1, (int64_t[]){CS}, bs, CS, f16);
+    init(m, "we1", 4, (int64_t[]){CE1, CS, 1, 1}, we1, CE1 * CS, f16);
+    init(m, "be1", 1, (int64_t[]){CE1}, be1, CE1, f16);
+    init(m, "we3", 4, (int64_t[]){CE3, CS, 3, 3}, we3, CE3 * CS * 9, f16);
+    init(m, "be3", 1, (int64_t[]){CE3}, be3, CE3, f16);
+    init(m, "wy", 4, (int64_t[]){CY, CC, 1, 1}, wy, CY * CC, f16);
+    init(m, "by", 1, (int64_t[]){CY}, by, CY, f16);
+    pt_node(m, "Conv", "squeeze", (const char *[]){"x", "ws", "bs", NULL}, (const char *[]){"s0", NULL});
+    pt_node(m, "Relu", "squeeze_relu", (const char *[]){"s0", NULL}, (const char *[]){"s", NULL});
+    pt_node(m, "Conv", "expand1", (const char *[]){"s", "we1", "be1", NULL}, (const char *[]){"e1a", NULL});
+    pt_node(m, "Relu", "expand1_relu", (const char *[]){"e1a", NULL}, (const char *[]){"e1", NULL});
+    pt_node(m, "Conv", "expand3", (const char *[]){"s", "we3", "be3", NULL}, (const char *[]){"e3a", NULL});
+    pt_attr_ints(m, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    pt_node(m, "Relu", "expand3_relu", (const char *[]){"e3a", NULL}, (const char *[]){"e3", NULL});
+    pt_node(m, "Concat", "concat", (const char *[]){"e1", "e3", NULL}, (const char *[]){"c", NULL});
+    pt_attr_int(m, "axis", 1);
+    pt_node(m, "MaxPool", "pool", (const char *[]){"c", NULL}, (const char *[]){"p", NULL});
+    pt_attr_ints(m, "kernel_shape", 2, (int64_t[]){3, 3});
+    pt_attr_ints(m, "strides", 2, (int64_t[]){2, 2});
+    pt_node(m, "Dropout", "drop", (const char *[]){"p", NULL}, (const char *[]){"d", NULL});
+    pt_node(m, "Conv", "final", (const char *[]){"d", "wy", "by", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", el, 4, (int64_t[]){1, CY, PH, PW});
+    if (taps) {
+        pt_output(m, "s", el, 4, (int64_t[]){1, CS, HH, WW});
+        pt_output(m, "c", el, 4, (int64_t[]){1, CC, HH, WW});
+    }
+    return m;
+}
+
+typedef struct result {
+    float y[CY * PH * PW], s[CS * HH * WW], c[CC * HH * WW];
+    size_t cpu_parts, cpu_nodes;
+    uint32_t part_nodes;
+} result;
+
+static bool run(const char *cpu_opts, bool taps, bool f16, result *r)
+{
+    char ini[4096];
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\n"
+             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_ops_tensor.so\nplugins = %s/libsy_cpu.so\n"
+             "providers = cpu\n"
+             "[provider.cpu]\n%s",
+             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, cpu_opts);
+    memset(r, 0, sizeof *r);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(!st, "env: %s", pt_msg(st));
+    if (!env)
+        return false;
+    pt_model *pm = build(taps, f16);
+    sy_model *model = pt_load(env, pm);
+    pt_model_free(pm);
+    sy_session *s = NULL;
+    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
+    st = model ? sy_session_create(env, model, &so, &s) : NULL;
+    CHECK(!st, "session: %s", pt_msg(st));
+    bool ok = false;
+    if (s) {
+        uint16_t xh[sizeof x / sizeof x[0]];
+        for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+            xh[i] = sy_f32_to_f16(x[i]);
+        sy_tensor t = pt_tensor_f32(x, 4, (int64_t[]){1, C0, HH, WW});
+        if (f16) {
+            t.dtype = SY_DT_FLOAT16;
+            t.data = xh;
+            t.nbytes = sizeof xh;
+        }
+        st = sy_session_set_input(s, "x", &t, SY_INPUT_COPY);
+        if (!st)
+            st = sy_session_run(s);
+        CHECK(!st, "run: %s", pt_msg(st));
+        float *dst[3] = {r->y, r->s, r->c};
+        size_t cnt[3] = {CY * PH * PW, CS * HH * WW, CC * HH * WW};
+        ok = !st;
+        for (size_t o = 0; ok && o < (taps ? 3u : 1u); o++) {
+            const sy_tensor *out = NULL;
+            st = sy_session_get_output(s, o, &out);
+            ok = !st && out && out->nbytes == cnt[o] * (f16 ? 2 : 4);
+            CHECK(ok, "output %zu: %s", o, pt_msg(st));
+            for (size_t i = 0; ok && i < cnt[o]; i++)
+                dst[o][i] = f16 ? sy_f16_to_f32(((const uint16_t *)out->data)[i]) : ((const float *)out->data)[i];
+        }
+        for (size_t i = 0; i < sy_session_partition_count(s); i++) {
+            const char *prov = NULL;
+            uint32_t nn = 0;
+            bool compiled = false, cached = false;
+            if (sy_session_partition_info(s, i, &prov, &nn, &compiled, &cached) && prov && !strcmp(prov, "cpu") &&
+                compiled) {
+                r->cpu_parts++;
+                r->part_nodes = nn;
+            }
+        }
+        sy_node_placement pl = {.struct_size = sizeof pl};
+        for (size_t i = 0; i < sy_session_node_count(s); i++)
+            if (sy_session_node_placement(s, i, &pl) && pl.provider && !strcmp(pl.provider, "cpu"))
+                r->cpu_nodes++;
+        sy_session_release(s);
+    }
+    sy_model_release(model);
+    sy_env_release(env);
+    return ok;
+}
+
+static void compare(const char *what, const float *got, const double *ref, const double *mag, size_t n, bool f16)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double tol = 2e-6 * mag[i] + 1e-30 + (f16 ? fabs(ref[i]) * 0x1p-11 + 0x1p-25 : 0);
+        if (!(fabs((double)got[i] - ref[i]) <= tol) && bad++ < 5)
+            CHECK(false, "%s[%zu] = %.9g, reference %.9g (tolerance %.3g)", what, i, got[i], ref[i], tol);
+    }
+    CHECK(bad == 0, "%s: %d of %zu off", what, bad, n);
+}
+
+static void test_fused(void)
+{
+    make_data(false);
+    static result r, rp, r2;
+    if (!run("", false, false, &r))
+        return;
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "expected one cpu partition of 10 nodes, got %zu (%u nodes)",
+          r.cpu_parts, r.part_nodes);
+    compare("y", r.y, r_y, m_y, CY * PH * PW, false);
+    if (run("isa = portable\n", false, false, &rp))
+        CHECK(!memcmp(rp.y, r.y, sizeof r.y), "isa = portable differs from the default path");
+    if (run("threads = 2\n", false, false, &r2))
+        CHECK(!memcmp(r2.y, r.y, sizeof r.y), "threads = 2 differs from threads = 1");
+}
+
+static void test_taps(void)
+{
+    make_data(false);
+    static result r;
+    if (!run("", true, false, &r))
+        return;
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "taps: expected one cpu partition of 10 nodes, got %zu (%u)",
+          r.cpu_parts, r.part_nodes);
+    compare("y", r.y, r_y, m_y, CY * PH * PW, false);
+    compare("s", r.s, r_s, m_s, CS * HH * WW, false);
+    compare("c", r.c, r_c, m_c, CC * HH * WW, false);
+}
+
+static void test_off(void)
+{
+    make_data(false);
+    static result r;
+    if (!run("fuse_bn = false\nfuse_activation = false\nnhwc_chains = false\n", true, false, &r))
+        return;
+    CHECK(r.cpu_parts == 0, "optimizations off: %zu cpu partitions", r.cpu_parts);
+    CHECK(r.cpu_nodes == 10, "optimizations off: %zu of 10 nodes on cpu", r.cpu_nodes);
+    compare("y (off)", r.y, r_y, m_y, CY * PH * PW, false);
+    compare("c (off)", r.c, r_c, m_c, CC * HH * WW, false);
+}
+
+static void test_f16(void)
+{
+    make_data(true);
+    static result r, rp;
+    if (!run("", true, true, &r))
+        return;
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "fp16: expected one cpu partition of 10 nodes, got %zu (%u)",
+          r.cpu_parts, r.part_nodes);
+    compare("fp16 y", r.y, r_y, m_y, CY * PH * PW, true);
+    compare("fp16 c", r.c, r_c, m_c, CC * HH * WW, true);
+    if (run("isa = portable\n", true, true, &rp))
+        CHECK(!memcmp(rp.y, r.y, sizeof r.y) && !memcmp(rp.c, r.c, sizeof r.c),
+              "fp16: isa = portable differs from the default path");
+}
+
+int main(void)
+{
+    PT_RUN(test_fused);
+    PT_RUN(test_taps);
+    PT_RUN(test_off);
+    PT_RUN(test_f16);
+    return pt_result();
+}
