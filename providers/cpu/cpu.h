@@ -103,6 +103,11 @@ void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const 
 void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n);
 void cpu_tanh_f32(cpu_isa isa, float *x, size_t n);
 
+/* a Dropout mask at inference: every element kept (bool true; 1.0 for the
+ * float masks of Dropout before opset 10). false for another element type */
+bool cpu_mask_dtype_ok(sy_dtype dt);
+void cpu_fill_mask(sy_tensor *mask);
+
 /* LSTM (cpu_lstm.c); Concat and Dropout in the graph's layout (cpu_copy.c) */
 sy_status *cpu_lstm_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_copy_register(const sy_host_api *host, sy_plugin *p);

@@ -7,8 +7,8 @@
  * graph's topological order (so it is convex) and whose non-constant inputs
  * are either the region's one input (input 0 of its first node, a Conv or
  * MaxPool) or outputs of earlier members: Convs, MaxPools, Concats along
- * the channels, BatchNormalizations, Relu/Clip and Dropouts (inference: the
- * identity). With nhwc_chains off a region is only a Conv and the
+ * the channels, BatchNormalizations, Relu/Clip, Dropouts (inference: the
+ * identity) and GlobalAveragePools. With nhwc_chains off a region is only a Conv and the
  * BatchNormalization/activations that follow it in a path.
  *
  * Compiled, every tensor of the region lives in NHWC fp32 in buffers the
@@ -23,7 +23,8 @@
  *     the Concat's buffer (XNNPACK's output pixel stride); other inputs are
  *     copied in;
  *   - a BN or activation that cannot be folded runs as a step of its own,
- *     a Dropout is an alias of its input.
+ *     a Dropout is an alias of its input (its mask, if read, keeps all),
+ *     a GlobalAveragePool is XNNPACK's (the region's last step in practice).
  */
 #include "cpu.h"
 
@@ -35,18 +36,18 @@
 #define H cpu_host
 #define ERR(code, ...) H->status_new((code), __VA_ARGS__)
 
-enum { STEP_CONV, STEP_POOL, STEP_CLAMP, STEP_AFFINE, STEP_COPY, STEP_OUT };
+enum { STEP_CONV, STEP_POOL, STEP_GAP, STEP_CLAMP, STEP_AFFINE, STEP_COPY, STEP_OUT, STEP_MASK };
 
 typedef struct chain_step {
     int kind;
-    xnn_operator_t op;           /* STEP_CONV, STEP_POOL */
+    xnn_operator_t op;           /* STEP_CONV, STEP_POOL, STEP_GAP */
     float lo, hi;                /* STEP_CLAMP */
     float *a, *b;                /* STEP_AFFINE: per channel */
     const float *src;            /* CLAMP, AFFINE, COPY, OUT */
     float *dst;                  /* CLAMP, AFFINE, COPY */
     int64_t c, pixels;           /* channels, N * H * W */
     int64_t src_ld, dst_ld;      /* pixel strides (floats) */
-    int32_t ext;                 /* STEP_OUT: index into the partition outputs */
+    int32_t ext;                 /* STEP_OUT, STEP_MASK: index into the partition outputs */
     pthreadpool_t pool;          /* the provider's pool, or NULL for small steps */
 } chain_step;
 
@@ -113,10 +114,12 @@ static bool concat_member(const sy_node *n)
     return axis == 1 || axis == -3;
 }
 
-/* Dropout at inference: the identity (no mask output, not in training mode) */
+/* Dropout at inference: the identity, not in training mode (a mask read
+ * read outside keeps every element) */
 static bool dropout_member(const sy_node *n)
 {
-    if (!is_op(n, "Dropout") || (H->node_num_outputs(n) > 1 && H->node_output(n, 1)))
+    const sy_tensor *mask = H->node_num_outputs(n) > 1 ? H->node_output(n, 1) : NULL;
+    if (!is_op(n, "Dropout") || (mask && !cpu_mask_dtype_ok(mask->dtype)))
         return false;
     const sy_tensor *tm = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
     return !tm || (tm->data && tm->dtype == SY_DT_BOOL && !*(const uint8_t *)tm->data);
@@ -131,7 +134,7 @@ static bool region_op(const cpu_provider *p, const sy_node *n)
         return p->fuse_bn && bn_member(n);
     if (!p->nhwc_chains)
         return false;
-    return conv_member(n) || pool_member(n) || concat_member(n) || dropout_member(n);
+    return conv_member(n) || pool_member(n) || concat_member(n) || dropout_member(n) || is_op(n, "GlobalAveragePool");
 }
 
 typedef struct grow {
@@ -375,6 +378,84 @@ static sy_status *plan_folds(rctx *r)
  * into it holds the result tensor. */
 static int32_t result_of(const rctx *r, uint32_t k) { return r->t[k + 1].root; }
 
+/* the member whose step writes root tensor i (a folded Conv's step is the Conv's) */
+static int32_t writer_of(const rctx *r, int32_t i)
+{
+    if (i == 0)
+        return -1; /* the region's input, moved in before the first step */
+    int32_t k = i - 1;
+    return r->m[k].role == M_FOLDED ? r->m[k].conv : k;
+}
+
+/* Buffers for the root tensors that are not views into a Concat's buffer,
+ * reused once their last reader has run (member order is run order): the
+ * working set stays small enough for the caches. A tensor written at step
+ * k never shares with one still read at k. */
+static sy_status *assign_storage(rctx *r)
+{
+    uint32_t n = r->n + 1;
+    int32_t *first = malloc(n * sizeof *first), *last = malloc(n * sizeof *last);
+    int32_t *free_after = malloc(n * sizeof *free_after);
+    size_t *cap = malloc(n * sizeof *cap);
+    float **base = malloc(n * sizeof *base);
+    sy_status *st = NULL;
+    if (!first || !last || !free_after || !cap || !base)
+        st = ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (uint32_t i = 0; !st && i < n; i++) {
+        first[i] = writer_of(r, (int32_t)i);
+        last[i] = first[i];
+    }
+    /* a view into a Concat buffer is written by its own producer: the Concat's storage starts there */
+    for (uint32_t i = 1; !st && i < n; i++)
+        if (r->t[i].root == (int32_t)i && r->t[i].into >= 0) {
+            int32_t cs = r->t[r->t[i].into + 1].root;
+            if (first[i] < first[cs])
+                first[cs] = first[i];
+        }
+    for (uint32_t k = 0; !st && k < r->n; k++) {
+        if (r->m[k].role != M_STEP)
+            continue;
+        const sy_node *nd = r->p->nodes[k];
+        uint32_t ni = is_op(nd, "Concat") ? H->node_num_inputs(nd) : 1;
+        for (uint32_t q = 0; q < ni; q++) {
+            int32_t root = r->t[tensor_index(r, H->node_input(nd, q))].root;
+            if (r->t[root].into >= 0)
+                root = r->t[r->t[root].into + 1].root;
+            if ((int32_t)k > last[root])
+                last[root] = (int32_t)k;
+        }
+    }
+    uint32_t nb = 0;
+    for (int32_t step = -1; !st && step < (int32_t)r->n; step++)
+        for (uint32_t i = 0; !st && i < n; i++) {
+            rtensor *t = &r->t[i];
+            if (t->root != (int32_t)i || t->into >= 0 || first[i] != step)
+                continue;
+            size_t need = (size_t)(t->c * t->pixels);
+            int32_t pick = -1;
+            for (uint32_t b = 0; b < nb; b++) /* the smallest free buffer that fits */
+                if (free_after[b] < step && cap[b] >= need && (pick < 0 || cap[b] < cap[pick]))
+                    pick = (int32_t)b;
+            if (pick < 0) {
+                pick = (int32_t)nb++;
+                cap[pick] = need;
+                if (i == 0)
+                    base[pick] = r->c->in_buf;
+                else
+                    st = new_buffer(r->c, need, &base[pick]);
+            }
+            t->base = base[pick];
+            t->ld = t->c;
+            free_after[pick] = last[i];
+        }
+    free(first);
+    free(last);
+    free(free_after);
+    free(cap);
+    free(base);
+    return st;
+}
+
 /* pass 2: buffers. Conv/MaxPool results read only by one Concat go into
  * that Concat's buffer; every other root tensor gets its own. */
 static sy_status *plan_buffers(rctx *r)
@@ -408,18 +489,7 @@ static sy_status *plan_buffers(rctx *r)
                 r->t[src].into = (int32_t)k;
         }
     }
-    /* own buffers first, then the views into Concat buffers */
-    for (uint32_t i = 0; i <= r->n; i++) {
-        rtensor *t = &r->t[i];
-        if (t->root != (int32_t)i || t->into >= 0)
-            continue;
-        t->ld = t->c;
-        if (i == 0) {
-            t->base = r->c->in_buf;
-            continue;
-        }
-        SY_TRY(new_buffer(r->c, (size_t)(t->c * t->pixels), &t->base));
-    }
+    SY_TRY(assign_storage(r));
     for (uint32_t i = 0; i <= r->n; i++) {
         rtensor *t = &r->t[i];
         if (t->root != (int32_t)i || t->into < 0)
@@ -462,29 +532,58 @@ static void add_outputs(rctx *r, int32_t root)
     }
 }
 
+/* Output channels per XNNPACK operator for a Conv. XNNPACK's GEMM walks all
+ * output channels for each block of a few pixels, so weights larger than
+ * the core's L2 are streamed from memory once per block (squeezenet's
+ * 512 -> 1000 1x1 layer ran at a quarter of the rate of the others). Split
+ * into operators of at most CONV_CHUNK_BYTES of weights each (a multiple of
+ * 16 channels, XNNPACK's widest tile), every output channel is computed
+ * exactly as before, so the split changes no bits. */
+#define CONV_CHUNK_BYTES (256u << 10)
+static int64_t conv_chunk(const cpu_conv_geom *g)
+{
+    double bytes = (double)g->m * (double)(g->c / g->group * g->kh * g->kw) * sizeof(float);
+    if (g->group != 1 || bytes <= CONV_CHUNK_BYTES)
+        return g->m;
+    int64_t parts = (int64_t)ceil(bytes / CONV_CHUNK_BYTES);
+    int64_t per = (g->m + parts - 1) / parts;
+    per = (per + 15) / 16 * 16;
+    return per < g->m ? per : g->m;
+}
+
 static sy_status *make_conv(rctx *r, uint32_t k)
 {
     rmember *m = &r->m[k];
     const rtensor *in = &r->t[tensor_index(r, H->node_input(r->p->nodes[k], 0))];
     const rtensor *out = &r->t[result_of(r, k)];
     const cpu_conv_geom *g = &m->g;
-    chain_step *s = add_step(r->c, STEP_CONV);
-    int64_t gic = g->c / g->group, goc = g->m / g->group;
-    enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
-        (uint32_t)g->pt, (uint32_t)g->pr, (uint32_t)g->pb, (uint32_t)g->pl, (uint32_t)g->kh, (uint32_t)g->kw,
-        (uint32_t)g->sh, (uint32_t)g->sw, (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->group, (size_t)gic,
-        (size_t)goc, (size_t)in->ld, (size_t)out->ld, m->w, m->b, m->lo, m->hi, 0, &s->op);
+    int64_t gic = g->c / g->group, goc = g->m / g->group, chunk = conv_chunk(g);
+    size_t per = (size_t)(gic * g->kh * g->kw);
+    sy_status *st = NULL;
+    for (int64_t m0 = 0; m0 < g->m && !st; m0 += chunk) {
+        int64_t mc = g->m - m0 < chunk ? g->m - m0 : chunk;
+        bool whole = mc == g->m;
+        chain_step *s = add_step(r->c, STEP_CONV);
+        enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
+            (uint32_t)g->pt, (uint32_t)g->pr, (uint32_t)g->pb, (uint32_t)g->pl, (uint32_t)g->kh, (uint32_t)g->kw,
+            (uint32_t)g->sh, (uint32_t)g->sw, (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->group, (size_t)gic,
+            (size_t)(whole ? goc : mc), (size_t)in->ld, (size_t)out->ld, m->w + (size_t)m0 * per, m->b + m0, m->lo,
+            m->hi, 0, &s->op);
+        if (xs != xnn_status_success) {
+            st = ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the convolution (status %d)", (int)xs);
+            break;
+        }
+        s->pool =
+            cpu_pool_for(r->c->pool, (double)(g->n * g->oh * g->ow) * (double)(mc / g->group * gic * g->kh * g->kw));
+        xs = xnn_setup_convolution2d_nhwc_f32(s->op, (size_t)g->n, (size_t)g->ih, (size_t)g->iw, in->base,
+                                              out->base + m0, s->pool);
+        if (xs != xnn_status_success)
+            st = ERR(SY_ERR_RUNTIME, "XNNPACK could not set up the convolution (status %d)", (int)xs);
+    }
     free(m->w);
     free(m->b);
     m->w = m->b = NULL;
-    if (xs != xnn_status_success)
-        return ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the convolution (status %d)", (int)xs);
-    s->pool = cpu_pool_for(r->c->pool, (double)(g->n * g->oh * g->ow) * (double)(g->m * gic * g->kh * g->kw));
-    xs = xnn_setup_convolution2d_nhwc_f32(s->op, (size_t)g->n, (size_t)g->ih, (size_t)g->iw, in->base, out->base,
-                                          s->pool);
-    if (xs != xnn_status_success)
-        return ERR(SY_ERR_RUNTIME, "XNNPACK could not set up the convolution (status %d)", (int)xs);
-    return NULL;
+    return st;
 }
 
 static sy_status *make_pool(rctx *r, uint32_t k)
@@ -508,6 +607,23 @@ static sy_status *make_pool(rctx *r, uint32_t k)
     return NULL;
 }
 
+static sy_status *make_gap(rctx *r, uint32_t k)
+{
+    const sy_tensor *x = H->node_input(r->p->nodes[k], 0);
+    const rtensor *in = &r->t[tensor_index(r, x)];
+    const rtensor *out = &r->t[result_of(r, k)];
+    chain_step *s = add_step(r->c, STEP_GAP);
+    s->pool = cpu_pool_for(r->c->pool, (double)in->c * (double)in->pixels);
+    enum xnn_status xs = xnn_create_global_average_pooling_nwc_f32((size_t)in->c, (size_t)in->ld, (size_t)out->ld,
+                                                                   -INFINITY, INFINITY, 0, &s->op);
+    if (xs == xnn_status_success)
+        xs = xnn_setup_global_average_pooling_nwc_f32(s->op, (size_t)x->dims[0], (size_t)(x->dims[2] * x->dims[3]),
+                                                      in->base, out->base, s->pool);
+    if (xs != xnn_status_success)
+        return ERR(SY_ERR_UNSUPPORTED, "XNNPACK refused the global average pooling (status %d)", (int)xs);
+    return NULL;
+}
+
 /* a per-pixel step (clamp, affine, copy) from one view to another */
 static chain_step *pixel_step(rctx *r, int kind, const rtensor *in, const rtensor *out, int64_t c)
 {
@@ -527,6 +643,11 @@ static sy_status *make_steps(rctx *r)
     for (uint32_t k = 0; k < r->n; k++) {
         const sy_node *nd = r->p->nodes[k];
         const rmember *m = &r->m[k];
+        if (m->role == M_ALIAS && H->node_num_outputs(nd) > 1) { /* a Dropout's mask read outside */
+            int32_t e = find_output(r->p, H->node_output(nd, 1));
+            if (e >= 0)
+                add_step(r->c, STEP_MASK)->ext = e;
+        }
         if (m->role == M_FOLDED || m->role == M_ALIAS)
             continue;
         const rtensor *in = &r->t[tensor_index(r, H->node_input(nd, 0))];
@@ -536,6 +657,8 @@ static sy_status *make_steps(rctx *r)
             SY_TRY(make_conv(r, k));
         } else if (is_op(nd, "MaxPool")) {
             SY_TRY(make_pool(r, k));
+        } else if (is_op(nd, "GlobalAveragePool")) {
+            SY_TRY(make_gap(r, k));
         } else if (is_op(nd, "Concat")) {
             int64_t off = 0;
             for (uint32_t i = 0; i < H->node_num_inputs(nd); i++) {
@@ -587,10 +710,20 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
             c->in_index = (int32_t)i;
     rctx r = {prov, p, c, calloc(p->n_nodes + 1, sizeof(rtensor)), calloc(p->n_nodes, sizeof(rmember)), p->n_nodes};
     /* a step per member, a copy per Concat input and an output move per tensor at most */
-    size_t max_steps = 2 * (size_t)p->n_nodes + 1;
-    for (uint32_t k = 0; k < p->n_nodes; k++)
-        if (is_op(p->nodes[k], "Concat"))
+    size_t max_steps = 3 * (size_t)p->n_nodes + 1;
+    for (uint32_t k = 0; k < p->n_nodes; k++) {
+        cpu_conv_geom g;
+        if (is_op(p->nodes[k], "Concat")) {
             max_steps += H->node_num_inputs(p->nodes[k]);
+        } else if (is_op(p->nodes[k], "Conv")) {
+            sy_status *gs = cpu_conv_geometry(p->nodes[k], H->node_input(p->nodes[k], 0),
+                                              H->node_input(p->nodes[k], 1), &g);
+            if (gs)
+                H->status_free(gs); /* reported again when the member is planned */
+            else
+                max_steps += (size_t)((g.m + conv_chunk(&g) - 1) / conv_chunk(&g));
+        }
+    }
     c->steps = calloc(max_steps, sizeof *c->steps);
     sy_status *st = NULL;
     if (c->in_index < 0)
@@ -661,11 +794,16 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io)
                     c->hw, c->c);
     for (uint32_t i = 0; i < c->n_steps; i++) {
         const chain_step *s = &c->steps[i];
-        if (s->kind == STEP_CONV || s->kind == STEP_POOL) {
+        if (s->kind == STEP_CONV || s->kind == STEP_POOL || s->kind == STEP_GAP) {
             enum xnn_status xs = xnn_run_operator(s->op, s->pool);
             if (xs != xnn_status_success)
                 return H->status_new(SY_ERR_RUNTIME, "XNNPACK %s failed (status %d)",
-                                     s->kind == STEP_CONV ? "convolution" : "max pooling", (int)xs);
+                                     s->kind == STEP_CONV   ? "convolution"
+                                     : s->kind == STEP_POOL ? "max pooling"
+                                                            : "global average pooling",
+                                     (int)xs);
+        } else if (s->kind == STEP_MASK) {
+            cpu_fill_mask(io->outputs[s->ext]);
         } else if (s->kind == STEP_OUT) {
             int64_t hw = s->pixels / c->n;
             cpu_layout_move(c->pool, c->isa, c->f16 ? CPU_F32_TO_NCHW_F16 : CPU_TO_NCHW_F32, s->src,

@@ -1,6 +1,7 @@
 /*
  * Pure data movement on the cpu provider, in the graph's own layout: Concat
- * (any axis, any element type) and Dropout at inference (the identity).
+ * (any axis, any element type) and Dropout at inference (the identity; a
+ * mask output keeps every element).
  * They exist so that the provider takes these nodes: inside an NHWC region
  * (cpu_chain.c) a Concat along the channels costs nothing and a Dropout is
  * an alias; these kernels run them where they stand alone.
@@ -72,10 +73,29 @@ static sy_status *concat_run(void *state, const sy_kernel_io *io)
     return NULL;
 }
 
+bool cpu_mask_dtype_ok(sy_dtype dt)
+{
+    return dt == SY_DT_BOOL || dt == SY_DT_FLOAT32 || dt == SY_DT_FLOAT16;
+}
+
+void cpu_fill_mask(sy_tensor *mask)
+{
+    if (mask->dtype == SY_DT_BOOL) {
+        memset(mask->data, 1, mask->nbytes);
+    } else if (mask->dtype == SY_DT_FLOAT16) {
+        for (size_t i = 0; i < mask->nbytes / 2; i++)
+            ((uint16_t *)mask->data)[i] = 0x3c00u; /* 1.0 */
+    } else {
+        for (size_t i = 0; i < mask->nbytes / 4; i++)
+            ((float *)mask->data)[i] = 1.0f;
+    }
+}
+
 static bool dropout_accepts(const sy_node *n, char *why, size_t len)
 {
-    if (H->node_num_outputs(n) > 1 && H->node_output(n, 1))
-        return cpu_decline(why, len, "the mask output is cpu_ref's");
+    const sy_tensor *mask = H->node_num_outputs(n) > 1 ? H->node_output(n, 1) : NULL;
+    if (mask && !cpu_mask_dtype_ok(mask->dtype))
+        return cpu_decline(why, len, "the mask must be bool, float or float16");
     const sy_tensor *tm = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
     if (tm && !(tm->data && tm->dtype == SY_DT_BOOL && !*(const uint8_t *)tm->data))
         return cpu_decline(why, len, "training_mode must be a constant false");
@@ -98,6 +118,8 @@ static sy_status *dropout_run(void *state, const sy_kernel_io *io)
         return ERR(SY_ERR_SHAPE, "Dropout: output size differs from the input's");
     if (io->outputs[0]->data != io->inputs[0]->data)
         memcpy(io->outputs[0]->data, io->inputs[0]->data, io->inputs[0]->nbytes);
+    if (io->n_outputs > 1 && io->outputs[1]) /* inference: every element kept */
+        cpu_fill_mask(io->outputs[1]);
     return NULL;
 }
 

@@ -356,7 +356,47 @@ static sy_status *pool_run(void *state, const sy_kernel_io *io)
 }
 
 #define FLOATS (SY_DT_BIT(SY_DT_FLOAT32) | SY_DT_BIT(SY_DT_FLOAT16))
+/* ---- GlobalAveragePool (2-D) ------------------------------------------------ */
+
+static bool gap_accepts(const sy_node *n, char *why, size_t len)
+{
+    const sy_tensor *x = H->node_input(n, 0);
+    if (!x || x->rank != 4)
+        return cpu_decline(why, len, "only 2-D GlobalAveragePool (rank 4)");
+    return true;
+}
+
+static sy_status *gap_prepare(sy_node *n, void **state)
+{
+    (void)n;
+    *state = NULL;
+    return NULL;
+}
+
+/* the mean of each plane, summed in order in fp32 (as the region's XNNPACK
+ * kernel does, within rounding) */
+static sy_status *gap_run(void *state, const sy_kernel_io *io)
+{
+    (void)state;
+    const sy_tensor *x = io->inputs[0];
+    int64_t planes = x->dims[0] * x->dims[1], hw = x->dims[2] * x->dims[3];
+    bool f16 = x->dtype == SY_DT_FLOAT16;
+    for (int64_t p = 0; p < planes; p++) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < hw; i++)
+            acc += f16 ? sy_f16_to_f32(((const uint16_t *)x->data)[p * hw + i]) : ((const float *)x->data)[p * hw + i];
+        float mean = hw ? acc / (float)hw : NAN;
+        if (f16)
+            ((uint16_t *)io->outputs[0]->data)[p] = sy_f32_to_f16(mean);
+        else
+            ((float *)io->outputs[0]->data)[p] = mean;
+    }
+    return NULL;
+}
+
 static const sy_kernel_def kernels[] = {
+    {sizeof(sy_kernel_def), "", "GlobalAveragePool", 1, 0, "cpu", FLOATS, 0, 0u, gap_accepts, gap_prepare, gap_run,
+     NULL, NULL},
     {sizeof(sy_kernel_def), "", "Relu", 6, 0, "cpu", FLOATS, 0, 0u, act_accepts, act_prepare, act_run, free, NULL},
     {sizeof(sy_kernel_def), "", "Clip", 6, 0, "cpu", FLOATS, 0, 0u, act_accepts, act_prepare, act_run, free, NULL},
     {sizeof(sy_kernel_def), "", "BatchNormalization", 7, 0, "cpu", FLOATS, 0, 0u, bn_accepts, bn_prepare, bn_run,
