@@ -3,11 +3,13 @@
  * and what follows it, against the formulas written out here in double:
  *   s = Relu(Conv1x1(x)); e1 = Relu(Conv1x1(s)); e3 = Relu(Conv3x3 pad 1(s));
  *   c = Concat(e1, e3) along the channels; p = MaxPool 3x3 stride 2 (c);
- *   d = Dropout(p) (inference: the identity); y = Conv1x1(d).
- *   - one cpu partition of all ten nodes (the expand Convs write straight
+ *   d = Dropout(p) (inference: the identity); y = Conv1x1(d);
+ *   g = GlobalAveragePool(y).
+ *   - one cpu partition of all eleven nodes (the expand Convs write straight
  *     into the Concat's buffer);
  *   - taps: s and c are graph outputs too (c is read from inside the wider
- *     buffer, s keeps the squeeze Relu from being folded); all outputs match;
+ *     buffer, s keeps the squeeze Relu from being folded), and the Dropout's
+ *     mask (every element true); all outputs match;
  *   - every optimization off: the nodes run one by one (Concat and Dropout on
  *     cpu's own NCHW kernels), same results;
  *   - fp16 storage (one rounding to half at each output);
@@ -28,7 +30,7 @@ static float x[C0 * HH * WW], ws[CS * C0], bs[CS], we1[CE1 * CS], be1[CE1], we3[
 static float wy[CY * CC], by[CY];
 /* references and the sums of |terms| */
 static double r_s[CS * HH * WW], m_s[CS * HH * WW], r_c[CC * HH * WW], m_c[CC * HH * WW];
-static double r_y[CY * PH * PW], m_y[CY * PH * PW];
+static double r_y[CY * PH * PW], m_y[CY * PH * PW], r_g[CY], m_g[CY];
 
 static uint32_t lcg = 99u;
 static float rnd(void)
@@ -93,6 +95,13 @@ static void make_data(bool f16)
                 pm[(c * PH + y) * PW + xx] = bm;
             }
     conv(p, pm, CC, PH, PW, wy, by, CY, 1, false, r_y, m_y);
+    for (int c = 0; c < CY; c++) { /* the mean of each plane */
+        r_g[c] = m_g[c] = 0;
+        for (int i = 0; i < PH * PW; i++) {
+            r_g[c] += r_y[c * PH * PW + i] / (PH * PW);
+            m_g[c] += m_y[c * PH * PW + i] / (PH * PW);
+        }
+    }
 }
 
 static void init(pt_model *m, const char *name, int32_t rank, const int64_t *dims, const float *v, size_t n, bool f16)
@@ -133,18 +142,22 @@ static pt_model *build(bool taps, bool f16)
     pt_node(m, "MaxPool", "pool", (const char *[]){"c", NULL}, (const char *[]){"p", NULL});
     pt_attr_ints(m, "kernel_shape", 2, (int64_t[]){3, 3});
     pt_attr_ints(m, "strides", 2, (int64_t[]){2, 2});
-    pt_node(m, "Dropout", "drop", (const char *[]){"p", NULL}, (const char *[]){"d", NULL});
+    pt_node(m, "Dropout", "drop", (const char *[]){"p", NULL}, (const char *[]){"d", taps ? "dm" : NULL, NULL});
     pt_node(m, "Conv", "final", (const char *[]){"d", "wy", "by", NULL}, (const char *[]){"y", NULL});
+    pt_node(m, "GlobalAveragePool", "gap", (const char *[]){"y", NULL}, (const char *[]){"g", NULL});
     pt_output(m, "y", el, 4, (int64_t[]){1, CY, PH, PW});
+    pt_output(m, "g", el, 4, (int64_t[]){1, CY, 1, 1});
     if (taps) {
         pt_output(m, "s", el, 4, (int64_t[]){1, CS, HH, WW});
         pt_output(m, "c", el, 4, (int64_t[]){1, CC, HH, WW});
+        pt_output(m, "dm", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 4, (int64_t[]){1, CC, PH, PW});
     }
     return m;
 }
 
 typedef struct result {
-    float y[CY * PH * PW], s[CS * HH * WW], c[CC * HH * WW];
+    float y[CY * PH * PW], g[CY], s[CS * HH * WW], c[CC * HH * WW];
+    bool mask_all_true;
     size_t cpu_parts, cpu_nodes;
     uint32_t part_nodes;
 } result;
@@ -186,16 +199,22 @@ static bool run(const char *cpu_opts, bool taps, bool f16, result *r)
         if (!st)
             st = sy_session_run(s);
         CHECK(!st, "run: %s", pt_msg(st));
-        float *dst[3] = {r->y, r->s, r->c};
-        size_t cnt[3] = {CY * PH * PW, CS * HH * WW, CC * HH * WW};
+        float *dst[4] = {r->y, r->g, r->s, r->c};
+        size_t cnt[4] = {CY * PH * PW, CY, CS * HH * WW, CC * HH * WW};
         ok = !st;
-        for (size_t o = 0; ok && o < (taps ? 3u : 1u); o++) {
+        for (size_t o = 0; ok && o < (taps ? 4u : 2u); o++) {
             const sy_tensor *out = NULL;
             st = sy_session_get_output(s, o, &out);
             ok = !st && out && out->nbytes == cnt[o] * (f16 ? 2 : 4);
             CHECK(ok, "output %zu: %s", o, pt_msg(st));
             for (size_t i = 0; ok && i < cnt[o]; i++)
                 dst[o][i] = f16 ? sy_f16_to_f32(((const uint16_t *)out->data)[i]) : ((const float *)out->data)[i];
+        }
+        const sy_tensor *mask = NULL;
+        if (ok && taps && !sy_session_get_output(s, 4, &mask) && mask && mask->nbytes == CC * PH * PW) {
+            r->mask_all_true = true;
+            for (size_t i = 0; i < mask->nbytes; i++)
+                r->mask_all_true &= ((const uint8_t *)mask->data)[i] == 1;
         }
         for (size_t i = 0; i < sy_session_partition_count(s); i++) {
             const char *prov = NULL;
@@ -235,9 +254,10 @@ static void test_fused(void)
     static result r, rp, r2;
     if (!run("", false, false, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "expected one cpu partition of 10 nodes, got %zu (%u nodes)",
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "expected one cpu partition of 11 nodes, got %zu (%u nodes)",
           r.cpu_parts, r.part_nodes);
     compare("y", r.y, r_y, m_y, CY * PH * PW, false);
+    compare("g", r.g, r_g, m_g, CY, false);
     if (run("isa = portable\n", false, false, &rp))
         CHECK(!memcmp(rp.y, r.y, sizeof r.y), "isa = portable differs from the default path");
     if (run("threads = 2\n", false, false, &r2))
@@ -250,9 +270,11 @@ static void test_taps(void)
     static result r;
     if (!run("", true, false, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "taps: expected one cpu partition of 10 nodes, got %zu (%u)",
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "taps: expected one cpu partition of 11 nodes, got %zu (%u)",
           r.cpu_parts, r.part_nodes);
+    CHECK(r.mask_all_true, "taps: the Dropout mask is not all true");
     compare("y", r.y, r_y, m_y, CY * PH * PW, false);
+    compare("g", r.g, r_g, m_g, CY, false);
     compare("s", r.s, r_s, m_s, CS * HH * WW, false);
     compare("c", r.c, r_c, m_c, CC * HH * WW, false);
 }
@@ -264,8 +286,10 @@ static void test_off(void)
     if (!run("fuse_bn = false\nfuse_activation = false\nnhwc_chains = false\n", true, false, &r))
         return;
     CHECK(r.cpu_parts == 0, "optimizations off: %zu cpu partitions", r.cpu_parts);
-    CHECK(r.cpu_nodes == 10, "optimizations off: %zu of 10 nodes on cpu", r.cpu_nodes);
+    CHECK(r.cpu_nodes == 11, "optimizations off: %zu of 11 nodes on cpu", r.cpu_nodes);
+    CHECK(r.mask_all_true, "optimizations off: the Dropout mask is not all true");
     compare("y (off)", r.y, r_y, m_y, CY * PH * PW, false);
+    compare("g (off)", r.g, r_g, m_g, CY, false);
     compare("c (off)", r.c, r_c, m_c, CC * HH * WW, false);
 }
 
@@ -275,8 +299,9 @@ static void test_f16(void)
     static result r, rp;
     if (!run("", true, true, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 10, "fp16: expected one cpu partition of 10 nodes, got %zu (%u)",
+    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "fp16: expected one cpu partition of 11 nodes, got %zu (%u)",
           r.cpu_parts, r.part_nodes);
+    compare("fp16 g", r.g, r_g, m_g, CY, true);
     compare("fp16 y", r.y, r_y, m_y, CY * PH * PW, true);
     compare("fp16 c", r.c, r_c, m_c, CC * HH * WW, true);
     if (run("isa = portable\n", true, true, &rp))
