@@ -16,6 +16,7 @@
 #include "string_internal.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <wctype.h>
 
@@ -24,7 +25,12 @@
 
 enum { CASE_NONE, CASE_LOWER, CASE_UPPER };
 
-static locale_t utf8_locale; /* C.UTF-8, created at registration; (locale_t)0 when absent */
+/* C.UTF-8, created when the first environment registers the family and freed
+ * when the last one finishes (a locale left at dlclose is a leak); (locale_t)0
+ * when the system has no C.UTF-8. Kernels run only between the two. */
+static locale_t utf8_locale;
+static unsigned locale_users;
+static pthread_mutex_t locale_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct norm_cfg {
     int action;
@@ -232,8 +238,22 @@ static const sy_kernel_def kernels[] = {
 
 sy_status *string_normalizer_register(const sy_host_api *host, sy_plugin *p)
 {
-    /* process-wide and immutable once made; newlocale is thread-safe */
-    if (!utf8_locale)
+    pthread_mutex_lock(&locale_lock);
+    if (locale_users++ == 0)
         utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
+    pthread_mutex_unlock(&locale_lock);
+    sy_status *st = sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
+    if (st)
+        string_normalizer_release(); /* a failed init gets no fini */
+    return st;
+}
+
+void string_normalizer_release(void)
+{
+    pthread_mutex_lock(&locale_lock);
+    if (locale_users > 0 && --locale_users == 0 && utf8_locale) {
+        freelocale(utf8_locale);
+        utf8_locale = (locale_t)0;
+    }
+    pthread_mutex_unlock(&locale_lock);
 }

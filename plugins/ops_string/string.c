@@ -332,10 +332,13 @@ static sy_status *string_init(const sy_host_api *host, sy_plugin *p, const sy_op
                    "this host is %u.%u", host->abi_major, host->abi_minor);
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
     SY_TRY(string_normalizer_register(host, p));
-    return string_regex_register(host, p);
+    sy_status *st = string_regex_register(host, p);
+    if (st)
+        string_normalizer_release(); /* a failed init gets no fini */
+    return st;
 }
 
-static void string_fini(void) {}
+static void string_fini(void) { string_normalizer_release(); }
 
 static const sy_plugin_desc desc = {
     .struct_size = sizeof(sy_plugin_desc),

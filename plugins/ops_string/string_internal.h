@@ -19,6 +19,8 @@ sy_status *str_need_input(sy_node *n, uint32_t i, const char *what, const sy_ten
 sy_status *str_check_utf8(const sy_tensor *t, int64_t i, const char *what);
 
 sy_status *string_normalizer_register(const sy_host_api *host, sy_plugin *p);
+/* the environment is done with the family: the last one frees the locale */
+void string_normalizer_release(void);
 sy_status *string_regex_register(const sy_host_api *host, sy_plugin *p);
 
 #endif
