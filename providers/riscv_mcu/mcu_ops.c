@@ -154,7 +154,7 @@ static sy_status *prep_view(sy_node *n, mcu_node *k, const char *op)
             SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
         } else {
             int64_t a = 0, cnt = 0;
-            SY_TRY(tfl_const_ints(H, n, op[6] == 'V' ? 2 : 0, "axis", &a, 1, &cnt));
+            SY_TRY(tfl_const_ints(H, n, !strcmp(op, "SPLIT_V") ? 2 : 0, "axis", &a, 1, &cnt));
             SY_TRY(sy_norm_axis(H, a, x->rank, false, "axis", &axis));
         }
         int64_t at = 0;

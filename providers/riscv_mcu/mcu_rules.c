@@ -348,7 +348,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         if (!strcmp(op, "DEPTH_TO_SPACE") || !strcmp(op, "SPACE_TO_DEPTH")) { /* in/out 4D NHWC */
             if (!rank_in(n, x, 4, 4, "input (NHWC)", row, c))
                 return false;
-        } else if (!const_input(n, split ? 0 : 2, "axis", row, c) || (op[6] == 'V' && !const_input(n, 1, "size_splits", row, c))) {
+        } else if (!const_input(n, split ? 0 : 2, "axis", row, c) || (!strcmp(op, "SPLIT_V") && !const_input(n, 1, "size_splits", row, c))) {
             return false;
         }
         for (uint32_t i = 0; i < nout; i++)
