@@ -147,9 +147,9 @@ static sy_status *split_to_sequence(struct sy_session *s, sy_node_rt *nr)
                 lens[i] = sp->t.dtype == SY_DT_INT64 ? ((const int64_t *)sp->t.data)[i]
                                                      : ((const int32_t *)sp->t.data)[i];
                 if (lens[i] < 0) {
+                    long long bad = (long long)lens[i];
                     free(lens);
-                    return sy_error(SY_ERR_INVALID_ARGUMENT, "split[%lld] = %lld is negative", (long long)i,
-                                    (long long)lens[i]);
+                    return sy_error(SY_ERR_INVALID_ARGUMENT, "split[%lld] = %lld is negative", (long long)i, bad);
                 }
                 sum += lens[i];
             }
