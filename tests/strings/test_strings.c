@@ -162,6 +162,8 @@ static void test_api(void)
     }
     snprintf(path, sizeof path, "%s/strings.npy", STR_TMP_DIR);
     EXPECT_REFUSED(sy_tensor_write_file(path, t), SY_ERR_UNSUPPORTED, "no .npy equivalent");
+    sy_tensor_free(back); /* the refused call below sets it to NULL */
+    back = NULL;
     EXPECT_REFUSED(sy_tensor_create_strings(1, (int64_t[]){2}, NULL, NULL, &back), SY_ERR_INVALID_ARGUMENT,
                    "strings is NULL");
 done:
