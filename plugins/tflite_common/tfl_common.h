@@ -62,6 +62,19 @@ static inline bool tfl_qparams(const sy_tensor *t, float *scale, int32_t *zp)
         return false;
     *scale = t->quant->scales[0];
     *zp = t->quant->zero_points ? t->quant->zero_points[0] : 0;
+    /* a zero point outside the codes of the tensor's own type is no usable
+     * parameter: kernels add it to codes in int32 (x + in_off), and a
+     * hostile 2^31 - 1 would overflow there (fuzz_tflite, seed 11) */
+    int32_t lo = INT32_MIN, hi = INT32_MAX;
+    switch (t->dtype) {
+    case SY_DT_INT8: lo = -128, hi = 127; break;
+    case SY_DT_UINT8: lo = 0, hi = 255; break;
+    case SY_DT_INT16: lo = -32768, hi = 32767; break;
+    case SY_DT_UINT16: lo = 0, hi = 65535; break;
+    default: break;
+    }
+    if (*zp < lo || *zp > hi)
+        return false;
     return t->quant->count == 1 || t->quant->axis < 0;
 }
 

@@ -150,7 +150,8 @@ static inline sy_status *tfl_build_conv(const sy_host_api *H, const sy_node *n, 
         float sc;
         int32_t zp;
         if (!tfl_qparams(x, &sc, &zp))
-            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 input '%s' has no per-tensor quantization parameters "
+                                 "with a zero point in [-128, 127]", x->name ? x->name : "");
         p->in_off = -zp;
         tfl_qparams(y, &sc, &p->out_zp);
         SY_TRY(tfl_act_q(H, n, y, &p->lo, &p->hi));
@@ -179,7 +180,8 @@ static inline sy_status *tfl_build_fc(const sy_host_api *H, const sy_node *n, tf
         float sc;
         int32_t zp;
         if (!tfl_qparams(x, &sc, &zp))
-            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 input '%s' has no per-tensor quantization parameters "
+                                 "with a zero point in [-128, 127]", x->name ? x->name : "");
         p->in_off = -zp;
         tfl_qparams(y, &sc, &p->out_zp);
         SY_TRY(tfl_act_q(H, n, y, &p->lo, &p->hi));

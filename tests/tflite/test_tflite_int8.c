@@ -200,8 +200,36 @@ static void test_lstm8_zero_weights(void)
     CHECK(y[0] == -3 && y[1] == -3, "lstm reset state: %d %d", y[0], y[1]);
 }
 
+/* A zero point outside the codes of its tensor's type is refused where the
+ * kernels read it (fuzz_tflite, seed 11: an int8 CONV_2D input with zero
+ * point 2^31 - 1 reached the MAC `x + in_off` and overflowed int32). */
+static void test_qparams_zero_point_range(void)
+{
+    static const struct {
+        sy_dtype dt;
+        int32_t zp;
+        bool ok;
+    } cases[] = {
+        {SY_DT_INT8, -128, true},      {SY_DT_INT8, 127, true},       {SY_DT_INT8, 128, false},
+        {SY_DT_INT8, -129, false},     {SY_DT_INT8, INT32_MAX, false}, {SY_DT_UINT8, 0, true},
+        {SY_DT_UINT8, 255, true},      {SY_DT_UINT8, -1, false},      {SY_DT_UINT8, 256, false},
+        {SY_DT_INT16, 32767, true},    {SY_DT_INT16, 32768, false},   {SY_DT_UINT16, 65535, true},
+        {SY_DT_UINT16, 65536, false},  {SY_DT_INT32, INT32_MAX, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        float scale = 0.5f, got_scale = 0;
+        int32_t zp = cases[i].zp, got_zp = 0;
+        sy_quant_params q = {.struct_size = sizeof q, .axis = -1, .count = 1, .scales = &scale, .zero_points = &zp};
+        sy_tensor t = {.dtype = cases[i].dt, .quant = &q};
+        bool ok = tfl_qparams(&t, &got_scale, &got_zp);
+        CHECK(ok == cases[i].ok, "%s zero point %d: tfl_qparams %s", sy_dt_name(cases[i].dt), cases[i].zp,
+              ok ? "accepted" : "refused");
+    }
+}
+
 int main(void)
 {
+    RUN_TEST(test_qparams_zero_point_range);
     RUN_TEST(test_logistic_s8);
     RUN_TEST(test_tanh_s8);
     RUN_TEST(test_lut_s16);
