@@ -19,50 +19,18 @@
 
 #include <stdint.h>
 
-static sy_env *env_ini(const char *extra)
-{
-    char ini[2048];
-    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\n%s", HOSTILE_PLUGIN_DIR, extra ? extra : "");
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    PT_CHECK(st == NULL, "env: %s", st ? sy_status_get_message(st) : "");
-    sy_status_free(st);
-    return env;
-}
-
-static sy_status *load(sy_env *env, pt_model *m, sy_model **out)
-{
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    pt_model_pack(m, &buf, &len);
-    sy_status *st = sy_model_load_buffer(env, buf, len, "hostile.onnx", NULL, out);
-    free(buf);
-    return st;
-}
-
 static sy_status *session(sy_env *env, pt_model *m, const sy_session_options *o, sy_model **mo, sy_session **so)
 {
     *so = NULL;
-    sy_status *st = load(env, m, mo);
+    sy_status *st = pt_load_status(env, m, "hostile.onnx", mo);
     if (!st)
         st = sy_session_create(env, *mo, o, so);
     return st;
 }
 
-#define EXPECT_REFUSED(st, code, ...)                                                                              \
-    do {                                                                                                           \
-        sy_status *st_ = (st);                                                                                     \
-        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
-                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success", st_ ? sy_status_get_message(st_) : ""); \
-        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
-        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
-            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
-        sy_status_free(st_);                                                                                       \
-    } while (0)
-
 static void test_empty_output(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new("empty_output");
     int64_t d[1] = {4};
     pt_input(m, "x", PT_F32, 1, d);
@@ -71,7 +39,7 @@ static void test_empty_output(void)
     pt_output(m, "y", PT_F32, 1, d);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "relu_with_no_output",
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "relu_with_no_output",
                    "output 0 is omitted");
     PT_CHECK(s == NULL, "no session");
     sy_session_release(s);
@@ -87,7 +55,7 @@ static void test_empty_output(void)
     pt_output(m, "y", PT_F32, 1, d);
     pt_output(m, "mask", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 1, d);
     mo = NULL;
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "dropout_without_y",
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "dropout_without_y",
                    "output 0 is omitted (named \"\"); Dropout at opset", "requires its first 1");
     PT_CHECK(s == NULL, "no session");
     sy_session_release(s);
@@ -101,7 +69,7 @@ static void test_empty_output(void)
 static void bn_case(const char *what, int64_t opset, int32_t var_type, int64_t mean_n, int64_t spatial, sy_status_code code,
                     const char *needle)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new(what);
     m->opset.version = opset;
     int64_t xd[4] = {2, 3, 4, 5}, c[1] = {3}, ce[3] = {3, 4, 5}, md[1] = {mean_n};
@@ -119,7 +87,7 @@ static void bn_case(const char *what, int64_t opset, int32_t var_type, int64_t m
     pt_output(m, "y", PT_F32, 4, xd);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), code, "bn", needle);
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), code, "bn", needle);
     sy_session_release(s);
     sy_model_release(mo);
     pt_model_free(m);
@@ -136,7 +104,7 @@ static void test_batchnorm_inputs(void)
 
 static void test_set_input(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new("relu64");
     int64_t d[1] = {64};
     pt_input(m, "x", PT_F32, 1, d);
@@ -150,14 +118,14 @@ static void test_set_input(void)
     /* nbytes 0 is not "unknown": the buffer holds 0 bytes of the 256 needed */
     sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {64}, .data = &four,
                    .nbytes = 0};
-    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
+    PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
                    "0 bytes of data given, the shape needs 256");
     t.nbytes = sizeof four;
-    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_BORROW), SY_ERR_INVALID_ARGUMENT,
+    PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_BORROW), SY_ERR_INVALID_ARGUMENT,
                    "4 bytes of data given, the shape needs 256");
     t.data = NULL;
     t.nbytes = 256;
-    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
+    PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &t, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT,
                    "data is NULL, the shape needs 256 bytes");
 done:
     sy_session_release(s);
@@ -168,7 +136,7 @@ done:
 
 static void test_huge_input(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     /* 2^40 floats: refused by the default max_tensor_bytes before the planner
      * asks the allocator for 4 TB */
     pt_model *m = pt_model_new("huge");
@@ -178,7 +146,7 @@ static void test_huge_input(void)
     pt_output(m, "y", PT_F32, 2, d);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'x'", "[1,1099511627776]",
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'x'", "[1,1099511627776]",
                    "4398046511104 bytes", "max_tensor_bytes = 512.0 MiB (536870912 bytes)");
     sy_model_release(mo);
     pt_model_free(m);
@@ -188,7 +156,7 @@ static void test_huge_input(void)
     pt_input(m, "x", PT_F32, 3, o);
     pt_node(m, "Relu", "r", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
     pt_output(m, "y", PT_F32, 3, o);
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "graph input 'x': size overflows");
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_INVALID_MODEL, "graph input 'x': size overflows");
     sy_model_release(mo);
     pt_model_free(m);
     sy_env_release(env);
@@ -212,11 +180,12 @@ static pt_model *chain(int n, int64_t len)
 static void test_limits(void)
 {
     /* INI limits, with the numbers in the message */
-    sy_env *env = env_ini("max_tensor_bytes = 1K\nmax_arena_bytes = 64K\nmax_nodes = 3\nmax_file_bytes = 300\n");
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR,
+                             "max_tensor_bytes = 1K\nmax_arena_bytes = 64K\nmax_nodes = 3\nmax_file_bytes = 300\n");
     sy_model *mo = NULL;
     sy_session *s = NULL;
     pt_model *m = chain(2, 1024); /* 4 KiB tensors */
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'v0'", "4096 bytes",
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_BUDGET, "graph input 'v0'", "4096 bytes",
                    "max_tensor_bytes = 1024 bytes");
     sy_model_release(mo);
     /* the session may raise it; then the arena limit of the INI holds:
@@ -228,7 +197,7 @@ static void test_limits(void)
     sy_model_release(mo);
     pt_model_free(m);
     m = chain(2, 20 * 1024);
-    EXPECT_REFUSED(session(env, m, &o, &mo, &s), SY_ERR_BUDGET, "the memory plan needs 81920 bytes", "max_arena_bytes = 65536 bytes");
+    PT_EXPECT_REFUSED(session(env, m, &o, &mo, &s), SY_ERR_BUDGET, "the memory plan needs 81920 bytes", "max_arena_bytes = 65536 bytes");
     sy_model_release(mo);
     o.max_arena_bytes = 1 << 20;
     st = session(env, m, &o, &mo, &s);
@@ -238,31 +207,31 @@ static void test_limits(void)
     pt_model_free(m);
     /* nodes and file size */
     m = chain(4, 4);
-    EXPECT_REFUSED(load(env, m, &mo), SY_ERR_BUDGET, "4 nodes, over max_nodes = 3");
+    PT_EXPECT_REFUSED(pt_load_status(env, m, "hostile.onnx", &mo), SY_ERR_BUDGET, "4 nodes, over max_nodes = 3");
     pt_model_free(m);
     m = chain(3, 4);
-    st = load(env, m, &mo);
+    st = pt_load_status(env, m, "hostile.onnx", &mo);
     PT_CHECK(st == NULL, "3 nodes load: %s", pt_msg(st));
     sy_model_release(mo);
     mo = NULL;
     pt_model_free(m);
     uint8_t big[301] = {0};
-    EXPECT_REFUSED(sy_model_load_buffer(env, big, sizeof big, "big.onnx", NULL, &mo), SY_ERR_BUDGET,
+    PT_EXPECT_REFUSED(sy_model_load_buffer(env, big, sizeof big, "big.onnx", NULL, &mo), SY_ERR_BUDGET,
                    "301 bytes, over max_file_bytes = 300 bytes");
     sy_env_release(env);
     /* bad values of the keys */
     sy_env *bad = NULL;
-    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_tensor_bytes = 12Q\n", NULL, &bad),
+    PT_EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_tensor_bytes = 12Q\n", NULL, &bad),
                    SY_ERR_INVALID_CONFIG, "max_tensor_bytes = '12Q'");
-    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_nodes = 0\n", NULL, &bad), SY_ERR_INVALID_CONFIG,
+    PT_EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_nodes = 0\n", NULL, &bad), SY_ERR_INVALID_CONFIG,
                    "max_nodes = '0'");
-    EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_arena_bytes = 99999999999999999999G\n", NULL, &bad),
+    PT_EXPECT_REFUSED(sy_env_create_from_string("[switchyard]\nmax_arena_bytes = 99999999999999999999G\n", NULL, &bad),
                    SY_ERR_INVALID_CONFIG, "max_arena_bytes");
 }
 
 static void test_reshape(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new("reshape");
     int64_t d[1] = {8}, sd[1] = {2}, shape[2] = {INT64_C(1) << 62, 4};
     pt_input(m, "x", PT_F32, 1, d);
@@ -271,7 +240,7 @@ static void test_reshape(void)
     pt_output(m, "y", PT_F32, 2, shape);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_SHAPE, "reshape", "overflows");
+    PT_EXPECT_REFUSED(session(env, m, NULL, &mo, &s), SY_ERR_SHAPE, "reshape", "overflows");
     sy_model_release(mo);
     pt_model_free(m);
     sy_env_release(env);
@@ -302,7 +271,7 @@ static void test_npy_descr(void)
     fwrite(&v, 4, 1, f);
     fclose(f);
     sy_tensor *t = NULL;
-    EXPECT_REFUSED(sy_tensor_read_file(path, &t), SY_ERR_UNSUPPORTED, ".npy dtype '<' is not supported");
+    PT_EXPECT_REFUSED(sy_tensor_read_file(path, &t), SY_ERR_UNSUPPORTED, ".npy dtype '<' is not supported");
     sy_tensor_free(t);
 done:
     unlink(path);
@@ -325,9 +294,9 @@ static void test_tflite_state(void)
     uint8_t *buf = tflw_build(&tm, &len);
     PT_REQUIRE(buf, "tflw_build");
     printf("tflite model with a 2^28-float variable tensor: %zu bytes\n", len);
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     sy_model *mo = NULL;
-    EXPECT_REFUSED(sy_model_load_buffer(env, buf, len, "state.tflite", NULL, &mo), SY_ERR_BUDGET,
+    PT_EXPECT_REFUSED(sy_model_load_buffer(env, buf, len, "state.tflite", NULL, &mo), SY_ERR_BUDGET,
                    "variable tensor 'state'", "268435456 elements", "1073741824 bytes", "max_tensor_bytes");
     sy_model_release(mo);
     free(buf);

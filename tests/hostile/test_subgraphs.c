@@ -26,38 +26,6 @@
 
 #define PT_BOOL ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
 
-static sy_env *env_ini(const char *extra)
-{
-    char ini[2048];
-    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\n%s", HOSTILE_PLUGIN_DIR, extra ? extra : "");
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    PT_CHECK(st == NULL, "env: %s", st ? sy_status_get_message(st) : "");
-    sy_status_free(st);
-    return env;
-}
-
-static sy_status *load(sy_env *env, pt_model *m, sy_model **out)
-{
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    pt_model_pack(m, &buf, &len);
-    sy_status *st = sy_model_load_buffer(env, buf, len, "subgraphs.onnx", NULL, out);
-    free(buf);
-    return st;
-}
-
-#define EXPECT_REFUSED(st, code, ...)                                                                              \
-    do {                                                                                                           \
-        sy_status *st_ = (st);                                                                                     \
-        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
-                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success", st_ ? sy_status_get_message(st_) : ""); \
-        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
-        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
-            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
-        sy_status_free(st_);                                                                                       \
-    } while (0)
-
 /* a GRAPH attribute on the node added last of m; `body`'s graph is used in
  * place (keep it alive until m is packed) */
 static void attr_graph(pt_model *m, const char *name, pt_model *body)
@@ -140,11 +108,11 @@ static pt_model *nested_if(int depth, pt_model **bodies)
 
 static void test_nesting(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *bodies[160] = {0};
     pt_model *m = nested_if(70, bodies);
     sy_model *mo = NULL;
-    EXPECT_REFUSED(load(env, m, &mo), SY_ERR_UNSUPPORTED, "nest deeper than 64");
+    PT_EXPECT_REFUSED(pt_load_status(env, m, "subgraphs.onnx", &mo), SY_ERR_UNSUPPORTED, "nest deeper than 64");
     sy_model_release(mo);
     mo = NULL;
     pt_model_free(m);
@@ -155,7 +123,7 @@ static void test_nesting(void)
     /* 8 levels: runs, y = x through every level's outer scope */
     m = nested_if(8, bodies);
     sy_session *s = NULL;
-    sy_status *st = load(env, m, &mo);
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_REQUIRE(st == NULL, "8 nested Ifs: %s", pt_msg(st));
@@ -188,7 +156,7 @@ done:
 
 static void test_missing_outer(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     int64_t d[1] = {2};
     pt_model *m = pt_model_new("missing");
     pt_input(m, "c", PT_BOOL, 0, NULL);
@@ -200,7 +168,7 @@ static void test_missing_outer(void)
     attr_graph(m, "then_branch", b);
     attr_graph(m, "else_branch", b);
     sy_model *mo = NULL;
-    EXPECT_REFUSED(load(env, m, &mo), SY_ERR_INVALID_MODEL, "no_such_value");
+    PT_EXPECT_REFUSED(pt_load_status(env, m, "subgraphs.onnx", &mo), SY_ERR_INVALID_MODEL, "no_such_value");
     sy_model_release(mo);
     pt_model_free(b);
     pt_model_free(m);
@@ -243,7 +211,7 @@ static pt_model *counting_loop(bool with_m, int64_t trip, pt_model **body)
 
 static void test_loop_limit(void)
 {
-    sy_env *env = env_ini("max_loop_iterations = 1000\n");
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, "max_loop_iterations = 1000\n");
     float v0 = 0.5f;
     sy_tensor tv = {.struct_size = sizeof tv, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {1}, .data = &v0, .nbytes = 4};
     for (int variant = 0; variant < 3; variant++) {
@@ -252,14 +220,14 @@ static void test_loop_limit(void)
         pt_model *m = counting_loop(variant != 1, variant == 2 ? 5 : INT64_MAX, &body);
         sy_model *mo = NULL;
         sy_session *s = NULL;
-        sy_status *st = load(env, m, &mo);
+        sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
         if (!st)
             st = sy_session_create(env, mo, NULL, &s);
         PT_CHECK(st == NULL, "loop variant %d: %s", variant, pt_msg(st));
         if (s) {
             PT_CHECK(!(st = sy_session_set_input(s, "v0", &tv, SY_INPUT_COPY)), "set v0: %s", pt_msg(st));
             if (variant < 2) {
-                EXPECT_REFUSED(sy_session_run(s), SY_ERR_BUDGET, "Loop ran 1000 iterations", "max_loop_iterations",
+                PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_BUDGET, "Loop ran 1000 iterations", "max_loop_iterations",
                                "the_loop");
             } else {
                 st = sy_session_run(s);
@@ -285,7 +253,7 @@ static void test_loop_limit(void)
 
 static void test_if_cond(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     int64_t d[1] = {2};
     pt_model *m = pt_model_new("ifcond");
     pt_input(m, "x", PT_F32, 1, d);
@@ -299,7 +267,7 @@ static void test_if_cond(void)
     attr_graph(m, "else_branch", b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = load(env, m, &mo);
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
@@ -308,7 +276,7 @@ static void test_if_cond(void)
     sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_FLOAT32, .rank = 0, .data = &c, .nbytes = 4};
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     sy_session_set_input(s, "c", &tc, SY_INPUT_COPY);
-    EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "float_if", "must be bool");
+    PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "float_if", "must be bool");
 done:
     sy_session_release(s);
     sy_model_release(mo);
@@ -319,7 +287,7 @@ done:
 
 static void test_sequences(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new("seq");
     m->opset.version = 17;
     m->graph.input = (Onnx__ValueInfoProto **)pt_push(m, (void **)m->graph.input, m->graph.n_input);
@@ -332,7 +300,7 @@ static void test_sequences(void)
     pt_output(m, "n", PT_I64, 0, NULL);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = load(env, m, &mo);
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
@@ -344,8 +312,8 @@ static void test_sequences(void)
     sy_tensor tt = {.struct_size = sizeof tt, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {3}, .data = t, .nbytes = 12};
     const sy_tensor *items[2] = {&ta, &tb};
     /* a plain tensor is not a sequence, and a sequence of the wrong dtype is refused */
-    EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &ta, SY_INPUT_COPY), SY_ERR_TYPE, "s_in", "sequence");
-    EXPECT_REFUSED(sy_session_set_input_sequence(s, 0, SY_DT_INT64, items, 2), SY_ERR_TYPE, "s_in");
+    PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &ta, SY_INPUT_COPY), SY_ERR_TYPE, "s_in", "sequence");
+    PT_EXPECT_REFUSED(sy_session_set_input_sequence(s, 0, SY_DT_INT64, items, 2), SY_ERR_TYPE, "s_in");
     PT_CHECK(!(st = sy_session_set_input_sequence(s, 0, SY_DT_FLOAT32, items, 2)), "set s_in: %s", pt_msg(st));
     a[0] = 99; /* copied: the session's sequence keeps 1 */
     PT_CHECK(!(st = sy_session_set_input(s, "t", &tt, SY_INPUT_COPY)), "set t: %s", pt_msg(st));
@@ -354,7 +322,7 @@ static void test_sequences(void)
     const sy_tensor *out = NULL, *n = NULL;
     size_t count = 0;
     sy_dtype dt = SY_DT_UNDEFINED;
-    EXPECT_REFUSED(sy_session_get_output(s, 0, &out), SY_ERR_TYPE, "s_out", "sequence");
+    PT_EXPECT_REFUSED(sy_session_get_output(s, 0, &out), SY_ERR_TYPE, "s_out", "sequence");
     PT_REQUIRE(!(st = sy_session_get_output_sequence(s, 0, &dt, &out, &count)), "sequence: %s", pt_msg(st));
     PT_CHECK(count == 3 && dt == SY_DT_FLOAT32, "3 float items, got %zu", count);
     if (count == 3) {
@@ -379,7 +347,7 @@ done:
     pt_output(m, "y", PT_F32, 1, (int64_t[]){3});
     mo = NULL;
     s = NULL;
-    st = load(env, m, &mo);
+    st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_CHECK(st == NULL, "session: %s", pt_msg(st));
@@ -388,7 +356,7 @@ done:
         sy_tensor tt3 = {.struct_size = sizeof tt3, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {3}, .data = t3,
                          .nbytes = 12};
         sy_session_set_input(s, "t", &tt3, SY_INPUT_COPY);
-        EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "relu_of_a_sequence", "'sq' is a sequence", "takes tensors");
+        PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "relu_of_a_sequence", "'sq' is a sequence", "takes tensors");
     }
     sy_session_release(s);
     sy_model_release(mo);
@@ -401,7 +369,7 @@ done:
  * come as [3,6], [2,5], [1,4]; the running sum s is [3,6], [5,11], [6,15]. */
 static void test_scan_axes(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     int64_t d2[1] = {2}, dx[2] = {2, 3};
     pt_model *m = pt_model_new("scan_axes");
     m->opset.version = 16;
@@ -428,7 +396,7 @@ static void test_scan_axes(void)
     attr_graph(m, "body", b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = load(env, m, &mo);
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
@@ -463,7 +431,7 @@ done:
  * axis 1 -> [[1,4],[2,5],[3,6]]. */
 static void test_sequence_ops(void)
 {
-    sy_env *env = env_ini(NULL);
+    sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
     pt_model *m = pt_model_new("seq_ops");
     m->opset.version = 17;
     pt_input(m, "x", PT_F32, 1, (int64_t[]){5});
@@ -489,7 +457,7 @@ static void test_sequence_ops(void)
     pt_output(m, "stacked", PT_F32, 2, (int64_t[]){3, 2});
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = load(env, m, &mo);
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));

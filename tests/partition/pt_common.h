@@ -103,6 +103,44 @@ static inline sy_env *pt_env(const char *fmt, ...)
     return env;
 }
 
+/* `st` must be a refusal with `code` whose message holds every needle (then
+ * it is freed): a refusal that names nothing, or the wrong thing, fails. */
+#define PT_EXPECT_REFUSED(st, code, ...)                                                                           \
+    do {                                                                                                           \
+        sy_status *st_ = (st);                                                                                     \
+        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
+                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success",                                   \
+                 st_ ? sy_status_get_message(st_) : "");                                                           \
+        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
+        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
+            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
+        sy_status_free(st_);                                                                                       \
+    } while (0)
+
+/* An env that loads every plugin of `dir` (the whole build, as a user's
+ * default configuration does), plus `extra` INI text after [switchyard]. */
+static inline sy_env *pt_env_dir(const char *dir, const char *extra)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\n%s", dir, extra ? extra : "");
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    PT_CHECK(st == NULL, "env: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return env;
+}
+
+/* Load `m` packed, named `name`; the status, for tests that expect refusals. */
+static inline sy_status *pt_load_status(sy_env *env, const pt_model *m, const char *name, sy_model **out)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    pt_model_pack(m, &buf, &len);
+    sy_status *st = sy_model_load_buffer(env, buf, len, name, NULL, out);
+    free(buf);
+    return st;
+}
+
 static inline sy_model *pt_load(sy_env *env, const pt_model *m)
 {
     uint8_t *buf;
