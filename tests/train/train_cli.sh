@@ -6,6 +6,10 @@
 #              the exported model runs; bad data and options are refused
 #   accuracy   the full training set, 2 epochs, Adam with a cosine schedule:
 #              test accuracy >= 88% (the trained model stays in WORK/a for qas)
+#   folders    --data as folders of .npy / .pb pairs (tests/train/fashion_folders.py:
+#              512 training images in .npy batches of 64, 64 test images as
+#              single .pb samples): the step log and the test figures equal
+#              those of the same images as IDX files; broken folders refused
 #   qas        that model quantized to int8 by `switchyard quantize` (32
 #              calibration images), its last layer fine-tuned with
 #              --mode qas-int8 on 6000 images (FP32_WORK: the accuracy run's
@@ -56,6 +60,40 @@ smoke)
     echo "$out" | grep -q 'give --batch 1' || fail "unclear message: $out"
     out=$("$sy" train "$model" --data "$data" -o "$work/h" --target hi3066 --batch 1 2>&1) && fail "hi3066 accepted"
     echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"
+    ;;
+folders)
+    gen="/usr/bin/python3 $(dirname "$0")/fashion_folders.py"
+    $gen "$data" "$work/f" 512 64 "$work/i" || fail "fashion_folders.py"
+    a=$("$sy" train "$model" --data "$work/i" -o "$work/ai" --batch 32 --log "$work/i.csv" 2>/dev/null) ||
+        fail "train on IDX: $a"
+    b=$("$sy" train "$model" --data "$work/f" -o "$work/af" --batch 32 --log "$work/f.csv" 2>/dev/null) ||
+        fail "train on folders: $b"
+    echo "$b"
+    [ "$(wc -l < "$work/f.csv")" -eq 17 ] || fail "expected a header and 16 steps in the log"
+    cmp "$work/i.csv" "$work/f.csv" || fail "the step logs of the IDX and the folder data differ"
+    ea=$(echo "$a" | grep '^epoch 1:'); eb=$(echo "$b" | grep '^epoch 1:')
+    [ -n "$ea" ] && [ "$ea" = "$eb" ] || fail "epoch summaries differ: '$ea' vs '$eb'"
+    echo "$eb" | grep -q '(64 test images)' || fail "the test folder does not hold 64 samples: $eb"
+    refused() { # DIR NEEDLE: training on DIR fails and says NEEDLE
+        o=$("$sy" train "$model" --data "$1" -o "$work/x" --batch 32 2>&1) && fail "$1 accepted"
+        echo "$o" | grep -qF -- "$2" || fail "unclear message for $1 (expected '$2'): $o"
+    }
+    py() { /usr/bin/python3 -c "$1" || fail "python: $1"; }
+    mk() { rm -rf "$work/$1"; cp -r "$work/f" "$work/$1"; }
+    mk gap; rm "$work/gap/train/input_3.npy" "$work/gap/train/label_3.npy"
+    refused "$work/gap" "pair 3 is missing but $work/gap/train/input_4.npy exists"
+    mk lone; rm "$work/lone/train/input_2.npy"
+    refused "$work/lone" "label_2 has no input_2"
+    mk flt; py "import struct; h=\"{'descr': '<f4', 'fortran_order': False, 'shape': (), }\"; h+=' '*(64-(11+len(h))%64)+'\n'
+open('$work/flt/test/label_5.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h))+h.encode()+struct.pack('<f',1))"
+    rm "$work/flt/test/label_5.pb"
+    refused "$work/flt" "label_5.npy: labels must be integers (uint8, int8, int16, int32 or int64), these are float32"
+    mk big; py "import struct; open('$work/big/test/label_7.pb','wb').write(b'\x10\x06\x4a\x04'+struct.pack('<i',12))"
+    refused "$work/big" "label 12 of sample 7 is outside the model's 10 classes"
+    mk shape; py "import struct; open('$work/shape/test/input_9.pb','wb').write(b'\x08\x01\x08\x1c\x08\x1b\x10\x01\x4a\xd0\x17'+bytes(3024))"
+    refused "$work/shape" "input_9.pb: samples of shape [1,28,27], the first file's are [1,28,28]"
+    mk none; rm -r "$work/none/test"; mkdir "$work/none/test"
+    refused "$work/none" "test: no input_0.npy / input_0.pb and label_0.npy / label_0.pb"
     ;;
 accuracy)
     out=$("$sy" train "$model" --data "$data" -o "$work/a" --epochs 2 --batch 32 --optimizer adam --lr 0.002 \

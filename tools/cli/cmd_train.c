@@ -5,9 +5,9 @@
  *                  [--target ws63|hi3066] [--mode fp32|qas-int8]
  *
  * The command over sy_train.h (libswitchyard_tools): builds the training
- * artifacts into OUT (unless --resume), trains on IDX data (MNIST naming:
- * train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz], t10k-...),
- * evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
+ * artifacts into OUT (unless --resume), trains on a data set (sy_dataset_*:
+ * IDX files with the MNIST names, or DIR/train and DIR/test folders of
+ * input_K / label_K .npy or .pb pairs), evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
  * current and writes the trained model OUT/model.onnx. --mode qas-int8
  * fine-tunes an int8 QDQ model instead (sy_qas_session_*).
  */
@@ -28,15 +28,20 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: switchyard train MODEL --data DIR -o OUT [options]\n\n"
-            "Trains a float ONNX classifier on IDX image data (the MNIST and Fashion-MNIST\n"
-            "format, gzip or not). Builds training artifacts into OUT (training.onnx,\n"
-            "eval.onnx, optimizer.onnx, checkpoint.onnx: ONNX files any tool opens), runs\n"
-            "the epochs with a progress bar (loss, accuracy, samples/s), evaluates on the\n"
-            "test set after each epoch, saves OUT/checkpoint.onnx after each epoch (through\n"
-            "a temporary file and a rename) and writes the trained model OUT/model.onnx.\n\n"
-            "  --data DIR         train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz],\n"
-            "                     t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]\n"
-            "                     (e.g. /usr/share/datasets/fashion-mnist)\n"
+            "Trains a float ONNX classifier on labelled data. Builds training artifacts\n"
+            "into OUT (training.onnx, eval.onnx, optimizer.onnx, checkpoint.onnx: ONNX files\n"
+            "any tool opens), runs the epochs with a progress bar (loss, accuracy,\n"
+            "samples/s), evaluates on the test set after each epoch, saves\n"
+            "OUT/checkpoint.onnx after each epoch (through a temporary file and a rename)\n"
+            "and writes the trained model OUT/model.onnx.\n\n"
+            "  --data DIR         IDX files with the MNIST names (the MNIST and Fashion-MNIST\n"
+            "                     format, gzip or not): train-images-idx3-ubyte[.gz],\n"
+            "                     train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz],\n"
+            "                     t10k-labels-idx1-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist;\n"
+            "                     pixels scaled by 1/255); or folders DIR/train and DIR/test of\n"
+            "                     pairs input_K / label_K (K = 0, 1, ...; .npy or .pb each): a\n"
+            "                     float32 sample or batch [n, ...] and its integer class index or\n"
+            "                     indices [n]\n"
             "  -o OUT             the artifacts folder (created)\n"
             "  --epochs N         passes over the training set (default 1)\n"
             "  --batch B          samples per step (default 32)\n"
@@ -62,56 +67,19 @@ static void help(FILE *f)
             "                     writes OUT/model.onnx, the fine-tuned QDQ model\n");
 }
 
-typedef struct dataset {
-    sy_tensor *images, *labels; /* as read (uint8) */
-    int64_t n, h, w;
-} dataset;
-
-static sy_status *load_split(const char *dir, const char *prefix, dataset *d)
+/* the model input of a batch of b samples: [b, sample dims...] */
+static sy_tensor batch_tensor(const sy_dataset *d, int64_t b, float *x)
 {
-    char path[4096];
-    const char *kinds[2] = {"images-idx3-ubyte", "labels-idx1-ubyte"};
-    sy_tensor **dst[2] = {&d->images, &d->labels};
-    for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "%s/%s-%s.gz", dir, prefix, kinds[k]);
-        if (access(path, R_OK))
-            snprintf(path, sizeof path, "%s/%s-%s", dir, prefix, kinds[k]);
-        sy_status *st = sy_idx_read(path, dst[k]);
-        if (st)
-            return st;
-    }
-    if (d->images->dtype != SY_DT_UINT8 || d->images->rank != 3 || d->labels->dtype != SY_DT_UINT8 ||
-        d->labels->rank != 1 || d->labels->dims[0] != d->images->dims[0])
-        return sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N]", dir,
-                                prefix);
-    d->n = d->images->dims[0];
-    d->h = d->images->dims[1];
-    d->w = d->images->dims[2];
-    return NULL;
-}
-
-static void free_split(dataset *d)
-{
-    sy_idx_free(d->images);
-    sy_idx_free(d->labels);
-}
-
-/* a batch of samples idx[0..b) as float [b, 1, H, W] / 255 and int64 labels */
-static sy_status *fill_batch(const dataset *d, const int64_t *idx, int64_t b, int64_t classes, float *x,
-                             int64_t *lab)
-{
-    const int64_t px = d->h * d->w;
-    const uint8_t *im = d->images->data, *lb = d->labels->data;
-    for (int64_t i = 0; i < b; i++) {
-        for (int64_t p = 0; p < px; p++)
-            x[i * px + p] = (float)im[idx[i] * px + p] / 255.0f;
-        lab[i] = lb[idx[i]];
-        if (lab[i] >= classes)
-            return sy_status_create(SY_ERR_INVALID_ARGUMENT, "label %lld of sample %lld is outside the model's %lld "
-                                                             "classes", (long long)lab[i], (long long)idx[i],
-                                    (long long)classes);
-    }
-    return NULL;
+    sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .data = x};
+    int64_t dims[SY_MAX_RANK];
+    int32_t rank = sy_dataset_sample_shape(d, dims);
+    if (rank >= SY_MAX_RANK)
+        rank = SY_MAX_RANK - 1; /* refused by the session as a shape mismatch */
+    t.rank = rank + 1;
+    t.dims[0] = b;
+    memcpy(t.dims + 1, dims, (size_t)rank * sizeof *dims);
+    t.nbytes = (size_t)(b * sy_dataset_sample_numel(d)) * sizeof(float);
+    return t;
 }
 
 static int64_t argmax(const float *v, int64_t n)
@@ -173,22 +141,48 @@ static int64_t tr_steps(const trainer *t)
     return t->qs ? sy_qas_session_steps(t->qs) : sy_train_session_steps(t->ts);
 }
 
+/* The model's number of classes: the last dim of its logits for one sample
+ * of `d` (an eval pass; nothing is updated). */
+static sy_status *model_classes(trainer *t, const sy_dataset *d, int64_t *classes)
+{
+    if (sy_dataset_size(d) < 1)
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "the data set holds no sample");
+    float *x = malloc((size_t)sy_dataset_sample_numel(d) * sizeof *x);
+    if (!x)
+        return sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    int64_t first = 0, label = 0;
+    sy_status *st = sy_dataset_batch(d, &first, 1, 0, x, &label);
+    sy_tensor tx = batch_tensor(d, 1, x);
+    sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {1}, .data = &label,
+                    .nbytes = 8};
+    float loss = 0;
+    const sy_tensor *y = NULL;
+    if (!st)
+        st = tr_eval(t, (const sy_tensor *[]){&tx, &tl}, &loss, &y);
+    if (!st && (!y || y->rank < 1 || y->dims[y->rank - 1] < 1 || sy_tensor_numel(y) != y->dims[y->rank - 1]))
+        st = sy_status_create(SY_ERR_SHAPE, "the model's output for one sample is not a vector of class scores");
+    if (!st)
+        *classes = y->dims[y->rank - 1];
+    free(x);
+    return st;
+}
+
 /* accuracy and mean loss of the eval model on a split */
-static sy_status *evaluate(trainer *ts, const dataset *d, int64_t batch, int64_t classes, double *acc,
+static sy_status *evaluate(trainer *ts, const sy_dataset *d, int64_t batch, int64_t classes, double *acc,
                            double *loss)
 {
-    float *x = malloc((size_t)(batch * d->h * d->w) * sizeof *x);
+    const int64_t n = sy_dataset_size(d);
+    float *x = malloc((size_t)(batch * sy_dataset_sample_numel(d)) * sizeof *x);
     int64_t *lab = malloc((size_t)batch * sizeof *lab), *idx = malloc((size_t)batch * sizeof *idx);
     sy_status *st = x && lab && idx ? NULL : sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory");
     int64_t right = 0;
     double total = 0;
-    for (int64_t at = 0; !st && at < d->n; at += batch) {
-        int64_t b = d->n - at < batch ? d->n - at : batch;
+    for (int64_t at = 0; !st && at < n; at += batch) {
+        int64_t b = n - at < batch ? n - at : batch;
         for (int64_t i = 0; i < b; i++)
             idx[i] = at + i;
-        st = fill_batch(d, idx, b, classes, x, lab);
-        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {b, 1, d->h, d->w},
-                        .data = x, .nbytes = (size_t)(b * d->h * d->w) * 4};
+        st = sy_dataset_batch(d, idx, b, classes, x, lab);
+        sy_tensor tx = batch_tensor(d, b, x);
         sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {b}, .data = lab,
                         .nbytes = (size_t)b * 8};
         float l = 0;
@@ -202,8 +196,8 @@ static sy_status *evaluate(trainer *ts, const dataset *d, int64_t batch, int64_t
     free(x);
     free(lab);
     free(idx);
-    *acc = d->n ? (double)right / (double)d->n : 0;
-    *loss = d->n ? total / (double)d->n : 0;
+    *acc = n ? (double)right / (double)n : 0;
+    *loss = n ? total / (double)n : 0;
     return st;
 }
 
@@ -325,19 +319,19 @@ int cmd_train(int argc, char **argv)
         return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
                                         "\"batch 1\"): give --batch 1");
 
-    dataset tr = {0}, te = {0};
+    sy_dataset *tr = NULL, *te = NULL;
     sy_env *env = NULL;
     trainer T = {0};
     FILE *log = NULL;
     float *x = NULL;
     int64_t *lab = NULL, *order = NULL;
     int rc = 0;
-    sy_status *st = load_split(data, "train", &tr);
+    sy_status *st = sy_dataset_open(data, "train", &tr);
     if (st) {
         rc = cli_fail(st, "training data");
         goto done;
     }
-    if ((st = load_split(data, "t10k", &te))) {
+    if ((st = sy_dataset_open(data, "test", &te))) {
         rc = cli_fail(st, "test data");
         goto done;
     }
@@ -346,6 +340,7 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     bo.env = env;
+    int64_t classes = 0;
     if (qas) {
         sy_qas_report rep = {.struct_size = sizeof rep};
         if ((st = sy_qas_session_create(env, model, &qo, &T.qs, &rep))) {
@@ -359,13 +354,17 @@ int cmd_train(int argc, char **argv)
             rc = cli_fail(sy_status_create(SY_ERR_IO, "cannot create %s", out), "-o");
             goto done;
         }
+        if ((st = model_classes(&T, tr, &classes))) {
+            rc = cli_fail(st, "training data");
+            goto done;
+        }
         double acc, tloss;
-        if ((st = evaluate(&T, &te, 256, 10, &acc, &tloss))) {
+        if ((st = evaluate(&T, te, 256, classes, &acc, &tloss))) {
             rc = cli_fail(st, "test set");
             goto done;
         }
         printf("int8 model before fine-tuning: test loss %.4f, test accuracy %.2f%% (%lld test images)\n", tloss,
-               100.0 * acc, (long long)te.n);
+               100.0 * acc, (long long)sy_dataset_size(te));
         fflush(stdout);
     } else if (!resume) {
         sy_train_build_report rep = {.struct_size = sizeof rep};
@@ -380,11 +379,15 @@ int cmd_train(int argc, char **argv)
         rc = cli_fail(st, out);
         goto done;
     }
+    if (!qas && (st = model_classes(&T, tr, &classes))) {
+        rc = cli_fail(st, "training data");
+        goto done;
+    }
     if (resume)
         fprintf(stderr, "train: resuming %s at step %lld\n", out, (long long)tr_steps(&T));
-    const int64_t classes = 10;
-    int64_t n = o.limit && o.limit < tr.n ? o.limit : tr.n;
-    x = malloc((size_t)(o.batch * tr.h * tr.w) * sizeof *x);
+    const int64_t n_train = sy_dataset_size(tr);
+    int64_t n = o.limit && o.limit < n_train ? o.limit : n_train;
+    x = malloc((size_t)(o.batch * sy_dataset_sample_numel(tr)) * sizeof *x);
     lab = malloc((size_t)o.batch * sizeof *lab);
     order = malloc((size_t)n * sizeof *order);
     if (!x || !lab || !order) {
@@ -418,12 +421,11 @@ int cmd_train(int argc, char **argv)
                 break;
             if (step > (int64_t)ep * steps_per_epoch + s)
                 continue; /* resumed inside this epoch: skip the batches already taken */
-            if ((st = fill_batch(&tr, order + at, b, classes, x, lab))) {
+            if ((st = sy_dataset_batch(tr, order + at, b, classes, x, lab))) {
                 rc = cli_fail(st, "training data");
                 goto done;
             }
-            sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4,
-                            .dims = {b, 1, tr.h, tr.w}, .data = x, .nbytes = (size_t)(b * tr.h * tr.w) * 4};
+            sy_tensor tx = batch_tensor(tr, b, x);
             sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {b}, .data = lab,
                             .nbytes = (size_t)b * 8};
             float lr = rate_at(&o, step, total_steps, ep), loss = 0;
@@ -462,14 +464,14 @@ int cmd_train(int argc, char **argv)
             goto done;
         }
         double acc, tloss;
-        if ((st = evaluate(&T, &te, 256, classes, &acc, &tloss))) {
+        if ((st = evaluate(&T, te, 256, classes, &acc, &tloss))) {
             rc = cli_fail(st, "test set");
             goto done;
         }
         printf("epoch %d: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%% (%lld test "
                "images)\n",
                ep + 1, seen ? loss_sum / (double)seen : 0.0, seen ? 100.0 * (double)right / (double)seen : 0.0, tloss,
-               100.0 * acc, (long long)te.n);
+               100.0 * acc, (long long)sy_dataset_size(te));
         fflush(stdout);
     }
     char mp[4096];
@@ -491,7 +493,7 @@ done:
     sy_train_session_release(T.ts);
     sy_qas_session_release(T.qs);
     sy_env_release(env);
-    free_split(&tr);
-    free_split(&te);
+    sy_dataset_release(tr);
+    sy_dataset_release(te);
     return rc;
 }

@@ -198,6 +198,29 @@ SY_EXPORT sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *co
 SY_EXPORT sy_status *sy_idx_read(const char *path, sy_tensor **out);
 SY_EXPORT void sy_idx_free(sy_tensor *t);
 
+/* One split of a labelled data set, in memory (the trainers' --data):
+ *   - IDX files with the MNIST / Fashion-MNIST names in `dir`:
+ *     train-images-idx3-ubyte and train-labels-idx1-ubyte (split "train"),
+ *     t10k-... (split "test"), ".gz" or not; uint8 images [N, H, W] are
+ *     samples [1, H, W] scaled by 1/255;
+ *   - or, when the folder dir/SPLIT exists ("train" or "test"), its pairs
+ *     input_K / label_K (K = 0, 1, ... without a gap; .npy or .pb each): a
+ *     float32 input is one sample, or a batch [n, ...] when its label is a
+ *     vector [n]; labels are integer class indices (uint8 to int64).
+ * Every sample of a split has one shape. */
+typedef struct sy_dataset sy_dataset;
+SY_EXPORT sy_status *sy_dataset_open(const char *dir, const char *split, sy_dataset **out);
+SY_EXPORT void sy_dataset_release(sy_dataset *d);
+SY_EXPORT int64_t sy_dataset_size(const sy_dataset *d);
+/* the shape of one sample (no batch dimension) into dims; returns its rank */
+SY_EXPORT int32_t sy_dataset_sample_shape(const sy_dataset *d, int64_t dims[SY_MAX_RANK]);
+SY_EXPORT int64_t sy_dataset_sample_numel(const sy_dataset *d);
+/* Samples index[0..count) as float32 into x (count * sample_numel values)
+ * and their labels into labels; with classes > 0 a label >= classes is
+ * refused naming the sample. */
+SY_EXPORT sy_status *sy_dataset_batch(const sy_dataset *d, const int64_t *index, int64_t count, int64_t classes,
+                                      float *x, int64_t *labels);
+
 #ifdef __cplusplus
 }
 #endif
