@@ -325,6 +325,96 @@ static void test_biases_only(void)
     }
 }
 
+/* --resume's checkpoint: 25 steps, save, a fresh session loads it and takes
+ * 35 more; its exported model is byte for byte the model of 60 steps taken
+ * in one session (codes, master copies and momentum all restored). A
+ * checkpoint of another trainable choice or a file that is no checkpoint is
+ * refused naming the cause, and the session keeps its state. */
+static bool file_bytes(const char *path, uint8_t **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    static uint8_t buf[1 << 16];
+    *len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    *data = buf;
+    return true;
+}
+
+static sy_status *steps(sy_qas_session *s, int n)
+{
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {N, IN}, .data = X,
+                    .nbytes = sizeof X};
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {N}, .data = Y,
+                    .nbytes = sizeof Y};
+    sy_status *st = NULL;
+    float l;
+    for (int i = 0; i < n && !st; i++)
+        st = sy_qas_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, 0.05f, &l, NULL);
+    return st;
+}
+
+static void test_checkpoint(void)
+{
+    const char *model = path_of("good.onnx"), *ck = path_of("qas_ck.onnx"), *bias_ck = path_of("qas_bias_ck.onnx");
+    const char *straight = path_of("straight.onnx"), *resumed = path_of("resumed.onnx");
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .momentum = 0.9f};
+    sy_qas_session *a = NULL, *b = NULL, *c = NULL;
+    sy_status *st = sy_qas_session_create(env, model, &o, &a, NULL);
+    if (!st)
+        st = steps(a, 60);
+    if (!st)
+        st = sy_qas_session_export(a, straight);
+    sy_qas_session_release(a);
+    a = NULL;
+    REQUIRE(!st, "60 steps: %s", sy_status_get_message(st));
+    st = sy_qas_session_create(env, model, &o, &a, NULL);
+    if (!st)
+        st = steps(a, 25);
+    if (!st)
+        st = sy_qas_session_save(a, ck);
+    if (!st)
+        st = sy_qas_session_create(env, model, &o, &b, NULL);
+    if (!st)
+        st = sy_qas_session_load(b, ck);
+    REQUIRE(!st, "save / load after 25 steps: %s", sy_status_get_message(st));
+    CHECK(sy_qas_session_steps(b) == 25, "the loaded session is at step %lld", (long long)sy_qas_session_steps(b));
+    if (!(st = steps(b, 35)))
+        st = sy_qas_session_export(b, resumed);
+    REQUIRE(!st, "35 more steps: %s", sy_status_get_message(st));
+    uint8_t *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    static uint8_t keep[1 << 16];
+    CHECK(file_bytes(straight, &x, &nx), "read %s", straight);
+    memcpy(keep, x, nx);
+    CHECK(file_bytes(resumed, &y, &ny), "read %s", resumed);
+    CHECK(nx == ny && !memcmp(keep, y, nx), "25 + 35 resumed steps differ from 60 steps in one session");
+    /* a biases-only checkpoint lacks the weight momentum of a full session */
+    sy_qas_options ob = o;
+    ob.biases_only = 1;
+    if (!(st = sy_qas_session_create(env, model, &ob, &c, NULL)))
+        st = sy_qas_session_save(c, bias_ck);
+    REQUIRE(!st, "biases-only checkpoint: %s", sy_status_get_message(st));
+    st = sy_qas_session_load(b, bias_ck);
+    CHECK(st && strstr(sy_status_get_message(st), "no tensor 'fc1.w_momentum'"), "full session, bias checkpoint: %s",
+          st ? sy_status_get_message(st) : "accepted");
+    sy_status_free(st);
+    st = sy_qas_session_load(c, ck);
+    CHECK(st && strstr(sy_status_get_message(st), "13 tensors, this session's checkpoint has 11"),
+          "bias session, full checkpoint: %s", st ? sy_status_get_message(st) : "accepted");
+    sy_status_free(st);
+    st = sy_qas_session_load(b, model);
+    CHECK(st && strstr(sy_status_get_message(st), "no tensor 'fc1.w'"), "a model as checkpoint: %s",
+          st ? sy_status_get_message(st) : "accepted");
+    sy_status_free(st);
+    CHECK(sy_qas_session_steps(b) == 60, "a refused load changed the step count to %lld",
+          (long long)sy_qas_session_steps(b));
+    sy_qas_session_release(a);
+    sy_qas_session_release(b);
+    sy_qas_session_release(c);
+}
+
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
     const char *model = path_of("bad.onnx");
@@ -383,6 +473,7 @@ int main(int argc, char **argv)
     make_data();
     RUN_TEST(test_train);
     RUN_TEST(test_biases_only);
+    RUN_TEST(test_checkpoint);
     RUN_TEST(test_rules);
     sy_env_release(env);
     return SY_TEST_MAIN_RESULT();

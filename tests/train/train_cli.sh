@@ -17,7 +17,8 @@
 #              the 10,000 test images, above the spread of fine-tuning runs)
 #              the fine-tuning must recover at least half of it; below that
 #              the loss is within the noise and the test requires that the
-#              fine-tuning keeps the int8 accuracy within 0.2 points
+#              fine-tuning keeps the int8 accuracy within 0.2 points; then
+#              --resume from its checkpoint starts at the first run's state
 set -u
 t=$1; sy=$2; graphs=$3; work=$4; fp32_work=${5:-}
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
@@ -129,6 +130,13 @@ qas)
     fi
     # the fine-tuned model is an ordinary QDQ model
     "$sy" run "$work/t/model.onnx" | grep -q "output 0 'probs' float32 \[1,10\]" || fail "the fine-tuned model does not run"
+    # --resume continues from the epoch's checkpoint: 188 steps taken, a second epoch takes 188 more
+    [ -s "$work/t/checkpoint.onnx" ] || fail "no QAS checkpoint after the epoch"
+    out=$("$sy" train --mode qas-int8 "$work/q.onnx" --data "$data" -o "$work/t" --trainable last:1 --limit 6000 \
+          --batch 32 --lr 0.001 --momentum 0 --epochs 2 --resume 2>/dev/null) || fail "qas-int8 --resume: $out"
+    echo "$out" | grep -q "^int8 model resumed at step 188: .*test accuracy $tacc%" ||
+        fail "the resumed session is not the first run's state after 188 steps: $out"
+    echo "$out" | grep -q '(376 steps)' || fail "the resumed run did not reach 376 steps: $out"
     ;;
 *) fail "unknown test $t" ;;
 esac

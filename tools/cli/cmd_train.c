@@ -64,7 +64,9 @@ static void help(FILE *f)
             "                     fine-tuned with Quantization-Aware Scaling (int8 forward,\n"
             "                     float gradients scaled by 1/s_W^2, weights re-quantized after\n"
             "                     each SGD step); --trainable last:K (default last:1) or bias:K;\n"
-            "                     writes OUT/model.onnx, the fine-tuned QDQ model\n");
+            "                     writes OUT/model.onnx, the fine-tuned QDQ model, and after each\n"
+            "                     epoch OUT/checkpoint.onnx (codes, master copies, momentum), which\n"
+            "                     --resume continues from\n");
 }
 
 /* the model input of a batch of b samples: [b, sample dims...] */
@@ -298,8 +300,6 @@ int cmd_train(int argc, char **argv)
             return cli_usage_error("train", "--trainable last:K: K must be an integer from 1 to 16");
         qo.last_k = (int)k;
         qo.biases_only = !strncmp(trainable, "bias", 4);
-        if (resume)
-            return cli_usage_error("train", "--mode qas-int8 has no checkpoint to resume from");
         if (bo.optimizer != SY_TRAIN_SGD)
             return cli_usage_error("train", "--mode qas-int8 trains with SGD (--optimizer sgd, --momentum M)");
     } else if (!strcmp(trainable, "bias"))
@@ -354,6 +354,14 @@ int cmd_train(int argc, char **argv)
             rc = cli_fail(sy_status_create(SY_ERR_IO, "cannot create %s", out), "-o");
             goto done;
         }
+        if (resume) {
+            char ck[4096];
+            snprintf(ck, sizeof ck, "%s/checkpoint.onnx", out);
+            if ((st = sy_qas_session_load(T.qs, ck))) {
+                rc = cli_fail(st, "--resume");
+                goto done;
+            }
+        }
         if ((st = model_classes(&T, tr, &classes))) {
             rc = cli_fail(st, "training data");
             goto done;
@@ -363,8 +371,12 @@ int cmd_train(int argc, char **argv)
             rc = cli_fail(st, "test set");
             goto done;
         }
-        printf("int8 model before fine-tuning: test loss %.4f, test accuracy %.2f%% (%lld test images)\n", tloss,
-               100.0 * acc, (long long)sy_dataset_size(te));
+        if (resume)
+            printf("int8 model resumed at step %lld: test loss %.4f, test accuracy %.2f%% (%lld test images)\n",
+                   (long long)tr_steps(&T), tloss, 100.0 * acc, (long long)sy_dataset_size(te));
+        else
+            printf("int8 model before fine-tuning: test loss %.4f, test accuracy %.2f%% (%lld test images)\n", tloss,
+                   100.0 * acc, (long long)sy_dataset_size(te));
         fflush(stdout);
     } else if (!resume) {
         sy_train_build_report rep = {.struct_size = sizeof rep};
@@ -459,7 +471,7 @@ int cmd_train(int argc, char **argv)
         fputc('\n', stderr);
         char ck[4096];
         snprintf(ck, sizeof ck, "%s/checkpoint.onnx", out);
-        if (T.ts && (st = sy_train_session_save(T.ts, ck))) {
+        if ((st = T.ts ? sy_train_session_save(T.ts, ck) : sy_qas_session_save(T.qs, ck))) {
             rc = cli_fail(st, "checkpoint");
             goto done;
         }

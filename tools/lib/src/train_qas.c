@@ -10,11 +10,7 @@
  * in the qas kernels, which keep their int8 codes, int32 biases, float
  * master copies and momentum. */
 #include "tl_files.h"
-#include "train_internal.h"
-
-#include "qas.h"
-
-#include <switchyard/sy_train.h>
+#include "train_qas_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -23,38 +19,6 @@
 #include <string.h>
 
 #define SEED_WS63_ONLY "当前端侧训练仅在ws63支持"
-#define MAX_LAYERS 16
-
-typedef struct qas_layer {
-    const Onnx__NodeProto *gemm;
-    qas_fc p;
-    float *ws;                 /* [o] weight scales (a per-tensor scale repeated) */
-    int8_t *w;                 /* [o, k] codes */
-    int32_t *b;                /* [o] codes, NULL: no bias */
-    float *wm, *bm, *wv, *bv;  /* master copies and momentum */
-    float *gw, *gb;            /* a gradient row [k] (the update is in place), bias gradients */
-    bool relu;
-    Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
-    int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
-    float *dy, *dx;            /* [batch, o], [batch, k] */
-} qas_layer;
-
-struct sy_qas_session {
-    Onnx__ModelProto *model;
-    sy_model *pm;
-    sy_session *ps;
-    size_t n_data;             /* inputs of the model (the labels follow) */
-    qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
-    size_t n;
-    bool biases_only;
-    float momentum;
-    float out_scale;           /* the logits' dequantization */
-    int32_t out_zp;
-    int64_t steps, cap;        /* batch capacity of the buffers */
-    int32_t *labels;
-    float *logits, *dlogits;
-    sy_tensor out;
-};
 
 static sy_status *err(sy_status_code c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static sy_status *err(sy_status_code c, const char *fmt, ...)

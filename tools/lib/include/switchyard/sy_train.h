@@ -165,6 +165,13 @@ SY_EXPORT sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *con
 SY_EXPORT sy_status *sy_qas_session_eval(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
                                          float *loss, const sy_tensor **logits);
 SY_EXPORT int64_t sy_qas_session_steps(const sy_qas_session *s);
+/* A checkpoint of the trained state (int8 codes, int32 biases, float
+ * master copies, momentum, the step count) as an ONNX file of initializers,
+ * written through a temporary file and a rename; load refuses a checkpoint
+ * whose tensors are not this session's (another model, another trainable
+ * choice) and then leaves the session as it was. */
+SY_EXPORT sy_status *sy_qas_session_save(sy_qas_session *s, const char *path);
+SY_EXPORT sy_status *sy_qas_session_load(sy_qas_session *s, const char *path);
 /* The QDQ model with the trained int8 weights and int32 biases. */
 SY_EXPORT sy_status *sy_qas_session_export(sy_qas_session *s, const char *path);
 

@@ -1,0 +1,45 @@
+/* The QAS-INT8 session's state (train_qas.c runs it, train_qas_checkpoint.c
+ * saves and restores it). */
+#ifndef SY_TRAIN_QAS_INTERNAL_H
+#define SY_TRAIN_QAS_INTERNAL_H
+
+#include "train_internal.h"
+
+#include "qas.h"
+
+#include <switchyard/sy_train.h>
+
+#define MAX_LAYERS 16
+
+typedef struct qas_layer {
+    const Onnx__NodeProto *gemm;
+    qas_fc p;
+    float *ws;                 /* [o] weight scales (a per-tensor scale repeated) */
+    int8_t *w;                 /* [o, k] codes */
+    int32_t *b;                /* [o] codes, NULL: no bias */
+    float *wm, *bm, *wv, *bv;  /* master copies and momentum */
+    float *gw, *gb;            /* a gradient row [k] (the update is in place), bias gradients */
+    bool relu;
+    Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
+    int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
+    float *dy, *dx;            /* [batch, o], [batch, k] */
+} qas_layer;
+
+struct sy_qas_session {
+    Onnx__ModelProto *model;
+    sy_model *pm;
+    sy_session *ps;
+    size_t n_data;             /* inputs of the model (the labels follow) */
+    qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
+    size_t n;
+    bool biases_only;
+    float momentum;
+    float out_scale;           /* the logits' dequantization */
+    int32_t out_zp;
+    int64_t steps, cap;        /* batch capacity of the buffers */
+    int32_t *labels;
+    float *logits, *dlogits;
+    sy_tensor out;
+};
+
+#endif
