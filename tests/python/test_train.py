@@ -3,7 +3,8 @@ sy_train.h): one SGD step of graphs/mlp.onnx gives the weights numpy computes
 here from the formulas (softmax cross-entropy, its gradient through
 MatMul/Add/Relu, W' = W - lr dW), read back from the checkpoint with onnx's
 own reader; the exported model and the eval model agree with numpy's forward
-pass on the new weights; refusals are Errors; IDX files read as numpy."""
+pass on the new weights; refusals are Errors; IDX files read as numpy, and
+a data set as IDX files and as .npy/.pb folders reads back the same."""
 import os
 
 import numpy as np
@@ -106,6 +107,34 @@ class Train(sytest.unittest.TestCase):
         images = sy.read_idx(os.path.join(d, "t10k-images-idx3-ubyte.gz"))
         self.assertEqual(images.shape, (10000, 28, 28))
         self.assertEqual(images.dtype, np.uint8)
+
+    def test_read_dataset(self):
+        # the same samples as IDX files and as a folder of .npy / .pb pairs
+        # (tests/train/fashion_folders.py) read back equal, and equal to the
+        # IDX bytes / 255 computed here
+        d = os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
+        if not os.path.exists(os.path.join(d, "train-images-idx3-ubyte.gz")):
+            self.skipTest("Fashion-MNIST is absent from %s (Debian's dataset-fashion-mnist)" % d)
+        import subprocess
+        import sys
+        gen = os.path.join(sytest.SOURCE, "tests", "train", "fashion_folders.py")
+        work = sytest.workdir("dataset")
+        f, i = os.path.join(work, "folders"), os.path.join(work, "idx")
+        subprocess.run([sys.executable, gen, d, f, "130", "7", i], check=True)
+        for split, n in (("train", 130), ("test", 7)):
+            xf, yf = sy.read_dataset(f, split)
+            xi, yi = sy.read_dataset(i, split)
+            self.assertEqual(xf.shape, (n, 1, 28, 28))
+            self.assertEqual(yf.dtype, np.int64)
+            np.testing.assert_array_equal(xf, xi)
+            np.testing.assert_array_equal(yf, yi)
+        raw = sy.read_idx(os.path.join(d, "train-images-idx3-ubyte.gz"))[:130]
+        xi, yi = sy.read_dataset(i, "train")
+        np.testing.assert_array_equal(xi[:, 0], raw.astype(np.float32) / np.float32(255))
+        np.testing.assert_array_equal(yi, sy.read_idx(os.path.join(d, "train-labels-idx1-ubyte.gz"))[:130])
+        with self.assertRaises(sy.Error) as e:
+            sy.read_dataset(f, "validation")
+        self.assertIn("expected train or test", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from .model import Model, ValueInfo
 from .session import Copy, MemoryReport, Partition, Placement, ProfileEvent, Session
 from .tensor import read_tensor, write_tensor
 from .tools import QuantizeReport, llm_export, quantize
-from .train import TrainBuildReport, TrainSession, read_idx, train_build
+from .train import TrainBuildReport, TrainSession, read_dataset, read_idx, train_build
 
 __version__ = "0.1.0"
 
@@ -31,4 +31,4 @@ __all__ = ["Env", "Model", "Session", "Llm", "Error", "StatusCode", "Placement",
            "MemoryReport", "ProfileEvent", "PluginInfo", "ProviderInfo", "ValueInfo", "Generation", "Result",
            "Token", "load_library", "library_path", "default_env", "read_tensor", "write_tensor", "version",
            "quantize", "llm_export", "QuantizeReport", "train_build", "TrainSession", "TrainBuildReport",
-           "read_idx"]
+           "read_idx", "read_dataset"]

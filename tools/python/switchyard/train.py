@@ -1,6 +1,7 @@
 """Training from Python over the tools library's sy_train.h: build the
 artifacts of a float ONNX model (train_build), run steps on them
-(TrainSession), read IDX data (read_idx). docs/training.md describes the
+(TrainSession), read IDX data (read_idx) and whole data sets in the layouts
+of `switchyard train --data` (read_dataset). docs/training.md describes the
 artifacts and the C API these calls wrap."""
 import ctypes
 import os
@@ -69,6 +70,17 @@ def _lib_train():
         lib.sy_idx_read.argtypes = [ctypes.c_char_p, _P(_P(_lib.SyTensor))]
         lib.sy_idx_free.restype = None
         lib.sy_idx_free.argtypes = [_P(_lib.SyTensor)]
+        lib.sy_dataset_open.restype = ctypes.c_void_p
+        lib.sy_dataset_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p)]
+        lib.sy_dataset_release.restype = None
+        lib.sy_dataset_release.argtypes = [ctypes.c_void_p]
+        lib.sy_dataset_size.restype = ctypes.c_int64
+        lib.sy_dataset_size.argtypes = [ctypes.c_void_p]
+        lib.sy_dataset_sample_shape.restype = ctypes.c_int32
+        lib.sy_dataset_sample_shape.argtypes = [ctypes.c_void_p, _P(ctypes.c_int64)]
+        lib.sy_dataset_batch.restype = ctypes.c_void_p
+        lib.sy_dataset_batch.argtypes = [ctypes.c_void_p, _P(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64,
+                                         _P(ctypes.c_float), _P(ctypes.c_int64)]
         _bound.add("train")
     return lib
 
@@ -115,6 +127,28 @@ def read_idx(path):
         return np.array(view(out.contents, None), copy=True)
     finally:
         lib.sy_idx_free(out)
+
+
+def read_dataset(directory, split="train"):
+    """One split ("train" or "test") of a data set in a layout of `switchyard
+    train --data` (sy_dataset_open: IDX files with the MNIST names, pixels
+    scaled by 1/255, or folders DIR/train, DIR/test of input_K / label_K .npy
+    or .pb pairs) as (samples float32 [N, ...], labels int64 [N])."""
+    lib = _lib_train()
+    h = ctypes.c_void_p()
+    check(lib.sy_dataset_open(_lib.cstr(os.fspath(directory)), _lib.cstr(split), ctypes.byref(h)))
+    try:
+        n = lib.sy_dataset_size(h)
+        dims = (ctypes.c_int64 * 8)()
+        rank = lib.sy_dataset_sample_shape(h, dims)
+        x = np.empty((n,) + tuple(dims[:rank]), np.float32)
+        y = np.empty(n, np.int64)
+        index = np.arange(n, dtype=np.int64)
+        check(lib.sy_dataset_batch(h, index.ctypes.data_as(_P(ctypes.c_int64)), n, 0,
+                                   x.ctypes.data_as(_P(ctypes.c_float)), y.ctypes.data_as(_P(ctypes.c_int64))))
+        return x, y
+    finally:
+        lib.sy_dataset_release(h)
 
 
 class TrainSession:
