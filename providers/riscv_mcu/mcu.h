@@ -10,6 +10,8 @@
 
 extern const sy_host_api *mcu_H;
 
+struct mcu_env;
+
 /* target chips (targets.md §5.4) */
 typedef struct mcu_chip {
     const char *name;
@@ -21,16 +23,13 @@ typedef struct mcu_chip {
 
 typedef enum mcu_rules { MCU_RULES_SEED = 0, MCU_RULES_TFLM = 1 } mcu_rules;
 
+/* the provider's state in one environment: its options */
 typedef struct mcu_cfg {
     const mcu_chip *chip; /* NULL: no target configured, the provider takes nothing */
     uint64_t sram_budget, flash_budget;
     mcu_rules rules;
+    struct mcu_env *env; /* the plugin's state in the same environment */
 } mcu_cfg;
-
-/* the configuration of the last created provider (emit reads it): the
- * codegen extension v1 has no handle, so "the last environment's provider" is
- * process-wide by its contract (switchyard codegen makes one environment) */
-extern mcu_cfg mcu_current;
 
 /* Table A and the conversion-time rejections (mcu_rules.c) */
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
@@ -64,8 +63,13 @@ typedef enum mcu_kind {
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
 
+struct mcu_sess;
+
 typedef struct mcu_node {
     mcu_kind kind;
+    /* the provider's state for the session this kernel belongs to (ABI 1.2
+     * node_provider_session): run records into its capture, if it has one */
+    const struct mcu_sess *sess;
     char name[96], op[40];
     union {
         tflk_conv conv;
@@ -135,14 +139,29 @@ typedef struct mcu_rec {
     size_t scratch_bytes;
 } mcu_rec;
 
-typedef struct mcu_capture {
-    bool on;
+/* The record of one session's riscv_mcu kernels (the extension's opaque
+ * sy_mcu_capture). It belongs to that session, not to the process or the
+ * environment: only the kernels prepared for the session reach it (through
+ * mcu_node.sess), so runs of other sessions never enter it, and two
+ * captures share nothing (docs/mcu.md, "Where the capture lives"). */
+typedef struct sy_mcu_capture {
+    struct mcu_env *env;   /* the environment of the extension table that made it */
+    struct mcu_sess *sess; /* NULL once the session is released */
+    struct sy_session *session;
+    bool on;  /* inside capture_run: the kernels record */
+    bool ran; /* a capture_run finished: the record is a whole run */
     mcu_rec *recs;
     uint32_t n, cap;
     bool overflow;
 } mcu_capture;
 
-extern mcu_capture mcu_cap;
+/* The provider's state for one session (session_begin): the environment's
+ * options, and the capture when the session was made by the extension's
+ * session_create. Used by that session's thread only. */
+typedef struct mcu_sess {
+    const mcu_cfg *cfg;
+    mcu_capture *cap;
+} mcu_sess;
 
 sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
 
@@ -159,9 +178,11 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
 
-sy_status *mcu_emit(const sy_mcu_codegen_request *req, char *summary, size_t len);
-/* the QAS-INT8 training package (mcu_train.c) */
-sy_status *mcu_emit_train(const sy_mcu_train_request *req, char *summary, size_t len);
+/* the package from the record `cap` of a run, for the target and budgets `cfg` (mcu_emit.c) */
+sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_codegen_request *req, char *summary,
+                    size_t len);
+/* the QAS-INT8 training package for cfg's chip (mcu_train.c; cfg NULL: refused) */
+sy_status *mcu_emit_train(const mcu_cfg *cfg, const sy_mcu_train_request *req, char *summary, size_t len);
 
 /* the kernel sources embedded at build time (mcu_sources.c, generated) */
 typedef struct mcu_source {

@@ -36,14 +36,14 @@
  */
 #include "mcu.h"
 
+#include <switchyard/sy_app_types.h> /* sy_session_options: the extension creates the captured session */
+
 #include <ctype.h>
+#include <stddef.h>
 #include <strings.h>
 
 const sy_host_api *mcu_H; /* process-wide: the same host table in every environment */
 #define H mcu_H
-
-mcu_cfg mcu_current;
-mcu_capture mcu_cap;
 
 static const mcu_chip chips[] = {
     {"ws63", "rv32imfc", 240, 606u * 1024u, 4u * 1024u * 1024u, 303u * 1024u},
@@ -132,28 +132,76 @@ static sy_status *mcu_create(const sy_options *opts, void **state)
         free(c);
         return st;
     }
-    mcu_current = *c;
     *state = c;
     return NULL;
 }
 
 /* The plugin's state in one environment (ABI 1.2): its provider definition
  * and memory domain, whose capacity is that environment's SRAM budget (the
- * core reads the domain again after create). */
+ * core reads the domain again after create), and its codegen extension
+ * table, whose address is how an extension call finds this environment
+ * (sy_mcu_codegen.h: `self`). */
 typedef struct mcu_env {
     sy_provider_def def;
     sy_memory_domain_def domain;
+    sy_mcu_codegen_ext ext;
+    mcu_cfg *cfg; /* the provider's state here; NULL before create_env and after destroy */
 } mcu_env;
 
 static sy_status *mcu_create_env(void *plugin_state, const sy_options *opts, void **state)
 {
     SY_TRY(mcu_create(opts, state));
-    const mcu_cfg *c = *state;
-    ((mcu_env *)plugin_state)->domain.capacity = c->chip ? c->sram_budget : 0;
+    mcu_cfg *c = *state;
+    mcu_env *e = plugin_state;
+    e->domain.capacity = c->chip ? c->sram_budget : 0;
+    c->env = e;
+    e->cfg = c;
     return NULL;
 }
 
-static void mcu_destroy(void *state) { free(state); }
+static void mcu_destroy(void *state)
+{
+    mcu_cfg *c = state;
+    if (c && c->env)
+        c->env->cfg = NULL;
+    free(c);
+}
+
+/* A capture being made by the extension's session_create on this thread,
+ * for the session_begin that the core calls inside sy_session_create on
+ * the same thread (provider_session.c: before placement). Thread-local, so
+ * a session created at the same time on another thread, in this
+ * environment or another, never takes it. */
+static _Thread_local mcu_capture *pending_capture;
+
+static sy_status *mcu_session_begin(void *state, void **session_state)
+{
+    const mcu_cfg *c = state;
+    mcu_sess *ss = calloc(1, sizeof *ss);
+    if (!ss)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu: out of memory");
+    ss->cfg = c;
+    mcu_capture *cap = pending_capture;
+    /* only the session of the environment the capture was asked for */
+    if (cap && !cap->sess && cap->env && cap->env == c->env) {
+        ss->cap = cap;
+        cap->sess = ss;
+        pending_capture = NULL;
+    }
+    *session_state = ss;
+    return NULL;
+}
+
+static void mcu_session_end(void *state, void *session_state)
+{
+    (void)state;
+    mcu_sess *ss = session_state;
+    if (!ss)
+        return;
+    if (ss->cap)
+        ss->cap->sess = NULL; /* the capture outlives its session: capture_emit refuses then */
+    free(ss);
+}
 
 static void mcu_check(void *state, const sy_node *node, sy_claim *claim)
 {
@@ -173,6 +221,8 @@ static const sy_provider_def mcu_provider = {
     .create = mcu_create,
     .destroy = mcu_destroy,
     .check_node = mcu_check,
+    .session_begin = mcu_session_begin,
+    .session_end = mcu_session_end,
 };
 
 /* ---- kernels ---------------------------------------------------------------- */
@@ -198,6 +248,7 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     if (!k)
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
     *state = k;
+    k->sess = H->node_provider_session(n);
     const char *op = H->node_op(n);
     snprintf(k->name, sizeof k->name, "%s", H->node_name(n) ? H->node_name(n) : "");
     snprintf(k->op, sizeof k->op, "%s", op);
@@ -263,19 +314,19 @@ static sy_status *prepare_impl(sy_node *n, void **state)
 
 TFL_PREPARE_GUARDED(mcu_prepare, prepare_impl, node_release)
 
-static void record(const mcu_node *k, const sy_kernel_io *io)
+static void record(mcu_capture *c, const mcu_node *k, const sy_kernel_io *io)
 {
-    if (mcu_cap.n == mcu_cap.cap) {
-        uint32_t cap = mcu_cap.cap ? mcu_cap.cap * 2 : 64;
-        mcu_rec *g = realloc(mcu_cap.recs, cap * sizeof *g);
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 64;
+        mcu_rec *g = realloc(c->recs, cap * sizeof *g);
         if (!g) {
-            mcu_cap.overflow = true;
+            c->overflow = true;
             return;
         }
-        mcu_cap.recs = g;
-        mcu_cap.cap = cap;
+        c->recs = g;
+        c->cap = cap;
     }
-    mcu_rec *r = &mcu_cap.recs[mcu_cap.n++];
+    mcu_rec *r = &c->recs[c->n++];
     memset(r, 0, sizeof *r);
     r->k = k;
     r->n_in = io->n_inputs < MCU_MAX_IO ? io->n_inputs : MCU_MAX_IO;
@@ -302,8 +353,9 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
     sy_tensor *y = io->outputs[0];
     const void *bd = b ? b->data : NULL;
-    if (mcu_cap.on)
-        record(k, io);
+    /* the session's own capture: one thread runs a captured session */
+    if (k->sess && k->sess->cap && k->sess->cap->on)
+        record(k->sess->cap, k, io);
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
@@ -411,31 +463,179 @@ static const sy_kernel_def kernels[] = {
 
 /* ---- the codegen extension ---------------------------------------------------- */
 
-static void capture_end(void)
+/* The first layout's entry points kept one capture for the whole process;
+ * their slots stay (append-only), doing nothing or refusing. */
+static void retired_capture_begin(void) {}
+static void retired_capture_end(void) {}
+
+static sy_status *retired_emit(const sy_mcu_codegen_request *req, char *summary, size_t len)
 {
-    free(mcu_cap.recs);
-    memset(&mcu_cap, 0, sizeof mcu_cap);
+    (void)req;
+    (void)summary;
+    (void)len;
+    return H->status_new(SY_ERR_UNSUPPORTED,
+                         "riscv_mcu.codegen: emit() of the process-wide capture is retired (it recorded the runs of "
+                         "every environment and session): create the session with session_create, run it with "
+                         "capture_run and write the package with capture_emit");
 }
 
-static void capture_begin(void)
+static sy_status *retired_emit_train(const sy_mcu_train_request *req, char *summary, size_t len)
 {
-    capture_end();
-    mcu_cap.on = true;
+    (void)req;
+    (void)summary;
+    (void)len;
+    return H->status_new(SY_ERR_UNSUPPORTED,
+                         "riscv_mcu.codegen: emit_train() is retired (it used the chip of the environment created "
+                         "last in the process): use emit_train_env with the environment's table");
+}
+
+static sy_status *ext_session_create(const sy_mcu_codegen_ext *self, struct sy_env *env,
+                                     const struct sy_model *model, const sy_session_options *opts,
+                                     struct sy_session **session, sy_mcu_capture **capture);
+
+/* The environment a table of this plugin belongs to; NULL when `self` is not one. */
+static mcu_env *env_of(const sy_mcu_codegen_ext *self)
+{
+    if (!self || self->struct_size != sizeof *self || self->session_create != ext_session_create)
+        return NULL;
+    return (mcu_env *)(void *)((char *)(uintptr_t)self - offsetof(mcu_env, ext));
+}
+
+static sy_status *ext_session_create(const sy_mcu_codegen_ext *self, struct sy_env *env,
+                                     const struct sy_model *model, const sy_session_options *opts,
+                                     struct sy_session **session, sy_mcu_capture **capture)
+{
+    if (session)
+        *session = NULL;
+    if (capture)
+        *capture = NULL;
+    mcu_env *e = env_of(self);
+    if (!e)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen session_create: `self` is not a table sy_get_extension returned");
+    if (!env || !model || !session || !capture)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen session_create: env, model, session and capture are required");
+    if (!e->cfg || !e->cfg->chip)
+        return H->status_new(SY_ERR_INVALID_CONFIG, "riscv_mcu.codegen session_create: the environment has no "
+                                                    "riscv_mcu provider with a target ([provider.riscv_mcu] target = "
+                                                    "ws63 or hi3066)");
+    if (opts && opts->struct_size < offsetof(sy_session_options, strict))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen session_create: session options of %u bytes have no `threads`",
+                             opts->struct_size);
+    /* the caller's options, whatever their size, with threads = 1: a
+     * captured session runs its kernels in step order on one thread, the
+     * order the package calls them in and the one thread record() expects */
+    size_t n = opts && opts->struct_size > sizeof(sy_session_options) ? opts->struct_size : sizeof(sy_session_options);
+    sy_session_options *so = calloc(1, n);
+    mcu_capture *cap = calloc(1, sizeof *cap);
+    if (!so || !cap) {
+        free(so);
+        free(cap);
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu.codegen session_create: out of memory");
+    }
+    if (opts) {
+        memcpy(so, opts, opts->struct_size);
+    } else {
+        so->struct_size = sizeof *so;
+        so->strict = -1;
+    }
+    so->threads = 1;
+    cap->env = e;
+    pending_capture = cap;
+    struct sy_session *s = NULL;
+    sy_status *st = H->app->session_create(env, model, so, &s);
+    pending_capture = NULL;
+    free(so);
+    if (!st && !cap->sess) {
+        H->app->session_release(s);
+        s = NULL;
+        st = H->status_new(SY_ERR_INVALID_ARGUMENT,
+                           "riscv_mcu.codegen session_create: `env` is not the environment this extension table "
+                           "came from (its riscv_mcu provider did not begin the session)");
+    }
+    if (st) {
+        if (cap->sess) /* a failed creation released its provider sessions already; never leave a link */
+            cap->sess->cap = NULL;
+        free(cap);
+        return st;
+    }
+    cap->session = s;
+    *session = s;
+    *capture = cap;
+    return NULL;
+}
+
+static sy_status *ext_capture_run(sy_mcu_capture *cap)
+{
+    if (!cap)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "riscv_mcu.codegen capture_run: no capture");
+    if (!cap->sess)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen capture_run: the captured session was released");
+    cap->n = 0;
+    cap->overflow = false;
+    cap->ran = false;
+    cap->on = true;
+    sy_status *st = H->app->session_run(cap->session);
+    cap->on = false;
+    cap->ran = !st;
+    return st;
+}
+
+static sy_status *ext_capture_emit(sy_mcu_capture *cap, const sy_mcu_codegen_request *req, char *summary,
+                                   size_t len)
+{
+    if (!cap)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "riscv_mcu.codegen capture_emit: no capture");
+    if (!cap->sess)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "riscv_mcu.codegen capture_emit: the captured session was "
+                                                      "released (its buffers are what the package is made from)");
+    if (!cap->ran)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen capture_emit: no capture_run of the session has succeeded");
+    return mcu_emit(cap->sess->cfg, cap, req, summary, len);
+}
+
+static void ext_capture_release(sy_mcu_capture *cap)
+{
+    if (!cap)
+        return;
+    if (cap->sess)
+        cap->sess->cap = NULL;
+    free(cap->recs);
+    free(cap);
+}
+
+static sy_status *ext_emit_train_env(const sy_mcu_codegen_ext *self, const sy_mcu_train_request *req, char *summary,
+                                     size_t len)
+{
+    mcu_env *e = env_of(self);
+    if (!e)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen emit_train_env: `self` is not a table sy_get_extension returned");
+    return mcu_emit_train(e->cfg, req, summary, len);
 }
 
 static const sy_mcu_codegen_ext codegen_ext = {
     .struct_size = sizeof(sy_mcu_codegen_ext),
-    .capture_begin = capture_begin,
-    .capture_end = capture_end,
-    .emit = mcu_emit,
-    .emit_train = mcu_emit_train,
+    .capture_begin = retired_capture_begin,
+    .capture_end = retired_capture_end,
+    .emit = retired_emit,
+    .emit_train = retired_emit_train,
+    .session_create = ext_session_create,
+    .capture_run = ext_capture_run,
+    .capture_emit = ext_capture_emit,
+    .capture_release = ext_capture_release,
+    .emit_train_env = ext_emit_train_env,
 };
 
 static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
     H = host;
-    mcu_env *e = malloc(sizeof *e);
+    mcu_env *e = calloc(1, sizeof *e);
     if (!e)
         return host->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu: out of memory");
     e->domain = mcu_domain;
@@ -443,6 +643,7 @@ static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     e->def.domain = &e->domain;
     e->def.create = NULL;
     e->def.create_env = mcu_create_env;
+    e->ext = codegen_ext;
     sy_status *st = host->plugin_set_state(p, e, free);
     if (st) {
         free(e);
@@ -451,10 +652,8 @@ static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     SY_TRY(host->register_provider(p, &e->def));
     for (uint32_t i = 0; i < SY_COUNT_OF(kernels); i++)
         SY_TRY(host->register_kernel(p, &kernels[i]));
-    return host->register_extension(p, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION, &codegen_ext);
+    return host->register_extension(p, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION, &e->ext);
 }
-
-static void mcu_fini(void) { capture_end(); }
 
 static const sy_plugin_desc desc = {
     .struct_size = sizeof(sy_plugin_desc),
@@ -466,7 +665,7 @@ static const sy_plugin_desc desc = {
     .kinds = SY_PLUGIN_KIND_PROVIDER | SY_PLUGIN_KIND_EXTENSION,
     .option_keys = NULL,
     .init = mcu_init,
-    .fini = mcu_fini,
+    .fini = NULL, /* nothing process-wide to free: the captures belong to their callers */
 };
 
 SY_PLUGIN_DEFINE(desc)

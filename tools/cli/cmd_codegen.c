@@ -4,8 +4,9 @@
  * node (strict: a node it declines is an error naming the rule), the core
  * plans the one static workspace in its "mcu_sram" domain, the session
  * runs once on the host with the riscv_mcu kernels while the plugin records
- * them, and the plugin's "riscv_mcu.codegen" extension writes the package
- * with that run's input and outputs as its test vector.
+ * them into that session's capture, and the plugin's "riscv_mcu.codegen"
+ * extension writes the package with that run's input and outputs as its
+ * test vector.
  */
 #include "cli.h"
 #include <switchyard/ext/sy_mcu_codegen.h>
@@ -124,14 +125,18 @@ int cmd_codegen(int argc, char **argv)
     if (st)
         return cli_fail(st, "codegen: configuration");
     const sy_mcu_codegen_ext *ext = sy_get_extension(env, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION);
-    if (!ext || ext->struct_size < sizeof *ext) {
+    if (!ext || !sy_mcu_ext_has_capture(ext)) {
         sy_env_release(env);
-        return cli_fail(sy_status_create(SY_ERR_NOT_FOUND, "the riscv_mcu plugin (extension '%s') is not loaded",
+        return cli_fail(sy_status_create(SY_ERR_NOT_FOUND,
+                                         ext ? "the riscv_mcu plugin is too old (extension '%s' without session "
+                                               "captures)"
+                                             : "the riscv_mcu plugin (extension '%s') is not loaded",
                                          SY_MCU_EXT_NAME),
                         "codegen");
     }
     sy_model *m = NULL;
     sy_session *s = NULL;
+    sy_mcu_capture *cap = NULL;
     sy_tensor *ins[16] = {0};
     bool from_file[16] = {false};
     const sy_tensor *outs[16] = {0};
@@ -147,7 +152,7 @@ int cmd_codegen(int argc, char **argv)
         goto done;
     }
     sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
-    if ((st = sy_session_create(env, m, &so, &s))) {
+    if ((st = ext->session_create(ext, env, m, &so, &s, &cap))) {
         rc = cli_fail(st, "codegen: placing and planning the model on riscv_mcu");
         goto done;
     }
@@ -182,8 +187,7 @@ int cmd_codegen(int argc, char **argv)
             goto done;
         }
     }
-    ext->capture_begin();
-    st = sy_session_run(s);
+    st = ext->capture_run(cap);
     if (st) {
         rc = cli_fail(st, "codegen: host run");
         goto done;
@@ -225,7 +229,7 @@ int cmd_codegen(int argc, char **argv)
         .outputs = outs,
     };
     char summary[512] = "";
-    if ((st = ext->emit(&req, summary, sizeof summary))) {
+    if ((st = ext->capture_emit(cap, &req, summary, sizeof summary))) {
         rc = cli_fail(st, "codegen");
         goto done;
     }
@@ -244,7 +248,7 @@ int cmd_codegen(int argc, char **argv)
     free(abs);
     rc = 0;
 done:
-    ext->capture_end();
+    ext->capture_release(cap);
     for (size_t i = 0; i < 16; i++) {
         if (from_file[i])
             sy_tensor_free(ins[i]);

@@ -10,7 +10,8 @@
  * its int8 codes are the package's samples; the host trainer takes the same
  * N steps, and its final state is the package's expected_output.txt. The
  * riscv_mcu plugin writes the package (its "riscv_mcu.codegen" extension,
- * emit_train), checking the step's RAM plan against the chip.
+ * emit_train_env), checking the step's RAM plan against the chip of its
+ * environment.
  */
 #include "cli.h"
 
@@ -124,7 +125,8 @@ int cmd_codegen_train(int argc, char **argv)
                                    sram);
         budget *= mul;
     }
-    /* the host's env first: riscv_mcu keeps the chip of the env created last */
+    /* the host's env runs the trainer; the target's env only writes the
+     * package (the chip is that env's, whatever else the process loads) */
     if ((st = cli_env(NULL, &henv)))
         return cli_fail(st, "codegen --train: the default env");
     if ((st = sy_env_create_from_string(ini, NULL, &menv))) {
@@ -132,7 +134,7 @@ int cmd_codegen_train(int argc, char **argv)
         return cli_fail(st, "codegen --train: configuration");
     }
     const sy_mcu_codegen_ext *ext = sy_get_extension(menv, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION);
-    if (!ext || ext->struct_size < sizeof *ext || !ext->emit_train) {
+    if (!ext || !sy_mcu_ext_has_capture(ext)) {
         rc = cli_fail(sy_status_create(SY_ERR_NOT_FOUND, "the riscv_mcu plugin has no training packages"), "codegen");
         goto done;
     }
@@ -215,7 +217,7 @@ int cmd_codegen_train(int argc, char **argv)
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
                                 .labels = labs, .sram_budget = budget};
     char summary[1024] = "";
-    if ((st = ext->emit_train(&req, summary, sizeof summary))) {
+    if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
             fprintf(stderr, "%s\n", summary);
         rc = cli_fail(st, "codegen --train");

@@ -1,18 +1,44 @@
 /*
- * The riscv_mcu plugin's extension table "riscv_mcu.codegen" (version 1),
- * fetched with sy_get_extension by `switchyard codegen`.
+ * The riscv_mcu plugin's extension table "riscv_mcu.codegen" (version 1,
+ * grown append-only), fetched with sy_get_extension by `switchyard codegen`.
  *
  * The MCU cannot dlopen, so the plugin validates and plans on the host,
  * runs its kernels there, and writes a standalone C99 package: while a
- * capture is open, every riscv_mcu kernel that runs records its parameters
- * and the buffers it touched (weights in host memory, activations at their
- * planned offsets in the mcu_sram arena); emit() turns that record into the
- * package. One capture at a time per process (the CLI's use).
+ * capture runs its session, every riscv_mcu kernel of that session records
+ * its parameters and the buffers it touched (weights in host memory,
+ * activations at their planned offsets in the mcu_sram arena);
+ * capture_emit() turns that record into the package.
+ *
+ * The capture belongs to one session (docs/mcu.md, "Where the capture
+ * lives"): runs of other sessions, in this environment or another one,
+ * never enter it, and captures of different sessions share nothing, so two
+ * threads may generate code at once, each with its own capture and
+ * session. One capture and its session are used by one thread at a time,
+ * like any session.
+ *
+ *   const sy_mcu_codegen_ext *x = sy_get_extension(env, SY_MCU_EXT_NAME, SY_MCU_EXT_VERSION);
+ *   if (!x || !sy_mcu_ext_has_capture(x)) ... too old
+ *   x->session_create(x, env, model, &opts, &session, &cap);  // instead of sy_session_create
+ *   sy_session_set_input(session, ...);
+ *   x->capture_run(cap);                                       // one run, recorded
+ *   sy_session_get_output(session, ...);
+ *   x->capture_emit(cap, &req, summary, sizeof summary);
+ *   x->capture_release(cap);
+ *   sy_session_release(session);
  */
 #ifndef SWITCHYARD_EXT_SY_MCU_CODEGEN_H
 #define SWITCHYARD_EXT_SY_MCU_CODEGEN_H
 
 #include "../sy_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sy_env;
+struct sy_model;
+struct sy_session;
+struct sy_session_options;
 
 #define SY_MCU_EXT_NAME "riscv_mcu.codegen"
 #define SY_MCU_EXT_VERSION 1
@@ -62,18 +88,65 @@ typedef struct sy_mcu_train_request {
     uint64_t sram_budget;             /* 0: the chip's SRAM */
 } sy_mcu_train_request;
 
+/* The record of one session's riscv_mcu kernels (opaque, the plugin's). */
+typedef struct sy_mcu_capture sy_mcu_capture;
+
 typedef struct sy_mcu_codegen_ext {
     uint32_t struct_size;
-    /* start recording the kernels that run (clears an earlier record) */
+    /* ---- the first layout: retired ----
+     * These kept one capture per process: every riscv_mcu kernel that ran,
+     * in any environment or session, went into it, and two codegens at
+     * once corrupted each other. capture_begin and capture_end now do
+     * nothing, and emit refuses with SY_ERR_UNSUPPORTED naming the
+     * entry points below. */
     void (*capture_begin)(void);
-    /* stop recording and free the record */
     void (*capture_end)(void);
-    /* write the package from the record of the last run; `summary` gets a
-     * few lines (target, budgets, workspace, flash) for the caller to print */
     sy_status *(*emit)(const sy_mcu_codegen_request *req, char *summary, size_t summary_len);
-    /* write a training package (no capture needed); `summary` gets the
-     * memory plan against the chip. Present when struct_size covers it. */
+    /* Refuses likewise: it read the chip of the environment created last in
+     * the process. Use emit_train_env. */
     sy_status *(*emit_train)(const sy_mcu_train_request *req, char *summary, size_t summary_len);
+
+    /* ---- appended: the capture belongs to a session (check struct_size:
+     * sy_mcu_ext_has_capture) ----
+     * `self` is the table sy_get_extension returned for the environment: the
+     * plugin finds its state in that environment from it. */
+
+    /* sy_session_create of `model` in `env` (the environment `self` came
+     * from), plus a capture of that session in *capture. The session runs
+     * on one thread whatever opts or the INI say (threads = 1): the package
+     * runs its kernels in the order the record has them. Fails, creating
+     * nothing, when env has no riscv_mcu provider with a target or is not
+     * the environment of `self`. The caller releases both: the capture with
+     * capture_release, the session with sy_session_release, in either
+     * order. */
+    sy_status *(*session_create)(const struct sy_mcu_codegen_ext *self, struct sy_env *env,
+                                 const struct sy_model *model, const struct sy_session_options *opts,
+                                 struct sy_session **session, sy_mcu_capture **capture);
+    /* Run the session once (sy_session_run) with its riscv_mcu kernels
+     * recording; clears the record of an earlier capture_run. Set the inputs
+     * before, read the outputs after, as with sy_session_run. */
+    sy_status *(*capture_run)(sy_mcu_capture *capture);
+    /* Write the package from the record of the last capture_run, for the
+     * target and budgets of the session's environment. `summary` gets a few
+     * lines (target, budgets, workspace, flash) for the caller to print.
+     * Fails when the session was released or never run by capture_run. */
+    sy_status *(*capture_emit)(sy_mcu_capture *capture, const sy_mcu_codegen_request *req, char *summary,
+                               size_t summary_len);
+    /* Free the capture (NULL: nothing); its session stays as it is. */
+    void (*capture_release)(sy_mcu_capture *capture);
+    /* Write a training package (no capture needed) for the chip of the
+     * environment of `self`; `summary` gets the memory plan against it. */
+    sy_status *(*emit_train_env)(const struct sy_mcu_codegen_ext *self, const sy_mcu_train_request *req,
+                                 char *summary, size_t summary_len);
 } sy_mcu_codegen_ext;
 
+/* Does the table have the session-owned capture (session_create ..
+ * emit_train_env)? */
+#define sy_mcu_ext_has_capture(x)                                                                                 \
+    ((x)->struct_size >= offsetof(sy_mcu_codegen_ext, emit_train_env) + sizeof(void *) &&                          \
+     (x)->emit_train_env != NULL)
+
+#ifdef __cplusplus
+}
+#endif
 #endif
