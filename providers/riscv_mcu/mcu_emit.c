@@ -1118,7 +1118,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen: the record of the run is incomplete (out of memory)");
     if (!cap->n)
         return H->status_new(SY_ERR_INVALID_ARGUMENT,
-                             "codegen: no riscv_mcu kernel ran (was the session run while the capture was open?)");
+                             "codegen: no riscv_mcu kernel ran in the captured session (are its nodes placed on riscv_mcu?)");
     /* a node recorded twice means more than one run was captured: keep the first run */
     uint32_t n_recs = cap->n;
     for (uint32_t r = 1; r < cap->n; r++)
