@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "\n"
             "  --train             a training package instead (ws63 only): MODEL is an int8 QDQ model;\n"
             "                      its last fully connected layers train on the device with QAS-INT8,\n"
-            "                      one step per sample; with --data DIR (IDX training images),\n"
+            "                      one step per sample; with --data DIR (the training split, as\n"
+            "                      'switchyard train --data' reads it: IDX files or .npy/.pb folders),\n"
             "                      --trainable last:K|bias:K (default last:1), --steps N (default 200),\n"
             "                      --lr LR (0.01), --momentum M (0.9), --sram-budget B (default the chip's)\n");
 }

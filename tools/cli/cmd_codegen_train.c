@@ -6,7 +6,8 @@
  * A ws63 package that runs QAS-INT8 training steps on the device: the int8
  * QDQ MODEL's last fully connected layers (sy_qas_session_*, the ws63 QAS
  * rows of seed 001 §4 checked), one step per sample over the first N
- * training images of DIR (IDX). The frozen front runs here, on the host, and
+ * training samples of DIR (IDX or .npy/.pb folders: sy_dataset, as
+ * `switchyard train --data` reads them). The frozen front runs here, on the host, and
  * its int8 codes are the package's samples; the host trainer takes the same
  * N steps, and its final state is the package's expected_output.txt. The
  * riscv_mcu plugin writes the package (its "riscv_mcu.codegen" extension,
@@ -98,7 +99,7 @@ int cmd_codegen_train(int argc, char **argv)
 
     sy_env *menv = NULL, *henv = NULL;
     sy_qas_session *qs = NULL;
-    sy_tensor *images = NULL, *labels = NULL;
+    sy_dataset *train = NULL;
     layer_copy lc[16];
     size_t nl = 0;
     int8_t *samples = NULL;
@@ -142,22 +143,13 @@ int cmd_codegen_train(int argc, char **argv)
         rc = cli_fail(st, model);
         goto done;
     }
-    char path[4096];
-    const char *kinds[2] = {"images-idx3-ubyte", "labels-idx1-ubyte"};
-    sy_tensor **dst[2] = {&images, &labels};
-    for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "%s/train-%s.gz", data, kinds[k]);
-        if (access(path, R_OK))
-            snprintf(path, sizeof path, "%s/train-%s", data, kinds[k]);
-        if ((st = sy_idx_read(path, dst[k]))) {
-            rc = cli_fail(st, "training data");
-            goto done;
-        }
+    if ((st = sy_dataset_open(data, "train", &train))) {
+        rc = cli_fail(st, "training data");
+        goto done;
     }
-    if (images->dtype != SY_DT_UINT8 || images->rank != 3 || labels->dtype != SY_DT_UINT8 || labels->rank != 1 ||
-        labels->dims[0] != images->dims[0] || images->dims[0] < steps) {
-        rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "%s: expected uint8 images [N, H, W] and labels [N], N >= %ld",
-                                       data, steps),
+    if (sy_dataset_size(train) < steps) {
+        rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "%s: %lld training samples, --steps %ld needs as many", data,
+                                       (long long)sy_dataset_size(train), steps),
                       "training data");
         goto done;
     }
@@ -171,22 +163,28 @@ int cmd_codegen_train(int argc, char **argv)
             goto done;
         }
     }
-    const int64_t H = images->dims[1], W = images->dims[2], K = lc[0].d.k;
+    const int64_t px = sy_dataset_sample_numel(train), K = lc[0].d.k;
     samples = malloc((size_t)(steps * K));
     labs = malloc((size_t)steps * 4);
-    x = malloc((size_t)(H * W) * 4);
+    x = malloc((size_t)px * 4);
     if (!samples || !labs || !x) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
     /* the front's codes of each sample, then the host's step on it */
     for (long s = 0; s < steps; s++) {
-        for (int64_t p = 0; p < H * W; p++)
-            x[p] = (float)((const uint8_t *)images->data)[s * H * W + p] / 255.0f;
-        int64_t lab = ((const uint8_t *)labels->data)[s];
+        int64_t lab = 0;
+        if ((st = sy_dataset_batch(train, &(int64_t){s}, 1, 0, x, &lab))) {
+            rc = cli_fail(st, "training data");
+            goto done;
+        }
         labs[s] = (int32_t)lab;
-        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {1, 1, H, W}, .data = x,
-                        .nbytes = (size_t)(H * W) * 4};
+        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .data = x, .nbytes = (size_t)px * 4};
+        int64_t sd[SY_MAX_RANK];
+        int32_t sr = sy_dataset_sample_shape(train, sd);
+        tx.rank = sr + 1 <= SY_MAX_RANK ? sr + 1 : SY_MAX_RANK;
+        tx.dims[0] = 1;
+        memcpy(tx.dims + 1, sd, (size_t)(tx.rank - 1) * sizeof *sd);
         sy_tensor tl = {.struct_size = sizeof tl, .dtype = SY_DT_INT64, .rank = 1, .dims = {1}, .data = &lab,
                         .nbytes = 8};
         const sy_tensor *codes = NULL;
@@ -236,8 +234,7 @@ done:
     free(samples);
     free(labs);
     free(x);
-    sy_idx_free(images);
-    sy_idx_free(labels);
+    sy_dataset_release(train);
     sy_qas_session_release(qs);
     sy_env_release(henv);
     sy_env_release(menv);
