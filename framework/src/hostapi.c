@@ -278,6 +278,11 @@ static void *h_run_alloc(sy_run_ctx *rc, size_t size)
     return rc && rc->heap ? sy_strheap_alloc(rc->heap, size ? size : 1) : NULL;
 }
 
+/* ABI 1.4: subgraph attributes of plugin ops (subgraph.c) */
+sy_status *sy_host_node_subgraph(sy_node *n, const char *attr, const sy_subgraph_sig *sig, sy_subgraph **out);
+sy_status *sy_host_subgraph_run(sy_subgraph *g, const sy_tensor *const *inputs, uint32_t n_inputs,
+                                const sy_tensor **outputs, uint32_t n_outputs);
+
 const sy_host_api sy_host_api_table = {
     .struct_size = sizeof(sy_host_api),
     .abi_major = SY_ABI_MAJOR,
@@ -324,6 +329,8 @@ const sy_host_api sy_host_api_table = {
     .node_plugin_state = h_node_plugin_state,
     .node_provider_session = h_node_provider_session,
     .run_alloc = h_run_alloc,
+    .node_subgraph = sy_host_node_subgraph,
+    .subgraph_run = sy_host_subgraph_run,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

@@ -181,6 +181,16 @@ static sy_status *bind_values(struct sy_session *s)
     return NULL;
 }
 
+/* Does subgraph g read a value of an enclosing graph? (The import lists
+ * what a body captures as its IR_VALUE_OUTER_SCOPE values.) */
+static bool graph_captures(const ir_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_values; i++)
+        if (g->values[i].flags & IR_VALUE_OUTER_SCOPE)
+            return true;
+    return false;
+}
+
 static sy_status *bind_nodes(struct sy_session *s)
 {
     const ir_graph *g = s->g;
@@ -198,12 +208,18 @@ static sy_status *bind_nodes(struct sy_session *s)
         nr->view.n_out = n->n_outputs;
         nr->part = -1;
         nr->builtin = sy_builtin_of(n);
-        if (nr->builtin) {
-            for (uint32_t a = 0; a < n->n_attrs; a++)
-                nr->n_subs += n->attrs[a].type == SY_ATTR_GRAPH && n->attrs[a].g;
-            if (nr->n_subs && !(nr->subs = calloc(nr->n_subs, sizeof *nr->subs)))
-                return sy_error_oom();
-        }
+        /* the core's control flow and, since ABI 1.4, a plugin op with a
+         * graph attribute (host->node_subgraph) run their subgraphs as
+         * sessions of their own, made at first use */
+        for (uint32_t a = 0; a < n->n_attrs; a++)
+            if (n->attrs[a].type == SY_ATTR_GRAPH && n->attrs[a].g) {
+                nr->n_subs++;
+                nr->captures |= !nr->builtin && graph_captures(n->attrs[a].g);
+            }
+        if (nr->n_subs && !(nr->subs = calloc(nr->n_subs, sizeof *nr->subs)))
+            return sy_error_oom();
+        if (nr->n_subs && !nr->builtin && !(nr->sgs = calloc(nr->n_subs, sizeof *nr->sgs)))
+            return sy_error_oom();
         nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
         nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
         if (!nr->view.in || !nr->view.out)
@@ -341,6 +357,11 @@ static sy_status *infer_all(struct sy_session *s)
             s->dynamic = true; /* control flow and sequence ops run at run time, in the core */
             continue;
         }
+        /* a plugin op whose subgraph reads a value of this graph: the
+         * static plan would not keep that value alive up to the node (the
+         * planner sees only its inputs), the node-by-node mode does */
+        if (nr->captures)
+            s->dynamic = true;
         const sy_schema_rec *sc = sy_env_find_schema(s->env, n->domain, n->op, n->opset);
         if (!sc)
             return sy_error(SY_ERR_NOT_IMPLEMENTED, "%s: no loaded plugin defines %s (domain '%s', opset %d)",
@@ -694,6 +715,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
         free(s->nodes[i].view.in);
         free(s->nodes[i].view.out);
         free(s->nodes[i].view.pins);
+        sy_subgraphs_free(&s->nodes[i]);
         for (uint32_t k = 0; k < s->nodes[i].n_subs; k++)
             sy_session_release(s->nodes[i].subs[k]);
         free(s->nodes[i].subs);

@@ -142,6 +142,13 @@ typedef struct sy_node_rt {
     int builtin;
     struct sy_session **subs;
     uint32_t n_subs;
+    /* a plugin op's graph attributes (ABI 1.4, subgraph.c): the handles its
+     * kernel got from host->node_subgraph, one per entry of subs (NULL until
+     * asked); they run subs[k] and live as long as the node */
+    struct sy_subgraph **sgs;
+    /* one of the node's graph attributes reads an outer-scope value: the
+     * session runs node by node, so that value is alive when the node runs */
+    bool captures;
 } sy_node_rt;
 
 /* A compiled step: everything the run loop needs, nothing else. */
@@ -303,6 +310,9 @@ sy_status *sy_session_create_sub(struct sy_session *parent, const ir_graph *g, s
 void sy_session_bind(struct sy_session *s, int32_t vi, const sy_value_rt *src);
 /* plan if needed, then run a subgraph session */
 sy_status *sy_session_run_sub(struct sy_session *s);
+
+/* subgraph.c: free the subgraph handles of a node (host->node_subgraph) */
+void sy_subgraphs_free(sy_node_rt *nr);
 
 /* values.c: value kinds */
 void sy_value_clear_seq(sy_value_rt *v);       /* free an owned sequence; kind back to tensor */

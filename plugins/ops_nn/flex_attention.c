@@ -1,22 +1,42 @@
 /*
- * FlexAttention (ai.onnx.preview 1) without its modifier graphs:
+ * FlexAttention (ai.onnx.preview 1):
  * Y = softmax(scale Q K^T) V per head, Q [B, Hq, L, E], K [B, Hkv, S, E],
  * V [B, Hkv, S, Ev] -> Y [B, Hq, L, Ev]; query head h reads kv head
  * h / (Hq / Hkv); scale defaults to 1/sqrt(E). Computed in double,
- * stored in the inputs' float type. The score_mod / mask_mod / prob_mod
- * graph attributes need subgraph execution, which the core does not have
- * yet: the schema does not list them, so the core refuses a node that has
- * one, naming the attribute (the host API cannot see graph attributes).
+ * stored in the inputs' float type.
+ *
+ * The modifier graphs score_mod, mask_mod and prob_mod run through the host
+ * (ABI 1.4, host->node_subgraph / subgraph_run) in the form the node tests
+ * carry: one input, the whole score (or probability) tensor [B, Hq, L, S],
+ * and one output of the same shape and dtype, so each graph runs once per
+ * run of the node, batched over every head and position (the graph reads
+ * the indices it needs from the shape, as the tests' causal and
+ * relative-position graphs do). The order is the spec's: scores, score_mod,
+ * mask_mod (a graph that writes -inf where a position is masked), softmax
+ * over S, prob_mod, then the product with V. The tensor the graphs see has
+ * the softmax's dtype: float32 for float16/bfloat16 inputs (the spec's
+ * promotion), else the inputs' type. The later form of the spec, a graph of
+ * scalars (score, batch, head, q_idx, k_idx), is refused by the count of
+ * its inputs, naming the attribute.
  */
 #include "nn_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PREVIEW "ai.onnx.preview"
 
+/* the modifier graphs, in the order they apply */
+enum { MOD_SCORE, MOD_MASK, MOD_PROB, N_MOD };
+static const char *const mod_attr[N_MOD] = {"score_mod", "mask_mod", "prob_mod"};
+
 typedef struct flex_state {
     double scale;
+    sy_subgraph *mod[N_MOD]; /* NULL when the node has no such graph; owned by the node */
+    bool any_mod;
+    sy_dtype sdt;            /* dtype of the score tensor the graphs see */
+    size_t scores_bytes;     /* scratch: the score tensor, then per-row doubles */
 } flex_state;
 
 static sy_status *flex_check(const sy_node *n, double *scale)
@@ -49,7 +69,7 @@ static sy_status *infer_flex(sy_node *n)
 
 static sy_status *prepare_flex(sy_node *n, void **state)
 {
-    flex_state *s = malloc(sizeof *s);
+    flex_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
     sy_status *st = flex_check(n, &s->scale);
@@ -57,15 +77,144 @@ static sy_status *prepare_flex(sy_node *n, void **state)
         free(s);
         return st;
     }
-    const sy_tensor *k = H->node_input(n, 1), *v = H->node_input(n, 2);
-    H->node_set_scratch(n, (size_t)(k->dims[2] + v->dims[3]) * sizeof(double));
+    const sy_tensor *q = H->node_input(n, 0), *k = H->node_input(n, 1), *v = H->node_input(n, 2);
+    s->sdt = q->dtype == SY_DT_FLOAT16 || q->dtype == SY_DT_BFLOAT16 ? SY_DT_FLOAT32 : q->dtype;
+    /* each graph: the score (probability) tensor in, the same out */
+    const sy_dtype dts[1] = {s->sdt};
+    const sy_subgraph_sig sig = {sizeof sig, 1, 1, SY_SUBGRAPH_OPTIONAL, dts, dts};
+    /* (the loader refuses this plugin on a host older than the ABI it was
+     * built with, so this holds; checked as the ABI asks) */
+    if (!sy_host_has_subgraphs(H))
+        st = ERR(SY_ERR_UNSUPPORTED, "node '%s': this host has no subgraph API (ABI 1.4) for the modifier graphs",
+                 H->node_name(n));
+    for (int m = 0; !st && m < N_MOD; m++) {
+        st = H->node_subgraph(n, mod_attr[m], &sig, &s->mod[m]);
+        if (st)
+            break;
+        s->any_mod |= s->mod[m] != NULL;
+    }
+    if (st) {
+        free(s);
+        return st;
+    }
+    size_t S = (size_t)k->dims[2], Ev = (size_t)v->dims[3];
+    size_t per_row = (S + Ev) * sizeof(double);
+    if (s->any_mod) {
+        /* the whole score tensor [B, Hq, L, S], 64-byte rounded, then the row */
+        size_t cnt = (size_t)q->dims[0] * (size_t)q->dims[1] * (size_t)q->dims[2] * S;
+        s->scores_bytes = (cnt * sy_dt_size(s->sdt) + 63) & ~(size_t)63;
+    }
+    H->node_set_scratch(n, s->scores_bytes + per_row);
     *state = s;
+    return NULL;
+}
+
+/* out must be the [B, Hq, L, S] tensor the graph was given */
+static sy_status *mod_check(const char *attr, const sy_tensor *in, const sy_tensor *out)
+{
+    bool same = out->rank == in->rank && out->dtype == in->dtype;
+    for (int32_t d = 0; same && d < in->rank; d++)
+        same = out->dims[d] == in->dims[d];
+    if (!same)
+        return ERR(SY_ERR_SHAPE, "%s: its output must have the shape [%lld, %lld, %lld, %lld] of its input", attr,
+                   (long long)in->dims[0], (long long)in->dims[1], (long long)in->dims[2], (long long)in->dims[3]);
+    return NULL;
+}
+
+/* Run graph m on `cur` (the score or probability tensor); *cur becomes its
+ * output, valid until the graph runs again. */
+static sy_status *mod_run(const flex_state *s, int m, const sy_tensor **cur)
+{
+    if (!s->mod[m])
+        return NULL;
+    const sy_tensor *in = *cur, *out = NULL;
+    SY_TRY(H->subgraph_run(s->mod[m], &in, 1, &out, 1));
+    SY_TRY(mod_check(mod_attr[m], in, out));
+    *cur = out;
+    return NULL;
+}
+
+/* With modifier graphs: the whole score tensor is made, handed to
+ * score_mod and mask_mod, turned into probabilities in the same buffer,
+ * handed to prob_mod, and only then multiplied with V. */
+static sy_status *run_flex_mod(const flex_state *s, const sy_kernel_io *io)
+{
+    const sy_tensor *q = io->inputs[0], *k = io->inputs[1], *v = io->inputs[2];
+    sy_tensor *y = io->outputs[0];
+    int64_t B = q->dims[0], hq = q->dims[1], L = q->dims[2], E = q->dims[3];
+    int64_t hkv = k->dims[1], S = k->dims[2], Ev = v->dims[3], g = hq / hkv;
+    sy_dtype dt = q->dtype, sdt = s->sdt;
+    void *sc = io->scratch;
+    double *p = (double *)((uint8_t *)io->scratch + s->scores_bytes), *acc = p + S;
+    sy_tensor scores;
+    memset(&scores, 0, sizeof scores);
+    scores.struct_size = sizeof scores;
+    scores.dtype = sdt;
+    scores.rank = 4;
+    scores.dims[0] = B;
+    scores.dims[1] = hq;
+    scores.dims[2] = L;
+    scores.dims[3] = S;
+    scores.data = sc;
+    scores.nbytes = (size_t)(B * hq * L * S) * sy_dt_size(sdt);
+    scores.name = "scores";
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = 0; h < hq; h++) {
+            size_t qo = (size_t)((b * hq + h) * L) * (size_t)E, ko = (size_t)((b * hkv + h / g) * S) * (size_t)E;
+            size_t so = (size_t)((b * hq + h) * L) * (size_t)S;
+            for (int64_t l = 0; l < L; l++)
+                for (int64_t j = 0; j < S; j++) {
+                    double dot = 0;
+                    for (int64_t e = 0; e < E; e++)
+                        dot += sy_load_f64(q->data, dt, qo + (size_t)(l * E + e)) *
+                               sy_load_f64(k->data, dt, ko + (size_t)(j * E + e));
+                    sy_store_f64(sc, sdt, so + (size_t)(l * S + j), dot * s->scale);
+                }
+        }
+    const sy_tensor *cur = &scores;
+    SY_TRY(mod_run(s, MOD_SCORE, &cur));
+    SY_TRY(mod_run(s, MOD_MASK, &cur));
+    /* softmax per row, into the scores buffer: a row is read whole before
+     * it is written (cur may be that buffer: an identity graph) */
+    for (int64_t r = 0; r < B * hq * L; r++) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < S; j++) {
+            p[j] = sy_load_f64(cur->data, sdt, (size_t)(r * S + j));
+            mx = p[j] > mx ? p[j] : mx;
+        }
+        for (int64_t j = 0; j < S; j++) {
+            p[j] = exp(p[j] - mx);
+            sum += p[j];
+        }
+        for (int64_t j = 0; j < S; j++)
+            sy_store_f64(sc, sdt, (size_t)(r * S + j), p[j] / sum);
+    }
+    cur = &scores;
+    SY_TRY(mod_run(s, MOD_PROB, &cur));
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = 0; h < hq; h++) {
+            size_t vo = (size_t)((b * hkv + h / g) * S) * (size_t)Ev, yo = (size_t)((b * hq + h) * L) * (size_t)Ev;
+            size_t po = (size_t)((b * hq + h) * L) * (size_t)S;
+            for (int64_t l = 0; l < L; l++) {
+                for (int64_t e = 0; e < Ev; e++)
+                    acc[e] = 0;
+                for (int64_t j = 0; j < S; j++) {
+                    double pj = sy_load_f64(cur->data, sdt, po + (size_t)(l * S + j));
+                    for (int64_t e = 0; e < Ev; e++)
+                        acc[e] += pj * sy_load_f64(v->data, dt, vo + (size_t)(j * Ev + e));
+                }
+                for (int64_t e = 0; e < Ev; e++)
+                    sy_store_f64(y->data, dt, yo + (size_t)(l * Ev + e), acc[e]);
+            }
+        }
     return NULL;
 }
 
 static sy_status *run_flex(void *state, const sy_kernel_io *io)
 {
     const flex_state *s = state;
+    if (s->any_mod)
+        return run_flex_mod(s, io);
     const sy_tensor *q = io->inputs[0], *k = io->inputs[1], *v = io->inputs[2];
     sy_tensor *y = io->outputs[0];
     int64_t B = q->dims[0], hq = q->dims[1], L = q->dims[2], E = q->dims[3];
@@ -103,12 +252,14 @@ static sy_status *run_flex(void *state, const sy_kernel_io *io)
     return NULL;
 }
 
-/* score_mod, mask_mod, prob_mod: deliberately absent (see above) */
-static const sy_attr_def a_flex[] = {{"scale", SY_ATTR_FLOAT, false}};
+static const sy_attr_def a_flex[] = {{"scale", SY_ATTR_FLOAT, false},
+                                     {"score_mod", SY_ATTR_GRAPH, false},
+                                     {"mask_mod", SY_ATTR_GRAPH, false},
+                                     {"prob_mod", SY_ATTR_GRAPH, false}};
 
 static const sy_op_schema schemas[] = {
     {sizeof(sy_op_schema), PREVIEW, "FlexAttention", 1, 3, 3, 1, 1, SY_ATTRS(a_flex), infer_flex, SY_NO_INPLACE, 0,
-     "scaled dot-product attention (modifier graphs not supported)"},
+     "scaled dot-product attention with score_mod / mask_mod / prob_mod graphs"},
 };
 
 static const sy_kernel_def kernels[] = {

@@ -20,7 +20,7 @@ sy_status *nn_attention_register(const sy_host_api *host, sy_plugin *p);
 sy_status *nn_gated_register(const sy_host_api *host, sy_plugin *p);
 /* linear_attention.c: LinearAttention */
 sy_status *nn_linear_attention_register(const sy_host_api *host, sy_plugin *p);
-/* flex_attention.c: FlexAttention (ai.onnx.preview) without modifier graphs */
+/* flex_attention.c: FlexAttention (ai.onnx.preview) and its modifier graphs */
 sy_status *nn_flex_attention_register(const sy_host_api *host, sy_plugin *p);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Switchyard plugin ABI, version 1 (minor 2).
+ * Switchyard plugin ABI, version 1 (minor 4).
  *
  * A plugin is a shared library that exports exactly one symbol,
  * `sy_plugin_query` (see SY_PLUGIN_DEFINE below). The host calls it with its
@@ -39,13 +39,14 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 3
+#define SY_ABI_MINOR 4
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
 typedef struct sy_node sy_node;       /* a graph node, during infer/check/prepare */
 typedef struct sy_options sy_options; /* validated key/value pairs of one INI section */
 typedef struct sy_run_ctx sy_run_ctx; /* the current run (profiling, thread index) */
+typedef struct sy_subgraph sy_subgraph; /* a graph attribute of a node, as the core runs it (ABI 1.4) */
 
 /* ---- plugin kinds (bit flags; a library may be several) ----------------- */
 enum {
@@ -278,6 +279,23 @@ typedef struct sy_quant_scheme_def {
 } sy_quant_scheme_def;
 
 
+/* ---- subgraph signatures (ABI 1.4) --------------------------------------- */
+/* What a kernel binds to a graph attribute and reads from it
+ * (host->node_subgraph). */
+enum {
+    /* an absent attribute is not an error: node_subgraph succeeds with
+     * *out = NULL (a modifier graph the node may or may not have) */
+    SY_SUBGRAPH_OPTIONAL = 1u << 0
+};
+
+typedef struct sy_subgraph_sig {
+    uint32_t struct_size;
+    uint32_t n_inputs, n_outputs;
+    uint32_t flags;                /* SY_SUBGRAPH_* */
+    const sy_dtype *input_dtypes;  /* n_inputs entries; SY_DT_UNDEFINED: any; NULL: all any */
+    const sy_dtype *output_dtypes; /* n_outputs entries; SY_DT_UNDEFINED: any; NULL: all any */
+} sy_subgraph_sig;
+
 /* ---- the host API table, injected into init ------------------------------ */
 typedef struct sy_host_api {
     uint32_t struct_size;
@@ -389,11 +407,44 @@ typedef struct sy_host_api {
      * host->struct_size (sy_host_has_run_alloc) before calling: a 1.2 host
      * has no such field. */
     void *(*run_alloc)(sy_run_ctx *rc, size_t size);
+
+    /* ---- ABI 1.4: subgraph attributes ---- */
+    /* In prepare: a handle to the graph attribute `attr` of node n (an op
+     * whose schema declares a SY_ATTR_GRAPH attribute, like FlexAttention's
+     * score_mod). The core makes the subgraph a session of its own, as it
+     * does for If/Loop bodies: planned at its first run and again only when
+     * the shapes bound to it change, so one arena serves every run. `sig`
+     * says what the kernel will bind and read: the graph must have exactly
+     * sig->n_inputs inputs and sig->n_outputs outputs, and a declared input
+     * or output dtype must equal the one the kernel names (SY_DT_UNDEFINED:
+     * any). Refused with SY_ERR_INVALID_MODEL (attribute absent, unless
+     * sig->flags has SY_SUBGRAPH_OPTIONAL: then *out = NULL; or counts),
+     * SY_ERR_TYPE (not a graph, or a dtype), each naming the node and the
+     * attribute. The handle belongs to the node: the same one is returned by
+     * every prepare of the node (each with the new sig), it stays valid
+     * until the node's session is released, and the kernel never frees it.
+     * Check sy_host_has_subgraphs first: a 1.3 host has no such fields. */
+    sy_status *(*node_subgraph)(sy_node *n, const char *attr, const sy_subgraph_sig *sig, sy_subgraph **out);
+    /* In run: bind inputs[i] to the subgraph's i-th input (by pointer, not
+     * copied; the subgraph never writes them), run it, and point outputs[k]
+     * at its k-th output. The outputs stay valid until the next
+     * subgraph_run on this handle or the node's release; read or copy them
+     * before. The counts must be those of the sig, and input and output
+     * dtypes are checked against it (SY_ERR_TYPE naming the node, the
+     * attribute and the value). A node runs its handle from one thread at a
+     * time; each node has its own. */
+    sy_status *(*subgraph_run)(sy_subgraph *g, const sy_tensor *const *inputs, uint32_t n_inputs,
+                               const sy_tensor **outputs, uint32_t n_outputs);
 } sy_host_api;
 
 /* Does this host table have run_alloc (ABI >= 1.3)? */
 #define sy_host_has_run_alloc(h)                                                                                  \
     ((h)->struct_size >= offsetof(sy_host_api, run_alloc) + sizeof(void *) && (h)->run_alloc != NULL)
+
+/* Does this host table have node_subgraph and subgraph_run (ABI >= 1.4)? */
+#define sy_host_has_subgraphs(h)                                                                                  \
+    ((h)->struct_size >= offsetof(sy_host_api, subgraph_run) + sizeof(void *) && (h)->node_subgraph != NULL &&   \
+     (h)->subgraph_run != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
@@ -458,6 +509,14 @@ SY_ABI_PIN(sy_provider_def, create_env, 144);
 SY_ABI_PIN(sy_host_api, plugin_set_state, 312);
 SY_ABI_PIN(sy_provider_def, session_begin, 152);
 SY_ABI_PIN(sy_host_api, node_provider_session, 328);
+/* ABI 1.3 addition */
+SY_ABI_PIN(sy_host_api, run_alloc, 336);
+/* ABI 1.4 additions */
+SY_ABI_PIN(sy_host_api, node_subgraph, 344);
+SY_ABI_PIN(sy_host_api, subgraph_run, 352);
+SY_ABI_PIN(sy_subgraph_sig, flags, 12);
+SY_ABI_PIN(sy_subgraph_sig, input_dtypes, 16);
+SY_ABI_PIN(sy_subgraph_sig, output_dtypes, 24);
 #undef SY_ABI_PIN
 #endif
 
