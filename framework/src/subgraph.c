@@ -52,6 +52,13 @@ static const char *where(const ir_node *n, const char *attr, char *buf, size_t l
     return buf;
 }
 
+static const char *attr_type_name(sy_attr_type t)
+{
+    static const char *const names[] = {"undefined", "a float", "an int", "a string", "a tensor",
+                                        "a graph",   "floats",  "ints",   "strings"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "of an unknown type";
+}
+
 static const char *dt_name(sy_dtype dt) { return dt == SY_DT_UNDEFINED ? "undeclared" : sy_dtype_name(dt); }
 
 /* The sig's dtypes against the graph's declarations (a value the graph
@@ -106,8 +113,8 @@ sy_status *sy_host_node_subgraph(sy_node *view, const char *attr, const sy_subgr
         bool graph = n->attrs[a].type == SY_ATTR_GRAPH && n->attrs[a].g;
         if (!strcmp(n->attrs[a].name, attr)) {
             if (!graph)
-                return sy_error(SY_ERR_TYPE, "%s is of type %d, not a graph", where(n, attr, w, sizeof w),
-                                n->attrs[a].type);
+                return sy_error(SY_ERR_TYPE, "%s is %s, not a graph", where(n, attr, w, sizeof w),
+                                attr_type_name(n->attrs[a].type));
             at = &n->attrs[a];
         } else if (graph) {
             k++;

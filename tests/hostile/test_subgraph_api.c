@@ -1,0 +1,333 @@
+/*
+ * The subgraph host API (ABI 1.4: host->node_subgraph, subgraph_run), through
+ * the test plugin test_subgraph (test.subgraph RunGraph: Y = its graph
+ * attribute run on X):
+ *
+ *   runs        body y = x * 2 gives hand-worked values on two runs, and on a
+ *               third with a new input shape (the body re-planned); the
+ *               node's subgraph session is the same object throughout
+ *   optional    an absent attribute asked with SY_SUBGRAPH_OPTIONAL is no
+ *               error (the kernel gets NULL and copies X)
+ *   refusals    each an error code with a message naming the node and the
+ *               attribute: a missing attribute (INVALID_MODEL), a string
+ *               attribute asked as a graph (TYPE), a body with two inputs
+ *               and one with two outputs where the kernel takes one
+ *               (INVALID_MODEL, with both counts), a body input declared
+ *               int64 where the kernel binds float (TYPE, at prepare), a
+ *               body whose output turns out int64 where the kernel reads
+ *               float (TYPE, at run)
+ *   flex        FlexAttention (ops_nn) refuses a score_mod with the later
+ *               spec's five scalar inputs and a prob_mod declared double
+ *               for float scores, naming the node and the attribute
+ *
+ * SY_TEST_VERBOSE=1 prints each refusal's message.
+ */
+#include "pt_common.h"
+
+#include <stdint.h>
+
+#define PT_F64 ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+
+static sy_env *env_make(void)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\nplugins = %s/libsy_test_subgraph.so\n",
+             HOSTILE_PLUGIN_DIR, SUBGRAPH_TEST_PLUGIN_DIR);
+    sy_env *env = NULL;
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    PT_CHECK(st == NULL, "env: %s", pt_msg(st));
+    return env;
+}
+
+/* a GRAPH attribute on the node added last of m (body kept alive by the caller) */
+static void attr_graph(pt_model *m, const char *name, pt_model *body)
+{
+    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    a->g = &body->graph;
+    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
+    n->attribute[n->n_attribute++] = a;
+}
+
+static const int64_t D23[2] = {2, 3};
+
+/* dim 0 of a value info becomes the symbolic "N" (a batch the host sets) */
+static void dim0_symbolic(pt_model *m, Onnx__ValueInfoProto *vi)
+{
+    Onnx__TensorShapeProto__Dimension *d = vi->type->tensor_type->shape->dim[0];
+    d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+    d->dim_param = pt_strdup(m, "N");
+}
+
+/* X [2,3] float -> RunGraph 'rg' (ask = `ask`, body = `body` when given) -> Y */
+static pt_model *top_model(const char *ask, pt_model *body, int64_t n_in, int64_t n_out, int64_t optional)
+{
+    pt_model *m = pt_model_new("subgraph_api");
+    pt_opset(m, "test.subgraph", 1);
+    pt_input(m, "X", PT_F32, 2, D23);
+    pt_node(m, "RunGraph", "rg", (const char *[]){"X", NULL}, (const char *[]){"Y", NULL});
+    pt_domain(m, "test.subgraph");
+    pt_attr_string(m, "ask", ask);
+    pt_attr_int(m, "n_in", n_in);
+    pt_attr_int(m, "n_out", n_out);
+    pt_attr_int(m, "in_dtype", SY_DT_FLOAT32);
+    pt_attr_int(m, "out_dtype", SY_DT_FLOAT32);
+    pt_attr_int(m, "optional", optional);
+    if (body)
+        attr_graph(m, "body", body);
+    pt_output(m, "Y", PT_F32, 2, D23);
+    dim0_symbolic(m, m->graph.input[0]);
+    dim0_symbolic(m, m->graph.output[0]);
+    return m;
+}
+
+/* body: y = x * 2 (x undeclared in shape: any [2,3] or other) */
+static pt_model *body_double(void)
+{
+    pt_model *b = pt_model_new("doubler");
+    pt_input(b, "x", PT_F32, 2, D23);
+    const float two = 2.0f;
+    pt_init_f32(b, "two", 0, NULL, &two);
+    pt_node(b, "Mul", "mul", (const char *[]){"x", "two", NULL}, (const char *[]){"y", NULL});
+    pt_output(b, "y", PT_F32, 2, D23);
+    return b;
+}
+
+/* Load m, make a session, feed X (rows x 3) and run: the first failure */
+static sy_status *load_run(sy_env *env, const pt_model *m, int64_t rows, const float *x, sy_model **mo,
+                           sy_session **s)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    pt_model_pack(m, &buf, &len);
+    sy_status *st = sy_model_load_buffer(env, buf, len, "subgraph_api.onnx", NULL, mo);
+    free(buf);
+    if (!st)
+        st = sy_session_create(env, *mo, NULL, s);
+    if (st)
+        return st;
+    int64_t d[2] = {rows, 3};
+    sy_tensor tx = pt_tensor_f32((float *)x, 2, d);
+    st = sy_session_set_input(*s, "X", &tx, SY_INPUT_COPY);
+    return st ? st : sy_session_run(*s);
+}
+
+#define EXPECT_REFUSED(st, code, ...)                                                                              \
+    do {                                                                                                           \
+        sy_status *st_ = (st);                                                                                     \
+        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
+                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success", st_ ? sy_status_get_message(st_) : ""); \
+        if (st_ && getenv("SY_TEST_VERBOSE"))                                                                      \
+            printf("  refused: %s\n", sy_status_get_message(st_));                                               \
+        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
+        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
+            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
+        sy_status_free(st_);                                                                                       \
+    } while (0)
+
+static void test_runs(void)
+{
+    sy_env *env = env_make();
+    pt_model *b = body_double(), *m = top_model("body", b, 1, 1, 0);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    float x[12] = {1, -2, 3.5f, 0, 0.25f, -7, 10, 11, -12, 13, 14, 15};
+    sy_status *st = load_run(env, m, 2, x, &mo, &s);
+    PT_REQUIRE(st == NULL, "y = 2x: %s", pt_msg(st));
+    PT_CHECK(sy_session_node_subgraph_count(s, 0) == 1, "RunGraph has one subgraph");
+    const char *attr = NULL;
+    sy_session *sub = sy_session_node_subgraph(s, 0, 0, &attr);
+    PT_CHECK(sub && attr && !strcmp(attr, "body"), "its subgraph is 'body'");
+    for (int run = 0; run < 3; run++) {
+        int64_t rows = run < 2 ? 2 : 4; /* run 2: a new shape, the body is planned again */
+        if (run) {
+            for (int i = 0; i < 12; i++)
+                x[i] += 1.0f;
+            int64_t d[2] = {rows, 3};
+            sy_tensor tx = pt_tensor_f32(x, 2, d);
+            PT_CHECK(!(st = sy_session_set_input(s, "X", &tx, SY_INPUT_COPY)), "set X: %s", pt_msg(st));
+            PT_REQUIRE(!(st = sy_session_run(s)), "run %d: %s", run, pt_msg(st));
+        }
+        const sy_tensor *y = NULL;
+        PT_REQUIRE(!(st = sy_session_get_output(s, 0, &y)), "output: %s", pt_msg(st));
+        PT_CHECK(y->rank == 2 && y->dims[0] == rows && y->dims[1] == 3, "run %d: Y is [%lld, 3]", run,
+                 (long long)rows);
+        const float *yv = y->data;
+        for (int64_t i = 0; i < rows * 3 && y->dims[0] == rows; i++)
+            PT_CHECK(yv[i] == 2.0f * x[i], "run %d: y[%lld] = %g, 2x = %g", run, (long long)i, yv[i], 2.0 * x[i]);
+        PT_CHECK(sy_session_node_subgraph(s, 0, 0, NULL) == sub, "run %d: the same subgraph session", run);
+    }
+done:
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    pt_model_free(b);
+    sy_env_release(env);
+}
+
+static void test_optional(void)
+{
+    sy_env *env = env_make();
+    pt_model *m = top_model("absent_graph", NULL, 1, 1, 1);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    const float x[6] = {1, 2, 3, 4, 5, 6};
+    sy_status *st = load_run(env, m, 2, x, &mo, &s);
+    PT_REQUIRE(st == NULL, "an optional absent graph: %s", pt_msg(st));
+    const sy_tensor *y = NULL;
+    PT_REQUIRE(!(st = sy_session_get_output(s, 0, &y)), "output: %s", pt_msg(st));
+    PT_CHECK(!memcmp(y->data, x, sizeof x), "Y = X without the graph");
+done:
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+    sy_env_release(env);
+}
+
+static void refused(pt_model *m, sy_status_code code, const char *n1, const char *n2, const char *n3)
+{
+    sy_env *env = env_make();
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    const float x[6] = {1, 2, 3, 4, 5, 6};
+    EXPECT_REFUSED(load_run(env, m, 2, x, &mo, &s), code, "node 'rg'", n1, n2, n3);
+    sy_session_release(s);
+    sy_model_release(mo);
+    sy_env_release(env);
+}
+
+static void test_refusals(void)
+{
+    /* the attribute asked for is not on the node */
+    pt_model *b = body_double(), *m = top_model("no_such_graph", b, 1, 1, 0);
+    refused(m, SY_ERR_INVALID_MODEL, "'no_such_graph'", "absent", "RunGraph");
+    pt_model_free(m);
+    /* an attribute that is not a graph */
+    m = top_model("ask", b, 1, 1, 0);
+    refused(m, SY_ERR_TYPE, "'ask'", "not a graph", "RunGraph");
+    pt_model_free(m);
+    /* the body has one input and one output; the kernel takes two inputs */
+    m = top_model("body", b, 2, 1, 0);
+    refused(m, SY_ERR_INVALID_MODEL, "'body'", "1 input and 1 output", "takes 2 and 1");
+    pt_model_free(m);
+    /* ... or two outputs */
+    m = top_model("body", b, 1, 2, 0);
+    refused(m, SY_ERR_INVALID_MODEL, "'body'", "1 input and 1 output", "takes 1 and 2");
+    pt_model_free(m);
+    pt_model_free(b);
+
+    /* a body with two inputs where the kernel takes one */
+    b = pt_model_new("adder");
+    pt_input(b, "x", PT_F32, 2, D23);
+    pt_input(b, "x2", PT_F32, 2, D23);
+    pt_node(b, "Add", "add", (const char *[]){"x", "x2", NULL}, (const char *[]){"y", NULL});
+    pt_output(b, "y", PT_F32, 2, D23);
+    m = top_model("body", b, 1, 1, 0);
+    refused(m, SY_ERR_INVALID_MODEL, "'body'", "2 inputs and 1 output", "takes 1 and 1");
+    pt_model_free(m);
+    pt_model_free(b);
+
+    /* a body with two outputs */
+    b = pt_model_new("twice");
+    pt_input(b, "x", PT_F32, 2, D23);
+    pt_node(b, "Identity", "i1", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_node(b, "Identity", "i2", (const char *[]){"x", NULL}, (const char *[]){"y2", NULL});
+    pt_output(b, "y", PT_F32, 2, D23);
+    pt_output(b, "y2", PT_F32, 2, D23);
+    m = top_model("body", b, 1, 1, 0);
+    refused(m, SY_ERR_INVALID_MODEL, "'body'", "1 input and 2 outputs", "takes 1 and 1");
+    pt_model_free(m);
+    pt_model_free(b);
+
+    /* a body input declared int64: the kernel binds float32 */
+    b = pt_model_new("ints");
+    pt_input(b, "x", PT_I64, 2, D23);
+    pt_node(b, "Identity", "i1", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_output(b, "y", PT_F32, 2, D23);
+    m = top_model("body", b, 1, 1, 0);
+    refused(m, SY_ERR_TYPE, "'body'", "input 0 'x' is declared int64", "float32");
+    pt_model_free(m);
+    pt_model_free(b);
+
+    /* a body whose output is int64 at run (declared float): the kernel
+     * reads float32, refused when it runs */
+    b = pt_model_new("caster");
+    pt_input(b, "x", PT_F32, 2, D23);
+    pt_node(b, "Cast", "cast", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
+    pt_attr_int(b, "to", PT_I64);
+    pt_output(b, "y", PT_F32, 2, D23);
+    m = top_model("body", b, 1, 1, 0);
+    refused(m, SY_ERR_TYPE, "'body'", "output 0 'y' is int64", "reads it as float32");
+    pt_model_free(m);
+    pt_model_free(b);
+}
+
+/* FlexAttention 'fa' over Q = K = V [1,1,2,2] float with graph `attr` = body */
+static void flex_refused(const char *attr, pt_model *body, sy_status_code code, const char *n1, const char *n2)
+{
+    int64_t d[4] = {1, 1, 2, 2};
+    pt_model *m = pt_model_new("flex_refusal");
+    pt_opset(m, "ai.onnx.preview", 1);
+    pt_input(m, "Q", PT_F32, 4, d);
+    pt_node(m, "FlexAttention", "fa", (const char *[]){"Q", "Q", "Q", NULL}, (const char *[]){"Y", NULL});
+    pt_domain(m, "ai.onnx.preview");
+    attr_graph(m, attr, body);
+    pt_output(m, "Y", PT_F32, 4, d);
+    sy_env *env = env_make();
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    pt_model_pack(m, &buf, &len);
+    sy_model *mo = NULL;
+    sy_session *s = NULL;
+    sy_status *st = sy_model_load_buffer(env, buf, len, "flex_refusal.onnx", NULL, &mo);
+    free(buf);
+    if (!st)
+        st = sy_session_create(env, mo, NULL, &s);
+    if (!st) {
+        float q[4] = {1, 2, 3, 4};
+        sy_tensor tq = pt_tensor_f32(q, 4, d);
+        st = sy_session_set_input(s, "Q", &tq, SY_INPUT_COPY);
+        if (!st)
+            st = sy_session_run(s);
+    }
+    EXPECT_REFUSED(st, code, "node 'fa' (FlexAttention)", n1, n2);
+    sy_session_release(s);
+    sy_model_release(mo);
+    sy_env_release(env);
+    pt_model_free(m);
+}
+
+static void test_flex(void)
+{
+    /* the later spec's scalar contract: score, batch, head, q_idx, k_idx */
+    pt_model *b = pt_model_new("scalar_score_mod");
+    pt_input(b, "score", PT_F32, 0, NULL);
+    pt_input(b, "b", PT_I64, 0, NULL);
+    pt_input(b, "h", PT_I64, 0, NULL);
+    pt_input(b, "q", PT_I64, 0, NULL);
+    pt_input(b, "k", PT_I64, 0, NULL);
+    pt_node(b, "Identity", "i", (const char *[]){"score", NULL}, (const char *[]){"out", NULL});
+    pt_output(b, "out", PT_F32, 0, NULL);
+    flex_refused("score_mod", b, SY_ERR_INVALID_MODEL, "'score_mod'", "5 inputs and 1 output");
+    pt_model_free(b);
+    /* probabilities declared double where the scores are float */
+    int64_t d[4] = {1, 1, 2, 2};
+    b = pt_model_new("double_prob_mod");
+    pt_input(b, "p", PT_F64, 4, d);
+    pt_node(b, "Identity", "i", (const char *[]){"p", NULL}, (const char *[]){"out", NULL});
+    pt_output(b, "out", PT_F64, 4, d);
+    flex_refused("prob_mod", b, SY_ERR_TYPE, "'prob_mod'", "declared float64");
+    pt_model_free(b);
+}
+
+int main(void)
+{
+    PT_RUN(test_runs);
+    PT_RUN(test_optional);
+    PT_RUN(test_refusals);
+    PT_RUN(test_flex);
+    return pt_result();
+}
