@@ -19,8 +19,7 @@
  *   flex        FlexAttention (ops_nn) refuses a score_mod with the later
  *               spec's five scalar inputs and a prob_mod declared double
  *               for float scores, naming the node and the attribute
- *
- * SY_TEST_VERBOSE=1 prints each refusal's message.
+
  */
 #include "pt_common.h"
 
@@ -30,26 +29,7 @@
 
 static sy_env *env_make(void)
 {
-    char ini[2048];
-    snprintf(ini, sizeof ini, "[switchyard]\nplugin_dirs = %s\nplugins = %s/libsy_test_subgraph.so\n",
-             HOSTILE_PLUGIN_DIR, SUBGRAPH_TEST_PLUGIN_DIR);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    PT_CHECK(st == NULL, "env: %s", pt_msg(st));
-    return env;
-}
-
-/* a GRAPH attribute on the node added last of m (body kept alive by the caller) */
-static void attr_graph(pt_model *m, const char *name, pt_model *body)
-{
-    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
-    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = pt_strdup(m, name);
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
-    a->g = &body->graph;
-    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
-    n->attribute[n->n_attribute++] = a;
+    return pt_env_dir(HOSTILE_PLUGIN_DIR, "plugins = " SUBGRAPH_TEST_PLUGIN_DIR "/libsy_test_subgraph.so\n");
 }
 
 static const int64_t D23[2] = {2, 3};
@@ -77,7 +57,7 @@ static pt_model *top_model(const char *ask, pt_model *body, int64_t n_in, int64_
     pt_attr_int(m, "out_dtype", SY_DT_FLOAT32);
     pt_attr_int(m, "optional", optional);
     if (body)
-        attr_graph(m, "body", body);
+        pt_attr_graph(m, "body", body);
     pt_output(m, "Y", PT_F32, 2, D23);
     dim0_symbolic(m, m->graph.input[0]);
     dim0_symbolic(m, m->graph.output[0]);
@@ -100,11 +80,7 @@ static pt_model *body_double(void)
 static sy_status *load_run(sy_env *env, const pt_model *m, int64_t rows, const float *x, sy_model **mo,
                            sy_session **s)
 {
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    pt_model_pack(m, &buf, &len);
-    sy_status *st = sy_model_load_buffer(env, buf, len, "subgraph_api.onnx", NULL, mo);
-    free(buf);
+    sy_status *st = pt_load_status(env, m, "subgraph_api.onnx", mo);
     if (!st)
         st = sy_session_create(env, *mo, NULL, s);
     if (st)
@@ -114,19 +90,6 @@ static sy_status *load_run(sy_env *env, const pt_model *m, int64_t rows, const f
     st = sy_session_set_input(*s, "X", &tx, SY_INPUT_COPY);
     return st ? st : sy_session_run(*s);
 }
-
-#define EXPECT_REFUSED(st, code, ...)                                                                              \
-    do {                                                                                                           \
-        sy_status *st_ = (st);                                                                                     \
-        PT_CHECK(st_ && sy_status_get_code(st_) == (code), "expected %s, got %s: %s", sy_status_code_name(code),   \
-                 st_ ? sy_status_code_name(sy_status_get_code(st_)) : "success", st_ ? sy_status_get_message(st_) : ""); \
-        if (st_ && getenv("SY_TEST_VERBOSE"))                                                                      \
-            printf("  refused: %s\n", sy_status_get_message(st_));                                               \
-        const char *needles_[] = {__VA_ARGS__, NULL};                                                              \
-        for (int k_ = 0; st_ && needles_[k_]; k_++)                                                                \
-            PT_HAS(sy_status_get_message(st_), needles_[k_]);                                                      \
-        sy_status_free(st_);                                                                                       \
-    } while (0)
 
 static void test_runs(void)
 {
@@ -193,7 +156,7 @@ static void refused(pt_model *m, sy_status_code code, const char *n1, const char
     sy_model *mo = NULL;
     sy_session *s = NULL;
     const float x[6] = {1, 2, 3, 4, 5, 6};
-    EXPECT_REFUSED(load_run(env, m, 2, x, &mo, &s), code, "node 'rg'", n1, n2, n3);
+    PT_EXPECT_REFUSED(load_run(env, m, 2, x, &mo, &s), code, "node 'rg'", n1, n2, n3);
     sy_session_release(s);
     sy_model_release(mo);
     sy_env_release(env);
@@ -274,16 +237,12 @@ static void flex_refused(const char *attr, pt_model *body, sy_status_code code, 
     pt_input(m, "Q", PT_F32, 4, d);
     pt_node(m, "FlexAttention", "fa", (const char *[]){"Q", "Q", "Q", NULL}, (const char *[]){"Y", NULL});
     pt_domain(m, "ai.onnx.preview");
-    attr_graph(m, attr, body);
+    pt_attr_graph(m, attr, body);
     pt_output(m, "Y", PT_F32, 4, d);
     sy_env *env = env_make();
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    pt_model_pack(m, &buf, &len);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = sy_model_load_buffer(env, buf, len, "flex_refusal.onnx", NULL, &mo);
-    free(buf);
+    sy_status *st = pt_load_status(env, m, "flex_refusal.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
     if (!st) {
@@ -293,7 +252,7 @@ static void flex_refused(const char *attr, pt_model *body, sy_status_code code, 
         if (!st)
             st = sy_session_run(s);
     }
-    EXPECT_REFUSED(st, code, "node 'fa' (FlexAttention)", n1, n2);
+    PT_EXPECT_REFUSED(st, code, "node 'fa' (FlexAttention)", n1, n2);
     sy_session_release(s);
     sy_model_release(mo);
     sy_env_release(env);

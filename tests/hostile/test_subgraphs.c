@@ -26,20 +26,6 @@
 
 #define PT_BOOL ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
 
-/* a GRAPH attribute on the node added last of m; `body`'s graph is used in
- * place (keep it alive until m is packed) */
-static void attr_graph(pt_model *m, const char *name, pt_model *body)
-{
-    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
-    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = pt_strdup(m, name);
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
-    a->g = &body->graph;
-    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
-    n->attribute[n->n_attribute++] = a;
-}
-
 /* a value of type sequence(tensor(elem)) */
 static Onnx__ValueInfoProto *seq_info(pt_model *m, const char *name, int elem)
 {
@@ -99,8 +85,8 @@ static pt_model *nested_if(int depth, pt_model **bodies)
         bodies[depth + k] = leaf;
         pt_node(leaf, "Identity", "leaf_id", (const char *[]){"x", NULL}, (const char *[]){lo, NULL});
         pt_output(leaf, lo, PT_F32, 1, d);
-        attr_graph(parent, "then_branch", b);
-        attr_graph(parent, "else_branch", leaf);
+        pt_attr_graph(parent, "then_branch", b);
+        pt_attr_graph(parent, "else_branch", leaf);
         parent = b;
     }
     return top;
@@ -165,8 +151,8 @@ static void test_missing_outer(void)
     pt_model *b = pt_model_new("branch");
     pt_node(b, "Identity", "reads_nothing", (const char *[]){"no_such_value", NULL}, (const char *[]){"z", NULL});
     pt_output(b, "z", PT_F32, 1, d);
-    attr_graph(m, "then_branch", b);
-    attr_graph(m, "else_branch", b);
+    pt_attr_graph(m, "then_branch", b);
+    pt_attr_graph(m, "else_branch", b);
     sy_model *mo = NULL;
     PT_EXPECT_REFUSED(pt_load_status(env, m, "subgraphs.onnx", &mo), SY_ERR_INVALID_MODEL, "no_such_value");
     sy_model_release(mo);
@@ -205,7 +191,7 @@ static pt_model *counting_loop(bool with_m, int64_t trip, pt_model **body)
     pt_output(b, "c_out", PT_BOOL, 0, NULL);
     pt_output(b, "v_out", PT_F32, 1, one_d);
     pt_output(b, "s_out", PT_F32, 1, one_d);
-    attr_graph(m, "body", b);
+    pt_attr_graph(m, "body", b);
     return m;
 }
 
@@ -263,8 +249,8 @@ static void test_if_cond(void)
     pt_model *b = pt_model_new("branch");
     pt_node(b, "Identity", "id", (const char *[]){"x", NULL}, (const char *[]){"z", NULL});
     pt_output(b, "z", PT_F32, 1, d);
-    attr_graph(m, "then_branch", b);
-    attr_graph(m, "else_branch", b);
+    pt_attr_graph(m, "then_branch", b);
+    pt_attr_graph(m, "else_branch", b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
     sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
@@ -393,7 +379,7 @@ static void test_scan_axes(void)
     pt_output(b, "s_out", PT_F32, 1, d2);
     pt_output(b, "y1", PT_F32, 1, d2);
     pt_output(b, "y2", PT_F32, 1, d2);
-    attr_graph(m, "body", b);
+    pt_attr_graph(m, "body", b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
     sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);

@@ -227,6 +227,20 @@ static inline void pt_domain(pt_model *m, const char *domain)
     m->graph.node[m->graph.n_node - 1]->domain = pt_strdup(m, domain);
 }
 
+/* a GRAPH attribute on the node added last of m; `body`'s graph is used in
+ * place (keep it alive until m is packed) */
+static inline void pt_attr_graph(pt_model *m, const char *name, pt_model *body)
+{
+    Onnx__NodeProto *n = m->graph.node[m->graph.n_node - 1];
+    Onnx__AttributeProto *a = pt_alloc(m, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = pt_strdup(m, name);
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    a->g = &body->graph;
+    n->attribute = (Onnx__AttributeProto **)pt_push(m, (void **)n->attribute, n->n_attribute);
+    n->attribute[n->n_attribute++] = a;
+}
+
 /* an INT attribute on the node added last */
 static inline void pt_attr_int(pt_model *m, const char *name, int64_t value)
 {
