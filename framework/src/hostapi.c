@@ -282,6 +282,7 @@ static void *h_run_alloc(sy_run_ctx *rc, size_t size)
 sy_status *sy_host_node_subgraph(sy_node *n, const char *attr, const sy_subgraph_sig *sig, sy_subgraph **out);
 sy_status *sy_host_subgraph_run(sy_subgraph *g, const sy_tensor *const *inputs, uint32_t n_inputs,
                                 const sy_tensor **outputs, uint32_t n_outputs);
+bool sy_host_attr_graph(const sy_node *n, const char *name, uint32_t *n_inputs, uint32_t *n_outputs);
 
 const sy_host_api sy_host_api_table = {
     .struct_size = sizeof(sy_host_api),
@@ -331,6 +332,7 @@ const sy_host_api sy_host_api_table = {
     .run_alloc = h_run_alloc,
     .node_subgraph = sy_host_node_subgraph,
     .subgraph_run = sy_host_subgraph_run,
+    .attr_graph = sy_host_attr_graph,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

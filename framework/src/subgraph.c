@@ -1,6 +1,6 @@
 /*
- * Subgraph attributes of plugin ops (ABI 1.4: host->node_subgraph and
- * host->subgraph_run). A kernel whose node has a graph attribute (the
+ * Subgraph attributes of plugin ops (ABI 1.4: host->node_subgraph,
+ * host->subgraph_run and host->attr_graph). A kernel whose node has a graph attribute (the
  * modifier graphs of FlexAttention) gets, at prepare, a handle to it; the
  * handle runs the graph as a subgraph session (session.c), the same
  * machinery as the bodies of If/Loop/Scan: planned at its first run, again
@@ -211,4 +211,17 @@ sy_status *sy_host_subgraph_run(sy_subgraph *h, const sy_tensor *const *inputs, 
         outputs[k] = &v->t;
     }
     return NULL;
+}
+
+bool sy_host_attr_graph(const sy_node *view, const char *name, uint32_t *n_inputs, uint32_t *n_outputs);
+bool sy_host_attr_graph(const sy_node *view, const char *name, uint32_t *n_inputs, uint32_t *n_outputs)
+{
+    const ir_attr *a = view && name ? ir_node_attr(view->ir, name) : NULL;
+    if (!a || a->type != SY_ATTR_GRAPH || !a->g)
+        return false;
+    if (n_inputs)
+        *n_inputs = a->g->n_inputs;
+    if (n_outputs)
+        *n_outputs = a->g->n_outputs;
+    return true;
 }

@@ -16,13 +16,16 @@
  *               int64 where the kernel binds float (TYPE, at prepare), a
  *               body whose output turns out int64 where the kernel reads
  *               float (TYPE, at run)
- *   flex        FlexAttention (ops_nn) refuses a score_mod with the later
- *               spec's five scalar inputs and a prob_mod declared double
- *               for float scores, naming the node and the attribute
+ *   flex        FlexAttention (ops_nn) with the later spec's scalar-contract
+ *               score_mod, mask_mod and prob_mod gives hand-worked values;
+ *               it refuses a graph of neither form (by its input count),
+ *               a prob_mod declared double for float scores and a mask_mod
+ *               declared float for bool, naming the node and the attribute
 
  */
 #include "pt_common.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #define PT_F64 ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
@@ -228,58 +231,140 @@ static void test_refusals(void)
     pt_model_free(b);
 }
 
-/* FlexAttention 'fa' over Q = K = V [1,1,2,2] float with graph `attr` = body */
-static void flex_refused(const char *attr, pt_model *body, sy_status_code code, const char *n1, const char *n2)
+/* FlexAttention 'fa': Q [1,1,2,1] = (1, 2), K = (1, 0), V = (10, 20), scale 1,
+ * with graph attributes attrs[i] = bodies[i] (n of them) */
+static pt_model *flex_model(const char *const *attrs, pt_model *const *bodies, int n)
 {
-    int64_t d[4] = {1, 1, 2, 2};
-    pt_model *m = pt_model_new("flex_refusal");
+    int64_t d[4] = {1, 1, 2, 1};
+    pt_model *m = pt_model_new("flex");
     pt_opset(m, "ai.onnx.preview", 1);
     pt_input(m, "Q", PT_F32, 4, d);
-    pt_node(m, "FlexAttention", "fa", (const char *[]){"Q", "Q", "Q", NULL}, (const char *[]){"Y", NULL});
+    pt_input(m, "K", PT_F32, 4, d);
+    pt_input(m, "V", PT_F32, 4, d);
+    pt_node(m, "FlexAttention", "fa", (const char *[]){"Q", "K", "V", NULL}, (const char *[]){"Y", NULL});
     pt_domain(m, "ai.onnx.preview");
-    pt_attr_graph(m, attr, body);
+    pt_attr_float(m, "scale", 1.0f);
+    for (int i = 0; i < n; i++)
+        pt_attr_graph(m, attrs[i], bodies[i]);
     pt_output(m, "Y", PT_F32, 4, d);
+    return m;
+}
+
+/* load, create, feed and run the flex_model; y gets Y's two values */
+static sy_status *flex_run(const pt_model *m, float y[2])
+{
     sy_env *env = env_make();
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "flex_refusal.onnx", &mo);
+    sy_status *st = pt_load_status(env, m, "flex.onnx", &mo);
     if (!st)
         st = sy_session_create(env, mo, NULL, &s);
-    if (!st) {
-        float q[4] = {1, 2, 3, 4};
-        sy_tensor tq = pt_tensor_f32(q, 4, d);
-        st = sy_session_set_input(s, "Q", &tq, SY_INPUT_COPY);
-        if (!st)
-            st = sy_session_run(s);
+    float q[2] = {1, 2}, k[2] = {1, 0}, v[2] = {10, 20};
+    int64_t d[4] = {1, 1, 2, 1};
+    const char *names[3] = {"Q", "K", "V"};
+    float *data[3] = {q, k, v};
+    for (int i = 0; i < 3 && !st; i++) {
+        sy_tensor t = pt_tensor_f32(data[i], 4, d);
+        st = sy_session_set_input(s, names[i], &t, SY_INPUT_COPY);
     }
-    PT_EXPECT_REFUSED(st, code, "node 'fa' (FlexAttention)", n1, n2);
+    for (int run = 0; run < 2 && !st; run++) { /* twice: the second reuses the graphs' plans */
+        st = sy_session_run(s);
+        const sy_tensor *out = NULL;
+        if (!st)
+            st = sy_session_get_output(s, 0, &out);
+        if (!st)
+            memcpy(y, out->data, 2 * sizeof *y);
+    }
     sy_session_release(s);
     sy_model_release(mo);
     sy_env_release(env);
-    pt_model_free(m);
+    return st;
 }
 
-static void test_flex(void)
+/* the inputs of a scalar-contract graph: score (f32; not for a mask) and
+ * the int64 scalars b, h, q, k; the caller adds nodes and the output */
+static pt_model *scalar_graph(const char *name, bool with_score)
 {
-    /* the later spec's scalar contract: score, batch, head, q_idx, k_idx */
-    pt_model *b = pt_model_new("scalar_score_mod");
-    pt_input(b, "score", PT_F32, 0, NULL);
+    pt_model *b = pt_model_new(name);
+    if (with_score)
+        pt_input(b, "score", PT_F32, 0, NULL);
     pt_input(b, "b", PT_I64, 0, NULL);
     pt_input(b, "h", PT_I64, 0, NULL);
     pt_input(b, "q", PT_I64, 0, NULL);
     pt_input(b, "k", PT_I64, 0, NULL);
-    pt_node(b, "Identity", "i", (const char *[]){"score", NULL}, (const char *[]){"out", NULL});
-    pt_output(b, "out", PT_F32, 0, NULL);
-    flex_refused("score_mod", b, SY_ERR_INVALID_MODEL, "'score_mod'", "5 inputs and 1 output");
-    pt_model_free(b);
+    return b;
+}
+
+static void test_flex(void)
+{
+    /* The later spec's scalar contract, hand-worked. Scores q.k: row 0
+     * (1, 0), row 1 (2, 0). score_mod adds q_idx - k_idx: (1, -1), (3, 0).
+     * mask_mod keeps k_idx <= q_idx: (1, -inf), (3, 0). Softmax: (1, 0),
+     * (e^3, 1) / (e^3 + 1). prob_mod doubles: (2, 0), 2 (e^3, 1) / (e^3 + 1).
+     * Y = P V: 2 * 10 = 20, and 2 (10 e^3 + 20) / (e^3 + 1) = 20.9485175 */
+    pt_model *sm = scalar_graph("rel_pos", true);
+    pt_node(sm, "Sub", "sub", (const char *[]){"q", "k", NULL}, (const char *[]){"d", NULL});
+    pt_node(sm, "Cast", "cast", (const char *[]){"d", NULL}, (const char *[]){"df", NULL});
+    pt_attr_int(sm, "to", PT_F32);
+    pt_node(sm, "Add", "add", (const char *[]){"score", "df", NULL}, (const char *[]){"out", NULL});
+    pt_output(sm, "out", PT_F32, 0, NULL);
+    pt_model *mm = scalar_graph("causal", false);
+    pt_node(mm, "GreaterOrEqual", "ge", (const char *[]){"q", "k", NULL}, (const char *[]){"keep", NULL});
+    pt_output(mm, "keep", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 0, NULL);
+    pt_model *pm = scalar_graph("twice", true);
+    const float two = 2.0f;
+    pt_init_f32(pm, "two", 0, NULL, &two);
+    pt_node(pm, "Mul", "mul", (const char *[]){"score", "two", NULL}, (const char *[]){"out", NULL});
+    pt_output(pm, "out", PT_F32, 0, NULL);
+    const char *attrs[3] = {"score_mod", "mask_mod", "prob_mod"};
+    pt_model *bodies[3] = {sm, mm, pm};
+    pt_model *m = flex_model(attrs, bodies, 3);
+    float y[2] = {0, 0};
+    sy_status *st = flex_run(m, y);
+    PT_CHECK(st == NULL, "scalar-contract modifiers: %s", pt_msg(st));
+    double e3 = 20.085536923187668, want1 = 2.0 * (10.0 * e3 + 20.0) / (e3 + 1.0);
+    PT_CHECK(fabs(y[0] - 20.0) < 1e-5 && fabs(y[1] - want1) < 1e-5, "Y = (%.7g, %.7g), hand-worked (20, %.7g)",
+             y[0], y[1], want1);
+    pt_model_free(m);
+
+    /* a graph of three inputs is neither form */
+    pt_model *bad = pt_model_new("three");
+    pt_input(bad, "s", PT_F32, 0, NULL);
+    pt_input(bad, "q", PT_I64, 0, NULL);
+    pt_input(bad, "k", PT_I64, 0, NULL);
+    pt_node(bad, "Identity", "i", (const char *[]){"s", NULL}, (const char *[]){"out", NULL});
+    pt_output(bad, "out", PT_F32, 0, NULL);
+    m = flex_model((const char *[]){"score_mod"}, &bad, 1);
+    PT_EXPECT_REFUSED(flex_run(m, y), SY_ERR_INVALID_MODEL, "node 'fa' (FlexAttention)", "'score_mod' has 3 inputs",
+                      "takes 1", "or 5");
+    pt_model_free(m);
+    pt_model_free(bad);
     /* probabilities declared double where the scores are float */
     int64_t d[4] = {1, 1, 2, 2};
-    b = pt_model_new("double_prob_mod");
-    pt_input(b, "p", PT_F64, 4, d);
-    pt_node(b, "Identity", "i", (const char *[]){"p", NULL}, (const char *[]){"out", NULL});
-    pt_output(b, "out", PT_F64, 4, d);
-    flex_refused("prob_mod", b, SY_ERR_TYPE, "'prob_mod'", "declared float64");
-    pt_model_free(b);
+    bad = pt_model_new("double_prob_mod");
+    pt_input(bad, "p", PT_F64, 4, d);
+    pt_node(bad, "Identity", "i", (const char *[]){"p", NULL}, (const char *[]){"out", NULL});
+    pt_output(bad, "out", PT_F64, 4, d);
+    m = flex_model((const char *[]){"prob_mod"}, &bad, 1);
+    PT_EXPECT_REFUSED(flex_run(m, y), SY_ERR_TYPE, "node 'fa' (FlexAttention)", "'prob_mod'", "declared float64");
+    pt_model_free(m);
+    pt_model_free(bad);
+    /* a scalar mask_mod must give bool; this one gives its float score */
+    m = flex_model((const char *[]){"mask_mod"}, &sm, 1);
+    PT_EXPECT_REFUSED(flex_run(m, y), SY_ERR_INVALID_MODEL, "'mask_mod' has 5 inputs", "or 4");
+    pt_model_free(m);
+    bad = scalar_graph("float_mask", false);
+    pt_node(bad, "Cast", "c", (const char *[]){"q", NULL}, (const char *[]){"out", NULL});
+    pt_attr_int(bad, "to", PT_F32);
+    pt_output(bad, "out", PT_F32, 0, NULL);
+    m = flex_model((const char *[]){"mask_mod"}, &bad, 1);
+    PT_EXPECT_REFUSED(flex_run(m, y), SY_ERR_TYPE, "node 'fa' (FlexAttention)", "'mask_mod'",
+                      "output 0 'out' is declared float32", "bool");
+    pt_model_free(m);
+    pt_model_free(bad);
+    pt_model_free(sm);
+    pt_model_free(mm);
+    pt_model_free(pm);
 }
 
 int main(void)

@@ -435,16 +435,21 @@ typedef struct sy_host_api {
      * time; each node has its own. */
     sy_status *(*subgraph_run)(sy_subgraph *g, const sy_tensor *const *inputs, uint32_t n_inputs,
                                const sy_tensor **outputs, uint32_t n_outputs);
+    /* In infer, accepts, check_node and prepare: the input and output counts
+     * of graph attribute `name` (either pointer may be NULL); false when the
+     * node has no such attribute or it is not a graph. Lets a kernel pick
+     * among the signatures an op allows before it asks node_subgraph. */
+    bool (*attr_graph)(const sy_node *n, const char *name, uint32_t *n_inputs, uint32_t *n_outputs);
 } sy_host_api;
 
 /* Does this host table have run_alloc (ABI >= 1.3)? */
 #define sy_host_has_run_alloc(h)                                                                                  \
     ((h)->struct_size >= offsetof(sy_host_api, run_alloc) + sizeof(void *) && (h)->run_alloc != NULL)
 
-/* Does this host table have node_subgraph and subgraph_run (ABI >= 1.4)? */
+/* Does this host table have node_subgraph, subgraph_run and attr_graph (ABI >= 1.4)? */
 #define sy_host_has_subgraphs(h)                                                                                  \
-    ((h)->struct_size >= offsetof(sy_host_api, subgraph_run) + sizeof(void *) && (h)->node_subgraph != NULL &&   \
-     (h)->subgraph_run != NULL)
+    ((h)->struct_size >= offsetof(sy_host_api, attr_graph) + sizeof(void *) && (h)->node_subgraph != NULL &&     \
+     (h)->subgraph_run != NULL && (h)->attr_graph != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
@@ -514,6 +519,7 @@ SY_ABI_PIN(sy_host_api, run_alloc, 336);
 /* ABI 1.4 additions */
 SY_ABI_PIN(sy_host_api, node_subgraph, 344);
 SY_ABI_PIN(sy_host_api, subgraph_run, 352);
+SY_ABI_PIN(sy_host_api, attr_graph, 360);
 SY_ABI_PIN(sy_subgraph_sig, flags, 12);
 SY_ABI_PIN(sy_subgraph_sig, input_dtypes, 16);
 SY_ABI_PIN(sy_subgraph_sig, output_dtypes, 24);
