@@ -707,7 +707,9 @@ static bool rnn_out_q(const qctx *c, int32_t v, q_info *q, bool *present)
 }
 
 /* DQ(X), DQ(W), DQ(R), [B], [sequence_lens], [DQ(initial_h)] -> RNN ->
- * Q(Y) [and Q(Y_h) with the same parameters] => switchyard.quant QRNN
+ * Q(Y) [and Q(Y_h) with the same parameters] => switchyard.quant QRNN;
+ * the same with qti_aisw StatefulGRU (and its `reset`) => qti_aisw
+ * QStatefulGRU (plugins/qti_aisw/qgru.h: QRNN's inputs, reset at 16)
  * (plugins/ops_quant/qrnn_params.h: inputs X x_s x_z W w_s w_z R r_s r_z
  * y_s y_z B lens h0 h0_s h0_z). Only what the integer kernel takes is
  * folded (int8/uint8, per-tensor or per-hidden-unit weights, Tanh/Sigmoid/
@@ -715,6 +717,13 @@ static bool rnn_out_q(const qctx *c, int32_t v, q_info *q, bool *present)
 static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
+    /* qti_aisw StatefulGRU (ONNX GRU's inputs plus `reset` at 6): its
+     * integer form takes QRNN's inputs plus reset at 16; GRU's gates are
+     * fixed (sigmoid, tanh), so there are no activations to check */
+    const bool sgru = p->fold == SY_QDQ_FOLD_STATEFUL_GRU;
+    int32_t reset = sgru ? in_at(n, 6) : -1;
+    if (sgru && n->n_inputs > 7)
+        return false;
     dq_info x, w, r, h0;
     q_info qy, qh;
     bool has_y, has_h;
@@ -749,7 +758,7 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     if (has_y && has_h && (qy.dt != qh.dt || !same_params(c, qy.s, qy.z, qh.s, qh.z)))
         return false;
     const q_info *q = has_y ? &qy : &qh;
-    int32_t ins[16];
+    int32_t ins[17];
     uint32_t k = 0;
     push_dq(ins, &k, &x);
     push_dq(ins, &k, &w);
@@ -759,6 +768,11 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     ins[k++] = lens;
     if (h0v >= 0)
         push_dq(ins, &k, &h0);
+    if (reset >= 0) {
+        while (k < 16)
+            ins[k++] = -1; /* omitted optional inputs up to reset */
+        ins[k++] = reset;
+    }
     while (k > 0 && ins[k - 1] < 0)
         k--;
     int32_t *outs = malloc(2 * sizeof *outs);
@@ -769,9 +783,12 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     attr_list al = {0};
     static const char *const keep[] = {"activations", "activation_alpha", "activation_beta", "clip", "direction",
                                        "hidden_size"};
-    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-        al_copy(&al, n, keep[i]);
-    if (!commit(c, ni, c->qd, p->qop, ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
+    static const char *const keep_gru[] = {"clip", "direction", "hidden_size", "linear_before_reset"};
+    const char *const *kp = sgru ? keep_gru : keep;
+    size_t nk = sgru ? sizeof keep_gru / sizeof *keep_gru : sizeof keep / sizeof *keep;
+    for (size_t i = 0; i < nk; i++)
+        al_copy(&al, n, kp[i]);
+    if (!commit(c, ni, sy_qdq_qop_domain(c->pt, p), p->qop, ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
         free(outs);
         return false;
     }
@@ -792,10 +809,11 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 static bool try_fold(qctx *c, uint32_t ni)
 {
     const ir_node *n = &c->g->nodes[ni];
-    if (n->domain[0])
-        return false;
-    const sy_qdq_pattern *p = sy_qdq_find(c->pt, n->op);
-    if (!p || (p->fold != SY_QDQ_FOLD_PASSTHROUGH && (!p->qop || !sy_env_find_schema(c->env, c->qd, p->qop, 1))))
+    /* rows name their op's domain (qti_aisw StatefulGRU); the quantized
+     * op must be registered in its own domain, or the node stays float */
+    const sy_qdq_pattern *p = sy_qdq_find_in(c->pt, n->domain, n->op);
+    if (!p || (p->fold != SY_QDQ_FOLD_PASSTHROUGH &&
+               (!p->qop || !sy_env_find_schema(c->env, sy_qdq_qop_domain(c->pt, p), p->qop, 1))))
         return false;
     switch (p->fold) {
     case SY_QDQ_FOLD_CONV: return fold_conv(c, ni, p);
@@ -803,7 +821,8 @@ static bool try_fold(qctx *c, uint32_t ni)
     case SY_QDQ_FOLD_GEMM: return fold_matmul(c, ni, p);
     case SY_QDQ_FOLD_BINARY: return fold_binary(c, ni, p);
     case SY_QDQ_FOLD_CONCAT: return fold_concat(c, ni, p);
-    case SY_QDQ_FOLD_RNN: return fold_rnn(c, ni, p);
+    case SY_QDQ_FOLD_RNN:
+    case SY_QDQ_FOLD_STATEFUL_GRU: return fold_rnn(c, ni, p);
     case SY_QDQ_FOLD_POOL:
     case SY_QDQ_FOLD_LUT:
     case SY_QDQ_FOLD_SOFTMAX: return fold_unary_like(c, ni, p);
@@ -850,7 +869,7 @@ uint32_t sy_pass_qdq(const sy_env *env, ir_model *m)
     /* the table of the plugin that owns the integer kernels */
     const sy_qdq_patterns *pt = sy_get_extension(env, SY_QDQ_PATTERNS_EXTENSION, SY_QDQ_PATTERNS_VERSION);
     if (!any_dq || has_subgraphs(g) || !pt || pt->struct_size < sizeof *pt ||
-        pt->pattern_size < sizeof(sy_qdq_pattern) || !pt->domain || !pt->domain[0])
+        pt->pattern_size < SY_QDQ_PATTERN_V1_SIZE || !pt->domain || !pt->domain[0])
         return 0;
     qctx c = {0};
     c.env = env;

@@ -42,15 +42,24 @@ static int32_t to_pre(const qk_rq *r, int64_t acc)
     return qk_rq_apply(r, acc);
 }
 
-int32_t qk_rnn_act(const int32_t *lut, int32_t pre, int32_t zp, int32_t lo, int32_t hi)
+int64_t qk_rnn_interp(const int32_t *lut, int32_t pre)
 {
     int32_t u = (pre < -32768 ? -32768 : (pre > 32767 ? 32767 : pre)) + 32768; /* 0 .. 65535 */
     int32_t k = u >> 8, frac = u & 255;
-    int64_t v = (int64_t)lut[k] * 256 + (int64_t)(lut[k + 1] - lut[k]) * frac; /* units s_y / 65536 */
-    /* round half to even, as QuantizeLinear (floor without shifting a negative) */
-    int64_t q = v >= 0 ? v / 65536 : -((-v + 65535) / 65536), rem = v - q * 65536;
-    q += (rem > 32768 || (rem == 32768 && (q & 1))) ? 1 : 0;
-    q += zp;
+    return (int64_t)lut[k] * 256 + (int64_t)(lut[k + 1] - lut[k]) * frac;
+}
+
+int64_t qk_rshift_even(int64_t v, int32_t s)
+{
+    /* floor without shifting a negative value, then half to even */
+    int64_t d = (int64_t)1 << s, half = d >> 1;
+    int64_t q = v >= 0 ? v / d : -((-v + d - 1) / d), rem = v - q * d;
+    return q + ((rem > half || (rem == half && (q & 1))) ? 1 : 0);
+}
+
+int32_t qk_rnn_act(const int32_t *lut, int32_t pre, int32_t zp, int32_t lo, int32_t hi)
+{
+    int64_t q = qk_rshift_even(qk_rnn_interp(lut, pre), 16) + zp; /* units s_y / 65536 -> codes */
     return q < lo ? lo : (q > hi ? hi : (int32_t)q);
 }
 

@@ -30,6 +30,13 @@ typedef struct qk_rnn {
     const int32_t *lut;         /* [ndir * QK_RNN_LUT]: f(p_k) in units of s_y / 256 */
 } qk_rnn;
 
+/* The table read at one pre-activation value (clamped to 16 bits) with
+ * linear interpolation, in units of the table's entries / 256: exact
+ * integers, no rounding yet. */
+int64_t qk_rnn_interp(const int32_t *lut, int32_t pre);
+/* round(v / 2^s) half to even (as QuantizeLinear), 1 <= s <= 62 */
+int64_t qk_rshift_even(int64_t v, int32_t s);
+
 /* Activation of one pre-activation value: linear interpolation in the
  * table, rounded half to even to an output code, plus zp, clamped. */
 int32_t qk_rnn_act(const int32_t *lut, int32_t pre, int32_t zp, int32_t lo, int32_t hi);

@@ -28,6 +28,7 @@
  *  - Stateful RNNs carry every direction's final state; the first run and
  *    runs with reset = true start from initial_h / initial_c or zeros.
  */
+#include "qgru.h"
 #include "switchyard/sy_sdk.h"
 #include "tflk.h" /* the one float softmax body (sy_kernels) */
 
@@ -602,6 +603,9 @@ static const sy_attr_def a_buffer[] = {ATTR("buffer_size", INT, true), ATTR("buf
 static const sy_attr_def a_ms[] = {ATTR("mode", INT, false)};
 static const sy_attr_def a_gru[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
                                     ATTR("direction", STRING, false), ATTR("linear_before_reset", INT, false)};
+static const sy_attr_def a_qgru[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
+                                     ATTR("direction", STRING, false), ATTR("linear_before_reset", INT, false),
+                                     ATTR("requant", STRING, false)};
 static const sy_attr_def a_lstm[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
                                      ATTR("direction", STRING, false), ATTR("input_forget", INT, false)};
 
@@ -613,11 +617,14 @@ static const sy_op_schema schemas[] = {
     QS("MaskedSoftmax", 2, 2, 1, 1, a_ms, infer_ms, 0, "softmax with an uncompressed or compressed mask"),
     QS("StatefulGRU", 3, 7, 2, 2, a_gru, infer_srnn, SY_SCHEMA_STATEFUL, "GRU whose state carries across runs"),
     QS("StatefulLSTM", 3, 9, 3, 3, a_lstm, infer_srnn, SY_SCHEMA_STATEFUL, "LSTM whose state carries across runs"),
+    QS("QStatefulGRU", 10, 17, 2, 2, a_qgru, qgru_infer, SY_SCHEMA_STATEFUL,
+       "integer StatefulGRU (the QDQ fold of DQ -> StatefulGRU -> Q)"),
 };
 
 #define QK(op, prov, mask, flags, prep, run, rel, rst)                                                            \
     {sizeof(sy_kernel_def), DOMAIN, op, 1, 0, prov, mask, 0, flags, NULL, prep, run, rel, rst}
 #define LPAI_Q (SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT8) | SY_DT_BIT(SY_DT_UINT16))
+#define QGRU_T (SY_DT_BIT(SY_DT_UINT8) | SY_DT_BIT(SY_DT_INT8))
 static const sy_kernel_def kernels[] = {
     /* cpu_ref: the fp32 reference (Buffer moves bytes of any plain dtype) */
     QK("Buffer", "cpu_ref", SY_DT_MASK_PLAIN, SY_KERNEL_STATEFUL, buf_prepare, buf_run, buf_release, buf_reset),
@@ -636,6 +643,10 @@ static const sy_kernel_def kernels[] = {
        srnn_release, srnn_reset),
     /* LPAI: quantized tensors only (the lpai provider refuses float) */
     QK("Buffer", "lpai", LPAI_Q, SY_KERNEL_STATEFUL, buf_prepare, buf_run, buf_release, buf_reset),
+    /* the integer StatefulGRU: one cell (kernels/qk_gru.c) on cpu_ref and
+     * on LPAI, whose Gru takes s8/u8 */
+    QK("QStatefulGRU", "cpu_ref", QGRU_T, SY_KERNEL_STATEFUL, qgru_prepare, qgru_run, qgru_release, qgru_reset),
+    QK("QStatefulGRU", "lpai", QGRU_T, SY_KERNEL_STATEFUL, qgru_prepare, qgru_run, qgru_release, qgru_reset),
     /* AIC (seed: MaskedSoftmax on CPU and AIC) */
     QK("MaskedSoftmax", "aic", SY_DT_BIT(SY_DT_FLOAT32), 0, ms_prepare_cpu, ms_run, sy_release_free, NULL),
 };
@@ -644,6 +655,7 @@ static sy_status *qti_init(const sy_host_api *host, sy_plugin *p, const sy_optio
 {
     (void)opts;
     H = host;
+    qgru_set_host(host);
     return sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels));
 }
 
@@ -655,7 +667,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = 0,
     .name = "qti_aisw",
     .version = "0.1.0",
-    .description = "Qualcomm block ops (domain qti_aisw): Buffer, MaskedSoftmax, StatefulGRU, StatefulLSTM",
+    .description = "Qualcomm block ops (domain qti_aisw): Buffer, MaskedSoftmax, StatefulGRU, StatefulLSTM, QStatefulGRU",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = qti_init,

@@ -463,7 +463,7 @@ sy_status *sy_quantize(sy_env *env, const char *model_path, const void *model_da
     bool weight_only = !rc->activations;
     /* the QDQ rewrite puts pairs where the integer kernels' table says */
     const sy_qdq_patterns *pt = sy_get_extension(env, SY_QDQ_PATTERNS_EXTENSION, SY_QDQ_PATTERNS_VERSION);
-    if (pt && (pt->struct_size < sizeof *pt || pt->pattern_size < sizeof(sy_qdq_pattern)))
+    if (pt && (pt->struct_size < sizeof *pt || pt->pattern_size < SY_QDQ_PATTERN_V1_SIZE))
         pt = NULL;
     if (!weight_only && !pt) {
         st = sy_status_create(SY_ERR_NOT_FOUND, "scheme '%s': no loaded plugin publishes the %s table (ops_quant) that "

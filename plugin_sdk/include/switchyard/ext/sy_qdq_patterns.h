@@ -14,6 +14,7 @@
 #ifndef SWITCHYARD_EXT_SY_QDQ_PATTERNS_H
 #define SWITCHYARD_EXT_SY_QDQ_PATTERNS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,7 +37,9 @@ typedef enum sy_qdq_fold {
     SY_QDQ_FOLD_POOL = 7,        /* DQ(x) -> pool -> Q; attributes of the pool kept */
     SY_QDQ_FOLD_LUT = 8,         /* DQ(x) -> elementwise f -> Q: a table of 2^bits codes; attr "fn" = the op */
     SY_QDQ_FOLD_SOFTMAX = 9,     /* DQ(x) -> Softmax -> Q */
-    SY_QDQ_FOLD_PASSTHROUGH = 10 /* moves codes only: the op runs on them when Q keeps DQ's parameters */
+    SY_QDQ_FOLD_PASSTHROUGH = 10, /* moves codes only: the op runs on them when Q keeps DQ's parameters */
+    SY_QDQ_FOLD_STATEFUL_GRU = 11 /* DQ(X, W, R[, initial_h]) -> qti_aisw StatefulGRU -> Q(Y[, Y_h]):
+                                     the integer GRU with QRNN's inputs plus reset */
 } sy_qdq_fold;
 
 /* sy_qdq_pattern.flags */
@@ -52,13 +55,20 @@ typedef enum sy_qdq_fold {
 #define SY_QDQ_PAD_VALUE (1u << 8)       /* Pad: the constant pad value requantized to a code */
 
 typedef struct sy_qdq_pattern {
-    const char *op;             /* float op of the default ONNX domain */
+    const char *op;             /* float op (of op_domain) */
     uint32_t fold;              /* sy_qdq_fold */
     const char *qop;            /* the quantized op in the table's domain; NULL for NONE / PASSTHROUGH */
     uint32_t flags;             /* SY_QDQ_* */
     uint32_t quantized_inputs;  /* data inputs the quantizer quantizes: bit k = input k (~0u: all) */
     const char *const *attrs;   /* attributes copied to the quantized node (NULL-terminated), or NULL */
+    /* Appended fields: a table built before them has a pattern_size that
+     * ends at `attrs`, and its rows are of the default domain. */
+    const char *op_domain;      /* domain of `op`; NULL or "": the default ONNX domain */
+    const char *qop_domain;     /* domain of `qop`; NULL or "": the table's domain */
 } sy_qdq_pattern;
+
+/* the end of the rows' fields a table of pattern_size bytes has */
+#define SY_QDQ_PATTERN_V1_SIZE (offsetof(sy_qdq_pattern, attrs) + sizeof(const char *const *))
 
 typedef struct sy_qdq_patterns {
     uint32_t struct_size;   /* sizeof(sy_qdq_patterns) */
@@ -68,17 +78,41 @@ typedef struct sy_qdq_patterns {
     const sy_qdq_pattern *patterns;
 } sy_qdq_patterns;
 
-/* The pattern of `op` (default domain), or NULL. */
-static inline const sy_qdq_pattern *sy_qdq_find(const sy_qdq_patterns *t, const char *op)
+/* The domain of row p's float op ("" for the default domain). */
+static inline const char *sy_qdq_op_domain(const sy_qdq_patterns *t, const sy_qdq_pattern *p)
+{
+    return t->pattern_size >= offsetof(sy_qdq_pattern, op_domain) + sizeof(const char *) && p->op_domain
+               ? p->op_domain
+               : "";
+}
+/* The domain of row p's quantized op (the table's domain unless the row names one). */
+static inline const char *sy_qdq_qop_domain(const sy_qdq_patterns *t, const sy_qdq_pattern *p)
+{
+    return t->pattern_size >= offsetof(sy_qdq_pattern, qop_domain) + sizeof(const char *) && p->qop_domain &&
+                   p->qop_domain[0]
+               ? p->qop_domain
+               : t->domain;
+}
+
+/* The pattern of `op` of `domain` (NULL, "" or "ai.onnx": the default domain), or NULL. */
+static inline const sy_qdq_pattern *sy_qdq_find_in(const sy_qdq_patterns *t, const char *domain, const char *op)
 {
     if (!t || !op)
         return 0;
+    if (!domain || !strcmp(domain, "ai.onnx"))
+        domain = "";
     for (uint32_t i = 0; i < t->n_patterns; i++) {
         const sy_qdq_pattern *p = (const sy_qdq_pattern *)((const char *)t->patterns + (uint64_t)i * t->pattern_size);
-        if (p->op && !strcmp(p->op, op))
+        if (p->op && !strcmp(p->op, op) && !strcmp(sy_qdq_op_domain(t, p), domain))
             return p;
     }
     return 0;
+}
+
+/* The pattern of `op` of the default domain, or NULL. */
+static inline const sy_qdq_pattern *sy_qdq_find(const sy_qdq_patterns *t, const char *op)
+{
+    return sy_qdq_find_in(t, "", op);
 }
 
 #ifdef __cplusplus

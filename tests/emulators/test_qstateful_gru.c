@@ -1,0 +1,244 @@
+/*
+ * qti_aisw QStatefulGRU: the integer StatefulGRU that the QDQ pass folds
+ * DequantizeLinear(X, W, R) -> StatefulGRU -> QuantizeLinear(Y, Y_h) into
+ * (issue 16: seed 000 lists QNN-LPAI for StatefulGRU; LPAI has no float
+ * tensors, so the LPAI kernel is this integer one).
+ *
+ * Expected codes are worked by hand from the seed's equations (ONNX GRU,
+ * gate order z, r, h; f = sigmoid, g = tanh, linear_before_reset = 0):
+ *   z_t = f(X Wz + H Rz + Wbz + Rbz)      r_t = f(X Wr + H Rr + Wbr + Rbr)
+ *   h_t = g(X Wh + (r_t . H) Rh + Rbh + Wbh)
+ *   H_t = (1 - z_t) . h_t + z_t . H_{t-1}
+ * with one input, hidden 1, batch 1, seq 1, and these quantizations:
+ *   X  uint8, scale 1/32, zero point 128: code 160 = 1.0
+ *   W  int8, scale 1/64: Wz 32 = 0.5, Wr -64 = -1.0, Wh 64 = 1.0
+ *   R  int8, scale 1/64: Rz 32 = 0.5, Rr 32 = 0.5, Rh -32 = -0.5
+ *   B  float: Wb = (0, 0.5, 0), Rb = (0, 0, 0.25)
+ *   Y, Y_h uint8, scale 1/128, zero point 128
+ *
+ * Run 1 (first run, no initial_h: H_0 = 0):
+ *   z = f(1.0 * 0.5)            = f(0.5)  = 0.622459
+ *   r = f(1.0 * -1.0 + 0.5)     = f(-0.5) = 0.377541
+ *   h = g(1.0 * 1.0 + 0 + 0.25) = g(1.25) = 0.848284
+ *   H_1 = (1 - 0.622459) * 0.848284 = 0.320262 -> 0.320262 * 128 = 40.99
+ *   code 41 + 128 = 169 (Y and Y_h)
+ * Run 2 (reset = false: the carried H = 41/128 = 0.3203125):
+ *   z = f(0.5 + 0.5 * 0.3203125)        = f(0.660156)  = 0.659295
+ *   r = f(-1.0 + 0.5 + 0.5 * 0.3203125) = f(-0.339844) = 0.415847
+ *   h = g(1.0 + (0.415847 * 0.3203125) * -0.5 + 0.25) = g(1.183399) = 0.828521
+ *   H_2 = (1 - 0.659295) * 0.828521 + 0.659295 * 0.3203125 = 0.493461
+ *   0.493461 * 128 = 63.16 -> code 63 + 128 = 191
+ *   (the integer cell holds r . H as H's codes, round(0.415847 * 41) = 17,
+ *   i.e. 0.1328125 for 0.133201: H_2 = 0.493482, 63.17, the same code)
+ * Run 3 (reset = true): a fresh start, 169 again; sy_session_reset, then a
+ * run with reset = false: 169 again.
+ *
+ * Then: the float StatefulGRU of the same model without Q/DQ stays declined
+ * LPAI-DTYPE; the folded node runs on lpai (placement) and gives the codes
+ * of cpu_ref on a longer carried sequence with batch 2 and hidden 3.
+ */
+#include "emu_test.h"
+
+#define PT_U8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
+
+#define QPLUG EMU_ALL " ops_quant"
+#define LPAI_INI "providers = lpai, cpu_ref\n[provider.lpai]\nhw_version = v6\n"
+
+static void scalar_f(pt_model *m, const char *name, float v) { pt_init_f32(m, name, 0, NULL, &v); }
+static void scalar_u8(pt_model *m, const char *name, uint8_t v) { pt_init_raw(m, name, PT_U8, 0, NULL, &v, 1); }
+static void scalar_i8(pt_model *m, const char *name, int8_t v) { pt_init_raw(m, name, PT_I8, 0, NULL, &v, 1); }
+
+typedef struct gru_case {
+    int64_t seq, batch, input, hidden;
+    const int8_t *w, *r; /* [1, 3H, I], [1, 3H, H] codes */
+    const float *b;      /* [1, 6H] */
+    float xs, ws, rs, ys;
+    uint8_t xz, yz;
+    bool quantized; /* false: the float StatefulGRU with float X (no Q/DQ) */
+} gru_case;
+
+static sy_model *gru_model(sy_env *env, const gru_case *c)
+{
+    pt_model *m = pt_model_new("qstateful_gru");
+    emu_opset(m, "qti_aisw", 1);
+    int64_t S = c->seq, B = c->batch, I = c->input, Hd = c->hidden;
+    pt_input(m, "reset", PT_BOOL, 0, NULL);
+    pt_init_f32(m, "B", 2, (int64_t[]){1, 6 * Hd}, c->b);
+    if (c->quantized) {
+        pt_input(m, "Xq", PT_U8, 3, (int64_t[]){S, B, I});
+        pt_init_raw(m, "Wq", PT_I8, 3, (int64_t[]){1, 3 * Hd, I}, c->w, (size_t)(3 * Hd * I));
+        pt_init_raw(m, "Rq", PT_I8, 3, (int64_t[]){1, 3 * Hd, Hd}, c->r, (size_t)(3 * Hd * Hd));
+        scalar_f(m, "xs", c->xs);
+        scalar_u8(m, "xz", c->xz);
+        scalar_f(m, "ws", c->ws);
+        scalar_i8(m, "wz", 0);
+        scalar_f(m, "rs", c->rs);
+        scalar_f(m, "ys", c->ys);
+        scalar_u8(m, "yz", c->yz);
+        pt_node(m, "DequantizeLinear", "dqx", (const char *[]){"Xq", "xs", "xz", NULL}, (const char *[]){"X", NULL});
+        pt_node(m, "DequantizeLinear", "dqw", (const char *[]){"Wq", "ws", "wz", NULL}, (const char *[]){"W", NULL});
+        pt_node(m, "DequantizeLinear", "dqr", (const char *[]){"Rq", "rs", "wz", NULL}, (const char *[]){"R", NULL});
+    } else {
+        float w[64], r[64];
+        for (int64_t i = 0; i < 3 * Hd * I; i++)
+            w[i] = c->ws * (float)c->w[i];
+        for (int64_t i = 0; i < 3 * Hd * Hd; i++)
+            r[i] = c->rs * (float)c->r[i];
+        pt_input(m, "X", PT_F32, 3, (int64_t[]){S, B, I});
+        pt_init_f32(m, "W", 3, (int64_t[]){1, 3 * Hd, I}, w);
+        pt_init_f32(m, "R", 3, (int64_t[]){1, 3 * Hd, Hd}, r);
+    }
+    pt_node(m, "StatefulGRU", "gru", (const char *[]){"X", "W", "R", "B", "", "", "reset", NULL},
+            (const char *[]){c->quantized ? "Yf" : "Y", c->quantized ? "Yhf" : "Y_h", NULL});
+    emu_domain(m, "qti_aisw");
+    emu_attr_i(m, "hidden_size", Hd);
+    if (c->quantized) {
+        pt_node(m, "QuantizeLinear", "qy", (const char *[]){"Yf", "ys", "yz", NULL}, (const char *[]){"Y", NULL});
+        pt_node(m, "QuantizeLinear", "qyh", (const char *[]){"Yhf", "ys", "yz", NULL}, (const char *[]){"Y_h", NULL});
+    }
+    int el = c->quantized ? PT_U8 : PT_F32;
+    pt_output(m, "Y", el, 4, (int64_t[]){S, 1, B, Hd});
+    pt_output(m, "Y_h", el, 3, (int64_t[]){1, B, Hd});
+    sy_model *model = pt_load(env, m);
+    pt_model_free(m);
+    return model;
+}
+
+/* one run: X codes in, Y / Y_h codes out (copied to y / yh) */
+static bool gru_run(sy_session *s, const gru_case *c, const uint8_t *x, int reset, uint8_t *y, uint8_t *yh)
+{
+    sy_tensor tx = emu_tensor(SY_DT_UINT8, (void *)x, 3, (int64_t[]){c->seq, c->batch, c->input});
+    uint8_t rs = (uint8_t)reset;
+    sy_tensor tr = emu_tensor(SY_DT_BOOL, &rs, 0, NULL);
+    const sy_tensor *ty = NULL, *tyh = NULL;
+    if (!emu_ok(sy_session_set_input(s, "Xq", &tx, SY_INPUT_COPY), "Xq") ||
+        !emu_ok(sy_session_set_input(s, "reset", &tr, SY_INPUT_COPY), "reset") || !emu_ok(sy_session_run(s), "run") ||
+        !emu_ok(sy_session_get_output(s, 0, &ty), "Y") || !emu_ok(sy_session_get_output(s, 1, &tyh), "Y_h"))
+        return false;
+    size_t ny = (size_t)(c->seq * c->batch * c->hidden), nh = (size_t)(c->batch * c->hidden);
+    PT_CHECK(ty->dtype == SY_DT_UINT8 && ty->nbytes == ny && tyh->nbytes == nh, "Y / Y_h are %s, %zu / %zu bytes",
+             sy_dtype_name(ty->dtype), ty->nbytes, tyh->nbytes);
+    if (ty->nbytes != ny || tyh->nbytes != nh)
+        return false;
+    memcpy(y, ty->data, ny);
+    memcpy(yh, tyh->data, nh);
+    return true;
+}
+
+static const int8_t w1[3] = {32, -64, 64}, r1[3] = {32, 32, -32};
+static const float b1[6] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.25f};
+static const gru_case hand = {1, 1, 1, 1, w1, r1, b1, 1.0f / 32, 1.0f / 64, 1.0f / 64, 1.0f / 128, 128, 128, true};
+
+static void hand_case(const char *providers, const char *where)
+{
+    sy_env *env = emu_env(QPLUG, "%s", providers);
+    sy_model *model = env ? gru_model(env, &hand) : NULL;
+    sy_session *s = emu_session(env, model, false);
+    if (!s)
+        goto done;
+    sy_node_placement pl;
+    const char *prov = emu_provider_of(s, "gru", &pl);
+    PT_CHECK(!strcmp(prov, where) && pl.op && !strcmp(pl.op, "QStatefulGRU"), "the GRU node is %s on '%s', expected QStatefulGRU on %s (%s)",
+             pl.op ? pl.op : "?", prov, where, pl.reason_text ? pl.reason_text : "");
+    const uint8_t x = 160;
+    uint8_t y = 0, yh = 0;
+    static const struct {
+        int reset;
+        uint8_t code;
+        const char *what;
+    } runs[] = {{0, 169, "run 1 (first run: H_0 = 0)"},
+                {0, 191, "run 2 (reset = false: carried H = 41/128)"},
+                {1, 169, "run 3 (reset = true: fresh start)"},
+                {0, 191, "run 4 (reset = false after the reset)"}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        if (!gru_run(s, &hand, &x, runs[i].reset, &y, &yh))
+            goto done;
+        PT_CHECK(y == runs[i].code && yh == runs[i].code, "%s on %s: Y %u, Y_h %u, expected %u", runs[i].what, where,
+                 y, yh, runs[i].code);
+    }
+    sy_session_reset(s); /* clears the carried state like reset = true */
+    if (gru_run(s, &hand, &x, 0, &y, &yh))
+        PT_CHECK(y == 169 && yh == 169, "after sy_session_reset on %s: Y %u, Y_h %u, expected 169", where, y, yh);
+done:
+    sy_session_release(s);
+    sy_model_release(model);
+    sy_env_release(env);
+}
+
+static void test_hand_worked(void)
+{
+    hand_case("providers = cpu_ref", "cpu_ref");
+    hand_case(LPAI_INI, "lpai");
+}
+
+/* the float StatefulGRU (no Q/DQ) is declined LPAI-DTYPE and runs on cpu_ref */
+static void test_float_declined(void)
+{
+    gru_case f = hand;
+    f.quantized = false;
+    sy_env *env = emu_env(QPLUG, "%s", LPAI_INI);
+    sy_model *model = env ? gru_model(env, &f) : NULL;
+    sy_session *s = emu_session(env, model, false);
+    if (s) {
+        sy_node_placement pl;
+        const char *prov = emu_provider_of(s, "gru", &pl);
+        PT_CHECK(!strcmp(prov, "cpu_ref") && pl.op && !strcmp(pl.op, "StatefulGRU"),
+                 "float StatefulGRU is %s on '%s', expected StatefulGRU on cpu_ref", pl.op ? pl.op : "?", prov);
+        PT_CHECK(pl.reason_text && strstr(pl.reason_text, "LPAI-DTYPE"), "float StatefulGRU decline: '%s'",
+                 pl.reason_text ? pl.reason_text : "(none)");
+    }
+    sy_session_release(s);
+    sy_model_release(model);
+    sy_env_release(env);
+}
+
+/* lpai and cpu_ref run the same integer cell: equal codes on a carried
+ * sequence (seq 2, batch 2, hidden 3, input 2) with a reset in the middle */
+static void test_lpai_equals_cpu_ref(void)
+{
+    int8_t w[18], r[27];
+    float b[18];
+    for (int i = 0; i < 18; i++) {
+        w[i] = (int8_t)(((i * 37) % 121) - 60);
+        b[i] = 0.05f * (float)((i % 7) - 3);
+    }
+    for (int i = 0; i < 27; i++)
+        r[i] = (int8_t)(((i * 53) % 101) - 50);
+    const gru_case c = {2, 2, 2, 3, w, r, b, 0.02f, 0.015f, 0.01f, 1.0f / 128, 120, 128, true};
+    sy_env *ec = emu_env(QPLUG, "providers = cpu_ref"), *el = emu_env(QPLUG, "%s", LPAI_INI);
+    sy_model *mc = ec ? gru_model(ec, &c) : NULL, *ml = el ? gru_model(el, &c) : NULL;
+    sy_session *sc = emu_session(ec, mc, false), *sl = emu_session(el, ml, false);
+    if (!sc || !sl)
+        goto done;
+    PT_CHECK(!strcmp(emu_provider_of(sl, "gru", NULL), "lpai"), "QStatefulGRU is on '%s', expected lpai",
+             emu_provider_of(sl, "gru", NULL));
+    static const int resets[5] = {0, 0, 0, 1, 0};
+    bool moved = false;
+    uint8_t prev = 0;
+    for (int k = 0; k < 5; k++) {
+        uint8_t x[8], yc[12], yhc[6], yl[12], yhl[6];
+        for (int i = 0; i < 8; i++)
+            x[i] = (uint8_t)(60 + ((i * 29 + k * 71) % 140));
+        if (!gru_run(sc, &c, x, resets[k], yc, yhc) || !gru_run(sl, &c, x, resets[k], yl, yhl))
+            goto done;
+        PT_CHECK(!memcmp(yc, yl, sizeof yc) && !memcmp(yhc, yhl, sizeof yhc), "run %d: lpai codes differ from cpu_ref", k);
+        moved |= k > 0 && yhc[0] != prev;
+        prev = yhc[0];
+    }
+    PT_CHECK(moved, "the state never changed Y_h: the test would not see a carried state");
+done:
+    sy_session_release(sc);
+    sy_session_release(sl);
+    sy_model_release(mc);
+    sy_model_release(ml);
+    sy_env_release(ec);
+    sy_env_release(el);
+}
+
+int main(void)
+{
+    PT_RUN(test_hand_worked);
+    PT_RUN(test_float_declined);
+    PT_RUN(test_lpai_equals_cpu_ref);
+    return pt_result();
+}
