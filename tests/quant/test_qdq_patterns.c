@@ -112,8 +112,15 @@ static void test_table(const char *plugin_dir)
         CHECK(t->struct_size >= sizeof *t && t->pattern_size == sizeof(sy_qdq_pattern), "struct sizes %u, %u",
               t->struct_size, t->pattern_size);
         CHECK(t->domain && !strcmp(t->domain, "switchyard.quant"), "domain '%s'", t->domain ? t->domain : "(null)");
-        CHECK(t->n_patterns == sizeof want / sizeof *want, "%u patterns, expected %zu", t->n_patterns,
-              sizeof want / sizeof *want);
+        /* the default-domain rows below, plus the qti_aisw StatefulGRU row */
+        CHECK(t->n_patterns == sizeof want / sizeof *want + 1, "%u patterns, expected %zu", t->n_patterns,
+              sizeof want / sizeof *want + 1);
+        const sy_qdq_pattern *g = sy_qdq_find_in(t, "qti_aisw", "StatefulGRU");
+        CHECK(g && g->fold == SY_QDQ_FOLD_STATEFUL_GRU && g->qop && !strcmp(g->qop, "QStatefulGRU") &&
+                  !strcmp(sy_qdq_qop_domain(t, g), "qti_aisw") && !(g->flags & SY_QDQ_QUANTIZE),
+              "qti_aisw StatefulGRU: no fold into qti_aisw QStatefulGRU without quantizer pairs");
+        CHECK(g && sy_env_has_op(env, "qti_aisw", "QStatefulGRU", 1), "qti_aisw.QStatefulGRU is not registered");
+        CHECK(!sy_qdq_find(t, "StatefulGRU"), "a default-domain StatefulGRU must not match the qti_aisw row");
         for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
             const sy_qdq_pattern *p = sy_qdq_find(t, want[i].op);
             CHECK(p != NULL, "%s: no pattern", want[i].op);
