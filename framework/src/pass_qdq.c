@@ -706,10 +706,22 @@ static bool rnn_out_q(const qctx *c, int32_t v, q_info *q, bool *present)
     return get_q(c, v, q) && (q->dt == SY_DT_INT8 || q->dt == SY_DT_UINT8);
 }
 
+/* A float constant, or a DequantizeLinear of constants (folded at creation). */
+static bool const_float(const qctx *c, int32_t v)
+{
+    ir_node *bp = producer(c, v);
+    bool const_dq = bp && is_op(bp, "DequantizeLinear") && is_init(c, in_at(bp, 0)) && is_init(c, in_at(bp, 1)) &&
+                    (in_at(bp, 2) < 0 || is_init(c, in_at(bp, 2)));
+    return (is_init(c, v) && c->g->values[v].dtype == SY_DT_FLOAT32) || const_dq;
+}
+
 /* DQ(X), DQ(W), DQ(R), [B], [sequence_lens], [DQ(initial_h)] -> RNN ->
  * Q(Y) [and Q(Y_h) with the same parameters] => switchyard.quant QRNN;
  * the same with qti_aisw StatefulGRU (and its `reset`) => qti_aisw
- * QStatefulGRU (plugins/qti_aisw/qgru.h: QRNN's inputs, reset at 16)
+ * QStatefulGRU (plugins/qti_aisw/qsrnn.h: QRNN's inputs, reset at 16);
+ * qti_aisw StatefulLSTM with [DQ(initial_c)], [P] and Q(Y_c) (required:
+ * the carried C is Y_c's codes) => QStatefulLSTM (inputs 0..16, then c_s
+ * c_z c0 c0_s c0_z P)
  * (plugins/ops_quant/qrnn_params.h: inputs X x_s x_z W w_s w_z R r_s r_z
  * y_s y_z B lens h0 h0_s h0_z). Only what the integer kernel takes is
  * folded (int8/uint8, per-tensor or per-hidden-unit weights, Tanh/Sigmoid/
@@ -720,13 +732,14 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     /* qti_aisw StatefulGRU (ONNX GRU's inputs plus `reset` at 6): its
      * integer form takes QRNN's inputs plus reset at 16; GRU's gates are
      * fixed (sigmoid, tanh), so there are no activations to check */
-    const bool sgru = p->fold == SY_QDQ_FOLD_STATEFUL_GRU;
-    int32_t reset = sgru ? in_at(n, 6) : -1;
-    if (sgru && n->n_inputs > 7)
+    const bool sgru = p->fold == SY_QDQ_FOLD_STATEFUL_GRU, slstm = p->fold == SY_QDQ_FOLD_STATEFUL_LSTM;
+    int32_t reset = sgru ? in_at(n, 6) : slstm ? in_at(n, 8) : -1, c0v = slstm ? in_at(n, 6) : -1,
+            pv = slstm ? in_at(n, 7) : -1;
+    if ((sgru && n->n_inputs > 7) || (slstm && n->n_inputs > 9))
         return false;
-    dq_info x, w, r, h0;
-    q_info qy, qh;
-    bool has_y, has_h;
+    dq_info x, w, r, h0, c0;
+    q_info qy, qh, qc;
+    bool has_y, has_h, has_c = false;
     if (n->n_inputs < 3 || attr_i(n, "layout", 0) != 0 || !get_dq(c, in_at(n, 0), false, &x) ||
         (x.dt != SY_DT_INT8 && x.dt != SY_DT_UINT8))
         return false;
@@ -743,14 +756,13 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
             (strcmp(acts->strings[i], "Tanh") && strcmp(acts->strings[i], "Sigmoid") && strcmp(acts->strings[i], "Relu")))
             return false;
     int32_t b = in_at(n, 3), lens = in_at(n, 4), h0v = in_at(n, 5);
-    if (b >= 0) { /* a float constant, or a DequantizeLinear of constants (folded at creation) */
-        ir_node *bp = producer(c, b);
-        bool const_dq = bp && is_op(bp, "DequantizeLinear") && is_init(c, in_at(bp, 0)) && is_init(c, in_at(bp, 1)) &&
-                        (in_at(bp, 2) < 0 || is_init(c, in_at(bp, 2)));
-        if (!(is_init(c, b) && c->g->values[b].dtype == SY_DT_FLOAT32) && !const_dq)
-            return false;
-    }
+    if ((b >= 0 && !const_float(c, b)) || (pv >= 0 && !const_float(c, pv)))
+        return false;
     if (h0v >= 0 && (!get_dq(c, h0v, false, &h0) || (h0.dt != SY_DT_INT8 && h0.dt != SY_DT_UINT8)))
+        return false;
+    if (c0v >= 0 && (!get_dq(c, c0v, false, &c0) || (c0.dt != SY_DT_INT8 && c0.dt != SY_DT_UINT8)))
+        return false;
+    if (slstm && (!rnn_out_q(c, n->n_outputs > 2 ? n->outputs[2] : -1, &qc, &has_c) || !has_c))
         return false;
     if (!rnn_out_q(c, n->n_outputs > 0 ? n->outputs[0] : -1, &qy, &has_y) ||
         !rnn_out_q(c, n->n_outputs > 1 ? n->outputs[1] : -1, &qh, &has_h) || (!has_y && !has_h))
@@ -758,7 +770,7 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     if (has_y && has_h && (qy.dt != qh.dt || !same_params(c, qy.s, qy.z, qh.s, qh.z)))
         return false;
     const q_info *q = has_y ? &qy : &qh;
-    int32_t ins[17];
+    int32_t ins[23];
     uint32_t k = 0;
     push_dq(ins, &k, &x);
     push_dq(ins, &k, &w);
@@ -773,19 +785,32 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
             ins[k++] = -1; /* omitted optional inputs up to reset */
         ins[k++] = reset;
     }
+    if (slstm) {
+        while (k < 17)
+            ins[k++] = -1;
+        push_q(ins, &k, &qc);
+        if (c0v >= 0)
+            push_dq(ins, &k, &c0);
+        else
+            for (int i = 0; i < 3; i++)
+                ins[k++] = -1;
+        ins[k++] = pv;
+    }
     while (k > 0 && ins[k - 1] < 0)
         k--;
-    int32_t *outs = malloc(2 * sizeof *outs);
+    int32_t *outs = malloc(3 * sizeof *outs);
     if (!outs)
         return false;
     outs[0] = has_y ? qy.y : -1;
     outs[1] = has_h ? qh.y : -1;
+    outs[2] = has_c ? qc.y : -1;
     attr_list al = {0};
     static const char *const keep[] = {"activations", "activation_alpha", "activation_beta", "clip", "direction",
                                        "hidden_size"};
     static const char *const keep_gru[] = {"clip", "direction", "hidden_size", "linear_before_reset"};
-    const char *const *kp = sgru ? keep_gru : keep;
-    size_t nk = sgru ? sizeof keep_gru / sizeof *keep_gru : sizeof keep / sizeof *keep;
+    static const char *const keep_lstm[] = {"clip", "direction", "hidden_size", "input_forget"};
+    const char *const *kp = sgru ? keep_gru : slstm ? keep_lstm : keep;
+    size_t nk = sgru || slstm ? 4 : sizeof keep / sizeof *keep;
     for (size_t i = 0; i < nk; i++)
         al_copy(&al, n, kp[i]);
     if (!commit(c, ni, sy_qdq_qop_domain(c->pt, p), p->qop, ins, k, &al, outs[0], has_y ? qy.node : qh.node, -1)) {
@@ -796,20 +821,24 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     ir_node *nn = &c->g->nodes[ni];
     free(nn->outputs);
     nn->outputs = outs;
-    nn->n_outputs = has_h ? 2 : 1;
+    nn->n_outputs = has_c ? 3 : has_h ? 2 : 1;
     if (has_y && has_h)
         kill_node(c, qh.node);
+    if (has_c)
+        kill_node(c, qc.node);
     if (has_y)
         c->qdt[qy.y] = qy.dt;
     if (has_h)
         c->qdt[qh.y] = qh.dt;
+    if (has_c)
+        c->qdt[qc.y] = qc.dt;
     return true;
 }
 
 static bool try_fold(qctx *c, uint32_t ni)
 {
     const ir_node *n = &c->g->nodes[ni];
-    /* rows name their op's domain (qti_aisw StatefulGRU); the quantized
+    /* rows name their op's domain (qti_aisw StatefulGRU/LSTM); the quantized
      * op must be registered in its own domain, or the node stays float */
     const sy_qdq_pattern *p = sy_qdq_find_in(c->pt, n->domain, n->op);
     if (!p || (p->fold != SY_QDQ_FOLD_PASSTHROUGH &&
@@ -822,7 +851,8 @@ static bool try_fold(qctx *c, uint32_t ni)
     case SY_QDQ_FOLD_BINARY: return fold_binary(c, ni, p);
     case SY_QDQ_FOLD_CONCAT: return fold_concat(c, ni, p);
     case SY_QDQ_FOLD_RNN:
-    case SY_QDQ_FOLD_STATEFUL_GRU: return fold_rnn(c, ni, p);
+    case SY_QDQ_FOLD_STATEFUL_GRU:
+    case SY_QDQ_FOLD_STATEFUL_LSTM: return fold_rnn(c, ni, p);
     case SY_QDQ_FOLD_POOL:
     case SY_QDQ_FOLD_LUT:
     case SY_QDQ_FOLD_SOFTMAX: return fold_unary_like(c, ni, p);

@@ -56,9 +56,10 @@ static const sy_qdq_pattern patterns[] = {
     {"Slice", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE, 1u, NULL, NULL, NULL},
     {"Identity", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE, 1u, NULL, NULL, NULL},
     {"Pad", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE | SY_QDQ_PAD_VALUE, 1u, NULL, NULL, NULL},
-    /* the qti_aisw block op (plugins/qti_aisw): folds when that plugin is
+    /* the qti_aisw block ops (plugins/qti_aisw): fold when that plugin is
      * loaded; the quantizer does not place pairs around it */
     {"StatefulGRU", SY_QDQ_FOLD_STATEFUL_GRU, "QStatefulGRU", 0, 0u, NULL, "qti_aisw", "qti_aisw"},
+    {"StatefulLSTM", SY_QDQ_FOLD_STATEFUL_LSTM, "QStatefulLSTM", 0, 0u, NULL, "qti_aisw", "qti_aisw"},
 };
 
 static const sy_qdq_patterns table = {

@@ -28,7 +28,7 @@
  *  - Stateful RNNs carry every direction's final state; the first run and
  *    runs with reset = true start from initial_h / initial_c or zeros.
  */
-#include "qgru.h"
+#include "qsrnn.h"
 #include "switchyard/sy_sdk.h"
 #include "tflk.h" /* the one float softmax body (sy_kernels) */
 
@@ -606,6 +606,9 @@ static const sy_attr_def a_gru[] = {ATTR("hidden_size", INT, false), ATTR("clip"
 static const sy_attr_def a_qgru[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
                                      ATTR("direction", STRING, false), ATTR("linear_before_reset", INT, false),
                                      ATTR("requant", STRING, false)};
+static const sy_attr_def a_qlstm[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
+                                      ATTR("direction", STRING, false), ATTR("input_forget", INT, false),
+                                      ATTR("requant", STRING, false)};
 static const sy_attr_def a_lstm[] = {ATTR("hidden_size", INT, false), ATTR("clip", FLOAT, false),
                                      ATTR("direction", STRING, false), ATTR("input_forget", INT, false)};
 
@@ -619,6 +622,8 @@ static const sy_op_schema schemas[] = {
     QS("StatefulLSTM", 3, 9, 3, 3, a_lstm, infer_srnn, SY_SCHEMA_STATEFUL, "LSTM whose state carries across runs"),
     QS("QStatefulGRU", 10, 17, 2, 2, a_qgru, qgru_infer, SY_SCHEMA_STATEFUL,
        "integer StatefulGRU (the QDQ fold of DQ -> StatefulGRU -> Q)"),
+    QS("QStatefulLSTM", 18, 23, 3, 3, a_qlstm, qlstm_infer, SY_SCHEMA_STATEFUL,
+       "integer StatefulLSTM (the QDQ fold of DQ -> StatefulLSTM -> Q)"),
 };
 
 #define QK(op, prov, mask, flags, prep, run, rel, rst)                                                            \
@@ -643,10 +648,13 @@ static const sy_kernel_def kernels[] = {
        srnn_release, srnn_reset),
     /* LPAI: quantized tensors only (the lpai provider refuses float) */
     QK("Buffer", "lpai", LPAI_Q, SY_KERNEL_STATEFUL, buf_prepare, buf_run, buf_release, buf_reset),
-    /* the integer StatefulGRU: one cell (kernels/qk_gru.c) on cpu_ref and
-     * on LPAI, whose Gru takes s8/u8 */
+    /* the integer StatefulGRU / StatefulLSTM: one cell each
+     * (kernels/qk_gru.c, qk_lstm.c) on cpu_ref and on LPAI, whose Gru and
+     * Lstm take s8/u8 */
     QK("QStatefulGRU", "cpu_ref", QGRU_T, SY_KERNEL_STATEFUL, qgru_prepare, qgru_run, qgru_release, qgru_reset),
     QK("QStatefulGRU", "lpai", QGRU_T, SY_KERNEL_STATEFUL, qgru_prepare, qgru_run, qgru_release, qgru_reset),
+    QK("QStatefulLSTM", "cpu_ref", QGRU_T, SY_KERNEL_STATEFUL, qlstm_prepare, qlstm_run, qlstm_release, qlstm_reset),
+    QK("QStatefulLSTM", "lpai", QGRU_T, SY_KERNEL_STATEFUL, qlstm_prepare, qlstm_run, qlstm_release, qlstm_reset),
     /* AIC (seed: MaskedSoftmax on CPU and AIC) */
     QK("MaskedSoftmax", "aic", SY_DT_BIT(SY_DT_FLOAT32), 0, ms_prepare_cpu, ms_run, sy_release_free, NULL),
 };
@@ -667,7 +675,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = 0,
     .name = "qti_aisw",
     .version = "0.1.0",
-    .description = "Qualcomm block ops (domain qti_aisw): Buffer, MaskedSoftmax, StatefulGRU, StatefulLSTM, QStatefulGRU",
+    .description = "Qualcomm block ops (domain qti_aisw): Buffer, MaskedSoftmax, StatefulGRU, StatefulLSTM, QStatefulGRU, QStatefulLSTM",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = qti_init,

@@ -273,30 +273,34 @@ static bool lpai_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
     return true;
 }
 
-/* qti_aisw QStatefulGRU (plugins/qti_aisw/qgru.h), LPAI's Gru on codes:
- * X, W, R, initial_h and Y s8/u8 (LPAI-RNN), per-tensor static encodings
- * (the layout is QRNN's: scale and zero point after each code tensor) */
-static bool lpai_qgru_check(const sy_node *n, sy_claim *c)
+/* qti_aisw QStatefulGRU / QStatefulLSTM (plugins/qti_aisw/qsrnn.h), LPAI's
+ * Gru / Lstm on codes: X, W, R, initial_h, initial_c and the outputs s8/u8
+ * (LPAI-RNN), per-tensor static encodings (the layout is QRNN's: scale and
+ * zero point after each code tensor; the LSTM adds C's encoding, initial_c
+ * and P from 17 on) */
+static bool lpai_qsrnn_check(const sy_node *n, const char *op, sy_claim *c)
 {
-    static const uint32_t codes[] = {0, 3, 6, 13};
-    uint32_t ni = H_->node_num_inputs(n);
+    static const uint32_t codes[] = {0, 3, 6, 13, 19};
+    uint32_t ni = H_->node_num_inputs(n), no = H_->node_num_outputs(n);
     for (size_t k = 0; k < sizeof codes / sizeof *codes; k++) {
         const sy_tensor *t = codes[k] < ni ? H_->node_input(n, codes[k]) : NULL;
         if (t && t->dtype != SY_DT_INT8 && t->dtype != SY_DT_UINT8)
-            return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru takes s8/u8 only (QStatefulGRU input %u is %s)",
+            return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru/Lstm take s8/u8 only (%s input %u is %s)", op,
                                codes[k], sy_dt_name(t->dtype)),
                    false;
     }
-    const sy_tensor *y = H_->node_num_outputs(n) ? H_->node_output(n, 0) : NULL;
-    if (y && y->dtype != SY_DT_INT8 && y->dtype != SY_DT_UINT8)
-        return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru takes s8/u8 only (QStatefulGRU Y is %s)",
-                           sy_dt_name(y->dtype)),
-               false;
-    for (uint32_t i = 1; i < ni && i <= 15; i++) { /* everything but X, sequence_lens and initial_h is a constant */
+    for (uint32_t o = 0; o < no; o++) {
+        const sy_tensor *y = H_->node_output(n, o);
+        if (y && y->dtype != SY_DT_INT8 && y->dtype != SY_DT_UINT8)
+            return emu_decline(c, SY_REASON_DTYPE, "LPAI-RNN: Gru/Lstm take s8/u8 only (%s output %u is %s)", op, o,
+                               sy_dt_name(y->dtype)),
+                   false;
+    }
+    for (uint32_t i = 1; i < ni; i++) { /* all but X, sequence_lens, initial_h/c and reset are constants */
         const sy_tensor *t = H_->node_input(n, i);
-        if (t && i != 12 && i != 13 && !t->data)
-            return emu_decline(c, SY_REASON_DTYPE,
-                               "LPAI-QSTATIC: QStatefulGRU weights, bias and encodings must be static (input %u)", i),
+        if (t && i != 12 && i != 13 && i != 16 && i != 19 && !t->data)
+            return emu_decline(c, SY_REASON_DTYPE, "LPAI-QSTATIC: %s weights, bias and encodings must be static (input %u)",
+                               op, i),
                    false;
     }
     for (uint32_t i = 4; i <= 7 && i < ni; i += 3) { /* w_scale, r_scale */
@@ -322,9 +326,10 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     bool quant = emu_qdescribe(n, &qi);
     const char *op = emu_qbase_op(H_->node_op(n)); /* QConv is LPAI's Conv2d, ... */
     const char *dom = H_->node_domain ? H_->node_domain(n) : "";
-    const bool qgru = dom && !strcmp(dom, "qti_aisw") && !strcmp(op, "QStatefulGRU");
-    if (qgru) { /* the integer StatefulGRU: LPAI's StatefulGRU on s8/u8 */
-        op = "StatefulGRU";
+    const char *qop = op; /* the integer stateful RNNs are LPAI's StatefulGRU / StatefulLSTM on s8/u8 */
+    const bool qsrnn = dom && !strcmp(dom, "qti_aisw") && (!strcmp(op, "QStatefulGRU") || !strcmp(op, "QStatefulLSTM"));
+    if (qsrnn) {
+        op = op + 1;
         quant = true;
     }
     bool known = false;
@@ -341,9 +346,9 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
                            "LPAI-V4: eNPU v4 graphs are prepare-only in QNN (executed by the LPAI SDK); set "
                            "hw_version = v5/v6 or simulate = true");
     uint32_t ni = H_->node_num_inputs(n), no = H_->node_num_outputs(n);
-    if (quant && !qgru && !lpai_qcheck(n, &qi, c))
+    if (quant && !qsrnn && !lpai_qcheck(n, &qi, c))
         return;
-    if (qgru && !lpai_qgru_check(n, c))
+    if (qsrnn && !lpai_qsrnn_check(n, qop, c))
         return;
     for (uint32_t i = 0; i < ni + no; i++) {
         const sy_tensor *t = i < ni ? H_->node_input(n, i) : H_->node_output(n, i - ni);
@@ -381,8 +386,9 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
     }
     if (!strcmp(op, "Buffer"))
         emu_board_add(&s->board, rs, H_->node_output(n, 0)->nbytes);
-    if (qgru && no > 1 && H_->node_output(n, 1)) /* the carried state: Y_h's codes */
-        emu_board_add(&s->board, rs, H_->node_output(n, 1)->nbytes);
+    for (uint32_t o = 1; qsrnn && o < no; o++) /* the carried states: Y_h's (and Y_c's) codes */
+        if (H_->node_output(n, o))
+            emu_board_add(&s->board, rs, H_->node_output(n, o)->nbytes);
     emu_work w;
     emu_node_work(n, 1, &w);
     const char *unit;

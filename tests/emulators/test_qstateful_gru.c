@@ -235,10 +235,175 @@ done:
     sy_env_release(el);
 }
 
+/* ======================================================================== */
+/* QStatefulLSTM                                                            */
+/* ======================================================================== */
+/* Worked by hand from the seed's StatefulLSTM equations (ONNX LSTM, gate
+ * order i, o, f, c; P order i, o, f; f = sigmoid, g = h = tanh):
+ *   i = f(X Wi + H Ri + Pi . C + Wbi + Rbi)   f_t = f(X Wf + H Rf + Pf . C + Wbf + Rbf)
+ *   c = g(X Wc + H Rc + Wbc + Rbc)            C_t = f_t . C + i . c
+ *   o = f(X Wo + H Ro + Po . C_t + Wbo + Rbo) H_t = o . h(C_t)
+ * one input, hidden 1, batch 1, seq 1:
+ *   X uint8 1/32 zp 128: code 160 = 1.0
+ *   W int8 1/64 (i, o, f, c): 64, 32, -64, 48 = 1.0, 0.5, -1.0, 0.75
+ *   R int8 1/64 (i, o, f, c): 32, -32, 64, -32 = 0.5, -0.5, 1.0, -0.5
+ *   B: Wb = (0, 0, 0.5, 0), Rb = (0, 0.25, 0, 0); P (i, o, f) = (0.5, -0.5, 0.25)
+ *   Y, Y_h uint8 1/128 zp 128; Y_c uint8 1/64 zp 128
+ * Run 1 (H = C = 0):
+ *   i = f(1.0) = 0.731059, f_t = f(-1.0 + 0.5) = 0.377541, c = g(0.75) = 0.635149
+ *   C_1 = 0.731059 * 0.635149 = 0.464331 -> x64 = 29.72 -> code 30 + 128 = 158
+ *   o = f(0.5 + 0.25 - 0.5 * 0.464331) = f(0.517834) = 0.626641
+ *   H_1 = 0.626641 * g(0.464331) = 0.626641 * 0.433608 = 0.271716 -> x128 = 34.78 -> 35 + 128 = 163
+ *   (the integer cell reads C_1 as its code 30/64 in o and h: 35.04, the same code)
+ * Run 2 (reset = false: H = 35/128 = 0.2734375, C = 30/64 = 0.46875):
+ *   i = f(1.0 + 0.5 * 0.2734375 + 0.5 * 0.46875) = f(1.371094) = 0.797557
+ *   f_t = f(-1.0 + 0.2734375 + 0.25 * 0.46875 + 0.5) = f(-0.109375) = 0.472683
+ *   c = g(0.75 - 0.5 * 0.2734375) = g(0.613281) = 0.546433
+ *   C_2 = 0.472683 * 0.46875 + 0.797557 * 0.546433 = 0.657382 -> x64 = 42.07 -> 42 + 128 = 170
+ *   o = f(0.5 - 0.5 * 0.2734375 + 0.25 - 0.5 * 0.657382) = f(0.284590) = 0.570671
+ *   H_2 = 0.570671 * g(0.657382) = 0.570671 * 0.576618 = 0.329059 -> x128 = 42.12 -> 42 + 128 = 170
+ * Run 3 (reset = true): run 1's codes; sy_session_reset: run 1's codes. */
+static sy_model *lstm_model(sy_env *env, bool quantized)
+{
+    static const int8_t w[4] = {64, 32, -64, 48}, r[4] = {32, -32, 64, -32};
+    static const float b[8] = {0, 0, 0.5f, 0, 0, 0.25f, 0, 0}, pp[3] = {0.5f, -0.5f, 0.25f};
+    pt_model *m = pt_model_new("qstateful_lstm");
+    emu_opset(m, "qti_aisw", 1);
+    pt_input(m, "reset", PT_BOOL, 0, NULL);
+    pt_init_f32(m, "B", 2, (int64_t[]){1, 8}, b);
+    pt_init_f32(m, "P", 2, (int64_t[]){1, 3}, pp);
+    if (quantized) {
+        pt_input(m, "Xq", PT_U8, 3, (int64_t[]){1, 1, 1});
+        pt_init_raw(m, "Wq", PT_I8, 3, (int64_t[]){1, 4, 1}, w, 4);
+        pt_init_raw(m, "Rq", PT_I8, 3, (int64_t[]){1, 4, 1}, r, 4);
+        scalar_f(m, "xs", 1.0f / 32);
+        scalar_u8(m, "xz", 128);
+        scalar_f(m, "ws", 1.0f / 64);
+        scalar_i8(m, "wz", 0);
+        scalar_f(m, "ys", 1.0f / 128);
+        scalar_u8(m, "yz", 128);
+        scalar_f(m, "cs", 1.0f / 64);
+        pt_node(m, "DequantizeLinear", "dqx", (const char *[]){"Xq", "xs", "xz", NULL}, (const char *[]){"X", NULL});
+        pt_node(m, "DequantizeLinear", "dqw", (const char *[]){"Wq", "ws", "wz", NULL}, (const char *[]){"W", NULL});
+        pt_node(m, "DequantizeLinear", "dqr", (const char *[]){"Rq", "ws", "wz", NULL}, (const char *[]){"R", NULL});
+    } else {
+        float wf[4], rf[4];
+        for (int i = 0; i < 4; i++) {
+            wf[i] = (float)w[i] / 64.0f;
+            rf[i] = (float)r[i] / 64.0f;
+        }
+        pt_input(m, "X", PT_F32, 3, (int64_t[]){1, 1, 1});
+        pt_init_f32(m, "W", 3, (int64_t[]){1, 4, 1}, wf);
+        pt_init_f32(m, "R", 3, (int64_t[]){1, 4, 1}, rf);
+    }
+    pt_node(m, "StatefulLSTM", "lstm", (const char *[]){"X", "W", "R", "B", "", "", "", "P", "reset", NULL},
+            quantized ? (const char *[]){"Yf", "Yhf", "Ycf", NULL} : (const char *[]){"Y", "Y_h", "Y_c", NULL});
+    emu_domain(m, "qti_aisw");
+    emu_attr_i(m, "hidden_size", 1);
+    if (quantized) {
+        pt_node(m, "QuantizeLinear", "qy", (const char *[]){"Yf", "ys", "yz", NULL}, (const char *[]){"Y", NULL});
+        pt_node(m, "QuantizeLinear", "qyh", (const char *[]){"Yhf", "ys", "yz", NULL}, (const char *[]){"Y_h", NULL});
+        pt_node(m, "QuantizeLinear", "qyc", (const char *[]){"Ycf", "cs", "yz", NULL}, (const char *[]){"Y_c", NULL});
+    }
+    int el = quantized ? PT_U8 : PT_F32;
+    pt_output(m, "Y", el, 4, (int64_t[]){1, 1, 1, 1});
+    pt_output(m, "Y_h", el, 3, (int64_t[]){1, 1, 1});
+    pt_output(m, "Y_c", el, 3, (int64_t[]){1, 1, 1});
+    sy_model *model = pt_load(env, m);
+    pt_model_free(m);
+    return model;
+}
+
+static bool lstm_run(sy_session *s, uint8_t x, int reset, uint8_t out[3])
+{
+    sy_tensor tx = emu_tensor(SY_DT_UINT8, &x, 3, (int64_t[]){1, 1, 1});
+    uint8_t rs = (uint8_t)reset;
+    sy_tensor tr = emu_tensor(SY_DT_BOOL, &rs, 0, NULL);
+    if (!emu_ok(sy_session_set_input(s, "Xq", &tx, SY_INPUT_COPY), "Xq") ||
+        !emu_ok(sy_session_set_input(s, "reset", &tr, SY_INPUT_COPY), "reset") || !emu_ok(sy_session_run(s), "run"))
+        return false;
+    for (size_t o = 0; o < 3; o++) {
+        const sy_tensor *t = NULL;
+        if (!emu_ok(sy_session_get_output(s, o, &t), "output"))
+            return false;
+        PT_CHECK(t->dtype == SY_DT_UINT8 && t->nbytes == 1, "output %zu is %s, %zu bytes", o, sy_dtype_name(t->dtype),
+                 t->nbytes);
+        if (t->nbytes != 1)
+            return false;
+        out[o] = *(const uint8_t *)t->data;
+    }
+    return true;
+}
+
+static void lstm_hand_case(const char *providers, const char *where)
+{
+    sy_env *env = emu_env(QPLUG, "%s", providers);
+    sy_model *model = env ? lstm_model(env, true) : NULL;
+    sy_session *s = emu_session(env, model, false);
+    if (!s)
+        goto done;
+    sy_node_placement pl;
+    const char *prov = emu_provider_of(s, "lstm", &pl);
+    PT_CHECK(!strcmp(prov, where) && pl.op && !strcmp(pl.op, "QStatefulLSTM"),
+             "the LSTM node is %s on '%s', expected QStatefulLSTM on %s (%s)", pl.op ? pl.op : "?", prov, where,
+             pl.reason_text ? pl.reason_text : "");
+    static const struct {
+        int reset;
+        uint8_t h, c;
+        const char *what;
+    } runs[] = {{0, 163, 158, "run 1 (H = C = 0)"},
+                {0, 170, 170, "run 2 (reset = false: carried H = 35/128, C = 30/64)"},
+                {1, 163, 158, "run 3 (reset = true)"}};
+    uint8_t out[3];
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        if (!lstm_run(s, 160, runs[i].reset, out))
+            goto done;
+        PT_CHECK(out[0] == runs[i].h && out[1] == runs[i].h && out[2] == runs[i].c,
+                 "%s on %s: Y %u, Y_h %u, Y_c %u, expected %u, %u, %u", runs[i].what, where, out[0], out[1], out[2],
+                 runs[i].h, runs[i].h, runs[i].c);
+    }
+    if (lstm_run(s, 160, 0, out)) /* carried again */
+        PT_CHECK(out[1] == 170 && out[2] == 170, "run 4 on %s: Y_h %u, Y_c %u, expected 170, 170", where, out[1], out[2]);
+    sy_session_reset(s);
+    if (lstm_run(s, 160, 0, out))
+        PT_CHECK(out[1] == 163 && out[2] == 158, "after sy_session_reset on %s: Y_h %u, Y_c %u, expected 163, 158",
+                 where, out[1], out[2]);
+done:
+    sy_session_release(s);
+    sy_model_release(model);
+    sy_env_release(env);
+}
+
+static void test_lstm_hand_worked(void)
+{
+    lstm_hand_case("providers = cpu_ref", "cpu_ref");
+    lstm_hand_case(LPAI_INI, "lpai");
+}
+
+static void test_lstm_float_declined(void)
+{
+    sy_env *env = emu_env(QPLUG, "%s", LPAI_INI);
+    sy_model *model = env ? lstm_model(env, false) : NULL;
+    sy_session *s = emu_session(env, model, false);
+    if (s) {
+        sy_node_placement pl;
+        const char *prov = emu_provider_of(s, "lstm", &pl);
+        PT_CHECK(!strcmp(prov, "cpu_ref") && pl.op && !strcmp(pl.op, "StatefulLSTM") && pl.reason_text &&
+                     strstr(pl.reason_text, "LPAI-DTYPE"),
+                 "float StatefulLSTM is %s on '%s' (%s), expected StatefulLSTM on cpu_ref declined LPAI-DTYPE",
+                 pl.op ? pl.op : "?", prov, pl.reason_text ? pl.reason_text : "");
+    }
+    sy_session_release(s);
+    sy_model_release(model);
+    sy_env_release(env);
+}
+
 int main(void)
 {
     PT_RUN(test_hand_worked);
     PT_RUN(test_float_declined);
     PT_RUN(test_lpai_equals_cpu_ref);
+    PT_RUN(test_lstm_hand_worked);
+    PT_RUN(test_lstm_float_declined);
     return pt_result();
 }

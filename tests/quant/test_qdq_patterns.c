@@ -112,9 +112,14 @@ static void test_table(const char *plugin_dir)
         CHECK(t->struct_size >= sizeof *t && t->pattern_size == sizeof(sy_qdq_pattern), "struct sizes %u, %u",
               t->struct_size, t->pattern_size);
         CHECK(t->domain && !strcmp(t->domain, "switchyard.quant"), "domain '%s'", t->domain ? t->domain : "(null)");
-        /* the default-domain rows below, plus the qti_aisw StatefulGRU row */
-        CHECK(t->n_patterns == sizeof want / sizeof *want + 1, "%u patterns, expected %zu", t->n_patterns,
-              sizeof want / sizeof *want + 1);
+        /* the default-domain rows below, plus the qti_aisw StatefulGRU and StatefulLSTM rows */
+        CHECK(t->n_patterns == sizeof want / sizeof *want + 2, "%u patterns, expected %zu", t->n_patterns,
+              sizeof want / sizeof *want + 2);
+        const sy_qdq_pattern *l = sy_qdq_find_in(t, "qti_aisw", "StatefulLSTM");
+        CHECK(l && l->fold == SY_QDQ_FOLD_STATEFUL_LSTM && l->qop && !strcmp(l->qop, "QStatefulLSTM") &&
+                  !strcmp(sy_qdq_qop_domain(t, l), "qti_aisw") && !(l->flags & SY_QDQ_QUANTIZE) &&
+                  sy_env_has_op(env, "qti_aisw", "QStatefulLSTM", 1),
+              "qti_aisw StatefulLSTM: no fold into a registered qti_aisw QStatefulLSTM without quantizer pairs");
         const sy_qdq_pattern *g = sy_qdq_find_in(t, "qti_aisw", "StatefulGRU");
         CHECK(g && g->fold == SY_QDQ_FOLD_STATEFUL_GRU && g->qop && !strcmp(g->qop, "QStatefulGRU") &&
                   !strcmp(sy_qdq_qop_domain(t, g), "qti_aisw") && !(g->flags & SY_QDQ_QUANTIZE),

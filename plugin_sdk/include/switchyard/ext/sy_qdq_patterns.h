@@ -38,8 +38,10 @@ typedef enum sy_qdq_fold {
     SY_QDQ_FOLD_LUT = 8,         /* DQ(x) -> elementwise f -> Q: a table of 2^bits codes; attr "fn" = the op */
     SY_QDQ_FOLD_SOFTMAX = 9,     /* DQ(x) -> Softmax -> Q */
     SY_QDQ_FOLD_PASSTHROUGH = 10, /* moves codes only: the op runs on them when Q keeps DQ's parameters */
-    SY_QDQ_FOLD_STATEFUL_GRU = 11 /* DQ(X, W, R[, initial_h]) -> qti_aisw StatefulGRU -> Q(Y[, Y_h]):
-                                     the integer GRU with QRNN's inputs plus reset */
+    SY_QDQ_FOLD_STATEFUL_GRU = 11, /* DQ(X, W, R[, initial_h]) -> qti_aisw StatefulGRU -> Q(Y[, Y_h]):
+                                      the integer GRU with QRNN's inputs plus reset */
+    SY_QDQ_FOLD_STATEFUL_LSTM = 12 /* DQ(X, W, R[, initial_h[, initial_c]]) -> qti_aisw StatefulLSTM ->
+                                      Q(Y[, Y_h], Y_c): the same plus C's encoding, initial_c and P */
 } sy_qdq_fold;
 
 /* sy_qdq_pattern.flags */

@@ -1,4 +1,4 @@
-/* qti_aisw QStatefulGRU: the integer StatefulGRU the QDQ pass folds
+/* qti_aisw QStatefulGRU / QStatefulLSTM: the integer StatefulGRU the QDQ pass folds
  * DequantizeLinear(X, W, R[, initial_h]) -> StatefulGRU ->
  * QuantizeLinear(Y[, Y_h]) into (docs/emulators.md, "qti_aisw block ops").
  * Inputs (QRNN's layout, plugins/ops_quant/qrnn_params.h, plus reset):
@@ -11,8 +11,8 @@
  * Attributes: hidden_size, direction, clip, linear_before_reset, requant
  *   (onnx | gemmlowp | single_rounding; default onnx).
  * One integer cell (plugin_sdk/kernels/qk_gru.c) for cpu_ref and lpai. */
-#ifndef QTI_QGRU_H
-#define QTI_QGRU_H
+#ifndef QTI_QSRNN_H
+#define QTI_QSRNN_H
 #include "switchyard/sy_sdk.h"
 
 void qgru_set_host(const sy_host_api *host);
@@ -21,5 +21,16 @@ sy_status *qgru_prepare(sy_node *n, void **state);
 sy_status *qgru_run(void *state, const sy_kernel_io *io);
 void qgru_release(void *state);
 void qgru_reset(void *state);
+
+/* QStatefulLSTM: the same inputs 0..16, then 17 c_scale, 18 c_zero_point
+ * (Y_c's, required: the carried C is Y_c's codes), 19 initial_c, 20
+ * c0_scale, 21 c0_zero_point, 22 P (float [ndir, 3*hidden]). Outputs Y,
+ * Y_h (y_scale), Y_c (c_scale). Attributes hidden_size, direction, clip,
+ * input_forget, requant. Cell: plugin_sdk/kernels/qk_lstm.c. */
+sy_status *qlstm_infer(sy_node *n);
+sy_status *qlstm_prepare(sy_node *n, void **state);
+sy_status *qlstm_run(void *state, const sy_kernel_io *io);
+void qlstm_release(void *state);
+void qlstm_reset(void *state);
 
 #endif

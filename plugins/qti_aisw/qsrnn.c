@@ -1,8 +1,10 @@
-/* qti_aisw QStatefulGRU: checks, kernel parameters and the stateful run
- * (see qgru.h; the integer design is plugin_sdk/kernels/qk_gru.c). */
-#include "qgru.h"
+/* qti_aisw QStatefulGRU / QStatefulLSTM: checks, kernel parameters and
+ * the stateful runs (see qsrnn.h; the integer designs are
+ * plugin_sdk/kernels/qk_gru.c and qk_lstm.c). */
+#include "qsrnn.h"
 
 #include "qk_gru.h"
+#include "qk_lstm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -344,6 +346,294 @@ sy_status *qgru_run(void *state, const sy_kernel_io *io)
     sy_tensor *y = io->n_outputs > 0 ? io->outputs[0] : NULL, *yh = io->n_outputs > 1 ? io->outputs[1] : NULL;
     qk_gru_run(k, io->inputs[G_X]->data, io->inputs[G_W]->data, io->inputs[G_R]->data, lens, s->h,
                y ? y->data : NULL, yh ? yh->data : NULL, scratch);
+    s->have_state = true;
+    return NULL;
+}
+
+/* ======================================================================== */
+/* QStatefulLSTM                                                            */
+/* ======================================================================== */
+#undef OP
+#define OP "QStatefulLSTM"
+enum { L_CS = 17, L_C0 = 19, L_P = 22, L_NIN = 23 };
+
+typedef struct qlstm_state {
+    qk_lstm k;
+    void *buf;
+    int32_t *h, *c; /* carried states [ndir, batch, hidden]: codes of Y_h, Y_c */
+    bool have_state, has_h0, has_c0;
+    int32_t h0_zp, c0_zp;
+    qk_rq h0_to_y, c0_to_c;
+    sy_dtype ydt, cdt;
+    int64_t dims_y[4], dims_yh[3];
+} qlstm_state;
+
+static sy_status *lshapes(const sy_node *n, qlstm_state *s)
+{
+    qk_lstm *k = &s->k;
+    char dir[24];
+    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
+    k->ndir = !strcmp(dir, "bidirectional") ? 2 : 1;
+    k->reverse = !strcmp(dir, "reverse");
+    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional"))
+        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": direction must be forward, reverse or bidirectional; got \"%s\"", dir);
+    k->input_forget = sy_attr_int_or(H, n, "input_forget", 0) != 0;
+    const sy_tensor *x = nin(n, G_X), *w = nin(n, G_W), *r = nin(n, G_R), *yz = nin(n, G_YS + 1), *b = nin(n, G_B),
+                    *sl = nin(n, G_LENS), *h0 = nin(n, G_H0), *rs = nin(n, G_RESET), *cz = nin(n, L_CS + 1),
+                    *c0 = nin(n, L_C0), *pp = nin(n, L_P);
+    if (!x || !w || !r || !nin(n, G_YS) || !nin(n, L_CS))
+        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": X, W, R, y_scale and c_scale are required");
+    const sy_tensor *codes[5] = {x, w, r, h0, c0};
+    for (int i = 0; i < 5; i++)
+        if (codes[i] && !code_type(codes[i]->dtype))
+            return ERR(SY_ERR_TYPE, OP ": '%s' is %s; int8 or uint8 codes are required", tname(codes[i], "?"),
+                       sy_dt_name(codes[i]->dtype));
+    if (x->rank != 3 || w->rank != 3 || r->rank != 3)
+        return ERR(SY_ERR_SHAPE, OP ": X, W and R must be 3-D (got ranks %d, %d, %d)", (int)x->rank, (int)w->rank,
+                   (int)r->rank);
+    int64_t hid = r->dims[2], hs = sy_attr_int_or(H, n, "hidden_size", hid);
+    if (hs != hid || hid < 1)
+        return ERR(SY_ERR_SHAPE, OP ": R '%s' has hidden size %lld but hidden_size = %lld", tname(r, "R"),
+                   (long long)hid, (long long)hs);
+    if (w->dims[0] != k->ndir || w->dims[1] != 4 * hid || w->dims[2] != x->dims[2])
+        return ERR(SY_ERR_SHAPE, OP ": W '%s' must be [%d, %lld, %lld]", tname(w, "W"), (int)k->ndir,
+                   (long long)(4 * hid), (long long)x->dims[2]);
+    if (r->dims[0] != k->ndir || r->dims[1] != 4 * hid)
+        return ERR(SY_ERR_SHAPE, OP ": R '%s' must be [%d, %lld, %lld]", tname(r, "R"), (int)k->ndir,
+                   (long long)(4 * hid), (long long)hid);
+    int64_t seq = x->dims[0], batch = x->dims[1];
+    if (seq < 0 || batch < 0 || seq > INT32_MAX || batch > INT32_MAX || hid > 65535 || x->dims[2] > 65535)
+        return ERR(SY_ERR_UNSUPPORTED, OP ": sizes out of the integer kernel's range (X [%lld, %lld, %lld], hidden %lld)",
+                   (long long)seq, (long long)batch, (long long)x->dims[2], (long long)hid);
+    if (b && (b->dtype != SY_DT_FLOAT32 || b->rank != 2 || b->dims[0] != k->ndir || b->dims[1] != 8 * hid))
+        return ERR(SY_ERR_SHAPE, OP ": B '%s' must be float32 [%d, %lld]", tname(b, "B"), (int)k->ndir,
+                   (long long)(8 * hid));
+    if (pp && (pp->dtype != SY_DT_FLOAT32 || pp->rank != 2 || pp->dims[0] != k->ndir || pp->dims[1] != 3 * hid))
+        return ERR(SY_ERR_SHAPE, OP ": P '%s' must be float32 [%d, %lld]", tname(pp, "P"), (int)k->ndir,
+                   (long long)(3 * hid));
+    if (sl && (sl->rank != 1 || sl->dims[0] != batch || (sl->dtype != SY_DT_INT32 && sl->dtype != SY_DT_INT64)))
+        return ERR(SY_ERR_SHAPE, OP ": sequence_lens '%s' must be int32 [%lld]", tname(sl, "sequence_lens"),
+                   (long long)batch);
+    const sy_tensor *st[2] = {h0, c0};
+    for (int i = 0; i < 2; i++)
+        if (st[i] && (st[i]->rank != 3 || st[i]->dims[0] != k->ndir || st[i]->dims[1] != batch || st[i]->dims[2] != hid))
+            return ERR(SY_ERR_SHAPE, OP ": %s '%s' must be [%d, %lld, %lld]", i ? "initial_c" : "initial_h",
+                       tname(st[i], "?"), (int)k->ndir, (long long)batch, (long long)hid);
+    if (rs && (rs->dtype != SY_DT_BOOL || sy_tensor_numel(rs) != 1))
+        return ERR(SY_ERR_TYPE, OP ": reset '%s' must be a bool scalar", tname(rs, "reset"));
+    const sy_tensor *zs[2] = {yz, cz};
+    for (int i = 0; i < 2; i++)
+        if (zs[i] && !code_type(zs[i]->dtype))
+            return ERR(SY_ERR_TYPE, OP ": %s '%s' is %s; int8 or uint8 is required", i ? "c_zero_point" : "y_zero_point",
+                       tname(zs[i], "?"), sy_dt_name(zs[i]->dtype));
+    k->seq = (int32_t)seq;
+    k->batch = (int32_t)batch;
+    k->input = (int32_t)x->dims[2];
+    k->hidden = (int32_t)hid;
+    k->xdt = qkdt(x->dtype);
+    k->wdt = qkdt(w->dtype);
+    k->rdt = qkdt(r->dtype);
+    s->ydt = yz ? yz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
+    s->cdt = cz ? cz->dtype : SY_DT_UINT8;
+    k->ydt = qkdt(s->ydt);
+    k->cdt = qkdt(s->cdt);
+    int64_t dy[4] = {seq, k->ndir, batch, hid}, dyh[3] = {k->ndir, batch, hid};
+    memcpy(s->dims_y, dy, sizeof dy);
+    memcpy(s->dims_yh, dyh, sizeof dyh);
+    return NULL;
+}
+
+sy_status *qlstm_infer(sy_node *n)
+{
+    qlstm_state s;
+    memset(&s, 0, sizeof s);
+    SY_TRY(lshapes(n, &s));
+    uint32_t no = H->node_num_outputs(n);
+    if (no > 0)
+        SY_TRY(H->node_set_output(n, 0, s.ydt, 4, s.dims_y));
+    if (no > 1)
+        SY_TRY(H->node_set_output(n, 1, s.ydt, 3, s.dims_yh));
+    if (no > 2)
+        SY_TRY(H->node_set_output(n, 2, s.cdt, 3, s.dims_yh));
+    return NULL;
+}
+
+static sy_status *lbuild(const sy_node *n, qlstm_state *s)
+{
+    SY_TRY(lshapes(n, s));
+    qk_lstm *k = &s->k;
+    const sy_tensor *in[L_NIN];
+    for (uint32_t i = 0; i < L_NIN; i++)
+        in[i] = nin(n, i);
+    const sy_tensor *x = in[G_X], *w = in[G_W], *r = in[G_R], *h0 = in[G_H0], *c0 = in[L_C0], *b = in[G_B],
+                    *pp = in[L_P];
+    const int64_t Hd = k->hidden, D = k->ndir, G4 = 4 * Hd;
+    uint32_t no = H->node_num_outputs(n);
+    const sy_tensor *y = no ? H->node_output(n, 0) : NULL, *yc = no > 2 ? H->node_output(n, 2) : NULL;
+    if (!y && no > 1)
+        y = H->node_output(n, 1);
+    SY_TRY(check_pair(tname(x, "X"), in[1], in[2], x->dtype, 0));
+    SY_TRY(check_pair(tname(w, "W"), in[4], in[5], w->dtype, G4));
+    SY_TRY(check_pair(tname(r, "R"), in[7], in[8], r->dtype, G4));
+    SY_TRY(check_pair(tname(y, "Y"), in[9], in[10], s->ydt, 0));
+    SY_TRY(check_pair(tname(yc, "Y_c"), in[L_CS], in[L_CS + 1], s->cdt, 0));
+    if (h0)
+        SY_TRY(check_pair(tname(h0, "initial_h"), in[14], in[15], h0->dtype, 0));
+    if (c0)
+        SY_TRY(check_pair(tname(c0, "initial_c"), in[L_C0 + 1], in[L_C0 + 2], c0->dtype, 0));
+    if ((b && !b->data) || (pp && !pp->data))
+        return ERR(SY_ERR_UNSUPPORTED, OP ": B and P must be constants (they are folded as integers)");
+    if (!w->data || !r->data)
+        return ERR(SY_ERR_UNSUPPORTED, OP ": W '%s' and R '%s' must be constants", tname(w, "W"), tname(r, "R"));
+    float clip = -1.0f;
+    if (H->attr_float(n, "clip", &clip) && !(clip > 0.0f))
+        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": clip must be > 0, got %g", (double)clip);
+    sy_rq_mode mode = SY_RQ_ONNX;
+    const char *rqs = NULL;
+    size_t rql = 0;
+    if (H->attr_string(n, "requant", &rqs, &rql)) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.*s", (int)(rql < 31 ? rql : 31), rqs);
+        if (!sy_rq_mode_parse(buf, &mode))
+            return ERR(SY_ERR_INVALID_ARGUMENT, OP ": requant = \"%s\": expected \"onnx\", \"gemmlowp\" or \"single_rounding\"",
+                       buf);
+    }
+    const float sx = fat(in[1], 0), sy = fat(in[9], 0), sc = fat(in[L_CS], 0);
+    if (sy < 1.0f / 32768.0f || sc < 1.0f / 32768.0f) /* the tanh tables hold f / s * 256 with 2^23 of range */
+        return ERR(SY_ERR_UNSUPPORTED, OP ": y_scale %g / c_scale %g below 2^-15, the smallest the integer cell takes",
+                   (double)sy, (double)sc);
+    int64_t nwz = in[5] ? sy_tensor_numel(in[5]) : 0, nrz = in[8] ? sy_tensor_numel(in[8]) : 0;
+    size_t nst = (size_t)(D * k->batch * Hd);
+    size_t bytes = (size_t)(2 * D * G4) * sizeof(qk_rq) +
+                   (size_t)(nwz + nrz + D * G4 + 3 * D * Hd + 3 * QK_RNN_LUT + 4) * sizeof(int32_t);
+    s->buf = calloc(1, bytes);
+    s->h = calloc(nst ? nst : 1, sizeof(int32_t));
+    s->c = calloc(nst ? nst : 1, sizeof(int32_t));
+    if (!s->buf || !s->h || !s->c)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    qk_rq *rqx = s->buf, *rqh = rqx + D * G4;
+    int32_t *wz = (int32_t *)(rqh + D * G4), *rz = wz + nwz, *bx = rz + nrz, *pk = bx + D * G4, *lut_s = pk + 3 * D * Hd,
+            *lut_tc = lut_s + QK_RNN_LUT, *lut_th = lut_tc + QK_RNN_LUT;
+    for (int64_t i = 0; i < nwz; i++)
+        wz[i] = zat(in[5], i);
+    for (int64_t i = 0; i < nrz; i++)
+        rz[i] = zat(in[8], i);
+    sy_q_storage_range(s->ydt, &k->y_lo, &k->y_hi);
+    sy_q_storage_range(s->cdt, &k->c_lo, &k->c_hi);
+    k->x_zp = zat(in[2], 0);
+    k->y_zp = zat(in[10], 0);
+    k->c_zp = zat(in[L_CS + 1], 0);
+    const double sp_s = A_SIGMOID / 32768.0, sp_t = A_TANH / 32768.0, lim = (double)(1 << 24);
+    for (int64_t d = 0; d < D; d++) {
+        for (int64_t row = 0; row < G4; row++) {
+            const double sp = row < 3 * Hd ? sp_s : sp_t, sw = fat(in[4], row), sr = fat(in[7], row); /* i o f: sigmoid */
+            const size_t dr = (size_t)(d * G4 + row);
+            rq_make(&rqx[dr], mode, (double)sx * sw / sp, 0, -(1 << 24), 1 << 24);
+            rq_make(&rqh[dr], mode, (double)sy * sr / sp, 0, -(1 << 24), 1 << 24);
+            if (b) {
+                const float *bd = (const float *)b->data + d * 8 * Hd; /* Wb[i o f c], Rb[i o f c] */
+                bx[dr] = sat_i32(sy_rq_round_even(((double)bd[row] + (double)bd[G4 + row]) / ((double)sx * sw)),
+                                 2147483647.0);
+            }
+        }
+        for (int64_t i = 0; pp && i < 3 * Hd; i++) /* P (.) C in sigmoid units, 16 fraction bits */
+            pk[d * 3 * Hd + i] = sat_i32(sy_rq_round_even((double)((const float *)pp->data)[d * 3 * Hd + i] * sc / sp_s * 65536.0),
+                                         1073741824.0);
+    }
+    double cs = clip > 0.0f ? sy_rq_round_even((double)clip / sp_s) : 0.0,
+           ct = clip > 0.0f ? sy_rq_round_even((double)clip / sp_t) : 0.0;
+    k->clip_s = cs > lim ? 0 : (int32_t)cs;
+    k->clip_t = ct > lim ? 0 : (int32_t)ct;
+    rq_make(&k->rq_c, mode, (double)sc / sp_t, 0, -(1 << 24), 1 << 24);
+    for (int32_t i = 0; i < QK_RNN_LUT; i++) {
+        double p = (double)(i * 256 - 32768);
+        lut_s[i] = (int32_t)sy_rq_round_even(1.0 / (1.0 + exp(-p * sp_s)) * 8388608.0);
+        lut_tc[i] = sat_i32(sy_rq_round_even(tanh(p * sp_t) / sc * 256.0), 8388608.0);
+        lut_th[i] = sat_i32(sy_rq_round_even(tanh(p * sp_t) / sy * 256.0), 8388608.0);
+    }
+    k->n_wzp = (int32_t)nwz;
+    k->n_rzp = (int32_t)nrz;
+    k->w_zp = nwz ? wz : NULL;
+    k->r_zp = nrz ? rz : NULL;
+    k->bias_x = b ? bx : NULL;
+    k->peep = pp ? pk : NULL;
+    k->rq_x = rqx;
+    k->rq_h = rqh;
+    k->lut_s = lut_s;
+    k->lut_tc = lut_tc;
+    k->lut_th = lut_th;
+    s->has_h0 = h0 != NULL;
+    s->has_c0 = c0 != NULL;
+    if (h0) {
+        s->h0_zp = zat(in[15], 0);
+        rq_make(&s->h0_to_y, mode, (double)fat(in[14], 0) / (double)sy, k->y_zp, k->y_lo, k->y_hi);
+    }
+    if (c0) {
+        s->c0_zp = zat(in[L_C0 + 2], 0);
+        rq_make(&s->c0_to_c, mode, (double)fat(in[L_C0 + 1], 0) / (double)sc, k->c_zp, k->c_lo, k->c_hi);
+    }
+    return NULL;
+}
+
+void qlstm_release(void *state)
+{
+    qlstm_state *s = state;
+    if (!s)
+        return;
+    free(s->buf);
+    free(s->h);
+    free(s->c);
+    free(s);
+}
+
+void qlstm_reset(void *state) { ((qlstm_state *)state)->have_state = false; }
+
+sy_status *qlstm_prepare(sy_node *n, void **state)
+{
+    qlstm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *err = lbuild(n, s);
+    if (err) {
+        qlstm_release(s);
+        return err;
+    }
+    H->node_set_scratch(n, (QK_LSTM_SCRATCH(s->k.hidden) + (size_t)s->k.batch + 4) * sizeof(int32_t));
+    *state = s;
+    return NULL;
+}
+
+sy_status *qlstm_run(void *state, const sy_kernel_io *io)
+{
+    qlstm_state *s = state;
+    const qk_lstm *k = &s->k;
+#define IN(i) (io->n_inputs > (i) ? io->inputs[i] : NULL)
+    const sy_tensor *sl = IN(G_LENS), *h0 = IN(G_H0), *rs = IN(G_RESET), *c0 = IN(L_C0);
+#undef IN
+    int32_t *scratch = io->scratch, *lens = NULL;
+    size_t nst = (size_t)k->ndir * (size_t)k->batch * (size_t)k->hidden;
+    if (sl) {
+        lens = scratch + QK_LSTM_SCRATCH(k->hidden);
+        for (int32_t b = 0; b < k->batch; b++) {
+            int64_t v = sl->dtype == SY_DT_INT64 ? ((const int64_t *)sl->data)[b] : ((const int32_t *)sl->data)[b];
+            if (v < 0 || v > k->seq)
+                return ERR(SY_ERR_INVALID_ARGUMENT, OP ": sequence_lens '%s'[%d] = %lld is outside [0, %d]",
+                           tname(sl, "sequence_lens"), (int)b, (long long)v, (int)k->seq);
+            lens[b] = (int32_t)v;
+        }
+    }
+    bool reset = rs && rs->data && *(const uint8_t *)rs->data;
+    if (reset || !s->have_state) /* initial_h / initial_c in Y_h's / Y_c's codes, or the codes of 0 */
+        for (size_t i = 0; i < nst; i++) {
+            s->h[i] = h0 && s->has_h0 ? qk_rq_apply(&s->h0_to_y, (int64_t)sy_q_load(h0->data, h0->dtype, i) - s->h0_zp)
+                                      : k->y_zp;
+            s->c[i] = c0 && s->has_c0 ? qk_rq_apply(&s->c0_to_c, (int64_t)sy_q_load(c0->data, c0->dtype, i) - s->c0_zp)
+                                      : k->c_zp;
+        }
+    sy_tensor *y = io->n_outputs > 0 ? io->outputs[0] : NULL, *yh = io->n_outputs > 1 ? io->outputs[1] : NULL,
+              *yc = io->n_outputs > 2 ? io->outputs[2] : NULL;
+    qk_lstm_run(k, io->inputs[G_X]->data, io->inputs[G_W]->data, io->inputs[G_R]->data, lens, s->h, s->c,
+                y ? y->data : NULL, yh ? yh->data : NULL, yc ? yc->data : NULL, scratch);
     s->have_state = true;
     return NULL;
 }
