@@ -13,7 +13,10 @@
  * Kernels: cpu_ref (fp32 reference) for all four; per the seed's backend
  * lists also HTP (Buffer, StatefulGRU, StatefulLSTM; the htp provider
  * refuses Buffer mode BLOCKING), LPAI (Buffer on u8/s8/u16 tensors: LPAI
- * has no float tensors) and AIC (MaskedSoftmax). Emulator kernels store in
+ * has no float tensors; and QStatefulGRU / QStatefulLSTM, the integer forms
+ * the QDQ pass folds quantized StatefulGRU / StatefulLSTM into, qsrnn.c,
+ * with cpu_ref kernels running the same integer cells) and AIC
+ * (MaskedSoftmax). Emulator kernels store in
  * fp16 on HTP: values and carried state are rounded to binary16 (round to
  * nearest even) after fp32 arithmetic; AIC rounds at its domain boundary.
  *

@@ -1,8 +1,10 @@
 /*
- * qti_aisw QStatefulGRU: the integer StatefulGRU that the QDQ pass folds
- * DequantizeLinear(X, W, R) -> StatefulGRU -> QuantizeLinear(Y, Y_h) into
- * (issue 16: seed 000 lists QNN-LPAI for StatefulGRU; LPAI has no float
- * tensors, so the LPAI kernel is this integer one).
+ * qti_aisw QStatefulGRU / QStatefulLSTM: the integer StatefulGRU / LSTM that
+ * the QDQ pass folds DequantizeLinear(X, W, R) -> StatefulGRU/LSTM ->
+ * QuantizeLinear(Y, Y_h[, Y_c]) into (issue 16: seed 000 lists QNN-LPAI for
+ * both; LPAI has no float tensors, so the LPAI kernels are these integer
+ * ones). The GRU first; the LSTM's hand-worked case and the comparison with
+ * the float ops further down.
  *
  * Expected codes are worked by hand from the seed's equations (ONNX GRU,
  * gate order z, r, h; f = sigmoid, g = tanh, linear_before_reset = 0):
