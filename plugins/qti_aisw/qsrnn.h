@@ -9,7 +9,8 @@
  * Outputs: Y [seq, ndir, batch, hidden], Y_h [ndir, batch, hidden], both
  *   with y_scale / y_zero_point; the carried state is Y_h's codes.
  * Attributes: hidden_size, direction, clip, linear_before_reset, requant
- *   (onnx | gemmlowp | single_rounding; default onnx).
+ *   (onnx | gemmlowp | single_rounding: the model's, else the session's
+ *   form, framework/src/requant_form.c; onnx by default).
  * One integer cell (plugin_sdk/kernels/qk_gru.c) for cpu_ref and lpai. */
 #ifndef QTI_QSRNN_H
 #define QTI_QSRNN_H

@@ -59,7 +59,7 @@ typedef struct gru_case {
     bool quantized; /* false: the float StatefulGRU with float X (no Q/DQ) */
 } gru_case;
 
-static sy_model *gru_model(sy_env *env, const gru_case *c)
+static pt_model *gru_pt(const gru_case *c)
 {
     pt_model *m = pt_model_new("qstateful_gru");
     emu_opset(m, "qti_aisw", 1);
@@ -101,6 +101,12 @@ static sy_model *gru_model(sy_env *env, const gru_case *c)
     int el = c->quantized ? PT_U8 : PT_F32;
     pt_output(m, "Y", el, 4, (int64_t[]){S, 1, B, Hd});
     pt_output(m, "Y_h", el, 3, (int64_t[]){1, B, Hd});
+    return m;
+}
+
+static sy_model *gru_model(sy_env *env, const gru_case *c)
+{
+    pt_model *m = gru_pt(c);
     sy_model *model = pt_load(env, m);
     pt_model_free(m);
     return model;
@@ -579,6 +585,62 @@ static void test_vs_float(void)
     cmp_check(&cases[7], "lpai", LPAI_INI);
 }
 
+/* `switchyard explain --config` (what a user reads) shows the folded node
+ * on lpai, and the float one declined LPAI-DTYPE */
+static void explain_case(bool quantized, const char *want_op, const char *want_where)
+{
+    char dir[] = "/tmp/sy_qsrnn_XXXXXX";
+    if (!mkdtemp(dir)) {
+        PT_CHECK(false, "mkdtemp failed");
+        return;
+    }
+    char model[128], ini[128], out[128], cmd[1024];
+    snprintf(model, sizeof model, "%s/gru.onnx", dir);
+    snprintf(ini, sizeof ini, "%s/lpai.ini", dir);
+    snprintf(out, sizeof out, "%s/explain.txt", dir);
+    gru_case c = hand;
+    c.quantized = quantized;
+    pt_model *m = gru_pt(&c);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    pt_model_pack(m, &buf, &len);
+    pt_model_free(m);
+    FILE *f = fopen(model, "wb"), *g = fopen(ini, "w");
+    bool wrote = f && g && buf && fwrite(buf, 1, len, f) == len &&
+                 fprintf(g, "[switchyard]\nplugin_dirs = %s\n" LPAI_INI, EMU_PLUGIN_DIR) > 0;
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    free(buf);
+    PT_CHECK(wrote, "cannot write %s / %s", model, ini);
+    snprintf(cmd, sizeof cmd, "'%s' explain '%s' --config '%s' > '%s' 2>&1", EMU_CLI, model, ini, out);
+    int rc = wrote ? system(cmd) : -1;
+    PT_CHECK(rc == 0, "explain failed (%d): %s", rc, cmd);
+    char text[8192] = "";
+    f = fopen(out, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    /* the line of node "gru" names its op and its provider */
+    const char *line = strstr(text, want_op);
+    const char *eol = line ? strchr(line, '\n') : NULL;
+    char row[512] = "";
+    if (line)
+        snprintf(row, sizeof row, "%.*s", (int)(eol ? eol - line : (ptrdiff_t)strlen(line)), line);
+    PT_CHECK(line && strstr(row, want_where), "explain: no line with %s on %s in:\n%s", want_op, want_where, text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
+static void test_explain_cli(void)
+{
+    explain_case(true, "QStatefulGRU", "lpai");
+    explain_case(false, "StatefulGRU", "LPAI-DTYPE");
+}
+
 int main(void)
 {
     PT_RUN(test_hand_worked);
@@ -587,5 +649,6 @@ int main(void)
     PT_RUN(test_lstm_hand_worked);
     PT_RUN(test_lstm_float_declined);
     PT_RUN(test_vs_float);
+    PT_RUN(test_explain_cli);
     return pt_result();
 }
