@@ -641,6 +641,64 @@ static void test_explain_cli(void)
     explain_case(false, "StatefulGRU", "LPAI-DTYPE");
 }
 
+/* A QStatefulGRU written directly into a model is checked like any node:
+ * each bad input is refused, at load or at session creation, with a
+ * message naming the tensor. */
+enum { BAD_RESET_TYPE, BAD_Y_SCALE, BAD_W_ZP_TYPE, BAD_W_NOT_CONST, BAD_H_SIZE, BAD_SMALL_Y_SCALE };
+
+static void bad_case(int bad, sy_status_code code, const char *needle)
+{
+    pt_model *m = pt_model_new("qstateful_bad");
+    emu_opset(m, "qti_aisw", 1);
+    static const int8_t w[3] = {1, 2, 3};
+    pt_input(m, "X", PT_U8, 3, (int64_t[]){1, 1, 1});
+    if (bad == BAD_W_NOT_CONST)
+        pt_input(m, "W", PT_I8, 3, (int64_t[]){1, 3, 1});
+    else
+        pt_init_raw(m, "W", PT_I8, 3, (int64_t[]){1, 3, 1}, w, 3);
+    pt_init_raw(m, "R", PT_I8, 3, (int64_t[]){1, 3, 1}, w, 3);
+    scalar_f(m, "s", 1.0f / 64);
+    scalar_f(m, "ys", bad == BAD_Y_SCALE ? -1.0f : bad == BAD_SMALL_Y_SCALE ? 1e-6f : 1.0f / 128);
+    scalar_u8(m, "z", 128);
+    scalar_i8(m, "wz", 0);
+    if (bad == BAD_RESET_TYPE)
+        pt_input(m, "reset", PT_I32, 0, NULL);
+    else
+        pt_input(m, "reset", PT_BOOL, 0, NULL);
+    const char *wz = bad == BAD_W_ZP_TYPE ? "z" : "wz";
+    pt_node(m, "QStatefulGRU", "g",
+            (const char *[]){"X", "s", "z", "W", "s", wz, "R", "s", "wz", "ys", "z", "", "", "", "", "", "reset", NULL},
+            (const char *[]){"Y", "Y_h", NULL});
+    emu_domain(m, "qti_aisw");
+    emu_attr_i(m, "hidden_size", bad == BAD_H_SIZE ? 2 : 1);
+    pt_output(m, "Y", PT_U8, 4, (int64_t[]){1, 1, 1, 1});
+    pt_output(m, "Y_h", PT_U8, 3, (int64_t[]){1, 1, 1});
+    sy_env *env = emu_env(QPLUG, "providers = cpu_ref");
+    sy_model *model = NULL;
+    sy_session *s = NULL;
+    sy_status *st = env ? pt_load_status(env, m, "qstateful_bad", &model) : NULL;
+    if (env && !st) {
+        sy_session_options o = {.struct_size = sizeof o, .threads = 1, .strict = -1};
+        st = sy_session_create(env, model, &o, &s);
+    }
+    if (env)
+        PT_EXPECT_REFUSED(st, code, needle);
+    sy_session_release(s);
+    sy_model_release(model);
+    sy_env_release(env);
+    pt_model_free(m);
+}
+
+static void test_refusals(void)
+{
+    bad_case(BAD_RESET_TYPE, SY_ERR_TYPE, "reset 'reset' must be a bool scalar");
+    bad_case(BAD_Y_SCALE, SY_ERR_INVALID_MODEL, "scale 'ys'[0] = -1");
+    bad_case(BAD_W_ZP_TYPE, SY_ERR_TYPE, "zero point 'z' must be int8");
+    bad_case(BAD_W_NOT_CONST, SY_ERR_UNSUPPORTED, "'W'");
+    bad_case(BAD_H_SIZE, SY_ERR_SHAPE, "hidden_size = 2");
+    bad_case(BAD_SMALL_Y_SCALE, SY_ERR_UNSUPPORTED, "below 2^-15");
+}
+
 int main(void)
 {
     PT_RUN(test_hand_worked);
@@ -650,5 +708,6 @@ int main(void)
     PT_RUN(test_lstm_float_declined);
     PT_RUN(test_vs_float);
     PT_RUN(test_explain_cli);
+    PT_RUN(test_refusals);
     return pt_result();
 }
