@@ -1,6 +1,7 @@
 /*
- * TfIdfVectorizer (9, default domain) on int32 / int64 token ids (string
- * pools need string tensors, which the core does not have yet).
+ * TfIdfVectorizer (9, default domain) on int32 / int64 token ids with
+ * pool_int64s, or on string tokens with pool_strings (compared byte for
+ * byte; a pool string ends at its first NUL, as the attribute carries it).
  *
  * The pool holds n-grams of each length (ngram_counts[k]: where the
  * (k + 1)-grams start); the j-th n-gram of the pool counts into output
@@ -24,6 +25,8 @@ typedef struct tfidf {
     int mode;
     int64_t min_n, max_n, max_skip, out_size;
     const int64_t *pool, *counts, *indexes;
+    const char *const *spool; /* pool_strings (pool is NULL then) */
+    size_t *spool_len;
     size_t n_pool, n_counts, n_indexes;
     const float *weights;
     size_t n_weights;
@@ -45,11 +48,19 @@ static sy_status *tfidf_of(const sy_node *n, tfidf *t)
                    "need 1 <= min_gram_length (%lld) <= max_gram_length (%lld) <= 64 and 0 <= max_skip_count (%lld) "
                    "<= 4096", (long long)t->min_n, (long long)t->max_n, (long long)t->max_skip);
     const char *const *strs;
-    size_t ns;
-    if (H->attr_strings(n, "pool_strings", &strs, &ns) && ns)
-        return ERR(SY_ERR_UNSUPPORTED, "pool_strings needs string tensors, which are not supported yet");
-    if (!H->attr_ints(n, "pool_int64s", &t->pool, &t->n_pool))
-        return ERR(SY_ERR_INVALID_MODEL, "pool_int64s is required");
+    size_t ns = 0, ni = 0;
+    const int64_t *ints = NULL;
+    bool has_s = H->attr_strings(n, "pool_strings", &strs, &ns), has_i = H->attr_ints(n, "pool_int64s", &ints, &ni);
+    if (has_s == has_i)
+        return ERR(SY_ERR_INVALID_MODEL, "exactly one of pool_int64s and pool_strings is required, %s",
+                   has_s ? "both are given" : "neither is given");
+    if (has_s) {
+        t->spool = strs;
+        t->n_pool = ns;
+    } else {
+        t->pool = ints;
+        t->n_pool = ni;
+    }
     if (!H->attr_ints(n, "ngram_counts", &t->counts, &t->n_counts) ||
         !H->attr_ints(n, "ngram_indexes", &t->indexes, &t->n_indexes))
         return ERR(SY_ERR_INVALID_MODEL, "ngram_counts and ngram_indexes are required");
@@ -82,13 +93,15 @@ static sy_status *infer_tfidf(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (x->dtype != SY_DT_INT32 && x->dtype != SY_DT_INT64)
-        return ERR(x->dtype == SY_DT_STRING ? SY_ERR_UNSUPPORTED : SY_ERR_TYPE,
-                   "X must be int32 or int64 token ids, got %s", sy_dt_name(x->dtype));
+    if (x->dtype != SY_DT_INT32 && x->dtype != SY_DT_INT64 && x->dtype != SY_DT_STRING)
+        return ERR(SY_ERR_TYPE, "X must be int32 or int64 token ids or strings, got %s", sy_dt_name(x->dtype));
     if (x->rank > 2)
         return ERR(SY_ERR_SHAPE, "X must be [C] or [B, C], got rank %d", x->rank);
     tfidf t;
     SY_TRY(tfidf_of(n, &t));
+    if ((x->dtype == SY_DT_STRING) != (t.spool != NULL))
+        return ERR(SY_ERR_TYPE, "X is %s but the pool is %s: string tokens need pool_strings, token ids pool_int64s",
+                   sy_dt_name(x->dtype), t.spool ? "pool_strings" : "pool_int64s");
     int64_t d[2] = {x->rank == 2 ? x->dims[0] : t.out_size, t.out_size};
     return H->node_set_output(n, 0, SY_DT_FLOAT32, x->rank == 2 ? 2 : 1, d);
 }
@@ -99,6 +112,13 @@ static sy_status *prepare_tfidf(sy_node *n, void **state)
     if (!t)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
     sy_status *st = tfidf_of(n, t);
+    if (!st && t->spool) { /* the lengths once, not per comparison */
+        t->spool_len = malloc((t->n_pool ? t->n_pool : 1) * sizeof *t->spool_len);
+        if (!t->spool_len)
+            st = ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        for (size_t i = 0; !st && i < t->n_pool; i++)
+            t->spool_len[i] = strlen(t->spool[i]);
+    }
     if (st) {
         free(t);
         return st;
@@ -107,9 +127,23 @@ static sy_status *prepare_tfidf(sy_node *n, void **state)
     return NULL;
 }
 
-static int64_t tok(const sy_tensor *x, int64_t i)
+static void release_tfidf(void *state)
 {
-    return x->dtype == SY_DT_INT32 ? ((const int32_t *)x->data)[i] : ((const int64_t *)x->data)[i];
+    tfidf *t = state;
+    if (t)
+        free(t->spool_len);
+    free(t);
+}
+
+/* does token i of x equal pool entry g */
+static bool tok_is(const tfidf *t, const sy_tensor *x, int64_t i, int64_t g)
+{
+    if (t->spool) {
+        const sy_string *v = &((const sy_string *)x->data)[i];
+        return v->size == t->spool_len[g] && (!v->size || !memcmp(v->data, t->spool[g], t->spool_len[g]));
+    }
+    int64_t v = x->dtype == SY_DT_INT32 ? ((const int32_t *)x->data)[i] : ((const int64_t *)x->data)[i];
+    return v == t->pool[g];
 }
 
 /* the pool position (n-gram number) of the len-gram x[s], x[s+d], ...; the
@@ -128,7 +162,7 @@ static int64_t find_gram(const tfidf *t, const sy_tensor *x, int64_t base, int64
     for (int64_t g = start, j = first; g + len <= end; g += len, j++) {
         bool eq = true;
         for (int64_t k = 0; k < len && eq; k++)
-            eq = t->pool[g + k] == tok(x, base + s + k * d);
+            eq = tok_is(t, x, base + s + k * d, g + k);
         if (eq)
             found = j;
     }
@@ -187,8 +221,8 @@ static const sy_op_schema schemas[] = {
 };
 
 static const sy_kernel_def kernels[] = {
-    SY_CPU_KERNEL("TfIdfVectorizer", 1, 0, SY_DT_BIT(SY_DT_INT32) | SY_DT_BIT(SY_DT_INT64), 0, prepare_tfidf,
-                  run_tfidf, sy_release_free),
+    SY_CPU_KERNEL("TfIdfVectorizer", 1, 0, SY_DT_BIT(SY_DT_INT32) | SY_DT_BIT(SY_DT_INT64) | SY_DT_BIT(SY_DT_STRING),
+                  0, prepare_tfidf, run_tfidf, release_tfidf),
 };
 
 sy_status *ml_tfidf_register(const sy_host_api *host, sy_plugin *p)

@@ -555,6 +555,66 @@ done:
 
 /* strings -> float32 (whitespace, exponent, inf), float32 -> strings in NumPy's
  * str form, int64 -> strings; "abc" refused */
+/* ---- TfIdfVectorizer on strings ----------------------------------------------- */
+
+/* ONNX's node test tfidfvectorizer_tf_batch_uniandbigrams_skip5 with each
+ * token id t written as the string "w<t>": pool 2 3 5 4 | 5 6, 7 8, 6 7
+ * (unigrams then bigrams), skips up to 5; the expected counts are that
+ * test's output_0.pb. */
+static void tfidf_attrs(pt_model *m)
+{
+    pt_attr_int(m, "max_gram_length", 2);
+    pt_attr_int(m, "max_skip_count", 5);
+    pt_attr_int(m, "min_gram_length", 1);
+    pt_attr_string(m, "mode", "TF");
+    pt_attr_ints(m, "ngram_counts", 2, (const int64_t[]){0, 4});
+    pt_attr_ints(m, "ngram_indexes", 7, (const int64_t[]){0, 1, 2, 3, 4, 5, 6});
+    attr_strings(m, "pool_strings", 10, (const char *[]){"w2", "w3", "w5", "w4", "w5", "w6", "w7", "w8", "w6", "w7"});
+}
+
+static void tfidf_both_pools(pt_model *m)
+{
+    tfidf_attrs(m);
+    pt_attr_ints(m, "pool_int64s", 1, (const int64_t[]){2});
+}
+
+static void test_tfidf(void)
+{
+    sy_env *env = env_all(NULL);
+    sy_model *mo;
+    sy_session *s;
+    pt_model *m;
+    const sy_tensor *y;
+    sy_status *st = one_node(env, "TfIdfVectorizer", tfidf_attrs, PT_F32, 2, (const int64_t[]){2, 6},
+                             (const char *[]){"w1", "w1", "w3", "w3", "w3", "w7", "w8", "w6", "w7", "w5", "w6", "w8"},
+                             &mo, &s, &m);
+    PT_CHECK(!st, "tfidf: %s", pt_msg(st));
+    if (s && !sy_session_get_output(s, 0, &y)) {
+        static const float want[14] = {0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1};
+        PT_CHECK(y->dtype == SY_DT_FLOAT32 && y->rank == 2 && y->dims[0] == 2 && y->dims[1] == 7, "[2, 7] float");
+        for (int i = 0; i < 14 && y->rank == 2 && y->dims[1] == 7; i++)
+            PT_CHECK(((const float *)y->data)[i] == want[i], "count %d: %g, expected %g", i,
+                     (double)((const float *)y->data)[i], (double)want[i]);
+    }
+    release_all(s, mo, m);
+    /* a string differing only in length from a pool entry is no match ("w7" vs "w77", "w") */
+    st = one_node(env, "TfIdfVectorizer", tfidf_attrs, PT_F32, 1, (const int64_t[]){4},
+                  (const char *[]){"w77", "w", "w3", ""}, &mo, &s, &m);
+    PT_CHECK(!st, "tfidf lengths: %s", pt_msg(st));
+    if (s && !sy_session_get_output(s, 0, &y)) {
+        static const float want[7] = {0, 1, 0, 0, 0, 0, 0};
+        for (int i = 0; i < 7 && y->rank == 1 && y->dims[0] == 7; i++)
+            PT_CHECK(((const float *)y->data)[i] == want[i], "lengths: count %d: %g", i,
+                     (double)((const float *)y->data)[i]);
+    }
+    release_all(s, mo, m);
+    PT_EXPECT_REFUSED(one_node(env, "TfIdfVectorizer", tfidf_both_pools, PT_F32, 1, (const int64_t[]){1},
+                               (const char *[]){"w2"}, &mo, &s, &m),
+                      SY_ERR_INVALID_MODEL, "exactly one of pool_int64s and pool_strings", "both are given");
+    release_all(s, mo, m);
+    sy_env_release(env);
+}
+
 static void test_cast(void)
 {
     sy_env *env = env_all(NULL);
@@ -692,6 +752,7 @@ int main(void)
     PT_RUN(test_split);
     PT_RUN(test_regex);
     PT_RUN(test_label_encoder);
+    PT_RUN(test_tfidf);
     PT_RUN(test_cast);
     PT_RUN(test_hostile);
     return pt_result();
