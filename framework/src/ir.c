@@ -241,10 +241,8 @@ void ir_model_free(ir_model *m)
 {
     if (!m)
         return;
-    /* the graph may borrow from the decoded message and the mappings: free it first */
+    /* the graph may borrow from the mappings: free it first */
     ir_graph_free(&m->graph);
-    if (m->decoded && m->free_decoded)
-        m->free_decoded(m->decoded);
     for (uint32_t i = 0; i < m->n_mappings; i++) {
         if (m->mappings[i].is_mmap)
             munmap(m->mappings[i].addr, m->mappings[i].size);

@@ -53,8 +53,9 @@ typedef struct ir_value {
                                 * allocated for the few values that have one (ir_value_set_dim_param) */
     sy_quant_params *quant;    /* owned, or NULL */
     int32_t producer;          /* node index, -1 for inputs/initializers */
-    /* initializer data: either borrowed from the model's mapped/decoded bytes
-     * (data_owned == NULL) or owned (converted from typed fields). */
+    /* initializer data: either borrowed from the model's mappings (the
+     * TFLite file, ONNX external data; data_owned == NULL) or owned (an
+     * ONNX raw_data block taken out of the decoded message, or a copy). */
     const void *data;
     size_t nbytes;
     void *data_owned;
@@ -109,8 +110,6 @@ typedef struct ir_model {
     uint32_t n_opsets;
     ir_graph graph;
     /* backing storage kept alive for borrowed initializer data */
-    void *decoded;            /* importer-specific decoded message (freed by importer hook) */
-    void (*free_decoded)(void *decoded);
     ir_mapping *mappings;     /* mmapped files (model, external data) */
     uint32_t n_mappings;
 } ir_model;

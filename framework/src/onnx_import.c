@@ -76,6 +76,82 @@ bool sy_onnx_dtype_bytes(int32_t dt, int64_t numel, size_t *out)
     return sy_mul_overflow_size((size_t)numel, bits / 8, out);
 }
 
+/* ---- the decoded message's allocator ------------------------------------- */
+
+/* protobuf-c allocates every message, string and array of the tree as a heap
+ * block of its own: about 6 a node, each with the allocator's header and
+ * rounding, which doubled the tree's footprint while the IR is built beside
+ * it (docs/fuzzing.md, the 10^6-node chain). Small blocks are carved instead
+ * from a few large chunks that are unmapped as a whole once the IR is built;
+ * large ones (an initializer's raw_data, the node array, protobuf-c's
+ * scratch) stay malloc'd, so an initializer can take its block out of the
+ * tree (tp_decode) and protobuf-c's frees of its scratch give memory back. */
+#define PB_SMALL_MAX 512          /* blocks up to this many bytes go to a chunk */
+#define PB_CHUNK_MIN ((size_t)1 << 20)
+#define PB_CHUNK_MAX ((size_t)1 << 26) /* chunks double up to this, so there are few to search */
+#define PB_ALIGN 8                /* protobuf-c's structs hold pointers and 64-bit scalars at most */
+
+typedef struct pb_chunk {
+    struct pb_chunk *next;
+    size_t size; /* bytes mapped, this header included */
+    size_t used;
+} pb_chunk;
+
+typedef struct pb_arena {
+    pb_chunk *head; /* the chunk being filled, then older ones */
+    size_t next_size;
+} pb_arena;
+
+static bool pb_arena_owns(const pb_arena *a, const void *p)
+{
+    for (const pb_chunk *k = a->head; k; k = k->next)
+        if ((const char *)p >= (const char *)k && (const char *)p < (const char *)k + k->size)
+            return true;
+    return false;
+}
+
+static void *pb_alloc(void *data, size_t size)
+{
+    pb_arena *a = data;
+    if (size > PB_SMALL_MAX)
+        return malloc(size);
+    /* never 0 bytes: a block must lie inside its chunk for pb_arena_owns */
+    size = size ? (size + PB_ALIGN - 1) & ~(size_t)(PB_ALIGN - 1) : PB_ALIGN;
+    pb_chunk *k = a->head;
+    if (!k || k->size - k->used < size) {
+        size_t cs = a->next_size ? a->next_size : PB_CHUNK_MIN;
+        void *m = mmap(NULL, cs, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        k = m;
+        k->next = a->head;
+        k->size = cs;
+        k->used = (sizeof *k + PB_ALIGN - 1) & ~(size_t)(PB_ALIGN - 1);
+        a->head = k;
+        a->next_size = cs < PB_CHUNK_MAX ? cs * 2 : cs;
+    }
+    void *p = (char *)k + k->used;
+    k->used += size;
+    return p;
+}
+
+/* a block in a chunk goes with its chunk (pb_arena_release) */
+static void pb_free(void *data, void *p)
+{
+    if (p && !pb_arena_owns(data, p))
+        free(p);
+}
+
+static void pb_arena_release(pb_arena *a)
+{
+    while (a->head) {
+        pb_chunk *k = a->head;
+        a->head = k->next;
+        munmap(k, k->size);
+    }
+    a->next_size = 0;
+}
+
 /* ---- helpers --------------------------------------------------------------- */
 
 typedef struct import_ctx {
@@ -83,6 +159,7 @@ typedef struct import_ctx {
     const char *where;   /* file path or buffer name, first in every message */
     const char *base_dir;
     char **map_paths;    /* real path of each external-data mapping in m->mappings */
+    const pb_arena *arena; /* where the decoded message's small blocks are */
     int depth;
 } import_ctx;
 
@@ -387,9 +464,9 @@ static sy_status *tp_typed(const Onnx__TensorProto *tp, tp_data *d)
 }
 
 /* A STRING tensor: ONNX keeps it only in string_data (one bytes entry per
- * element), never in raw_data or external data. The records point into the
- * decoded message (protobuf-c copied each entry), which lives as long as the
- * model; tensor_build copies the bytes when it makes a standalone tensor. */
+ * element), never in raw_data or external data. One owned allocation holds
+ * the records and, after them, the bytes they point to, so the tensor does
+ * not depend on the decoded message (which import_bytes frees). */
 static sy_status *tp_strings(const Onnx__TensorProto *tp, tp_data *d)
 {
     if (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT)
@@ -400,13 +477,22 @@ static sy_status *tp_strings(const Onnx__TensorProto *tp, tp_data *d)
     if (tp->n_string_data != (size_t)d->numel)
         return sy_error(SY_ERR_INVALID_MODEL, "string_data has %zu entries, but its dims need %lld strings",
                         tp->n_string_data, (long long)d->numel);
-    d->owned = sy_aligned_alloc(d->nbytes ? d->nbytes : 1, SY_DATA_ALIGN);
+    size_t total = d->nbytes;
+    for (size_t i = 0; i < tp->n_string_data; i++)
+        if (__builtin_add_overflow(total, tp->string_data[i].len, &total))
+            return sy_error(SY_ERR_INVALID_MODEL, "string_data is too large");
+    d->owned = sy_aligned_alloc(total ? total : 1, SY_DATA_ALIGN);
     if (!d->owned)
         return oom();
     sy_string *r = d->owned;
+    char *text = (char *)d->owned + d->nbytes;
     for (size_t i = 0; i < tp->n_string_data; i++) {
-        r[i].data = tp->string_data[i].len ? (const char *)tp->string_data[i].data : "";
-        r[i].size = tp->string_data[i].len;
+        size_t len = tp->string_data[i].len;
+        r[i].data = len ? text : "";
+        r[i].size = len;
+        if (len)
+            memcpy(text, tp->string_data[i].data, len);
+        text += len;
     }
     d->data = d->owned;
     return NULL;
@@ -453,10 +539,18 @@ static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const ch
         }
         if (d->nbytes == 0)
             return copy_owned(d, NULL, 0);
-        /* protobuf-c copies bytes fields into their own allocation, which lives
-         * as long as the decoded message: borrow it when a ctx keeps that alive */
-        if (c && is_aligned(tp->raw_data.data, SY_BORROW_ALIGN)) {
-            d->data = tp->raw_data.data;
+        /* protobuf-c copies a bytes field into a block of its own, malloc'd
+         * unless small (pb_alloc). During an import (a ctx) the tree is the
+         * importer's own and is freed before the model is returned, so the
+         * block is taken out of the message instead of copied: the value owns
+         * it (sy_aligned_free is free()) and the tree no longer frees it. */
+        if (c && is_aligned(tp->raw_data.data, SY_BORROW_ALIGN) && !pb_arena_owns(c->arena, tp->raw_data.data)) {
+            Onnx__TensorProto *own = (Onnx__TensorProto *)tp; /* not const: import_bytes unpacked it */
+            d->owned = own->raw_data.data;
+            d->data = d->owned;
+            own->raw_data.data = NULL;
+            own->raw_data.len = 0;
+            own->has_raw_data = false;
             return NULL;
         }
         return copy_owned(d, tp->raw_data.data, d->nbytes);
@@ -1172,24 +1266,25 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
 
 /* ---- model ----------------------------------------------------------------- */
 
-static void free_model_proto(void *p) { onnx__model_proto__free_unpacked(p, NULL); }
-
 static sy_status *import_bytes(const void *data, size_t size, const char *where, const char *base_dir, ir_model **out)
 {
     if (size == 0)
         return sy_error(SY_ERR_INVALID_MODEL, "%s: empty file (not an ONNX model)", where);
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
-    if (!mp)
+    pb_arena arena = {0};
+    ProtobufCAllocator pa = {.alloc = pb_alloc, .free = pb_free, .allocator_data = &arena};
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pa, size, data);
+    if (!mp) {
+        pb_arena_release(&arena);
         return sy_error(SY_ERR_INVALID_MODEL, "%s: not a valid ONNX ModelProto (truncated or corrupt)", where);
+    }
     ir_model *m = calloc(1, sizeof *m);
     if (!m) {
-        onnx__model_proto__free_unpacked(mp, NULL);
+        onnx__model_proto__free_unpacked(mp, &pa);
+        pb_arena_release(&arena);
         return oom();
     }
-    m->decoded = mp;
-    m->free_decoded = free_model_proto;
     m->format = "onnx";
-    import_ctx c = {.m = m, .where = where, .base_dir = base_dir};
+    import_ctx c = {.m = m, .where = where, .base_dir = base_dir, .arena = &arena};
     sy_status *st = NULL;
 
     m->path = sy_strdup(where);
@@ -1278,6 +1373,11 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
     for (uint32_t i = 0; i < m->n_mappings; i++)
         free(c.map_paths[i]);
     free(c.map_paths);
+    /* nothing in the IR points into the tree (initializers took their
+     * raw_data out of it, everything else was copied): it is not kept, where
+     * it used to cost some 170 bytes and 6 heap blocks a node */
+    onnx__model_proto__free_unpacked(mp, &pa);
+    pb_arena_release(&arena);
     *out = m;
     return NULL;
 
@@ -1286,6 +1386,8 @@ fail:
         free(c.map_paths[i]);
     free(c.map_paths);
     ir_model_free(m);
+    onnx__model_proto__free_unpacked(mp, &pa);
+    pb_arena_release(&arena);
     return st;
 }
 

@@ -1,12 +1,13 @@
 /*
  * ONNX importer: ModelProto file/buffer -> ir_model, and TensorProto -> sy_tensor.
  *
- * The decoded ModelProto stays alive in ir_model->decoded (freed by
- * ir_model_free through free_decoded): initializers whose raw_data is suitably
- * aligned point into it (ir_value.data set, data_owned NULL); initializers
- * stored in typed fields (float_data, int32_data, ...) or unaligned are
- * converted into an owned 64-byte aligned copy (data_owned == data). External
- * data is mmapped read-only; its mappings are in ir_model->mappings.
+ * The decoded ModelProto is freed before the model is returned: an
+ * initializer's raw_data block (protobuf-c's own malloc'd copy) is taken out
+ * of the message when suitably aligned (ir_value.data == data_owned, no
+ * copy); initializers stored in typed fields (float_data, int32_data, ...),
+ * unaligned ones and string tensors are converted into an owned 64-byte
+ * aligned copy (data_owned == data). External data is mmapped read-only and
+ * borrowed (data_owned NULL); its mappings are in ir_model->mappings.
  */
 #ifndef SY_ONNX_IMPORT_H
 #define SY_ONNX_IMPORT_H
