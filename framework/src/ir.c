@@ -185,6 +185,32 @@ static bool ir_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
     return true;
 }
 
+bool ir_graph_reserve(ir_graph *g, uint64_t n_values, uint64_t n_nodes)
+{
+    if (n_values > (uint64_t)INT32_MAX || n_nodes > (uint64_t)INT32_MAX)
+        return true; /* more than indices can address: appends refuse it as before */
+    size_t bytes;
+    if (n_values > g->cap_values) {
+        if (!sy_mul_overflow_size((size_t)n_values, sizeof *g->values, &bytes))
+            return false;
+        void *p = realloc(g->values, bytes);
+        if (!p)
+            return false;
+        g->values = p;
+        g->cap_values = (uint32_t)n_values;
+    }
+    if (n_nodes > g->cap_nodes) {
+        if (!sy_mul_overflow_size((size_t)n_nodes, sizeof *g->nodes, &bytes))
+            return false;
+        void *p = realloc(g->nodes, bytes);
+        if (!p)
+            return false;
+        g->nodes = p;
+        g->cap_nodes = (uint32_t)n_nodes;
+    }
+    return true;
+}
+
 int32_t ir_graph_intern_value(ir_graph *g, const char *name)
 {
     if (!name)

@@ -1079,6 +1079,16 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         return sy_error(SY_ERR_UNSUPPORTED, "%s: sparse initializer '%s' is not supported", gwhere,
                         gp->sparse_initializer[0]->values ? S(gp->sparse_initializer[0]->values->name) : "");
 
+    /* every value the graph itself names (outer-scope captures come on
+     * top, by appends): an initializer, an input or a node output each */
+    {
+        uint64_t nv = (uint64_t)gp->n_initializer + gp->n_input;
+        for (size_t i = 0; i < gp->n_node; i++)
+            nv += gp->node[i]->n_output;
+        if (!ir_graph_reserve(g, nv, gp->n_node))
+            return oom();
+    }
+
     /* initializers */
     for (size_t i = 0; i < gp->n_initializer; i++) {
         const Onnx__TensorProto *tp = gp->initializer[i];
