@@ -67,15 +67,145 @@ static bool name_table_reserve(ir_graph *g)
     return true;
 }
 
+/* ---- the graph's pool -------------------------------------------------------
+ * Node names, op and domain names, node index arrays and value names are
+ * small and live as long as the graph: a heap block each cost the
+ * allocator's header and rounding, five to seven a node (docs/fuzzing.md).
+ * They are carved from a few chunks instead, freed with the graph; op and
+ * domain names, a handful per model, are stored once (interned). A pointer
+ * outside the pool (a pass that replaced a field with a malloc'd one, the
+ * TFLite importer's fields) is still freed on its own: ir_graph_free_ptr. */
+#define IR_POOL_CHUNK_MIN ((size_t)4096)
+#define IR_POOL_CHUNK_MAX ((size_t)1 << 24) /* chunks double up to this: few to search in ir_pool_owns */
+#define IR_POOL_ALIGN 8
+#define IR_POOL_BIG ((size_t)1024) /* larger blocks are malloc'd: a rare long name or list */
+
+typedef struct ir_pool_chunk {
+    struct ir_pool_chunk *next;
+    size_t size; /* bytes, this header included */
+    size_t used;
+} ir_pool_chunk;
+
+typedef struct ir_pool {
+    ir_pool_chunk *head; /* the chunk being filled, then older ones */
+    size_t next_size;
+    char **interned;     /* open addressing, at most half full; NULL = empty slot */
+    uint32_t intern_mask, intern_count;
+} ir_pool;
+
+static bool ir_pool_owns(const ir_pool *pl, const void *p)
+{
+    for (const ir_pool_chunk *k = pl ? pl->head : NULL; k; k = k->next)
+        if ((const char *)p >= (const char *)k && (const char *)p < (const char *)k + k->size)
+            return true;
+    return false;
+}
+
+void *ir_graph_alloc(ir_graph *g, size_t size)
+{
+    if (!g->pool && !(g->pool = calloc(1, sizeof(ir_pool))))
+        return NULL;
+    ir_pool *pl = g->pool;
+    size_t hdr = (sizeof(ir_pool_chunk) + IR_POOL_ALIGN - 1) & ~(size_t)(IR_POOL_ALIGN - 1);
+    if (size > IR_POOL_BIG)
+        return malloc(size); /* its own block, freed by ir_graph_free_ptr like any other */
+    size = size ? (size + IR_POOL_ALIGN - 1) & ~(size_t)(IR_POOL_ALIGN - 1) : IR_POOL_ALIGN;
+    ir_pool_chunk *k = pl->head;
+    if (!k || k->size - k->used < size) {
+        size_t cs = pl->next_size ? pl->next_size : IR_POOL_CHUNK_MIN;
+        while (cs - hdr < size)
+            cs *= 2;
+        if (!(k = malloc(cs)))
+            return NULL;
+        k->next = pl->head;
+        k->size = cs;
+        k->used = hdr;
+        pl->head = k;
+        pl->next_size = cs < IR_POOL_CHUNK_MAX ? cs * 2 : cs;
+    }
+    void *p = (char *)k + k->used;
+    k->used += size;
+    return p;
+}
+
+char *ir_graph_strdup(ir_graph *g, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = ir_graph_alloc(g, n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *ir_graph_intern(ir_graph *g, const char *s)
+{
+    if (!g->pool && !(g->pool = calloc(1, sizeof(ir_pool))))
+        return NULL;
+    ir_pool *pl = g->pool;
+    uint32_t have = pl->interned ? pl->intern_mask + 1 : 0;
+    if ((uint64_t)(pl->intern_count + 1) * 2 > have) {
+        uint32_t slots = have ? have * 2 : 16;
+        if (have >= (1u << 30))
+            return NULL;
+        char **nt = calloc(slots, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (uint32_t i = 0; pl->interned && i <= pl->intern_mask; i++) {
+            if (!pl->interned[i])
+                continue;
+            uint32_t j = name_hash(pl->interned[i]) & (slots - 1);
+            while (nt[j])
+                j = (j + 1) & (slots - 1);
+            nt[j] = pl->interned[i];
+        }
+        free(pl->interned);
+        pl->interned = nt;
+        pl->intern_mask = slots - 1;
+    }
+    uint32_t j = name_hash(s) & pl->intern_mask;
+    while (pl->interned[j] && strcmp(pl->interned[j], s) != 0)
+        j = (j + 1) & pl->intern_mask;
+    if (!pl->interned[j]) {
+        char *p = ir_graph_strdup(g, s);
+        if (!p)
+            return NULL;
+        pl->interned[j] = p;
+        pl->intern_count++;
+    }
+    return pl->interned[j];
+}
+
+void ir_graph_free_ptr(ir_graph *g, void *p)
+{
+    if (p && !ir_pool_owns(g->pool, p))
+        free(p);
+}
+
+static void ir_pool_free(ir_pool *pl)
+{
+    if (!pl)
+        return;
+    for (uint32_t i = 0; pl->interned && i <= pl->intern_mask; i++)
+        if (pl->interned[i] && !ir_pool_owns(pl, pl->interned[i]))
+            free(pl->interned[i]);
+    while (pl->head) {
+        ir_pool_chunk *k = pl->head;
+        pl->head = k->next;
+        free(k);
+    }
+    free(pl->interned);
+    free(pl);
+}
+
 void ir_graph_init(ir_graph *g, const char *name)
 {
     memset(g, 0, sizeof *g);
     g->name = sy_strdup(name ? name : "");
 }
 
-static void ir_value_free_fields(ir_value *v)
+static void ir_value_free_fields(ir_graph *g, ir_value *v)
 {
-    free(v->name);
+    ir_graph_free_ptr(g, v->name);
     for (int i = 0; v->dim_params && i < SY_MAX_RANK; i++)
         free(v->dim_params[i]);
     free(v->dim_params);
@@ -108,16 +238,17 @@ void ir_attr_free(ir_attr *a)
     memset(a, 0, sizeof *a);
 }
 
-static void ir_node_free_fields(ir_node *n)
+void ir_node_clear(ir_graph *g, ir_node *n)
 {
-    free(n->name);
-    free(n->op);
-    free(n->domain);
-    free(n->inputs);
-    free(n->outputs);
+    ir_graph_free_ptr(g, n->name);
+    ir_graph_free_ptr(g, n->op);
+    ir_graph_free_ptr(g, n->domain);
+    ir_graph_free_ptr(g, n->inputs);
+    ir_graph_free_ptr(g, n->outputs);
     for (uint32_t i = 0; i < n->n_attrs; i++)
         ir_attr_free(&n->attrs[i]);
     free(n->attrs);
+    memset(n, 0, sizeof *n);
 }
 
 void ir_graph_free(ir_graph *g)
@@ -126,14 +257,15 @@ void ir_graph_free(ir_graph *g)
         return;
     free(g->name_index);
     for (uint32_t i = 0; i < g->n_values; i++)
-        ir_value_free_fields(&g->values[i]);
+        ir_value_free_fields(g, &g->values[i]);
     free(g->values);
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        ir_node_free_fields(&g->nodes[i]);
+        ir_node_clear(g, &g->nodes[i]);
     free(g->nodes);
     free(g->inputs);
     free(g->outputs);
     free(g->name);
+    ir_pool_free(g->pool);
     memset(g, 0, sizeof *g);
 }
 
@@ -220,7 +352,7 @@ int32_t ir_graph_intern_value(ir_graph *g, const char *name)
         return idx;
     if (!ir_grow((void **)&g->values, &g->cap_values, g->n_values + 1, sizeof *g->values) || !name_table_reserve(g))
         return -1;
-    char *copy = sy_strdup(name);
+    char *copy = ir_graph_strdup(g, name);
     if (!copy)
         return -1;
     ir_value *v = &g->values[g->n_values];

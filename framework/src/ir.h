@@ -95,6 +95,7 @@ struct ir_graph {
     int32_t *outputs;  /* graph outputs, in order */
     uint32_t n_outputs;
     void *name_index;  /* name -> value index, open addressing (ir.c) */
+    void *pool;        /* small blocks that live as long as the graph (ir.c, ir_graph_alloc) */
 };
 
 typedef struct ir_mapping {
@@ -128,6 +129,18 @@ int32_t ir_graph_find_value(const ir_graph *g, const char *name);
 bool ir_value_set_dim_param(ir_value *v, int d, char *name);
 const char *ir_value_dim_param(const ir_value *v, int d);
 int32_t ir_graph_intern_value(ir_graph *g, const char *name);
+/* Blocks freed with the graph, not on their own: strings and index arrays of
+ * its nodes and values (ir_value.name always is one); NULL: out of memory.
+ * A large block (over 1 KB) is malloc'd on its own, and ir_graph_free_ptr
+ * frees it like a replaced field. ir_graph_intern answers one
+ * shared copy per distinct string (op and domain names); never write to it. */
+void *ir_graph_alloc(ir_graph *g, size_t size);
+char *ir_graph_strdup(ir_graph *g, const char *s);
+char *ir_graph_intern(ir_graph *g, const char *s);
+/* Free a field of g's node or value: a no-op for a block of g's pool. */
+void ir_graph_free_ptr(ir_graph *g, void *p);
+/* Free a node's fields (pool blocks excepted) and zero it. */
+void ir_node_clear(ir_graph *g, ir_node *n);
 /* Room for this many values and nodes in all, allocated at once where the
  * importer knows the counts: appends double the arrays, which costs up to
  * twice the memory at the end (and a copy of each when realloc moves them).

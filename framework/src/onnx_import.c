@@ -1156,9 +1156,16 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         if (!n)
             return oom();
         const char *op = S(np->op_type);
-        n->op = sy_strdup(op);
-        n->domain = sy_strdup(norm_domain(np->domain));
-        n->name = np->name && *np->name ? sy_strdup(np->name) : sy_asprintf("%s_%zu", *op ? op : "node", i);
+        /* in the graph's pool (ir_graph_alloc): op and domain once a graph */
+        n->op = ir_graph_intern(g, op);
+        n->domain = ir_graph_intern(g, norm_domain(np->domain));
+        if (np->name && *np->name) {
+            n->name = ir_graph_strdup(g, np->name);
+        } else {
+            char *nm = sy_asprintf("%s_%zu", *op ? op : "node", i);
+            n->name = nm ? ir_graph_strdup(g, nm) : NULL;
+            free(nm);
+        }
         if (!n->op || !n->domain || !n->name)
             return oom();
         if (!*op)
@@ -1170,7 +1177,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         n->opset = (int32_t)ver;
         if (np->n_output > (size_t)UINT32_MAX / 2 || np->n_input > (size_t)UINT32_MAX / 2)
             return sy_error(SY_ERR_INVALID_MODEL, "%s: node '%s' (#%zu) has too many inputs or outputs", gwhere, n->name, i);
-        n->outputs = malloc((np->n_output ? np->n_output : 1) * sizeof *n->outputs);
+        n->outputs = ir_graph_alloc(g, (np->n_output ? np->n_output : 1) * sizeof *n->outputs);
         if (!n->outputs)
             return oom();
         n->n_outputs = (uint32_t)np->n_output;
@@ -1230,7 +1237,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
     for (size_t i = 0; i < gp->n_node; i++) {
         const Onnx__NodeProto *np = gp->node[i];
         ir_node *n = &g->nodes[i];
-        n->inputs = malloc((np->n_input ? np->n_input : 1) * sizeof *n->inputs);
+        n->inputs = ir_graph_alloc(g, (np->n_input ? np->n_input : 1) * sizeof *n->inputs);
         if (!n->inputs)
             return oom();
         n->n_inputs = (uint32_t)np->n_input;

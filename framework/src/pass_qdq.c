@@ -386,10 +386,10 @@ static bool commit(qctx *c, uint32_t ni, const char *domain, const char *op, con
     kill_node(c, act_node);
     ir_node *n = &c->g->nodes[ni];
     node_ref(c, ni, -1);
-    free(n->op);
-    free(n->domain);
-    free(n->inputs);
-    free(n->outputs);
+    ir_graph_free_ptr(c->g, n->op); /* a no-op for the graph's pool (ir.h) */
+    ir_graph_free_ptr(c->g, n->domain);
+    ir_graph_free_ptr(c->g, n->inputs);
+    ir_graph_free_ptr(c->g, n->outputs);
     for (uint32_t i = 0; i < n->n_attrs; i++)
         ir_attr_free(&n->attrs[i]);
     free(n->attrs);
@@ -687,7 +687,7 @@ static bool fold_passthrough(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
         nin[2] = pad_value;
     kill_node(c, q.node);
     node_ref(c, ni, -1);
-    free(n->inputs);
+    ir_graph_free_ptr(c->g, n->inputs);
     n->inputs = nin;
     n->n_inputs = n_in;
     n->outputs[0] = q.y;
@@ -819,7 +819,7 @@ static bool fold_rnn(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     }
     /* the second output and its QuantizeLinear */
     ir_node *nn = &c->g->nodes[ni];
-    free(nn->outputs);
+    ir_graph_free_ptr(c->g, nn->outputs);
     nn->outputs = outs;
     nn->n_outputs = has_c ? 3 : has_h ? 2 : 1;
     if (has_y && has_h)
@@ -947,15 +947,7 @@ uint32_t sy_pass_qdq(const sy_env *env, ir_model *m)
     uint32_t w = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         if (c.dead[i]) {
-            ir_node *n = &g->nodes[i];
-            free(n->name);
-            free(n->op);
-            free(n->domain);
-            free(n->inputs);
-            free(n->outputs);
-            for (uint32_t a = 0; a < n->n_attrs; a++)
-                ir_attr_free(&n->attrs[a]);
-            free(n->attrs);
+            ir_node_clear(g, &g->nodes[i]);
             continue;
         }
         if (w != i)

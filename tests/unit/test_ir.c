@@ -62,6 +62,58 @@ static void test_dim_params(void)
     ir_graph_free(&g); /* ASan: the names and the array freed once */
 }
 
+static void test_pool(void)
+{
+    /* node strings and index arrays come from the graph's pool; op and domain
+     * names once per distinct text; a field a pass replaced with a malloc'd
+     * block is still freed (ASan/LeakSanitizer check both) */
+    ir_graph g;
+    ir_graph_init(&g, "main");
+    char *relu = ir_graph_intern(&g, "Relu"), *relu2 = ir_graph_intern(&g, "Relu"), *add = ir_graph_intern(&g, "Add");
+    REQUIRE(relu && relu2 && add, "interned");
+    CHECK(relu == relu2, "the same text is stored once");
+    CHECK(add != relu && !strcmp(add, "Add") && !strcmp(relu, "Relu"), "distinct texts kept apart");
+    /* more distinct names than the first table holds: every one still found once */
+    char name[32], *first[100];
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "op%d", i);
+        first[i] = ir_graph_intern(&g, name);
+        REQUIRE(first[i] && !strcmp(first[i], name), "op%d interned", i);
+    }
+    int same = 0;
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "op%d", i);
+        same += ir_graph_intern(&g, name) == first[i];
+    }
+    CHECK(same == 100, "all 100 found again after the table grew, %d were", same);
+    /* small and large blocks: both usable, both freed with the graph */
+    char *big_name = malloc(5000);
+    REQUIRE(big_name, "malloc");
+    memset(big_name, 'n', 4999);
+    big_name[4999] = '\0';
+    char *big = ir_graph_strdup(&g, big_name);
+    CHECK(big && strlen(big) == 4999, "a 5000-byte string copied");
+    free(big_name);
+    ir_node *n = ir_graph_add_node(&g);
+    REQUIRE(n, "node");
+    n->op = relu;
+    n->domain = ir_graph_intern(&g, "");
+    n->name = ir_graph_strdup(&g, "r0");
+    n->inputs = ir_graph_alloc(&g, 3 * sizeof *n->inputs);
+    REQUIRE(n->domain && n->name && n->inputs, "pool blocks");
+    n->n_inputs = 3;
+    for (int i = 0; i < 3; i++)
+        n->inputs[i] = i;
+    CHECK(((uintptr_t)n->inputs % 8) == 0, "pool blocks are 8-byte aligned");
+    n->outputs = malloc(sizeof *n->outputs); /* as pass_qdq replaces a field */
+    REQUIRE(n->outputs, "malloc");
+    n->outputs[0] = 3;
+    n->n_outputs = 1;
+    ir_graph_free_ptr(&g, n->inputs); /* a pool block: a no-op */
+    CHECK(n->inputs[2] == 2, "a pool block outlives ir_graph_free_ptr");
+    ir_graph_free(&g); /* ASan: the malloc'd outputs and the large string freed once, the pool as a whole */
+}
+
 static void test_growth(void)
 {
     /* far past the initial capacity: every value stays findable at its index */
@@ -192,6 +244,7 @@ int main(void)
 {
     RUN_TEST(test_intern_and_find);
     RUN_TEST(test_dim_params);
+    RUN_TEST(test_pool);
     RUN_TEST(test_growth);
     RUN_TEST(test_attrs);
     RUN_TEST(test_opsets);
