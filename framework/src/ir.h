@@ -131,8 +131,9 @@ const char *ir_value_dim_param(const ir_value *v, int d);
 int32_t ir_graph_intern_value(ir_graph *g, const char *name);
 /* Blocks freed with the graph, not on their own: strings and index arrays of
  * its nodes and values (ir_value.name always is one); NULL: out of memory.
- * A large block (over 1 KB) is malloc'd on its own, and ir_graph_free_ptr
- * frees it like a replaced field. ir_graph_intern answers one
+ * A large block (over 1 KB) is malloc'd on its own: it is freed with the
+ * graph as a node's or value's field (or by ir_graph_free_ptr), so every
+ * block must become one. ir_graph_intern answers one
  * shared copy per distinct string (op and domain names); never write to it. */
 void *ir_graph_alloc(ir_graph *g, size_t size);
 char *ir_graph_strdup(ir_graph *g, const char *s);
