@@ -73,8 +73,8 @@ static bool name_table_reserve(ir_graph *g)
  * allocator's header and rounding, five to seven a node (docs/fuzzing.md).
  * They are carved from a few chunks instead, freed with the graph; op and
  * domain names, a handful per model, are stored once (interned). A pointer
- * outside the pool (a pass that replaced a field with a malloc'd one, the
- * TFLite importer's fields) is still freed on its own: ir_graph_free_ptr. */
+ * outside the pool (a pass that replaced a field with a malloc'd one, a
+ * block too large for it) is still freed on its own: ir_graph_free_ptr. */
 #define IR_POOL_CHUNK_MIN ((size_t)4096)
 #define IR_POOL_CHUNK_MAX ((size_t)1 << 24) /* chunks double up to this: few to search in ir_pool_owns */
 #define IR_POOL_ALIGN 8

@@ -553,12 +553,15 @@ static sy_status *import_operator(tctx *c, fb_table op, uint32_t oi)
     ir_node *n = ir_graph_add_node(c->g);
     if (!n)
         return sy_error_oom();
-    n->op = sy_strdup(opname);
-    n->domain = sy_strdup("tflite");
-    n->name = sy_asprintf("%s_%u", opname, oi);
+    /* in the graph's pool, op and domain once a graph (ir.h, ir_graph_alloc) */
+    n->op = ir_graph_intern(c->g, opname);
+    n->domain = ir_graph_intern(c->g, "tflite");
+    char *nm = sy_asprintf("%s_%u", opname, oi);
+    n->name = nm ? ir_graph_strdup(c->g, nm) : NULL;
+    free(nm);
     n->opset = oc->version;
-    n->inputs = malloc((ins.len ? ins.len : 1) * sizeof *n->inputs);
-    n->outputs = malloc((outs.len ? outs.len : 1) * sizeof *n->outputs);
+    n->inputs = ir_graph_alloc(c->g, (ins.len ? ins.len : 1) * sizeof *n->inputs);
+    n->outputs = ir_graph_alloc(c->g, (outs.len ? outs.len : 1) * sizeof *n->outputs);
     if (!n->op || !n->domain || !n->name || !n->inputs || !n->outputs)
         return sy_error_oom();
 
