@@ -48,6 +48,37 @@ static inline int32_t tflk_rescale(int32_t single, int32_t x, int32_t mult, int3
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* One output channel's requantization with its per-channel choices made
+ * once (the conv/fc kernels walk output channels in the outer loop, so the
+ * shift split and the form are decided per channel, not per output value).
+ * tflk_rq_apply(r, acc) == tflk_rescale(single, acc, mult, shift) for every
+ * acc: the gemmlowp form's high multiply is written as (a*m + 2^30) >> 31,
+ * which equals SaturatingRoundingDoublingHighMul's (a*m + nudge) / 2^31
+ * truncated toward zero (for a*m < 0: trunc((a*m + 1 - 2^30) / 2^31) =
+ * ceil(...) = floor((a*m + 2^30) / 2^31)), without its sign test and
+ * 64-bit division; only a = m = INT32_MIN saturates. */
+typedef struct tflk_rq {
+    int32_t mult, shift, left, right, single;
+} tflk_rq;
+static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
+{
+    r->mult = mult;
+    r->shift = shift;
+    r->left = shift > 0 ? shift : 0;
+    r->right = shift > 0 ? 0 : -shift;
+    r->single = single;
+}
+static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
+{
+    if (r->single)
+        return sy_fx_mul_by_qm_single(acc, r->mult, r->shift);
+    const int32_t a = (int32_t)((uint32_t)acc << r->left);
+    if (a == INT32_MIN && r->mult == INT32_MIN)
+        return sy_fx_rdivpot(INT32_MAX, r->right);
+    const int32_t h = (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
+    return sy_fx_rdivpot(h, r->right);
+}
+
 /* int8 HARD_SWISH (tflk_hswish.c): TFLite's 16-bit fixed-point kernel. The
  * host computes out = QuantizeMultiplier(xs / 128 / ys) and relu =
  * QuantizeMultiplier(xs / 128 / (3 / 32768)), each multiplier rounded to

@@ -55,8 +55,337 @@
 #define MAC_F32(acc, xv, wv) ((acc) += (xv) * (wv))
 #define STORE_F32(acc, oc) tflk_act_apply(&p->act, (acc))
 
+/* ---- int8 fast paths -------------------------------------------------------
+ * The generic loop costs about 14 rv32 instructions per multiply-accumulate:
+ * an add of the input offset, index arithmetic and two bounds tests per tap,
+ * a requantization that re-decides its form per value. The fast paths below
+ * give the same int32 accumulator bit for bit, because every step is exact
+ * modulo 2^32 (the accumulator wraps like the reference's int32):
+ *   - offset folding: sum (x + off) w = sum x w + off * sum w, with sum w
+ *     taken once per output channel over the whole filter (the loops run
+ *     output channels outermost, so it costs one pass over the weights per
+ *     call, not per pixel). Only interior pixels, whose every tap lies in the
+ *     input, use it; a border pixel takes the taps that lie inside with
+ *     (x + off) w as the reference does, since a padded tap adds nothing.
+ *   - register blocking: 4 output channels x 2 output pixels share each
+ *     loaded weight and activation (6 loads per 8 MACs), inner loops over
+ *     contiguous NHWC runs unrolled by 4 so the loads use immediate offsets.
+ *   - the requantization's per-channel choices are made once per channel
+ *     (tflk_rq, equal to tflk_rescale for every value).
+ */
+
+/* the output value of one accumulator of channel rq */
+static inline int8_t conv_store(const tflk_conv *p, const tflk_rq *rq, uint32_t acc)
+{
+    return (int8_t)tflk_clampi(tflk_rq_apply(rq, (int32_t)acc) + p->out_zp, p->lo, p->hi);
+}
+
+/* [lo, hi): the output positions along one axis whose every tap lies inside
+ * the input (in size n, kernel k, stride s, dilation d, leading pad pad) */
+static void interior_range(int32_t n, int32_t out, int32_t k, int32_t s, int32_t d, int32_t pad, int32_t *lo,
+                           int32_t *hi)
+{
+    int32_t l = (pad + s - 1) / s;
+    int32_t lim = n - 1 - (k - 1) * d + pad; /* o * s <= lim */
+    int32_t h = lim < 0 ? 0 : lim / s + 1;
+    if (l > out)
+        l = out;
+    if (h > out)
+        h = out;
+    if (h < l)
+        h = l;
+    *lo = l;
+    *hi = h;
+}
+
+/* The reference accumulation of one (pixel, channel) for border pixels:
+ * the bias plus (x + off) w over the taps inside the input. xb is the
+ * batch's input. */
+static uint32_t conv_border_acc(const tflk_conv *p, const int8_t *xb, const int8_t *w, const int32_t *bias,
+                                int32_t oy, int32_t ox, int32_t oc)
+{
+    const int32_t IC = p->ic, KW = p->kw, FIC = p->fic, OC = p->oc;
+    const int32_t iy0 = oy * p->sh - p->pt, ix0 = ox * p->sw - p->pl;
+    uint32_t acc = bias ? (uint32_t)bias[oc] : 0u;
+    for (int32_t ky = 0; ky < p->kh; ky++) {
+        const int32_t iy = iy0 + ky * p->dh;
+        if (iy < 0 || iy >= p->ih)
+            continue;
+        for (int32_t kx = 0; kx < KW; kx++) {
+            const int32_t ix = ix0 + kx * p->dw;
+            if (ix < 0 || ix >= p->iw)
+                continue;
+            const int8_t *xp = xb + (iy * p->iw + ix) * IC;
+            if (p->depthwise) { /* channel multiplier 1 here */
+                acc += (uint32_t)(((int32_t)xp[oc] + p->in_off) * w[(ky * KW + kx) * OC + oc]);
+            } else {
+                const int8_t *wp = w + ((oc * p->kh + ky) * KW + kx) * FIC;
+                for (int32_t ic = 0; ic < FIC; ic++)
+                    acc += (uint32_t)(((int32_t)xp[ic] + p->in_off) * wp[ic]);
+            }
+        }
+    }
+    return acc;
+}
+
+/* the filter's taps as runs contiguous in both the input and the filter:
+ * kh rows of nseg runs of len bytes; run (ky, s) starts at ky * xrow + s *
+ * xseg in the input and at (ky * nseg + s) * len in the filter */
+typedef struct conv_runs {
+    int32_t kh, nseg, len, xrow, xseg;
+} conv_runs;
+
+/* The blocked inner loops need about 22 registers (8 accumulators, 6
+ * pointers, the loaded values); inlined into their one caller, GCC spills
+ * accumulators inside the loop (rv32 -O2: 53 stack accesses per 32 MACs),
+ * so they stay functions of their own. */
+#if defined(__GNUC__)
+#define TFLK_NOINLINE __attribute__((noinline))
+#else
+#define TFLK_NOINLINE
+#endif
+
+#define MAC1(a, xv, wv) ((a) += (uint32_t)((int32_t)(xv) * (int32_t)(wv)))
+
+/* 4 channels (filters w0, w0 + K, w0 + 2K, w0 + 3K) x 2 pixels (xa, xb) */
+TFLK_NOINLINE static void dot_4x2(const conv_runs *g, const int8_t *xa, const int8_t *xb, const int8_t *w0, int32_t K,
+                    uint32_t acc[8])
+{
+    uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+    const int8_t *w1 = w0 + K, *w2 = w1 + K, *w3 = w2 + K;
+    for (int32_t ky = 0; ky < g->kh; ky++)
+        for (int32_t s = 0; s < g->nseg; s++) {
+            const int8_t *pa = xa + ky * g->xrow + s * g->xseg, *pb = xb + ky * g->xrow + s * g->xseg;
+            int32_t n = g->len;
+#define STEP42(o)                                                                                                  \
+    do {                                                                                                           \
+        const int32_t va = pa[o], vb = pb[o], u0 = w0[o], u1 = w1[o], u2 = w2[o], u3 = w3[o];                      \
+        MAC1(a0, va, u0);                                                                                          \
+        MAC1(a1, va, u1);                                                                                          \
+        MAC1(a2, va, u2);                                                                                          \
+        MAC1(a3, va, u3);                                                                                          \
+        MAC1(b0, vb, u0);                                                                                          \
+        MAC1(b1, vb, u1);                                                                                          \
+        MAC1(b2, vb, u2);                                                                                          \
+        MAC1(b3, vb, u3);                                                                                          \
+    } while (0)
+            for (; n >= 2; n -= 2, pa += 2, pb += 2, w0 += 2, w1 += 2, w2 += 2, w3 += 2) {
+                STEP42(0);
+                STEP42(1);
+            }
+            for (; n > 0; n--, pa++, pb++, w0++, w1++, w2++, w3++)
+                STEP42(0);
+#undef STEP42
+        }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
+}
+
+/* 4 channels x 1 pixel (an odd interior pixel at the end of a row) */
+TFLK_NOINLINE static void dot_4x1(const conv_runs *g, const int8_t *xa, const int8_t *w0, int32_t K, uint32_t acc[4])
+{
+    uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int8_t *w1 = w0 + K, *w2 = w1 + K, *w3 = w2 + K;
+    for (int32_t ky = 0; ky < g->kh; ky++)
+        for (int32_t s = 0; s < g->nseg; s++) {
+            const int8_t *pa = xa + ky * g->xrow + s * g->xseg;
+            for (int32_t n = g->len; n > 0; n--, pa++, w0++, w1++, w2++, w3++) {
+                const int32_t va = *pa;
+                MAC1(a0, va, *w0);
+                MAC1(a1, va, *w1);
+                MAC1(a2, va, *w2);
+                MAC1(a3, va, *w3);
+            }
+        }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* 1 channel x 1 pixel (the channels past the last multiple of 4) */
+static uint32_t dot_1x1(const conv_runs *g, const int8_t *xa, const int8_t *w0, uint32_t a)
+{
+    for (int32_t ky = 0; ky < g->kh; ky++)
+        for (int32_t s = 0; s < g->nseg; s++) {
+            const int8_t *pa = xa + ky * g->xrow + s * g->xseg;
+            for (int32_t n = g->len; n > 0; n--, pa++, w0++)
+                MAC1(a, *pa, *w0);
+        }
+    return a;
+}
+
+/* the accumulator's start of an interior pixel: bias + off * sum w */
+static uint32_t folded_base(const tflk_conv *p, const int32_t *bias, int32_t oc, uint32_t wsum)
+{
+    return (bias ? (uint32_t)bias[oc] : 0u) + (uint32_t)p->in_off * wsum;
+}
+
+static void rq_of(const tflk_conv *p, int32_t oc, tflk_rq *r)
+{
+    const int32_t c = p->per_channel ? oc : 0;
+    tflk_rq_init(r, p->rq_single, p->mult[c], p->shift[c]);
+}
+
+/* CONV_2D with one group (the filter holds every input channel): OHWI, so
+ * a filter row ky is KW * IC contiguous bytes, as is the input under it
+ * when dilation_w is 1 (else KW runs of IC); a 1x1 convolution is a GEMM
+ * over pixels with runs of IC. */
+static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+{
+    const int32_t IH = p->ih, IW = p->iw, IC = p->ic, OH = p->oh, OW = p->ow, OC = p->oc, KW = p->kw;
+    const int32_t K = p->kh * KW * IC;
+    conv_runs g = {p->kh, p->dw == 1 ? 1 : KW, p->dw == 1 ? KW * IC : IC, p->dh * IW * IC, p->dw * IC};
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi;
+    interior_range(IH, OH, p->kh, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
+    interior_range(IW, OW, KW, p->sw, p->dw, p->pl, &ox_lo, &ox_hi);
+    for (int32_t bn = 0; bn < p->n; bn++) {
+        const int8_t *xb = x + bn * IH * IW * IC;
+        int8_t *yb = y + bn * OH * OW * OC;
+        for (int32_t oc0 = 0; oc0 < OC;) {
+            const int32_t nb = OC - oc0 >= 4 ? 4 : 1;
+            const int8_t *wb = w + oc0 * K;
+            uint32_t base[4];
+            tflk_rq rq[4];
+            for (int32_t j = 0; j < nb; j++) {
+                uint32_t s = 0;
+                for (int32_t k = 0; k < K; k++)
+                    s += (uint32_t)(int32_t)wb[j * K + k];
+                base[j] = folded_base(p, bias, oc0 + j, s);
+                rq_of(p, oc0 + j, &rq[j]);
+            }
+            for (int32_t oy = 0; oy < OH; oy++) {
+                const int32_t row_in = oy >= oy_lo && oy < oy_hi;
+                int8_t *yr = yb + oy * OW * OC + oc0;
+                for (int32_t ox = 0; ox < OW;) {
+                    int8_t *ya = yr + ox * OC;
+                    if (!row_in || ox < ox_lo || ox >= ox_hi) {
+                        for (int32_t j = 0; j < nb; j++)
+                            ya[j] = conv_store(p, &rq[j], conv_border_acc(p, xb, w, bias, oy, ox, oc0 + j));
+                        ox++;
+                        continue;
+                    }
+                    /* formed only inside: a border pixel's window start may lie before the input */
+                    const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC;
+                    if (nb == 4 && ox + 1 < ox_hi) {
+                        uint32_t acc[8] = {base[0], base[1], base[2], base[3], base[0], base[1], base[2], base[3]};
+                        dot_4x2(&g, xa, xa + p->sw * IC, wb, K, acc);
+                        for (int32_t j = 0; j < 4; j++) {
+                            ya[j] = conv_store(p, &rq[j], acc[j]);
+                            ya[OC + j] = conv_store(p, &rq[j], acc[4 + j]);
+                        }
+                        ox += 2;
+                    } else if (nb == 4) {
+                        uint32_t acc[4] = {base[0], base[1], base[2], base[3]};
+                        dot_4x1(&g, xa, wb, K, acc);
+                        for (int32_t j = 0; j < 4; j++)
+                            ya[j] = conv_store(p, &rq[j], acc[j]);
+                        ox++;
+                    } else {
+                        ya[0] = conv_store(p, &rq[0], dot_1x1(&g, xa, wb, base[0]));
+                        ox++;
+                    }
+                }
+            }
+            oc0 += nb;
+        }
+    }
+}
+
+/* DEPTHWISE_CONV_2D with channel multiplier 1: output channel c reads input
+ * channel c, the filter [1, KH, KW, C] holds tap t of channel c at t * C +
+ * c, so 4 adjacent channels are 4 contiguous bytes in the filter and in
+ * every input pixel. 4 channels x 2 pixels per tap: 4 weight and 8
+ * activation loads per 8 MACs. */
+static void dw_s8_m1(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+{
+    const int32_t IH = p->ih, IW = p->iw, C = p->oc, OH = p->oh, OW = p->ow, KH = p->kh, KW = p->kw;
+    const int32_t xrow = p->dh * IW * C, xcol = p->dw * C, xpix = p->sw * C;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi;
+    interior_range(IH, OH, KH, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
+    interior_range(IW, OW, KW, p->sw, p->dw, p->pl, &ox_lo, &ox_hi);
+    for (int32_t bn = 0; bn < p->n; bn++) {
+        const int8_t *xb = x + bn * IH * IW * C;
+        int8_t *yb = y + bn * OH * OW * C;
+        for (int32_t c0 = 0; c0 < C;) {
+            const int32_t nb = C - c0 >= 4 ? 4 : 1;
+            uint32_t base[4];
+            tflk_rq rq[4];
+            for (int32_t j = 0; j < nb; j++) {
+                uint32_t s = 0;
+                for (int32_t t = 0; t < KH * KW; t++)
+                    s += (uint32_t)(int32_t)w[t * C + c0 + j];
+                base[j] = folded_base(p, bias, c0 + j, s);
+                rq_of(p, c0 + j, &rq[j]);
+            }
+            for (int32_t oy = 0; oy < OH; oy++) {
+                const int32_t row_in = oy >= oy_lo && oy < oy_hi;
+                int8_t *yr = yb + oy * OW * C + c0;
+                for (int32_t ox = 0; ox < OW;) {
+                    int8_t *ya = yr + ox * C;
+                    if (!row_in || ox < ox_lo || ox >= ox_hi) {
+                        for (int32_t j = 0; j < nb; j++)
+                            ya[j] = conv_store(p, &rq[j], conv_border_acc(p, xb, w, bias, oy, ox, c0 + j));
+                        ox++;
+                        continue;
+                    }
+                    const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * C + c0;
+                    if (nb == 4) {
+                        const int32_t two = ox + 1 < ox_hi;
+                        uint32_t a0 = base[0], a1 = base[1], a2 = base[2], a3 = base[3];
+                        uint32_t b0 = a0, b1 = a1, b2 = a2, b3 = a3;
+                        /* a lone last pixel reads its own taps twice rather than a second loop */
+                        const int8_t *xbp = two ? xa + xpix : xa;
+                        const int8_t *wt = w + c0;
+                        for (int32_t ky = 0; ky < KH; ky++) {
+                            const int8_t *pa = xa + ky * xrow, *pb = xbp + ky * xrow;
+                            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, pb += xcol, wt += C) {
+                                const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];
+                                MAC1(a0, pa[0], u0);
+                                MAC1(a1, pa[1], u1);
+                                MAC1(a2, pa[2], u2);
+                                MAC1(a3, pa[3], u3);
+                                MAC1(b0, pb[0], u0);
+                                MAC1(b1, pb[1], u1);
+                                MAC1(b2, pb[2], u2);
+                                MAC1(b3, pb[3], u3);
+                            }
+                        }
+                        ya[0] = conv_store(p, &rq[0], a0);
+                        ya[1] = conv_store(p, &rq[1], a1);
+                        ya[2] = conv_store(p, &rq[2], a2);
+                        ya[3] = conv_store(p, &rq[3], a3);
+                        if (two) {
+                            ya[C + 0] = conv_store(p, &rq[0], b0);
+                            ya[C + 1] = conv_store(p, &rq[1], b1);
+                            ya[C + 2] = conv_store(p, &rq[2], b2);
+                            ya[C + 3] = conv_store(p, &rq[3], b3);
+                        }
+                        ox += 1 + two;
+                    } else {
+                        uint32_t a = base[0];
+                        const int8_t *wt = w + c0;
+                        for (int32_t ky = 0; ky < KH; ky++) {
+                            const int8_t *pa = xa + ky * xrow;
+                            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, wt += C)
+                                MAC1(a, pa[0], wt[0]);
+                        }
+                        ya[0] = conv_store(p, &rq[0], a);
+                        ox++;
+                    }
+                }
+            }
+            c0 += nb;
+        }
+    }
+}
+
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
+    if (p->depthwise ? p->oc == p->ic : p->fic == p->ic) {
+        if (p->depthwise)
+            dw_s8_m1(p, x, w, bias, y);
+        else
+            conv_s8_dense(p, x, w, bias, y);
+        return;
+    }
+    /* grouped convolution, depthwise with a channel multiplier > 1 */
     TFLK_CONV_LOOP(int8_t, int8_t, uint32_t, MAC_S8, STORE_S8);
 }
 

@@ -1,7 +1,15 @@
 /* tflk_fc: FULLY_CONNECTED, y[b][u] = act(sum_k x[b][k] w[u][k] + bias[u]). */
 #include "tflk.h"
 
-void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+/* The reference: acc = bias + sum (x + in_off) (w + w_off), int32 wrapping.
+ * The fast path (w_off = 0, every int8 TFLite model's symmetric weights)
+ * computes the same sum with the input offset added once per activation
+ * and shared by 4 units (each weight is used once per batch row, so folding
+ * off * sum w in would cost an add per weight instead), the depth loop
+ * unrolled by 4 so the loads use immediate offsets, and each unit's
+ * requantization decided once (tflk_rq). Other weight zero points take the
+ * plain loop. */
+static void fc_s8_generic(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
     const int32_t U = p->units, K = p->depth;
     for (int32_t i = 0; i < p->batches; i++) {
@@ -17,6 +25,64 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
             int32_t r = tflk_rescale(p->rq_single, (int32_t)acc, p->mult[c], p->shift[c]) + p->out_zp;
             y[i * U + u] = (int8_t)tflk_clampi(r, p->lo, p->hi);
         }
+    }
+}
+
+#define FC_MAC(a, xv, wv) ((a) += (uint32_t)((xv) * (int32_t)(wv)))
+
+void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+{
+    if (p->w_off != 0) {
+        fc_s8_generic(p, x, w, bias, y);
+        return;
+    }
+    const int32_t U = p->units, K = p->depth, off = p->in_off;
+    for (int32_t u0 = 0; u0 < U;) {
+        const int32_t nb = U - u0 >= 4 ? 4 : 1;
+        tflk_rq rq[4];
+        for (int32_t j = 0; j < nb; j++) {
+            const int32_t c = p->per_channel ? u0 + j : 0;
+            tflk_rq_init(&rq[j], p->rq_single, p->mult[c], p->shift[c]);
+        }
+        for (int32_t i = 0; i < p->batches; i++) {
+            const int8_t *xp = x + i * K;
+            const int8_t *w0 = w + u0 * K;
+            uint32_t acc[4];
+            if (nb == 4) {
+                const int8_t *w1 = w0 + K, *w2 = w1 + K, *w3 = w2 + K;
+                uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                int32_t k = 0;
+#define FC_STEP(o)                                                                                                 \
+    do {                                                                                                           \
+        const int32_t xv = (int32_t)xp[o] + off;                                                                   \
+        FC_MAC(a0, xv, w0[o]);                                                                                     \
+        FC_MAC(a1, xv, w1[o]);                                                                                     \
+        FC_MAC(a2, xv, w2[o]);                                                                                     \
+        FC_MAC(a3, xv, w3[o]);                                                                                     \
+    } while (0)
+                for (; k + 4 <= K; k += 4, xp += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+                    FC_STEP(0);
+                    FC_STEP(1);
+                    FC_STEP(2);
+                    FC_STEP(3);
+                }
+                for (; k < K; k++, xp++, w0++, w1++, w2++, w3++)
+                    FC_STEP(0);
+#undef FC_STEP
+                acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+            } else {
+                uint32_t a = 0;
+                for (int32_t k = 0; k < K; k++)
+                    FC_MAC(a, (int32_t)xp[k] + off, w0[k]);
+                acc[0] = a;
+            }
+            for (int32_t j = 0; j < nb; j++) {
+                const uint32_t t = acc[j] + (bias ? (uint32_t)bias[u0 + j] : 0u);
+                const int32_t r = tflk_rq_apply(&rq[j], (int32_t)t) + p->out_zp;
+                y[i * U + u0 + j] = (int8_t)tflk_clampi(r, p->lo, p->hi);
+            }
+        }
+        u0 += nb;
     }
 }
 
