@@ -48,6 +48,16 @@ static inline int32_t tflk_rescale(int32_t single, int32_t x, int32_t mult, int3
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* The blocked inner loops of tflk_conv.c and tflk_fc.c need about 22
+ * registers (8 accumulators, 6 pointers, the loaded values); inlined into
+ * their one caller, GCC spills accumulators inside the loop (rv32 -O2: 53
+ * stack accesses per 32 MACs), so they stay functions of their own. */
+#if defined(__GNUC__)
+#define TFLK_NOINLINE __attribute__((noinline))
+#else
+#define TFLK_NOINLINE
+#endif
+
 /* One output channel's requantization with its per-channel choices made
  * once (the conv/fc kernels walk output channels in the outer loop, so the
  * shift split and the form are decided per channel, not per output value).
@@ -59,24 +69,29 @@ static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v 
  * 64-bit division; only a = m = INT32_MIN saturates. */
 typedef struct tflk_rq {
     int32_t mult, shift, left, right, single;
+    int32_t mask, half; /* RoundingDivideByPOT's 2^right - 1 and its half (0, 0 for right = 0) */
 } tflk_rq;
 static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
 {
     r->mult = mult;
     r->shift = shift;
     r->left = shift > 0 ? shift : 0;
-    r->right = shift > 0 ? 0 : -shift;
+    r->right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
+    r->mask = (int32_t)((UINT32_C(1) << r->right) - 1u);
+    r->half = r->mask >> 1;
     r->single = single;
 }
+/* sy_fx_rdivpot with the mask precomputed; right = 0 (mask 0) gives h */
 static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
 {
     if (r->single)
         return sy_fx_mul_by_qm_single(acc, r->mult, r->shift);
     const int32_t a = (int32_t)((uint32_t)acc << r->left);
-    if (a == INT32_MIN && r->mult == INT32_MIN)
-        return sy_fx_rdivpot(INT32_MAX, r->right);
-    const int32_t h = (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
-    return sy_fx_rdivpot(h, r->right);
+    const int32_t h = a == INT32_MIN && r->mult == INT32_MIN
+                          ? INT32_MAX
+                          : (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
+    const int32_t threshold = r->half + (h < 0);
+    return (h >> r->right) + ((h & r->mask) > threshold);
 }
 
 /* int8 HARD_SWISH (tflk_hswish.c): TFLite's 16-bit fixed-point kernel. The

@@ -74,11 +74,14 @@
  *     (tflk_rq, equal to tflk_rescale for every value).
  */
 
-/* the output value of one accumulator of channel rq */
-static inline int8_t conv_store(const tflk_conv *p, const tflk_rq *rq, uint32_t acc)
+/* the output value of one accumulator of channel rq; zp, lo and hi are the
+ * caller's locals (read from p once: every int8 store may alias *p, so the
+ * compiler would load them again per value) */
+static inline int8_t conv_store(const tflk_rq *rq, int32_t zp, int32_t lo, int32_t hi, uint32_t acc)
 {
-    return (int8_t)tflk_clampi(tflk_rq_apply(rq, (int32_t)acc) + p->out_zp, p->lo, p->hi);
+    return (int8_t)tflk_clampi(tflk_rq_apply(rq, (int32_t)acc) + zp, lo, hi);
 }
+#define STORE8(rq, acc) conv_store((rq), zp, lo, hi, (acc))
 
 /* [lo, hi): the output positions along one axis whose every tap lies inside
  * the input (in size n, kernel k, stride s, dilation d, leading pad pad) */
@@ -116,8 +119,8 @@ static uint32_t conv_border_acc(const tflk_conv *p, const int8_t *xb, const int8
             if (ix < 0 || ix >= p->iw)
                 continue;
             const int8_t *xp = xb + (iy * p->iw + ix) * IC;
-            if (p->depthwise) { /* channel multiplier 1 here */
-                acc += (uint32_t)(((int32_t)xp[oc] + p->in_off) * w[(ky * KW + kx) * OC + oc]);
+            if (p->depthwise) {
+                acc += (uint32_t)(((int32_t)xp[oc / (OC / IC)] + p->in_off) * w[(ky * KW + kx) * OC + oc]);
             } else {
                 const int8_t *wp = w + ((oc * p->kh + ky) * KW + kx) * FIC;
                 for (int32_t ic = 0; ic < FIC; ic++)
@@ -128,22 +131,27 @@ static uint32_t conv_border_acc(const tflk_conv *p, const int8_t *xb, const int8
     return acc;
 }
 
+/* the taps of one axis that lie inside the input: [*k0, *k1) for a window
+ * starting at i0 (in size n, kernel k, dilation d) */
+static void clip_taps(int32_t i0, int32_t n, int32_t k, int32_t d, int32_t *k0, int32_t *k1)
+{
+    int32_t a = i0 < 0 ? (-i0 + d - 1) / d : 0;
+    int32_t lim = n - 1 - i0; /* kk * d <= lim */
+    int32_t e = lim < 0 ? 0 : lim / d + 1;
+    if (e > k)
+        e = k;
+    if (a > e)
+        a = e;
+    *k0 = a;
+    *k1 = e;
+}
+
 /* the filter's taps as runs contiguous in both the input and the filter:
  * kh rows of nseg runs of len bytes; run (ky, s) starts at ky * xrow + s *
  * xseg in the input and at (ky * nseg + s) * len in the filter */
 typedef struct conv_runs {
     int32_t kh, nseg, len, xrow, xseg;
 } conv_runs;
-
-/* The blocked inner loops need about 22 registers (8 accumulators, 6
- * pointers, the loaded values); inlined into their one caller, GCC spills
- * accumulators inside the loop (rv32 -O2: 53 stack accesses per 32 MACs),
- * so they stay functions of their own. */
-#if defined(__GNUC__)
-#define TFLK_NOINLINE __attribute__((noinline))
-#else
-#define TFLK_NOINLINE
-#endif
 
 #define MAC1(a, xv, wv) ((a) += (uint32_t)((int32_t)(xv) * (int32_t)(wv)))
 
@@ -211,6 +219,33 @@ static uint32_t dot_1x1(const conv_runs *g, const int8_t *xa, const int8_t *w0, 
     return a;
 }
 
+/* 4 channels (filters w0 + j K) x 1 border pixel: the taps inside the
+ * input, (x + off) w as the reference, the offset added once per
+ * activation for the 4 channels */
+TFLK_NOINLINE static void border_4x1(const tflk_conv *p, const int8_t *xb, const int8_t *w0, int32_t K, int32_t oy,
+                                     int32_t ox, uint32_t acc[4])
+{
+    const int32_t IC = p->ic, KW = p->kw, off = p->in_off;
+    const int32_t iy0 = oy * p->sh - p->pt, ix0 = ox * p->sw - p->pl;
+    int32_t ky0, ky1, kx0, kx1;
+    clip_taps(iy0, p->ih, p->kh, p->dh, &ky0, &ky1);
+    clip_taps(ix0, p->iw, KW, p->dw, &kx0, &kx1);
+    uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (int32_t ky = ky0; ky < ky1; ky++)
+        for (int32_t kx = kx0; kx < kx1; kx++) {
+            const int8_t *xp = xb + ((iy0 + ky * p->dh) * p->iw + ix0 + kx * p->dw) * IC;
+            const int8_t *wp = w0 + (ky * KW + kx) * IC;
+            for (int32_t ic = 0; ic < IC; ic++, wp++) {
+                const int32_t xv = xp[ic] + off;
+                MAC1(a0, xv, wp[0]);
+                MAC1(a1, xv, wp[K]);
+                MAC1(a2, xv, wp[2 * K]);
+                MAC1(a3, xv, wp[3 * K]);
+            }
+        }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
 /* the accumulator's start of an interior pixel: bias + off * sum w */
 static uint32_t folded_base(const tflk_conv *p, const int32_t *bias, int32_t oc, uint32_t wsum)
 {
@@ -229,8 +264,20 @@ static void rq_of(const tflk_conv *p, int32_t oc, tflk_rq *r)
  * over pixels with runs of IC. */
 static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
+    /* a 1x1, stride 1 convolution over an H x W image is one over a 1 x HW
+     * row: the pixel pairs then run across the ends of rows (an odd W
+     * leaves one lone pixel per image, not one per row) */
+    tflk_conv flat;
+    if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0 && p->oh == p->ih &&
+        p->ow == p->iw) {
+        flat = *p;
+        flat.iw = flat.ow = p->ih * p->iw;
+        flat.ih = flat.oh = 1;
+        p = &flat;
+    }
     const int32_t IH = p->ih, IW = p->iw, IC = p->ic, OH = p->oh, OW = p->ow, OC = p->oc, KW = p->kw;
     const int32_t K = p->kh * KW * IC;
+    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi;
     conv_runs g = {p->kh, p->dw == 1 ? 1 : KW, p->dw == 1 ? KW * IC : IC, p->dh * IW * IC, p->dw * IC};
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
     interior_range(IH, OH, p->kh, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
@@ -241,13 +288,14 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
         for (int32_t oc0 = 0; oc0 < OC;) {
             const int32_t nb = OC - oc0 >= 4 ? 4 : 1;
             const int8_t *wb = w + oc0 * K;
-            uint32_t base[4];
+            uint32_t base[4], bias0[4];
             tflk_rq rq[4];
             for (int32_t j = 0; j < nb; j++) {
                 uint32_t s = 0;
                 for (int32_t k = 0; k < K; k++)
                     s += (uint32_t)(int32_t)wb[j * K + k];
                 base[j] = folded_base(p, bias, oc0 + j, s);
+                bias0[j] = bias ? (uint32_t)bias[oc0 + j] : 0u;
                 rq_of(p, oc0 + j, &rq[j]);
             }
             for (int32_t oy = 0; oy < OH; oy++) {
@@ -256,8 +304,14 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
                 for (int32_t ox = 0; ox < OW;) {
                     int8_t *ya = yr + ox * OC;
                     if (!row_in || ox < ox_lo || ox >= ox_hi) {
-                        for (int32_t j = 0; j < nb; j++)
-                            ya[j] = conv_store(p, &rq[j], conv_border_acc(p, xb, w, bias, oy, ox, oc0 + j));
+                        if (nb == 4) {
+                            uint32_t acc[4] = {bias0[0], bias0[1], bias0[2], bias0[3]};
+                            border_4x1(p, xb, wb, K, oy, ox, acc);
+                            for (int32_t j = 0; j < 4; j++)
+                                ya[j] = STORE8(&rq[j], acc[j]);
+                        } else {
+                            ya[0] = STORE8(&rq[0], conv_border_acc(p, xb, w, bias, oy, ox, oc0));
+                        }
                         ox++;
                         continue;
                     }
@@ -267,18 +321,18 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
                         uint32_t acc[8] = {base[0], base[1], base[2], base[3], base[0], base[1], base[2], base[3]};
                         dot_4x2(&g, xa, xa + p->sw * IC, wb, K, acc);
                         for (int32_t j = 0; j < 4; j++) {
-                            ya[j] = conv_store(p, &rq[j], acc[j]);
-                            ya[OC + j] = conv_store(p, &rq[j], acc[4 + j]);
+                            ya[j] = STORE8(&rq[j], acc[j]);
+                            ya[OC + j] = STORE8(&rq[j], acc[4 + j]);
                         }
                         ox += 2;
                     } else if (nb == 4) {
                         uint32_t acc[4] = {base[0], base[1], base[2], base[3]};
                         dot_4x1(&g, xa, wb, K, acc);
                         for (int32_t j = 0; j < 4; j++)
-                            ya[j] = conv_store(p, &rq[j], acc[j]);
+                            ya[j] = STORE8(&rq[j], acc[j]);
                         ox++;
                     } else {
-                        ya[0] = conv_store(p, &rq[0], dot_1x1(&g, xa, wb, base[0]));
+                        ya[0] = STORE8(&rq[0], dot_1x1(&g, xa, wb, base[0]));
                         ox++;
                     }
                 }
@@ -288,30 +342,116 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
     }
 }
 
-/* DEPTHWISE_CONV_2D with channel multiplier 1: output channel c reads input
- * channel c, the filter [1, KH, KW, C] holds tap t of channel c at t * C +
- * c, so 4 adjacent channels are 4 contiguous bytes in the filter and in
- * every input pixel. 4 channels x 2 pixels per tap: 4 weight and 8
- * activation loads per 8 MACs. */
-static void dw_s8_m1(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+/* the interior taps of 4 channels x 2 pixels (xa, xb): input channel
+ * offsets 0, X1, X2, X3 (M = 1: 1, 2, 3; M a multiple of 4: 0, 0, 0); out of
+ * line for the register allocator, as dot_4x2 */
+#define DW_TAPS_FN(NAME, X1, X2, X3)                                                                               \
+    TFLK_NOINLINE static void NAME(const int8_t *xa, const int8_t *xb, const int8_t *wt, int32_t KH, int32_t KW,   \
+                                   int32_t xrow, int32_t xcol, int32_t C, uint32_t acc[8])                         \
+    {                                                                                                              \
+        uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6],        \
+                 b3 = acc[7];                                                                                      \
+        for (int32_t ky = 0; ky < KH; ky++, xa += xrow, xb += xrow) {                                              \
+            const int8_t *pa = xa, *pb = xb;                                                                       \
+            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, pb += xcol, wt += C) {                                 \
+                const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];                                      \
+                MAC1(a0, pa[0], u0);                                                                               \
+                MAC1(a1, pa[X1], u1);                                                                              \
+                MAC1(a2, pa[X2], u2);                                                                              \
+                MAC1(a3, pa[X3], u3);                                                                              \
+                MAC1(b0, pb[0], u0);                                                                               \
+                MAC1(b1, pb[X1], u1);                                                                              \
+                MAC1(b2, pb[X2], u2);                                                                              \
+                MAC1(b3, pb[X3], u3);                                                                              \
+            }                                                                                                      \
+        }                                                                                                          \
+        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;    \
+    }
+DW_TAPS_FN(dw_taps_m1, 1, 2, 3)
+DW_TAPS_FN(dw_taps_m4, 0, 0, 0)
+#undef DW_TAPS_FN
+
+/* DEPTHWISE_CONV_2D, channel multiplier M = OC / IC of 1 or a multiple of
+ * 4: output channel c reads input channel c / M, the filter [1, KH, KW, OC]
+ * holds tap t of channel c at t * OC + c, so 4 adjacent output channels are
+ * 4 contiguous filter bytes and read 4 contiguous input bytes (M = 1) or
+ * one (M a multiple of 4, one load for 4 MACs). Blocks of 4 channels x 2
+ * interior pixels per tap; border pixels take the taps inside the input
+ * with (x + off) w, 4 channels at once. */
+#define DW_BODY(X1, X2, X3, TAPS)                                                                                        \
+    do {                                                                                                           \
+        if (!row_in || ox < ox_lo || ox >= ox_hi) {                                                                \
+            const int32_t iy0 = oy * p->sh - p->pt, ix0 = ox * p->sw - p->pl;                                      \
+            int32_t ky0, ky1, kx0, kx1;                                                                            \
+            clip_taps(iy0, IH, KH, p->dh, &ky0, &ky1);                                                             \
+            clip_taps(ix0, IW, KW, p->dw, &kx0, &kx1);                                                             \
+            uint32_t a0 = bias0[0], a1 = bias0[1], a2 = bias0[2], a3 = bias0[3];                                   \
+            if (ky0 < ky1 && kx0 < kx1) { /* pointers formed only at a tap inside */                               \
+                const int8_t *xr = xb + ((iy0 + ky0 * p->dh) * IW + ix0 + kx0 * p->dw) * IC + ci0;                 \
+                const int8_t *wr = w + (ky0 * KW + kx0) * C + c0;                                                  \
+                for (int32_t ky = ky0; ky < ky1; ky++, xr += xrow, wr += KW * C) {                                 \
+                    const int8_t *xp = xr, *wt = wr;                                                               \
+                    for (int32_t kx = kx0; kx < kx1; kx++, xp += xcol, wt += C) {                                  \
+                        MAC1(a0, xp[0] + off, wt[0]);                                                              \
+                        MAC1(a1, xp[X1] + off, wt[1]);                                                             \
+                        MAC1(a2, xp[X2] + off, wt[2]);                                                             \
+                        MAC1(a3, xp[X3] + off, wt[3]);                                                             \
+                    }                                                                                              \
+                }                                                                                                  \
+            }                                                                                                      \
+            ya[0] = STORE8(&rq[0], a0);                                                                            \
+            ya[1] = STORE8(&rq[1], a1);                                                                            \
+            ya[2] = STORE8(&rq[2], a2);                                                                            \
+            ya[3] = STORE8(&rq[3], a3);                                                                            \
+            ox++;                                                                                                  \
+            break;                                                                                                 \
+        }                                                                                                          \
+        const int32_t two = ox + 1 < ox_hi;                                                                        \
+        uint32_t a0 = base[0], a1 = base[1], a2 = base[2], a3 = base[3];                                           \
+        uint32_t b0 = a0, b1 = a1, b2 = a2, b3 = a3;                                                               \
+        const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC + ci0;                      \
+        /* a lone last pixel reads its own taps twice rather than a second loop */                                 \
+        const int8_t *xbp = two ? xa + xpix : xa;                                                                  \
+        {                                                                                                          \
+            uint32_t acc[8] = {a0, a1, a2, a3, b0, b1, b2, b3};                                                    \
+            TAPS(xa, xbp, w + c0, KH, KW, xrow, xcol, C, acc);                                                     \
+            a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];\
+        }                                                                                                          \
+        ya[0] = STORE8(&rq[0], a0);                                                                                \
+        ya[1] = STORE8(&rq[1], a1);                                                                                \
+        ya[2] = STORE8(&rq[2], a2);                                                                                \
+        ya[3] = STORE8(&rq[3], a3);                                                                                \
+        if (two) {                                                                                                 \
+            ya[C + 0] = STORE8(&rq[0], b0);                                                                        \
+            ya[C + 1] = STORE8(&rq[1], b1);                                                                        \
+            ya[C + 2] = STORE8(&rq[2], b2);                                                                        \
+            ya[C + 3] = STORE8(&rq[3], b3);                                                                        \
+        }                                                                                                          \
+        ox += 1 + two;                                                                                             \
+    } while (0)
+
+static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
-    const int32_t IH = p->ih, IW = p->iw, C = p->oc, OH = p->oh, OW = p->ow, KH = p->kh, KW = p->kw;
-    const int32_t xrow = p->dh * IW * C, xcol = p->dw * C, xpix = p->sw * C;
+    const int32_t IH = p->ih, IW = p->iw, IC = p->ic, C = p->oc, OH = p->oh, OW = p->ow, KH = p->kh, KW = p->kw;
+    const int32_t M = C / IC;
+    const int32_t xrow = p->dh * IW * IC, xcol = p->dw * IC, xpix = p->sw * IC;
+    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi, off = p->in_off;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
     interior_range(IH, OH, KH, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
     interior_range(IW, OW, KW, p->sw, p->dw, p->pl, &ox_lo, &ox_hi);
     for (int32_t bn = 0; bn < p->n; bn++) {
-        const int8_t *xb = x + bn * IH * IW * C;
+        const int8_t *xb = x + bn * IH * IW * IC;
         int8_t *yb = y + bn * OH * OW * C;
         for (int32_t c0 = 0; c0 < C;) {
-            const int32_t nb = C - c0 >= 4 ? 4 : 1;
-            uint32_t base[4];
+            const int32_t nb = C - c0 >= 4 ? 4 : 1, ci0 = c0 / M;
+            uint32_t base[4], bias0[4];
             tflk_rq rq[4];
             for (int32_t j = 0; j < nb; j++) {
                 uint32_t s = 0;
                 for (int32_t t = 0; t < KH * KW; t++)
                     s += (uint32_t)(int32_t)w[t * C + c0 + j];
                 base[j] = folded_base(p, bias, c0 + j, s);
+                bias0[j] = bias ? (uint32_t)bias[c0 + j] : 0u;
                 rq_of(p, c0 + j, &rq[j]);
             }
             for (int32_t oy = 0; oy < OH; oy++) {
@@ -319,55 +459,26 @@ static void dw_s8_m1(const tflk_conv *p, const int8_t *x, const int8_t *w, const
                 int8_t *yr = yb + oy * OW * C + c0;
                 for (int32_t ox = 0; ox < OW;) {
                     int8_t *ya = yr + ox * C;
-                    if (!row_in || ox < ox_lo || ox >= ox_hi) {
-                        for (int32_t j = 0; j < nb; j++)
-                            ya[j] = conv_store(p, &rq[j], conv_border_acc(p, xb, w, bias, oy, ox, c0 + j));
-                        ox++;
-                        continue;
-                    }
-                    const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * C + c0;
-                    if (nb == 4) {
-                        const int32_t two = ox + 1 < ox_hi;
-                        uint32_t a0 = base[0], a1 = base[1], a2 = base[2], a3 = base[3];
-                        uint32_t b0 = a0, b1 = a1, b2 = a2, b3 = a3;
-                        /* a lone last pixel reads its own taps twice rather than a second loop */
-                        const int8_t *xbp = two ? xa + xpix : xa;
-                        const int8_t *wt = w + c0;
-                        for (int32_t ky = 0; ky < KH; ky++) {
-                            const int8_t *pa = xa + ky * xrow, *pb = xbp + ky * xrow;
-                            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, pb += xcol, wt += C) {
-                                const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];
-                                MAC1(a0, pa[0], u0);
-                                MAC1(a1, pa[1], u1);
-                                MAC1(a2, pa[2], u2);
-                                MAC1(a3, pa[3], u3);
-                                MAC1(b0, pb[0], u0);
-                                MAC1(b1, pb[1], u1);
-                                MAC1(b2, pb[2], u2);
-                                MAC1(b3, pb[3], u3);
+                    if (nb == 1) { /* M = 1 and the channels past the last multiple of 4 */
+                        uint32_t a;
+                        if (!row_in || ox < ox_lo || ox >= ox_hi) {
+                            a = conv_border_acc(p, xb, w, bias, oy, ox, c0);
+                        } else {
+                            a = base[0];
+                            const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC + ci0;
+                            const int8_t *wt = w + c0;
+                            for (int32_t ky = 0; ky < KH; ky++) {
+                                const int8_t *pa = xa + ky * xrow;
+                                for (int32_t kx = 0; kx < KW; kx++, pa += xcol, wt += C)
+                                    MAC1(a, pa[0], wt[0]);
                             }
                         }
-                        ya[0] = conv_store(p, &rq[0], a0);
-                        ya[1] = conv_store(p, &rq[1], a1);
-                        ya[2] = conv_store(p, &rq[2], a2);
-                        ya[3] = conv_store(p, &rq[3], a3);
-                        if (two) {
-                            ya[C + 0] = conv_store(p, &rq[0], b0);
-                            ya[C + 1] = conv_store(p, &rq[1], b1);
-                            ya[C + 2] = conv_store(p, &rq[2], b2);
-                            ya[C + 3] = conv_store(p, &rq[3], b3);
-                        }
-                        ox += 1 + two;
-                    } else {
-                        uint32_t a = base[0];
-                        const int8_t *wt = w + c0;
-                        for (int32_t ky = 0; ky < KH; ky++) {
-                            const int8_t *pa = xa + ky * xrow;
-                            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, wt += C)
-                                MAC1(a, pa[0], wt[0]);
-                        }
-                        ya[0] = conv_store(p, &rq[0], a);
+                        ya[0] = STORE8(&rq[0], a);
                         ox++;
+                    } else if (M == 1) {
+                        DW_BODY(1, 2, 3, dw_taps_m1);
+                    } else {
+                        DW_BODY(0, 0, 0, dw_taps_m4);
                     }
                 }
             }
@@ -375,17 +486,19 @@ static void dw_s8_m1(const tflk_conv *p, const int8_t *x, const int8_t *w, const
         }
     }
 }
+#undef DW_BODY
 
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
-    if (p->depthwise ? p->oc == p->ic : p->fic == p->ic) {
+    if (p->depthwise ? p->oc == p->ic || (p->ic && p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)
+                     : p->fic == p->ic) {
         if (p->depthwise)
-            dw_s8_m1(p, x, w, bias, y);
+            dw_s8(p, x, w, bias, y);
         else
             conv_s8_dense(p, x, w, bias, y);
         return;
     }
-    /* grouped convolution, depthwise with a channel multiplier > 1 */
+    /* grouped convolution, depthwise with a channel multiplier of 2, 3, 5, ... */
     TFLK_CONV_LOOP(int8_t, int8_t, uint32_t, MAC_S8, STORE_S8);
 }
 

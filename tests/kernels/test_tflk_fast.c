@@ -103,7 +103,8 @@ static int32_t out_size(int32_t in, int32_t k, int32_t s, int32_t d, int same, i
 
 static void conv_case(int kind, int32_t it)
 {
-    /* kind 0 dense, 1 depthwise multiplier 1, 2 depthwise multiplier 2, 3 grouped */
+    /* kind 0 dense, 1 depthwise multiplier 1, 2 depthwise multiplier 2, 3 grouped, 4 and 5 depthwise
+     * multiplier 4 and 8 */
     tflk_conv p;
     memset(&p, 0, sizeof p);
     p.n = rnd(1, 2);
@@ -134,8 +135,8 @@ static void conv_case(int kind, int32_t it)
         p.oc = groups * rnd(1, 3);
     } else {
         p.depthwise = 1;
-        p.ic = rnd(1, 11);
-        p.oc = p.ic * kind;
+        p.ic = kind >= 4 ? rnd(1, 3) : rnd(1, 11);
+        p.oc = p.ic * (kind == 4 ? 4 : kind == 5 ? 8 : kind);
         p.fic = 1;
     }
     int32_t nw = p.depthwise ? p.kh * p.kw * p.oc : p.oc * p.kh * p.kw * p.fic;
@@ -221,7 +222,7 @@ static void fc_case(int32_t it)
 int main(void)
 {
     int32_t n = 0;
-    for (int kind = 0; kind < 4; kind++)
+    for (int kind = 0; kind < 6; kind++)
         for (int32_t it = 0; it < 600; it++, n++)
             conv_case(kind, it);
     for (int32_t it = 0; it < 600; it++, n++)
