@@ -342,16 +342,27 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
     }
 }
 
-/* the interior taps of 4 channels x 2 pixels (xa, xb): input channel
- * offsets 0, X1, X2, X3 (M = 1: 1, 2, 3; M a multiple of 4: 0, 0, 0); out of
- * line for the register allocator, as dot_4x2 */
+/* DEPTHWISE_CONV_2D, channel multiplier M = OC / IC of 1 or a multiple of
+ * 4: output channel c reads input channel c / M, the filter [1, KH, KW, OC]
+ * holds tap t of channel c at t * OC + c, so 4 adjacent output channels are
+ * 4 contiguous filter bytes and read 4 contiguous input bytes (M = 1) or
+ * one (M a multiple of 4: one load for 4 MACs). Blocks of 4 channels x 2
+ * interior pixels per tap; border pixels take the taps inside the input
+ * with (x + off) w, 4 channels at once. */
+typedef struct dw_geo {
+    int32_t kh, kw, xrow, xcol, c, off;
+} dw_geo;
+
+/* interior taps of 4 channels x 2 pixels (xa, xb) into acc[0..3], acc[4..7];
+ * input channel offsets 0, X1, X2, X3 (M = 1: 1, 2, 3; M = 4k: 0, 0, 0) */
 #define DW_TAPS_FN(NAME, X1, X2, X3)                                                                               \
-    TFLK_NOINLINE static void NAME(const int8_t *xa, const int8_t *xb, const int8_t *wt, int32_t KH, int32_t KW,   \
-                                   int32_t xrow, int32_t xcol, int32_t C, uint32_t acc[8])                         \
+    TFLK_NOINLINE static void NAME(const dw_geo *g, const int8_t *xa, const int8_t *xb, const int8_t *wt,          \
+                                   uint32_t acc[8])                                                                \
     {                                                                                                              \
         uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6],        \
                  b3 = acc[7];                                                                                      \
-        for (int32_t ky = 0; ky < KH; ky++, xa += xrow, xb += xrow) {                                              \
+        const int32_t KW = g->kw, xrow = g->xrow, xcol = g->xcol, C = g->c;                                        \
+        for (int32_t ky = 0; ky < g->kh; ky++, xa += xrow, xb += xrow) {                                           \
             const int8_t *pa = xa, *pb = xb;                                                                       \
             for (int32_t kx = 0; kx < KW; kx++, pa += xcol, pb += xcol, wt += C) {                                 \
                 const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];                                      \
@@ -371,71 +382,39 @@ DW_TAPS_FN(dw_taps_m1, 1, 2, 3)
 DW_TAPS_FN(dw_taps_m4, 0, 0, 0)
 #undef DW_TAPS_FN
 
-/* DEPTHWISE_CONV_2D, channel multiplier M = OC / IC of 1 or a multiple of
- * 4: output channel c reads input channel c / M, the filter [1, KH, KW, OC]
- * holds tap t of channel c at t * OC + c, so 4 adjacent output channels are
- * 4 contiguous filter bytes and read 4 contiguous input bytes (M = 1) or
- * one (M a multiple of 4, one load for 4 MACs). Blocks of 4 channels x 2
- * interior pixels per tap; border pixels take the taps inside the input
- * with (x + off) w, 4 channels at once. */
-#define DW_BODY(X1, X2, X3, TAPS)                                                                                        \
-    do {                                                                                                           \
-        if (!row_in || ox < ox_lo || ox >= ox_hi) {                                                                \
-            const int32_t iy0 = oy * p->sh - p->pt, ix0 = ox * p->sw - p->pl;                                      \
-            int32_t ky0, ky1, kx0, kx1;                                                                            \
-            clip_taps(iy0, IH, KH, p->dh, &ky0, &ky1);                                                             \
-            clip_taps(ix0, IW, KW, p->dw, &kx0, &kx1);                                                             \
-            uint32_t a0 = bias0[0], a1 = bias0[1], a2 = bias0[2], a3 = bias0[3];                                   \
-            if (ky0 < ky1 && kx0 < kx1) { /* pointers formed only at a tap inside */                               \
-                const int8_t *xr = xb + ((iy0 + ky0 * p->dh) * IW + ix0 + kx0 * p->dw) * IC + ci0;                 \
-                const int8_t *wr = w + (ky0 * KW + kx0) * C + c0;                                                  \
-                for (int32_t ky = ky0; ky < ky1; ky++, xr += xrow, wr += KW * C) {                                 \
-                    const int8_t *xp = xr, *wt = wr;                                                               \
-                    for (int32_t kx = kx0; kx < kx1; kx++, xp += xcol, wt += C) {                                  \
-                        MAC1(a0, xp[0] + off, wt[0]);                                                              \
-                        MAC1(a1, xp[X1] + off, wt[1]);                                                             \
-                        MAC1(a2, xp[X2] + off, wt[2]);                                                             \
-                        MAC1(a3, xp[X3] + off, wt[3]);                                                             \
-                    }                                                                                              \
-                }                                                                                                  \
+/* the taps of a border pixel that lie inside, nky x nkx from xr (input)
+ * and wr (filter), 4 channels, (x + off) w */
+#define DW_BORDER_FN(NAME, X1, X2, X3)                                                                             \
+    TFLK_NOINLINE static void NAME(const dw_geo *g, const int8_t *xr, const int8_t *wr, int32_t nky, int32_t nkx,  \
+                                   uint32_t acc[4])                                                                \
+    {                                                                                                              \
+        uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                                               \
+        const int32_t off = g->off;                                                                                \
+        for (int32_t ky = 0; ky < nky; ky++, xr += g->xrow, wr += g->kw * g->c) {                                  \
+            const int8_t *xp = xr, *wt = wr;                                                                       \
+            for (int32_t kx = 0; kx < nkx; kx++, xp += g->xcol, wt += g->c) {                                      \
+                MAC1(a0, xp[0] + off, wt[0]);                                                                      \
+                MAC1(a1, xp[X1] + off, wt[1]);                                                                     \
+                MAC1(a2, xp[X2] + off, wt[2]);                                                                     \
+                MAC1(a3, xp[X3] + off, wt[3]);                                                                     \
             }                                                                                                      \
-            ya[0] = STORE8(&rq[0], a0);                                                                            \
-            ya[1] = STORE8(&rq[1], a1);                                                                            \
-            ya[2] = STORE8(&rq[2], a2);                                                                            \
-            ya[3] = STORE8(&rq[3], a3);                                                                            \
-            ox++;                                                                                                  \
-            break;                                                                                                 \
         }                                                                                                          \
-        const int32_t two = ox + 1 < ox_hi;                                                                        \
-        uint32_t a0 = base[0], a1 = base[1], a2 = base[2], a3 = base[3];                                           \
-        uint32_t b0 = a0, b1 = a1, b2 = a2, b3 = a3;                                                               \
-        const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC + ci0;                      \
-        /* a lone last pixel reads its own taps twice rather than a second loop */                                 \
-        const int8_t *xbp = two ? xa + xpix : xa;                                                                  \
-        {                                                                                                          \
-            uint32_t acc[8] = {a0, a1, a2, a3, b0, b1, b2, b3};                                                    \
-            TAPS(xa, xbp, w + c0, KH, KW, xrow, xcol, C, acc);                                                     \
-            a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];\
-        }                                                                                                          \
-        ya[0] = STORE8(&rq[0], a0);                                                                                \
-        ya[1] = STORE8(&rq[1], a1);                                                                                \
-        ya[2] = STORE8(&rq[2], a2);                                                                                \
-        ya[3] = STORE8(&rq[3], a3);                                                                                \
-        if (two) {                                                                                                 \
-            ya[C + 0] = STORE8(&rq[0], b0);                                                                        \
-            ya[C + 1] = STORE8(&rq[1], b1);                                                                        \
-            ya[C + 2] = STORE8(&rq[2], b2);                                                                        \
-            ya[C + 3] = STORE8(&rq[3], b3);                                                                        \
-        }                                                                                                          \
-        ox += 1 + two;                                                                                             \
-    } while (0)
+        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;                                                        \
+    }
+DW_BORDER_FN(dw_border_m1, 1, 2, 3)
+DW_BORDER_FN(dw_border_m4, 0, 0, 0)
+#undef DW_BORDER_FN
 
 static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
     const int32_t IH = p->ih, IW = p->iw, IC = p->ic, C = p->oc, OH = p->oh, OW = p->ow, KH = p->kh, KW = p->kw;
-    const int32_t M = C / IC;
-    const int32_t xrow = p->dh * IW * IC, xcol = p->dw * IC, xpix = p->sw * IC;
-    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi, off = p->in_off;
+    const int32_t M = C / IC, xpix = p->sw * IC;
+    const dw_geo g = {KH, KW, p->dh * IW * IC, p->dw * IC, C, p->in_off};
+    void (*const taps)(const dw_geo *, const int8_t *, const int8_t *, const int8_t *, uint32_t *) =
+        M == 1 ? dw_taps_m1 : dw_taps_m4;
+    void (*const border)(const dw_geo *, const int8_t *, const int8_t *, int32_t, int32_t, uint32_t *) =
+        M == 1 ? dw_border_m1 : dw_border_m4;
+    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
     interior_range(IH, OH, KH, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
     interior_range(IW, OW, KW, p->sw, p->dw, p->pl, &ox_lo, &ox_hi);
@@ -459,34 +438,55 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
                 int8_t *yr = yb + oy * OW * C + c0;
                 for (int32_t ox = 0; ox < OW;) {
                     int8_t *ya = yr + ox * C;
-                    if (nb == 1) { /* M = 1 and the channels past the last multiple of 4 */
+                    const int32_t inside = row_in && ox >= ox_lo && ox < ox_hi;
+                    if (nb == 1) { /* M = 1: the channels past the last multiple of 4 */
                         uint32_t a;
-                        if (!row_in || ox < ox_lo || ox >= ox_hi) {
+                        if (!inside) {
                             a = conv_border_acc(p, xb, w, bias, oy, ox, c0);
                         } else {
                             a = base[0];
                             const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC + ci0;
                             const int8_t *wt = w + c0;
-                            for (int32_t ky = 0; ky < KH; ky++) {
-                                const int8_t *pa = xa + ky * xrow;
-                                for (int32_t kx = 0; kx < KW; kx++, pa += xcol, wt += C)
+                            for (int32_t ky = 0; ky < KH; ky++, xa += g.xrow) {
+                                const int8_t *pa = xa;
+                                for (int32_t kx = 0; kx < KW; kx++, pa += g.xcol, wt += C)
                                     MAC1(a, pa[0], wt[0]);
                             }
                         }
                         ya[0] = STORE8(&rq[0], a);
                         ox++;
-                    } else if (M == 1) {
-                        DW_BODY(1, 2, 3, dw_taps_m1);
-                    } else {
-                        DW_BODY(0, 0, 0, dw_taps_m4);
+                        continue;
                     }
+                    uint32_t acc[8];
+                    int32_t npx = 1;
+                    if (!inside) {
+                        const int32_t iy0 = oy * p->sh - p->pt, ix0 = ox * p->sw - p->pl;
+                        int32_t ky0, ky1, kx0, kx1;
+                        clip_taps(iy0, IH, KH, p->dh, &ky0, &ky1);
+                        clip_taps(ix0, IW, KW, p->dw, &kx0, &kx1);
+                        for (int32_t j = 0; j < 4; j++)
+                            acc[j] = bias0[j];
+                        if (ky0 < ky1 && kx0 < kx1) /* pointers formed only at a tap inside */
+                            border(&g, xb + ((iy0 + ky0 * p->dh) * IW + ix0 + kx0 * p->dw) * IC + ci0,
+                                   w + (ky0 * KW + kx0) * C + c0, ky1 - ky0, kx1 - kx0, acc);
+                    } else {
+                        npx = ox + 1 < ox_hi ? 2 : 1;
+                        for (int32_t j = 0; j < 4; j++)
+                            acc[j] = acc[4 + j] = base[j];
+                        const int8_t *xa = xb + ((oy * p->sh - p->pt) * IW + ox * p->sw - p->pl) * IC + ci0;
+                        /* a lone last pixel reads its own taps twice rather than a second loop */
+                        taps(&g, xa, npx == 2 ? xa + xpix : xa, w + c0, acc);
+                    }
+                    for (int32_t k = 0; k < npx; k++)
+                        for (int32_t j = 0; j < 4; j++)
+                            ya[k * C + j] = STORE8(&rq[j], acc[4 * k + j]);
+                    ox += npx;
                 }
             }
             c0 += nb;
         }
     }
 }
-#undef DW_BODY
 
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {

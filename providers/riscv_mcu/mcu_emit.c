@@ -915,8 +915,42 @@ static void describe(out *o, const sy_tensor *t)
           t->quant->zero_points ? t->quant->zero_points[0] : 0);
 }
 
+/* The multiply-accumulates of one run: CONV_2D / DEPTHWISE_CONV_2D (every
+ * output times its filter window, taps in the padding included, as MAC
+ * counts are usually quoted), FULLY_CONNECTED and the LSTMs' gate matrices
+ * (and projection); the other kernels count 0. The MCU report divides the
+ * retired instructions by it. */
+static uint64_t node_macs(const mcu_node *k)
+{
+    switch (k->kind) {
+    case MK_CONV_S8:
+    case MK_CONV_F32: {
+        const tflk_conv *p = &k->u.conv;
+        return (uint64_t)p->n * (uint64_t)p->oh * (uint64_t)p->ow * (uint64_t)p->oc * (uint64_t)p->kh *
+               (uint64_t)p->kw * (uint64_t)p->fic;
+    }
+    case MK_FC_S8:
+    case MK_FC_F32:
+        return (uint64_t)k->u.fc.batches * (uint64_t)k->u.fc.units * (uint64_t)k->u.fc.depth;
+    case MK_LSTM8: {
+        const tflk_lstm8 *p = &k->u.lstm8;
+        return (uint64_t)p->steps * (uint64_t)p->batch * 4u * (uint64_t)p->n_cell *
+               ((uint64_t)p->n_in + (uint64_t)p->n_cell);
+    }
+    case MK_LSTM: {
+        const tflk_lstm *p = &k->u.lstm;
+        uint64_t per = (uint64_t)(p->cifg ? 3 : 4) * (uint64_t)p->n_cell * ((uint64_t)p->n_in + (uint64_t)p->n_out);
+        if (p->proj)
+            per += (uint64_t)p->n_out * (uint64_t)p->n_cell;
+        return (uint64_t)p->steps * (uint64_t)p->batch * per;
+    }
+    default:
+        return 0;
+    }
+}
+
 static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                               const size_t *in_off, const size_t *out_off)
+                               const size_t *in_off, const size_t *out_off, uint64_t macs)
 {
     out o;
     SY_TRY(open_out(dir, "include/sy_model.h", &o));
@@ -925,6 +959,8 @@ static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_m
     P(&o, "#ifndef SY_MODEL_H\n#define SY_MODEL_H\n\n#include <stddef.h>\n\n");
     P(&o, "/* the one static workspace (activations and scratch), planned by the core */\n");
     P(&o, "#define SY_MODEL_WORKSPACE_BYTES %zu\n", req->workspace_bytes);
+    P(&o, "/* multiply-accumulates per inference: conv, depthwise, fully-connected, LSTM gates */\n");
+    P(&o, "#define SY_MODEL_MACS %lluu\n", (unsigned long long)macs);
     P(&o, "#define SY_MODEL_NUM_INPUTS %u\n#define SY_MODEL_NUM_OUTPUTS %u\n\n", req->n_inputs, req->n_outputs);
     for (uint32_t i = 0; i < req->n_inputs; i++) {
         P(&o, "/* input %u '%s': ", i, req->inputs[i]->name ? req->inputs[i]->name : "");
@@ -1241,8 +1277,11 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
     fclose(calls.f);
     P(&model, "    return 0;\n}\n");
     st = close_out(req->dir, "src/model.c", &model);
+    uint64_t macs = 0;
+    for (uint32_t r = 0; r < n_recs; r++)
+        macs += node_macs(cap->recs[r].k);
     if (!st)
-        st = write_header(req->dir, cfg->chip, req, in_off, out_off);
+        st = write_header(req->dir, cfg->chip, req, in_off, out_off, macs);
     if (!st)
         st = write_main(req->dir, req);
     if (!st)

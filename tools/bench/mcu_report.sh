@@ -16,6 +16,9 @@
 #                   objects' share, for reference
 #   instr      retired instructions of one sy_model_run (instret CSR read
 #              around the call by main, exact under -icount shift=0)
+#   MACs       SY_MODEL_MACS of the generated header (codegen counts the
+#              multiply-accumulates of conv, depthwise, fully-connected and
+#              LSTM nodes) and instructions / MAC
 #   hi3066     whether codegen for hi3066 (48 KB SRAM budget, 512 KB flash) accepts it
 # against TFLite Micro's published figures (person_detect arena 136 KB,
 # micro_speech 28,584 B; framework code 9,732 B on Cortex-M3).
@@ -45,8 +48,8 @@ MODELS=(
 )
 
 MAPSUM=$(dirname "$0")/mcu_mapsum.awk
-echo "| model | rules | workspace B | TFLM arena B | runtime code B | flash B = code + weights/params | RAM B = .data + .bss + workspace | whole image flash B (picolibc, crt0, test main) | instructions / inference | ms at 240 MHz, 1 instr/cycle | hi3066 |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| model | rules | workspace B | TFLM arena B | runtime code B | flash B = code + weights/params | RAM B = .data + .bss + workspace | whole image flash B (picolibc, crt0, test main) | instructions / inference | MACs | instructions / MAC | ms at 240 MHz, 1 instr/cycle | hi3066 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 max_code=0
 for entry in "${MODELS[@]}"; do
   read -r name rules arena <<< "$entry"
@@ -56,6 +59,7 @@ for entry in "${MODELS[@]}"; do
   cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > /dev/null 2>&1
   cmake --build "$pkg/build" > /dev/null 2>&1
   ws=$(awk '/#define SY_MODEL_WORKSPACE_BYTES/ {print $3}' "$pkg/include/sy_model.h")
+  macs=$(awk '/#define SY_MODEL_MACS/ {sub(/u$/, "", $3); print $3}' "$pkg/include/sy_model.h")
   # model.{text,rodata,data,bss} kernels.{...} main.{...} others.{...}
   read -r mt mr md mb kt kr kd kb nt nr nd nb lt lr ld lb < <(awk -f "$MAPSUM" "$pkg/build/sy_model_main.map")
   code=$((mt + kt + kr))
@@ -69,12 +73,13 @@ for entry in "${MODELS[@]}"; do
   instr=$(awk '/^instret/ {print $2}' <<< "$out")
   if grep '^out' <<< "$out" | cmp -s - "$pkg/expected_output.txt"; then exact=""; else exact=" (NOT bit-exact)"; fi
   ms=$(awk -v i="$instr" 'BEGIN {printf "%.2f", i / 240000}')
+  ipm=$(awk -v i="$instr" -v m="${macs:-0}" 'BEGIN {if (m > 0 && i > 0) printf "%.2f", i / m; else print "-"}')
   if "$SY" codegen "$M/$name/model.tflite" --target hi3066 --rules "$rules" -o "$W/hi-$name" > "$W/hi.log" 2>&1; then
     hi="fits"
   else
     hi="no: $(grep -o 'the plan needs [0-9]* bytes, the domain holds [0-9]*\|weights need [0-9]* bytes of flash' "$W/hi.log" | head -1)"
   fi
-  echo "| $name | $rules | $ws | $arena | $code | $((code + weights)) = $code + $weights | $((rdata + rbss + ws)) = $rdata + $rbss + $ws | $image ($other outside the model) | $instr$exact | $ms | $hi |"
+  echo "| $name | $rules | $ws | $arena | $code | $((code + weights)) = $code + $weights | $((rdata + rbss + ws)) = $rdata + $rbss + $ws | $image ($other outside the model) | $instr$exact | ${macs:--} | $ipm | $ms | $hi |"
   rm -rf "$W/hi-$name"
 done
 echo
