@@ -349,32 +349,36 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
  * one (M a multiple of 4: one load for 4 MACs). Blocks of 4 channels x 2
  * interior pixels per tap; border pixels take the taps inside the input
  * with (x + off) w, 4 channels at once. */
+/* the filters this fast path takes have at most DW_MAX_TAPS taps (the
+ * offset table lives on the stack); larger ones take the reference loop */
+#define DW_MAX_TAPS 64
 typedef struct dw_geo {
     int32_t kh, kw, xrow, xcol, c, off;
+    int32_t toff[DW_MAX_TAPS]; /* tap ky * KW + kx: ky * xrow + kx * xcol */
 } dw_geo;
 
 /* interior taps of 4 channels x 2 pixels (xa, xb) into acc[0..3], acc[4..7];
- * input channel offsets 0, X1, X2, X3 (M = 1: 1, 2, 3; M = 4k: 0, 0, 0) */
+ * input channel offsets 0, X1, X2, X3 (M = 1: 1, 2, 3; M = 4k: 0, 0, 0).
+ * One loop over the taps with their input offsets from a table (g->toff):
+ * with the ky / kx loop nest GCC spilled accumulators on rv32. */
 #define DW_TAPS_FN(NAME, X1, X2, X3)                                                                               \
     TFLK_NOINLINE static void NAME(const dw_geo *g, const int8_t *xa, const int8_t *xb, const int8_t *wt,          \
                                    uint32_t acc[8])                                                                \
     {                                                                                                              \
         uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6],        \
                  b3 = acc[7];                                                                                      \
-        const int32_t KW = g->kw, xrow = g->xrow, xcol = g->xcol, C = g->c;                                        \
-        for (int32_t ky = 0; ky < g->kh; ky++, xa += xrow, xb += xrow) {                                           \
-            const int8_t *pa = xa, *pb = xb;                                                                       \
-            for (int32_t kx = 0; kx < KW; kx++, pa += xcol, pb += xcol, wt += C) {                                 \
-                const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];                                      \
-                MAC1(a0, pa[0], u0);                                                                               \
-                MAC1(a1, pa[X1], u1);                                                                              \
-                MAC1(a2, pa[X2], u2);                                                                              \
-                MAC1(a3, pa[X3], u3);                                                                              \
-                MAC1(b0, pb[0], u0);                                                                               \
-                MAC1(b1, pb[X1], u1);                                                                              \
-                MAC1(b2, pb[X2], u2);                                                                              \
-                MAC1(b3, pb[X3], u3);                                                                              \
-            }                                                                                                      \
+        const int32_t C = g->c;                                                                                    \
+        for (const int32_t *t = g->toff, *te = g->toff + g->kh * g->kw; t != te; t++, wt += C) {                   \
+            const int8_t *pa = xa + *t, *pb = xb + *t;                                                             \
+            const int32_t u0 = wt[0], u1 = wt[1], u2 = wt[2], u3 = wt[3];                                          \
+            MAC1(a0, pa[0], u0);                                                                                   \
+            MAC1(a1, pa[X1], u1);                                                                                  \
+            MAC1(a2, pa[X2], u2);                                                                                  \
+            MAC1(a3, pa[X3], u3);                                                                                  \
+            MAC1(b0, pb[0], u0);                                                                                   \
+            MAC1(b1, pb[X1], u1);                                                                                  \
+            MAC1(b2, pb[X2], u2);                                                                                  \
+            MAC1(b3, pb[X3], u3);                                                                                  \
         }                                                                                                          \
         acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;    \
     }
@@ -409,7 +413,10 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
 {
     const int32_t IH = p->ih, IW = p->iw, IC = p->ic, C = p->oc, OH = p->oh, OW = p->ow, KH = p->kh, KW = p->kw;
     const int32_t M = C / IC, xpix = p->sw * IC;
-    const dw_geo g = {KH, KW, p->dh * IW * IC, p->dw * IC, C, p->in_off};
+    dw_geo g = {KH, KW, p->dh * IW * IC, p->dw * IC, C, p->in_off, {0}};
+    for (int32_t ky = 0; ky < KH; ky++)
+        for (int32_t kx = 0; kx < KW; kx++)
+            g.toff[ky * KW + kx] = ky * g.xrow + kx * g.xcol;
     void (*const taps)(const dw_geo *, const int8_t *, const int8_t *, const int8_t *, uint32_t *) =
         M == 1 ? dw_taps_m1 : dw_taps_m4;
     void (*const border)(const dw_geo *, const int8_t *, const int8_t *, int32_t, int32_t, uint32_t *) =
@@ -490,7 +497,8 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
 
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
-    if (p->depthwise ? p->oc == p->ic || (p->ic && p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)
+    if (p->depthwise ? (p->oc == p->ic || (p->ic && p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)) &&
+                           p->kh * p->kw <= DW_MAX_TAPS
                      : p->fic == p->ic) {
         if (p->depthwise)
             dw_s8(p, x, w, bias, y);
