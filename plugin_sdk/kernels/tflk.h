@@ -66,10 +66,13 @@ static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v 
  * which equals SaturatingRoundingDoublingHighMul's (a*m + nudge) / 2^31
  * truncated toward zero (for a*m < 0: trunc((a*m + 1 - 2^30) / 2^31) =
  * ceil(...) = floor((a*m + 2^30) / 2^31)), without its sign test and
- * 64-bit division; only a = m = INT32_MIN saturates. */
+ * 64-bit division; only a = m = INT32_MIN saturates, so a multiplier
+ * INT32_MIN (QuantizeMultiplier never gives one) takes tflk_rescale. */
 typedef struct tflk_rq {
-    int32_t mult, shift, left, right, single;
+    int32_t mult, shift, left, right;
     int32_t mask, half; /* RoundingDivideByPOT's 2^right - 1 and its half (0, 0 for right = 0) */
+    int32_t single;
+    int32_t slow; /* the single-rounding form, or a multiplier INT32_MIN (saturation possible): tflk_rescale */
 } tflk_rq;
 static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
 {
@@ -80,16 +83,15 @@ static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_
     r->mask = (int32_t)((UINT32_C(1) << r->right) - 1u);
     r->half = r->mask >> 1;
     r->single = single;
+    r->slow = single || mult == INT32_MIN;
 }
-/* sy_fx_rdivpot with the mask precomputed; right = 0 (mask 0) gives h */
+/* sy_fx_mul_by_qm with the mask precomputed (right = 0, mask 0, gives h) */
 static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
 {
-    if (r->single)
-        return sy_fx_mul_by_qm_single(acc, r->mult, r->shift);
+    if (r->slow)
+        return tflk_rescale(r->single, acc, r->mult, r->shift);
     const int32_t a = (int32_t)((uint32_t)acc << r->left);
-    const int32_t h = a == INT32_MIN && r->mult == INT32_MIN
-                          ? INT32_MAX
-                          : (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
+    const int32_t h = (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
     const int32_t threshold = r->half + (h < 0);
     return (h >> r->right) + ((h & r->mask) > threshold);
 }

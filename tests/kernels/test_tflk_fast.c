@@ -37,7 +37,8 @@ static int32_t ref_rescale(int single, int32_t x, int32_t mult, int32_t shift)
     int64_t a = (int64_t)(int32_t)((uint32_t)x << left);
     int64_t ab = a * mult;
     int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    int32_t h = (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    /* the one product that does not fit: (-1) x (-1) in Q0.31 saturates */
+    int32_t h = a == INT32_MIN && mult == INT32_MIN ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
     if (right == 0)
         return h;
     /* round half away from zero of h / 2^right */
@@ -219,9 +220,38 @@ static void fc_case(int32_t it)
     free(x), free(w), free(y), free(r), free(bias), free(mult), free(shift);
 }
 
+/* tflk_rq_apply against the definition over the edges: the saturating
+ * INT32_MIN x INT32_MIN, shifts past 31 either way, both forms */
+static void rq_cases(void)
+{
+    const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -65536, -3, -1, 0, 1, 2, 3, 1 << 30, INT32_MAX - 1, INT32_MAX};
+    const int32_t mults[] = {INT32_MIN, 0, 1, 1 << 30, (1 << 30) + 12345, INT32_MAX};
+    for (int single = 0; single < 2; single++)
+        for (int32_t shift = -40; shift <= 31; shift++)
+            for (size_t m = 0; m < sizeof mults / sizeof *mults; m++) {
+                if (single && (mults[m] < 0 || shift < -31 || shift > 30))
+                    continue; /* QuantizeMultiplier's range; tflk_rescale clamps the rest its own way */
+                tflk_rq r;
+                tflk_rq_init(&r, single, mults[m], shift);
+                for (int32_t k = 0; k < 64; k++) {
+                    int32_t acc = k < 12 ? accs[k] : (int32_t)(next() * 2654435761u);
+                    int32_t got = tflk_rq_apply(&r, acc), want = ref_rescale(single, acc, mults[m], shift);
+                    if (!single && shift < -31) /* RoundingDivideByPOT's exponent saturates at 31 */
+                        want = ref_rescale(0, acc, mults[m], -31);
+                    if (got != want) {
+                        fprintf(stderr, "FAIL requant single %d acc %d mult %d shift %d: %d, the definition %d\n", single,
+                                acc, mults[m], shift, got, want);
+                        failures++;
+                        return;
+                    }
+                }
+            }
+}
+
 int main(void)
 {
     int32_t n = 0;
+    rq_cases();
     for (int kind = 0; kind < 6; kind++)
         for (int32_t it = 0; it < 600; it++, n++)
             conv_case(kind, it);
