@@ -350,8 +350,9 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
  * interior pixels per tap; border pixels take the taps inside the input
  * with (x + off) w, 4 channels at once. */
 /* the filters this fast path takes have at most DW_MAX_TAPS taps (the
- * offset table lives on the stack); larger ones take the reference loop */
-#define DW_MAX_TAPS 64
+ * offset table, 512 bytes, lives on the stack; micro_speech's 10 x 8 filter
+ * is 80); larger ones take the reference loop */
+#define DW_MAX_TAPS 128
 typedef struct dw_geo {
     int32_t kh, kw, xrow, xcol, c, off;
     int32_t toff[DW_MAX_TAPS]; /* tap ky * KW + kx: ky * xrow + kx * xcol */

@@ -119,6 +119,12 @@ static void conv_case(int kind, int32_t it)
     p.sw = rnd(1, 2);
     p.dh = it % 5 == 1 ? 2 : 1;
     p.dw = it % 7 == 2 ? 2 : 1;
+    if ((kind == 1 || kind >= 4) && it % 13 == 0) { /* up to 144 taps: past the fast path's 128-entry table too */
+        p.kh = rnd(6, 12);
+        p.kw = rnd(6, 12);
+        p.ih = rnd(p.kh, p.kh + 4);
+        p.iw = rnd(p.kw, p.kw + 4);
+    }
     int same = (int)(next() & 1);
     p.oh = out_size(p.ih, p.kh, p.sh, p.dh, same, &p.pt);
     p.ow = out_size(p.iw, p.kw, p.sw, p.dw, same, &p.pl);
