@@ -498,9 +498,9 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
 
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
-    if (p->depthwise ? (p->oc == p->ic || (p->ic && p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)) &&
-                           p->kh * p->kw <= DW_MAX_TAPS
-                     : p->fic == p->ic) {
+    if (p->ic > 0 && (p->depthwise ? (p->oc == p->ic || (p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)) &&
+                                         p->kh * p->kw <= DW_MAX_TAPS
+                                   : p->fic == p->ic)) {
         if (p->depthwise)
             dw_s8(p, x, w, bias, y);
         else
