@@ -56,6 +56,48 @@ TFLK_NOINLINE static void fc_dot4(const int8_t *xp, const int8_t *w0, int32_t K,
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
+/* fc_dot4 with a common depth KC as a constant: the 4 rows are w0 + j * KC
+ * with immediate load offsets (3 * 640 + 3 < 2048), 2 pointers instead of
+ * 5, so unrolling by 4 fits the registers */
+typedef void (*fc_dot4_fn)(const int8_t *xp, const int8_t *w0, int32_t off, uint32_t acc[4]);
+#define FC_DOT4_K(KC)                                                                                              \
+    TFLK_NOINLINE static void fc_dot4_k##KC(const int8_t *xp, const int8_t *w0, int32_t off, uint32_t acc[4])      \
+    {                                                                                                              \
+        uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                                   \
+        for (const int8_t *xe = xp + (KC); xp != xe; xp += 4, w0 += 4) {                                           \
+            FC_STEPK(KC, 0);                                                                                       \
+            FC_STEPK(KC, 1);                                                                                       \
+            FC_STEPK(KC, 2);                                                                                       \
+            FC_STEPK(KC, 3);                                                                                       \
+        }                                                                                                          \
+        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;                                                        \
+    }
+#define FC_STEPK(KC, o)                                                                                            \
+    do {                                                                                                           \
+        const int32_t xv = (int32_t)xp[o] + off;                                                                   \
+        FC_MAC(a0, xv, w0[o]);                                                                                     \
+        FC_MAC(a1, xv, w0[(KC) + (o)]);                                                                            \
+        FC_MAC(a2, xv, w0[2 * (KC) + (o)]);                                                                        \
+        FC_MAC(a3, xv, w0[3 * (KC) + (o)]);                                                                        \
+    } while (0)
+FC_DOT4_K(64)
+FC_DOT4_K(128)
+FC_DOT4_K(256)
+FC_DOT4_K(640)
+#undef FC_DOT4_K
+#undef FC_STEPK
+
+static fc_dot4_fn fc_dot4_for(int32_t K)
+{
+    switch (K) {
+    case 64: return fc_dot4_k64;
+    case 128: return fc_dot4_k128;
+    case 256: return fc_dot4_k256;
+    case 640: return fc_dot4_k640;
+    default: return NULL;
+    }
+}
+
 void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
     if (p->w_off != 0) {
@@ -63,6 +105,7 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
         return;
     }
     const int32_t U = p->units, K = p->depth, off = p->in_off, zp = p->out_zp, lo = p->lo, hi = p->hi;
+    const fc_dot4_fn dk = fc_dot4_for(K);
     for (int32_t u0 = 0; u0 < U;) {
         const int32_t nb = U - u0 >= 4 ? 4 : 1;
         tflk_rq rq[4];
@@ -75,7 +118,10 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
             const int8_t *w0 = w + u0 * K;
             uint32_t acc[4];
             if (nb == 4) {
-                fc_dot4(xp, w0, K, off, acc);
+                if (dk)
+                    dk(xp, w0, off, acc);
+                else
+                    fc_dot4(xp, w0, K, off, acc);
             } else {
                 uint32_t a = 0;
                 for (int32_t k = 0; k < K; k++)

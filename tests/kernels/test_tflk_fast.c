@@ -105,7 +105,7 @@ static int32_t out_size(int32_t in, int32_t k, int32_t s, int32_t d, int same, i
 static void conv_case(int kind, int32_t it)
 {
     /* kind 0 dense, 1 depthwise multiplier 1, 2 depthwise multiplier 2, 3 grouped, 4 and 5 depthwise
-     * multiplier 4 and 8 */
+     * multiplier 4 and 8, 6 dense 1x1 with 8, 16, ... 256 input channels */
     tflk_conv p;
     memset(&p, 0, sizeof p);
     p.n = rnd(1, 2);
@@ -113,7 +113,7 @@ static void conv_case(int kind, int32_t it)
     p.iw = rnd(1, 11);
     p.kh = rnd(1, 3);
     p.kw = rnd(1, 3);
-    if (it % 4 == 0)
+    if (it % 4 == 0 || kind == 6)
         p.kh = p.kw = 1;
     p.sh = rnd(1, 2);
     p.sw = rnd(1, 2);
@@ -131,8 +131,9 @@ static void conv_case(int kind, int32_t it)
     if (p.oh < 1 || p.ow < 1)
         return;
     int32_t groups = 1;
-    if (kind == 0) {
-        p.ic = rnd(1, 13);
+    if (kind == 0 || kind == 6) {
+        static const int32_t common[] = {8, 16, 32, 64, 128, 256}; /* the constant-count 1x1 kernels */
+        p.ic = kind == 6 ? common[it % 6] : rnd(1, 13);
         p.oc = rnd(1, 11);
         p.fic = p.ic;
     } else if (kind == 3) {
@@ -186,7 +187,8 @@ static void fc_case(int32_t it)
     memset(&p, 0, sizeof p);
     p.batches = rnd(1, 3);
     p.units = rnd(1, 13);
-    p.depth = rnd(1, 70);
+    static const int32_t common[] = {64, 128, 256, 640}; /* the constant-depth FC kernels */
+    p.depth = it % 3 == 2 ? common[(it / 3) % 4] : rnd(1, 70);
     p.in_off = rnd(-127, 128);
     p.w_off = it % 5 == 4 ? rnd(-10, 10) : 0;
     p.out_zp = rnd(-20, 20);
@@ -258,7 +260,7 @@ int main(void)
 {
     int32_t n = 0;
     rq_cases();
-    for (int kind = 0; kind < 6; kind++)
+    for (int kind = 0; kind < 7; kind++)
         for (int32_t it = 0; it < 600; it++, n++)
             conv_case(kind, it);
     for (int32_t it = 0; it < 600; it++, n++)
