@@ -25,7 +25,8 @@ static sy_status_code h_status_code(const sy_status *st) { return sy_status_code
 static const char *h_status_message(const sy_status *st) { return sy_status_msg(st); }
 
 /* Plugins log before any env is known to them; route to the env doing the
- * current registration or, at run time, to stderr through the default sink. */
+ * current registration, or to the env of the session whose session_begin
+ * runs on this thread, or else to stderr through the default sink. */
 static sy_env *log_env;
 
 static void h_log(sy_log_level level, const char *plugin, const char *fmt, ...)
@@ -35,8 +36,10 @@ static void h_log(sy_log_level level, const char *plugin, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (log_env)
-        sy_env_log(log_env, level, plugin ? plugin : "plugin", "%s", msg);
+    const struct sy_session *beginning = sy_provider_session_beginning();
+    sy_env *env = beginning ? beginning->env : log_env;
+    if (env)
+        sy_env_log(env, level, plugin ? plugin : "plugin", "%s", msg);
     else if (level <= SY_LOG_WARN)
         fprintf(stderr, "switchyard: %s: %s\n", plugin ? plugin : "plugin", msg);
 }
@@ -134,6 +137,13 @@ static void *h_node_provider_session(const sy_node *n)
     if (!pr && n->index < n->s->n_nodes && &n->s->nodes[n->index].view == n)
         pr = n->s->nodes[n->index].provider;
     return sy_provider_session_of(n->s, pr);
+}
+
+/* ABI 1.5: the threads of the session being begun on this thread */
+static uint32_t h_session_threads(void)
+{
+    const struct sy_session *s = sy_provider_session_beginning();
+    return s ? (uint32_t)(s->threads > 0 ? s->threads : 1) : 0;
 }
 
 static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
@@ -333,6 +343,7 @@ const sy_host_api sy_host_api_table = {
     .node_subgraph = sy_host_node_subgraph,
     .subgraph_run = sy_host_subgraph_run,
     .attr_graph = sy_host_attr_graph,
+    .session_threads = h_session_threads,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

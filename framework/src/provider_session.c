@@ -9,6 +9,15 @@
 
 #include <stdlib.h>
 
+/* The session whose session_begin callbacks run on this thread (ABI 1.5
+ * host->session_threads, and host->log reaching its environment's logger).
+ * Thread-local because sessions of one environment, or of several, may be
+ * created from several threads at once; a subgraph's session is begun while
+ * no parent's session_begin runs, so one level is enough. */
+static _Thread_local const struct sy_session *beginning;
+
+const struct sy_session *sy_provider_session_beginning(void) { return beginning; }
+
 sy_status *sy_provider_sessions_begin(struct sy_session *s)
 {
     sy_env *env = s->env;
@@ -17,16 +26,20 @@ sy_status *sy_provider_sessions_begin(struct sy_session *s)
     s->prov = calloc(env->n_providers, sizeof *s->prov);
     if (!s->prov)
         return sy_error_oom();
-    for (uint32_t i = 0; i < env->n_providers; i++) {
+    sy_status *st = NULL;
+    beginning = s;
+    for (uint32_t i = 0; i < env->n_providers && !st; i++) {
         sy_provider_rec *r = env->providers[i];
         if (!r->created || !r->def.session_begin)
             continue;
-        sy_status *st = r->def.session_begin(r->state, &s->prov[i].state);
+        st = r->def.session_begin(r->state, &s->prov[i].state);
         if (st)
-            return sy_error_wrap(st, "provider '%s': session_begin", r->def.name);
-        s->prov[i].begun = true;
+            st = sy_error_wrap(st, "provider '%s': session_begin", r->def.name);
+        else
+            s->prov[i].begun = true;
     }
-    return NULL;
+    beginning = NULL;
+    return st;
 }
 
 void sy_provider_sessions_end(struct sy_session *s)

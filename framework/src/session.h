@@ -263,6 +263,8 @@ typedef struct sy_provider_session {
     bool begun;
 } sy_provider_session;
 sy_status *sy_provider_sessions_begin(struct sy_session *s);
+/* the session whose providers' session_begin runs on this thread, else NULL */
+const struct sy_session *sy_provider_session_beginning(void);
 void sy_provider_sessions_end(struct sy_session *s);
 void *sy_provider_session_of(const struct sy_session *s, const sy_provider_rec *pr);
 

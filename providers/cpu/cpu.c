@@ -3,12 +3,15 @@
  * the default priority (every non-emulator provider, the fallback last) and
  * takes the nodes its kernels accept; cpu_ref runs the rest. Options live in
  * the provider instance (one per environment), never in process globals:
- *   [provider.cpu] threads = N   intra-op workers, 1 to 256 (default 1)
+ *   [provider.cpu] threads = N   intra-op workers, 1 to 256; absent: each
+ *   session's own thread count (sy_session_options.threads / --threads /
+ *   [switchyard] threads), a pool per session made at session_begin
  *   isa = auto | avx2 | portable   the path of the hand-written code
  *   (layout changes, fp16 conversion); auto picks from the CPU at run time
  *   fuse_bn, fuse_activation, nhwc_chains = true/false   the graph
  *   optimizations of cpu_chain.c, each switchable off for comparison
- * The pool is made at create, so no thread is started on the run path.
+ * The pools are made at create or session_begin, so no thread is started
+ * on the run path.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE (before any system header) */
@@ -54,6 +57,22 @@ static sy_status *bool_option(const sy_options *opts, const char *key, bool *out
     return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] %s = %s: expected true or false", key, v);
 }
 
+/* our pool when XNNPACK's calls reach it (cpu_pool.c), else libpthreadpool's */
+static bool pool_start(uint32_t threads, pthreadpool_t *pool, bool *own)
+{
+    *own = cpu_pool_probe();
+    *pool = *own ? (pthreadpool_t)(void *)cpu_pool_create(threads) : pthreadpool_create((size_t)threads);
+    return *pool != NULL;
+}
+
+static void pool_stop(pthreadpool_t pool, bool own)
+{
+    if (pool && own)
+        cpu_pool_destroy((cpu_pool *)(void *)pool);
+    else if (pool)
+        pthreadpool_destroy(pool);
+}
+
 static sy_status *cpu_create(const sy_options *opts, void **state)
 {
     const char *t = cpu_host->option_get(opts, "threads");
@@ -79,6 +98,7 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
         return st;
     }
     p->threads = (uint32_t)threads;
+    p->threads_set = t != NULL;
     /* isa: the path of the hand-written code; auto = the best this CPU runs */
     cpu_isa best = cpu_isa_detect();
     const char *isa = cpu_host->option_get(opts, "isa");
@@ -96,15 +116,9 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
         return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] isa = %s: expected auto, avx2 or portable",
                                     isa);
     }
-    if (threads > 1) {
-        /* our pool when XNNPACK's calls reach it (cpu_pool.c), else libpthreadpool's */
-        p->own_pool = cpu_pool_probe();
-        p->pool = p->own_pool ? (pthreadpool_t)(void *)cpu_pool_create((uint32_t)threads)
-                              : pthreadpool_create((size_t)threads);
-        if (!p->pool) {
-            free(p);
-            return cpu_host->status_new(SY_ERR_RUNTIME, "[provider.cpu] could not start %ld threads", threads);
-        }
+    if (threads > 1 && !pool_start((uint32_t)threads, &p->pool, &p->own_pool)) {
+        free(p);
+        return cpu_host->status_new(SY_ERR_RUNTIME, "[provider.cpu] could not start %ld threads", threads);
     }
     *state = p;
     return NULL;
@@ -115,11 +129,59 @@ static void cpu_destroy(void *state)
     cpu_provider *p = state;
     if (!p)
         return;
-    if (p->pool && p->own_pool)
-        cpu_pool_destroy((cpu_pool *)(void *)p->pool);
-    else if (p->pool)
-        pthreadpool_destroy(p->pool);
+    pool_stop(p->pool, p->own_pool);
     free(p);
+}
+
+/* Without [provider.cpu] threads the provider follows the session: a pool of
+ * the session's threads for that session alone, so concurrent sessions with
+ * different counts never share one (a cpu_pool runs one region at a time;
+ * a second caller would run serially). A host older than ABI 1.5 cannot say
+ * the session's count: one thread, as before. */
+static sy_status *cpu_session_begin(void *state, void **session_state)
+{
+    const cpu_provider *p = state;
+    *session_state = NULL;
+    if (p->threads_set) { /* the environment's pool serves every session */
+        cpu_host->log(SY_LOG_INFO, "cpu", "%u intra-op thread%s ([provider.cpu] threads)", p->threads,
+                      p->threads > 1 ? "s" : "");
+        return NULL;
+    }
+    uint32_t threads = sy_host_has_session_threads(cpu_host) ? cpu_host->session_threads() : 1;
+    if (threads < 1)
+        threads = 1;
+    if (threads > 256)
+        threads = 256; /* the bound of [provider.cpu] threads */
+    cpu_session *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return cpu_host->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    cs->threads = threads;
+    if (threads > 1 && !pool_start(threads, &cs->pool, &cs->own_pool)) {
+        free(cs);
+        return cpu_host->status_new(SY_ERR_RUNTIME, "cpu: could not start the session's %u intra-op threads", threads);
+    }
+    cpu_host->log(SY_LOG_INFO, "cpu", "%u intra-op thread%s (from the session)", threads, threads > 1 ? "s" : "");
+    *session_state = cs;
+    return NULL;
+}
+
+static void cpu_session_end(void *state, void *session_state)
+{
+    (void)state;
+    cpu_session *cs = session_state;
+    if (!cs)
+        return;
+    pool_stop(cs->pool, cs->own_pool);
+    free(cs);
+}
+
+pthreadpool_t cpu_node_pool(const sy_node *n)
+{
+    const cpu_session *cs = cpu_host->node_provider_session(n);
+    if (cs)
+        return cs->pool;
+    const cpu_provider *p = cpu_host->node_provider_state(n);
+    return p ? p->pool : NULL;
 }
 
 static const sy_provider_def cpu_provider_def = {
@@ -135,6 +197,8 @@ static const sy_provider_def cpu_provider_def = {
     .compile = cpu_chain_compile,
     .run_compiled = cpu_chain_run,
     .release_compiled = cpu_chain_release,
+    .session_begin = cpu_session_begin,
+    .session_end = cpu_session_end,
 };
 
 /* XNNPACK's state (and cpuinfo's tables under it) is process-wide and made

@@ -17,6 +17,7 @@
 /* One per provider instance (per environment): its options and its pool. */
 typedef struct cpu_provider {
     uint32_t threads;     /* intra-op workers ([provider.cpu] threads) */
+    bool threads_set;     /* [provider.cpu] threads was given: it wins over the session's */
     int isa;              /* cpu_isa of the hand-written parts ([provider.cpu] isa) */
     pthreadpool_t pool;   /* NULL when threads == 1: work runs on the caller */
     bool own_pool;        /* pool is a cpu_pool (cpu_pool.c), not libpthreadpool's */
@@ -25,7 +26,21 @@ typedef struct cpu_provider {
     bool nhwc_chains;     /* consecutive Convs stay in NHWC between them */
 } cpu_provider;
 
+/* One per session when [provider.cpu] threads is not set: a pool of the
+ * session's threads (ABI 1.5 session_threads), made at session_begin and
+ * used by that session's kernels alone. */
+typedef struct cpu_session {
+    uint32_t threads;   /* the session's thread count (1: no pool) */
+    pthreadpool_t pool; /* NULL when threads == 1 */
+    bool own_pool;
+} cpu_session;
+
 extern const sy_host_api *cpu_host;
+
+/* The pool the node's kernels split over: its session's when the provider
+ * follows the session, else the environment's ([provider.cpu] threads).
+ * In prepare and compile (the node is placed on this provider). */
+pthreadpool_t cpu_node_pool(const sy_node *n);
 
 /* The pool for a piece of work, or NULL to run it on the caller. Handing
  * work to the pool means waiting for every worker to check in, which on a

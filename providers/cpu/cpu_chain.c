@@ -701,7 +701,7 @@ sy_status *cpu_chain_compile(void *state, const sy_partition *p, void **compiled
     chain *c = calloc(1, sizeof *c);
     if (!c || !x || x->rank != 4)
         return free(c), ERR(c ? SY_ERR_INTERNAL : SY_ERR_OUT_OF_MEMORY, "cpu region: no 4-D input");
-    c->pool = prov->pool;
+    c->pool = cpu_node_pool(p->nodes[0]);
     c->isa = (cpu_isa)prov->isa;
     c->f16 = x->dtype == SY_DT_FLOAT16;
     c->n = x->dims[0];

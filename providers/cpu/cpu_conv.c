@@ -199,7 +199,7 @@ static sy_status *conv_prepare(sy_node *n, void **state)
     }
     const conv_geom *g = &s->g;
     s->dt = x->dtype;
-    s->pool = cpu_pool_for(prov ? prov->pool : NULL,
+    s->pool = cpu_pool_for(cpu_node_pool(n),
                            (double)(g->n * g->m * g->oh * g->ow) * (double)(g->c / g->group * g->kh * g->kw));
     s->isa = prov ? (cpu_isa)prov->isa : CPU_ISA_PORTABLE;
     float *wx = NULL, *bx = NULL;

@@ -150,7 +150,7 @@ static sy_status *lstm_prepare(sy_node *n, void **state)
      * a scheduler slice on a busy host (bidi_lstm_nnsplit at 2 threads: 3.8 ms
      * against 1.1 ms at 1). Only projections 16 times the usual minimum go to
      * the pool. */
-    s->pool = cpu_pool_for(prov ? prov->pool : NULL,
+    s->pool = cpu_pool_for(cpu_node_pool(n),
                            (double)(s->seq * s->batch) * (double)(gh * s->input) / 16.0);
     float *bias = malloc((size_t)gh * sizeof(float));
     if (!bias) {

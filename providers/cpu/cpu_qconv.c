@@ -143,7 +143,7 @@ static sy_status *qconv_prepare(sy_node *n, void **state)
     }
     const cpu_conv_geom *g = &s->g;
     s->kind = kind;
-    s->pool = cpu_pool_for(prov ? prov->pool : NULL,
+    s->pool = cpu_pool_for(cpu_node_pool(n),
                            (double)(g->n * g->m * g->oh * g->ow) * (double)(g->c / g->group * g->kh * g->kw));
     s->isa = prov ? (cpu_isa)prov->isa : CPU_ISA_PORTABLE;
     int64_t gic = g->c / g->group, goc = g->m / g->group, ksz = g->kh * g->kw;

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 4
+#define SY_ABI_MINOR 5
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -440,6 +440,17 @@ typedef struct sy_host_api {
      * node has no such attribute or it is not a graph. Lets a kernel pick
      * among the signatures an op allows before it asks node_subgraph. */
     bool (*attr_graph)(const sy_node *n, const char *name, uint32_t *n_inputs, uint32_t *n_outputs);
+
+    /* ---- ABI 1.5: the session's thread count ---- */
+    /* In session_begin, on the thread the core calls it from: the worker
+     * threads the session being created asked for (sy_session_options.threads,
+     * else [switchyard] threads; 1 for the session of a subgraph body), at
+     * least 1. 0 anywhere else. A provider with its own pool sizes it from
+     * this when its own options do not, and keeps what it made in the
+     * session state (check_node and prepare reach it with
+     * node_provider_session). Check sy_host_has_session_threads first: a 1.4
+     * host has no such field. */
+    uint32_t (*session_threads)(void);
 } sy_host_api;
 
 /* Does this host table have run_alloc (ABI >= 1.3)? */
@@ -450,6 +461,10 @@ typedef struct sy_host_api {
 #define sy_host_has_subgraphs(h)                                                                                  \
     ((h)->struct_size >= offsetof(sy_host_api, attr_graph) + sizeof(void *) && (h)->node_subgraph != NULL &&     \
      (h)->subgraph_run != NULL && (h)->attr_graph != NULL)
+
+/* Does this host table have session_threads (ABI >= 1.5)? */
+#define sy_host_has_session_threads(h)                                                                            \
+    ((h)->struct_size >= offsetof(sy_host_api, session_threads) + sizeof(void *) && (h)->session_threads != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
@@ -523,6 +538,8 @@ SY_ABI_PIN(sy_host_api, attr_graph, 360);
 SY_ABI_PIN(sy_subgraph_sig, flags, 12);
 SY_ABI_PIN(sy_subgraph_sig, input_dtypes, 16);
 SY_ABI_PIN(sy_subgraph_sig, output_dtypes, 24);
+/* ABI 1.5 addition */
+SY_ABI_PIN(sy_host_api, session_threads, 368);
 #undef SY_ABI_PIN
 #endif
 
