@@ -5,7 +5,10 @@
  * depthwise and pointwise cases, in fp32 and fp16 storage; the node must be
  * placed on `cpu`. Then: the same model gives bit-identical outputs with
  * [provider.cpu] threads = 1, 2, 3 and 8, also from three sessions running at
- * once on one environment (its pool shared); a non-constant weight falls back to
+ * once on one environment (its pool shared); without [provider.cpu] threads the
+ * provider follows the session's threads (1, 2, 3, 8: the same bits, its own
+ * pool per session, also for sessions of different counts at once), and an
+ * explicit [provider.cpu] threads = 1 wins over a session of 2; a non-constant weight falls back to
  * cpu_ref with the reason; a bad threads value is refused by name. Every
  * case also runs with [provider.cpu] isa = portable (the plain C layout
  * changes and fp16 conversions) and must give the same bits as the default
@@ -200,14 +203,14 @@ static sy_env *cpu_env(const char *extra)
 
 /* Runs the model once; copies output 0 into out (its byte size); returns
  * the provider node 0 was placed on (static storage) or NULL on failure. */
-static const char *run_once(sy_env *env, const conv_case *cc, const built *o, void *out, size_t out_bytes,
-                            char *reason, size_t reason_len)
+static const char *run_threads(sy_env *env, int threads, const conv_case *cc, const built *o, void *out,
+                               size_t out_bytes, char *reason, size_t reason_len)
 {
     static char prov[32];
     sy_model *model = pt_load(env, o->model);
     if (!model)
         return NULL;
-    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
+    sy_session_options so = {.struct_size = sizeof so, .threads = threads, .strict = -1};
     sy_session *s = NULL;
     sy_status *st = sy_session_create(env, model, &so, &s);
     const char *res = NULL;
@@ -243,6 +246,12 @@ static const char *run_once(sy_env *env, const conv_case *cc, const built *o, vo
     }
     sy_model_release(model);
     return res;
+}
+
+static const char *run_once(sy_env *env, const conv_case *cc, const built *o, void *out, size_t out_bytes,
+                            char *reason, size_t reason_len)
+{
+    return run_threads(env, 1, cc, o, out, out_bytes, reason, reason_len);
 }
 
 static void test_cases(void)
@@ -325,6 +334,7 @@ typedef struct conc_job {
     const conv_case *cc;
     const built *o;
     float *y;
+    int threads; /* the session's sy_session_options.threads */
     bool ok;
 } conc_job;
 
@@ -333,7 +343,7 @@ static void *conc_main(void *arg)
 {
     conc_job *j = arg;
     sy_session *s = NULL;
-    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
+    sy_session_options so = {.struct_size = sizeof so, .threads = j->threads, .strict = -1};
     sy_status *st = sy_session_create(j->env, j->model, &so, &s);
     sy_tensor x = pt_tensor_f32(j->o->x, j->cc->rank, j->o->xdims);
     for (int r = 0; r < 4 && !st; r++) {
@@ -367,7 +377,7 @@ static void test_concurrent_sessions(void)
         conc_job jobs[NT];
         pthread_t th[NT];
         for (int i = 0; i < NT; i++) {
-            jobs[i] = (conc_job){env, model, cc, &o, calloc(4 * o.yn, sizeof(float)), false};
+            jobs[i] = (conc_job){env, model, cc, &o, calloc(4 * o.yn, sizeof(float)), 1, false};
             CHECK(!pthread_create(&th[i], NULL, conc_main, &jobs[i]), "pthread_create");
         }
         for (int i = 0; i < NT; i++) {
@@ -381,6 +391,147 @@ static void test_concurrent_sessions(void)
     }
     sy_model_release(model);
     sy_env_release(one);
+    sy_env_release(env);
+    free(ref);
+    unbuild(&o);
+}
+
+/* ---- the session's thread count reaching the provider (ABI 1.5) ---- */
+
+/* what the cpu provider logged (origin "cpu"), for the checks below */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char cpu_log[1024];
+
+static void capture(void *user, sy_log_level level, const char *origin, const char *message)
+{
+    (void)user;
+    (void)level;
+    pthread_mutex_lock(&log_mu);
+    if (!strcmp(origin, "cpu")) {
+        size_t at = strlen(cpu_log);
+        snprintf(cpu_log + at, sizeof cpu_log - at, "%s\n", message);
+    }
+    pthread_mutex_unlock(&log_mu);
+}
+
+/* threads of this process now (Linux): the workers a session's pool started */
+static int task_count(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    int n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Threads:", 8))
+            n = atoi(line + 8);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* the threads a session of `threads` adds while it lives (the core's branch
+ * pool and the cpu provider's session pool), 0 threads after its release */
+static int session_extra_threads(sy_env *env, const built *o, int threads)
+{
+    sy_model *model = pt_load(env, o->model);
+    sy_session_options so = {.struct_size = sizeof so, .threads = threads, .strict = -1};
+    sy_session *s = NULL;
+    int before = task_count();
+    sy_status *st = model ? sy_session_create(env, model, &so, &s) : NULL;
+    CHECK(!st && s, "session of %d threads: %s", threads, pt_msg(st));
+    int during = task_count();
+    sy_session_release(s);
+    sy_model_release(model);
+    CHECK(task_count() == before, "threads left after the session's release: %d, before %d", task_count(), before);
+    return during - before;
+}
+
+/* No [provider.cpu] threads: a session of 2 threads makes the provider split
+ * over 2 workers, says so, and gives the bits of 1 thread; so do 3 and 8.
+ * One more thread lives with it than with [provider.cpu] threads = 1 (the
+ * core's branch pool is the same in both: only the provider's pool differs). */
+static void test_session_threads(void)
+{
+    const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
+    built o;
+    build(cc, false, &o);
+    sy_env *env = cpu_env("log_level = info\n");
+    sy_env *fixed = cpu_env("log_level = info\n[provider.cpu]\nthreads = 1\n");
+    if (!env || !fixed) {
+        sy_env_release(env);
+        sy_env_release(fixed);
+        unbuild(&o);
+        return;
+    }
+    sy_env_set_logger(env, capture, NULL);
+    sy_env_set_logger(fixed, capture, NULL);
+    static const int counts[4] = {1, 2, 3, 8};
+    float *y[4];
+    for (int t = 0; t < 4; t++) {
+        y[t] = calloc(o.yn, sizeof(float));
+        cpu_log[0] = '\0';
+        const char *prov = run_threads(env, counts[t], cc, &o, y[t], o.yn * 4, NULL, 0);
+        CHECK(prov && !strcmp(prov, "cpu"), "session threads = %d: Conv on %s", counts[t], prov ? prov : "?");
+        char want[96];
+        snprintf(want, sizeof want, "%d intra-op thread%s (from the session)\n", counts[t], counts[t] > 1 ? "s" : "");
+        CHECK(strstr(cpu_log, want) != NULL, "session threads = %d: the cpu provider said '%s', expected '%s'",
+              counts[t], cpu_log, want);
+    }
+    for (int t = 1; t < 4; t++)
+        CHECK(!memcmp(y[0], y[t], o.yn * 4), "session threads = %d differs from threads = 1", counts[t]);
+
+    /* [provider.cpu] threads = 1 wins over the session's 2 */
+    float *yf = calloc(o.yn, sizeof(float));
+    cpu_log[0] = '\0';
+    const char *prov = run_threads(fixed, 2, cc, &o, yf, o.yn * 4, NULL, 0);
+    CHECK(prov && !strcmp(prov, "cpu") && !memcmp(y[0], yf, o.yn * 4), "[provider.cpu] threads = 1, session 2: "
+                                                                         "Conv on %s, or other bits than threads = 1",
+          prov ? prov : "?");
+    CHECK(strstr(cpu_log, "1 intra-op thread ([provider.cpu] threads)\n") && !strstr(cpu_log, "from the session"),
+          "[provider.cpu] threads = 1, session 2: the cpu provider said '%s'", cpu_log);
+    int follow = session_extra_threads(env, &o, 2), pinned = session_extra_threads(fixed, &o, 2);
+    CHECK(follow == pinned + 1, "session of 2 threads: %d more threads following the session, %d with "
+                                "[provider.cpu] threads = 1 (expected one worker more)", follow, pinned);
+    CHECK(session_extra_threads(env, &o, 1) == 0, "a session of 1 thread started threads");
+    printf("  session of 2 threads adds %d threads (cpu follows the session), %d ([provider.cpu] threads = 1)\n",
+           follow, pinned);
+    free(yf);
+    for (int t = 0; t < 4; t++)
+        free(y[t]);
+    sy_env_release(env);
+    sy_env_release(fixed);
+    unbuild(&o);
+}
+
+/* Sessions of 1, 2, 3 and 8 threads of one environment without
+ * [provider.cpu] threads, created and run at once: each has its own pool,
+ * and every run gives the bits of threads = 1. */
+static void test_concurrent_session_threads(void)
+{
+    const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
+    built o;
+    build(cc, false, &o);
+    float *ref = calloc(o.yn, sizeof(float));
+    sy_env *env = cpu_env("");
+    sy_model *model = env ? pt_load(env, o.model) : NULL;
+    if (model && run_once(env, cc, &o, ref, o.yn * 4, NULL, 0)) {
+        enum { NT = 4 };
+        static const int counts[NT] = {1, 2, 3, 8};
+        conc_job jobs[NT];
+        pthread_t th[NT];
+        for (int i = 0; i < NT; i++) {
+            jobs[i] = (conc_job){env, model, cc, &o, calloc(4 * o.yn, sizeof(float)), counts[i], false};
+            CHECK(!pthread_create(&th[i], NULL, conc_main, &jobs[i]), "pthread_create");
+        }
+        for (int i = 0; i < NT; i++) {
+            pthread_join(th[i], NULL);
+            CHECK(jobs[i].ok, "session of %d threads: a run failed", counts[i]);
+            for (int r = 0; r < 4 && jobs[i].ok; r++)
+                CHECK(!memcmp(ref, jobs[i].y + (size_t)r * o.yn, o.yn * 4),
+                      "session of %d threads, run %d differs from threads = 1", counts[i], r);
+            free(jobs[i].y);
+        }
+    }
+    sy_model_release(model);
     sy_env_release(env);
     free(ref);
     unbuild(&o);
@@ -445,11 +596,20 @@ static void test_bad_threads(void)
     sy_env_release(env);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* `session_threads`: only the tests of the session's thread count (the
+     * tsan-labelled cpu.session_threads) */
+    if (argc > 1 && !strcmp(argv[1], "session_threads")) {
+        PT_RUN(test_session_threads);
+        PT_RUN(test_concurrent_session_threads);
+        return pt_result();
+    }
     PT_RUN(test_cases);
     PT_RUN(test_threads_bit_identical);
     PT_RUN(test_concurrent_sessions);
+    PT_RUN(test_session_threads);
+    PT_RUN(test_concurrent_session_threads);
     PT_RUN(test_fallback);
     PT_RUN(test_bad_threads);
     PT_RUN(test_bad_isa);
