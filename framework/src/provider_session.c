@@ -12,8 +12,8 @@
 /* The session whose session_begin callbacks run on this thread (ABI 1.5
  * host->session_threads, and host->log reaching its environment's logger).
  * Thread-local because sessions of one environment, or of several, may be
- * created from several threads at once; a subgraph's session is begun while
- * no parent's session_begin runs, so one level is enough. */
+ * created from several threads at once; saved and restored around the calls
+ * in case a provider's session_begin creates a session of its own. */
 static _Thread_local const struct sy_session *beginning;
 
 const struct sy_session *sy_provider_session_beginning(void) { return beginning; }
@@ -27,6 +27,7 @@ sy_status *sy_provider_sessions_begin(struct sy_session *s)
     if (!s->prov)
         return sy_error_oom();
     sy_status *st = NULL;
+    const struct sy_session *outer = beginning;
     beginning = s;
     for (uint32_t i = 0; i < env->n_providers && !st; i++) {
         sy_provider_rec *r = env->providers[i];
@@ -38,7 +39,7 @@ sy_status *sy_provider_sessions_begin(struct sy_session *s)
         else
             s->prov[i].begun = true;
     }
-    beginning = NULL;
+    beginning = outer;
     return st;
 }
 

@@ -5,8 +5,10 @@
 # alternating rounds; per row the median of the round medians and the ratio
 # switchyard / onnxruntime (below 1.0: switchyard is faster). fp32 is the
 # model as shipped (float: fp32, or fp16 storage); int8 the QDQ model `switchyard quantize` writes, run by
-# both. Threads: [provider.cpu] threads (intra-op; the core's branch pool
-# stays at 1, as ORT's interOpNumThreads) against ORT's intraOpNumThreads.
+# both. Threads: [provider.cpu] threads set explicitly (intra-op; it wins
+# over the session's threads, which the cpu provider follows only when the key
+# is absent; the core's branch pool stays at 1, as ORT's interOpNumThreads)
+# against ORT's intraOpNumThreads.
 # Run it under nice on a shared machine.
 #
 #   tools/bench/ort_models.sh [BUILD_DIR]

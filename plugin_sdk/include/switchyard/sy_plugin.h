@@ -392,9 +392,10 @@ typedef struct sy_host_api {
      * through create_env; extension functions that need it take a handle
      * to a table the plugin allocated in the state. */
     void *(*node_plugin_state)(const sy_node *n);
-    /* In check_node and prepare: what session_begin of the provider asking
-     * (check_node) or the node is placed on (prepare) made for the node's
-     * session; NULL when that provider has no session_begin. */
+    /* In check_node and prepare (and compile, on the partition's nodes):
+     * what session_begin of the provider asking (check_node) or the node is
+     * placed on (prepare, compile) made for the node's session; NULL when
+     * that provider has no session_begin. */
     void *(*node_provider_session)(const sy_node *n);
 
     /* ---- ABI 1.3: string tensors ---- */
