@@ -292,6 +292,62 @@ static bool te_cond(const te_model *m, int64_t node, double x)
     }
 }
 
+/* post_transform on one row of scores, in place (ONNX's NONE, SOFTMAX,
+ * LOGISTIC, SOFTMAX_ZERO, PROBIT); TreeEnsemble, LinearRegressor,
+ * LinearClassifier and the SVMs share it */
+void ml_post_transform(int post, double *v, int64_t n)
+{
+    if (post == PT_LOGISTIC) {
+        for (int64_t t = 0; t < n; t++)
+            v[t] = 1.0 / (1.0 + exp(-v[t]));
+    } else if (post == PT_SOFTMAX || post == PT_SOFTMAX_ZERO) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t t = 0; t < n; t++)
+            mx = v[t] > mx ? v[t] : mx;
+        for (int64_t t = 0; t < n; t++) {
+            v[t] = post == PT_SOFTMAX_ZERO && v[t] == 0.0 ? 0.0 : exp(v[t] - mx);
+            sum += v[t];
+        }
+        for (int64_t t = 0; t < n && sum > 0; t++)
+            v[t] /= sum;
+    } else if (post == PT_PROBIT) {
+        /* sqrt(2) erfinv(2p - 1), by Newton on erf from an initial guess */
+        for (int64_t t = 0; t < n; t++) {
+            double p = v[t];
+            if (!(p > 0.0 && p < 1.0)) {
+                v[t] = p <= 0.0 ? -INFINITY : p >= 1.0 ? INFINITY : NAN;
+                continue;
+            }
+            double z = 0.0;
+            for (int it = 0; it < 60; it++) {
+                double f = 0.5 * erfc(-z / sqrt(2.0)) - p, d = exp(-0.5 * z * z) / sqrt(2.0 * 3.141592653589793);
+                double step = f / d;
+                z -= step;
+                if (fabs(step) < 1e-15)
+                    break;
+            }
+            v[t] = z;
+        }
+    }
+}
+
+sy_status *ml_post_transform_attr(const sy_host_api *host, const sy_node *n, int *out)
+{
+    static const char *names[] = {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"};
+    const char *s;
+    size_t len;
+    *out = PT_NONE;
+    if (!host->attr_string(n, "post_transform", &s, &len))
+        return NULL;
+    for (int i = 0; i < 5; i++)
+        if (len == strlen(names[i]) && !memcmp(s, names[i], len)) {
+            *out = i;
+            return NULL;
+        }
+    return host->status_new(SY_ERR_INVALID_MODEL, "attribute post_transform = '%.*s' is not NONE, SOFTMAX, LOGISTIC, "
+                            "SOFTMAX_ZERO or PROBIT", (int)len, s);
+}
+
 static sy_status *run_tree_ensemble(void *state, const sy_kernel_io *io)
 {
     const te_model *m = state;
@@ -332,38 +388,7 @@ static sy_status *run_tree_ensemble(void *state, const sy_kernel_io *io)
         if (m->agg == AGG_AVERAGE && m->n_trees)
             for (int64_t t = 0; t < T; t++)
                 acc[t] /= (double)m->n_trees;
-        if (m->post == PT_LOGISTIC) {
-            for (int64_t t = 0; t < T; t++)
-                acc[t] = 1.0 / (1.0 + exp(-acc[t]));
-        } else if (m->post == PT_SOFTMAX || m->post == PT_SOFTMAX_ZERO) {
-            double mx = -INFINITY, sum = 0;
-            for (int64_t t = 0; t < T; t++)
-                mx = acc[t] > mx ? acc[t] : mx;
-            for (int64_t t = 0; t < T; t++) {
-                acc[t] = m->post == PT_SOFTMAX_ZERO && acc[t] == 0.0 ? 0.0 : exp(acc[t] - mx);
-                sum += acc[t];
-            }
-            for (int64_t t = 0; t < T && sum > 0; t++)
-                acc[t] /= sum;
-        } else if (m->post == PT_PROBIT) {
-            /* sqrt(2) erfinv(2p - 1), by Newton on erf from an initial guess */
-            for (int64_t t = 0; t < T; t++) {
-                double p = acc[t];
-                if (!(p > 0.0 && p < 1.0)) {
-                    acc[t] = p <= 0.0 ? -INFINITY : p >= 1.0 ? INFINITY : NAN;
-                    continue;
-                }
-                double z = 0.0;
-                for (int it = 0; it < 60; it++) {
-                    double f = 0.5 * erfc(-z / sqrt(2.0)) - p, d = exp(-0.5 * z * z) / sqrt(2.0 * 3.141592653589793);
-                    double step = f / d;
-                    z -= step;
-                    if (fabs(step) < 1e-15)
-                        break;
-                }
-                acc[t] = z;
-            }
-        }
+        ml_post_transform(m->post, acc, T);
         for (int64_t t = 0; t < T; t++)
             sy_store_f64(y->data, y->dtype, (size_t)(r * T + t), acc[t]);
     }
@@ -406,6 +431,7 @@ static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_option
     H = host;
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
     SY_TRY(ml_label_encoder_register(host, p));
+    SY_TRY(ml_feat_register(host, p));
     return ml_tfidf_register(host, p);
 }
 

@@ -1,0 +1,104 @@
+"""One-node ai.onnx.ml models (several attribute variants per operator) and
+their inputs, shared by ml_ort.py (against ONNX Runtime) and
+test_ml_hand.py (hand-worked values)."""
+import numpy as np
+from onnx import TensorProto, helper
+
+ML = "ai.onnx.ml"
+TP = {np.dtype("float32"): TensorProto.FLOAT, np.dtype("float64"): TensorProto.DOUBLE,
+      np.dtype("int64"): TensorProto.INT64, np.dtype("int32"): TensorProto.INT32}
+
+
+def elem(a):
+    return TensorProto.STRING if a.dtype.kind in "OUS" else TP[a.dtype]
+
+
+def one_node(op, inputs, outputs, domain=ML, **attrs):
+    """inputs: [(name, array)]; outputs: [(name, TensorProto type)]; a model whose
+    inputs are graph inputs (an int64 index input too: ORT and switchyard both
+    take it at run time)"""
+    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outputs], domain=domain, name=op + "_0",
+                            **attrs)
+    gi = [helper.make_tensor_value_info(n, elem(a), list(a.shape)) for n, a in inputs]
+    go = [helper.make_tensor_value_info(n, t, None) for n, t in outputs]
+    g = helper.make_graph([node], op.lower(), gi, go)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 3)],
+                          producer_name="switchyard-tests")
+    m.ir_version = 8
+    return m
+
+
+F = TensorProto.FLOAT
+rng = np.random.default_rng(7)
+
+
+def f32(*shape, lo=-2.0, hi=2.0):
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def cases():
+    """[(name, model, [(input name, array)])]"""
+    out = []
+
+    def add(name, op, inputs, outputs, **attrs):
+        out.append((name, one_node(op, inputs, outputs, **attrs), inputs))
+
+    # ArrayFeatureExtractor: float, int64, int32, string, rank 3, a 1-D X
+    add("afe_float", "ArrayFeatureExtractor", [("x", f32(3, 4)), ("y", np.array([0, 2, 3], np.int64))], [("z", F)])
+    add("afe_int64_rank3", "ArrayFeatureExtractor",
+        [("x", np.arange(24, dtype=np.int64).reshape(2, 3, 4) - 7), ("y", np.array([3, 3, 0], np.int64))],
+        [("z", TensorProto.INT64)])
+    add("afe_int32", "ArrayFeatureExtractor", [("x", np.arange(6, dtype=np.int32).reshape(2, 3)),
+                                               ("y", np.array([1], np.int64))], [("z", TensorProto.INT32)])
+    add("afe_string", "ArrayFeatureExtractor",
+        [("x", np.array([["a", "bb", ""], ["ccc", "d", "ee"]], dtype=object)), ("y", np.array([2, 0, 2], np.int64))],
+        [("z", TensorProto.STRING)])
+    add("afe_1d", "ArrayFeatureExtractor", [("x", f32(5)), ("y", np.array([4, 0], np.int64))], [("z", F)])
+
+    # Scaler: per-feature and single offset/scale; int64 and double inputs
+    add("scaler_perfeat", "Scaler", [("x", f32(4, 3))], [("y", F)], offset=[0.5, -1.0, 2.0], scale=[2.0, 0.25, -3.0])
+    add("scaler_single", "Scaler", [("x", f32(2, 5))], [("y", F)], offset=[1.5], scale=[0.5])
+    add("scaler_int64", "Scaler", [("x", np.array([[1, -2], [30, 4]], np.int64))], [("y", F)], offset=[1.0, 2.0],
+        scale=[0.5, 3.0])
+    add("scaler_double", "Scaler", [("x", f32(3, 2).astype(np.float64))], [("y", F)], offset=[0.1, 0.2],
+        scale=[10.0, -1.0])
+
+    # Normalizer: MAX, L1, L2 with negative values and an all-zero row; int32
+    xz = f32(4, 3)
+    xz[2] = 0
+    for norm in ("MAX", "L1", "L2"):
+        add("normalizer_" + norm.lower(), "Normalizer", [("x", xz)], [("y", F)], norm=norm)
+    add("normalizer_l2_int32", "Normalizer", [("x", np.array([[3, -4], [0, 0], [1, 1]], np.int32))], [("y", F)],
+        norm="L2")
+    add("normalizer_l1_1d", "Normalizer", [("x", f32(6))], [("y", F)], norm="L1")
+
+    # Imputer: NaN per feature, a single value, int64 with -1
+    xn = f32(3, 4)
+    xn[0, 1] = xn[2, 3] = xn[1, 0] = np.nan
+    add("imputer_nan", "Imputer", [("x", xn)], [("y", F)], imputed_value_floats=[1.0, 2.0, 3.0, 4.0],
+        replaced_value_float=float("nan"))
+    xq = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]], np.float32)
+    add("imputer_zero_single", "Imputer", [("x", xq)], [("y", F)], imputed_value_floats=[9.5], replaced_value_float=0.0)
+    add("imputer_int64", "Imputer", [("x", np.array([[-1, 5, -1], [7, -1, 2]], np.int64))], [("y", TensorProto.INT64)],
+        imputed_value_int64s=[10, 20, 30], replaced_value_int64=-1)
+
+    # OneHotEncoder: int64 categories with an unknown, strings, floats cast to integers
+    add("ohe_int64", "OneHotEncoder", [("x", np.array([[1, 4, 9], [4, 0, 1]], np.int64))], [("y", F)],
+        cats_int64s=[0, 1, 4, 7], zeros=1)
+    add("ohe_string", "OneHotEncoder", [("x", np.array(["cat", "dog", "eel", "cat"], dtype=object))], [("y", F)],
+        cats_strings=["dog", "cat", "bird"])
+    add("ohe_float", "OneHotEncoder", [("x", np.array([[2.0, 3.0], [5.0, 2.0]], np.float32))], [("y", F)],
+        cats_int64s=[2, 3, 5])
+
+    # LinearRegressor: 1 and 3 targets, with and without intercepts, post_transforms
+    add("linreg_1", "LinearRegressor", [("x", f32(5, 3))], [("y", F)], coefficients=[0.5, -1.25, 2.0],
+        intercepts=[0.75])
+    c3 = [float(v) for v in f32(9)]
+    add("linreg_3", "LinearRegressor", [("x", f32(4, 3))], [("y", F)], coefficients=c3, intercepts=[0.1, -0.2, 0.3],
+        targets=3)
+    add("linreg_3_nointercept", "LinearRegressor", [("x", f32(4, 3))], [("y", F)], coefficients=c3, targets=3)
+    add("linreg_softmax", "LinearRegressor", [("x", f32(4, 3))], [("y", F)], coefficients=c3,
+        intercepts=[0.1, -0.2, 0.3], targets=3, post_transform="SOFTMAX")
+    add("linreg_logistic", "LinearRegressor", [("x", f32(4, 3))], [("y", F)], coefficients=c3, targets=3,
+        post_transform="LOGISTIC")
+    return out

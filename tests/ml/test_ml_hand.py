@@ -1,0 +1,143 @@
+"""ai.onnx.ml operators on hand-worked values (no ONNX Runtime needed), and
+refusals of bad attributes naming the node and the attribute.
+
+  /usr/bin/python3 test_ml_hand.py SWITCHYARD WORK_DIR"""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+from onnx import TensorProto, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ml_cases import one_node  # noqa: E402
+from ml_ort import to_proto  # noqa: E402
+
+F, I64, S = TensorProto.FLOAT, TensorProto.INT64, TensorProto.STRING
+sy, work = sys.argv[1], sys.argv[2]
+failed = 0
+count = 0
+
+
+def run(name, op, inputs, outputs, **attrs):
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(one_node(op, inputs, outputs, **attrs).SerializeToString())
+    for i, (n, a) in enumerate(inputs):
+        with open(os.path.join(d, "input_%d.pb" % i), "wb") as f:
+            f.write(to_proto(n, a).SerializeToString())
+    r = subprocess.run([sy, "run", os.path.join(d, "model.onnx"), "--input-dir", d, "--output-dir",
+                        os.path.join(d, "out")], capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr
+    outs = []
+    for i in range(len(outputs)):
+        t = TensorProto()
+        t.ParseFromString(open(os.path.join(d, "out", "output_%d.pb" % i), "rb").read())
+        outs.append(numpy_helper.to_array(t))
+    return outs, r.stderr
+
+
+def check(name, op, inputs, outputs, want, **attrs):
+    """want: one array per output (floats within 1e-6 relative, others exact)"""
+    global failed, count
+    count += 1
+    got, err = run(name, op, inputs, outputs, **attrs)
+    if got is None:
+        print("FAIL %s: %s" % (name, err.strip()))
+        failed += 1
+        return
+    for g, w in zip(got, want):
+        w = np.asarray(w)
+        if w.dtype.kind == "f":
+            ok = g.shape == w.shape and np.allclose(g, w, rtol=1e-6, atol=1e-7, equal_nan=True)
+        elif w.dtype.kind in "OUS":
+            ok = g.shape == w.shape and [s.decode() if isinstance(s, bytes) else s for s in g.reshape(-1)] == \
+                list(w.reshape(-1))
+        else:
+            ok = g.shape == w.shape and (g == w).all()
+        if not ok:
+            print("FAIL %s: got %s %s, want %s %s" % (name, g.shape, g.tolist(), w.shape, w.tolist()))
+            failed += 1
+            return
+    print("ok   " + name)
+
+
+def refuse(name, op, inputs, outputs, words, **attrs):
+    """the run fails with a message holding every one of words"""
+    global failed, count
+    count += 1
+    got, err = run(name, op, inputs, outputs, **attrs)
+    if got is not None or not all(w in err for w in words):
+        print("FAIL %s: want a refusal naming %s, got %s" % (name, words, "success" if got is not None else err.strip()))
+        failed += 1
+        return
+    print("ok   %s (refused: %s)" % (name, err.strip().splitlines()[-1][:150]))
+
+
+x34 = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], np.float32)
+check("afe", "ArrayFeatureExtractor", [("x", x34), ("y", np.array([3, 1], np.int64))], [("z", F)],
+      [[[4, 2], [8, 6], [12, 10]]])
+check("afe_string", "ArrayFeatureExtractor",
+      [("x", np.array(["p", "qq", "r"], dtype=object)), ("y", np.array([1, 1, 2], np.int64))], [("z", S)],
+      [np.array([["qq", "qq", "r"]], dtype=object)])
+# ONNX's node test test_ai_onnx_ml_array_feature_extractor (not in python3-onnx 1.12's data): its x, y and z
+check("afe_onnx_node_test", "ArrayFeatureExtractor",
+      [("x", np.arange(12, dtype=np.float32).reshape(3, 4)), ("y", np.array([0, 1], np.int64))], [("z", F)],
+      [[[0, 1], [4, 5], [8, 9]]])
+refuse("afe_bad_index", "ArrayFeatureExtractor", [("x", x34), ("y", np.array([4], np.int64))], [("z", F)],
+       ["Y[0] = 4", "outside"])
+
+# (x - offset) * scale
+check("scaler", "Scaler", [("x", np.array([[1, 2], [3, 4]], np.float32))], [("y", F)], [[[0, -1.5], [4, 1.5]]],
+      offset=[1.0, 3.0], scale=[2.0, 1.5])
+check("scaler_int", "Scaler", [("x", np.array([[10, -10]], np.int32))], [("y", F)], [[[4.5, -5.5]]],
+      offset=[1.0], scale=[0.5])
+refuse("scaler_bad_scale", "Scaler", [("x", x34)], [("y", F)], ["Scaler_0", "scale", "3 values"],
+       scale=[1.0, 2.0, 3.0])
+
+# rows: [3, -4, 0] -> MAX 3, L1 7, L2 5; a zero row stays
+xn = np.array([[3, -4, 0], [0, 0, 0], [-1, -2, -1]], np.float32)
+check("norm_max", "Normalizer", [("x", xn)], [("y", F)], [[[1, -4 / 3, 0], [0, 0, 0], [1, 2, 1]]], norm="MAX")
+check("norm_l1", "Normalizer", [("x", xn)], [("y", F)], [[[3 / 7, -4 / 7, 0], [0, 0, 0], [-.25, -.5, -.25]]],
+      norm="L1")
+check("norm_l2", "Normalizer", [("x", xn)], [("y", F)],
+      [[[.6, -.8, 0], [0, 0, 0], [-1 / math.sqrt(6), -2 / math.sqrt(6), -1 / math.sqrt(6)]]], norm="L2")
+refuse("norm_bad", "Normalizer", [("x", xn)], [("y", F)], ["Normalizer_0", "norm", "L3"], norm="L3")
+
+xi = np.array([[np.nan, 1], [2, np.nan]], np.float32)
+check("imputer_nan", "Imputer", [("x", xi)], [("y", F)], [[[7, 1], [2, 8]]], imputed_value_floats=[7.0, 8.0],
+      replaced_value_float=float("nan"))
+check("imputer_int", "Imputer", [("x", np.array([3, 0, 3], np.int64))], [("y", I64)], [[-5, 0, -5]],
+      imputed_value_int64s=[-5], replaced_value_int64=3)
+refuse("imputer_bad_count", "Imputer", [("x", xi)], [("y", F)], ["Imputer_0", "imputed_value_floats", "3 values"],
+       imputed_value_floats=[1.0, 2.0, 3.0])
+refuse("imputer_wrong_kind", "Imputer", [("x", xi)], [("y", F)], ["Imputer_0", "imputed_value_floats"],
+       imputed_value_int64s=[1])
+
+check("ohe", "OneHotEncoder", [("x", np.array([5, 2, 8], np.int64))], [("y", F)],
+      [[[0, 1, 0], [1, 0, 0], [0, 0, 0]]], cats_int64s=[2, 5, 7])
+check("ohe_float_trunc", "OneHotEncoder", [("x", np.array([2.9, 7.0], np.float32))], [("y", F)],
+      [[[1, 0, 0], [0, 0, 1]]], cats_int64s=[2, 5, 7])
+check("ohe_str", "OneHotEncoder", [("x", np.array([["b"], ["a"]], dtype=object))], [("y", F)],
+      [[[[0, 1]], [[1, 0]]]], cats_strings=["a", "b"])
+refuse("ohe_unknown_zeros0", "OneHotEncoder", [("x", np.array([5, 3], np.int64))], [("y", F)],
+       ["OneHotEncoder", "X[1]", "zeros = 0"], cats_int64s=[2, 5, 7], zeros=0)
+
+# y = 1*1 + 2*(-1) + 3*0.5 + 0.25 = 0.75; second target 2*1 + 0 + 3*1 - 1 = 4
+xl = np.array([[1, 2, 3]], np.float32)
+check("linreg", "LinearRegressor", [("x", xl)], [("y", F)], [[[0.75, 4]]], coefficients=[1.0, -1, 0.5, 2, 0, 1],
+      intercepts=[0.25, -1.0], targets=2)
+check("linreg_int64", "LinearRegressor", [("x", np.array([[1, 2], [-3, 4]], np.int64))], [("y", F)], [[[2], [0.5]]],
+      coefficients=[0.5, 0.25], intercepts=[1.0])
+check("linreg_logistic", "LinearRegressor", [("x", xl)], [("y", F)], [[[1 / (1 + math.exp(-0.75))]]],
+      coefficients=[1.0, -1, 0.5], intercepts=[0.25], post_transform="LOGISTIC")
+refuse("linreg_bad_coef", "LinearRegressor", [("x", xl)], [("y", F)], ["LinearRegressor_0", "coefficients", "5 values"],
+       coefficients=[1.0, 2, 3, 4, 5], targets=2)
+refuse("linreg_bad_post", "LinearRegressor", [("x", xl)], [("y", F)], ["LinearRegressor_0", "post_transform", "CUBE"],
+       coefficients=[1.0, 2, 3], post_transform="CUBE")
+
+print("%d of %d hand-worked cases pass" % (count - failed, count))
+sys.exit(1 if failed else 0)
