@@ -65,7 +65,9 @@ static sy_status *run_binarizer(void *state, const sy_kernel_io *io)
 
 enum { M_LEQ, M_LT, M_GTE, M_GT, M_EQ, M_NEQ, M_MEMBER };
 enum { AGG_AVERAGE, AGG_SUM, AGG_MIN, AGG_MAX };
-enum { PT_NONE, PT_SOFTMAX, PT_LOGISTIC, PT_SOFTMAX_ZERO, PT_PROBIT };
+/* the post_transform codes of ml_internal.h */
+enum { PT_NONE = ML_PT_NONE, PT_SOFTMAX = ML_PT_SOFTMAX, PT_LOGISTIC = ML_PT_LOGISTIC, PT_SOFTMAX_ZERO = ML_PT_SOFTMAX_ZERO,
+       PT_PROBIT = ML_PT_PROBIT };
 
 typedef struct te_model {
     int64_t n_nodes, n_leaves, n_trees, n_targets, n_features;
@@ -432,6 +434,7 @@ static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_option
     SY_TRY(sy_register_tables(host, p, schemas, SY_COUNT_OF(schemas), kernels, SY_COUNT_OF(kernels)));
     SY_TRY(ml_label_encoder_register(host, p));
     SY_TRY(ml_feat_register(host, p));
+    SY_TRY(ml_linear_register(host, p));
     return ml_tfidf_register(host, p);
 }
 

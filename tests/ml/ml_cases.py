@@ -28,7 +28,7 @@ def one_node(op, inputs, outputs, domain=ML, **attrs):
     return m
 
 
-F = TensorProto.FLOAT
+F, I64, STR = TensorProto.FLOAT, TensorProto.INT64, TensorProto.STRING
 rng = np.random.default_rng(7)
 
 
@@ -101,4 +101,39 @@ def cases():
         intercepts=[0.1, -0.2, 0.3], targets=3, post_transform="SOFTMAX")
     add("linreg_logistic", "LinearRegressor", [("x", f32(4, 3))], [("y", F)], coefficients=c3, targets=3,
         post_transform="LOGISTIC")
+    # LinearClassifier: 3 classes (int and string labels, each post_transform
+    # but PROBIT, whose ONNX Runtime form is an approximation), one class with
+    # two labels (binary: Z = [1 - p, p])
+    c9 = [float(v) for v in f32(9)]
+    X = f32(6, 3)
+    for post in ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO"):
+        add("lincls_int_" + post.lower(), "LinearClassifier", [("x", X)], [("y", I64), ("z", F)], coefficients=c9,
+            intercepts=[0.2, -0.1, 0.0], classlabels_ints=[10, 20, 30], post_transform=post)
+    add("lincls_str_softmax", "LinearClassifier", [("x", X)], [("y", STR), ("z", F)], coefficients=c9,
+        intercepts=[0.2, -0.1, 0.0], classlabels_strings=["setosa", "versicolor", "virginica"],
+        post_transform="SOFTMAX", multi_class=1)
+    for post in ("NONE", "LOGISTIC", "SOFTMAX"):
+        add("lincls_binary_int_" + post.lower(), "LinearClassifier", [("x", X)], [("y", I64), ("z", F)],
+            coefficients=c9[:3], intercepts=[0.1], classlabels_ints=[-1, 7], post_transform=post)
+    add("lincls_binary_str", "LinearClassifier", [("x", X)], [("y", STR), ("z", F)], coefficients=c9[:3],
+        intercepts=[0.1], classlabels_strings=["no", "yes"])
+    add("lincls_double_1d", "LinearClassifier", [("x", X[0].astype(np.float64))], [("y", I64), ("z", F)],
+        coefficients=c9, intercepts=[0.2, -0.1, 0.0], classlabels_ints=[0, 1, 2])
+
+    # CategoryMapper both ways, with unknowns and defaults
+    add("catmap_str2int", "CategoryMapper", [("x", np.array([["a", "zz"], ["c", "b"]], dtype=object))], [("y", I64)],
+        cats_strings=["a", "b", "c"], cats_int64s=[7, 8, 9], default_int64=-5)
+    add("catmap_int2str", "CategoryMapper", [("x", np.array([9, 1, 7, 8], np.int64))], [("y", STR)],
+        cats_strings=["a", "b", "c"], cats_int64s=[7, 8, 9], default_string="none")
+    add("catmap_int2str_default", "CategoryMapper", [("x", np.array([[3], [8]], np.int64))], [("y", STR)],
+        cats_strings=["a", "b"], cats_int64s=[7, 8])
+
+    # FeatureVectorizer: mixed types, a 1-D input, truncation and zero padding
+    # (ONNX Runtime binds one type to all inputs, as the schema's single T1 says)
+    add("featvec", "FeatureVectorizer", [("a", f32(2, 3)), ("b", f32(2, 2)), ("c", f32(2, 1))], [("y", F)],
+        inputdimensions=[3, 2, 1])
+    add("featvec_int64_1d", "FeatureVectorizer", [("a", np.array([4, 5, 6], np.int64)),
+                                                  ("b", np.array([-1], np.int64))], [("y", F)], inputdimensions=[3, 1])
+    add("featvec_trunc_pad", "FeatureVectorizer", [("a", f32(3, 4)), ("b", f32(3, 1))], [("y", F)],
+        inputdimensions=[2, 3])
     return out

@@ -139,5 +139,45 @@ refuse("linreg_bad_coef", "LinearRegressor", [("x", xl)], [("y", F)], ["LinearRe
 refuse("linreg_bad_post", "LinearRegressor", [("x", xl)], [("y", F)], ["LinearRegressor_0", "post_transform", "CUBE"],
        coefficients=[1.0, 2, 3], post_transform="CUBE")
 
+# LinearClassifier: scores [1*1 + 2*0 + 0.5, 1*0 + 2*1 - 1] = [1.5, 1] -> label 20; softmax of [1.5, 1]
+xc = np.array([[1, 2]], np.float32)
+e = [math.exp(0.5), 1.0]
+check("lincls", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)], [[20], [[1.5, 1.0]]],
+      coefficients=[1.0, 0, 0, 1], intercepts=[0.5, -1.0], classlabels_ints=[20, 10])
+check("lincls_softmax_str", "LinearClassifier", [("x", xc)], [("y", S), ("z", F)],
+      [np.array(["a"], dtype=object), [[e[0] / sum(e), e[1] / sum(e)]]], coefficients=[1.0, 0, 0, 1],
+      intercepts=[0.5, -1.0], classlabels_strings=["a", "b"], post_transform="SOFTMAX")
+# binary: s = 1 - 2*0.75 = -0.5 -> label of class 0; Z = [1 - s, s], LOGISTIC: [1 - sig(s), sig(s)]
+sig = 1 / (1 + math.exp(0.5))
+check("lincls_binary", "LinearClassifier", [("x", xc)], [("y", S), ("z", F)],
+      [np.array(["neg"], dtype=object), [[1.5, -0.5]]], coefficients=[1.0, -0.75], classlabels_strings=["neg", "pos"])
+check("lincls_binary_logistic", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)], [[0], [[1 - sig, sig]]],
+      coefficients=[1.0, -0.75], classlabels_ints=[0, 1], post_transform="LOGISTIC")
+refuse("lincls_bad_labels", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)],
+       ["LinearClassifier_0", "classlabels_ints", "3 labels"], coefficients=[1.0, 0, 0, 1], classlabels_ints=[1, 2, 3])
+refuse("lincls_bad_coef", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)],
+       ["LinearClassifier_0", "coefficients", "3 values"], coefficients=[1.0, 0, 0], classlabels_ints=[1, 2, 3])
+refuse("lincls_bad_intercepts", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)],
+       ["LinearClassifier_0", "intercepts", "3 values"], coefficients=[1.0, 0, 0, 1], intercepts=[1.0, 2, 3],
+       classlabels_ints=[1, 2])
+refuse("lincls_bad_post", "LinearClassifier", [("x", xc)], [("y", I64), ("z", F)],
+       ["LinearClassifier_0", "post_transform", "SOFTMAXX"], coefficients=[1.0, 0, 0, 1], classlabels_ints=[1, 2],
+       post_transform="SOFTMAXX")
+
+check("catmap_s2i", "CategoryMapper", [("x", np.array(["y", "q", "x"], dtype=object))], [("y", I64)], [[2, 0, 1]],
+      cats_strings=["x", "y"], cats_int64s=[1, 2], default_int64=0)
+check("catmap_i2s", "CategoryMapper", [("x", np.array([2, 5], np.int64))], [("y", S)],
+      [np.array(["y", "_Unused"], dtype=object)], cats_strings=["x", "y"], cats_int64s=[1, 2])
+refuse("catmap_bad", "CategoryMapper", [("x", np.array([2], np.int64))], [("y", S)],
+       ["CategoryMapper_0", "cats_int64s", "cats_strings"], cats_strings=["x", "y"], cats_int64s=[1])
+
+check("featvec", "FeatureVectorizer", [("a", np.array([[1, 2, 3], [4, 5, 6]], np.float32)),
+                                       ("b", np.array([[7], [8]], np.float32))], [("y", F)],
+      [[[1, 2, 7, 0], [4, 5, 8, 0]]], inputdimensions=[2, 2])
+refuse("featvec_bad_dims", "FeatureVectorizer", [("a", np.array([[1.0]], np.float32))], [("y", F)],
+       ["FeatureVectorizer_0", "inputdimensions", "2 values"], inputdimensions=[1, 1])
+refuse("featvec_mixed", "FeatureVectorizer", [("a", np.array([[1.0]], np.float32)), ("b", np.array([[1]], np.int64))],
+       [("y", F)], ["FeatureVectorizer_0", "input 1 is int64"], inputdimensions=[1, 1])
+
 print("%d of %d hand-worked cases pass" % (count - failed, count))
 sys.exit(1 if failed else 0)
