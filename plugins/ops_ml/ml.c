@@ -435,6 +435,7 @@ static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_option
     SY_TRY(ml_label_encoder_register(host, p));
     SY_TRY(ml_feat_register(host, p));
     SY_TRY(ml_linear_register(host, p));
+    SY_TRY(ml_svm_register(host, p));
     return ml_tfidf_register(host, p);
 }
 

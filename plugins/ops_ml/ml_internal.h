@@ -14,6 +14,9 @@ sy_status *ml_feat_register(const sy_host_api *host, sy_plugin *p);
 /* ml_linear.c: LinearClassifier, CategoryMapper, FeatureVectorizer */
 sy_status *ml_linear_register(const sy_host_api *host, sy_plugin *p);
 
+/* ml_svm.c: SVMRegressor, SVMClassifier */
+sy_status *ml_svm_register(const sy_host_api *host, sy_plugin *p);
+
 /* classlabels_ints / classlabels_strings of the classifiers (borrowed from
  * the attributes, which live as long as the session) */
 typedef struct ml_labels {

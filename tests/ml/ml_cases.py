@@ -136,4 +136,44 @@ def cases():
                                                   ("b", np.array([-1], np.int64))], [("y", F)], inputdimensions=[3, 1])
     add("featvec_trunc_pad", "FeatureVectorizer", [("a", f32(3, 4)), ("b", f32(3, 1))], [("y", F)],
         inputdimensions=[2, 3])
+    # SVMRegressor (ONNX Runtime: float X only): liblinear, every kernel, one-class
+    sv = [float(v) for v in f32(4, 3).reshape(-1)]
+    X = f32(5, 3)
+    add("svr_linear", "SVMRegressor", [("x", X)], [("y", F)], coefficients=[0.5, -0.25, 1.0], rho=[0.3],
+        kernel_params=[0.0, 0.0, 0.0])
+    for kt, kp in (("LINEAR", [0.0, 0.0, 0.0]), ("RBF", [0.5, 0.0, 0.0]), ("POLY", [0.3, 1.0, 3.0]),
+                   ("SIGMOID", [0.2, -0.1, 0.0])):
+        add("svr_" + kt.lower(), "SVMRegressor", [("x", X)], [("y", F)], n_supports=4, support_vectors=sv,
+            coefficients=[0.7, -0.4, 0.2, -0.9], rho=[0.1], kernel_type=kt, kernel_params=kp)
+    add("svr_one_class", "SVMRegressor", [("x", X)], [("y", F)], n_supports=4, support_vectors=sv,
+        coefficients=[0.25, 0.25, 0.25, 0.25], rho=[-0.5], kernel_type="RBF", kernel_params=[0.5, 0.0, 0.0],
+        one_class=1)
+
+    # SVMClassifier: SVC with 3 classes (2, 1, 2 vectors) with and without probabilities, binary SVCs, liblinear
+    sv5 = [float(v) for v in f32(5, 3).reshape(-1)]
+    co3 = [float(v) for v in f32(2 * 5)]
+    X = f32(6, 3)
+    for post in ("NONE", "SOFTMAX", "LOGISTIC"):
+        add("svc_rbf3_" + post.lower(), "SVMClassifier", [("x", X)], [("y", I64), ("z", F)],
+            classlabels_ints=[0, 1, 2], vectors_per_class=[2, 1, 2], support_vectors=sv5, coefficients=co3,
+            rho=[0.1, -0.2, 0.05], kernel_type="RBF", kernel_params=[0.4, 0.0, 0.0], post_transform=post)
+    add("svc_rbf3_proba_str", "SVMClassifier", [("x", X)], [("y", STR), ("z", F)],
+        classlabels_strings=["a", "b", "c"], vectors_per_class=[2, 1, 2], support_vectors=sv5, coefficients=co3,
+        rho=[0.1, -0.2, 0.05], prob_a=[-1.5, -2.0, -0.8], prob_b=[0.1, -0.05, 0.2], kernel_type="RBF",
+        kernel_params=[0.4, 0.0, 0.0])
+    add("svc_poly3_proba_softmax", "SVMClassifier", [("x", X)], [("y", I64), ("z", F)],
+        classlabels_ints=[4, 5, 6], vectors_per_class=[2, 1, 2], support_vectors=sv5, coefficients=co3,
+        rho=[0.1, -0.2, 0.05], prob_a=[-1.5, -2.0, -0.8], prob_b=[0.1, -0.05, 0.2], kernel_type="POLY",
+        kernel_params=[0.5, 1.0, 2.0], post_transform="SOFTMAX")
+    for post in ("NONE", "LOGISTIC"):
+        add("svc_bin_" + post.lower(), "SVMClassifier", [("x", X)], [("y", I64), ("z", F)],
+            classlabels_ints=[-1, 1], vectors_per_class=[2, 3], support_vectors=sv5, coefficients=co3[:5], rho=[0.2],
+            kernel_type="SIGMOID", kernel_params=[0.3, 0.1, 0.0], post_transform=post)
+    add("svc_bin_proba", "SVMClassifier", [("x", X)], [("y", STR), ("z", F)], classlabels_strings=["neg", "pos"],
+        vectors_per_class=[2, 3], support_vectors=sv5, coefficients=co3[:5], rho=[0.2], prob_a=[-1.2], prob_b=[0.3],
+        kernel_type="LINEAR", kernel_params=[0.0, 0.0, 0.0])
+    add("svc_liblinear3", "SVMClassifier", [("x", X)], [("y", I64), ("z", F)], classlabels_ints=[7, 8, 9],
+        coefficients=[float(v) for v in f32(9)], rho=[0.25], kernel_params=[0.0, 0.0, 0.0])
+    add("svc_liblinear_bin", "SVMClassifier", [("x", X)], [("y", I64), ("z", F)], classlabels_ints=[0, 1],
+        coefficients=[float(v) for v in f32(6)], rho=[0.1], post_transform="LOGISTIC", kernel_params=[0.0, 0.0, 0.0])
     return out

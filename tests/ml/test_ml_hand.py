@@ -179,5 +179,38 @@ refuse("featvec_bad_dims", "FeatureVectorizer", [("a", np.array([[1.0]], np.floa
 refuse("featvec_mixed", "FeatureVectorizer", [("a", np.array([[1.0]], np.float32)), ("b", np.array([[1]], np.int64))],
        [("y", F)], ["FeatureVectorizer_0", "input 1 is int64"], inputdimensions=[1, 1])
 
+# SVMRegressor, RBF with gamma 1: vectors [0, 0] and [1, 1], x = [1, 0]: both at distance 1 -> k = e^-1;
+# y = 2 e^-1 - 1 e^-1 + 0.5
+xs = np.array([[1, 0]], np.float32)
+check("svr_rbf", "SVMRegressor", [("x", xs)], [("y", F)], [[[math.exp(-1) + 0.5]]], n_supports=2,
+      support_vectors=[0.0, 0, 1, 1], coefficients=[2.0, -1.0], rho=[0.5], kernel_type="RBF",
+      kernel_params=[1.0, 0.0, 0.0])
+# POLY (0.5 x.v + 1)^2 with v = [2, 2]: (1 + 1)^2 = 4 -> 3 * 4 - 1
+check("svr_poly", "SVMRegressor", [("x", xs)], [("y", F)], [[[11.0]]], n_supports=1, support_vectors=[2.0, 2],
+      coefficients=[3.0], rho=[-1.0], kernel_type="POLY", kernel_params=[0.5, 1.0, 2.0])
+check("svr_one_class", "SVMRegressor", [("x", np.array([[1, 0], [0, 0]], np.float32))], [("y", F)], [[[1.0], [-1.0]]],
+      coefficients=[1.0, 0], rho=[-0.5], one_class=1)
+# SVC, 3 classes of one linear vector each: v0 = [1, 0], v1 = [0, 1], v2 = [1, 1]; x = [2, 1]: k = [2, 1, 3];
+# pairs (0,1): c[0][0] k0 + c[0][1] k1 = 2 - 1 = 1 > 0 -> vote 0; (0,2): c[1][0] k0 + c[0][2] k2 = 1 - 3 = -2
+# -> vote 2; (1,2): c[1][1] k1 + c[1][2] k2 = 1 - 3 + 0.5 = -1.5 -> vote 2: class 2
+check("svc_votes", "SVMClassifier", [("x", np.array([[2, 1]], np.float32))], [("y", S), ("z", F)],
+      [np.array(["c"], dtype=object), [[1.0, -2.0, -1.5]]], classlabels_strings=["a", "b", "c"],
+      vectors_per_class=[1, 1, 1], support_vectors=[1.0, 0, 0, 1, 1, 1], coefficients=[1.0, -1, -1, 0.5, 1, -1],
+      rho=[0.0, 0.0, 0.5], kernel_params=[0.0, 0.0, 0.0])
+# binary SVC, NONE: Z = [-s, s] with s = 1 * 2 + 0.5 -> vote class 0
+check("svc_binary", "SVMClassifier", [("x", np.array([[2, 1]], np.float32))], [("y", I64), ("z", F)],
+      [[3], [[-2.5, 2.5]]], classlabels_ints=[3, 4], vectors_per_class=[1, 1], support_vectors=[1.0, 0, 0, 1],
+      coefficients=[1.0, 0], rho=[0.5], kernel_params=[0.0, 0.0, 0.0])
+refuse("svc_bad_vpc", "SVMClassifier", [("x", xs)], [("y", I64), ("z", F)],
+       ["SVMClassifier_0", "vectors_per_class", "2 values"], classlabels_ints=[3, 4, 5], vectors_per_class=[1, 1],
+       support_vectors=[1.0, 0, 0, 1], coefficients=[1.0, 0, 1, 1], rho=[0.5, 1, 1])
+refuse("svc_bad_rho", "SVMClassifier", [("x", xs)], [("y", I64), ("z", F)], ["SVMClassifier_0", "rho", "2 values"],
+       classlabels_ints=[3, 4], vectors_per_class=[1, 1], support_vectors=[1.0, 0, 0, 1], coefficients=[1.0, 0],
+       rho=[0.5, 1])
+refuse("svr_bad_kernel", "SVMRegressor", [("x", xs)], [("y", F)], ["SVMRegressor_0", "kernel_type", "GAUSS"],
+       n_supports=1, support_vectors=[2.0, 2], coefficients=[3.0], rho=[-1.0], kernel_type="GAUSS")
+refuse("svr_bad_sv", "SVMRegressor", [("x", xs)], [("y", F)], ["SVMRegressor_0", "support_vectors", "3 values"],
+       n_supports=2, support_vectors=[2.0, 2, 1], coefficients=[3.0, 1], rho=[-1.0])
+
 print("%d of %d hand-worked cases pass" % (count - failed, count))
 sys.exit(1 if failed else 0)
