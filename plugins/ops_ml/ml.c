@@ -69,22 +69,15 @@ enum { AGG_AVERAGE, AGG_SUM, AGG_MIN, AGG_MAX };
 enum { PT_NONE = ML_PT_NONE, PT_SOFTMAX = ML_PT_SOFTMAX, PT_LOGISTIC = ML_PT_LOGISTIC, PT_SOFTMAX_ZERO = ML_PT_SOFTMAX_ZERO,
        PT_PROBIT = ML_PT_PROBIT };
 
-typedef struct te_model {
-    int64_t n_nodes, n_leaves, n_trees, n_targets, n_features;
-    int32_t agg, post;
-    const int64_t *feat, *tnode, *fnode, *tleaf, *fleaf, *roots, *ltarget, *missing;
-    uint8_t *mode;  /* [n_nodes] */
-    double *split;  /* [n_nodes] */
-    double *weight; /* [n_leaves] */
-    int64_t *set_off, *set_len; /* per node: its MEMBER values in `sets` */
-    double *sets;
-} te_model;
 
-static void te_free(void *p)
+void ml_te_free(void *p)
 {
     te_model *m = p;
     if (!m)
         return;
+    free(m->owned);
+    free(m->base);
+    free(m->leaf_off);
     free(m->mode);
     free(m->split);
     free(m->weight);
@@ -245,7 +238,7 @@ static sy_status *te_build(const sy_node *n, int64_t n_features, te_model **out)
     *out = m;
     return NULL;
 fail:
-    te_free(m);
+    ml_te_free(m);
     return st;
 }
 
@@ -260,7 +253,7 @@ static sy_status *infer_tree_ensemble(sy_node *n)
     te_model *m;
     SY_TRY(te_build(n, x->dims[1], &m));
     int64_t d[2] = {x->dims[0], m->n_targets};
-    te_free(m);
+    ml_te_free(m);
     return H->node_set_output(n, 0, x->dtype, 2, d);
 }
 
@@ -350,7 +343,7 @@ sy_status *ml_post_transform_attr(const sy_host_api *host, const sy_node *n, int
                             "SOFTMAX_ZERO or PROBIT", (int)len, s);
 }
 
-static sy_status *run_tree_ensemble(void *state, const sy_kernel_io *io)
+sy_status *ml_te_run(void *state, const sy_kernel_io *io)
 {
     const te_model *m = state;
     const sy_tensor *x = io->inputs[0];
@@ -377,20 +370,29 @@ static sy_status *run_tree_ensemble(void *state, const sy_kernel_io *io)
                 else
                     node = next;
             }
-            int64_t t = m->ltarget[leaf];
-            double w = m->weight[leaf];
-            if (m->agg == AGG_MIN)
-                acc[t] = seen[t] && acc[t] < w ? acc[t] : w;
-            else if (m->agg == AGG_MAX)
-                acc[t] = seen[t] && acc[t] > w ? acc[t] : w;
-            else
-                acc[t] += w;
-            seen[t] = 1;
+            /* a leaf of ml 1/3 may carry several (target, weight) pairs */
+            int64_t q0 = m->leaf_off ? m->leaf_off[leaf] : leaf, q1 = m->leaf_off ? m->leaf_off[leaf + 1] : leaf + 1;
+            for (int64_t q = q0; q < q1; q++) {
+                int64_t t = m->ltarget[q];
+                double w = m->weight[q];
+                if (m->agg == AGG_MIN)
+                    acc[t] = seen[t] && acc[t] < w ? acc[t] : w;
+                else if (m->agg == AGG_MAX)
+                    acc[t] = seen[t] && acc[t] > w ? acc[t] : w;
+                else
+                    acc[t] += w;
+                seen[t] = 1;
+            }
         }
         if (m->agg == AGG_AVERAGE && m->n_trees)
             for (int64_t t = 0; t < T; t++)
                 acc[t] /= (double)m->n_trees;
-        ml_post_transform(m->post, acc, T);
+        /* base values go to the targets some leaf reached; the others stay 0 (ONNX Runtime 1.30) */
+        for (int64_t t = 0; m->base && t < T; t++)
+            acc[t] = seen[t] ? acc[t] + m->base[t] : 0.0;
+        /* ONNX Runtime's TreeEnsembleRegressor 1/3: one target takes only PROBIT */
+        if (!(m->single_probit_only && T == 1 && m->post != PT_PROBIT))
+            ml_post_transform(m->post, acc, T);
         for (int64_t t = 0; t < T; t++)
             sy_store_f64(y->data, y->dtype, (size_t)(r * T + t), acc[t]);
     }
@@ -424,7 +426,7 @@ static const sy_kernel_def kernels[] = {
     {sizeof(sy_kernel_def), ML, "Binarizer", 1, 0, "cpu_ref", SY_DT_MASK_NUMERIC, 0, 0, NULL, prepare_binarizer,
      run_binarizer, sy_release_free, NULL},
     {sizeof(sy_kernel_def), ML, "TreeEnsemble", 1, 0, "cpu_ref", SY_DT_MASK_FLOATS, 0, 0, NULL, prepare_tree_ensemble,
-     run_tree_ensemble, te_free, NULL},
+     ml_te_run, ml_te_free, NULL},
 };
 
 static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
@@ -436,6 +438,7 @@ static sy_status *ml_init(const sy_host_api *host, sy_plugin *p, const sy_option
     SY_TRY(ml_feat_register(host, p));
     SY_TRY(ml_linear_register(host, p));
     SY_TRY(ml_svm_register(host, p));
+    SY_TRY(ml_tree_register(host, p));
     return ml_tfidf_register(host, p);
 }
 

@@ -36,6 +36,49 @@ def f32(*shape, lo=-2.0, hi=2.0):
     return rng.uniform(lo, hi, shape).astype(np.float32)
 
 
+def forest(n_trees, n_features, n_targets, seed, modes=("BRANCH_LEQ",), leaf_tree=False, multi=False):
+    """tree attributes: full trees of depth 2 (3 inner nodes, 4 leaves, node ids shuffled so that a
+    tree's root is seldom node 0), plus one tree that is a single leaf when leaf_tree; every leaf
+    weighs one target, two when multi"""
+    g = np.random.default_rng(seed)
+    a = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
+                         "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                         "target_treeids", "target_nodeids", "target_ids", "target_weights")}
+    for t in range(n_trees):
+        ids = [int(v) for v in g.permutation(7)]  # positions 0..6 of a heap -> node ids
+        for pos in range(7):
+            a["nodes_treeids"].append(t)
+            a["nodes_nodeids"].append(ids[pos])
+            if pos < 3:
+                a["nodes_featureids"].append(int(g.integers(n_features)))
+                a["nodes_modes"].append(modes[int(g.integers(len(modes)))])
+                a["nodes_values"].append(float(np.float32(g.uniform(-1, 1))))
+                a["nodes_truenodeids"].append(ids[2 * pos + 1])
+                a["nodes_falsenodeids"].append(ids[2 * pos + 2])
+                a["nodes_missing_value_tracks_true"].append(int(g.integers(2)))
+            else:
+                a["nodes_featureids"].append(0)
+                a["nodes_modes"].append("LEAF")
+                a["nodes_values"].append(0.0)
+                a["nodes_truenodeids"].append(0)
+                a["nodes_falsenodeids"].append(0)
+                a["nodes_missing_value_tracks_true"].append(0)
+                for k in range(2 if multi else 1):
+                    a["target_treeids"].append(t)
+                    a["target_nodeids"].append(ids[pos])
+                    a["target_ids"].append((int(g.integers(n_targets)) + k) % n_targets)
+                    a["target_weights"].append(float(np.float32(g.uniform(-2, 2))))
+    if leaf_tree:
+        t = n_trees
+        for k, v in (("nodes_treeids", t), ("nodes_nodeids", 0), ("nodes_featureids", 0), ("nodes_modes", "LEAF"),
+                     ("nodes_values", 0.0), ("nodes_truenodeids", 0), ("nodes_falsenodeids", 0),
+                     ("nodes_missing_value_tracks_true", 0)):
+            a[k].append(v)
+        for k, v in (("target_treeids", t), ("target_nodeids", 0), ("target_ids", 0), ("target_weights", 0.75)):
+            a[k].append(v)
+    return a
+
+
 def cases():
     """[(name, model, [(input name, array)])]"""
     out = []
@@ -176,4 +219,26 @@ def cases():
         coefficients=[float(v) for v in f32(9)], rho=[0.25], kernel_params=[0.0, 0.0, 0.0])
     add("svc_liblinear_bin", "SVMClassifier", [("x", X)], [("y", I64), ("z", F)], classlabels_ints=[0, 1],
         coefficients=[float(v) for v in f32(6)], rho=[0.1], post_transform="LOGISTIC", kernel_params=[0.0, 0.0, 0.0])
+    # TreeEnsembleRegressor: every aggregate, base values, several targets per leaf, a single-leaf
+    # tree, every branch mode, NaN with missing_value_tracks_true, double thresholds (opset 3)
+    X = f32(8, 4)
+    X[1, 0] = X[3, 2] = X[5, 1] = np.nan
+    allm = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ")
+    add("ter_sum1", "TreeEnsembleRegressor", [("x", X)], [("y", F)], n_targets=1, base_values=[0.5],
+        **forest(3, 4, 1, 1))
+    for agg in ("AVERAGE", "MIN", "MAX", "SUM"):
+        add("ter_%s3_multi" % agg.lower(), "TreeEnsembleRegressor", [("x", X)], [("y", F)], n_targets=3,
+            aggregate_function=agg, base_values=[0.1, -0.2, 0.3], **forest(4, 4, 3, 2, modes=allm, multi=True))
+    add("ter_leaf_tree", "TreeEnsembleRegressor", [("x", X)], [("y", F)], n_targets=2,
+        **forest(2, 4, 2, 3, leaf_tree=True))
+    add("ter_softmax", "TreeEnsembleRegressor", [("x", X)], [("y", F)], n_targets=3, post_transform="SOFTMAX",
+        **forest(3, 4, 3, 4))
+    add("ter_logistic_1", "TreeEnsembleRegressor", [("x", X)], [("y", F)], n_targets=1, post_transform="LOGISTIC",
+        **forest(3, 4, 1, 5))
+    ft = forest(3, 4, 2, 6, modes=allm)
+    nv = ft.pop("nodes_values")
+    tw = ft.pop("target_weights")
+    add("ter_as_tensor", "TreeEnsembleRegressor", [("x", X.astype(np.float64))], [("y", F)], n_targets=2,
+        nodes_values_as_tensor=helper.make_tensor("v", TensorProto.DOUBLE, [len(nv)], nv),
+        target_weights_as_tensor=helper.make_tensor("w", TensorProto.DOUBLE, [len(tw)], tw), **ft)
     return out

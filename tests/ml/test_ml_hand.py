@@ -212,5 +212,23 @@ refuse("svr_bad_kernel", "SVMRegressor", [("x", xs)], [("y", F)], ["SVMRegressor
 refuse("svr_bad_sv", "SVMRegressor", [("x", xs)], [("y", F)], ["SVMRegressor_0", "support_vectors", "3 values"],
        n_supports=2, support_vectors=[2.0, 2, 1], coefficients=[3.0, 1], rho=[-1.0])
 
+# one tree: x0 <= 0.5 ? leaf (t0 += 1, t1 += 2) : (x1 < 0 ? leaf (t1 += 4) : leaf (t0 += 8)); NaN goes true at node 0
+tree = dict(nodes_treeids=[0, 0, 0, 0, 0], nodes_nodeids=[4, 1, 2, 3, 0], nodes_featureids=[0, 0, 0, 0, 1],
+            nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF", "LEAF", "BRANCH_LT"], nodes_values=[0.5, 0, 0, 0, 0],
+            nodes_truenodeids=[1, 0, 0, 0, 2], nodes_falsenodeids=[0, 0, 0, 0, 3],
+            nodes_missing_value_tracks_true=[1, 0, 0, 0, 0], target_treeids=[0, 0, 0, 0], target_nodeids=[1, 1, 2, 3],
+            target_ids=[0, 1, 1, 0], target_weights=[1.0, 2.0, 4.0, 8.0])
+xt = np.array([[0, 5], [1, -1], [1, 1], [np.nan, 0]], np.float32)
+check("ter_hand", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], [[[1.5, 2.25], [0, 4.25], [8.5, 0], [1.5, 2.25]]],
+      n_targets=2, base_values=[0.5, 0.25], **tree)
+refuse("ter_bad_child", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["TreeEnsembleRegressor_0", "nodes_truenodeids"],
+       n_targets=2, **dict(tree, nodes_truenodeids=[9, 0, 0, 0, 2]))
+refuse("ter_bad_mode", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["TreeEnsembleRegressor_0", "nodes_modes", "BRANCH_XX"],
+       n_targets=2, **dict(tree, nodes_modes=["BRANCH_XX", "LEAF", "LEAF", "LEAF", "BRANCH_LT"]))
+refuse("ter_bad_target", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["TreeEnsembleRegressor_0", "target_ids"],
+       n_targets=1, **tree)
+refuse("ter_bad_agg", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["aggregate_function", "MEDIAN"], n_targets=2,
+       aggregate_function="MEDIAN", **tree)
+
 print("%d of %d hand-worked cases pass" % (count - failed, count))
 sys.exit(1 if failed else 0)
