@@ -343,6 +343,44 @@ sy_status *ml_post_transform_attr(const sy_host_api *host, const sy_node *n, int
                             "SOFTMAX_ZERO or PROBIT", (int)len, s);
 }
 
+sy_status *ml_te_row(const te_model *m, const sy_tensor *x, int64_t r, double *acc, uint8_t *seen)
+{
+    int64_t T = m->n_targets;
+    for (int64_t t = 0; t < T; t++) {
+        acc[t] = 0.0;
+        seen[t] = 0;
+    }
+    for (int64_t tr = 0; tr < m->n_trees; tr++) {
+        int64_t node = m->roots[tr], leaf = -1, steps = 0;
+        while (leaf < 0) {
+            if (++steps > m->n_nodes) /* a walk longer than the node count is a cycle */
+                return ERR(SY_ERR_INVALID_MODEL, "tree %lld has a cycle through node %lld", (long long)tr,
+                           (long long)node);
+            double v = sy_load_f64(x->data, x->dtype, (size_t)(r * m->n_features + m->feat[node]));
+            bool c = te_cond(m, node, v);
+            int64_t next = c ? m->tnode[node] : m->fnode[node];
+            if (c ? m->tleaf[node] : m->fleaf[node])
+                leaf = next;
+            else
+                node = next;
+        }
+        /* a leaf of ml 1/3 may carry several (target, weight) pairs */
+        int64_t q0 = m->leaf_off ? m->leaf_off[leaf] : leaf, q1 = m->leaf_off ? m->leaf_off[leaf + 1] : leaf + 1;
+        for (int64_t q = q0; q < q1; q++) {
+            int64_t t = m->ltarget[q];
+            double w = m->weight[q];
+            if (m->agg == AGG_MIN)
+                acc[t] = seen[t] && acc[t] < w ? acc[t] : w;
+            else if (m->agg == AGG_MAX)
+                acc[t] = seen[t] && acc[t] > w ? acc[t] : w;
+            else
+                acc[t] += w;
+            seen[t] = 1;
+        }
+    }
+    return NULL;
+}
+
 sy_status *ml_te_run(void *state, const sy_kernel_io *io)
 {
     const te_model *m = state;
@@ -352,38 +390,7 @@ sy_status *ml_te_run(void *state, const sy_kernel_io *io)
     double *acc = io->scratch;
     uint8_t *seen = (uint8_t *)(acc + T);
     for (int64_t r = 0; r < N; r++) {
-        for (int64_t t = 0; t < T; t++) {
-            acc[t] = 0.0;
-            seen[t] = 0;
-        }
-        for (int64_t tr = 0; tr < m->n_trees; tr++) {
-            int64_t node = m->roots[tr], leaf = -1, steps = 0;
-            while (leaf < 0) {
-                if (++steps > m->n_nodes) /* a walk longer than the node count is a cycle */
-                    return ERR(SY_ERR_INVALID_MODEL, "tree %lld has a cycle through node %lld", (long long)tr,
-                               (long long)node);
-                double v = sy_load_f64(x->data, x->dtype, (size_t)(r * m->n_features + m->feat[node]));
-                bool c = te_cond(m, node, v);
-                int64_t next = c ? m->tnode[node] : m->fnode[node];
-                if (c ? m->tleaf[node] : m->fleaf[node])
-                    leaf = next;
-                else
-                    node = next;
-            }
-            /* a leaf of ml 1/3 may carry several (target, weight) pairs */
-            int64_t q0 = m->leaf_off ? m->leaf_off[leaf] : leaf, q1 = m->leaf_off ? m->leaf_off[leaf + 1] : leaf + 1;
-            for (int64_t q = q0; q < q1; q++) {
-                int64_t t = m->ltarget[q];
-                double w = m->weight[q];
-                if (m->agg == AGG_MIN)
-                    acc[t] = seen[t] && acc[t] < w ? acc[t] : w;
-                else if (m->agg == AGG_MAX)
-                    acc[t] = seen[t] && acc[t] > w ? acc[t] : w;
-                else
-                    acc[t] += w;
-                seen[t] = 1;
-            }
-        }
+        SY_TRY(ml_te_row(m, x, r, acc, seen));
         if (m->agg == AGG_AVERAGE && m->n_trees)
             for (int64_t t = 0; t < T; t++)
                 acc[t] /= (double)m->n_trees;

@@ -48,11 +48,14 @@ typedef struct te_model {
     double *sets;
     int64_t *leaf_off;       /* NULL (one weight per leaf) or [n_leaves + 1]: leaf l's pairs */
     double *base;            /* NULL or [n_targets]: added after aggregation */
+    int64_t n_base;          /* base's count (classifiers may have fewer than the classes) */
     bool single_probit_only; /* one target: post_transform only if PROBIT (ORT's regressor 1/3) */
     void *owned;             /* one block behind the const arrays, when they are not attributes */
 } te_model;
 void ml_te_free(void *p);
 sy_status *ml_te_run(void *state, const sy_kernel_io *io);
+/* row r of X through every tree: acc[t] aggregated (AVERAGE not yet divided), seen[t] some leaf reached t */
+sy_status *ml_te_row(const te_model *m, const sy_tensor *x, int64_t r, double *acc, uint8_t *seen);
 
 enum { ML_PT_NONE, ML_PT_SOFTMAX, ML_PT_LOGISTIC, ML_PT_SOFTMAX_ZERO, ML_PT_PROBIT };
 /* ml.c: post_transform (0 NONE, 1 SOFTMAX, 2 LOGISTIC, 3 SOFTMAX_ZERO, 4 PROBIT) on n scores in place */

@@ -1,6 +1,7 @@
 /*
- * TreeEnsembleRegressor (ai.onnx.ml 1 and 3), cpu_ref: the trees are
- * restated as ml.c's TreeEnsemble (5) model and run by its walker.
+ * TreeEnsembleRegressor and TreeEnsembleClassifier (ai.onnx.ml 1 and 3),
+ * cpu_ref: the trees are restated as ml.c's TreeEnsemble (5) model and
+ * walked by its code.
  *
  * Nodes are named by (nodes_treeids, nodes_nodeids); children by
  * nodes_truenodeids / nodes_falsenodeids within the tree. A node whose mode
@@ -9,7 +10,18 @@
  * node names as a child. The per-target sums (or AVERAGE over the trees, MIN,
  * MAX) get base_values added, then post_transform; with one target only
  * PROBIT applies, and a target no leaf reached is 0, base value or not
- * (both as ONNX Runtime 1.30; the spec does not say). Thresholds come from nodes_values, or
+ * (both as ONNX Runtime 1.30; the spec does not say).
+ *
+ * The classifier sums class weights (class_ids / class_weights) per class.
+ * More than two classes: base values added (a class without a score takes
+ * its base value), the label of the highest score, post_transform on the
+ * row. Two classes follow ONNX Runtime 1.30's rules, which the spec does
+ * not give: when the weights name one class only ("binary case") the
+ * label is class 1 when the score is > 0.5 (all weights >= 0) or > 0, and a
+ * lone score s becomes Z = [1 - s, s] (all weights >= 0) or [-s, s]
+ * ([logistic(-s), logistic(s)] for LOGISTIC); with weights for both classes
+ * the label is class 1 when its score is > 0 and Z is the two scores after
+ * post_transform. Thresholds come from nodes_values, or
  * from nodes_values_as_tensor from opset 3.
  */
 #include "ml_internal.h"
@@ -116,8 +128,14 @@ static sy_status *agg_of(const sy_node *n, int32_t *out)
                          (int)len, s);
 }
 
-static sy_status *build(const sy_node *n, int64_t n_features, te_model **out)
+/* pre: "target" (regressor: n_targets from the attribute) or "class" (classifier: n_classes) */
+static sy_status *build(const sy_node *n, int64_t n_features, const char *pre, int64_t n_classes, te_model **out)
 {
+    char a_ids[32], a_tree[32], a_node[32], a_w[32];
+    snprintf(a_ids, sizeof a_ids, "%s_ids", pre);
+    snprintf(a_tree, sizeof a_tree, "%s_treeids", pre);
+    snprintf(a_node, sizeof a_node, "%s_nodeids", pre);
+    snprintf(a_w, sizeof a_w, "%s_weights", pre);
     sy_status *st = NULL;
     const char *const *modes;
     size_t nn = 0;
@@ -137,18 +155,18 @@ static sy_status *build(const sy_node *n, int64_t n_features, te_model **out)
     if (!nm)
         miss = NULL;
     size_t nw = 0;
-    if (!H->attr_ints(n, "target_ids", &wi, &nw))
+    if (!H->attr_ints(n, a_ids, &wi, &nw))
         nw = 0;
     int64_t W = (int64_t)nw;
-    SY_TRY(ints(n, "target_treeids", W, &wt));
-    SY_TRY(ints(n, "target_nodeids", W, &wn));
+    SY_TRY(ints(n, a_tree, W, &wt));
+    SY_TRY(ints(n, a_node, W, &wn));
     te_model *m = calloc(1, sizeof *m);
     if (!m)
         return OOM();
     double *split = NULL, *wv = NULL, *base = NULL;
     int64_t cnt;
     key *keys = NULL;
-    m->n_targets = sy_attr_int_or(H, n, "n_targets", 1);
+    m->n_targets = n_classes > 0 ? n_classes : sy_attr_int_or(H, n, "n_targets", 1);
     m->n_features = n_features;
     m->single_probit_only = true;
     int post;
@@ -160,16 +178,17 @@ static sy_status *build(const sy_node *n, int64_t n_features, te_model **out)
                            (long long)m->n_targets);
         goto fail;
     }
-    if ((st = values(n, "nodes_values", N, true, &split, &cnt)) || (st = values(n, "target_weights", W, true, &wv, &cnt)))
+    if ((st = values(n, "nodes_values", N, true, &split, &cnt)) || (st = values(n, a_w, W, true, &wv, &cnt)))
         goto fail;
     if ((st = values(n, "base_values", -1, false, &base, &cnt)))
         goto fail;
-    if (base && cnt != m->n_targets) {
-        st = H->status_new(SY_ERR_INVALID_MODEL, "attribute base_values has %lld values; n_targets = %lld are needed",
-                           (long long)cnt, (long long)m->n_targets);
+    if (base && cnt != m->n_targets && !(n_classes == 2 && cnt == 1)) { /* binary: one base value may do */
+        st = H->status_new(SY_ERR_INVALID_MODEL, "attribute base_values has %lld values; %lld (the %s) are needed",
+                           (long long)cnt, (long long)m->n_targets, n_classes > 0 ? "classes" : "targets");
         goto fail;
     }
     m->base = base;
+    m->n_base = base ? cnt : 0;
     base = NULL;
     /* modes */
     m->mode = malloc((size_t)N);
@@ -288,11 +307,11 @@ static sy_status *build(const sy_node *n, int64_t n_features, te_model **out)
     for (int64_t q = 0; q < W && !st; q++) {
         int64_t c = find(keys, N, wt[q], wn[q]);
         if (c < 0 || !is_leaf[c])
-            st = H->status_new(SY_ERR_INVALID_MODEL, "target_nodeids[%lld] = %lld is not a LEAF of tree %lld",
+            st = H->status_new(SY_ERR_INVALID_MODEL, "%s[%lld] = %lld is not a LEAF of tree %lld", a_node,
                                (long long)q, (long long)wn[q], (long long)wt[q]);
         else if (wi[q] < 0 || wi[q] >= m->n_targets)
-            st = H->status_new(SY_ERR_INVALID_MODEL, "target_ids[%lld] = %lld is outside the %lld targets",
-                               (long long)q, (long long)wi[q], (long long)m->n_targets);
+            st = H->status_new(SY_ERR_INVALID_MODEL, "%s[%lld] = %lld is outside the %lld %s", a_ids, (long long)q,
+                               (long long)wi[q], (long long)m->n_targets, n_classes > 0 ? "classes" : "targets");
         else
             loff[leaf_of[c] + 1]++;
     }
@@ -361,7 +380,7 @@ static sy_status *infer_ter(sy_node *n)
     if (x->rank != 2)
         return H->status_new(SY_ERR_SHAPE, "X must be [N, C], got rank %d", x->rank);
     te_model *m;
-    SY_TRY(build(n, x->dims[1], &m));
+    SY_TRY(build(n, x->dims[1], "target", 0, &m));
     int64_t d[2] = {x->dims[0], m->n_targets};
     ml_te_free(m);
     return H->node_set_output(n, 0, SY_DT_FLOAT32, 2, d);
@@ -371,10 +390,172 @@ static sy_status *prepare_ter(sy_node *n, void **state)
 {
     const sy_tensor *x = H->node_input(n, 0);
     te_model *m;
-    SY_TRY(build(n, x->dims[1], &m));
+    SY_TRY(build(n, x->dims[1], "target", 0, &m));
     H->node_set_scratch(n, (size_t)m->n_targets * (sizeof(double) + 1));
     *state = m;
     return NULL;
+}
+
+/* ======================================================================== */
+/* TreeEnsembleClassifier                                                   */
+/* ======================================================================== */
+
+typedef struct tec {
+    te_model *m;
+    ml_labels lab;
+    bool binary_case;  /* two classes, weights for one class id only */
+    bool all_positive; /* every class weight >= 0 */
+} tec;
+
+static void tec_free(void *p)
+{
+    tec *c = p;
+    if (c)
+        ml_te_free(c->m);
+    free(c);
+}
+
+static sy_status *tec_build(const sy_node *n, int64_t n_features, tec **out)
+{
+    tec *c = calloc(1, sizeof *c);
+    if (!c)
+        return OOM();
+    size_t ni = 0, ns = 0;
+    bool hi = H->attr_ints(n, "classlabels_int64s", &c->lab.ints, &ni) && ni;
+    bool hs = H->attr_strings(n, "classlabels_strings", &c->lab.strs, &ns) && ns;
+    sy_status *st = NULL;
+    if (hi == hs)
+        st = H->status_new(SY_ERR_INVALID_MODEL, "exactly one of classlabels_int64s and classlabels_strings is needed "
+                           "(non-empty), %d given", (int)hi + (int)hs);
+    if (!st) {
+        c->lab.strings = hs;
+        c->lab.n = (int64_t)(hs ? ns : ni);
+        st = build(n, n_features, "class", c->lab.n, &c->m);
+    }
+    if (st) {
+        tec_free(c);
+        return st;
+    }
+    const int64_t *ids;
+    size_t k = 0;
+    int64_t first = -1;
+    c->binary_case = c->lab.n == 2;
+    if (H->attr_ints(n, "class_ids", &ids, &k))
+        for (size_t i = 0; i < k; i++) {
+            if (first < 0)
+                first = ids[i];
+            c->binary_case &= ids[i] == first;
+        }
+    c->all_positive = true;
+    int64_t W = c->m->leaf_off ? c->m->leaf_off[c->m->n_leaves] : 0;
+    for (int64_t i = 0; i < W; i++)
+        c->all_positive &= c->m->weight[i] >= 0;
+    *out = c;
+    return NULL;
+}
+
+static sy_status *infer_tec(sy_node *n)
+{
+    const sy_tensor *x;
+    SY_TRY(sy_need_input(H, n, 0, &x));
+    if (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_FLOAT64 && x->dtype != SY_DT_INT64 && x->dtype != SY_DT_INT32)
+        return H->status_new(SY_ERR_TYPE, "X must be float, double, int64 or int32, got %s", sy_dt_name(x->dtype));
+    if (x->rank != 2)
+        return H->status_new(SY_ERR_SHAPE, "X must be [N, C], got rank %d", x->rank);
+    tec *c;
+    SY_TRY(tec_build(n, x->dims[1], &c));
+    int64_t N = x->dims[0], d[2] = {N, c->lab.n};
+    bool strings = c->lab.strings;
+    tec_free(c);
+    SY_TRY(H->node_set_output(n, 0, strings ? SY_DT_STRING : SY_DT_INT64, 1, &N));
+    return H->node_set_output(n, 1, SY_DT_FLOAT32, 2, d);
+}
+
+static sy_status *prepare_tec(sy_node *n, void **state)
+{
+    const sy_tensor *x = H->node_input(n, 0);
+    tec *c;
+    SY_TRY(tec_build(n, x->dims[1], &c));
+    H->node_set_scratch(n, (size_t)c->m->n_targets * (sizeof(double) + 1));
+    *state = c;
+    return NULL;
+}
+
+static double logistic(double v) { return 1.0 / (1.0 + exp(-v)); }
+
+static sy_status *run_tec(void *state, const sy_kernel_io *io)
+{
+    const tec *c = state;
+    const te_model *m = c->m;
+    const sy_tensor *x = io->inputs[0];
+    sy_tensor *y = io->outputs[0];
+    float *z = io->outputs[1]->data;
+    int64_t N = x->dims[0], K = m->n_targets;
+    double *s = io->scratch;
+    uint8_t *seen = (uint8_t *)(s + K);
+    for (int64_t r = 0; r < N; r++) {
+        SY_TRY(ml_te_row(m, x, r, s, seen));
+        float *zr = z + r * K;
+        if (K != 2) {
+            /* base values; a class without a score takes its base value (ONNX Runtime) */
+            for (int64_t k = 0; k < m->n_base; k++) {
+                s[k] = seen[k] ? s[k] + m->base[k] : m->base[k];
+                seen[k] = 1;
+            }
+            int64_t best = -1;
+            for (int64_t k = 0; k < K; k++)
+                if (seen[k] && (best < 0 || s[k] > s[best]))
+                    best = k;
+            ml_label_store(&c->lab, y, r, best < 0 ? 0 : best);
+            ml_post_transform(m->post, s, K);
+            for (int64_t k = 0; k < K; k++)
+                zr[k] = (float)s[k];
+            continue;
+        }
+        /* two classes, as ONNX Runtime 1.30 (the spec does not say): one score when class 1 has none */
+        int width = 2, extra = -1; /* extra: ORT's second-score rule when only one score is left */
+        if (m->n_base == 2) {
+            if (seen[1]) {
+                s[1] = m->base[1] + s[0];
+                s[0] = -s[1];
+            } else {
+                s[1] += m->base[1];
+                s[0] += m->base[0];
+            }
+        } else if (m->n_base == 1) {
+            s[0] += m->base[0];
+            width = seen[1] ? 2 : 1;
+        } else {
+            extra = 3;
+            width = seen[1] ? 2 : 1;
+        }
+        double pos = width == 2 && seen[1] ? s[1] : seen[0] ? s[0] : 0.0;
+        int64_t label;
+        if (c->binary_case && c->all_positive) {
+            label = pos > 0.5;
+            extra = pos > 0.5 ? 0 : 1;
+        } else if (c->binary_case) {
+            label = pos > 0;
+            extra = pos > 0 ? 2 : 3;
+        } else {
+            label = pos > 0;
+        }
+        ml_label_store(&c->lab, y, r, label);
+        if (width == 2) {
+            ml_post_transform(m->post, s, 2);
+            zr[0] = (float)s[0], zr[1] = (float)s[1];
+        } else if (m->post == ML_PT_PROBIT) {
+            ml_post_transform(ML_PT_PROBIT, s, 1);
+            zr[0] = (float)s[0], zr[1] = 0.0f; /* ONNX Runtime leaves the second score unset */
+        } else if (extra == 0 || extra == 1) {
+            zr[0] = (float)(1.0 - s[0]), zr[1] = (float)s[0];
+        } else if (m->post == ML_PT_LOGISTIC) {
+            zr[0] = (float)logistic(-s[0]), zr[1] = (float)logistic(s[0]);
+        } else {
+            zr[0] = (float)-s[0], zr[1] = (float)s[0];
+        }
+    }
+    return ml_labels_own(H, io, &c->lab, y, N);
 }
 
 #define A(nm, t) {nm, SY_ATTR_##t, false}
@@ -388,7 +569,21 @@ static const sy_attr_def a_ter1[] = {TER_ATTRS};
 static const sy_attr_def a_ter3[] = {TER_ATTRS, A("base_values_as_tensor", TENSOR), A("nodes_hitrates_as_tensor", TENSOR),
                                      A("nodes_values_as_tensor", TENSOR), A("target_weights_as_tensor", TENSOR)};
 
+#define TEC_ATTRS                                                                                                  \
+    A("base_values", FLOATS), A("class_ids", INTS), A("class_nodeids", INTS), A("class_treeids", INTS),             \
+        A("class_weights", FLOATS), A("classlabels_int64s", INTS), A("classlabels_strings", STRINGS),              \
+        A("nodes_falsenodeids", INTS), A("nodes_featureids", INTS), A("nodes_hitrates", FLOATS),                   \
+        A("nodes_missing_value_tracks_true", INTS), A("nodes_modes", STRINGS), A("nodes_nodeids", INTS),           \
+        A("nodes_treeids", INTS), A("nodes_truenodeids", INTS), A("nodes_values", FLOATS), A("post_transform", STRING)
+static const sy_attr_def a_tec1[] = {TEC_ATTRS};
+static const sy_attr_def a_tec3[] = {TEC_ATTRS, A("base_values_as_tensor", TENSOR), A("class_weights_as_tensor", TENSOR),
+                                     A("nodes_hitrates_as_tensor", TENSOR), A("nodes_values_as_tensor", TENSOR)};
+
 static const sy_op_schema schemas[] = {
+    {sizeof(sy_op_schema), ML, "TreeEnsembleClassifier", 1, 1, 1, 2, 2, SY_ATTRS(a_tec1), infer_tec, SY_NO_INPLACE, 0,
+     "tree ensemble classification: labels and scores"},
+    {sizeof(sy_op_schema), ML, "TreeEnsembleClassifier", 3, 1, 1, 2, 2, SY_ATTRS(a_tec3), infer_tec, SY_NO_INPLACE, 0,
+     "tree ensemble classification (also double attributes)"},
     {sizeof(sy_op_schema), ML, "TreeEnsembleRegressor", 1, 1, 1, 1, 1, SY_ATTRS(a_ter1), infer_ter, SY_NO_INPLACE, 0,
      "tree ensemble regression"},
     {sizeof(sy_op_schema), ML, "TreeEnsembleRegressor", 3, 1, 1, 1, 1, SY_ATTRS(a_ter3), infer_ter, SY_NO_INPLACE, 0,
@@ -396,6 +591,8 @@ static const sy_op_schema schemas[] = {
 };
 
 static const sy_kernel_def kernels[] = {
+    {sizeof(sy_kernel_def), ML, "TreeEnsembleClassifier", 1, 0, "cpu_ref", NUM4, 0, 0, NULL, prepare_tec, run_tec,
+     tec_free, NULL},
     {sizeof(sy_kernel_def), ML, "TreeEnsembleRegressor", 1, 0, "cpu_ref", NUM4, 0, 0, NULL, prepare_ter, ml_te_run,
      ml_te_free, NULL},
 };

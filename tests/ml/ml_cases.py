@@ -36,7 +36,8 @@ def f32(*shape, lo=-2.0, hi=2.0):
     return rng.uniform(lo, hi, shape).astype(np.float32)
 
 
-def forest(n_trees, n_features, n_targets, seed, modes=("BRANCH_LEQ",), leaf_tree=False, multi=False):
+def forest(n_trees, n_features, n_targets, seed, modes=("BRANCH_LEQ",), leaf_tree=False, multi=False,
+           prefix="target", positive=False, only=None):
     """tree attributes: full trees of depth 2 (3 inner nodes, 4 leaves, node ids shuffled so that a
     tree's root is seldom node 0), plus one tree that is a single leaf when leaf_tree; every leaf
     weighs one target, two when multi"""
@@ -66,8 +67,9 @@ def forest(n_trees, n_features, n_targets, seed, modes=("BRANCH_LEQ",), leaf_tre
                 for k in range(2 if multi else 1):
                     a["target_treeids"].append(t)
                     a["target_nodeids"].append(ids[pos])
-                    a["target_ids"].append((int(g.integers(n_targets)) + k) % n_targets)
-                    a["target_weights"].append(float(np.float32(g.uniform(-2, 2))))
+                    a["target_ids"].append((int(g.integers(n_targets)) + k) % n_targets if only is None
+                                           else only[int(g.integers(len(only)))])
+                    a["target_weights"].append(float(np.float32(g.uniform(0 if positive else -2, 2))))
     if leaf_tree:
         t = n_trees
         for k, v in (("nodes_treeids", t), ("nodes_nodeids", 0), ("nodes_featureids", 0), ("nodes_modes", "LEAF"),
@@ -76,6 +78,8 @@ def forest(n_trees, n_features, n_targets, seed, modes=("BRANCH_LEQ",), leaf_tre
             a[k].append(v)
         for k, v in (("target_treeids", t), ("target_nodeids", 0), ("target_ids", 0), ("target_weights", 0.75)):
             a[k].append(v)
+    if prefix != "target":
+        a = {(prefix + k[6:] if k.startswith("target") else k): v for k, v in a.items()}
     return a
 
 
@@ -241,4 +245,26 @@ def cases():
     add("ter_as_tensor", "TreeEnsembleRegressor", [("x", X.astype(np.float64))], [("y", F)], n_targets=2,
         nodes_values_as_tensor=helper.make_tensor("v", TensorProto.DOUBLE, [len(nv)], nv),
         target_weights_as_tensor=helper.make_tensor("w", TensorProto.DOUBLE, [len(tw)], tw), **ft)
+    # TreeEnsembleClassifier: 3 classes (int / string labels, base values, post_transforms, several
+    # classes per leaf), two classes with weights for both (random forests), for one class only
+    # (gradient boosting: one base value, LOGISTIC or NONE; all-positive weights)
+    for post in ("NONE", "SOFTMAX", "LOGISTIC"):
+        add("tec3_" + post.lower(), "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)],
+            classlabels_int64s=[3, 5, 7], post_transform=post, base_values=[0.1, 0.2, -0.3],
+            **forest(4, 4, 3, 11, modes=allm, multi=True, prefix="class"))
+    add("tec3_str_nobase", "TreeEnsembleClassifier", [("x", X)], [("y", STR), ("z", F)],
+        classlabels_strings=["r", "g", "b"], **forest(3, 4, 3, 12, prefix="class", positive=True))
+    add("tec2_rf", "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)], classlabels_int64s=[0, 1],
+        **forest(3, 4, 2, 13, prefix="class", positive=True, multi=True))
+    add("tec2_rf_str_softmax", "TreeEnsembleClassifier", [("x", X)], [("y", STR), ("z", F)],
+        classlabels_strings=["no", "yes"], post_transform="SOFTMAX",
+        **forest(3, 4, 2, 14, prefix="class", multi=True))
+    for post in ("LOGISTIC", "NONE"):
+        add("tec2_gb_" + post.lower(), "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)],
+            classlabels_int64s=[0, 1], post_transform=post, base_values=[0.2],
+            **forest(3, 4, 2, 15, prefix="class", only=[0]))
+    add("tec2_gb_nobase", "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)],
+        classlabels_int64s=[10, 20], post_transform="LOGISTIC", **forest(3, 4, 2, 16, prefix="class", only=[0]))
+    add("tec2_one_class_positive", "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)],
+        classlabels_int64s=[0, 1], **forest(3, 4, 2, 17, prefix="class", only=[1], positive=True))
     return out

@@ -230,5 +230,17 @@ refuse("ter_bad_target", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["Tre
 refuse("ter_bad_agg", "TreeEnsembleRegressor", [("x", xt)], [("y", F)], ["aggregate_function", "MEDIAN"], n_targets=2,
        aggregate_function="MEDIAN", **tree)
 
+# the same tree as a 3-class classifier: leaves add to classes 0/1, 1, 0; base values [0, 0, 0.25] give
+# class 2 a score everywhere; labels by the highest score
+ctree = {(("class" + k[6:]) if k.startswith("target") else k): v for k, v in tree.items()}
+check("tec_hand", "TreeEnsembleClassifier", [("x", xt[:3])], [("y", S), ("z", F)],
+      [np.array(["b", "b", "a"], dtype=object), [[1, 2, 0.25], [0, 4, 0.25], [8, 0, 0.25]]],
+      classlabels_strings=["a", "b", "c"], base_values=[0.0, 0.0, 0.25], **ctree)
+refuse("tec_bad_class", "TreeEnsembleClassifier", [("x", xt)], [("y", I64), ("z", F)],
+       ["TreeEnsembleClassifier_0", "class_ids", "outside the 1 classes"], classlabels_int64s=[4], **ctree)
+refuse("tec_bad_base", "TreeEnsembleClassifier", [("x", xt)], [("y", I64), ("z", F)],
+       ["TreeEnsembleClassifier_0", "base_values", "2 values"], classlabels_int64s=[4, 5, 6], base_values=[1.0, 2.0],
+       **ctree)
+
 print("%d of %d hand-worked cases pass" % (count - failed, count))
 sys.exit(1 if failed else 0)
