@@ -12,6 +12,11 @@
  *                      SOFTMAX_ZERO or PROBIT
  *
  *   LabelEncoder (2, 4) keys to values, strings or numbers (label_encoder.c)
+ *   ArrayFeatureExtractor, Scaler, Normalizer, Imputer, OneHotEncoder,
+ *   LinearRegressor (ml_feat.c); LinearClassifier, CategoryMapper,
+ *   FeatureVectorizer (ml_linear.c); SVMRegressor, SVMClassifier
+ *   (ml_svm.c); TreeEnsembleRegressor / Classifier 1 and 3 on this file's
+ *   tree walker (ml_tree.c)
  *
  * and TfIdfVectorizer of the default domain on token ids (tfidf.c).
  */
@@ -457,7 +462,7 @@ static const sy_plugin_desc desc = {
     .abi_minor = SY_ABI_MINOR,
     .name = "ops_ml",
     .version = "0.1.0",
-    .description = "ai.onnx.ml operators (Binarizer, TreeEnsemble, LabelEncoder) and TfIdfVectorizer, cpu_ref kernels",
+    .description = "ai.onnx.ml operators (sklearn-onnx's: scalers, encoders, linear, SVM, tree ensembles) and TfIdfVectorizer, cpu_ref kernels",
     .kinds = SY_PLUGIN_KIND_OPS,
     .option_keys = NULL,
     .init = ml_init,
