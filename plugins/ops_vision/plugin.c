@@ -12,6 +12,7 @@ static sy_status *vision_init(const sy_host_api *host, sy_plugin *p, const sy_op
     SY_TRY(vision_nms_register(host, p));
     SY_TRY(vision_grid_sample_register(host, p));
     SY_TRY(vision_roi_align_register(host, p));
+    SY_TRY(vision_max_roi_pool_register(host, p));
     SY_TRY(vision_col2im_register(host, p));
     return vision_deform_conv_register(host, p);
 }

@@ -267,4 +267,14 @@ def cases():
         classlabels_int64s=[10, 20], post_transform="LOGISTIC", **forest(3, 4, 2, 16, prefix="class", only=[0]))
     add("tec2_one_class_positive", "TreeEnsembleClassifier", [("x", X)], [("y", I64), ("z", F)],
         classlabels_int64s=[0, 1], **forest(3, 4, 2, 17, prefix="class", only=[1], positive=True))
+    # MaxRoiPool (default domain): regions inside, partly outside, reversed (1 x 1), half-way corners
+    Xi = f32(2, 3, 8, 10)
+    rois = np.array([[0, 0, 0, 9, 7], [1, 2.5, 1.5, 6.5, 5.4], [0, 7, 5, 14, 12], [1, 5, 5, 2, 2], [1, 0, 0, 0, 0]],
+                    np.float32)
+    add("maxroipool", "MaxRoiPool", [("x", Xi), ("rois", rois)], [("y", F)], domain="", pooled_shape=[2, 3])
+    r2 = rois.copy()
+    r2[:, 1:] *= 2
+    add("maxroipool_scale", "MaxRoiPool", [("x", Xi), ("rois", r2)], [("y", F)], domain="", pooled_shape=[3, 2],
+        spatial_scale=0.5)
+    add("maxroipool_4x4", "MaxRoiPool", [("x", Xi), ("rois", rois)], [("y", F)], domain="", pooled_shape=[4, 4])
     return out

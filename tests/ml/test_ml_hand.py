@@ -242,5 +242,16 @@ refuse("tec_bad_base", "TreeEnsembleClassifier", [("x", xt)], [("y", I64), ("z",
        ["TreeEnsembleClassifier_0", "base_values", "2 values"], classlabels_int64s=[4, 5, 6], base_values=[1.0, 2.0],
        **ctree)
 
+# MaxRoiPool: a 4 x 4 image 0..15, the region x 1..3 (3 wide), y 0..1 in 1 x 2 bins of 1.5 columns: bin 0
+# covers [floor(0), ceil(1.5)) = columns 1, 2, bin 1 [floor(1.5), ceil(3)) = columns 2, 3; rows 0..1 -> 6 and 7
+# (double X)
+xr = np.arange(16, dtype=np.float64).reshape(1, 1, 4, 4)
+check("maxroipool_double", "MaxRoiPool", [("x", xr), ("rois", np.array([[0, 1, 0, 3, 1]], np.float64))],
+      [("y", TensorProto.DOUBLE)], [np.array([[[[6, 7]]]], np.float64)], domain="", pooled_shape=[1, 2])
+refuse("maxroipool_bad_batch", "MaxRoiPool", [("x", xr), ("rois", np.array([[1, 1, 0, 3, 1]], np.float64))],
+       [("y", TensorProto.DOUBLE)], ["MaxRoiPool_0", "batch 1"], domain="", pooled_shape=[1, 2])
+refuse("maxroipool_bad_shape", "MaxRoiPool", [("x", xr), ("rois", np.array([[0, 1, 0, 3, 1]], np.float64))],
+       [("y", TensorProto.DOUBLE)], ["MaxRoiPool_0", "pooled_shape"], domain="", pooled_shape=[2])
+
 print("%d of %d hand-worked cases pass" % (count - failed, count))
 sys.exit(1 if failed else 0)
