@@ -277,4 +277,28 @@ def cases():
     add("maxroipool_scale", "MaxRoiPool", [("x", Xi), ("rois", r2)], [("y", F)], domain="", pooled_shape=[3, 2],
         spatial_scale=0.5)
     add("maxroipool_4x4", "MaxRoiPool", [("x", Xi), ("rois", rois)], [("y", F)], domain="", pooled_shape=[4, 4])
+    # a pipeline as sklearn-onnx writes one (Imputer -> Scaler -> Normalizer -> ArrayFeatureExtractor ->
+    # LinearClassifier with string labels, and a TreeEnsembleClassifier beside it on the scaled features)
+    Xp = f32(7, 4)
+    Xp[2, 1] = Xp[5, 3] = np.nan
+    nodes = [
+        helper.make_node("Imputer", ["x"], ["imp"], domain=ML, name="imputer", imputed_value_floats=[0.5, -0.5, 1.0, 0.0],
+                         replaced_value_float=float("nan")),
+        helper.make_node("Scaler", ["imp"], ["sc"], domain=ML, name="scaler", offset=[0.1, 0.2, -0.3, 0.0],
+                         scale=[1.5, 0.5, 2.0, 1.0]),
+        helper.make_node("Normalizer", ["sc"], ["nm"], domain=ML, name="normalizer", norm="L2"),
+        helper.make_node("ArrayFeatureExtractor", ["nm", "cols"], ["sel"], domain=ML, name="select"),
+        helper.make_node("LinearClassifier", ["sel"], ["label", "prob"], domain=ML, name="logreg",
+                         coefficients=[float(v) for v in f32(9)], intercepts=[0.1, 0.0, -0.1],
+                         classlabels_strings=["setosa", "versicolor", "virginica"], post_transform="SOFTMAX"),
+        helper.make_node("TreeEnsembleClassifier", ["sc"], ["tlabel", "tprob"], domain=ML, name="forest",
+                         classlabels_int64s=[0, 1, 2], **forest(3, 4, 3, 21, prefix="class", positive=True)),
+    ]
+    g = helper.make_graph(nodes, "pipeline",
+                          [helper.make_tensor_value_info("x", F, [7, 4]), helper.make_tensor_value_info("cols", I64, [3])],
+                          [helper.make_tensor_value_info(n, t, None) for n, t in
+                           (("label", STR), ("prob", F), ("tlabel", I64), ("tprob", F))])
+    pm = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 3)])
+    pm.ir_version = 8
+    out.append(("pipeline", pm, [("x", Xp), ("cols", np.array([0, 2, 3], np.int64))]))
     return out
