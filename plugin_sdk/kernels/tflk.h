@@ -210,6 +210,8 @@ int32_t tflk_sum_s8(const tflk_reduce8 *p, int32_t sum, int32_t count);
 /* ---- float helpers (tflk_math.c) ------------------------------------------ */
 
 float tflk_expf(float x);
+/* e^x in double, rounded once (tflk_math.c): the ONNX softmax's exp, as libm's expf */
+float tflk_expf_d(float x);
 float tflk_tanhf(float x);
 float tflk_sigmoidf(float x);
 /* round half away from zero (C roundf) */

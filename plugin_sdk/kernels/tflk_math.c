@@ -69,6 +69,35 @@ float tflk_expf(float x)
     return p * from_bits((uint32_t)(k + 127) << 23);
 }
 
+/* e^x evaluated in double and rounded once to float: the correctly rounded
+ * value except when e^x lies within about 2^-40 ulp of a rounding boundary,
+ * so it agrees with the float exp of glibc and of other libms that are
+ * correctly rounded in practice (the ONNX cpu_ref's softmax uses libm's
+ * expf). Double is software on rv32imfc, for the few kernels that need it. */
+float tflk_expf_d(float x)
+{
+    if (x != x)
+        return x;
+    if (x > 88.72283935546875f)
+        return from_bits(0x7f800000u);
+    if (x < -103.97208404541015625f)
+        return 0.0f;
+    double kd = (double)tflk_roundf(x * 1.44269502162933349609f);
+    int32_t k = (int32_t)kd;
+    /* ln 2 in two parts, the first with 32 significant bits: k * hi is exact */
+    double r = ((double)x - kd * 0.6931471803691238164901733398437500) - kd * 1.9082149292705877000220e-10;
+    double p = 1.0;
+    for (int n = 13; n >= 1; n--) /* Taylor to r^13: |r| <= 0.35, error below 2^-60 */
+        p = 1.0 + p * r / (double)n;
+    /* 2^k as a double (k in [-150, 128]) */
+    double s = 1.0;
+    double b = k < 0 ? 0.5 : 2.0;
+    for (int32_t e = k < 0 ? -k : k; e; e >>= 1, b *= b)
+        if (e & 1)
+            s *= b;
+    return (float)(p * s);
+}
+
 /* e^y - 1 for |y| <= 1.25 (series to y^12) */
 static float expm1_small(float y)
 {

@@ -112,6 +112,22 @@ typedef struct mcu_node {
     int64_t *view_off;
     int32_t n_views, view_in;
     void *own; /* one allocation behind views / view_off / the concat arrays */
+    /* ONNX Conv/Gemm/MatMul (mcu_onnx.c): the kernel's weights and bias as
+     * prepared copies (in `own`): the TFLite kernels take W as OHWI /
+     * [units, depth] and the bias pre-scaled, so ONNX's layouts are
+     * rearranged once at prepare; the package ships these copies. NULL:
+     * the node's own inputs 1 and 2 */
+    const float *wt, *bt;
+    size_t wt_bytes, bt_bytes;
+    /* ONNX NCHW on the NHWC conv/pool kernels: `pre` copies x into the
+     * scratch as NHWC, the kernel writes its NHWC output after it, `post`
+     * copies that back into y as NCHW (tflk_strided_copy) */
+    int32_t nchw;
+    tflk_strided pre, post;
+    size_t pre_floats; /* the NHWC input's floats: the kernel's output starts there in the scratch */
+    /* ONNX Softmax: the ONNX arithmetic of cpu_ref (summed in double, times
+     * the reciprocal: tflk_softmax_f32_acc64) rather than TFLite's */
+    int32_t sm_acc64;
     /* the constant arrays of the params and their lengths (for emission) */
     int32_t n_mult;
     /* inputs known at plan time (weights): bit i for input i. The core does

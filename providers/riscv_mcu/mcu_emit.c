@@ -642,7 +642,11 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     if (k->kind >= MK_QCONV)
         return emit_qnode(o, calls, L, r, i, xo, yo);
     const char *wsym = "NULL", *bsym = "NULL";
-    if (k->kind == MK_CONV_S8 || k->kind == MK_CONV_F32 || k->kind == MK_FC_S8 || k->kind == MK_FC_F32) {
+    if (k->wt) { /* ONNX: the weights and bias as prepared (mcu_onnx.c) */
+        SY_TRY(blob_sym(L, k->wt, k->wt_bytes, SY_DT_FLOAT32, &wsym));
+        if (k->bt)
+            SY_TRY(blob_sym(L, k->bt, k->bt_bytes, SY_DT_FLOAT32, &bsym));
+    } else if (k->kind == MK_CONV_S8 || k->kind == MK_CONV_F32 || k->kind == MK_FC_S8 || k->kind == MK_FC_F32) {
         SY_TRY(blob_sym(L, r->in[1].data, r->in[1].nbytes, r->in[1].dtype, &wsym));
         if (r->n_in > 2 && r->in[2].data)
             SY_TRY(blob_sym(L, r->in[2].data, r->in[2].nbytes, r->in[2].dtype, &bsym));
@@ -660,6 +664,24 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     const bool i8 = k->kind == MK_CONV_S8 || k->kind == MK_FC_S8 || k->kind == MK_POOL_S8 || k->kind == MK_SOFTMAX_S8 ||
                     k->kind == MK_LUT_S8;
     const char *et = i8 ? "int8_t" : "float";
+    /* ONNX NCHW around the NHWC kernel: x into the scratch as NHWC, the
+     * kernel's output after it, back into y as NCHW */
+    size_t yfinal = yo;
+    if (k->nchw) {
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: NCHW node %u has no scratch", i);
+        for (int v = 0; v < 2; v++) {
+            const tflk_strided *p = v ? &k->post : &k->pre;
+            P(o, "static const tflk_strided n%u_%s = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+              i, v ? "post" : "pre", p->rank, p->esize, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4],
+              p->dims[5], p->st[0], p->st[1], p->st[2], p->st[3], p->st[4], p->st[5]);
+        }
+        L->flash_params += 2 * sizeof(tflk_strided);
+        L->used[MK_TRANSPOSE] = true;
+        P(calls, "    tflk_strided_copy(&n%u_pre, ws + %zu, ws + %zu);\n", i, xo, so);
+        xo = so;
+        yo = so + k->pre_floats * sizeof(float);
+    }
     switch (k->kind) {
     case MK_CONV_S8:
     case MK_CONV_F32: {
@@ -701,10 +723,12 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     case MK_SOFTMAX_F32: {
         const tflk_softmax *p = &k->u.sm;
         char f1[48], f2[48], f3[48];
-        /* the host hooks (inner axis, exp_fn, store) stay 0: the last axis, tflk_expf */
-        P(o, "static const tflk_softmax n%u = {%d, %d, %s, %d, %d, %d, %d, %s, %s, %d, %d, 0, 0, 0};\n", i, p->rows, p->depth,
-          ffmt(f1, sizeof f1, p->beta), p->fixed, p->mult, p->left_shift, p->diff_min, ffmt(f2, sizeof f2, p->in_scale),
-          ffmt(f3, sizeof f3, p->out_scale), p->in_zp, p->out_zp);
+        /* the inner axis step (ONNX Softmax on an inner axis) and exp_fn
+         * (ONNX: tflk_expf_d; else 0, tflk_expf); `store` is host-only */
+        P(o, "static const tflk_softmax n%u = {%d, %d, %s, %d, %d, %d, %d, %s, %s, %d, %d, %d, %s, 0};\n", i, p->rows,
+          p->depth, ffmt(f1, sizeof f1, p->beta), p->fixed, p->mult, p->left_shift, p->diff_min,
+          ffmt(f2, sizeof f2, p->in_scale), ffmt(f3, sizeof f3, p->out_scale), p->in_zp, p->out_zp, p->inner,
+          p->exp_fn == tflk_expf_d ? "tflk_expf_d" : "0");
         L->flash_params += sizeof(tflk_softmax);
         if (k->kind == MK_SOFTMAX_S8) {
             if (!p->fixed && !r->scratch)
@@ -714,7 +738,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
                 snprintf(sc, sizeof sc, "(float *)(ws + %zu)", so);
             P(calls, "    tflk_softmax_s8(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %s);\n", i, xo, yo, sc);
         } else {
-            P(calls, "    tflk_softmax_f32(&n%u, (const float *)(ws + %zu), (float *)(ws + %zu));\n", i, xo, yo);
+            P(calls, "    tflk_softmax_f32%s(&n%u, (const float *)(ws + %zu), (float *)(ws + %zu));\n",
+              k->sm_acc64 ? "_acc64" : "", i, xo, yo);
         }
         break;
     }
@@ -832,6 +857,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
           r->out[0].nbytes < r->in[0].nbytes ? r->out[0].nbytes : r->in[0].nbytes);
         break;
     }
+    if (k->nchw)
+        P(calls, "    tflk_strided_copy(&n%u_post, ws + %zu, ws + %zu);\n", i, yo, yfinal);
     return NULL;
 }
 

@@ -76,6 +76,15 @@ static const onnx_row rows[] = {
     {"Expand", MK_VIEW, 0, "#78 Expand"},
     {"DepthToSpace", MK_VIEW, 0, "#80 DepthToSpace"},
     {"SpaceToDepth", MK_VIEW, 0, "#81 SpaceToDepth"},
+    /* fp32 on the TFLite conv / fully-connected / pool / softmax kernels */
+    {"Conv", MK_CONV_F32, 0, "#1 Conv"},
+    {"MaxPool", MK_POOL_F32, 1, "#3 MaxPool"},
+    {"Gemm", MK_FC_F32, 0, "#4 Gemm"},
+    {"MatMul", MK_FC_F32, 0, "#5 Matmul"},
+    {"Softmax", MK_SOFTMAX_F32, 0, "#6 Softmax"},
+    {"AveragePool", MK_POOL_F32, 0, "#18 AveragePool"},
+    {"GlobalMaxPool", MK_POOL_F32, 1, "#40 GlobalMaxPool"},
+    {"GlobalAveragePool", MK_POOL_F32, 0, "#41 GlobalAveragePool"},
 };
 
 static const onnx_row *row_of(const sy_node *n)
@@ -113,6 +122,121 @@ static bool const_in(const sy_node *n, uint32_t i)
 {
     const sy_tensor *t = i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
     return !t || t->data;
+}
+
+static bool ints_all(const sy_node *n, const char *attr, int64_t want)
+{
+    int64_t v[SY_MAX_RANK * 2];
+    int64_t cnt = sy_attr_ints_copy(H, n, attr, v, SY_COUNT_OF(v));
+    for (int64_t i = 0; i < cnt && i < (int64_t)SY_COUNT_OF(v); i++)
+        if (v[i] != want)
+            return false;
+    return true;
+}
+
+/* Table B's rules of the conv, pool and matrix rows, and what the TFLite
+ * kernels they run on take */
+static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, const sy_tensor *y, sy_claim *c)
+{
+    const char *op = r->op;
+    uint32_t nin = H->node_num_inputs(n);
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    if (r->kind == MK_FC_F32) {
+        const sy_tensor *b = nin > 1 ? H->node_input(n, 1) : NULL;
+        if (x->rank != 2 || !b || b->rank != 2 || y->rank != 2) {
+            odecline(c, SY_REASON_RANK, "%s: 2-D A and B on the MCU (the fully-connected kernel; ops-mcu.md Table B "
+                     "%s: rank 2), got ranks %d and %d", op, r->row, x->rank, b ? b->rank : 0);
+            return false;
+        }
+        if (!b->data) {
+            odecline(c, SY_REASON_ATTRIBUTE, "%s: B must be a constant (ops-mcu.md Table B %s: B const; the MCU "
+                     "kernel takes it as weights in flash)", op, r->row);
+            return false;
+        }
+        if (!strcmp(op, "Gemm")) {
+            float alpha = sy_attr_float_or(H, n, "alpha", 1.0f);
+            if (alpha != 1.0f) {
+                odecline(c, SY_REASON_ATTRIBUTE, "Gemm: alpha must be 1.0, got %g (ops-mcu.md Table B #4)",
+                         (double)alpha);
+                return false;
+            }
+            if (sy_attr_int_or(H, n, "transA", 0) != 0) {
+                odecline(c, SY_REASON_ATTRIBUTE, "Gemm: transA = 1 is not implemented on the MCU (ops-mcu.md Table B "
+                         "#4 allows it; the QAS/FP32 training rows: A not transposed)");
+                return false;
+            }
+            const sy_tensor *cc = nin > 2 ? H->node_input(n, 2) : NULL;
+            int64_t N = y->dims[1];
+            if (cc && sy_attr_float_or(H, n, "beta", 1.0f) != 0.0f) {
+                int64_t cn = sy_tensor_numel(cc);
+                bool row = cc->rank <= 1 || (cc->rank == 2 && cc->dims[0] == 1);
+                if (!cc->data || cc->dtype != SY_DT_FLOAT32 || !row || (cn != 1 && cn != N)) {
+                    odecline(c, SY_REASON_ATTRIBUTE, "Gemm: C must be a constant fp32 of 1 or N = %lld elements "
+                             "broadcast over the rows (ops-mcu.md Table B #4: C 1D const)", (long long)N);
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+    if (x->rank != 3 && x->rank != 4) {
+        odecline(c, SY_REASON_RANK, "%s: X must be 3D or 4D (NCW/NCHW), got rank %d (ops-mcu.md Table B %s)", op,
+                 x->rank, r->row);
+        return false;
+    }
+    if (r->kind == MK_CONV_F32) {
+        const sy_tensor *w = nin > 1 ? H->node_input(n, 1) : NULL, *b = nin > 2 ? H->node_input(n, 2) : NULL;
+        if (!w || !w->data || w->rank != x->rank || w->dtype != SY_DT_FLOAT32 || (b && !b->data)) {
+            odecline(c, SY_REASON_ATTRIBUTE, "Conv: W (of X's rank) and B must be constants (ops-mcu.md Table B #1)");
+            return false;
+        }
+        /* Table B #1's "auto_pad = NOTSET only" is a converter's input rule:
+         * SAME_* and VALID resolve to explicit pads with the same result
+         * (lead_pads), as for the int8 QConv (mcu_quant.c) */
+        if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER")) {
+            odecline(c, SY_REASON_ATTRIBUTE, "Conv: auto_pad %s (ops-mcu.md Table B #1)", ap);
+            return false;
+        }
+        int64_t g = sy_attr_int_or(H, n, "group", 1);
+        if (g != 1) {
+            odecline(c, SY_REASON_ATTRIBUTE, "Conv: group must be 1, got %lld (ops-mcu.md Table B #1: group = 1 only)",
+                     (long long)g);
+            return false;
+        }
+        return true;
+    }
+    bool global = !strncmp(op, "Global", 6);
+    if (global)
+        return true;
+    if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER")) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: auto_pad %s (ops-mcu.md Table B %s)", op, ap, r->row);
+        return false;
+    }
+    if (sy_attr_int_or(H, n, "ceil_mode", 0) != 0) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode must be 0 (ops-mcu.md Table B %s: floor only)", op, r->row);
+        return false;
+    }
+    if (!ints_all(n, "dilations", 1)) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1 (ops-mcu.md Table B %s: dilations = 1 only)", op,
+                 r->row);
+        return false;
+    }
+    if (sy_attr_int_or(H, n, "storage_order", 0) != 0) {
+        odecline(c, SY_REASON_ATTRIBUTE, "%s: storage_order must be 0 (ops-mcu.md Table B %s)", op, r->row);
+        return false;
+    }
+    if (!strcmp(op, "MaxPool") && H->node_num_outputs(n) > 1 && H->node_output(n, 1)) {
+        odecline(c, SY_REASON_ATTRIBUTE, "MaxPool: the dual-output form (with Indices) is not supported (ops-mcu.md "
+                 "Table B #3)");
+        return false;
+    }
+    if (!strcmp(op, "AveragePool") && sy_attr_int_or(H, n, "count_include_pad", 0) != 0 && !ints_all(n, "pads", 0)) {
+        odecline(c, SY_REASON_ATTRIBUTE, "AveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
+                 "the cells inside the input only (ops-mcu.md Table B #18 does not mention count_include_pad)");
+        return false;
+    }
+    return true;
 }
 
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
@@ -195,6 +319,12 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                  r->row);
         return false;
     }
+    if ((r->kind == MK_CONV_F32 || r->kind == MK_POOL_F32 || r->kind == MK_FC_F32) && !check_nn(n, r, x, y, c))
+        return false;
+    if (r->kind == MK_SOFTMAX_F32 && x->rank < 1) {
+        odecline(c, SY_REASON_RANK, "Softmax: a scalar input (ops-mcu.md Table B #6: 2-4D)");
+        return false;
+    }
     if (x->rank > TFLK_BIN_RANK || y->rank > TFLK_BIN_RANK || sy_tensor_numel(y) > INT32_MAX / 8 ||
         sy_tensor_numel(x) > INT32_MAX / 8) {
         odecline(c, SY_REASON_RANK, "%s: rank above %d or more than 2^28 elements: the MCU kernels index with int32", op,
@@ -250,6 +380,185 @@ static sy_status *one_view(mcu_node *k, const sy_tensor *x, int32_t rank, const 
     return NULL;
 }
 
+/* the spatial attribute `attr` of a 3D/4D node as (h, w): 1-D forms have H = 1 */
+static void hw_attr(const sy_node *n, const char *attr, int32_t rank, int64_t def, int64_t *h, int64_t *w)
+{
+    int64_t v[4] = {def, def, def, def};
+    int64_t cnt = sy_attr_ints_copy(H, n, attr, v, 4);
+    if (rank == 3) {
+        *h = def;
+        *w = cnt >= 1 ? v[0] : def;
+    } else {
+        *h = cnt >= 1 ? v[0] : def;
+        *w = cnt >= 2 ? v[1] : def;
+    }
+}
+
+/* the leading pads (top, left) of a conv/pool: `pads` is [begins..., ends...];
+ * the trailing ones follow from the output's size (the kernels skip cells
+ * outside the input) */
+static void lead_pads(const sy_node *n, int32_t rank, int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t kh,
+                      int64_t kw, int64_t sh, int64_t sw, int64_t *pt, int64_t *pl)
+{
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    *pt = *pl = 0;
+    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+        int64_t th = (oh - 1) * sh + kh - ih, tw = (ow - 1) * sw + kw - iw;
+        th = th > 0 ? th : 0;
+        tw = tw > 0 ? tw : 0;
+        bool lower = !strcmp(ap, "SAME_LOWER"); /* the odd cell at the beginning */
+        *pt = lower ? th - th / 2 : th / 2;
+        *pl = lower ? tw - tw / 2 : tw / 2;
+        return;
+    }
+    if (strcmp(ap, "NOTSET"))
+        return; /* VALID */
+    int64_t v[4] = {0, 0, 0, 0};
+    sy_attr_ints_copy(H, n, "pads", v, 4);
+    if (rank == 3)
+        *pl = v[0];
+    else {
+        *pt = v[0];
+        *pl = v[1];
+    }
+}
+
+/* NCHW x and y around an NHWC kernel (mcu.h: pre, post, the scratch) */
+static void nchw_views(sy_node *n, mcu_node *k, int64_t N, int64_t C, int64_t IH, int64_t IW, int64_t OC,
+                       int64_t OH, int64_t OW)
+{
+    k->nchw = 1;
+    k->pre = (tflk_strided){4, 4, {(int32_t)N, (int32_t)IH, (int32_t)IW, (int32_t)C, 0, 0},
+                            {(int32_t)(C * IH * IW), (int32_t)IW, 1, (int32_t)(IH * IW), 0, 0}};
+    k->post = (tflk_strided){4, 4, {(int32_t)N, (int32_t)OC, (int32_t)OH, (int32_t)OW, 0, 0},
+                             {(int32_t)(OH * OW * OC), 1, (int32_t)(OW * OC), (int32_t)OC, 0, 0}};
+    k->pre_floats = (size_t)(N * C * IH * IW);
+    H->node_set_scratch(n, (k->pre_floats + (size_t)(N * OC * OH * OW)) * sizeof(float));
+}
+
+static sy_status *prep_conv_pool(sy_node *n, mcu_node *k, const onnx_row *r)
+{
+    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
+    int32_t rank = x->rank;
+    int64_t N = x->dims[0], C = x->dims[1], IH = rank == 4 ? x->dims[2] : 1, IW = x->dims[rank - 1];
+    int64_t OC = y->dims[1], OH = rank == 4 ? y->dims[2] : 1, OW = y->dims[rank - 1];
+    int64_t kh, kw, sh, sw, pt, pl;
+    bool global = !strncmp(r->op, "Global", 6);
+    if (r->kind == MK_CONV_F32) {
+        const sy_tensor *w = H->node_input(n, 1);
+        kh = rank == 4 ? w->dims[2] : 1;
+        kw = w->dims[rank - 1];
+        if (w->dims[0] != OC || w->dims[1] != C)
+            return H->status_new(SY_ERR_SHAPE, "Conv: W [%lld, %lld, ...] for %lld input and %lld output channels",
+                                 (long long)w->dims[0], (long long)w->dims[1], (long long)C, (long long)OC);
+    } else if (global) {
+        kh = IH;
+        kw = IW;
+    } else {
+        hw_attr(n, "kernel_shape", rank, 1, &kh, &kw);
+    }
+    if (global)
+        sh = sw = 1;
+    else
+        hw_attr(n, "strides", rank, 1, &sh, &sw);
+    if (global)
+        pt = pl = 0;
+    else
+        lead_pads(n, rank, IH, IW, OH, OW, kh, kw, sh, sw, &pt, &pl);
+    if (r->kind == MK_CONV_F32) {
+        int64_t dh, dw;
+        hw_attr(n, "dilations", rank, 1, &dh, &dw);
+        const sy_tensor *w = H->node_input(n, 1), *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+        size_t nw = (size_t)(OC * C * kh * kw);
+        float *own = calloc(nw + (size_t)OC, sizeof(float));
+        if (!own)
+            return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        k->own = own;
+        /* ONNX W [M, C, kH, kW] as the kernel's OHWI */
+        const float *ws = w->data;
+        for (int64_t m = 0; m < OC; m++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t a = 0; a < kh * kw; a++)
+                    own[(m * kh * kw + a) * C + c] = ws[(m * C + c) * kh * kw + a];
+        k->wt = own;
+        k->wt_bytes = nw * sizeof(float);
+        if (b && b->data) {
+            memcpy(own + nw, b->data, (size_t)OC * sizeof(float));
+            k->bt = own + nw;
+            k->bt_bytes = (size_t)OC * sizeof(float);
+        }
+        k->u.conv = (tflk_conv){.n = (int32_t)N, .ih = (int32_t)IH, .iw = (int32_t)IW, .ic = (int32_t)C,
+                                .oh = (int32_t)OH, .ow = (int32_t)OW, .oc = (int32_t)OC, .kh = (int32_t)kh,
+                                .kw = (int32_t)kw, .fic = (int32_t)C, .sh = (int32_t)sh, .sw = (int32_t)sw,
+                                .dh = (int32_t)dh, .dw = (int32_t)dw, .pt = (int32_t)pt, .pl = (int32_t)pl,
+                                .act = {0, -INFINITY, INFINITY}};
+    } else {
+        k->u.pool = (tflk_pool){.is_max = r->code, .n = (int32_t)N, .ih = (int32_t)IH, .iw = (int32_t)IW,
+                                .c = (int32_t)C, .oh = (int32_t)OH, .ow = (int32_t)OW, .fh = (int32_t)kh,
+                                .fw = (int32_t)kw, .sh = (int32_t)sh, .sw = (int32_t)sw, .pt = (int32_t)pt,
+                                .pl = (int32_t)pl, .lo = -128, .hi = 127, .act = {0, -INFINITY, INFINITY}};
+    }
+    nchw_views(n, k, N, C, IH, IW, OC, OH, OW);
+    return NULL;
+}
+
+/* Gemm / MatMul on tflk_fc_f32: W as [units, depth] (B transposed unless
+ * Gemm's transB = 1), the bias beta * C broadcast to the N units */
+static sy_status *prep_fc(sy_node *n, mcu_node *k)
+{
+    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    bool gemm = !strcmp(H->node_op(n), "Gemm");
+    bool tb = gemm && sy_attr_int_or(H, n, "transB", 0) != 0;
+    int64_t M = a->dims[0], K = a->dims[1], N = y->dims[1];
+    if ((tb ? b->dims[1] : b->dims[0]) != K || (tb ? b->dims[0] : b->dims[1]) != N)
+        return H->status_new(SY_ERR_SHAPE, "%s: B [%lld, %lld] for A [%lld, %lld] and Y [.., %lld]", H->node_op(n),
+                             (long long)b->dims[0], (long long)b->dims[1], (long long)M, (long long)K, (long long)N);
+    const sy_tensor *cc = gemm && H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
+    float beta = gemm ? sy_attr_float_or(H, n, "beta", 1.0f) : 0.0f;
+    bool has_c = cc && cc->data && beta != 0.0f;
+    float *own = calloc((size_t)(N * K + (has_c ? N : 0)), sizeof(float));
+    if (!own)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    k->own = own;
+    const float *bs = b->data;
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t d = 0; d < K; d++)
+            own[u * K + d] = tb ? bs[u * K + d] : bs[d * N + u];
+    k->wt = own;
+    k->wt_bytes = (size_t)(N * K) * sizeof(float);
+    if (has_c) {
+        const float *cs = cc->data;
+        int64_t cn = sy_tensor_numel(cc);
+        for (int64_t u = 0; u < N; u++)
+            own[N * K + u] = beta * cs[cn == 1 ? 0 : u];
+        k->bt = own + N * K;
+        k->bt_bytes = (size_t)N * sizeof(float);
+    }
+    k->u.fc = (tflk_fc){.batches = (int32_t)M, .units = (int32_t)N, .depth = (int32_t)K,
+                        .act = {0, -INFINITY, INFINITY}};
+    return NULL;
+}
+
+/* Softmax: opset < 13 flattens at `axis` (default 1) and normalizes the
+ * inner block as one row; from 13 one axis (default -1), inner elements apart */
+static sy_status *prep_softmax(sy_node *n, mcu_node *k)
+{
+    const sy_tensor *x = H->node_input(n, 0);
+    bool old = H->node_opset(n) < 13;
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", old ? 1 : -1), x->rank, false, "axis", &axis));
+    tflk_softmax *p = &k->u.sm;
+    memset(p, 0, sizeof *p);
+    p->rows = (int32_t)sy_dims_prod(x->dims, 0, axis);
+    p->depth = (int32_t)(old ? sy_dims_prod(x->dims, axis, x->rank) : x->dims[axis]);
+    p->inner = old ? 0 : (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+    p->beta = 1.0f;
+    k->sm_acc64 = 1;
+    p->exp_fn = tflk_expf_d;
+    return NULL;
+}
+
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
 {
     const onnx_row *r = row_of(n);
@@ -258,6 +567,10 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
     int64_t st[SY_MAX_RANK];
     sy_strides(x->rank, x->dims, st);
     switch (r->kind) {
+    case MK_CONV_F32:
+    case MK_POOL_F32: return prep_conv_pool(n, k, r);
+    case MK_FC_F32: return prep_fc(n, k);
+    case MK_SOFTMAX_F32: return prep_softmax(n, k);
     case MK_UNARY_F32: {
         tflk_unary *u = &k->u.un;
         u->kind = r->code;

@@ -363,13 +363,36 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         return mcu_ops_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
-    case MK_CONV_F32: tflk_conv_f32(&k->u.conv, x->data, w->data, bd, y->data); break;
+    case MK_CONV_F32:
+    case MK_POOL_F32: {
+        /* ONNX (mcu_onnx.c): prepared weights, NCHW through the scratch */
+        const float *wd = k->wt ? k->wt : w ? w->data : NULL, *bf = k->wt ? k->bt : bd;
+        const float *xin = x->data;
+        float *yout = y->data;
+        if (k->nchw) {
+            float *s = io->scratch;
+            tflk_strided_copy(&k->pre, x->data, s);
+            xin = s;
+            yout = s + k->pre_floats;
+        }
+        if (k->kind == MK_CONV_F32)
+            tflk_conv_f32(&k->u.conv, xin, wd, bf, yout);
+        else
+            tflk_pool_f32(&k->u.pool, xin, yout);
+        if (k->nchw)
+            tflk_strided_copy(&k->post, yout, y->data);
+        break;
+    }
     case MK_FC_S8: tflk_fc_s8(&k->u.fc, x->data, w->data, bd, y->data); break;
-    case MK_FC_F32: tflk_fc_f32(&k->u.fc, x->data, w->data, bd, y->data); break;
+    case MK_FC_F32: tflk_fc_f32(&k->u.fc, x->data, k->wt ? k->wt : w->data, k->wt ? k->bt : bd, y->data); break;
     case MK_POOL_S8: tflk_pool_s8(&k->u.pool, x->data, y->data); break;
-    case MK_POOL_F32: tflk_pool_f32(&k->u.pool, x->data, y->data); break;
     case MK_SOFTMAX_S8: tflk_softmax_s8(&k->u.sm, x->data, y->data, io->scratch); break;
-    case MK_SOFTMAX_F32: tflk_softmax_f32(&k->u.sm, x->data, y->data); break;
+    case MK_SOFTMAX_F32:
+        if (k->sm_acc64)
+            tflk_softmax_f32_acc64(&k->u.sm, x->data, y->data);
+        else
+            tflk_softmax_f32(&k->u.sm, x->data, y->data);
+        break;
     case MK_LSTM: tflk_lstm_run(&k->u.lstm, x->data, y->data, io->scratch); break;
     case MK_LSTM8: tflk_lstm8_run(&k->u.lstm8, x->data, y->data, io->scratch); break;
     case MK_BIN_S8: tflk_binary_s8(&k->u.bin, x->data, w->data, y->data); break;
@@ -458,6 +481,9 @@ static const sy_kernel_def kernels[] = {
     OK1("Identity", MCU_ANY), OK1("Transpose", MCU_ANY), OK1("Concat", MCU_ANY), OK1("Gather", MCU_ANY),
     OK1("GatherND", MCU_ANY), OK1("ScatterND", MCU_ANY), OK1("Scatter", MCU_ANY), OK1("ScatterElements", MCU_ANY),
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
+    OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
+    OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
+    OK1("GlobalAveragePool", F32_ONLY),
 #undef OK1
 };
 

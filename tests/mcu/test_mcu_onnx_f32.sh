@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A float ONNX network on the MCU: fp32 mnist-8 (Conv, Add, Relu, MaxPool,
+# Reshape, MatMul, Add) runs on riscv_mcu alone (ONNX Table B on the
+# TFLite fp32 kernels through NCHW<->NHWC copies, providers/riscv_mcu/mcu_onnx.c).
+#  - `switchyard conformance` with riscv_mcu alone (strict): every node on
+#    the MCU, test_data_set_0..2 within the conformance tolerance of ONNX's
+#    expected output_0.pb (an independent reference: the model zoo's);
+#  - `switchyard codegen` for test_data_set_0..2: the host run has argmax
+#    2, 0, 9, and the package (MODE host: host compiler; MODE qemu:
+#    riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32) prints the
+#    same bytes as the host run of the provider.
+#
+#   test_mcu_onnx_f32.sh SWITCHYARD SHARED_DIR SOURCE_DIR WORK_DIR host|qemu
+#
+# Exit 77 (skipped) without mnist-8, or in qemu mode without the cross
+# toolchain, picolibc or QEMU.
+set -u
+SY=$1 SHARED=$2 SRC=$3 WORK=$4 MODE=$5
+m=$SHARED/models/onnx/mnist-8
+if [ ! -f "$m/model.onnx" ]; then
+  echo "SKIP: $m/model.onnx is absent"
+  exit 77
+fi
+. "$(dirname "$0")/mcu_common.sh"
+mcu_prepare "$MODE" "$WORK"
+m=$(cd "$m" && pwd)
+mkdir -p "$WORK/conf"
+ln -s "$m" "$WORK/conf/mnist-8"
+if "$SY" conformance "$WORK/conf" --config "$SRC/tests/mcu/conformance_riscv_mcu.ini" > "$WORK/conf.log" 2>&1 &&
+  grep -q '^1 passed, 0 failed' "$WORK/conf.log"; then
+  echo "ok   fp32 mnist-8 on riscv_mcu alone matches output_0.pb within the conformance tolerance"
+else
+  fail "conformance of fp32 mnist-8 on riscv_mcu alone"; cat "$WORK/conf.log"
+fi
+"$SY" explain "$m/model.onnx" --config "$SRC/conf/riscv_mcu_ws63.ini" > "$WORK/explain.log" 2>&1
+grep -q 'riscv_mcu (emulator): 11 nodes' "$WORK/explain.log" && grep -q 'cpu_ref: 0 nodes' "$WORK/explain.log" ||
+  { fail "explain: not every node on riscv_mcu with conf/riscv_mcu_ws63.ini"; cat "$WORK/explain.log"; }
+i=0
+for want in 2 0 9; do
+  in=$m/test_data_set_$i/input_0.pb pkg=$WORK/pkg$i
+  if ! "$SY" codegen "$m/model.onnx" --target ws63 -o "$pkg" --input "Input3=$in" > "$WORK/codegen$i.log" 2>&1; then
+    fail "codegen (test_data_set_$i)"; cat "$WORK/codegen$i.log"; i=$((i + 1)); continue
+  fi
+  top=$(sed -n 's/.*top-5: \[\([0-9]*\)\].*/\1/p' "$WORK/codegen$i.log" | head -1)
+  [ "$top" = "$want" ] || fail "test_data_set_$i: the riscv_mcu host run has argmax '$top', expected $want"
+  grep -q 'tflk_conv_f32' "$pkg/src/model.c" && grep -q 'tflk_fc_f32' "$pkg/src/model.c" &&
+    grep -q 'tflk_pool_f32' "$pkg/src/model.c" || fail "the package does not run the fp32 conv, fc and pool kernels"
+  if [ "$MODE" = qemu ]; then
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; i=$((i + 1)); continue; }
+    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out$i.txt" 2>&1
+  else
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; i=$((i + 1)); continue; }
+    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out$i.txt" 2>&1
+  fi
+  if ! grep '^out' "$WORK/out$i.txt" | cmp -s - "$pkg/expected_output.txt"; then
+    fail "test_data_set_$i: the $MODE run differs from the host run"; cat "$WORK/out$i.txt"
+  else
+    echo "ok   fp32 mnist-8 test_data_set_$i ($MODE): argmax $top, bit-exact with the riscv_mcu host run; $(grep instret "$WORK/out$i.txt")"
+  fi
+  i=$((i + 1))
+done
+if [ $fails -ne 0 ]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "all fp32 ONNX MCU checks passed ($MODE)"
