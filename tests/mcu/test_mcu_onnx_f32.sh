@@ -62,6 +62,45 @@ for want in 2 0 9; do
   fi
   i=$((i + 1))
 done
+# the project's graphs/tiny_cnn.onnx (Conv pads 1, Relu, MaxPool, Reshape,
+# Gemm transB = 1, Softmax axis 1) and graphs/mlp.onnx (MatMul, Add, Relu):
+# every node on riscv_mcu alone within `switchyard compare`'s float32
+# tolerance of cpu_ref (its own Conv/Gemm/MatMul/Softmax code), and
+# tiny_cnn's package (ONNX Softmax's tflk_expf_d in double, software on
+# rv32imfc) bit-exact with the host run
+for g in tiny_cnn mlp; do
+  "$SY" compare "$SRC/graphs/$g.onnx" --config "$SRC/tests/mcu/conformance_riscv_mcu.ini" \
+    --input-dir "$SRC/graphs/$g/test_data_set_0" > "$WORK/compare_$g.log" 2>&1
+  if grep -q ' 0 past tolerance, 0 without a value on B' "$WORK/compare_$g.log" &&
+    ! awk '$1 ~ /^[0-9]+$/ && $7 != "riscv_mcu" {bad = 1} END {exit !bad}' "$WORK/compare_$g.log"; then
+    echo "ok   fp32 $g: every node on riscv_mcu, within the float32 tolerance of cpu_ref"
+  else
+    fail "fp32 $g on riscv_mcu vs cpu_ref"; cat "$WORK/compare_$g.log"
+  fi
+done
+pkg=$WORK/pkg_tiny_cnn
+if "$SY" codegen "$SRC/graphs/tiny_cnn.onnx" --target ws63 -o "$pkg" \
+  --input "image=$SRC/graphs/tiny_cnn/test_data_set_0/input_0.npy" > "$WORK/codegen_tiny_cnn.log" 2>&1; then
+  grep -q 'tflk_softmax_f32_acc64' "$pkg/src/model.c" && grep -q 'tflk_expf_d' "$pkg/src/model.c" ||
+    fail "tiny_cnn: the package does not run ONNX Softmax's arithmetic"
+  if [ "$MODE" = qemu ]; then
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 &&
+      (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+        -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") \
+        > "$WORK/out_tiny_cnn.txt" 2>&1
+  else
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 && (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_tiny_cnn.txt" 2>&1
+  fi
+  if grep '^out' "$WORK/out_tiny_cnn.txt" | cmp -s - "$pkg/expected_output.txt"; then
+    echo "ok   fp32 tiny_cnn ($MODE): the package is bit-exact with the riscv_mcu host run; $(grep instret "$WORK/out_tiny_cnn.txt")"
+  else
+    fail "fp32 tiny_cnn: the $MODE package differs from the host run"; tail -20 "$pkg/build.log"; cat "$WORK/out_tiny_cnn.txt"
+  fi
+else
+  fail "codegen of fp32 tiny_cnn"; cat "$WORK/codegen_tiny_cnn.log"
+fi
 if [ $fails -ne 0 ]; then
   echo "$fails failure(s)"
   exit 1
