@@ -6,8 +6,11 @@
  * movement — Transpose, Concat, Gather, GatherND, ScatterND, Scatter,
  * ScatterElements, Tile, Expand, DepthToSpace, SpaceToDepth (views of
  * tflk_strided.c, tflk_move.c) and the reshapes (a copy). Data movement
- * takes fp32, int8, int32 and bool tensors as they are. The rules of each
- * row are mcu_onnx_check's, quoting Table B.
+ * takes fp32, int8, int32 and bool tensors as they are. fp32 Conv, the
+ * pools, Gemm, MatMul and Softmax run on tflk_conv_f32 / tflk_pool_f32 /
+ * tflk_fc_f32 / tflk_softmax: NCHW through NHWC copies in the node's
+ * scratch, weights rearranged at prepare (mcu.h: wt, bt, pre, post). The
+ * rules of each row are mcu_onnx_check's, quoting Table B.
  */
 #include "mcu.h"
 
