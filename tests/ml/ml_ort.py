@@ -4,7 +4,7 @@ onnxruntime-node) on the one-node models of ml_cases.py; floats within
 
   /usr/bin/python3 ml_ort.py SWITCHYARD WORK_DIR
 Exit 77 (skipped) when node or the onnxruntime-node package is absent
-(ORT_NODE_MODULES, else /work/deps/node_modules, else a temporary npm
+(a node_modules folder named by ORT_NODE_MODULES, else a temporary npm
 install)."""
 import json
 import os
@@ -28,9 +28,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 
 
 def ort_modules():
-    for d in (os.environ.get("ORT_NODE_MODULES"), "/work/deps/node_modules"):
-        if d and os.path.isfile(os.path.join(d, "onnxruntime-node", "package.json")):
-            return d, None
+    d = os.environ.get("ORT_NODE_MODULES")
+    if d and os.path.isfile(os.path.join(d, "onnxruntime-node", "package.json")):
+        return d, None
     if not shutil.which("npm"):
         return None, None
     tmp = tempfile.mkdtemp(prefix="sy_ortml.")
