@@ -50,7 +50,7 @@ static sy_status *infer_mrp(sy_node *n)
         return ERR(SY_ERR_SHAPE, "X must be [N, C, H, W], got rank %d", x->rank);
     if (r->rank != 2 || r->dims[1] != 5)
         return ERR(SY_ERR_SHAPE, "rois must be [num_rois, 5] (batch, x1, y1, x2, y2)");
-    mrp s;
+    mrp s = {0};
     SY_TRY(mrp_attrs(n, &s));
     int64_t d[4] = {r->dims[0], x->dims[1], s.ph, s.pw};
     return H->node_set_output(n, 0, x->dtype, 4, d);
