@@ -329,11 +329,12 @@ static sy_status *run_svm(void *state, const sy_kernel_io *io)
     const sy_tensor *x = io->inputs[0];
     int64_t N = x->rank == 2 ? x->dims[0] : 1;
     size_t k = (size_t)(m->k > 0 ? m->k : 1);
-    float *row = io->scratch, *kv = row + m->c;
-    double *s = (double *)(void *)(kv + m->nv); /* pair or class scores */
+    /* the 8-byte arrays first, so they stay aligned whatever the float counts */
+    double *s = io->scratch; /* pair or class scores */
     int64_t *votes = (int64_t *)(void *)(s + m->npairs + k + 2);
+    float *row = (float *)(void *)(votes + k), *kv = row + m->c;
     /* pair probabilities, the coupling matrix, p and Q p */
-    float *probs = (float *)(void *)(votes + k), *Q = probs + k * k, *pk = Q + k * k, *qp = pk + k;
+    float *probs = kv + m->nv, *Q = probs + k * k, *pk = Q + k * k, *qp = pk + k;
     sy_tensor *y = io->outputs[0];
     float *z = m->classifier ? io->outputs[1]->data : io->outputs[0]->data;
     for (int64_t r = 0; r < N; r++) {

@@ -39,6 +39,7 @@
 #include <switchyard/sy_app_types.h> /* sy_session_options: the extension creates the captured session */
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <strings.h>
 
@@ -169,10 +170,36 @@ static void mcu_destroy(void *state)
 
 /* A capture being made by the extension's session_create on this thread,
  * for the session_begin that the core calls inside sy_session_create on
- * the same thread (provider_session.c: before placement). Thread-local, so
+ * the same thread (provider_session.c: before placement). Per thread, so
  * a session created at the same time on another thread, in this
- * environment or another, never takes it. */
-static _Thread_local mcu_capture *pending_capture;
+ * environment or another, never takes it. A pthread key rather than
+ * _Thread_local: this module is dlclosed with its last environment, and
+ * the ELF TLS block of an unloaded module leaves a stale entry that
+ * LeakSanitizer's thread scan faults on at exit (sdk.template under ASan).
+ * The key is made once per load of the module and deleted when it unloads. */
+static pthread_key_t pending_key;
+static pthread_once_t pending_once = PTHREAD_ONCE_INIT;
+static bool pending_key_ok;
+
+static void pending_key_make(void) { pending_key_ok = pthread_key_create(&pending_key, NULL) == 0; }
+
+__attribute__((destructor)) static void pending_key_drop(void)
+{
+    if (pending_key_ok)
+        pthread_key_delete(pending_key);
+}
+
+static mcu_capture *pending_get(void)
+{
+    pthread_once(&pending_once, pending_key_make);
+    return pending_key_ok ? pthread_getspecific(pending_key) : NULL;
+}
+
+static bool pending_set(mcu_capture *cap)
+{
+    pthread_once(&pending_once, pending_key_make);
+    return pending_key_ok && pthread_setspecific(pending_key, cap) == 0;
+}
 
 static sy_status *mcu_session_begin(void *state, void **session_state)
 {
@@ -181,12 +208,12 @@ static sy_status *mcu_session_begin(void *state, void **session_state)
     if (!ss)
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "riscv_mcu: out of memory");
     ss->cfg = c;
-    mcu_capture *cap = pending_capture;
+    mcu_capture *cap = pending_get();
     /* only the session of the environment the capture was asked for */
     if (cap && !cap->sess && cap->env && cap->env == c->env) {
         ss->cap = cap;
         cap->sess = ss;
-        pending_capture = NULL;
+        pending_set(NULL);
     }
     *session_state = ss;
     return NULL;
@@ -569,10 +596,15 @@ static sy_status *ext_session_create(const sy_mcu_codegen_ext *self, struct sy_e
     }
     so->threads = 1;
     cap->env = e;
-    pending_capture = cap;
+    if (!pending_set(cap)) {
+        free(so);
+        free(cap);
+        return H->status_new(SY_ERR_RUNTIME, "riscv_mcu.codegen session_create: no thread-specific slot for the "
+                                             "capture (pthread_key_create failed)");
+    }
     struct sy_session *s = NULL;
     sy_status *st = H->app->session_create(env, model, so, &s);
-    pending_capture = NULL;
+    pending_set(NULL);
     free(so);
     if (!st && !cap->sess) {
         H->app->session_release(s);
