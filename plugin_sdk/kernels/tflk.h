@@ -228,6 +228,13 @@ float tflk_logf(float x);
 float tflk_sinf(float x);
 float tflk_cosf(float x);
 float tflk_erff(float x);
+/* x^y (C99 pow's special cases; integral y by squaring in double, else
+ * e^(y log x) with log and exp in double, rounded once) and fmod(x, y)
+ * (exact, by long division of the significands) */
+float tflk_powf(float x, float y);
+/* the natural log of a finite x > 0 in double (error below 2^-60 relative) */
+double tflk_log_d(double x);
+float tflk_fmodf(float x, float y);
 /* TFLite's quantization of a real value: round(x / scale) + zp, clamped */
 int32_t tflk_quantize(float x, float scale, int32_t zp, int32_t lo, int32_t hi);
 
@@ -282,12 +289,17 @@ void tflk_strided_copy(const tflk_strided *p, const void *x, void *y);
 enum {
     TFLK_MAX = 3, TFLK_MIN = 4, TFLK_DIV = 5, TFLK_EQ = 6, TFLK_NE = 7, TFLK_LT = 8, TFLK_LE = 9, TFLK_GT = 10,
     TFLK_GE = 11, TFLK_AND = 12, TFLK_OR = 13, TFLK_XOR = 14,
-    TFLK_MAXN = 15, TFLK_MINN = 16 /* ONNX Max/Min: NaN if either operand is NaN */
+    TFLK_MAXN = 15, TFLK_MINN = 16, /* ONNX Max/Min: NaN if either operand is NaN */
+    /* ONNX PRelu (x < 0: slope * x), Pow (tflk_powf), Mod with fmod = 1
+     * (tflk_fmodf, exact); BitShift on uint8 codes (tflk_shift_u8) */
+    TFLK_PRELU = 17, TFLK_POW = 18, TFLK_FMOD = 19, TFLK_SHL = 20, TFLK_SHR = 21
 };
 void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
 void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y);
-/* bool operands (any non-zero byte is true): EQ NE AND OR XOR */
+/* bool operands (any non-zero byte is true, false < true): EQ NE LT LE GT GE AND OR XOR */
 void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
+/* ONNX BitShift on uint8 (op TFLK_SHL / TFLK_SHR): a shift by 8 or more gives 0 */
+void tflk_shift_u8(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
 
 /* ---- fp32 one-input ops (tflk_unary.c) ------------------------------------------ */
 
@@ -300,7 +312,8 @@ enum {
     TFLK_U_LOGISTIC, TFLK_U_TANH, TFLK_U_ELU, TFLK_U_HSWISH, TFLK_U_GELU, TFLK_U_LEAKY,
     /* ONNX's (Table B): alpha and beta are the op's attributes */
     TFLK_U_TAN, TFLK_U_ERF, TFLK_U_SOFTPLUS, TFLK_U_SOFTSIGN, TFLK_U_SELU, TFLK_U_CELU, TFLK_U_HSIGMOID,
-    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP, TFLK_U_RELUN /* ONNX Relu: NaN stays NaN */
+    TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP, TFLK_U_RELUN, /* ONNX Relu: NaN stays NaN */
+    TFLK_U_SWISH                                          /* ONNX Swish: x * sigmoid(alpha x) */
 };
 typedef struct tflk_unary {
     int32_t kind, approx;
@@ -446,6 +459,12 @@ typedef struct tflk_softmax {
 void tflk_softmax_f32(const tflk_softmax *p, const float *x, float *y);
 /* the ONNX cpu_ref's: summed in double, each multiplied by (float)(1 / sum) */
 void tflk_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y);
+/* LOG_SOFTMAX / ONNX LogSoftmax on the same rows: x - max - log(sum of
+ * exps). TFLite's form sums in float and takes tflk_logf; the ONNX cpu_ref's
+ * (acc64) sums in double and takes the double log rounded once. In place
+ * is allowed (y == x). */
+void tflk_log_softmax_f32(const tflk_softmax *p, const float *x, float *y);
+void tflk_log_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y);
 /* scratch: `depth` floats when !fixed */
 void tflk_softmax_s8(const tflk_softmax *p, const int8_t *x, int8_t *y, float *scratch);
 

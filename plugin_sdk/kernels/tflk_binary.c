@@ -3,7 +3,8 @@
  * with numpy broadcasting over up to 6 dims, the strides precomputed by the
  * host (0 along a broadcast dim); on the same walk MAXIMUM, MINIMUM (fp32,
  * raw int8 codes), fp32 DIV, the comparisons (fp32 and bool operands, bool
- * out) and LOGICAL_AND / LOGICAL_OR.
+ * out) and LOGICAL_AND / LOGICAL_OR; ONNX PRelu, Pow, Mod (fmod = 1) in
+ * fp32 and BitShift on uint8.
  */
 #include "tflk.h"
 
@@ -31,6 +32,9 @@ static float f32_one(const tflk_binary *p, float a, float b)
     case TFLK_DIV: r = a / b; break;
     case TFLK_MAXN: r = a != a || b != b ? a + b : (a > b ? a : b); break;
     case TFLK_MINN: r = a != a || b != b ? a + b : (a < b ? a : b); break;
+    case TFLK_PRELU: r = a < 0.0f ? b * a : a; break;
+    case TFLK_POW: r = tflk_powf(a, b); break;
+    case TFLK_FMOD: r = tflk_fmodf(a, b); break;
     default: r = a * b; break;
     }
     return tflk_act_apply(&p->act, r);
@@ -88,6 +92,10 @@ static uint8_t bool_one(const tflk_binary *p, uint8_t a, uint8_t b)
     case TFLK_NE: return x != y;
     case TFLK_AND: return x && y;
     case TFLK_XOR: return x != y;
+    case TFLK_LT: return x < y;
+    case TFLK_LE: return x <= y;
+    case TFLK_GT: return x > y;
+    case TFLK_GE: return x >= y;
     default: return x || y;
     }
 }
@@ -95,3 +103,12 @@ static uint8_t bool_one(const tflk_binary *p, uint8_t a, uint8_t b)
 void tflk_binary_s8_raw(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y) { TFLK_BINARY_WALK(s8_raw_one); }
 void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint8_t *y) { TFLK_BINARY_WALK(cmp_one); }
 void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y) { TFLK_BINARY_WALK(bool_one); }
+
+static uint8_t shift_one(const tflk_binary *p, uint8_t a, uint8_t b)
+{
+    if (b >= 8)
+        return 0;
+    return (uint8_t)(p->op == TFLK_SHL ? (uint32_t)a << b : (uint32_t)a >> b);
+}
+
+void tflk_shift_u8(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y) { TFLK_BINARY_WALK(shift_one); }

@@ -215,6 +215,128 @@ float tflk_logf(float x)
     return kf * 0.693145751953125f + ((f - s * (f - p)) + kf * 1.42860682030941723212e-6f);
 }
 
+/* log x in double for finite x > 0: x = 2^k m, m in [sqrt(1/2), sqrt(2)),
+ * log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: the series to
+ * s^23 leaves an error below 2^-60 */
+double tflk_log_d(double x)
+{
+    int32_t k = 0;
+    while (x >= 2.0) {
+        x *= 0.5;
+        k++;
+    }
+    while (x < 1.0) {
+        x *= 2.0;
+        k--;
+    }
+    if (x > 1.4142135623730951) {
+        x *= 0.5;
+        k++;
+    }
+    double s = (x - 1.0) / (x + 1.0), z = s * s, p = 0.0;
+    for (int n = 23; n >= 3; n -= 2)
+        p = (p + 1.0 / (double)n) * z;
+    return 2.0 * s * (1.0 + p) + (double)k * 0.6931471805599453;
+}
+
+/* e^t in double for |t| < 200 (tflk_expf_d's reduction with a double argument) */
+static double exp_d(double t)
+{
+    double kd = (double)(int32_t)(t * 1.4426950408889634 + (t < 0.0 ? -0.5 : 0.5));
+    int32_t k = (int32_t)kd;
+    double r = (t - kd * 0.6931471803691238164901733398437500) - kd * 1.9082149292705877000220e-10;
+    double p = 1.0;
+    for (int n = 13; n >= 1; n--)
+        p = 1.0 + p * r / (double)n;
+    double s = 1.0, b = k < 0 ? 0.5 : 2.0;
+    for (int32_t e = k < 0 ? -k : k; e; e >>= 1, b *= b)
+        if (e & 1)
+            s *= b;
+    return p * s;
+}
+
+float tflk_powf(float x, float y)
+{
+    if (y == 0.0f || x == 1.0f)
+        return 1.0f;
+    if (x != x || y != y)
+        return from_bits(0x7fc00000u);
+    float ay = y < 0.0f ? -y : y, ax = x < 0.0f ? -x : x;
+    int integral = ay >= 16777216.0f || tflk_floorf(ay) == ay;
+    int odd = integral && ay < 16777216.0f && ((int32_t)ay & 1);
+    if (to_bits(ay) == 0x7f800000u) { /* y = +-inf */
+        if (ax == 1.0f)
+            return 1.0f;
+        return (ax > 1.0f) == (y > 0.0f) ? ay : 0.0f;
+    }
+    if (x < 0.0f && !integral)
+        return from_bits(0x7fc00000u);
+    float sign = x < 0.0f && odd ? -1.0f : 1.0f;
+    if (ax == 0.0f || to_bits(ax) == 0x7f800000u) { /* 0 or inf: 0, inf with the sign of an odd y */
+        int big = (ax == 0.0f) == (y < 0.0f);
+        float r = big ? from_bits(0x7f800000u) : 0.0f;
+        return x < 0.0f && odd ? -r : r;
+    }
+    double r;
+    if (integral && ay <= 64.0f) { /* by squaring: at most 12 products, each rounded in double */
+        double b = (double)ax;
+        r = 1.0;
+        for (int32_t e = (int32_t)ay; e; e >>= 1, b *= b)
+            if (e & 1)
+                r *= b;
+        if (y < 0.0f)
+            r = 1.0 / r;
+    } else {
+        double t = (double)y * tflk_log_d((double)ax);
+        if (t > 89.0)
+            return sign * from_bits(0x7f800000u);
+        if (t < -104.0)
+            return sign * 0.0f;
+        r = exp_d(t);
+    }
+    return sign * (float)r;
+}
+
+/* fmod by long division of the significands (the remainder of floats is
+ * exact, so this is C's fmodf bit for bit) */
+float tflk_fmodf(float x, float y)
+{
+    uint32_t ux = to_bits(x), uy = to_bits(y), sx = ux & 0x80000000u;
+    uint32_t ax = ux & 0x7fffffffu, ay = uy & 0x7fffffffu;
+    if (ay == 0 || ax >= 0x7f800000u || ay > 0x7f800000u)
+        return from_bits(0x7fc00000u);
+    if (ax < ay)
+        return x;
+    if (ax == ay)
+        return from_bits(sx);
+    int32_t ex = (int32_t)(ax >> 23), ey = (int32_t)(ay >> 23);
+    uint32_t mx = ax & 0x7fffffu, my = ay & 0x7fffffu;
+    if (ex)
+        mx |= 0x800000u;
+    else
+        for (ex = 1; mx < 0x800000u; ex--)
+            mx <<= 1;
+    if (ey)
+        my |= 0x800000u;
+    else
+        for (ey = 1; my < 0x800000u; ey--)
+            my <<= 1;
+    for (; ex > ey; ex--) {
+        if (mx >= my)
+            mx -= my;
+        mx <<= 1;
+    }
+    if (mx >= my)
+        mx -= my;
+    if (!mx)
+        return from_bits(sx);
+    for (; mx < 0x800000u; ex--)
+        mx <<= 1;
+    if (ex > 0)
+        return from_bits(sx | ((uint32_t)ex << 23) | (mx & 0x7fffffu));
+    return from_bits(sx | (mx >> (1 - ex))); /* subnormal: exact, the low bits are zero */
+}
+
 /* sin and cos: x - k pi/2 with a three-part pi/2 (k pi/2's first parts
  * exact for |k| < 2^12), Taylor polynomials on [-pi/4, pi/4] */
 static float sin_poly(float r)

@@ -51,6 +51,37 @@ static inline void softmax_f32_rows(const tflk_softmax *p, const float *x, float
 void tflk_softmax_f32(const tflk_softmax *p, const float *x, float *y) { softmax_f32_rows(p, x, y, 0); }
 void tflk_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y) { softmax_f32_rows(p, x, y, 1); }
 
+static inline void log_softmax_rows(const tflk_softmax *p, const float *x, float *y, int acc64)
+{
+    const ptrdiff_t d = p->depth, in = p->inner > 0 ? p->inner : 1;
+    float (*ex)(float) = p->exp_fn ? p->exp_fn : tflk_expf;
+    for (ptrdiff_t r = 0; r < p->rows; r++)
+        for (ptrdiff_t i = 0; i < in; i++) {
+            const float *xr = x + r * d * in + i;
+            float *yr = y + r * d * in + i;
+            float mx = -INFINITY;
+            for (ptrdiff_t c = 0; c < d; c++)
+                mx = xr[c * in] > mx ? xr[c * in] : mx;
+            float ls;
+            if (acc64) {
+                double sum = 0.0;
+                for (ptrdiff_t c = 0; c < d; c++)
+                    sum += ex((xr[c * in] - mx) * p->beta);
+                ls = (float)tflk_log_d(sum);
+            } else {
+                float sum = 0.0f;
+                for (ptrdiff_t c = 0; c < d; c++)
+                    sum += ex((xr[c * in] - mx) * p->beta);
+                ls = tflk_logf(sum);
+            }
+            for (ptrdiff_t c = 0; c < d; c++)
+                yr[c * in] = (xr[c * in] - mx) * p->beta - ls;
+        }
+}
+
+void tflk_log_softmax_f32(const tflk_softmax *p, const float *x, float *y) { log_softmax_rows(p, x, y, 0); }
+void tflk_log_softmax_f32_acc64(const tflk_softmax *p, const float *x, float *y) { log_softmax_rows(p, x, y, 1); }
+
 static void softmax_s8_fixed(const tflk_softmax *p, const int8_t *in, int8_t *out)
 {
     const int32_t depth = p->depth;

@@ -1,7 +1,7 @@
 /*
  * tflk_unary: the fp32 one-input ops of Table A (#7-#9, #27-#37, #56-#58,
  * #68, #73, #76) and of ONNX's Table B (Tan, Erf, Softplus, Softsign, Selu,
- * Celu, HardSigmoid, ThresholdedRelu, Elu with alpha, Clip) with the functions of the float kernels, computed by
+ * Celu, HardSigmoid, ThresholdedRelu, Elu with alpha, Clip, Swish) with the functions of the float kernels, computed by
  * tflk_math.c instead of libm so the MCU gives the host's bits; bool
  * LOGICAL_NOT; QUANTIZE and DEQUANTIZE between fp32 and int8.
  */
@@ -50,6 +50,7 @@ float tflk_unary_one(const tflk_unary *p, float x)
     case TFLK_U_ELUA: return x >= 0.0f ? x : p->alpha * (tflk_expf(x) - 1.0f);
     case TFLK_U_RELUN: return x < 0.0f ? 0.0f : x;
     case TFLK_U_CLIP: return x < p->alpha ? p->alpha : (x > p->beta ? p->beta : x);
+    case TFLK_U_SWISH: return x * tflk_sigmoidf(p->alpha * x);
     default: return x;
     }
 }

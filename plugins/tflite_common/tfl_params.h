@@ -256,6 +256,21 @@ static inline sy_status *tfl_build_softmax(const sy_host_api *H, const sy_node *
     return NULL;
 }
 
+/* int8 LOG_SOFTMAX's parameters (output 16/256, zero point 127) from the
+ * input scale: TFLite's PreprocessLogSoftmaxScalingExp */
+static inline sy_status *tfl_build_logsm8(const sy_host_api *H, float in_scale, tflk_logsm8 *p)
+{
+    memset(p, 0, sizeof *p);
+    sy_q_softmax_params(1.0f, in_scale, &p->mult, &p->left_shift, &p->diff_min);
+    if (p->mult <= 0 || p->left_shift < 1 || p->left_shift > 31)
+        return H->status_new(SY_ERR_UNSUPPORTED, "int8 LOG_SOFTMAX: input scale %g is outside what TFLite's kernel "
+                             "handles", (double)in_scale);
+    int32_t rev_shift;
+    sy_q_quantize_multiplier((double)(INT64_C(1) << (31 - p->left_shift)) / (double)p->mult, &p->rev_mult, &rev_shift);
+    p->rev_right_shift = -rev_shift;
+    return NULL;
+}
+
 /* ---- ADD / SUB / MUL (tflk_binary) --------------------------------------------- */
 
 /* the int8 multipliers of TFLite's ADD/SUB/MUL from the scales */

@@ -513,15 +513,9 @@ static void float_row(const sm_state *s, float *buf, int64_t d)
             buf[c] = tfl_act_apply(&s->act, buf[c] / norm);
         return;
     }
-    float mx = -INFINITY;
-    for (int64_t c = 0; c < d; c++)
-        mx = buf[c] > mx ? buf[c] : mx;
-    float sum = 0.0f; /* LOG_SOFTMAX (SOFTMAX is tflk_softmax's) */
-    for (int64_t c = 0; c < d; c++)
-        sum += expf((buf[c] - mx) * s->beta);
-    float ls = logf(sum);
-    for (int64_t c = 0; c < d; c++)
-        buf[c] = (buf[c] - mx) * s->beta - ls;
+    /* LOG_SOFTMAX: the portable kernel riscv_mcu runs (tflk_softmax.c) */
+    tflk_softmax k = {.rows = 1, .depth = (int32_t)d, .beta = s->beta};
+    tflk_log_softmax_f32(&k, buf, buf);
 }
 
 static sy_status *prepare_softmax_impl(sy_node *n, void **state)
@@ -552,16 +546,8 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
         if (!tfl_qparams(x, &s->in_scale, &s->in_zp) || !tfl_qparams(y, &s->out_scale, &s->out_zp))
             return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on input and output", op);
         if (s->kind == 1 && s->out_scale == 16.0f / 256.0f && s->out_zp == 127) {
-            /* TFLite's PreprocessLogSoftmaxScalingExp */
             s->fixed = true;
-            sy_q_softmax_params(1.0f, s->in_scale, &s->lk.mult, &s->lk.left_shift, &s->lk.diff_min);
-            int32_t rev_shift;
-            if (s->lk.mult <= 0 || s->lk.left_shift < 1 || s->lk.left_shift > 31)
-                return ERR(SY_ERR_UNSUPPORTED, "int8 LOG_SOFTMAX: input scale %g is outside what TFLite's kernel "
-                           "handles", (double)s->in_scale);
-            sy_q_quantize_multiplier((double)(INT64_C(1) << (31 - s->lk.left_shift)) / (double)s->lk.mult,
-                                     &s->lk.rev_mult, &rev_shift);
-            s->lk.rev_right_shift = -rev_shift;
+            SY_TRY(tfl_build_logsm8(H, s->in_scale, &s->lk));
         }
         H->node_set_scratch(n, (size_t)(x->rank ? x->dims[x->rank - 1] : 1) * sizeof(float));
     }

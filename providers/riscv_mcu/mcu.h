@@ -42,6 +42,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *claim);
 /* kernel kinds */
 typedef enum mcu_kind {
     MK_CONV_S8, MK_CONV_F32, MK_FC_S8, MK_FC_F32, MK_POOL_S8, MK_POOL_F32, MK_SOFTMAX_S8, MK_SOFTMAX_F32,
+    MK_LOGSM_S8, /* int8 LOG_SOFTMAX (tflk_logsoftmax.c) */
     MK_LSTM, MK_LSTM8, MK_COPY,
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
@@ -59,6 +60,7 @@ typedef enum mcu_kind {
     MK_QUANTIZE_F32, MK_REQUANT_S8, MK_DEQUANTIZE_S8, /* tflk_unary.c */
     MK_MAXMIN_S8,  /* tflk_binary.c, raw int8 codes */
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
+    MK_SHIFT_U8,          /* tflk_binary.c: ONNX BitShift on uint8 */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -76,6 +78,10 @@ typedef struct mcu_node {
         tflk_fc fc;
         tflk_pool pool;
         tflk_softmax sm;
+        struct {
+            tflk_logsm8 p;
+            int32_t rows, depth;
+        } lsm; /* MK_LOGSM_S8 */
         tflk_lstm lstm;
         tflk_lstm8 lstm8;
         tfl_unary8 lut;
@@ -128,6 +134,8 @@ typedef struct mcu_node {
     /* ONNX Softmax: the ONNX arithmetic of cpu_ref (summed in double, times
      * the reciprocal: tflk_softmax_f32_acc64) rather than TFLite's */
     int32_t sm_acc64;
+    /* MK_SOFTMAX_F32 as LOG_SOFTMAX / ONNX LogSoftmax (tflk_log_softmax_f32) */
+    int32_t sm_log;
     /* the constant arrays of the params and their lengths (for emission) */
     int32_t n_mult;
     /* inputs known at plan time (weights): bit i for input i. The core does

@@ -500,7 +500,7 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     L->used[k->kind] = true;
     SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
-               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B ||
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 ||
                k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
     if (two) /* only the operands a kernel reads: no unused weight array */
         SY_TRY(operand(L, r, 1, b, sizeof b));
@@ -615,9 +615,13 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
     case MK_CMP_B:
+    case MK_SHIFT_U8:
         emit_bin_struct(o, L, i, &k->u.bin);
         P(calls, "    %s(&n%u, %s, %s, (void *)(ws + %zu));\n",
-          k->kind == MK_MAXMIN_S8 ? "tflk_binary_s8_raw" : k->kind == MK_CMP_F32 ? "tflk_compare_f32" : "tflk_compare_b",
+          k->kind == MK_MAXMIN_S8 ? "tflk_binary_s8_raw"
+          : k->kind == MK_CMP_F32 ? "tflk_compare_f32"
+          : k->kind == MK_SHIFT_U8 ? "tflk_shift_u8"
+                                   : "tflk_compare_b",
           i, x, b, yo);
         return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: kind %d has no emitter", i, (int)k->kind);
@@ -738,9 +742,18 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
                 snprintf(sc, sizeof sc, "(float *)(ws + %zu)", so);
             P(calls, "    tflk_softmax_s8(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %s);\n", i, xo, yo, sc);
         } else {
-            P(calls, "    tflk_softmax_f32%s(&n%u, (const float *)(ws + %zu), (float *)(ws + %zu));\n",
-              k->sm_acc64 ? "_acc64" : "", i, xo, yo);
+            P(calls, "    tflk_%ssoftmax_f32%s(&n%u, (const float *)(ws + %zu), (float *)(ws + %zu));\n",
+              k->sm_log ? "log_" : "", k->sm_acc64 ? "_acc64" : "", i, xo, yo);
         }
+        break;
+    }
+    case MK_LOGSM_S8: {
+        const tflk_logsm8 *p = &k->u.lsm.p;
+        P(o, "static const tflk_logsm8 n%u = {%d, %d, %d, %d, %d};\n", i, p->mult, p->left_shift, p->diff_min,
+          p->rev_mult, p->rev_right_shift);
+        L->flash_params += sizeof(tflk_logsm8);
+        P(calls, "    tflk_log_softmax_s8(&n%u, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %d, %d);\n", i, xo, yo,
+          k->u.lsm.rows, k->u.lsm.depth);
         break;
     }
     case MK_LSTM: {
@@ -875,6 +888,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_POOL_F32: return "tflk_pool.c";
     case MK_SOFTMAX_S8:
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
+    case MK_LOGSM_S8: return "tflk_logsoftmax.c";
     case MK_LSTM: return "tflk_lstm.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
@@ -896,7 +910,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_DEQUANTIZE_S8: return "tflk_unary.c";
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
-    case MK_CMP_B: return "tflk_binary.c";
+    case MK_CMP_B:
+    case MK_SHIFT_U8: return "tflk_binary.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -2,13 +2,14 @@
  * riscv_mcu: ONNX (domain "") operators of ops-mcu.md Table B on the same
  * portable kernels as the TFLite ones (mcu_ops.c, riscv_mcu.c): the float
  * one-input ops (tflk_unary.c), the broadcasting two-input ops, comparisons
- * and logical ops (tflk_binary.c), and data
+ * and logical ops (tflk_binary.c; PRelu, Pow, Mod and uint8 BitShift on the
+ * same walk), and data
  * movement — Transpose, Concat, Gather, GatherND, ScatterND, Scatter,
  * ScatterElements, Tile, Expand, DepthToSpace, SpaceToDepth (views of
  * tflk_strided.c, tflk_move.c) and the reshapes (a copy). Data movement
  * takes fp32, int8, int32 and bool tensors as they are. fp32 Conv, the
  * pools, Gemm, MatMul and Softmax run on tflk_conv_f32 / tflk_pool_f32 /
- * tflk_fc_f32 / tflk_softmax: NCHW through NHWC copies in the node's
+ * tflk_fc_f32 / tflk_softmax (LogSoftmax too): NCHW through NHWC copies in the node's
  * scratch, weights rearranged at prepare (mcu.h: wt, bt, pre, post). The
  * rules of each row are mcu_onnx_check's, quoting Table B.
  */
@@ -47,6 +48,14 @@ static const onnx_row rows[] = {
     {"Softsign", MK_UNARY_F32, TFLK_U_SOFTSIGN, "#110 Softsign"},
     {"Softplus", MK_UNARY_F32, TFLK_U_SOFTPLUS, "#111 Softplus"},
     {"Neg", MK_UNARY_F32, TFLK_U_NEG, "#115 Neg"},
+    {"Tan", MK_UNARY_F32, TFLK_U_TAN, "#8 Tan"},
+    {"Cos", MK_UNARY_F32, TFLK_U_COS, "#29 Cos"},
+    {"Sin", MK_UNARY_F32, TFLK_U_SIN, "#34 Sin"},
+    {"Swish", MK_UNARY_F32, TFLK_U_SWISH, "#63 Swish"},
+    {"PRelu", MK_BIN_F32, TFLK_PRELU, "#57 PRelu"},
+    {"Pow", MK_BIN_F32, TFLK_POW, "#116 Pow"},
+    {"Mod", MK_BIN_F32, TFLK_FMOD, "#46 Mod"},
+    {"BitShift", MK_SHIFT_U8, TFLK_SHL, "#47 BitShift"},
     {"Mul", MK_BIN_F32, TFLK_MUL, "#12 Mul"},
     {"Add", MK_BIN_F32, TFLK_ADD, "#13 Add"},
     {"Sub", MK_BIN_F32, TFLK_SUB, "#14 Sub"},
@@ -85,6 +94,7 @@ static const onnx_row rows[] = {
     {"Gemm", MK_FC_F32, 0, "#4 Gemm"},
     {"MatMul", MK_FC_F32, 0, "#5 Matmul"},
     {"Softmax", MK_SOFTMAX_F32, 0, "#6 Softmax"},
+    {"LogSoftmax", MK_SOFTMAX_F32, 1, "#112 LogSoftmax"},
     {"AveragePool", MK_POOL_F32, 0, "#18 AveragePool"},
     {"GlobalMaxPool", MK_POOL_F32, 1, "#40 GlobalMaxPool"},
     {"GlobalAveragePool", MK_POOL_F32, 0, "#41 GlobalAveragePool"},
@@ -252,12 +262,20 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!x || !y)
         return odecline(c, SY_REASON_ATTRIBUTE, "%s: an input and an output are required", op), false;
     sy_dtype dt = x->dtype;
-    /* Equal also compares bools (ops-mcu.md Table B #65: fp32, bool) */
-    bool want_bool = r->kind == MK_CMP_B || r->kind == MK_NOT_B || (!strcmp(op, "Equal") && dt == SY_DT_BOOL);
+    /* the comparisons also compare bools: Table B #65-#69 give A and B as
+     * "float32 or bool" (the seed: 数据类型仅支持float32、bool on the
+     * inputs) and C as bool, so bool is an input dtype, false < true */
+    bool want_bool = r->kind == MK_CMP_B || r->kind == MK_NOT_B || (r->kind == MK_CMP_F32 && dt == SY_DT_BOOL);
     if (moves(r->kind)) {
         if (dt != SY_DT_FLOAT32 && dt != SY_DT_INT8 && dt != SY_DT_INT32 && dt != SY_DT_BOOL && dt != SY_DT_INT64) {
             odecline(c, SY_REASON_DTYPE, "%s: %s data: the MCU moves fp32, int8, int32 and bool tensors", op,
                      sy_dt_name(dt));
+            return false;
+        }
+    } else if (r->kind == MK_SHIFT_U8) {
+        if (dt != SY_DT_UINT8) {
+            odecline(c, SY_REASON_DTYPE, "BitShift: %s inputs; the MCU kernel is uint8 (ops-mcu.md Table B #47: "
+                     "uint8)", sy_dt_name(dt));
             return false;
         }
     } else if (want_bool ? dt != SY_DT_BOOL : dt != SY_DT_FLOAT32) {
@@ -273,6 +291,18 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (r->kind == MK_BIN_F32 && nin != 2) {
         odecline(c, SY_REASON_ATTRIBUTE, "%s: exactly two inputs on the MCU, got %u (ops-mcu.md Table B %s)", op, nin,
                  r->row);
+        return false;
+    }
+    if ((r->kind == MK_BIN_F32 || r->kind == MK_CMP_F32 || r->kind == MK_CMP_B || r->kind == MK_SHIFT_U8) &&
+        (nin < 2 || !H->node_input(n, 1) || H->node_input(n, 1)->dtype != dt)) {
+        odecline(c, SY_REASON_DTYPE, "%s: both inputs must be %s on the MCU, got %s (ops-mcu.md Table B %s)", op,
+                 sy_dt_name(dt), nin > 1 && H->node_input(n, 1) ? sy_dt_name(H->node_input(n, 1)->dtype) : "none",
+                 r->row);
+        return false;
+    }
+    if (!strcmp(op, "Mod") && sy_attr_int_or(H, n, "fmod", 0) != 1) {
+        odecline(c, SY_REASON_ATTRIBUTE, "Mod: fmod must be 1 on fp32 inputs (ops-mcu.md Table B #46: fp32; ONNX "
+                 "requires fmod = 1 for floating-point inputs)");
         return false;
     }
     if (!strcmp(op, "Dropout") && nin > 2 && H->node_input(n, 2)) {
@@ -325,7 +355,7 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if ((r->kind == MK_CONV_F32 || r->kind == MK_POOL_F32 || r->kind == MK_FC_F32) && !check_nn(n, r, x, y, c))
         return false;
     if (r->kind == MK_SOFTMAX_F32 && x->rank < 1) {
-        odecline(c, SY_REASON_RANK, "Softmax: a scalar input (ops-mcu.md Table B #6: 2-4D)");
+        odecline(c, SY_REASON_RANK, "%s: a scalar input (ops-mcu.md Table B %s: 2-4D)", op, r->row);
         return false;
     }
     if (x->rank > TFLK_BIN_RANK || y->rank > TFLK_BIN_RANK || sy_tensor_numel(y) > INT32_MAX / 8 ||
@@ -558,6 +588,7 @@ static sy_status *prep_softmax(sy_node *n, mcu_node *k)
     p->inner = old ? 0 : (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
     p->beta = 1.0f;
     k->sm_acc64 = 1;
+    k->sm_log = !strcmp(H->node_op(n), "LogSoftmax");
     p->exp_fn = tflk_expf_d;
     return NULL;
 }
@@ -593,6 +624,7 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
             u->alpha = sy_attr_float_or(H, n, "alpha", 0.2f);
             u->beta = sy_attr_float_or(H, n, "beta", 0.5f);
             break;
+        case TFLK_U_SWISH: u->alpha = sy_attr_float_or(H, n, "alpha", 1.0f); break;
         case TFLK_U_CLIP: /* opset < 11: attributes; later: optional inputs */
             u->alpha = const_f(n, 1, "min", -INFINITY);
             u->beta = const_f(n, 2, "max", INFINITY);
@@ -604,10 +636,13 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
     case MK_BIN_F32:
     case MK_CMP_F32:
     case MK_CMP_B:
+    case MK_SHIFT_U8:
         if (r->kind == MK_CMP_F32 && x->dtype == SY_DT_BOOL)
             k->kind = MK_CMP_B;
         SY_TRY(tfl_build_binary(H, n, &k->u.bin));
         k->u.bin.op = r->code;
+        if (r->kind == MK_SHIFT_U8 && sy_attr_string_is(H, n, "direction", "", "RIGHT"))
+            k->u.bin.op = TFLK_SHR;
         k->u.bin.act = (tflk_act){0, -INFINITY, INFINITY};
         return NULL;
     case MK_NOT_B:

@@ -34,6 +34,7 @@ static const struct {
     {"DEQUANTIZE", MK_DEQUANTIZE_S8}, {"MAXIMUM", MK_MAXMIN_S8}, {"MINIMUM", MK_MAXMIN_S8}, {"DIV", MK_BIN_F32},
     {"EQUAL", MK_CMP_F32},      {"NOT_EQUAL", MK_CMP_F32},  {"LESS", MK_CMP_F32},        {"LESS_EQUAL", MK_CMP_F32},
     {"GREATER", MK_CMP_F32},    {"GREATER_EQUAL", MK_CMP_F32}, {"LOGICAL_AND", MK_CMP_B}, {"LOGICAL_OR", MK_CMP_B},
+    {"PRELU", MK_BIN_F32},      {"POW", MK_BIN_F32},
 };
 
 /* the fp32 one-input ops (tflk_unary.c) by TFLite name */
@@ -380,7 +381,8 @@ static int32_t binary_op(const char *op)
         int32_t code;
     } b[] = {{"MAXIMUM", TFLK_MAX}, {"MINIMUM", TFLK_MIN}, {"DIV", TFLK_DIV}, {"EQUAL", TFLK_EQ},
              {"NOT_EQUAL", TFLK_NE}, {"LESS", TFLK_LT},   {"LESS_EQUAL", TFLK_LE}, {"GREATER", TFLK_GT},
-             {"GREATER_EQUAL", TFLK_GE}, {"LOGICAL_AND", TFLK_AND}, {"LOGICAL_OR", TFLK_OR}};
+             {"GREATER_EQUAL", TFLK_GE}, {"LOGICAL_AND", TFLK_AND}, {"LOGICAL_OR", TFLK_OR},
+             {"PRELU", TFLK_PRELU}, {"POW", TFLK_POW}};
     for (size_t i = 0; i < SY_COUNT_OF(b); i++)
         if (!strcmp(op, b[i].op))
             return b[i].code;
@@ -481,6 +483,7 @@ sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_BIN_F32: tflk_binary_f32(&k->u.bin, x, b, y); return NULL;
     case MK_CMP_F32: tflk_compare_f32(&k->u.bin, x, b, y); return NULL;
     case MK_CMP_B: tflk_compare_b(&k->u.bin, x, b, y); return NULL;
+    case MK_SHIFT_U8: tflk_shift_u8(&k->u.bin, x, b, y); return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "%s: kind %d is not an mcu_ops kind", k->op, (int)k->kind);
     }
 }

@@ -226,7 +226,7 @@ static const char *move_row(const char *op)
         {"SPACE_TO_DEPTH", "#70 SpaceToDepth"}, {"PACK", "#77 Pack"},     {"UNPACK", "#78 Unpack"},
         {"REVERSE_V2", "#81 ReverseV2"}, {"MAXIMUM", "#82 Maximum"},     {"MINIMUM", "#83 Minimum"},
         {"GATHER_ND", "#87 GatherNd"},  {"SCATTER_ND", "#88 ScatterND"}, {"SQRT", "#36 Sqrt"},
-        {"RSQRT", "#34 Rsqrt"},
+        {"RSQRT", "#34 Rsqrt"},         {"PRELU", "#53 PRelu"},          {"POW", "#74 Pow"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (!strcmp(op, rows[i][0]))
@@ -251,6 +251,26 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
     }
     if (!strcmp(op, "SQRT") || !strcmp(op, "RSQRT"))
         return true; /* fp32: any rank */
+    if (!strcmp(op, "PRELU") || !strcmp(op, "POW")) {
+        const sy_tensor *b = in_at(n, 1);
+        bool pr = op[1] == 'R';
+        /* PRELU: input 1-4D, alpha 0D-4D unidirectionally broadcast, output
+         * the input's shape; POW: base and exponent 1-4D, result max 4D */
+        if (!rank_in(n, x, 1, 4, pr ? "input" : "base", row, c) ||
+            !rank_in(n, b, pr ? 0 : 1, 4, pr ? "alpha" : "exponent", row, c) || !rank_in(n, y, 1, 4, "output", row, c))
+            return false;
+        if (!b || b->dtype != SY_DT_FLOAT32 || !x || x->dtype != SY_DT_FLOAT32) {
+            decline(c, SY_REASON_DTYPE, "%s: the MCU kernel is fp32 (%s and %s float32; ops-mcu.md Table A %s)", op,
+                    pr ? "input" : "base", pr ? "alpha" : "exponent", row);
+            return false;
+        }
+        if (pr && y && !sy_shape_equal(x->rank, x->dims, y->rank, y->dims)) {
+            decline(c, SY_REASON_ATTRIBUTE, "PRELU: alpha must broadcast to the input's shape (unidirectional; "
+                    "ops-mcu.md Table A #53)");
+            return false;
+        }
+        return true;
+    }
     bool split = !strcmp(op, "SPLIT");
     const sy_tensor *data = split ? in_at(n, 1) : x;
     if (!strcmp(op, "SCATTER_ND")) {
@@ -428,7 +448,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
         }
-        if (t->dtype == SY_DT_UINT8 && !t->data) {
+        /* BitShift is the one row whose seed dtype is uint8 (Table B #47) */
+        if (t->dtype == SY_DT_UINT8 && !t->data && !(onnx && !strcmp(op, "BitShift"))) {
             decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }
@@ -490,6 +511,22 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         }
         if (!rank_in(n, x, 2, 4, "input", "#6 Softmax", c))
             return;
+    } else if (!strcmp(op, "LOG_SOFTMAX")) {
+        /* input 1D-5D, the last axis; int8 only in TFLite's integer form
+         * (its kernel requires output scale 16/256 and zero point 127) */
+        if (!rank_in(n, x, 1, 5, "input", "#89 LogSoftmax", c))
+            return;
+        float ys;
+        int32_t yz;
+        if (i8 && (!y || !tfl_qparams(y, &ys, &yz) || ys != 16.0f / 256.0f || yz != 127)) {
+            decline(c, SY_REASON_ATTRIBUTE, "LOG_SOFTMAX: an int8 output must have scale 16/256 and zero point 127, "
+                    "as TFLite's integer kernel requires (ops-mcu.md Table A #89: full-quant INT8)");
+            return;
+        }
+        if (i8 && x && sy_tensor_numel(x) > INT32_MAX) {
+            decline(c, SY_REASON_RANK, "LOG_SOFTMAX: more than 2^31 - 1 elements");
+            return;
+        }
     } else if (!strcmp(op, "RESHAPE")) {
         const sy_tensor *shape = in_at(n, 1);
         if (!rank_in(n, x, 2, 4, "input", "#10 Reshape", c) || !rank_in(n, y, 2, 4, "output", "#10 Reshape", c))

@@ -305,6 +305,23 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         SY_TRY(tfl_build_softmax(H, n, &k->u.sm));
         if (i8 && !k->u.sm.fixed)
             H->node_set_scratch(n, (size_t)(k->u.sm.depth ? k->u.sm.depth : 1) * sizeof(float));
+    } else if (!strcmp(op, "LOG_SOFTMAX")) {
+        const sy_tensor *x = H->node_input(n, 0);
+        if (i8) { /* TFLite's integer kernel: output 16/256, zero point 127 (mcu_rules.c checks) */
+            k->kind = MK_LOGSM_S8;
+            float xs;
+            int32_t xz;
+            if (!tfl_qparams(x, &xs, &xz))
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 LOG_SOFTMAX needs per-tensor quantization");
+            SY_TRY(tfl_build_logsm8(H, xs, &k->u.lsm.p));
+            k->u.lsm.depth = (int32_t)(x->rank ? x->dims[x->rank - 1] : 1);
+            k->u.lsm.rows = k->u.lsm.depth ? (int32_t)(sy_tensor_numel(x) / k->u.lsm.depth) : 0;
+        } else { /* the float rows of cpu_ref's tflite_nn (tflk_log_softmax_f32) */
+            k->kind = MK_SOFTMAX_F32;
+            SY_TRY(tfl_build_softmax(H, n, &k->u.sm));
+            k->u.sm.beta = 1.0f;
+            k->sm_log = 1;
+        }
     } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM") && i8) {
         k->kind = MK_LSTM8; /* TFLite Micro's integer LSTM */
         SY_TRY(tfl_build_lstm8(H, n, &k->u.lstm8));
@@ -414,8 +431,13 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     case MK_FC_F32: tflk_fc_f32(&k->u.fc, x->data, k->wt ? k->wt : w->data, k->wt ? k->bt : bd, y->data); break;
     case MK_POOL_S8: tflk_pool_s8(&k->u.pool, x->data, y->data); break;
     case MK_SOFTMAX_S8: tflk_softmax_s8(&k->u.sm, x->data, y->data, io->scratch); break;
+    case MK_LOGSM_S8: tflk_log_softmax_s8(&k->u.lsm.p, x->data, y->data, k->u.lsm.rows, k->u.lsm.depth); break;
     case MK_SOFTMAX_F32:
-        if (k->sm_acc64)
+        if (k->sm_log && k->sm_acc64)
+            tflk_log_softmax_f32_acc64(&k->u.sm, x->data, y->data);
+        else if (k->sm_log)
+            tflk_log_softmax_f32(&k->u.sm, x->data, y->data);
+        else if (k->sm_acc64)
             tflk_softmax_f32_acc64(&k->u.sm, x->data, y->data);
         else
             tflk_softmax_f32(&k->u.sm, x->data, y->data);
@@ -482,6 +504,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("EQUAL", F32_BOOL), MCU_KERNEL("NOT_EQUAL", F32_BOOL), MCU_KERNEL("LESS", F32_BOOL),
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
+    MCU_KERNEL("PRELU", F32_ONLY), MCU_KERNEL("POW", F32_ONLY), MCU_KERNEL("LOG_SOFTMAX", MCU_F32_I8),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -502,7 +525,10 @@ static const sy_kernel_def kernels[] = {
     OK1("ThresholdedRelu", F32_ONLY), OK1("Softsign", F32_ONLY), OK1("Softplus", F32_ONLY), OK1("Neg", F32_ONLY),
     OK1("Mul", F32_ONLY), OK1("Add", F32_ONLY), OK1("Sub", F32_ONLY), OK1("Div", F32_ONLY), OK1("Max", F32_ONLY),
     OK1("Min", F32_ONLY), OK1("Sum", F32_ONLY), OK1("And", BOOL_ONLY), OK1("Equal", F32_BOOL),
-    OK1("GreaterOrEqual", F32_ONLY), OK1("Greater", F32_ONLY), OK1("LessOrEqual", F32_ONLY), OK1("Less", F32_ONLY),
+    OK1("GreaterOrEqual", F32_BOOL), OK1("Greater", F32_BOOL), OK1("LessOrEqual", F32_BOOL), OK1("Less", F32_BOOL),
+    OK1("Tan", F32_ONLY), OK1("Cos", F32_ONLY), OK1("Sin", F32_ONLY), OK1("Swish", F32_ONLY), OK1("PRelu", F32_ONLY),
+    OK1("Pow", F32_ONLY), OK1("Mod", F32_ONLY), OK1("BitShift", SY_DT_BIT(SY_DT_UINT8)),
+    OK1("LogSoftmax", F32_ONLY),
     OK1("Not", BOOL_ONLY), OK1("Or", BOOL_ONLY), OK1("Xor", BOOL_ONLY),
     OK1("Squeeze", MCU_ANY), OK1("Unsqueeze", MCU_ANY), OK1("Flatten", MCU_ANY), OK1("Dropout", MCU_ANY),
     OK1("Identity", MCU_ANY), OK1("Transpose", MCU_ANY), OK1("Concat", MCU_ANY), OK1("Gather", MCU_ANY),

@@ -23,11 +23,14 @@ exact="test_gather_negative_indices test_gathernd_example_int32 test_scatter_ele
   test_depthtospace_crd_mode_example test_depthtospace_example test_spacetodepth_example test_xor_bcast4v2d
   test_greater test_not_2d test_abs test_neg_example test_floor test_max_float32 test_min_two_inputs
   test_concat_2d_axis_0 test_gather_2d_indices test_transpose_all_permutations_5
-  test_maxpool_2d_pads test_maxpool_1d_default test_globalmaxpool"
+  test_maxpool_2d_pads test_maxpool_1d_default test_globalmaxpool
+  test_bitshift_left_uint8 test_bitshift_right_uint8 test_prelu_broadcast test_greater_equal test_less_equal
+  test_greater_equal_bcast test_pow_example test_pow_bcast_scalar test_pow_bcast_array"
 approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_elu test_leakyrelu test_softsign test_thresholdedrelu test_gelu_tanh_2 test_gelu_default_2
   test_softmax_axis_0 test_softmax_default_axis test_averagepool_2d_same_lower test_averagepool_2d_pads
-  test_globalaveragepool"
+  test_globalaveragepool test_tan test_cos test_sin_example test_swish test_pow test_logsoftmax_axis_1
+  test_logsoftmax_default_axis test_logsoftmax_large_number test_logsoftmax_example_1"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
