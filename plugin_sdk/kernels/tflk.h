@@ -313,7 +313,8 @@ enum {
     /* ONNX's (Table B): alpha and beta are the op's attributes */
     TFLK_U_TAN, TFLK_U_ERF, TFLK_U_SOFTPLUS, TFLK_U_SOFTSIGN, TFLK_U_SELU, TFLK_U_CELU, TFLK_U_HSIGMOID,
     TFLK_U_THRELU, TFLK_U_ELUA, TFLK_U_CLIP, TFLK_U_RELUN, /* ONNX Relu: NaN stays NaN */
-    TFLK_U_SWISH                                          /* ONNX Swish: x * sigmoid(alpha x) */
+    TFLK_U_SWISH,                                         /* ONNX Swish: x * sigmoid(alpha x) */
+    TFLK_U_HSWISHX                                        /* ONNX HardSwish: x * clamp(x / 6 + 1/2, 0, 1) */
 };
 typedef struct tflk_unary {
     int32_t kind, approx;

@@ -51,6 +51,7 @@ float tflk_unary_one(const tflk_unary *p, float x)
     case TFLK_U_RELUN: return x < 0.0f ? 0.0f : x;
     case TFLK_U_CLIP: return x < p->alpha ? p->alpha : (x > p->beta ? p->beta : x);
     case TFLK_U_SWISH: return x * tflk_sigmoidf(p->alpha * x);
+    case TFLK_U_HSWISHX: return x * clampf(x / 6.0f + 0.5f, 0.0f, 1.0f);
     default: return x;
     }
 }

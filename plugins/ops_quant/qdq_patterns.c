@@ -25,6 +25,8 @@ static const char *const pool_attrs[] = {"auto_pad",  "kernel_shape", "pads",  "
 static const char *const concat_attrs[] = {"axis", NULL};
 static const char *const alpha[] = {"alpha", NULL};
 static const char *const alpha_beta[] = {"alpha", "beta", NULL};
+static const char *const alpha_gamma[] = {"alpha", "gamma", NULL};
+static const char *const approximate[] = {"approximate", NULL};
 
 static const sy_qdq_pattern patterns[] = {
     /* op, fold, quantized op, flags, quantized inputs, attributes kept */
@@ -48,6 +50,29 @@ static const sy_qdq_pattern patterns[] = {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, alpha_beta, NULL, NULL},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, NULL, NULL, NULL},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", 0, 1u, NULL, NULL, NULL},
+    /* the other one-input float functions: a DQ -> f -> Q of a model folds
+     * into QUnary's table (qk_unary.c); the quantizer does not place pairs
+     * around them (no Q flag), so `switchyard quantize` keeps them float */
+    {"Abs", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Ceil", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Floor", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Round", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Exp", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Log", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Sqrt", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Neg", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Sin", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Cos", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Tan", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Erf", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Elu", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, alpha, NULL, NULL},
+    {"Celu", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, alpha, NULL, NULL},
+    {"Selu", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, alpha_gamma, NULL, NULL},
+    {"ThresholdedRelu", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, alpha, NULL, NULL},
+    {"Softsign", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Softplus", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, NULL, NULL, NULL},
+    {"Gelu", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, approximate, NULL, NULL},
+    {"Swish", SY_QDQ_FOLD_LUT, "QUnary", 0, 1u, alpha, NULL, NULL},
     {"Reshape", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE, 1u, NULL, NULL, NULL},
     {"Flatten", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE, 1u, NULL, NULL, NULL},
     {"Squeeze", SY_QDQ_FOLD_PASSTHROUGH, NULL, Q | SHARE, 1u, NULL, NULL, NULL},

@@ -11,14 +11,19 @@
  *     inputs y_scale, y_zp, then (x, x_scale, x_zp) per input.
  *   QMaxPool, QAveragePool (switchyard.quant 1; attribute global for the
  *     Global* pools) inputs x, x_scale, x_zp, y_scale, y_zp.
- *   QUnary (switchyard.quant 1): fn = Relu | Clip | Sigmoid | Tanh |
- *     LeakyRelu | HardSigmoid | HardSwish | Identity, as a 256-entry table for
- *     8-bit codes (computed per run from the parameters), directly for 16-bit.
+ *   QUnary (switchyard.quant 1): fn = an ONNX one-input op (qk_unary.c's
+ *     list: Relu, Clip, Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish,
+ *     Identity, Abs, Ceil, Floor, Round, Exp, Log, Sqrt, Neg, Sin, Cos, Tan,
+ *     Erf, Elu, Celu, Selu, ThresholdedRelu, Softsign, Softplus, Gelu, Swish)
+ *     with its attributes (alpha, beta, gamma, min, max, approximate), as a
+ *     256-entry table for 8-bit codes (computed per run from the parameters,
+ *     qk_unary_table), directly for 16-bit.
  *   QSoftmax (switchyard.quant 1): attribute axis, legacy (opset < 13: the
  *     input is flattened at axis).
  */
 #include "quant_internal.h"
 #include "qk.h"
+#include "qk_unary.h"
 
 static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
 {
@@ -458,55 +463,37 @@ static sy_status *run_pool(void *state, const sy_kernel_io *io)
 /* lookup-table unary functions                                             */
 /* ======================================================================== */
 
-enum { FN_IDENTITY, FN_RELU, FN_CLIP, FN_SIGMOID, FN_TANH, FN_LEAKY, FN_HSIGMOID, FN_HSWISH };
-
+/* the fn list and its math are qk_unary.c's (plugin_sdk/kernels), which
+ * riscv_mcu runs too: f is tflk_unary.c's fp32 function */
 typedef struct unary_state {
-    int fn;
-    float alpha, beta, lo, hi;
+    tflk_unary u;
 } unary_state;
-
-static int fn_of(const char *s)
-{
-    static const char *names[] = {"Identity", "Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid",
-                                  "HardSwish"};
-    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    return -1;
-}
-
-static float apply_fn(const unary_state *st, float x)
-{
-    switch (st->fn) {
-    case FN_RELU: return x > 0.0f ? x : 0.0f;
-    case FN_CLIP: return x < st->lo ? st->lo : (x > st->hi ? st->hi : x);
-    case FN_SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case FN_TANH: return tanhf(x);
-    case FN_LEAKY: return x >= 0.0f ? x : st->alpha * x;
-    case FN_HSIGMOID: {
-        float v = st->alpha * x + st->beta;
-        return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-    }
-    case FN_HSWISH: {
-        float v = x / 6.0f + 0.5f;
-        return x * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
-    }
-    default: return x;
-    }
-}
 
 static sy_status *unary_read(const sy_node *n, unary_state *st)
 {
     char fn[32];
+    int32_t which = 0;
     sy_attr_string_or(H, n, "fn", "Identity", fn, sizeof fn);
-    st->fn = fn_of(fn);
-    if (st->fn < 0)
+    if (qk_unary_fn(fn, &st->u, &which))
         return QERR(SY_ERR_INVALID_ARGUMENT, "QUnary: unknown fn \"%s\"", fn);
-    bool hs = st->fn == FN_HSIGMOID;
-    st->alpha = sy_attr_float_or(H, n, "alpha", hs ? 0.2f : 0.01f);
-    st->beta = sy_attr_float_or(H, n, "beta", 0.5f);
-    st->lo = sy_attr_float_or(H, n, "min", -INFINITY);
-    st->hi = sy_attr_float_or(H, n, "max", INFINITY);
+    tflk_unary *u = &st->u;
+    if (which & 1)
+        u->alpha = sy_attr_float_or(H, n, "alpha", u->alpha);
+    if (which & 2)
+        u->beta = sy_attr_float_or(H, n, "beta", u->beta);
+    if (which & 4)
+        u->beta = sy_attr_float_or(H, n, "gamma", u->beta);
+    if (which & 8) {
+        u->alpha = sy_attr_float_or(H, n, "min", -INFINITY);
+        u->beta = sy_attr_float_or(H, n, "max", INFINITY);
+    }
+    if (which & 16) {
+        char a[16];
+        sy_attr_string_or(H, n, "approximate", "none", a, sizeof a);
+        if (strcmp(a, "none") && strcmp(a, "tanh"))
+            return QERR(SY_ERR_INVALID_ARGUMENT, "QUnary Gelu: approximate must be none or tanh, got \"%s\"", a);
+        u->approx = !strcmp(a, "tanh");
+    }
     return NULL;
 }
 
@@ -552,15 +539,14 @@ static sy_status *run_unary(void *state, const sy_kernel_io *io)
     size_t n = (size_t)sy_tensor_numel(x);
     if (xhi - xlo <= 255) {
         int32_t table[256];
-        for (int32_t q = xlo; q <= xhi; q++)
-            table[q - xlo] = sy_rq_quantize(apply_fn(st, sy_rq_dequantize(q, sx, zx)), sy, zy, lo, hi);
+        qk_unary_table(&st->u, sx, zx, xlo, xhi, sy, zy, lo, hi, table);
         for (size_t i = 0; i < n; i++)
             sy_q_store(y->data, y->dtype, i, table[sy_q_load(x->data, x->dtype, i) - xlo]);
     } else {
         for (size_t i = 0; i < n; i++)
             sy_q_store(y->data, y->dtype, i,
-                       sy_rq_quantize(apply_fn(st, sy_rq_dequantize(sy_q_load(x->data, x->dtype, i), sx, zx)), sy,
-                                      zy, lo, hi));
+                       sy_rq_quantize(tflk_unary_one(&st->u, sy_rq_dequantize(sy_q_load(x->data, x->dtype, i), sx, zx)),
+                                      sy, zy, lo, hi));
     }
     return NULL;
 }
@@ -632,8 +618,9 @@ static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", 
                                      A_("strides", INTS),    A_("dilations", INTS),    A_("ceil_mode", INT),
                                      A_("count_include_pad", INT), A_("storage_order", INT), A_("global", INT),
                                      A_("requant", STRING)};
-static const sy_attr_def a_unary[] = {A_("fn", STRING), A_("alpha", FLOAT), A_("beta", FLOAT), A_("min", FLOAT),
-                                      A_("max", FLOAT)};
+static const sy_attr_def a_unary[] = {A_("fn", STRING),  A_("alpha", FLOAT), A_("beta", FLOAT),
+                                      A_("gamma", FLOAT), A_("min", FLOAT),   A_("max", FLOAT),
+                                      A_("approximate", STRING)};
 static const sy_attr_def a_softmax[] = {A_("axis", INT), A_("legacy", INT)};
 static const sy_attr_def a_ms_concat[] = {A_("axis", INT)};
 

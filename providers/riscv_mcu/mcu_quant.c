@@ -1,7 +1,7 @@
 /*
  * riscv_mcu: the ONNX path to the MCU. `switchyard quantize` writes a QDQ
  * model; the core's QDQ pass folds it into switchyard.quant QConv,
- * QMaxPool, QMatMul, QAdd between an ONNX QuantizeLinear and
+ * QMaxPool, QMatMul, QAdd, QUnary between an ONNX QuantizeLinear and
  * DequantizeLinear. This file checks those nodes for the MCU, builds the
  * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same
@@ -9,6 +9,7 @@
  * the folded activation clamp), and runs them on the host.
  */
 #include "mcu.h"
+#include "qk_unary.h"
 
 #include <math.h>
 
@@ -107,6 +108,33 @@ static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
     return true;
 }
 
+/* QUnary's fn and attributes as ops_quant reads them (qelem.c, unary_read) */
+static bool qunary_fn(const sy_node *n, tflk_unary *u, char *fn, size_t len)
+{
+    int32_t which = 0;
+    sy_attr_string_or(H, n, "fn", "Identity", fn, len);
+    if (qk_unary_fn(fn, u, &which))
+        return false;
+    if (which & 1)
+        u->alpha = sy_attr_float_or(H, n, "alpha", u->alpha);
+    if (which & 2)
+        u->beta = sy_attr_float_or(H, n, "beta", u->beta);
+    if (which & 4)
+        u->beta = sy_attr_float_or(H, n, "gamma", u->beta);
+    if (which & 8) {
+        u->alpha = sy_attr_float_or(H, n, "min", -INFINITY);
+        u->beta = sy_attr_float_or(H, n, "max", INFINITY);
+    }
+    if (which & 16) {
+        char a[16];
+        sy_attr_string_or(H, n, "approximate", "none", a, sizeof a);
+        if (strcmp(a, "none") && strcmp(a, "tanh"))
+            return false;
+        u->approx = !strcmp(a, "tanh");
+    }
+    return true;
+}
+
 bool mcu_quant_check(const sy_node *n, sy_claim *c)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -194,6 +222,22 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QUnary")) { /* one table of output codes (qk_unary.c) */
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        tflk_unary u;
+        char fn[32];
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (!qunary_fn(n, &u, fn, sizeof fn)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QUnary: fn '%s' (or its approximate) is not one the MCU tables know", fn);
+            return false;
+        }
+        if (numel(x) > INT32_MAX) {
+            qdecline(c, SY_REASON_RANK, "QUnary: more than 2^31 - 1 elements");
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
     if (!strcmp(op, "QRNN")) { /* the integer ONNX RNN, plugin_sdk/kernels/qk_rnn.c */
         static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15};
         const sy_tensor *sl = qin(n, QRNN_LENS), *h0 = qin(n, QRNN_H0);
@@ -209,7 +253,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QUnary, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -459,6 +503,22 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(sa / twice_max, &p->m1, &p->s1);
         sy_q_quantize_multiplier(sb / twice_max, &p->m2, &p->s2);
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
+        return NULL;
+    }
+    if (!strcmp(op, "QUnary")) {
+        /* the table ops_quant builds per run, built once: its parameters are
+         * constants (mcu_quant_check); the package ships it (MK_LUT_S8) */
+        tflk_unary u;
+        char fn[32];
+        if (!qunary_fn(n, &u, fn, sizeof fn))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "QUnary: unknown fn '%s'", fn);
+        int32_t table[256];
+        qk_unary_table(&u, scale_at(qin(n, 1), 0), zp_at(qin(n, 2), 0), -128, 127, scale_at(qin(n, 3), 0),
+                       zp_at(qin(n, 4), 0), -128, 127, table);
+        k->kind = MK_LUT_S8;
+        for (int32_t i = 0; i < 256; i++)
+            k->u.lut.lut[i] = (int8_t)table[i];
+        k->u.lut.min_valid = -128;
         return NULL;
     }
     if (!strcmp(op, "QRNN")) {

@@ -7,6 +7,10 @@
 # logical ops must give ONNX's expected output_0.pb bytes exactly; the float
 # functions (whose tolerance against ONNX's values `switchyard conformance`
 # checks, mcu.conformance_onnx_node) must give the host run's bytes.
+# Then the int8 forms of the one-input functions: gen_qunary_models.py writes
+# DQ -> f -> Q models with the expected codes written out from the ONNX
+# definitions; cpu_ref and riscv_mcu must give them exactly (one QUnary each),
+# and their packages too, on the host and under QEMU.
 #
 #   test_mcu_onnx_ops.sh SWITCHYARD SHARED_DIR WORK_DIR host|qemu
 #
@@ -31,9 +35,33 @@ approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_softmax_axis_0 test_softmax_default_axis test_averagepool_2d_same_lower test_averagepool_2d_pads
   test_globalaveragepool test_tan test_cos test_sin_example test_swish test_pow test_logsoftmax_axis_1
   test_logsoftmax_default_axis test_logsoftmax_large_number test_logsoftmax_example_1"
+# the int8 forms of the one-input functions: DQ -> f -> Q models whose
+# expected codes gen_qunary_models.py writes out from the ONNX definitions;
+# cpu_ref (ops_quant) and riscv_mcu must both fold them into one QUnary and
+# give those codes exactly, then the packages run them below
+QDIR=$WORK/qunary
+rm -rf "$QDIR"
+"${PYTHON:-/usr/bin/python3}" "$(dirname "$0")/gen_qunary_models.py" "$QDIR" > "$WORK/qunary.log" 2>&1 ||
+  { cat "$WORK/qunary.log"; fail "gen_qunary_models.py (needs python3 with numpy and onnx; PYTHON=...)"; }
+qcases=$(cd "$QDIR" 2>/dev/null && ls -d test_q_* 2>/dev/null)
+[ -n "$qcases" ] || fail "no quantized models generated"
+INI=$(dirname "$0")/conformance_riscv_mcu.ini
+for cfg in default "$INI"; do
+  copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
+  res=$("$SY" conformance "$QDIR" "${copt[@]}" 2>&1 | tail -1)
+  nq=$(echo "$qcases" | wc -w)
+  [ "$res" = "$nq passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$QDIR" "${copt[@]}" 2>&1 | grep FAIL; fail "QUnary models on $cfg: $res"; }
+done
+for q in $qcases; do
+  "$SY" explain "$QDIR/$q/model.onnx" --config "$INI" 2>&1 | grep -q ' QUnary  *riscv_mcu  *taken' ||
+    fail "$q: not folded into one QUnary on riscv_mcu"
+done
+echo "ok   $(echo "$qcases" | wc -w) DQ -> f -> Q models: one QUnary each, cpu_ref and riscv_mcu give the written-out codes"
+exact="$exact $qcases"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
+  [ -d "$QDIR/$t" ] && d=$QDIR/$t
   [ -f "$d/model.onnx" ] || { fail "$t: $d/model.onnx not found"; continue; }
   args=()
   while read -r k name; do
