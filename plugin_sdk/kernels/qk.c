@@ -115,28 +115,39 @@ void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y)
             }
 }
 
-void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
+int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b)
 {
-    for (int32_t i = 0; i < p->n; i++) {
-        int64_t da = (int64_t)ld(a, p->adt, (size_t)i) - p->za;
-        int64_t db = (int64_t)ld(b, p->bdt, (size_t)(p->nb == p->n ? i : i % p->nb)) - p->zb;
-        int32_t out;
-        if (p->mode == QK_RQ_GEMMLOWP || p->mode == QK_RQ_SINGLE) {
+    int64_t da = (int64_t)a - p->za, db = (int64_t)b - p->zb;
+    if (p->mode == QK_RQ_GEMMLOWP || p->mode == QK_RQ_SINGLE) {
+        int64_t r;
+        if (p->op == QK_MUL) {
+            r = (int64_t)qk_mul_by_qm_form(p->mode, (int32_t)(da * db), p->mo, p->so) + p->zy;
+        } else {
             int32_t sa = qk_mul_by_qm_form(p->mode, (int32_t)(da * (1 << 20)), p->m1, p->s1);
             int32_t sb = qk_mul_by_qm_form(p->mode, (int32_t)(db * (1 << 20)), p->m2, p->s2);
-            int64_t sum = (int64_t)sa + sb;
+            int64_t sum = p->op == QK_SUB ? (int64_t)sa - sb : (int64_t)sa + sb;
             sum = sum > INT32_MAX ? INT32_MAX : (sum < INT32_MIN ? INT32_MIN : sum);
-            int64_t r = (int64_t)qk_mul_by_qm_form(p->mode, (int32_t)sum, p->mo, p->so) + p->zy;
-            out = r < p->lo ? p->lo : (r > p->hi ? p->hi : (int32_t)r);
-        } else {
-            /* round, then add the output zero point (QuantizeLinear's order,
-             * as ops_quant's QAdd): adding it first moves ties with an odd
-             * zero point by one code */
-            float v = p->ra * (float)da + p->rb * (float)db;
-            out = sat(qk_round_even((double)v) + p->zy, p->lo, p->hi);
+            r = (int64_t)qk_mul_by_qm_form(p->mode, (int32_t)sum, p->mo, p->so) + p->zy;
         }
-        st(y, p->ydt, (size_t)i, out);
+        return r < p->lo ? p->lo : (r > p->hi ? p->hi : (int32_t)r);
     }
+    /* round, then add the output zero point (QuantizeLinear's order): adding
+     * it first moves ties with an odd zero point by one code */
+    float v;
+    if (p->op == QK_MUL)
+        v = (float)(da * db) * p->rm;
+    else if (p->op == QK_SUB)
+        v = p->ra * (float)da - p->rb * (float)db;
+    else
+        v = p->ra * (float)da + p->rb * (float)db;
+    return sat(qk_round_even((double)v) + p->zy, p->lo, p->hi);
+}
+
+void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
+{
+    for (int32_t i = 0; i < p->n; i++)
+        st(y, p->ydt, (size_t)i,
+           qk_bin_one(p, ld(a, p->adt, (size_t)i), ld(b, p->bdt, (size_t)(p->nb == p->n ? i : i % p->nb))));
 }
 
 void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y)

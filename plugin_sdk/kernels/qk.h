@@ -55,13 +55,21 @@ typedef struct qk_mm {
 } qk_mm;
 void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y);
 
-/* QAdd (ONNX form: ra*da + rb*db + zy in float; gemmlowp: TFLite add) with
- * b broadcast by index modulo nb (nb == n or 1) */
+/* QAdd, QSub, QMul (op QK_ADD, QK_SUB, QK_MUL) on 8-bit codes. ONNX form:
+ * ra*da +- rb*db (QMul: rm*da*db) in float, rounded half to even, plus zy;
+ * gemmlowp / single rounding: TFLite's add/sub (inputs shifted left by 20,
+ * m1/s1, m2/s2, then mo/so) and mul (mo/so on the product). qk_add_run
+ * broadcasts b by index modulo nb (nb == n or 1); ops_quant's QAdd/QSub/
+ * QMul call qk_bin_one per element of their broadcast walk. */
+enum { QK_ADD = 0, QK_SUB = 1, QK_MUL = 2 };
 typedef struct qk_add {
     int32_t n, nb, adt, bdt, ydt, mode, za, zb, zy, lo, hi;
     float ra, rb;
     int32_t m1, s1, m2, s2, mo, so;
+    int32_t op;
+    float rm;
 } qk_add;
+int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b);
 void qk_add_run(const qk_add *p, const void *a, const void *b, void *y);
 
 void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y);

@@ -67,6 +67,7 @@ typedef struct bin_ctx {
      * (TFLite's add/sub choice), so that |code difference| << shift stays
      * inside int32 for either width */
     int32_t m1, s1, m2, s2, mo, so, left_shift;
+    qk_add q8; /* 8-bit codes: the portable kernel's element (qk.c), riscv_mcu's too */
 } bin_ctx;
 
 static int bin_op_of(const char *op)
@@ -162,10 +163,10 @@ static void bin_loop(const void *ctx, const void *const *in, const int64_t *st, 
         int64_t sa = st[0], sb = st[1];
         if (c->ydt == SY_DT_UINT8)
             for (int64_t i = 0; i < n; i++)
-                ((uint8_t *)out)[i] = (uint8_t)bin_one(c, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
+                ((uint8_t *)out)[i] = (uint8_t)qk_bin_one(&c->q8, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
         else
             for (int64_t i = 0; i < n; i++)
-                ((int8_t *)out)[i] = (int8_t)bin_one(c, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
+                ((int8_t *)out)[i] = (int8_t)qk_bin_one(&c->q8, ld8(in[0], ua, i * sa), ld8(in[1], ub, i * sb));
         return;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -208,6 +209,8 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
         sy_q_quantize_multiplier(sb / twice_max, &c.m2, &c.s2);
         sy_q_quantize_multiplier(twice_max / ((double)((int64_t)1 << c.left_shift) * sy), &c.mo, &c.so);
     }
+    c.q8 = (qk_add){0, 0, 0, 0, 0, (int32_t)c.mode, c.za, c.zb, c.zy, c.lo, c.hi, c.ra, c.rb, c.m1, c.s1, c.m2,
+                    c.s2, c.mo, c.so, c.op == BIN_MUL ? QK_MUL : c.op == BIN_SUB ? QK_SUB : QK_ADD, c.rm};
     const sy_tensor *ins[2] = {a, b};
     if (y->dtype == SY_DT_INT4 || y->dtype == SY_DT_UINT4 || a->dtype == SY_DT_INT4 || a->dtype == SY_DT_UINT4)
         return QERR(SY_ERR_UNSUPPORTED, "4-bit activations are not supported by %s", "the binary kernels");

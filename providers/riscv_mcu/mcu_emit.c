@@ -419,9 +419,11 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     case MK_QADD: {
         const qk_add *p = &k->u.qadd;
         char f2[48];
-        P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d};\n",
+        char f3[48];
+        P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %s};\n",
           i, p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb, p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra),
-          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so);
+          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm));
         L->flash_params += sizeof(qk_add);
         char bexpr[64];
         if (r->in[3].is_const) {

@@ -211,13 +211,13 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c);
     }
-    if (!strcmp(op, "QAdd")) {
+    if (!strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul")) {
         static const uint32_t idx[] = {1, 2, 4, 5, 6, 7};
         const sy_tensor *b = qin(n, 3);
         if (!const_params(n, idx, 6, c))
             return false;
         if (!b || (numel(b) != numel(y) && numel(b) != 1) || numel(x) != numel(y)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QAdd: the MCU kernel takes A of the output's size and B of it or 1");
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes A of the output's size and B of it or 1", op);
             return false;
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
@@ -253,7 +253,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QUnary, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QSub, QMul, QUnary, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -480,10 +480,11 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->rq = k->q_rq;
         return NULL;
     }
-    if (!strcmp(op, "QAdd")) {
+    if (!strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul")) {
         const sy_tensor *b = qin(n, 3);
         qk_add *p = &k->u.qadd;
         k->kind = MK_QADD;
+        p->op = op[1] == 'A' ? QK_ADD : op[1] == 'S' ? QK_SUB : QK_MUL;
         p->n = (int32_t)numel(y);
         p->nb = (int32_t)numel(b);
         p->adt = qdt(x->dtype);
@@ -499,6 +500,11 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         act_clamp(n, sy, p->zy, y->dtype, &p->lo, &p->hi);
         p->ra = sa / sy;
         p->rb = sb / sy;
+        p->rm = sa * sb / sy;
+        if (p->op == QK_MUL) { /* as ops_quant's run_bin */
+            sy_q_quantize_multiplier((double)sa * sb / sy, &p->mo, &p->so);
+            return NULL;
+        }
         double twice_max = 2.0 * (sa > sb ? sa : sb);
         sy_q_quantize_multiplier(sa / twice_max, &p->m1, &p->s1);
         sy_q_quantize_multiplier(sb / twice_max, &p->m2, &p->s2);

@@ -512,6 +512,8 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("switchyard.quant", "QMatMul", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QAdd", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QUnary", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QSub", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QMul", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QRNN", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
