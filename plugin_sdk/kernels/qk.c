@@ -98,6 +98,38 @@ void qk_maxpool_run(const qk_pool *p, const void *x, void *y)
             }
 }
 
+void qk_avgpool_run(const qk_pool *p, const void *x, void *y)
+{
+    for (int32_t nc = 0; nc < p->nc; nc++)
+        for (int32_t oh = 0; oh < p->oh; oh++)
+            for (int32_t ow = 0; ow < p->ow; ow++) {
+                int64_t sum = 0, count = 0;
+                for (int32_t kh = 0; kh < p->kh; kh++) {
+                    int32_t ih = oh * p->sh - p->pt + kh * p->dh;
+                    for (int32_t kw = 0; kw < p->kw; kw++) {
+                        int32_t iw = ow * p->sw - p->pl + kw * p->dw;
+                        if (ih < 0 || ih >= p->ih || iw < 0 || iw >= p->iw)
+                            continue;
+                        sum += ld(x, p->xdt, ((size_t)nc * p->ih + ih) * p->iw + iw) - p->x_zp;
+                        count++;
+                    }
+                }
+                int32_t out;
+                if (!count) {
+                    out = p->y_zp;
+                } else if (p->rq.mode != QK_RQ_ONNX) {
+                    int64_t avg = sum >= 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+                    int64_t v = avg + p->y_zp;
+                    out = p->same ? (int32_t)(v < p->rq.lo ? p->rq.lo : (v > p->rq.hi ? p->rq.hi : v))
+                                  : qk_rq_apply(&p->rq, avg);
+                } else {
+                    double v = (double)sum / (double)count * p->rq.real_mult;
+                    out = sat(qk_round_even(v) + p->y_zp, p->rq.lo, p->rq.hi);
+                }
+                st(y, p->ydt, ((size_t)nc * p->oh + oh) * p->ow + ow, out);
+            }
+}
+
 void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y)
 {
     for (int32_t bt = 0; bt < p->batch; bt++)

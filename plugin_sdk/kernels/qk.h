@@ -45,6 +45,20 @@ typedef struct qk_pool {
     qk_rq rq; /* when !same */
 } qk_pool;
 void qk_maxpool_run(const qk_pool *p, const void *x, void *y);
+/* QAveragePool over the cells inside the input (count_include_pad = 0, or
+ * no padding): the ONNX form averages in double times s_x / s_y, rounded
+ * half to even; gemmlowp / single rounding round the average half away from
+ * zero (TFLite), then rescale (or add the zero point when `same`) */
+void qk_avgpool_run(const qk_pool *p, const void *x, void *y);
+
+/* QSoftmax (qk_softmax.c): `len` codes `inner` apart per row, e_k =
+ * e^((q_k - max) s_x) (tflk_expf_d: libm's expf in practice), summed in
+ * float, y_k = Q(e_k / sum) with round half to even. scratch: len floats */
+typedef struct qk_softmax {
+    int32_t outer, len, inner, xdt, ydt, y_zp, lo, hi;
+    float sx, sy;
+} qk_softmax;
+void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *scratch);
 
 /* QMatMul [batch, M, K] x B (b constant, b_zp per column or one): B is
  * [K, N], or [N, K] when trans_b (a Gemm's transB = 1) */

@@ -404,15 +404,20 @@ static sy_status *run_pool(void *state, const sy_kernel_io *io)
     sy_rq_init(&rq, st->mode, (double)sx / sy, zy, lo, hi);
     int64_t NC = x->dims[0] * x->dims[1], IH = g->in[0], IW = g->in[1], OH = g->out[0], OW = g->out[1];
     bool b8x = x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8, b8y = y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8;
-    if (st->is_max && b8x && b8y && NC * IH * IW <= INT32_MAX && NC * OH * OW <= INT32_MAX) {
-        /* the portable kernel riscv_mcu runs (kernels/qk.c) */
+    bool pads = g->pb[0] || g->pb[1] || g->pe[0] || g->pe[1];
+    if ((st->is_max || !st->count_include_pad || !pads) && b8x && b8y && NC * IH * IW <= INT32_MAX &&
+        NC * OH * OW <= INT32_MAX) {
+        /* the portable kernels riscv_mcu runs (kernels/qk.c) */
         qk_pool p = {(int32_t)NC, (int32_t)IH, (int32_t)IW, (int32_t)OH, (int32_t)OW, (int32_t)g->k[0],
                      (int32_t)g->k[1], (int32_t)g->s[0], (int32_t)g->s[1], (int32_t)g->d[0], (int32_t)g->d[1],
                      (int32_t)g->pb[0], (int32_t)g->pb[1], x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
                      y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zx, zy, same,
                      {(int32_t)rq.mode, rq.real_mult, rq.mult, rq.shift, rq.zp, rq.lo,
                       rq.hi}};
-        qk_maxpool_run(&p, x->data, y->data);
+        if (st->is_max)
+            qk_maxpool_run(&p, x->data, y->data);
+        else
+            qk_avgpool_run(&p, x->data, y->data);
         return NULL;
     }
     for (int64_t nc = 0; nc < NC; nc++) {
@@ -588,6 +593,13 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     int32_t zx = q_zp_at(xz, 0), zy = q_zp_at(yz, 0), lo, hi;
     sy_q_storage_range(y->dtype, &lo, &hi);
     float *e = io->scratch;
+    bool b8 = (x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8) && (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
+    if (b8 && sy_tensor_numel(x) <= INT32_MAX) { /* the portable kernel riscv_mcu runs (kernels/qk_softmax.c) */
+        qk_softmax p = {(int32_t)outer, (int32_t)len, (int32_t)inner, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
+                        y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zy, lo, hi, sx, sy};
+        qk_softmax_run(&p, x->data, y->data, e);
+        return NULL;
+    }
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < inner; j++) {
             size_t base = (size_t)(o * len * inner + j);

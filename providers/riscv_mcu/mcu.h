@@ -62,7 +62,10 @@ typedef enum mcu_kind {
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     MK_SHIFT_U8,          /* tflk_binary.c: ONNX BitShift on uint8 */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
-    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
+    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
+    MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */
+    MK_QSOFTMAX, /* qk_softmax.c */
+    MK__COUNT
 } mcu_kind;
 
 struct mcu_sess;
@@ -101,6 +104,7 @@ typedef struct mcu_node {
         qk_pool qpool;
         qk_mm qmm;
         qk_add qadd;
+        qk_softmax qsm;
         qrnn_params qrnn; /* owns its arrays (qrnn_params_free) */
         struct {
             float scale;

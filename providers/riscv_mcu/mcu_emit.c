@@ -406,14 +406,29 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         P(calls, "    qk_matmul_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
         break;
     }
-    case MK_QPOOL: {
+    case MK_QPOOL:
+    case MK_QAVGPOOL: {
         const qk_pool *p = &k->u.qpool;
         P(o, "static const qk_pool n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
              "    %d, %d, %d, %d, %d, {%d, %a, %d, %d, %d, %d, %d}};\n",
           i, p->nc, p->ih, p->iw, p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl, p->xdt, p->ydt,
           p->x_zp, p->y_zp, p->same, p->rq.mode, p->rq.real_mult, p->rq.mult, p->rq.shift, p->rq.zp, p->rq.lo, p->rq.hi);
         L->flash_params += sizeof(qk_pool);
-        P(calls, "    qk_maxpool_run(&n%u, ws + %zu, ws + %zu);\n", i, xo, yo);
+        P(calls, "    qk_%spool_run(&n%u, ws + %zu, ws + %zu);\n", k->kind == MK_QPOOL ? "max" : "avg", i, xo, yo);
+        break;
+    }
+    case MK_QSOFTMAX: {
+        const qk_softmax *p = &k->u.qsm;
+        char f2[48];
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: QSoftmax node %u has no scratch", i);
+        size_t so = 0;
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+        P(o, "static const qk_softmax n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s};\n", i, p->outer, p->len, p->inner,
+          p->xdt, p->ydt, p->y_zp, p->lo, p->hi, ffmt(fb, sizeof fb, p->sx), ffmt(f2, sizeof f2, p->sy));
+        L->flash_params += sizeof(qk_softmax);
+        P(calls, "    qk_softmax_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
+        L->used[MK_QUANT] = true; /* qk_softmax.c calls qk.c's quantizer */
         break;
     }
     case MK_QADD: {
@@ -921,6 +936,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_QUANT:
     case MK_DEQUANT: return "qk.c";
     case MK_QRNN: return "qk_rnn.c";
+    case MK_QAVGPOOL: return "qk.c";
+    case MK_QSOFTMAX: return "qk_softmax.c";
     default: return NULL;
     }
 }

@@ -190,6 +190,46 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QAveragePool")) { /* Table B #18 AveragePool, #41 GlobalAveragePool */
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        bool global = sy_attr_int_or(H, n, "global", 0) != 0;
+        const char *row = global ? "#41 GlobalAveragePool" : "#18 AveragePool";
+        int64_t d[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+        sy_attr_ints_copy(H, n, "dilations", d, 2);
+        sy_attr_ints_copy(H, n, "pads", pd, 4);
+        char ap[24];
+        sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (x->rank != 4) {
+            qdecline(c, SY_REASON_RANK, "QAveragePool: the MCU kernel takes 2-D NCHW windows, got rank %d (ops-mcu.md "
+                     "Table B %s)", x->rank, row);
+            return false;
+        }
+        if (d[0] != 1 || d[1] != 1 || sy_attr_int_or(H, n, "ceil_mode", 0)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QAveragePool: dilations 1 and ceil_mode floor only (ops-mcu.md Table B %s)",
+                     row);
+            return false;
+        }
+        if (sy_attr_int_or(H, n, "count_include_pad", 0) &&
+            (pd[0] || pd[1] || pd[2] || pd[3] || !strncmp(ap, "SAME", 4))) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QAveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
+                     "the cells inside the input only (ops-mcu.md Table B %s does not mention count_include_pad)", row);
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
+    if (!strcmp(op, "QSoftmax")) { /* Table B #6 Softmax */
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (x->rank < 1 || numel(x) > INT32_MAX) {
+            qdecline(c, SY_REASON_RANK, "QSoftmax: rank %d, %lld elements (ops-mcu.md Table B #6 Softmax: 2-4D)",
+                     x->rank, (long long)numel(x));
+            return false;
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
     if (!strcmp(op, "QMatMul")) {
         static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8};
         const sy_tensor *b = qin(n, 3);
@@ -253,7 +293,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QMatMul, QAdd, QSub, QMul, QUnary, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -428,11 +468,16 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->rq = k->q_rq;
         return NULL;
     }
-    if (!strcmp(op, "QMaxPool")) {
+    if (!strcmp(op, "QMaxPool") || !strcmp(op, "QAveragePool")) {
         qk_pool *p = &k->u.qpool;
-        k->kind = MK_QPOOL;
+        k->kind = op[1] == 'M' ? MK_QPOOL : MK_QAVGPOOL;
         int64_t ks[2] = {1, 1};
-        sy_attr_ints_copy(H, n, "kernel_shape", ks, 2);
+        if (sy_attr_int_or(H, n, "global", 0)) { /* GlobalAveragePool: the whole plane */
+            ks[0] = x->dims[2];
+            ks[1] = x->dims[3];
+        } else {
+            sy_attr_ints_copy(H, n, "kernel_shape", ks, 2);
+        }
         p->nc = (int32_t)(x->dims[0] * x->dims[1]);
         p->ih = (int32_t)x->dims[2];
         p->iw = (int32_t)x->dims[3];
@@ -511,6 +556,24 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
         return NULL;
     }
+    if (!strcmp(op, "QSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
+        bool legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
+        int32_t axis;
+        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
+        qk_softmax *p = &k->u.qsm;
+        k->kind = MK_QSOFTMAX;
+        p->outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
+        p->len = (int32_t)(legacy ? sy_dims_prod(x->dims, axis, x->rank) : x->dims[axis]);
+        p->inner = legacy ? 1 : (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+        p->xdt = qdt(x->dtype);
+        p->ydt = qdt(y->dtype);
+        p->sx = scale_at(qin(n, 1), 0);
+        p->sy = scale_at(qin(n, 3), 0);
+        p->y_zp = zp_at(qin(n, 4), 0);
+        sy_q_storage_range(y->dtype, &p->lo, &p->hi);
+        H->node_set_scratch(n, (size_t)(p->len > 0 ? p->len : 1) * sizeof(float));
+        return NULL;
+    }
     if (!strcmp(op, "QUnary")) {
         /* the table ops_quant builds per run, built once: its parameters are
          * constants (mcu_quant_check); the package ships it (MK_LUT_S8) */
@@ -546,6 +609,8 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     switch (k->kind) {
     case MK_QCONV: qk_conv_run(&k->u.qconv, x, io->inputs[3]->data, y); break;
     case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
+    case MK_QAVGPOOL: qk_avgpool_run(&k->u.qpool, x, y); break;
+    case MK_QSOFTMAX: qk_softmax_run(&k->u.qsm, x, y, io->scratch); break;
     case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[3]->data, y); break;
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;

@@ -13,6 +13,9 @@ ONNX definitions compose: q_y = sat(round_half_even(f(s_x (q - z_x)) / s_y) + z_
 with DequantizeLinear's product and the division by s_y in float32 and f in
 float64 (Python's math module), rounded to float32 as an fp32 op returns it.
 
+Also OUT/test_qx_<op>/ (Mul, Sub, AveragePool, GlobalAveragePool, Softmax
+between DequantizeLinear and QuantizeLinear) with inputs only: see CROSS.
+
   gen_qunary_models.py OUT
 """
 import math
@@ -78,8 +81,54 @@ def expected(f, sx, zx, sy, zy):
     return np.array(out, dtype=np.int8).reshape(2, 128)
 
 
+def dq(name, scale, zp):
+    return (helper.make_node("DequantizeLinear", [name, name + "_s", name + "_z"], [name + "_f"]),
+            [numpy_helper.from_array(np.array(scale, dtype=np.float32), name + "_s"),
+             numpy_helper.from_array(np.array(zp, dtype=np.int8), name + "_z")])
+
+
+# the int8 forms that fold into QMul, QSub, QAveragePool and QSoftmax: no
+# expected output here (test_mcu_onnx_ops.sh takes cpu_ref's and requires
+# riscv_mcu and its packages to give it bit for bit)
+CROSS = [
+    ("Mul", {}, [[2, 128], [2, 128]], (0.05, 0.04, 0.06), (3, -7, 5)),
+    ("Sub", {}, [[2, 128], [2, 128]], (0.05, 0.04, 0.06), (3, -7, 5)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, [[1, 2, 8, 8]],
+     (0.05, 0.03), (3, -2)),
+    ("GlobalAveragePool", {}, [[1, 4, 8, 8]], (0.05, 0.06), (3, -2)),
+    ("Softmax", {"axis": -1}, [[4, 64]], (0.08, 1.0 / 256), (0, -128)),
+]
+
+
+def cross(out):
+    for op, attrs, shapes, scales, zps in CROSS:
+        d = os.path.join(out, "test_qx_" + op.lower())
+        os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        names = ["a", "b"][: len(shapes)]
+        nodes, inits, ins = [], [], []
+        rng = np.random.default_rng(7)
+        for i, (nm, shp) in enumerate(zip(names, shapes)):
+            node, init = dq(nm, scales[i], zps[i])
+            nodes.append(node)
+            inits += init
+            ins.append(helper.make_tensor_value_info(nm, TensorProto.INT8, shp))
+            n = int(np.prod(shp))
+            v = (np.arange(n) * (37 if i else 1) % 256 - 128) if n >= 256 else rng.integers(-128, 128, n)
+            with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as fh:
+                fh.write(numpy_helper.from_array(np.array(v, dtype=np.int8).reshape(shp), nm).SerializeToString())
+        nodes.append(helper.make_node(op, [nm + "_f" for nm in names], ["yf"], **attrs))
+        inits += [numpy_helper.from_array(np.array(scales[-1], dtype=np.float32), "sy"),
+                  numpy_helper.from_array(np.array(zps[-1], dtype=np.int8), "zy")]
+        nodes.append(helper.make_node("QuantizeLinear", ["yf", "sy", "zy"], ["y"]))
+        g = helper.make_graph(nodes, op, ins, [helper.make_tensor_value_info("y", TensorProto.INT8, None)], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+        m.ir_version = 10
+        onnx.save(m, os.path.join(d, "model.onnx"))
+
+
 def main():
     out = sys.argv[1]
+    cross(out)
     for op, attrs, f, (sx, sy), (zx, zy) in CASES:
         name = "test_q_" + op.lower() + ("_tanh" if attrs.get("approximate") == "tanh" else "")
         d = os.path.join(out, name)

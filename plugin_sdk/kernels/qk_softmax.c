@@ -1,0 +1,38 @@
+/*
+ * qk_softmax: switchyard.quant QSoftmax on 8-bit codes (qk.h), the one body
+ * ops_quant and riscv_mcu run. The exponentials are tflk_math.c's double-
+ * evaluated expf (no libm: the same bits on the MCU), summed in float.
+ */
+#include "qk.h"
+#include "tflk.h"
+
+static int32_t ld(const void *p, int32_t dt, size_t i)
+{
+    return dt == QK_U8 ? (int32_t)((const uint8_t *)p)[i] : (int32_t)((const int8_t *)p)[i];
+}
+
+void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *e)
+{
+    for (int32_t o = 0; o < p->outer; o++)
+        for (int32_t j = 0; j < p->inner; j++) {
+            size_t base = (size_t)o * (size_t)p->len * (size_t)p->inner + (size_t)j;
+            int32_t mx = INT32_MIN;
+            for (int32_t k = 0; k < p->len; k++) {
+                int32_t v = ld(x, p->xdt, base + (size_t)k * (size_t)p->inner);
+                mx = v > mx ? v : mx;
+            }
+            float sum = 0.0f;
+            for (int32_t k = 0; k < p->len; k++) { /* the zero point cancels in q - max */
+                e[k] = tflk_expf_d((float)(ld(x, p->xdt, base + (size_t)k * (size_t)p->inner) - mx) * p->sx);
+                sum += e[k];
+            }
+            for (int32_t k = 0; k < p->len; k++) {
+                int32_t q = qk_quantize1(e[k] / sum, p->sy, p->y_zp, p->lo, p->hi);
+                size_t i = base + (size_t)k * (size_t)p->inner;
+                if (p->ydt == QK_U8)
+                    ((uint8_t *)y)[i] = (uint8_t)q;
+                else
+                    ((int8_t *)y)[i] = (int8_t)q;
+            }
+        }
+}
