@@ -387,10 +387,11 @@ static bool mcu_has_kernel(int code, bool int8)
     for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
         if (code == lut_ops[i])
             return true;
-    /* fp32 only: tflk_unary.c (the int8 forms are tables); DIV (int8 DIV stays on cpu_ref) */
+    /* fp32 only: tflk_unary.c (the int8 forms are tables); DIV (int8 DIV stays on cpu_ref), PRELU, POW */
     static const int f32_ops[] = {OP_RELU,  OP_TANH, OP_LOGISTIC, OP_RELU6, OP_LEAKY_RELU, OP_HARD_SWISH, OP_ELU,
                                   OP_NEG,   OP_GELU, OP_ABS,      OP_CEIL,  OP_COS,        OP_EXP,        OP_FLOOR,
-                                  OP_LOG,   OP_ROUND, OP_SIN,     OP_SQUARE, OP_SQRT,      OP_RSQRT,      OP_DIV};
+                                  OP_LOG,   OP_ROUND, OP_SIN,     OP_SQUARE, OP_SQRT,      OP_RSQRT,      OP_DIV,
+                                  OP_PRELU, OP_POW};
     for (size_t i = 0; !int8 && i < sizeof f32_ops / sizeof f32_ops[0]; i++)
         if (code == f32_ops[i])
             return true;
@@ -406,7 +407,7 @@ static bool mcu_has_kernel(int code, bool int8)
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
-           code == OP_TRANSPOSE;
+           code == OP_TRANSPOSE || code == OP_LOG_SOFTMAX;
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
