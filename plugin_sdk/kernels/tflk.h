@@ -122,6 +122,9 @@ void tflk_log_softmax_s8(const tflk_logsm8 *p, const int8_t *x, int8_t *y, int32
 /* y[i] = lut[x[i] + 128] (tflk_lut.c): every int8 one-input op, its table
  * built on the host */
 void tflk_lut_s8(const int8_t *lut, const int8_t *x, int8_t *y, int32_t n);
+/* int8 SQRT / RSQRT: codes below min_valid (a negative real input) are
+ * refused as TFLite's kernel does: -1 and *bad the element, nothing written */
+int32_t tflk_lut_s8_min(const int8_t *lut, int32_t min_valid, const int8_t *x, int8_t *y, int32_t n, int32_t *bad);
 
 /* TFLite's LUTPopulate<int8_t>: lut[q + 128] = saturate(round_half_away(
  * fn(in_scale * (q - in_zp)) * (1 / out_scale)) + out_zp), all in float */

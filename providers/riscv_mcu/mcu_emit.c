@@ -877,8 +877,12 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         /* the host-built table of output codes, in flash */
         const char *lsym;
         SY_TRY(blob_sym(L, k->u.lut.lut, sizeof k->u.lut.lut, SY_DT_INT8, &lsym));
-        P(calls, "    tflk_lut_s8(%s, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %zu);\n", lsym, xo, yo,
-          r->in[0].nbytes);
+        if (k->u.lut.min_valid > -128) /* SQRT, RSQRT: a negative input is refused */
+            P(calls, "    if (tflk_lut_s8_min(%s, %d, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %zu, NULL))\n"
+                     "        return -1;\n", lsym, (int)k->u.lut.min_valid, xo, yo, r->in[0].nbytes);
+        else
+            P(calls, "    tflk_lut_s8(%s, (const int8_t *)(ws + %zu), (int8_t *)(ws + %zu), %zu);\n", lsym, xo, yo,
+              r->in[0].nbytes);
         break;
     }
     case MK_COPY:

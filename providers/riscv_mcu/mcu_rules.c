@@ -181,6 +181,7 @@ static const char *lut_row(const char *op)
         {"ABS", "- #27 Abs"},           {"CEIL", "- #28 Ceil"},        {"COS", "- #29 Cos"},
         {"EXP", "- #30 Exp"},           {"FLOOR", "- #31 Floor"},      {"LOG", "- #32 Log"},
         {"ROUND", "- #33 Round"},       {"SIN", "- #35 Sin"},          {"SQUARE", "- #37 Square"},
+        {"SQRT", "- #36 Sqrt"},         {"RSQRT", "- #34 Rsqrt"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (!strcmp(op, rows[i][0]))

@@ -342,10 +342,7 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         tfl_un u = {.kind = tfl_unary_kind(op),
                     .alpha = sy_attr_float_or(H, n, "alpha", 0.0f),
                     .approx = sy_attr_int_or(H, n, "approximate", 0) != 0};
-        SY_TRY(tfl_build_unary8(H, n, &u, &k->u.lut));
-        if (k->u.lut.min_valid > -128)
-            return H->status_new(SY_ERR_UNSUPPORTED, "%s: int8 inputs below the zero point are refused at run time, "
-                                 "which a generated package cannot report", op);
+        SY_TRY(tfl_build_unary8(H, n, &u, &k->u.lut)); /* SQRT, RSQRT: min_valid refuses negative inputs */
         if (sy_tensor_numel(H->node_input(n, 0)) > INT32_MAX)
             return H->status_new(SY_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements", op);
     } else if (mcu_ops_has(op, H->node_input(n, 0)->dtype)) {
@@ -447,7 +444,17 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     case MK_BIN_S8: tflk_binary_s8(&k->u.bin, x->data, w->data, y->data); break;
     case MK_BIN_F32: tflk_binary_f32(&k->u.bin, x->data, w->data, y->data); break;
     case MK_TRANSPOSE: tflk_strided_copy(&k->u.tr, x->data, y->data); break;
-    case MK_LUT_S8: tflk_lut_s8(k->u.lut.lut, x->data, y->data, (int32_t)sy_tensor_numel(x)); break;
+    case MK_LUT_S8: {
+        int32_t bad = 0;
+        if (k->u.lut.min_valid <= -128)
+            tflk_lut_s8(k->u.lut.lut, x->data, y->data, (int32_t)sy_tensor_numel(x));
+        else if (tflk_lut_s8_min(k->u.lut.lut, k->u.lut.min_valid, x->data, y->data, (int32_t)sy_tensor_numel(x), &bad))
+            return H->status_new(SY_ERR_RUNTIME, "int8 %s '%s': element %d is %d, below the input zero point %d (a "
+                                 "negative real value), which TFLite's kernel refuses (the package's sy_model_run "
+                                 "returns -1)", k->op, k->name, (int)bad, ((const int8_t *)x->data)[bad],
+                                 (int)k->u.lut.min_valid);
+        break;
+    }
     case MK_COPY:
     default: tflk_copy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes); break;
     }
@@ -499,7 +506,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("PAD", MCU_ANY), MCU_KERNEL("PADV2", MCU_ANY), MCU_KERNEL("MIRROR_PAD", MCU_ANY),
     MCU_KERNEL("CONCATENATION", MCU_ANY), MCU_KERNEL("PACK", MCU_ANY), MCU_KERNEL("GATHER", MCU_ANY),
     MCU_KERNEL("GATHER_ND", MCU_ANY), MCU_KERNEL("SCATTER_ND", MCU_ANY),
-    MCU_KERNEL("SQRT", F32_ONLY), MCU_KERNEL("RSQRT", F32_ONLY),
+    MCU_KERNEL("SQRT", MCU_F32_I8), MCU_KERNEL("RSQRT", MCU_F32_I8),
     MCU_KERNEL("LOGICAL_NOT", BOOL_ONLY), MCU_KERNEL("LOGICAL_AND", BOOL_ONLY), MCU_KERNEL("LOGICAL_OR", BOOL_ONLY),
     MCU_KERNEL("EQUAL", F32_BOOL), MCU_KERNEL("NOT_EQUAL", F32_BOOL), MCU_KERNEL("LESS", F32_BOOL),
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),

@@ -383,7 +383,8 @@ static bool mcu_has_kernel(int code, bool int8)
     /* int8 only: the one-input ops riscv_mcu runs through a table */
     static const int lut_ops[] = {OP_RELU,  OP_TANH,  OP_LOGISTIC, OP_RELU6, OP_LEAKY_RELU, OP_HARD_SWISH,
                                   OP_ELU,   OP_NEG,   OP_GELU,     OP_ABS,   OP_CEIL,       OP_COS,
-                                  OP_EXP,   OP_FLOOR, OP_LOG,      OP_ROUND, OP_SIN,        OP_SQUARE};
+                                  OP_EXP,   OP_FLOOR, OP_LOG,      OP_ROUND, OP_SIN,        OP_SQUARE,
+                                  OP_SQRT,  OP_RSQRT};
     for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
         if (code == lut_ops[i])
             return true;
