@@ -303,6 +303,10 @@ void tflk_compare_f32(const tflk_binary *p, const float *a, const float *b, uint
 void tflk_compare_b(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
 /* ONNX BitShift on uint8 (op TFLK_SHL / TFLK_SHR): a shift by 8 or more gives 0 */
 void tflk_shift_u8(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y);
+/* int8 DIV on the walk (tflk_div_s8 per element with zp1 = z1, zp2 = z2,
+ * out_zp = zo, mult/shift = mo/so, lo/hi): -1 and nothing written when a
+ * divisor code equals z2 (a real 0, which TFLite's reference asserts on) */
+int32_t tflk_div_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
 
 /* ---- fp32 one-input ops (tflk_unary.c) ------------------------------------------ */
 

@@ -112,3 +112,22 @@ static uint8_t shift_one(const tflk_binary *p, uint8_t a, uint8_t b)
 }
 
 void tflk_shift_u8(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uint8_t *y) { TFLK_BINARY_WALK(shift_one); }
+
+static int8_t div_one(const tflk_binary *p, int8_t a, int8_t b)
+{
+    const tflk_div8 d = {p->z1, p->z2, p->zo, p->mo, p->so, p->lo, p->hi};
+    return (int8_t)tflk_div_s8(&d, a, b);
+}
+
+int32_t tflk_div_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    int32_t nb = 1; /* b's elements: the dims it is not broadcast along */
+    for (int32_t d = 0; d < p->rank; d++)
+        if (p->sb[d])
+            nb *= p->dims[d];
+    for (int32_t i = 0; i < nb; i++)
+        if (b[i] == p->z2)
+            return -1;
+    TFLK_BINARY_WALK(div_one);
+    return 0;
+}

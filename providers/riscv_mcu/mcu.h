@@ -61,6 +61,7 @@ typedef enum mcu_kind {
     MK_MAXMIN_S8,  /* tflk_binary.c, raw int8 codes */
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     MK_SHIFT_U8,          /* tflk_binary.c: ONNX BitShift on uint8 */
+    MK_DIV_S8,            /* tflk_binary.c: int8 DIV (tflk_fixed.c's tflk_div_s8) */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
     MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */

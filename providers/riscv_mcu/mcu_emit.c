@@ -517,7 +517,7 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     L->used[k->kind] = true;
     SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
-               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 ||
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 || k->kind == MK_DIV_S8 ||
                k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
     if (two) /* only the operands a kernel reads: no unused weight array */
         SY_TRY(operand(L, r, 1, b, sizeof b));
@@ -628,6 +628,10 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     case MK_DEQUANTIZE_S8:
         P(calls, "    tflk_dequantize_s8(%s, (float *)(ws + %zu), %d, %s, %d);\n", x, yo, n,
           ffmt(fb, sizeof fb, k->u.tq.scale), k->u.tq.zp);
+        return NULL;
+    case MK_DIV_S8:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    if (tflk_div_s8_run(&n%u, %s, %s, (void *)(ws + %zu)))\n        return -1;\n", i, x, b, yo);
         return NULL;
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
@@ -932,7 +936,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
     case MK_CMP_B:
-    case MK_SHIFT_U8: return "tflk_binary.c";
+    case MK_SHIFT_U8:
+    case MK_DIV_S8: return "tflk_binary.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -429,6 +429,19 @@ sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k)
             k->kind = MK_CMP_B;
         SY_TRY(tfl_build_binary(H, n, &k->u.bin));
         k->u.bin.op = binary_op(op);
+        if (kind == MK_BIN_F32 && x->dtype == SY_DT_INT8 && !strcmp(op, "DIV")) {
+            /* cpu_ref's tflite_math parameters (tfl_div8_params) in the walk's fields */
+            const sy_tensor *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+            float s1, s2, so;
+            int32_t z1, z2, zo;
+            tflk_div8 d;
+            if (!tfl_qparams(x, &s1, &z1) || !tfl_qparams(b, &s2, &z2) || !tfl_qparams(y, &so, &zo))
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 DIV needs per-tensor quantization");
+            tfl_div8_params(s1, z1, s2, z2, so, zo, k->u.bin.lo, k->u.bin.hi, &d);
+            k->kind = MK_DIV_S8;
+            k->u.bin.z1 = d.zp1, k->u.bin.z2 = d.zp2, k->u.bin.zo = d.out_zp, k->u.bin.mo = d.mult,
+            k->u.bin.so = d.shift;
+        }
         return NULL;
     default: return H->status_new(SY_ERR_UNSUPPORTED, "%s: no riscv_mcu kernel", op);
     }
@@ -484,6 +497,11 @@ sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_CMP_F32: tflk_compare_f32(&k->u.bin, x, b, y); return NULL;
     case MK_CMP_B: tflk_compare_b(&k->u.bin, x, b, y); return NULL;
     case MK_SHIFT_U8: tflk_shift_u8(&k->u.bin, x, b, y); return NULL;
+    case MK_DIV_S8:
+        if (tflk_div_s8_run(&k->u.bin, x, b, y))
+            return H->status_new(SY_ERR_RUNTIME, "int8 DIV '%s': a divisor element equals its zero point %d (a real "
+                                 "0; the package's sy_model_run returns -1)", k->name, (int)k->u.bin.z2);
+        return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "%s: kind %d is not an mcu_ops kind", k->op, (int)k->kind);
     }
 }

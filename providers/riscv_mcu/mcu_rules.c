@@ -393,8 +393,11 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         return true;
     }
     if (!strcmp(op, "DIV")) {
-        if (x && x->dtype != SY_DT_FLOAT32) {
-            decline(c, SY_REASON_NO_KERNEL, "DIV: the MCU kernel is fp32 (int8 DIV runs on cpu_ref)");
+        const sy_tensor *b = in_at(n, 1);
+        if (!x || (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8) || !b || b->dtype != x->dtype || !y ||
+            y->dtype != x->dtype) {
+            decline(c, SY_REASON_DTYPE, "DIV: lhs, rhs and output must share one dtype, fp32 or int8 (ops-mcu.md "
+                    "Table A #45)");
             return false;
         }
         return check_act(cfg, n, row, c);

@@ -385,6 +385,8 @@ static bool mcu_has_kernel(int code, bool int8)
                                   OP_ELU,   OP_NEG,   OP_GELU,     OP_ABS,   OP_CEIL,       OP_COS,
                                   OP_EXP,   OP_FLOOR, OP_LOG,      OP_ROUND, OP_SIN,        OP_SQUARE,
                                   OP_SQRT,  OP_RSQRT};
+    if (int8 && code == OP_DIV) /* tflk_div_s8_run */
+        return true;
     for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
         if (code == lut_ops[i])
             return true;
