@@ -220,8 +220,8 @@ float tflk_sigmoidf(float x);
 /* round half away from zero (C roundf) */
 float tflk_roundf(float x);
 /* round half to even, floor, ceil, e^x - 1, sqrt (correctly rounded), log,
- * sin, cos (NaN beyond |x| = 6433, where the reduction would lose the
- * result), erf: without libm, the same bits on every IEEE-754 target */
+ * sin, cos (beyond |x| = 6433 reduced by 2/pi to 256 bits, Payne-Hanek),
+ * erf: without libm, the same bits on every IEEE-754 target */
 float tflk_rintf(float x);
 float tflk_floorf(float x);
 float tflk_ceilf(float x);

@@ -271,11 +271,12 @@ float tflk_powf(float x, float y)
     }
     if (x < 0.0f && !integral)
         return from_bits(0x7fc00000u);
-    float sign = x < 0.0f && odd ? -1.0f : 1.0f;
+    int neg = (int)(to_bits(x) >> 31); /* -0 too */
+    float sign = neg && odd ? -1.0f : 1.0f;
     if (ax == 0.0f || to_bits(ax) == 0x7f800000u) { /* 0 or inf: 0, inf with the sign of an odd y */
         int big = (ax == 0.0f) == (y < 0.0f);
         float r = big ? from_bits(0x7f800000u) : 0.0f;
-        return x < 0.0f && odd ? -r : r;
+        return neg && odd ? -r : r;
     }
     double r;
     if (integral && ay <= 64.0f) { /* by squaring: at most 12 products, each rounded in double */
@@ -351,17 +352,71 @@ static float cos_poly(float r)
     return 1.0f + z * (-0.5f + z * (4.16666667e-2f + z * (-1.38888889e-3f + z * (2.48015873e-5f + z * -2.75573192e-7f))));
 }
 
+/* 2/pi to 256 bits: word 0 holds the first 32 bits after the binary point */
+static const uint32_t two_over_pi[8] = {0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u,
+                                        0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u};
+
+/* 32 bits of 2/pi from bit `off` (0 = the first after the point) */
+static uint32_t tpi_bits(int32_t off)
+{
+    int32_t w = off >> 5, b = off & 31;
+    return b ? (two_over_pi[w] << b) | (two_over_pi[w + 1] >> (32 - b)) : two_over_pi[w];
+}
+
+/* 64 bits of the 128-bit hi:lo from bit b (0 < b < 128) */
+static uint64_t bits64(uint64_t hi, uint64_t lo, int32_t b)
+{
+    if (b >= 64)
+        return hi >> (b - 64);
+    return (hi << (64 - b)) | (lo >> b);
+}
+
+/* |x| > 6433, finite (Payne-Hanek): x = m 2^e, m the 24-bit significand;
+ * x 2/pi mod 4 from m times a 96-bit window of 2/pi (the bits before it
+ * give multiples of 4), the quadrant in *q and x - q pi/2 in double */
+static double reduce_large(float ax, int32_t *q)
+{
+    uint32_t ix = to_bits(ax);
+    int32_t e = (int32_t)(ix >> 23) - 150;
+    uint64_t m = (ix & 0x7fffffu) | 0x800000u;
+    int32_t s = e - 1 > 1 ? e - 1 : 1; /* the first bit of 2/pi that matters */
+    uint64_t w0 = tpi_bits(s - 1), w1 = tpi_bits(s + 31), w2 = tpi_bits(s + 63);
+    uint64_t p0 = m * w0, p1 = m * w1, p2 = m * w2;
+    uint64_t lo = p2 + (p1 << 32);
+    uint64_t hi = p0 + (p1 >> 32) + (lo < p2);
+    int32_t sh = s + 95 - e; /* x 2/pi = (hi:lo) / 2^sh */
+    uint64_t f = bits64(hi, lo, sh - 64);
+    *q = (int32_t)(bits64(hi, lo, sh) & 3u);
+    double fr;
+    if (f >> 63) { /* the fraction is >= 1/2: round the quadrant up */
+        *q = (*q + 1) & 3;
+        fr = -((double)(~f) + 1.0);
+    } else {
+        fr = (double)f;
+    }
+    return fr * (1.5707963267948966 * 5.421010862427522e-20); /* pi/2 * 2^-64 */
+}
+
 static float sincos_q(float x, int cos)
 {
-    /* beyond 2^12 quadrants k pi/2's parts are no longer exact: no result
-     * rather than a wrong one */
-    if (x != x || x > 6433.0f || x < -6433.0f)
+    if (x != x || to_bits(x < 0.0f ? -x : x) == 0x7f800000u)
         return from_bits(0x7fc00000u);
-    float kf = tflk_rintf(x * 0.636619772f);
-    float r = ((x - kf * 1.5703125f) - kf * 4.838705062866211e-4f) - kf * -4.371138828673793e-08f;
-    int32_t q = (int32_t)(kf < 0.0f ? -kf : kf) & 3;
-    if (kf < 0.0f)
-        q = (4 - q) & 3;
+    float r;
+    int32_t q;
+    if (x > 6433.0f || x < -6433.0f) {
+        /* beyond 2^12 quadrants the parts of k pi/2 are no longer exact */
+        r = (float)reduce_large(x < 0.0f ? -x : x, &q);
+        if (x < 0.0f) {
+            r = -r;
+            q = (4 - q) & 3;
+        }
+    } else {
+        float kf = tflk_rintf(x * 0.636619772f);
+        r = ((x - kf * 1.5703125f) - kf * 4.838705062866211e-4f) - kf * -4.371138828673793e-08f;
+        q = (int32_t)(kf < 0.0f ? -kf : kf) & 3;
+        if (kf < 0.0f)
+            q = (4 - q) & 3;
+    }
     q = (q + cos) & 3;
     switch (q) {
     case 0: return sin_poly(r);
