@@ -1,5 +1,7 @@
 /* qk: portable C99 integer kernels of the switchyard.quant ops (QConv NCHW,
- * QMaxPool, QMatMul, QAdd, QuantizeLinear, DequantizeLinear) for int8/uint8
+ * QMaxPool, QAveragePool, QMatMul, QAdd/QSub/QMul, QuantizeLinear,
+ * DequantizeLinear; QSoftmax in qk_softmax.c, QUnary's tables in
+ * qk_unary.c) for int8/uint8
  * codes. No plugin ABI, no malloc, no libm: shared by plugins/ops_quant and
  * riscv_mcu (copied into codegen packages). The math is that of
  * sy_rq_apply / sy_rq_quantize / sy_q_mul_by_qm (plugin_sdk/lib), so host

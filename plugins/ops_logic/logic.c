@@ -32,19 +32,24 @@ SY_BINARY_FN(and_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x && y
 SY_BINARY_FN(or_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x || y))
 SY_BINARY_FN(xor_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x != y))
 SY_BINARY_FN(eq_b, uint8_t, uint8_t, uint8_t, BOOLV, SY_LD_ID, (uint8_t)(x == y))
+/* bool operands ordered false < true: ops-mcu.md Table B #66-#69 give A and B
+ * as "float32 or bool" (riscv_mcu's tflk_compare_b takes them too) */
+SY_BINARY_FN(lt_b, uint8_t, uint8_t, uint8_t, BOOLV, BOOLV, (uint8_t)(x < y))
+SY_BINARY_FN(le_b, uint8_t, uint8_t, uint8_t, BOOLV, BOOLV, (uint8_t)(x <= y))
+SY_BINARY_FN(gt_b, uint8_t, uint8_t, uint8_t, BOOLV, BOOLV, (uint8_t)(x > y))
+SY_BINARY_FN(ge_b, uint8_t, uint8_t, uint8_t, BOOLV, BOOLV, (uint8_t)(x >= y))
 /* strings: byte for byte (Equal 19 added string) */
 SY_BINARY_FN(eq_s, sy_string, uint8_t, sy_string, SY_LD_ID, SY_LD_ID, (uint8_t)sy_str_equal(&x, &y))
 
-#define CMP_TABLE(name) {SY_FLOAT_TABLE_ENTRIES(name), SY_INT_TABLE_ENTRIES(name)}
 static const struct {
     const char *name;
     sy_bcast_fn tab[SY_DT__COUNT];
 } ops[] = {
     {"Equal", {SY_FLOAT_TABLE_ENTRIES(eq), SY_INT_TABLE_ENTRIES(eq), [SY_DT_BOOL] = eq_b, [SY_DT_STRING] = eq_s}},
-    {"Less", CMP_TABLE(lt)},
-    {"LessOrEqual", CMP_TABLE(le)},
-    {"Greater", CMP_TABLE(gt)},
-    {"GreaterOrEqual", CMP_TABLE(ge)},
+    {"Less", {SY_FLOAT_TABLE_ENTRIES(lt), SY_INT_TABLE_ENTRIES(lt), [SY_DT_BOOL] = lt_b}},
+    {"LessOrEqual", {SY_FLOAT_TABLE_ENTRIES(le), SY_INT_TABLE_ENTRIES(le), [SY_DT_BOOL] = le_b}},
+    {"Greater", {SY_FLOAT_TABLE_ENTRIES(gt), SY_INT_TABLE_ENTRIES(gt), [SY_DT_BOOL] = gt_b}},
+    {"GreaterOrEqual", {SY_FLOAT_TABLE_ENTRIES(ge), SY_INT_TABLE_ENTRIES(ge), [SY_DT_BOOL] = ge_b}},
     {"And", {[SY_DT_BOOL] = and_b}},
     {"Or", {[SY_DT_BOOL] = or_b}},
     {"Xor", {[SY_DT_BOOL] = xor_b}},
@@ -149,8 +154,8 @@ static const sy_op_schema schemas[] = {
 #define CMPMASK (SY_DT_MASK_NUMERIC | SY_DT_BIT(SY_DT_BOOL))
 #define K(op, mask) SY_CPU_KERNEL(op, 1, 0, mask, 0, prepare_logic, run_logic, sy_release_free)
 static const sy_kernel_def kernels[] = {
-    K("Equal", CMPMASK | SY_DT_BIT(SY_DT_STRING)), K("Less", SY_DT_MASK_NUMERIC), K("LessOrEqual", SY_DT_MASK_NUMERIC),
-    K("Greater", SY_DT_MASK_NUMERIC), K("GreaterOrEqual", SY_DT_MASK_NUMERIC),
+    K("Equal", CMPMASK | SY_DT_BIT(SY_DT_STRING)), K("Less", CMPMASK), K("LessOrEqual", CMPMASK),
+    K("Greater", CMPMASK), K("GreaterOrEqual", CMPMASK),
     K("And", SY_DT_BIT(SY_DT_BOOL)), K("Or", SY_DT_BIT(SY_DT_BOOL)), K("Xor", SY_DT_BIT(SY_DT_BOOL)),
     SY_CPU_KERNEL("Not", 1, 0, SY_DT_BIT(SY_DT_BOOL), 0, sy_prepare_nothing, run_not, NULL),
 };

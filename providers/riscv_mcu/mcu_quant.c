@@ -1,7 +1,8 @@
 /*
  * riscv_mcu: the ONNX path to the MCU. `switchyard quantize` writes a QDQ
  * model; the core's QDQ pass folds it into switchyard.quant QConv,
- * QMaxPool, QMatMul, QAdd, QUnary between an ONNX QuantizeLinear and
+ * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN
+ * between an ONNX QuantizeLinear and
  * DequantizeLinear. This file checks those nodes for the MCU, builds the
  * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same

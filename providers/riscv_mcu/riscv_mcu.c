@@ -30,9 +30,12 @@
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
- * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
- * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
- * QuantizeLinear, DequantizeLinear, Reshape.
+ * of mcu_ops.c (with PRELU, POW, int8 DIV, int8 SQRT/RSQRT tables that
+ * refuse negative inputs, LOG_SOFTMAX); the ONNX path (mcu_quant.c,
+ * plugin_sdk/kernels): switchyard.quant QConv, QMaxPool, QAveragePool,
+ * QMatMul, QAdd, QSub, QMul, QUnary (a table), QSoftmax, QRNN (int8, NCHW)
+ * and ONNX QuantizeLinear, DequantizeLinear, Reshape; the fp32 ONNX rows of
+ * mcu_onnx.c.
  */
 #include "mcu.h"
 

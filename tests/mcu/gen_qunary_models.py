@@ -14,7 +14,8 @@ with DequantizeLinear's product and the division by s_y in float32 and f in
 float64 (Python's math module), rounded to float32 as an fp32 op returns it.
 
 Also OUT/test_qx_<op>/ (Mul, Sub, AveragePool, GlobalAveragePool, Softmax
-between DequantizeLinear and QuantizeLinear) with inputs only: see CROSS.
+between DequantizeLinear and QuantizeLinear) with inputs only: see CROSS; and
+OUT/test_qb_<op>/, the comparisons on bool inputs (bool_cmp).
 
   gen_qunary_models.py OUT
 """
@@ -126,9 +127,33 @@ def cross(out):
         onnx.save(m, os.path.join(d, "model.onnx"))
 
 
+def bool_cmp(out):
+    """OUT/test_qb_<op>/: Greater, GreaterOrEqual, Less, LessOrEqual on bool A
+    and B (Table B #66-#69 list "fp32 bool": bool inputs, false < true),
+    every pair of values, B broadcast; the expected output by numpy."""
+    a = np.array([[False, False, True, True], [True, False, True, False]])
+    b = np.array([False, True, True, False])
+    for op, f in (("Greater", np.greater), ("GreaterOrEqual", np.greater_equal), ("Less", np.less),
+                  ("LessOrEqual", np.less_equal)):
+        d = os.path.join(out, "test_qb_" + op.lower())
+        os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        g = helper.make_graph([helper.make_node(op, ["a", "b"], ["y"])], op,
+                              [helper.make_tensor_value_info("a", TensorProto.BOOL, [2, 4]),
+                               helper.make_tensor_value_info("b", TensorProto.BOOL, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.BOOL, [2, 4])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+        m.ir_version = 8
+        onnx.save(m, os.path.join(d, "model.onnx"))
+        for i, (nm, v) in enumerate((("a", a), ("b", b), ("y", f(a, b)))):
+            fn = "output_0.pb" if nm == "y" else "input_%d.pb" % i
+            with open(os.path.join(d, "test_data_set_0", fn), "wb") as fh:
+                fh.write(numpy_helper.from_array(v, nm).SerializeToString())
+
+
 def main():
     out = sys.argv[1]
     cross(out)
+    bool_cmp(out)
     for op, attrs, f, (sx, sy), (zx, zy) in CASES:
         name = "test_q_" + op.lower() + ("_tanh" if attrs.get("approximate") == "tanh" else "")
         d = os.path.join(out, name)

@@ -11,7 +11,9 @@
 # DQ -> f -> Q models with the expected codes written out from the ONNX
 # definitions; cpu_ref and riscv_mcu must give them exactly (one QUnary each),
 # and their packages too, on the host and under QEMU; the DQ -> Mul/Sub/
-# AveragePool/GlobalAveragePool/Softmax -> Q models must give cpu_ref's codes.
+# AveragePool/GlobalAveragePool/Softmax -> Q models must give cpu_ref's codes;
+# Greater(OrEqual)/Less(OrEqual) on bool inputs (the seed's "float32, bool"
+# A and B) numpy's booleans.
 #
 #   test_mcu_onnx_ops.sh SWITCHYARD SHARED_DIR WORK_DIR host|qemu
 #
@@ -50,12 +52,13 @@ for q in $(cd "$QDIR" 2>/dev/null && ls -d test_qx_* 2>/dev/null); do
     > "$WORK/$q.cpu_ref.log" 2>&1 || { cat "$WORK/$q.cpu_ref.log"; fail "$q: cpu_ref run"; }
 done
 qcases=$(cd "$QDIR" 2>/dev/null && ls -d test_q_* test_qx_* 2>/dev/null)
+bcases=$(cd "$QDIR" 2>/dev/null && ls -d test_qb_* 2>/dev/null)
 [ -n "$qcases" ] || fail "no quantized models generated"
 INI=$(dirname "$0")/conformance_riscv_mcu.ini
 for cfg in default "$INI"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$QDIR" "${copt[@]}" 2>&1 | tail -1)
-  nq=$(echo "$qcases" | wc -w)
+  nq=$(echo "$qcases $bcases" | wc -w)
   [ "$res" = "$nq passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$QDIR" "${copt[@]}" 2>&1 | grep FAIL; fail "QUnary models on $cfg: $res"; }
 done
 for q in $qcases; do
@@ -63,7 +66,7 @@ for q in $qcases; do
     fail "$q: not folded into one switchyard.quant node on riscv_mcu"
 done
 echo "ok   $(echo "$qcases" | wc -w) DQ -> op -> Q models: one switchyard.quant node each on riscv_mcu; QUnary gives the written-out codes on cpu_ref and riscv_mcu, QMul/QSub/QAveragePool/QSoftmax cpu_ref's"
-exact="$exact $qcases"
+exact="$exact $qcases $bcases"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
