@@ -15,7 +15,8 @@ float64 (Python's math module), rounded to float32 as an fp32 op returns it.
 
 Also OUT/test_qx_<op>/ (Mul, Sub, AveragePool, GlobalAveragePool, Softmax
 between DequantizeLinear and QuantizeLinear) with inputs only: see CROSS; and
-OUT/test_qb_<op>/, the comparisons on bool inputs (bool_cmp).
+OUT/test_qb_<op>/, the comparisons on bool inputs (bool_cmp) and fp32 Mod
+(fmod): models of exact expected outputs that are not quantized.
 
   gen_qunary_models.py OUT
 """
@@ -150,10 +151,31 @@ def bool_cmp(out):
                 fh.write(numpy_helper.from_array(v, nm).SerializeToString())
 
 
+def fmod(out):
+    """OUT/test_qb_mod_fmod/: fp32 Mod with fmod = 1 (Table B #46), C's fmod,
+    which is exact: numpy's float32 np.fmod is the expected output. Mixed signs,
+    a quotient near 2^30, subnormal and zero remainders, an infinite divisor."""
+    x = np.array([[5.5, -5.5, 5.5, -5.5, 1e9, 7.25], [3.0e-39, -0.0, 123.456, -1e-3, 6.0, 2.5]], dtype=np.float32)
+    y = np.array([2.0, 2.0, -2.0, -2.0, 0.7, np.inf], dtype=np.float32)
+    d = os.path.join(out, "test_qb_mod_fmod")
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    g = helper.make_graph([helper.make_node("Mod", ["a", "b"], ["y"], fmod=1)], "mod",
+                          [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 6]),
+                           helper.make_tensor_value_info("b", TensorProto.FLOAT, [6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    for nm, v, fn in (("a", x, "input_0.pb"), ("b", y, "input_1.pb"), ("y", np.fmod(x, y), "output_0.pb")):
+        with open(os.path.join(d, "test_data_set_0", fn), "wb") as fh:
+            fh.write(numpy_helper.from_array(v, nm).SerializeToString())
+
+
 def main():
     out = sys.argv[1]
     cross(out)
     bool_cmp(out)
+    fmod(out)
     for op, attrs, f, (sx, sy), (zx, zy) in CASES:
         name = "test_q_" + op.lower() + ("_tanh" if attrs.get("approximate") == "tanh" else "")
         d = os.path.join(out, name)
