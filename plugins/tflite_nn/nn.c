@@ -25,6 +25,7 @@
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
+#include "tfl_reduce.h"
 
 static const sy_host_api *H; /* process-wide: the same host table in every environment */
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
@@ -488,6 +489,7 @@ typedef struct sm_state {
     tfl_act act;
     tflk_softmax k; /* SOFTMAX: the portable kernel */
     tflk_logsm8 lk; /* LOG_SOFTMAX int8 with TFLite's output 16/256, 127 */
+    tflk_axisop l2; /* L2_NORMALIZATION: tflk_reduce.c, the kernel riscv_mcu runs */
 } sm_state;
 
 static sy_status *infer_softmax(sy_node *n)
@@ -499,20 +501,9 @@ static sy_status *infer_softmax(sy_node *n)
     return sy_infer_unary(H, n);
 }
 
-/* one row of float log softmax / l2 norm, in place in `buf` */
+/* one row of float log softmax, in place in `buf` */
 static void float_row(const sm_state *s, float *buf, int64_t d)
 {
-    if (s->kind == 2) {
-        double sq = 0.0;
-        for (int64_t c = 0; c < d; c++)
-            sq += (double)buf[c] * buf[c];
-        float norm = sqrtf((float)sq);
-        if (norm < 1e-6f)
-            norm = 1e-6f;
-        for (int64_t c = 0; c < d; c++)
-            buf[c] = tfl_act_apply(&s->act, buf[c] / norm);
-        return;
-    }
     float mx = -INFINITY;
     for (int64_t c = 0; c < d; c++)
         mx = buf[c] > mx ? buf[c] : mx;
@@ -536,10 +527,8 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
     s->act.kind = 0;
     s->act.lo = -INFINITY;
     s->act.hi = INFINITY;
-    if (s->kind == 2) {
-        char act[32];
-        SY_TRY(read_act(n, act, sizeof act, &s->act));
-    }
+    if (s->kind == 2)
+        return tfl_build_axisop(H, n, &s->l2);
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     s->int8 = x->dtype == SY_DT_INT8;
     if (s->kind == 0) {
@@ -575,6 +564,10 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     sy_tensor *y = io->outputs[0];
     int64_t d = x->dims[x->rank - 1];
     int64_t rows = d ? sy_tensor_numel(x) / d : 0;
+    if (s->kind == 2) {
+        tflk_axis_run(&s->l2, x->data, y->data, NULL);
+        return NULL;
+    }
     if (s->kind == 0) {
         if (s->int8)
             tflk_softmax_s8(&s->k, x->data, y->data, io->scratch);
