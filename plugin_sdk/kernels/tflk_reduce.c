@@ -54,6 +54,17 @@ static int64_t isqrt64(int64_t n)
     return (int64_t)r;
 }
 
+/* int8 REDUCE_PROD (reduce.cc QuantizedReduceProd, tflk.h) */
+int32_t tflk_prod_next_s8(const tflk_prod8 *p, int32_t acc, int32_t q)
+{
+    return tflk_mul_by_qm64((int64_t)acc * (int64_t)(q - p->in_zp), p->mult, p->shift);
+}
+
+int32_t tflk_prod_out_s8(const tflk_prod8 *p, int32_t acc)
+{
+    return tflk_clampi(tflk_mul_by_qm64(acc, p->mult, p->shift) + p->out_zp, -128, 127);
+}
+
 /* the next index of `n` dims (row-major) */
 static void next_index(int32_t n, const int32_t *dims, int32_t *idx)
 {

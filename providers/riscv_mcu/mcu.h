@@ -60,7 +60,9 @@ typedef enum mcu_kind {
     MK_MAXMIN_S8,  /* tflk_binary.c, raw int8 codes */
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
-    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
+    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
+    /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
+    MK_REDUCE, MK_AXIS, MK__COUNT
 } mcu_kind;
 
 struct mcu_sess;
@@ -87,6 +89,8 @@ typedef struct mcu_node {
         tflk_gather_nd gnd;
         tflk_scatter_el sel;
         tflk_unary un;
+        tflk_reduce red; /* MK_REDUCE */
+        tflk_axisop ax;  /* MK_AXIS */
         struct {
             float scale;
             int32_t zp, in_zp, mult, shift, n;
@@ -193,6 +197,14 @@ bool mcu_onnx_has(const sy_node *n);
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* the reduction family of Tables A and B (mcu_reduce.c): does it take the
+ * node's op, its rules (false: declined, claim filled), prepare, run */
+bool mcu_reduce_has(const sy_node *n);
+bool mcu_reduce_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_reduce_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_reduce_run(const mcu_node *k, const sy_kernel_io *io);
+static inline bool mcu_is_reduce_kind(mcu_kind k) { return k == MK_REDUCE || k == MK_AXIS; }
 
 /* the package from the record `cap` of a run, for the target and budgets `cfg` (mcu_emit.c) */
 sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_codegen_request *req, char *summary,

@@ -624,12 +624,62 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     }
 }
 
+static void emit_dims(out *o, const int32_t *v)
+{
+    P(o, "{%d, %d, %d, %d, %d, %d}", v[0], v[1], v[2], v[3], v[4], v[5]);
+}
+
+/* the kinds of mcu_reduce.c (tflk_reduce.c): the plan as a constant, one call */
+static sy_status *emit_reduce_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    char x[96], fb[48], f2[48], a[160];
+    size_t yo = 0, y2o = 0;
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    SY_TRY(operand(L, r, 0, x, sizeof x));
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    if (k->kind == MK_REDUCE) {
+        const tflk_reduce *p = &k->u.red;
+        P(o, "static const tflk_reduce n%u = {%d, %d, %d, %d, %d, ", i, p->kind, p->mode, p->onnx, p->nk, p->nr);
+        emit_dims(o, p->kd);
+        P(o, ", ");
+        emit_dims(o, p->ks);
+        P(o, ",\n    ");
+        emit_dims(o, p->rd);
+        P(o, ", ");
+        emit_dims(o, p->rs);
+        P(o, ", %d, %s, %s, %d, %d, {%d, %d, %d, %s}, {%d, %d, %d, %d}};\n", p->raw, ffmt(fb, sizeof fb, p->xs),
+          ffmt(f2, sizeof f2, p->ys), p->xz, p->yz, p->r8.same, p->r8.in_zp, p->r8.out_zp,
+          ffmt(a, sizeof a, p->r8.scale), p->p8.in_zp, p->p8.out_zp, p->p8.mult, p->p8.shift);
+        L->flash_params += sizeof(tflk_reduce);
+        P(calls, "    tflk_reduce_run(&n%u, %s, (void *)(ws + %zu));\n", i, x, yo);
+        return NULL;
+    }
+    const tflk_axisop *p = &k->u.ax;
+    bool two = r->n_out > 1 && r->out[1].data && r->out[1].nbytes;
+    if (two)
+        SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &y2o));
+    P(o, "static const tflk_axisop n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %s};\n", i, p->op,
+      p->mode, p->outer, p->len, p->inner, p->flags, p->k, p->idx64, p->esize, ffmt(fb, sizeof fb, p->xs),
+      ffmt(f2, sizeof f2, p->ys), p->xz, p->yz, act_str(a, sizeof a, &p->act));
+    L->flash_params += sizeof(tflk_axisop);
+    if (two)
+        P(calls, "    tflk_axis_run(&n%u, %s, (void *)(ws + %zu), (void *)(ws + %zu));\n", i, x, yo, y2o);
+    else
+        P(calls, "    tflk_axis_run(&n%u, %s, (void *)(ws + %zu), NULL);\n", i, x, yo);
+    return NULL;
+}
+
 /* parameters of node i as C, and the call that runs it */
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
     const mcu_node *k = r->k;
     char a[160];
     size_t xo = 0, yo = 0, so = 0;
+    if (mcu_is_reduce_kind(k->kind))
+        return emit_reduce_node(o, calls, L, r, i);
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
@@ -904,6 +954,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_QUANT:
     case MK_DEQUANT: return "qk.c";
     case MK_QRNN: return "qk_rnn.c";
+    case MK_REDUCE:
+    case MK_AXIS: return "tflk_reduce.c";
     default: return NULL;
     }
 }
@@ -1265,7 +1317,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
               " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
       req->model_name, cfg->chip->name, cfg->chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
     bool uses_qk = false;
-    for (int k = MK_QCONV; k < MK__COUNT; k++)
+    for (int k = MK_QCONV; k <= MK_QRNN; k++)
         uses_qk |= L.used[k];
     P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
               "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",

@@ -410,8 +410,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    bool onnx = !quant && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool red = !quant && mcu_reduce_has(n); /* the reductions of Tables A and B (mcu_reduce.c) */
+    bool onnx = !quant && !red && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !red && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -447,6 +448,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (red) {
+        if (!mcu_reduce_check(cfg, n, c))
+            return;
     } else if (onnx) {
         if (!mcu_onnx_check(cfg, n, c))
             return;

@@ -287,6 +287,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_reduce_has(n)) {
+        SY_TRY(mcu_reduce_prepare(n, k)); /* reductions and axis ops of Tables A and B */
     } else if (mcu_onnx_has(n)) {
         SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
@@ -383,6 +385,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     /* the session's own capture: one thread runs a captured session */
     if (k->sess && k->sess->cap && k->sess->cap->on)
         record(k->sess->cap, k, io);
+    if (mcu_is_reduce_kind(k->kind))
+        return mcu_reduce_run(k, io);
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
@@ -483,6 +487,11 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
+    /* mcu_reduce.c (tflk_reduce.c) */
+    MCU_KERNEL("REDUCE_MAX", MCU_F32_I8), MCU_KERNEL("REDUCE_MIN", MCU_F32_I8), MCU_KERNEL("SUM", MCU_F32_I8),
+    MCU_KERNEL("MEAN", MCU_F32_I8), MCU_KERNEL("REDUCE_PROD", MCU_F32_I8), MCU_KERNEL("ARG_MAX", F32_ONLY),
+    MCU_KERNEL("ARG_MIN", F32_ONLY), MCU_KERNEL("CUMSUM", MCU_F32_I8), MCU_KERNEL("TOPK_V2", MCU_F32_I8),
+    MCU_KERNEL("L2_NORMALIZATION", MCU_F32_I8),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -511,6 +520,12 @@ static const sy_kernel_def kernels[] = {
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
     OK1("GlobalAveragePool", F32_ONLY),
+    /* mcu_reduce.c: int8 ONNX tensors as integer codes (no scale) */
+    OK1("ReduceMax", MCU_F32_I8), OK1("ReduceMin", MCU_F32_I8), OK1("ReduceSum", MCU_F32_I8),
+    OK1("ReduceSumSquare", MCU_F32_I8), OK1("ReduceMean", MCU_F32_I8), OK1("ReduceL1", MCU_F32_I8),
+    OK1("ReduceL2", MCU_F32_I8), OK1("ReduceProd", MCU_F32_I8), OK1("ReduceLogSum", F32_ONLY),
+    OK1("ReduceLogSumExp", F32_ONLY), OK1("ArgMax", F32_ONLY), OK1("ArgMin", F32_ONLY), OK1("CumSum", MCU_F32_I8),
+    OK1("TopK", MCU_F32_I8), OK1("Hardmax", F32_ONLY), OK1("LpNormalization", F32_ONLY),
 #undef OK1
 };
 
