@@ -117,12 +117,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                 return false;
             }
         }
-    } else if (!strcmp(op, "ARG_MAX") || !strcmp(op, "ARG_MIN")) {
-        if (x && x->dtype != SY_DT_FLOAT32) {
-            decline(c, SY_REASON_DTYPE, "%s: float only, no int8 (ops-mcu.md Table A #%s)", op,
-                    op[5] == 'A' ? "43" : "44"); /* ARG_MAX / ARG_MIN */
-            return false;
-        }
     } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
         bool ac = sy_attr_int_or(H, n, "align_corners", 0) != 0, hp = sy_attr_int_or(H, n, "half_pixel_centers", 0) != 0;
         if (ac == hp) {
@@ -144,12 +138,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                       (d2s ? x->dims[3] % (b * b) != 0 : (x->dims[1] % b != 0 || x->dims[2] % b != 0)))) {
             decline(c, SY_REASON_ATTRIBUTE, "%s: block_size >= 2 and %s (ops-mcu.md Table A #%s)", op,
                     d2s ? "C % block_size^2 == 0" : "H % block_size == 0 and W % block_size == 0", d2s ? "69" : "70");
-            return false;
-        }
-    } else if (!strcmp(op, "MEAN") || !strcmp(op, "SUM") || !strcmp(op, "REDUCE_MAX") || !strcmp(op, "REDUCE_MIN")) {
-        const sy_tensor *axes = in_at(n, 1);
-        if (!axes || !axes->data || sy_tensor_numel(axes) == 0) {
-            decline(c, SY_REASON_ATTRIBUTE, "%s: axes must be a non-empty constant (ops-mcu.md Table A #46-#49)", op);
             return false;
         }
     } else if (!strcmp(op, "EQUAL") || !strcmp(op, "NOT_EQUAL") || !strcmp(op, "LESS") || !strcmp(op, "LESS_EQUAL") ||
@@ -560,8 +548,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!known) {
         decline(c, SY_REASON_NO_KERNEL,
                 "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
-                "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons and the one-input "
-                "ops; docs/mcu.md lists them)",
+                "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons, the one-input "
+                "ops and the reductions; docs/mcu.md lists them)",
                 op);
         return;
     }
