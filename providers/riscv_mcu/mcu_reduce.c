@@ -263,9 +263,11 @@ static bool dtype_ok(const red_row *r, const sy_tensor *x, bool fp32_only, sy_cl
 {
     if (x && (x->dtype == SY_DT_FLOAT32 || (!fp32_only && x->dtype == SY_DT_INT8)))
         return true;
-    return rdecline(c, SY_REASON_DTYPE, "%s: input '%s' is %s; the row allows %s (ops-mcu.md Table %s %s)", r->op,
-                    tname(x), x ? sy_dt_name(x->dtype) : "absent", fp32_only ? "float only, no int8" : "fp32 and int8",
-                    r->onnx ? "B" : "A", r->row);
+    const char *name = strchr(r->row, ' '); /* "#43 ArgMax": the number, then the seed's name */
+    return rdecline(c, SY_REASON_DTYPE, "%s (%s): input '%s' is %s: %s (ops-mcu.md Table %s %.*s)", r->op,
+                    name ? name + 1 : r->row, tname(x), x ? sy_dt_name(x->dtype) : "absent",
+                    fp32_only ? "float only, no int8" : "fp32 and int8 only", r->onnx ? "B" : "A",
+                    (int)(name ? (size_t)(name - r->row) : strlen(r->row)), r->row);
 }
 
 /* the TFLite reductions: axes a constant, non-empty list in [-rank, rank) */
