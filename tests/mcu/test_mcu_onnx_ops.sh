@@ -10,9 +10,10 @@
 #
 #   test_mcu_onnx_ops.sh SWITCHYARD SHARED_DIR WORK_DIR host|qemu
 #
-# The reduction and TopK tests give axes and K as graph inputs; the seed's rows
-# take them as constants, so they are folded into a copy of the model first
-# (/usr/bin/python3 with onnx).
+# The reduction, TopK and CumSum tests give axes and K as graph inputs; the
+# seed's rows take them as constants, so they are folded into a copy of the
+# test first (/usr/bin/python3 with onnx; CumSum's float64 integers become
+# float32, exactly).
 #
 # Exit 77 (skipped) without the shared test data, or in qemu mode without the
 # cross toolchain, picolibc or QEMU.
@@ -32,7 +33,9 @@ exact="test_gather_negative_indices test_gathernd_example_int32 test_scatter_ele
   test_reduce_sum_keepdims_example test_reduce_prod_keepdims_example test_reduce_l1_do_not_keepdims_example
   test_reduce_sum_square_do_not_keepdims_example test_argmax_keepdims_example_select_last_index
   test_argmax_default_axis_random test_argmin_no_keepdims_random test_argmin_negative_axis_keepdims_example
-  test_hardmax_example test_hardmax_axis_1 test_hardmax_one_hot test_top_k test_top_k_negative_axis"
+  test_hardmax_example test_hardmax_axis_1 test_hardmax_one_hot test_top_k test_top_k_negative_axis
+  test_cumsum_1d test_cumsum_1d_reverse test_cumsum_1d_reverse_exclusive test_cumsum_2d_axis_0
+  test_cumsum_2d_axis_1 test_cumsum_2d_negative_axis"
 approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_elu test_leakyrelu test_softsign test_thresholdedrelu test_gelu_tanh_2 test_gelu_default_2
   test_softmax_axis_0 test_softmax_default_axis test_averagepool_2d_same_lower test_averagepool_2d_pads
@@ -41,35 +44,65 @@ approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_reduce_l2_keep_dims_random test_reduce_l1_negative_axes_keep_dims_random test_reduce_sum_square_keepdims_random
   test_reduce_log_sum_negative_axes test_reduce_sum_empty_set
   test_reduce_prod_default_axes_keepdims_random test_lpnormalization_default"
-# fold_const TESTDIR OUT: model.onnx with graph input 1 as an initializer holding input_1.pb
-fold_const() {
+# prep_case TESTDIR OUTDIR: the test as OUTDIR/model.onnx and
+# OUTDIR/test_data_set_0 with graph input 1 (axes, K, CumSum's axis) as an
+# initializer holding input_1.pb, and float64 data as float32 when every
+# value converts exactly (ONNX's CumSum tests are float64 of small integers)
+prep_case() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
-import sys, onnx
+import os, sys, onnx
+import numpy as np
+from onnx import numpy_helper
 d, out = sys.argv[1], sys.argv[2]
+os.makedirs(out + "/test_data_set_0", exist_ok=True)
+def load(p):
+    t = onnx.TensorProto()
+    with open(p, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+def f32(t):
+    if t.data_type != onnx.TensorProto.DOUBLE:
+        return t
+    a = numpy_helper.to_array(t)
+    b = a.astype(np.float32)
+    if not np.array_equal(b.astype(np.float64), a):
+        sys.exit("%s: a float64 value has no exact float32" % t.name)
+    return numpy_helper.from_array(b, t.name)
 m = onnx.load(d + "/model.onnx")
-if len(m.graph.input) < 2:  # no axes input: reduce over all dims as given
-    onnx.save(m, out)
-    sys.exit(0)
-t = onnx.TensorProto()
-with open(d + "/test_data_set_0/input_1.pb", "rb") as f:
-    t.ParseFromString(f.read())
-t.name = m.graph.input[1].name
-m.graph.initializer.append(t)
-del m.graph.input[1]
-onnx.save(m, out)
+for v in list(m.graph.input) + list(m.graph.output) + list(m.graph.value_info):
+    if v.type.tensor_type.elem_type == onnx.TensorProto.DOUBLE:
+        v.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+ins = [i.name for i in m.graph.input]
+for k in range(len(ins)):
+    t = f32(load("%s/test_data_set_0/input_%d.pb" % (d, k)))
+    if k == 1:  # the constant the seed's row asks for
+        t.name = ins[1]
+        m.graph.initializer.append(t)
+    elif k == 0:
+        with open(out + "/test_data_set_0/input_0.pb", "wb") as f:
+            f.write(t.SerializeToString())
+if len(ins) > 1:
+    del m.graph.input[1]
+k = 0
+while os.path.exists("%s/test_data_set_0/output_%d.pb" % (d, k)):
+    with open("%s/test_data_set_0/output_%d.pb" % (out, k), "wb") as f:
+        f.write(f32(load("%s/test_data_set_0/output_%d.pb" % (d, k))).SerializeToString())
+    k += 1
+onnx.save(m, out + "/model.onnx")
 PY
 }
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
   [ -f "$d/model.onnx" ] || { fail "$t: $d/model.onnx not found"; continue; }
-  args=() model=$d/model.onnx
-  if [[ $t == test_reduce_* || $t == test_top_k* ]]; then
-    # the seed's rows take axes and K as constants (Table B #49-#55, #76, #77, #92, #102): the
-    # test's input 1 becomes an initializer of a copy of the model, its value ONNX's input_1.pb
-    fold_const "$d" "$WORK/$t.onnx" || { fail "$t: folding input 1 into the model"; continue; }
-    model=$WORK/$t.onnx
+  args=()
+  if [[ $t == test_reduce_* || $t == test_top_k* || $t == test_cumsum_* ]]; then
+    # the seed's rows take axes, K and CumSum's axis as constants (Table B #49-#55, #58, #76,
+    # #77, #92, #102): a copy of the test with input 1 folded in (and float64 as float32)
+    prep_case "$d" "$WORK/src_$t" || { fail "$t: preparing the constant-axes copy"; continue; }
+    d=$WORK/src_$t
   fi
+  model=$d/model.onnx
   while read -r k name; do
     args+=(--input "$name=$d/test_data_set_0/input_$k.pb")
   done < <("$SY" inspect "$model" | sed -n "s/^  input \([0-9]*\) '\([^']*\)'.*/\1 \2/p")
