@@ -114,8 +114,8 @@ static sy_status *onnx_axes(const sy_node *n, int64_t *axes, int64_t *cnt, bool 
 /* the mask of reduced dims; *noop: noop_with_empty_axes with no axes */
 static sy_status *onnx_mask(const sy_node *n, const sy_tensor *x, uint32_t *mask, bool *noop)
 {
-    int64_t axes[SY_MAX_RANK + 1], cnt;
-    bool known;
+    int64_t axes[SY_MAX_RANK + 1] = {0}, cnt = -1;
+    bool known = true;
     SY_TRY(onnx_axes(n, axes, &cnt, &known));
     if (!known)
         return H->status_new(SY_ERR_DYNAMIC_SHAPE, "%s: axes must be a constant", H->node_op(n));
@@ -143,8 +143,8 @@ static sy_status *onnx_build(const sy_node *n, const red_row *r, mcu_node *k)
     if (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8)
         return H->status_new(SY_ERR_TYPE, "%s: the MCU kernel takes fp32 or int8, got %s", op, sy_dt_name(x->dtype));
     if (r->kind >= 0) {
-        uint32_t mask;
-        bool noop;
+        uint32_t mask = 0;
+        bool noop = false;
         SY_TRY(onnx_mask(n, x, &mask, &noop));
         if (noop) {
             k->kind = MK_COPY; /* the input unchanged */
@@ -347,8 +347,8 @@ static bool onnx_rules(const mcu_cfg *cfg, const red_row *r, const sy_node *n, s
         bool sumsq = r->kind == TFLK_R_SUMSQ, prod = r->kind == TFLK_R_PROD;
         if (!dtype_ok(r, x, fp32_only, c) || (!sumsq && !rank_ok(cfg, r, x, 2, 4, c)))
             return false;
-        int64_t axes[SY_MAX_RANK + 1], cnt;
-        bool known;
+        int64_t axes[SY_MAX_RANK + 1] = {0}, cnt = -1;
+        bool known = true;
         sy_status *st = onnx_axes(n, axes, &cnt, &known);
         if (st) {
             H->status_free(st);

@@ -30,7 +30,8 @@
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
- * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
+ * of mcu_ops.c; the reductions, ARG_MAX/MIN, CUMSUM, TOPK_V2, L2_NORMALIZATION
+ * and their ONNX rows (mcu_reduce.c, tflk_reduce.c); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
  */
