@@ -509,6 +509,50 @@ typedef struct tflk_lstm8 {
 size_t tflk_lstm8_scratch_bytes(const tflk_lstm8 *p);
 void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scratch);
 
+/* ---- TRANSPOSE_CONV / ConvTranspose (tflk_tconv.c) ------------------------ */
+
+/* NHWC input [n, ih, iw, ic], filter [oc, kh, kw, ic], output [n, oh, ow,
+ * oc]; input pixel (iy, ix) with tap (ky, kx) lands on output (iy * sh - pt
+ * + ky * dh, ix * sw - pl + kx * dw), outside cells dropped. int8: in_off =
+ * -input zero point, mult/shift per output channel (per_channel) or one,
+ * lo/hi the clamp; `acc` scratch of n * oh * ow * oc int32 */
+typedef struct tflk_tconv {
+    int32_t n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
+    int32_t in_off, out_zp, lo, hi, per_channel;
+    const int32_t *mult, *shift;
+    tflk_act act; /* fp32 */
+} tflk_tconv;
+void tflk_tconv_f32(const tflk_tconv *p, const float *x, const float *w, const float *bias, float *y);
+void tflk_tconv_s8(const tflk_tconv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                   int32_t *acc);
+
+/* ---- BATCH_MATMUL / batched MatMul (tflk_bmm.c) ---------------------------- */
+
+#define TFLK_BMM_RANK 4
+/* `batches` matrices y [m, n] = op(a) [m, k] x op(b) [k, n]; a is [k, m]
+ * when adj_x, b [n, k] when adj_y. The batch index is read over bdims
+ * (rank <= 4; y's batch dims) and sa/sb give each operand's element step
+ * per batch index (0: broadcast). int8: x_off/y_off = -zero points, one
+ * per-tensor mult/shift, out_zp */
+typedef struct tflk_bmm {
+    int32_t batches, m, n, k, adj_x, adj_y, rank;
+    int32_t bdims[TFLK_BMM_RANK], sa[TFLK_BMM_RANK], sb[TFLK_BMM_RANK];
+    int32_t x_off, y_off, out_zp, mult, shift;
+} tflk_bmm;
+/* bias: n floats added to every row (ONNX Gemm's C), NULL for none */
+void tflk_bmm_f32(const tflk_bmm *p, const float *a, const float *b, const float *bias, float *y);
+void tflk_bmm_s8(const tflk_bmm *p, const int8_t *a, const int8_t *b, int8_t *y);
+
+/* ---- CONV_3D (tflk_conv3d.c) --------------------------------------------------- */
+
+/* NDHWC input, filter [kd, kh, kw, ic, oc], leading pads pd/pt/pl */
+typedef struct tflk_conv3d {
+    int32_t n, id, ih, iw, ic, od, oh, ow, oc, kd, kh, kw;
+    int32_t sd, sh, sw, dd, dh, dw, pd, pt, pl;
+    tflk_act act;
+} tflk_conv3d;
+void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

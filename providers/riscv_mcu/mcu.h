@@ -46,6 +46,8 @@ typedef enum mcu_kind {
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
     MK_TRANSPOSE,          /* tflk_strided.c */
+    /* mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL / batched MatMul / Gemm transA, CONV_3D / 5-D Conv */
+    MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
     /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
     MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
     MK_PAD,        /* tflk_move.c */
@@ -81,6 +83,9 @@ typedef struct mcu_node {
         tfl_unary8 lut;
         tflk_binary bin;
         tflk_strided tr;
+        tflk_tconv tconv;
+        tflk_bmm bmm;
+        tflk_conv3d c3;
         tflk_pad pad;
         tflk_concat cat;
         tflk_gather gat;
@@ -105,6 +110,10 @@ typedef struct mcu_node {
     qk_rq *q_rq;
     int32_t *q_bias, *q_zp;
     int32_t q_n, q_nzp;
+    /* the input holding the weights / second operand of MK_QCONV, MK_QMM,
+     * MK_QADD: 3 for switchyard.quant and QLinear*, 1 for ConvInteger and
+     * MatMulInteger */
+    int32_t q_w;
     tfl_owned o;
     /* MK_VIEW: n_views strided views of input view_in, output i from byte
      * offset view_off[i] of it; MK_CONCAT's rows/scale/bias (all in `own`) */
@@ -180,6 +189,16 @@ typedef struct mcu_sess {
 } mcu_sess;
 
 sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
+/* ConvInteger / MatMulInteger: the ops whose uint8 activations the MCU takes (ops-mcu.md Table B #86, #105) */
+bool mcu_quant_takes_u8(const sy_node *n);
+
+/* the transposed-conv, batched-matmul and 3-D conv rows (mcu_nn.c): does
+ * it take the node, the seed's rules (false: declined, claim filled),
+ * prepare, run */
+bool mcu_nn_has(const sy_node *n);
+bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
  * input says), its prepare and run */

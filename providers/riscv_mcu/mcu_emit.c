@@ -373,18 +373,34 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     snprintf(rq, sizeof rq, "n%u_rq", i);
     snprintf(bias, sizeof bias, "n%u_bias", i);
     snprintf(zp, sizeof zp, "n%u_zp", i);
+    /* the weights / second operand: input q_w (mcu.h), in flash or (a
+     * runtime B of QLinearMatMul / MatMulInteger / ConvInteger) the workspace */
+    const uint32_t wi = (uint32_t)k->q_w;
+    char wx[64];
     if (k->kind == MK_QCONV || k->kind == MK_QMM || k->kind == MK_QADD) {
-        if (r->n_in < 4 || !r->in[3].data)
+        if (r->n_in <= wi || !r->in[wi].data)
             return H->status_new(SY_ERR_INTERNAL, "codegen: node %u has no second operand", i);
-        if (r->in[3].is_const)
-            SY_TRY(blob_sym(L, r->in[3].data, r->in[3].nbytes, r->in[3].dtype, &wsym));
+        if (r->in[wi].is_const) {
+            SY_TRY(blob_sym(L, r->in[wi].data, r->in[wi].nbytes, r->in[wi].dtype, &wsym));
+        } else if (k->kind != MK_QADD) {
+            size_t wo = 0;
+            SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &wo));
+            snprintf(wx, sizeof wx, "ws + %zu", wo);
+            wsym = wx;
+        }
     }
-    if (k->kind == MK_QCONV || k->kind == MK_QMM) {
+    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_n) {
         emit_rqs(o, rq, k->q_rq, k->q_n);
         emit_i32s(o, bias, k->q_bias, k->q_n);
-        if (k->q_nzp)
-            emit_i32s(o, zp, k->q_zp, k->q_nzp);
-        L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4) + (size_t)k->q_nzp * 4;
+        L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4);
+    }
+    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_nzp) {
+        emit_i32s(o, zp, k->q_zp, k->q_nzp);
+        L->flash_params += (size_t)k->q_nzp * 4;
+    }
+    if (!k->q_n) { /* ConvInteger / MatMulInteger: the int32 sums, no requantizer or bias */
+        snprintf(rq, sizeof rq, "NULL");
+        snprintf(bias, sizeof bias, "NULL");
     }
     const char *zps = k->q_nzp ? zp : "NULL";
     switch (k->kind) {
@@ -400,8 +416,8 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     }
     case MK_QMM: {
         const qk_mm *p = &k->u.qmm;
-        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batch, p->m,
-          p->k, p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, p->trans_b, zps, bias, rq);
+        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %d};\n", i, p->batch, p->m,
+          p->k, p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, p->trans_b, zps, bias, rq, p->b_batched);
         L->flash_params += sizeof(qk_mm);
         P(calls, "    qk_matmul_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
         break;
@@ -424,11 +440,11 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
           ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so);
         L->flash_params += sizeof(qk_add);
         char bexpr[64];
-        if (r->in[3].is_const) {
+        if (r->in[wi].is_const) {
             snprintf(bexpr, sizeof bexpr, "%s", wsym);
         } else {
             size_t bo = 0;
-            SY_TRY(offset_of(L, r->in[3].data, r->in[3].nbytes, L->ws_bytes, r->in[3].name, &bo));
+            SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &bo));
             snprintf(bexpr, sizeof bexpr, "ws + %zu", bo);
         }
         P(calls, "    qk_add_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, bexpr, yo);
@@ -625,6 +641,120 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
 }
 
 /* parameters of node i as C, and the call that runs it */
+/* the kinds of mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL /
+ * batched MatMul / Gemm transA, CONV_3D / 5-D Conv. ONNX forms carry their
+ * prepared weights (wt, bt) and the channel-last copies (pre, post) */
+static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    char a[160], x[96], w[96], b[96];
+    size_t yo = 0, so = 0;
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    if (r->scratch && r->scratch_bytes)
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+    const bool tconv = k->kind == MK_TCONV_S8 || k->kind == MK_TCONV_F32, onnx_w = k->wt != NULL;
+    /* operands: TFLite TRANSPOSE_CONV is (output_shape, filter, input[, bias]) */
+    const uint32_t xi = tconv && !k->nchw ? 2 : 0, bi = tconv && !k->nchw ? 3 : 2;
+    SY_TRY(operand(L, r, xi, x, sizeof x));
+    if (k->kind == MK_BMM_S8 || k->kind == MK_BMM_F32) {
+        SY_TRY(operand(L, r, 1, w, sizeof w));
+        snprintf(b, sizeof b, "NULL");
+        if (k->bt) {
+            const char *bs;
+            SY_TRY(blob_sym(L, k->bt, k->bt_bytes, SY_DT_FLOAT32, &bs));
+            snprintf(b, sizeof b, "%s", bs);
+        }
+    } else if (onnx_w) {
+        const char *ws, *bs = "NULL";
+        SY_TRY(blob_sym(L, k->wt, k->wt_bytes, SY_DT_FLOAT32, &ws));
+        if (k->bt)
+            SY_TRY(blob_sym(L, k->bt, k->bt_bytes, SY_DT_FLOAT32, &bs));
+        snprintf(w, sizeof w, "%s", ws);
+        snprintf(b, sizeof b, "%s", bs);
+    } else {
+        SY_TRY(operand(L, r, 1, w, sizeof w));
+        SY_TRY(operand(L, r, bi, b, sizeof b));
+    }
+    size_t kx = 0, ky = yo;
+    char xin[112];
+    snprintf(xin, sizeof xin, "%s", x);
+    if (k->nchw) {
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: NCHW node %u has no scratch", i);
+        char sym[24];
+        snprintf(sym, sizeof sym, "n%u_pre", i);
+        emit_strided(o, sym, &k->pre);
+        snprintf(sym, sizeof sym, "n%u_post", i);
+        emit_strided(o, sym, &k->post);
+        L->flash_params += 2 * sizeof(tflk_strided);
+        L->used[MK_TRANSPOSE] = true;
+        P(calls, "    tflk_strided_copy(&n%u_pre, %s, ws + %zu);\n", i, x, so);
+        kx = so;
+        ky = so + k->pre_floats * sizeof(float);
+        snprintf(xin, sizeof xin, "(const void *)(ws + %zu)", kx);
+    }
+    switch (k->kind) {
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: {
+        const tflk_tconv *p = &k->u.tconv;
+        char ms[32] = "NULL", ss[32] = "NULL";
+        if (k->kind == MK_TCONV_S8) {
+            snprintf(ms, sizeof ms, "n%u_mult", i);
+            snprintf(ss, sizeof ss, "n%u_shift", i);
+            emit_i32s(o, ms, p->mult, k->n_mult);
+            emit_i32s(o, ss, p->shift, k->n_mult);
+            L->flash_params += (size_t)k->n_mult * 8;
+        }
+        P(o, "static const tflk_tconv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
+          i, p->n, p->ih, p->iw, p->ic, p->oh, p->ow, p->oc, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl,
+          p->in_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_tconv);
+        if (k->kind == MK_TCONV_S8) {
+            if (!r->scratch)
+                return H->status_new(SY_ERR_INTERNAL, "codegen: TRANSPOSE_CONV node %u has no scratch", i);
+            P(calls, "    tflk_tconv_s8(&n%u, %s, %s, %s, (int8_t *)(ws + %zu), (int32_t *)(ws + %zu));\n", i, xin, w, b,
+              ky, so);
+        } else {
+            P(calls, "    tflk_tconv_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        }
+        break;
+    }
+    case MK_BMM_S8:
+    case MK_BMM_F32: {
+        const tflk_bmm *p = &k->u.bmm;
+        P(o, "static const tflk_bmm n%u = {%d, %d, %d, %d, %d, %d, %d, {%d, %d, %d, %d}, {%d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d}, %d, %d, %d, %d, %d};\n",
+          i, p->batches, p->m, p->n, p->k, p->adj_x, p->adj_y, p->rank, p->bdims[0], p->bdims[1], p->bdims[2],
+          p->bdims[3], p->sa[0], p->sa[1], p->sa[2], p->sa[3], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->x_off,
+          p->y_off, p->out_zp, p->mult, p->shift);
+        L->flash_params += sizeof(tflk_bmm);
+        if (k->kind == MK_BMM_S8)
+            P(calls, "    tflk_bmm_s8(&n%u, %s, %s, (int8_t *)(ws + %zu));\n", i, xin, w, ky);
+        else
+            P(calls, "    tflk_bmm_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        break;
+    }
+    case MK_CONV3D_F32: {
+        const tflk_conv3d *p = &k->u.c3;
+        P(o, "static const tflk_conv3d n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
+          i, p->n, p->id, p->ih, p->iw, p->ic, p->od, p->oh, p->ow, p->oc, p->kd, p->kh, p->kw, p->sd, p->sh, p->sw,
+          p->dd, p->dh, p->dw, p->pd, p->pt, p->pl, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_conv3d);
+        P(calls, "    tflk_conv3d_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        break;
+    }
+    default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: not a kind of mcu_nn.c", i);
+    }
+    if (k->nchw)
+        P(calls, "    tflk_strided_copy(&n%u_post, ws + %zu, ws + %zu);\n", i, ky, yo);
+    return NULL;
+}
+
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
     const mcu_node *k = r->k;
@@ -632,6 +762,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     size_t xo = 0, yo = 0, so = 0;
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_CONV3D_F32)
+        return emit_nn_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
@@ -882,6 +1014,11 @@ static const char *kernel_file(mcu_kind k)
     case MK_BIN_F32: return "tflk_binary.c";
     case MK_TRANSPOSE:
     case MK_VIEW: return "tflk_strided.c";
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: return "tflk_tconv.c";
+    case MK_BMM_S8:
+    case MK_BMM_F32: return "tflk_bmm.c";
+    case MK_CONV3D_F32: return "tflk_conv3d.c";
     case MK_PAD:
     case MK_CONCAT:
     case MK_GATHER:
@@ -959,6 +1096,20 @@ static uint64_t node_macs(const mcu_node *k)
     case MK_FC_S8:
     case MK_FC_F32:
         return (uint64_t)k->u.fc.batches * (uint64_t)k->u.fc.units * (uint64_t)k->u.fc.depth;
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: {
+        const tflk_tconv *p = &k->u.tconv;
+        return (uint64_t)p->n * (uint64_t)p->ih * (uint64_t)p->iw * (uint64_t)p->kh * (uint64_t)p->kw *
+               (uint64_t)p->ic * (uint64_t)p->oc;
+    }
+    case MK_BMM_S8:
+    case MK_BMM_F32:
+        return (uint64_t)k->u.bmm.batches * (uint64_t)k->u.bmm.m * (uint64_t)k->u.bmm.n * (uint64_t)k->u.bmm.k;
+    case MK_CONV3D_F32: {
+        const tflk_conv3d *p = &k->u.c3;
+        return (uint64_t)p->n * (uint64_t)p->od * (uint64_t)p->oh * (uint64_t)p->ow * (uint64_t)p->oc *
+               (uint64_t)p->kd * (uint64_t)p->kh * (uint64_t)p->kw * (uint64_t)p->ic;
+    }
     case MK_LSTM8: {
         const tflk_lstm8 *p = &k->u.lstm8;
         return (uint64_t)p->steps * (uint64_t)p->batch * 4u * (uint64_t)p->n_cell *

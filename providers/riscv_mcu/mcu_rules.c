@@ -410,8 +410,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    bool onnx = !quant && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool nn = !quant && mcu_nn_has(n);             /* transposed / batched / 3-D (mcu_nn.c) */
+    bool onnx = !quant && !nn && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !nn && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -428,7 +429,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
         }
-        if (t->dtype == SY_DT_UINT8 && !t->data) {
+        if (t->dtype == SY_DT_UINT8 && !t->data && !mcu_quant_takes_u8(n)) {
             decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }
@@ -447,6 +448,10 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (nn) {
+        /* a Table A conversion-time rejection first (CONV_3D), then the row's rules */
+        if (!table_a_other(n, op, c) || !mcu_nn_check(cfg, n, c))
+            return;
     } else if (onnx) {
         if (!mcu_onnx_check(cfg, n, c))
             return;

@@ -287,6 +287,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_nn_has(n)) {
+        SY_TRY(mcu_nn_prepare(n, k)); /* transposed conv, batched matmul, 3-D conv (mcu_nn.c) */
     } else if (mcu_onnx_has(n)) {
         SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
@@ -388,6 +390,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     }
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_CONV3D_F32)
+        return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
     case MK_CONV_F32:
@@ -443,6 +447,12 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
             node_release, NULL                                                                                     \
     }
+/* TRANSPOSE_CONV: the dtype is the input's, input 2 */
+#define MCU_KERNEL_T(op, mask, ti)                                                                                 \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), (ti), 0u, NULL, mcu_prepare, mcu_run,  \
+            node_release, NULL                                                                                     \
+    }
 #define MCU_QKERNEL(dom, op, v, mask)                                                                              \
     {                                                                                                              \
         sizeof(sy_kernel_def), (dom), (op), (v), 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,        \
@@ -462,6 +472,9 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("ADD", MCU_F32_I8), MCU_KERNEL("SUB", MCU_F32_I8), MCU_KERNEL("MUL", MCU_F32_I8),
     MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    /* mcu_nn.c */
+    MCU_KERNEL_T("TRANSPOSE_CONV", MCU_F32_I8, 2), MCU_KERNEL("BATCH_MATMUL", MCU_F32_I8),
+    MCU_KERNEL("CONV_3D", F32_ONLY),
     /* one-input ops of Table A: int8 a table of output codes (MK_LUT_S8), fp32 tflk_unary.c */
     MCU_KERNEL("RELU", MCU_F32_I8), MCU_KERNEL("TANH", MCU_F32_I8), MCU_KERNEL("LOGISTIC", MCU_F32_I8),
     MCU_KERNEL("RELU6", MCU_F32_I8), MCU_KERNEL("LEAKY_RELU", MCU_F32_I8), MCU_KERNEL("HARD_SWISH", MCU_F32_I8),
@@ -492,6 +505,11 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
+    /* ONNX's integer forms on the same kernels (mcu_quant.c, qk.c) */
+    MCU_QKERNEL("", "QLinearConv", 10, I8_ONLY),
+    MCU_QKERNEL("", "QLinearMatMul", 10, I8_ONLY),
+    MCU_QKERNEL("", "MatMulInteger", 10, I8_ONLY | SY_DT_BIT(SY_DT_UINT8)),
+    MCU_QKERNEL("", "ConvInteger", 10, SY_DT_BIT(SY_DT_UINT8)),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
     OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
@@ -510,7 +528,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY),
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), /* mcu_nn.c */
 #undef OK1
 };
 
