@@ -96,7 +96,7 @@ static bool q_tensor(const sy_tensor *t)
 
 static bool check_tconv(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
-    (void)cfg;
+    const bool seed = cfg->rules == MCU_RULES_SEED;
     const char *row = "ops-mcu.md Table A #90 TransposeConv";
     const sy_tensor *os = nin_at(n, 0), *w = nin_at(n, 1), *x = nin_at(n, 2), *b = nin_at(n, 3);
     const sy_tensor *y = H->node_output(n, 0);
@@ -106,12 +106,14 @@ static bool check_tconv(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!os->data || os->dtype != SY_DT_INT32 || !w->data || (b && !b->data))
         return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: output_shape (int32), filter and bias must be "
                         "offline constants (%s: output_shape const, consumed by the converter)", row), false;
-    if (x->dims[0] != 1)
+    /* rules = tflm: what TFLite Micro's kernel takes (any batch, a fused activation) */
+    if (seed && x->dims[0] != 1)
         return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: batch must be 1, got %lld (%s: input static, batch "
-                        "= 1)", (long long)x->dims[0], row), false;
-    if (!act_none(n))
+                        "= 1; rules = tflm accepts it)", (long long)x->dims[0], row), false;
+    if (seed && !act_none(n))
         return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: fused_activation_function must be NONE (%s: fused "
-                        "activation not enabled; a following Relu stays a separate node)", row), false;
+                        "activation not enabled; a following Relu stays a separate node; rules = tflm accepts it)",
+                        row), false;
     if (x->dtype == SY_DT_FLOAT32) {
         if (!f32(w) || !f32(b) || !f32(y))
             return ndecline(c, SY_REASON_DTYPE, "TRANSPOSE_CONV: fp32 input needs fp32 filter, bias and output (%s)",
@@ -125,16 +127,20 @@ static bool check_tconv(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     return true;
 }
 
-static bool check_bmm(const sy_node *n, const char *op, const char *row, bool tfl, sy_claim *c)
+static bool check_bmm(const mcu_cfg *cfg, const sy_node *n, const char *op, const char *row, bool tfl, sy_claim *c)
 {
     const sy_tensor *a = nin_at(n, 0), *b = nin_at(n, 1), *y = H->node_output(n, 0);
-    if (!a || !b || !y || a->rank < 2 || a->rank > 4 || b->rank != a->rank)
+    /* rules = tflm (TFLite only): TFLite Micro's BATCH_MATMUL broadcasts the batch dims; the kernel does too */
+    const bool bcast = tfl && cfg->rules == MCU_RULES_TFLM;
+    if (!a || !b || !y || a->rank < 2 || b->rank < 2 || y->rank > TFLK_BMM_RANK + 2 ||
+        (!bcast && (a->rank > 4 || b->rank != a->rank)))
         return ndecline(c, SY_REASON_RANK, "%s: x and y must be 2-4D of one rank, got ranks %d and %d (%s: no "
                         "broadcasting)", op, a ? a->rank : 0, b ? b->rank : 0, row), false;
-    for (int32_t i = 0; i + 2 < a->rank; i++)
+    for (int32_t i = 0; !bcast && i + 2 < a->rank; i++)
         if (a->dims[i] != b->dims[i])
             return ndecline(c, SY_REASON_ATTRIBUTE, "%s: batch dim %d is %lld and %lld; they must be identical (%s: "
-                            "no broadcasting)", op, (int)i, (long long)a->dims[i], (long long)b->dims[i], row), false;
+                            "no broadcasting%s)", op, (int)i, (long long)a->dims[i], (long long)b->dims[i], row,
+                            tfl ? "; rules = tflm accepts it" : ""), false;
     if (a->dtype == SY_DT_FLOAT32 && f32(b) && f32(y))
         return true;
     if (tfl && q_tensor(a) && q_tensor(b) && q_tensor(y))
@@ -262,13 +268,13 @@ bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!strcmp(op, "TRANSPOSE_CONV"))
         ok = check_tconv(cfg, n, c);
     else if (!strcmp(op, "BATCH_MATMUL"))
-        ok = check_bmm(n, op, "ops-mcu.md Table A #5 BatchMatmul", true, c);
+        ok = check_bmm(cfg, n, op, "ops-mcu.md Table A #5 BatchMatmul", true, c);
     else if (!strcmp(op, "CONV_3D") || !strcmp(op, "Conv"))
         ok = check_conv3d(n, c);
     else if (!strcmp(op, "ConvTranspose"))
         ok = check_convt(n, c);
     else if (!strcmp(op, "MatMul"))
-        ok = check_bmm(n, op, "ops-mcu.md Table B #5 Matmul", false, c);
+        ok = check_bmm(cfg, n, op, "ops-mcu.md Table B #5 Matmul", false, c);
     else
         ok = check_gemm_ta(n, c);
     if (!ok)

@@ -12,7 +12,8 @@
  * that CMSIS-NN's arm_nn_requantize also uses), written out below.
  *
  * Cases of the ops the riscv_mcu provider has kernels for (conv, depthwise,
- * FC, pools, softmax, the reshapes) run again on a strict riscv_mcu session
+ * FC, transposed conv, batched matmul, 3-D conv, pools, softmax, the
+ * reshapes, ...) run again on a strict riscv_mcu session
  * (target ws63), the host run of the code the MCU packages carry, against
  * the same expected values; the ones the seed's rules decline (fused RELU6,
  * int8 depth multiplier 2) run with rules = tflm.
@@ -406,7 +407,8 @@ static bool mcu_has_kernel(int code, bool int8)
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
-           code == OP_TRANSPOSE;
+           code == OP_TRANSPOSE || code == OP_TRANSPOSE_CONV || code == OP_BATCH_MATMUL ||
+           (code == OP_CONV_3D && !int8);
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
