@@ -5,7 +5,7 @@ wants weights, scales and zero points as constants (ops-mcu.md Table B),
 while ONNX's node tests feed them as graph inputs. The outputs stay ONNX's
 output_K.pb, so the copy checks against the same independent reference.
 
-    onnx_const_inputs.py SRC_DIR DST_DIR NAME [NAME ...]
+    onnx_const_inputs.py SRC_DIR DST_DIR NAME[,NAME...] [NAME ...]
 """
 import os
 import shutil
@@ -16,7 +16,8 @@ from onnx import numpy_helper
 
 
 def main():
-    src, dst, names = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+    src, dst = sys.argv[1], sys.argv[2]
+    names = {k for a in sys.argv[3:] for k in a.split(",") if k}
     m = onnx.load(os.path.join(src, "model.onnx"))
     ds = os.path.join(src, "test_data_set_0")
     init = {i.name for i in m.graph.initializer}

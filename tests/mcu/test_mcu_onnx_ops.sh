@@ -28,9 +28,39 @@ approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_elu test_leakyrelu test_softsign test_thresholdedrelu test_gelu_tanh_2 test_gelu_default_2
   test_softmax_axis_0 test_softmax_default_axis test_averagepool_2d_same_lower test_averagepool_2d_pads
   test_globalaveragepool"
+# The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
+# scales and zero points as graph inputs, which the seed wants constant
+# (ops-mcu.md Table B #87, #113, ...): onnx_const_inputs.py makes a copy
+# with those inputs initializers (the expected outputs stay ONNX's), and
+# onnx_nn_cases.py writes the rows no node test covers with constant weights
+# (Gemm transA, batched MatMul with a constant B, 5-D Conv) with numpy's
+# outputs. `switchyard conformance` checks every one of them on riscv_mcu
+# alone against those outputs (float tolerance), the loop below host/QEMU.
+PY=${SY_PYTHON:-/usr/bin/python3}
+gen=$WORK/onnx
+mkdir -p "$gen"
+const_cases="test_convtranspose:W test_convtranspose_pads:W test_convtranspose_dilations:W
+  test_convtranspose_autopad_same:W test_convtranspose_pad:W
+  test_qlinearmatmul_2D_int8_float32:a_scale,a_zero_point,b_scale,b_zero_point,y_scale,y_zero_point
+  test_matmulinteger:a_zero_point,b_zero_point test_convinteger_without_padding:x_zero_point"
+for c in $const_cases; do
+  t=${c%%:*}
+  "$PY" "$(dirname "$0")/onnx_const_inputs.py" "$NODE/$t" "$gen/$t" ${c#*:} 2> "$WORK/$t.gen.log" ||
+    { cat "$WORK/$t.gen.log"; fail "$t: onnx_const_inputs.py (needs $PY with the onnx package)"; }
+done
+"$PY" "$(dirname "$0")/onnx_nn_cases.py" "$gen" || fail "onnx_nn_cases.py (needs $PY with numpy and onnx)"
+for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
+"$SY" conformance "$gen" --config "$(dirname "$0")/conformance_riscv_mcu.ini" > "$WORK/conformance.log" 2>&1 ||
+  { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
+grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
+exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
+  test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding"
+approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
+  mcu_conv3d_pads_strides"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
+  [ -d "$gen/$t" ] && d=$gen/$t
   [ -f "$d/model.onnx" ] || { fail "$t: $d/model.onnx not found"; continue; }
   args=()
   while read -r k name; do
