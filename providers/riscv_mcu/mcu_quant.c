@@ -6,7 +6,10 @@
  * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same
  * requantizers ops_quant uses (sy_rq_init, q_mult3, the bias quantization,
- * the folded activation clamp), and runs them on the host.
+ * the folded activation clamp), and runs them on the host. ONNX's own
+ * QLinearConv / QLinearMatMul (the inputs of QConv / QMatMul) and
+ * MatMulInteger / ConvInteger (int32 outputs) run on the same kernels under
+ * Table B's rules (#106, #87, #86, #105).
  */
 #include "mcu.h"
 

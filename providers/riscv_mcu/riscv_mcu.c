@@ -23,7 +23,9 @@
  *                  Micro models use
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
- * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
+ * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
+ * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
+ * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
@@ -32,7 +34,8 @@
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
  * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
- * QuantizeLinear, DequantizeLinear, Reshape.
+ * QuantizeLinear, DequantizeLinear, Reshape, QLinearConv, QLinearMatMul,
+ * MatMulInteger, ConvInteger.
  */
 #include "mcu.h"
 
