@@ -48,6 +48,7 @@ typedef enum mcu_kind {
     MK_TRANSPOSE,          /* tflk_strided.c */
     /* mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL / batched MatMul / Gemm transA, CONV_3D / 5-D Conv */
     MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
+    MK_LSTM_ONNX, /* mcu_lstm.c: ONNX LSTM on tflk_lstm.c */
     /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
     MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
     MK_PAD,        /* tflk_move.c */
@@ -199,6 +200,10 @@ bool mcu_nn_has(const sy_node *n);
 bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io);
+/* ONNX LSTM (mcu_lstm.c, reached through mcu_nn.c): Table B #20's rules, prepare, run */
+bool mcu_lstm_check(const sy_node *n, sy_claim *claim);
+sy_status *mcu_lstm_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_lstm_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
  * input says), its prepare and run */

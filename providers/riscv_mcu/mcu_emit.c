@@ -641,6 +641,84 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
 }
 
 /* parameters of node i as C, and the call that runs it */
+/* the address `p` as a C expression: inside one of the record's constant
+ * inputs or the node's prepared array (wt), as its symbol plus a float offset */
+static sy_status *f32_expr(layout *L, const mcu_rec *r, const void *p, char *buf, size_t len)
+{
+    if (!p) {
+        snprintf(buf, len, "NULL");
+        return NULL;
+    }
+    const uint8_t *q = p;
+    const void *base = NULL;
+    size_t nbytes = 0;
+    sy_dtype dt = SY_DT_FLOAT32;
+    for (uint32_t i = 0; i < r->n_in && !base; i++) {
+        const uint8_t *d = r->in[i].data;
+        if (r->in[i].is_const && d && q >= d && q < d + r->in[i].nbytes) {
+            base = d;
+            nbytes = r->in[i].nbytes;
+            dt = r->in[i].dtype;
+        }
+    }
+    const uint8_t *w = (const uint8_t *)r->k->wt;
+    if (!base && w && q >= w && q < w + r->k->wt_bytes) {
+        base = w;
+        nbytes = r->k->wt_bytes;
+    }
+    if (!base)
+        return H->status_new(SY_ERR_INTERNAL, "codegen: a parameter of node '%s' is neither a weight nor prepared",
+                             r->k->name);
+    const char *sym;
+    SY_TRY(blob_sym(L, base, nbytes, dt, &sym));
+    snprintf(buf, len, "%s + %zu", sym, (size_t)(q - (const uint8_t *)base) / sizeof(float));
+    return NULL;
+}
+
+/* ONNX LSTM (mcu_lstm.c): the fp32 tflk_lstm over W / R in flash and the
+ * prepared bias and initial states, then Y_h and Y_c out of its scratch */
+static sy_status *emit_lstm_onnx(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t so)
+{
+    const mcu_node *k = r->k;
+    const tflk_lstm *p = &k->u.lstm;
+    char a[160], e[12][96], f1[48], f2[48], f3[48];
+    const tflk_qtensor *q[12] = {&p->wx[0], &p->wx[1], &p->wx[2], &p->wx[3], &p->wh[0], &p->wh[1],
+                                 &p->wh[2], &p->wh[3], &p->b[0],  &p->b[1],  &p->b[2],  &p->b[3]};
+    for (int j = 0; j < 12; j++)
+        SY_TRY(f32_expr(L, r, q[j]->data, e[j], sizeof e[j]));
+    char h0[96], c0[96];
+    SY_TRY(f32_expr(L, r, p->h0.data, h0, sizeof h0));
+    SY_TRY(f32_expr(L, r, p->c0.data, c0, sizeof c0));
+#define QT(x) "{" x ", 1, 0, 0, NULL, NULL}"
+#define Z "{NULL, 0, 0, 0, NULL, NULL}"
+    /* x: fp32, its data the run's input (tflk_lstm_run sets it) */
+    P(o, "static const tflk_lstm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s,\n    " QT("NULL") ",\n", i, p->n_cell,
+      p->n_in, p->n_out, p->steps, p->batch, p->time_major, p->cifg, p->proj, act_str(a, sizeof a, &p->act),
+      ffmt(f1, sizeof f1, p->cell_clip), ffmt(f2, sizeof f2, p->proj_clip));
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[0], e[1], e[2], e[3]);
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[4], e[5], e[6], e[7]);
+    P(o, "    {" Z ", " Z ", " Z "},\n");
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[8], e[9], e[10], e[11]);
+    P(o, "    " Z ", " Z ", " QT("%s") ", " QT("%s") ",\n", h0, c0);
+    P(o, "    %d, %s, %d, %d, %d};\n", p->y_dtype, ffmt(f3, sizeof f3, p->y_scale), p->y_zp, p->y_lo, p->y_hi);
+#undef QT
+#undef Z
+    L->flash_params += sizeof(tflk_lstm);
+    size_t xo = 0, yo = so + k->pre_floats * sizeof(float);
+    SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, L->ws_bytes, r->in[0].name, &xo));
+    if (r->n_out > 0 && r->out[0].data)
+        SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    P(calls, "    tflk_lstm_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
+    const size_t bh = (size_t)p->batch * (size_t)p->n_cell * sizeof(float);
+    for (uint32_t j = 1; j <= 2; j++) /* Y_h, Y_c: the scratch's h, then c */
+        if (r->n_out > j && r->out[j].data) {
+            size_t oo = 0;
+            SY_TRY(offset_of(L, r->out[j].data, r->out[j].nbytes, L->ws_bytes, r->out[j].name, &oo));
+            P(calls, "    tflk_copy(ws + %zu, ws + %zu, %zu);\n", oo, so + (j - 1) * bh, bh);
+        }
+    return NULL;
+}
+
 /* the kinds of mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL /
  * batched MatMul / Gemm transA, CONV_3D / 5-D Conv. ONNX forms carry their
  * prepared weights (wt, bt) and the channel-last copies (pre, post) */
@@ -652,9 +730,14 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
     P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
     P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
     L->used[k->kind] = true;
-    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+    if (k->kind == MK_LSTM_ONNX) {
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM node %u has no scratch", i);
+        return emit_lstm_onnx(o, calls, L, r, i, so);
+    }
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
     const bool tconv = k->kind == MK_TCONV_S8 || k->kind == MK_TCONV_F32, onnx_w = k->wt != NULL;
     /* operands: TFLite TRANSPOSE_CONV is (output_shape, filter, input[, bias]) */
     const uint32_t xi = tconv && !k->nchw ? 2 : 0, bi = tconv && !k->nchw ? 3 : 2;
@@ -762,7 +845,7 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     size_t xo = 0, yo = 0, so = 0;
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_CONV3D_F32)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_LSTM_ONNX)
         return emit_nn_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
@@ -1007,7 +1090,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_POOL_F32: return "tflk_pool.c";
     case MK_SOFTMAX_S8:
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
-    case MK_LSTM: return "tflk_lstm.c";
+    case MK_LSTM:
+    case MK_LSTM_ONNX: return "tflk_lstm.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
@@ -1115,7 +1199,8 @@ static uint64_t node_macs(const mcu_node *k)
         return (uint64_t)p->steps * (uint64_t)p->batch * 4u * (uint64_t)p->n_cell *
                ((uint64_t)p->n_in + (uint64_t)p->n_cell);
     }
-    case MK_LSTM: {
+    case MK_LSTM:
+    case MK_LSTM_ONNX: {
         const tflk_lstm *p = &k->u.lstm;
         uint64_t per = (uint64_t)(p->cifg ? 3 : 4) * (uint64_t)p->n_cell * ((uint64_t)p->n_in + (uint64_t)p->n_out);
         if (p->proj)

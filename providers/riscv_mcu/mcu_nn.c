@@ -12,7 +12,8 @@
  *   with transA = 1 (fp32).
  *
  * The seed's rules of each row (Table A #2, #5, #90; Table B #2, #4, #5,
- * #113) are mcu_nn_check's; every decline quotes its row.
+ * #113) are mcu_nn_check's; every decline quotes its row. ONNX LSTM (#20)
+ * goes through here to mcu_lstm.c.
  */
 #include "mcu.h"
 
@@ -44,7 +45,7 @@ bool mcu_nn_has(const sy_node *n)
         return !strcmp(op, "TRANSPOSE_CONV") || !strcmp(op, "BATCH_MATMUL") || !strcmp(op, "CONV_3D");
     if (!is_onnx(n))
         return false;
-    if (!strcmp(op, "ConvTranspose"))
+    if (!strcmp(op, "ConvTranspose") || !strcmp(op, "LSTM"))
         return true;
     const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1);
     if (!x)
@@ -273,6 +274,8 @@ bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         ok = check_conv3d(n, c);
     else if (!strcmp(op, "ConvTranspose"))
         ok = check_convt(n, c);
+    else if (!strcmp(op, "LSTM"))
+        ok = mcu_lstm_check(n, c);
     else if (!strcmp(op, "MatMul"))
         ok = check_bmm(cfg, n, op, "ops-mcu.md Table B #5 Matmul", false, c);
     else
@@ -478,6 +481,8 @@ sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k)
         k->kind = MK_CONV3D_F32;
         return tfl_build_conv3d(H, n, &k->u.c3);
     }
+    if (!strcmp(op, "LSTM"))
+        return mcu_lstm_prepare(n, k);
     if (!strcmp(op, "ConvTranspose")) {
         k->kind = MK_TCONV_F32;
         return prep_convt(n, k);
@@ -526,6 +531,7 @@ sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io)
             tflk_strided_copy(&k->post, out, y->data);
         return NULL;
     }
+    case MK_LSTM_ONNX: return mcu_lstm_run(k, io);
     case MK_BMM_S8: tflk_bmm_s8(&k->u.bmm, io->inputs[0]->data, io->inputs[1]->data, y->data); return NULL;
     case MK_BMM_F32: tflk_bmm_f32(&k->u.bmm, io->inputs[0]->data, io->inputs[1]->data, k->bt, y->data); return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "%s: not a kind of mcu_nn.c", k->op);

@@ -393,7 +393,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     }
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_CONV3D_F32)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_LSTM_ONNX)
         return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
@@ -531,7 +531,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), /* mcu_nn.c */
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), /* mcu_nn.c */
 #undef OK1
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """ONNX test folders (model.onnx, test_data_set_0/{input,output}_K.pb) for
 the riscv_mcu rows that ONNX's node tests do not cover with constant
-weights: Gemm with transA = 1, batched MatMul with a constant B and Conv
-with a 5-D input (ops-mcu.md Table B #4, #5, #2). The expected outputs are
+weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
+with a 5-D input and an LSTM with all three outputs and constant initial
+states (ops-mcu.md Table B #4, #5, #2, #20). The expected outputs are
 numpy's (float64 sums rounded to float32), an independent reference:
 `switchyard conformance` compares riscv_mcu's results with them within its
 float tolerance.
@@ -29,6 +30,24 @@ def save(out, name, node, inputs, inits, outputs, feeds, expected, opset=13):
     for i, v in enumerate(expected):
         with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
             f.write(numpy_helper.from_array(v).SerializeToString())
+
+
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_ref(x, w, r, b, h, c):
+    """ONNX LSTM, forward, default activations, gates i, o, f, c in W / R / B"""
+    hs = r.shape[-1]
+    wb, rb = b[0, :4 * hs], b[0, 4 * hs:]
+    ys = []
+    for t in range(x.shape[0]):
+        g = x[t] @ w[0].T + h @ r[0].T + wb + rb
+        i, o, f, cc = (g[:, k * hs:(k + 1) * hs] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+        h = sigmoid(o) * np.tanh(c)
+        ys.append(h)
+    return np.stack(ys)[:, None], h[None], c[None]
 
 
 def vi(name, a):
@@ -70,6 +89,14 @@ def main():
                     win = xp[0, :, z:z + w.shape[2], r:r + w.shape[3], s:s + w.shape[4]]
                     y[0, o, d, h, q] = np.sum(win * w[o]) + bias[o]
     y = y.astype(np.float32)
+    # LSTM: Y, Y_h, Y_c; B and the initial states constants
+    T, Bn, I, Hs = 4, 2, 3, 5
+    lx, lw, lr = f32(rng, T, Bn, I), f32(rng, 1, 4 * Hs, I), f32(rng, 1, 4 * Hs, Hs)
+    lb, h0, c0 = f32(rng, 1, 8 * Hs), f32(rng, 1, Bn, Hs), f32(rng, 1, Bn, Hs)
+    ys = [v.astype(np.float32) for v in lstm_ref(*(v.astype(np.float64) for v in (lx, lw, lr, lb, h0[0], c0[0])))]
+    node = helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"], ["y", "y_h", "y_c"], hidden_size=Hs)
+    save(out, "mcu_lstm_y_yh_yc", node, [vi("x", lx)], {"w": lw, "r": lr, "b": lb, "h0": h0, "c0": c0},
+         [vi("y", ys[0]), vi("y_h", ys[1]), vi("y_c", ys[2])], [lx], ys, opset=14)
     save(out, "mcu_conv3d_pads_strides", helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=pads, strides=strides),
          [vi("x", x)], {"w": w, "b": bias}, [vi("y", y)], [x], [y])
 
