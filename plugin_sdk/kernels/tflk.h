@@ -553,6 +553,20 @@ typedef struct tflk_conv3d {
 } tflk_conv3d;
 void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y);
 
+/* ---- ONNX GRU, fp32 (tflk_gru.c) ------------------------------------------- */
+
+/* layout 0: x [steps, batch, n_in], W [dirs, 3H, I], R [dirs, 3H, H], B
+ * [dirs, 6H] (NULL: 0), h0 [dirs, batch, H] (NULL: 0); y [steps, dirs,
+ * batch, H] (required), yh [dirs, batch, H] (NULL: not written). dirs 2 is
+ * bidirectional (direction 1 reversed); with dirs 1, reverse runs backwards.
+ * lbr: linear_before_reset */
+typedef struct tflk_gru {
+    int32_t steps, batch, n_in, hidden, dirs, reverse, lbr;
+} tflk_gru;
+size_t tflk_gru_scratch_floats(const tflk_gru *p);
+void tflk_gru_f32(const tflk_gru *p, const float *x, const float *w, const float *r, const float *b, const float *h0,
+                  float *y, float *yh, float *scratch);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

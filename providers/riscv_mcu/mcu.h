@@ -49,6 +49,7 @@ typedef enum mcu_kind {
     /* mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL / batched MatMul / Gemm transA, CONV_3D / 5-D Conv */
     MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
     MK_LSTM_ONNX, /* mcu_lstm.c: ONNX LSTM on tflk_lstm.c */
+    MK_GRU_ONNX,  /* mcu_gru.c: ONNX GRU on tflk_gru.c */
     /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
     MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
     MK_PAD,        /* tflk_move.c */
@@ -87,6 +88,7 @@ typedef struct mcu_node {
         tflk_tconv tconv;
         tflk_bmm bmm;
         tflk_conv3d c3;
+        tflk_gru gru;
         tflk_pad pad;
         tflk_concat cat;
         tflk_gather gat;
@@ -204,6 +206,10 @@ sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io);
 bool mcu_lstm_check(const sy_node *n, sy_claim *claim);
 sy_status *mcu_lstm_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_lstm_run(const mcu_node *k, const sy_kernel_io *io);
+/* ONNX GRU (mcu_gru.c, the same way): Table B #82's rules, prepare, run */
+bool mcu_gru_check(const sy_node *n, sy_claim *claim);
+sy_status *mcu_gru_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_gru_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
  * input says), its prepare and run */

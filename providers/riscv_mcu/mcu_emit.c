@@ -737,6 +737,29 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
             return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM node %u has no scratch", i);
         return emit_lstm_onnx(o, calls, L, r, i, so);
     }
+    if (k->kind == MK_GRU_ONNX) { /* ONNX's arrays as they are: W, R, B in flash, X and initial_h where they are */
+        const tflk_gru *p = &k->u.gru;
+        char g[5][96], yh[64] = "NULL";
+        static const uint32_t at[5] = {0, 1, 2, 3, 5};
+        for (int j = 0; j < 5; j++)
+            SY_TRY(operand(L, r, at[j], g[j], sizeof g[j]));
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: GRU node %u has no scratch", i);
+        size_t gy = so + k->pre_floats * sizeof(float);
+        if (r->n_out > 0 && r->out[0].data)
+            SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &gy));
+        if (r->n_out > 1 && r->out[1].data) {
+            size_t ho = 0;
+            SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &ho));
+            snprintf(yh, sizeof yh, "(float *)(ws + %zu)", ho);
+        }
+        P(o, "static const tflk_gru n%u = {%d, %d, %d, %d, %d, %d, %d};\n", i, p->steps, p->batch, p->n_in, p->hidden,
+          p->dirs, p->reverse, p->lbr);
+        L->flash_params += sizeof(tflk_gru);
+        P(calls, "    tflk_gru_f32(&n%u, %s, %s, %s, %s, %s, (float *)(ws + %zu), %s, (float *)(ws + %zu));\n", i, g[0],
+          g[1], g[2], g[3], g[4], gy, yh, so);
+        return NULL;
+    }
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
     const bool tconv = k->kind == MK_TCONV_S8 || k->kind == MK_TCONV_F32, onnx_w = k->wt != NULL;
     /* operands: TFLite TRANSPOSE_CONV is (output_shape, filter, input[, bias]) */
@@ -845,7 +868,7 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
     size_t xo = 0, yo = 0, so = 0;
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_LSTM_ONNX)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
         return emit_nn_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
@@ -1092,6 +1115,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
     case MK_LSTM:
     case MK_LSTM_ONNX: return "tflk_lstm.c";
+    case MK_GRU_ONNX: return "tflk_gru.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
@@ -1189,6 +1213,11 @@ static uint64_t node_macs(const mcu_node *k)
     case MK_BMM_S8:
     case MK_BMM_F32:
         return (uint64_t)k->u.bmm.batches * (uint64_t)k->u.bmm.m * (uint64_t)k->u.bmm.n * (uint64_t)k->u.bmm.k;
+    case MK_GRU_ONNX: {
+        const tflk_gru *p = &k->u.gru;
+        return (uint64_t)p->steps * (uint64_t)p->dirs * (uint64_t)p->batch * 3u * (uint64_t)p->hidden *
+               ((uint64_t)p->n_in + (uint64_t)p->hidden);
+    }
     case MK_CONV3D_F32: {
         const tflk_conv3d *p = &k->u.c3;
         return (uint64_t)p->n * (uint64_t)p->od * (uint64_t)p->oh * (uint64_t)p->ow * (uint64_t)p->oc *

@@ -25,7 +25,8 @@
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
  * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
- * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA),
+ * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA, and ONNX LSTM and
+ * GRU in fp32: mcu_lstm.c, mcu_gru.c),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
@@ -393,7 +394,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     }
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_LSTM_ONNX)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
         return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
@@ -531,7 +532,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), /* mcu_nn.c */
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
 #undef OK1
 };
 

@@ -2,8 +2,9 @@
 """ONNX test folders (model.onnx, test_data_set_0/{input,output}_K.pb) for
 the riscv_mcu rows that ONNX's node tests do not cover with constant
 weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
-with a 5-D input and an LSTM with all three outputs and constant initial
-states (ops-mcu.md Table B #4, #5, #2, #20). The expected outputs are
+with a 5-D input, an LSTM with all three outputs and constant initial
+states, GRUs bidirectional / reverse with either linear_before_reset
+(ops-mcu.md Table B #4, #5, #2, #20, #82). The expected outputs are
 numpy's (float64 sums rounded to float32), an independent reference:
 `switchyard conformance` compares riscv_mcu's results with them within its
 float tolerance.
@@ -48,6 +49,32 @@ def lstm_ref(x, w, r, b, h, c):
         h = sigmoid(o) * np.tanh(c)
         ys.append(h)
     return np.stack(ys)[:, None], h[None], c[None]
+
+
+def gru_ref(x, w, r, b, h0, lbr, direction):
+    """ONNX GRU, layout 0, gates z, r, h in W / R / B; Y [T, D, B, H], Y_h [D, B, H]"""
+    dirs = 2 if direction == "bidirectional" else 1
+    hs = r.shape[-1]
+    T = x.shape[0]
+    y = np.zeros((T, dirs, x.shape[1], hs))
+    yh = np.zeros((dirs, x.shape[1], hs))
+    for d in range(dirs):
+        rev = d == 1 or direction == "reverse"
+        wz, wr, wh = (w[d][k * hs:(k + 1) * hs] for k in range(3))
+        rz, rr, rh = (r[d][k * hs:(k + 1) * hs] for k in range(3))
+        bz, br, bh, cz, cr, ch = (b[d][k * hs:(k + 1) * hs] for k in range(6))
+        h = h0[d]
+        for t in (range(T - 1, -1, -1) if rev else range(T)):
+            z = sigmoid(x[t] @ wz.T + h @ rz.T + bz + cz)
+            rg = sigmoid(x[t] @ wr.T + h @ rr.T + br + cr)
+            if lbr:
+                n = np.tanh(x[t] @ wh.T + rg * (h @ rh.T + ch) + bh)
+            else:
+                n = np.tanh(x[t] @ wh.T + (rg * h) @ rh.T + ch + bh)
+            h = (1 - z) * n + z * h
+            y[t, d] = h
+        yh[d] = h
+    return y, yh
 
 
 def vi(name, a):
@@ -97,6 +124,20 @@ def main():
     node = helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"], ["y", "y_h", "y_c"], hidden_size=Hs)
     save(out, "mcu_lstm_y_yh_yc", node, [vi("x", lx)], {"w": lw, "r": lr, "b": lb, "h0": h0, "c0": c0},
          [vi("y", ys[0]), vi("y_h", ys[1]), vi("y_c", ys[2])], [lx], ys, opset=14)
+    # GRU: bidirectional with linear_before_reset and a runtime initial_h; reverse, Y_h only
+    for name, direction, lbr, want_y in (("mcu_gru_bidir_lbr", "bidirectional", 1, True),
+                                         ("mcu_gru_reverse", "reverse", 0, False)):
+        D = 2 if direction == "bidirectional" else 1
+        T, Bn, I, Hs = 3, 2, 4, 3
+        gx, gw, gr = f32(rng, T, Bn, I), f32(rng, D, 3 * Hs, I), f32(rng, D, 3 * Hs, Hs)
+        gb, gh = f32(rng, D, 6 * Hs), f32(rng, D, Bn, Hs)
+        y64, yh64 = gru_ref(*(v.astype(np.float64) for v in (gx, gw, gr, gb, gh)), lbr, direction)
+        y32, yh32 = y64.astype(np.float32), yh64.astype(np.float32)
+        node = helper.make_node("GRU", ["x", "w", "r", "b", "", "h0"], ["y" if want_y else "", "y_h"], hidden_size=Hs,
+                                direction=direction, linear_before_reset=lbr)
+        outs = ([vi("y", y32)] if want_y else []) + [vi("y_h", yh32)]
+        save(out, name, node, [vi("x", gx), vi("h0", gh)], {"w": gw, "r": gr, "b": gb}, outs, [gx, gh],
+             ([y32] if want_y else []) + [yh32], opset=14)
     save(out, "mcu_conv3d_pads_strides", helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=pads, strides=strides),
          [vi("x", x)], {"w": w, "b": bias}, [vi("y", y)], [x], [y])
 

@@ -34,7 +34,7 @@ approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
 # with those inputs initializers (the expected outputs stay ONNX's), and
 # onnx_nn_cases.py writes the rows no node test covers with constant weights
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
-# Y, Y_h and Y_c) with numpy's
+# Y, Y_h and Y_c, GRUs bidirectional and reverse) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
 PY=${SY_PYTHON:-/usr/bin/python3}
@@ -44,7 +44,7 @@ const_cases="test_convtranspose:W test_convtranspose_pads:W test_convtranspose_d
   test_convtranspose_autopad_same:W test_convtranspose_pad:W
   test_qlinearmatmul_2D_int8_float32:a_scale,a_zero_point,b_scale,b_zero_point,y_scale,y_zero_point
   test_matmulinteger:a_zero_point,b_zero_point test_convinteger_without_padding:x_zero_point
-  test_lstm_defaults:W,R test_lstm_with_initial_bias:W,R,B"
+  test_lstm_defaults:W,R test_lstm_with_initial_bias:W,R,B test_gru_defaults:W,R test_gru_with_initial_bias:W,R,B"
 for c in $const_cases; do
   t=${c%%:*}
   "$PY" "$(dirname "$0")/onnx_const_inputs.py" "$NODE/$t" "$gen/$t" ${c#*:} 2> "$WORK/$t.gen.log" ||
@@ -58,7 +58,8 @@ grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conforman
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
   test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding"
 approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
-  mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc"
+  mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
+  test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
