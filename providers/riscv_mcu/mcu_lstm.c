@@ -47,14 +47,12 @@ bool mcu_lstm_check(const sy_node *n, sy_claim *c)
     const sy_tensor *x = lin(n, 0), *w = lin(n, 1), *r = lin(n, 2), *b = lin(n, 3);
     for (uint32_t i = 0; i < H->node_num_inputs(n) + H->node_num_outputs(n); i++) {
         const sy_tensor *t = i < H->node_num_inputs(n) ? lin(n, i) : lout(n, i - H->node_num_inputs(n));
-        if (t && t->dtype != SY_DT_FLOAT32)
+        if (t && t->dtype != SY_DT_FLOAT32 && i != 4) /* sequence_lens (int32) has a rule of its own */
             return ldecline(c, SY_REASON_DTYPE, "LSTM: '%s' is %s (%s: float only, no int8)", t->name ? t->name : "",
                             sy_dt_name(t->dtype), ROW), false;
     }
     if (!x || !w || !r || x->rank != 3 || w->rank != 3 || r->rank != 3)
         return ldecline(c, SY_REASON_RANK, "LSTM: X, W and R must be 3D (%s)", ROW), false;
-    if (!w->data || !r->data || (b && !b->data))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W, R and B must be constants (%s)", ROW), false;
     char dir[24];
     sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
     if (strcmp(dir, "forward"))
@@ -77,6 +75,9 @@ bool mcu_lstm_check(const sy_node *n, sy_claim *c)
             return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: %s is a graph input; the MCU kernel takes the initial "
                             "state as a constant (zeros when absent), which the package holds", i == 5 ? "initial_h" :
                             "initial_c"), false;
+    /* constness last: a node test that feeds W as an input still names the rule it breaks first */
+    if (!w->data || !r->data || (b && !b->data))
+        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W, R and B must be constants (%s)", ROW), false;
     int64_t hs = w->dims[1] / 4;
     if (w->dims[0] != 1 || w->dims[1] != 4 * hs || w->dims[2] != x->dims[2] || r->dims[1] != 4 * hs ||
         r->dims[2] != hs || (b && sy_tensor_numel(b) != 8 * hs))

@@ -198,8 +198,6 @@ static bool check_convt(const sy_node *n, sy_claim *c)
     if (x->dims[0] != 1)
         return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: batch must be 1, got %lld (%s: X static, batch = 1)",
                         (long long)x->dims[0], row), false;
-    if (!w->data || (b && !b->data))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: W and B must be initializers (%s)", row), false;
     if (x->dtype != SY_DT_FLOAT32 || !f32(w) || !f32(b) || !f32(y))
         return ndecline(c, SY_REASON_DTYPE, "ConvTranspose: %s: the MCU kernel of the ONNX form is fp32 (%s: X, W, B "
                         "float32)", sy_dt_name(x->dtype), row), false;
@@ -234,6 +232,8 @@ static bool check_convt(const sy_node *n, sy_claim *c)
     for (int i = 0; i < 4; i++)
         if (pads[i] < 0)
             return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: pads must be non-negative (%s)", row), false;
+    if (!w->data || (b && !b->data))
+        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: W and B must be initializers (%s)", row), false;
     return true;
 }
 
