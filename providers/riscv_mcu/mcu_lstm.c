@@ -80,8 +80,11 @@ bool mcu_lstm_check(const sy_node *n, sy_claim *c)
         return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W, R and B must be constants (%s)", ROW), false;
     int64_t hs = w->dims[1] / 4;
     if (w->dims[0] != 1 || w->dims[1] != 4 * hs || w->dims[2] != x->dims[2] || r->dims[1] != 4 * hs ||
-        r->dims[2] != hs || (b && sy_tensor_numel(b) != 8 * hs))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W [1, 4H, I], R [1, 4H, H], B [1, 8H] expected (%s)", ROW), false;
+        r->dims[2] != hs || (b && sy_tensor_numel(b) != 8 * hs) ||
+        (lin(n, 5) && sy_tensor_numel(lin(n, 5)) != x->dims[1] * hs) ||
+        (lin(n, 6) && sy_tensor_numel(lin(n, 6)) != x->dims[1] * hs))
+        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W [1, 4H, I], R [1, 4H, H], B [1, 8H], initial_h and initial_c "
+                        "[1, B, H] expected (%s)", ROW), false;
     if (sy_tensor_numel(x) > INT32_MAX / 8 || sy_tensor_numel(w) > INT32_MAX / 8)
         return ldecline(c, SY_REASON_RANK, "LSTM: more than 2^28 elements: the MCU kernels index with int32"), false;
     return true;

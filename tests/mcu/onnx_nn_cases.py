@@ -3,8 +3,13 @@
 the riscv_mcu rows that ONNX's node tests do not cover with constant
 weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
 with a 5-D input, an LSTM with all three outputs and constant initial
-states, GRUs bidirectional / reverse with either linear_before_reset
-(ops-mcu.md Table B #4, #5, #2, #20, #82). The expected outputs are
+states, GRUs bidirectional / reverse with either linear_before_reset, and
+int8 QLinearConv / QLinearMatMul (ops-mcu.md Table B #4, #5, #2, #20, #82,
+#106, #87; ONNX's QLinearConv node test is uint8, which the row declines).
+The integer outputs follow ONNX's definition exactly as its reference
+implementation evaluates it: the int32 sum, times the float32 multiplier
+x_scale * w_scale / y_scale (in float64), rounded half to even, plus the
+zero point, saturated. The expected outputs are
 numpy's (float64 sums rounded to float32), an independent reference:
 `switchyard conformance` compares riscv_mcu's results with them within its
 float tolerance.
@@ -77,6 +82,15 @@ def gru_ref(x, w, r, b, h0, lbr, direction):
     return y, yh
 
 
+def requant(acc, xs, ws, ys, yz):
+    m = (np.float32(xs) * ws.astype(np.float32)) / np.float32(ys)
+    return np.clip(np.rint(acc.astype(np.float64) * m.astype(np.float64)) + yz, -128, 127).astype(np.int8)
+
+
+def vt(name, a, dt):
+    return helper.make_tensor_value_info(name, dt, list(a.shape))
+
+
 def vi(name, a):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(a.shape))
 
@@ -138,6 +152,37 @@ def main():
         outs = ([vi("y", y32)] if want_y else []) + [vi("y_h", yh32)]
         save(out, name, node, [vi("x", gx), vi("h0", gh)], {"w": gw, "r": gr, "b": gb}, outs, [gx, gh],
              ([y32] if want_y else []) + [yh32], opset=14)
+    # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
+    qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
+    qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)
+    qb = rng.integers(-3000, 3000, size=4).astype(np.int32)
+    xs, xz, ys, yz = np.float32(0.05), np.int8(3), np.float32(0.4), np.int8(-5)
+    ws, wz = (rng.uniform(0.002, 0.02, size=4)).astype(np.float32), np.zeros(4, np.int8)
+    qpads, qstr = [1, 0, 0, 2], [2, 1]
+    xp = np.pad(qx.astype(np.int64) - xz, [(0, 0), (0, 0), (qpads[0], qpads[2]), (qpads[1], qpads[3])])
+    oh, ow = (xp.shape[2] - 3) // qstr[0] + 1, (xp.shape[3] - 3) // qstr[1] + 1
+    acc = np.zeros((1, 4, oh, ow), np.int64)
+    for o in range(4):
+        for i in range(oh):
+            for j in range(ow):
+                win = xp[0, :, i * qstr[0]:i * qstr[0] + 3, j * qstr[1]:j * qstr[1] + 3]
+                acc[0, o, i, j] = np.sum(win * (qw[o].astype(np.int64) - wz[o])) + qb[o]
+    qy = requant(acc, xs, ws.reshape(1, 4, 1, 1), ys, yz)
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], pads=qpads,
+                            strides=qstr)
+    save(out, "mcu_qlinearconv_int8", node, [vt("x", qx, TensorProto.INT8)],
+         {"xs": np.array(xs), "xz": np.array(xz), "w": qw, "ws": ws, "wz": wz, "ys": np.array(ys), "yz": np.array(yz),
+          "b": qb}, [vt("y", qy, TensorProto.INT8)], [qx], [qy])
+    # QLinearMatMul int8, 3-D: one B per batch, per-column b_scale
+    qa = rng.integers(-128, 128, size=(2, 3, 4)).astype(np.int8)
+    qbm = rng.integers(-128, 128, size=(2, 4, 5)).astype(np.int8)
+    az, bzv, bsv = np.int8(-2), np.full(5, 1, np.int8), rng.uniform(0.01, 0.05, size=5).astype(np.float32)
+    acc = np.matmul(qa.astype(np.int64) - az, qbm.astype(np.int64) - bzv.astype(np.int64))
+    qy = requant(acc, np.float32(0.03), bsv, np.float32(0.05), np.int8(7))
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    save(out, "mcu_qlinearmatmul_3d_int8", node, [vt("a", qa, TensorProto.INT8)],
+         {"as": np.array(np.float32(0.03)), "az": np.array(az), "b": qbm, "bs": bsv, "bz": bzv,
+          "ys": np.array(np.float32(0.05)), "yz": np.array(np.int8(7))}, [vt("y", qy, TensorProto.INT8)], [qa], [qy])
     save(out, "mcu_conv3d_pads_strides", helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=pads, strides=strides),
          [vi("x", x)], {"w": w, "b": bias}, [vi("y", y)], [x], [y])
 

@@ -34,7 +34,8 @@ approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
 # with those inputs initializers (the expected outputs stay ONNX's), and
 # onnx_nn_cases.py writes the rows no node test covers with constant weights
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
-# Y, Y_h and Y_c, GRUs bidirectional and reverse) with numpy's
+# Y, Y_h and Y_c, GRUs bidirectional and reverse, int8 QLinearConv and
+# 3-D QLinearMatMul) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
 PY=${SY_PYTHON:-/usr/bin/python3}
@@ -56,7 +57,8 @@ for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
   { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
 grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
-  test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding"
+  test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
+  mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8"
 approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
   mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
   test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse"
