@@ -951,6 +951,78 @@ static bool write_idx_model(const char *dir)
     return write_npy(path, "<f4", "(4, 3)", x, sizeof x) && ok;
 }
 
+/* --write-model (tests/mcu/test_mcu_lut.sh): TRANSPOSE_CONV (SAME, stride
+ * 2, bias; int8 with per-channel filter scales) into BATCH_MATMUL with a
+ * constant of the same batch dims, the kernels of mcu_nn.c:
+ * DIR/nn_chain_{i8,f32}.tflite, x [1, 3, 3, 2] in DIR/xn_{i8,f32}.npy */
+static bool write_nn_model(const char *dir, bool i8)
+{
+    static const int32_t oshape[4] = {1, 6, 6, 3};
+    static int8_t w8[54], c8[72], x8[18];
+    static float wf[54], cf[72], xf[18], bf[3];
+    static int32_t b32[3];
+    static float wsc[3] = {0.011f, 0.02f, 0.016f}, bsc[3], sc_x = 0.05f, sc_t = 0.08f, sc_c = 0.03f, sc_y = 0.25f;
+    static int64_t wzp[3] = {0, 0, 0}, bzp[3] = {0, 0, 0}, zp_x = 3, zp_t = -4, zp_c = 2, zp_y = 1;
+    for (int i = 0; i < 54; i++) {
+        w8[i] = (int8_t)((i * 37) % 255 - 127);
+        wf[i] = (float)((i * 7) % 13 - 6) * 0.0625f;
+    }
+    for (int i = 0; i < 72; i++) {
+        c8[i] = (int8_t)((i * 53) % 256 - 128);
+        cf[i] = (float)((i * 5) % 11 - 5) * 0.125f;
+    }
+    for (int i = 0; i < 18; i++) {
+        x8[i] = (int8_t)(i * 14 - 120);
+        xf[i] = (float)(i % 7) * 0.25f - 0.75f;
+    }
+    for (int c = 0; c < 3; c++) {
+        b32[c] = (c - 1) * 700;
+        bf[c] = (float)(c - 1) * 0.5f;
+        bsc[c] = sc_x * wsc[c];
+    }
+    const int ty = i8 ? TFLW_INT8 : TFLW_FLOAT32;
+    tflw_tensor ts[7] = {
+        {.name = "oshape", .type = TFLW_INT32, .rank = 1, .dims = {4}, .data = oshape, .nbytes = sizeof oshape},
+        {.name = "filter", .type = ty, .rank = 4, .dims = {3, 3, 3, 2}, .data = i8 ? (const void *)w8 : (const void *)wf,
+         .nbytes = i8 ? sizeof w8 : sizeof wf},
+        {.name = "x", .type = ty, .rank = 4, .dims = {1, 3, 3, 2}},
+        {.name = "bias", .type = i8 ? TFLW_INT32 : TFLW_FLOAT32, .rank = 1, .dims = {3},
+         .data = i8 ? (const void *)b32 : (const void *)bf, .nbytes = i8 ? sizeof b32 : sizeof bf},
+        {.name = "t1", .type = ty, .rank = 4, .dims = {1, 6, 6, 3}},
+        {.name = "c", .type = ty, .rank = 4, .dims = {1, 6, 3, 4}, .data = i8 ? (const void *)c8 : (const void *)cf,
+         .nbytes = i8 ? sizeof c8 : sizeof cf},
+        {.name = "y", .type = ty, .rank = 4, .dims = {1, 6, 6, 4}},
+    };
+    if (i8) {
+        ts[1].n_quant = 3, ts[1].scales = wsc, ts[1].zero_points = wzp, ts[1].quant_dim = 0;
+        ts[3].n_quant = 3, ts[3].scales = bsc, ts[3].zero_points = bzp, ts[3].quant_dim = 0;
+        const float *sc[4] = {&sc_x, &sc_t, &sc_c, &sc_y};
+        const int64_t *zp[4] = {&zp_x, &zp_t, &zp_c, &zp_y};
+        const int at[4] = {2, 4, 5, 6};
+        for (int k = 0; k < 4; k++)
+            ts[at[k]].n_quant = 1, ts[at[k]].scales = sc[k], ts[at[k]].zero_points = zp[k];
+    }
+    static const int32_t i_tc[4] = {0, 1, 2, 3}, o_tc = 4, i_bmm[2] = {4, 5}, o_bmm = 6;
+    static const tflw_opt tc_opts[3] = {{0, TFLW_OPT_U8, 0 /* SAME */, 0, NULL, 0}, {1, TFLW_OPT_I32, 2, 0, NULL, 0},
+                                        {2, TFLW_OPT_I32, 2, 0, NULL, 0}};
+    tflw_op ops[2] = {{.code = OP_TRANSPOSE_CONV, .inputs = i_tc, .n_inputs = 4, .outputs = &o_tc, .n_outputs = 1,
+                       .options_type = BO_TCONV, .opts = tc_opts, .n_opts = 3},
+                      {.code = OP_BATCH_MATMUL, .inputs = i_bmm, .n_inputs = 2, .outputs = &o_bmm, .n_outputs = 1,
+                       .options_type = BO_BMM}};
+    int32_t gin = 2, gout = 6;
+    tflw_model m = {.tensors = ts, .n_tensors = 7, .ops = ops, .n_ops = 2, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nn_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = write_file(path, b, size);
+    free(b);
+    snprintf(path, sizeof path, "%s/xn_%s.npy", dir, i8 ? "i8" : "f32");
+    return write_npy(path, i8 ? "|i1" : "<f4", "(1, 3, 3, 2)", i8 ? (const void *)x8 : (const void *)xf,
+                     i8 ? sizeof x8 : sizeof xf) && ok;
+}
+
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
  * one-input ops riscv_mcu runs through tables, each op's output
  * quantization the next one's input, and an input covering all 256 codes:
@@ -1002,6 +1074,7 @@ static int write_lut_model(const char *dir)
     free(b);
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
+    ok = write_nn_model(dir, true) && write_nn_model(dir, false) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */
