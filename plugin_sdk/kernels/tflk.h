@@ -60,40 +60,75 @@ static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v 
 
 /* One output channel's requantization with its per-channel choices made
  * once (the conv/fc kernels walk output channels in the outer loop, so the
- * shift split and the form are decided per channel, not per output value).
+ * form and its constants are decided per channel, not per output value).
  * tflk_rq_apply(r, acc) == tflk_rescale(single, acc, mult, shift) for every
- * acc: the gemmlowp form's high multiply is written as (a*m + 2^30) >> 31,
- * which equals SaturatingRoundingDoublingHighMul's (a*m + nudge) / 2^31
- * truncated toward zero (for a*m < 0: trunc((a*m + 1 - 2^30) / 2^31) =
- * ceil(...) = floor((a*m + 2^30) / 2^31)), without its sign test and
- * 64-bit division; only a = m = INT32_MIN saturates, so a multiplier
- * INT32_MIN (QuantizeMultiplier never gives one) takes tflk_rescale. */
+ * acc, as one 64-bit add and shift of the product P = (acc << left) * mult:
+ *   - gemmlowp: SaturatingRoundingDoublingHighMul is h = floor((P + 2^30) /
+ *     2^31) (for P < 0, trunc((P + 1 - 2^30) / 2^31) = floor((P + 2^30) /
+ *     2^31)); only P = INT32_MIN^2 saturates, so a multiplier INT32_MIN
+ *     (QuantizeMultiplier never gives one) takes tflk_rescale.
+ *     RoundingDivideByPOT(h, r) is floor((h + 2^(r-1) - (h < 0)) / 2^r)
+ *     (half away from zero), and floor(floor(X / 2^31) / 2^r) = floor(X /
+ *     2^(31+r)), so the result is floor((P + K) / 2^(31+r)) with K = 2^30 +
+ *     2^(30+r) for h >= 0 and K - 2^31 for h < 0. The sign of P stands for
+ *     the sign of h: they differ only where h = 0, whose result is 0 with
+ *     either K. r = 0: K = 2^30.
+ *   - single rounding (shift in [-31, 0]): floor((P + 2^(t-1)) / 2^t), t =
+ *     31 - shift, for both signs; it cannot overflow int32 there. Other
+ *     shifts (the saturating ones) take tflk_rescale.
+ * The total shift S is 31 to 62: for S >= 32 the result is the high word
+ * of P + K shifted right by S - 32, for S = 31 the high word's low 31 bits
+ * and the low word's top bit. The carry of the low words, lo + klo >= 2^32,
+ * is lo > ~klo: one compare against a constant of the channel. */
 typedef struct tflk_rq {
-    int32_t mult, shift, left, right;
-    int32_t mask, half; /* RoundingDivideByPOT's 2^right - 1 and its half (0, 0 for right = 0) */
-    int32_t single;
-    int32_t slow; /* the single-rounding form, or a multiplier INT32_MIN (saturation possible): tflk_rescale */
+    int32_t mult, shift, single;
+    int32_t slow; /* tflk_rescale (above) */
+    int32_t left; /* gemmlowp's left shift of the accumulator (wrapping, as the reference's) */
+    int32_t s31;  /* S = 31 */
+    int32_t sh;   /* S - 32 for S >= 32 */
+    uint32_t nklo_p, khi_p, nklo_n, khi_n; /* ~low word and high word of K for P >= 0 and P < 0 */
 } tflk_rq;
 static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
 {
+    int32_t s;           /* S */
+    uint64_t kp, kn;     /* K for P >= 0, P < 0 */
     r->mult = mult;
     r->shift = shift;
-    r->left = shift > 0 ? shift : 0;
-    r->right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
-    r->mask = (int32_t)((UINT32_C(1) << r->right) - 1u);
-    r->half = r->mask >> 1;
     r->single = single;
-    r->slow = single || mult == INT32_MIN;
+    r->slow = mult == INT32_MIN || (single && (shift > 0 || shift < -31));
+    r->left = !single && shift > 0 ? shift : 0;
+    if (single) {
+        s = r->slow ? 32 : 31 - shift;
+        kp = kn = UINT64_C(1) << (s - 1);
+    } else {
+        const int32_t right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
+        s = 31 + right;
+        kp = kn = UINT64_C(1) << 30;
+        if (right > 0) {
+            kp += UINT64_C(1) << (30 + right);
+            kn = kp - (UINT64_C(1) << 31);
+        }
+    }
+    r->s31 = s == 31;
+    r->sh = s == 31 ? 0 : s - 32;
+    r->nklo_p = ~(uint32_t)kp;
+    r->khi_p = (uint32_t)(kp >> 32);
+    r->nklo_n = ~(uint32_t)kn;
+    r->khi_n = (uint32_t)(kn >> 32);
 }
-/* sy_fx_mul_by_qm with the mask precomputed (right = 0, mask 0, gives h) */
 static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
 {
     if (r->slow)
         return tflk_rescale(r->single, acc, r->mult, r->shift);
-    const int32_t a = (int32_t)((uint32_t)acc << r->left);
-    const int32_t h = (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
-    const int32_t threshold = r->half + (h < 0);
-    return (h >> r->right) + ((h & r->mask) > threshold);
+    const int64_t prod = (int64_t)(int32_t)((uint32_t)acc << r->left) * (int64_t)r->mult;
+    const uint32_t lo = (uint32_t)prod;
+    uint32_t hi = (uint32_t)((uint64_t)prod >> 32);
+    const int32_t neg = (int32_t)hi < 0;
+    const uint32_t nklo = neg ? r->nklo_n : r->nklo_p;
+    hi += (neg ? r->khi_n : r->khi_p) + (uint32_t)(lo > nklo);
+    if (r->s31)
+        return (int32_t)((hi << 1) | ((lo + ~nklo) >> 31));
+    return (int32_t)hi >> r->sh;
 }
 
 /* int8 HARD_SWISH (tflk_hswish.c): TFLite's 16-bit fixed-point kernel. The

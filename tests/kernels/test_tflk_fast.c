@@ -233,7 +233,7 @@ static void fc_case(int32_t it)
 static void rq_cases(void)
 {
     const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -65536, -3, -1, 0, 1, 2, 3, 1 << 30, INT32_MAX - 1, INT32_MAX};
-    const int32_t mults[] = {INT32_MIN, 0, 1, 1 << 30, (1 << 30) + 12345, INT32_MAX};
+    const int32_t mults[] = {INT32_MIN, -(1 << 30) - 777, -1, 0, 1, 1 << 30, (1 << 30) + 12345, INT32_MAX};
     for (int single = 0; single < 2; single++)
         for (int32_t shift = -40; shift <= 31; shift++)
             for (size_t m = 0; m < sizeof mults / sizeof *mults; m++) {
@@ -241,8 +241,8 @@ static void rq_cases(void)
                     continue; /* QuantizeMultiplier's range; tflk_rescale clamps the rest its own way */
                 tflk_rq r;
                 tflk_rq_init(&r, single, mults[m], shift);
-                for (int32_t k = 0; k < 64; k++) {
-                    int32_t acc = k < 12 ? accs[k] : (int32_t)(next() * 2654435761u);
+                for (int32_t k = 0; k < 4096; k++) {
+                    int32_t acc = k < 12 ? accs[k] : k < 1024 ? (int32_t)((uint32_t)(k - 512) << (k % 24)) : (int32_t)(next() * 2654435761u);
                     int32_t got = tflk_rq_apply(&r, acc), want = ref_rescale(single, acc, mults[m], shift);
                     if (!single && shift < -31) /* RoundingDivideByPOT's exponent saturates at 31 */
                         want = ref_rescale(0, acc, mults[m], -31);
