@@ -555,8 +555,259 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
     }
 }
 
+/* ---- DEPTHWISE_CONV_2D 3x3, multiplier 1, dilation 1 -----------------------
+ * One channel at a time: its 9 weights stay in registers and the window
+ * slides along the longer output axis (rows, or columns when the image is
+ * taller than wide, as KWS's 25 x 5), so stride 1 loads 3 new activations
+ * per output and stride 2 loads 6, against 9 MACs. The accumulators of a
+ * few lines go to a buffer and are requantized in a second loop with the
+ * channel's constants in registers (9 weights, 9 activations and 9
+ * requantization constants in one loop would not fit rv32's registers).
+ * Exact, with the offset folded (base = bias + off * sum w over the taps
+ * of lines inside the input): a line of the window outside the input takes
+ * weight 0, and a position outside along the slide (at most one at each
+ * end) takes the activation -off (the input's zero point), whose (x + off)
+ * w is 0 like the reference's skipped tap. */
+#define DW3_CHUNK 64
+
+typedef struct dw3_geo {
+    int32_t step;      /* bytes between positions along the slide */
+    int32_t ladv;      /* bytes from one output line's input lines to the next's */
+    int32_t n;         /* outputs per line */
+    int32_t pl, rpad;  /* a pad position before the first output's window, after the last's (0 or 1) */
+    int32_t pad;       /* the activation at a pad position */
+} dw3_geo;
+
+/* k[l * 3 + t]: the weight of window line l, tap t along the slide; the
+ * lines q0..q2 point at position 0 */
+#define DW3_DOT(A, B, D)                                                                                           \
+    (base + (uint32_t)(A##0 * k00 + A##1 * k10 + A##2 * k20 + B##0 * k01 + B##1 * k11 + B##2 * k21 + D##0 * k02 + \
+                       D##1 * k12 + D##2 * k22))
+#define DW3_LD(V)                                                                                                  \
+    do {                                                                                                           \
+        V##0 = *r0, V##1 = *r1, V##2 = *r2;                                                                        \
+        r0 += C, r1 += C, r2 += C;                                                                                 \
+    } while (0)
+#define DW3_PAD(V) (V##0 = V##1 = V##2 = pad)
+#define DW3_HEAD                                                                                                   \
+    const int32_t k00 = k[0], k01 = k[1], k02 = k[2], k10 = k[3], k11 = k[4], k12 = k[5], k20 = k[6], k21 = k[7],  \
+                  k22 = k[8];                                                                                      \
+    const int32_t C = g->step, pad = g->pad, nm = g->n - g->rpad, rpad = g->rpad, ladv = g->ladv
+
+TFLK_NOINLINE static void dw3_s1(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
+                                 const int32_t *k, uint32_t base, int32_t nl, uint32_t *acc)
+{
+    DW3_HEAD;
+    for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
+        const int8_t *r0 = q0, *r1 = q1, *r2 = q2;
+        int32_t a0, a1, a2, b0, b1, b2, d0 = 0, d1 = 0, d2 = 0;
+        if (g->pl)
+            DW3_PAD(a);
+        else
+            DW3_LD(a);
+        DW3_LD(b);
+        for (uint32_t *const e = acc + nm / 3 * 3; acc != e; acc += 3) { /* the columns rotate a, b, d */
+            DW3_LD(d);
+            acc[0] = DW3_DOT(a, b, d);
+            DW3_LD(a);
+            acc[1] = DW3_DOT(b, d, a);
+            DW3_LD(b);
+            acc[2] = DW3_DOT(d, a, b);
+        }
+        switch (nm % 3) {
+        case 0:
+            if (rpad) {
+                DW3_PAD(d);
+                *acc++ = DW3_DOT(a, b, d);
+            }
+            break;
+        case 1:
+            DW3_LD(d);
+            *acc++ = DW3_DOT(a, b, d);
+            if (rpad) {
+                DW3_PAD(a);
+                *acc++ = DW3_DOT(b, d, a);
+            }
+            break;
+        default:
+            DW3_LD(d);
+            *acc++ = DW3_DOT(a, b, d);
+            DW3_LD(a);
+            *acc++ = DW3_DOT(b, d, a);
+            if (rpad) {
+                DW3_PAD(b);
+                *acc++ = DW3_DOT(d, a, b);
+            }
+        }
+    }
+}
+
+TFLK_NOINLINE static void dw3_s2(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
+                                 const int32_t *k, uint32_t base, int32_t nl, uint32_t *acc)
+{
+    DW3_HEAD;
+    for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
+        const int8_t *r0 = q0, *r1 = q1, *r2 = q2;
+        int32_t a0, a1, a2, b0 = 0, b1 = 0, b2 = 0, d0 = 0, d1 = 0, d2 = 0;
+        if (g->pl)
+            DW3_PAD(a);
+        else
+            DW3_LD(a);
+        for (uint32_t *const e = acc + nm / 3 * 3; acc != e; acc += 3) { /* the carried column goes a, d, b */
+            DW3_LD(b);
+            DW3_LD(d);
+            acc[0] = DW3_DOT(a, b, d);
+            DW3_LD(a);
+            DW3_LD(b);
+            acc[1] = DW3_DOT(d, a, b);
+            DW3_LD(d);
+            DW3_LD(a);
+            acc[2] = DW3_DOT(b, d, a);
+        }
+        switch (nm % 3) {
+        case 0:
+            if (rpad) {
+                DW3_LD(b);
+                DW3_PAD(d);
+                *acc++ = DW3_DOT(a, b, d);
+            }
+            break;
+        case 1:
+            DW3_LD(b);
+            DW3_LD(d);
+            *acc++ = DW3_DOT(a, b, d);
+            if (rpad) {
+                DW3_LD(a);
+                DW3_PAD(b);
+                *acc++ = DW3_DOT(d, a, b);
+            }
+            break;
+        default:
+            DW3_LD(b);
+            DW3_LD(d);
+            *acc++ = DW3_DOT(a, b, d);
+            DW3_LD(a);
+            DW3_LD(b);
+            *acc++ = DW3_DOT(d, a, b);
+            if (rpad) {
+                DW3_LD(d);
+                DW3_PAD(a);
+                *acc++ = DW3_DOT(b, d, a);
+            }
+        }
+    }
+}
+#undef DW3_DOT
+#undef DW3_LD
+#undef DW3_PAD
+#undef DW3_HEAD
+
+/* y[l * yl + i * ys] = the int8 output of acc[l * n + i] (nl lines of n),
+ * one channel's constants held in registers */
+TFLK_NOINLINE static void rq_lines(const tflk_rq *r, const uint32_t *acc, int32_t nl, int32_t n, int8_t *y,
+                                   int32_t yl, int32_t ys, int32_t zp, int32_t lo, int32_t hi)
+{
+    if (r->slow || r->s31 || r->left) {
+        for (int32_t l = 0; l < nl; l++)
+            for (int32_t i = 0; i < n; i++)
+                y[l * yl + i * ys] = (int8_t)tflk_clampi(tflk_rq_apply(r, (int32_t)*acc++) + zp, lo, hi);
+        return;
+    }
+    const int64_t m = r->mult;
+    const uint32_t np = r->nklo_p, hp = r->khi_p, nn = r->nklo_n, hn = r->khi_n;
+    const int32_t sh = r->sh;
+    for (; nl > 0; nl--, y += yl) {
+        int8_t *yp = y;
+        for (const uint32_t *e = acc + n; acc != e; acc++, yp += ys) {
+            const int64_t prod = (int64_t)(int32_t)*acc * m;
+            const uint32_t lo32 = (uint32_t)prod, hi32 = (uint32_t)((uint64_t)prod >> 32);
+            const uint32_t h =
+                (int32_t)hi32 < 0 ? hi32 + hn + (uint32_t)(lo32 > nn) : hi32 + hp + (uint32_t)(lo32 > np);
+            *yp = (int8_t)tflk_clampi(((int32_t)h >> sh) + zp, lo, hi);
+        }
+    }
+}
+
+/* 1 when dw3_s8 takes p: the slide axis (the longer output axis whose
+ * stride is 1 or 2) has at most one pad position at each end and at most
+ * DW3_CHUNK outputs */
+static int32_t dw3_axes(const tflk_conv *p, int32_t *horizontal, int32_t *rpad)
+{
+    if (!(p->depthwise && p->oc == p->ic && p->ic > 0 && p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1))
+        return 0;
+    const int32_t h = (p->ow >= p->oh && p->sw <= 2) || p->sh > 2;
+    const int32_t len = h ? p->iw : p->ih, n = h ? p->ow : p->oh, s = h ? p->sw : p->sh, pl = h ? p->pl : p->pt;
+    const int32_t rp = (n - 1) * s + 3 - pl - len;
+    *horizontal = h;
+    *rpad = rp > 0 ? rp : 0;
+    return s <= 2 && pl >= 0 && pl <= 1 && rp <= 1 && n <= DW3_CHUNK && len > 0;
+}
+
+static void dw3_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y, int32_t hz,
+                   int32_t rpad)
+{
+    const int32_t IH = p->ih, IW = p->iw, C = p->oc, OH = p->oh, OW = p->ow;
+    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi, off = p->in_off;
+    /* the slide axis and the line axis (the other one) */
+    const int32_t n = hz ? OW : OH, s = hz ? p->sw : p->sh;
+    const int32_t nlines = hz ? OH : OW, llen = hz ? IH : IW, ls = hz ? p->sh : p->sw, lp = hz ? p->pt : p->pl;
+    const int32_t lstep = hz ? IW * C : C;                 /* bytes between input lines */
+    const int32_t yl = hz ? OW * C : C, ys = hz ? C : OW * C; /* output steps per line, per position */
+    const dw3_geo g = {hz ? C : IW * C, ls * lstep, n, hz ? p->pl : p->pt, rpad, -off};
+    void (*const kern)(const dw3_geo *, const int8_t *, const int8_t *, const int8_t *, const int32_t *, uint32_t,
+                       int32_t, uint32_t *) = s == 1 ? dw3_s1 : dw3_s2;
+    const int32_t lpc = DW3_CHUNK / n; /* lines per buffer */
+    int32_t l_lo, l_hi;
+    interior_range(llen, nlines, 3, ls, 1, lp, &l_lo, &l_hi);
+    uint32_t acc[DW3_CHUNK];
+    for (int32_t bn = 0; bn < p->n; bn++)
+        for (int32_t c = 0; c < C; c++) {
+            const int8_t *xc = x + bn * IH * IW * C + c;
+            int8_t *yc = y + bn * OH * OW * C + c;
+            tflk_rq rq;
+            rq_of(p, c, &rq);
+            int32_t k[9];
+            uint32_t base = bias ? (uint32_t)bias[c] : 0u;
+            for (int32_t ky = 0; ky < 3; ky++)
+                for (int32_t kx = 0; kx < 3; kx++) {
+                    const int32_t v = w[(ky * 3 + kx) * C + c];
+                    k[hz ? ky * 3 + kx : kx * 3 + ky] = v;
+                    base += (uint32_t)off * (uint32_t)v;
+                }
+            for (int32_t l = 0; l < nlines;) {
+                const int32_t il0 = l * ls - lp;
+                int32_t nl = 1;
+                if (l >= l_lo && l < l_hi) { /* every line of these windows inside */
+                    nl = l_hi - l < lpc ? l_hi - l : lpc;
+                    const int8_t *q0 = xc + il0 * lstep;
+                    kern(&g, q0, q0 + lstep, q0 + 2 * lstep, k, base, nl, acc);
+                } else {
+                    const int8_t *q[3];
+                    int32_t kz[9];
+                    uint32_t bz = bias ? (uint32_t)bias[c] : 0u;
+                    for (int32_t j = 0; j < 3; j++) {
+                        const int32_t il = il0 + j, inside = il >= 0 && il < llen;
+                        q[j] = xc + (inside ? il : il < 0 ? 0 : llen - 1) * lstep; /* any line inside to read */
+                        for (int32_t t = 0; t < 3; t++) {
+                            kz[j * 3 + t] = inside ? k[j * 3 + t] : 0;
+                            bz += (uint32_t)off * (uint32_t)kz[j * 3 + t];
+                        }
+                    }
+                    kern(&g, q[0], q[1], q[2], kz, bz, 1, acc);
+                }
+                rq_lines(&rq, acc, nl, n, yc + l * yl, yl, ys, zp, lo, hi);
+                l += nl;
+            }
+        }
+}
+
 void tflk_conv_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
 {
+    int32_t hz = 0, rpad = 0;
+    if (dw3_axes(p, &hz, &rpad)) {
+        dw3_s8(p, x, w, bias, y, hz, rpad);
+        return;
+    }
     if (p->ic > 0 && (p->depthwise ? (p->oc == p->ic || (p->oc % p->ic == 0 && (p->oc / p->ic) % 4 == 0)) &&
                                          p->kh * p->kw <= DW_MAX_TAPS
                                    : p->fic == p->ic)) {
