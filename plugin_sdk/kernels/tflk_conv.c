@@ -313,6 +313,92 @@ static void rq_of(const tflk_conv *p, int32_t oc, tflk_rq *r)
     tflk_rq_init(r, p->rq_single, p->mult[c], p->shift[c]);
 }
 
+/* y[l * yl + i * ys] = the int8 output of base + acc[l * n + i] (nl lines
+ * of n), one channel's constants held in registers */
+TFLK_NOINLINE static void rq_lines(const tflk_rq *r, const uint32_t *acc, int32_t nl, int32_t n, int8_t *y,
+                                   int32_t yl, int32_t ys, uint32_t base, int32_t zp, int32_t lo, int32_t hi)
+{
+    if (r->slow || r->s31 || r->left) {
+        for (int32_t l = 0; l < nl; l++)
+            for (int32_t i = 0; i < n; i++)
+                y[l * yl + i * ys] = (int8_t)tflk_clampi(tflk_rq_apply(r, (int32_t)(base + *acc++)) + zp, lo, hi);
+        return;
+    }
+    const int64_t m = r->mult;
+    const uint32_t np = r->nklo_p, hp = r->khi_p, nn = r->nklo_n, hn = r->khi_n;
+    const int32_t sh = r->sh;
+    for (; nl > 0; nl--, y += yl) {
+        int8_t *yp = y;
+        for (const uint32_t *e = acc + n; acc != e; acc++, yp += ys) {
+            const int64_t prod = (int64_t)(int32_t)(base + *acc) * m;
+            const uint32_t lo32 = (uint32_t)prod, hi32 = (uint32_t)((uint64_t)prod >> 32);
+            const uint32_t h =
+                (int32_t)hi32 < 0 ? hi32 + hn + (uint32_t)(lo32 > nn) : hi32 + hp + (uint32_t)(lo32 > np);
+            *yp = (int8_t)tflk_clampi(((int32_t)h >> sh) + zp, lo, hi);
+        }
+    }
+}
+
+/* A 1x1, stride 1 convolution (a GEMM over the pixels) with a common input
+ * channel count KC: 4 output channels x 4 pixels per inner loop, the 4
+ * filters at w0 + j KC and the 4 pixels at x + i KC (immediate offsets up
+ * to 3 * 256 + 1 < 2048), 8 loads per 16 MACs, and the loop over pixel
+ * blocks inside the function (one call per PW_CHUNK pixels). The raw sums
+ * of channel j, pixel i go to acc[j * PW_CHUNK + i]; rq_lines adds the
+ * folded base and requantizes. */
+#define PW_CHUNK 32
+typedef void (*pw44_fn)(const int8_t *x, const int8_t *w0, int32_t nblk, uint32_t *acc);
+#define PW44_STEP(KC, o)                                                                                           \
+    do {                                                                                                           \
+        const int32_t u0 = w[o], u1 = w[(KC) + (o)], u2 = w[2 * (KC) + (o)], u3 = w[3 * (KC) + (o)];               \
+        int32_t v = xp[o];                                                                                         \
+        MAC1(c00, v, u0), MAC1(c10, v, u1), MAC1(c20, v, u2), MAC1(c30, v, u3);                                    \
+        v = xp[(KC) + (o)];                                                                                        \
+        MAC1(c01, v, u0), MAC1(c11, v, u1), MAC1(c21, v, u2), MAC1(c31, v, u3);                                    \
+        v = xp[2 * (KC) + (o)];                                                                                    \
+        MAC1(c02, v, u0), MAC1(c12, v, u1), MAC1(c22, v, u2), MAC1(c32, v, u3);                                    \
+        v = xp[3 * (KC) + (o)];                                                                                    \
+        MAC1(c03, v, u0), MAC1(c13, v, u1), MAC1(c23, v, u2), MAC1(c33, v, u3);                                    \
+    } while (0)
+#define PW44_K(KC)                                                                                                 \
+    TFLK_NOINLINE static void pw44_k##KC(const int8_t *x, const int8_t *w0, int32_t nblk, uint32_t *acc)           \
+    {                                                                                                              \
+        for (; nblk > 0; nblk--, x += 4 * (KC), acc += 4) {                                                        \
+            uint32_t c00 = 0, c01 = 0, c02 = 0, c03 = 0, c10 = 0, c11 = 0, c12 = 0, c13 = 0;                       \
+            uint32_t c20 = 0, c21 = 0, c22 = 0, c23 = 0, c30 = 0, c31 = 0, c32 = 0, c33 = 0;                       \
+            const int8_t *w = w0;                                                                                  \
+            for (const int8_t *xp = x, *xe = x + (KC); xp != xe; xp++, w++)                                        \
+                PW44_STEP(KC, 0);                                                                                  \
+            acc[0] = c00, acc[1] = c01, acc[2] = c02, acc[3] = c03;                                                \
+            acc[PW_CHUNK] = c10, acc[PW_CHUNK + 1] = c11, acc[PW_CHUNK + 2] = c12, acc[PW_CHUNK + 3] = c13;        \
+            acc[2 * PW_CHUNK] = c20, acc[2 * PW_CHUNK + 1] = c21, acc[2 * PW_CHUNK + 2] = c22;                     \
+            acc[2 * PW_CHUNK + 3] = c23;                                                                           \
+            acc[3 * PW_CHUNK] = c30, acc[3 * PW_CHUNK + 1] = c31, acc[3 * PW_CHUNK + 2] = c32;                     \
+            acc[3 * PW_CHUNK + 3] = c33;                                                                           \
+        }                                                                                                          \
+    }
+PW44_K(8)
+PW44_K(16)
+PW44_K(32)
+PW44_K(64)
+PW44_K(128)
+PW44_K(256)
+#undef PW44_K
+#undef PW44_STEP
+
+static pw44_fn pw44_for(int32_t K)
+{
+    switch (K) {
+    case 8: return pw44_k8;
+    case 16: return pw44_k16;
+    case 32: return pw44_k32;
+    case 64: return pw44_k64;
+    case 128: return pw44_k128;
+    case 256: return pw44_k256;
+    default: return NULL;
+    }
+}
+
 /* CONV_2D with one group (the filter holds every input channel): OHWI, so
  * a filter row ky is KW * IC contiguous bytes, as is the input under it
  * when dilation_w is 1 (else KW runs of IC); a 1x1 convolution is a GEMM
@@ -335,6 +421,8 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
     const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi;
     conv_runs g = {p->kh, p->dw == 1 ? 1 : KW, p->dw == 1 ? KW * IC : IC, p->dh * IW * IC, p->dw * IC};
     const dot42_fn dot42 = dot42_for(p->kh, KW, K);
+    const pw44_fn pw44 = p == &flat ? pw44_for(K) : NULL;
+    uint32_t pwacc[4 * PW_CHUNK];
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
     interior_range(IH, OH, p->kh, p->sh, p->dh, p->pt, &oy_lo, &oy_hi);
     interior_range(IW, OW, KW, p->sw, p->dw, p->pl, &ox_lo, &ox_hi);
@@ -353,6 +441,24 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
                 base[j] = folded_base(p, bias, oc0 + j, s);
                 bias0[j] = bias ? (uint32_t)bias[oc0 + j] : 0u;
                 rq_of(p, oc0 + j, &rq[j]);
+            }
+            if (pw44 && nb == 4) { /* the flattened 1x1: OH = 1, every pixel interior */
+                for (int32_t o0 = 0; o0 < OW; o0 += PW_CHUNK) {
+                    const int32_t cnt = OW - o0 < PW_CHUNK ? OW - o0 : PW_CHUNK, full = cnt / 4 * 4;
+                    const int8_t *xa = xb + o0 * K;
+                    pw44(xa, wb, cnt / 4, pwacc);
+                    for (int32_t i = full; i < cnt; i++) {
+                        uint32_t a4[4] = {0, 0, 0, 0};
+                        dot_4x1(&g, xa + i * K, wb, K, a4);
+                        for (int32_t j = 0; j < 4; j++)
+                            pwacc[j * PW_CHUNK + i] = a4[j];
+                    }
+                    for (int32_t j = 0; j < 4; j++)
+                        rq_lines(&rq[j], pwacc + j * PW_CHUNK, 1, cnt, yb + o0 * OC + oc0 + j, 0, OC, base[j], zp, lo,
+                                 hi);
+                }
+                oc0 += 4;
+                continue;
             }
             for (int32_t oy = 0; oy < OH; oy++) {
                 const int32_t row_in = oy >= oy_lo && oy < oy_hi;
@@ -581,7 +687,7 @@ typedef struct dw3_geo {
 /* k[l * 3 + t]: the weight of window line l, tap t along the slide; the
  * lines q0..q2 point at position 0 */
 #define DW3_DOT(A, B, D)                                                                                           \
-    (base + (uint32_t)(A##0 * k00 + A##1 * k10 + A##2 * k20 + B##0 * k01 + B##1 * k11 + B##2 * k21 + D##0 * k02 + \
+    ((uint32_t)(A##0 * k00 + A##1 * k10 + A##2 * k20 + B##0 * k01 + B##1 * k11 + B##2 * k21 + D##0 * k02 + \
                        D##1 * k12 + D##2 * k22))
 #define DW3_LD(V)                                                                                                  \
     do {                                                                                                           \
@@ -595,7 +701,7 @@ typedef struct dw3_geo {
     const int32_t C = g->step, pad = g->pad, nm = g->n - g->rpad, rpad = g->rpad, ladv = g->ladv
 
 TFLK_NOINLINE static void dw3_s1(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
-                                 const int32_t *k, uint32_t base, int32_t nl, uint32_t *acc)
+                                 const int32_t *k, int32_t nl, uint32_t *acc)
 {
     DW3_HEAD;
     for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
@@ -643,7 +749,7 @@ TFLK_NOINLINE static void dw3_s1(const dw3_geo *g, const int8_t *q0, const int8_
 }
 
 TFLK_NOINLINE static void dw3_s2(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
-                                 const int32_t *k, uint32_t base, int32_t nl, uint32_t *acc)
+                                 const int32_t *k, int32_t nl, uint32_t *acc)
 {
     DW3_HEAD;
     for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
@@ -702,32 +808,6 @@ TFLK_NOINLINE static void dw3_s2(const dw3_geo *g, const int8_t *q0, const int8_
 #undef DW3_PAD
 #undef DW3_HEAD
 
-/* y[l * yl + i * ys] = the int8 output of acc[l * n + i] (nl lines of n),
- * one channel's constants held in registers */
-TFLK_NOINLINE static void rq_lines(const tflk_rq *r, const uint32_t *acc, int32_t nl, int32_t n, int8_t *y,
-                                   int32_t yl, int32_t ys, int32_t zp, int32_t lo, int32_t hi)
-{
-    if (r->slow || r->s31 || r->left) {
-        for (int32_t l = 0; l < nl; l++)
-            for (int32_t i = 0; i < n; i++)
-                y[l * yl + i * ys] = (int8_t)tflk_clampi(tflk_rq_apply(r, (int32_t)*acc++) + zp, lo, hi);
-        return;
-    }
-    const int64_t m = r->mult;
-    const uint32_t np = r->nklo_p, hp = r->khi_p, nn = r->nklo_n, hn = r->khi_n;
-    const int32_t sh = r->sh;
-    for (; nl > 0; nl--, y += yl) {
-        int8_t *yp = y;
-        for (const uint32_t *e = acc + n; acc != e; acc++, yp += ys) {
-            const int64_t prod = (int64_t)(int32_t)*acc * m;
-            const uint32_t lo32 = (uint32_t)prod, hi32 = (uint32_t)((uint64_t)prod >> 32);
-            const uint32_t h =
-                (int32_t)hi32 < 0 ? hi32 + hn + (uint32_t)(lo32 > nn) : hi32 + hp + (uint32_t)(lo32 > np);
-            *yp = (int8_t)tflk_clampi(((int32_t)h >> sh) + zp, lo, hi);
-        }
-    }
-}
-
 /* 1 when dw3_s8 takes p: the slide axis (the longer output axis whose
  * stride is 1 or 2) has at most one pad position at each end and at most
  * DW3_CHUNK outputs */
@@ -754,8 +834,8 @@ static void dw3_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const i
     const int32_t lstep = hz ? IW * C : C;                 /* bytes between input lines */
     const int32_t yl = hz ? OW * C : C, ys = hz ? C : OW * C; /* output steps per line, per position */
     const dw3_geo g = {hz ? C : IW * C, ls * lstep, n, hz ? p->pl : p->pt, rpad, -off};
-    void (*const kern)(const dw3_geo *, const int8_t *, const int8_t *, const int8_t *, const int32_t *, uint32_t,
-                       int32_t, uint32_t *) = s == 1 ? dw3_s1 : dw3_s2;
+    void (*const kern)(const dw3_geo *, const int8_t *, const int8_t *, const int8_t *, const int32_t *, int32_t,
+                       uint32_t *) = s == 1 ? dw3_s1 : dw3_s2;
     const int32_t lpc = DW3_CHUNK / n; /* lines per buffer */
     int32_t l_lo, l_hi;
     interior_range(llen, nlines, 3, ls, 1, lp, &l_lo, &l_hi);
@@ -777,10 +857,11 @@ static void dw3_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const i
             for (int32_t l = 0; l < nlines;) {
                 const int32_t il0 = l * ls - lp;
                 int32_t nl = 1;
+                uint32_t bl = base;
                 if (l >= l_lo && l < l_hi) { /* every line of these windows inside */
                     nl = l_hi - l < lpc ? l_hi - l : lpc;
                     const int8_t *q0 = xc + il0 * lstep;
-                    kern(&g, q0, q0 + lstep, q0 + 2 * lstep, k, base, nl, acc);
+                    kern(&g, q0, q0 + lstep, q0 + 2 * lstep, k, nl, acc);
                 } else {
                     const int8_t *q[3];
                     int32_t kz[9];
@@ -793,9 +874,10 @@ static void dw3_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const i
                             bz += (uint32_t)off * (uint32_t)kz[j * 3 + t];
                         }
                     }
-                    kern(&g, q[0], q[1], q[2], kz, bz, 1, acc);
+                    kern(&g, q[0], q[1], q[2], kz, 1, acc);
+                    bl = bz;
                 }
-                rq_lines(&rq, acc, nl, n, yc + l * yl, yl, ys, zp, lo, hi);
+                rq_lines(&rq, acc, nl, n, yc + l * yl, yl, ys, bl, zp, lo, hi);
                 l += nl;
             }
         }
