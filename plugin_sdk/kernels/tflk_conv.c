@@ -661,7 +661,7 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
     }
 }
 
-/* ---- DEPTHWISE_CONV_2D 3x3, multiplier 1, dilation 1 -----------------------
+/* ---- DEPTHWISE_CONV_2D 3x3, dilation 1 (any channel multiplier) ------------
  * One channel at a time: its 9 weights stay in registers and the window
  * slides along the longer output axis (rows, or columns when the image is
  * taller than wide, as KWS's 25 x 5), so stride 1 loads 3 new activations
@@ -678,142 +678,106 @@ static void dw_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const in
 
 typedef struct dw3_geo {
     int32_t step;      /* bytes between positions along the slide */
-    int32_t ladv;      /* bytes from one output line's input lines to the next's */
     int32_t n;         /* outputs per line */
     int32_t pl, rpad;  /* a pad position before the first output's window, after the last's (0 or 1) */
-    int32_t pad;       /* the activation at a pad position */
+    int32_t pad;       /* the activation at a pad position (the input's zero point) */
+    int32_t off;       /* the input offset (-pad) */
+    int32_t lstep;     /* bytes between input lines */
+    int32_t ls, lp;    /* the stride and leading padding across lines */
+    int32_t llen;      /* input lines */
 } dw3_geo;
 
-/* k[l * 3 + t]: the weight of window line l, tap t along the slide; the
- * lines q0..q2 point at position 0 */
-#define DW3_DOT(A, B, D)                                                                                           \
-    ((uint32_t)(A##0 * k00 + A##1 * k10 + A##2 * k20 + B##0 * k01 + B##1 * k11 + B##2 * k21 + D##0 * k02 + \
-                       D##1 * k12 + D##2 * k22))
+/* k[l * 3 + t]: the weight of window line l, tap t along the slide. Each
+ * position's 3 activations are loaded once and multiplied by the 3 weight
+ * columns: with column t of the window it completes (t = 2) or continues
+ * (t = 0, 1) one output, so only the partial sums of the next outputs
+ * carry over (2 registers, not 6 activations). A pad position adds pad *
+ * (the column's weights). Output lines l0 .. l0 + nl - 1 of channel xc
+ * (the input at that channel); a window line outside the input reads line
+ * 0 or the last with weight 0, and the line's base (bias + off * sum w) is
+ * that of the weights it keeps. */
 #define DW3_LD(V)                                                                                                  \
     do {                                                                                                           \
         V##0 = *r0, V##1 = *r1, V##2 = *r2;                                                                        \
         r0 += C, r1 += C, r2 += C;                                                                                 \
     } while (0)
-#define DW3_PAD(V) (V##0 = V##1 = V##2 = pad)
-#define DW3_HEAD                                                                                                   \
-    const int32_t k00 = k[0], k01 = k[1], k02 = k[2], k10 = k[3], k11 = k[4], k12 = k[5], k20 = k[6], k21 = k[7],  \
-                  k22 = k[8];                                                                                      \
-    const int32_t C = g->step, pad = g->pad, nm = g->n - g->rpad, rpad = g->rpad, ladv = g->ladv
+#define DW3_COL(V, T) ((uint32_t)(V##0 * k0##T + V##1 * k1##T + V##2 * k2##T))
+#define DW3_LINE                                                                                                   \
+    const int32_t il = l * g->ls - g->lp, in0 = il >= 0 && il < g->llen, in1 = il + 1 >= 0 && il + 1 < g->llen,    \
+                  in2 = il + 2 >= 0 && il + 2 < g->llen;                                                           \
+    const int32_t m0 = -in0, m1 = -in1, m2 = -in2, last = g->llen - 1;                                             \
+    const int8_t *r0 = xc + (in0 ? il : il < 0 ? 0 : last) * g->lstep;                                             \
+    const int8_t *r1 = xc + (in1 ? il + 1 : il + 1 < 0 ? 0 : last) * g->lstep;                                     \
+    const int8_t *r2 = xc + (in2 ? il + 2 : il + 2 < 0 ? 0 : last) * g->lstep;                                     \
+    const int32_t k00 = k[0] & m0, k01 = k[1] & m0, k02 = k[2] & m0, k10 = k[3] & m1, k11 = k[4] & m1,             \
+                  k12 = k[5] & m1, k20 = k[6] & m2, k21 = k[7] & m2, k22 = k[8] & m2;                              \
+    const uint32_t base = b0 + (uint32_t)g->off * (uint32_t)(k00 + k01 + k02 + k10 + k11 + k12 + k20 + k21 + k22); \
+    const uint32_t pad0 = (uint32_t)(g->pad * (k00 + k10 + k20)), pad2 = (uint32_t)(g->pad * (k02 + k12 + k22))
 
-TFLK_NOINLINE static void dw3_s1(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
-                                 const int32_t *k, int32_t nl, uint32_t *acc)
+TFLK_NOINLINE static void dw3_s1(const dw3_geo *g, const int8_t *xc, const int32_t *k, uint32_t b0, int32_t l0,
+                                 int32_t nl, uint32_t *acc)
 {
-    DW3_HEAD;
-    for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
-        const int8_t *r0 = q0, *r1 = q1, *r2 = q2;
-        int32_t a0, a1, a2, b0, b1, b2, d0 = 0, d1 = 0, d2 = 0;
-        if (g->pl)
-            DW3_PAD(a);
-        else
-            DW3_LD(a);
-        DW3_LD(b);
-        for (uint32_t *const e = acc + nm / 3 * 3; acc != e; acc += 3) { /* the columns rotate a, b, d */
-            DW3_LD(d);
-            acc[0] = DW3_DOT(a, b, d);
-            DW3_LD(a);
-            acc[1] = DW3_DOT(b, d, a);
-            DW3_LD(b);
-            acc[2] = DW3_DOT(d, a, b);
+    const int32_t C = g->step, nm = g->n - g->rpad;
+    for (int32_t l = l0; l < l0 + nl; l++) {
+        DW3_LINE;
+        int32_t v0, v1, v2;
+        uint32_t pa, pb; /* the next output's sum over its first 2 columns, the one after's over its first */
+        if (g->pl) {
+            pa = base + pad0;
+        } else {
+            DW3_LD(v);
+            pa = base + DW3_COL(v, 0);
         }
-        switch (nm % 3) {
-        case 0:
-            if (rpad) {
-                DW3_PAD(d);
-                *acc++ = DW3_DOT(a, b, d);
-            }
-            break;
-        case 1:
-            DW3_LD(d);
-            *acc++ = DW3_DOT(a, b, d);
-            if (rpad) {
-                DW3_PAD(a);
-                *acc++ = DW3_DOT(b, d, a);
-            }
-            break;
-        default:
-            DW3_LD(d);
-            *acc++ = DW3_DOT(a, b, d);
-            DW3_LD(a);
-            *acc++ = DW3_DOT(b, d, a);
-            if (rpad) {
-                DW3_PAD(b);
-                *acc++ = DW3_DOT(d, a, b);
-            }
+        DW3_LD(v);
+        pb = pa + DW3_COL(v, 1);
+        pa = base + DW3_COL(v, 0);
+        for (uint32_t *const e = acc + nm; acc != e; acc++) {
+            DW3_LD(v);
+            *acc = pb + DW3_COL(v, 2);
+            pb = pa + DW3_COL(v, 1);
+            pa = base + DW3_COL(v, 0);
         }
+        if (g->rpad)
+            *acc++ = pb + pad2;
     }
 }
 
-TFLK_NOINLINE static void dw3_s2(const dw3_geo *g, const int8_t *q0, const int8_t *q1, const int8_t *q2,
-                                 const int32_t *k, int32_t nl, uint32_t *acc)
+TFLK_NOINLINE static void dw3_s2(const dw3_geo *g, const int8_t *xc, const int32_t *k, uint32_t b0, int32_t l0,
+                                 int32_t nl, uint32_t *acc)
 {
-    DW3_HEAD;
-    for (; nl > 0; nl--, q0 += ladv, q1 += ladv, q2 += ladv) {
-        const int8_t *r0 = q0, *r1 = q1, *r2 = q2;
-        int32_t a0, a1, a2, b0 = 0, b1 = 0, b2 = 0, d0 = 0, d1 = 0, d2 = 0;
-        if (g->pl)
-            DW3_PAD(a);
-        else
-            DW3_LD(a);
-        for (uint32_t *const e = acc + nm / 3 * 3; acc != e; acc += 3) { /* the carried column goes a, d, b */
-            DW3_LD(b);
-            DW3_LD(d);
-            acc[0] = DW3_DOT(a, b, d);
-            DW3_LD(a);
-            DW3_LD(b);
-            acc[1] = DW3_DOT(d, a, b);
-            DW3_LD(d);
-            DW3_LD(a);
-            acc[2] = DW3_DOT(b, d, a);
+    const int32_t C = g->step, nm = g->n - g->rpad;
+    for (int32_t l = l0; l < l0 + nl; l++) {
+        DW3_LINE;
+        int32_t v0, v1, v2, u0, u1, u2;
+        uint32_t pa; /* the next output's first column */
+        if (g->pl) {
+            pa = base + pad0;
+        } else {
+            DW3_LD(v);
+            pa = base + DW3_COL(v, 0);
         }
-        switch (nm % 3) {
-        case 0:
-            if (rpad) {
-                DW3_LD(b);
-                DW3_PAD(d);
-                *acc++ = DW3_DOT(a, b, d);
-            }
-            break;
-        case 1:
-            DW3_LD(b);
-            DW3_LD(d);
-            *acc++ = DW3_DOT(a, b, d);
-            if (rpad) {
-                DW3_LD(a);
-                DW3_PAD(b);
-                *acc++ = DW3_DOT(d, a, b);
-            }
-            break;
-        default:
-            DW3_LD(b);
-            DW3_LD(d);
-            *acc++ = DW3_DOT(a, b, d);
-            DW3_LD(a);
-            DW3_LD(b);
-            *acc++ = DW3_DOT(d, a, b);
-            if (rpad) {
-                DW3_LD(d);
-                DW3_PAD(a);
-                *acc++ = DW3_DOT(b, d, a);
-            }
+        for (uint32_t *const e = acc + nm; acc != e; acc++) {
+            DW3_LD(v);
+            DW3_LD(u);
+            *acc = pa + DW3_COL(v, 1) + DW3_COL(u, 2);
+            pa = base + DW3_COL(u, 0);
+        }
+        if (g->rpad) {
+            v0 = *r0, v1 = *r1, v2 = *r2;
+            *acc++ = pa + DW3_COL(v, 1) + pad2;
         }
     }
 }
-#undef DW3_DOT
+#undef DW3_COL
 #undef DW3_LD
-#undef DW3_PAD
-#undef DW3_HEAD
+#undef DW3_LINE
 
 /* 1 when dw3_s8 takes p: the slide axis (the longer output axis whose
  * stride is 1 or 2) has at most one pad position at each end and at most
  * DW3_CHUNK outputs */
 static int32_t dw3_axes(const tflk_conv *p, int32_t *horizontal, int32_t *rpad)
 {
-    if (!(p->depthwise && p->oc == p->ic && p->ic > 0 && p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1))
+    if (!(p->depthwise && p->ic > 0 && p->oc % p->ic == 0 && p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1))
         return 0;
     const int32_t h = (p->ow >= p->oh && p->sw <= 2) || p->sh > 2;
     const int32_t len = h ? p->iw : p->ih, n = h ? p->ow : p->oh, s = h ? p->sw : p->sh, pl = h ? p->pl : p->pt;
@@ -826,59 +790,32 @@ static int32_t dw3_axes(const tflk_conv *p, int32_t *horizontal, int32_t *rpad)
 static void dw3_s8(const tflk_conv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y, int32_t hz,
                    int32_t rpad)
 {
-    const int32_t IH = p->ih, IW = p->iw, C = p->oc, OH = p->oh, OW = p->ow;
-    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi, off = p->in_off;
+    const int32_t IH = p->ih, IW = p->iw, IC = p->ic, C = p->oc, OH = p->oh, OW = p->ow, M = C / IC;
+    const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi;
     /* the slide axis and the line axis (the other one) */
-    const int32_t n = hz ? OW : OH, s = hz ? p->sw : p->sh;
-    const int32_t nlines = hz ? OH : OW, llen = hz ? IH : IW, ls = hz ? p->sh : p->sw, lp = hz ? p->pt : p->pl;
-    const int32_t lstep = hz ? IW * C : C;                 /* bytes between input lines */
+    const int32_t n = hz ? OW : OH, nlines = hz ? OH : OW;
     const int32_t yl = hz ? OW * C : C, ys = hz ? C : OW * C; /* output steps per line, per position */
-    const dw3_geo g = {hz ? C : IW * C, ls * lstep, n, hz ? p->pl : p->pt, rpad, -off};
-    void (*const kern)(const dw3_geo *, const int8_t *, const int8_t *, const int8_t *, const int32_t *, int32_t,
-                       uint32_t *) = s == 1 ? dw3_s1 : dw3_s2;
+    const dw3_geo g = {hz ? IC : IW * IC, n, hz ? p->pl : p->pt, rpad, -p->in_off, p->in_off,
+                       hz ? IW * IC : IC, hz ? p->sh : p->sw, hz ? p->pt : p->pl, hz ? IH : IW};
+    void (*const kern)(const dw3_geo *, const int8_t *, const int32_t *, uint32_t, int32_t, int32_t, uint32_t *) =
+        (hz ? p->sw : p->sh) == 1 ? dw3_s1 : dw3_s2;
     const int32_t lpc = DW3_CHUNK / n; /* lines per buffer */
-    int32_t l_lo, l_hi;
-    interior_range(llen, nlines, 3, ls, 1, lp, &l_lo, &l_hi);
     uint32_t acc[DW3_CHUNK];
     for (int32_t bn = 0; bn < p->n; bn++)
         for (int32_t c = 0; c < C; c++) {
-            const int8_t *xc = x + bn * IH * IW * C + c;
+            const int8_t *xc = x + bn * IH * IW * IC + c / M; /* output channel c reads input channel c / M */
             int8_t *yc = y + bn * OH * OW * C + c;
             tflk_rq rq;
             rq_of(p, c, &rq);
             int32_t k[9];
-            uint32_t base = bias ? (uint32_t)bias[c] : 0u;
             for (int32_t ky = 0; ky < 3; ky++)
-                for (int32_t kx = 0; kx < 3; kx++) {
-                    const int32_t v = w[(ky * 3 + kx) * C + c];
-                    k[hz ? ky * 3 + kx : kx * 3 + ky] = v;
-                    base += (uint32_t)off * (uint32_t)v;
-                }
-            for (int32_t l = 0; l < nlines;) {
-                const int32_t il0 = l * ls - lp;
-                int32_t nl = 1;
-                uint32_t bl = base;
-                if (l >= l_lo && l < l_hi) { /* every line of these windows inside */
-                    nl = l_hi - l < lpc ? l_hi - l : lpc;
-                    const int8_t *q0 = xc + il0 * lstep;
-                    kern(&g, q0, q0 + lstep, q0 + 2 * lstep, k, nl, acc);
-                } else {
-                    const int8_t *q[3];
-                    int32_t kz[9];
-                    uint32_t bz = bias ? (uint32_t)bias[c] : 0u;
-                    for (int32_t j = 0; j < 3; j++) {
-                        const int32_t il = il0 + j, inside = il >= 0 && il < llen;
-                        q[j] = xc + (inside ? il : il < 0 ? 0 : llen - 1) * lstep; /* any line inside to read */
-                        for (int32_t t = 0; t < 3; t++) {
-                            kz[j * 3 + t] = inside ? k[j * 3 + t] : 0;
-                            bz += (uint32_t)off * (uint32_t)kz[j * 3 + t];
-                        }
-                    }
-                    kern(&g, q[0], q[1], q[2], kz, 1, acc);
-                    bl = bz;
-                }
-                rq_lines(&rq, acc, nl, n, yc + l * yl, yl, ys, bl, zp, lo, hi);
-                l += nl;
+                for (int32_t kx = 0; kx < 3; kx++)
+                    k[hz ? ky * 3 + kx : kx * 3 + ky] = w[(ky * 3 + kx) * C + c];
+            const uint32_t b0 = bias ? (uint32_t)bias[c] : 0u;
+            for (int32_t l = 0; l < nlines; l += lpc) {
+                const int32_t nl = nlines - l < lpc ? nlines - l : lpc;
+                kern(&g, xc, k, b0, l, nl, acc);
+                rq_lines(&rq, acc, nl, n, yc + l * yl, yl, ys, 0, zp, lo, hi);
             }
         }
 }
