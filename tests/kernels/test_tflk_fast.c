@@ -106,7 +106,7 @@ static void conv_case(int kind, int32_t it)
 {
     /* kind 0 dense, 1 depthwise multiplier 1, 2 depthwise multiplier 2, 3 grouped, 4 and 5 depthwise
      * multiplier 4 and 8, 6 dense 1x1 with 8, 16, ... 256 input channels, 7 depthwise 3x3, 8 dense 1x1
-     * over more pixels */
+     * over more pixels, 9 dense 3x3 over 3, 16, 32 or 64 channels */
     tflk_conv p;
     memset(&p, 0, sizeof p);
     p.n = rnd(1, 2);
@@ -131,6 +131,8 @@ static void conv_case(int kind, int32_t it)
         if (it % 5 == 0)
             p.iw = rnd(60, 140);
     }
+    if (kind == 9) /* dense 3x3 over 3, 16, 32, 64 channels (the 3-row constant-run kernels) */
+        p.kh = p.kw = 3;
     if (kind == 8) { /* dense 1x1 over many pixels (the 4 x 4 blocks and their tails) */
         p.ih = rnd(1, 6);
         p.iw = rnd(1, 13);
@@ -141,9 +143,10 @@ static void conv_case(int kind, int32_t it)
     if (p.oh < 1 || p.ow < 1)
         return;
     int32_t groups = 1;
-    if (kind == 0 || kind == 6 || kind == 8) {
+    if (kind == 0 || kind == 6 || kind == 8 || kind == 9) {
         static const int32_t common[] = {8, 16, 32, 64, 128, 256}; /* the constant-count 1x1 kernels */
-        p.ic = kind >= 6 ? common[it % 6] : rnd(1, 13);
+        static const int32_t common3[] = {3, 16, 32, 64};
+        p.ic = kind == 9 ? common3[it % 4] : kind >= 6 ? common[it % 6] : rnd(1, 13);
         p.oc = rnd(1, 11);
         p.fic = p.ic;
     } else if (kind == 3) {
@@ -270,7 +273,7 @@ int main(void)
 {
     int32_t n = 0;
     rq_cases();
-    for (int kind = 0; kind < 9; kind++)
+    for (int kind = 0; kind < 10; kind++)
         for (int32_t it = 0; it < 600; it++, n++)
             conv_case(kind, it);
     for (int32_t it = 0; it < 600; it++, n++)
