@@ -226,41 +226,47 @@ DOT42_K(128)
 DOT42_K(256)
 #undef DOT42_K
 
-/* dot_4x2 of a 3-row filter whose rows are runs of L = KW * IC bytes (KW x
- * IC contiguous in both the NHWC input and the OHWI filter, dilation_w 1)
- * with L a constant: the 4 filters are w0 + j * 3L with immediate offsets
- * (3 * 3 * 192 + 191 < 2048), 3 pointers instead of 6; the input pointers
- * move to the next row by xrow. ResNet-8's 3x3 convolutions over 16, 32
- * and 64 channels (L = 48, 96, 192) and its 3-channel input layer (9). */
-typedef void (*dot42r3_fn)(const int8_t *pa, const int8_t *pb, const int8_t *w0, int32_t xrow, uint32_t acc[8]);
-#define DOT42_R3(L)                                                                                                \
-    TFLK_NOINLINE static void dot42_r3_##L(const int8_t *pa, const int8_t *pb, const int8_t *w0, int32_t xrow,     \
-                                           uint32_t acc[8])                                                        \
+/* dot_4x2 of an R-row filter whose rows are runs of L = KW * IC bytes (KW
+ * x IC contiguous in both the NHWC input and the OHWI filter, dilation_w
+ * 1) with R and L constants: the 4 filters are w0 + j * RL with immediate
+ * offsets (3 * 3 * 192 + 191 < 2048), 3 pointers instead of 6; the input
+ * pointers move to the next row by xrow. ResNet-8's 3x3 convolutions over
+ * 16, 32 and 64 channels (L = 48, 96, 192) and its 3-channel input layer
+ * (9); the DS-CNN's 10x4 input layer over 1 channel (R = 10, L = 4). */
+typedef void (*dot42rl_fn)(const int8_t *pa, const int8_t *pb, const int8_t *w0, int32_t xrow, uint32_t acc[8]);
+#define DOT42_RL(R, L)                                                                                             \
+    TFLK_NOINLINE static void dot42_r##R##_##L(const int8_t *pa, const int8_t *pb, const int8_t *w0, int32_t xrow, \
+                                               uint32_t acc[8])                                                    \
     {                                                                                                              \
         uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], b0 = acc[4], b1 = acc[5], b2 = acc[6],        \
                  b3 = acc[7];                                                                                      \
-        for (int32_t ky = 0; ky < 3; ky++, pa += xrow - (L), pb += xrow - (L)) {                                   \
+        for (int32_t ky = 0; ky < (R); ky++, pa += xrow - (L), pb += xrow - (L)) {                                 \
             const int8_t *pe = pa + ((L) & ~1);                                                                    \
             for (; pa != pe; pa += 2, pb += 2, w0 += 2) {                                                          \
-                DOT42_STEP(3 * (L), 0);                                                                            \
-                DOT42_STEP(3 * (L), 1);                                                                            \
+                DOT42_STEP((R) * (L), 0);                                                                          \
+                DOT42_STEP((R) * (L), 1);                                                                          \
             }                                                                                                      \
             if ((L) & 1) {                                                                                         \
-                DOT42_STEP(3 * (L), 0);                                                                            \
+                DOT42_STEP((R) * (L), 0);                                                                          \
                 pa++, pb++, w0++;                                                                                  \
             }                                                                                                      \
         }                                                                                                          \
         acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;    \
     }
-DOT42_R3(9)
-DOT42_R3(48)
-DOT42_R3(96)
-DOT42_R3(192)
-#undef DOT42_R3
+DOT42_RL(3, 9)
+DOT42_RL(3, 48)
+DOT42_RL(3, 96)
+DOT42_RL(3, 192)
+DOT42_RL(10, 4)
+#undef DOT42_RL
 
-static dot42r3_fn dot42r3_for(int32_t kh, int32_t dw, int32_t L)
+static dot42rl_fn dot42rl_for(int32_t kh, int32_t dw, int32_t L)
 {
-    if (kh != 3 || dw != 1)
+    if (dw != 1)
+        return NULL;
+    if (kh == 10 && L == 4)
+        return dot42_r10_4;
+    if (kh != 3)
         return NULL;
     switch (L) {
     case 9: return dot42_r3_9;
@@ -331,19 +337,27 @@ TFLK_NOINLINE static void border_4x1(const tflk_conv *p, const int8_t *xb, const
     int32_t ky0, ky1, kx0, kx1;
     clip_taps(iy0, p->ih, p->kh, p->dh, &ky0, &ky1);
     clip_taps(ix0, p->iw, KW, p->dw, &kx0, &kx1);
+    if (kx0 >= kx1)
+        return;
+    /* the taps inside as runs contiguous in both the input and the filter: a row's (kx1 - kx0) x IC
+     * bytes when dilation_w is 1, else one run of IC per tap */
+    const int32_t nseg = p->dw == 1 ? 1 : kx1 - kx0, len = p->dw == 1 ? (kx1 - kx0) * IC : IC;
+    const int32_t xseg = p->dw * IC;
     uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    for (int32_t ky = ky0; ky < ky1; ky++)
-        for (int32_t kx = kx0; kx < kx1; kx++) {
-            const int8_t *xp = xb + ((iy0 + ky * p->dh) * p->iw + ix0 + kx * p->dw) * IC;
-            const int8_t *wp = w0 + (ky * KW + kx) * IC;
-            for (int32_t ic = 0; ic < IC; ic++, wp++) {
-                const int32_t xv = xp[ic] + off;
+    for (int32_t ky = ky0; ky < ky1; ky++) {
+        const int8_t *xr = xb + ((iy0 + ky * p->dh) * p->iw + ix0 + kx0 * p->dw) * IC;
+        const int8_t *wr = w0 + (ky * KW + kx0) * IC;
+        for (int32_t sg = 0; sg < nseg; sg++, xr += xseg, wr += IC) {
+            const int8_t *xp = xr, *wp = wr;
+            for (const int8_t *xe = xp + len; xp != xe; xp++, wp++) {
+                const int32_t xv = *xp + off;
                 MAC1(a0, xv, wp[0]);
                 MAC1(a1, xv, wp[K]);
                 MAC1(a2, xv, wp[2 * K]);
                 MAC1(a3, xv, wp[3 * K]);
             }
         }
+    }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
@@ -467,7 +481,7 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
     const int32_t zp = p->out_zp, lo = p->lo, hi = p->hi;
     conv_runs g = {p->kh, p->dw == 1 ? 1 : KW, p->dw == 1 ? KW * IC : IC, p->dh * IW * IC, p->dw * IC};
     const dot42_fn dot42 = dot42_for(p->kh, KW, K);
-    const dot42r3_fn dot42r3 = dot42r3_for(p->kh, p->dw, KW * IC);
+    const dot42rl_fn dot42rl = dot42rl_for(p->kh, p->dw, KW * IC);
     const pw44_fn pw44 = p == &flat ? pw44_for(K) : NULL;
     uint32_t pwacc[4 * PW_CHUNK];
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
@@ -530,8 +544,8 @@ static void conv_s8_dense(const tflk_conv *p, const int8_t *x, const int8_t *w, 
                         uint32_t acc[8] = {base[0], base[1], base[2], base[3], base[0], base[1], base[2], base[3]};
                         if (dot42)
                             dot42(xa, xa + p->sw * IC, wb, acc);
-                        else if (dot42r3)
-                            dot42r3(xa, xa + p->sw * IC, wb, g.xrow, acc);
+                        else if (dot42rl)
+                            dot42rl(xa, xa + p->sw * IC, wb, g.xrow, acc);
                         else
                             dot_4x2(&g, xa, xa + p->sw * IC, wb, K, acc);
                         for (int32_t j = 0; j < 4; j++) {

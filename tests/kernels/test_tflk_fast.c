@@ -131,8 +131,15 @@ static void conv_case(int kind, int32_t it)
         if (it % 5 == 0)
             p.iw = rnd(60, 140);
     }
-    if (kind == 9) /* dense 3x3 over 3, 16, 32, 64 channels (the 3-row constant-run kernels) */
+    if (kind == 9) { /* dense 3x3 over 3, 16, 32, 64 channels, 10x4 over 1 (the constant-run kernels) */
         p.kh = p.kw = 3;
+        if (it % 5 == 4) {
+            p.kh = 10;
+            p.kw = 4;
+            p.ih = rnd(8, 24);
+            p.iw = rnd(3, 12);
+        }
+    }
     if (kind == 8) { /* dense 1x1 over many pixels (the 4 x 4 blocks and their tails) */
         p.ih = rnd(1, 6);
         p.iw = rnd(1, 13);
@@ -146,7 +153,7 @@ static void conv_case(int kind, int32_t it)
     if (kind == 0 || kind == 6 || kind == 8 || kind == 9) {
         static const int32_t common[] = {8, 16, 32, 64, 128, 256}; /* the constant-count 1x1 kernels */
         static const int32_t common3[] = {3, 16, 32, 64};
-        p.ic = kind == 9 ? common3[it % 4] : kind >= 6 ? common[it % 6] : rnd(1, 13);
+        p.ic = kind == 9 ? (p.kh == 10 ? 1 : common3[it % 4]) : kind >= 6 ? common[it % 6] : rnd(1, 13);
         p.oc = rnd(1, 11);
         p.fic = p.ic;
     } else if (kind == 3) {
