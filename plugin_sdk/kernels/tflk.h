@@ -90,31 +90,44 @@ typedef struct tflk_rq {
 } tflk_rq;
 static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
 {
-    int32_t s;           /* S */
-    uint64_t kp, kn;     /* K for P >= 0, P < 0 */
+    /* K's words from 32-bit shifts (a 64-bit shift by a variable is a libgcc call or a branchy
+     * sequence on rv32, and this runs once per output channel) */
+    uint32_t klo_p = UINT32_C(1) << 30, khi_p = 0, klo_n, khi_n;
+    int32_t s = 31; /* S */
     r->mult = mult;
     r->shift = shift;
     r->single = single;
     r->slow = mult == INT32_MIN || (single && (shift > 0 || shift < -31));
     r->left = !single && shift > 0 ? shift : 0;
     if (single) {
-        s = r->slow ? 32 : 31 - shift;
-        kp = kn = UINT64_C(1) << (s - 1);
+        s = r->slow ? 31 : 31 - shift; /* K = 2^(S-1) */
+        if (s == 32) {
+            klo_p = UINT32_C(1) << 31;
+        } else if (s > 32) {
+            klo_p = 0;
+            khi_p = UINT32_C(1) << (s - 33);
+        }
+        klo_n = klo_p;
+        khi_n = khi_p;
     } else {
         const int32_t right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
-        s = 31 + right;
-        kp = kn = UINT64_C(1) << 30;
-        if (right > 0) {
-            kp += UINT64_C(1) << (30 + right);
-            kn = kp - (UINT64_C(1) << 31);
+        s = 31 + right; /* K = 2^30 + 2^(30+right) for P >= 0, that - 2^31 for P < 0 */
+        klo_n = klo_p;
+        khi_n = 0;
+        if (right == 1) {
+            klo_p = UINT32_C(3) << 30;
+        } else if (right > 1) {
+            khi_p = UINT32_C(1) << (right - 2);
+            klo_n = UINT32_C(3) << 30;
+            khi_n = khi_p - 1u;
         }
     }
     r->s31 = s == 31;
     r->sh = s == 31 ? 0 : s - 32;
-    r->nklo_p = ~(uint32_t)kp;
-    r->khi_p = (uint32_t)(kp >> 32);
-    r->nklo_n = ~(uint32_t)kn;
-    r->khi_n = (uint32_t)(kn >> 32);
+    r->nklo_p = ~klo_p;
+    r->khi_p = khi_p;
+    r->nklo_n = ~klo_n;
+    r->khi_n = khi_n;
 }
 static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
 {
