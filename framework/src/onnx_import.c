@@ -186,15 +186,12 @@ typedef struct pb_span {
     size_t n;
 } pb_span;
 
-typedef struct pb_spans {
-    pb_span *v;
-    size_t n, cap;
-} pb_spans;
-
 typedef struct wire_split {
     uint8_t *stripped; /* the ModelProto without the main graph's nodes and initializers */
     size_t stripped_len;
-    pb_spans nodes, inits; /* their payloads, in the caller's buffer */
+    const uint8_t *data; /* the whole ModelProto (the caller's buffer), where they are */
+    size_t size;
+    size_t n_nodes, n_inits;
 } wire_split;
 
 typedef struct wire_field {
@@ -257,26 +254,66 @@ static int wire_next(const uint8_t **p, const uint8_t *end, wire_field *f)
     return 1;
 }
 
-static bool spans_push(pb_spans *s, const uint8_t *p, size_t n)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        pb_span *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = (pb_span){p, n};
-    return true;
-}
-
 static void wire_split_free(wire_split *w)
 {
     free(w->stripped);
-    free(w->nodes.v);
-    free(w->inits.v);
     memset(w, 0, sizeof *w);
+}
+
+/* The fields numbered `num` of the graph fields of a ModelProto, one after
+ * the other in file order: a walk of what wire_split_model already checked
+ * (nothing is kept per node: an array of their places would cost 16 bytes
+ * a node). */
+typedef struct wire_cursor {
+    const uint8_t *p, *end; /* in the ModelProto */
+    const uint8_t *q, *qend; /* in the graph field being read (q == qend: none) */
+    uint32_t num;
+    size_t next; /* index of the field the next call gives */
+} wire_cursor;
+
+static void cursor_start(wire_cursor *k, const wire_split *w, uint32_t num)
+{
+    *k = (wire_cursor){.p = w->data, .end = w->data + w->size, .num = num};
+}
+
+static bool cursor_next(wire_cursor *k, pb_span *out)
+{
+    enum { MODEL_GRAPH = 7 };
+    wire_field f;
+    for (;;) {
+        while (k->q < k->qend)
+            if (wire_next(&k->q, k->qend, &f) <= 0)
+                k->q = k->qend;
+            else if (f.num == k->num) {
+                *out = (pb_span){f.payload, (size_t)(f.end - f.payload)};
+                k->next++;
+                return true;
+            }
+        /* the next graph field of the model */
+        for (;;) {
+            if (wire_next(&k->p, k->end, &f) <= 0)
+                return false;
+            if (f.num == MODEL_GRAPH)
+                break;
+        }
+        k->q = f.payload;
+        k->qend = f.end;
+    }
+}
+
+/* field i (counted from 0) of what k walks; sequential calls cost one step */
+static bool cursor_at(wire_cursor *k, const wire_split *w, size_t i, pb_span *out)
+{
+    if (i < k->next || !k->p) {
+        uint32_t num = k->num;
+        cursor_start(k, w, num);
+    }
+    pb_span s = {0};
+    while (k->next <= i)
+        if (!cursor_next(k, &s))
+            return false;
+    *out = s;
+    return true;
 }
 
 static size_t varint_put(uint8_t *o, uint64_t v)
@@ -312,23 +349,22 @@ static int wire_split_model(const uint8_t *data, size_t size, wire_split *w)
         const uint8_t *q = f.payload, *qe = f.end;
         wire_field g;
         while ((r = wire_next(&q, qe, &g)) > 0) {
-            pb_spans *s = g.num == GRAPH_NODE ? &w->nodes : g.num == GRAPH_INITIALIZER ? &w->inits : NULL;
-            if (!s) {
+            size_t *count = g.num == GRAPH_NODE ? &w->n_nodes : g.num == GRAPH_INITIALIZER ? &w->n_inits : NULL;
+            if (!count) {
                 kept_graph += (size_t)(g.end - g.start);
                 continue;
             }
             if (g.wt != 2)
                 goto plain;
-            if (!spans_push(s, g.payload, (size_t)(g.end - g.payload))) {
-                wire_split_free(w);
-                return -1;
-            }
+            ++*count;
         }
         if (r < 0)
             goto plain;
     }
-    if (r < 0 || !has_graph || (!w->nodes.n && !w->inits.n))
+    if (r < 0 || !has_graph || (!w->n_nodes && !w->n_inits))
         goto plain;
+    w->data = data;
+    w->size = size;
     /* the kept fields in file order, then one graph field with the kept
      * contents of every graph field (which is what their merge is) */
     w->stripped = malloc(kept_model + 1 + 10 + kept_graph);
@@ -388,6 +424,7 @@ typedef struct import_ctx {
      * (wire_split; NULL: they are in the decoded GraphProto), and the one
      * decoded at a time, with the arena its small blocks come from */
     const wire_split *wire;
+    wire_cursor node_cur, init_cur;
     pb_arena one_arena;
     ProtobufCAllocator one_pa;
     Onnx__NodeProto *one_node;
@@ -879,14 +916,16 @@ static int32_t scope_resolve(scope *s, const char *name)
     ir_value *v = &s->g->values[idx];
     v->flags |= IR_VALUE_OUTER_SCOPE;
     v->dtype = pv->dtype;
-    v->rank = pv->rank;
-    memcpy(v->dims, pv->dims, sizeof v->dims);
+    if (!ir_value_set_rank(s->g, v, pv->rank))
+        return -2;
+    if (pv->rank > 0)
+        memcpy(v->dims, pv->dims, (size_t)pv->rank * sizeof *v->dims);
     return idx;
 }
 
 /* Apply a ValueInfo's type to a value. Initializers keep the shape their data
  * defines. */
-static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
+static sy_status *apply_type(const Onnx__TypeProto *tp, ir_graph *g, ir_value *v)
 {
     if (!tp)
         return NULL;
@@ -957,7 +996,8 @@ static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
         return NULL;
     if (v->rank >= 0 && v->rank != (int32_t)sh->n_dim)
         return NULL; /* first declaration wins; shape inference reconciles later */
-    v->rank = (int32_t)sh->n_dim;
+    if (!ir_value_set_rank(g, v, (int32_t)sh->n_dim))
+        return oom();
     for (size_t i = 0; i < sh->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
@@ -1308,7 +1348,10 @@ static const Onnx__NodeProto *node_get(import_ctx *c, const Onnx__GraphProto *gp
     if (!wire)
         return gp->node[i];
     one_done(c);
-    c->one_node = onnx__node_proto__unpack(&c->one_pa, wire->nodes.v[i].n, wire->nodes.v[i].p);
+    pb_span s;
+    if (!cursor_at(&c->node_cur, wire, i, &s))
+        return NULL;
+    c->one_node = onnx__node_proto__unpack(&c->one_pa, s.n, s.p);
     return c->one_node;
 }
 
@@ -1317,7 +1360,10 @@ static const Onnx__TensorProto *init_get(import_ctx *c, const Onnx__GraphProto *
     if (!wire)
         return gp->initializer[i];
     one_done(c);
-    c->one_init = onnx__tensor_proto__unpack(&c->one_pa, wire->inits.v[i].n, wire->inits.v[i].p);
+    pb_span s;
+    if (!cursor_at(&c->init_cur, wire, i, &s))
+        return NULL;
+    c->one_init = onnx__tensor_proto__unpack(&c->one_pa, s.n, s.p);
     return c->one_init;
 }
 
@@ -1345,8 +1391,8 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
     sy_status *st = NULL;
     /* the main graph's nodes and initializers may be on the wire (wire_split) */
     const wire_split *wire = parent ? NULL : c->wire;
-    const size_t n_node = wire ? wire->nodes.n : gp->n_node;
-    const size_t n_init = wire ? wire->inits.n : gp->n_initializer;
+    const size_t n_node = wire ? wire->n_nodes : gp->n_node;
+    const size_t n_init = wire ? wire->n_inits : gp->n_initializer;
 
     if (n_node > (size_t)INT32_MAX / 2)
         return sy_error(SY_ERR_UNSUPPORTED, "%s: too many nodes (%zu)", gwhere, n_node);
@@ -1358,8 +1404,12 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
      * top, by appends): an initializer, an input or a node output each */
     {
         uint64_t nv = (uint64_t)n_init + gp->n_input;
+        wire_cursor k;
+        pb_span s;
+        if (wire)
+            cursor_start(&k, wire, 1 /* GraphProto.node */);
         for (size_t i = 0; i < n_node; i++)
-            nv += wire ? wire_count(&wire->nodes.v[i], 2 /* NodeProto.output */) : gp->node[i]->n_output;
+            nv += !wire ? gp->node[i]->n_output : cursor_next(&k, &s) ? wire_count(&s, 2 /* NodeProto.output */) : 0;
         if (!ir_graph_reserve(g, nv, n_node))
             return oom();
     }
@@ -1384,13 +1434,16 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         ir_value *v = &g->values[idx];
         v->flags |= IR_VALUE_INITIALIZER;
         v->dtype = (sy_dtype)d.dtype;
-        v->rank = d.rank;
-        memcpy(v->dims, d.dims, sizeof v->dims);
-        for (int32_t k = d.rank; k < SY_MAX_RANK; k++)
-            v->dims[k] = -1;
+        if (!ir_value_set_rank(g, v, d.rank)) {
+            sy_aligned_free(d.owned);
+            return oom();
+        }
+        if (d.rank > 0)
+            memcpy(v->dims, d.dims, (size_t)d.rank * sizeof *v->dims);
         v->data = d.data;
         v->nbytes = d.nbytes;
-        v->data_owned = d.owned;
+        if (d.owned)
+            v->flags |= IR_VALUE_OWNS_DATA; /* d.data is d.owned then */
     }
 
     /* inputs; an input that also has an initializer is a constant (IR < 4
@@ -1407,7 +1460,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
             return sy_error(SY_ERR_INVALID_MODEL, "%s: graph input #%zu has no name", gwhere, i);
         int32_t idx = ir_graph_find_value(g, name);
         if (idx >= 0 && (g->values[idx].flags & IR_VALUE_INITIALIZER)) {
-            st = apply_type(vi->type, &g->values[idx]);
+            st = apply_type(vi->type, g, &g->values[idx]);
             if (st)
                 return sy_error_wrap(st, "%s: graph input", gwhere);
             continue;
@@ -1418,7 +1471,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         if (idx < 0)
             return oom();
         g->values[idx].flags |= IR_VALUE_GRAPH_INPUT;
-        st = apply_type(vi->type, &g->values[idx]);
+        st = apply_type(vi->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: graph input", gwhere);
         g->inputs[n_in++] = idx;
@@ -1495,7 +1548,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
             return sy_error(SY_ERR_INVALID_MODEL, "%s: graph output '%s' is never produced (no node, input or initializer defines it)",
                             gwhere, name);
         g->values[idx].flags |= IR_VALUE_GRAPH_OUTPUT;
-        st = apply_type(gp->output[i]->type, &g->values[idx]);
+        st = apply_type(gp->output[i]->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: graph output", gwhere);
         g->outputs[i] = idx;
@@ -1507,7 +1560,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         int32_t idx = ir_graph_find_value(g, S(gp->value_info[i]->name));
         if (idx < 0)
             continue;
-        st = apply_type(gp->value_info[i]->type, &g->values[idx]);
+        st = apply_type(gp->value_info[i]->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: value_info", gwhere);
     }
@@ -1596,6 +1649,10 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
     m->format = "onnx";
     import_ctx c = {.m = m, .where = where, .base_dir = base_dir, .arena = &arena, .wire = split ? &wire : NULL};
     c.one_pa = (ProtobufCAllocator){.alloc = pb_alloc, .free = pb_free, .allocator_data = &c.one_arena};
+    if (split) {
+        cursor_start(&c.node_cur, &wire, 1 /* GraphProto.node */);
+        cursor_start(&c.init_cur, &wire, 5 /* GraphProto.initializer */);
+    }
     sy_status *st = NULL;
 
     m->path = sy_strdup(where);

@@ -140,11 +140,16 @@ static sy_status *append_pair(sy_dataset *d, int64_t *cap, const sy_tensor *x, c
     const int64_t *sdims = batch ? x->dims + 1 : x->dims;
     int64_t count = batch ? ny : 1;
     if (d->n == 0 && d->rank == 0 && !d->values) {
+        /* a batch of 0 samples holds no values whatever its other dims say,
+         * so their product is not bounded by the file: check it */
+        int64_t numel = 1;
+        for (int32_t k = 0; k < srank; k++)
+            if (__builtin_mul_overflow(numel, sdims[k], &numel))
+                return sy_status_create(SY_ERR_SHAPE, "%s: samples of shape %s have more values than an int64 counts",
+                                        xpath, dims_str(srank, sdims, a, sizeof a));
         d->rank = srank;
         memcpy(d->dims, sdims, (size_t)srank * sizeof *sdims);
-        d->numel = 1;
-        for (int32_t k = 0; k < srank; k++)
-            d->numel *= sdims[k];
+        d->numel = numel;
     } else if (srank != d->rank || memcmp(sdims, d->dims, (size_t)srank * sizeof *sdims)) {
         return sy_status_create(SY_ERR_SHAPE, "%s: samples of shape %s, the first file's are %s", xpath,
                                 dims_str(srank, sdims, a, sizeof a), dims_str(d->rank, d->dims, b, sizeof b));
