@@ -67,13 +67,16 @@ static sy_status *open_idx(const char *dir, const char *prefix, sy_dataset *d)
     if (!st && (t[0]->dtype != SY_DT_UINT8 || t[0]->rank != 3 || t[1]->dtype != SY_DT_UINT8 || t[1]->rank != 1 ||
                 t[1]->dims[0] != t[0]->dims[0]))
         st = sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N]", dir, prefix);
+    /* 0 images of H x W hold no bytes, so the file does not bound H * W */
+    if (!st && __builtin_mul_overflow(t[0]->dims[1], t[0]->dims[2], &d->numel))
+        st = sy_status_create(SY_ERR_SHAPE, "%s/%s: images of %lld x %lld pixels have more than an int64 counts", dir,
+                              prefix, (long long)t[0]->dims[1], (long long)t[0]->dims[2]);
     if (!st) {
         d->n = t[0]->dims[0];
         d->rank = 3;
         d->dims[0] = 1;
         d->dims[1] = t[0]->dims[1];
         d->dims[2] = t[0]->dims[2];
-        d->numel = d->dims[1] * d->dims[2];
         d->codes = malloc(d->n * d->numel > 0 ? (size_t)(d->n * d->numel) : 1);
         d->labels = malloc(d->n ? (size_t)d->n * sizeof *d->labels : 1);
         if (!d->codes || !d->labels)
