@@ -120,7 +120,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   dict=()
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$root/tests/fuzz/dict/$t.dict")
-  case $t in onnx) dict=(-dict="$root/tests/fuzz/dict/onnx.dict") ;; esac
+  # a QAS checkpoint is an ONNX file too
+  case $t in onnx|qas) dict=(-dict="$root/tests/fuzz/dict/onnx.dict") ;; esac
   budget=(-max_total_time="$time_s")
   [ -n "$runs" ] && budget=(-runs="$runs")
   export SY_FUZZ_LLM_BUNDLE=$work/llm_bundle
