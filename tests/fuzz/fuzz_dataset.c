@@ -19,14 +19,24 @@
 #define SEP "\n@@\n"
 #define MAX_FILES 16
 
+static char dir_name[64];
+static void clear(const char *dir);
+
+/* at exit: the folder goes with the process */
+static void remove_folder(void)
+{
+    clear(dir_name);
+    rmdir(dir_name);
+}
+
 static const char *folder(void)
 {
-    static char dir[64];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/dev/shm/sy_fuzz_dataset_%d", (int)getpid());
-        mkdir(dir, 0700);
+    if (!dir_name[0]) {
+        snprintf(dir_name, sizeof dir_name, "/dev/shm/sy_fuzz_dataset_%d", (int)getpid());
+        mkdir(dir_name, 0700);
+        atexit(remove_folder);
     }
-    return dir;
+    return dir_name;
 }
 
 static void put(const char *path, const uint8_t *p, size_t n)
