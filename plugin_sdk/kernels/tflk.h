@@ -562,6 +562,83 @@ void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scrat
 /* RESHAPE and friends: a copy unless the buffers are the same */
 void tflk_copy(void *dst, const void *src, size_t bytes);
 
+/* ---- shape, casts, selection (tflk_shape.c) -------------------------------------- */
+
+/* element codes of tflk_cast (TFLK_F32, TFLK_S8, TFLK_S32 as above) */
+enum { TFLK_U8 = 5, TFLK_BOOL = 6, TFLK_S64 = 7 };
+/* CAST / ONNX Cast of n elements: float to an integer truncates toward 0 and
+ * saturates (NaN gives 0: C leaves an out-of-range conversion undefined);
+ * an integer to a narrower one wraps as C++'s static_cast; anything to bool
+ * is != 0 */
+void tflk_cast(int32_t from, int32_t to, const void *x, void *y, int32_t n);
+/* FILL / ConstantOfShape: n copies of one element of esize bytes */
+void tflk_fill(void *y, const void *value, int32_t esize, int32_t n);
+/* SELECT / SELECT_V2 / Where: y = cond ? a : b over dims (rank <= 6) with
+ * per-operand element strides (0 where an operand broadcasts) */
+typedef struct tflk_select {
+    int32_t rank, esize;
+    int32_t dims[TFLK_BIN_RANK], sc[TFLK_BIN_RANK], sa[TFLK_BIN_RANK], sb[TFLK_BIN_RANK];
+} tflk_select;
+void tflk_select_run(const tflk_select *p, const uint8_t *cond, const void *a, const void *b, void *y);
+/* REVERSE_SEQUENCE / ReverseSequence: x as [d0, d1, inner] with the sequence
+ * axis seq_axis (0 or 1) and the batch axis the other; along the sequence
+ * axis the first len[b] elements of batch b are reversed. A length outside
+ * [0, seq dim] returns 1 (its value in *bad when not NULL), nothing written */
+typedef struct tflk_revseq {
+    int32_t d0, d1, inner, esize, seq_axis, len64;
+} tflk_revseq;
+int32_t tflk_revseq_run(const tflk_revseq *p, const void *x, const void *len, void *y, int64_t *bad);
+/* Trilu: per [rows, cols] matrix, y = x where (upper ? j - i >= k : j - i <= k), else 0 */
+typedef struct tflk_trilu {
+    int32_t batches, rows, cols, k, upper, esize;
+} tflk_trilu;
+void tflk_trilu_run(const tflk_trilu *p, const void *x, void *y);
+/* ONE_HOT / OneHot: indices [outer, inner] to y [outer, depth, inner]; an
+ * index equal to d gives on, else off. onnx: an index in [-depth, 0) counts
+ * from the end (TFLite: a negative index gives an all-off slice) */
+typedef struct tflk_onehot {
+    int32_t outer, depth, inner, esize, idx64, onnx;
+} tflk_onehot;
+void tflk_onehot_run(const tflk_onehot *p, const void *idx, const void *on, const void *off, void *y);
+/* ONNX GatherElements: y (dims idims) at position i takes data (dims ydims)
+ * at i with the axis coordinate replaced by the index (negative from the
+ * end); an out-of-range index returns 1, nothing written */
+int32_t tflk_gather_el_run(const tflk_scatter_el *p, const void *data, const void *idx, void *y, int64_t *bad);
+
+/* ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR / ONNX Resize (tflk_resize.c) ---- */
+
+/* x [n, ih, iw, c] to y [n, oh, ow, c] (ONNX NCHW as n = N*C planes, c = 1).
+ * onnx = 0: TFLite's kernels with its align_corners (ac) and
+ * half_pixel_centers (hp) flags; esize 1 bilinear is TFLite's
+ * ResizeBilinearInteger on int8 codes. onnx = 1: ONNX's coordinate
+ * transformations (coord) with the scales sh, sw (output / input) and the
+ * nearest_mode (nearest); linear clamps the source coordinate to the input
+ * (what ONNX's edge handling gives). Nearest copies elements of esize bytes */
+enum { TFLK_RZ_HALF_PIXEL = 0, TFLK_RZ_ALIGN_CORNERS = 1, TFLK_RZ_ASYMMETRIC = 2 };
+enum { TFLK_RZ_PREFER_FLOOR = 0, TFLK_RZ_PREFER_CEIL = 1, TFLK_RZ_FLOOR = 2, TFLK_RZ_CEIL = 3 };
+typedef struct tflk_resize {
+    int32_t n, ih, iw, c, oh, ow, esize, linear, ac, hp, onnx, coord, nearest;
+    float sh, sw;
+} tflk_resize;
+void tflk_resize_run(const tflk_resize *p, const void *x, void *y);
+
+/* ---- ONNX BatchNormalization, LayerNormalization, InstanceNormalization (tflk_norm.c) ---- */
+
+/* x as [outer, groups, inner], fp32. BATCH (inference): per group g,
+ * y = (x - mean[g]) / sqrt(var[g] + eps) * scale[g] + bias[g]. INSTANCE: the
+ * mean and variance of each (outer, group) row of inner elements; scale and
+ * bias per group. LAYER: the mean and variance of each outer row of
+ * groups * inner elements (groups = 1); scale and bias per element of the
+ * row (n_scale, n_bias 1: one value; bias NULL: 0); mean and inv (NULL: not
+ * wanted) get each row's mean and 1 / sqrt(var + eps). The sums are in double */
+enum { TFLK_NORM_BATCH = 0, TFLK_NORM_INSTANCE = 1, TFLK_NORM_LAYER = 2 };
+typedef struct tflk_norm {
+    int32_t mode, outer, groups, inner, n_scale, n_bias;
+    float eps;
+} tflk_norm;
+void tflk_norm_run(const tflk_norm *p, const float *x, const float *scale, const float *bias, const float *mean_in,
+                   const float *var_in, float *y, float *mean, float *inv);
+
 #ifdef __cplusplus
 }
 #endif

@@ -410,8 +410,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    bool onnx = !quant && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool shape = !quant && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
+    bool onnx = !quant && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -447,6 +448,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (shape) {
+        if (!mcu_shape_check(cfg, n, c))
+            return;
     } else if (onnx) {
         if (!mcu_onnx_check(cfg, n, c))
             return;

@@ -279,7 +279,7 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     const char *op = H->node_op(n);
     snprintf(k->name, sizeof k->name, "%s", H->node_name(n) ? H->node_name(n) : "");
     snprintf(k->op, sizeof k->op, "%s", op);
-    bool i8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    bool i8 = H->node_num_inputs(n) && H->node_input(n, 0) && H->node_input(n, 0)->dtype == SY_DT_INT8;
     for (uint32_t i = 0; i < H->node_num_inputs(n) && i < 32; i++) {
         const sy_tensor *t = H->node_input(n, i);
         if (t && t->data)
@@ -287,6 +287,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_shape_has(n)) {
+        SY_TRY(mcu_shape_prepare(n, k)); /* shape, normalization, resize (mcu_shape.c) */
     } else if (mcu_onnx_has(n)) {
         SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
@@ -375,7 +377,7 @@ static void record(mcu_capture *c, const mcu_node *k, const sy_kernel_io *io)
 static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 {
     const mcu_node *k = state;
-    const sy_tensor *x = io->inputs[0];
+    const sy_tensor *x = io->n_inputs ? io->inputs[0] : NULL; /* Constant has no input */
     const sy_tensor *w = io->n_inputs > 1 ? io->inputs[1] : NULL;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
     sy_tensor *y = io->outputs[0];
@@ -386,6 +388,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
+    if (k->kind >= MK_RESIZE)
+        return mcu_shape_run(k, io);
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
     switch (k->kind) {
@@ -436,11 +440,23 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 #define I8_ONLY SY_DT_BIT(SY_DT_INT8)
 #define F32_ONLY SY_DT_BIT(SY_DT_FLOAT32)
 #define BOOL_ONLY SY_DT_BIT(SY_DT_BOOL)
+#define I32_ONLY SY_DT_BIT(SY_DT_INT32)
 #define F32_BOOL (F32_ONLY | BOOL_ONLY)
 #define MCU_ANY (MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32) | BOOL_ONLY)
 #define MCU_KERNEL(op, mask)                                                                                       \
     {                                                                                                              \
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
+            node_release, NULL                                                                                     \
+    }
+/* kernels chosen by the dtype of output 0 (type_input -1) */
+#define MCU_KERNEL_OUT(op, mask)                                                                                   \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,    \
+            node_release, NULL                                                                                     \
+    }
+#define MCU_QKERNEL_OUT(dom, op, v, mask)                                                                          \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), (dom), (op), (v), 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,       \
             node_release, NULL                                                                                     \
     }
 #define MCU_QKERNEL(dom, op, v, mask)                                                                              \
@@ -483,6 +499,12 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
+    /* mcu_shape.c: resize, casts, fills, selection (keyed on the output's dtype: Select's first input is the bool
+     * condition, FILL's the dims) */
+    MCU_KERNEL("RESIZE_BILINEAR", MCU_F32_I8), MCU_KERNEL("RESIZE_NEAREST_NEIGHBOR", MCU_F32_I8),
+    MCU_KERNEL("CAST", MCU_F32_I8 | I32_ONLY), MCU_KERNEL("REVERSE_SEQUENCE", MCU_F32_I8 | I32_ONLY),
+    MCU_KERNEL("SHAPE", MCU_ANY), MCU_KERNEL_OUT("FILL", MCU_F32_I8 | I32_ONLY | BOOL_ONLY),
+    MCU_KERNEL_OUT("SELECT", MCU_ANY), MCU_KERNEL_OUT("SELECT_V2", MCU_ANY), MCU_KERNEL_OUT("ONE_HOT", MCU_F32_I8),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -494,6 +516,7 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
+#define OKO(op, mask) MCU_QKERNEL_OUT("", op, 1, mask)
     OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
     OK1("Ceil", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
     OK1("Round", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
@@ -511,6 +534,14 @@ static const sy_kernel_def kernels[] = {
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
     OK1("GlobalAveragePool", F32_ONLY),
+    /* mcu_shape.c: data movement on any element type, fp32 normalizations */
+    OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
+    OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
+    OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
+    OK1("Trilu", MCU_ANY), OK1("GatherElements", F32_ONLY),
+    OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
+    OKO("OneHot", MCU_F32_I8),
+#undef OKO
 #undef OK1
 };
 

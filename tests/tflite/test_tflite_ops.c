@@ -394,12 +394,15 @@ static bool mcu_has_kernel(int code, bool int8)
     for (size_t i = 0; !int8 && i < sizeof f32_ops / sizeof f32_ops[0]; i++)
         if (code == f32_ops[i])
             return true;
-    /* data movement, comparisons, logical ops, MAXIMUM/MINIMUM, (de)quantization (mcu_ops.c) */
+    /* data movement, comparisons, logical ops, MAXIMUM/MINIMUM, (de)quantization (mcu_ops.c), and mcu_shape.c's */
     static const int any_ops[] = {OP_SLICE, OP_STRIDED_SLICE, OP_SPLIT, OP_SPLIT_V, OP_UNPACK, OP_REVERSE_V2,
                                   OP_TILE, OP_DEPTH_TO_SPACE, OP_SPACE_TO_DEPTH, OP_PAD, OP_PADV2, OP_MIRROR_PAD,
                                   OP_CONCATENATION, OP_PACK, OP_GATHER, OP_GATHER_ND, OP_SCATTER_ND, OP_LOGICAL_NOT,
                                   OP_LOGICAL_AND, OP_LOGICAL_OR, OP_EQUAL, OP_NOT_EQUAL, OP_LESS, OP_LESS_EQUAL,
-                                  OP_GREATER, OP_GREATER_EQUAL, OP_MAXIMUM, OP_MINIMUM, OP_QUANTIZE, OP_DEQUANTIZE};
+                                  OP_GREATER, OP_GREATER_EQUAL, OP_MAXIMUM, OP_MINIMUM, OP_QUANTIZE, OP_DEQUANTIZE,
+                                  /* resize, casts, fills, selection (mcu_shape.c) */
+                                  OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST_NEIGHBOR, OP_CAST, OP_REVERSE_SEQUENCE, OP_FILL,
+                                  OP_SHAPE, OP_SELECT, OP_SELECT_V2, OP_ONE_HOT};
     for (size_t i = 0; i < sizeof any_ops / sizeof any_ops[0]; i++)
         if (code == any_ops[i])
             return true;
