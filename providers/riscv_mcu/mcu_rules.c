@@ -123,15 +123,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                     op[5] == 'A' ? "43" : "44"); /* ARG_MAX / ARG_MIN */
             return false;
         }
-    } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
-        bool ac = sy_attr_int_or(H, n, "align_corners", 0) != 0, hp = sy_attr_int_or(H, n, "half_pixel_centers", 0) != 0;
-        if (ac == hp) {
-            decline(c, SY_REASON_ATTRIBUTE,
-                    "%s: exactly one of align_corners and half_pixel_centers must be true (ops-mcu.md Table A #%s, "
-                    "§5 rule 34)",
-                    op, op[7] == 'B' ? "23" : "24");
-            return false;
-        }
     } else if (!strcmp(op, "GATHER")) {
         if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
             decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");

@@ -30,7 +30,8 @@
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
- * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
+ * of mcu_ops.c; the shape, normalization and resize rows of mcu_shape.c
+ * (TFLite and ONNX); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape.
  */
@@ -538,7 +539,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
     OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
     OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
-    OK1("Trilu", MCU_ANY), OK1("GatherElements", F32_ONLY),
+    OK1("Trilu", MCU_ANY | SY_DT_BIT(SY_DT_INT64)), OK1("GatherElements", F32_ONLY),
     OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
     OKO("OneHot", MCU_F32_I8),
 #undef OKO
