@@ -113,8 +113,8 @@ static bool plain(sy_dtype d)
 /* int8 codes copied keep their values with one quantization (when both carry one) */
 static bool codes_ok(const sy_tensor *x, const sy_tensor *y, bool need)
 {
-    float sx, sy;
-    int32_t zx, zy;
+    float sx = 0.0f, sy = 0.0f;
+    int32_t zx = 0, zy = 0;
     if (!x || !y || x->dtype != SY_DT_INT8)
         return true;
     bool qx = tfl_qparams(x, &sx, &zx), qy = tfl_qparams(y, &sy, &zy);
