@@ -63,6 +63,8 @@ typedef enum mcu_kind {
     MK_QUANTIZE_F32, MK_REQUANT_S8, MK_DEQUANTIZE_S8, /* tflk_unary.c */
     MK_MAXMIN_S8,  /* tflk_binary.c, raw int8 codes */
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
+    /* mcu_shape.c: the shape / normalization / resize family (MK_RESIZE first) */
+    MK_RESIZE, MK_NORM, MK_CONST, MK_FILL, MK_CAST, MK_REVSEQ, MK_TRILU, MK_SELECT, MK_ONEHOT, MK_GATHER_EL,
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
 } mcu_kind;
@@ -95,6 +97,19 @@ typedef struct mcu_node {
         tflk_gather_nd gnd;
         tflk_scatter_el sel;
         tflk_unary un;
+        /* mcu_shape.c */
+        tflk_resize rz;
+        tflk_norm nrm;
+        tflk_select sel3;
+        tflk_revseq rs;
+        tflk_trilu tri;
+        tflk_onehot oh;
+        struct {
+            int32_t from, to, n;
+        } cast; /* TFLK_F32 ... element codes */
+        struct {
+            int32_t esize, n, in; /* in: the input holding the value; -1: `own` */
+        } fill;
         struct {
             float scale;
             int32_t zp, in_zp, mult, shift, n;
@@ -223,6 +238,14 @@ bool mcu_onnx_has(const sy_node *n);
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* the shape, normalization and resize rows, TFLite and ONNX (mcu_shape.c):
+ * does it map the node, the rows' rules (false: declined, claim filled),
+ * prepare, and the host run of the kinds from MK_RESIZE on */
+bool mcu_shape_has(const sy_node *n);
+bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_shape_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the package from the record `cap` of a run, for the target and budgets `cfg` (mcu_emit.c) */
 sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_codegen_request *req, char *summary,

@@ -505,6 +505,127 @@ static void emit_strided(out *o, const char *sym, const tflk_strided *p)
       p->st[2], p->st[3], p->st[4], p->st[5]);
 }
 
+/* the kinds of mcu_shape.c (x: input 0 as an expression, yo: output 0's offset) */
+static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, const char *x, size_t yo)
+{
+    const mcu_node *k = r->k;
+    char a[96] = "NULL", b[96] = "NULL", c3[160], fb[48];
+    /* only the operands a kernel reads: no unused weight array (Resize's sizes, FILL's dims, OneHot's depth) */
+    bool uses_a = k->kind == MK_NORM || (k->kind == MK_FILL && k->u.fill.in >= 0) || k->kind == MK_REVSEQ ||
+                  k->kind == MK_SELECT || k->kind == MK_GATHER_EL;
+    bool uses_b = (k->kind == MK_NORM && !(k->u.nrm.mode == TFLK_NORM_LAYER && !k->u.nrm.n_bias)) ||
+                  k->kind == MK_SELECT || k->kind == MK_ONEHOT;
+    if (uses_a)
+        SY_TRY(operand(L, r, 1, a, sizeof a));
+    if (uses_b)
+        SY_TRY(operand(L, r, 2, b, sizeof b));
+    switch (k->kind) {
+    case MK_RESIZE: {
+        const tflk_resize *p = &k->u.rz;
+        char f2[48];
+        P(o, "static const tflk_resize n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s};\n", i, p->n,
+          p->ih, p->iw, p->c, p->oh, p->ow, p->esize, p->linear, p->ac, p->hp, p->onnx, p->coord, p->nearest,
+          ffmt(fb, sizeof fb, p->sh), ffmt(f2, sizeof f2, p->sw));
+        L->flash_params += sizeof(tflk_resize);
+        P(calls, "    tflk_resize_run(&n%u, %s, (void *)(ws + %zu));\n", i, x, yo);
+        return NULL;
+    }
+    case MK_NORM: {
+        const tflk_norm *p = &k->u.nrm;
+        char mo[48] = "NULL", io[48] = "NULL", d3[96] = "NULL", d4[96] = "NULL";
+        for (uint32_t v = 1; v < 3 && v < r->n_out; v++)
+            if (r->out[v].data && r->out[v].nbytes) {
+                size_t off = 0;
+                SY_TRY(offset_of(L, r->out[v].data, r->out[v].nbytes, L->ws_bytes, r->out[v].name, &off));
+                snprintf(v == 1 ? mo : io, sizeof mo, "(float *)(ws + %zu)", off);
+            }
+        if (p->mode == TFLK_NORM_BATCH) {
+            SY_TRY(operand(L, r, 3, d3, sizeof d3));
+            SY_TRY(operand(L, r, 4, d4, sizeof d4));
+        }
+        P(o, "static const tflk_norm n%u = {%d, %d, %d, %d, %d, %d, %s};\n", i, p->mode, p->outer, p->groups, p->inner,
+          p->n_scale, p->n_bias, ffmt(fb, sizeof fb, p->eps));
+        L->flash_params += sizeof(tflk_norm);
+        P(calls, "    tflk_norm_run(&n%u, %s, %s, %s, %s, %s, (float *)(ws + %zu), %s, %s);\n", i, x, a,
+          p->mode == TFLK_NORM_LAYER && !p->n_bias ? "NULL" : b, d3, d4, yo, mo, io);
+        return NULL;
+    }
+    case MK_CONST:
+    case MK_FILL: {
+        const char *sym = NULL;
+        if (k->kind == MK_CONST || k->u.fill.in < 0) {
+            size_t nb = k->kind == MK_CONST ? r->out[0].nbytes : (size_t)k->u.fill.esize;
+            SY_TRY(blob_sym(L, k->own, nb ? nb : 1, nb % 4 == 0 ? SY_DT_INT32 : SY_DT_UINT8, &sym));
+            snprintf(c3, sizeof c3, "(const void *)%s", sym);
+        } else {
+            snprintf(c3, sizeof c3, "%s", a);
+        }
+        L->used[MK_CONST] = true; /* tflk_shape.c */
+        if (k->kind == MK_CONST)
+            P(calls, "    tflk_copy(ws + %zu, %s, %zu);\n", yo, c3, r->out[0].nbytes);
+        else
+            P(calls, "    tflk_fill(ws + %zu, %s, %d, %d);\n", yo, c3, k->u.fill.esize, k->u.fill.n);
+        return NULL;
+    }
+    case MK_CAST:
+        P(calls, "    tflk_cast(%d, %d, %s, ws + %zu, %d);\n", k->u.cast.from, k->u.cast.to, x, yo, k->u.cast.n);
+        return NULL;
+    case MK_REVSEQ: {
+        const tflk_revseq *p = &k->u.rs;
+        P(o, "static const tflk_revseq n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->d0, p->d1, p->inner, p->esize,
+          p->seq_axis, p->len64);
+        L->flash_params += sizeof(tflk_revseq);
+        P(calls, "    if (tflk_revseq_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, a, yo);
+        return NULL;
+    }
+    case MK_TRILU: {
+        const tflk_trilu *p = &k->u.tri;
+        P(o, "static const tflk_trilu n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->batches, p->rows, p->cols, p->k,
+          p->upper, p->esize);
+        L->flash_params += sizeof(tflk_trilu);
+        P(calls, "    tflk_trilu_run(&n%u, %s, (void *)(ws + %zu));\n", i, x, yo);
+        return NULL;
+    }
+    case MK_SELECT: {
+        const tflk_select *p = &k->u.sel3;
+        P(o, "static const tflk_select n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+          i, p->rank, p->esize, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sc[0],
+          p->sc[1], p->sc[2], p->sc[3], p->sc[4], p->sc[5], p->sa[0], p->sa[1], p->sa[2], p->sa[3], p->sa[4], p->sa[5],
+          p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5]);
+        L->flash_params += sizeof(tflk_select);
+        P(calls, "    tflk_select_run(&n%u, %s, %s, %s, (void *)(ws + %zu));\n", i, x, a, b, yo);
+        return NULL;
+    }
+    case MK_ONEHOT: {
+        const tflk_onehot *p = &k->u.oh;
+        char off[96];
+        if (p->onnx) {
+            snprintf(off, sizeof off, "%s", b);
+            snprintf(c3, sizeof c3, "(const unsigned char *)%s + %d", b, p->esize);
+        } else {
+            snprintf(c3, sizeof c3, "%s", b);
+            SY_TRY(operand(L, r, 3, off, sizeof off));
+        }
+        P(o, "static const tflk_onehot n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->outer, p->depth, p->inner, p->esize,
+          p->idx64, p->onnx);
+        L->flash_params += sizeof(tflk_onehot);
+        P(calls, "    tflk_onehot_run(&n%u, %s, %s, %s, (void *)(ws + %zu));\n", i, x, c3, off, yo);
+        return NULL;
+    }
+    case MK_GATHER_EL: {
+        const tflk_scatter_el *p = &k->u.sel;
+        P(o, "static const tflk_scatter_el n%u = {%d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
+          i, p->rank, p->axis, p->esize, p->idx64, p->total, p->idims[0], p->idims[1], p->idims[2], p->idims[3],
+          p->idims[4], p->idims[5], p->ydims[0], p->ydims[1], p->ydims[2], p->ydims[3], p->ydims[4], p->ydims[5]);
+        L->flash_params += sizeof(tflk_scatter_el);
+        P(calls, "    if (tflk_gather_el_run(&n%u, %s, %s, (void *)(ws + %zu), NULL))\n        return -1;\n", i, x, a, yo);
+        return NULL;
+    }
+    default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: kind %d has no emitter", i, (int)k->kind);
+    }
+}
+
 /* the kinds of mcu_ops.c */
 static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
 {
@@ -514,7 +635,10 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
     P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
     L->used[k->kind] = true;
-    SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
+    if (k->kind == MK_CONST || k->kind == MK_FILL) /* they read no input 0 (Shape: only its dims) */
+        snprintf(x, sizeof x, "NULL");
+    else
+        SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
                k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B ||
                k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
@@ -636,7 +760,7 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
           k->kind == MK_MAXMIN_S8 ? "tflk_binary_s8_raw" : k->kind == MK_CMP_F32 ? "tflk_compare_f32" : "tflk_compare_b",
           i, x, b, yo);
         return NULL;
-    default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: kind %d has no emitter", i, (int)k->kind);
+    default: return emit_shape_node(o, calls, L, r, i, x, yo);
     }
 }
 
@@ -1142,6 +1266,16 @@ static const char *kernel_file(mcu_kind k)
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
     case MK_CMP_B: return "tflk_binary.c";
+    case MK_RESIZE: return "tflk_resize.c";
+    case MK_NORM: return "tflk_norm.c";
+    case MK_CONST:
+    case MK_FILL:
+    case MK_CAST:
+    case MK_REVSEQ:
+    case MK_TRILU:
+    case MK_SELECT:
+    case MK_ONEHOT:
+    case MK_GATHER_EL: return "tflk_shape.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -123,15 +123,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                     op[5] == 'A' ? "43" : "44"); /* ARG_MAX / ARG_MIN */
             return false;
         }
-    } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
-        bool ac = sy_attr_int_or(H, n, "align_corners", 0) != 0, hp = sy_attr_int_or(H, n, "half_pixel_centers", 0) != 0;
-        if (ac == hp) {
-            decline(c, SY_REASON_ATTRIBUTE,
-                    "%s: exactly one of align_corners and half_pixel_centers must be true (ops-mcu.md Table A #%s, "
-                    "§5 rule 34)",
-                    op, op[7] == 'B' ? "23" : "24");
-            return false;
-        }
     } else if (!strcmp(op, "GATHER")) {
         if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
             decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
@@ -411,8 +402,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
     bool nn = !quant && mcu_nn_has(n);             /* transposed / batched / 3-D (mcu_nn.c) */
-    bool onnx = !quant && !nn && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && !nn && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool shape = !quant && !nn && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
+    bool onnx = !quant && !nn && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !nn && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -451,6 +443,9 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     } else if (nn) {
         /* a Table A conversion-time rejection first (CONV_3D), then the row's rules */
         if (!table_a_other(n, op, c) || !mcu_nn_check(cfg, n, c))
+            return;
+    } else if (shape) {
+        if (!mcu_shape_check(cfg, n, c))
             return;
     } else if (onnx) {
         if (!mcu_onnx_check(cfg, n, c))

@@ -33,7 +33,8 @@
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
- * of mcu_ops.c; the ONNX path (mcu_quant.c, plugin_sdk/kernels):
+ * of mcu_ops.c; the shape, normalization and resize rows of mcu_shape.c
+ * (TFLite and ONNX); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
  * QuantizeLinear, DequantizeLinear, Reshape, QLinearConv, QLinearMatMul,
  * MatMulInteger, ConvInteger.
@@ -283,7 +284,7 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     const char *op = H->node_op(n);
     snprintf(k->name, sizeof k->name, "%s", H->node_name(n) ? H->node_name(n) : "");
     snprintf(k->op, sizeof k->op, "%s", op);
-    bool i8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    bool i8 = H->node_num_inputs(n) && H->node_input(n, 0) && H->node_input(n, 0)->dtype == SY_DT_INT8;
     for (uint32_t i = 0; i < H->node_num_inputs(n) && i < 32; i++) {
         const sy_tensor *t = H->node_input(n, i);
         if (t && t->data)
@@ -293,6 +294,8 @@ static sy_status *prepare_impl(sy_node *n, void **state)
         SY_TRY(mcu_quant_prepare(n, k));
     } else if (mcu_nn_has(n)) {
         SY_TRY(mcu_nn_prepare(n, k)); /* transposed conv, batched matmul, 3-D conv (mcu_nn.c) */
+    } else if (mcu_shape_has(n)) {
+        SY_TRY(mcu_shape_prepare(n, k)); /* shape, normalization, resize (mcu_shape.c) */
     } else if (mcu_onnx_has(n)) {
         SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
@@ -381,7 +384,7 @@ static void record(mcu_capture *c, const mcu_node *k, const sy_kernel_io *io)
 static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 {
     const mcu_node *k = state;
-    const sy_tensor *x = io->inputs[0];
+    const sy_tensor *x = io->n_inputs ? io->inputs[0] : NULL; /* Constant has no input */
     const sy_tensor *w = io->n_inputs > 1 ? io->inputs[1] : NULL;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
     sy_tensor *y = io->outputs[0];
@@ -392,6 +395,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
+    if (k->kind >= MK_RESIZE)
+        return mcu_shape_run(k, io);
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
     if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
@@ -444,6 +449,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 #define I8_ONLY SY_DT_BIT(SY_DT_INT8)
 #define F32_ONLY SY_DT_BIT(SY_DT_FLOAT32)
 #define BOOL_ONLY SY_DT_BIT(SY_DT_BOOL)
+#define I32_ONLY SY_DT_BIT(SY_DT_INT32)
 #define F32_BOOL (F32_ONLY | BOOL_ONLY)
 #define MCU_ANY (MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32) | BOOL_ONLY)
 #define MCU_KERNEL(op, mask)                                                                                       \
@@ -455,6 +461,17 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 #define MCU_KERNEL_T(op, mask, ti)                                                                                 \
     {                                                                                                              \
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), (ti), 0u, NULL, mcu_prepare, mcu_run,  \
+            node_release, NULL                                                                                     \
+    }
+/* kernels chosen by the dtype of output 0 (type_input -1) */
+#define MCU_KERNEL_OUT(op, mask)                                                                                   \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,    \
+            node_release, NULL                                                                                     \
+    }
+#define MCU_QKERNEL_OUT(dom, op, v, mask)                                                                          \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), (dom), (op), (v), 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,       \
             node_release, NULL                                                                                     \
     }
 #define MCU_QKERNEL(dom, op, v, mask)                                                                              \
@@ -500,6 +517,12 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
+    /* mcu_shape.c: resize, casts, fills, selection (keyed on the output's dtype: Select's first input is the bool
+     * condition, FILL's the dims) */
+    MCU_KERNEL("RESIZE_BILINEAR", MCU_F32_I8), MCU_KERNEL("RESIZE_NEAREST_NEIGHBOR", MCU_F32_I8),
+    MCU_KERNEL("CAST", MCU_F32_I8 | I32_ONLY), MCU_KERNEL("REVERSE_SEQUENCE", MCU_F32_I8 | I32_ONLY),
+    MCU_KERNEL("SHAPE", MCU_ANY), MCU_KERNEL_OUT("FILL", MCU_F32_I8 | I32_ONLY | BOOL_ONLY),
+    MCU_KERNEL_OUT("SELECT", MCU_ANY), MCU_KERNEL_OUT("SELECT_V2", MCU_ANY), MCU_KERNEL_OUT("ONE_HOT", MCU_F32_I8),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -516,6 +539,7 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "ConvInteger", 10, SY_DT_BIT(SY_DT_UINT8)),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
+#define OKO(op, mask) MCU_QKERNEL_OUT("", op, 1, mask)
     OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
     OK1("Ceil", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
     OK1("Round", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
@@ -533,6 +557,14 @@ static const sy_kernel_def kernels[] = {
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
     OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
+    /* mcu_shape.c: data movement on any element type, fp32 normalizations */
+    OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
+    OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
+    OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
+    OK1("Trilu", MCU_ANY | SY_DT_BIT(SY_DT_INT64)), OK1("GatherElements", F32_ONLY),
+    OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
+    OKO("OneHot", MCU_F32_I8),
+#undef OKO
 #undef OK1
 };
 

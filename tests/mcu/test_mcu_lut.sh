@@ -87,9 +87,11 @@ done
 # views, tflk_move.c, tflk_unary.c, tflk_binary.c's comparisons): PAD,
 # STRIDED_SLICE, SPLIT, CONCATENATION, DEPTH_TO_SPACE, REVERSE_V2, GATHER,
 # MAXIMUM, TILE, then DEQUANTIZE (int8) or ABS and SQRT (fp32); GATHER_ND,
-# SCATTER_ND, GREATER, LOGICAL_NOT. Exact operations: the riscv_mcu host run
+# SCATTER_ND, GREATER, LOGICAL_NOT; RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR,
+# REVERSE_SEQUENCE, then CAST (int8) or GREATER, SELECT_V2, CAST, ONE_HOT (fp32:
+# mcu_shape.c, tflk_resize.c, tflk_shape.c). Exact operations: the riscv_mcu host run
 # gives cpu_ref's (tflite_tensor, tflite_math) bytes and the package the same.
-for t in move_chain_i8:x_i8:11 move_chain_f32:x_f32:12 idx_chain:xi:4; do
+for t in move_chain_i8:x_i8:11 move_chain_f32:x_f32:12 idx_chain:xi:4 shape_chain_i8:x_i8:4 shape_chain_f32:x_f32:7; do
   name=${t%%:*} rest=${t#*:}
   in=${rest%%:*} nodes=${rest#*:}
   m=$WORK/$name.tflite pkg=$WORK/pkg_$name

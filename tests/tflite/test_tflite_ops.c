@@ -395,12 +395,15 @@ static bool mcu_has_kernel(int code, bool int8)
     for (size_t i = 0; !int8 && i < sizeof f32_ops / sizeof f32_ops[0]; i++)
         if (code == f32_ops[i])
             return true;
-    /* data movement, comparisons, logical ops, MAXIMUM/MINIMUM, (de)quantization (mcu_ops.c) */
+    /* data movement, comparisons, logical ops, MAXIMUM/MINIMUM, (de)quantization (mcu_ops.c), and mcu_shape.c's */
     static const int any_ops[] = {OP_SLICE, OP_STRIDED_SLICE, OP_SPLIT, OP_SPLIT_V, OP_UNPACK, OP_REVERSE_V2,
                                   OP_TILE, OP_DEPTH_TO_SPACE, OP_SPACE_TO_DEPTH, OP_PAD, OP_PADV2, OP_MIRROR_PAD,
                                   OP_CONCATENATION, OP_PACK, OP_GATHER, OP_GATHER_ND, OP_SCATTER_ND, OP_LOGICAL_NOT,
                                   OP_LOGICAL_AND, OP_LOGICAL_OR, OP_EQUAL, OP_NOT_EQUAL, OP_LESS, OP_LESS_EQUAL,
-                                  OP_GREATER, OP_GREATER_EQUAL, OP_MAXIMUM, OP_MINIMUM, OP_QUANTIZE, OP_DEQUANTIZE};
+                                  OP_GREATER, OP_GREATER_EQUAL, OP_MAXIMUM, OP_MINIMUM, OP_QUANTIZE, OP_DEQUANTIZE,
+                                  /* resize, casts, fills, selection (mcu_shape.c) */
+                                  OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST_NEIGHBOR, OP_CAST, OP_REVERSE_SEQUENCE, OP_FILL,
+                                  OP_SHAPE, OP_SELECT, OP_SELECT_V2, OP_ONE_HOT};
     for (size_t i = 0; i < sizeof any_ops / sizeof any_ops[0]; i++)
         if (code == any_ops[i])
             return true;
@@ -915,6 +918,87 @@ static bool write_move_model(const char *dir, bool i8)
     return ok;
 }
 
+/* --write-model DIR also writes shape_chain_f32.tflite / shape_chain_i8.tflite
+ * (tests/mcu/test_mcu_lut.sh, input x_f32.npy / x_i8.npy [1, 4, 4, 8]): the
+ * resize, cast and selection kernels riscv_mcu runs (mcu_shape.c):
+ *   RESIZE_BILINEAR half_pixel_centers to [1,6,5,8]; RESIZE_NEAREST_NEIGHBOR
+ *   align_corners to [1,3,3,8]; REVERSE_SEQUENCE lengths [2] (seq_dim 1,
+ *   batch_dim 0); then fp32: GREATER(., 0) -> bool; SELECT_V2(bool, ., -1.5);
+ *   CAST to int32; ONE_HOT depth 3 (-1 and 3 give all-off rows) -> y
+ *   [1,3,3,8,3]; int8: CAST to fp32 (the codes' values) -> y.
+ * cpu_ref runs the same resize file (tflk_resize.c); the rest are exact. */
+static bool write_shape_model(const char *dir, bool i8)
+{
+    static const int32_t sz1[2] = {6, 5}, sz2[2] = {3, 3}, lens[1] = {2}, depth = 3;
+    static const float zero = 0.0f, neg = -1.5f, on = 1.0f, off = 0.0f;
+    static float sc = 0.05f;
+    static int64_t zp = 3;
+    enum { X, SZ1, T1, SZ2, T2, LEN, T3, ZERO, C, NEG, T4, T5, DEPTH, ON, OFF, Y, NT };
+    tflw_tensor ts[NT];
+    memset(ts, 0, sizeof ts);
+    int dt = i8 ? TFLW_INT8 : TFLW_FLOAT32;
+#define TT(i, nm, ty, r, ...) ts[i] = (tflw_tensor){.name = nm, .type = ty, .rank = r, .dims = {__VA_ARGS__}}
+    TT(X, "x", dt, 4, 1, 4, 4, 8);
+    TT(T1, "t1", dt, 4, 1, 6, 5, 8);
+    TT(T2, "t2", dt, 4, 1, 3, 3, 8);
+    TT(T3, "t3", dt, 4, 1, 3, 3, 8);
+    TT(C, "c", TFLW_BOOL, 4, 1, 3, 3, 8);
+    TT(T4, "t4", TFLW_FLOAT32, 4, 1, 3, 3, 8);
+    TT(T5, "t5", TFLW_INT32, 4, 1, 3, 3, 8);
+    if (i8)
+        TT(Y, "y", TFLW_FLOAT32, 4, 1, 3, 3, 8);
+    else
+        TT(Y, "y", TFLW_FLOAT32, 5, 1, 3, 3, 8, 3);
+#undef TT
+    for (int i = X; i <= T3 && i8; i++)
+        if (ts[i].name) {
+            ts[i].n_quant = 1;
+            ts[i].scales = &sc;
+            ts[i].zero_points = &zp;
+        }
+    ts[SZ1] = (tflw_tensor){.name = "sz1", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = sz1, .nbytes = 8};
+    ts[SZ2] = (tflw_tensor){.name = "sz2", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = sz2, .nbytes = 8};
+    ts[LEN] = (tflw_tensor){.name = "len", .type = TFLW_INT32, .rank = 1, .dims = {1}, .data = lens, .nbytes = 4};
+    ts[ZERO] = (tflw_tensor){.name = "zero", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 1, 1, 1}, .data = &zero, .nbytes = 4};
+    ts[NEG] = (tflw_tensor){.name = "neg", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 1, 1, 1}, .data = &neg, .nbytes = 4};
+    ts[DEPTH] = (tflw_tensor){.name = "depth", .type = TFLW_INT32, .rank = 0, .data = &depth, .nbytes = 4};
+    ts[ON] = (tflw_tensor){.name = "on", .type = TFLW_FLOAT32, .rank = 0, .data = &on, .nbytes = 4};
+    ts[OFF] = (tflw_tensor){.name = "off", .type = TFLW_FLOAT32, .rank = 0, .data = &off, .nbytes = 4};
+    static const int32_t i_rb[2] = {X, SZ1}, o_rb = T1, i_rn[2] = {T1, SZ2}, o_rn = T2, i_rs[2] = {T2, LEN}, o_rs = T3,
+                         i_gt[2] = {T3, ZERO}, o_gt = C, i_sel[3] = {C, T3, NEG}, o_sel = T4, i_c1 = T4, o_c1 = T5,
+                         i_oh[4] = {T5, DEPTH, ON, OFF}, o_y = Y, i_c8 = T3;
+    static const tflw_opt o_rbl[] = {{3, TFLW_OPT_U8, 1, 0, NULL, 0}}, o_rnn[] = {{0, TFLW_OPT_U8, 1, 0, NULL, 0}},
+                          o_rsq[] = {{0, TFLW_OPT_I32, 1, 0, NULL, 0}, {1, TFLW_OPT_I32, 0, 0, NULL, 0}},
+                          o_ohx[] = {{0, TFLW_OPT_I32, -1, 0, NULL, 0}};
+    tflw_op ops[8];
+    int nops = 0;
+    ops[nops++] = (tflw_op){.code = OP_RESIZE_BILINEAR, .inputs = i_rb, .n_inputs = 2, .outputs = &o_rb, .n_outputs = 1,
+                            .options_type = BO_RESIZE_BILINEAR, .opts = o_rbl, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_RESIZE_NEAREST_NEIGHBOR, .inputs = i_rn, .n_inputs = 2, .outputs = &o_rn,
+                            .n_outputs = 1, .options_type = BO_RESIZE_NN, .opts = o_rnn, .n_opts = 1};
+    ops[nops++] = (tflw_op){.code = OP_REVERSE_SEQUENCE, .inputs = i_rs, .n_inputs = 2, .outputs = &o_rs,
+                            .n_outputs = 1, .options_type = BO_REVSEQ, .opts = o_rsq, .n_opts = 2};
+    if (i8) {
+        ops[nops++] = (tflw_op){.code = OP_CAST, .inputs = &i_c8, .n_inputs = 1, .outputs = &o_y, .n_outputs = 1};
+    } else {
+        ops[nops++] = (tflw_op){.code = OP_GREATER, .inputs = i_gt, .n_inputs = 2, .outputs = &o_gt, .n_outputs = 1};
+        ops[nops++] = (tflw_op){.code = OP_SELECT_V2, .inputs = i_sel, .n_inputs = 3, .outputs = &o_sel, .n_outputs = 1};
+        ops[nops++] = (tflw_op){.code = OP_CAST, .inputs = &i_c1, .n_inputs = 1, .outputs = &o_c1, .n_outputs = 1};
+        ops[nops++] = (tflw_op){.code = OP_ONE_HOT, .inputs = i_oh, .n_inputs = 4, .outputs = &o_y, .n_outputs = 1,
+                                .options_type = BO_ONE_HOT, .opts = o_ohx, .n_opts = 1};
+    }
+    int32_t gin = X, gout = Y;
+    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/shape_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = write_file(path, b, size);
+    free(b);
+    return ok;
+}
+
 static bool write_idx_model(const char *dir)
 {
     static const int32_t gi[2] = {2, 0}, si[2] = {1, 3}, shape[2] = {4, 3};
@@ -1075,6 +1159,7 @@ static int write_lut_model(const char *dir)
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
     ok = write_nn_model(dir, true) && write_nn_model(dir, false) && ok;
+    ok = write_shape_model(dir, true) && write_shape_model(dir, false) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */
