@@ -117,15 +117,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                 return false;
             }
         }
-    } else if (!strcmp(op, "RESIZE_BILINEAR") || !strcmp(op, "RESIZE_NEAREST_NEIGHBOR")) {
-        bool ac = sy_attr_int_or(H, n, "align_corners", 0) != 0, hp = sy_attr_int_or(H, n, "half_pixel_centers", 0) != 0;
-        if (ac == hp) {
-            decline(c, SY_REASON_ATTRIBUTE,
-                    "%s: exactly one of align_corners and half_pixel_centers must be true (ops-mcu.md Table A #%s, "
-                    "§5 rule 34)",
-                    op, op[7] == 'B' ? "23" : "24");
-            return false;
-        }
     } else if (!strcmp(op, "GATHER")) {
         if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
             decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
@@ -399,8 +390,10 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
     bool red = !quant && mcu_reduce_has(n); /* the reductions of Tables A and B (mcu_reduce.c) */
-    bool onnx = !quant && !red && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && !red && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool nn = !quant && !red && mcu_nn_has(n);    /* transposed / batched / 3-D (mcu_nn.c) */
+    bool shape = !quant && !red && !nn && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
+    bool onnx = !quant && !red && !nn && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !red && !nn && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -417,7 +410,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
         }
-        if (t->dtype == SY_DT_UINT8 && !t->data) {
+        if (t->dtype == SY_DT_UINT8 && !t->data && !mcu_quant_takes_u8(n)) {
             decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }
@@ -438,6 +431,13 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         /* checked by mcu_quant_check */
     } else if (red) {
         if (!mcu_reduce_check(cfg, n, c))
+            return;
+    } else if (nn) {
+        /* a Table A conversion-time rejection first (CONV_3D), then the row's rules */
+        if (!table_a_other(n, op, c) || !mcu_nn_check(cfg, n, c))
+            return;
+    } else if (shape) {
+        if (!mcu_shape_check(cfg, n, c))
             return;
     } else if (onnx) {
         if (!mcu_onnx_check(cfg, n, c))
