@@ -206,6 +206,7 @@ void ir_graph_init(ir_graph *g, const char *name)
 static void ir_value_free_fields(ir_graph *g, ir_value *v)
 {
     ir_graph_free_ptr(g, v->name);
+    ir_graph_free_ptr(g, v->dims);
     for (int i = 0; v->dim_params && i < SY_MAX_RANK; i++)
         free(v->dim_params[i]);
     free(v->dim_params);
@@ -214,7 +215,8 @@ static void ir_value_free_fields(ir_graph *g, ir_value *v)
         free((void *)v->quant->zero_points);
         free(v->quant);
     }
-    sy_aligned_free(v->data_owned);
+    if (v->flags & IR_VALUE_OWNS_DATA)
+        sy_aligned_free((void *)v->data);
 }
 
 void ir_attr_free(ir_attr *a)
@@ -343,6 +345,23 @@ bool ir_graph_reserve(ir_graph *g, uint64_t n_values, uint64_t n_nodes)
     return true;
 }
 
+bool ir_value_set_rank(ir_graph *g, ir_value *v, int32_t rank)
+{
+    if (rank > v->rank && rank > 0) {
+        /* a rank only grows past its block when a declaration is replaced,
+         * which is rare: the old block stays in the pool */
+        int64_t *d = ir_graph_alloc(g, (size_t)rank * sizeof *d);
+        if (!d)
+            return false;
+        ir_graph_free_ptr(g, v->dims);
+        v->dims = d;
+    }
+    v->rank = rank;
+    for (int32_t i = 0; i < rank; i++)
+        v->dims[i] = -1;
+    return true;
+}
+
 int32_t ir_graph_intern_value(ir_graph *g, const char *name)
 {
     if (!name)
@@ -360,8 +379,6 @@ int32_t ir_graph_intern_value(ir_graph *g, const char *name)
     v->name = copy;
     v->rank = -1;
     v->producer = -1;
-    for (int i = 0; i < SY_MAX_RANK; i++)
-        v->dims[i] = -1;
     ir_name_table *t = g->name_index;
     t->slot[name_table_probe(t, g->values, copy)] = (int32_t)g->n_values;
     t->count++;

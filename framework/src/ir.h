@@ -30,7 +30,8 @@ enum {
     IR_VALUE_GRAPH_INPUT = 1u << 0,
     IR_VALUE_GRAPH_OUTPUT = 1u << 1,
     IR_VALUE_INITIALIZER = 1u << 2, /* constant weight: data is set */
-    IR_VALUE_OUTER_SCOPE = 1u << 3  /* subgraph value captured from the parent */
+    IR_VALUE_OUTER_SCOPE = 1u << 3, /* subgraph value captured from the parent */
+    IR_VALUE_OWNS_DATA = 1u << 4    /* data is an sy_aligned_alloc block of the value's own */
 };
 
 /* What a value's declared ONNX type is. A value with no declared type (an
@@ -44,25 +45,27 @@ typedef enum ir_kind {
 } ir_kind;
 
 /* Fields are ordered so that none needs padding: a graph holds one per value
- * (10^6 in docs/fuzzing.md's chain), and holes cost 8 bytes each. */
+ * (10^6 in docs/fuzzing.md's chain), and holes cost 8 bytes each. The dims
+ * are a block of the graph's pool with one entry per axis (most values of a
+ * large graph have no declared shape: 8 bytes each, not SY_MAX_RANK * 8). */
 typedef struct ir_value {
     char *name;
-    uint32_t flags;            /* IR_VALUE_* */
+    uint16_t flags;            /* IR_VALUE_* */
+    uint8_t kind;              /* ir_kind: declared kind (IR_KIND_TENSOR when undeclared) */
+    uint8_t elem_kind;         /* ir_kind: OPTIONAL: TENSOR or SEQUENCE inside; SEQUENCE: TENSOR */
     sy_dtype dtype;            /* SY_DT_UNDEFINED when unknown */
     int32_t rank;              /* -1 when unknown */
     int32_t producer;          /* node index, -1 for inputs/initializers */
-    int64_t dims[SY_MAX_RANK]; /* -1 for unknown/symbolic */
+    int64_t *dims;             /* rank entries, -1 for unknown/symbolic; NULL when rank <= 0.
+                                * Set the rank with ir_value_set_rank, which sizes it */
     char **dim_params;         /* NULL, or SY_MAX_RANK symbolic dim names (owned, each may be NULL):
                                 * allocated for the few values that have one (ir_value_set_dim_param) */
     sy_quant_params *quant;    /* owned, or NULL */
     /* initializer data: either borrowed from the model's mappings (the
-     * TFLite file, ONNX external data; data_owned == NULL) or owned (an
+     * TFLite file, ONNX external data) or owned (IR_VALUE_OWNS_DATA: an
      * ONNX raw_data block taken out of the decoded message, or a copy). */
     const void *data;
     size_t nbytes;
-    void *data_owned;
-    ir_kind kind;              /* declared kind (IR_KIND_TENSOR when undeclared) */
-    ir_kind elem_kind;         /* OPTIONAL: TENSOR or SEQUENCE inside; SEQUENCE: TENSOR */
 } ir_value;
 
 /* pointers first, then the 32-bit fields: no padding (64 bytes, was 80) */
@@ -129,6 +132,10 @@ int32_t ir_graph_find_value(const ir_graph *g, const char *name);
 bool ir_value_set_dim_param(ir_value *v, int d, char *name);
 const char *ir_value_dim_param(const ir_value *v, int d);
 int32_t ir_graph_intern_value(ir_graph *g, const char *name);
+/* Give v (a value of g) the rank, every dim -1 (unknown): its dims block comes
+ * from g's pool (rank > SY_MAX_RANK is the caller's to refuse). false: out
+ * of memory. */
+bool ir_value_set_rank(ir_graph *g, ir_value *v, int32_t rank);
 /* Blocks freed with the graph, not on their own: strings and index arrays of
  * its nodes and values (ir_value.name always is one); NULL: out of memory.
  * A large block (over 1 KB) is malloc'd on its own: it is freed with the

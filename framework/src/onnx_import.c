@@ -152,6 +152,265 @@ static void pb_arena_release(pb_arena *a)
     a->next_size = 0;
 }
 
+/* Keep the newest chunk (the largest) for the next message, drop the rest:
+ * the arena of one node at a time (wire_split) reuses its memory. */
+static void pb_arena_reset(pb_arena *a)
+{
+    pb_chunk *keep = a->head;
+    if (!keep)
+        return;
+    a->head = keep->next;
+    pb_arena_release(a);
+    keep->next = NULL;
+    keep->used = (sizeof *keep + PB_ALIGN - 1) & ~(size_t)(PB_ALIGN - 1);
+    a->head = keep;
+    a->next_size = keep->size < PB_CHUNK_MAX ? keep->size * 2 : keep->size;
+}
+
+/* ---- the main graph's nodes and initializers, one at a time ------------- */
+
+/* Unpacking the whole ModelProto holds every node's decoded message while the
+ * IR is built from them: ~180 bytes a node beside the IR's own, the peak of a
+ * huge graph's load (docs/fuzzing.md, the 10^6-node chain). Instead the
+ * wire is walked first: the main graph's node (GraphProto field 1) and
+ * initializer (field 5) fields are only located, the rest of the model is
+ * copied into a small buffer that protobuf-c unpacks, and the importer
+ * unpacks each node and initializer on its own when it needs it, freeing it
+ * before the next. Protobuf's rules are kept: the occurrences of the
+ * ModelProto's graph field merge (their contents concatenate), repeated
+ * fields append in file order. Anything the walk does not expect (a group,
+ * a field of the wrong wire type, a truncated length) leaves the model to
+ * the plain unpack of the whole file, which then accepts or refuses it. */
+typedef struct pb_span {
+    const uint8_t *p;
+    size_t n;
+} pb_span;
+
+typedef struct wire_split {
+    uint8_t *stripped; /* the ModelProto without the main graph's nodes and initializers */
+    size_t stripped_len;
+    const uint8_t *data; /* the whole ModelProto (the caller's buffer), where they are */
+    size_t size;
+    size_t n_nodes, n_inits;
+} wire_split;
+
+typedef struct wire_field {
+    uint32_t num;
+    unsigned wt;
+    const uint8_t *start, *payload, *end; /* the whole field; a length-delimited payload */
+} wire_field;
+
+static bool wire_varint(const uint8_t **p, const uint8_t *end, int max_bytes, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < max_bytes && *p < end; i++) {
+        uint8_t b = *(*p)++;
+        r |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The next field of [*p, end): 1, 0 at the end, -1 when it is not one the
+ * walk takes (then the plain unpack decides). Tags and lengths are at most 5
+ * bytes, as protobuf-c reads them. */
+static int wire_next(const uint8_t **p, const uint8_t *end, wire_field *f)
+{
+    if (*p >= end)
+        return 0;
+    f->start = *p;
+    uint64_t key, v;
+    if (!wire_varint(p, end, 5, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX)
+        return -1;
+    f->num = (uint32_t)(key >> 3);
+    f->wt = (unsigned)(key & 7);
+    f->payload = NULL;
+    switch (f->wt) {
+    case 0:
+        if (!wire_varint(p, end, 10, &v))
+            return -1;
+        break;
+    case 1:
+    case 5: {
+        size_t n = f->wt == 1 ? 8 : 4;
+        if ((size_t)(end - *p) < n)
+            return -1;
+        *p += n;
+        break;
+    }
+    case 2:
+        if (!wire_varint(p, end, 5, &v) || v > (uint64_t)(end - *p))
+            return -1;
+        f->payload = *p;
+        *p += v;
+        break;
+    default:
+        return -1; /* groups (3, 4) and the undefined 6, 7 */
+    }
+    f->end = *p;
+    return 1;
+}
+
+static void wire_split_free(wire_split *w)
+{
+    free(w->stripped);
+    memset(w, 0, sizeof *w);
+}
+
+/* The fields numbered `num` of the graph fields of a ModelProto, one after
+ * the other in file order: a walk of what wire_split_model already checked
+ * (nothing is kept per node: an array of their places would cost 16 bytes
+ * a node). */
+typedef struct wire_cursor {
+    const uint8_t *p, *end; /* in the ModelProto */
+    const uint8_t *q, *qend; /* in the graph field being read (q == qend: none) */
+    uint32_t num;
+    size_t next; /* index of the field the next call gives */
+} wire_cursor;
+
+static void cursor_start(wire_cursor *k, const wire_split *w, uint32_t num)
+{
+    *k = (wire_cursor){.p = w->data, .end = w->data + w->size, .num = num};
+}
+
+static bool cursor_next(wire_cursor *k, pb_span *out)
+{
+    enum { MODEL_GRAPH = 7 };
+    wire_field f;
+    for (;;) {
+        while (k->q < k->qend)
+            if (wire_next(&k->q, k->qend, &f) <= 0)
+                k->q = k->qend;
+            else if (f.num == k->num) {
+                *out = (pb_span){f.payload, (size_t)(f.end - f.payload)};
+                k->next++;
+                return true;
+            }
+        /* the next graph field of the model */
+        for (;;) {
+            if (wire_next(&k->p, k->end, &f) <= 0)
+                return false;
+            if (f.num == MODEL_GRAPH)
+                break;
+        }
+        k->q = f.payload;
+        k->qend = f.end;
+    }
+}
+
+/* field i (counted from 0) of what k walks; sequential calls cost one step */
+static bool cursor_at(wire_cursor *k, const wire_split *w, size_t i, pb_span *out)
+{
+    if (i < k->next || !k->p) {
+        uint32_t num = k->num;
+        cursor_start(k, w, num);
+    }
+    pb_span s = {0};
+    while (k->next <= i)
+        if (!cursor_next(k, &s))
+            return false;
+    *out = s;
+    return true;
+}
+
+static size_t varint_put(uint8_t *o, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        o[n++] = b | (v ? 0x80 : 0);
+    } while (v);
+    return n;
+}
+
+/* 1: split (w filled), 0: not split (unpack the whole model), -1: out of memory */
+static int wire_split_model(const uint8_t *data, size_t size, wire_split *w)
+{
+    enum { MODEL_GRAPH = 7, GRAPH_NODE = 1, GRAPH_INITIALIZER = 5 };
+    memset(w, 0, sizeof *w);
+    const uint8_t *end = data + size, *p = data;
+    size_t kept_model = 0, kept_graph = 0;
+    bool has_graph = false;
+    wire_field f;
+    int r;
+    /* locate, and size what is kept */
+    while ((r = wire_next(&p, end, &f)) > 0) {
+        if (f.num != MODEL_GRAPH) {
+            kept_model += (size_t)(f.end - f.start);
+            continue;
+        }
+        if (f.wt != 2)
+            goto plain;
+        has_graph = true;
+        const uint8_t *q = f.payload, *qe = f.end;
+        wire_field g;
+        while ((r = wire_next(&q, qe, &g)) > 0) {
+            size_t *count = g.num == GRAPH_NODE ? &w->n_nodes : g.num == GRAPH_INITIALIZER ? &w->n_inits : NULL;
+            if (!count) {
+                kept_graph += (size_t)(g.end - g.start);
+                continue;
+            }
+            if (g.wt != 2)
+                goto plain;
+            ++*count;
+        }
+        if (r < 0)
+            goto plain;
+    }
+    if (r < 0 || !has_graph || (!w->n_nodes && !w->n_inits))
+        goto plain;
+    w->data = data;
+    w->size = size;
+    /* the kept fields in file order, then one graph field with the kept
+     * contents of every graph field (which is what their merge is) */
+    w->stripped = malloc(kept_model + 1 + 10 + kept_graph);
+    if (!w->stripped) {
+        wire_split_free(w);
+        return -1;
+    }
+    uint8_t *o = w->stripped;
+    for (p = data; wire_next(&p, end, &f) > 0;)
+        if (f.num != MODEL_GRAPH) {
+            memcpy(o, f.start, (size_t)(f.end - f.start));
+            o += f.end - f.start;
+        }
+    *o++ = MODEL_GRAPH << 3 | 2;
+    o += varint_put(o, kept_graph);
+    for (p = data; wire_next(&p, end, &f) > 0;) {
+        if (f.num != MODEL_GRAPH)
+            continue;
+        const uint8_t *q = f.payload;
+        wire_field g;
+        while (wire_next(&q, f.end, &g) > 0)
+            if (g.num != GRAPH_NODE && g.num != GRAPH_INITIALIZER) {
+                memcpy(o, g.start, (size_t)(g.end - g.start));
+                o += g.end - g.start;
+            }
+    }
+    w->stripped_len = (size_t)(o - w->stripped);
+    return 1;
+plain:
+    wire_split_free(w);
+    return 0;
+}
+
+/* How many fields numbered num a message's bytes hold (0 when they do not
+ * walk: the count only sizes an array). */
+static size_t wire_count(const pb_span *s, uint32_t num)
+{
+    const uint8_t *p = s->p, *end = s->p + s->n;
+    wire_field f;
+    size_t n = 0;
+    int r;
+    while ((r = wire_next(&p, end, &f)) > 0)
+        n += f.num == num;
+    return r < 0 ? 0 : n;
+}
+
 /* ---- helpers --------------------------------------------------------------- */
 
 typedef struct import_ctx {
@@ -161,6 +420,15 @@ typedef struct import_ctx {
     char **map_paths;    /* real path of each external-data mapping in m->mappings */
     const pb_arena *arena; /* where the decoded message's small blocks are */
     int depth;
+    /* the main graph's nodes and initializers when they stay on the wire
+     * (wire_split; NULL: they are in the decoded GraphProto), and the one
+     * decoded at a time, with the arena its small blocks come from */
+    const wire_split *wire;
+    wire_cursor node_cur, init_cur;
+    pb_arena one_arena;
+    ProtobufCAllocator one_pa;
+    Onnx__NodeProto *one_node;
+    Onnx__TensorProto *one_init;
 } import_ctx;
 
 typedef struct tp_data {
@@ -544,7 +812,8 @@ static sy_status *tp_decode(import_ctx *c, const Onnx__TensorProto *tp, const ch
          * importer's own and is freed before the model is returned, so the
          * block is taken out of the message instead of copied: the value owns
          * it (sy_aligned_free is free()) and the tree no longer frees it. */
-        if (c && is_aligned(tp->raw_data.data, SY_BORROW_ALIGN) && !pb_arena_owns(c->arena, tp->raw_data.data)) {
+        if (c && is_aligned(tp->raw_data.data, SY_BORROW_ALIGN) && !pb_arena_owns(c->arena, tp->raw_data.data) &&
+            !pb_arena_owns(&c->one_arena, tp->raw_data.data)) {
             Onnx__TensorProto *own = (Onnx__TensorProto *)tp; /* not const: import_bytes unpacked it */
             d->owned = own->raw_data.data;
             d->data = d->owned;
@@ -647,14 +916,16 @@ static int32_t scope_resolve(scope *s, const char *name)
     ir_value *v = &s->g->values[idx];
     v->flags |= IR_VALUE_OUTER_SCOPE;
     v->dtype = pv->dtype;
-    v->rank = pv->rank;
-    memcpy(v->dims, pv->dims, sizeof v->dims);
+    if (!ir_value_set_rank(s->g, v, pv->rank))
+        return -2;
+    if (pv->rank > 0)
+        memcpy(v->dims, pv->dims, (size_t)pv->rank * sizeof *v->dims);
     return idx;
 }
 
 /* Apply a ValueInfo's type to a value. Initializers keep the shape their data
  * defines. */
-static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
+static sy_status *apply_type(const Onnx__TypeProto *tp, ir_graph *g, ir_value *v)
 {
     if (!tp)
         return NULL;
@@ -725,7 +996,8 @@ static sy_status *apply_type(const Onnx__TypeProto *tp, ir_value *v)
         return NULL;
     if (v->rank >= 0 && v->rank != (int32_t)sh->n_dim)
         return NULL; /* first declaration wins; shape inference reconciles later */
-    v->rank = (int32_t)sh->n_dim;
+    if (!ir_value_set_rank(g, v, (int32_t)sh->n_dim))
+        return oom();
     for (size_t i = 0; i < sh->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
@@ -1056,6 +1328,51 @@ out:
     return st;
 }
 
+/* Free the node or initializer decoded on its own (one_get), if any. */
+static void one_done(import_ctx *c)
+{
+    if (c->one_node)
+        onnx__node_proto__free_unpacked(c->one_node, &c->one_pa);
+    if (c->one_init)
+        onnx__tensor_proto__free_unpacked(c->one_init, &c->one_pa);
+    if (c->one_node || c->one_init)
+        pb_arena_reset(&c->one_arena);
+    c->one_node = NULL;
+    c->one_init = NULL;
+}
+
+/* Node i of gp (wire: of the main graph, on the wire; the previous one is
+ * freed). NULL: not a valid NodeProto, or out of memory. */
+static const Onnx__NodeProto *node_get(import_ctx *c, const Onnx__GraphProto *gp, const wire_split *wire, size_t i)
+{
+    if (!wire)
+        return gp->node[i];
+    one_done(c);
+    pb_span s;
+    if (!cursor_at(&c->node_cur, wire, i, &s))
+        return NULL;
+    c->one_node = onnx__node_proto__unpack(&c->one_pa, s.n, s.p);
+    return c->one_node;
+}
+
+static const Onnx__TensorProto *init_get(import_ctx *c, const Onnx__GraphProto *gp, const wire_split *wire, size_t i)
+{
+    if (!wire)
+        return gp->initializer[i];
+    one_done(c);
+    pb_span s;
+    if (!cursor_at(&c->init_cur, wire, i, &s))
+        return NULL;
+    c->one_init = onnx__tensor_proto__unpack(&c->one_pa, s.n, s.p);
+    return c->one_init;
+}
+
+static sy_status *bad_part(const import_ctx *c, const char *what, size_t i)
+{
+    return sy_error(SY_ERR_INVALID_MODEL, "%s: not a valid ONNX ModelProto (truncated or corrupt): the graph's %s #%zu does not decode",
+                    c->where, what, i);
+}
+
 static const char *norm_domain(const char *d)
 {
     d = S(d);
@@ -1072,9 +1389,13 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         return sy_error(SY_ERR_UNSUPPORTED, "%s: subgraphs nest deeper than %d levels", gwhere, SY_ONNX_MAX_DEPTH);
     scope sc = {g, parent};
     sy_status *st = NULL;
+    /* the main graph's nodes and initializers may be on the wire (wire_split) */
+    const wire_split *wire = parent ? NULL : c->wire;
+    const size_t n_node = wire ? wire->n_nodes : gp->n_node;
+    const size_t n_init = wire ? wire->n_inits : gp->n_initializer;
 
-    if (gp->n_node > (size_t)INT32_MAX / 2)
-        return sy_error(SY_ERR_UNSUPPORTED, "%s: too many nodes (%zu)", gwhere, gp->n_node);
+    if (n_node > (size_t)INT32_MAX / 2)
+        return sy_error(SY_ERR_UNSUPPORTED, "%s: too many nodes (%zu)", gwhere, n_node);
     if (gp->n_sparse_initializer)
         return sy_error(SY_ERR_UNSUPPORTED, "%s: sparse initializer '%s' is not supported", gwhere,
                         gp->sparse_initializer[0]->values ? S(gp->sparse_initializer[0]->values->name) : "");
@@ -1082,16 +1403,22 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
     /* every value the graph itself names (outer-scope captures come on
      * top, by appends): an initializer, an input or a node output each */
     {
-        uint64_t nv = (uint64_t)gp->n_initializer + gp->n_input;
-        for (size_t i = 0; i < gp->n_node; i++)
-            nv += gp->node[i]->n_output;
-        if (!ir_graph_reserve(g, nv, gp->n_node))
+        uint64_t nv = (uint64_t)n_init + gp->n_input;
+        wire_cursor k;
+        pb_span s;
+        if (wire)
+            cursor_start(&k, wire, 1 /* GraphProto.node */);
+        for (size_t i = 0; i < n_node; i++)
+            nv += !wire ? gp->node[i]->n_output : cursor_next(&k, &s) ? wire_count(&s, 2 /* NodeProto.output */) : 0;
+        if (!ir_graph_reserve(g, nv, n_node))
             return oom();
     }
 
     /* initializers */
-    for (size_t i = 0; i < gp->n_initializer; i++) {
-        const Onnx__TensorProto *tp = gp->initializer[i];
+    for (size_t i = 0; i < n_init; i++) {
+        const Onnx__TensorProto *tp = init_get(c, gp, wire, i);
+        if (!tp)
+            return bad_part(c, "initializer", i);
         const char *name = S(tp->name);
         if (!*name)
             return sy_error(SY_ERR_INVALID_MODEL, "%s: initializer #%zu has no name", gwhere, i);
@@ -1107,13 +1434,16 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         ir_value *v = &g->values[idx];
         v->flags |= IR_VALUE_INITIALIZER;
         v->dtype = (sy_dtype)d.dtype;
-        v->rank = d.rank;
-        memcpy(v->dims, d.dims, sizeof v->dims);
-        for (int32_t k = d.rank; k < SY_MAX_RANK; k++)
-            v->dims[k] = -1;
+        if (!ir_value_set_rank(g, v, d.rank)) {
+            sy_aligned_free(d.owned);
+            return oom();
+        }
+        if (d.rank > 0)
+            memcpy(v->dims, d.dims, (size_t)d.rank * sizeof *v->dims);
         v->data = d.data;
         v->nbytes = d.nbytes;
-        v->data_owned = d.owned;
+        if (d.owned)
+            v->flags |= IR_VALUE_OWNS_DATA; /* d.data is d.owned then */
     }
 
     /* inputs; an input that also has an initializer is a constant (IR < 4
@@ -1130,7 +1460,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
             return sy_error(SY_ERR_INVALID_MODEL, "%s: graph input #%zu has no name", gwhere, i);
         int32_t idx = ir_graph_find_value(g, name);
         if (idx >= 0 && (g->values[idx].flags & IR_VALUE_INITIALIZER)) {
-            st = apply_type(vi->type, &g->values[idx]);
+            st = apply_type(vi->type, g, &g->values[idx]);
             if (st)
                 return sy_error_wrap(st, "%s: graph input", gwhere);
             continue;
@@ -1141,7 +1471,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         if (idx < 0)
             return oom();
         g->values[idx].flags |= IR_VALUE_GRAPH_INPUT;
-        st = apply_type(vi->type, &g->values[idx]);
+        st = apply_type(vi->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: graph input", gwhere);
         g->inputs[n_in++] = idx;
@@ -1150,8 +1480,10 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
 
     /* nodes, first pass: identity and outputs, so every local name is known
      * before inputs (and subgraphs) are resolved */
-    for (size_t i = 0; i < gp->n_node; i++) {
-        const Onnx__NodeProto *np = gp->node[i];
+    for (size_t i = 0; i < n_node; i++) {
+        const Onnx__NodeProto *np = node_get(c, gp, wire, i);
+        if (!np)
+            return bad_part(c, "node", i);
         ir_node *n = ir_graph_add_node(g);
         if (!n)
             return oom();
@@ -1216,7 +1548,7 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
             return sy_error(SY_ERR_INVALID_MODEL, "%s: graph output '%s' is never produced (no node, input or initializer defines it)",
                             gwhere, name);
         g->values[idx].flags |= IR_VALUE_GRAPH_OUTPUT;
-        st = apply_type(gp->output[i]->type, &g->values[idx]);
+        st = apply_type(gp->output[i]->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: graph output", gwhere);
         g->outputs[i] = idx;
@@ -1228,14 +1560,16 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         int32_t idx = ir_graph_find_value(g, S(gp->value_info[i]->name));
         if (idx < 0)
             continue;
-        st = apply_type(gp->value_info[i]->type, &g->values[idx]);
+        st = apply_type(gp->value_info[i]->type, g, &g->values[idx]);
         if (st)
             return sy_error_wrap(st, "%s: value_info", gwhere);
     }
 
     /* nodes, second pass: inputs and attributes */
-    for (size_t i = 0; i < gp->n_node; i++) {
-        const Onnx__NodeProto *np = gp->node[i];
+    for (size_t i = 0; i < n_node; i++) {
+        const Onnx__NodeProto *np = node_get(c, gp, wire, i);
+        if (!np)
+            return bad_part(c, "node", i);
         ir_node *n = &g->nodes[i];
         n->inputs = ir_graph_alloc(g, (np->n_input ? np->n_input : 1) * sizeof *n->inputs);
         if (!n->inputs)
@@ -1276,6 +1610,8 @@ static sy_status *import_graph(import_ctx *c, const Onnx__GraphProto *gp, ir_gra
         }
     }
 
+    if (wire)
+        one_done(c);
     st = topo_sort(g, gwhere);
     c->depth--;
     return st;
@@ -1289,8 +1625,17 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
         return sy_error(SY_ERR_INVALID_MODEL, "%s: empty file (not an ONNX model)", where);
     pb_arena arena = {0};
     ProtobufCAllocator pa = {.alloc = pb_alloc, .free = pb_free, .allocator_data = &arena};
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pa, size, data);
+    wire_split wire;
+    int split = wire_split_model(data, size, &wire);
+    if (split < 0)
+        return oom();
+    Onnx__ModelProto *mp = split ? onnx__model_proto__unpack(&pa, wire.stripped_len, wire.stripped)
+                                 : onnx__model_proto__unpack(&pa, size, data);
+    /* the spans point into data, not into the copy */
+    free(wire.stripped);
+    wire.stripped = NULL;
     if (!mp) {
+        wire_split_free(&wire);
         pb_arena_release(&arena);
         return sy_error(SY_ERR_INVALID_MODEL, "%s: not a valid ONNX ModelProto (truncated or corrupt)", where);
     }
@@ -1298,10 +1643,16 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
     if (!m) {
         onnx__model_proto__free_unpacked(mp, &pa);
         pb_arena_release(&arena);
+        wire_split_free(&wire);
         return oom();
     }
     m->format = "onnx";
-    import_ctx c = {.m = m, .where = where, .base_dir = base_dir, .arena = &arena};
+    import_ctx c = {.m = m, .where = where, .base_dir = base_dir, .arena = &arena, .wire = split ? &wire : NULL};
+    c.one_pa = (ProtobufCAllocator){.alloc = pb_alloc, .free = pb_free, .allocator_data = &c.one_arena};
+    if (split) {
+        cursor_start(&c.node_cur, &wire, 1 /* GraphProto.node */);
+        cursor_start(&c.init_cur, &wire, 5 /* GraphProto.initializer */);
+    }
     sy_status *st = NULL;
 
     m->path = sy_strdup(where);
@@ -1395,6 +1746,8 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
      * it used to cost some 170 bytes and 6 heap blocks a node */
     onnx__model_proto__free_unpacked(mp, &pa);
     pb_arena_release(&arena);
+    wire_split_free(&wire);
+    pb_arena_release(&c.one_arena);
     *out = m;
     return NULL;
 
@@ -1403,8 +1756,11 @@ fail:
         free(c.map_paths[i]);
     free(c.map_paths);
     ir_model_free(m);
+    one_done(&c);
     onnx__model_proto__free_unpacked(mp, &pa);
     pb_arena_release(&arena);
+    wire_split_free(&wire);
+    pb_arena_release(&c.one_arena);
     return st;
 }
 

@@ -1,13 +1,15 @@
 /*
  * ONNX importer: ModelProto file/buffer -> ir_model, and TensorProto -> sy_tensor.
  *
- * The decoded ModelProto is freed before the model is returned: an
- * initializer's raw_data block (protobuf-c's own malloc'd copy) is taken out
- * of the message when suitably aligned (ir_value.data == data_owned, no
- * copy); initializers stored in typed fields (float_data, int32_data, ...),
- * unaligned ones and string tensors are converted into an owned 64-byte
- * aligned copy (data_owned == data). External data is mmapped read-only and
- * borrowed (data_owned NULL); its mappings are in ir_model->mappings.
+ * The main graph's nodes and initializers are decoded one at a time from
+ * the wire, the rest of the ModelProto at once; every decoded message is
+ * freed before the model is returned: an initializer's raw_data block
+ * (protobuf-c's own malloc'd copy) is taken out of the message when suitably
+ * aligned (no copy, IR_VALUE_OWNS_DATA); initializers stored in typed fields
+ * (float_data, int32_data, ...), unaligned ones and string tensors are
+ * converted into an owned 64-byte aligned copy (IR_VALUE_OWNS_DATA too).
+ * External data is mmapped read-only and borrowed (not owned); its mappings
+ * are in ir_model->mappings.
  */
 #ifndef SY_ONNX_IMPORT_H
 #define SY_ONNX_IMPORT_H

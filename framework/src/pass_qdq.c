@@ -630,7 +630,7 @@ static int32_t new_scalar(qctx *c, const char *base, sy_dtype dt, int32_t v)
     iv->flags |= IR_VALUE_INITIALIZER;
     iv->dtype = dt;
     iv->rank = 0;
-    iv->data_owned = data;
+    iv->flags |= IR_VALUE_OWNS_DATA;
     iv->data = data;
     iv->nbytes = es;
     c->qdt[idx] = dt;

@@ -110,7 +110,8 @@ static sy_status *bind_values(struct sy_session *s)
         vr->alias_of = -1;
         if (v->flags & IR_VALUE_INITIALIZER) {
             vr->t.rank = v->rank;
-            memcpy(vr->t.dims, v->dims, sizeof v->dims);
+            if (v->rank > 0)
+                memcpy(vr->t.dims, v->dims, (size_t)v->rank * sizeof *v->dims);
             vr->t.data = (void *)v->data;
             vr->t.nbytes = v->nbytes;
             vr->is_const = vr->shape_known = true;

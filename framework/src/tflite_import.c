@@ -271,7 +271,7 @@ static sy_status *fill_zero_state(ir_value *v, const char *where, uint64_t max_b
                 ((int16_t *)p)[i] = (int16_t)z;
         }
     }
-    v->data_owned = p;
+    v->flags |= IR_VALUE_OWNS_DATA;
     v->data = p;
     v->nbytes = nbytes;
     v->flags |= IR_VALUE_INITIALIZER;
@@ -334,7 +334,8 @@ static sy_status *tensor_value(tctx *c, int32_t ti, int32_t *out)
     if (shape.len > SY_MAX_RANK)
         return sy_error(SY_ERR_UNSUPPORTED, "%s: tensor '%s' has rank %u; at most %d is supported", c->where, nm,
                         shape.len, SY_MAX_RANK);
-    v->rank = (int32_t)shape.len;
+    if (!ir_value_set_rank(c->g, v, (int32_t)shape.len))
+        return sy_error_oom();
     for (uint32_t d = 0; d < shape.len; d++) {
         int32_t x = fb_vec_i32(&c->r, shape, d);
         if (x < -1)
@@ -382,7 +383,7 @@ static sy_status *tensor_value(tctx *c, int32_t ti, int32_t *out)
             if (!p)
                 return sy_error_oom();
             memcpy(p, data, len);
-            v->data_owned = p;
+            v->flags |= IR_VALUE_OWNS_DATA;
             data = p;
         }
         v->data = data;

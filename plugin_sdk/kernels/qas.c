@@ -25,9 +25,19 @@ void qas_fc_forward(const qas_fc *p, int32_t batch, const int8_t *x, const int8_
         const int8_t *xr = x + (int64_t)n * p->k;
         for (int32_t o = 0; o < p->o; o++) {
             const int8_t *wr = w + (int64_t)o * p->k;
-            int32_t acc = bias ? bias[o] : 0;
-            for (int32_t i = 0; i < p->k; i++)
-                acc += ((int32_t)xr[i] - p->x_zp) * (int32_t)wr[i];
+            /* the bias is any int32 (a checkpoint's, or one re-quantized
+             * near its range), so the sum is 64-bit; the products are summed
+             * in int32 by blocks that cannot overflow (|x - x_zp| <= 255,
+             * |w| <= 128: 65536 * 32640 < 2^31), which keeps a 32-bit MCU's
+             * inner loop 32-bit. In range the result is the int32 sum's. */
+            int64_t acc = bias ? bias[o] : 0;
+            for (int32_t i0 = 0, end; i0 < p->k; i0 = end) {
+                end = p->k - i0 > 65536 ? i0 + 65536 : p->k;
+                int32_t dot = 0;
+                for (int32_t i = i0; i < end; i++)
+                    dot += ((int32_t)xr[i] - p->x_zp) * (int32_t)wr[i];
+                acc += dot;
+            }
             /* the multiplier is formed as the folded QDQ Gemm forms it:
              * (x_scale·w_scale)/y_scale in float */
             float m = p->x_scale * p->w_scale[o] / p->y_scale;

@@ -60,40 +60,88 @@ static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v 
 
 /* One output channel's requantization with its per-channel choices made
  * once (the conv/fc kernels walk output channels in the outer loop, so the
- * shift split and the form are decided per channel, not per output value).
+ * form and its constants are decided per channel, not per output value).
  * tflk_rq_apply(r, acc) == tflk_rescale(single, acc, mult, shift) for every
- * acc: the gemmlowp form's high multiply is written as (a*m + 2^30) >> 31,
- * which equals SaturatingRoundingDoublingHighMul's (a*m + nudge) / 2^31
- * truncated toward zero (for a*m < 0: trunc((a*m + 1 - 2^30) / 2^31) =
- * ceil(...) = floor((a*m + 2^30) / 2^31)), without its sign test and
- * 64-bit division; only a = m = INT32_MIN saturates, so a multiplier
- * INT32_MIN (QuantizeMultiplier never gives one) takes tflk_rescale. */
+ * acc, as one 64-bit add and shift of the product P = (acc << left) * mult:
+ *   - gemmlowp: SaturatingRoundingDoublingHighMul is h = floor((P + 2^30) /
+ *     2^31) (for P < 0, trunc((P + 1 - 2^30) / 2^31) = floor((P + 2^30) /
+ *     2^31)); only P = INT32_MIN^2 saturates, so a multiplier INT32_MIN
+ *     (QuantizeMultiplier never gives one) takes tflk_rescale.
+ *     RoundingDivideByPOT(h, r) is floor((h + 2^(r-1) - (h < 0)) / 2^r)
+ *     (half away from zero), and floor(floor(X / 2^31) / 2^r) = floor(X /
+ *     2^(31+r)), so the result is floor((P + K) / 2^(31+r)) with K = 2^30 +
+ *     2^(30+r) for h >= 0 and K - 2^31 for h < 0. The sign of P stands for
+ *     the sign of h: they differ only where h = 0, whose result is 0 with
+ *     either K. r = 0: K = 2^30.
+ *   - single rounding (shift in [-31, 0]): floor((P + 2^(t-1)) / 2^t), t =
+ *     31 - shift, for both signs; it cannot overflow int32 there. Other
+ *     shifts (the saturating ones) take tflk_rescale.
+ * The total shift S is 31 to 62: for S >= 32 the result is the high word
+ * of P + K shifted right by S - 32, for S = 31 the high word's low 31 bits
+ * and the low word's top bit. The carry of the low words, lo + klo >= 2^32,
+ * is lo > ~klo: one compare against a constant of the channel. */
 typedef struct tflk_rq {
-    int32_t mult, shift, left, right;
-    int32_t mask, half; /* RoundingDivideByPOT's 2^right - 1 and its half (0, 0 for right = 0) */
-    int32_t single;
-    int32_t slow; /* the single-rounding form, or a multiplier INT32_MIN (saturation possible): tflk_rescale */
+    int32_t mult, shift, single;
+    int32_t slow; /* tflk_rescale (above) */
+    int32_t left; /* gemmlowp's left shift of the accumulator (wrapping, as the reference's) */
+    int32_t s31;  /* S = 31 */
+    int32_t sh;   /* S - 32 for S >= 32 */
+    uint32_t nklo_p, khi_p, nklo_n, khi_n; /* ~low word and high word of K for P >= 0 and P < 0 */
 } tflk_rq;
 static inline void tflk_rq_init(tflk_rq *r, int32_t single, int32_t mult, int32_t shift)
 {
+    /* K's words from 32-bit shifts (a 64-bit shift by a variable is a libgcc call or a branchy
+     * sequence on rv32, and this runs once per output channel) */
+    uint32_t klo_p = UINT32_C(1) << 30, khi_p = 0, klo_n, khi_n;
+    int32_t s = 31; /* S */
     r->mult = mult;
     r->shift = shift;
-    r->left = shift > 0 ? shift : 0;
-    r->right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
-    r->mask = (int32_t)((UINT32_C(1) << r->right) - 1u);
-    r->half = r->mask >> 1;
     r->single = single;
-    r->slow = single || mult == INT32_MIN;
+    r->slow = mult == INT32_MIN || (single && (shift > 0 || shift < -31));
+    r->left = !single && shift > 0 ? shift : 0;
+    if (single) {
+        s = r->slow ? 31 : 31 - shift; /* K = 2^(S-1) */
+        if (s == 32) {
+            klo_p = UINT32_C(1) << 31;
+        } else if (s > 32) {
+            klo_p = 0;
+            khi_p = UINT32_C(1) << (s - 33);
+        }
+        klo_n = klo_p;
+        khi_n = khi_p;
+    } else {
+        const int32_t right = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
+        s = 31 + right; /* K = 2^30 + 2^(30+right) for P >= 0, that - 2^31 for P < 0 */
+        klo_n = klo_p;
+        khi_n = 0;
+        if (right == 1) {
+            klo_p = UINT32_C(3) << 30;
+        } else if (right > 1) {
+            khi_p = UINT32_C(1) << (right - 2);
+            klo_n = UINT32_C(3) << 30;
+            khi_n = khi_p - 1u;
+        }
+    }
+    r->s31 = s == 31;
+    r->sh = s == 31 ? 0 : s - 32;
+    r->nklo_p = ~klo_p;
+    r->khi_p = khi_p;
+    r->nklo_n = ~klo_n;
+    r->khi_n = khi_n;
 }
-/* sy_fx_mul_by_qm with the mask precomputed (right = 0, mask 0, gives h) */
 static inline int32_t tflk_rq_apply(const tflk_rq *r, int32_t acc)
 {
     if (r->slow)
         return tflk_rescale(r->single, acc, r->mult, r->shift);
-    const int32_t a = (int32_t)((uint32_t)acc << r->left);
-    const int32_t h = (int32_t)(((int64_t)a * (int64_t)r->mult + (INT64_C(1) << 30)) >> 31);
-    const int32_t threshold = r->half + (h < 0);
-    return (h >> r->right) + ((h & r->mask) > threshold);
+    const int64_t prod = (int64_t)(int32_t)((uint32_t)acc << r->left) * (int64_t)r->mult;
+    const uint32_t lo = (uint32_t)prod;
+    uint32_t hi = (uint32_t)((uint64_t)prod >> 32);
+    const int32_t neg = (int32_t)hi < 0;
+    const uint32_t nklo = neg ? r->nklo_n : r->nklo_p;
+    hi += (neg ? r->khi_n : r->khi_p) + (uint32_t)(lo > nklo);
+    if (r->s31)
+        return (int32_t)((hi << 1) | ((lo + ~nklo) >> 31));
+    return (int32_t)hi >> r->sh;
 }
 
 /* int8 HARD_SWISH (tflk_hswish.c): TFLite's 16-bit fixed-point kernel. The
@@ -536,10 +584,211 @@ typedef struct tflk_lstm8 {
 size_t tflk_lstm8_scratch_bytes(const tflk_lstm8 *p);
 void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scratch);
 
+/* ---- reductions and axis ops (tflk_reduce.c) ------------------------------ */
+
+/* What the elements are: fp32; int8 with per-tensor scales and zero points
+ * as TFLite (MEAN/SUM/REDUCE_PROD in TFLite Micro's integer arithmetic,
+ * MAX/MIN on the codes when both sides share one quantization, the rest
+ * through fp32); int8 codes read as plain integers (ONNX on an int8
+ * tensor: no scale, the arithmetic of the integer type, results wrap to
+ * 8 bits as the host reference's int64-to-int8 store does). */
+enum { TFLK_RQ_F32 = 0, TFLK_RQ_TFL8 = 1, TFLK_RQ_RAW8 = 2 };
+enum {
+    TFLK_R_SUM, TFLK_R_MEAN, TFLK_R_MAX, TFLK_R_MIN, TFLK_R_PROD, TFLK_R_L1, TFLK_R_L2, TFLK_R_LOGSUM,
+    TFLK_R_LOGSUMEXP, TFLK_R_SUMSQ
+};
+
+/* A reduction over some dims: the output's elements are the kept dims in
+ * row-major order (keep_dims only changes the output's shape); each
+ * output visits its reduced elements in row-major order (the order
+ * TFLite's REDUCE_PROD requantizes in). Dims and element strides of the
+ * input, at most TFLK_BIN_RANK kept and reduced. fp32 accumulates in
+ * double, as the host reference (exact for short windows, and one rounding
+ * at the end). onnx: MAX/MIN let a NaN through (ONNX), else TFLite's
+ * comparisons. */
+typedef struct tflk_reduce {
+    int32_t kind, mode, onnx;
+    int32_t nk, nr;
+    int32_t kd[TFLK_BIN_RANK], ks[TFLK_BIN_RANK], rd[TFLK_BIN_RANK], rs[TFLK_BIN_RANK];
+    int32_t raw; /* TFLK_RQ_TFL8: MEAN, SUM, or MAX/MIN with one quantization, on the codes */
+    float xs, ys;
+    int32_t xz, yz;
+    tflk_reduce8 r8; /* MEAN / SUM */
+    tflk_prod8 p8;   /* REDUCE_PROD */
+} tflk_reduce;
+
+void tflk_reduce_run(const tflk_reduce *p, const void *x, void *y);
+/* the kept and reduced dims of p from a shape and a mask of reduced dims
+ * (bit d: dim d), neighbours of one kind merged; -1: more than
+ * TFLK_BIN_RANK of a kind, or more than 2^31 - 1 elements (a host check) */
+int32_t tflk_reduce_plan(tflk_reduce *p, int32_t rank, const int64_t *dims, uint32_t mask);
+
+/* Ops along one axis of [outer, len, inner]:
+ *   ARGMAX ARGMIN  fp32 in, int32 or (idx64) int64 index out; ties to the
+ *                  first index, flags 1: to the last (select_last_index)
+ *   CUMSUM         flags 1 exclusive, 2 reverse; int8 TFLK_RQ_TFL8 through
+ *                  fp32 (the running sum in double, quantized per output)
+ *   TOPK           the k largest (flags 1: smallest) in order, ties to the
+ *                  lower index; values (fp32 or int8 codes, esize bytes)
+ *                  to y, indices to y2; the output axis has length k
+ *   HARDMAX        1 at the first maximum, 0 elsewhere (fp32)
+ *   LPNORM         ONNX LpNormalization, p = 1 or 2 (flags): x / norm, 0
+ *                  where the norm is 0; the norm in double
+ *   L2NORM         TFLite L2_NORMALIZATION on the last axis: x / max(sqrt
+ *                  (sum x^2), 1e-6) in float and the fused activation;
+ *                  int8 through fp32 */
+enum { TFLK_A_ARGMAX, TFLK_A_ARGMIN, TFLK_A_CUMSUM, TFLK_A_TOPK, TFLK_A_HARDMAX, TFLK_A_LPNORM, TFLK_A_L2NORM };
+
+typedef struct tflk_axisop {
+    int32_t op, mode;
+    int32_t outer, len, inner;
+    int32_t flags, k, idx64, esize;
+    float xs, ys;
+    int32_t xz, yz;
+    tflk_act act;
+} tflk_axisop;
+
+void tflk_axis_run(const tflk_axisop *p, const void *x, void *y, void *y2);
+
+/* ---- TRANSPOSE_CONV / ConvTranspose (tflk_tconv.c) ------------------------ */
+
+/* NHWC input [n, ih, iw, ic], filter [oc, kh, kw, ic], output [n, oh, ow,
+ * oc]; input pixel (iy, ix) with tap (ky, kx) lands on output (iy * sh - pt
+ * + ky * dh, ix * sw - pl + kx * dw), outside cells dropped. int8: in_off =
+ * -input zero point, mult/shift per output channel (per_channel) or one,
+ * lo/hi the clamp; `acc` scratch of n * oh * ow * oc int32 */
+typedef struct tflk_tconv {
+    int32_t n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
+    int32_t in_off, out_zp, lo, hi, per_channel;
+    const int32_t *mult, *shift;
+    tflk_act act; /* fp32 */
+} tflk_tconv;
+void tflk_tconv_f32(const tflk_tconv *p, const float *x, const float *w, const float *bias, float *y);
+void tflk_tconv_s8(const tflk_tconv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                   int32_t *acc);
+
+/* ---- BATCH_MATMUL / batched MatMul (tflk_bmm.c) ---------------------------- */
+
+#define TFLK_BMM_RANK 4
+/* `batches` matrices y [m, n] = op(a) [m, k] x op(b) [k, n]; a is [k, m]
+ * when adj_x, b [n, k] when adj_y. The batch index is read over bdims
+ * (rank <= 4; y's batch dims) and sa/sb give each operand's element step
+ * per batch index (0: broadcast). int8: x_off/y_off = -zero points, one
+ * per-tensor mult/shift, out_zp */
+typedef struct tflk_bmm {
+    int32_t batches, m, n, k, adj_x, adj_y, rank;
+    int32_t bdims[TFLK_BMM_RANK], sa[TFLK_BMM_RANK], sb[TFLK_BMM_RANK];
+    int32_t x_off, y_off, out_zp, mult, shift;
+} tflk_bmm;
+/* bias: n floats added to every row (ONNX Gemm's C), NULL for none */
+void tflk_bmm_f32(const tflk_bmm *p, const float *a, const float *b, const float *bias, float *y);
+void tflk_bmm_s8(const tflk_bmm *p, const int8_t *a, const int8_t *b, int8_t *y);
+
+/* ---- CONV_3D (tflk_conv3d.c) --------------------------------------------------- */
+
+/* NDHWC input, filter [kd, kh, kw, ic, oc], leading pads pd/pt/pl */
+typedef struct tflk_conv3d {
+    int32_t n, id, ih, iw, ic, od, oh, ow, oc, kd, kh, kw;
+    int32_t sd, sh, sw, dd, dh, dw, pd, pt, pl;
+    tflk_act act;
+} tflk_conv3d;
+void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y);
+
+/* ---- ONNX GRU, fp32 (tflk_gru.c) ------------------------------------------- */
+
+/* layout 0: x [steps, batch, n_in], W [dirs, 3H, I], R [dirs, 3H, H], B
+ * [dirs, 6H] (NULL: 0), h0 [dirs, batch, H] (NULL: 0); y [steps, dirs,
+ * batch, H] (required), yh [dirs, batch, H] (NULL: not written). dirs 2 is
+ * bidirectional (direction 1 reversed); with dirs 1, reverse runs backwards.
+ * lbr: linear_before_reset */
+typedef struct tflk_gru {
+    int32_t steps, batch, n_in, hidden, dirs, reverse, lbr;
+} tflk_gru;
+size_t tflk_gru_scratch_floats(const tflk_gru *p);
+void tflk_gru_f32(const tflk_gru *p, const float *x, const float *w, const float *r, const float *b, const float *h0,
+                  float *y, float *yh, float *scratch);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */
 void tflk_copy(void *dst, const void *src, size_t bytes);
+
+/* ---- shape, casts, selection (tflk_shape.c) -------------------------------------- */
+
+/* element codes of tflk_cast (TFLK_F32, TFLK_S8, TFLK_S32 as above) */
+enum { TFLK_U8 = 5, TFLK_BOOL = 6, TFLK_S64 = 7 };
+/* CAST / ONNX Cast of n elements: float to an integer truncates toward 0 and
+ * saturates (NaN gives 0: C leaves an out-of-range conversion undefined);
+ * an integer to a narrower one wraps as C++'s static_cast; anything to bool
+ * is != 0 */
+void tflk_cast(int32_t from, int32_t to, const void *x, void *y, int32_t n);
+/* FILL / ConstantOfShape: n copies of one element of esize bytes */
+void tflk_fill(void *y, const void *value, int32_t esize, int32_t n);
+/* SELECT / SELECT_V2 / Where: y = cond ? a : b over dims (rank <= 6) with
+ * per-operand element strides (0 where an operand broadcasts) */
+typedef struct tflk_select {
+    int32_t rank, esize;
+    int32_t dims[TFLK_BIN_RANK], sc[TFLK_BIN_RANK], sa[TFLK_BIN_RANK], sb[TFLK_BIN_RANK];
+} tflk_select;
+void tflk_select_run(const tflk_select *p, const uint8_t *cond, const void *a, const void *b, void *y);
+/* REVERSE_SEQUENCE / ReverseSequence: x as [d0, d1, inner] with the sequence
+ * axis seq_axis (0 or 1) and the batch axis the other; along the sequence
+ * axis the first len[b] elements of batch b are reversed. A length outside
+ * [0, seq dim] returns 1 (its value in *bad when not NULL), nothing written */
+typedef struct tflk_revseq {
+    int32_t d0, d1, inner, esize, seq_axis, len64;
+} tflk_revseq;
+int32_t tflk_revseq_run(const tflk_revseq *p, const void *x, const void *len, void *y, int64_t *bad);
+/* Trilu: per [rows, cols] matrix, y = x where (upper ? j - i >= k : j - i <= k), else 0 */
+typedef struct tflk_trilu {
+    int32_t batches, rows, cols, k, upper, esize;
+} tflk_trilu;
+void tflk_trilu_run(const tflk_trilu *p, const void *x, void *y);
+/* ONE_HOT / OneHot: indices [outer, inner] to y [outer, depth, inner]; an
+ * index equal to d gives on, else off. onnx: an index in [-depth, 0) counts
+ * from the end (TFLite: a negative index gives an all-off slice) */
+typedef struct tflk_onehot {
+    int32_t outer, depth, inner, esize, idx64, onnx;
+} tflk_onehot;
+void tflk_onehot_run(const tflk_onehot *p, const void *idx, const void *on, const void *off, void *y);
+/* ONNX GatherElements: y (dims idims) at position i takes data (dims ydims)
+ * at i with the axis coordinate replaced by the index (negative from the
+ * end); an out-of-range index returns 1, nothing written */
+int32_t tflk_gather_el_run(const tflk_scatter_el *p, const void *data, const void *idx, void *y, int64_t *bad);
+
+/* ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR / ONNX Resize (tflk_resize.c) ---- */
+
+/* x [n, ih, iw, c] to y [n, oh, ow, c] (ONNX NCHW as n = N*C planes, c = 1).
+ * onnx = 0: TFLite's kernels with its align_corners (ac) and
+ * half_pixel_centers (hp) flags; esize 1 bilinear is TFLite's
+ * ResizeBilinearInteger on int8 codes. onnx = 1: ONNX's coordinate
+ * transformations (coord) with the scales sh, sw (output / input) and the
+ * nearest_mode (nearest); linear clamps the source coordinate to the input
+ * (what ONNX's edge handling gives). Nearest copies elements of esize bytes */
+enum { TFLK_RZ_HALF_PIXEL = 0, TFLK_RZ_ALIGN_CORNERS = 1, TFLK_RZ_ASYMMETRIC = 2 };
+enum { TFLK_RZ_PREFER_FLOOR = 0, TFLK_RZ_PREFER_CEIL = 1, TFLK_RZ_FLOOR = 2, TFLK_RZ_CEIL = 3 };
+typedef struct tflk_resize {
+    int32_t n, ih, iw, c, oh, ow, esize, linear, ac, hp, onnx, coord, nearest;
+    float sh, sw;
+} tflk_resize;
+void tflk_resize_run(const tflk_resize *p, const void *x, void *y);
+
+/* ---- ONNX BatchNormalization, LayerNormalization, InstanceNormalization (tflk_norm.c) ---- */
+
+/* x as [outer, groups, inner], fp32. BATCH (inference): per group g,
+ * y = (x - mean[g]) / sqrt(var[g] + eps) * scale[g] + bias[g]. INSTANCE: the
+ * mean and variance of each (outer, group) row of inner elements; scale and
+ * bias per group. LAYER: the mean and variance of each outer row of
+ * groups * inner elements (groups = 1); scale and bias per element of the
+ * row (n_scale, n_bias 1: one value; bias NULL: 0); mean and inv (NULL: not
+ * wanted) get each row's mean and 1 / sqrt(var + eps). The sums are in double */
+enum { TFLK_NORM_BATCH = 0, TFLK_NORM_INSTANCE = 1, TFLK_NORM_LAYER = 2 };
+typedef struct tflk_norm {
+    int32_t mode, outer, groups, inner, n_scale, n_bias;
+    float eps;
+} tflk_norm;
+void tflk_norm_run(const tflk_norm *p, const float *x, const float *scale, const float *bias, const float *mean_in,
+                   const float *var_in, float *y, float *mean, float *inv);
 
 #ifdef __cplusplus
 }

@@ -62,9 +62,42 @@ static float f32_one(const tflk_binary *p, float a, float b)
         }                                                                                                          \
     } while (0)
 
-#define S8_ONE(p, x, yv) (int8_t)tflk_binary_s8_one((p), (x), (yv))
+/* tflk_binary_s8_one with the three rescales' choices made once per call
+ * (tflk_rq: equal to tflk_mul_by_qm for every value): q[0], q[1] rescale
+ * the inputs of ADD/SUB, q[2] the sum, difference or product */
+static inline int8_t s8_one_rq(const tflk_binary *p, const tflk_rq *q, int32_t a, int32_t b)
+{
+    int32_t r;
+    if (p->op == TFLK_MUL) {
+        r = tflk_rq_apply(&q[2], (a - p->z1) * (b - p->z2)) + p->zo;
+    } else {
+        const int32_t a1 = tflk_rq_apply(&q[0], (a - p->z1) * (1 << 20));
+        const int32_t a2 = tflk_rq_apply(&q[1], (b - p->z2) * (1 << 20));
+        r = tflk_rq_apply(&q[2], p->op == TFLK_ADD ? a1 + a2 : a1 - a2) + p->zo;
+    }
+    return (int8_t)tflk_clampi(r, p->lo, p->hi);
+}
+#define S8_ONE(p, x, yv) s8_one_rq((p), q, (x), (yv))
 
-void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y) { TFLK_BINARY_WALK(S8_ONE); }
+void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    tflk_rq q[3];
+    tflk_rq_init(&q[0], 0, p->m1, p->s1);
+    tflk_rq_init(&q[1], 0, p->m2, p->s2);
+    tflk_rq_init(&q[2], 0, p->mo, p->so);
+    /* both inputs dense in the output's layout (a residual ADD): one flat loop, no odometer */
+    int32_t n = 1, dense = 1;
+    for (int32_t d = p->rank - 1; d >= 0; d--) {
+        dense &= p->sa[d] == n && p->sb[d] == n;
+        n *= p->dims[d];
+    }
+    if (dense) {
+        for (int32_t i = 0; i < n; i++)
+            y[i] = s8_one_rq(p, q, a[i], b[i]);
+        return;
+    }
+    TFLK_BINARY_WALK(S8_ONE);
+}
 void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float *y) { TFLK_BINARY_WALK(f32_one); }
 
 static int8_t s8_raw_one(const tflk_binary *p, int8_t a, int8_t b)

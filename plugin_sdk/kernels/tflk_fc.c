@@ -106,12 +106,15 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
     }
     const int32_t U = p->units, K = p->depth, off = p->in_off, zp = p->out_zp, lo = p->lo, hi = p->hi;
     const fc_dot4_fn dk = fc_dot4_for(K);
+    tflk_rq rq0; /* per-tensor: decided once for the whole call */
+    tflk_rq_init(&rq0, p->rq_single, p->mult[0], p->shift[0]);
     for (int32_t u0 = 0; u0 < U;) {
         const int32_t nb = U - u0 >= 4 ? 4 : 1;
-        tflk_rq rq[4];
-        for (int32_t j = 0; j < nb; j++) {
-            const int32_t c = p->per_channel ? u0 + j : 0;
-            tflk_rq_init(&rq[j], p->rq_single, p->mult[c], p->shift[c]);
+        tflk_rq rqc[4];
+        const tflk_rq *rq[4] = {&rq0, &rq0, &rq0, &rq0};
+        for (int32_t j = 0; j < nb && p->per_channel; j++) {
+            tflk_rq_init(&rqc[j], p->rq_single, p->mult[u0 + j], p->shift[u0 + j]);
+            rq[j] = &rqc[j];
         }
         for (int32_t i = 0; i < p->batches; i++) {
             const int8_t *xp = x + i * K;
@@ -130,7 +133,7 @@ void tflk_fc_s8(const tflk_fc *p, const int8_t *x, const int8_t *w, const int32_
             }
             for (int32_t j = 0; j < nb; j++) {
                 const uint32_t t = acc[j] + (bias ? (uint32_t)bias[u0 + j] : 0u);
-                const int32_t r = tflk_rq_apply(&rq[j], (int32_t)t) + zp;
+                const int32_t r = tflk_rq_apply(rq[j], (int32_t)t) + zp;
                 y[i * U + u0 + j] = (int8_t)tflk_clampi(r, lo, hi);
             }
         }

@@ -20,6 +20,7 @@
  */
 #include "tfl_common.h"
 #include "tfl_slice.h"
+#include "tflk.h"
 
 static const sy_host_api *H; /* process-wide: the same host table in every environment */
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
@@ -1254,102 +1255,21 @@ static sy_status *prepare_resize_impl(sy_node *n, void **state)
     return NULL;
 }
 
-/* TFLite's ComputeInterpolationValuesInteger: a sample position in 1/1024
- * pixels and the two rows (columns) around it; C division truncates */
-static void rz_pos10(int64_t o, int64_t scale10, bool hp, int64_t in, int64_t *pos, int64_t *lo, int64_t *hi)
-{
-    *pos = hp ? o * scale10 + scale10 / 2 - 512 : o * scale10;
-    *lo = *pos / 1024 > 0 ? *pos / 1024 : 0;
-    *hi = (*pos + 1023) / 1024 < in - 1 ? (*pos + 1023) / 1024 : in - 1;
-}
-
-/* int8 bilinear as TFLite's ResizeBilinearInteger (what TFLite and TFLite
- * Micro run for int8): the scale in 10-bit fixed point, rounded; the four
- * weights multiply in 20 bits; the sum rounds half away from zero */
-static void run_resize_bilinear_s8(const rz_state *s, const sy_tensor *x, sy_tensor *y)
-{
-    int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
-    int64_t sh = (1024 * IH + OH / 2) / OH, sw = (1024 * IW + OW / 2) / OW;
-    if (s->ac && OH > 1)
-        sh = (1024 * (IH - 1) + (OH - 1) / 2) / (OH - 1);
-    if (s->ac && OW > 1)
-        sw = (1024 * (IW - 1) + (OW - 1) / 2) / (OW - 1);
-    const int8_t *xd = x->data;
-    int8_t *yd = y->data;
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t oy = 0; oy < OH; oy++) {
-            int64_t py, y0, y1;
-            rz_pos10(oy, sh, s->hp, IH, &py, &y0, &y1);
-            int64_t dy = py - 1024 * y0;
-            for (int64_t ox = 0; ox < OW; ox++) {
-                int64_t px, x0, x1;
-                rz_pos10(ox, sw, s->hp, IW, &px, &x0, &x1);
-                int64_t dx = px - 1024 * x0;
-                const int8_t *r0 = xd + (bn * IH + y0) * IW * C, *r1 = xd + (bn * IH + y1) * IW * C;
-                int8_t *out = yd + ((bn * OH + oy) * OW + ox) * C;
-                for (int64_t c = 0; c < C; c++) {
-                    int64_t v = r0[x0 * C + c] * (1024 - dy) * (1024 - dx) + r1[x0 * C + c] * dy * (1024 - dx) +
-                                r0[x1 * C + c] * (1024 - dy) * dx + r1[x1 * C + c] * dy * dx;
-                    out[c] = (int8_t)((v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
-                }
-            }
-        }
-}
-
+/* the math is plugin_sdk/kernels/tflk_resize.c, which riscv_mcu and its
+ * packages run too: fp32 in float positions, int8 bilinear as TFLite's
+ * ResizeBilinearInteger, nearest a copy of elements */
 static sy_status *run_resize(void *state, const sy_kernel_io *io)
 {
     const rz_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
-    if (s->bilinear && x->dtype == SY_DT_INT8) {
-        run_resize_bilinear_s8(s, x, y);
-        return NULL;
-    }
-    int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], C = x->dims[3], OH = y->dims[1], OW = y->dims[2];
-    float hs = (s->ac && OH > 1) ? (float)(IH - 1) / (float)(OH - 1) : (float)IH / (float)OH;
-    float ws = (s->ac && OW > 1) ? (float)(IW - 1) / (float)(OW - 1) : (float)IW / (float)OW;
-    size_t es = esz(x);
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t oy = 0; oy < OH; oy++)
-            for (int64_t ox = 0; ox < OW; ox++) {
-                int64_t yo = ((bn * OH + oy) * OW + ox) * C;
-                if (!s->bilinear) {
-                    float fy = (s->hp ? ((float)oy + 0.5f) : (float)oy) * hs;
-                    float fx = (s->hp ? ((float)ox + 0.5f) : (float)ox) * ws;
-                    int64_t iy = s->ac ? (int64_t)roundf(fy) : (int64_t)floorf(fy);
-                    int64_t ix = s->ac ? (int64_t)roundf(fx) : (int64_t)floorf(fx);
-                    iy = iy < IH - 1 ? iy : IH - 1;
-                    ix = ix < IW - 1 ? ix : IW - 1;
-                    iy = iy < 0 ? 0 : iy;
-                    ix = ix < 0 ? 0 : ix;
-                    memcpy((char *)y->data + (size_t)yo * es,
-                           (const char *)x->data + (size_t)(((bn * IH + iy) * IW + ix) * C) * es, (size_t)C * es);
-                    continue;
-                }
-                float fy = s->hp ? ((float)oy + 0.5f) * hs - 0.5f : (float)oy * hs;
-                float fx = s->hp ? ((float)ox + 0.5f) * ws - 0.5f : (float)ox * ws;
-                int64_t y0 = fy > 0 ? (int64_t)floorf(fy) : 0, x0 = fx > 0 ? (int64_t)floorf(fx) : 0;
-                int64_t y1 = y0 + 1 < IH ? y0 + 1 : IH - 1, x1 = x0 + 1 < IW ? x0 + 1 : IW - 1;
-                float dy = fy - floorf(fy), dx = fx - floorf(fx);
-                if (fy < 0)
-                    dy = 0, y0 = 0;
-                if (fx < 0)
-                    dx = 0, x0 = 0;
-                for (int64_t c = 0; c < C; c++) {
-                    size_t i00 = (size_t)(((bn * IH + y0) * IW + x0) * C + c),
-                           i01 = (size_t)(((bn * IH + y0) * IW + x1) * C + c),
-                           i10 = (size_t)(((bn * IH + y1) * IW + x0) * C + c),
-                           i11 = (size_t)(((bn * IH + y1) * IW + x1) * C + c);
-                    double v00 = sy_load_f64(x->data, x->dtype, i00), v01 = sy_load_f64(x->data, x->dtype, i01);
-                    double v10 = sy_load_f64(x->data, x->dtype, i10), v11 = sy_load_f64(x->data, x->dtype, i11);
-                    float v = (float)(v00 * (1 - dy) * (1 - dx) + v01 * (1 - dy) * dx + v10 * dy * (1 - dx) +
-                                      v11 * dy * dx);
-                    if (y->dtype == SY_DT_FLOAT32)
-                        ((float *)y->data)[yo + c] = v;
-                    else
-                        sy_store_i64(y->data, y->dtype, (size_t)(yo + c), (int64_t)roundf(v));
-                }
-            }
+    if (x->dims[0] > INT32_MAX || x->dims[1] > INT32_MAX || x->dims[2] > INT32_MAX || x->dims[3] > INT32_MAX ||
+        y->dims[1] > INT32_MAX || y->dims[2] > INT32_MAX)
+        return ERR(SY_ERR_UNSUPPORTED, "resize: dims above 2^31 - 1");
+    tflk_resize p = {.n = (int32_t)x->dims[0], .ih = (int32_t)x->dims[1], .iw = (int32_t)x->dims[2],
+                     .c = (int32_t)x->dims[3], .oh = (int32_t)y->dims[1], .ow = (int32_t)y->dims[2],
+                     .esize = (int32_t)esz(x), .linear = s->bilinear, .ac = s->ac, .hp = s->hp};
+    tflk_resize_run(&p, x->data, y->data);
     return NULL;
 }
 

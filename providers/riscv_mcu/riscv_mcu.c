@@ -23,7 +23,10 @@
  *                  Micro models use
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
- * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
+ * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
+ * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
+ * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA, and ONNX LSTM and
+ * GRU in fp32: mcu_lstm.c, mcu_gru.c),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
@@ -31,11 +34,14 @@
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
  * of mcu_ops.c (with PRELU, POW, int8 DIV, int8 SQRT/RSQRT tables that
- * refuse negative inputs, LOG_SOFTMAX); the ONNX path (mcu_quant.c,
- * plugin_sdk/kernels): switchyard.quant QConv, QMaxPool, QAveragePool,
- * QMatMul, QAdd, QSub, QMul, QUnary (a table), QSoftmax, QRNN (int8, NCHW)
- * and ONNX QuantizeLinear, DequantizeLinear, Reshape; the fp32 ONNX rows of
- * mcu_onnx.c.
+ * refuse negative inputs, LOG_SOFTMAX); the reductions, ARG_MAX/MIN, CUMSUM,
+ * TOPK_V2, L2_NORMALIZATION and their ONNX rows (mcu_reduce.c, tflk_reduce.c);
+ * the shape, normalization and resize rows of mcu_shape.c (TFLite and ONNX);
+ * the ONNX path (mcu_quant.c, plugin_sdk/kernels): switchyard.quant QConv,
+ * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary (a table),
+ * QSoftmax, QRNN (int8, NCHW) and ONNX QuantizeLinear, DequantizeLinear,
+ * Reshape, QLinearConv, QLinearMatMul, MatMulInteger, ConvInteger; the fp32
+ * ONNX rows of mcu_onnx.c.
  */
 #include "mcu.h"
 
@@ -282,7 +288,7 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     const char *op = H->node_op(n);
     snprintf(k->name, sizeof k->name, "%s", H->node_name(n) ? H->node_name(n) : "");
     snprintf(k->op, sizeof k->op, "%s", op);
-    bool i8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    bool i8 = H->node_num_inputs(n) && H->node_input(n, 0) && H->node_input(n, 0)->dtype == SY_DT_INT8;
     for (uint32_t i = 0; i < H->node_num_inputs(n) && i < 32; i++) {
         const sy_tensor *t = H->node_input(n, i);
         if (t && t->data)
@@ -290,6 +296,12 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_reduce_has(n)) {
+        SY_TRY(mcu_reduce_prepare(n, k)); /* reductions and axis ops of Tables A and B */
+    } else if (mcu_nn_has(n)) {
+        SY_TRY(mcu_nn_prepare(n, k)); /* transposed conv, batched matmul, 3-D conv (mcu_nn.c) */
+    } else if (mcu_shape_has(n)) {
+        SY_TRY(mcu_shape_prepare(n, k)); /* shape, normalization, resize (mcu_shape.c) */
     } else if (mcu_onnx_has(n)) {
         SY_TRY(mcu_onnx_prepare(n, k)); /* ONNX Table B ops on the shared kernels */
     } else if (!strcmp(op, "CONV_2D") || !strcmp(op, "DEPTHWISE_CONV_2D")) {
@@ -392,7 +404,7 @@ static void record(mcu_capture *c, const mcu_node *k, const sy_kernel_io *io)
 static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 {
     const mcu_node *k = state;
-    const sy_tensor *x = io->inputs[0];
+    const sy_tensor *x = io->n_inputs ? io->inputs[0] : NULL; /* Constant has no input */
     const sy_tensor *w = io->n_inputs > 1 ? io->inputs[1] : NULL;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
     sy_tensor *y = io->outputs[0];
@@ -400,11 +412,17 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     /* the session's own capture: one thread runs a captured session */
     if (k->sess && k->sess->cap && k->sess->cap->on)
         record(k->sess->cap, k, io);
+    if (mcu_is_reduce_kind(k->kind))
+        return mcu_reduce_run(k, io);
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
+    if (k->kind >= MK_RESIZE)
+        return mcu_shape_run(k, io);
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
+        return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
     case MK_CONV_F32:
@@ -468,11 +486,29 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
 #define I8_ONLY SY_DT_BIT(SY_DT_INT8)
 #define F32_ONLY SY_DT_BIT(SY_DT_FLOAT32)
 #define BOOL_ONLY SY_DT_BIT(SY_DT_BOOL)
+#define I32_ONLY SY_DT_BIT(SY_DT_INT32)
 #define F32_BOOL (F32_ONLY | BOOL_ONLY)
 #define MCU_ANY (MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32) | BOOL_ONLY)
 #define MCU_KERNEL(op, mask)                                                                                       \
     {                                                                                                              \
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
+            node_release, NULL                                                                                     \
+    }
+/* TRANSPOSE_CONV: the dtype is the input's, input 2 */
+#define MCU_KERNEL_T(op, mask, ti)                                                                                 \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), (ti), 0u, NULL, mcu_prepare, mcu_run,  \
+            node_release, NULL                                                                                     \
+    }
+/* kernels chosen by the dtype of output 0 (type_input -1) */
+#define MCU_KERNEL_OUT(op, mask)                                                                                   \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,    \
+            node_release, NULL                                                                                     \
+    }
+#define MCU_QKERNEL_OUT(dom, op, v, mask)                                                                          \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), (dom), (op), (v), 0, "riscv_mcu", (mask), -1, 0u, NULL, mcu_prepare, mcu_run,       \
             node_release, NULL                                                                                     \
     }
 #define MCU_QKERNEL(dom, op, v, mask)                                                                              \
@@ -494,6 +530,9 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("ADD", MCU_F32_I8), MCU_KERNEL("SUB", MCU_F32_I8), MCU_KERNEL("MUL", MCU_F32_I8),
     MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    /* mcu_nn.c */
+    MCU_KERNEL_T("TRANSPOSE_CONV", MCU_F32_I8, 2), MCU_KERNEL("BATCH_MATMUL", MCU_F32_I8),
+    MCU_KERNEL("CONV_3D", F32_ONLY),
     /* one-input ops of Table A: int8 a table of output codes (MK_LUT_S8), fp32 tflk_unary.c */
     MCU_KERNEL("RELU", MCU_F32_I8), MCU_KERNEL("TANH", MCU_F32_I8), MCU_KERNEL("LOGISTIC", MCU_F32_I8),
     MCU_KERNEL("RELU6", MCU_F32_I8), MCU_KERNEL("LEAKY_RELU", MCU_F32_I8), MCU_KERNEL("HARD_SWISH", MCU_F32_I8),
@@ -516,6 +555,17 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", MCU_F32_I8),
     MCU_KERNEL("PRELU", F32_ONLY), MCU_KERNEL("POW", F32_ONLY), MCU_KERNEL("LOG_SOFTMAX", MCU_F32_I8),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
+    /* mcu_reduce.c (tflk_reduce.c) */
+    MCU_KERNEL("REDUCE_MAX", MCU_F32_I8), MCU_KERNEL("REDUCE_MIN", MCU_F32_I8), MCU_KERNEL("SUM", MCU_F32_I8),
+    MCU_KERNEL("MEAN", MCU_F32_I8), MCU_KERNEL("REDUCE_PROD", MCU_F32_I8), MCU_KERNEL("ARG_MAX", F32_ONLY),
+    MCU_KERNEL("ARG_MIN", F32_ONLY), MCU_KERNEL("CUMSUM", MCU_F32_I8), MCU_KERNEL("TOPK_V2", MCU_F32_I8),
+    MCU_KERNEL("L2_NORMALIZATION", MCU_F32_I8),
+    /* mcu_shape.c: resize, casts, fills, selection (keyed on the output's dtype: Select's first input is the bool
+     * condition, FILL's the dims) */
+    MCU_KERNEL("RESIZE_BILINEAR", MCU_F32_I8), MCU_KERNEL("RESIZE_NEAREST_NEIGHBOR", MCU_F32_I8),
+    MCU_KERNEL("CAST", MCU_F32_I8 | I32_ONLY), MCU_KERNEL("REVERSE_SEQUENCE", MCU_F32_I8 | I32_ONLY),
+    MCU_KERNEL("SHAPE", MCU_ANY), MCU_KERNEL_OUT("FILL", MCU_F32_I8 | I32_ONLY | BOOL_ONLY),
+    MCU_KERNEL_OUT("SELECT", MCU_ANY), MCU_KERNEL_OUT("SELECT_V2", MCU_ANY), MCU_KERNEL_OUT("ONE_HOT", MCU_F32_I8),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -530,8 +580,14 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
+    /* ONNX's integer forms on the same kernels (mcu_quant.c, qk.c) */
+    MCU_QKERNEL("", "QLinearConv", 10, I8_ONLY),
+    MCU_QKERNEL("", "QLinearMatMul", 10, I8_ONLY),
+    MCU_QKERNEL("", "MatMulInteger", 10, I8_ONLY | SY_DT_BIT(SY_DT_UINT8)),
+    MCU_QKERNEL("", "ConvInteger", 10, SY_DT_BIT(SY_DT_UINT8)),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
+#define OKO(op, mask) MCU_QKERNEL_OUT("", op, 1, mask)
     OK1("Relu", F32_ONLY), OK1("Tanh", F32_ONLY), OK1("Sigmoid", F32_ONLY), OK1("Abs", F32_ONLY),
     OK1("Ceil", F32_ONLY), OK1("Exp", F32_ONLY), OK1("Floor", F32_ONLY), OK1("Log", F32_ONLY),
     OK1("Round", F32_ONLY), OK1("Sqrt", F32_ONLY), OK1("Clip", F32_ONLY),
@@ -551,7 +607,21 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY),
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
+    /* mcu_shape.c: data movement on any element type, fp32 normalizations */
+    OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
+    OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
+    OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
+    OK1("Trilu", MCU_ANY | SY_DT_BIT(SY_DT_INT64)), OK1("GatherElements", F32_ONLY),
+    OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
+    OKO("OneHot", MCU_F32_I8),
+#undef OKO
+    /* mcu_reduce.c: int8 ONNX tensors as integer codes (no scale) */
+    OK1("ReduceMax", MCU_F32_I8), OK1("ReduceMin", MCU_F32_I8), OK1("ReduceSum", MCU_F32_I8),
+    OK1("ReduceSumSquare", MCU_F32_I8), OK1("ReduceMean", MCU_F32_I8), OK1("ReduceL1", MCU_F32_I8),
+    OK1("ReduceL2", MCU_F32_I8), OK1("ReduceProd", MCU_F32_I8), OK1("ReduceLogSum", F32_ONLY),
+    OK1("ReduceLogSumExp", F32_ONLY), OK1("ArgMax", F32_ONLY), OK1("ArgMin", F32_ONLY), OK1("CumSum", MCU_F32_I8),
+    OK1("TopK", MCU_F32_I8), OK1("Hardmax", F32_ONLY), OK1("LpNormalization", F32_ONLY),
 #undef OK1
 };
 

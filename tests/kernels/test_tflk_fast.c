@@ -105,7 +105,8 @@ static int32_t out_size(int32_t in, int32_t k, int32_t s, int32_t d, int same, i
 static void conv_case(int kind, int32_t it)
 {
     /* kind 0 dense, 1 depthwise multiplier 1, 2 depthwise multiplier 2, 3 grouped, 4 and 5 depthwise
-     * multiplier 4 and 8, 6 dense 1x1 with 8, 16, ... 256 input channels */
+     * multiplier 4 and 8, 6 dense 1x1 with 8, 16, ... 256 input channels, 7 depthwise 3x3, 8 dense 1x1
+     * over more pixels, 9 dense 3x3 over 3, 16, 32 or 64 channels */
     tflk_conv p;
     memset(&p, 0, sizeof p);
     p.n = rnd(1, 2);
@@ -113,17 +114,35 @@ static void conv_case(int kind, int32_t it)
     p.iw = rnd(1, 11);
     p.kh = rnd(1, 3);
     p.kw = rnd(1, 3);
-    if (it % 4 == 0 || kind == 6)
+    if (it % 4 == 0 || kind == 6 || kind == 8)
         p.kh = p.kw = 1;
     p.sh = rnd(1, 2);
     p.sw = rnd(1, 2);
     p.dh = it % 5 == 1 ? 2 : 1;
     p.dw = it % 7 == 2 ? 2 : 1;
-    if ((kind == 1 || kind >= 4) && it % 13 == 0) { /* up to 144 taps: past the fast path's 128-entry table too */
+    if ((kind == 1 || kind == 4 || kind == 5) && it % 13 == 0) { /* up to 144 taps: past the fast path's 128-entry table too */
         p.kh = rnd(6, 12);
         p.kw = rnd(6, 12);
         p.ih = rnd(p.kh, p.kh + 4);
         p.iw = rnd(p.kw, p.kw + 4);
+    }
+    if (kind == 7) { /* depthwise 3x3 (the row kernels), rows past their 64-pixel chunk */
+        p.kh = p.kw = 3;
+        if (it % 5 == 0)
+            p.iw = rnd(60, 140);
+    }
+    if (kind == 9) { /* dense 3x3 over 3, 16, 32, 64 channels, 10x4 over 1 (the constant-run kernels) */
+        p.kh = p.kw = 3;
+        if (it % 5 == 4) {
+            p.kh = 10;
+            p.kw = 4;
+            p.ih = rnd(8, 24);
+            p.iw = rnd(3, 12);
+        }
+    }
+    if (kind == 8) { /* dense 1x1 over many pixels (the 4 x 4 blocks and their tails) */
+        p.ih = rnd(1, 6);
+        p.iw = rnd(1, 13);
     }
     int same = (int)(next() & 1);
     p.oh = out_size(p.ih, p.kh, p.sh, p.dh, same, &p.pt);
@@ -131,9 +150,10 @@ static void conv_case(int kind, int32_t it)
     if (p.oh < 1 || p.ow < 1)
         return;
     int32_t groups = 1;
-    if (kind == 0 || kind == 6) {
+    if (kind == 0 || kind == 6 || kind == 8 || kind == 9) {
         static const int32_t common[] = {8, 16, 32, 64, 128, 256}; /* the constant-count 1x1 kernels */
-        p.ic = kind == 6 ? common[it % 6] : rnd(1, 13);
+        static const int32_t common3[] = {3, 16, 32, 64};
+        p.ic = kind == 9 ? (p.kh == 10 ? 1 : common3[it % 4]) : kind >= 6 ? common[it % 6] : rnd(1, 13);
         p.oc = rnd(1, 11);
         p.fic = p.ic;
     } else if (kind == 3) {
@@ -143,8 +163,8 @@ static void conv_case(int kind, int32_t it)
         p.oc = groups * rnd(1, 3);
     } else {
         p.depthwise = 1;
-        p.ic = kind >= 4 ? rnd(1, 3) : rnd(1, 11);
-        p.oc = p.ic * (kind == 4 ? 4 : kind == 5 ? 8 : kind);
+        p.ic = kind == 4 || kind == 5 ? rnd(1, 3) : rnd(1, 11);
+        p.oc = p.ic * (kind == 4 ? 4 : kind == 5 ? 8 : kind == 7 ? 1 : kind);
         p.fic = 1;
     }
     int32_t nw = p.depthwise ? p.kh * p.kw * p.oc : p.oc * p.kh * p.kw * p.fic;
@@ -233,7 +253,7 @@ static void fc_case(int32_t it)
 static void rq_cases(void)
 {
     const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -65536, -3, -1, 0, 1, 2, 3, 1 << 30, INT32_MAX - 1, INT32_MAX};
-    const int32_t mults[] = {INT32_MIN, 0, 1, 1 << 30, (1 << 30) + 12345, INT32_MAX};
+    const int32_t mults[] = {INT32_MIN, -(1 << 30) - 777, -1, 0, 1, 1 << 30, (1 << 30) + 12345, INT32_MAX};
     for (int single = 0; single < 2; single++)
         for (int32_t shift = -40; shift <= 31; shift++)
             for (size_t m = 0; m < sizeof mults / sizeof *mults; m++) {
@@ -241,8 +261,8 @@ static void rq_cases(void)
                     continue; /* QuantizeMultiplier's range; tflk_rescale clamps the rest its own way */
                 tflk_rq r;
                 tflk_rq_init(&r, single, mults[m], shift);
-                for (int32_t k = 0; k < 64; k++) {
-                    int32_t acc = k < 12 ? accs[k] : (int32_t)(next() * 2654435761u);
+                for (int32_t k = 0; k < 4096; k++) {
+                    int32_t acc = k < 12 ? accs[k] : k < 1024 ? (int32_t)((uint32_t)(k - 512) << (k % 24)) : (int32_t)(next() * 2654435761u);
                     int32_t got = tflk_rq_apply(&r, acc), want = ref_rescale(single, acc, mults[m], shift);
                     if (!single && shift < -31) /* RoundingDivideByPOT's exponent saturates at 31 */
                         want = ref_rescale(0, acc, mults[m], -31);
@@ -260,7 +280,7 @@ int main(void)
 {
     int32_t n = 0;
     rq_cases();
-    for (int kind = 0; kind < 7; kind++)
+    for (int kind = 0; kind < 10; kind++)
         for (int32_t it = 0; it < 600; it++, n++)
             conv_case(kind, it);
     for (int32_t it = 0; it < 600; it++, n++)

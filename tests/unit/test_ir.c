@@ -28,8 +28,17 @@ static void test_intern_and_find(void)
     CHECK(v->producer == -1, "new value has no producer, got %d", v->producer);
     CHECK(v->dtype == SY_DT_UNDEFINED, "new value dtype undefined");
     CHECK(v->flags == 0 && v->data == NULL && v->quant == NULL, "new value has no flags, data or quant");
+    CHECK(v->dims == NULL, "a value of unknown rank has no dims");
     for (int d = 0; d < SY_MAX_RANK; d++)
-        CHECK(v->dims[d] == -1 && ir_value_dim_param(v, d) == NULL, "dim %d unknown", d);
+        CHECK(ir_value_dim_param(v, d) == NULL, "dim %d has no symbolic name", d);
+    /* a rank gives as many dims, each unknown; a larger rank later, more */
+    ir_value *vw = &g.values[x];
+    CHECK(ir_value_set_rank(&g, vw, 2) && vw->rank == 2 && vw->dims[0] == -1 && vw->dims[1] == -1, "rank 2: two unknown dims");
+    vw->dims[0] = 7;
+    CHECK(ir_value_set_rank(&g, vw, 1) && vw->rank == 1 && vw->dims[0] == -1, "rank 1 again: its dim unknown again");
+    CHECK(ir_value_set_rank(&g, vw, SY_MAX_RANK) && vw->rank == SY_MAX_RANK && vw->dims[SY_MAX_RANK - 1] == -1,
+          "rank %d: every dim unknown", SY_MAX_RANK);
+    CHECK(ir_value_set_rank(&g, vw, -1) && vw->rank == -1, "rank unknown again");
 
     /* the stored name is a copy: changing the caller's buffer changes nothing */
     char buf[8] = "tmp";
@@ -202,7 +211,9 @@ static void test_opsets(void)
 static void test_nbytes(void)
 {
     ir_value v;
+    int64_t dims[3];
     memset(&v, 0, sizeof v);
+    v.dims = dims;
     v.dtype = SY_DT_FLOAT32;
     v.rank = 2;
     v.dims[0] = 2;

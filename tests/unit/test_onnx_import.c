@@ -533,6 +533,74 @@ static ir_model *expect(Onnx__ModelProto *m, const char *label, sy_status_code c
     return out;
 }
 
+/* The main graph's nodes and initializers are decoded one at a time from the
+ * wire (onnx_import.c, wire_split_model). Protobuf merges the occurrences of
+ * the ModelProto's graph field (7): a second graph field appended to a
+ * packed model adds its node and initializer after the first's, and the
+ * import must see them so, in file order. A node that does not decode is
+ * refused naming it. */
+static void test_split_graph_fields(void)
+{
+    const int64_t d23[2] = {2, 3};
+    Onnx__ModelProto *m = mk_model(8, 13);
+    add_input(m->graph, "x", 2, d23);
+    add_init(m->graph, "w", 2, d23, 6);
+    add_node(m->graph, "Add", "x,w", "t", "first");
+    add_output(m->graph, "y");
+    Onnx__GraphProto g2;
+    onnx__graph_proto__init(&g2);
+    add_node(&g2, "Relu", "t", "y", "second");
+    add_init(&g2, "unused", 2, d23, 6);
+    size_t l1 = onnx__model_proto__get_packed_size(m), l2 = onnx__graph_proto__get_packed_size(&g2);
+    uint8_t *buf = malloc(l1 + 16 + l2);
+    onnx__model_proto__pack(m, buf);
+    size_t n = l1;
+    buf[n++] = 7 << 3 | 2; /* ModelProto.graph, length-delimited */
+    for (size_t v = l2; ; v >>= 7) {
+        buf[n++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+        if (!(v >> 7))
+            break;
+    }
+    onnx__graph_proto__pack(&g2, buf + n);
+    n += l2;
+    onnx__model_proto__free_unpacked(m, NULL);
+    for (size_t i = 0; i < g2.n_node; i++)
+        onnx__node_proto__free_unpacked(g2.node[i], NULL);
+    free(g2.node);
+    for (size_t i = 0; i < g2.n_initializer; i++)
+        onnx__tensor_proto__free_unpacked(g2.initializer[i], NULL);
+    free(g2.initializer);
+
+    ir_model *im = NULL;
+    sy_status *st = sy_onnx_import_buffer(buf, n, "two_graph_fields", NULL, &im);
+    CHECK(!st, "two graph fields: %s", st ? sy_status_get_message(st) : "");
+    if (im) {
+        const ir_graph *g = &im->graph;
+        CHECK(g->n_nodes == 2 && !strcmp(g->nodes[0].name, "first") && !strcmp(g->nodes[1].name, "second"),
+              "two graph fields: %u nodes, first '%s'", g->n_nodes, g->n_nodes ? g->nodes[0].name : "-");
+        int32_t w = ir_graph_find_value(g, "w"), u = ir_graph_find_value(g, "unused");
+        CHECK(w >= 0 && u >= 0 && g->values[u].nbytes == 24 && ((const float *)g->values[u].data)[5] == 5.0f &&
+                  g->values[w].rank == 2 && g->values[w].dims[1] == 3,
+              "two graph fields: the second field's initializer is missing or wrong");
+        ir_model_free(im);
+    }
+    sy_status_free(st);
+
+    /* a third graph field whose node is not a NodeProto (wire type 7) */
+    static const uint8_t bad[] = {7 << 3 | 2, 3, 1 << 3 | 2, 1, 0x0f};
+    memcpy(buf + n, bad, sizeof bad);
+    im = NULL;
+    st = sy_onnx_import_buffer(buf, n + sizeof bad, "bad_node", NULL, &im);
+    CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_MODEL &&
+              strstr(sy_status_get_message(st), "bad_node: not a valid ONNX ModelProto (truncated or corrupt): the graph's node #2 does not decode"),
+          "bad node: %s", st ? sy_status_get_message(st) : "accepted");
+    if (st)
+        printf("  refused as expected (bad_node): %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    ir_model_free(im);
+    free(buf);
+}
+
 static void test_built_models(void)
 {
     const int64_t d23[2] = {2, 3}, dN3[2] = {-1, 3};
@@ -890,6 +958,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_built_models();
+    test_split_graph_fields();
     test_corrupt(argv[1]);
     test_tensor_files();
     run_corpus(argv[1], argc > 2 && strcmp(argv[2], "all") == 0);

@@ -19,7 +19,7 @@ root=$PWD
 shared=${SY_SHARED_DIR:-$root/../shared}
 
 time_s=60 runs= seed=1 build=build-fuzz do_build=1 keep=0 log= targets=()
-all=(onnx tflite ini tensor cache llm_bundle llm_text)
+all=(onnx tflite ini tensor cache llm_bundle llm_text qas dataset)
 while [ $# -gt 0 ]; do
   case $1 in
     --time) time_s=$2; shift 2 ;;
@@ -79,6 +79,15 @@ seed_dir() { # TARGET -> prints the seed folder (built once)
       ASAN_OPTIONS=detect_leaks=0 "$build/bin/switchyard" compile "$root/graphs/tiny_cnn.onnx" --config "$root/conf/htp.ini" \
         -o "$d/tiny_cnn.htp" \
         >/dev/null ;;
+    qas) # the target's own session writes its checkpoint (fuzz_qas.c)
+      : > "$work/empty"
+      SY_FUZZ_WRITE_SEED=$d ASAN_OPTIONS=detect_leaks=0 "$build/bin/fuzz_qas" "$work/empty" >/dev/null 2>&1 || return 1 ;;
+    dataset) # files joined by \n@@\n (fuzz_dataset.c): an IDX pair, and input/label pairs
+      printf '\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02\x01\x02\x03\x04\xfb\xfc\xfd\xfe\n@@\n\0\0\x08\x01\0\0\0\x02\x07\x00' > "$d/idx"
+      # label_K.pb: an ONNX TensorProto int64 [1] (dims 1, data_type 7, raw_data 2), or a scalar
+      { cat "$root/graphs/mlp/test_data_set_0/input_0.npy"; printf '\n@@\n\x08\x01\x10\x07\x4a\x08\x02\0\0\0\0\0\0\0'; } > "$d/npy_pb"
+      { cat "$root/graphs/tiny_cnn/test_data_set_0/input_0.npy"; printf '\n@@\n\x10\x07\x4a\x08\x01\0\0\0\0\0\0\0\n@@\n'
+        cat "$root/graphs/tiny_cnn/test_data_set_0/input_0.npy"; printf '\n@@\n\x10\x07\x4a\x08\x03\0\0\0\0\0\0\0'; } > "$d/two_pairs" ;;
     llm_bundle|llm_text)
       local b=$work/llm_bundle
       if [ ! -d "$b" ]; then
@@ -111,7 +120,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   dict=()
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$root/tests/fuzz/dict/$t.dict")
-  case $t in onnx) dict=(-dict="$root/tests/fuzz/dict/onnx.dict") ;; esac
+  # a QAS checkpoint is an ONNX file too
+  case $t in onnx|qas) dict=(-dict="$root/tests/fuzz/dict/onnx.dict") ;; esac
   budget=(-max_total_time="$time_s")
   [ -n "$runs" ] && budget=(-runs="$runs")
   export SY_FUZZ_LLM_BUNDLE=$work/llm_bundle

@@ -11,6 +11,7 @@
 
 /* the largest file this reads: a dataset in memory, not a hostile size */
 #define IDX_MAX_BYTES ((size_t)1 << 32)
+#define IDX_FIRST_BLOCK ((size_t)1 << 20)
 
 static bool read_exact(gzFile f, void *buf, size_t n)
 {
@@ -80,7 +81,27 @@ SY_EXPORT sy_status *sy_idx_read(const char *path, sy_tensor **out)
                               IDX_MAX_BYTES);
         goto done;
     }
-    t = calloc(1, sizeof *t + (bytes ? bytes : 1));
+    /* the header's size is only a claim (a 16-byte file may declare 4 GB):
+     * the block grows with the data actually read, never past twice it */
+    size_t cap = bytes < IDX_FIRST_BLOCK ? bytes : IDX_FIRST_BLOCK, have = 0;
+    t = calloc(1, sizeof *t + (cap ? cap : 1));
+    while (t && have < bytes) {
+        if (have == cap) {
+            cap = bytes - cap < cap ? bytes : 2 * cap;
+            sy_tensor *g = realloc(t, sizeof *t + cap);
+            if (!g) {
+                free(t);
+                t = NULL;
+                break;
+            }
+            t = g;
+        }
+        if (!read_exact(f, (unsigned char *)(t + 1) + have, cap - have)) {
+            st = sy_status_create(SY_ERR_INVALID_MODEL, "%s: the IDX data is shorter than its %zu bytes", path, bytes);
+            goto done;
+        }
+        have = cap;
+    }
     if (!t) {
         st = sy_status_create(SY_ERR_OUT_OF_MEMORY, "%s: out of memory (%zu bytes)", path, bytes);
         goto done;
@@ -91,10 +112,6 @@ SY_EXPORT sy_status *sy_idx_read(const char *path, sy_tensor **out)
     memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
     t->data = t + 1;
     t->nbytes = bytes;
-    if (!read_exact(f, t->data, bytes)) {
-        st = sy_status_create(SY_ERR_INVALID_MODEL, "%s: the IDX data is shorter than its %zu bytes", path, bytes);
-        goto done;
-    }
     /* big-endian elements to the host's order */
     unsigned char *p = t->data;
     for (size_t i = 0; es > 1 && i < numel; i++, p += es)

@@ -67,13 +67,16 @@ static sy_status *open_idx(const char *dir, const char *prefix, sy_dataset *d)
     if (!st && (t[0]->dtype != SY_DT_UINT8 || t[0]->rank != 3 || t[1]->dtype != SY_DT_UINT8 || t[1]->rank != 1 ||
                 t[1]->dims[0] != t[0]->dims[0]))
         st = sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N]", dir, prefix);
+    /* 0 images of H x W hold no bytes, so the file does not bound H * W */
+    if (!st && __builtin_mul_overflow(t[0]->dims[1], t[0]->dims[2], &d->numel))
+        st = sy_status_create(SY_ERR_SHAPE, "%s/%s: images of %lld x %lld pixels have more than an int64 counts", dir,
+                              prefix, (long long)t[0]->dims[1], (long long)t[0]->dims[2]);
     if (!st) {
         d->n = t[0]->dims[0];
         d->rank = 3;
         d->dims[0] = 1;
         d->dims[1] = t[0]->dims[1];
         d->dims[2] = t[0]->dims[2];
-        d->numel = d->dims[1] * d->dims[2];
         d->codes = malloc(d->n * d->numel > 0 ? (size_t)(d->n * d->numel) : 1);
         d->labels = malloc(d->n ? (size_t)d->n * sizeof *d->labels : 1);
         if (!d->codes || !d->labels)
@@ -140,11 +143,16 @@ static sy_status *append_pair(sy_dataset *d, int64_t *cap, const sy_tensor *x, c
     const int64_t *sdims = batch ? x->dims + 1 : x->dims;
     int64_t count = batch ? ny : 1;
     if (d->n == 0 && d->rank == 0 && !d->values) {
+        /* a batch of 0 samples holds no values whatever its other dims say,
+         * so their product is not bounded by the file: check it */
+        int64_t numel = 1;
+        for (int32_t k = 0; k < srank; k++)
+            if (__builtin_mul_overflow(numel, sdims[k], &numel))
+                return sy_status_create(SY_ERR_SHAPE, "%s: samples of shape %s have more values than an int64 counts",
+                                        xpath, dims_str(srank, sdims, a, sizeof a));
         d->rank = srank;
         memcpy(d->dims, sdims, (size_t)srank * sizeof *sdims);
-        d->numel = 1;
-        for (int32_t k = 0; k < srank; k++)
-            d->numel *= sdims[k];
+        d->numel = numel;
     } else if (srank != d->rank || memcmp(sdims, d->dims, (size_t)srank * sizeof *sdims)) {
         return sy_status_create(SY_ERR_SHAPE, "%s: samples of shape %s, the first file's are %s", xpath,
                                 dims_str(srank, sdims, a, sizeof a), dims_str(d->rank, d->dims, b, sizeof b));
