@@ -18,6 +18,18 @@ void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx)
         dx[i] = x[i] > 0.0f ? dy[i] : x[i] < 0.0f ? -dy[i] : 0.0f;
 }
 
+void trk_relu(int64_t n, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void trk_concat_self_grad(int64_t n, const float *dy, float *dx)
+{
+    for (int64_t i = 0; i < n; i++)
+        dx[i] = dy[i] + dy[n + i];
+}
+
 int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
                               float *ds)
 {

@@ -25,6 +25,11 @@ extern "C" {
 void trk_relu_grad(int64_t n, const float *dy, const float *x, float *dx);
 void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx);
 
+/* The forward Relu y = x > 0 ? x : 0, and the backward of a Concat of one
+ * value with itself (n elements per half, batch 1): dx = dy[0..n) + dy[n..2n) */
+void trk_relu(int64_t n, const float *x, float *y);
+void trk_concat_self_grad(int64_t n, const float *dy, float *dx);
+
 /* SoftmaxCrossEntropyGrad of scores [batch, classes] against labels:
  * ds = scale·(softmax(s) − onehot(label)), scale = dL / D (D = batch for the
  * mean, 1 for the sum). The softmax's exponentials are tflk_expf_d's (e^x
