@@ -165,6 +165,14 @@ int cmd_codegen_train(int argc, char **argv)
     nl = sy_qas_session_layer_count(qs);
     for (size_t i = 0; i < nl; i++) {
         sy_qas_layer_info li = {.struct_size = sizeof li};
+        if (sy_qas_session_layer(qs, i, &li) && li.conv) {
+            nl = i;
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Conv): QAS-INT8 training packages train "
+                                                               "fully connected layers only (--trainable last:K with "
+                                                               "fewer layers)", li.name),
+                          "codegen --train");
+            goto done;
+        }
         memset(&lc[i], 0, sizeof lc[i]);
         if (!sy_qas_session_layer(qs, i, &li) || !copy_layer(&li, &lc[i])) {
             nl = i + 1;

@@ -230,6 +230,7 @@ typedef struct sy_qas_layer_info {
     const int8_t *w;                /* [o, k] */
     const int32_t *bias;            /* [o], NULL: none */
     const float *w_master, *b_master;
+    int conv;           /* a 3x3 Conv (W [o, c, kh, kw] as [o, k]); QAS-INT8 packages take Gemm layers only */
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
