@@ -162,8 +162,9 @@ SY_EXPORT void sy_train_chain_free(sy_train_chain *c);
 
 /* ---- QAS-INT8 fine-tuning (Lin et al. 2022) ---------------------------- */
 
-/* Fine-tuning the last fully connected layers of an int8 QDQ model (what
- * `switchyard quantize` writes) with Quantization-Aware Scaling: the
+/* Fine-tuning the last fully connected layers (and 3x3 Conv layers before
+ * them) of an int8 QDQ model (what `switchyard quantize` writes) with
+ * Quantization-Aware Scaling: the
  * forward pass is int8 (the frozen front runs in the ordinary session, its
  * QDQ folded into integer kernels; the trained layers in the qas kernels of
  * plugin_sdk/kernels), the gradients are float, the gradient of each
