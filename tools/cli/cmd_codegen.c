@@ -45,7 +45,7 @@ static void usage(FILE *f)
             "                      the device, batch 1, as 'switchyard train --target ws63' trains it;\n"
             "                      --trainable all|last:K|bias (default all), --steps N (default 100),\n"
             "                      --lr LR (0.01), --optimizer sgd|adam (sgd), --momentum M (0),\n"
-            "                      --weight-decay W (0), --sram-budget B\n");
+            "                      --weight-decay W (0), --sram-budget B, --config INI (the host trainer's)\n");
 }
 
 static sy_tensor *read_input(const char *file, sy_status **st)

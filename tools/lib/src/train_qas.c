@@ -537,9 +537,9 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
             rep->weights += s->biases_only ? 0 : (int64_t)ok;
             rep->biases += L->b ? (int64_t)oc : 0;
             rep->int8_bytes += ok + (L->b ? 4 * oc : 0);
-            /* scales; per trained value a master copy and momentum; one gradient row */
+            /* scales; per trained value a master copy and momentum; one gradient row (a Conv's whole gradient) */
             rep->float_bytes += 4 * oc + 8 * ((s->biases_only ? 0 : ok) + (L->b ? oc : 0)) +
-                                (s->biases_only ? 0 : 4 * (size_t)L->p.k);
+                                (s->biases_only ? 0 : 4 * (size_t)L->p.k * (L->conv ? (size_t)L->p.o : 1));
         }
     }
     *out = s;
