@@ -2,11 +2,15 @@
  * trk: the float32 training kernels (seed 001 §4, FP32 mode): the backward
  * steps and the optimizer updates of FP32 training, plain C99 with no libm,
  * no allocator and no plugin ABI, like tflk. The SAME file serves the host
- * trainer (the `train` plugin's ReluGrad, ConvGrad, SoftmaxCrossEntropyGrad
- * and ONNX Momentum / Adam / Adagrad kernels, which call these) and the FP32
+ * trainer (the `train` plugin's ReluGrad, AbsGrad, ConvGrad and ONNX
+ * Momentum / Adam / Adagrad kernels call these) and the FP32
  * training packages `switchyard codegen --train --mode fp32` writes, so the
  * update arithmetic is written once and N steps on the device follow the
- * host's (docs/training.md, "FP32 training packages").
+ * host's (docs/training.md, "FP32 training packages"). The plugin keeps
+ * libm for two computations this file has without it: the
+ * SoftmaxCrossEntropyGrad's exp (double) and Adam's bias-corrected rate;
+ * trk_softmax_xent_grad and trk_adam_rate are the packages' (within float
+ * rounding of the plugin's).
  *
  * Layouts are ONNX's (NCHW, Gemm W [O, K] with B transposed). Loops run in
  * index order with float accumulators; the files are compiled without

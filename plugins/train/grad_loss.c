@@ -59,11 +59,24 @@ static sy_status *run_sce_grad(void *state, const sy_kernel_io *io)
     float *ds = io->outputs[0]->data;
     const int64_t nb = ts->dims[0], nc = ts->dims[1];
     const float scale = dl / (state ? 1.0f : (float)nb);
-    /* trk_softmax_xent_grad (plugin_sdk/kernels/trk.c): the FP32 packages' gradient too */
-    int64_t bad = trk_softmax_xent_grad(nb, nc, s, lab, scale, ds);
-    if (bad >= 0)
-        return ERR(SY_ERR_INVALID_ARGUMENT, "SoftmaxCrossEntropyGrad: label %lld of sample %lld is outside [0, %lld)",
-                   (long long)lab[bad], (long long)bad, (long long)nc);
+    /* libm's exp in double, as the forward loss; the packages' trk_softmax_xent_grad (no libm: tflk_expf_d)
+     * agrees within float rounding */
+    for (int64_t n = 0; n < nb; n++) {
+        if (lab[n] < 0 || lab[n] >= nc)
+            return ERR(SY_ERR_INVALID_ARGUMENT, "SoftmaxCrossEntropyGrad: label %lld of sample %lld is outside [0, %lld)",
+                       (long long)lab[n], (long long)n, (long long)nc);
+        const float *row = s + n * nc;
+        float mx = row[0];
+        for (int64_t c = 1; c < nc; c++)
+            mx = row[c] > mx ? row[c] : mx;
+        double sum = 0.0; /* the softmax denominator, as the forward loss sums it */
+        for (int64_t c = 0; c < nc; c++)
+            sum += exp((double)row[c] - mx);
+        for (int64_t c = 0; c < nc; c++) {
+            float p = (float)(exp((double)row[c] - mx) / sum);
+            ds[n * nc + c] = scale * (p - (c == lab[n] ? 1.0f : 0.0f));
+        }
+    }
     return NULL;
 }
 

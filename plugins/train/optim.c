@@ -15,6 +15,8 @@
 
 #include "trk.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,7 +156,9 @@ static sy_status *run_optim(void *state, const sy_kernel_io *io)
         break;
     case OPT_ADAM:
         o.kind = TRK_ADAM;
-        o.r = trk_adam_rate(r, s->alpha, s->beta, t);
+        /* bias correction: R * sqrt(1 - beta^T) / (1 - alpha^T) once T > 0, with libm's powf and sqrtf (the
+         * packages' trk_adam_rate, without libm, agrees within an ulp) */
+        o.r = t > 0 ? r * sqrtf(1.0f - powf(s->beta, (float)t)) / (1.0f - powf(s->alpha, (float)t)) : r;
         o.alpha = s->alpha;
         o.beta = s->beta;
         break;

@@ -19,6 +19,7 @@
 #include <switchyard/ext/sy_mcu_codegen.h>
 #include <switchyard/sy_train.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
     sy_train_chain *ch = NULL;
     sy_dataset *train = NULL;
     sy_mcu_f32_layer *layers = NULL;
-    float *samples = NULL;
+    float *samples = NULL, *rates = NULL;
     int32_t *labs = NULL;
     int rc = 1;
     sy_status *st;
@@ -167,7 +168,8 @@ int cmd_codegen_train_f32(int argc, char **argv)
     layers = calloc(ch->n_layers, sizeof *layers);
     samples = malloc((size_t)(steps * px) * sizeof *samples);
     labs = malloc((size_t)steps * sizeof *labs);
-    if (!layers || !samples || !labs) {
+    rates = malloc((size_t)steps * sizeof *rates);
+    if (!layers || !samples || !labs || !rates) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
@@ -180,6 +182,10 @@ int cmd_codegen_train_f32(int argc, char **argv)
             goto done;
         }
         labs[s] = (int32_t)lab;
+        /* Adam's bias-corrected rate of step T = s + 1, the expression of the train plugin's Adam kernel
+         * (plugins/train/optim.c, libm's powf and sqrtf): the package reads it instead of recomputing it */
+        const float t = (float)(s + 1);
+        rates[s] = lr * sqrtf(1.0f - powf(ch->beta, t)) / (1.0f - powf(ch->alpha, t));
         sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .data = x, .nbytes = (size_t)px * 4};
         int64_t sd[SY_MAX_RANK];
         int32_t sr = sy_dataset_sample_shape(train, sd);
@@ -214,7 +220,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
         .layers = layers, .optimizer = ch->optimizer == SY_TRAIN_ADAM ? 1 : 0, .lr = lr, .alpha = ch->alpha,
         .beta = ch->beta, .epsilon = ch->epsilon, .norm = ch->norm, .nesterov = ch->nesterov,
         .n_samples = (uint32_t)steps, .sample_numel = (int32_t)px, .samples = samples, .labels = labs,
-        .sram_budget = budget};
+        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL};
     char summary[1024] = "";
     if ((st = ext->emit_train_f32_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
@@ -230,6 +236,7 @@ done:
     free(layers);
     free(samples);
     free(labs);
+    free(rates);
     sy_dataset_release(train);
     sy_train_session_release(ts);
     sy_train_chain_free(ch);

@@ -127,6 +127,10 @@ typedef struct sy_mcu_train_f32_request {
     const float *samples;     /* [n_samples, sample_numel] */
     const int32_t *labels;    /* [n_samples] */
     uint64_t sram_budget;     /* 0: the chip's SRAM */
+    /* Adam: each step's bias-corrected rate as the host trainer computed it
+     * (libm's powf there; stored in flash, one per step); NULL: the package
+     * computes it (trk_adam_rate) */
+    const float *rates;
 } sy_mcu_train_f32_request;
 
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */
