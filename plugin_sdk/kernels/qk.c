@@ -71,7 +71,10 @@ void qk_conv_run(const qk_conv *p, const void *x, const void *w, void *y)
                             }
                         }
                     size_t yi = (((size_t)b * p->oc + o) * p->oh + oh) * p->ow + ow;
-                    st(y, p->ydt, yi, qk_rq_apply(&p->rq[o], (int32_t)acc));
+                    if (p->ydt == QK_S32)
+                        ((int32_t *)y)[yi] = (int32_t)acc;
+                    else
+                        st(y, p->ydt, yi, qk_rq_apply(&p->rq[o], (int32_t)acc));
                 }
         }
 }
@@ -107,11 +110,16 @@ void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y)
                 uint32_t acc = p->bias ? (uint32_t)p->bias[j] : 0u;
                 for (int32_t k = 0; k < p->k; k++) {
                     int32_t av = ld(a, p->adt, ((size_t)bt * p->m + i) * p->k + k) - p->a_zp;
-                    size_t bi = p->trans_b ? (size_t)j * p->k + k : (size_t)k * p->nn + j;
+                    size_t bi = (p->b_batched ? (size_t)bt * p->k * p->nn : 0) +
+                                (p->trans_b ? (size_t)j * p->k + k : (size_t)k * p->nn + j);
                     int32_t bv = ld(b, p->bdt, bi) - bz;
                     acc += (uint32_t)(av * bv);
                 }
-                st(y, p->ydt, ((size_t)bt * p->m + i) * p->nn + j, qk_rq_apply(&p->rq[j], (int32_t)acc));
+                size_t yi = ((size_t)bt * p->m + i) * p->nn + j;
+                if (p->ydt == QK_S32)
+                    ((int32_t *)y)[yi] = (int32_t)acc;
+                else
+                    st(y, p->ydt, yi, qk_rq_apply(&p->rq[j], (int32_t)acc));
             }
 }
 

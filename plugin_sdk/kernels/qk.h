@@ -11,7 +11,9 @@
 
 /* the sy_rq_mode values: float, gemmlowp double rounding, TFLite single rounding */
 enum { QK_RQ_ONNX = 0, QK_RQ_GEMMLOWP = 1, QK_RQ_SINGLE = 2 };
-enum { QK_S8 = 0, QK_U8 = 1 };
+/* QK_S32: the raw int32 accumulator as the output, no requantization (ONNX
+ * ConvInteger, MatMulInteger; rq may be NULL) */
+enum { QK_S8 = 0, QK_U8 = 1, QK_S32 = 2 };
 
 typedef struct qk_rq {
     int32_t mode;      /* QK_RQ_ONNX, QK_RQ_GEMMLOWP or QK_RQ_SINGLE */
@@ -46,12 +48,14 @@ typedef struct qk_pool {
 } qk_pool;
 void qk_maxpool_run(const qk_pool *p, const void *x, void *y);
 
-/* QMatMul [batch, M, K] x B (b constant, b_zp per column or one): B is
- * [K, N], or [N, K] when trans_b (a Gemm's transB = 1) */
+/* QMatMul [batch, M, K] x B (b_zp per column or one): B is [K, N], or
+ * [N, K] when trans_b (a Gemm's transB = 1); one B for every batch, or one
+ * per batch when b_batched (ONNX QLinearMatMul / MatMulInteger of rank > 2) */
 typedef struct qk_mm {
     int32_t batch, m, k, nn, adt, bdt, ydt, a_zp, n_bzp, trans_b;
     const int32_t *b_zp, *bias;
-    const qk_rq *rq; /* nn entries */
+    const qk_rq *rq; /* nn entries (NULL for QK_S32) */
+    int32_t b_batched;
 } qk_mm;
 void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y);
 

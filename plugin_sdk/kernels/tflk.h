@@ -557,6 +557,130 @@ typedef struct tflk_lstm8 {
 size_t tflk_lstm8_scratch_bytes(const tflk_lstm8 *p);
 void tflk_lstm8_run(const tflk_lstm8 *p, const int8_t *x, int8_t *y, void *scratch);
 
+/* ---- reductions and axis ops (tflk_reduce.c) ------------------------------ */
+
+/* What the elements are: fp32; int8 with per-tensor scales and zero points
+ * as TFLite (MEAN/SUM/REDUCE_PROD in TFLite Micro's integer arithmetic,
+ * MAX/MIN on the codes when both sides share one quantization, the rest
+ * through fp32); int8 codes read as plain integers (ONNX on an int8
+ * tensor: no scale, the arithmetic of the integer type, results wrap to
+ * 8 bits as the host reference's int64-to-int8 store does). */
+enum { TFLK_RQ_F32 = 0, TFLK_RQ_TFL8 = 1, TFLK_RQ_RAW8 = 2 };
+enum {
+    TFLK_R_SUM, TFLK_R_MEAN, TFLK_R_MAX, TFLK_R_MIN, TFLK_R_PROD, TFLK_R_L1, TFLK_R_L2, TFLK_R_LOGSUM,
+    TFLK_R_LOGSUMEXP, TFLK_R_SUMSQ
+};
+
+/* A reduction over some dims: the output's elements are the kept dims in
+ * row-major order (keep_dims only changes the output's shape); each
+ * output visits its reduced elements in row-major order (the order
+ * TFLite's REDUCE_PROD requantizes in). Dims and element strides of the
+ * input, at most TFLK_BIN_RANK kept and reduced. fp32 accumulates in
+ * double, as the host reference (exact for short windows, and one rounding
+ * at the end). onnx: MAX/MIN let a NaN through (ONNX), else TFLite's
+ * comparisons. */
+typedef struct tflk_reduce {
+    int32_t kind, mode, onnx;
+    int32_t nk, nr;
+    int32_t kd[TFLK_BIN_RANK], ks[TFLK_BIN_RANK], rd[TFLK_BIN_RANK], rs[TFLK_BIN_RANK];
+    int32_t raw; /* TFLK_RQ_TFL8: MEAN, SUM, or MAX/MIN with one quantization, on the codes */
+    float xs, ys;
+    int32_t xz, yz;
+    tflk_reduce8 r8; /* MEAN / SUM */
+    tflk_prod8 p8;   /* REDUCE_PROD */
+} tflk_reduce;
+
+void tflk_reduce_run(const tflk_reduce *p, const void *x, void *y);
+/* the kept and reduced dims of p from a shape and a mask of reduced dims
+ * (bit d: dim d), neighbours of one kind merged; -1: more than
+ * TFLK_BIN_RANK of a kind, or more than 2^31 - 1 elements (a host check) */
+int32_t tflk_reduce_plan(tflk_reduce *p, int32_t rank, const int64_t *dims, uint32_t mask);
+
+/* Ops along one axis of [outer, len, inner]:
+ *   ARGMAX ARGMIN  fp32 in, int32 or (idx64) int64 index out; ties to the
+ *                  first index, flags 1: to the last (select_last_index)
+ *   CUMSUM         flags 1 exclusive, 2 reverse; int8 TFLK_RQ_TFL8 through
+ *                  fp32 (the running sum in double, quantized per output)
+ *   TOPK           the k largest (flags 1: smallest) in order, ties to the
+ *                  lower index; values (fp32 or int8 codes, esize bytes)
+ *                  to y, indices to y2; the output axis has length k
+ *   HARDMAX        1 at the first maximum, 0 elsewhere (fp32)
+ *   LPNORM         ONNX LpNormalization, p = 1 or 2 (flags): x / norm, 0
+ *                  where the norm is 0; the norm in double
+ *   L2NORM         TFLite L2_NORMALIZATION on the last axis: x / max(sqrt
+ *                  (sum x^2), 1e-6) in float and the fused activation;
+ *                  int8 through fp32 */
+enum { TFLK_A_ARGMAX, TFLK_A_ARGMIN, TFLK_A_CUMSUM, TFLK_A_TOPK, TFLK_A_HARDMAX, TFLK_A_LPNORM, TFLK_A_L2NORM };
+
+typedef struct tflk_axisop {
+    int32_t op, mode;
+    int32_t outer, len, inner;
+    int32_t flags, k, idx64, esize;
+    float xs, ys;
+    int32_t xz, yz;
+    tflk_act act;
+} tflk_axisop;
+
+void tflk_axis_run(const tflk_axisop *p, const void *x, void *y, void *y2);
+
+/* ---- TRANSPOSE_CONV / ConvTranspose (tflk_tconv.c) ------------------------ */
+
+/* NHWC input [n, ih, iw, ic], filter [oc, kh, kw, ic], output [n, oh, ow,
+ * oc]; input pixel (iy, ix) with tap (ky, kx) lands on output (iy * sh - pt
+ * + ky * dh, ix * sw - pl + kx * dw), outside cells dropped. int8: in_off =
+ * -input zero point, mult/shift per output channel (per_channel) or one,
+ * lo/hi the clamp; `acc` scratch of n * oh * ow * oc int32 */
+typedef struct tflk_tconv {
+    int32_t n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
+    int32_t in_off, out_zp, lo, hi, per_channel;
+    const int32_t *mult, *shift;
+    tflk_act act; /* fp32 */
+} tflk_tconv;
+void tflk_tconv_f32(const tflk_tconv *p, const float *x, const float *w, const float *bias, float *y);
+void tflk_tconv_s8(const tflk_tconv *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                   int32_t *acc);
+
+/* ---- BATCH_MATMUL / batched MatMul (tflk_bmm.c) ---------------------------- */
+
+#define TFLK_BMM_RANK 4
+/* `batches` matrices y [m, n] = op(a) [m, k] x op(b) [k, n]; a is [k, m]
+ * when adj_x, b [n, k] when adj_y. The batch index is read over bdims
+ * (rank <= 4; y's batch dims) and sa/sb give each operand's element step
+ * per batch index (0: broadcast). int8: x_off/y_off = -zero points, one
+ * per-tensor mult/shift, out_zp */
+typedef struct tflk_bmm {
+    int32_t batches, m, n, k, adj_x, adj_y, rank;
+    int32_t bdims[TFLK_BMM_RANK], sa[TFLK_BMM_RANK], sb[TFLK_BMM_RANK];
+    int32_t x_off, y_off, out_zp, mult, shift;
+} tflk_bmm;
+/* bias: n floats added to every row (ONNX Gemm's C), NULL for none */
+void tflk_bmm_f32(const tflk_bmm *p, const float *a, const float *b, const float *bias, float *y);
+void tflk_bmm_s8(const tflk_bmm *p, const int8_t *a, const int8_t *b, int8_t *y);
+
+/* ---- CONV_3D (tflk_conv3d.c) --------------------------------------------------- */
+
+/* NDHWC input, filter [kd, kh, kw, ic, oc], leading pads pd/pt/pl */
+typedef struct tflk_conv3d {
+    int32_t n, id, ih, iw, ic, od, oh, ow, oc, kd, kh, kw;
+    int32_t sd, sh, sw, dd, dh, dw, pd, pt, pl;
+    tflk_act act;
+} tflk_conv3d;
+void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y);
+
+/* ---- ONNX GRU, fp32 (tflk_gru.c) ------------------------------------------- */
+
+/* layout 0: x [steps, batch, n_in], W [dirs, 3H, I], R [dirs, 3H, H], B
+ * [dirs, 6H] (NULL: 0), h0 [dirs, batch, H] (NULL: 0); y [steps, dirs,
+ * batch, H] (required), yh [dirs, batch, H] (NULL: not written). dirs 2 is
+ * bidirectional (direction 1 reversed); with dirs 1, reverse runs backwards.
+ * lbr: linear_before_reset */
+typedef struct tflk_gru {
+    int32_t steps, batch, n_in, hidden, dirs, reverse, lbr;
+} tflk_gru;
+size_t tflk_gru_scratch_floats(const tflk_gru *p);
+void tflk_gru_f32(const tflk_gru *p, const float *x, const float *w, const float *r, const float *b, const float *h0,
+                  float *y, float *yh, float *scratch);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

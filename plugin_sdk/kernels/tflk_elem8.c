@@ -35,17 +35,6 @@ void tflk_lut_populate_s8(float in_scale, int32_t in_zp, float out_scale, int32_
     }
 }
 
-/* MultiplyByQuantizedMultiplier for an int64 x (common.h): the multiplier
- * rounded to 16 bits, one rounding shift. shift must be in [-31, 7]. The
- * reference's int32 result is a plain cast, so it wraps. */
-int32_t tflk_mul_by_qm64(int64_t x, int32_t mult, int32_t shift)
-{
-    const int64_t reduced = mult < 0x7FFF0000 ? (int64_t)((mult + (1 << 15)) >> 16) : 0x7FFF;
-    const int32_t total_shift = 15 - shift;
-    const int64_t r = (x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift;
-    return (int32_t)(uint32_t)(uint64_t)r;
-}
-
 static int32_t clz32(uint32_t v)
 {
     int32_t n = 0;
@@ -129,12 +118,3 @@ int32_t tflk_sqdiff_s8(const tflk_sqdiff8 *p, int32_t a, int32_t b)
     return tflk_clampi(tflk_mul_by_qm(d * d, p->out_mult, p->out_shift) + p->out_zp, -128, 127);
 }
 
-int32_t tflk_prod_next_s8(const tflk_prod8 *p, int32_t acc, int32_t q)
-{
-    return tflk_mul_by_qm64((int64_t)acc * (int64_t)(q - p->in_zp), p->mult, p->shift);
-}
-
-int32_t tflk_prod_out_s8(const tflk_prod8 *p, int32_t acc)
-{
-    return tflk_clampi(tflk_mul_by_qm64(acc, p->mult, p->shift) + p->out_zp, -128, 127);
-}

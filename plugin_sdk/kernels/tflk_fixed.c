@@ -219,3 +219,14 @@ int32_t tflk_sum_s8(const tflk_reduce8 *p, int32_t sum, int32_t count)
     uint32_t v = (uint32_t)(int32_t)r + (uint32_t)p->out_zp;
     return (int32_t)(int8_t)(uint8_t)(v & 0xffu);
 }
+
+/* MultiplyByQuantizedMultiplier for an int64 x (common.h): the multiplier
+ * rounded to 16 bits, one rounding shift. shift must be in [-31, 7]. The
+ * reference's int32 result is a plain cast, so it wraps. */
+int32_t tflk_mul_by_qm64(int64_t x, int32_t mult, int32_t shift)
+{
+    const int64_t reduced = mult < 0x7FFF0000 ? (int64_t)((mult + (1 << 15)) >> 16) : 0x7FFF;
+    const int32_t total_shift = 15 - shift;
+    const int64_t r = (x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift;
+    return (int32_t)(uint32_t)(uint64_t)r;
+}

@@ -6,9 +6,12 @@
  * ReduceLogSum ReduceLogSumExp ReduceSumSquare (axes attribute before
  * opset 13 (Sum) / 18 (others), axes input and noop_with_empty_axes after),
  * ArgMax ArgMin (select_last_index), CumSum CumProd, TopK.
- * Floats accumulate in double, integers in int64.
+ * Floats accumulate in double, integers in int64. fp32 and int8 (codes as
+ * integers) run on the portable kernel riscv_mcu and its packages run
+ * (plugin_sdk/kernels/tflk_reduce.c); the other dtypes on the loops here.
  */
 #include "switchyard/sy_sdk.h"
+#include "tflk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -172,6 +175,20 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
             memcpy(y->data, x->data, x->nbytes);
         return NULL;
     }
+    if ((x->dtype == SY_DT_FLOAT32 || x->dtype == SY_DT_INT8) && y->dtype == x->dtype &&
+        !(x->dtype == SY_DT_INT8 && (s->kind == R_LOGSUM || s->kind == R_LOGSUMEXP))) {
+        static const int32_t kinds[] = {TFLK_R_SUM, TFLK_R_MEAN, TFLK_R_MAX,    TFLK_R_MIN,       TFLK_R_PROD,
+                                        TFLK_R_L1,  TFLK_R_L2,   TFLK_R_LOGSUM, TFLK_R_LOGSUMEXP, TFLK_R_SUMSQ};
+        tflk_reduce k;
+        memset(&k, 0, sizeof k);
+        k.kind = kinds[s->kind];
+        k.mode = x->dtype == SY_DT_INT8 ? TFLK_RQ_RAW8 : TFLK_RQ_F32;
+        k.onnx = 1;
+        if (x->rank <= 32 && !tflk_reduce_plan(&k, x->rank, x->dims, mask)) {
+            tflk_reduce_run(&k, x->data, y->data);
+            return NULL;
+        }
+    }
     split sp;
     make_split(x, mask, &sp);
     bool is_int = !sy_dt_is_float(x->dtype);
@@ -301,6 +318,12 @@ static sy_status *run_arg(void *state, const sy_kernel_io *io)
     int64_t *y = io->outputs[0]->data;
     int64_t outer = sy_dims_prod(x->dims, 0, s->axis), len = x->dims[s->axis];
     int64_t inner = sy_dims_prod(x->dims, s->axis + 1, x->rank);
+    if (x->dtype == SY_DT_FLOAT32 && sy_tensor_numel(x) <= INT32_MAX) {
+        tflk_axisop k = {.op = s->max ? TFLK_A_ARGMAX : TFLK_A_ARGMIN, .outer = (int32_t)outer, .len = (int32_t)len,
+                         .inner = (int32_t)inner, .flags = s->last, .idx64 = 1};
+        tflk_axis_run(&k, x->data, y, NULL);
+        return NULL;
+    }
     bool is_int = sy_dt_is_int(x->dtype);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
@@ -381,6 +404,13 @@ static sy_status *run_cum(void *state, const sy_kernel_io *io)
         return ERR(SY_ERR_INVALID_ARGUMENT, "axis has no data");
     int64_t outer = sy_dims_prod(x->dims, 0, axis), len = x->dims[axis];
     int64_t inner = sy_dims_prod(x->dims, axis + 1, x->rank);
+    if (!s->prod && (x->dtype == SY_DT_FLOAT32 || x->dtype == SY_DT_INT8) && sy_tensor_numel(x) <= INT32_MAX) {
+        tflk_axisop k = {.op = TFLK_A_CUMSUM, .mode = x->dtype == SY_DT_INT8 ? TFLK_RQ_RAW8 : TFLK_RQ_F32,
+                         .outer = (int32_t)outer, .len = (int32_t)len, .inner = (int32_t)inner,
+                         .flags = (int32_t)s->exclusive | (int32_t)s->reverse << 1};
+        tflk_axis_run(&k, x->data, y->data, NULL);
+        return NULL;
+    }
     bool fl = sy_dt_is_float(x->dtype);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
@@ -506,6 +536,13 @@ static sy_status *run_topk(void *state, const sy_kernel_io *io)
     SY_TRY(topk_k(NULL, io->n_inputs > 1 ? io->inputs[1] : NULL, s->k_attr, s->from_attr, &k));
     int64_t outer = sy_dims_prod(x->dims, 0, axis), len = x->dims[axis];
     int64_t inner = sy_dims_prod(x->dims, axis + 1, x->rank);
+    if ((x->dtype == SY_DT_FLOAT32 || x->dtype == SY_DT_INT8) && yi && sy_tensor_numel(x) <= INT32_MAX) {
+        tflk_axisop ka = {.op = TFLK_A_TOPK, .mode = x->dtype == SY_DT_INT8 ? TFLK_RQ_RAW8 : TFLK_RQ_F32,
+                          .outer = (int32_t)outer, .len = (int32_t)len, .inner = (int32_t)inner,
+                          .flags = !s->largest, .k = (int32_t)k, .idx64 = 1, .esize = (int32_t)sy_dt_size(x->dtype)};
+        tflk_axis_run(&ka, x->data, yv->data, yi->data);
+        return NULL;
+    }
     if ((size_t)len * sizeof(kv) > io->scratch_bytes)
         return ERR(SY_ERR_INTERNAL, "TopK scratch too small");
     kv *buf = io->scratch;

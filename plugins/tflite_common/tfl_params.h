@@ -599,4 +599,129 @@ static inline void tfl_div8_params(float s1, int32_t z1, float s2, int32_t z2, f
     p->hi = hi;
 }
 
+/* ---- TRANSPOSE_CONV (output_shape, filter [OC, KH, KW, IC], input[, bias]) --- */
+static inline sy_status *tfl_build_tconv(const sy_host_api *H, const sy_node *n, tflk_tconv *p, tfl_owned *o)
+{
+    memset(p, 0, sizeof *p);
+    const sy_tensor *w = H->node_input(n, 1), *x = H->node_input(n, 2), *y = H->node_output(n, 0);
+    int64_t sh = sy_attr_int_or(H, n, "stride_h", 1), sw = sy_attr_int_or(H, n, "stride_w", 1);
+    if (sh < 1 || sw < 1 || sh > INT32_MAX || sw > INT32_MAX)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "TRANSPOSE_CONV: strides (%lld, %lld) must be >= 1",
+                             (long long)sh, (long long)sw);
+    SY_TRY(tfl_dim32(H, x, &p->n, 0));
+    SY_TRY(tfl_dim32(H, x, &p->ih, 1));
+    SY_TRY(tfl_dim32(H, x, &p->iw, 2));
+    SY_TRY(tfl_dim32(H, x, &p->ic, 3));
+    SY_TRY(tfl_dim32(H, y, &p->oh, 1));
+    SY_TRY(tfl_dim32(H, y, &p->ow, 2));
+    SY_TRY(tfl_dim32(H, y, &p->oc, 3));
+    SY_TRY(tfl_dim32(H, w, &p->kh, 1));
+    SY_TRY(tfl_dim32(H, w, &p->kw, 2));
+    p->sh = (int32_t)sh;
+    p->sw = (int32_t)sw;
+    p->dh = p->dw = 1;
+    /* the padding of the conv that maps the output back to the input (0 for VALID) */
+    bool same = sy_attr_string_is(H, n, "padding", "SAME", "SAME");
+    p->pt = same ? (int32_t)tfl_pad_before(p->oh, p->ih, p->kh, sh, 1) : 0;
+    p->pl = same ? (int32_t)tfl_pad_before(p->ow, p->iw, p->kw, sw, 1) : 0;
+    SY_TRY(tfl_act_of(H, n, "NONE", &p->act));
+    if (x->dtype == SY_DT_INT8) {
+        float sc;
+        int32_t zp;
+        if (!tfl_qparams(x, &sc, &zp))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "TRANSPOSE_CONV: int8 input '%s' has no per-tensor "
+                                 "quantization parameters", x->name ? x->name : "");
+        p->in_off = -zp;
+        tfl_qparams(y, &sc, &p->out_zp);
+        SY_TRY(tfl_act_q(H, n, y, &p->lo, &p->hi));
+        SY_TRY(tfl_multipliers(H, x, w, y, p->oc, false, o, &p->per_channel));
+        p->mult = o->mult;
+        p->shift = o->shift;
+    }
+    return NULL;
+}
+
+/* ---- BATCH_MATMUL ---------------------------------------------------------- */
+/* y's batch dims and each operand's matrix step per batch index, numpy
+ * broadcasting (a dim of 1 steps 0); at most TFLK_BMM_RANK batch dims */
+static inline sy_status *tfl_bmm_batches(const sy_host_api *H, const sy_tensor *a, const sy_tensor *b,
+                                         const sy_tensor *y, tflk_bmm *p)
+{
+    int32_t r = y->rank, nb = r - 2;
+    if (nb < 0 || nb > TFLK_BMM_RANK)
+        return H->status_new(SY_ERR_UNSUPPORTED, "batched matmul: output rank %d; the kernel takes 2 to %d", r,
+                             TFLK_BMM_RANK + 2);
+    p->rank = nb;
+    int64_t as = 1, bs = 1, batches = 1;
+    for (int32_t i = nb - 1; i >= 0; i--) {
+        int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
+        p->bdims[i] = (int32_t)y->dims[i];
+        batches *= y->dims[i];
+        p->sa[i] = p->sb[i] = 0;
+        if (ia >= 0) {
+            p->sa[i] = a->dims[ia] == 1 ? 0 : (int32_t)(as * p->m * p->k);
+            as *= a->dims[ia];
+        }
+        if (ib >= 0) {
+            p->sb[i] = b->dims[ib] == 1 ? 0 : (int32_t)(bs * p->k * p->n);
+            bs *= b->dims[ib];
+        }
+    }
+    if (batches > INT32_MAX || sy_tensor_numel(a) > INT32_MAX || sy_tensor_numel(b) > INT32_MAX ||
+        sy_tensor_numel(y) > INT32_MAX)
+        return H->status_new(SY_ERR_UNSUPPORTED, "batched matmul: more than 2^31 - 1 elements");
+    p->batches = (int32_t)batches;
+    return NULL;
+}
+
+static inline sy_status *tfl_build_bmm(const sy_host_api *H, const sy_node *n, tflk_bmm *p)
+{
+    memset(p, 0, sizeof *p);
+    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    p->adj_x = sy_attr_int_or(H, n, "adj_x", 0) != 0;
+    p->adj_y = sy_attr_int_or(H, n, "adj_y", 0) != 0;
+    if (a->rank < 2 || b->rank < 2 || y->rank < 2)
+        return H->status_new(SY_ERR_SHAPE, "BATCH_MATMUL inputs need rank >= 2 (got %d and %d)", a->rank, b->rank);
+    p->m = (int32_t)y->dims[y->rank - 2];
+    p->n = (int32_t)y->dims[y->rank - 1];
+    p->k = (int32_t)(p->adj_x ? a->dims[a->rank - 2] : a->dims[a->rank - 1]);
+    SY_TRY(tfl_bmm_batches(H, a, b, y, p));
+    if (a->dtype == SY_DT_INT8) {
+        float as, bs, ys;
+        int32_t az, bz;
+        if (!tfl_qparams(a, &as, &az) || !tfl_qparams(b, &bs, &bz) || !tfl_qparams(y, &ys, &p->out_zp))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 BATCH_MATMUL needs per-tensor quantization");
+        p->x_off = -az;
+        p->y_off = -bz;
+        sy_q_quantize_multiplier((double)as * (double)bs / (double)ys, &p->mult, &p->shift);
+    }
+    return NULL;
+}
+
+/* ---- CONV_3D (fp32) -------------------------------------------------------- */
+static inline sy_status *tfl_build_conv3d(const sy_host_api *H, const sy_node *n, tflk_conv3d *p)
+{
+    memset(p, 0, sizeof *p);
+    const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
+    static const char *const sk[3] = {"stride_d", "stride_h", "stride_w"};
+    static const char *const dk[3] = {"dilation_d_factor", "dilation_h_factor", "dilation_w_factor"};
+    int32_t *st[3] = {&p->sd, &p->sh, &p->sw}, *dl[3] = {&p->dd, &p->dh, &p->dw}, *pd[3] = {&p->pd, &p->pt, &p->pl};
+    int32_t *in[3] = {&p->id, &p->ih, &p->iw}, *out[3] = {&p->od, &p->oh, &p->ow}, *k[3] = {&p->kd, &p->kh, &p->kw};
+    SY_TRY(tfl_dim32(H, x, &p->n, 0));
+    SY_TRY(tfl_dim32(H, x, &p->ic, 4));
+    SY_TRY(tfl_dim32(H, y, &p->oc, 4));
+    for (int i = 0; i < 3; i++) {
+        int64_t s = sy_attr_int_or(H, n, sk[i], 1), d = sy_attr_int_or(H, n, dk[i], 1);
+        if (s < 1 || d < 1 || s > INT32_MAX || d > INT32_MAX)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "CONV_3D: strides and dilations must be >= 1");
+        *st[i] = (int32_t)s;
+        *dl[i] = (int32_t)d;
+        SY_TRY(tfl_dim32(H, x, in[i], 1 + i));
+        SY_TRY(tfl_dim32(H, y, out[i], 1 + i));
+        SY_TRY(tfl_dim32(H, w, k[i], i));
+        *pd[i] = (int32_t)tfl_pad_before(*in[i], *out[i], *k[i], s, d);
+    }
+    return tfl_act_of(H, n, "NONE", &p->act);
+}
+
 #endif

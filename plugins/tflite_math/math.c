@@ -46,6 +46,7 @@
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
+#include "tfl_reduce.h"
 #include "tfl_unary8.h"
 
 #include <float.h>
@@ -543,12 +544,8 @@ static sy_status *infer_reduce(sy_node *n)
 typedef struct red_state {
     int kind;
     bool mask[SY_MAX_RANK];
-    bool q;
-    float xs, ys;
-    int32_t xz, yz;
-    bool raw; /* int8 MEAN/SUM, or MAX/MIN with equal quantization: on the raw values */
-    tflk_reduce8 r8;
-    tflk_prod8 p8; /* int8 REDUCE_PROD */
+    bool shared;   /* fp32 and int8: tflk_reduce.c, the kernel riscv_mcu and its packages run */
+    tflk_reduce k;
 } red_state;
 
 static sy_status *prepare_reduce_impl(sy_node *n, void **state)
@@ -560,47 +557,26 @@ static sy_status *prepare_reduce_impl(sy_node *n, void **state)
     s->kind = red_kind(n);
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     SY_TRY(red_axes(n, x, s->mask));
-    if (x->dtype == SY_DT_INT8) {
-        s->q = true;
-        if (!tfl_qparams(x, &s->xs, &s->xz) || !tfl_qparams(y, &s->ys, &s->yz))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization", H->node_op(n));
-        bool same = s->xs == s->ys && s->xz == s->yz;
-        s->raw = s->kind == R_MEAN || s->kind == R_SUM || ((s->kind == R_MAX || s->kind == R_MIN) && same);
-        s->r8.same = same;
-        s->r8.in_zp = s->xz;
-        s->r8.out_zp = s->yz;
-        s->r8.scale = s->xs / s->ys; /* float, as TFLite */
-        if (s->kind == R_PROD) {
-            SY_TRY(q8_check(n, "input", s->xs, s->xz));
-            SY_TRY(q8_check(n, "output", s->ys, s->yz));
-            /* reduce.cc PrepareProd: every multiplication step rescales by
-             * in_scale / out_scale^(1/n), n = numel(in) / numel(out) */
-            int64_t nx = sy_tensor_numel(x), ny = sy_tensor_numel(y);
-            if (nx == 0 || ny == 0 || nx / ny > INT32_MAX)
-                return ERR(SY_ERR_UNSUPPORTED, "int8 REDUCE_PROD of %lld elements into %lld: TFLite's kernel needs "
-                           "a non-empty reduction of at most 2^31 - 1 elements", (long long)nx, (long long)ny);
-            int n = (int)(nx / ny);
-            double scaling = (double)s->xs / pow((double)s->ys, 1.0 / n);
-            s->p8.in_zp = s->xz;
-            s->p8.out_zp = s->yz;
-            sy_q_quantize_multiplier(scaling, &s->p8.mult, &s->p8.shift);
-            if (s->p8.shift < -31 || s->p8.shift > 7)
-                return ERR(SY_ERR_UNSUPPORTED,
-                           "int8 REDUCE_PROD: the step scaling %g (input scale %g over the %d-th root of output "
-                           "scale %g) needs a shift of %d, outside TFLite's [-31, 7]",
-                           scaling, (double)s->xs, n, (double)s->ys, (int)s->p8.shift);
-        }
+    if (x->dtype == SY_DT_FLOAT32 || x->dtype == SY_DT_INT8) {
+        s->shared = true;
+        return tfl_build_reduce(H, n, &s->k);
     }
     size_t cnt = (size_t)sy_tensor_numel(y);
     H->node_set_scratch(n, (cnt ? cnt : 1) * (sizeof(double) + sizeof(int64_t)));
     return NULL;
 }
 
+/* the integer dtypes beyond the seed's (int32, int64, uint8, int16):
+ * accumulated in double, MEAN truncated */
 static sy_status *run_reduce(void *state, const sy_kernel_io *io)
 {
     const red_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
+    if (s->shared) {
+        tflk_reduce_run(&s->k, x->data, y->data);
+        return NULL;
+    }
     int64_t ny = sy_tensor_numel(y), nx = sy_tensor_numel(x);
     double *acc = io->scratch;
     int64_t *cnt = (int64_t *)(acc + (ny ? ny : 1));
@@ -612,23 +588,11 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
         acc[i] = s->kind == R_MAX ? -INFINITY : s->kind == R_MIN ? INFINITY : s->kind == R_PROD ? 1.0 : 0.0;
         cnt[i] = 0;
     }
-    bool is_int = sy_dt_is_int(x->dtype) && !s->q;
     for (int64_t i = 0; i < nx; i++) {
         int64_t o = 0;
         for (int32_t d = 0; d < x->rank; d++)
             o += (s->mask[d] ? 0 : idx[d]) * rst[d];
-        if (s->q && s->kind == R_PROD) {
-            /* the reference visits the input in row-major order: an
-             * output's first element starts its product */
-            int32_t q = ((const int8_t *)x->data)[i];
-            acc[o] = cnt[o] ? (double)tflk_prod_next_s8(&s->p8, (int32_t)acc[o], q) : (double)(q - s->xz);
-            cnt[o]++;
-            sy_index_next(x->rank, x->dims, idx);
-            continue;
-        }
-        double v = s->raw ? (double)((const int8_t *)x->data)[i]
-                   : s->q ? s->xs * (double)((int32_t)((const int8_t *)x->data)[i] - s->xz)
-                          : sy_load_f64(x->data, x->dtype, (size_t)i);
+        double v = sy_load_f64(x->data, x->dtype, (size_t)i);
         switch (s->kind) {
         case R_MEAN:
         case R_SUM: acc[o] += v; break;
@@ -640,26 +604,8 @@ static sy_status *run_reduce(void *state, const sy_kernel_io *io)
         sy_index_next(x->rank, x->dims, idx);
     }
     for (int64_t i = 0; i < ny; i++) {
-        if (s->raw) { /* the sum of int8 values is exact in double */
-            int32_t sum = (int32_t)(int64_t)acc[i], c = cnt[i] > INT32_MAX ? INT32_MAX : (int32_t)cnt[i];
-            int32_t r = s->kind == R_MEAN ? tflk_mean_s8(&s->r8, sum, c)
-                        : s->kind == R_SUM ? tflk_sum_s8(&s->r8, sum, c)
-                        : cnt[i]           ? (int32_t)acc[i]
-                                           : (s->kind == R_MAX ? -128 : 127); /* an empty window: the init value */
-            ((int8_t *)y->data)[i] = (int8_t)r;
-            continue;
-        }
-        if (s->q && s->kind == R_PROD) {
-            ((int8_t *)y->data)[i] = (int8_t)tflk_prod_out_s8(&s->p8, (int32_t)acc[i]);
-            continue;
-        }
         double v = s->kind == R_MEAN ? (cnt[i] ? acc[i] / (double)cnt[i] : NAN) : acc[i];
-        if (s->q)
-            ((int8_t *)y->data)[i] = (int8_t)sy_q_quantize_f32((float)v, s->ys, s->yz, -128, 127);
-        else if (is_int)
-            sy_store_i64(y->data, y->dtype, (size_t)i, (int64_t)(s->kind == R_MEAN ? trunc(v) : v));
-        else
-            sy_store_f64(y->data, y->dtype, (size_t)i, v);
+        sy_store_i64(y->data, y->dtype, (size_t)i, (int64_t)(s->kind == R_MEAN ? trunc(v) : v));
     }
     return NULL;
 }
@@ -698,6 +644,8 @@ static sy_status *infer_arg(sy_node *n)
 
 typedef struct arg_state {
     bool is_max;
+    bool shared; /* fp32: tflk_reduce.c */
+    tflk_axisop k;
 } arg_state;
 
 static sy_status *prepare_arg_impl(sy_node *n, void **state)
@@ -707,14 +655,23 @@ static sy_status *prepare_arg_impl(sy_node *n, void **state)
         return OOM();
     s->is_max = is_op(n, "ARG_MAX");
     *state = s;
+    if (H->node_input(n, 0)->dtype == SY_DT_FLOAT32) {
+        s->shared = true;
+        return tfl_build_axisop(H, n, &s->k);
+    }
     return NULL;
 }
 
+/* integer inputs (beyond the seed's fp32) */
 static sy_status *run_arg(void *state, const sy_kernel_io *io)
 {
     const arg_state *s = state;
     const sy_tensor *x = io->inputs[0], *at = io->inputs[1];
     sy_tensor *y = io->outputs[0];
+    if (s->shared) {
+        tflk_axis_run(&s->k, x->data, y->data, NULL);
+        return NULL;
+    }
     int64_t a = sy_load_i64(at->data, at->dtype, 0);
     int32_t axis = (int32_t)(a < 0 ? a + x->rank : a);
     int64_t outer = sy_dims_prod(x->dims, 0, axis), len = x->dims[axis], inner = sy_dims_prod(x->dims, axis + 1, x->rank);
@@ -744,9 +701,9 @@ static sy_status *infer_cumsum(sy_node *n)
 }
 
 typedef struct cs_state {
-    bool exclusive, reverse, q;
-    float xs, ys;
-    int32_t xz, yz;
+    bool exclusive, reverse;
+    bool shared; /* fp32 and int8: tflk_reduce.c */
+    tflk_axisop k;
 } cs_state;
 
 static sy_status *prepare_cumsum_impl(sy_node *n, void **state)
@@ -757,47 +714,39 @@ static sy_status *prepare_cumsum_impl(sy_node *n, void **state)
     *state = s;
     s->exclusive = sy_attr_int_or(H, n, "exclusive", 0) != 0;
     s->reverse = sy_attr_int_or(H, n, "reverse", 0) != 0;
-    const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
-    if (x->dtype == SY_DT_INT8) {
-        s->q = true;
-        if (!tfl_qparams(x, &s->xs, &s->xz) || !tfl_qparams(y, &s->ys, &s->yz))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 CUMSUM needs per-tensor quantization");
+    sy_dtype dt = H->node_input(n, 0)->dtype;
+    if (dt == SY_DT_FLOAT32 || dt == SY_DT_INT8) {
+        s->shared = true;
+        return tfl_build_axisop(H, n, &s->k);
     }
     return NULL;
 }
 
+/* the integer dtypes beyond the seed's: an int64 running sum */
 static sy_status *run_cumsum(void *state, const sy_kernel_io *io)
 {
     const cs_state *s = state;
     const sy_tensor *x = io->inputs[0], *at = io->inputs[1];
     sy_tensor *y = io->outputs[0];
+    if (s->shared) {
+        tflk_axis_run(&s->k, x->data, y->data, NULL);
+        return NULL;
+    }
     int64_t a = sy_load_i64(at->data, at->dtype, 0);
     int32_t axis = (int32_t)(a < 0 ? a + x->rank : a);
     int64_t outer = sy_dims_prod(x->dims, 0, axis), len = x->dims[axis], inner = sy_dims_prod(x->dims, axis + 1, x->rank);
-    bool is_int = sy_dt_is_int(x->dtype) && !s->q;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
-            double acc = 0;
             int64_t iacc = 0;
             for (int64_t k0 = 0; k0 < len; k0++) {
                 int64_t k = s->reverse ? len - 1 - k0 : k0;
                 size_t at_ = (size_t)((o * len + k) * inner + i);
-                double v = s->q ? s->xs * (double)(((const int8_t *)x->data)[at_] - s->xz) : sy_load_f64(x->data, x->dtype, at_);
-                int64_t iv = is_int ? sy_load_i64(x->data, x->dtype, at_) : 0;
-                if (!s->exclusive) {
-                    acc += v;
+                int64_t iv = sy_load_i64(x->data, x->dtype, at_);
+                if (!s->exclusive)
                     iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv);
-                }
-                if (s->q)
-                    ((int8_t *)y->data)[at_] = (int8_t)sy_q_quantize_f32((float)acc, s->ys, s->yz, -128, 127);
-                else if (is_int)
-                    sy_store_i64(y->data, y->dtype, at_, iacc);
-                else
-                    sy_store_f64(y->data, y->dtype, at_, acc);
-                if (s->exclusive) {
-                    acc += v;
+                sy_store_i64(y->data, y->dtype, at_, iacc);
+                if (s->exclusive)
                     iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv);
-                }
             }
         }
     return NULL;
@@ -824,11 +773,35 @@ static sy_status *infer_topk(sy_node *n)
     return H->node_set_output(n, 1, SY_DT_INT32, x->rank, dims);
 }
 
+typedef struct topk_state {
+    bool shared; /* fp32 and int8: tflk_reduce.c */
+    tflk_axisop k;
+} topk_state;
+
+static sy_status *prepare_topk_impl(sy_node *n, void **state)
+{
+    topk_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return OOM();
+    *state = s;
+    sy_dtype dt = H->node_input(n, 0)->dtype;
+    if (dt == SY_DT_FLOAT32 || dt == SY_DT_INT8) {
+        s->shared = true;
+        return tfl_build_axisop(H, n, &s->k);
+    }
+    return NULL;
+}
+
+/* the other dtypes: selection of the j-th largest, ties to the lower index */
 static sy_status *run_topk(void *state, const sy_kernel_io *io)
 {
-    (void)state;
+    const topk_state *s = state;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *v = io->outputs[0], *ix = io->outputs[1];
+    if (s->shared) {
+        tflk_axis_run(&s->k, x->data, v->data, ix->data);
+        return NULL;
+    }
     int64_t len = x->dims[x->rank - 1], k = v->dims[v->rank - 1], rows = len ? sy_tensor_numel(x) / len : 0;
     size_t es = sy_dt_size(x->dtype);
     for (int64_t r = 0; r < rows; r++)
@@ -917,6 +890,7 @@ TFL_PREPARE_GUARDED(prepare_unary, prepare_unary_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_reduce, prepare_reduce_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_arg, prepare_arg_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_cumsum, prepare_cumsum_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_topk, prepare_topk_impl, sy_release_free)
 
 /* ======================================================================== */
 /* registration                                                             */
@@ -990,7 +964,7 @@ static const sy_kernel_def kernels[] = {
     TFL_KERNEL("ARG_MAX", NUMQ, 0, prepare_arg, run_arg, sy_release_free),
     TFL_KERNEL("ARG_MIN", NUMQ, 0, prepare_arg, run_arg, sy_release_free),
     TFL_KERNEL("CUMSUM", NUMQ, 0, prepare_cumsum, run_cumsum, sy_release_free),
-    TFL_KERNEL("TOPK_V2", NUMQ, 0, sy_prepare_nothing, run_topk, NULL),
+    TFL_KERNEL("TOPK_V2", NUMQ, 0, prepare_topk, run_topk, sy_release_free),
     TFL_KERNEL("UNIQUE", NUMQ, 0, sy_prepare_nothing, run_unique, NULL),
 };
 

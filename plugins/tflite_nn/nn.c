@@ -18,13 +18,15 @@
  *   BATCH_MATMUL             fp32, int8
  *   CONV_3D                  fp32
  *
- * CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools and SOFTMAX run
+ * CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, TRANSPOSE_CONV, the pools,
+ * SOFTMAX, BATCH_MATMUL and CONV_3D run
  * the portable kernels of plugin_sdk/kernels (the code the riscv_mcu
  * provider runs and `switchyard codegen` ships), with the parameters
  * tfl_params.h builds.
  */
 #include "tfl_common.h"
 #include "tfl_params.h"
+#include "tfl_reduce.h"
 
 static const sy_host_api *H; /* process-wide: the same host table in every environment */
 #define ERR(code, ...) H->status_new(code, __VA_ARGS__)
@@ -33,63 +35,6 @@ static const sy_host_api *H; /* process-wide: the same host table in every envir
 static bool attr_same(const sy_node *n)
 {
     return sy_attr_string_is(H, n, "padding", "SAME", "SAME");
-}
-
-static sy_status *read_act(const sy_node *n, char *buf, size_t len, tfl_act *a)
-{
-    sy_attr_string_or(H, n, "fused_activation_function", "NONE", buf, len);
-    if (!tfl_act_from_name(buf, a))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "unknown fused_activation_function '%s'", buf);
-    return NULL;
-}
-
-/* int8 output clamp from the fused activation */
-static sy_status *read_act_q(const sy_node *n, const sy_tensor *out, int32_t *lo, int32_t *hi)
-{
-    char act[32];
-    sy_attr_string_or(H, n, "fused_activation_function", "NONE", act, sizeof act);
-    float sc;
-    int32_t zp;
-    if (!tfl_qparams(out, &sc, &zp))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 output '%s' has no per-tensor quantization parameters",
-                   out->name ? out->name : "");
-    if (!sy_q_act_range(out->dtype, act, sc, zp, lo, hi))
-        return ERR(SY_ERR_UNSUPPORTED, "fused_activation_function %s is not supported on int8 outputs", act);
-    return NULL;
-}
-
-/* scale of channel c of a (per-tensor or per-axis) quantized tensor */
-static float ch_scale(const sy_tensor *t, int64_t c)
-{
-    const sy_quant_params *q = t->quant;
-    return q->count > 1 ? q->scales[c] : q->scales[0];
-}
-
-/* Per-channel multipliers in_scale * w_scale[c] / out_scale (TFLite computes them in double). */
-static sy_status *channel_multipliers(const sy_tensor *in, const sy_tensor *w, const sy_tensor *out, int64_t n_ch,
-                                      int32_t **mult, int32_t **shift)
-{
-    float is, os;
-    int32_t iz, oz;
-    if (!tfl_qparams(in, &is, &iz) || !tfl_qparams(out, &os, &oz))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input and output need per-tensor quantization parameters");
-    if (!w->quant || !w->quant->scales || (w->quant->count != 1 && (int64_t)w->quant->count != n_ch))
-        return ERR(SY_ERR_INVALID_ARGUMENT, "int8 weights '%s' need per-tensor or per-channel (%lld) scales",
-                   w->name ? w->name : "", (long long)n_ch);
-    if (w->quant->zero_points)
-        for (uint32_t i = 0; i < w->quant->count; i++)
-            if (w->quant->zero_points[i] != 0)
-                return ERR(SY_ERR_UNSUPPORTED, "int8 weights '%s' must be symmetric (zero point 0), channel %u has %d",
-                           w->name ? w->name : "", i, w->quant->zero_points[i]);
-    *mult = malloc((size_t)(n_ch ? n_ch : 1) * sizeof **mult);
-    *shift = malloc((size_t)(n_ch ? n_ch : 1) * sizeof **shift);
-    if (!*mult || !*shift)
-        return OOM();
-    for (int64_t c = 0; c < n_ch; c++) {
-        double real = (double)is * (double)ch_scale(w, c) / (double)os;
-        sy_q_quantize_multiplier(real, &(*mult)[c], &(*shift)[c]);
-    }
-    return NULL;
 }
 
 static sy_status *need_rank(const sy_tensor *t, int32_t rank, const char *what)
@@ -114,25 +59,6 @@ static sy_status *check_bias(const sy_tensor *b, int64_t oc, bool int8)
 /* ======================================================================== */
 /* CONV_2D / DEPTHWISE_CONV_2D                                              */
 /* ======================================================================== */
-
-typedef struct conv_state {
-    bool depthwise, int8;
-    int64_t sh, sw, dh, dw;
-    bool same;
-    tfl_act act;
-    int32_t in_off, out_zp, lo, hi;
-    int32_t *mult, *shift;
-} conv_state;
-
-static void conv_release(void *p)
-{
-    conv_state *s = p;
-    if (!s)
-        return;
-    free(s->mult);
-    free(s->shift);
-    free(s);
-}
 
 static sy_status *conv_strides(const sy_node *n, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw)
 {
@@ -323,101 +249,46 @@ static sy_status *infer_tconv(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 4, dims);
 }
 
+/* the shared kernel (tflk_tconv.c), as riscv_mcu and its packages run it */
+typedef struct tconv_state {
+    tflk_tconv p;
+    tfl_owned o;
+} tconv_state;
+
+static void tconv_release(void *p)
+{
+    tconv_state *s = p;
+    if (!s)
+        return;
+    tfl_params_free(&s->o);
+    free(s);
+}
+
 static sy_status *prepare_tconv_impl(sy_node *n, void **state)
 {
-    conv_state *s = calloc(1, sizeof *s);
+    tconv_state *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    const sy_tensor *x = H->node_input(n, 2), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
-    s->sh = sy_attr_int_or(H, n, "stride_h", 1);
-    s->sw = sy_attr_int_or(H, n, "stride_w", 1);
-    s->dh = s->dw = 1;
-    if (s->sh < 1 || s->sw < 1)
-        return ERR(SY_ERR_INVALID_ARGUMENT, "strides must be >= 1");
-    s->same = attr_same(n);
-    char act[32];
-    SY_TRY(read_act(n, act, sizeof act, &s->act));
-    s->int8 = x->dtype == SY_DT_INT8;
-    int64_t out_elems = sy_tensor_numel(y);
-    if (s->int8) {
-        float sc;
-        int32_t zp;
-        if (!tfl_qparams(x, &sc, &zp))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 input has no quantization parameters");
-        s->in_off = -zp;
-        tfl_qparams(y, &sc, &s->out_zp);
-        SY_TRY(read_act_q(n, y, &s->lo, &s->hi));
-        SY_TRY(channel_multipliers(x, w, y, w->dims[0], &s->mult, &s->shift));
-        H->node_set_scratch(n, (size_t)out_elems * sizeof(int32_t));
-    }
+    SY_TRY(tfl_build_tconv(H, n, &s->p, &s->o));
+    if (H->node_input(n, 2)->dtype == SY_DT_INT8)
+        H->node_set_scratch(n, (size_t)sy_tensor_numel(H->node_output(n, 0)) * sizeof(int32_t));
     return NULL;
 }
 
 static sy_status *run_tconv(void *state, const sy_kernel_io *io)
 {
-    const conv_state *s = state;
+    const tconv_state *s = state;
     const sy_tensor *w = io->inputs[1], *x = io->inputs[2];
     const sy_tensor *b = io->n_inputs > 3 ? io->inputs[3] : NULL;
     sy_tensor *y = io->outputs[0];
-    const int64_t N = x->dims[0], IH = x->dims[1], IW = x->dims[2], IC = x->dims[3];
-    const int64_t OH = y->dims[1], OW = y->dims[2], OC = y->dims[3], KH = w->dims[1], KW = w->dims[2];
-    /* padding as for the conv that maps the output back to the input */
-    const int64_t pt = s->same ? tfl_pad_before(OH, IH, KH, s->sh, 1) : 0;
-    const int64_t pl = s->same ? tfl_pad_before(OW, IW, KW, s->sw, 1) : 0;
-    int64_t total = sy_tensor_numel(y);
-    float *accf = s->int8 ? NULL : y->data;
-    int32_t *acci = s->int8 ? io->scratch : NULL;
-    if (s->int8 && io->scratch_bytes < (size_t)total * sizeof(int32_t))
+    if (x->dtype != SY_DT_INT8) {
+        tflk_tconv_f32(&s->p, x->data, w->data, b ? b->data : NULL, y->data);
+        return NULL;
+    }
+    if (io->scratch_bytes < (size_t)sy_tensor_numel(y) * sizeof(int32_t))
         return ERR(SY_ERR_INTERNAL, "TRANSPOSE_CONV scratch too small");
-    for (int64_t i = 0; i < total; i++) {
-        if (accf)
-            accf[i] = 0.0f;
-        else
-            acci[i] = 0;
-    }
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t iy = 0; iy < IH; iy++)
-            for (int64_t ix = 0; ix < IW; ix++)
-                for (int64_t ky = 0; ky < KH; ky++) {
-                    int64_t oy = iy * s->sh - pt + ky;
-                    if (oy < 0 || oy >= OH)
-                        continue;
-                    for (int64_t kx = 0; kx < KW; kx++) {
-                        int64_t ox = ix * s->sw - pl + kx;
-                        if (ox < 0 || ox >= OW)
-                            continue;
-                        int64_t yo = ((bn * OH + oy) * OW + ox) * OC;
-                        int64_t xo = ((bn * IH + iy) * IW + ix) * IC;
-                        for (int64_t oc = 0; oc < OC; oc++) {
-                            int64_t wo = ((oc * KH + ky) * KW + kx) * IC;
-                            if (accf) {
-                                const float *xd = x->data, *wd = w->data;
-                                float a = 0.0f;
-                                for (int64_t ic = 0; ic < IC; ic++)
-                                    a += xd[xo + ic] * wd[wo + ic];
-                                accf[yo + oc] += a;
-                            } else {
-                                const int8_t *xd = x->data, *wd = w->data;
-                                int64_t a = 0;
-                                for (int64_t ic = 0; ic < IC; ic++)
-                                    a += ((int32_t)xd[xo + ic] + s->in_off) * wd[wo + ic];
-                                acci[yo + oc] = (int32_t)((uint32_t)acci[yo + oc] + (uint32_t)a);
-                            }
-                        }
-                    }
-                }
-    for (int64_t i = 0; i < total; i++) {
-        int64_t oc = i % OC;
-        if (accf) {
-            float v = accf[i] + (b ? ((const float *)b->data)[oc] : 0.0f);
-            accf[i] = tfl_act_apply(&s->act, v);
-        } else {
-            int32_t v = (int32_t)((uint32_t)acci[i] + (uint32_t)(b ? ((const int32_t *)b->data)[oc] : 0));
-            v = sy_q_mul_by_qm(v, s->mult[oc], s->shift[oc]) + s->out_zp;
-            ((int8_t *)y->data)[i] = (int8_t)tfl_clampi(v, s->lo, s->hi);
-        }
-    }
+    tflk_tconv_s8(&s->p, x->data, w->data, b ? b->data : NULL, y->data, io->scratch);
     return NULL;
 }
 
@@ -488,6 +359,7 @@ typedef struct sm_state {
     tfl_act act;
     tflk_softmax k; /* SOFTMAX: the portable kernel */
     tflk_logsm8 lk; /* LOG_SOFTMAX int8 with TFLite's output 16/256, 127 */
+    tflk_axisop l2; /* L2_NORMALIZATION: tflk_reduce.c, the kernel riscv_mcu runs */
 } sm_state;
 
 static sy_status *infer_softmax(sy_node *n)
@@ -499,20 +371,9 @@ static sy_status *infer_softmax(sy_node *n)
     return sy_infer_unary(H, n);
 }
 
-/* one row of float log softmax / l2 norm, in place in `buf` */
+/* one row of float log softmax, in place in `buf` */
 static void float_row(const sm_state *s, float *buf, int64_t d)
 {
-    if (s->kind == 2) {
-        double sq = 0.0;
-        for (int64_t c = 0; c < d; c++)
-            sq += (double)buf[c] * buf[c];
-        float norm = sqrtf((float)sq);
-        if (norm < 1e-6f)
-            norm = 1e-6f;
-        for (int64_t c = 0; c < d; c++)
-            buf[c] = tfl_act_apply(&s->act, buf[c] / norm);
-        return;
-    }
     float mx = -INFINITY;
     for (int64_t c = 0; c < d; c++)
         mx = buf[c] > mx ? buf[c] : mx;
@@ -536,10 +397,8 @@ static sy_status *prepare_softmax_impl(sy_node *n, void **state)
     s->act.kind = 0;
     s->act.lo = -INFINITY;
     s->act.hi = INFINITY;
-    if (s->kind == 2) {
-        char act[32];
-        SY_TRY(read_act(n, act, sizeof act, &s->act));
-    }
+    if (s->kind == 2)
+        return tfl_build_axisop(H, n, &s->l2);
     const sy_tensor *x = H->node_input(n, 0), *y = H->node_output(n, 0);
     s->int8 = x->dtype == SY_DT_INT8;
     if (s->kind == 0) {
@@ -575,6 +434,10 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     sy_tensor *y = io->outputs[0];
     int64_t d = x->dims[x->rank - 1];
     int64_t rows = d ? sy_tensor_numel(x) / d : 0;
+    if (s->kind == 2) {
+        tflk_axis_run(&s->l2, x->data, y->data, NULL);
+        return NULL;
+    }
     if (s->kind == 0) {
         if (s->int8)
             tflk_softmax_s8(&s->k, x->data, y->data, io->scratch);
@@ -616,11 +479,6 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
 /* BATCH_MATMUL                                                             */
 /* ======================================================================== */
 
-typedef struct bmm_state {
-    bool adj_x, adj_y, int8;
-    int32_t x_off, y_off, out_zp, mult, shift;
-} bmm_state;
-
 static sy_status *bmm_shapes(const sy_tensor *a, const sy_tensor *b, bool ax, bool ay, int32_t *rank, int64_t *dims)
 {
     if (a->rank < 2 || b->rank < 2)
@@ -659,91 +517,30 @@ static sy_status *infer_bmm(sy_node *n)
     return H->node_set_output(n, 0, a->dtype, r, dims);
 }
 
+/* the shared kernel (tflk_bmm.c) */
 static sy_status *prepare_bmm_impl(sy_node *n, void **state)
 {
-    bmm_state *s = calloc(1, sizeof *s);
+    tflk_bmm *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    s->adj_x = sy_attr_int_or(H, n, "adj_x", 0) != 0;
-    s->adj_y = sy_attr_int_or(H, n, "adj_y", 0) != 0;
-    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
-    s->int8 = a->dtype == SY_DT_INT8;
-    if (s->int8) {
-        float as, bs, ys;
-        int32_t az, bz;
-        if (!tfl_qparams(a, &as, &az) || !tfl_qparams(b, &bs, &bz) || !tfl_qparams(y, &ys, &s->out_zp))
-            return ERR(SY_ERR_INVALID_ARGUMENT, "int8 BATCH_MATMUL needs per-tensor quantization");
-        s->x_off = -az;
-        s->y_off = -bz;
-        sy_q_quantize_multiplier((double)as * (double)bs / (double)ys, &s->mult, &s->shift);
-    }
-    return NULL;
+    return tfl_build_bmm(H, n, s);
 }
 
 static sy_status *run_bmm(void *state, const sy_kernel_io *io)
 {
-    const bmm_state *s = state;
+    const tflk_bmm *s = state;
     const sy_tensor *a = io->inputs[0], *b = io->inputs[1];
-    sy_tensor *y = io->outputs[0];
-    int32_t r = y->rank;
-    int64_t M = y->dims[r - 2], N = y->dims[r - 1];
-    int64_t K = s->adj_x ? a->dims[a->rank - 2] : a->dims[a->rank - 1];
-    int64_t batches = sy_dims_prod(y->dims, 0, r - 2);
-    int64_t idx[SY_MAX_RANK] = {0};
-    for (int64_t bt = 0; bt < batches; bt++) {
-        /* batch offsets with broadcasting */
-        int64_t ao = 0, bo = 0, rem = bt;
-        for (int32_t i = r - 3; i >= 0; i--) {
-            idx[i] = rem % y->dims[i];
-            rem /= y->dims[i];
-        }
-        int64_t as = 1, bs = 1;
-        for (int32_t i = r - 3; i >= 0; i--) {
-            int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
-            if (ia >= 0) {
-                ao += (a->dims[ia] == 1 ? 0 : idx[i]) * as;
-                as *= a->dims[ia];
-            }
-            if (ib >= 0) {
-                bo += (b->dims[ib] == 1 ? 0 : idx[i]) * bs;
-                bs *= b->dims[ib];
-            }
-        }
-        ao *= M * K;
-        bo *= K * N;
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t nn = 0; nn < N; nn++) {
-                int64_t yo = (bt * M + m) * N + nn;
-                if (!s->int8) {
-                    const float *ad = (const float *)a->data + ao, *bd = (const float *)b->data + bo;
-                    float acc = 0.0f;
-                    for (int64_t k = 0; k < K; k++)
-                        acc += (s->adj_x ? ad[k * M + m] : ad[m * K + k]) * (s->adj_y ? bd[nn * K + k] : bd[k * N + nn]);
-                    ((float *)y->data)[yo] = acc;
-                } else {
-                    const int8_t *ad = (const int8_t *)a->data + ao, *bd = (const int8_t *)b->data + bo;
-                    int64_t acc = 0;
-                    for (int64_t k = 0; k < K; k++)
-                        acc += ((int32_t)(s->adj_x ? ad[k * M + m] : ad[m * K + k]) + s->x_off) *
-                               ((int32_t)(s->adj_y ? bd[nn * K + k] : bd[k * N + nn]) + s->y_off);
-                    int32_t r = sy_q_mul_by_qm((int32_t)(uint32_t)acc, s->mult, s->shift) + s->out_zp;
-                    ((int8_t *)y->data)[yo] = (int8_t)tfl_clampi(r, -128, 127);
-                }
-            }
-    }
+    if (a->dtype == SY_DT_INT8)
+        tflk_bmm_s8(s, a->data, b->data, io->outputs[0]->data);
+    else
+        tflk_bmm_f32(s, a->data, b->data, NULL, io->outputs[0]->data);
     return NULL;
 }
 
 /* ======================================================================== */
 /* CONV_3D (fp32)                                                           */
 /* ======================================================================== */
-
-typedef struct c3_state {
-    int64_t s[3], d[3];
-    bool same;
-    tfl_act act;
-} c3_state;
 
 static sy_status *c3_params(const sy_node *n, int64_t *s, int64_t *d)
 {
@@ -782,65 +579,27 @@ static sy_status *infer_conv3d(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, 5, dims);
 }
 
+/* the shared kernel (tflk_conv3d.c) */
 static sy_status *prepare_conv3d_impl(sy_node *n, void **state)
 {
-    c3_state *s = calloc(1, sizeof *s);
+    tflk_conv3d *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    SY_TRY(c3_params(n, s->s, s->d));
-    s->same = attr_same(n);
-    char act[32];
-    return read_act(n, act, sizeof act, &s->act);
+    return tfl_build_conv3d(H, n, s);
 }
 
 static sy_status *run_conv3d(void *state, const sy_kernel_io *io)
 {
-    const c3_state *s = state;
-    const sy_tensor *x = io->inputs[0], *w = io->inputs[1];
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    sy_tensor *y = io->outputs[0];
-    const float *xd = x->data, *wd = w->data, *bd = b ? b->data : NULL;
-    float *yd = y->data;
-    const int64_t N = x->dims[0], IC = x->dims[4], OC = y->dims[4];
-    int64_t in[3] = {x->dims[1], x->dims[2], x->dims[3]}, out[3] = {y->dims[1], y->dims[2], y->dims[3]};
-    int64_t k[3] = {w->dims[0], w->dims[1], w->dims[2]}, pad[3];
-    for (int i = 0; i < 3; i++)
-        pad[i] = tfl_pad_before(in[i], out[i], k[i], s->s[i], s->d[i]);
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t od = 0; od < out[0]; od++)
-            for (int64_t oh = 0; oh < out[1]; oh++)
-                for (int64_t ow = 0; ow < out[2]; ow++)
-                    for (int64_t oc = 0; oc < OC; oc++) {
-                        float acc = bd ? bd[oc] : 0.0f;
-                        for (int64_t kd = 0; kd < k[0]; kd++) {
-                            int64_t id = od * s->s[0] - pad[0] + kd * s->d[0];
-                            if (id < 0 || id >= in[0])
-                                continue;
-                            for (int64_t kh = 0; kh < k[1]; kh++) {
-                                int64_t ih = oh * s->s[1] - pad[1] + kh * s->d[1];
-                                if (ih < 0 || ih >= in[1])
-                                    continue;
-                                for (int64_t kw = 0; kw < k[2]; kw++) {
-                                    int64_t iw = ow * s->s[2] - pad[2] + kw * s->d[2];
-                                    if (iw < 0 || iw >= in[2])
-                                        continue;
-                                    const float *xp = xd + (((bn * in[0] + id) * in[1] + ih) * in[2] + iw) * IC;
-                                    const float *wp = wd + ((kd * k[1] + kh) * k[2] + kw) * IC * OC + oc;
-                                    for (int64_t ic = 0; ic < IC; ic++)
-                                        acc += xp[ic] * wp[ic * OC];
-                                }
-                            }
-                        }
-                        yd[(((bn * out[0] + od) * out[1] + oh) * out[2] + ow) * OC + oc] = tfl_act_apply(&s->act, acc);
-                    }
+    tflk_conv3d_f32(state, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
     return NULL;
 }
 
 /* a failed prepare releases what it allocated: the core keeps no state then */
 TFL_PREPARE_GUARDED(prepare_kconv, prepare_kconv_impl, kconv_release)
 TFL_PREPARE_GUARDED(prepare_fc, prepare_fc_impl, fc_release)
-TFL_PREPARE_GUARDED(prepare_tconv, prepare_tconv_impl, conv_release)
+TFL_PREPARE_GUARDED(prepare_tconv, prepare_tconv_impl, tconv_release)
 TFL_PREPARE_GUARDED(prepare_pool, prepare_pool_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_softmax, prepare_softmax_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_bmm, prepare_bmm_impl, sy_release_free)
@@ -910,7 +669,7 @@ static const sy_kernel_def kernels[] = {
     TFL_KERNEL("CONV_2D", TFL_F32_I8, 0, prepare_kconv, run_kconv, kconv_release),
     TFL_KERNEL("DEPTHWISE_CONV_2D", TFL_F32_I8, 0, prepare_kconv, run_kconv, kconv_release),
     TFL_KERNEL("FULLY_CONNECTED", TFL_F32_I8, 0, prepare_fc, run_fc, fc_release),
-    TFL_KERNEL("TRANSPOSE_CONV", TFL_F32_I8, 2, prepare_tconv, run_tconv, conv_release),
+    TFL_KERNEL("TRANSPOSE_CONV", TFL_F32_I8, 2, prepare_tconv, run_tconv, tconv_release),
     TFL_KERNEL("AVERAGE_POOL_2D", TFL_F32_I8, 0, prepare_pool, run_pool, sy_release_free),
     TFL_KERNEL("MAX_POOL_2D", TFL_F32_I8, 0, prepare_pool, run_pool, sy_release_free),
     TFL_KERNEL("SOFTMAX", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),

@@ -46,6 +46,10 @@ typedef enum mcu_kind {
     MK_LUT_S8, /* int8 one-input ops: a 256-entry table (tfl_unary8.h) */
     MK_BIN_S8, MK_BIN_F32, /* ADD SUB MUL (tflk_binary.c) */
     MK_TRANSPOSE,          /* tflk_strided.c */
+    /* mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL / batched MatMul / Gemm transA, CONV_3D / 5-D Conv */
+    MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
+    MK_LSTM_ONNX, /* mcu_lstm.c: ONNX LSTM on tflk_lstm.c */
+    MK_GRU_ONNX,  /* mcu_gru.c: ONNX GRU on tflk_gru.c */
     /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
     MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
     MK_PAD,        /* tflk_move.c */
@@ -62,7 +66,9 @@ typedef enum mcu_kind {
     /* mcu_shape.c: the shape / normalization / resize family (MK_RESIZE first) */
     MK_RESIZE, MK_NORM, MK_CONST, MK_FILL, MK_CAST, MK_REVSEQ, MK_TRILU, MK_SELECT, MK_ONEHOT, MK_GATHER_EL,
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
-    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN, MK__COUNT
+    MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
+    /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
+    MK_REDUCE, MK_AXIS, MK__COUNT
 } mcu_kind;
 
 struct mcu_sess;
@@ -83,12 +89,18 @@ typedef struct mcu_node {
         tfl_unary8 lut;
         tflk_binary bin;
         tflk_strided tr;
+        tflk_tconv tconv;
+        tflk_bmm bmm;
+        tflk_conv3d c3;
+        tflk_gru gru;
         tflk_pad pad;
         tflk_concat cat;
         tflk_gather gat;
         tflk_gather_nd gnd;
         tflk_scatter_el sel;
         tflk_unary un;
+        tflk_reduce red; /* MK_REDUCE */
+        tflk_axisop ax;  /* MK_AXIS */
         /* mcu_shape.c */
         tflk_resize rz;
         tflk_norm nrm;
@@ -120,6 +132,10 @@ typedef struct mcu_node {
     qk_rq *q_rq;
     int32_t *q_bias, *q_zp;
     int32_t q_n, q_nzp;
+    /* the input holding the weights / second operand of MK_QCONV, MK_QMM,
+     * MK_QADD: 3 for switchyard.quant and QLinear*, 1 for ConvInteger and
+     * MatMulInteger */
+    int32_t q_w;
     tfl_owned o;
     /* MK_VIEW: n_views strided views of input view_in, output i from byte
      * offset view_off[i] of it; MK_CONCAT's rows/scale/bias (all in `own`) */
@@ -195,6 +211,24 @@ typedef struct mcu_sess {
 } mcu_sess;
 
 sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k);
+/* ConvInteger / MatMulInteger: the ops whose uint8 activations the MCU takes (ops-mcu.md Table B #86, #105) */
+bool mcu_quant_takes_u8(const sy_node *n);
+
+/* the transposed-conv, batched-matmul and 3-D conv rows (mcu_nn.c): does
+ * it take the node, the seed's rules (false: declined, claim filled),
+ * prepare, run */
+bool mcu_nn_has(const sy_node *n);
+bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io);
+/* ONNX LSTM (mcu_lstm.c, reached through mcu_nn.c): Table B #20's rules, prepare, run */
+bool mcu_lstm_check(const sy_node *n, sy_claim *claim);
+sy_status *mcu_lstm_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_lstm_run(const mcu_node *k, const sy_kernel_io *io);
+/* ONNX GRU (mcu_gru.c, the same way): Table B #82's rules, prepare, run */
+bool mcu_gru_check(const sy_node *n, sy_claim *claim);
+sy_status *mcu_gru_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_gru_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
  * input says), its prepare and run */
@@ -208,6 +242,14 @@ bool mcu_onnx_has(const sy_node *n);
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* the reduction family of Tables A and B (mcu_reduce.c): does it take the
+ * node's op, its rules (false: declined, claim filled), prepare, run */
+bool mcu_reduce_has(const sy_node *n);
+bool mcu_reduce_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
+sy_status *mcu_reduce_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_reduce_run(const mcu_node *k, const sy_kernel_io *io);
+static inline bool mcu_is_reduce_kind(mcu_kind k) { return k == MK_REDUCE || k == MK_AXIS; }
 
 /* the shape, normalization and resize rows, TFLite and ONNX (mcu_shape.c):
  * does it map the node, the rows' rules (false: declined, claim filled),

@@ -373,18 +373,34 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     snprintf(rq, sizeof rq, "n%u_rq", i);
     snprintf(bias, sizeof bias, "n%u_bias", i);
     snprintf(zp, sizeof zp, "n%u_zp", i);
+    /* the weights / second operand: input q_w (mcu.h), in flash or (a
+     * runtime B of QLinearMatMul / MatMulInteger / ConvInteger) the workspace */
+    const uint32_t wi = (uint32_t)k->q_w;
+    char wx[64];
     if (k->kind == MK_QCONV || k->kind == MK_QMM || k->kind == MK_QADD) {
-        if (r->n_in < 4 || !r->in[3].data)
+        if (r->n_in <= wi || !r->in[wi].data)
             return H->status_new(SY_ERR_INTERNAL, "codegen: node %u has no second operand", i);
-        if (r->in[3].is_const)
-            SY_TRY(blob_sym(L, r->in[3].data, r->in[3].nbytes, r->in[3].dtype, &wsym));
+        if (r->in[wi].is_const) {
+            SY_TRY(blob_sym(L, r->in[wi].data, r->in[wi].nbytes, r->in[wi].dtype, &wsym));
+        } else if (k->kind != MK_QADD) {
+            size_t wo = 0;
+            SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &wo));
+            snprintf(wx, sizeof wx, "ws + %zu", wo);
+            wsym = wx;
+        }
     }
-    if (k->kind == MK_QCONV || k->kind == MK_QMM) {
+    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_n) {
         emit_rqs(o, rq, k->q_rq, k->q_n);
         emit_i32s(o, bias, k->q_bias, k->q_n);
-        if (k->q_nzp)
-            emit_i32s(o, zp, k->q_zp, k->q_nzp);
-        L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4) + (size_t)k->q_nzp * 4;
+        L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4);
+    }
+    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_nzp) {
+        emit_i32s(o, zp, k->q_zp, k->q_nzp);
+        L->flash_params += (size_t)k->q_nzp * 4;
+    }
+    if (!k->q_n) { /* ConvInteger / MatMulInteger: the int32 sums, no requantizer or bias */
+        snprintf(rq, sizeof rq, "NULL");
+        snprintf(bias, sizeof bias, "NULL");
     }
     const char *zps = k->q_nzp ? zp : "NULL";
     switch (k->kind) {
@@ -400,8 +416,8 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     }
     case MK_QMM: {
         const qk_mm *p = &k->u.qmm;
-        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s};\n", i, p->batch, p->m,
-          p->k, p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, p->trans_b, zps, bias, rq);
+        P(o, "static const qk_mm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %d};\n", i, p->batch, p->m,
+          p->k, p->nn, p->adt, p->bdt, p->ydt, p->a_zp, p->n_bzp, p->trans_b, zps, bias, rq, p->b_batched);
         L->flash_params += sizeof(qk_mm);
         P(calls, "    qk_matmul_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
         break;
@@ -424,11 +440,11 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
           ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so);
         L->flash_params += sizeof(qk_add);
         char bexpr[64];
-        if (r->in[3].is_const) {
+        if (r->in[wi].is_const) {
             snprintf(bexpr, sizeof bexpr, "%s", wsym);
         } else {
             size_t bo = 0;
-            SY_TRY(offset_of(L, r->in[3].data, r->in[3].nbytes, L->ws_bytes, r->in[3].name, &bo));
+            SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &bo));
             snprintf(bexpr, sizeof bexpr, "ws + %zu", bo);
         }
         P(calls, "    qk_add_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, bexpr, yo);
@@ -748,14 +764,286 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     }
 }
 
+static void emit_dims(out *o, const int32_t *v)
+{
+    P(o, "{%d, %d, %d, %d, %d, %d}", v[0], v[1], v[2], v[3], v[4], v[5]);
+}
+
+/* the kinds of mcu_reduce.c (tflk_reduce.c): the plan as a constant, one call */
+static sy_status *emit_reduce_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    char x[96], fb[48], f2[48], a[160];
+    size_t yo = 0, y2o = 0;
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    SY_TRY(operand(L, r, 0, x, sizeof x));
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    if (k->kind == MK_REDUCE) {
+        const tflk_reduce *p = &k->u.red;
+        P(o, "static const tflk_reduce n%u = {%d, %d, %d, %d, %d, ", i, p->kind, p->mode, p->onnx, p->nk, p->nr);
+        emit_dims(o, p->kd);
+        P(o, ", ");
+        emit_dims(o, p->ks);
+        P(o, ",\n    ");
+        emit_dims(o, p->rd);
+        P(o, ", ");
+        emit_dims(o, p->rs);
+        P(o, ", %d, %s, %s, %d, %d, {%d, %d, %d, %s}, {%d, %d, %d, %d}};\n", p->raw, ffmt(fb, sizeof fb, p->xs),
+          ffmt(f2, sizeof f2, p->ys), p->xz, p->yz, p->r8.same, p->r8.in_zp, p->r8.out_zp,
+          ffmt(a, sizeof a, p->r8.scale), p->p8.in_zp, p->p8.out_zp, p->p8.mult, p->p8.shift);
+        L->flash_params += sizeof(tflk_reduce);
+        P(calls, "    tflk_reduce_run(&n%u, %s, (void *)(ws + %zu));\n", i, x, yo);
+        return NULL;
+    }
+    const tflk_axisop *p = &k->u.ax;
+    bool two = r->n_out > 1 && r->out[1].data && r->out[1].nbytes;
+    if (two)
+        SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &y2o));
+    P(o, "static const tflk_axisop n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %s};\n", i, p->op,
+      p->mode, p->outer, p->len, p->inner, p->flags, p->k, p->idx64, p->esize, ffmt(fb, sizeof fb, p->xs),
+      ffmt(f2, sizeof f2, p->ys), p->xz, p->yz, act_str(a, sizeof a, &p->act));
+    L->flash_params += sizeof(tflk_axisop);
+    if (two)
+        P(calls, "    tflk_axis_run(&n%u, %s, (void *)(ws + %zu), (void *)(ws + %zu));\n", i, x, yo, y2o);
+    else
+        P(calls, "    tflk_axis_run(&n%u, %s, (void *)(ws + %zu), NULL);\n", i, x, yo);
+    return NULL;
+}
+
 /* parameters of node i as C, and the call that runs it */
+/* the address `p` as a C expression: inside one of the record's constant
+ * inputs or the node's prepared array (wt), as its symbol plus a float offset */
+static sy_status *f32_expr(layout *L, const mcu_rec *r, const void *p, char *buf, size_t len)
+{
+    if (!p) {
+        snprintf(buf, len, "NULL");
+        return NULL;
+    }
+    const uint8_t *q = p;
+    const void *base = NULL;
+    size_t nbytes = 0;
+    sy_dtype dt = SY_DT_FLOAT32;
+    for (uint32_t i = 0; i < r->n_in && !base; i++) {
+        const uint8_t *d = r->in[i].data;
+        if (r->in[i].is_const && d && q >= d && q < d + r->in[i].nbytes) {
+            base = d;
+            nbytes = r->in[i].nbytes;
+            dt = r->in[i].dtype;
+        }
+    }
+    const uint8_t *w = (const uint8_t *)r->k->wt;
+    if (!base && w && q >= w && q < w + r->k->wt_bytes) {
+        base = w;
+        nbytes = r->k->wt_bytes;
+    }
+    if (!base)
+        return H->status_new(SY_ERR_INTERNAL, "codegen: a parameter of node '%s' is neither a weight nor prepared",
+                             r->k->name);
+    const char *sym;
+    SY_TRY(blob_sym(L, base, nbytes, dt, &sym));
+    snprintf(buf, len, "%s + %zu", sym, (size_t)(q - (const uint8_t *)base) / sizeof(float));
+    return NULL;
+}
+
+/* ONNX LSTM (mcu_lstm.c): the fp32 tflk_lstm over W / R in flash and the
+ * prepared bias and initial states, then Y_h and Y_c out of its scratch */
+static sy_status *emit_lstm_onnx(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t so)
+{
+    const mcu_node *k = r->k;
+    const tflk_lstm *p = &k->u.lstm;
+    char a[160], e[12][96], f1[48], f2[48], f3[48];
+    const tflk_qtensor *q[12] = {&p->wx[0], &p->wx[1], &p->wx[2], &p->wx[3], &p->wh[0], &p->wh[1],
+                                 &p->wh[2], &p->wh[3], &p->b[0],  &p->b[1],  &p->b[2],  &p->b[3]};
+    for (int j = 0; j < 12; j++)
+        SY_TRY(f32_expr(L, r, q[j]->data, e[j], sizeof e[j]));
+    char h0[96], c0[96];
+    SY_TRY(f32_expr(L, r, p->h0.data, h0, sizeof h0));
+    SY_TRY(f32_expr(L, r, p->c0.data, c0, sizeof c0));
+#define QT(x) "{" x ", 1, 0, 0, NULL, NULL}"
+#define Z "{NULL, 0, 0, 0, NULL, NULL}"
+    /* x: fp32, its data the run's input (tflk_lstm_run sets it) */
+    P(o, "static const tflk_lstm n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s,\n    " QT("NULL") ",\n", i, p->n_cell,
+      p->n_in, p->n_out, p->steps, p->batch, p->time_major, p->cifg, p->proj, act_str(a, sizeof a, &p->act),
+      ffmt(f1, sizeof f1, p->cell_clip), ffmt(f2, sizeof f2, p->proj_clip));
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[0], e[1], e[2], e[3]);
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[4], e[5], e[6], e[7]);
+    P(o, "    {" Z ", " Z ", " Z "},\n");
+    P(o, "    {" QT("%s") ", " QT("%s") ", " QT("%s") ", " QT("%s") "},\n", e[8], e[9], e[10], e[11]);
+    P(o, "    " Z ", " Z ", " QT("%s") ", " QT("%s") ",\n", h0, c0);
+    P(o, "    %d, %s, %d, %d, %d};\n", p->y_dtype, ffmt(f3, sizeof f3, p->y_scale), p->y_zp, p->y_lo, p->y_hi);
+#undef QT
+#undef Z
+    L->flash_params += sizeof(tflk_lstm);
+    size_t xo = 0, yo = so + k->pre_floats * sizeof(float);
+    SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, L->ws_bytes, r->in[0].name, &xo));
+    if (r->n_out > 0 && r->out[0].data)
+        SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    P(calls, "    tflk_lstm_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
+    const size_t bh = (size_t)p->batch * (size_t)p->n_cell * sizeof(float);
+    for (uint32_t j = 1; j <= 2; j++) /* Y_h, Y_c: the scratch's h, then c */
+        if (r->n_out > j && r->out[j].data) {
+            size_t oo = 0;
+            SY_TRY(offset_of(L, r->out[j].data, r->out[j].nbytes, L->ws_bytes, r->out[j].name, &oo));
+            P(calls, "    tflk_copy(ws + %zu, ws + %zu, %zu);\n", oo, so + (j - 1) * bh, bh);
+        }
+    return NULL;
+}
+
+/* the kinds of mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL /
+ * batched MatMul / Gemm transA, CONV_3D / 5-D Conv. ONNX forms carry their
+ * prepared weights (wt, bt) and the channel-last copies (pre, post) */
+static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    char a[160], x[96], w[96], b[96];
+    size_t yo = 0, so = 0;
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    if (r->scratch && r->scratch_bytes)
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+    if (k->kind == MK_LSTM_ONNX) {
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM node %u has no scratch", i);
+        return emit_lstm_onnx(o, calls, L, r, i, so);
+    }
+    if (k->kind == MK_GRU_ONNX) { /* ONNX's arrays as they are: W, R, B in flash, X and initial_h where they are */
+        const tflk_gru *p = &k->u.gru;
+        char g[5][96], yh[64] = "NULL";
+        static const uint32_t at[5] = {0, 1, 2, 3, 5};
+        for (int j = 0; j < 5; j++)
+            SY_TRY(operand(L, r, at[j], g[j], sizeof g[j]));
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: GRU node %u has no scratch", i);
+        size_t gy = so + k->pre_floats * sizeof(float);
+        if (r->n_out > 0 && r->out[0].data)
+            SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &gy));
+        if (r->n_out > 1 && r->out[1].data) {
+            size_t ho = 0;
+            SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &ho));
+            snprintf(yh, sizeof yh, "(float *)(ws + %zu)", ho);
+        }
+        P(o, "static const tflk_gru n%u = {%d, %d, %d, %d, %d, %d, %d};\n", i, p->steps, p->batch, p->n_in, p->hidden,
+          p->dirs, p->reverse, p->lbr);
+        L->flash_params += sizeof(tflk_gru);
+        P(calls, "    tflk_gru_f32(&n%u, %s, %s, %s, %s, %s, (float *)(ws + %zu), %s, (float *)(ws + %zu));\n", i, g[0],
+          g[1], g[2], g[3], g[4], gy, yh, so);
+        return NULL;
+    }
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    const bool tconv = k->kind == MK_TCONV_S8 || k->kind == MK_TCONV_F32, onnx_w = k->wt != NULL;
+    /* operands: TFLite TRANSPOSE_CONV is (output_shape, filter, input[, bias]) */
+    const uint32_t xi = tconv && !k->nchw ? 2 : 0, bi = tconv && !k->nchw ? 3 : 2;
+    SY_TRY(operand(L, r, xi, x, sizeof x));
+    if (k->kind == MK_BMM_S8 || k->kind == MK_BMM_F32) {
+        SY_TRY(operand(L, r, 1, w, sizeof w));
+        snprintf(b, sizeof b, "NULL");
+        if (k->bt) {
+            const char *bs;
+            SY_TRY(blob_sym(L, k->bt, k->bt_bytes, SY_DT_FLOAT32, &bs));
+            snprintf(b, sizeof b, "%s", bs);
+        }
+    } else if (onnx_w) {
+        const char *ws, *bs = "NULL";
+        SY_TRY(blob_sym(L, k->wt, k->wt_bytes, SY_DT_FLOAT32, &ws));
+        if (k->bt)
+            SY_TRY(blob_sym(L, k->bt, k->bt_bytes, SY_DT_FLOAT32, &bs));
+        snprintf(w, sizeof w, "%s", ws);
+        snprintf(b, sizeof b, "%s", bs);
+    } else {
+        SY_TRY(operand(L, r, 1, w, sizeof w));
+        SY_TRY(operand(L, r, bi, b, sizeof b));
+    }
+    size_t kx = 0, ky = yo;
+    char xin[112];
+    snprintf(xin, sizeof xin, "%s", x);
+    if (k->nchw) {
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: NCHW node %u has no scratch", i);
+        char sym[24];
+        snprintf(sym, sizeof sym, "n%u_pre", i);
+        emit_strided(o, sym, &k->pre);
+        snprintf(sym, sizeof sym, "n%u_post", i);
+        emit_strided(o, sym, &k->post);
+        L->flash_params += 2 * sizeof(tflk_strided);
+        L->used[MK_TRANSPOSE] = true;
+        P(calls, "    tflk_strided_copy(&n%u_pre, %s, ws + %zu);\n", i, x, so);
+        kx = so;
+        ky = so + k->pre_floats * sizeof(float);
+        snprintf(xin, sizeof xin, "(const void *)(ws + %zu)", kx);
+    }
+    switch (k->kind) {
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: {
+        const tflk_tconv *p = &k->u.tconv;
+        char ms[32] = "NULL", ss[32] = "NULL";
+        if (k->kind == MK_TCONV_S8) {
+            snprintf(ms, sizeof ms, "n%u_mult", i);
+            snprintf(ss, sizeof ss, "n%u_shift", i);
+            emit_i32s(o, ms, p->mult, k->n_mult);
+            emit_i32s(o, ss, p->shift, k->n_mult);
+            L->flash_params += (size_t)k->n_mult * 8;
+        }
+        P(o, "static const tflk_tconv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
+          i, p->n, p->ih, p->iw, p->ic, p->oh, p->ow, p->oc, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl,
+          p->in_off, p->out_zp, p->lo, p->hi, p->per_channel, ms, ss, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_tconv);
+        if (k->kind == MK_TCONV_S8) {
+            if (!r->scratch)
+                return H->status_new(SY_ERR_INTERNAL, "codegen: TRANSPOSE_CONV node %u has no scratch", i);
+            P(calls, "    tflk_tconv_s8(&n%u, %s, %s, %s, (int8_t *)(ws + %zu), (int32_t *)(ws + %zu));\n", i, xin, w, b,
+              ky, so);
+        } else {
+            P(calls, "    tflk_tconv_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        }
+        break;
+    }
+    case MK_BMM_S8:
+    case MK_BMM_F32: {
+        const tflk_bmm *p = &k->u.bmm;
+        P(o, "static const tflk_bmm n%u = {%d, %d, %d, %d, %d, %d, %d, {%d, %d, %d, %d}, {%d, %d, %d, %d},\n"
+             "    {%d, %d, %d, %d}, %d, %d, %d, %d, %d};\n",
+          i, p->batches, p->m, p->n, p->k, p->adj_x, p->adj_y, p->rank, p->bdims[0], p->bdims[1], p->bdims[2],
+          p->bdims[3], p->sa[0], p->sa[1], p->sa[2], p->sa[3], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->x_off,
+          p->y_off, p->out_zp, p->mult, p->shift);
+        L->flash_params += sizeof(tflk_bmm);
+        if (k->kind == MK_BMM_S8)
+            P(calls, "    tflk_bmm_s8(&n%u, %s, %s, (int8_t *)(ws + %zu));\n", i, xin, w, ky);
+        else
+            P(calls, "    tflk_bmm_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        break;
+    }
+    case MK_CONV3D_F32: {
+        const tflk_conv3d *p = &k->u.c3;
+        P(o, "static const tflk_conv3d n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
+          i, p->n, p->id, p->ih, p->iw, p->ic, p->od, p->oh, p->ow, p->oc, p->kd, p->kh, p->kw, p->sd, p->sh, p->sw,
+          p->dd, p->dh, p->dw, p->pd, p->pt, p->pl, act_str(a, sizeof a, &p->act));
+        L->flash_params += sizeof(tflk_conv3d);
+        P(calls, "    tflk_conv3d_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
+        break;
+    }
+    default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: not a kind of mcu_nn.c", i);
+    }
+    if (k->nchw)
+        P(calls, "    tflk_strided_copy(&n%u_post, ws + %zu, ws + %zu);\n", i, ky, yo);
+    return NULL;
+}
+
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
     const mcu_node *k = r->k;
     char a[160];
     size_t xo = 0, yo = 0, so = 0;
+    if (mcu_is_reduce_kind(k->kind))
+        return emit_reduce_node(o, calls, L, r, i);
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
+        return emit_nn_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
@@ -999,13 +1287,20 @@ static const char *kernel_file(mcu_kind k)
     case MK_POOL_F32: return "tflk_pool.c";
     case MK_SOFTMAX_S8:
     case MK_SOFTMAX_F32: return "tflk_softmax.c";
-    case MK_LSTM: return "tflk_lstm.c";
+    case MK_LSTM:
+    case MK_LSTM_ONNX: return "tflk_lstm.c";
+    case MK_GRU_ONNX: return "tflk_gru.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
     case MK_BIN_F32: return "tflk_binary.c";
     case MK_TRANSPOSE:
     case MK_VIEW: return "tflk_strided.c";
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: return "tflk_tconv.c";
+    case MK_BMM_S8:
+    case MK_BMM_F32: return "tflk_bmm.c";
+    case MK_CONV3D_F32: return "tflk_conv3d.c";
     case MK_PAD:
     case MK_CONCAT:
     case MK_GATHER:
@@ -1038,6 +1333,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_QUANT:
     case MK_DEQUANT: return "qk.c";
     case MK_QRNN: return "qk_rnn.c";
+    case MK_REDUCE:
+    case MK_AXIS: return "tflk_reduce.c";
     default: return NULL;
     }
 }
@@ -1093,12 +1390,32 @@ static uint64_t node_macs(const mcu_node *k)
     case MK_FC_S8:
     case MK_FC_F32:
         return (uint64_t)k->u.fc.batches * (uint64_t)k->u.fc.units * (uint64_t)k->u.fc.depth;
+    case MK_TCONV_S8:
+    case MK_TCONV_F32: {
+        const tflk_tconv *p = &k->u.tconv;
+        return (uint64_t)p->n * (uint64_t)p->ih * (uint64_t)p->iw * (uint64_t)p->kh * (uint64_t)p->kw *
+               (uint64_t)p->ic * (uint64_t)p->oc;
+    }
+    case MK_BMM_S8:
+    case MK_BMM_F32:
+        return (uint64_t)k->u.bmm.batches * (uint64_t)k->u.bmm.m * (uint64_t)k->u.bmm.n * (uint64_t)k->u.bmm.k;
+    case MK_GRU_ONNX: {
+        const tflk_gru *p = &k->u.gru;
+        return (uint64_t)p->steps * (uint64_t)p->dirs * (uint64_t)p->batch * 3u * (uint64_t)p->hidden *
+               ((uint64_t)p->n_in + (uint64_t)p->hidden);
+    }
+    case MK_CONV3D_F32: {
+        const tflk_conv3d *p = &k->u.c3;
+        return (uint64_t)p->n * (uint64_t)p->od * (uint64_t)p->oh * (uint64_t)p->ow * (uint64_t)p->oc *
+               (uint64_t)p->kd * (uint64_t)p->kh * (uint64_t)p->kw * (uint64_t)p->ic;
+    }
     case MK_LSTM8: {
         const tflk_lstm8 *p = &k->u.lstm8;
         return (uint64_t)p->steps * (uint64_t)p->batch * 4u * (uint64_t)p->n_cell *
                ((uint64_t)p->n_in + (uint64_t)p->n_cell);
     }
-    case MK_LSTM: {
+    case MK_LSTM:
+    case MK_LSTM_ONNX: {
         const tflk_lstm *p = &k->u.lstm;
         uint64_t per = (uint64_t)(p->cifg ? 3 : 4) * (uint64_t)p->n_cell * ((uint64_t)p->n_in + (uint64_t)p->n_out);
         if (p->proj)
@@ -1399,7 +1716,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
               " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
       req->model_name, cfg->chip->name, cfg->chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
     bool uses_qk = false;
-    for (int k = MK_QCONV; k < MK__COUNT; k++)
+    for (int k = MK_QCONV; k <= MK_QRNN; k++)
         uses_qk |= L.used[k];
     P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
               "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",

@@ -9,8 +9,9 @@
  * takes fp32, int8, int32 and bool tensors as they are. fp32 Conv, the
  * pools, Gemm, MatMul and Softmax run on tflk_conv_f32 / tflk_pool_f32 /
  * tflk_fc_f32 / tflk_softmax: NCHW through NHWC copies in the node's
- * scratch, weights rearranged at prepare (mcu.h: wt, bt, pre, post). The
- * rules of each row are mcu_onnx_check's, quoting Table B.
+ * scratch, weights rearranged at prepare (mcu.h: wt, bt, pre, post); 5-D
+ * Conv, batched MatMul, Gemm transA, ConvTranspose, LSTM and GRU are
+ * mcu_nn.c's. The rules of each row are mcu_onnx_check's, quoting Table B.
  */
 #include "mcu.h"
 
@@ -164,11 +165,7 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
                          (double)alpha);
                 return false;
             }
-            if (sy_attr_int_or(H, n, "transA", 0) != 0) {
-                odecline(c, SY_REASON_ATTRIBUTE, "Gemm: transA = 1 is not implemented on the MCU (ops-mcu.md Table B "
-                         "#4 allows it; the QAS/FP32 training rows: A not transposed)");
-                return false;
-            }
+            /* transA = 1 runs on the batched-matmul kernel (mcu_nn.c) */
             const sy_tensor *cc = nin > 2 ? H->node_input(n, 2) : NULL;
             int64_t N = y->dims[1];
             if (cc && sy_attr_float_or(H, n, "beta", 1.0f) != 0.0f) {

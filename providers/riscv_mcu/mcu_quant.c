@@ -6,7 +6,10 @@
  * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same
  * requantizers ops_quant uses (sy_rq_init, q_mult3, the bias quantization,
- * the folded activation clamp), and runs them on the host.
+ * the folded activation clamp), and runs them on the host. ONNX's own
+ * QLinearConv / QLinearMatMul (the inputs of QConv / QMatMul) and
+ * MatMulInteger / ConvInteger (int32 outputs) run on the same kernels under
+ * Table B's rules (#106, #87, #86, #105).
  */
 #include "mcu.h"
 
@@ -22,12 +25,33 @@ static const sy_tensor *qin(const sy_node *n, uint32_t i)
 
 static bool is_onnx(const char *dom) { return !dom || !*dom || !strcmp(dom, "ai.onnx"); }
 
+/* ONNX's integer operators on the same kernels: 0 none, else which */
+enum { OQ_NONE, OQ_QLCONV, OQ_QLMM, OQ_MMI, OQ_CONVI };
+static int onnx_int_op(const sy_node *n)
+{
+    const char *op = H->node_op(n);
+    if (!is_onnx(H->node_domain(n)))
+        return OQ_NONE;
+    return !strcmp(op, "QLinearConv")     ? OQ_QLCONV
+           : !strcmp(op, "QLinearMatMul") ? OQ_QLMM
+           : !strcmp(op, "MatMulInteger") ? OQ_MMI
+           : !strcmp(op, "ConvInteger")   ? OQ_CONVI
+                                          : OQ_NONE;
+}
+
 bool mcu_quant_domain(const sy_node *n)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     if (dom && !strcmp(dom, SWQ))
         return true;
-    return is_onnx(dom) && (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear") || !strcmp(op, "Reshape"));
+    return is_onnx(dom) && (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear") || !strcmp(op, "Reshape") ||
+                            onnx_int_op(n) != OQ_NONE);
+}
+
+bool mcu_quant_takes_u8(const sy_node *n)
+{
+    int o = onnx_int_op(n);
+    return o == OQ_MMI || o == OQ_CONVI;
 }
 
 static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
@@ -107,6 +131,138 @@ static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
     return true;
 }
 
+/* a constant quantization parameter of `count` elements (0: any of 1 or `alt`) and dtype dt */
+static bool qparam(const sy_node *n, uint32_t i, bool required, sy_dtype dt, int64_t count, int64_t alt,
+                   const char *what, const char *row, sy_claim *c)
+{
+    const sy_tensor *t = qin(n, i);
+    if (!t) {
+        if (!required)
+            return true;
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s is required (%s)", H->node_op(n), what, row);
+        return false;
+    }
+    if (!t->data) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s '%s' must be a constant (%s: all scales and zero points known at "
+                 "conversion time)", H->node_op(n), what, t->name ? t->name : "", row);
+        return false;
+    }
+    if (t->dtype != dt) {
+        qdecline(c, SY_REASON_DTYPE, "%s: %s is %s, expected %s (%s)", H->node_op(n), what, sy_dt_name(t->dtype),
+                 sy_dt_name(dt), row);
+        return false;
+    }
+    int64_t e = numel(t);
+    if (e != count && e != alt) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s has %lld elements; %lld%s%s expected (%s)", H->node_op(n), what,
+                 (long long)e, (long long)count, alt != count ? " or " : "", alt != count ? "per channel" : "", row);
+        return false;
+    }
+    if (dt == SY_DT_FLOAT32)
+        for (int64_t k = 0; k < e; k++) {
+            float v = ((const float *)t->data)[k];
+            if (!(v > 0.0f) || !isfinite(v)) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s must be finite and positive, got %g (%s)", H->node_op(n), what,
+                         (double)v, row);
+                return false;
+            }
+        }
+    return true;
+}
+
+/* QLinearConv, QLinearMatMul, MatMulInteger, ConvInteger: Table B's rows #106, #87, #86, #105 */
+static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, const sy_tensor *y, sy_claim *c)
+{
+    const char *op = H->node_op(n);
+    bool conv = which == OQ_QLCONV || which == OQ_CONVI, ql = which == OQ_QLCONV || which == OQ_QLMM;
+    const char *row = which == OQ_QLCONV ? "ops-mcu.md Table B #106 QLinearConv"
+                      : which == OQ_QLMM ? "ops-mcu.md Table B #87 QLinearMatMul"
+                      : which == OQ_MMI  ? "ops-mcu.md Table B #86 MatMulInteger"
+                                         : "ops-mcu.md Table B #105 ConvInteger";
+    const sy_tensor *w = qin(n, ql ? 3 : 1);
+    if (!w) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: the second operand is missing", op);
+        return false;
+    }
+    /* dtypes */
+    sy_dtype xd = x->dtype, wd = w->dtype, ydt = y->dtype;
+    bool dt_ok = ql ? xd == SY_DT_INT8 && wd == SY_DT_INT8 && ydt == SY_DT_INT8
+               : which == OQ_CONVI ? xd == SY_DT_UINT8 && wd == SY_DT_UINT8 && ydt == SY_DT_INT32
+                                   : (xd == SY_DT_INT8 || xd == SY_DT_UINT8) && (wd == SY_DT_INT8 || wd == SY_DT_UINT8) &&
+                                         ydt == SY_DT_INT32;
+    if (!dt_ok) {
+        qdecline(c, SY_REASON_DTYPE, "%s: %s x %s -> %s (%s: %s)", op, sy_dt_name(xd), sy_dt_name(wd), sy_dt_name(ydt), row,
+                 ql ? "INT8 only, no UINT8" : which == OQ_CONVI ? "uint8 only, Y int32" : "int8 or uint8, Y int32");
+        return false;
+    }
+    /* parameters: constants, per-tensor where the row says so */
+    if (ql) {
+        int64_t nch = conv ? w->dims[0] : w->dims[w->rank - 1];
+        sy_dtype zdt = SY_DT_INT8;
+        if (!qparam(n, 1, true, SY_DT_FLOAT32, 1, 1, conv ? "x_scale" : "a_scale", row, c) ||
+            !qparam(n, 2, true, zdt, 1, 1, conv ? "x_zero_point" : "a_zero_point", row, c) ||
+            !qparam(n, 4, true, SY_DT_FLOAT32, 1, nch, conv ? "w_scale" : "b_scale", row, c) ||
+            !qparam(n, 5, true, zdt, numel(qin(n, 4)), numel(qin(n, 4)), conv ? "w_zero_point" : "b_zero_point", row,
+                    c) ||
+            !qparam(n, 6, true, SY_DT_FLOAT32, 1, 1, "y_scale", row, c) ||
+            !qparam(n, 7, true, zdt, 1, 1, "y_zero_point", row, c) ||
+            (conv && !qparam(n, 8, false, SY_DT_INT32, nch, nch, "B", row, c)))
+            return false;
+    } else {
+        int64_t nch = conv ? 1 : w->dims[w->rank - 1];
+        if (!qparam(n, 2, false, xd, 1, 1, conv ? "x_zero_point" : "a_zero_point", row, c) ||
+            !qparam(n, 3, false, wd, 1, conv ? 1 : nch, conv ? "w_zero_point" : "b_zero_point", row, c))
+            return false;
+    }
+    if (conv) {
+        if (x->rank != 4 || w->rank != 4) {
+            qdecline(c, SY_REASON_RANK, "%s: X and W must be 4D NCHW (%s: 2-D convolution only)", op, row);
+            return false;
+        }
+        if (which == OQ_QLCONV && !w->data) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: w must be a constant (%s: w const)", op, row);
+            return false;
+        }
+        char ap[16];
+        sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+        int64_t g = sy_attr_int_or(H, n, "group", 1);
+        if (which == OQ_QLCONV && (strcmp(ap, "NOTSET") || g != 1)) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QLinearConv: auto_pad = NOTSET and group = 1 only, got %s and %lld (%s)", ap,
+                     (long long)g, row);
+            return false;
+        }
+        int64_t pd[4];
+        if (strcmp(ap, "NOTSET") && sy_attr_ints_copy(H, n, "pads", pd, 4) > 0) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: pads must not be set when auto_pad = %s (%s)", op, ap, row);
+            return false;
+        }
+        if (g < 1 || x->dims[1] % g || w->dims[0] % g || w->dims[1] * g != x->dims[1]) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: group %lld must divide both channel counts (%s)", op, (long long)g, row);
+            return false;
+        }
+        return true;
+    }
+    /* matmul: 2-4D, no broadcasting of the batch dims; the kernel takes one
+     * B for every batch, or one B per batch of identical batch dims */
+    if (x->rank < 2 || x->rank > 4 || (w->rank != 2 && w->rank != x->rank) || (ql && w->rank != x->rank)) {
+        qdecline(c, SY_REASON_RANK, "%s: a and b of ranks %d and %d; 2-4D of one rank (%s: no batch-dim broadcasting)",
+                 op, x->rank, w->rank, row);
+        return false;
+    }
+    for (int32_t i = 0; w->rank > 2 && i + 2 < x->rank; i++)
+        if (x->dims[i] != w->dims[i]) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: batch dims differ (%lld, %lld) (%s: no batch-dim broadcasting)", op,
+                     (long long)x->dims[i], (long long)w->dims[i], row);
+            return false;
+        }
+    if (w->dims[w->rank - 2] != x->dims[x->rank - 1]) {
+        qdecline(c, SY_REASON_ATTRIBUTE, "%s: b's second-to-last dim %lld must equal a's last dim %lld (%s)", op,
+                 (long long)w->dims[w->rank - 2], (long long)x->dims[x->rank - 1], row);
+        return false;
+    }
+    return true;
+}
+
 bool mcu_quant_check(const sy_node *n, sy_claim *c)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -115,6 +271,8 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         qdecline(c, SY_REASON_ATTRIBUTE, "%s: missing input or output", op);
         return false;
     }
+    if (onnx_int_op(n) != OQ_NONE)
+        return check_onnx_int(n, onnx_int_op(n), x, y, c);
     if (is_onnx(dom)) {
         if (!strcmp(op, "Reshape"))
             return true;
@@ -308,6 +466,24 @@ static sy_status *chan_params(const sy_node *n, mcu_node *k, int32_t nch, uint32
     return NULL;
 }
 
+/* ConvInteger / MatMulInteger: no requantizer, no bias; the weight zero
+ * points of input `iz` (one, or one per output channel / column) */
+static sy_status *int_zps(const sy_node *n, mcu_node *k, uint32_t iz, int32_t nch)
+{
+    const sy_tensor *wz = qin(n, iz);
+    if (wz && numel(wz) != 1 && numel(wz) != nch)
+        return H->status_new(SY_ERR_SHAPE, "%s: %lld weight zero points for %d channels", H->node_op(n),
+                             (long long)numel(wz), nch);
+    k->q_n = 0;
+    k->q_nzp = wz ? (int32_t)numel(wz) : 0;
+    k->q_zp = calloc((size_t)(k->q_nzp ? k->q_nzp : 1), sizeof *k->q_zp);
+    if (!k->q_zp)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int32_t c = 0; c < k->q_nzp; c++)
+        k->q_zp[c] = zp_at(wz, c);
+    return NULL;
+}
+
 /* begin pads of a 2-D window from the node's attributes and its known output */
 static sy_status *window(const sy_node *n, const sy_tensor *x, const sy_tensor *y, int32_t kh, int32_t kw, int32_t *s,
                          int32_t *d, int32_t *pb)
@@ -343,7 +519,10 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     const sy_tensor *x = qin(n, 0), *y = H->node_output(n, 0);
-    if (is_onnx(dom)) {
+    const int which = onnx_int_op(n);
+    /* the weights / second operand: input 1 of ConvInteger and MatMulInteger, else 3 */
+    k->q_w = which == OQ_MMI || which == OQ_CONVI ? 1 : 3;
+    if (is_onnx(dom) && which == OQ_NONE) {
         if (!strcmp(op, "Reshape")) {
             k->kind = MK_COPY;
             return NULL;
@@ -356,8 +535,8 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         k->u.qdq.n = (int32_t)numel(x);
         return NULL;
     }
-    if (!strcmp(op, "QConv")) {
-        const sy_tensor *w = qin(n, 3);
+    if (!strcmp(op, "QConv") || which == OQ_QLCONV || which == OQ_CONVI) {
+        const sy_tensor *w = qin(n, (uint32_t)k->q_w);
         qk_conv *p = &k->u.qconv;
         k->kind = MK_QCONV;
         p->n = (int32_t)x->dims[0];
@@ -377,11 +556,16 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->wdt = qdt(w->dtype);
         p->ydt = qdt(y->dtype);
         p->x_zp = zp_at(qin(n, 2), 0);
-        SY_TRY(chan_params(n, k, p->oc, 1, 4, 5, 6, 7, 8));
+        if (which == OQ_CONVI) /* int32 out: the zero points only (ops-mcu.md Table B #105: one element each) */
+            SY_TRY(int_zps(n, k, 3, p->oc));
+        else
+            SY_TRY(chan_params(n, k, p->oc, 1, 4, 5, 6, 7, 8));
+        if (which == OQ_CONVI)
+            p->ydt = QK_S32;
         p->n_wzp = k->q_nzp;
         p->w_zp = k->q_nzp ? k->q_zp : NULL;
-        p->bias = k->q_bias;
-        p->rq = k->q_rq;
+        p->bias = k->q_n ? k->q_bias : NULL;
+        p->rq = k->q_n ? k->q_rq : NULL;
         return NULL;
     }
     if (!strcmp(op, "QMaxPool")) {
@@ -414,13 +598,14 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         to_qk(&r, &p->rq);
         return NULL;
     }
-    if (!strcmp(op, "QMatMul")) {
-        const sy_tensor *b = qin(n, 3);
+    if (!strcmp(op, "QMatMul") || which == OQ_QLMM || which == OQ_MMI) {
+        const sy_tensor *b = qin(n, (uint32_t)k->q_w);
         qk_mm *p = &k->u.qmm;
         k->kind = MK_QMM;
         p->trans_b = sy_attr_int_or(H, n, "transB", 0) != 0;
-        p->k = (int32_t)b->dims[p->trans_b ? 1 : 0];
-        p->nn = (int32_t)b->dims[p->trans_b ? 0 : 1];
+        p->b_batched = b->rank > 2; /* ONNX: one B per batch, the batch dims checked identical */
+        p->k = (int32_t)b->dims[b->rank - (p->trans_b ? 1 : 2)];
+        p->nn = (int32_t)b->dims[b->rank - (p->trans_b ? 2 : 1)];
         p->m = (int32_t)x->dims[x->rank - 2 >= 0 ? x->rank - 2 : 0];
         if (x->rank < 2)
             p->m = 1;
@@ -429,11 +614,16 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->bdt = qdt(b->dtype);
         p->ydt = qdt(y->dtype);
         p->a_zp = zp_at(qin(n, 2), 0);
-        SY_TRY(chan_params(n, k, p->nn, 1, 4, 5, 6, 7, 8));
+        if (which == OQ_MMI) {
+            SY_TRY(int_zps(n, k, 3, p->nn));
+            p->ydt = QK_S32;
+        } else {
+            SY_TRY(chan_params(n, k, p->nn, 1, 4, 5, 6, 7, 8));
+        }
         p->n_bzp = k->q_nzp;
         p->b_zp = k->q_nzp ? k->q_zp : NULL;
-        p->bias = k->q_bias;
-        p->rq = k->q_rq;
+        p->bias = k->q_n ? k->q_bias : NULL;
+        p->rq = k->q_n ? k->q_rq : NULL;
         return NULL;
     }
     if (!strcmp(op, "QAdd")) {
@@ -478,9 +668,9 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     const void *x = io->inputs[0]->data;
     void *y = io->outputs[0]->data;
     switch (k->kind) {
-    case MK_QCONV: qk_conv_run(&k->u.qconv, x, io->inputs[3]->data, y); break;
+    case MK_QCONV: qk_conv_run(&k->u.qconv, x, io->inputs[k->q_w]->data, y); break;
     case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
-    case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[3]->data, y); break;
+    case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[k->q_w]->data, y); break;
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;
     case MK_DEQUANT: qk_dequantize_run((size_t)k->u.qdq.n, x, k->u.qdq.dt, k->u.qdq.scale, k->u.qdq.zp, y); break;

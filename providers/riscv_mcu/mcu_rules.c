@@ -117,12 +117,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                 return false;
             }
         }
-    } else if (!strcmp(op, "ARG_MAX") || !strcmp(op, "ARG_MIN")) {
-        if (x && x->dtype != SY_DT_FLOAT32) {
-            decline(c, SY_REASON_DTYPE, "%s: float only, no int8 (ops-mcu.md Table A #%s)", op,
-                    op[5] == 'A' ? "43" : "44"); /* ARG_MAX / ARG_MIN */
-            return false;
-        }
     } else if (!strcmp(op, "GATHER")) {
         if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
             decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
@@ -135,12 +129,6 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
                       (d2s ? x->dims[3] % (b * b) != 0 : (x->dims[1] % b != 0 || x->dims[2] % b != 0)))) {
             decline(c, SY_REASON_ATTRIBUTE, "%s: block_size >= 2 and %s (ops-mcu.md Table A #%s)", op,
                     d2s ? "C % block_size^2 == 0" : "H % block_size == 0 and W % block_size == 0", d2s ? "69" : "70");
-            return false;
-        }
-    } else if (!strcmp(op, "MEAN") || !strcmp(op, "SUM") || !strcmp(op, "REDUCE_MAX") || !strcmp(op, "REDUCE_MIN")) {
-        const sy_tensor *axes = in_at(n, 1);
-        if (!axes || !axes->data || sy_tensor_numel(axes) == 0) {
-            decline(c, SY_REASON_ATTRIBUTE, "%s: axes must be a non-empty constant (ops-mcu.md Table A #46-#49)", op);
             return false;
         }
     } else if (!strcmp(op, "EQUAL") || !strcmp(op, "NOT_EQUAL") || !strcmp(op, "LESS") || !strcmp(op, "LESS_EQUAL") ||
@@ -401,9 +389,11 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     bool quant = mcu_quant_domain(n);
-    bool shape = !quant && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
-    bool onnx = !quant && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
-    if (!quant && !onnx && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
+    bool red = !quant && mcu_reduce_has(n); /* the reductions of Tables A and B (mcu_reduce.c) */
+    bool nn = !quant && !red && mcu_nn_has(n);    /* transposed / batched / 3-D (mcu_nn.c) */
+    bool shape = !quant && !red && !nn && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
+    bool onnx = !quant && !red && !nn && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
+    if (!quant && !onnx && !red && !nn && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
         decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
@@ -420,7 +410,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
         }
-        if (t->dtype == SY_DT_UINT8 && !t->data) {
+        if (t->dtype == SY_DT_UINT8 && !t->data && !mcu_quant_takes_u8(n)) {
             decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }
@@ -439,6 +429,13 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool known = true;
     if (quant) {
         /* checked by mcu_quant_check */
+    } else if (red) {
+        if (!mcu_reduce_check(cfg, n, c))
+            return;
+    } else if (nn) {
+        /* a Table A conversion-time rejection first (CONV_3D), then the row's rules */
+        if (!table_a_other(n, op, c) || !mcu_nn_check(cfg, n, c))
+            return;
     } else if (shape) {
         if (!mcu_shape_check(cfg, n, c))
             return;
@@ -551,8 +548,8 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     if (!known) {
         decline(c, SY_REASON_NO_KERNEL,
                 "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
-                "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons and the one-input "
-                "ops; docs/mcu.md lists them)",
+                "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons, the one-input "
+                "ops and the reductions; docs/mcu.md lists them)",
                 op);
         return;
     }

@@ -23,17 +23,22 @@
  *                  Micro models use
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
- * FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (fp32, int8),
+ * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
+ * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
+ * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA, and ONNX LSTM and
+ * GRU in fp32: mcu_lstm.c, mcu_gru.c),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
  * SQUARE as a 256-entry table of output codes built like cpu_ref's
  * (tfl_unary8.h: TFLite's integer kernels and LUTPopulate tables); the
  * data-movement, index, comparison, fp32 one-input and (de)quantization ops
- * of mcu_ops.c; the shape, normalization and resize rows of mcu_shape.c
- * (TFLite and ONNX); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
+ * of mcu_ops.c; the reductions, ARG_MAX/MIN, CUMSUM, TOPK_V2, L2_NORMALIZATION
+ * and their ONNX rows (mcu_reduce.c, tflk_reduce.c); the shape, normalization and resize rows of
+ * mcu_shape.c (TFLite and ONNX); the ONNX path (mcu_quant.c, plugin_sdk/kernels):
  * switchyard.quant QConv, QMaxPool, QMatMul, QAdd (int8, NCHW) and ONNX
- * QuantizeLinear, DequantizeLinear, Reshape.
+ * QuantizeLinear, DequantizeLinear, Reshape, QLinearConv, QLinearMatMul,
+ * MatMulInteger, ConvInteger.
  */
 #include "mcu.h"
 #include "mcu_train.h"
@@ -289,6 +294,10 @@ static sy_status *prepare_impl(sy_node *n, void **state)
     }
     if (mcu_quant_domain(n)) {
         SY_TRY(mcu_quant_prepare(n, k));
+    } else if (mcu_reduce_has(n)) {
+        SY_TRY(mcu_reduce_prepare(n, k)); /* reductions and axis ops of Tables A and B */
+    } else if (mcu_nn_has(n)) {
+        SY_TRY(mcu_nn_prepare(n, k)); /* transposed conv, batched matmul, 3-D conv (mcu_nn.c) */
     } else if (mcu_shape_has(n)) {
         SY_TRY(mcu_shape_prepare(n, k)); /* shape, normalization, resize (mcu_shape.c) */
     } else if (mcu_onnx_has(n)) {
@@ -387,6 +396,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
     /* the session's own capture: one thread runs a captured session */
     if (k->sess && k->sess->cap && k->sess->cap->on)
         record(k->sess->cap, k, io);
+    if (mcu_is_reduce_kind(k->kind))
+        return mcu_reduce_run(k, io);
     if (k->kind >= MK_QCONV) {
         return mcu_quant_run(k, io);
     }
@@ -394,6 +405,8 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         return mcu_shape_run(k, io);
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
+        return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
     case MK_CONV_F32:
@@ -450,6 +463,12 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), 0, 0u, NULL, mcu_prepare, mcu_run,     \
             node_release, NULL                                                                                     \
     }
+/* TRANSPOSE_CONV: the dtype is the input's, input 2 */
+#define MCU_KERNEL_T(op, mask, ti)                                                                                 \
+    {                                                                                                              \
+        sizeof(sy_kernel_def), TFL_DOMAIN, (op), 1, 0, "riscv_mcu", (mask), (ti), 0u, NULL, mcu_prepare, mcu_run,  \
+            node_release, NULL                                                                                     \
+    }
 /* kernels chosen by the dtype of output 0 (type_input -1) */
 #define MCU_KERNEL_OUT(op, mask)                                                                                   \
     {                                                                                                              \
@@ -480,6 +499,9 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("EXPAND_DIMS", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     MCU_KERNEL("ADD", MCU_F32_I8), MCU_KERNEL("SUB", MCU_F32_I8), MCU_KERNEL("MUL", MCU_F32_I8),
     MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
+    /* mcu_nn.c */
+    MCU_KERNEL_T("TRANSPOSE_CONV", MCU_F32_I8, 2), MCU_KERNEL("BATCH_MATMUL", MCU_F32_I8),
+    MCU_KERNEL("CONV_3D", F32_ONLY),
     /* one-input ops of Table A: int8 a table of output codes (MK_LUT_S8), fp32 tflk_unary.c */
     MCU_KERNEL("RELU", MCU_F32_I8), MCU_KERNEL("TANH", MCU_F32_I8), MCU_KERNEL("LOGISTIC", MCU_F32_I8),
     MCU_KERNEL("RELU6", MCU_F32_I8), MCU_KERNEL("LEAKY_RELU", MCU_F32_I8), MCU_KERNEL("HARD_SWISH", MCU_F32_I8),
@@ -501,6 +523,11 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("LESS_EQUAL", F32_BOOL), MCU_KERNEL("GREATER", F32_BOOL), MCU_KERNEL("GREATER_EQUAL", F32_BOOL),
     MCU_KERNEL("MAXIMUM", MCU_F32_I8), MCU_KERNEL("MINIMUM", MCU_F32_I8), MCU_KERNEL("DIV", F32_ONLY),
     MCU_KERNEL("QUANTIZE", MCU_F32_I8), MCU_KERNEL("DEQUANTIZE", I8_ONLY),
+    /* mcu_reduce.c (tflk_reduce.c) */
+    MCU_KERNEL("REDUCE_MAX", MCU_F32_I8), MCU_KERNEL("REDUCE_MIN", MCU_F32_I8), MCU_KERNEL("SUM", MCU_F32_I8),
+    MCU_KERNEL("MEAN", MCU_F32_I8), MCU_KERNEL("REDUCE_PROD", MCU_F32_I8), MCU_KERNEL("ARG_MAX", F32_ONLY),
+    MCU_KERNEL("ARG_MIN", F32_ONLY), MCU_KERNEL("CUMSUM", MCU_F32_I8), MCU_KERNEL("TOPK_V2", MCU_F32_I8),
+    MCU_KERNEL("L2_NORMALIZATION", MCU_F32_I8),
     /* mcu_shape.c: resize, casts, fills, selection (keyed on the output's dtype: Select's first input is the bool
      * condition, FILL's the dims) */
     MCU_KERNEL("RESIZE_BILINEAR", MCU_F32_I8), MCU_KERNEL("RESIZE_NEAREST_NEIGHBOR", MCU_F32_I8),
@@ -516,6 +543,11 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),
+    /* ONNX's integer forms on the same kernels (mcu_quant.c, qk.c) */
+    MCU_QKERNEL("", "QLinearConv", 10, I8_ONLY),
+    MCU_QKERNEL("", "QLinearMatMul", 10, I8_ONLY),
+    MCU_QKERNEL("", "MatMulInteger", 10, I8_ONLY | SY_DT_BIT(SY_DT_UINT8)),
+    MCU_QKERNEL("", "ConvInteger", 10, SY_DT_BIT(SY_DT_UINT8)),
     /* ONNX Table B (mcu_onnx.c) */
 #define OK1(op, mask) MCU_QKERNEL("", op, 1, mask)
 #define OKO(op, mask) MCU_QKERNEL_OUT("", op, 1, mask)
@@ -535,7 +567,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY),
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
     /* mcu_shape.c: data movement on any element type, fp32 normalizations */
     OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
     OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
@@ -544,6 +576,12 @@ static const sy_kernel_def kernels[] = {
     OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
     OKO("OneHot", MCU_F32_I8),
 #undef OKO
+    /* mcu_reduce.c: int8 ONNX tensors as integer codes (no scale) */
+    OK1("ReduceMax", MCU_F32_I8), OK1("ReduceMin", MCU_F32_I8), OK1("ReduceSum", MCU_F32_I8),
+    OK1("ReduceSumSquare", MCU_F32_I8), OK1("ReduceMean", MCU_F32_I8), OK1("ReduceL1", MCU_F32_I8),
+    OK1("ReduceL2", MCU_F32_I8), OK1("ReduceProd", MCU_F32_I8), OK1("ReduceLogSum", F32_ONLY),
+    OK1("ReduceLogSumExp", F32_ONLY), OK1("ArgMax", F32_ONLY), OK1("ArgMin", F32_ONLY), OK1("CumSum", MCU_F32_I8),
+    OK1("TopK", MCU_F32_I8), OK1("Hardmax", F32_ONLY), OK1("LpNormalization", F32_ONLY),
 #undef OK1
 };
 

@@ -119,3 +119,69 @@ for t in move_chain_i8:x_i8:11 move_chain_f32:x_f32:12 idx_chain:xi:4 shape_chai
     { cat "$WORK/out_$name.txt"; echo "FAIL: $name: the $MODE run differs from the host run"; exit 1; }
   echo "ok   $name ($MODE): $nodes nodes bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$name.txt")"
 done
+# The reductions (mcu_reduce.c, tflk_reduce.c): CUMSUM, L2_NORMALIZATION,
+# TOPK_V2, REDUCE_PROD, SUM, MEAN, REDUCE_MIN, REDUCE_MAX in int8 (TFLite's
+# integer MEAN/SUM/REDUCE_PROD, REDUCE_MIN between two quantizations) and
+# fp32 (with ARG_MAX, ARG_MIN): every output of the riscv_mcu host run is
+# cpu_ref's (tflite_math, tflite_nn: the same kernel), and the package's the
+# host run's ($MODE). tests/tflite checks each op against hand-worked and
+# TFLite-formula values on both providers.
+for t in red_chain_i8:xr_i8:8:4 red_chain_f32:xr_f32:10:6; do
+  IFS=: read -r name in nodes nout <<< "$t"
+  m=$WORK/$name.tflite pkg=$WORK/pkg_$name
+  "$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/$in.npy" > "$WORK/codegen_$name.log" 2>&1 ||
+    { cat "$WORK/codegen_$name.log"; echo "FAIL: codegen $name"; exit 1; }
+  got=$(grep -c 'tflk_reduce_run(\|tflk_axis_run(' "$pkg/src/model.c")
+  [ "$got" -eq "$nodes" ] || { echo "FAIL: $name: $got reduction calls in the package, want $nodes"; exit 1; }
+  "$SY" run "$m" --input "x=$WORK/$in.npy" --output-dir "$WORK/cpu_$name" > "$WORK/run_$name.log" 2>&1 ||
+    { cat "$WORK/run_$name.log"; echo "FAIL: the cpu_ref run of $name"; exit 1; }
+  for ((o = 0; o < nout; o++)); do
+    exp=$(grep "^out$o " "$pkg/expected_output.txt")
+    nb=$(echo "$exp" | sed -n "s/^out$o \([0-9]*\):.*/\1/p")
+    cpu=$(tail -c "$nb" "$WORK/cpu_$name/output_$o.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+    [ -n "$nb" ] && [ "out$o $nb:$cpu" = "$exp" ] ||
+      { echo "FAIL: $name output $o: riscv_mcu and cpu_ref differ: '$exp' vs 'out$o $nb:$cpu'"; exit 1; }
+  done
+  if [ "$MODE" = qemu ]; then
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
+    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_$name.txt" 2>&1
+  else
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
+    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_$name.txt" 2>&1
+  fi
+  grep '^out' "$WORK/out_$name.txt" | cmp -s - "$pkg/expected_output.txt" ||
+    { cat "$WORK/out_$name.txt"; echo "FAIL: $name: the $MODE run differs from the host run"; exit 1; }
+  echo "ok   $name ($MODE): $nodes reduction nodes, $nout outputs bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$name.txt")"
+done
+# TRANSPOSE_CONV into BATCH_MATMUL (mcu_nn.c: tflk_tconv.c, tflk_bmm.c) in
+# int8 (per-channel filter) and fp32: cpu_ref's tflite_nn runs the same
+# kernels, so the riscv_mcu host run gives its bytes and the package the same
+for t in i8 f32; do
+  m=$WORK/nn_chain_$t.tflite pkg=$WORK/pkg_nn_$t
+  "$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/xn_$t.npy" > "$WORK/codegen_nn_$t.log" 2>&1 ||
+    { cat "$WORK/codegen_nn_$t.log"; echo "FAIL: codegen nn_chain_$t"; exit 1; }
+  grep -q 'tflk_tconv_' "$pkg/src/model.c" && grep -q 'tflk_bmm_' "$pkg/src/model.c" ||
+    { echo "FAIL: nn_chain_$t: no tflk_tconv / tflk_bmm call"; exit 1; }
+  "$SY" run "$m" --input "x=$WORK/xn_$t.npy" --output-dir "$WORK/cpu_nn_$t" > "$WORK/run_nn_$t.log" 2>&1 ||
+    { cat "$WORK/run_nn_$t.log"; echo "FAIL: the cpu_ref run of nn_chain_$t"; exit 1; }
+  exp=$(grep '^out0' "$pkg/expected_output.txt")
+  nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
+  cpu=$(tail -c "$nb" "$WORK/cpu_nn_$t/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+  [ "out0 $nb:$cpu" = "$exp" ] || { echo "FAIL: nn_chain_$t: riscv_mcu and cpu_ref differ"; exit 1; }
+  if [ "$MODE" = qemu ]; then
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build nn_chain_$t"; exit 1; }
+    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_nn_$t.txt" 2>&1
+  else
+    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build nn_chain_$t"; exit 1; }
+    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_nn_$t.txt" 2>&1
+  fi
+  grep '^out' "$WORK/out_nn_$t.txt" | cmp -s - "$pkg/expected_output.txt" ||
+    { cat "$WORK/out_nn_$t.txt"; echo "FAIL: nn_chain_$t: the $MODE run differs from the host run"; exit 1; }
+  echo "ok   nn_chain_$t ($MODE): TRANSPOSE_CONV + BATCH_MATMUL bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_nn_$t.txt")"
+done

@@ -123,7 +123,13 @@ test_averagepool_2d_pads_count_include_pad|AveragePool: count_include_pad = 1 wi
 test_maxpool_3d_dilations|MaxPool: X must be 3D or 4D (NCW/NCHW), got rank 5 (ops-mcu.md Table B #3 MaxPool)
 test_basic_conv_with_padding|Conv: W (of X's rank) and B must be constants (ops-mcu.md Table B #1)
 test_gemm_alpha|Gemm: B must be a constant (ops-mcu.md Table B #4 Gemm
-test_matmul_4d|MatMul: 2-D A and B on the MCU
+test_matmul_bcast|MatMul: batch dim 0 is 3 and 1; they must be identical (ops-mcu.md Table B #5 Matmul: no broadcasting)
+test_convtranspose_output_shape|ConvTranspose: the output_shape attribute is an error at parse time (ops-mcu.md Table B #113
+test_convtranspose_group_2|ConvTranspose: group must be 1, got 2 (ops-mcu.md Table B #113 ConvTranspose
+test_convtranspose_3d|ConvTranspose: X must be 4D NCHW, got rank 5 (ops-mcu.md Table B #113
+test_lstm_batchwise|LSTM: input_forget and layout must be 0 (ops-mcu.md Table B #20 LSTM, rule 31
+test_lstm_with_peepholes|LSTM: sequence_lens is not configurable (ops-mcu.md Table B #20 LSTM, rule 31)
+test_gru_batchwise|GRU: layout must be 0 (ops-mcu.md Table B #82 GRU, rule 32
 LIST
 fi
 if [ $fails -ne 0 ]; then

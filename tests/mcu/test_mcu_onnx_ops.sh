@@ -10,6 +10,11 @@
 #
 #   test_mcu_onnx_ops.sh SWITCHYARD SHARED_DIR WORK_DIR host|qemu
 #
+# The reduction, TopK and CumSum tests give axes and K as graph inputs; the
+# seed's rows take them as constants, so they are folded into a copy of the
+# test first (/usr/bin/python3 with onnx; CumSum's float64 integers become
+# float32, exactly).
+#
 # Exit 77 (skipped) without the shared test data, or in qemu mode without the
 # cross toolchain, picolibc or QEMU.
 set -u
@@ -29,13 +34,168 @@ exact="test_gather_negative_indices test_gathernd_example_int32 test_scatter_ele
   test_edge_pad test_reflect_pad test_resize_upsample_sizes_nearest test_resize_downsample_sizes_nearest
   test_resize_upsample_sizes_nearest_floor_align_corners test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric
   test_reversesequence_batch test_onehot_negative_indices test_onehot_out_of_range_indices test_gather_elements_0
-  test_tril test_triu_square"
+  test_tril test_triu_square
+  test_reduce_max_do_not_keepdims_example test_reduce_min_keepdims_example test_reduce_max_negative_axes_keepdims_random
+  test_reduce_sum_keepdims_example test_reduce_prod_keepdims_example test_reduce_l1_do_not_keepdims_example
+  test_reduce_sum_square_do_not_keepdims_example test_argmax_keepdims_example_select_last_index
+  test_argmax_default_axis_random test_argmin_no_keepdims_random test_argmin_negative_axis_keepdims_example
+  test_hardmax_example test_hardmax_axis_1 test_hardmax_one_hot test_top_k test_top_k_negative_axis
+  test_cumsum_1d test_cumsum_1d_reverse test_cumsum_1d_reverse_exclusive test_cumsum_2d_axis_0
+  test_cumsum_2d_axis_1 test_cumsum_2d_negative_axis"
 approx="test_sigmoid test_selu test_softplus test_erf test_hardsigmoid test_celu
   test_elu test_leakyrelu test_softsign test_thresholdedrelu test_gelu_tanh_2 test_gelu_default_2
   test_softmax_axis_0 test_softmax_default_axis test_averagepool_2d_same_lower test_averagepool_2d_pads
   test_globalaveragepool test_resize_upsample_scales_linear_align_corners test_batchnorm_example
   test_batchnorm_epsilon test_layer_normalization_4d_axis_negative_2 test_layer_normalization_default_axis
-  test_layer_normalization_3d_axis1_epsilon test_instancenorm_example test_instancenorm_epsilon"
+  test_layer_normalization_3d_axis1_epsilon test_instancenorm_example test_instancenorm_epsilon
+  test_reduce_sum_keepdims_random test_reduce_mean_do_not_keepdims_random test_reduce_prod_negative_axes_keepdims_random
+  test_reduce_l2_keep_dims_random test_reduce_l1_negative_axes_keep_dims_random test_reduce_sum_square_keepdims_random
+  test_reduce_log_sum_negative_axes test_reduce_sum_empty_set
+  test_reduce_prod_default_axes_keepdims_random test_lpnormalization_default"
+# prep_case TESTDIR OUTDIR: the test as OUTDIR/model.onnx and
+# OUTDIR/test_data_set_0 with graph input 1 (axes, K, CumSum's axis) as an
+# initializer holding input_1.pb, and float64 data as float32 when every
+# value converts exactly (ONNX's CumSum tests are float64 of small integers)
+prep_case() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import os, sys, onnx
+import numpy as np
+from onnx import numpy_helper
+d, out = sys.argv[1], sys.argv[2]
+os.makedirs(out + "/test_data_set_0", exist_ok=True)
+def load(p):
+    t = onnx.TensorProto()
+    with open(p, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+def f32(t):
+    if t.data_type != onnx.TensorProto.DOUBLE:
+        return t
+    a = numpy_helper.to_array(t)
+    b = a.astype(np.float32)
+    if not np.array_equal(b.astype(np.float64), a):
+        sys.exit("%s: a float64 value has no exact float32" % t.name)
+    return numpy_helper.from_array(b, t.name)
+m = onnx.load(d + "/model.onnx")
+for v in list(m.graph.input) + list(m.graph.output) + list(m.graph.value_info):
+    if v.type.tensor_type.elem_type == onnx.TensorProto.DOUBLE:
+        v.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+ins = [i.name for i in m.graph.input]
+for k in range(len(ins)):
+    t = f32(load("%s/test_data_set_0/input_%d.pb" % (d, k)))
+    if k == 1:  # the constant the seed's row asks for
+        t.name = ins[1]
+        m.graph.initializer.append(t)
+    elif k == 0:
+        with open(out + "/test_data_set_0/input_0.pb", "wb") as f:
+            f.write(t.SerializeToString())
+if len(ins) > 1:
+    del m.graph.input[1]
+k = 0
+while os.path.exists("%s/test_data_set_0/output_%d.pb" % (d, k)):
+    with open("%s/test_data_set_0/output_%d.pb" % (out, k), "wb") as f:
+        f.write(f32(load("%s/test_data_set_0/output_%d.pb" % (d, k))).SerializeToString())
+    k += 1
+onnx.save(m, out + "/model.onnx")
+PY
+}
+# int8 ONNX reductions (Table B: "gen", fp32 and int8): ONNX int8 tensors
+# carry no scale, so the ops compute on the codes as the integer type
+# (docs/mcu.md); the expected outputs are numpy's on the same codes: max/min,
+# sums and products in int64 keeping the low 8 bits, the mean and the L2
+# root truncated, TopK by a stable sort (ties to the lower index). Written
+# as node-test folders into $WORK/gen (axes, K and axis as initializers).
+/usr/bin/python3 - "$WORK/gen" <<'PY' || fail "writing the int8 reduction tests"
+import math, os, sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+root = sys.argv[1]
+rng = np.random.RandomState(14)
+x = rng.randint(-128, 128, size=(3, 4, 5)).astype(np.int8)
+w8 = lambda a: (np.asarray(a, dtype=np.int64) & 0xff).astype(np.uint8).view(np.int8)
+def red(fn, axes, keep):
+    a = x.astype(np.int64)
+    return w8(fn(a, axis=tuple(axes), keepdims=bool(keep)))
+def mean(a, axis, keepdims):
+    n = np.prod([a.shape[i] for i in axis])
+    s = np.sum(a, axis=axis, keepdims=keepdims)
+    return np.sign(s) * (np.abs(s) // n)
+def l2(a, axis, keepdims):
+    s = np.sum(a * a, axis=axis, keepdims=keepdims)
+    return np.vectorize(math.isqrt)(s)
+cases = {
+    "int8_reduce_max": ("ReduceMax", [1], 1, red(np.max, [1], 1)),
+    "int8_reduce_min": ("ReduceMin", [0, 2], 0, red(np.min, [0, 2], 0)),
+    "int8_reduce_sum": ("ReduceSum", [2], 1, red(np.sum, [2], 1)),
+    "int8_reduce_mean": ("ReduceMean", [1], 0, red(mean, [1], 0)),
+    "int8_reduce_prod": ("ReduceProd", [2], 0, red(np.prod, [2], 0)),
+    "int8_reduce_l1": ("ReduceL1", [0], 1, red(lambda a, axis, keepdims: np.sum(np.abs(a), axis=axis, keepdims=keepdims), [0], 1)),
+    "int8_reduce_sum_square": ("ReduceSumSquare", [1, 2], 0, red(lambda a, axis, keepdims: np.sum(a * a, axis=axis, keepdims=keepdims), [1, 2], 0)),
+    "int8_reduce_l2": ("ReduceL2", [2], 1, red(l2, [2], 1)),
+}
+def write(name, node, inits, y, idx=None):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    outs = [helper.make_tensor_value_info(node.output[0], TP.INT8, y.shape)]
+    if idx is not None:
+        outs.append(helper.make_tensor_value_info(node.output[1], TP.INT64, idx.shape))
+        with open(d + "/test_data_set_0/output_1.pb", "wb") as f:
+            f.write(numpy_helper.from_array(idx, node.output[1]).SerializeToString())
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)], outs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.save(m, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, node.output[0]).SerializeToString())
+for name, (op, axes, keep, y) in cases.items():
+    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=keep)
+    write(name, node, [numpy_helper.from_array(np.array(axes, np.int64), "axes")], y)
+cs = w8(np.cumsum(x.astype(np.int64)[:, ::-1, :], axis=1)[:, ::-1, :])  # reverse, inclusive
+write("int8_cumsum", helper.make_node("CumSum", ["x", "axis"], ["y"], reverse=1),
+      [numpy_helper.from_array(np.array(1, np.int32), "axis")], cs)
+order = np.argsort(-x.astype(np.int64), axis=2, kind="stable")[:, :, :2]
+write("int8_top_k", helper.make_node("TopK", ["x", "k"], ["y", "i"], axis=-1),
+      [numpy_helper.from_array(np.array([2], np.int64), "k")], np.take_along_axis(x, order, axis=2), order)
+PY
+int8="test_int8_reduce_max test_int8_reduce_min test_int8_reduce_sum test_int8_reduce_mean test_int8_reduce_prod
+  test_int8_reduce_l1 test_int8_reduce_sum_square test_int8_reduce_l2 test_int8_cumsum test_int8_top_k"
+exact="$exact $int8"
+# The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
+# scales and zero points as graph inputs, which the seed wants constant
+# (ops-mcu.md Table B #87, #113, ...): onnx_const_inputs.py makes a copy
+# with those inputs initializers (the expected outputs stay ONNX's), and
+# onnx_nn_cases.py writes the rows no node test covers with constant weights
+# (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
+# Y, Y_h and Y_c, GRUs bidirectional and reverse, int8 QLinearConv and
+# 3-D QLinearMatMul) with numpy's
+# outputs. `switchyard conformance` checks every one of them on riscv_mcu
+# alone against those outputs (float tolerance), the loop below host/QEMU.
+PY=${SY_PYTHON:-/usr/bin/python3}
+gen=$WORK/onnx
+mkdir -p "$gen"
+const_cases="test_convtranspose:W test_convtranspose_pads:W test_convtranspose_dilations:W
+  test_convtranspose_autopad_same:W test_convtranspose_pad:W
+  test_qlinearmatmul_2D_int8_float32:a_scale,a_zero_point,b_scale,b_zero_point,y_scale,y_zero_point
+  test_matmulinteger:a_zero_point,b_zero_point test_convinteger_without_padding:x_zero_point
+  test_lstm_defaults:W,R test_lstm_with_initial_bias:W,R,B test_gru_defaults:W,R test_gru_with_initial_bias:W,R,B"
+for c in $const_cases; do
+  t=${c%%:*}
+  "$PY" "$(dirname "$0")/onnx_const_inputs.py" "$NODE/$t" "$gen/$t" ${c#*:} 2> "$WORK/$t.gen.log" ||
+    { cat "$WORK/$t.gen.log"; fail "$t: onnx_const_inputs.py (needs $PY with the onnx package)"; }
+done
+"$PY" "$(dirname "$0")/onnx_nn_cases.py" "$gen" || fail "onnx_nn_cases.py (needs $PY with numpy and onnx)"
+for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
+"$SY" conformance "$gen" --config "$(dirname "$0")/conformance_riscv_mcu.ini" > "$WORK/conformance.log" 2>&1 ||
+  { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
+grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
+exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
+  test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
+  mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8"
+approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
+  mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
+  test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse"
 # the tests whose inputs 1.. are the seed's offline constants (Resize's sizes
 # and scales, OneHot's depth and values, Split's split, Slice's starts, ends,
 # axes and steps, Pad's pads): their values become initializers
@@ -45,10 +205,17 @@ baked="test_resize_upsample_sizes_nearest test_resize_downsample_sizes_nearest
   test_resize_upsample_scales_linear_align_corners test_onehot_negative_indices test_onehot_out_of_range_indices
   test_split_variable_parts_2d_opset13 test_split_1d_uneven_split_opset18 test_slice_neg test_slice_default_axes
   test_slice_end_out_of_bounds test_slice_negative_axes test_edge_pad test_reflect_pad"
-PY=/usr/bin/python3
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
+  [ -d "$gen/$t" ] && d=$gen/$t
+  [ -d "$WORK/gen/$t" ] && d=$WORK/gen/$t
+  if [[ $t == test_reduce_* || $t == test_top_k* || $t == test_cumsum_* ]] && [ "$d" = "$NODE/$t" ]; then
+    # the seed's rows take axes, K and CumSum's axis as constants (Table B #49-#55, #58, #76,
+    # #77, #92, #102): a copy of the test with input 1 folded in (and float64 as float32)
+    prep_case "$d" "$WORK/src_$t" || { fail "$t: preparing the constant-axes copy"; continue; }
+    d=$WORK/src_$t
+  fi
   [ -f "$d/model.onnx" ] || { fail "$t: $d/model.onnx not found"; continue; }
   model=$d/model.onnx
   if [[ " ${baked//$'\n'/ } " == *" $t "* ]]; then
@@ -70,7 +237,7 @@ for t in $exact $approx; do
   if [[ " ${exact//$'\n'/ } " == *" $t "* ]]; then
     nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
     ref=$(tail -c "$nb" "$d/test_data_set_0/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
-    [ "out0 $nb:$ref" = "$exp" ] || { fail "$t: riscv_mcu differs from ONNX's output_0.pb"; continue; }
+    [ "out0 $nb:$ref" = "$exp" ] || { fail "$t: riscv_mcu differs from the reference output_0.pb"; continue; }
   fi
   if [ "$MODE" = qemu ]; then
     cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
@@ -85,7 +252,9 @@ for t in $exact $approx; do
   grep '^out' "$WORK/$t.out" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/$t.out"; fail "$t: the $MODE run differs from the host run"; continue; }
   n=$((n + 1))
-  echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and ONNX's output_0.pb"); $(grep instret "$WORK/$t.out")"
+  ref_of=ONNX
+  [ "$d" = "$WORK/gen/$t" ] && ref_of=numpy
+  echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb"); $(grep instret "$WORK/$t.out")"
 done
 [ "$fails" -eq 0 ] || exit 1
 echo "ok   $n ONNX node tests on the MCU ($MODE)"

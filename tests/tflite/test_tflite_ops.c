@@ -12,7 +12,8 @@
  * that CMSIS-NN's arm_nn_requantize also uses), written out below.
  *
  * Cases of the ops the riscv_mcu provider has kernels for (conv, depthwise,
- * FC, pools, softmax, the reshapes) run again on a strict riscv_mcu session
+ * FC, transposed conv, batched matmul, 3-D conv, pools, softmax, the
+ * reshapes, the reductions, ...) run again on a strict riscv_mcu session
  * (target ws63), the host run of the code the MCU packages carry, against
  * the same expected values; the ones the seed's rules decline (fused RELU6,
  * int8 depth multiplier 2) run with rules = tflm.
@@ -406,10 +407,19 @@ static bool mcu_has_kernel(int code, bool int8)
     for (size_t i = 0; i < sizeof any_ops / sizeof any_ops[0]; i++)
         if (code == any_ops[i])
             return true;
+    /* the reductions and axis ops (mcu_reduce.c, tflk_reduce.c); ARG_MAX/ARG_MIN fp32 only */
+    static const int red_ops[] = {OP_MEAN,   OP_SUM,     OP_REDUCE_MAX, OP_REDUCE_MIN,
+                                  OP_REDUCE_PROD, OP_CUMSUM, OP_TOPK_V2, OP_L2_NORMALIZATION};
+    for (size_t i = 0; i < sizeof red_ops / sizeof red_ops[0]; i++)
+        if (code == red_ops[i])
+            return true;
+    if (!int8 && (code == OP_ARG_MAX || code == OP_ARG_MIN))
+        return true;
     return code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_FULLY_CONNECTED ||
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
-           code == OP_TRANSPOSE;
+           code == OP_TRANSPOSE || code == OP_TRANSPOSE_CONV || code == OP_BATCH_MATMUL ||
+           (code == OP_CONV_3D && !int8);
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
@@ -1033,6 +1043,176 @@ static bool write_idx_model(const char *dir)
     return write_npy(path, "<f4", "(4, 3)", x, sizeof x) && ok;
 }
 
+/* --write-model DIR also writes red_chain_i8.tflite / red_chain_f32.tflite
+ * (tests/mcu/test_mcu_lut.sh, input xr_i8.npy / xr_f32.npy [2, 4, 6]): the
+ * reductions riscv_mcu runs (mcu_reduce.c, tflk_reduce.c) in a chain:
+ *   t1 = CUMSUM(x, axis 2, reverse); t2 = L2_NORMALIZATION(t1);
+ *   t3, t3i = TOPK_V2(t2, k 3); t4 = REDUCE_PROD(t3, axes [2], keep_dims);
+ *   y0 = SUM(t4, axes [1], keep_dims) [2, 1, 1];
+ *   y1 = MEAN(t2, axes [1]) [2, 6]; y2 = REDUCE_MIN(t1, axes [2]) [2, 4]
+ *   (int8: another quantization, so through the real values);
+ *   y3 = REDUCE_MAX(t3, axes [1, 2]) [2]; fp32 also y4 = ARG_MAX(t2, 2) [2, 4]
+ *   and y5 = ARG_MIN(t1, 1) [2, 6] (int32). */
+static bool write_red_model(const char *dir, bool i8)
+{
+    static const int32_t ax2 = 2, ax1 = 1, k3 = 3, ax12[2] = {1, 2};
+    enum { X, T1, T2, T3, T3I, T4, Y0, Y1, Y2, Y3, Y4, Y5, A2, A1, K, A12, NT };
+    static const struct {
+        float s;
+        int64_t z;
+    } qp[NT] = {{0.05f, 3}, {0.25f, -5}, {1.0f / 128, 0}, {1.0f / 128, 0}, {0, 0},     {1.0f / 128, 0},
+                {0.02f, 0}, {0.01f, 0},  {0.1f, 1},       {1.0f / 128, 0}, {0, 0},     {0, 0}};
+    static float sc[NT];
+    static int64_t zp[NT];
+    tflw_tensor ts[NT];
+    memset(ts, 0, sizeof ts);
+#define TT(i, nm, r, ...) ts[i] = (tflw_tensor){.name = nm, .rank = r, .dims = {__VA_ARGS__}}
+    TT(X, "x", 3, 2, 4, 6);
+    TT(T1, "t1", 3, 2, 4, 6);
+    TT(T2, "t2", 3, 2, 4, 6);
+    TT(T3, "t3", 3, 2, 4, 3);
+    TT(T3I, "t3i", 3, 2, 4, 3);
+    TT(T4, "t4", 3, 2, 4, 1);
+    TT(Y0, "y0", 3, 2, 1, 1);
+    TT(Y1, "y1", 2, 2, 6);
+    TT(Y2, "y2", 2, 2, 4);
+    TT(Y3, "y3", 1, 2);
+    TT(Y4, "y4", 2, 2, 4);
+    TT(Y5, "y5", 2, 2, 6);
+#undef TT
+    for (int i = 0; i <= Y5; i++) {
+        ts[i].type = i == T3I || i == Y4 || i == Y5 ? TFLW_INT32 : i8 ? TFLW_INT8 : TFLW_FLOAT32;
+        if (i8 && ts[i].type == TFLW_INT8) {
+            sc[i] = qp[i].s;
+            zp[i] = qp[i].z;
+            ts[i].n_quant = 1;
+            ts[i].scales = &sc[i];
+            ts[i].zero_points = &zp[i];
+        }
+    }
+    ts[A2] = (tflw_tensor){.name = "a2", .type = TFLW_INT32, .rank = 0, .data = &ax2, .nbytes = 4};
+    ts[A1] = (tflw_tensor){.name = "a1", .type = TFLW_INT32, .rank = 1, .dims = {1}, .data = &ax1, .nbytes = 4};
+    ts[K] = (tflw_tensor){.name = "k", .type = TFLW_INT32, .rank = 0, .data = &k3, .nbytes = 4};
+    ts[A12] = (tflw_tensor){.name = "a12", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = ax12, .nbytes = 8};
+    static const int32_t i_cs[2] = {X, A2}, o_cs = T1, i_l2 = T1, o_l2 = T2, i_tk[2] = {T2, K}, o_tk[2] = {T3, T3I},
+                         i_pr[2] = {T3, A2}, o_pr = T4, i_su[2] = {T4, A1}, o_su = Y0, i_me[2] = {T2, A1}, o_me = Y1,
+                         i_mi[2] = {T1, A2}, o_mi = Y2, i_mx[2] = {T3, A12}, o_mx = Y3, i_am[2] = {T2, A2}, o_am = Y4,
+                         i_an[2] = {T1, A1}, o_an = Y5;
+    static const tflw_opt o_rev[] = {{0, TFLW_OPT_U8, 0, 0, NULL, 0}, {1, TFLW_OPT_U8, 1, 0, NULL, 0}},
+                          o_keep[] = {{0, TFLW_OPT_U8, 1, 0, NULL, 0}}, o_drop[] = {{0, TFLW_OPT_U8, 0, 0, NULL, 0}},
+                          o_i32[] = {{0, TFLW_OPT_U8, TFLW_INT32, 0, NULL, 0}};
+    tflw_op ops[10];
+    int nops = 0;
+#define OP1(c, in, nin, out, nout, bo, o, no)                                                                      \
+    ops[nops++] = (tflw_op){.code = c, .inputs = in, .n_inputs = nin, .outputs = out, .n_outputs = nout,           \
+                            .options_type = bo, .opts = o, .n_opts = no}
+    OP1(OP_CUMSUM, i_cs, 2, &o_cs, 1, BO_CUMSUM, o_rev, 2);
+    OP1(OP_L2_NORMALIZATION, &i_l2, 1, &o_l2, 1, 0, NULL, 0);
+    OP1(OP_TOPK_V2, i_tk, 2, o_tk, 2, 0, NULL, 0);
+    OP1(OP_REDUCE_PROD, i_pr, 2, &o_pr, 1, BO_REDUCER, o_keep, 1);
+    OP1(OP_SUM, i_su, 2, &o_su, 1, BO_REDUCER, o_keep, 1);
+    OP1(OP_MEAN, i_me, 2, &o_me, 1, BO_REDUCER, o_drop, 1);
+    OP1(OP_REDUCE_MIN, i_mi, 2, &o_mi, 1, BO_REDUCER, o_drop, 1);
+    OP1(OP_REDUCE_MAX, i_mx, 2, &o_mx, 1, BO_REDUCER, o_drop, 1);
+    if (!i8) {
+        OP1(OP_ARG_MAX, i_am, 2, &o_am, 1, BO_ARGMAX, o_i32, 1);
+        OP1(OP_ARG_MIN, i_an, 2, &o_an, 1, BO_ARGMIN, o_i32, 1);
+    }
+#undef OP1
+    static const int32_t gouts[6] = {Y0, Y1, Y2, Y3, Y4, Y5};
+    int32_t gin = X;
+    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
+                    .outputs = gouts, .n_outputs = i8 ? 4 : 6};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/red_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = b && write_file(path, b, size);
+    free(b);
+    /* the input: int8 codes over the whole range, fp32 values with ties and signs */
+    static int8_t x8[48];
+    static float xf[48];
+    for (int i = 0; i < 48; i++) {
+        x8[i] = (int8_t)((i * 37) % 256 - 128);
+        xf[i] = (float)((i * 7) % 13 - 6) * 0.375f;
+    }
+    snprintf(path, sizeof path, "%s/xr_%s.npy", dir, i8 ? "i8" : "f32");
+    return write_npy(path, i8 ? "|i1" : "<f4", "(2, 4, 6)", i8 ? (const void *)x8 : (const void *)xf,
+                     i8 ? sizeof x8 : sizeof xf) && ok;
+}
+
+/* --write-model (tests/mcu/test_mcu_lut.sh): TRANSPOSE_CONV (SAME, stride
+ * 2, bias; int8 with per-channel filter scales) into BATCH_MATMUL with a
+ * constant of the same batch dims, the kernels of mcu_nn.c:
+ * DIR/nn_chain_{i8,f32}.tflite, x [1, 3, 3, 2] in DIR/xn_{i8,f32}.npy */
+static bool write_nn_model(const char *dir, bool i8)
+{
+    static const int32_t oshape[4] = {1, 6, 6, 3};
+    static int8_t w8[54], c8[72], x8[18];
+    static float wf[54], cf[72], xf[18], bf[3];
+    static int32_t b32[3];
+    static float wsc[3] = {0.011f, 0.02f, 0.016f}, bsc[3], sc_x = 0.05f, sc_t = 0.08f, sc_c = 0.03f, sc_y = 0.25f;
+    static int64_t wzp[3] = {0, 0, 0}, bzp[3] = {0, 0, 0}, zp_x = 3, zp_t = -4, zp_c = 2, zp_y = 1;
+    for (int i = 0; i < 54; i++) {
+        w8[i] = (int8_t)((i * 37) % 255 - 127);
+        wf[i] = (float)((i * 7) % 13 - 6) * 0.0625f;
+    }
+    for (int i = 0; i < 72; i++) {
+        c8[i] = (int8_t)((i * 53) % 256 - 128);
+        cf[i] = (float)((i * 5) % 11 - 5) * 0.125f;
+    }
+    for (int i = 0; i < 18; i++) {
+        x8[i] = (int8_t)(i * 14 - 120);
+        xf[i] = (float)(i % 7) * 0.25f - 0.75f;
+    }
+    for (int c = 0; c < 3; c++) {
+        b32[c] = (c - 1) * 700;
+        bf[c] = (float)(c - 1) * 0.5f;
+        bsc[c] = sc_x * wsc[c];
+    }
+    const int ty = i8 ? TFLW_INT8 : TFLW_FLOAT32;
+    tflw_tensor ts[7] = {
+        {.name = "oshape", .type = TFLW_INT32, .rank = 1, .dims = {4}, .data = oshape, .nbytes = sizeof oshape},
+        {.name = "filter", .type = ty, .rank = 4, .dims = {3, 3, 3, 2}, .data = i8 ? (const void *)w8 : (const void *)wf,
+         .nbytes = i8 ? sizeof w8 : sizeof wf},
+        {.name = "x", .type = ty, .rank = 4, .dims = {1, 3, 3, 2}},
+        {.name = "bias", .type = i8 ? TFLW_INT32 : TFLW_FLOAT32, .rank = 1, .dims = {3},
+         .data = i8 ? (const void *)b32 : (const void *)bf, .nbytes = i8 ? sizeof b32 : sizeof bf},
+        {.name = "t1", .type = ty, .rank = 4, .dims = {1, 6, 6, 3}},
+        {.name = "c", .type = ty, .rank = 4, .dims = {1, 6, 3, 4}, .data = i8 ? (const void *)c8 : (const void *)cf,
+         .nbytes = i8 ? sizeof c8 : sizeof cf},
+        {.name = "y", .type = ty, .rank = 4, .dims = {1, 6, 6, 4}},
+    };
+    if (i8) {
+        ts[1].n_quant = 3, ts[1].scales = wsc, ts[1].zero_points = wzp, ts[1].quant_dim = 0;
+        ts[3].n_quant = 3, ts[3].scales = bsc, ts[3].zero_points = bzp, ts[3].quant_dim = 0;
+        const float *sc[4] = {&sc_x, &sc_t, &sc_c, &sc_y};
+        const int64_t *zp[4] = {&zp_x, &zp_t, &zp_c, &zp_y};
+        const int at[4] = {2, 4, 5, 6};
+        for (int k = 0; k < 4; k++)
+            ts[at[k]].n_quant = 1, ts[at[k]].scales = sc[k], ts[at[k]].zero_points = zp[k];
+    }
+    static const int32_t i_tc[4] = {0, 1, 2, 3}, o_tc = 4, i_bmm[2] = {4, 5}, o_bmm = 6;
+    static const tflw_opt tc_opts[3] = {{0, TFLW_OPT_U8, 0 /* SAME */, 0, NULL, 0}, {1, TFLW_OPT_I32, 2, 0, NULL, 0},
+                                        {2, TFLW_OPT_I32, 2, 0, NULL, 0}};
+    tflw_op ops[2] = {{.code = OP_TRANSPOSE_CONV, .inputs = i_tc, .n_inputs = 4, .outputs = &o_tc, .n_outputs = 1,
+                       .options_type = BO_TCONV, .opts = tc_opts, .n_opts = 3},
+                      {.code = OP_BATCH_MATMUL, .inputs = i_bmm, .n_inputs = 2, .outputs = &o_bmm, .n_outputs = 1,
+                       .options_type = BO_BMM}};
+    int32_t gin = 2, gout = 6;
+    tflw_model m = {.tensors = ts, .n_tensors = 7, .ops = ops, .n_ops = 2, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nn_chain_%s.tflite", dir, i8 ? "i8" : "f32");
+    bool ok = write_file(path, b, size);
+    free(b);
+    snprintf(path, sizeof path, "%s/xn_%s.npy", dir, i8 ? "i8" : "f32");
+    return write_npy(path, i8 ? "|i1" : "<f4", "(1, 3, 3, 2)", i8 ? (const void *)x8 : (const void *)xf,
+                     i8 ? sizeof x8 : sizeof xf) && ok;
+}
+
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
  * one-input ops riscv_mcu runs through tables, each op's output
  * quantization the next one's input, and an input covering all 256 codes:
@@ -1084,6 +1264,8 @@ static int write_lut_model(const char *dir)
     free(b);
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
+    ok = write_red_model(dir, true) && write_red_model(dir, false) && ok;
+    ok = write_nn_model(dir, true) && write_nn_model(dir, false) && ok;
     ok = write_shape_model(dir, true) && write_shape_model(dir, false) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)

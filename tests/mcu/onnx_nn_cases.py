@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""ONNX test folders (model.onnx, test_data_set_0/{input,output}_K.pb) for
+the riscv_mcu rows that ONNX's node tests do not cover with constant
+weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
+with a 5-D input, an LSTM with all three outputs and constant initial
+states, GRUs bidirectional / reverse with either linear_before_reset, and
+int8 QLinearConv / QLinearMatMul (ops-mcu.md Table B #4, #5, #2, #20, #82,
+#106, #87; ONNX's QLinearConv node test is uint8, which the row declines).
+The integer outputs follow ONNX's definition exactly as its reference
+implementation evaluates it: the int32 sum, times the float32 multiplier
+x_scale * w_scale / y_scale (in float64), rounded half to even, plus the
+zero point, saturated. The expected outputs are
+numpy's (float64 sums rounded to float32), an independent reference:
+`switchyard conformance` compares riscv_mcu's results with them within its
+float tolerance.
+
+    onnx_nn_cases.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(out, name, node, inputs, inits, outputs, feeds, expected, opset=13):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    g = helper.make_graph([node], name, inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    for i, v in enumerate(feeds):
+        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(v).SerializeToString())
+    for i, v in enumerate(expected):
+        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(v).SerializeToString())
+
+
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_ref(x, w, r, b, h, c):
+    """ONNX LSTM, forward, default activations, gates i, o, f, c in W / R / B"""
+    hs = r.shape[-1]
+    wb, rb = b[0, :4 * hs], b[0, 4 * hs:]
+    ys = []
+    for t in range(x.shape[0]):
+        g = x[t] @ w[0].T + h @ r[0].T + wb + rb
+        i, o, f, cc = (g[:, k * hs:(k + 1) * hs] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+        h = sigmoid(o) * np.tanh(c)
+        ys.append(h)
+    return np.stack(ys)[:, None], h[None], c[None]
+
+
+def gru_ref(x, w, r, b, h0, lbr, direction):
+    """ONNX GRU, layout 0, gates z, r, h in W / R / B; Y [T, D, B, H], Y_h [D, B, H]"""
+    dirs = 2 if direction == "bidirectional" else 1
+    hs = r.shape[-1]
+    T = x.shape[0]
+    y = np.zeros((T, dirs, x.shape[1], hs))
+    yh = np.zeros((dirs, x.shape[1], hs))
+    for d in range(dirs):
+        rev = d == 1 or direction == "reverse"
+        wz, wr, wh = (w[d][k * hs:(k + 1) * hs] for k in range(3))
+        rz, rr, rh = (r[d][k * hs:(k + 1) * hs] for k in range(3))
+        bz, br, bh, cz, cr, ch = (b[d][k * hs:(k + 1) * hs] for k in range(6))
+        h = h0[d]
+        for t in (range(T - 1, -1, -1) if rev else range(T)):
+            z = sigmoid(x[t] @ wz.T + h @ rz.T + bz + cz)
+            rg = sigmoid(x[t] @ wr.T + h @ rr.T + br + cr)
+            if lbr:
+                n = np.tanh(x[t] @ wh.T + rg * (h @ rh.T + ch) + bh)
+            else:
+                n = np.tanh(x[t] @ wh.T + (rg * h) @ rh.T + ch + bh)
+            h = (1 - z) * n + z * h
+            y[t, d] = h
+        yh[d] = h
+    return y, yh
+
+
+def requant(acc, xs, ws, ys, yz):
+    m = (np.float32(xs) * ws.astype(np.float32)) / np.float32(ys)
+    return np.clip(np.rint(acc.astype(np.float64) * m.astype(np.float64)) + yz, -128, 127).astype(np.int8)
+
+
+def vt(name, a, dt):
+    return helper.make_tensor_value_info(name, dt, list(a.shape))
+
+
+def vi(name, a):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(a.shape))
+
+
+def f32(rng, *shape):
+    return rng.uniform(-1, 1, size=shape).astype(np.float32)
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(14)
+    # Gemm transA = 1 (and transB = 1), C a row vector: Y = A^T B^T + C
+    a, b, c = f32(rng, 5, 3), f32(rng, 4, 5), f32(rng, 4)
+    y = (a.astype(np.float64).T @ b.astype(np.float64).T + c).astype(np.float32)
+    save(out, "mcu_gemm_transA_transB", helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1),
+         [vi("a", a)], {"b": b, "c": c}, [vi("y", y)], [a], [y])
+    a, b = f32(rng, 6, 2), f32(rng, 6, 3)
+    y = (a.astype(np.float64).T @ b.astype(np.float64)).astype(np.float32)
+    save(out, "mcu_gemm_transA", helper.make_node("Gemm", ["a", "b"], ["y"], transA=1), [vi("a", a)], {"b": b},
+         [vi("y", y)], [a], [y])
+    # batched MatMul, B a constant of the same batch dims
+    a, b = f32(rng, 2, 3, 4), f32(rng, 2, 4, 5)
+    y = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    save(out, "mcu_matmul_3d_const_b", helper.make_node("MatMul", ["a", "b"], ["y"]), [vi("a", a)], {"b": b},
+         [vi("y", y)], [a], [y])
+    # Conv with a 5-D input: NCDHW, asymmetric pads, strides 1 and 2
+    x, w, bias = f32(rng, 1, 2, 4, 5, 5), f32(rng, 3, 2, 2, 3, 3), f32(rng, 3)
+    pads, strides = [1, 0, 1, 0, 1, 2], [1, 2, 2]
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(pads[i], pads[i + 3]) for i in range(3)])
+    od = [(xp.shape[2 + i] - w.shape[2 + i]) // strides[i] + 1 for i in range(3)]
+    y = np.zeros((1, 3, *od))
+    for o in range(3):
+        for d in range(od[0]):
+            for h in range(od[1]):
+                for q in range(od[2]):
+                    z, r, s = d * strides[0], h * strides[1], q * strides[2]
+                    win = xp[0, :, z:z + w.shape[2], r:r + w.shape[3], s:s + w.shape[4]]
+                    y[0, o, d, h, q] = np.sum(win * w[o]) + bias[o]
+    y = y.astype(np.float32)
+    # LSTM: Y, Y_h, Y_c; B and the initial states constants
+    T, Bn, I, Hs = 4, 2, 3, 5
+    lx, lw, lr = f32(rng, T, Bn, I), f32(rng, 1, 4 * Hs, I), f32(rng, 1, 4 * Hs, Hs)
+    lb, h0, c0 = f32(rng, 1, 8 * Hs), f32(rng, 1, Bn, Hs), f32(rng, 1, Bn, Hs)
+    ys = [v.astype(np.float32) for v in lstm_ref(*(v.astype(np.float64) for v in (lx, lw, lr, lb, h0[0], c0[0])))]
+    node = helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"], ["y", "y_h", "y_c"], hidden_size=Hs)
+    save(out, "mcu_lstm_y_yh_yc", node, [vi("x", lx)], {"w": lw, "r": lr, "b": lb, "h0": h0, "c0": c0},
+         [vi("y", ys[0]), vi("y_h", ys[1]), vi("y_c", ys[2])], [lx], ys, opset=14)
+    # GRU: bidirectional with linear_before_reset and a runtime initial_h; reverse, Y_h only
+    for name, direction, lbr, want_y in (("mcu_gru_bidir_lbr", "bidirectional", 1, True),
+                                         ("mcu_gru_reverse", "reverse", 0, False)):
+        D = 2 if direction == "bidirectional" else 1
+        T, Bn, I, Hs = 3, 2, 4, 3
+        gx, gw, gr = f32(rng, T, Bn, I), f32(rng, D, 3 * Hs, I), f32(rng, D, 3 * Hs, Hs)
+        gb, gh = f32(rng, D, 6 * Hs), f32(rng, D, Bn, Hs)
+        y64, yh64 = gru_ref(*(v.astype(np.float64) for v in (gx, gw, gr, gb, gh)), lbr, direction)
+        y32, yh32 = y64.astype(np.float32), yh64.astype(np.float32)
+        node = helper.make_node("GRU", ["x", "w", "r", "b", "", "h0"], ["y" if want_y else "", "y_h"], hidden_size=Hs,
+                                direction=direction, linear_before_reset=lbr)
+        outs = ([vi("y", y32)] if want_y else []) + [vi("y_h", yh32)]
+        save(out, name, node, [vi("x", gx), vi("h0", gh)], {"w": gw, "r": gr, "b": gb}, outs, [gx, gh],
+             ([y32] if want_y else []) + [yh32], opset=14)
+    # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
+    qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
+    qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)
+    qb = rng.integers(-3000, 3000, size=4).astype(np.int32)
+    xs, xz, ys, yz = np.float32(0.05), np.int8(3), np.float32(0.4), np.int8(-5)
+    ws, wz = (rng.uniform(0.002, 0.02, size=4)).astype(np.float32), np.zeros(4, np.int8)
+    qpads, qstr = [1, 0, 0, 2], [2, 1]
+    xp = np.pad(qx.astype(np.int64) - xz, [(0, 0), (0, 0), (qpads[0], qpads[2]), (qpads[1], qpads[3])])
+    oh, ow = (xp.shape[2] - 3) // qstr[0] + 1, (xp.shape[3] - 3) // qstr[1] + 1
+    acc = np.zeros((1, 4, oh, ow), np.int64)
+    for o in range(4):
+        for i in range(oh):
+            for j in range(ow):
+                win = xp[0, :, i * qstr[0]:i * qstr[0] + 3, j * qstr[1]:j * qstr[1] + 3]
+                acc[0, o, i, j] = np.sum(win * (qw[o].astype(np.int64) - wz[o])) + qb[o]
+    qy = requant(acc, xs, ws.reshape(1, 4, 1, 1), ys, yz)
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], pads=qpads,
+                            strides=qstr)
+    save(out, "mcu_qlinearconv_int8", node, [vt("x", qx, TensorProto.INT8)],
+         {"xs": np.array(xs), "xz": np.array(xz), "w": qw, "ws": ws, "wz": wz, "ys": np.array(ys), "yz": np.array(yz),
+          "b": qb}, [vt("y", qy, TensorProto.INT8)], [qx], [qy])
+    # QLinearMatMul int8, 3-D: one B per batch, per-column b_scale
+    qa = rng.integers(-128, 128, size=(2, 3, 4)).astype(np.int8)
+    qbm = rng.integers(-128, 128, size=(2, 4, 5)).astype(np.int8)
+    az, bzv, bsv = np.int8(-2), np.full(5, 1, np.int8), rng.uniform(0.01, 0.05, size=5).astype(np.float32)
+    acc = np.matmul(qa.astype(np.int64) - az, qbm.astype(np.int64) - bzv.astype(np.int64))
+    qy = requant(acc, np.float32(0.03), bsv, np.float32(0.05), np.int8(7))
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    save(out, "mcu_qlinearmatmul_3d_int8", node, [vt("a", qa, TensorProto.INT8)],
+         {"as": np.array(np.float32(0.03)), "az": np.array(az), "b": qbm, "bs": bsv, "bz": bzv,
+          "ys": np.array(np.float32(0.05)), "yz": np.array(np.int8(7))}, [vt("y", qy, TensorProto.INT8)], [qa], [qy])
+    save(out, "mcu_conv3d_pads_strides", helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=pads, strides=strides),
+         [vi("x", x)], {"w": w, "b": bias}, [vi("y", y)], [x], [y])
+
+
+if __name__ == "__main__":
+    main()
