@@ -86,6 +86,82 @@ void qas_fc_backward(const qas_fc *p, int32_t batch, const int8_t *x, const int8
     }
 }
 
+void qas_conv_forward(const qas_conv *p, int32_t batch, const int8_t *x, const int8_t *w, const int32_t *bias,
+                      int8_t *y)
+{
+    const int64_t plane = (int64_t)p->h * p->w, ksz = (int64_t)p->c * p->kh * p->kw;
+    for (int32_t n = 0; n < batch; n++)
+        for (int32_t o = 0; o < p->o; o++) {
+            const float m = p->x_scale * p->w_scale[o] / p->y_scale;
+            for (int32_t oy = 0; oy < p->oh; oy++)
+                for (int32_t ox = 0; ox < p->ow; ox++) {
+                    int32_t acc = bias ? bias[o] : 0;
+                    for (int32_t c = 0; c < p->c; c++) {
+                        const int8_t *xp = x + ((int64_t)n * p->c + c) * plane;
+                        const int8_t *wp = w + (int64_t)o * ksz + (int64_t)c * p->kh * p->kw;
+                        for (int32_t ky = 0; ky < p->kh; ky++) {
+                            const int32_t iy = oy * p->sh - p->pt + ky;
+                            if (iy < 0 || iy >= p->h)
+                                continue; /* padding: the real 0 */
+                            for (int32_t kx = 0; kx < p->kw; kx++) {
+                                const int32_t ix = ox * p->sw - p->pl + kx;
+                                if (ix >= 0 && ix < p->w)
+                                    acc += ((int32_t)xp[(int64_t)iy * p->w + ix] - p->x_zp) *
+                                           (int32_t)wp[ky * p->kw + kx];
+                            }
+                        }
+                    }
+                    int32_t q = qas_round_clamp((float)acc * m, -32768, 32767) + p->y_zp;
+                    y[(((int64_t)n * p->o + o) * p->oh + oy) * p->ow + ox] =
+                        (int8_t)tflk_clampi(q, p->act_min, p->act_max);
+                }
+        }
+}
+
+void qas_conv_backward(const qas_conv *p, int32_t batch, const int8_t *x, const int8_t *w, const int8_t *y,
+                       const float *dy, float *gw, float *gb, float *dx)
+{
+    const int64_t plane = (int64_t)p->h * p->w, ksz = (int64_t)p->c * p->kh * p->kw;
+    for (int64_t i = 0; gw && i < (int64_t)p->o * ksz; i++)
+        gw[i] = 0.0f;
+    for (int32_t o = 0; gb && o < p->o; o++)
+        gb[o] = 0.0f;
+    for (int64_t i = 0; dx && i < (int64_t)batch * p->c * plane; i++)
+        dx[i] = 0.0f;
+    for (int32_t n = 0; n < batch; n++)
+        for (int32_t o = 0; o < p->o; o++)
+            for (int32_t oy = 0; oy < p->oh; oy++)
+                for (int32_t ox = 0; ox < p->ow; ox++) {
+                    const int64_t yi = (((int64_t)n * p->o + o) * p->oh + oy) * p->ow + ox;
+                    const int32_t q = y[yi];
+                    if (q <= p->act_min || q >= p->act_max)
+                        continue; /* saturated or cut by the ReLU: no gradient passes */
+                    /* as qas_fc_backward: W = w_scale·W̄, b = x_scale·w_scale·b̄ */
+                    const float gs = dy[yi] * p->w_scale[o];
+                    if (gb)
+                        gb[o] += gs * p->x_scale;
+                    for (int32_t c = 0; c < p->c; c++) {
+                        const int64_t xo = ((int64_t)n * p->c + c) * plane;
+                        const int64_t wo = (int64_t)o * ksz + (int64_t)c * p->kh * p->kw;
+                        for (int32_t ky = 0; ky < p->kh; ky++) {
+                            const int32_t iy = oy * p->sh - p->pt + ky;
+                            if (iy < 0 || iy >= p->h)
+                                continue;
+                            for (int32_t kx = 0; kx < p->kw; kx++) {
+                                const int32_t ix = ox * p->sw - p->pl + kx;
+                                if (ix < 0 || ix >= p->w)
+                                    continue;
+                                const int64_t xi = xo + (int64_t)iy * p->w + ix, wi = wo + ky * p->kw + kx;
+                                if (gw)
+                                    gw[wi] += gs * (p->x_scale * (float)((int32_t)x[xi] - p->x_zp));
+                                if (dx)
+                                    dx[xi] += gs * (float)w[wi];
+                            }
+                        }
+                    }
+                }
+}
+
 void qas_scale_grads(int32_t o, int32_t k, const float *w_scale, float x_scale, float *gw, float *gb)
 {
     for (int32_t c = 0; c < o; c++) {

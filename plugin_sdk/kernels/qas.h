@@ -89,6 +89,42 @@ void qas_fc_backward_update(const qas_fc *p, int32_t batch, const int8_t *x, int
                             const int8_t *y, const float *dy, float *dx, float lr, float momentum, float *wm,
                             float *wv, float *bm, float *bv, float *row);
 
+/* A 2-D convolution as seed 001's QAS row takes it ("INT8 input, weight
+ * and output; INT32 bias; rank 4; group 1; 3x3 convolution only"; weights
+ * per tensor or per output channel): x [batch, c, h, w] int8 (NCHW, scale
+ * x_scale, zero point x_zp; a padded position is the real 0, the code x_zp),
+ * W [o, c, kh, kw] int8 codes (the ONNX layout of the OHWI row's weights,
+ * symmetric, w_scale[o]), bias int32 codes of scale x_scale·w_scale[o] (or
+ * none), y [batch, o, oh, ow] int8 (y_scale, y_zp) clamped to [act_min,
+ * act_max]. Strides and leading pads as given (dilation 1); the kernel
+ * size is any, the row's 3x3 is the rules' to check. */
+typedef struct qas_conv {
+    int32_t c, h, w;    /* input per sample */
+    int32_t o, oh, ow;  /* output per sample */
+    int32_t kh, kw;
+    int32_t sh, sw, pt, pl;
+    float x_scale, y_scale;
+    int32_t x_zp, y_zp;
+    int32_t act_min, act_max;
+    const float *w_scale; /* [o] */
+} qas_conv;
+
+/* the int8 forward: acc = Σ_{c, ky, kx} (x̄ − x_zp)·W̄ + b̄ (int32) over the
+ * window, ȳ = y_zp + round(acc · x_scale·w_scale[o] / y_scale), clamped (the
+ * multiplier formed in float as qas_fc_forward forms it) */
+void qas_conv_forward(const qas_conv *p, int32_t batch, const int8_t *x, const int8_t *w, const int32_t *bias,
+                      int8_t *y);
+
+/* The float backward at the forward's codes, as qas_fc_backward: dy [batch,
+ * o, oh, ow] is the gradient of the real output, passed where the output
+ * code did not saturate (act_min < ȳ < act_max); writes gw [o, c, kh, kw] =
+ * ∂L/∂W̄ and gb [o] = ∂L/∂b̄ (the codes as reals; NULL: not wanted) and,
+ * when not NULL, dx [batch, c, h, w] = ∂L/∂x (the real input). QAS's
+ * division is qas_scale_grads(o, c·kh·kw, ...), the update qas_sgd and
+ * qas_requant_* as for a fully connected layer. */
+void qas_conv_backward(const qas_conv *p, int32_t batch, const int8_t *x, const int8_t *w, const int8_t *y,
+                       const float *dy, float *gw, float *gb, float *dx);
+
 /* ReLU on int8 codes of one quantization (max(x̄, zp)) and its backward on
  * the real gradient: dx = x̄ > zp ? dy : 0 */
 void qas_relu_s8(int32_t n, int32_t zp, const int8_t *x, int8_t *y);

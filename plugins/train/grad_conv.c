@@ -11,10 +11,12 @@
  *       selected (the first maximum in window order, as ONNX Runtime's
  *       MaxPool indices), with kernel_shape, strides, pads, dilations.
  *
- * Loops are written out for readability: this is the reference every
- * other training provider is compared with.
+ * ConvGrad's loops are trk_conv_grad's (plugin_sdk/kernels/trk.c), shared
+ * with the FP32 training packages.
  */
 #include "train.h"
+
+#include "trk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,55 +147,20 @@ static sy_status *prepare_conv_grad(sy_node *n, void **state)
     return NULL;
 }
 
-/* With Y[n,m,oy,ox] = sum over c in m's group, ky, kx of
- *   X[n, c, oy*s - pt + ky*d, ox*s - pl + kx*d] * W[m, c - group_start, ky, kx] (+ B[m]):
- *   dX[n,c,iy,ix]    += dY[n,m,oy,ox] * W[m,cl,ky,kx]
- *   dW[m,cl,ky,kx]   += dY[n,m,oy,ox] * X[n,c,iy,ix]
- *   dB[m]            += dY[n,m,oy,ox] */
+/* The gradients themselves are trk_conv_grad's (plugin_sdk/kernels/trk.c),
+ * the loops the FP32 training packages run too. */
 static sy_status *run_conv_grad(void *state, const sy_kernel_io *io)
 {
     const geom2d *g = &((const conv_grad_state *)state)->g;
     const sy_tensor *tdy = io->inputs[0], *tx = io->inputs[1], *tw = io->inputs[2];
-    const float *dy = tdy->data, *x = tx->data, *w = tw->data;
     float *dx = io->n_outputs > 0 && io->outputs[0] ? io->outputs[0]->data : NULL;
     float *dw = io->n_outputs > 1 && io->outputs[1] ? io->outputs[1]->data : NULL;
     float *db = io->n_outputs > 2 && io->outputs[2] ? io->outputs[2]->data : NULL;
-    const int64_t nb = tx->dims[0], c_in = tx->dims[1], ih = tx->dims[2], iw = tx->dims[3];
-    const int64_t m_out = tw->dims[0], cg = tw->dims[1], kh = tw->dims[2], kw = tw->dims[3];
-    const int64_t oh = tdy->dims[2], ow = tdy->dims[3], mg = m_out / g->group;
-    if (dx)
-        memset(dx, 0, (size_t)sy_tensor_numel(tx) * sizeof *dx);
-    if (dw)
-        memset(dw, 0, (size_t)sy_tensor_numel(tw) * sizeof *dw);
-    if (db)
-        memset(db, 0, (size_t)m_out * sizeof *db);
-    for (int64_t n = 0; n < nb; n++)
-        for (int64_t m = 0; m < m_out; m++) {
-            const int64_t c0 = (m / mg) * cg;
-            for (int64_t oy = 0; oy < oh; oy++)
-                for (int64_t ox = 0; ox < ow; ox++) {
-                    const float gy = dy[((n * m_out + m) * oh + oy) * ow + ox];
-                    if (db)
-                        db[m] += gy;
-                    for (int64_t cl = 0; cl < cg; cl++)
-                        for (int64_t ky = 0; ky < kh; ky++) {
-                            const int64_t iy = oy * g->s[0] - g->p[0] + ky * g->d[0];
-                            if (iy < 0 || iy >= ih)
-                                continue;
-                            for (int64_t kx = 0; kx < kw; kx++) {
-                                const int64_t ix = ox * g->s[1] - g->p[1] + kx * g->d[1];
-                                if (ix < 0 || ix >= iw)
-                                    continue;
-                                const int64_t xi = ((n * c_in + c0 + cl) * ih + iy) * iw + ix;
-                                const int64_t wi = ((m * cg + cl) * kh + ky) * kw + kx;
-                                if (dx)
-                                    dx[xi] += gy * w[wi];
-                                if (dw)
-                                    dw[wi] += gy * x[xi];
-                            }
-                        }
-                }
-        }
+    const trk_conv c = {.n = tx->dims[0], .c_in = tx->dims[1], .ih = tx->dims[2], .iw = tx->dims[3],
+                        .m = tw->dims[0], .cg = tw->dims[1], .kh = tw->dims[2], .kw = tw->dims[3],
+                        .oh = tdy->dims[2], .ow = tdy->dims[3], .group = g->group,
+                        .s = {g->s[0], g->s[1]}, .p = {g->p[0], g->p[1]}, .d = {g->d[0], g->d[1]}};
+    trk_conv_grad(&c, tdy->data, tx->data, tw->data, dx, dw, db);
     return NULL;
 }
 

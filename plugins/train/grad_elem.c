@@ -19,7 +19,8 @@
  */
 #include "train.h"
 
-#include <math.h>
+#include "trk.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +49,7 @@ static sy_status *run_relu_grad(void *state, const sy_kernel_io *io)
     (void)state;
     const float *dy = io->inputs[0]->data, *x = io->inputs[1]->data;
     float *dx = io->outputs[0]->data;
-    for (int64_t i = 0, len = sy_tensor_numel(io->inputs[1]); i < len; i++)
-        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+    trk_relu_grad(sy_tensor_numel(io->inputs[1]), dy, x, dx);
     return NULL;
 }
 
@@ -58,8 +58,7 @@ static sy_status *run_abs_grad(void *state, const sy_kernel_io *io)
     (void)state;
     const float *dy = io->inputs[0]->data, *x = io->inputs[1]->data;
     float *dx = io->outputs[0]->data;
-    for (int64_t i = 0, len = sy_tensor_numel(io->inputs[1]); i < len; i++)
-        dx[i] = x[i] > 0.0f ? dy[i] : x[i] < 0.0f ? -dy[i] : 0.0f;
+    trk_abs_grad(sy_tensor_numel(io->inputs[1]), dy, x, dx);
     return NULL;
 }
 

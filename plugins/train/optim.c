@@ -13,7 +13,10 @@
  */
 #include "train.h"
 
+#include "trk.h"
+
 #include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,75 +134,42 @@ static sy_status *prepare_optim(sy_node *n, void **state)
     return NULL;
 }
 
-/* Adagrad: r = R / (1 + T*decay); g = norm*X + G; H' = H + g*g;
- * X' = X - r * g / (sqrt(H') + epsilon). */
-static void step_adagrad(const optim_state *s, float r, const float *x, const float *g, const float *h, float *xo,
-                         float *ho, int64_t len)
-{
-    for (int64_t i = 0; i < len; i++) {
-        float gr = s->norm * x[i] + g[i];
-        float hn = h[i] + gr * gr;
-        ho[i] = hn;
-        xo[i] = x[i] - r * gr / (sqrtf(hn) + s->epsilon);
-    }
-}
-
-/* Momentum: g = norm*X + G; b = T > 0 ? beta : 1; V' = alpha*V + b*g;
- * standard X' = X - R*V', Nesterov X' = X - R*(g + alpha*V'). */
-static void step_momentum(const optim_state *s, float r, float b, const float *x, const float *g, const float *v,
-                          float *xo, float *vo, int64_t len)
-{
-    for (int64_t i = 0; i < len; i++) {
-        float gr = s->norm * x[i] + g[i];
-        float vn = s->alpha * v[i] + b * gr;
-        vo[i] = vn;
-        xo[i] = s->nesterov ? x[i] - r * (gr + s->alpha * vn) : x[i] - r * vn;
-    }
-}
-
-/* Adam: g = norm*X + G; V' = alpha*V + (1-alpha)*g; H' = beta*H + (1-beta)*g*g;
- * X' = (1 - norm_post) * (X - r * V' / (sqrt(H') + epsilon)) with r the
- * bias-corrected rate computed by the caller. */
-static void step_adam(const optim_state *s, float r, const float *x, const float *g, const float *v, const float *h,
-                      float *xo, float *vo, float *ho, int64_t len)
-{
-    for (int64_t i = 0; i < len; i++) {
-        float gr = s->norm * x[i] + g[i];
-        float vn = s->alpha * v[i] + (1.0f - s->alpha) * gr;
-        float hn = s->beta * h[i] + (1.0f - s->beta) * gr * gr;
-        vo[i] = vn;
-        ho[i] = hn;
-        xo[i] = (1.0f - s->norm_post) * (x[i] - r * vn / (sqrtf(hn) + s->epsilon));
-    }
-}
-
+/* The per-element formulas are trk_opt_step's (plugin_sdk/kernels/trk.c),
+ * the update the FP32 training packages run on the device. */
 static sy_status *run_optim(void *state, const sy_kernel_io *io)
 {
     const optim_state *s = state;
     const float r = *(const float *)io->inputs[0]->data;
     const int64_t t = *(const int64_t *)io->inputs[1]->data;
     const uint32_t n = s->n;
+    trk_opt o = {.epsilon = s->epsilon, .norm = s->norm, .norm_post = s->norm_post, .nesterov = s->nesterov};
+    switch (s->kind) {
+    case OPT_ADAGRAD:
+        o.kind = TRK_ADAGRAD;
+        o.r = r / (1.0f + (float)t * s->decay);
+        break;
+    case OPT_MOMENTUM:
+        o.kind = TRK_MOMENTUM;
+        o.r = r;
+        o.alpha = s->alpha;
+        o.beta = t > 0 ? s->beta : 1.0f;
+        break;
+    case OPT_ADAM:
+        o.kind = TRK_ADAM;
+        /* bias correction: R * sqrt(1 - beta^T) / (1 - alpha^T) once T > 0, with libm's powf and sqrtf (the
+         * packages' trk_adam_rate, without libm, agrees within an ulp) */
+        o.r = t > 0 ? r * sqrtf(1.0f - powf(s->beta, (float)t)) / (1.0f - powf(s->alpha, (float)t)) : r;
+        o.alpha = s->alpha;
+        o.beta = s->beta;
+        break;
+    }
 #define IN(g, i) ((const float *)io->inputs[2 + (g) * n + (i)]->data)
 #define OUT(g, i) ((float *)io->outputs[(g) * n + (i)]->data)
     for (uint32_t i = 0; i < n; i++) {
         int64_t len = sy_tensor_numel(io->inputs[2 + i]);
-        switch (s->kind) {
-        case OPT_ADAGRAD:
-            step_adagrad(s, r / (1.0f + (float)t * s->decay), IN(0, i), IN(1, i), IN(2, i), OUT(0, i), OUT(1, i),
-                         len);
-            break;
-        case OPT_MOMENTUM:
-            step_momentum(s, r, t > 0 ? s->beta : 1.0f, IN(0, i), IN(1, i), IN(2, i), OUT(0, i), OUT(1, i), len);
-            break;
-        case OPT_ADAM: {
-            /* bias correction: R * sqrt(1 - beta^T) / (1 - alpha^T) once T > 0 */
-            float ra = r;
-            if (t > 0)
-                ra = r * sqrtf(1.0f - powf(s->beta, (float)t)) / (1.0f - powf(s->alpha, (float)t));
-            step_adam(s, ra, IN(0, i), IN(1, i), IN(2, i), IN(3, i), OUT(0, i), OUT(1, i), OUT(2, i), len);
-            break;
-        }
-        }
+        bool adam = s->kind == OPT_ADAM;
+        trk_opt_step(&o, len, IN(0, i), IN(1, i), IN(2, i), adam ? IN(3, i) : NULL, OUT(0, i), OUT(1, i),
+                     adam ? OUT(2, i) : NULL);
     }
 #undef IN
 #undef OUT

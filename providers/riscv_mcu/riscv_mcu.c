@@ -44,6 +44,7 @@
  * ONNX rows of mcu_onnx.c.
  */
 #include "mcu.h"
+#include "mcu_train.h"
 
 #include <switchyard/sy_app_types.h> /* sy_session_options: the extension creates the captured session */
 
@@ -787,6 +788,16 @@ static sy_status *ext_emit_train_env(const sy_mcu_codegen_ext *self, const sy_mc
     return mcu_emit_train(e->cfg, req, summary, len);
 }
 
+static sy_status *ext_emit_train_f32_env(const sy_mcu_codegen_ext *self, const sy_mcu_train_f32_request *req,
+                                         char *summary, size_t len)
+{
+    mcu_env *e = env_of(self);
+    if (!e)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "riscv_mcu.codegen emit_train_f32_env: `self` is not a table sy_get_extension returned");
+    return mcu_emit_train_f32(e->cfg, req, summary, len);
+}
+
 static const sy_mcu_codegen_ext codegen_ext = {
     .struct_size = sizeof(sy_mcu_codegen_ext),
     .capture_begin = retired_capture_begin,
@@ -798,6 +809,7 @@ static const sy_mcu_codegen_ext codegen_ext = {
     .capture_emit = ext_capture_emit,
     .capture_release = ext_capture_release,
     .emit_train_env = ext_emit_train_env,
+    .emit_train_f32_env = ext_emit_train_f32_env,
 };
 
 static sy_status *mcu_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -4,6 +4,8 @@
  *   - the int8 forward of the trained layers (plugin_sdk/kernels/qas.c)
  *     gives the logits Switchyard's own QDQ kernels give for the whole
  *     model, bit for bit, before and after training (the exported model);
+ *   - a 3x3 Conv trained before the two Gemms (through the Flatten's QDQ
+ *     pair): the same bit-exact logits, its codes change;
  *   - steps lower the loss of a toy problem; biases-only training leaves
  *     every weight code as it was;
  *   - seed 001 §4's QAS-INT8 rows decline on ws63 quoting the row (Gemm
@@ -33,7 +35,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3 };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -67,7 +69,7 @@ static void gemm(pt_model *m, const char *name, const char *in, float xs, int64_
     snprintf(b, sizeof b, "%s.B", name);
     snprintf(bs, sizeof bs, "%s.Bs", name);
     snprintf(bd, sizeof bd, "%s.Bdq", name);
-    int8_t wc[IN * IN], zero[IN] = {0};
+    int8_t wc[64 * IN], zero[IN] = {0};
     int32_t bc[IN];
     float sc[IN], bsc[IN];
     for (int64_t i = 0; i < o * k; i++)
@@ -101,13 +103,52 @@ static void gemm(pt_model *m, const char *name, const char *in, float xs, int64_
 
 static const float XS = 1.0f / 127.0f, S0 = 0.03f, S1 = 0.03f, S2 = 0.05f;
 
+/* CONV3: x [N, 1, 4, 4] -> a trainable 3x3 Conv (pads 1, 3 channels, per-channel scales, int32 bias) -> Relu
+ * -> QDQ h0 -> Flatten -> QDQ h0 (the same codes) -> fc1 [48 -> H1] */
+enum { CONV_CH = 3, CONV_OUT = CONV_CH * 16 };
+static void conv3(pt_model *m)
+{
+    int64_t wd[4] = {CONV_CH, 1, 3, 3}, nc = CONV_CH;
+    int8_t wc[CONV_CH * 9], zero[CONV_CH] = {0};
+    float sc[CONV_CH], bsc[CONV_CH];
+    int32_t bc[CONV_CH];
+    for (int i = 0; i < CONV_CH * 9; i++)
+        wc[i] = (int8_t)(int)(urand() * 254.0 - 127.0);
+    for (int c = 0; c < CONV_CH; c++) {
+        sc[c] = (float)(0.004 + 0.006 * urand());
+        bsc[c] = XS * sc[c];
+        bc[c] = (int32_t)(urand() * 4000.0 - 2000.0);
+    }
+    pt_init_raw(m, "cv.W", I8, 4, wd, wc, sizeof wc);
+    pt_init_f32(m, "cv.Ws", 1, &nc, sc);
+    pt_init_raw(m, "cv.Wz", I8, 1, &nc, zero, sizeof zero);
+    pt_init_raw(m, "cv.B", I32, 1, &nc, bc, sizeof bc);
+    pt_init_f32(m, "cv.Bs", 1, &nc, bsc);
+    pt_node(m, "DequantizeLinear", "cv.Wdq", (const char *[]){"cv.W", "cv.Ws", "cv.Wz", NULL},
+            (const char *[]){"cv.Wdq", NULL});
+    pt_attr_int(m, "axis", 0);
+    pt_node(m, "DequantizeLinear", "cv.Bdq", (const char *[]){"cv.B", "cv.Bs", NULL}, (const char *[]){"cv.Bdq", NULL});
+    pt_attr_int(m, "axis", 0);
+    pt_node(m, "Conv", "conv3", (const char *[]){"xd", "cv.Wdq", "cv.Bdq", NULL}, (const char *[]){"a", NULL});
+    pt_attr_ints(m, "kernel_shape", 2, (const int64_t[]){3, 3});
+    pt_attr_ints(m, "pads", 4, (const int64_t[]){1, 1, 1, 1});
+    pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
+    /* the quantizer's pairs around the Flatten: the same scale and zero point on both sides */
+    pt_node(m, "QuantizeLinear", "ar_q", (const char *[]){"ar", "h0_s", "h0_z", NULL}, (const char *[]){"ar_q", NULL});
+    pt_node(m, "DequantizeLinear", "h0c", (const char *[]){"ar_q", "h0_s", "h0_z", NULL}, (const char *[]){"h0c", NULL});
+    pt_node(m, "Flatten", "flat", (const char *[]){"h0c", NULL}, (const char *[]){"fl", NULL});
+    qdq(m, "fl", "h0", "h0d");
+}
+
 static void write_model(enum variant v, const char *path)
 {
     rng = 77u;
     pt_model *m = pt_model_new("qas");
     int conv = v == CONV5 || v == CONV_GROUP;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
-    pt_input(m, "x", PT_F32, conv ? 4 : 2, xd);
+    if (v == CONV3)
+        xd[1] = 1, xd[2] = xd[3] = 4;
+    pt_input(m, "x", PT_F32, conv || v == CONV3 ? 4 : 2, xd);
     scalar_q(m, "xq", XS, 0);
     scalar_q(m, "h0", S0, -128);
     scalar_q(m, "h1", S1, -128);
@@ -132,12 +173,14 @@ static void write_model(enum variant v, const char *path)
         if (v == CONV_GROUP)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
+    } else if (v == CONV3) {
+        conv3(m);
     } else {
         gemm(m, "fc0", "xd", XS, IN, H0, 0, 1, "a");
         pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
         qdq(m, "ar", "h0", "h0d");
     }
-    gemm(m, "fc1", "h0d", S0, H0, H1, 0, 1, "b");
+    gemm(m, "fc1", "h0d", S0, v == CONV3 ? CONV_OUT : H0, H1, 0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
     gemm(m, "fc2", "h1d", S1, H1, C, v == AXIS1 ? 2 : 1, v != TRANSB0, "c");
@@ -185,6 +228,28 @@ static void reference_logits(const char *model, const float *x, int64_t n, float
 }
 
 enum { N = 24 };
+
+/* reference_logits for CONV3's input [n, 1, 4, 4] */
+static void reference_logits4(const char *model, const float *x, int64_t n, float *out)
+{
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    sy_status *st = sy_model_load(env, model, &m);
+    if (!st)
+        st = sy_session_create(env, m, NULL, &s);
+    for (int64_t i = 0; !st && i < n; i++) {
+        sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {1, 1, 4, 4},
+                       .data = (void *)(x + i * IN), .nbytes = IN * 4};
+        const sy_tensor *o = NULL;
+        if (!(st = sy_session_set_input_by_index(s, 0, &t, SY_INPUT_BORROW)) && !(st = sy_session_run(s)) &&
+            !(st = sy_session_get_output(s, 0, &o)))
+            memcpy(out + i * C, o->data, C * sizeof(float));
+    }
+    CHECK(!st, "reference run: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    sy_session_release(s);
+    sy_model_release(m);
+}
 static float X[N * IN];
 static int64_t Y[N];
 
@@ -415,6 +480,55 @@ static void test_checkpoint(void)
     sy_qas_session_release(c);
 }
 
+/* a 3x3 Conv trained with the two Gemms after it (through the Flatten's
+ * QDQ pair): the int8 forward against Switchyard's QConv/QGemm kernels bit
+ * for bit, before and after training, and the loss falls */
+static void test_conv(void)
+{
+    const char *model = path_of("conv3.onnx"), *out = path_of("conv3_tuned.onnx");
+    write_model(CONV3, model);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 3, .momentum = 0.9f, .target = "ws63"};
+    sy_qas_report rep = {.struct_size = sizeof rep};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, model, &o, &s, &rep);
+    REQUIRE(!st, "create: %s", sy_status_get_message(st));
+    CHECK(rep.layers == 3 && rep.weights == CONV_CH * 9 + CONV_OUT * H1 + H1 * C &&
+              rep.biases == CONV_CH + H1 + C,
+          "report: %zu layers, %lld weights, %lld biases", rep.layers, (long long)rep.weights, (long long)rep.biases);
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {N, 1, 4, 4}, .data = X,
+                    .nbytes = sizeof X};
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {N}, .data = Y,
+                    .nbytes = sizeof Y};
+    float lg[N * C], ref[N * C], l0 = 0, l1 = 0;
+    const sy_tensor *ot = NULL;
+    REQUIRE(!(st = sy_qas_session_eval(s, (const sy_tensor *[]){&tx, &ty}, 2, &l0, &ot)), "eval: %s",
+            sy_status_get_message(st));
+    memcpy(lg, ot->data, sizeof lg);
+    reference_logits4(model, X, N, ref);
+    check_same(lg, ref, "conv: before training");
+    for (int i = 0; i < 60 && !st; i++) {
+        float l;
+        st = sy_qas_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, 0.05f, &l, NULL);
+    }
+    REQUIRE(!st, "step: %s", sy_status_get_message(st));
+    REQUIRE(!(st = sy_qas_session_eval(s, (const sy_tensor *[]){&tx, &ty}, 2, &l1, &ot)), "eval: %s",
+            sy_status_get_message(st));
+    memcpy(lg, ot->data, sizeof lg);
+    printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3, fc1, fc2)\n", (double)l0,
+           (double)l1);
+    CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
+    size_t n0 = 0, n1 = 0;
+    int8_t *c0 = codes_of(model, "cv.W", &n0), *c1 = NULL;
+    REQUIRE(!(st = sy_qas_session_export(s, out)), "export: %s", sy_status_get_message(st));
+    c1 = codes_of(out, "cv.W", &n1);
+    CHECK(c0 && c1 && n0 == n1 && memcmp(c0, c1, n0), "the Conv's weight codes did not change");
+    free(c0);
+    free(c1);
+    reference_logits4(out, X, N, ref);
+    check_same(lg, ref, "conv: the exported model after training");
+    sy_qas_session_release(s);
+}
+
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
     const char *model = path_of("bad.onnx");
@@ -450,12 +564,12 @@ static void test_rules(void)
                    "seed 001 §4: \"QAS INT8 is explicitly not supported for Mul, Add, Sub, Concatenation/Concat, "
                    "Mirror_Pad, Abs, StridedSlice/Slice, Div, Pad (ONNX), ReduceSum and ReduceMean\"");
     expect_decline(FLATTEN_FRONT, 3, "ws63", "before them node 'the_flatten' (Flatten) matches its QAS-INT8 row",
-                   "trains chains of fully connected layers only");
+                   "trains chains of fully connected and convolution layers only");
     /* without a target the kernels' own limits */
     expect_decline(TRANSB0, 1, NULL, "node 'fc2' (Gemm): the QAS kernels take A not transposed and B transposed",
                    NULL);
     expect_decline(GOOD, 1, "hi3066", "当前端侧训练仅在ws63支持", NULL);
-    expect_decline(GOOD, 4, NULL, "last 4 layers: only 3 fully connected layers", NULL);
+    expect_decline(GOOD, 4, NULL, "last 4 layers: only 3 fully connected or convolution layers", NULL);
 }
 
 int main(int argc, char **argv)
@@ -472,6 +586,7 @@ int main(int argc, char **argv)
     }
     make_data();
     RUN_TEST(test_train);
+    RUN_TEST(test_conv);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);
     RUN_TEST(test_rules);

@@ -54,6 +54,8 @@ int cmd_compile(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
 /* codegen --train (cmd_codegen_train.c) */
 int cmd_codegen_train(int argc, char **argv);
+/* codegen --train --mode fp32 (cmd_codegen_train_f32.c) */
+int cmd_codegen_train_f32(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 

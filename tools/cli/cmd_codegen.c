@@ -39,7 +39,13 @@ static void usage(FILE *f)
             "                      one step per sample; with --data DIR (the training split, as\n"
             "                      'switchyard train --data' reads it: IDX files or .npy/.pb folders),\n"
             "                      --trainable last:K|bias:K (default last:1), --steps N (default 200),\n"
-            "                      --lr LR (0.01), --momentum M (0.9), --sram-budget B (default the chip's)\n");
+            "                      --lr LR (0.01), --momentum M (0.9), --sram-budget B (default the chip's)\n"
+            "  --train --mode fp32 an FP32 training package: MODEL is a float model (a chain of depthwise\n"
+            "                      Conv, Relu, Flatten, Concat of a value with itself, Gemm) trained whole on\n"
+            "                      the device, batch 1, as 'switchyard train --target ws63' trains it;\n"
+            "                      --trainable all|last:K|bias (default all), --steps N (default 100),\n"
+            "                      --lr LR (0.01), --optimizer sgd|adam (sgd), --momentum M (0),\n"
+            "                      --weight-decay W (0), --sram-budget B, --config INI (the host trainer's)\n");
 }
 
 static sy_tensor *read_input(const char *file, sy_status **st)

@@ -53,13 +53,22 @@ int cmd_codegen_train(int argc, char **argv)
     const char *model = NULL, *target = NULL, *dir = NULL, *data = NULL, *trainable = "last:1", *sram = NULL;
     long steps = 200;
     float lr = 0.01f, momentum = 0.9f;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--mode")) {
+            if (!strcmp(argv[i + 1], "fp32"))
+                return cmd_codegen_train_f32(argc, argv);
+            if (strcmp(argv[i + 1], "qas-int8"))
+                return cli_usage_error("codegen", "--train --mode: expected fp32 or qas-int8, got '%s'", argv[i + 1]);
+        }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--train"))
             continue;
         if (a[0] == '-' && !v)
             return cli_usage_error("codegen", "%s needs a value", a);
-        if (!strcmp(a, "--target"))
+        if (!strcmp(a, "--mode"))
+            i++; /* qas-int8 */
+        else if (!strcmp(a, "--target"))
             target = argv[++i];
         else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
             dir = argv[++i];
@@ -156,6 +165,14 @@ int cmd_codegen_train(int argc, char **argv)
     nl = sy_qas_session_layer_count(qs);
     for (size_t i = 0; i < nl; i++) {
         sy_qas_layer_info li = {.struct_size = sizeof li};
+        if (sy_qas_session_layer(qs, i, &li) && li.conv) {
+            nl = i;
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Conv): QAS-INT8 training packages train "
+                                                               "fully connected layers only (--trainable last:K with "
+                                                               "fewer layers)", li.name),
+                          "codegen --train");
+            goto done;
+        }
         memset(&lc[i], 0, sizeof lc[i]);
         if (!sy_qas_session_layer(qs, i, &li) || !copy_layer(&li, &lc[i])) {
             nl = i + 1;

@@ -60,7 +60,7 @@ static void help(FILE *f)
             "                     (declines quoting the row; needs --batch 1); hi3066 is refused\n"
             "  --config INI       the deployment (its plugins need 'train' and the ops)\n"
             "  --mode M           fp32 (default) or qas-int8: MODEL is an int8 QDQ model (from\n"
-            "                     'switchyard quantize'); its last fully connected layers are\n"
+            "                     'switchyard quantize'); its last Gemm (and 3x3 Conv) layers are\n"
             "                     fine-tuned with Quantization-Aware Scaling (int8 forward,\n"
             "                     float gradients scaled by 1/s_W^2, weights re-quantized after\n"
             "                     each SGD step); --trainable last:K (default last:1) or bias:K;\n"
@@ -347,7 +347,7 @@ int cmd_train(int argc, char **argv)
             rc = cli_fail(st, model);
             goto done;
         }
-        fprintf(stderr, "train: QAS-INT8 %s: %zu fully connected layers trained (%lld weights, %lld biases): "
+        fprintf(stderr, "train: QAS-INT8 %s: %zu layers trained (%lld weights, %lld biases): "
                         "%zu bytes of int8/int32 codes, %zu bytes of float state\n",
                 model, rep.layers, (long long)rep.weights, (long long)rep.biases, rep.int8_bytes, rep.float_bytes);
         if (make_dir(out)) {

@@ -128,38 +128,85 @@ static bool qparams(const Onnx__GraphProto *g, const Onnx__NodeProto *q, float *
     return true;
 }
 
+/* a Conv's attributes within the kernels' reach: group 1, dilation 1,
+ * explicit pads (its 3x3 is the ws63 row's to check) */
+static sy_status *read_conv_attrs(const Onnx__NodeProto *cv, qas_layer *L)
+{
+    const char *nm = cv->name;
+    const Onnx__AttributeProto *a;
+    if ((a = attr(cv, "group")) && a->i != 1)
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): group %lld: the QAS kernels take group 1", nm,
+                   (long long)a->i);
+    if ((a = attr(cv, "auto_pad")) && a->s.len && !(a->s.len == 6 && !memcmp(a->s.data, "NOTSET", 6)))
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): auto_pad: the QAS kernels take explicit pads", nm);
+    if ((a = attr(cv, "dilations")))
+        for (size_t i = 0; i < a->n_ints; i++)
+            if (a->ints[i] != 1)
+                return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): dilation %lld: the QAS kernels take 1", nm,
+                           (long long)a->ints[i]);
+    int64_t st[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+    if ((a = attr(cv, "strides")) && a->n_ints == 2)
+        st[0] = a->ints[0], st[1] = a->ints[1];
+    if ((a = attr(cv, "pads")) && a->n_ints == 4)
+        for (int i = 0; i < 4; i++)
+            pd[i] = a->ints[i];
+    for (int i = 0; i < 4; i++)
+        if (pd[i] < 0 || pd[i] > 64 || (i < 2 && (st[i] < 1 || st[i] > 64)))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): strides or pads out of range", nm);
+    L->pc.sh = (int32_t)st[0], L->pc.sw = (int32_t)st[1];
+    L->pc.pt = (int32_t)pd[0], L->pc.pl = (int32_t)pd[1];
+    for (int i = 0; i < 4; i++)
+        L->pads[i] = (int32_t)pd[i];
+    return NULL;
+}
+
 static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *gemm, const Onnx__NodeProto *q,
                              bool relu, bool biases_only, qas_layer *L)
 {
     const char *nm = gemm->name;
     const Onnx__AttributeProto *a;
-    if (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f))
+    const bool conv = !strcmp(gemm->op_type, "Conv");
+    const char *op = conv ? "Conv" : "Gemm";
+    sy_status *cst = conv ? read_conv_attrs(gemm, L) : NULL;
+    if (cst)
+        return cst;
+    if (!conv && (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f)))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): alpha and beta other than 1 are not in the int8 "
                                        "arithmetic of the QAS kernels", nm);
-    if (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1)
+    if (!conv && (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): the QAS kernels take A not transposed and B transposed "
                                        "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
     const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
     if (!dx || !dw || (gemm->n_input > 2 && *gemm->input[2] && !db))
-        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its inputs are not all read through DequantizeLinear "
-                                       "(not a QDQ int8 layer)", nm);
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its inputs are not all read through DequantizeLinear "
+                                       "(not a QDQ int8 layer)", nm, op);
     if (!qparams(g, dx, &L->p.x_scale, &L->p.x_zp) || !qparams(g, q, &L->p.y_scale, &L->p.y_zp))
-        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its input or output is not int8 with one scale and "
-                                       "zero point", nm);
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its input or output is not int8 with one scale and "
+                                       "zero point", nm, op);
     Onnx__TensorProto *w = (Onnx__TensorProto *)tr_qas_init(g, dw->input[0]);
     const Onnx__TensorProto *wsc = tr_qas_init(g, dw->input[1]);
     const Onnx__TensorProto *wzp = dw->n_input > 2 ? tr_qas_init(g, dw->input[2]) : NULL;
-    if (!w || w->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 || w->n_dims != 2 || !wsc)
-        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its weight is not a constant int8 matrix", nm);
-    const int64_t O = w->dims[0], K = w->dims[1], ns = numel(wsc);
+    if (!w || w->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 || w->n_dims != (conv ? 4u : 2u) || !wsc)
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its weight is not a constant int8 %s", nm, op,
+                   conv ? "[O, C, kh, kw] tensor" : "matrix");
+    const int64_t O = w->dims[0], K = conv ? w->dims[1] * w->dims[2] * w->dims[3] : w->dims[1], ns = numel(wsc);
+    if (conv) {
+        if (w->dims[1] < 1 || w->dims[2] < 1 || w->dims[3] < 1 || w->dims[2] > 64 || w->dims[3] > 64)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): weight dimensions out of range", nm);
+        L->pc.c = (int32_t)w->dims[1], L->pc.o = (int32_t)O;
+        L->pc.kh = (int32_t)w->dims[2], L->pc.kw = (int32_t)w->dims[3];
+    }
     if (O < 1 || K < 1 || O > (1 << 20) || K > (1 << 24) || O * K > (1 << 26))
-        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): weight [%lld, %lld] out of range", nm, (long long)O,
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): weight [%lld, %lld] out of range", nm, op, (long long)O,
                    (long long)K);
     if (ns != 1 && !(ns == O && wsc->n_dims == 1 && (a = attr(dw, "axis")) && a->i == 0))
-        return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its weight scale is neither per-tensor nor "
-                                       "per-output-channel", nm);
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its weight scale is neither per-tensor nor "
+                                       "per-output-channel", nm, op);
     L->p.k = (int32_t)K;
     L->p.o = (int32_t)O;
+    L->conv = conv;
+    L->in_n = conv ? 0 : (int32_t)K;
+    L->out_n = conv ? 0 : (int32_t)O;
     L->p.act_min = -128;
     L->p.act_max = 127;
     L->relu = relu;
@@ -175,26 +222,27 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
     for (int64_t c = 0; c < O; c++) {
         double sv;
         if (!elem(wsc, ns == 1 ? 0 : c, &sv) || !(sv > 0))
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): weight scale %lld is not positive", nm, (long long)c);
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): weight scale %lld is not positive", nm, op, (long long)c);
         L->ws[c] = (float)sv;
         double zv = 0;
         if (wzp && !elem(wzp, numel(wzp) == 1 ? 0 : c, &zv))
-            return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): weight zero point unreadable", nm);
+            return err(SY_ERR_INVALID_MODEL, "node '%s' (%s): weight zero point unreadable", nm, op);
         if (zv != 0)
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): asymmetric weights (zero point %g): QAS takes "
-                                           "symmetric int8 weights, W = s_W·W̄", nm, zv);
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): asymmetric weights (zero point %g): QAS takes "
+                                           "symmetric int8 weights, W = s_W·W̄", nm, op, zv);
     }
     for (int64_t i = 0; i < O * K; i++) {
         double v;
         if (!elem(w, i, &v))
-            return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): weight codes unreadable", nm);
+            return err(SY_ERR_INVALID_MODEL, "node '%s' (%s): weight codes unreadable", nm, op);
         L->w[i] = (int8_t)v;
         L->wm[i] = (float)v;
     }
     L->p.w_scale = L->ws;
     if (!biases_only) { /* the sparse update keeps no weight gradient row or momentum */
         L->wv = calloc(ok, sizeof *L->wv);
-        L->gw = malloc((size_t)K * sizeof *L->gw); /* one output channel's gradient row */
+        /* one output channel's gradient row; a Conv's whole gradient (its update is not fused) */
+        L->gw = malloc((size_t)(conv ? O * K : K) * sizeof *L->gw);
         if (!L->wv || !L->gw)
             return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -202,7 +250,7 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
         Onnx__TensorProto *b = (Onnx__TensorProto *)tr_qas_init(g, db->input[0]);
         const Onnx__TensorProto *bsc = tr_qas_init(g, db->input[1]);
         if (!b || b->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32 || numel(b) != O || !bsc)
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its bias is not %lld constant int32 codes", nm,
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its bias is not %lld constant int32 codes", nm, op,
                        (long long)O);
         L->b_init = b;
         L->b = malloc(o * sizeof *L->b);
@@ -213,12 +261,12 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
         for (int64_t c = 0; c < O; c++) {
             double v, sv;
             if (!elem(b, c, &v) || !elem(bsc, numel(bsc) == 1 ? 0 : c, &sv))
-                return err(SY_ERR_INVALID_MODEL, "node '%s' (Gemm): bias unreadable", nm);
+                return err(SY_ERR_INVALID_MODEL, "node '%s' (%s): bias unreadable", nm, op);
             /* the bias codes must be in the accumulator's scale s_x·s_W */
             double want = (double)L->p.x_scale * (double)L->ws[c];
             if (fabs(sv - want) > 1e-6 * want)
-                return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): bias scale %g of channel %lld is not s_x·s_W = %g",
-                           nm, sv, (long long)c, want);
+                return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): bias scale %g of channel %lld is not s_x·s_W = %g",
+                           nm, op, sv, (long long)c, want);
             L->b[c] = (int32_t)v;
             L->bm[c] = (float)v;
         }
@@ -255,15 +303,15 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             relu = f;
             f = producer(g, f->input[0]);
         }
-        if (!f || strcmp(f->op_type, "Gemm")) {
+        if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv"))) {
             const Onnx__NodeProto *stop = f ? f : q;
             if (stop && ws63 && tr_qas_rules_check(g, stop, why, sizeof why))
                 return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
-            return err(SY_ERR_UNSUPPORTED, "last %d layers: only %d fully connected layers (Gemm [→ Relu] → "
-                       "QuantizeLinear) end the model; before them node '%s' (%s)%s", k, n,
+            return err(SY_ERR_UNSUPPORTED, "last %d layers: only %d fully connected or convolution layers (Gemm "
+                       "or Conv [→ Relu] → QuantizeLinear) end the model; before them node '%s' (%s)%s", k, n,
                        stop ? stop->name : codes, stop ? stop->op_type : "a graph input",
                        ws63 && stop ? " matches its QAS-INT8 row of seed 001 §4, but the QAS trainer trains "
-                                      "chains of fully connected layers only"
+                                      "chains of fully connected and convolution layers only"
                                     : " is not one");
         }
         if (ws63 && (tr_qas_rules_check(g, f, why, sizeof why) || (relu && tr_qas_rules_check(g, relu, why,
@@ -271,8 +319,8 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
         if (consumers(g, f->output[0]) != 1 || (relu && consumers(g, relu->output[0]) != 1) ||
             consumers(g, codes) != 1)
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its output is read elsewhere too (the trained layers "
-                                           "must be a chain ending the model)", f->name);
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its output is read elsewhere too (the trained layers "
+                                           "must be a chain ending the model)", f->name, f->op_type);
         memset(&tmp[n], 0, sizeof tmp[n]);
         sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
         s->n = (size_t)++n;
@@ -280,18 +328,41 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             return st;
         const Onnx__NodeProto *dx = dq_of(g, f, 0);
         codes = dx->input[0];
+        /* before a Gemm, a Flatten of the codes (its QuantizeLinear of the
+         * same scale and zero point as its input's DequantizeLinear: the
+         * same codes, reshaped) is looked through when more layers train */
+        const Onnx__NodeProto *fq = producer(g, codes), *fl = NULL, *fd = NULL;
+        if (n < k && !tmp[n - 1].conv && fq && !strcmp(fq->op_type, "QuantizeLinear") &&
+            (fl = producer(g, fq->input[0])) && (!strcmp(fl->op_type, "Flatten") || !strcmp(fl->op_type, "Reshape")) &&
+            (fd = producer(g, fl->input[0])) && !strcmp(fd->op_type, "DequantizeLinear") &&
+            consumers(g, codes) == 1 && consumers(g, fl->output[0]) == 1 && consumers(g, fl->input[0]) == 1) {
+            float s1, s2;
+            int32_t z1, z2;
+            const Onnx__AttributeProto *ax = attr(fl, "axis");
+            if (qparams(g, fq, &s1, &z1) && qparams(g, fd, &s2, &z2) && s1 == s2 && z1 == z2 &&
+                (strcmp(fl->op_type, "Flatten") || !ax || ax->i == 1)) {
+                if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
+                    return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+                codes = fd->input[0];
+            }
+        }
     }
+    if (s->L[0].conv)
+        return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): the logits come from a Gemm (the last trained layer)",
+                   s->L[0].gemm->name);
     /* L[0] is the first layer */
     for (int i = 0; i < n / 2; i++) {
         qas_layer t = s->L[i];
         s->L[i] = s->L[n - 1 - i];
         s->L[n - 1 - i] = t;
     }
+    /* (a Conv's sizes are checked at the first forward, when its input's are known) */
     for (size_t i = 1; i < s->n; i++)
-        if (s->L[i].p.k != s->L[i - 1].p.o || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
+        if ((!s->L[i].conv && !s->L[i - 1].conv && s->L[i].p.k != s->L[i - 1].p.o) ||
+            (s->L[i].conv && !s->L[i - 1].conv) || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
             s->L[i].p.x_zp != s->L[i - 1].p.y_zp)
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): its input is not the previous layer's output",
-                       s->L[i].gemm->name);
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its input is not the previous layer's output",
+                       s->L[i].gemm->name, s->L[i].gemm->op_type);
     if (s->L[s->n - 1].p.y_scale != s->out_scale || s->L[s->n - 1].p.y_zp != s->out_zp)
         return err(SY_ERR_UNSUPPORTED, "the logits are dequantized with another scale than the last layer's");
     *front_out = codes;
@@ -448,8 +519,8 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
     if (!st && s->biases_only)
         for (size_t i = 0; i < s->n && !st; i++)
             if (!s->L[i].b)
-                st = err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm) has no bias to train (biases only)",
-                         s->L[i].gemm->name);
+                st = err(SY_ERR_UNSUPPORTED, "node '%s' (%s) has no bias to train (biases only)",
+                         s->L[i].gemm->name, s->L[i].gemm->op_type);
     if (!st)
         st = build_front(s, env, front);
     if (st) {
@@ -466,9 +537,9 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
             rep->weights += s->biases_only ? 0 : (int64_t)ok;
             rep->biases += L->b ? (int64_t)oc : 0;
             rep->int8_bytes += ok + (L->b ? 4 * oc : 0);
-            /* scales; per trained value a master copy and momentum; one gradient row */
+            /* scales; per trained value a master copy and momentum; one gradient row (a Conv's whole gradient) */
             rep->float_bytes += 4 * oc + 8 * ((s->biases_only ? 0 : ok) + (L->b ? oc : 0)) +
-                                (s->biases_only ? 0 : 4 * (size_t)L->p.k);
+                                (s->biases_only ? 0 : 4 * (size_t)L->p.k * (L->conv ? (size_t)L->p.o : 1));
         }
     }
     *out = s;
@@ -482,7 +553,7 @@ static sy_status *grow(sy_qas_session *s, int64_t batch)
     size_t b = (size_t)batch, c = (size_t)s->L[s->n - 1].p.o;
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
-        size_t k = (size_t)L->p.k, o = (size_t)L->p.o;
+        size_t k = (size_t)L->in_n, o = (size_t)L->out_n;
         free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx);
         L->x = malloc(b * k);
         L->y = malloc(b * o);
@@ -499,6 +570,57 @@ static sy_status *grow(sy_qas_session *s, int64_t batch)
     if (!s->labels || !s->logits || !s->dlogits)
         return err(SY_ERR_OUT_OF_MEMORY, "out of memory for a batch of %lld", (long long)batch);
     s->cap = batch;
+    return NULL;
+}
+
+/* The Convs' geometry from the front's output dims [N, C, H, W] (a Conv is
+ * the first trained layer or follows one), set at the first forward and
+ * held to after; then every layer's input is the previous one's output. */
+static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
+{
+    qas_layer *L0 = &s->L[0];
+    if (!L0->conv)
+        return f->dtype == SY_DT_INT8 && f->rank == 2 && f->dims[1] == L0->p.k && f->dims[0] >= 1 &&
+                       f->dims[0] <= (1 << 20)
+                   ? NULL
+                   : err(SY_ERR_SHAPE, "node '%s' (Gemm): its input is not int8 [N, %d] (seed 001 §4, QAS INT8 "
+                         "FullyConnected: \"INT8 input, weight and output; rank 2\")", L0->gemm->name, L0->p.k);
+    if (f->dtype != SY_DT_INT8 || f->rank != 4 || f->dims[1] != L0->pc.c || f->dims[0] < 1 ||
+        f->dims[0] > (1 << 20) || f->dims[2] < 1 || f->dims[3] < 1 || f->dims[2] > 4096 || f->dims[3] > 4096)
+        return err(SY_ERR_SHAPE, "node '%s' (Conv): its input is not int8 [N, %d, H, W] (seed 001 §4, QAS INT8 "
+                   "Conv: \"INT8 input, weight and output; ... rank 4\")", L0->gemm->name, L0->pc.c);
+    if (L0->in_n) {
+        if (f->dims[2] != L0->pc.h || f->dims[3] != L0->pc.w)
+            return err(SY_ERR_SHAPE, "node '%s' (Conv): input %lldx%lld, the session's is %dx%d", L0->gemm->name,
+                       (long long)f->dims[2], (long long)f->dims[3], L0->pc.h, L0->pc.w);
+        return NULL;
+    }
+    int32_t c = L0->pc.c, h = (int32_t)f->dims[2], w = (int32_t)f->dims[3];
+    for (size_t i = 0; i < s->n; i++) {
+        qas_layer *L = &s->L[i];
+        if (!L->conv) {
+            if (L->p.k != c * h * w)
+                return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads %d values, the convolution before it gives "
+                           "%d", L->gemm->name, L->p.k, c * h * w);
+            c = L->p.o, h = w = 1;
+            continue;
+        }
+        if (L->pc.c != c || (i && h * w == 1 && !s->L[i - 1].conv))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): its input is not the previous layer's output",
+                       L->gemm->name);
+        int32_t oh = (h + L->pads[0] + L->pads[2] - L->pc.kh) / L->pc.sh + 1;
+        int32_t ow = (w + L->pads[1] + L->pads[3] - L->pc.kw) / L->pc.sw + 1;
+        if (h + L->pads[0] + L->pads[2] < L->pc.kh || w + L->pads[1] + L->pads[3] < L->pc.kw)
+            return err(SY_ERR_SHAPE, "node '%s' (Conv): a %dx%d input gives no output", L->gemm->name, h, w);
+        L->pc.h = h, L->pc.w = w, L->pc.oh = oh, L->pc.ow = ow;
+        L->pc.x_scale = L->p.x_scale, L->pc.y_scale = L->p.y_scale;
+        L->pc.x_zp = L->p.x_zp, L->pc.y_zp = L->p.y_zp;
+        L->pc.act_min = L->p.act_min, L->pc.act_max = L->p.act_max;
+        L->pc.w_scale = L->ws;
+        L->in_n = c * h * w;
+        L->out_n = L->pc.o * oh * ow;
+        c = L->pc.o, h = oh, w = ow;
+    }
     return NULL;
 }
 
@@ -520,10 +642,8 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
     if (st)
         return st;
     qas_layer *L0 = &s->L[0];
-    if (f->dtype != SY_DT_INT8 || f->rank != 2 || f->dims[1] != L0->p.k || f->dims[0] < 1 ||
-        f->dims[0] > (1 << 20))
-        return err(SY_ERR_SHAPE, "node '%s' (Gemm): its input is not int8 [N, %d] (seed 001 §4, QAS INT8 "
-                   "FullyConnected: \"INT8 input, weight and output; rank 2\")", L0->gemm->name, L0->p.k);
+    if ((st = geometry(s, f)))
+        return st;
     const int64_t B = f->dims[0];
     const sy_tensor *lab = in[s->n_data];
     if (lab->dtype != SY_DT_INT64 || lab->rank != 1 || lab->dims[0] != B)
@@ -538,16 +658,19 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
                        (long long)v, (long long)i, C);
         s->labels[i] = (int32_t)v;
     }
-    memcpy(L0->x, f->data, (size_t)(B * L0->p.k));
+    memcpy(L0->x, f->data, (size_t)(B * L0->in_n));
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
         if (i)
-            memcpy(L->x, s->L[i - 1].r, (size_t)B * (size_t)L->p.k);
-        qas_fc_forward(&L->p, (int32_t)B, L->x, L->w, L->b, L->y);
-        if (L->relu)
-            qas_relu_s8((int32_t)(B * L->p.o), L->p.y_zp, L->y, L->r);
+            memcpy(L->x, s->L[i - 1].r, (size_t)B * (size_t)L->in_n);
+        if (L->conv)
+            qas_conv_forward(&L->pc, (int32_t)B, L->x, L->w, L->b, L->y);
         else
-            memcpy(L->r, L->y, (size_t)(B * L->p.o));
+            qas_fc_forward(&L->p, (int32_t)B, L->x, L->w, L->b, L->y);
+        if (L->relu)
+            qas_relu_s8((int32_t)(B * L->out_n), L->p.y_zp, L->y, L->r);
+        else
+            memcpy(L->r, L->y, (size_t)(B * L->out_n));
     }
     const int8_t *lg = s->L[s->n - 1].r;
     double total = 0;
@@ -592,9 +715,24 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
     qas_softmax_xent_grad((int32_t)B, last->p.o, last->r, s->out_scale, s->labels, last->dy);
     for (size_t i = s->n; i-- > 0;) {
         qas_layer *L = &s->L[i];
-        const int32_t no = (int32_t)B * L->p.o;
+        const int32_t no = (int32_t)B * L->out_n;
         if (L->relu) /* the ReLU on codes, then the layer: dy of the FC output */
             qas_relu_backward(no, L->p.y_zp, L->y, L->dy, L->dy);
+        if (L->conv) { /* the separate passes: the gradient, QAS, SGD, the re-quantization */
+            const int32_t nw = L->p.o * L->p.k;
+            float *gw = s->biases_only ? NULL : L->gw, *gb = L->b ? L->gb : NULL;
+            qas_conv_backward(&L->pc, (int32_t)B, L->x, L->w, L->y, L->dy, gw, gb, i ? s->L[i - 1].dy : NULL);
+            qas_scale_grads(L->p.o, L->p.k, L->ws, L->p.x_scale, gw, gb);
+            if (gw) {
+                qas_sgd(nw, lr, s->momentum, gw, L->wv, L->wm);
+                qas_requant_w(nw, L->wm, L->w);
+            }
+            if (gb) {
+                qas_sgd(L->p.o, lr, s->momentum, gb, L->bv, L->bm);
+                qas_requant_b(L->p.o, L->bm, L->b);
+            }
+            continue;
+        }
         /* the layer's gradient is applied as it is formed, one output channel at a time */
         qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy, i ? s->L[i - 1].dy : NULL, lr,
                                s->momentum, s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
@@ -643,7 +781,7 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
     *out = (sy_qas_layer_info){.struct_size = sizeof *out, .name = L->gemm->name, .k = L->p.k, .o = L->p.o,
                                .x_scale = L->p.x_scale, .y_scale = L->p.y_scale, .x_zp = L->p.x_zp,
                                .y_zp = L->p.y_zp, .relu = L->relu, .w_scale = L->ws, .w = L->w, .bias = L->b,
-                               .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm};
+                               .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm, .conv = L->conv};
     return true;
 }
 
@@ -658,7 +796,7 @@ sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *in, s
         st = sy_session_run(s->ps);
     if (!st)
         st = sy_session_get_output(s->ps, 0, codes);
-    if (!st && ((*codes)->dtype != SY_DT_INT8 || (*codes)->rank != 2 || (*codes)->dims[1] != s->L[0].p.k))
-        st = err(SY_ERR_SHAPE, "the front's output is not int8 [N, %d]", s->L[0].p.k);
+    if (!st)
+        st = geometry(s, *codes);
     return st;
 }

@@ -12,13 +12,19 @@
 #define MAX_LAYERS 16
 
 typedef struct qas_layer {
-    const Onnx__NodeProto *gemm;
+    const Onnx__NodeProto *gemm; /* the layer's node: a Gemm, or a Conv when conv */
+    /* the weight matrix [o, k] and the quantization (a Conv's: o output
+     * channels, k = c·kh·kw) */
     qas_fc p;
+    bool conv;
+    qas_conv pc;               /* a Conv's geometry; h, w (and oh, ow) set at the first forward */
+    int32_t pads[4];           /* a Conv's pads: top, left, bottom, right */
+    int32_t in_n, out_n;       /* values per sample in and out (a Conv's: 0 until the first forward) */
     float *ws;                 /* [o] weight scales (a per-tensor scale repeated) */
     int8_t *w;                 /* [o, k] codes */
     int32_t *b;                /* [o] codes, NULL: no bias */
     float *wm, *bm, *wv, *bv;  /* master copies and momentum */
-    float *gw, *gb;            /* a gradient row [k] (the update is in place), bias gradients */
+    float *gw, *gb;            /* a gradient row [k] (the update is in place; a Conv's whole [o, k]), bias gradients */
     bool relu;
     Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
     int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */

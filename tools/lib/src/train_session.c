@@ -479,3 +479,14 @@ SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *pa
     free(buf);
     return st;
 }
+
+SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const char *name, int64_t *numel)
+{
+    for (size_t i = 0; s && name && i < s->n_param; i++)
+        if (!strcmp(s->param[i].name, name)) {
+            if (numel)
+                *numel = (int64_t)(s->param[i].nbytes / 4);
+            return s->param[i].data;
+        }
+    return NULL;
+}

@@ -88,6 +88,51 @@ typedef struct sy_mcu_train_request {
     uint64_t sram_budget;             /* 0: the chip's SRAM */
 } sy_mcu_train_request;
 
+/* An FP32 training package (`switchyard codegen --train --mode fp32`): the
+ * chain of layers of a float model (sy_train_chain_read), batch 1, all of
+ * it on the device: the forward in tflk's float kernels, the backward and
+ * the optimizer in plugin_sdk/kernels/trk.c (the host trainer's code), the
+ * trained tensors and the optimizer state in RAM, frozen ones const in
+ * flash. *_final is the host's state after the same steps, for
+ * expected_output.txt. */
+typedef enum sy_mcu_f32_kind {
+    SY_MCU_F32_CONV_DW = 1, /* depthwise, stride 1, no bias: W [C, 1, kh, kw] */
+    SY_MCU_F32_RELU = 2,
+    SY_MCU_F32_FLATTEN = 3,
+    SY_MCU_F32_CONCAT_SELF = 4, /* the input twice on the channel axis */
+    SY_MCU_F32_GEMM = 5         /* y = x·Wᵀ + b, W [oc, ic] */
+} sy_mcu_f32_kind;
+
+typedef struct sy_mcu_f32_layer {
+    int32_t kind;             /* sy_mcu_f32_kind */
+    int32_t ic, ih, iw, oc, oh, ow; /* per sample, NCHW (Gemm: ic = K) */
+    int32_t kh, kw, pt, pl;   /* Conv */
+    const float *w, *b;       /* the starting values; b NULL: none */
+    int32_t w_numel, b_numel;
+    int32_t train_w, train_b; /* trained (in RAM) or frozen (in flash) */
+    const float *w_final, *b_final; /* the host's values after the steps (trained ones) */
+} sy_mcu_f32_layer;
+
+typedef struct sy_mcu_train_f32_request {
+    uint32_t struct_size;
+    const char *dir, *model_name;
+    uint32_t n_layers;
+    const sy_mcu_f32_layer *layers; /* layers[0] reads the samples, the last gives the logits */
+    int32_t optimizer;        /* 0 ONNX Momentum, 1 ONNX Adam */
+    float lr;                 /* constant */
+    float alpha, beta, epsilon, norm; /* the optimizer node's attributes */
+    int32_t nesterov;
+    uint32_t n_samples;       /* one step each */
+    int32_t sample_numel;     /* layers[0]'s input per sample */
+    const float *samples;     /* [n_samples, sample_numel] */
+    const int32_t *labels;    /* [n_samples] */
+    uint64_t sram_budget;     /* 0: the chip's SRAM */
+    /* Adam: each step's bias-corrected rate as the host trainer computed it
+     * (libm's powf there; stored in flash, one per step); NULL: the package
+     * computes it (trk_adam_rate) */
+    const float *rates;
+} sy_mcu_train_f32_request;
+
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */
 typedef struct sy_mcu_capture sy_mcu_capture;
 
@@ -138,6 +183,13 @@ typedef struct sy_mcu_codegen_ext {
      * environment of `self`; `summary` gets the memory plan against it. */
     sy_status *(*emit_train_env)(const struct sy_mcu_codegen_ext *self, const sy_mcu_train_request *req,
                                  char *summary, size_t summary_len);
+
+    /* ---- appended: FP32 training packages (check sy_mcu_ext_has_train_f32) ---- */
+    /* Write an FP32 training package for the chip of the environment of
+     * `self` (hi3066 refused with seed 001's sentence); `summary` gets the
+     * memory plan against it. */
+    sy_status *(*emit_train_f32_env)(const struct sy_mcu_codegen_ext *self, const sy_mcu_train_f32_request *req,
+                                     char *summary, size_t summary_len);
 } sy_mcu_codegen_ext;
 
 /* Does the table have the session-owned capture (session_create ..
@@ -145,6 +197,11 @@ typedef struct sy_mcu_codegen_ext {
 #define sy_mcu_ext_has_capture(x)                                                                                 \
     ((x)->struct_size >= offsetof(sy_mcu_codegen_ext, emit_train_env) + sizeof(void *) &&                          \
      (x)->emit_train_env != NULL)
+
+/* Does the table have emit_train_f32_env? */
+#define sy_mcu_ext_has_train_f32(x)                                                                               \
+    ((x)->struct_size >= offsetof(sy_mcu_codegen_ext, emit_train_f32_env) + sizeof(void *) &&                      \
+     (x)->emit_train_f32_env != NULL)
 
 #ifdef __cplusplus
 }

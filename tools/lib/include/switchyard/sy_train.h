@@ -119,10 +119,52 @@ SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path
  * artifacts were built from, its initializers replaced). */
 SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path);
 
+/* A trainable tensor's present values (borrowed until the next step, load
+ * or release) and element count; NULL when `name` is not trained. */
+SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const char *name, int64_t *numel);
+
+/* ---- FP32 training packages (switchyard codegen --train --mode fp32) ---- */
+/* The artifacts of sy_train_build read as the chain of layers an FP32
+ * training package runs at batch 1: the forward model's nodes in order, each
+ * reading the previous one's output — a depthwise Conv (group = C_in =
+ * C_out, W [C, 1, kh, kw], stride 1, dilation 1, explicit pads, no bias),
+ * Relu, Flatten (axis 1) or a Reshape to [N, rest], a Concat of one value
+ * with itself on the channel axis, a Gemm with B transposed (alpha = beta =
+ * 1, constant B [O, K] and optional C [O]) — ending in the logits (a final
+ * Softmax looked through), and the optimizer node's attributes. Another
+ * node is refused naming it. */
+typedef enum sy_train_layer_kind {
+    SY_TRAIN_LAYER_CONV_DW = 1,
+    SY_TRAIN_LAYER_RELU = 2,
+    SY_TRAIN_LAYER_FLATTEN = 3, /* no arithmetic: the same values */
+    SY_TRAIN_LAYER_CONCAT_SELF = 4,
+    SY_TRAIN_LAYER_GEMM = 5
+} sy_train_layer_kind;
+typedef struct sy_train_layer {
+    int kind;               /* sy_train_layer_kind */
+    const char *name;       /* the node */
+    int64_t ic, ih, iw;     /* the input per sample (Gemm: ic = K, ih = iw = 1) */
+    int64_t oc, oh, ow;     /* the output per sample */
+    int64_t kh, kw, pt, pl; /* Conv: kernel, leading pads */
+    const char *w_name, *b_name; /* initializers (NULL: none) */
+    const float *w, *b;     /* their values in the forward model */
+    int64_t w_numel, b_numel;
+} sy_train_layer;
+typedef struct sy_train_chain {
+    size_t n_layers;
+    sy_train_layer *layers;
+    int optimizer;          /* sy_train_optimizer */
+    float alpha, beta, epsilon, norm; /* the optimizer node's (Momentum: alpha, beta = 1 − dampening) */
+    int nesterov;
+} sy_train_chain;
+SY_EXPORT sy_status *sy_train_chain_read(const char *dir, sy_train_chain **out);
+SY_EXPORT void sy_train_chain_free(sy_train_chain *c);
+
 /* ---- QAS-INT8 fine-tuning (Lin et al. 2022) ---------------------------- */
 
-/* Fine-tuning the last fully connected layers of an int8 QDQ model (what
- * `switchyard quantize` writes) with Quantization-Aware Scaling: the
+/* Fine-tuning the last fully connected layers (and 3x3 Conv layers before
+ * them) of an int8 QDQ model (what `switchyard quantize` writes) with
+ * Quantization-Aware Scaling: the
  * forward pass is int8 (the frozen front runs in the ordinary session, its
  * QDQ folded into integer kernels; the trained layers in the qas kernels of
  * plugin_sdk/kernels), the gradients are float, the gradient of each
@@ -189,6 +231,7 @@ typedef struct sy_qas_layer_info {
     const int8_t *w;                /* [o, k] */
     const int32_t *bias;            /* [o], NULL: none */
     const float *w_master, *b_master;
+    int conv;           /* a 3x3 Conv (W [o, c, kh, kw] as [o, k]); QAS-INT8 packages take Gemm layers only */
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);

@@ -1,0 +1,169 @@
+/* The float32 training kernels (trk.h): backward steps and optimizer
+ * updates shared by the host trainer and the FP32 training packages. */
+#include "trk.h"
+
+#include "tflk.h"
+
+#include <string.h>
+
+void trk_relu_grad(int64_t n, const float *dy, const float *x, float *dx)
+{
+    for (int64_t i = 0; i < n; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx)
+{
+    for (int64_t i = 0; i < n; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : x[i] < 0.0f ? -dy[i] : 0.0f;
+}
+
+void trk_relu(int64_t n, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void trk_concat_self_grad(int64_t n, const float *dy, float *dx)
+{
+    for (int64_t i = 0; i < n; i++)
+        dx[i] = dy[i] + dy[n + i];
+}
+
+int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
+                              float *ds)
+{
+    for (int64_t n = 0; n < batch; n++) {
+        if (labels[n] < 0 || labels[n] >= classes)
+            return n;
+        const float *row = scores + n * classes;
+        float mx = row[0];
+        for (int64_t c = 1; c < classes; c++)
+            mx = row[c] > mx ? row[c] : mx;
+        double sum = 0.0; /* the softmax denominator in double, as the forward loss sums it */
+        for (int64_t c = 0; c < classes; c++)
+            sum += (double)tflk_expf_d(row[c] - mx);
+        for (int64_t c = 0; c < classes; c++) {
+            float p = (float)((double)tflk_expf_d(row[c] - mx) / sum);
+            ds[n * classes + c] = scale * (p - (c == labels[n] ? 1.0f : 0.0f));
+        }
+    }
+    return -1;
+}
+
+void trk_conv_grad(const trk_conv *g, const float *dy, const float *x, const float *w, float *dx, float *dw,
+                   float *db)
+{
+    const int64_t mg = g->m / g->group;
+    if (dx)
+        memset(dx, 0, (size_t)(g->n * g->c_in * g->ih * g->iw) * sizeof *dx);
+    if (dw)
+        memset(dw, 0, (size_t)(g->m * g->cg * g->kh * g->kw) * sizeof *dw);
+    if (db)
+        memset(db, 0, (size_t)g->m * sizeof *db);
+    for (int64_t n = 0; n < g->n; n++)
+        for (int64_t m = 0; m < g->m; m++) {
+            const int64_t c0 = (m / mg) * g->cg;
+            for (int64_t oy = 0; oy < g->oh; oy++)
+                for (int64_t ox = 0; ox < g->ow; ox++) {
+                    const float gy = dy[((n * g->m + m) * g->oh + oy) * g->ow + ox];
+                    if (db)
+                        db[m] += gy;
+                    for (int64_t cl = 0; cl < g->cg; cl++)
+                        for (int64_t ky = 0; ky < g->kh; ky++) {
+                            const int64_t iy = oy * g->s[0] - g->p[0] + ky * g->d[0];
+                            if (iy < 0 || iy >= g->ih)
+                                continue;
+                            for (int64_t kx = 0; kx < g->kw; kx++) {
+                                const int64_t ix = ox * g->s[1] - g->p[1] + kx * g->d[1];
+                                if (ix < 0 || ix >= g->iw)
+                                    continue;
+                                const int64_t xi = ((n * g->c_in + c0 + cl) * g->ih + iy) * g->iw + ix;
+                                const int64_t wi = ((m * g->cg + cl) * g->kh + ky) * g->kw + kx;
+                                if (dx)
+                                    dx[xi] += gy * w[wi];
+                                if (dw)
+                                    dw[wi] += gy * x[xi];
+                            }
+                        }
+                }
+        }
+}
+
+void trk_opt_step(const trk_opt *o, int64_t n, const float *x, const float *g, const float *s1, const float *s2,
+                  float *xo, float *s1o, float *s2o)
+{
+    switch (o->kind) {
+    case TRK_MOMENTUM:
+        for (int64_t i = 0; i < n; i++) {
+            float gr = o->norm * x[i] + g[i];
+            float vn = o->alpha * s1[i] + o->beta * gr;
+            float xn = o->nesterov ? x[i] - o->r * (gr + o->alpha * vn) : x[i] - o->r * vn;
+            s1o[i] = vn;
+            xo[i] = xn;
+        }
+        break;
+    case TRK_ADAM:
+        for (int64_t i = 0; i < n; i++) {
+            float gr = o->norm * x[i] + g[i];
+            float vn = o->alpha * s1[i] + (1.0f - o->alpha) * gr;
+            float hn = o->beta * s2[i] + (1.0f - o->beta) * gr * gr;
+            float xn = (1.0f - o->norm_post) * (x[i] - o->r * vn / (tflk_sqrtf(hn) + o->epsilon));
+            s1o[i] = vn;
+            s2o[i] = hn;
+            xo[i] = xn;
+        }
+        break;
+    default: /* TRK_ADAGRAD */
+        for (int64_t i = 0; i < n; i++) {
+            float gr = o->norm * x[i] + g[i];
+            float hn = s1[i] + gr * gr;
+            float xn = x[i] - o->r * gr / (tflk_sqrtf(hn) + o->epsilon);
+            s1o[i] = hn;
+            xo[i] = xn;
+        }
+        break;
+    }
+}
+
+static double pow_int(double b, int64_t t)
+{
+    double r = 1.0;
+    for (; t > 0; t >>= 1, b *= b)
+        if (t & 1)
+            r *= b;
+    return r;
+}
+
+float trk_adam_rate(float r, float alpha, float beta, int64_t t)
+{
+    if (t <= 0)
+        return r;
+    float cb = (float)(1.0 - pow_int(beta, t)), ca = (float)(1.0 - pow_int(alpha, t));
+    return r * tflk_sqrtf(cb) / ca;
+}
+
+void trk_fc_backward_update(const trk_opt *o, int32_t k, int32_t n_out, const float *x, float *w, float *b,
+                            const float *dy, float *dx, int32_t train_w, float *w_s1, float *w_s2, float *b_s1,
+                            float *b_s2, float *row)
+{
+    if (dx)
+        for (int32_t i = 0; i < k; i++) {
+            float acc = 0.0f;
+            for (int32_t c = 0; c < n_out; c++)
+                acc += dy[c] * w[(int64_t)c * k + i];
+            dx[i] = acc;
+        }
+    for (int32_t c = 0; c < n_out; c++) {
+        if (train_w) {
+            float *wr = w + (int64_t)c * k;
+            for (int32_t i = 0; i < k; i++)
+                row[i] = dy[c] * x[i];
+            trk_opt_step(o, k, wr, row, w_s1 + (int64_t)c * k, w_s2 ? w_s2 + (int64_t)c * k : NULL, wr,
+                         w_s1 + (int64_t)c * k, w_s2 ? w_s2 + (int64_t)c * k : NULL);
+        }
+        if (b_s1)
+            trk_opt_step(o, 1, b + c, dy + c, b_s1 + c, b_s2 ? b_s2 + c : NULL, b + c, b_s1 + c,
+                         b_s2 ? b_s2 + c : NULL);
+    }
+}

@@ -1,0 +1,100 @@
+/*
+ * trk: the float32 training kernels (seed 001 §4, FP32 mode): the backward
+ * steps and the optimizer updates of FP32 training, plain C99 with no libm,
+ * no allocator and no plugin ABI, like tflk. The SAME file serves the host
+ * trainer (the `train` plugin's ReluGrad, AbsGrad, ConvGrad and ONNX
+ * Momentum / Adam / Adagrad kernels call these) and the FP32
+ * training packages `switchyard codegen --train --mode fp32` writes, so the
+ * update arithmetic is written once and N steps on the device follow the
+ * host's (docs/training.md, "FP32 training packages"). The plugin keeps
+ * libm for two computations this file has without it: the
+ * SoftmaxCrossEntropyGrad's exp (double) and Adam's bias-corrected rate;
+ * trk_softmax_xent_grad and trk_adam_rate are the packages' (within float
+ * rounding of the plugin's).
+ *
+ * Layouts are ONNX's (NCHW, Gemm W [O, K] with B transposed). Loops run in
+ * index order with float accumulators; the files are compiled without
+ * floating-point contraction everywhere.
+ */
+#ifndef TRK_H
+#define TRK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ReluGrad: dx = x > 0 ? dy : 0.  AbsGrad: dx = sign(x)·dy (0 at x = 0). */
+void trk_relu_grad(int64_t n, const float *dy, const float *x, float *dx);
+void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx);
+
+/* The forward Relu y = x > 0 ? x : 0, and the backward of a Concat of one
+ * value with itself (n elements per half, batch 1): dx = dy[0..n) + dy[n..2n) */
+void trk_relu(int64_t n, const float *x, float *y);
+void trk_concat_self_grad(int64_t n, const float *dy, float *dx);
+
+/* SoftmaxCrossEntropyGrad of scores [batch, classes] against labels:
+ * ds = scale·(softmax(s) − onehot(label)), scale = dL / D (D = batch for the
+ * mean, 1 for the sum). The softmax's exponentials are tflk_expf_d's (e^x
+ * in double rounded once), summed in double. Returns the first sample whose
+ * label is outside [0, classes), or −1. */
+int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
+                              float *ds);
+
+/* ConvGrad of a 2-D NCHW convolution, Y[n,m,oy,ox] = Σ_{c in m's group,
+ * ky, kx} X[n, c, oy·s − p + ky·d, ox·s − p + kx·d]·W[m, c − c0, ky, kx] (+B[m]):
+ *   dX[n,c,iy,ix] += dY·W,  dW[m,cl,ky,kx] += dY·X,  dB[m] += dY
+ * (each of dx, dw, db may be NULL: not wanted; the others are zeroed
+ * first). */
+typedef struct trk_conv {
+    int64_t n, c_in, ih, iw; /* X */
+    int64_t m, cg, kh, kw;   /* W [m, cg, kh, kw], cg = c_in / group */
+    int64_t oh, ow, group;
+    int64_t s[2], p[2], d[2]; /* strides, leading pads, dilations (H, W) */
+} trk_conv;
+void trk_conv_grad(const trk_conv *g, const float *dy, const float *x, const float *w, float *dx, float *dw,
+                   float *db);
+
+/* The ONNX ai.onnx.preview.training optimizers per element, in the
+ * operator documents' order (x may alias xo and the state its output: the
+ * update in place):
+ *   Momentum: g = norm·x + G; v' = alpha·v + b·g (b = T > 0 ? beta : 1);
+ *             standard x' = x − r·v', Nesterov x' = x − r·(g + alpha·v')
+ *   Adam:     g = norm·x + G; v' = alpha·v + (1 − alpha)·g;
+ *             h' = beta·h + (1 − beta)·g²; x' = (1 − norm_post)·(x − r·v'/(√h' + eps))
+ *             with r = trk_adam_rate(R, alpha, beta, T)
+ *   Adagrad:  g = norm·x + G; h' = h + g²; x' = x − r·g/(√h' + eps),
+ *             r = R / (1 + T·decay) */
+typedef enum trk_opt_kind { TRK_MOMENTUM = 0, TRK_ADAM = 1, TRK_ADAGRAD = 2 } trk_opt_kind;
+typedef struct trk_opt {
+    int32_t kind;     /* trk_opt_kind */
+    float r;          /* this step's rate (Adam: bias-corrected; Adagrad: decayed) */
+    float alpha, beta; /* Momentum: alpha and b; Adam: alpha, beta */
+    float epsilon, norm, norm_post;
+    int32_t nesterov;
+} trk_opt;
+/* s1, s2: the state (Momentum v; Adam v, h; Adagrad h), s2 only for Adam */
+void trk_opt_step(const trk_opt *o, int64_t n, const float *x, const float *g, const float *s1, const float *s2,
+                  float *xo, float *s1o, float *s2o);
+/* Adam's bias-corrected rate: T > 0 ? R·√(1 − betaᵀ)/(1 − alphaᵀ) : R (the
+ * powers by squaring in double, rounded once) */
+float trk_adam_rate(float r, float alpha, float beta, int64_t t);
+
+/* A Gemm layer y = x·Wᵀ + b at batch 1 (W [o, k]: B transposed), its
+ * backward and its update in one pass (the in-place update of Lin et al.:
+ * no [o, k] gradient buffer): dx [k] = Σ_o dy[o]·W[o, ·] first (the weights
+ * before the update; dx NULL: not wanted), then per output channel the
+ * gradient row dW[o, ·] = dy[o]·x (into row [k]) and the optimizer step of
+ * that row of W and of its state; the bias's gradient is dy. w_s1/w_s2 NULL
+ * with w frozen (train_w 0), likewise b. These are the host graph's
+ * gradients at batch 1 (dW = dYᵀ·X, dB = Σ_batch dY, dX = dY·W). */
+void trk_fc_backward_update(const trk_opt *o, int32_t k, int32_t n_out, const float *x, float *w, float *b,
+                            const float *dy, float *dx, int32_t train_w, float *w_s1, float *w_s2, float *b_s1,
+                            float *b_s2, float *row);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,38 @@
+/* The training packages' file writing, shared by the QAS-INT8 package
+ * (mcu_train.c) and the FP32 one (mcu_train_f32.c). */
+#ifndef MCU_TRAIN_H
+#define MCU_TRAIN_H
+
+#include "mcu.h"
+
+#include <stdio.h>
+
+/* a file being written; `failed` remembers a short write */
+typedef struct tout {
+    FILE *f;
+    bool failed;
+} tout;
+
+void mcu_tr_P(tout *o, const char *fmt, ...) SY_PRINTF(2, 3);
+/* DIR/rel opened for writing, closed (a failed write is an error) */
+sy_status *mcu_tr_topen(const char *dir, const char *rel, tout *o);
+sy_status *mcu_tr_tclose(const char *dir, const char *rel, tout *o);
+sy_status *mcu_tr_mkdirs(const char *dir);
+/* an embedded kernel source copied to DIR/kernels/name */
+sy_status *mcu_tr_copy_source(const char *dir, const char *name);
+/* a float written as its exact bits, sy_f32(0x........u) */
+void mcu_tr_pf(tout *o, float v);
+/* 32-bit FNV-1a */
+uint32_t mcu_tr_fnv(const void *p, size_t n);
+/* `summary` gets this; NULL: within the budget; hi3066 refused (seed 001 §4) */
+sy_status *mcu_tr_check_chip(const mcu_cfg *cfg, uint64_t want_budget, const mcu_chip **chip, uint64_t *budget);
+
+/* DIR/CMakeLists.txt (sy_train_main from src/main.c, src/train.c,
+ * src/samples.c and kernel_c) and DIR/toolchain-riscv32.cmake, whose RAM is
+ * the budget */
+sy_status *mcu_tr_build_files(const char *dir, const mcu_chip *chip, uint64_t budget, const char *model_name,
+                              const char *kernel_c);
+
+sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request *req, char *summary, size_t len);
+
+#endif

@@ -1,0 +1,431 @@
+/*
+ * The FP32 training package `switchyard codegen --train --mode fp32` writes
+ * (seed 001 §4: on-device training on ws63): a float model's whole chain of
+ * layers on the device, batch 1 — the forward in tflk's float kernels
+ * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm),
+ * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
+ * trk.c, the very code the host trainer's `train` plugin runs. Trained
+ * tensors, the optimizer state, the activations the backward pass reads and
+ * two gradient buffers live in RAM (static arrays); frozen tensors and the
+ * samples are const, in flash. The memory plan is checked against the chip
+ * (or the budget asked for) before anything is written.
+ *
+ *   DIR/src/train.c         the layers' state and sy_train_step
+ *   DIR/src/samples.c       the samples (float32) and labels (const)
+ *   DIR/src/main.c          every sample once, the trained tensors printed
+ *   DIR/kernels/            trk.c, trk.h, tflk_conv.c, tflk_fc.c, tflk_math.c, tflk.h, sy_fixedpoint.h
+ *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
+ *   DIR/expected_output.txt the host trainer's tensors after the same steps
+ */
+#include "mcu.h"
+#include "mcu_train.h"
+
+#include <math.h>
+
+#define H mcu_H
+#define P mcu_tr_P
+
+/* the memory plan of one step (batch 1), bytes */
+typedef struct plan32 {
+    size_t params, state, acts, grads;
+    size_t kept; /* of acts: what the backward pass reads */
+    size_t flash_frozen, samples;
+    size_t peak, lower;
+    int32_t first; /* the first layer with a trained tensor */
+    int64_t gmax, rowmax;
+} plan32;
+
+static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
+static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
+
+static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p)
+{
+    memset(p, 0, sizeof *p);
+    const int groups = r->optimizer == 1 ? 2 : 1;
+    p->first = -1;
+    size_t convgw = 0;
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        if (p->first < 0 && (L->train_w || L->train_b))
+            p->first = (int32_t)i;
+        size_t tw = L->train_w ? (size_t)L->w_numel : 0, tb = L->train_b ? (size_t)L->b_numel : 0;
+        p->params += 4 * (tw + tb);
+        p->state += 4 * (size_t)groups * (tw + tb);
+        p->flash_frozen += 4 * ((L->w && !L->train_w ? (size_t)L->w_numel : 0) + (L->b && !L->train_b ? (size_t)L->b_numel : 0));
+        if (L->kind != SY_MCU_F32_FLATTEN)
+            p->acts += 4 * (size_t)numel_out(L);
+        if (L->kind == SY_MCU_F32_CONV_DW && L->train_w)
+            convgw += 4 * (size_t)L->w_numel;
+        if (L->kind == SY_MCU_F32_GEMM && L->train_w && L->ic > p->rowmax)
+            p->rowmax = L->ic;
+    }
+    for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        int64_t g = numel_out(L) > numel_in(L) ? numel_out(L) : numel_in(L);
+        p->gmax = g > p->gmax ? g : p->gmax;
+        /* the backward reads a Relu's input and a trained layer's input (the
+         * sample itself is in flash) */
+        bool reads = L->kind == SY_MCU_F32_RELU || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) &&
+                                                     L->train_w);
+        if (reads && i > 0)
+            p->kept += 4 * (size_t)numel_in(L);
+    }
+    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw;
+    p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
+    p->peak = p->params + p->state + p->acts + p->grads;
+    p->lower = p->params + p->state + p->kept + p->grads;
+}
+
+/* a float as a C99 hexadecimal literal: the exact value */
+static void hexf(tout *o, float v) { P(o, "%af", (double)v); }
+
+static void arr_f(tout *o, const char *qual, const char *sym, const float *v, size_t n)
+{
+    P(o, "%sfloat %s[%zu] = {", qual, sym, n);
+    for (size_t i = 0; i < n; i++) {
+        P(o, "%s", i % 6 ? " " : "\n   ");
+        hexf(o, v[i]);
+        P(o, ",");
+    }
+    P(o, "\n};\n");
+}
+
+static bool all_finite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+/* the buffer holding layer i's output ("x" before layer 0; a Flatten's is its input's) */
+static void out_name(const sy_mcu_train_f32_request *r, int32_t i, char *buf, size_t n)
+{
+    while (i >= 0 && r->layers[i].kind == SY_MCU_F32_FLATTEN)
+        i--;
+    if (i < 0)
+        snprintf(buf, n, "x");
+    else
+        snprintf(buf, n, "a%d", (int)i);
+}
+
+static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_request *r, const plan32 *p)
+{
+    tout o;
+    SY_TRY(mcu_tr_topen(r->dir, "src/train.c", &o));
+    const bool adam = r->optimizer == 1;
+    P(&o, "/* Generated by switchyard codegen --train --mode fp32 from %s for %s: do not edit.\n"
+          " * FP32 steps (batch 1) of %u layers, %s: the forward in tflk's float kernels, the backward\n"
+          " * and the update in trk.c, the host trainer's code. */\n",
+      r->model_name, chip->name, r->n_layers, adam ? "ONNX Adam" : "ONNX Momentum");
+    P(&o, "#include \"sy_train.h\"\n\n#include \"tflk.h\"\n#include \"trk.h\"\n\n#include <math.h>\n#include <string.h>\n\n");
+    const int groups = adam ? 2 : 1;
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        static const char *kinds[] = {"", "depthwise Conv", "Relu", "Flatten", "Concat (self)", "Gemm"};
+        P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
+          L->oh, L->ow);
+        char sym[32];
+        if (L->w) {
+            snprintf(sym, sizeof sym, "w%u", i);
+            arr_f(&o, L->train_w ? "static " : "static const ", sym, L->w, (size_t)L->w_numel);
+            if (L->train_w)
+                for (int g = 0; g < groups; g++)
+                    P(&o, "static float w%u_s%d[%d];\n", i, g + 1, L->w_numel);
+        }
+        if (L->b) {
+            snprintf(sym, sizeof sym, "b%u", i);
+            arr_f(&o, L->train_b ? "static " : "static const ", sym, L->b, (size_t)L->b_numel);
+            if (L->train_b)
+                for (int g = 0; g < groups; g++)
+                    P(&o, "static float b%u_s%d[%d];\n", i, g + 1, L->b_numel);
+        }
+        if (L->kind != SY_MCU_F32_FLATTEN)
+            P(&o, "static float a%u[%lld];\n", i, (long long)numel_out(L));
+        if (L->kind == SY_MCU_F32_CONV_DW) {
+            P(&o, "/* one channel: NCHW's plane is NHWC with C = 1 */\n"
+                  "static const tflk_conv cv%u = {.n = 1, .ih = %d, .iw = %d, .ic = 1, .oh = %d, .ow = %d, .oc = 1, "
+                  ".kh = %d, .kw = %d, .fic = 1, .depthwise = 1,\n    .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = %d, "
+                  ".pl = %d, .act = {0, -INFINITY, INFINITY}};\n",
+              i, L->ih, L->iw, L->oh, L->ow, L->kh, L->kw, L->pt, L->pl);
+            if ((int32_t)i >= p->first)
+                P(&o, "static const trk_conv tc%u = {.n = 1, .c_in = %d, .ih = %d, .iw = %d, .m = %d, .cg = 1, .kh = %d, "
+                  ".kw = %d, .oh = %d, .ow = %d,\n    .group = %d, .s = {1, 1}, .p = {%d, %d}, .d = {1, 1}};\n",
+              i, L->ic, L->ih, L->iw, L->oc, L->kh, L->kw, L->oh, L->ow, L->ic, L->pt, L->pl);
+            if (L->train_w)
+                P(&o, "static float gw%u[%d];\n", i, L->w_numel);
+        }
+        if (L->kind == SY_MCU_F32_GEMM)
+            P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
+                  "INFINITY}};\n",
+              i, L->oc, L->ic);
+        P(&o, "\n");
+    }
+    P(&o, "/* the gradients of one layer's output and input */\nstatic float ga[%lld], gb[%lld];\n", (long long)p->gmax,
+      (long long)p->gmax);
+    if (p->rowmax)
+        P(&o, "/* one output channel's weight gradient: the update is in place */\nstatic float row[%lld];\n",
+          (long long)p->rowmax);
+    const sy_mcu_f32_layer *last = &r->layers[r->n_layers - 1];
+    P(&o, "\nint sy_train_step(const float *x, int32_t label, int64_t t, float lr)\n{\n"
+          "    trk_opt o = {.kind = %s, .alpha = ",
+      adam ? "TRK_ADAM" : "TRK_MOMENTUM");
+    hexf(&o, r->alpha);
+    P(&o, ", .beta = ");
+    hexf(&o, r->beta);
+    P(&o, ", .epsilon = ");
+    hexf(&o, r->epsilon);
+    P(&o, ", .norm = ");
+    hexf(&o, r->norm);
+    P(&o, ", .nesterov = %d};\n", r->nesterov);
+    if (adam && r->rates)
+        P(&o, "    o.r = sy_train_rates[t - 1];\n    (void)lr;\n");
+    else if (adam)
+        P(&o, "    o.r = trk_adam_rate(lr, o.alpha, o.beta, t);\n");
+    else
+        P(&o, "    o.r = lr;\n    if (t <= 0)\n        o.beta = 1.0f;\n");
+    P(&o, "    int64_t lab = label;\n    float *g = ga, *h = gb, *sw;\n    (void)h;\n    (void)sw;\n");
+    char in[16], out[16], bsym[16];
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        out_name(r, (int32_t)i - 1, in, sizeof in);
+        switch (L->kind) {
+        case SY_MCU_F32_CONV_DW:
+            P(&o, "    for (int c = 0; c < %d; c++)\n        tflk_conv_f32(&cv%u, %s + c * %d, w%u + c * %d, NULL, "
+                  "a%u + c * %d);\n",
+              L->ic, i, in, L->ih * L->iw, i, L->kh * L->kw, i, L->oh * L->ow);
+            break;
+        case SY_MCU_F32_RELU:
+            P(&o, "    trk_relu(%lld, %s, a%u);\n", (long long)numel_in(L), in, i);
+            break;
+        case SY_MCU_F32_CONCAT_SELF:
+            P(&o, "    memcpy(a%u, %s, %lld);\n    memcpy(a%u + %lld, %s, %lld);\n", i, in,
+              (long long)numel_in(L) * 4, i, (long long)numel_in(L), in, (long long)numel_in(L) * 4);
+            break;
+        case SY_MCU_F32_GEMM:
+            snprintf(bsym, sizeof bsym, L->b ? "b%u" : "NULL", i);
+            P(&o, "    tflk_fc_f32(&fc%u, %s, w%u, %s, a%u);\n", i, in, i, bsym, i);
+            break;
+        default: /* Flatten: the same values */
+            break;
+        }
+    }
+    /* the loss's gradient (mean over the batch of 1: dL/D = 1) */
+    out_name(r, (int32_t)r->n_layers - 1, out, sizeof out);
+    P(&o, "    if (trk_softmax_xent_grad(1, %d, %s, &lab, 1.0f, g) >= 0)\n        return -1;\n", last->oc, out);
+    /* backward, down to the first trained layer; g holds the gradient of
+     * layer j's output, h receives its input's */
+    for (int32_t j = (int32_t)r->n_layers - 1; j >= p->first; j--) {
+        const sy_mcu_f32_layer *L = &r->layers[j];
+        const bool dx = j > p->first;
+        out_name(r, j - 1, in, sizeof in);
+        switch (L->kind) {
+        case SY_MCU_F32_GEMM:
+            P(&o, "    trk_fc_backward_update(&o, %d, %d, %s, (float *)w%d, %s, g, %s, %d, ", L->ic, L->oc, in, j,
+              L->train_b ? (snprintf(bsym, sizeof bsym, "b%d", j), bsym) : "NULL", dx ? "h" : "NULL", L->train_w);
+            if (L->train_w)
+                P(&o, "w%d_s1, %s, ", j, adam ? (snprintf(bsym, sizeof bsym, "w%d_s2", j), bsym) : "NULL");
+            else
+                P(&o, "NULL, NULL, ");
+            if (L->train_b)
+                P(&o, "b%d_s1, %s, ", j, adam ? (snprintf(bsym, sizeof bsym, "b%d_s2", j), bsym) : "NULL");
+            else
+                P(&o, "NULL, NULL, ");
+            P(&o, "%s);\n", L->train_w ? "row" : "NULL");
+            if (dx)
+                P(&o, "    sw = g, g = h, h = sw;\n");
+            break;
+        case SY_MCU_F32_RELU:
+            P(&o, "    trk_relu_grad(%lld, g, %s, g);\n", (long long)numel_in(L), in);
+            break;
+        case SY_MCU_F32_CONCAT_SELF:
+            if (dx)
+                P(&o, "    trk_concat_self_grad(%lld, g, h);\n    sw = g, g = h, h = sw;\n", (long long)numel_in(L));
+            break;
+        case SY_MCU_F32_CONV_DW:
+            P(&o, "    trk_conv_grad(&tc%d, g, %s, w%d, %s, %s, NULL);\n", j, in, j, dx ? "h" : "NULL",
+              L->train_w ? (snprintf(bsym, sizeof bsym, "gw%d", j), bsym) : "NULL");
+            if (L->train_w)
+                P(&o, "    trk_opt_step(&o, %d, w%d, gw%d, w%d_s1, %s, w%d, w%d_s1, %s);\n", L->w_numel, j, j, j,
+                  adam ? (snprintf(bsym, sizeof bsym, "w%d_s2", j), bsym) : "NULL", j, j, adam ? bsym : "NULL");
+            if (dx)
+                P(&o, "    sw = g, g = h, h = sw;\n");
+            break;
+        default:
+            break;
+        }
+    }
+    P(&o, "    return 0;\n}\n\n");
+    /* the trained tensors, each value's float bits in hex (expected_output.txt's format) */
+    P(&o, "static void put(const char *tag, const float *v, int n)\n{\n    printf(\"%%s %%d:\", tag, n);\n"
+          "    for (int i = 0; i < n; i++) {\n        uint32_t b;\n        memcpy(&b, &v[i], 4);\n"
+          "        printf(\" %%08lx\", (unsigned long)b);\n    }\n    printf(\"\\n\");\n}\n\n"
+          "void sy_train_print(void)\n{\n");
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        if (L->train_w)
+            P(&o, "    put(\"w%u\", w%u, %d);\n", i, i, L->w_numel);
+        if (L->train_b)
+            P(&o, "    put(\"b%u\", b%u, %d);\n", i, i, L->b_numel);
+    }
+    P(&o, "}\n");
+    SY_TRY(mcu_tr_tclose(r->dir, "src/train.c", &o));
+
+    SY_TRY(mcu_tr_topen(r->dir, "include/sy_train.h", &o));
+    P(&o, "/* Generated by switchyard codegen --train --mode fp32: the training package's API. */\n"
+          "#ifndef SY_TRAIN_PKG_H\n#define SY_TRAIN_PKG_H\n\n#include <stdint.h>\n#include <stdio.h>\n\n"
+          "#define SY_TRAIN_SAMPLES %u\n#define SY_TRAIN_SAMPLE_NUMEL %d\n\n"
+          "/* one FP32 step on one sample; t is the 1-based update number (the optimizers' T);\n"
+          " * -1: the label is outside the classes */\n"
+          "int sy_train_step(const float *x, int32_t label, int64_t t, float lr);\n"
+          "/* the trained tensors in expected_output.txt's format */\nvoid sy_train_print(void);\n\n"
+          "extern const float sy_train_samples[];\nextern const int32_t sy_train_labels[];\n"
+          "/* Adam: the host trainer's bias-corrected rate of each step */\nextern const float sy_train_rates[];\n\n#endif\n",
+      r->n_samples, r->sample_numel);
+    SY_TRY(mcu_tr_tclose(r->dir, "include/sy_train.h", &o));
+
+    SY_TRY(mcu_tr_topen(r->dir, "src/samples.c", &o));
+    P(&o, "/* Generated by switchyard codegen --train --mode fp32: the samples (float32) and labels. */\n"
+          "#include \"sy_train.h\"\n\n");
+    arr_f(&o, "const ", "sy_train_samples", r->samples, (size_t)r->n_samples * (size_t)r->sample_numel);
+    if (r->optimizer == 1 && r->rates)
+        arr_f(&o, "const ", "sy_train_rates", r->rates, r->n_samples);
+    P(&o, "const int32_t sy_train_labels[%u] = {", r->n_samples);
+    for (uint32_t i = 0; i < r->n_samples; i++)
+        P(&o, "%s%ld,", i % 16 ? "" : "\n   ", (long)r->labels[i]);
+    P(&o, "\n};\n");
+    SY_TRY(mcu_tr_tclose(r->dir, "src/samples.c", &o));
+
+    uint32_t lr_bits;
+    memcpy(&lr_bits, &r->lr, 4);
+    SY_TRY(mcu_tr_topen(r->dir, "src/main.c", &o));
+    P(&o, "/* Generated by switchyard codegen --train --mode fp32: every sample once (one step each),\n"
+          " * then the trained tensors and the retired instructions of the steps (0 off RISC-V). */\n"
+          "#include \"sy_train.h\"\n\n#include <string.h>\n\n"
+          "#if defined(__riscv) && __riscv_xlen == 32\n"
+          "static uint64_t rd_instret(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi));\n"
+          "        __asm__ volatile(\"csrr %%0, instret\" : \"=r\"(lo));\n"
+          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi2));\n"
+          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
+          "#else\nstatic uint64_t rd_instret(void) { return 0; }\n#endif\n\n"
+          "int main(void)\n{\n    uint32_t lr_bits = 0x%08lxu;\n    float lr;\n"
+          "    memcpy(&lr, &lr_bits, 4);\n    uint64_t i0 = rd_instret();\n"
+          "    for (int s = 0; s < SY_TRAIN_SAMPLES; s++)\n"
+          "        if (sy_train_step(sy_train_samples + (long)s * SY_TRAIN_SAMPLE_NUMEL, sy_train_labels[s], s + 1, lr)) {\n"
+          "            printf(\"error: label of sample %%d\\n\", s);\n            return 1;\n        }\n"
+          "    uint64_t i1 = rd_instret();\n    sy_train_print();\n"
+          "    printf(\"steps %%d instret %%lu per step %%lu\\n\", SY_TRAIN_SAMPLES, (unsigned long)(i1 - i0),\n"
+          "           (unsigned long)((i1 - i0) / SY_TRAIN_SAMPLES));\n    return 0;\n}\n",
+      (unsigned long)lr_bits);
+    return mcu_tr_tclose(r->dir, "src/main.c", &o);
+}
+
+static void put_line(tout *o, const char *tag, uint32_t i, const float *v, int32_t n)
+{
+    P(o, "%s%u %d:", tag, i, n);
+    for (int32_t k = 0; k < n; k++) {
+        uint32_t b;
+        memcpy(&b, &v[k], 4);
+        P(o, " %08lx", (unsigned long)b);
+    }
+    P(o, "\n");
+}
+
+static sy_status *check_request(const sy_mcu_train_f32_request *r)
+{
+    if (!r || r->struct_size < sizeof *r || !r->dir || !r->n_layers || !r->layers || !r->n_samples || !r->samples ||
+        !r->labels || r->sample_numel < 1 || (r->optimizer != 0 && r->optimizer != 1))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: incomplete request");
+    bool any = false;
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
+        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM;
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_GEMM || in < 1 || numel_out(L) < 1 ||
+                   in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
+                   (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
+                   (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
+        if (L->kind == SY_MCU_F32_GEMM)
+            bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
+        if (L->kind == SY_MCU_F32_CONV_DW)
+            bad |= L->oc != L->ic || L->w_numel != L->ic * L->kh * L->kw || L->pt < 0 || L->pl < 0 ||
+                   L->oh + L->kh - 1 < L->ih + L->pt || L->ow + L->kw - 1 < L->iw + L->pl;
+        if (bad)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: layer %u is inconsistent", i);
+        any |= L->train_w || L->train_b;
+    }
+    if (r->layers[r->n_layers - 1].kind != SY_MCU_F32_GEMM)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: the chain must end in a Gemm");
+    if (!any)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: nothing is trained");
+    for (uint32_t s = 0; s < r->n_samples; s++)
+        if (r->labels[s] < 0 || r->labels[s] >= r->layers[r->n_layers - 1].oc)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: label %ld of sample %u is "
+                                                          "outside [0, %d)", (long)r->labels[s], s,
+                                 r->layers[r->n_layers - 1].oc);
+    if (!all_finite(r->samples, (size_t)r->n_samples * (size_t)r->sample_numel))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: a sample is not finite");
+    return NULL;
+}
+
+sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request *r, char *summary, size_t len)
+{
+    const mcu_chip *chip = NULL;
+    uint64_t budget = 0;
+    SY_TRY(mcu_tr_check_chip(cfg, r ? r->sram_budget : 0, &chip, &budget));
+    SY_TRY(check_request(r));
+    plan32 p;
+    plan_of(r, &p);
+    snprintf(summary, len,
+             "FP32 training package for %s: %u layers, %s, %u steps\n"
+             "RAM plan of a step: peak %zu bytes = trained tensors %zu + optimizer state %zu + activations %zu + "
+             "gradients %zu; lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
+             "flash: frozen tensors %zu bytes, samples %zu bytes",
+             chip->name, r->n_layers, r->optimizer == 1 ? "Adam" : "Momentum", r->n_samples, p.peak, p.params,
+             p.state, p.acts, p.grads, p.lower, (unsigned long long)budget, chip->name, (unsigned long long)chip->sram,
+             p.flash_frozen, p.samples);
+    if (p.peak > budget)
+        return H->status_new(SY_ERR_BUDGET,
+                             "codegen --train --mode fp32: the training plan needs %zu bytes of RAM (trained tensors "
+                             "%zu, optimizer state %zu, activations %zu, gradients %zu), over the budget of %llu bytes "
+                             "on %s: train fewer layers",
+                             p.peak, p.params, p.state, p.acts, p.grads, (unsigned long long)budget, chip->name);
+    if (p.flash_frozen + p.samples > chip->flash)
+        return H->status_new(SY_ERR_BUDGET, "codegen --train --mode fp32: %zu bytes of flash (frozen tensors and "
+                                            "samples) over %s's %llu: fewer samples",
+                             p.flash_frozen + p.samples, chip->name, (unsigned long long)chip->flash);
+    SY_TRY(mcu_tr_mkdirs(r->dir));
+    char sub[4200];
+    const char *subs[3] = {"src", "include", "kernels"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(sub, sizeof sub, "%s/%s", r->dir, subs[i]);
+        SY_TRY(mcu_tr_mkdirs(sub));
+    }
+    SY_TRY(write_train_c(chip, r, &p));
+    const char *kern[7] = {"trk.c", "trk.h", "tflk.h", "tflk_math.c", "tflk_conv.c", "tflk_fc.c", "sy_fixedpoint.h"};
+    for (int i = 0; i < 7; i++)
+        SY_TRY(mcu_tr_copy_source(r->dir, kern[i]));
+    SY_TRY(mcu_tr_build_files(r->dir, chip, budget, r->model_name,
+                              "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c"));
+    tout o;
+    SY_TRY(mcu_tr_topen(r->dir, "README.md", &o));
+    P(&o, "# FP32 training package for %s (generated by `switchyard codegen --train --mode fp32`)\n\n"
+          "`src/main.c` runs one training step per sample of `src/samples.c` on the whole model %s and\n"
+          "prints the trained tensors (each value's float bits in hex); `expected_output.txt` is what the\n"
+          "host trainer holds after the same steps.\n\n%s\n\n"
+          "```sh\ncmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
+          "qemu-system-riscv32 -machine virt -bios none -nographic -semihosting-config enable=on,target=native \\\n"
+          "    -icount shift=0 -kernel build/sy_train_main.elf\n```\n",
+      chip->name, r->model_name, summary);
+    SY_TRY(mcu_tr_tclose(r->dir, "README.md", &o));
+    SY_TRY(mcu_tr_topen(r->dir, "expected_output.txt", &o));
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        if (L->train_w)
+            put_line(&o, "w", i, L->w_final, L->w_numel);
+        if (L->train_b)
+            put_line(&o, "b", i, L->b_final, L->b_numel);
+    }
+    return mcu_tr_tclose(r->dir, "expected_output.txt", &o);
+}

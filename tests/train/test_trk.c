@@ -1,0 +1,117 @@
+/*
+ * The FP32 training kernels the training packages run and the `train`
+ * plugin's kernels do not (plugin_sdk/kernels/trk.c), against references
+ * written out here:
+ *
+ *   trk_fc_backward_update   a Gemm layer's backward and update in one
+ *                            pass: dx, dW and db against central finite
+ *                            differences, in double, of the softmax
+ *                            cross-entropy of y = x·Wᵀ + b (the gradients
+ *                            read from the Momentum state: with alpha 0 and
+ *                            b 1 the state after the step is the gradient
+ *                            itself), the weights after the step against
+ *                            x − r·v; frozen weights stay as they were
+ *   trk_concat_self_grad     hand-worked
+ *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
+ */
+#include "sy_test.h"
+#include "trk.h"
+
+#include <math.h>
+#include <string.h>
+
+static uint32_t rng = 1515u;
+static double urand(void) /* [-1, 1) */
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (rng >> 8) * (2.0 / 16777216.0) - 1.0;
+}
+
+enum { K = 9, O = 6, LABEL = 2 };
+
+static double loss_of(const double *x, const double *w, const double *b, double *dy)
+{
+    double y[O], mx = -1e300, sum = 0;
+    for (int o = 0; o < O; o++) {
+        y[o] = b[o];
+        for (int i = 0; i < K; i++)
+            y[o] += x[i] * w[o * K + i];
+        mx = fmax(mx, y[o]);
+    }
+    for (int o = 0; o < O; o++)
+        sum += exp(y[o] - mx);
+    for (int o = 0; dy && o < O; o++)
+        dy[o] = exp(y[o] - mx) / sum - (o == LABEL);
+    return log(sum) - (y[LABEL] - mx);
+}
+
+static void test_fc(void)
+{
+    float x[K], w[O * K], b[O], w0[O * K], b0[O], dyf[O], dx[K], row[K];
+    float ws[O * K] = {0}, bs[O] = {0};
+    double xd[K], wd[O * K], bd[O], dy[O];
+    for (int i = 0; i < K; i++)
+        xd[i] = x[i] = (float)urand();
+    for (int i = 0; i < O * K; i++)
+        wd[i] = w[i] = w0[i] = (float)(0.5 * urand());
+    for (int o = 0; o < O; o++)
+        bd[o] = b[o] = b0[o] = (float)(0.1 * urand());
+    loss_of(xd, wd, bd, dy);
+    for (int o = 0; o < O; o++)
+        dyf[o] = (float)dy[o];
+    const trk_opt opt = {.kind = TRK_MOMENTUM, .r = 0.25f, .alpha = 0.0f, .beta = 1.0f};
+    trk_fc_backward_update(&opt, K, O, x, w, b, dyf, dx, 1, ws, NULL, bs, NULL, row);
+    const double h = 1e-5, tol = 1e-4;
+    double worst = 0;
+    for (int i = 0; i < O * K + O + K; i++) {
+        double *v = i < O * K ? &wd[i] : i < O * K + O ? &bd[i - O * K] : &xd[i - O * K - O];
+        double got = i < O * K ? ws[i] : i < O * K + O ? bs[i - O * K] : dx[i - O * K - O];
+        double s = *v;
+        *v = s + h;
+        double lp = loss_of(xd, wd, bd, NULL);
+        *v = s - h;
+        double lm = loss_of(xd, wd, bd, NULL);
+        *v = s;
+        double fd = (lp - lm) / (2 * h), e = fabs(got - fd) / fmax(fabs(fd), 1e-4);
+        worst = fmax(worst, e);
+        CHECK(e < tol, "gradient %d = %.8g, finite differences %.8g", i, got, fd);
+    }
+    printf("fc backward: worst relative error %.1e against finite differences (tolerance %.0e)\n", worst, tol);
+    for (int i = 0; i < O * K; i++)
+        CHECK(w[i] == w0[i] - 0.25f * ws[i], "w[%d] after the step = %.9g, want %.9g", i, (double)w[i],
+              (double)(w0[i] - 0.25f * ws[i]));
+    for (int o = 0; o < O; o++)
+        CHECK(b[o] == b0[o] - 0.25f * bs[o], "b[%d] after the step", o);
+    /* frozen weights (a biases-only update): W untouched, dx still formed from it */
+    float w2[O * K], b2[O], dx2[K], bs2[O] = {0};
+    memcpy(w2, w0, sizeof w2);
+    memcpy(b2, b0, sizeof b2);
+    trk_fc_backward_update(&opt, K, O, x, w2, b2, dyf, dx2, 0, NULL, NULL, bs2, NULL, NULL);
+    CHECK(!memcmp(w2, w0, sizeof w2), "frozen weights changed");
+    CHECK(!memcmp(dx2, dx, sizeof dx2) && !memcmp(bs2, bs, sizeof bs2), "frozen weights: dx or db differ");
+}
+
+static void test_concat_adam(void)
+{
+    const float dy[6] = {1, 2, 3, 10, 20, 30};
+    float dx[3];
+    trk_concat_self_grad(3, dy, dx);
+    CHECK(dx[0] == 11 && dx[1] == 22 && dx[2] == 33, "concat grad %g %g %g", (double)dx[0], (double)dx[1],
+          (double)dx[2]);
+    const int64_t ts[] = {0, 1, 2, 10, 1000};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        int64_t t = ts[i];
+        /* the attributes are float32: their values, not 0.999 and 0.9 */
+        const double a = 0.9f, bt = 0.999f, r = 0.01f;
+        double want = t ? r * sqrt(1 - pow(bt, (double)t)) / (1 - pow(a, (double)t)) : r;
+        double got = trk_adam_rate(0.01f, 0.9f, 0.999f, t);
+        CHECK(fabs(got - want) <= 1e-6 * want, "Adam rate at T = %lld: %.9g, want %.9g", (long long)t, got, want);
+    }
+}
+
+int main(void)
+{
+    RUN_TEST(test_fc);
+    RUN_TEST(test_concat_adam);
+    return SY_TEST_MAIN_RESULT();
+}
