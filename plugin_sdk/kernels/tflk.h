@@ -47,6 +47,12 @@ static inline int32_t tflk_rescale(int32_t single, int32_t x, int32_t mult, int3
 }
 
 static inline int32_t tflk_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+/* clamp(v + zp) without int32 overflow: a hostile multiplier can put v near INT32_MIN (fuzz_tflite) */
+static inline int32_t tflk_clamp_zp(int32_t v, int32_t zp, int32_t lo, int32_t hi)
+{
+    int64_t w = (int64_t)v + zp;
+    return w < lo ? lo : (w > hi ? hi : (int32_t)w);
+}
 
 /* The blocked inner loops of tflk_conv.c and tflk_fc.c need about 22
  * registers (8 accumulators, 6 pointers, the loaded values); inlined into

@@ -79,7 +79,7 @@
  * compiler would load them again per value) */
 static inline int8_t conv_store(const tflk_rq *rq, int32_t zp, int32_t lo, int32_t hi, uint32_t acc)
 {
-    return (int8_t)tflk_clampi(tflk_rq_apply(rq, (int32_t)acc) + zp, lo, hi);
+    return (int8_t)tflk_clamp_zp(tflk_rq_apply(rq, (int32_t)acc), zp, lo, hi);
 }
 #define STORE8(rq, acc) conv_store((rq), zp, lo, hi, (acc))
 
@@ -381,7 +381,7 @@ TFLK_NOINLINE static void rq_lines(const tflk_rq *r, const uint32_t *acc, int32_
     if (r->slow || r->s31 || r->left) {
         for (int32_t l = 0; l < nl; l++)
             for (int32_t i = 0; i < n; i++)
-                y[l * yl + i * ys] = (int8_t)tflk_clampi(tflk_rq_apply(r, (int32_t)(base + *acc++)) + zp, lo, hi);
+                y[l * yl + i * ys] = (int8_t)tflk_clamp_zp(tflk_rq_apply(r, (int32_t)(base + *acc++)), zp, lo, hi);
         return;
     }
     const int64_t m = r->mult;
