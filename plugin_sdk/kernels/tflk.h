@@ -714,6 +714,33 @@ size_t tflk_gru_scratch_floats(const tflk_gru *p);
 void tflk_gru_f32(const tflk_gru *p, const float *x, const float *w, const float *r, const float *b, const float *h0,
                   float *y, float *yh, float *scratch);
 
+/* ---- ONNX RNN, fp32 (tflk_rnn.c) ------------------------------------------- */
+
+/* ONNX's recurrent activations, in the order of the SDK's sy_rnn_act_kind
+ * (cpu_ref passes its parsed kinds as they are); alpha/beta as ONNX's */
+enum {
+    TFLK_RA_SIGMOID, TFLK_RA_TANH, TFLK_RA_RELU, TFLK_RA_AFFINE, TFLK_RA_LEAKY, TFLK_RA_THRELU, TFLK_RA_SCALEDTANH,
+    TFLK_RA_HSIGMOID, TFLK_RA_ELU, TFLK_RA_SOFTSIGN, TFLK_RA_SOFTPLUS
+};
+float tflk_rnn_act(int32_t kind, float alpha, float beta, float x);
+/* the kind of an ONNX activation name (-1: none), how many of alpha, beta
+ * it consumes and their ONNX defaults */
+int32_t tflk_rnn_act_of(const char *name, int32_t *n_params, float *alpha, float *beta);
+/* layout 0: x [steps, batch, n_in], W [dirs, H, I], R [dirs, H, H], B
+ * [dirs, 2H] (NULL: 0), lens [batch] (NULL: every row steps long), h0 [dirs,
+ * batch, H] (NULL: 0); y [steps, dirs, batch, H] and yh [dirs, batch, H]
+ * (NULL: not written). dirs 2 is bidirectional (direction 1 reversed); with
+ * dirs 1, reverse runs backwards. act/alpha/beta per direction; clip <= 0:
+ * none. scratch: tflk_rnn_scratch_floats floats. */
+typedef struct tflk_rnn {
+    int32_t steps, batch, n_in, hidden, dirs, reverse;
+    int32_t act[2];
+    float alpha[2], beta[2], clip;
+} tflk_rnn;
+size_t tflk_rnn_scratch_floats(const tflk_rnn *p);
+void tflk_rnn_f32(const tflk_rnn *p, const float *x, const float *w, const float *r, const float *b,
+                  const int32_t *lens, const float *h0, float *y, float *yh, float *scratch);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

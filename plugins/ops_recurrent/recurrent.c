@@ -4,9 +4,12 @@
  * and input_forget; GRU linear_before_reset; clip; custom activations;
  * layout 0/1), cpu_ref kernels in fp32 (f16/bf16/f64 through the fp32
  * scope). Input projections for the whole sequence are one GEMM per
- * direction; each step adds H_{t-1} * R^T with another.
+ * direction; each step adds H_{t-1} * R^T with another. RNN in layout 0
+ * is plugin_sdk/kernels/tflk_rnn.c, the kernel riscv_mcu and its packages
+ * run (ops-mcu.md Table B #114), so the two agree bit for bit.
  */
 #include "switchyard/sy_sdk.h"
+#include "tflk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,19 +42,11 @@ typedef struct rnn_state {
     int acts_per_dir;
 } rnn_state;
 
-static const struct {
-    const char *name;
-    int kind;
-    int params; /* alpha/beta consumed */
-    float da, db;
-} act_names[] = {
-    {"Sigmoid", AF_SIGMOID, 0, 0, 0},          {"Tanh", AF_TANH, 0, 0, 0},
-    {"Relu", AF_RELU, 0, 0, 0},                {"Affine", AF_AFFINE, 2, 1.0f, 0.0f},
-    {"LeakyRelu", AF_LEAKY, 1, 0.01f, 0},      {"ThresholdedRelu", AF_THRRELU, 1, 1.0f, 0},
-    {"ScaledTanh", AF_SCALEDTANH, 2, 1.0f, 1.0f}, {"HardSigmoid", AF_HARDSIG, 2, 0.2f, 0.5f},
-    {"Elu", AF_ELU, 1, 1.0f, 0},               {"Softsign", AF_SOFTSIGN, 0, 0, 0},
-    {"Softplus", AF_SOFTPLUS, 0, 0, 0},
-};
+/* the activation names: tflk_rnn_act_of, whose kinds are sy_rnn_act_kind's */
+_Static_assert((int)TFLK_RA_SIGMOID == (int)SY_RNN_ACT_SIGMOID && (int)TFLK_RA_TANH == (int)SY_RNN_ACT_TANH &&
+                   (int)TFLK_RA_LEAKY == (int)SY_RNN_ACT_LEAKY_RELU &&
+                   (int)TFLK_RA_SOFTPLUS == (int)SY_RNN_ACT_SOFTPLUS,
+               "tflk_rnn's activation kinds follow sy_rnn_act_kind");
 
 static sy_status *read_state(const sy_node *n, rnn_state *s)
 {
@@ -92,18 +87,14 @@ static sy_status *read_state(const sy_node *n, rnn_state *s)
             return ERR(SY_ERR_INVALID_ARGUMENT, "activations must list %d functions (%d per direction), got %zu", need,
                        s->acts_per_dir, cnt);
         for (int i = 0; i < need; i++) {
-            int found = -1;
-            for (size_t k = 0; k < sizeof act_names / sizeof act_names[0]; k++)
-                if (!strcmp(names[i], act_names[k].name))
-                    found = (int)k;
+            int32_t params;
+            int32_t found = tflk_rnn_act_of(names[i], &params, &s->acts[i].alpha, &s->acts[i].beta);
             if (found < 0)
                 return ERR(SY_ERR_UNSUPPORTED, "activation function \"%s\" is not supported", names[i]);
-            s->acts[i].kind = act_names[found].kind;
-            s->acts[i].alpha = act_names[found].da;
-            s->acts[i].beta = act_names[found].db;
-            if (act_names[found].params >= 1 && ia < na)
+            s->acts[i].kind = found;
+            if (params >= 1 && ia < na)
                 s->acts[i].alpha = alphas[ia++];
-            if (act_names[found].params >= 2 && ib < nb)
+            if (params >= 2 && ib < nb)
                 s->acts[i].beta = betas[ib++];
         }
     } else {
@@ -209,6 +200,39 @@ static sy_status *prepare_rnn(sy_node *n, void **state)
     return NULL;
 }
 
+/* RNN, layout 0: the shared kernel, sequence_lens as int32 in the scratch */
+static sy_status *rnn_shared(const rnn_state *s, const sy_kernel_io *io, int64_t seq, int64_t batch)
+{
+    const sy_tensor *tb = io->n_inputs > 3 ? io->inputs[3] : NULL;
+    const sy_tensor *tsl = io->n_inputs > 4 ? io->inputs[4] : NULL;
+    const sy_tensor *th0 = io->n_inputs > 5 ? io->inputs[5] : NULL;
+    sy_tensor *ty = io->n_outputs > 0 ? io->outputs[0] : NULL, *tyh = io->n_outputs > 1 ? io->outputs[1] : NULL;
+    if (seq > INT32_MAX || batch > INT32_MAX || io->inputs[0]->dims[2] > INT32_MAX || s->hidden > INT32_MAX)
+        return ERR(SY_ERR_UNSUPPORTED, "RNN: dimensions beyond int32");
+    tflk_rnn p = {.steps = (int32_t)seq, .batch = (int32_t)batch, .n_in = (int32_t)io->inputs[0]->dims[2],
+                  .hidden = (int32_t)s->hidden, .dirs = s->ndir, .reverse = s->reverse, .clip = s->clip};
+    for (int d = 0; d < s->ndir; d++) {
+        p.act[d] = s->acts[d].kind;
+        p.alpha[d] = s->acts[d].alpha;
+        p.beta[d] = s->acts[d].beta;
+    }
+    float *scratch = io->scratch;
+    int32_t *lens = NULL;
+    if (tsl) { /* after the kernel's 2H floats; scratch_floats leaves room for both */
+        lens = (int32_t *)(scratch + tflk_rnn_scratch_floats(&p));
+        for (int64_t b = 0; b < batch; b++) {
+            int64_t v = sy_load_i64(tsl->data, tsl->dtype, (size_t)b);
+            if (v < 0 || v > seq)
+                return ERR(SY_ERR_INVALID_ARGUMENT, "RNN: sequence_lens '%s'[%lld] = %lld is outside [0, %lld]",
+                           tsl->name ? tsl->name : "?", (long long)b, (long long)v, (long long)seq);
+            lens[b] = (int32_t)v;
+        }
+    }
+    tflk_rnn_f32(&p, io->inputs[0]->data, io->inputs[1]->data, io->inputs[2]->data, tb ? tb->data : NULL, lens,
+                 th0 ? th0->data : NULL, ty ? ty->data : NULL, tyh ? tyh->data : NULL, scratch);
+    return NULL;
+}
+
 static sy_status *rnn_f32(void *state, const sy_kernel_io *io)
 {
     const rnn_state *s = state;
@@ -228,6 +252,8 @@ static sy_status *rnn_f32(void *state, const sy_kernel_io *io)
     float *xw = io->scratch;
     float *gates = xw + seq * batch * gh, *hr = gates + batch * gh;
     float *hcur = hr + batch * gh, *ccur = hcur + batch * hd, *tmp = ccur + batch * hd;
+    if (s->kind == RK_RNN && !s->layout1)
+        return rnn_shared(s, io, seq, batch);
     float *ydat = ty ? ty->data : NULL;
     if (ydat)
         memset(ydat, 0, ty->nbytes);

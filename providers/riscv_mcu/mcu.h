@@ -51,6 +51,7 @@ typedef enum mcu_kind {
     MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
     MK_LSTM_ONNX, /* mcu_lstm.c: ONNX LSTM on tflk_lstm.c */
     MK_GRU_ONNX,  /* mcu_gru.c: ONNX GRU on tflk_gru.c */
+    MK_RNN_ONNX,  /* mcu_rnn.c: ONNX RNN (fp32) on tflk_rnn.c */
     /* mcu_ops.c: data movement, fp32 one-input ops, comparisons, (de)quantization */
     MK_VIEW,       /* outputs as strided views of one input (tflk_strided.c): SLICE, SPLIT, TILE, ... */
     MK_PAD,        /* tflk_move.c */
@@ -102,6 +103,7 @@ typedef struct mcu_node {
         tflk_bmm bmm;
         tflk_conv3d c3;
         tflk_gru gru;
+        tflk_rnn rnn;
         tflk_pad pad;
         tflk_concat cat;
         tflk_gather gat;
@@ -241,6 +243,10 @@ sy_status *mcu_lstm_run(const mcu_node *k, const sy_kernel_io *io);
 bool mcu_gru_check(const sy_node *n, sy_claim *claim);
 sy_status *mcu_gru_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_gru_run(const mcu_node *k, const sy_kernel_io *io);
+/* ONNX RNN in fp32 (mcu_rnn.c, the same way): Table B #114's rules, prepare, run */
+bool mcu_rnn_check(const sy_node *n, sy_claim *claim);
+sy_status *mcu_rnn_prepare(sy_node *n, mcu_node *k);
+sy_status *mcu_rnn_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* the TFLite ops of mcu_ops.c: does it build `op` (fp32/int8/bool as the
  * input says), its prepare and run */

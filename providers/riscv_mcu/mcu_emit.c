@@ -934,6 +934,25 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
             return H->status_new(SY_ERR_INTERNAL, "codegen: LSTM node %u has no scratch", i);
         return emit_lstm_onnx(o, calls, L, r, i, so);
     }
+    if (k->kind == MK_RNN_ONNX) { /* ONNX's arrays as they are, like the GRU's; Y and Y_h are outputs (rule 33) */
+        const tflk_rnn *p = &k->u.rnn;
+        char g[6][96], f[5][48];
+        for (uint32_t j = 0; j < 6; j++)
+            SY_TRY(operand(L, r, j, g[j], sizeof g[j]));
+        if (!r->scratch || r->n_out < 2 || !r->out[0].data || !r->out[1].data)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: RNN node %u has no scratch or not both outputs", i);
+        size_t yo = 0, ho = 0;
+        SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+        SY_TRY(offset_of(L, r->out[1].data, r->out[1].nbytes, L->ws_bytes, r->out[1].name, &ho));
+        P(o, "static const tflk_rnn n%u = {%d, %d, %d, %d, %d, %d, {%d, %d}, {%s, %s}, {%s, %s}, %s};\n", i,
+          p->steps, p->batch, p->n_in, p->hidden, p->dirs, p->reverse, p->act[0], p->act[1],
+          ffmt(f[0], sizeof f[0], p->alpha[0]), ffmt(f[1], sizeof f[1], p->alpha[1]),
+          ffmt(f[2], sizeof f[2], p->beta[0]), ffmt(f[3], sizeof f[3], p->beta[1]), ffmt(f[4], sizeof f[4], p->clip));
+        L->flash_params += sizeof(tflk_rnn);
+        P(calls, "    tflk_rnn_f32(&n%u, %s, %s, %s, %s, %s, %s, (float *)(ws + %zu), (float *)(ws + %zu), "
+                 "(float *)(ws + %zu));\n", i, g[0], g[1], g[2], g[3], g[4], g[5], yo, ho, so);
+        return NULL;
+    }
     if (k->kind == MK_GRU_ONNX) { /* ONNX's arrays as they are: W, R, B in flash, X and initial_h where they are */
         const tflk_gru *p = &k->u.gru;
         char g[5][96], yh[64] = "NULL";
@@ -1067,7 +1086,7 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         return emit_reduce_node(o, calls, L, r, i);
     if (k->kind >= MK_VIEW && k->kind < MK_QCONV)
         return emit_ops_node(o, calls, L, r, i);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_RNN_ONNX)
         return emit_nn_node(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
@@ -1329,6 +1348,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_LSTM:
     case MK_LSTM_ONNX: return "tflk_lstm.c";
     case MK_GRU_ONNX: return "tflk_gru.c";
+    case MK_RNN_ONNX: return "tflk_rnn.c";
     case MK_LSTM8: return "tflk_lstm8.c";
     case MK_LUT_S8: return "tflk_lut.c";
     case MK_BIN_S8:
@@ -1442,6 +1462,11 @@ static uint64_t node_macs(const mcu_node *k)
     case MK_BMM_S8:
     case MK_BMM_F32:
         return (uint64_t)k->u.bmm.batches * (uint64_t)k->u.bmm.m * (uint64_t)k->u.bmm.n * (uint64_t)k->u.bmm.k;
+    case MK_RNN_ONNX: {
+        const tflk_rnn *p = &k->u.rnn;
+        return (uint64_t)p->steps * (uint64_t)p->dirs * (uint64_t)p->batch * (uint64_t)p->hidden *
+               ((uint64_t)p->n_in + (uint64_t)p->hidden);
+    }
     case MK_GRU_ONNX: {
         const tflk_gru *p = &k->u.gru;
         return (uint64_t)p->steps * (uint64_t)p->dirs * (uint64_t)p->batch * 3u * (uint64_t)p->hidden *

@@ -13,7 +13,8 @@
  *
  * The seed's rules of each row (Table A #2, #5, #90; Table B #2, #4, #5,
  * #113) are mcu_nn_check's; every decline quotes its row. ONNX LSTM (#20)
- * and GRU (#82) go through here to mcu_lstm.c and mcu_gru.c.
+ * GRU (#82) and fp32 RNN (#114) go through here to mcu_lstm.c, mcu_gru.c and
+ * mcu_rnn.c.
  */
 #include "mcu.h"
 
@@ -45,7 +46,7 @@ bool mcu_nn_has(const sy_node *n)
         return !strcmp(op, "TRANSPOSE_CONV") || !strcmp(op, "BATCH_MATMUL") || !strcmp(op, "CONV_3D");
     if (!is_onnx(n))
         return false;
-    if (!strcmp(op, "ConvTranspose") || !strcmp(op, "LSTM") || !strcmp(op, "GRU"))
+    if (!strcmp(op, "ConvTranspose") || !strcmp(op, "LSTM") || !strcmp(op, "GRU") || !strcmp(op, "RNN"))
         return true;
     const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1);
     if (!x)
@@ -278,6 +279,8 @@ bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         ok = mcu_lstm_check(n, c);
     else if (!strcmp(op, "GRU"))
         ok = mcu_gru_check(n, c);
+    else if (!strcmp(op, "RNN"))
+        ok = mcu_rnn_check(n, c);
     else if (!strcmp(op, "MatMul"))
         ok = check_bmm(cfg, n, op, "ops-mcu.md Table B #5 Matmul", false, c);
     else
@@ -487,6 +490,8 @@ sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k)
         return mcu_lstm_prepare(n, k);
     if (!strcmp(op, "GRU"))
         return mcu_gru_prepare(n, k);
+    if (!strcmp(op, "RNN"))
+        return mcu_rnn_prepare(n, k);
     if (!strcmp(op, "ConvTranspose")) {
         k->kind = MK_TCONV_F32;
         return prep_convt(n, k);
@@ -537,6 +542,7 @@ sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io)
     }
     case MK_LSTM_ONNX: return mcu_lstm_run(k, io);
     case MK_GRU_ONNX: return mcu_gru_run(k, io);
+    case MK_RNN_ONNX: return mcu_rnn_run(k, io);
     case MK_BMM_S8: tflk_bmm_s8(&k->u.bmm, io->inputs[0]->data, io->inputs[1]->data, y->data); return NULL;
     case MK_BMM_F32: tflk_bmm_f32(&k->u.bmm, io->inputs[0]->data, io->inputs[1]->data, k->bt, y->data); return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "%s: not a kind of mcu_nn.c", k->op);

@@ -26,7 +26,7 @@
  * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
  * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
  * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA, and ONNX LSTM and
- * GRU in fp32: mcu_lstm.c, mcu_gru.c),
+ * GRU and RNN in fp32: mcu_lstm.c, mcu_gru.c, mcu_rnn.c),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
  * SQUEEZE, EXPAND_DIMS, ADD, SUB, MUL (fp32, int8, broadcasting), TRANSPOSE; int8 RELU, RELU6, TANH, LOGISTIC, LEAKY_RELU,
  * HARD_SWISH, ELU, GELU, NEG, ABS, CEIL, COS, EXP, FLOOR, LOG, ROUND, SIN,
@@ -422,7 +422,7 @@ static sy_status *mcu_run(void *state, const sy_kernel_io *io)
         return mcu_shape_run(k, io);
     if (k->kind >= MK_VIEW)
         return mcu_ops_run(k, io);
-    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_GRU_ONNX)
+    if (k->kind >= MK_TCONV_S8 && k->kind <= MK_RNN_ONNX)
         return mcu_nn_run(k, io);
     switch (k->kind) {
     case MK_CONV_S8: tflk_conv_s8(&k->u.conv, x->data, w->data, bd, y->data); break;
@@ -608,7 +608,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), OK1("RNN", F32_ONLY), /* mcu_nn.c */
     /* mcu_shape.c: data movement on any element type, fp32 normalizations */
     OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
     OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),

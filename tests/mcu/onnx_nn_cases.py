@@ -3,7 +3,8 @@
 the riscv_mcu rows that ONNX's node tests do not cover with constant
 weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
 with a 5-D input, an LSTM with all three outputs and constant initial
-states, GRUs bidirectional / reverse with either linear_before_reset, and
+states, GRUs bidirectional / reverse with either linear_before_reset, fp32 RNNs
+over ONNX's eleven activations (clip, sequence_lens, initial_h), and
 int8 QLinearConv / QLinearMatMul (ops-mcu.md Table B #4, #5, #2, #20, #82,
 #106, #87; ONNX's QLinearConv node test is uint8, which the row declines).
 The integer outputs follow ONNX's definition exactly as its reference
@@ -82,6 +83,37 @@ def gru_ref(x, w, r, b, h0, lbr, direction):
     return y, yh
 
 
+def rnn_act(name, v, alpha, beta):
+    """ONNX's recurrent activations (onnx.ai RNN), alpha/beta already defaulted"""
+    return {"Tanh": lambda: np.tanh(v), "Relu": lambda: np.maximum(v, 0), "Sigmoid": lambda: sigmoid(v),
+            "Affine": lambda: alpha * v + beta, "LeakyRelu": lambda: np.where(v >= 0, v, alpha * v),
+            "ThresholdedRelu": lambda: np.where(v > alpha, v, 0), "ScaledTanh": lambda: alpha * np.tanh(beta * v),
+            "HardSigmoid": lambda: np.clip(alpha * v + beta, 0, 1), "Elu": lambda: np.where(v >= 0, v, alpha * np.expm1(v)),
+            "Softsign": lambda: v / (1 + np.abs(v)), "Softplus": lambda: np.log1p(np.exp(v))}[name]()
+
+
+def rnn_ref(x, w, r, b, h0, lens, direction, acts, clip):
+    """ONNX RNN, layout 0: H_t = f(clip(X_t W^T + H_{t-1} R^T + Wb + Rb)); acts: one (name, alpha, beta) per
+    direction. Steps past a row's sequence length give Y = 0 and a reverse direction starts at the row's own last
+    step; a row of length 0 gives Y_h = 0 (ops-mcu.md Table B #114). Y [T, D, B, H], Y_h [D, B, H]"""
+    dirs = 2 if direction == "bidirectional" else 1
+    hs, T, Bn = r.shape[-1], x.shape[0], x.shape[1]
+    y, yh = np.zeros((T, dirs, Bn, hs)), np.zeros((dirs, Bn, hs))
+    for d in range(dirs):
+        rev = d == 1 or direction == "reverse"
+        for bn in range(Bn):
+            n = T if lens is None else int(lens[bn])
+            h = h0[d, bn]
+            for t in (range(n - 1, -1, -1) if rev else range(n)):
+                a = x[t, bn] @ w[d].T + h @ r[d].T + b[d, :hs] + b[d, hs:]
+                if clip is not None:
+                    a = np.clip(a, -clip, clip)
+                h = rnn_act(acts[d][0], a, acts[d][1], acts[d][2])
+                y[t, d, bn] = h
+            yh[d, bn] = h if n else 0
+    return y, yh
+
+
 def requant(acc, xs, ws, ys, yz):
     m = (np.float32(xs) * ws.astype(np.float32)) / np.float32(ys)
     return np.clip(np.rint(acc.astype(np.float64) * m.astype(np.float64)) + yz, -128, 127).astype(np.int8)
@@ -152,6 +184,54 @@ def main():
         outs = ([vi("y", y32)] if want_y else []) + [vi("y_h", yh32)]
         save(out, name, node, [vi("x", gx), vi("h0", gh)], {"w": gw, "r": gr, "b": gb}, outs, [gx, gh],
              ([y32] if want_y else []) + [yh32], opset=14)
+    # RNN (fp32): Y and Y_h both outputs (rule 33); the eleven activations over the cases, alpha/beta given or
+    # ONNX's defaults, clip, runtime initial_h and int32 sequence_lens (one row of length 0)
+    defaults = {"Affine": (1.0, 0.0), "LeakyRelu": (0.01, 0), "ThresholdedRelu": (1.0, 0), "ScaledTanh": (1.0, 1.0),
+                "HardSigmoid": (0.2, 0.5), "Elu": (1.0, 0)}
+    for name, direction, acts, alphas, betas, clip, lens in (
+            ("mcu_rnn_forward", "forward", None, None, None, None, None),
+            ("mcu_rnn_bidir_relu_leaky_clip", "bidirectional", ["Relu", "LeakyRelu"], [0.2], None, 0.9, None),
+            ("mcu_rnn_reverse_seq_lens", "reverse", ["Sigmoid"], None, None, None, [3, 0, 2]),
+            ("mcu_rnn_bidir_affine_scaledtanh", "bidirectional", ["Affine", "ScaledTanh"], [0.5, 1.5, 0.7],
+             [0.25, 0.8], None, [2, 3, 1]),
+            ("mcu_rnn_bidir_hardsigmoid_elu", "bidirectional", ["HardSigmoid", "Elu"], None, None, None, None),
+            ("mcu_rnn_bidir_softsign_softplus", "bidirectional", ["Softsign", "Softplus"], None, None, 2.5, None),
+            ("mcu_rnn_thresholdedrelu", "forward", ["ThresholdedRelu"], [0.1], None, None, None)):
+        D = 2 if direction == "bidirectional" else 1
+        T, Bn, I, Hs = 3, 3, 4, 5
+        rx, rw, rr = f32(rng, T, Bn, I), f32(rng, D, Hs, I), f32(rng, D, Hs, Hs)
+        rb, rh = f32(rng, D, 2 * Hs), f32(rng, D, Bn, Hs)
+        ia, ib, per = 0, 0, []
+        for a in (acts or ["Tanh"] * D):
+            al, be = defaults.get(a, (0.0, 0.0))
+            if a in defaults and alphas and ia < len(alphas):
+                al, ia = alphas[ia], ia + 1
+            if a in ("Affine", "ScaledTanh", "HardSigmoid") and betas and ib < len(betas):
+                be, ib = betas[ib], ib + 1
+            per.append((a, np.float64(np.float32(al)), np.float64(np.float32(be))))
+        sl = None if lens is None else np.array(lens, np.int32)
+        y64, yh64 = rnn_ref(*(v.astype(np.float64) for v in (rx, rw, rr, rb, rh)), sl, direction, per,
+                            None if clip is None else np.float64(np.float32(clip)))
+        y32, yh32 = y64.astype(np.float32), yh64.astype(np.float32)
+        attrs = {"hidden_size": Hs, "direction": direction}
+        if acts:
+            attrs["activations"] = acts
+        if alphas:
+            attrs["activation_alpha"] = alphas
+        if betas:
+            attrs["activation_beta"] = betas
+        if clip is not None:
+            attrs["clip"] = clip
+        node = helper.make_node("RNN", ["x", "w", "r", "b", "sl" if sl is not None else "", "h0"], ["y", "y_h"],
+                                **attrs)
+        ins, feeds = [vi("x", rx)], [rx]
+        if sl is not None:
+            ins.append(vt("sl", sl, TensorProto.INT32))
+            feeds.append(sl)
+        ins.append(vi("h0", rh))
+        feeds.append(rh)
+        save(out, name, node, ins, {"w": rw, "r": rr, "b": rb}, [vi("y", y32), vi("y_h", yh32)], feeds, [y32, yh32],
+             opset=14)
     # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
     qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
     qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)

@@ -208,7 +208,8 @@ exact="$exact $int8"
 # with those inputs initializers (the expected outputs stay ONNX's), and
 # onnx_nn_cases.py writes the rows no node test covers with constant weights
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
-# Y, Y_h and Y_c, GRUs bidirectional and reverse, int8 QLinearConv and
+# Y, Y_h and Y_c, GRUs bidirectional and reverse, fp32 RNNs over the eleven
+# activations with clip and sequence_lens, int8 QLinearConv and
 # 3-D QLinearMatMul) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
@@ -235,7 +236,9 @@ exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dila
   mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8"
 approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
   mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
-  test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse"
+  test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip
+  mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh mcu_rnn_bidir_hardsigmoid_elu
+  mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu"
 # the tests whose inputs 1.. are the seed's offline constants (Resize's sizes
 # and scales, OneHot's depth and values, Split's split, Slice's starts, ends,
 # axes and steps, Pad's pads): their values become initializers
@@ -245,6 +248,9 @@ baked="test_resize_upsample_sizes_nearest test_resize_downsample_sizes_nearest
   test_resize_upsample_scales_linear_align_corners test_onehot_negative_indices test_onehot_out_of_range_indices
   test_split_variable_parts_2d_opset13 test_split_1d_uneven_split_opset18 test_slice_neg test_slice_default_axes
   test_slice_end_out_of_bounds test_slice_negative_axes test_edge_pad test_reflect_pad"
+# riscv_mcu and cpu_ref run one shared kernel for these: byte-equal outputs
+same_as_cpu_ref="mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh
+  mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
@@ -280,6 +286,20 @@ for t in $exact $approx; do
     ref=$(tail -c "$nb" "$d/test_data_set_0/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
     [ "out0 $nb:$ref" = "$exp" ] || { fail "$t: riscv_mcu differs from the reference output_0.pb"; continue; }
   fi
+  if [[ " ${same_as_cpu_ref//$'\n'/ } " == *" $t "* ]]; then
+    # the kernels cpu_ref shares with riscv_mcu (plugin_sdk/kernels): cpu_ref's run gives the same bytes
+    rm -rf "$WORK/$t.cpu_ref"
+    "$SY" run "$model" --input-dir "$d/test_data_set_0" --output-dir "$WORK/$t.cpu_ref" > "$WORK/$t.cpu_ref.log" 2>&1 ||
+      { cat "$WORK/$t.cpu_ref.log"; fail "$t: cpu_ref run"; continue; }
+    k=0 same=1
+    while grep -q "^out$k " "$pkg/expected_output.txt"; do
+      nb=$(sed -n "s/^out$k \([0-9]*\):.*/\1/p" "$pkg/expected_output.txt")
+      ref=$(tail -c "$nb" "$WORK/$t.cpu_ref/output_$k.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+      [ "out$k $nb:$ref" = "$(grep "^out$k " "$pkg/expected_output.txt")" ] || same=0
+      k=$((k + 1))
+    done
+    [ "$same" = 1 ] || { fail "$t: riscv_mcu differs from cpu_ref"; continue; }
+  fi
   if [ "$MODE" = qemu ]; then
     cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
       cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; fail "$t: build"; continue; }
@@ -295,7 +315,7 @@ for t in $exact $approx; do
   n=$((n + 1))
   ref_of=ONNX
   [ "$d" = "$WORK/gen/$t" ] && ref_of=numpy
-  echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb"); $(grep instret "$WORK/$t.out")"
+  echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb")$([[ " ${same_as_cpu_ref//$'\n'/ } " == *" $t "* ]] && echo " and cpu_ref"); $(grep instret "$WORK/$t.out")"
 done
 [ "$fails" -eq 0 ] || exit 1
 echo "ok   $n ONNX node tests on the MCU ($MODE)"
