@@ -741,6 +741,29 @@ size_t tflk_rnn_scratch_floats(const tflk_rnn *p);
 void tflk_rnn_f32(const tflk_rnn *p, const float *x, const float *w, const float *r, const float *b,
                   const int32_t *lens, const float *h0, float *y, float *yh, float *scratch);
 
+/* ---- ONNX Einsum (tflk_einsum.c) ------------------------------------------ */
+
+/* element codes beyond tflk_cast's (TFLK_F32, TFLK_S8, TFLK_S16, TFLK_S32,
+ * TFLK_U8, TFLK_S64) that cpu_ref's Einsum runs too */
+enum { TFLK_F64 = 8, TFLK_U16 = 9, TFLK_U32 = 10, TFLK_U64 = 11 };
+#define TFLK_EIN_IN 8   /* inputs */
+#define TFLK_EIN_RANK 8 /* output dims (and each input's) */
+#define TFLK_EIN_SUM 16 /* summed labels */
+/* tflk_einsum_plan's failures (0: a plan); msg says what */
+enum { TFLK_EIN_EINVAL = 1, TFLK_EIN_ESHAPE = 2, TFLK_EIN_EUNSUPPORTED = 3 };
+/* the plan: output dims, summed-label dims, and per input the element
+ * stride of each (a label repeated in a term: its strides added) */
+typedef struct tflk_einsum {
+    int32_t n_in, n_out, n_sum;
+    int32_t out_dims[TFLK_EIN_RANK], sum_dims[TFLK_EIN_SUM];
+    int32_t out_stride[TFLK_EIN_IN][TFLK_EIN_RANK], sum_stride[TFLK_EIN_IN][TFLK_EIN_SUM];
+} tflk_einsum;
+/* eq against n_in inputs of rank[k] dims dims[k][..] (host side) */
+int32_t tflk_einsum_plan(tflk_einsum *p, const char *eq, int32_t n_in, const int32_t *rank,
+                         const int64_t *const *dims, char *msg, int32_t msg_len);
+/* in[k] of element code dt (every input and the output share it) */
+void tflk_einsum_run(const tflk_einsum *p, int32_t dt, const void *const *in, void *y);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

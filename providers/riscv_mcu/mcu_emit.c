@@ -630,6 +630,39 @@ static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *
         P(calls, "    tflk_onehot_run(&n%u, %s, %s, %s, (void *)(ws + %zu));\n", i, x, c3, off, yo);
         return NULL;
     }
+    case MK_EINSUM: {
+        const tflk_einsum *p = &k->u.ein.p;
+        P(o, "static const tflk_einsum n%u = {%d, %d, %d, {", i, p->n_in, p->n_out, p->n_sum);
+        for (int j = 0; j < TFLK_EIN_RANK; j++)
+            P(o, "%s%d", j ? ", " : "", p->out_dims[j]);
+        P(o, "}, {");
+        for (int j = 0; j < TFLK_EIN_SUM; j++)
+            P(o, "%s%d", j ? ", " : "", p->sum_dims[j]);
+        P(o, "},\n    {");
+        for (int q = 0; q < TFLK_EIN_IN; q++) {
+            P(o, "%s{", q ? ", " : "");
+            for (int j = 0; j < TFLK_EIN_RANK; j++)
+                P(o, "%s%d", j ? ", " : "", p->out_stride[q][j]);
+            P(o, "}");
+        }
+        P(o, "},\n    {");
+        for (int q = 0; q < TFLK_EIN_IN; q++) {
+            P(o, "%s{", q ? ", " : "");
+            for (int j = 0; j < TFLK_EIN_SUM; j++)
+                P(o, "%s%d", j ? ", " : "", p->sum_stride[q][j]);
+            P(o, "}");
+        }
+        P(o, "}};\n");
+        L->flash_params += sizeof(tflk_einsum);
+        P(calls, "    {\n        const void *in[%d];\n", p->n_in);
+        for (int32_t j = 0; j < p->n_in; j++) {
+            char e[96];
+            SY_TRY(operand(L, r, (uint32_t)j, e, sizeof e));
+            P(calls, "        in[%d] = %s;\n", j, e);
+        }
+        P(calls, "        tflk_einsum_run(&n%u, %d, in, (void *)(ws + %zu));\n    }\n", i, k->u.ein.dt, yo);
+        return NULL;
+    }
     case MK_GATHER_EL: {
         const tflk_scatter_el *p = &k->u.sel;
         P(o, "static const tflk_scatter_el n%u = {%d, %d, %d, %d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d}};\n",
@@ -1387,6 +1420,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_SELECT:
     case MK_ONEHOT:
     case MK_GATHER_EL: return "tflk_shape.c";
+    case MK_EINSUM: return "tflk_einsum.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

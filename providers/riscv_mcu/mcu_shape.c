@@ -11,6 +11,7 @@
  *   tflk_shape.c            CAST FILL SELECT SELECT_V2 REVERSE_SEQUENCE ONE_HOT,
  *                           ONNX Cast ConstantOfShape Where ReverseSequence
  *                           Trilu OneHot GatherElements
+ *   tflk_einsum.c           ONNX Einsum (the plan parsed at prepare)
  *   a constant copy         SHAPE, ONNX Shape and Constant (the shapes are
  *                           static: the output is known at prepare)
  *
@@ -48,6 +49,7 @@ static const shape_row rows[] = {
     {"Where", 1, MK_SELECT, "Table B #104 Where"},
     {"OneHot", 1, MK_ONEHOT, "Table B #107 OneHot"},
     {"GatherElements", 1, MK_GATHER_EL, "Table B #75 GatherElements"},
+    {"Einsum", 1, MK_EINSUM, "Table B #60 Einsum"},
     {"RESIZE_BILINEAR", 0, MK_RESIZE, "Table A #23 Resize_Bilinear"},
     {"RESIZE_NEAREST_NEIGHBOR", 0, MK_RESIZE, "Table A #24 Resize_Nearest_Neighbor"},
     {"CAST", 0, MK_CAST, "Table A #50 Cast"},
@@ -253,6 +255,52 @@ static bool check_norm(const mcu_cfg *cfg, const sy_node *n, const char *op, con
 
 static bool cast_dt(sy_dtype d) { return d == SY_DT_FLOAT32 || d == SY_DT_INT8 || d == SY_DT_INT32 || d == SY_DT_UINT8; }
 
+static int32_t ein_code(sy_dtype d)
+{
+    return d == SY_DT_FLOAT32 ? TFLK_F32 : d == SY_DT_INT8 ? TFLK_S8 : d == SY_DT_UINT8 ? TFLK_U8
+           : d == SY_DT_INT32 ? TFLK_S32 : 0;
+}
+
+/* Table B #60: float32, uint8, int8 or int32 (one dtype for all, the
+ * integers as plain integers: products and sums wrap to the output's
+ * width), inputs and output 2-4D, standard Einsum rules without "..." */
+static bool check_einsum(const sy_node *n, const char *row, sy_claim *c)
+{
+    uint32_t nin = H->node_num_inputs(n);
+    const sy_tensor *y = out_at(n, 0);
+    const char *eq = NULL;
+    size_t eqlen = 0;
+    if (!H->attr_string(n, "equation", &eq, &eqlen) || !eq)
+        return no(c, SY_REASON_ATTRIBUTE, "Einsum: the equation attribute is required (ops-mcu.md %s)", row);
+    if (strstr(eq, "..."))
+        return no(c, SY_REASON_ATTRIBUTE, "Einsum: equation '%s': the ellipsis \"...\" is not supported (ops-mcu.md %s: "
+                  "\"equation follows the standard Einsum rules, except that the ellipsis is not supported\")", eq, row);
+    if (nin < 1 || nin > TFLK_EIN_IN)
+        return no(c, SY_REASON_ATTRIBUTE, "Einsum: %u inputs; the MCU kernel takes 1 to %d", nin, TFLK_EIN_IN);
+    int32_t rank[TFLK_EIN_IN];
+    const int64_t *dims[TFLK_EIN_IN];
+    for (uint32_t i = 0; i < nin; i++) {
+        const sy_tensor *t = in_at(n, i);
+        if (!t || t->dtype != y->dtype || !ein_code(t->dtype))
+            return no(c, SY_REASON_DTYPE, "Einsum: input %u is %s, the output %s (ops-mcu.md %s: float32, uint8, int8 "
+                      "or int32, one dtype)", i, t ? sy_dt_name(t->dtype) : "missing", sy_dt_name(y->dtype), row);
+        if (t->rank < 2 || t->rank > 4)
+            return no(c, SY_REASON_RANK, "Einsum: input %u is %dD (ops-mcu.md %s: inputs 2-4D)", i, t->rank, row);
+        if (!codes_ok(t, y, false))
+            return no(c, SY_REASON_DTYPE, "Einsum: quantized int8 tensors (ops-mcu.md %s computes on the integers; no "
+                      "quantized form)", row);
+        rank[i] = t->rank;
+        dims[i] = t->dims;
+    }
+    if (y->rank < 2 || y->rank > 4)
+        return no(c, SY_REASON_RANK, "Einsum: the output is %dD (ops-mcu.md %s: output 2-4D)", y->rank, row);
+    tflk_einsum p;
+    char msg[160];
+    if (tflk_einsum_plan(&p, eq, (int32_t)nin, rank, dims, msg, (int32_t)sizeof msg))
+        return no(c, SY_REASON_ATTRIBUTE, "Einsum: equation '%s': %s (ops-mcu.md %s)", eq, msg, row);
+    return true;
+}
+
 bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     const shape_row *r = row_of(n);
@@ -429,6 +477,7 @@ bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                       "= tflm takes any indices of data's rank as ONNX does)", row);
         return true;
     }
+    case MK_EINSUM: return check_einsum(n, row, c);
     default: return no(c, SY_REASON_NO_KERNEL, "%s: no MCU kernel", op);
     }
 }
@@ -738,6 +787,24 @@ sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
             return H->status_new(SY_ERR_SHAPE, "%s: %d sequence lengths expected", op, nb);
         return NULL;
     }
+    case MK_EINSUM: {
+        uint32_t nin = H->node_num_inputs(n);
+        int32_t rank[TFLK_EIN_IN];
+        const int64_t *dims[TFLK_EIN_IN];
+        const char *eq = NULL;
+        size_t eqlen = 0;
+        if (nin < 1 || nin > TFLK_EIN_IN || !H->attr_string(n, "equation", &eq, &eqlen) || !eq)
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "Einsum: 1 to %d inputs and an equation", TFLK_EIN_IN);
+        for (uint32_t i = 0; i < nin; i++) {
+            rank[i] = H->node_input(n, i)->rank;
+            dims[i] = H->node_input(n, i)->dims;
+        }
+        char msg[160];
+        if (tflk_einsum_plan(&k->u.ein.p, eq, (int32_t)nin, rank, dims, msg, (int32_t)sizeof msg))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "Einsum '%s': %s", eq, msg);
+        k->u.ein.dt = ein_code(y->dtype);
+        return NULL;
+    }
     case MK_TRILU: {
         int64_t kv = 0, rr = x->dims[x->rank - 2], cc = x->dims[x->rank - 1];
         if (H->node_num_inputs(n) > 1 && H->node_input(n, 1) && ints_in(n, 1, &kv, 1) != 1)
@@ -852,6 +919,13 @@ sy_status *mcu_shape_run(const mcu_node *k, const sy_kernel_io *io)
         return NULL;
     }
     case MK_GATHER_EL: return tflk_gather_el_run(&k->u.sel, x, a, y, &bad) ? bad_index(k, bad) : NULL;
+    case MK_EINSUM: {
+        const void *in[TFLK_EIN_IN];
+        for (uint32_t i = 0; i < io->n_inputs && i < TFLK_EIN_IN; i++)
+            in[i] = in_data(io, i);
+        tflk_einsum_run(&k->u.ein.p, k->u.ein.dt, in, y);
+        return NULL;
+    }
     default: return H->status_new(SY_ERR_INTERNAL, "%s: kind %d is not a shape-family kind", k->op, (int)k->kind);
     }
 }

@@ -614,6 +614,7 @@ static const sy_kernel_def kernels[] = {
     OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
     OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
     OK1("Trilu", MCU_ANY | SY_DT_BIT(SY_DT_INT64)), OK1("GatherElements", F32_ONLY),
+    OK1("Einsum", MCU_F32_I8 | I32_ONLY | SY_DT_BIT(SY_DT_UINT8)),
     OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
     OKO("OneHot", MCU_F32_I8),
 #undef OKO

@@ -4,7 +4,10 @@ the riscv_mcu rows that ONNX's node tests do not cover with constant
 weights: Gemm with transA = 1, batched MatMul with a constant B, Conv
 with a 5-D input, an LSTM with all three outputs and constant initial
 states, GRUs bidirectional / reverse with either linear_before_reset, fp32 RNNs
-over ONNX's eleven activations (clip, sequence_lens, initial_h), and
+over ONNX's eleven activations (clip, sequence_lens, initial_h), Einsum
+(fp32, int8, int32: matmul, batched, transpose, diagonal, sums, three
+inputs, implicit output, outer product; ONNX's test_einsum_transpose as
+float32 when ONNX_NODE names the node tests' folder), and
 int8 QLinearConv / QLinearMatMul (ops-mcu.md Table B #4, #5, #2, #20, #82,
 #106, #87; ONNX's QLinearConv node test is uint8, which the row declines).
 The integer outputs follow ONNX's definition exactly as its reference
@@ -232,6 +235,47 @@ def main():
         feeds.append(rh)
         save(out, name, node, ins, {"w": rw, "r": rr, "b": rb}, [vi("y", y32), vi("y_h", yh32)], feeds, [y32, yh32],
              opset=14)
+    # Einsum (Table B #60): inputs and output 2-4D, no ellipsis; numpy's einsum in float64 (rounded to float32)
+    # and in int64 keeping the output's low bits (int8 and int32 wrap); ONNX's test_einsum_transpose as float32
+    # (a permutation: its float64 values convert exactly on both sides)
+    for name, eq, shapes, dt in (
+            ("mcu_einsum_matmul", "ij,jk->ik", [(3, 4), (4, 5)], np.float32),
+            ("mcu_einsum_batch_matmul", "bij,bjk->bik", [(2, 3, 4), (2, 4, 3)], np.float32),
+            ("mcu_einsum_transpose_4d", "abcd->dbca", [(2, 3, 4, 5)], np.float32),
+            ("mcu_einsum_diagonal", "bii->bi", [(3, 4, 4)], np.float32),
+            ("mcu_einsum_reduce", "ijk->ik", [(3, 4, 5)], np.float32),
+            ("mcu_einsum_three_inputs", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)], np.float32),
+            ("mcu_einsum_implicit", "kj,ji", [(3, 4), (4, 2)], np.float32),
+            ("mcu_einsum_outer", "ij,kl->ikjl", [(2, 3), (2, 2)], np.float32),
+            ("mcu_einsum_int8_matmul", "ij,kj->ik", [(3, 6), (4, 6)], np.int8),
+            ("mcu_einsum_int8_diagonal_sum", "bij,bjj->bi", [(2, 3, 4), (2, 4, 4)], np.int8),
+            ("mcu_einsum_int32_batch", "bhij,bhjk->bhik", [(2, 2, 3, 4), (2, 2, 4, 2)], np.int32)):
+        if dt == np.float32:
+            xs = [f32(rng, *sh) for sh in shapes]
+            ey = np.einsum(eq, *(v.astype(np.float64) for v in xs)).astype(np.float32)
+        else:
+            lim = 128 if dt == np.int8 else 1 << 20
+            xs = [rng.integers(-lim, lim, size=sh).astype(dt) for sh in shapes]
+            wide = np.einsum(eq, *(v.astype(np.int64) for v in xs))
+            ey = (wide & (0xff if dt == np.int8 else 0xffffffff)).astype(np.uint8 if dt == np.int8 else np.uint32)
+            ey = ey.view(dt)
+        et = {np.float32: TensorProto.FLOAT, np.int8: TensorProto.INT8, np.int32: TensorProto.INT32}[dt]
+        names = ["x%d" % k for k in range(len(xs))]
+        save(out, name, helper.make_node("Einsum", names, ["y"], equation=eq),
+             [vt(nm, v, et) for nm, v in zip(names, xs)], {}, [vt("y", ey, et)], xs, [ey], opset=12)
+    src = os.path.join(os.environ.get("ONNX_NODE", ""), "test_einsum_transpose")
+    if os.path.isdir(src):
+        def pb(p):
+            t = onnx.TensorProto()
+            with open(p, "rb") as f:
+                t.ParseFromString(f.read())
+            return numpy_helper.to_array(t)
+        tx, ty = pb(src + "/test_data_set_0/input_0.pb"), pb(src + "/test_data_set_0/output_0.pb")
+        tx32, ty32 = tx.astype(np.float32), ty.astype(np.float32)
+        if not np.array_equal(tx32.T, ty32):
+            sys.exit("test_einsum_transpose: the float32 copy is not a transpose")
+        save(out, "test_einsum_transpose_f32", helper.make_node("Einsum", ["x"], ["y"], equation="ij->ji"),
+             [vi("x", tx32)], {}, [vi("y", ty32)], [tx32], [ty32], opset=12)
     # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
     qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
     qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)

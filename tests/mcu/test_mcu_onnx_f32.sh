@@ -130,6 +130,10 @@ test_convtranspose_3d|ConvTranspose: X must be 4D NCHW, got rank 5 (ops-mcu.md T
 test_lstm_batchwise|LSTM: input_forget and layout must be 0 (ops-mcu.md Table B #20 LSTM, rule 31
 test_lstm_with_peepholes|LSTM: sequence_lens is not configurable (ops-mcu.md Table B #20 LSTM, rule 31)
 test_gru_batchwise|GRU: layout must be 0 (ops-mcu.md Table B #82 GRU, rule 32
+test_simple_rnn_defaults|RNN: both Y and Y_h must be outputs (ops-mcu.md Table B #114 RNN, rule 33)
+test_simple_rnn_batchwise|RNN: only layout = 0 (time-major) is supported (ops-mcu.md Table B #114 RNN, rule 33)
+test_einsum_batch_diagonal|the ellipsis "..." is not supported (ops-mcu.md Table B #60 Einsum
+test_einsum_inner_prod|Einsum: input 0 is float64, the output float64 (ops-mcu.md Table B #60 Einsum: float32, uint8, int8 or int32, one dtype)
 LIST
 fi
 if [ $fails -ne 0 ]; then

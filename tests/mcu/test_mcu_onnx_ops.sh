@@ -209,7 +209,8 @@ exact="$exact $int8"
 # onnx_nn_cases.py writes the rows no node test covers with constant weights
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
 # Y, Y_h and Y_c, GRUs bidirectional and reverse, fp32 RNNs over the eleven
-# activations with clip and sequence_lens, int8 QLinearConv and
+# activations with clip and sequence_lens, Einsums (fp32, int8, int32; ONNX's
+# test_einsum_transpose as float32), int8 QLinearConv and
 # 3-D QLinearMatMul) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
@@ -226,19 +227,22 @@ for c in $const_cases; do
   "$PY" "$(dirname "$0")/onnx_const_inputs.py" "$NODE/$t" "$gen/$t" ${c#*:} 2> "$WORK/$t.gen.log" ||
     { cat "$WORK/$t.gen.log"; fail "$t: onnx_const_inputs.py (needs $PY with the onnx package)"; }
 done
-"$PY" "$(dirname "$0")/onnx_nn_cases.py" "$gen" || fail "onnx_nn_cases.py (needs $PY with numpy and onnx)"
+ONNX_NODE=$NODE "$PY" "$(dirname "$0")/onnx_nn_cases.py" "$gen" || fail "onnx_nn_cases.py (needs $PY with numpy and onnx)"
 for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
 "$SY" conformance "$gen" --config "$(dirname "$0")/conformance_riscv_mcu.ini" > "$WORK/conformance.log" 2>&1 ||
   { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
 grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
   test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
-  mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8"
+  mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8 mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum
+  mcu_einsum_int32_batch test_einsum_transpose_f32"
 approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
   mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
   test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip
   mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh mcu_rnn_bidir_hardsigmoid_elu
-  mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu"
+  mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul mcu_einsum_batch_matmul
+  mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs mcu_einsum_implicit
+  mcu_einsum_outer"
 # the tests whose inputs 1.. are the seed's offline constants (Resize's sizes
 # and scales, OneHot's depth and values, Split's split, Slice's starts, ends,
 # axes and steps, Pad's pads): their values become initializers
@@ -250,7 +254,10 @@ baked="test_resize_upsample_sizes_nearest test_resize_downsample_sizes_nearest
   test_slice_end_out_of_bounds test_slice_negative_axes test_edge_pad test_reflect_pad"
 # riscv_mcu and cpu_ref run one shared kernel for these: byte-equal outputs
 same_as_cpu_ref="mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh
-  mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu"
+  mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul
+  mcu_einsum_batch_matmul mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs
+  mcu_einsum_implicit mcu_einsum_outer mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum mcu_einsum_int32_batch
+  test_einsum_transpose_f32"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
