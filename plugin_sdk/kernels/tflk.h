@@ -764,6 +764,24 @@ int32_t tflk_einsum_plan(tflk_einsum *p, const char *eq, int32_t n_in, const int
 /* in[k] of element code dt (every input and the output share it) */
 void tflk_einsum_run(const tflk_einsum *p, int32_t dt, const void *const *in, void *y);
 
+/* ---- TFLite UNIQUE / ONNX Unique (tflk_unique.c) --------------------------- */
+
+enum { TFLK_F16 = 12, TFLK_BF16 = 13 };
+/* bytes of an element code (0: unknown) */
+int32_t tflk_elem_size(int32_t dt);
+/* items: outer x n_items x inner elements of code dt (item i: the inner
+ * elements at (o * n_items + i) * inner for each o); sorted: ascending
+ * groups, else first-occurrence order; idx64: the index outputs are int64,
+ * else int32 */
+typedef struct tflk_unique {
+    int32_t outer, n_items, inner, dt, sorted, idx64;
+} tflk_unique;
+size_t tflk_unique_scratch_bytes(const tflk_unique *p);
+/* Returns u, the number of unique items: y [outer, u, inner], indices and
+ * counts [u], inverse [n_items]; any output NULL: not written. */
+int32_t tflk_unique_run(const tflk_unique *p, const void *x, void *y, void *indices, void *inverse, void *counts,
+                        void *scratch);
+
 /* ---- data movement ---------------------------------------------------------- */
 
 /* RESHAPE and friends: a copy unless the buffers are the same */

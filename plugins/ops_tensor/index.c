@@ -13,6 +13,7 @@
  * anything outside [-dim, dim - 1] is an error naming the index and axis.
  */
 #include "tensor_internal.h"
+#include "tflk.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -538,134 +539,52 @@ static sy_status *run_reverse_sequence(void *state, const sy_kernel_io *io)
 }
 
 /* ======================================================================== */
-/* value comparison shared by Unique                                        */
+/* Unique: plugin_sdk/kernels/tflk_unique.c (the kernel riscv_mcu runs)     */
 /* ======================================================================== */
 
-static int cmp_elem(const void *data, sy_dtype dt, size_t i, size_t j)
+/* the kernel's element code of dt; 0: none */
+static int32_t uniq_code(sy_dtype dt)
 {
-    if (sy_dt_is_float(dt)) {
-        double a = sy_load_f64(data, dt, i), b = sy_load_f64(data, dt, j);
-        if (isnan(a) || isnan(b))
-            return isnan(a) ? (isnan(b) ? 0 : 1) : -1;
-        return a < b ? -1 : a > b;
+    switch (dt) {
+    case SY_DT_FLOAT32: return TFLK_F32;
+    case SY_DT_FLOAT64: return TFLK_F64;
+    case SY_DT_FLOAT16: return TFLK_F16;
+    case SY_DT_BFLOAT16: return TFLK_BF16;
+    case SY_DT_INT8: return TFLK_S8;
+    case SY_DT_UINT8: return TFLK_U8;
+    case SY_DT_BOOL: return TFLK_BOOL;
+    case SY_DT_INT16: return TFLK_S16;
+    case SY_DT_UINT16: return TFLK_U16;
+    case SY_DT_INT32: return TFLK_S32;
+    case SY_DT_UINT32: return TFLK_U32;
+    case SY_DT_INT64: return TFLK_S64;
+    case SY_DT_UINT64: return TFLK_U64;
+    default: return 0;
     }
-    if (dt == SY_DT_UINT64) {
-        uint64_t a = ((const uint64_t *)data)[i], b = ((const uint64_t *)data)[j];
-        return a < b ? -1 : a > b;
-    }
-    int64_t a = sy_load_i64(data, dt, i), b = sy_load_i64(data, dt, j);
-    return a < b ? -1 : a > b;
 }
 
-/* ======================================================================== */
-/* Unique                                                                   */
-/* ======================================================================== */
-
-/* Items are slices along an axis (or single elements): item i covers, for
- * each outer o, `inner` elements at (o * n_items + i) * inner. */
-typedef struct uniq_view {
-    const void *data;
-    sy_dtype dt;
-    int64_t outer, n_items, inner;
-} uniq_view;
-
-static int cmp_item(const uniq_view *v, int64_t a, int64_t b)
+/* the kernel's items for x (axis attribute or the flattened input); *axis -1 without one */
+static sy_status *unique_view(const sy_node *n, const sy_tensor *x, tflk_unique *v, int32_t *axis)
 {
-    for (int64_t o = 0; o < v->outer; o++)
-        for (int64_t e = 0; e < v->inner; e++) {
-            int c = cmp_elem(v->data, v->dt, (size_t)((o * v->n_items + a) * v->inner + e),
-                             (size_t)((o * v->n_items + b) * v->inner + e));
-            if (c)
-                return c;
-        }
-    return 0;
-}
-
-/* stable merge sort of item ids by cmp_item (qsort has no context argument
- * and kernels may run on several threads) */
-static void sort_items(const uniq_view *v, int64_t *a, int64_t *tmp, int64_t n)
-{
-    if (n < 2)
-        return;
-    int64_t h = n / 2;
-    sort_items(v, a, tmp, h);
-    sort_items(v, a + h, tmp, n - h);
-    int64_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = cmp_item(v, a[j], a[i]) < 0 ? a[j++] : a[i++];
-    while (i < h)
-        tmp[k++] = a[i++];
-    while (j < n)
-        tmp[k++] = a[j++];
-    memcpy(a, tmp, sizeof(int64_t) * (size_t)n);
-}
-
-/* Computes the unique items: first[u] = first occurrence of unique u (in
- * output order), inverse[i] = output position of item i, counts[u]. Arrays
- * sized n_items; returns the number of unique items or -1 (no memory). */
-static int64_t unique_compute(const uniq_view *v, bool sorted, int64_t *first, int64_t *inverse, int64_t *counts)
-{
-    int64_t n = v->n_items;
-    int64_t *order = malloc(sizeof(int64_t) * (size_t)(n ? n : 1) * 2);
-    if (!order)
-        return -1;
-    for (int64_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_items(v, order, order + n, n);
-    /* groups of equal items in sorted order; the group's first member is the
-     * smallest index = first occurrence */
-    int64_t u = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (i == 0 || cmp_item(v, order[i - 1], order[i]) != 0) {
-            first[u] = order[i];
-            counts[u] = 0;
-            u++;
-        }
-        inverse[order[i]] = u - 1;
-        counts[u - 1]++;
-    }
-    free(order);
-    if (!sorted && u > 0) { /* renumber groups by first occurrence */
-        int64_t *group_at = malloc(sizeof(int64_t) * (size_t)(n + 3 * u));
-        if (!group_at)
-            return -1;
-        int64_t *rank = group_at + n, *f2 = rank + u, *c2 = f2 + u;
-        for (int64_t i = 0; i < n; i++)
-            group_at[i] = -1;
-        for (int64_t g = 0; g < u; g++)
-            group_at[first[g]] = g;
-        for (int64_t i = 0, r = 0; i < n; i++)
-            if (group_at[i] >= 0) {
-                int64_t g = group_at[i];
-                rank[g] = r;
-                f2[r] = first[g];
-                c2[r] = counts[g];
-                r++;
-            }
-        for (int64_t i = 0; i < n; i++)
-            inverse[i] = rank[inverse[i]];
-        memcpy(first, f2, sizeof(int64_t) * (size_t)u);
-        memcpy(counts, c2, sizeof(int64_t) * (size_t)u);
-        free(group_at);
-    }
-    return u;
-}
-
-static sy_status *unique_view(const sy_node *n, const sy_tensor *x, uniq_view *v, int32_t *axis)
-{
-    v->data = x->data;
-    v->dt = x->dtype;
+    memset(v, 0, sizeof *v);
+    v->dt = uniq_code(x->dtype);
+    if (!v->dt)
+        return ERR(SY_ERR_UNSUPPORTED, "Unique of %s is not supported", sy_dt_name(x->dtype));
     *axis = -1;
+    int64_t outer = 1, items = sy_tensor_numel(x), inner = 1;
     if (sy_attr_has(H, n, "axis", SY_ATTR_INT)) {
         SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", axis));
-        v->outer = sy_dims_prod(x->dims, 0, *axis);
-        v->n_items = x->dims[*axis];
-        v->inner = sy_dims_prod(x->dims, *axis + 1, x->rank);
-    } else {
-        v->outer = 1;
-        v->n_items = sy_tensor_numel(x);
-        v->inner = 1;
+        outer = sy_dims_prod(x->dims, 0, *axis);
+        items = x->dims[*axis];
+        inner = sy_dims_prod(x->dims, *axis + 1, x->rank);
     }
+    if (sy_tensor_numel(x) >= (int64_t)1 << 30)
+        return ERR(SY_ERR_UNSUPPORTED, "Unique of 2^30 elements or more is not supported");
+    v->outer = (int32_t)outer;
+    v->n_items = (int32_t)items;
+    v->inner = (int32_t)inner;
+    v->sorted = sy_attr_int_or(H, n, "sorted", 1) != 0;
+    v->idx64 = 1; /* ONNX's indices are int64 */
     return NULL;
 }
 
@@ -673,21 +592,16 @@ static sy_status *infer_unique(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (!sy_dt_size(x->dtype))
-        return ERR(SY_ERR_UNSUPPORTED, "Unique of %s is not supported", sy_dt_name(x->dtype));
-    uniq_view v;
+    tflk_unique v;
     int32_t axis;
     SY_TRY(unique_view(n, x, &v, &axis));
     if (!x->data)
         return ERR(SY_ERR_DYNAMIC_SHAPE, "the number of unique values is not known before the run");
-    int64_t nn = v.n_items ? v.n_items : 1;
-    int64_t *buf = malloc(sizeof(int64_t) * (size_t)nn * 3);
+    void *buf = malloc(tflk_unique_scratch_bytes(&v) + 1);
     if (!buf)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    int64_t u = unique_compute(&v, sy_attr_int_or(H, n, "sorted", 1) != 0, buf, buf + nn, buf + 2 * nn);
+    int64_t u = tflk_unique_run(&v, x->data, NULL, NULL, NULL, NULL, buf), ni = v.n_items;
     free(buf);
-    if (u < 0)
-        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
     int64_t dims[SY_MAX_RANK];
     if (axis >= 0) {
         memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
@@ -700,70 +614,47 @@ static sy_status *infer_unique(sy_node *n)
     if (no > 1)
         SY_TRY(H->node_set_output(n, 1, SY_DT_INT64, 1, &u));
     if (no > 2)
-        SY_TRY(H->node_set_output(n, 2, SY_DT_INT64, 1, &v.n_items));
+        SY_TRY(H->node_set_output(n, 2, SY_DT_INT64, 1, &ni));
     if (no > 3)
         SY_TRY(H->node_set_output(n, 3, SY_DT_INT64, 1, &u));
     return NULL;
 }
 
-typedef struct unique_state {
-    bool has_axis, sorted;
-    int64_t axis_attr;
-} unique_state;
-
 static sy_status *prepare_unique(sy_node *n, void **state)
 {
-    unique_state *s = calloc(1, sizeof *s);
+    tflk_unique *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    s->has_axis = sy_attr_has(H, n, "axis", SY_ATTR_INT);
-    s->axis_attr = sy_attr_int_or(H, n, "axis", 0);
-    s->sorted = sy_attr_int_or(H, n, "sorted", 1) != 0;
+    int32_t axis;
+    sy_status *st = unique_view(n, H->node_input(n, 0), s, &axis);
+    if (st) {
+        free(s);
+        return st;
+    }
+    H->node_set_scratch(n, tflk_unique_scratch_bytes(s) + 1);
     *state = s;
     return NULL;
 }
 
+static void *out_or_null(const sy_kernel_io *io, uint32_t i)
+{
+    return io->n_outputs > i && io->outputs[i] ? io->outputs[i]->data : NULL;
+}
+
 static sy_status *run_unique(void *state, const sy_kernel_io *io)
 {
-    const unique_state *s = state;
+    const tflk_unique *s = state;
     const sy_tensor *x = io->inputs[0];
-    uniq_view v = {x->data, x->dtype, 1, sy_tensor_numel(x), 1};
-    int32_t axis = -1;
-    if (s->has_axis) {
-        axis = (int32_t)(s->axis_attr < 0 ? s->axis_attr + x->rank : s->axis_attr);
-        v.outer = sy_dims_prod(x->dims, 0, axis);
-        v.n_items = x->dims[axis];
-        v.inner = sy_dims_prod(x->dims, axis + 1, x->rank);
-    }
-    int64_t nn = v.n_items ? v.n_items : 1;
-    int64_t *buf = malloc(sizeof(int64_t) * (size_t)nn * 3);
-    if (!buf)
-        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    int64_t *first = buf, *inverse = buf + nn, *counts = buf + 2 * nn;
-    int64_t u = unique_compute(&v, s->sorted, first, inverse, counts);
-    if (u < 0) {
-        free(buf);
-        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    }
     sy_tensor *y = io->outputs[0];
-    if ((axis >= 0 ? y->dims[axis] : y->dims[0]) != u) {
-        free(buf);
-        return ERR(SY_ERR_RUNTIME, "Unique found %lld values but the output was planned for another count",
-                   (long long)u);
-    }
-    size_t es = sy_dt_size(x->dtype);
-    int64_t blk = v.inner * (int64_t)es;
-    for (int64_t o = 0; o < v.outer; o++)
-        for (int64_t g = 0; g < u; g++)
-            memcpy((char *)y->data + (o * u + g) * blk, (const char *)x->data + (o * v.n_items + first[g]) * blk,
-                   (size_t)blk);
-    if (io->n_outputs > 1 && io->outputs[1])
-        memcpy(io->outputs[1]->data, first, sizeof(int64_t) * (size_t)u);
-    if (io->n_outputs > 2 && io->outputs[2])
-        memcpy(io->outputs[2]->data, inverse, sizeof(int64_t) * (size_t)v.n_items);
-    if (io->n_outputs > 3 && io->outputs[3])
-        memcpy(io->outputs[3]->data, counts, sizeof(int64_t) * (size_t)u);
-    free(buf);
+    /* Y was planned for the count infer found (the run re-infers with the data at hand) */
+    void *scratch = io->scratch;
+    int32_t u = tflk_unique_run(s, x->data, NULL, NULL, NULL, NULL, scratch);
+    int64_t slab = (int64_t)s->outer * s->inner; /* 0: Y is empty whatever the count */
+    int64_t planned = slab > 0 ? sy_tensor_numel(y) / slab : u;
+    if (u != planned)
+        return ERR(SY_ERR_RUNTIME, "Unique found %d values but the output was planned for %lld", (int)u,
+                   (long long)planned);
+    tflk_unique_run(s, x->data, y->data, out_or_null(io, 1), out_or_null(io, 2), out_or_null(io, 3), scratch);
     return NULL;
 }
 
@@ -841,9 +732,26 @@ static sy_status *infer_compress(sy_node *n)
     return H->node_set_output(n, 0, x->dtype, x->rank, dims);
 }
 
+/* Compress's axis attribute */
+typedef struct axis_state {
+    bool has_axis;
+    int64_t axis_attr;
+} axis_state;
+
+static sy_status *prepare_axis_attr(sy_node *n, void **state)
+{
+    axis_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    s->has_axis = sy_attr_has(H, n, "axis", SY_ATTR_INT);
+    s->axis_attr = sy_attr_int_or(H, n, "axis", 0);
+    *state = s;
+    return NULL;
+}
+
 static sy_status *run_compress(void *state, const sy_kernel_io *io)
 {
-    const unique_state *s = state;
+    const axis_state *s = state;
     const sy_tensor *x = io->inputs[0], *c = io->inputs[1];
     size_t es = sy_dt_size(x->dtype);
     int64_t outer = 1, len = sy_tensor_numel(x), inner = 1;
@@ -1023,7 +931,7 @@ static const sy_kernel_def kernels[] = {
     K("ReverseSequence", ALL, 0, prepare_reverse_sequence, run_reverse_sequence),
     K("Unique", ALL, 0, prepare_unique, run_unique),
     KN("NonZero", ALL, 0, run_nonzero),
-    K("Compress", ALL, 0, prepare_unique, run_compress),
+    K("Compress", ALL, 0, prepare_axis_attr, run_compress),
 };
 
 sy_status *tensor_index_register(const sy_host_api *host, sy_plugin *p)

@@ -828,59 +828,70 @@ static sy_status *run_topk(void *state, const sy_kernel_io *io)
 }
 
 /* UNIQUE: values in first-occurrence order (data-dependent length) and the
- * index of each input element's value */
-static int64_t unique_count(const sy_tensor *x, void *idx_out, sy_dtype idx_dt, void *vals)
+ * index of each input element's value: tflk_unique.c, the kernel riscv_mcu
+ * runs (outer = inner = 1, unsorted) */
+static sy_status *unique_params(const sy_node *n, const sy_tensor *x, tflk_unique *p)
 {
-    int64_t n = sy_tensor_numel(x), u = 0;
-    size_t es = sy_dt_size(x->dtype);
-    const char *xd = x->data;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t found = -1;
-        for (int64_t j = 0; j < i && found < 0; j++)
-            if (!memcmp(xd + (size_t)i * es, xd + (size_t)j * es, es)) {
-                /* j's value index: recompute by counting distinct before j */
-                found = j;
-            }
-        int64_t vi;
-        if (found < 0) {
-            vi = u++;
-            if (vals)
-                memcpy((char *)vals + (size_t)vi * es, xd + (size_t)i * es, es);
-        } else {
-            vi = idx_out ? sy_load_i64(idx_out, idx_dt, (size_t)found) : 0;
-        }
-        if (idx_out)
-            sy_store_i64(idx_out, idx_dt, (size_t)i, vi);
+    memset(p, 0, sizeof *p);
+    if (x->rank != 1)
+        return ERR(SY_ERR_SHAPE, "UNIQUE takes a 1-D input, got rank %d", x->rank);
+    if (x->dims[0] >= (int64_t)1 << 30)
+        return ERR(SY_ERR_UNSUPPORTED, "UNIQUE of 2^30 elements or more is not supported");
+    switch (x->dtype) {
+    case SY_DT_FLOAT32: p->dt = TFLK_F32; break;
+    case SY_DT_INT8: p->dt = TFLK_S8; break;
+    case SY_DT_UINT8: p->dt = TFLK_U8; break;
+    case SY_DT_INT16: p->dt = TFLK_S16; break;
+    case SY_DT_INT32: p->dt = TFLK_S32; break;
+    case SY_DT_INT64: p->dt = TFLK_S64; break;
+    default: return ERR(SY_ERR_UNSUPPORTED, "UNIQUE of %s is not supported", sy_dt_name(x->dtype));
     }
-    return u;
+    char buf[16];
+    sy_attr_string_or(H, n, "idx_out_type", "INT32", buf, sizeof buf);
+    p->idx64 = !strcmp(buf, "INT64");
+    p->outer = p->inner = 1;
+    p->n_items = (int32_t)x->dims[0];
+    return NULL;
 }
 
 static sy_status *infer_unique(sy_node *n)
 {
     const sy_tensor *x;
     SY_TRY(sy_need_input(H, n, 0, &x));
-    if (x->rank != 1)
-        return ERR(SY_ERR_SHAPE, "UNIQUE takes a 1-D input, got rank %d", x->rank);
+    tflk_unique p;
+    SY_TRY(unique_params(n, x, &p));
     if (!x->data)
         return ERR(SY_ERR_DYNAMIC_SHAPE, "the number of unique values is known only at run time");
-    char buf[16];
-    sy_attr_string_or(H, n, "idx_out_type", "INT32", buf, sizeof buf);
-    sy_dtype it = !strcmp(buf, "INT64") ? SY_DT_INT64 : SY_DT_INT32;
-    int64_t *tmp = malloc((size_t)(x->dims[0] ? x->dims[0] : 1) * sizeof *tmp);
+    void *tmp = malloc(tflk_unique_scratch_bytes(&p) + 1);
     if (!tmp)
         return OOM();
-    int64_t u = unique_count(x, tmp, SY_DT_INT64, NULL);
+    int64_t u = tflk_unique_run(&p, x->data, NULL, NULL, NULL, NULL, tmp);
     free(tmp);
     SY_TRY(H->node_set_output(n, 0, x->dtype, 1, &u));
-    return H->node_set_output(n, 1, it, 1, x->dims);
+    return H->node_set_output(n, 1, p.idx64 ? SY_DT_INT64 : SY_DT_INT32, 1, x->dims);
+}
+
+static sy_status *prepare_unique_impl(sy_node *n, void **state)
+{
+    tflk_unique *p = calloc(1, sizeof *p);
+    if (!p)
+        return OOM();
+    *state = p;
+    SY_TRY(unique_params(n, H->node_input(n, 0), p));
+    p->idx64 = H->node_output(n, 1)->dtype == SY_DT_INT64;
+    H->node_set_scratch(n, tflk_unique_scratch_bytes(p) + 1);
+    return NULL;
 }
 
 static sy_status *run_unique(void *state, const sy_kernel_io *io)
 {
-    (void)state;
-    const sy_tensor *x = io->inputs[0];
-    sy_tensor *v = io->outputs[0], *ix = io->outputs[1];
-    unique_count(x, ix ? ix->data : NULL, ix ? ix->dtype : SY_DT_INT32, v->data);
+    const tflk_unique *p = state;
+    sy_tensor *v = io->outputs[0], *ix = io->n_outputs > 1 ? io->outputs[1] : NULL;
+    int32_t u = tflk_unique_run(p, io->inputs[0]->data, NULL, NULL, NULL, NULL, io->scratch);
+    if (v->dims[0] != u)
+        return ERR(SY_ERR_RUNTIME, "UNIQUE found %d values but the output was planned for %lld", (int)u,
+                   (long long)v->dims[0]);
+    tflk_unique_run(p, io->inputs[0]->data, v->data, NULL, ix ? ix->data : NULL, NULL, io->scratch);
     return NULL;
 }
 
@@ -891,6 +902,7 @@ TFL_PREPARE_GUARDED(prepare_reduce, prepare_reduce_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_arg, prepare_arg_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_cumsum, prepare_cumsum_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_topk, prepare_topk_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_unique, prepare_unique_impl, sy_release_free)
 
 /* ======================================================================== */
 /* registration                                                             */
@@ -965,7 +977,7 @@ static const sy_kernel_def kernels[] = {
     TFL_KERNEL("ARG_MIN", NUMQ, 0, prepare_arg, run_arg, sy_release_free),
     TFL_KERNEL("CUMSUM", NUMQ, 0, prepare_cumsum, run_cumsum, sy_release_free),
     TFL_KERNEL("TOPK_V2", NUMQ, 0, prepare_topk, run_topk, sy_release_free),
-    TFL_KERNEL("UNIQUE", NUMQ, 0, sy_prepare_nothing, run_unique, NULL),
+    TFL_KERNEL("UNIQUE", NUMQ, 0, prepare_unique, run_unique, sy_release_free),
 };
 
 static sy_status *math_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

@@ -70,6 +70,7 @@ typedef enum mcu_kind {
     /* mcu_shape.c: the shape / normalization / resize family (MK_RESIZE first) */
     MK_RESIZE, MK_NORM, MK_CONST, MK_FILL, MK_CAST, MK_REVSEQ, MK_TRILU, MK_SELECT, MK_ONEHOT, MK_GATHER_EL,
     MK_EINSUM, /* tflk_einsum.c: ONNX Einsum */
+    MK_UNIQUE, /* tflk_unique.c: UNIQUE, ONNX Unique (a data-dependent output length) */
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
     MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */
@@ -124,6 +125,7 @@ typedef struct mcu_node {
             tflk_einsum p;
             int32_t dt; /* TFLK_F32, TFLK_S8, TFLK_U8, TFLK_S32 */
         } ein;          /* MK_EINSUM */
+        tflk_unique uq; /* MK_UNIQUE */
         struct {
             int32_t from, to, n;
         } cast; /* TFLK_F32 ... element codes */

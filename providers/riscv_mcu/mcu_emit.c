@@ -630,6 +630,9 @@ static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *
         P(calls, "    tflk_onehot_run(&n%u, %s, %s, %s, (void *)(ws + %zu));\n", i, x, c3, off, yo);
         return NULL;
     }
+    case MK_UNIQUE: /* a data-dependent length: the session is dynamic, so no arena holds its buffers */
+        return H->status_new(SY_ERR_UNSUPPORTED, "codegen: %s '%s' has a data-dependent output length; a package "
+                             "plans its workspace statically (docs/mcu.md, \"Not done yet\")", k->op, k->name);
     case MK_EINSUM: {
         const tflk_einsum *p = &k->u.ein.p;
         P(o, "static const tflk_einsum n%u = {%d, %d, %d, {", i, p->n_in, p->n_out, p->n_sum);
@@ -1421,6 +1424,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_ONEHOT:
     case MK_GATHER_EL: return "tflk_shape.c";
     case MK_EINSUM: return "tflk_einsum.c";
+    case MK_UNIQUE: return "tflk_unique.c";
     case MK_QCONV:
     case MK_QPOOL:
     case MK_QMM:

@@ -12,6 +12,7 @@
  *                           ONNX Cast ConstantOfShape Where ReverseSequence
  *                           Trilu OneHot GatherElements
  *   tflk_einsum.c           ONNX Einsum (the plan parsed at prepare)
+ *   tflk_unique.c           UNIQUE, ONNX Unique
  *   a constant copy         SHAPE, ONNX Shape and Constant (the shapes are
  *                           static: the output is known at prepare)
  *
@@ -50,6 +51,8 @@ static const shape_row rows[] = {
     {"OneHot", 1, MK_ONEHOT, "Table B #107 OneHot"},
     {"GatherElements", 1, MK_GATHER_EL, "Table B #75 GatherElements"},
     {"Einsum", 1, MK_EINSUM, "Table B #60 Einsum"},
+    {"Unique", 1, MK_UNIQUE, "Table B #109 Unique"},
+    {"UNIQUE", 0, MK_UNIQUE, "Table A #86 Unique"},
     {"RESIZE_BILINEAR", 0, MK_RESIZE, "Table A #23 Resize_Bilinear"},
     {"RESIZE_NEAREST_NEIGHBOR", 0, MK_RESIZE, "Table A #24 Resize_Nearest_Neighbor"},
     {"CAST", 0, MK_CAST, "Table A #50 Cast"},
@@ -301,6 +304,52 @@ static bool check_einsum(const sy_node *n, const char *row, sy_claim *c)
     return true;
 }
 
+static int32_t uq_code(sy_dtype d)
+{
+    return d == SY_DT_FLOAT32 ? TFLK_F32 : d == SY_DT_INT8 ? TFLK_S8 : d == SY_DT_UINT8 ? TFLK_U8
+           : d == SY_DT_INT32 ? TFLK_S32 : 0;
+}
+
+/* Table A #86: x 1D of float32, int8, uint8 or int32, indices int32 or
+ * int64, not quantizable (int8 codes copied: one quantization). Table B
+ * #109: X 1D-4D float32, int8 or uint8 (int32 as the normalized int64 of a
+ * source model), no per-channel quantization, axis in [-rank, rank-1],
+ * sorted 0 or 1; indices, inverse_indices and counts int64 or int32. */
+static bool check_unique(const sy_node *n, bool tfl, const char *row, sy_claim *c)
+{
+    const sy_tensor *x = in_at(n, 0), *y = out_at(n, 0);
+    if (H->node_num_inputs(n) != 1)
+        return no(c, SY_REASON_ATTRIBUTE, "Unique: a single input (ops-mcu.md %s)", row);
+    if (!uq_code(x->dtype) || y->dtype != x->dtype)
+        return no(c, SY_REASON_DTYPE, "Unique: %s input (ops-mcu.md %s: float32, int8, uint8 or int32; the values "
+                  "of the input's dtype)", sy_dt_name(x->dtype), row);
+    if (tfl ? x->rank != 1 : (x->rank < 1 || x->rank > 4))
+        return no(c, SY_REASON_RANK, "Unique: the input is %dD (ops-mcu.md %s: %s)", x->rank, row,
+                  tfl ? "x 1D only" : "X 1D-4D");
+    if (x->quant && x->quant->count > 1)
+        return no(c, SY_REASON_DTYPE, "Unique: per-channel quantization (ops-mcu.md %s: not allowed)", row);
+    if (!codes_ok(x, y, false))
+        return no(c, SY_REASON_ATTRIBUTE, "Unique: the int8 values must keep the input's quantization (ops-mcu.md %s: "
+                  "not quantizable; the codes are copied)", row);
+    for (uint32_t i = 1; i < H->node_num_outputs(n); i++) {
+        const sy_tensor *t = out_at(n, i);
+        if (t && t->dtype != SY_DT_INT32 && t->dtype != SY_DT_INT64)
+            return no(c, SY_REASON_DTYPE, "Unique: output %u is %s (ops-mcu.md %s: int32 or int64 indices)", i,
+                      sy_dt_name(t->dtype), row);
+    }
+    if (!tfl) {
+        int64_t s = sy_attr_int_or(H, n, "sorted", 1);
+        if (s != 0 && s != 1)
+            return no(c, SY_REASON_ATTRIBUTE, "Unique: sorted must be 0 or 1, got %lld (ops-mcu.md %s)", (long long)s,
+                      row);
+        int64_t ax = sy_attr_int_or(H, n, "axis", 0);
+        if (sy_attr_has(H, n, "axis", SY_ATTR_INT) && (ax < -(int64_t)x->rank || ax >= x->rank))
+            return no(c, SY_REASON_ATTRIBUTE, "Unique: axis %lld outside [-%d, %d] (ops-mcu.md %s)", (long long)ax,
+                      x->rank, x->rank - 1, row);
+    }
+    return true;
+}
+
 bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     const shape_row *r = row_of(n);
@@ -478,6 +527,7 @@ bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         return true;
     }
     case MK_EINSUM: return check_einsum(n, row, c);
+    case MK_UNIQUE: return check_unique(n, tfl, row, c);
     default: return no(c, SY_REASON_NO_KERNEL, "%s: no MCU kernel", op);
     }
 }
@@ -787,6 +837,30 @@ sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
             return H->status_new(SY_ERR_SHAPE, "%s: %d sequence lengths expected", op, nb);
         return NULL;
     }
+    case MK_UNIQUE: { /* the shapes are the run's: the session re-infers with the data (docs/mcu.md) */
+        tflk_unique *p = &k->u.uq;
+        memset(p, 0, sizeof *p);
+        p->dt = uq_code(x->dtype);
+        p->outer = p->inner = 1;
+        p->n_items = (int32_t)sy_tensor_numel(x);
+        p->sorted = r->onnx ? sy_attr_int_or(H, n, "sorted", 1) != 0 : 0;
+        if (r->onnx && sy_attr_has(H, n, "axis", SY_ATTR_INT)) {
+            int64_t ax = sy_attr_int_or(H, n, "axis", 0);
+            ax = ax < 0 ? ax + x->rank : ax;
+            p->outer = (int32_t)sy_dims_prod(x->dims, 0, (int32_t)ax);
+            p->n_items = (int32_t)x->dims[ax];
+            p->inner = (int32_t)sy_dims_prod(x->dims, (int32_t)ax + 1, x->rank);
+        }
+        const sy_tensor *ix = H->node_num_outputs(n) > 1 ? H->node_output(n, 1) : NULL;
+        if (!ix && H->node_num_outputs(n) > 2)
+            ix = H->node_output(n, 2);
+        p->idx64 = ix && ix->dtype == SY_DT_INT64;
+        for (uint32_t i = 1; i < H->node_num_outputs(n); i++)
+            if (H->node_output(n, i) && (H->node_output(n, i)->dtype == SY_DT_INT64) != (p->idx64 != 0))
+                return H->status_new(SY_ERR_TYPE, "%s: the index outputs must share one dtype", op);
+        H->node_set_scratch(n, tflk_unique_scratch_bytes(p) + 1);
+        return NULL;
+    }
     case MK_EINSUM: {
         uint32_t nin = H->node_num_inputs(n);
         int32_t rank[TFLK_EIN_IN];
@@ -919,6 +993,23 @@ sy_status *mcu_shape_run(const mcu_node *k, const sy_kernel_io *io)
         return NULL;
     }
     case MK_GATHER_EL: return tflk_gather_el_run(&k->u.sel, x, a, y, &bad) ? bad_index(k, bad) : NULL;
+    case MK_UNIQUE: {
+        const tflk_unique *p = &k->u.uq;
+        int32_t u = tflk_unique_run(p, x, NULL, NULL, NULL, NULL, io->scratch);
+        int64_t slab = (int64_t)p->outer * p->inner, planned = slab > 0 ? sy_tensor_numel(io->outputs[0]) / slab : u;
+        if (u != planned)
+            return H->status_new(SY_ERR_RUNTIME, "%s '%s': %d unique values, the output was planned for %lld", k->op,
+                                 k->name, (int)u, (long long)planned);
+        /* TFLite: (values, idx); ONNX: (Y, indices, inverse_indices, counts) */
+        void *o1 = io->n_outputs > 1 && io->outputs[1] ? io->outputs[1]->data : NULL;
+        void *o2 = io->n_outputs > 2 && io->outputs[2] ? io->outputs[2]->data : NULL;
+        void *o3 = io->n_outputs > 3 && io->outputs[3] ? io->outputs[3]->data : NULL;
+        if (!strcmp(k->op, "UNIQUE"))
+            tflk_unique_run(p, x, y, NULL, o1, NULL, io->scratch);
+        else
+            tflk_unique_run(p, x, y, o1, o2, o3, io->scratch);
+        return NULL;
+    }
     case MK_EINSUM: {
         const void *in[TFLK_EIN_IN];
         for (uint32_t i = 0; i < io->n_inputs && i < TFLK_EIN_IN; i++)

@@ -567,6 +567,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("CAST", MCU_F32_I8 | I32_ONLY), MCU_KERNEL("REVERSE_SEQUENCE", MCU_F32_I8 | I32_ONLY),
     MCU_KERNEL("SHAPE", MCU_ANY), MCU_KERNEL_OUT("FILL", MCU_F32_I8 | I32_ONLY | BOOL_ONLY),
     MCU_KERNEL_OUT("SELECT", MCU_ANY), MCU_KERNEL_OUT("SELECT_V2", MCU_ANY), MCU_KERNEL_OUT("ONE_HOT", MCU_F32_I8),
+    MCU_KERNEL("UNIQUE", MCU_F32_I8 | I32_ONLY | SY_DT_BIT(SY_DT_UINT8)),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
@@ -615,6 +616,7 @@ static const sy_kernel_def kernels[] = {
     OK1("Shape", MCU_ANY), OK1("Cast", MCU_F32_I8 | I32_ONLY), OK1("ReverseSequence", MCU_F32_I8 | I32_ONLY),
     OK1("Trilu", MCU_ANY | SY_DT_BIT(SY_DT_INT64)), OK1("GatherElements", F32_ONLY),
     OK1("Einsum", MCU_F32_I8 | I32_ONLY | SY_DT_BIT(SY_DT_UINT8)),
+    OK1("Unique", MCU_F32_I8 | I32_ONLY | SY_DT_BIT(SY_DT_UINT8)),
     OKO("Constant", MCU_ANY), OKO("ConstantOfShape", MCU_F32_I8 | I32_ONLY | BOOL_ONLY), OKO("Where", MCU_ANY),
     OKO("OneHot", MCU_F32_I8),
 #undef OKO

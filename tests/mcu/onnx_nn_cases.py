@@ -7,7 +7,8 @@ states, GRUs bidirectional / reverse with either linear_before_reset, fp32 RNNs
 over ONNX's eleven activations (clip, sequence_lens, initial_h), Einsum
 (fp32, int8, int32: matmul, batched, transpose, diagonal, sums, three
 inputs, implicit output, outer product; ONNX's test_einsum_transpose as
-float32 when ONNX_NODE names the node tests' folder), and
+float32 when ONNX_NODE names the node tests' folder), Unique (fp32, int8,
+sorted and first-occurrence order, with and without an axis), and
 int8 QLinearConv / QLinearMatMul (ops-mcu.md Table B #4, #5, #2, #20, #82,
 #106, #87; ONNX's QLinearConv node test is uint8, which the row declines).
 The integer outputs follow ONNX's definition exactly as its reference
@@ -276,6 +277,33 @@ def main():
             sys.exit("test_einsum_transpose: the float32 copy is not a transpose")
         save(out, "test_einsum_transpose_f32", helper.make_node("Einsum", ["x"], ["y"], equation="ij->ji"),
              [vi("x", tx32)], {}, [vi("y", ty32)], [tx32], [ty32], opset=12)
+    # Unique (Table B #109): ONNX's definition in numpy (np.unique, sorted = 1; sorted = 0 reorders the unique
+    # values by their first occurrence), int64 indices; fp32 and int8, 1D and with an axis (runs on riscv_mcu's
+    # host run only: the output length depends on the data, see docs/mcu.md)
+    def unique_ref(x, axis, srt):
+        y, idx, inv, cnt = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+        if not srt:
+            order = np.argsort(idx, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            y = np.take(y, order, axis=0 if axis is None else axis)
+            idx, cnt, inv = idx[order], cnt[order], rank[inv]
+        return [y, idx.astype(np.int64), inv.astype(np.int64), cnt.astype(np.int64)]
+    for name, ux, axis, srt in (
+            ("mcu_unique_f32_unsorted", np.array([2.5, -1, 2.5, 7, -1, 0.5, 7, 7], np.float32), None, 0),
+            ("mcu_unique_f32_axis_unsorted", rng.integers(0, 2, size=(2, 3, 4)).astype(np.float32), -1, 0),
+            ("mcu_unique_int8_sorted_axis", np.array([[3, -7, 3], [3, -7, 3], [-128, 127, 0], [3, -7, 3]], np.int8), 0, 1),
+            ("mcu_unique_int8_unsorted", np.array([5, -3, 5, 100, -128, -3, 0, 5], np.int8), None, 0)):
+        outs = unique_ref(ux, axis, srt)
+        et = TensorProto.FLOAT if ux.dtype == np.float32 else TensorProto.INT8
+        attrs = {"sorted": srt}
+        if axis is not None:
+            attrs["axis"] = axis
+        node = helper.make_node("Unique", ["x"], ["y", "indices", "inverse_indices", "counts"], **attrs)
+        ovi = [vt("y", outs[0], et)] + [vt(k, v, TensorProto.INT64) for k, v in
+                                        zip(("indices", "inverse_indices", "counts"), outs[1:])]
+        save(out, name, node, [vt("x", ux, et)], {}, ovi, [ux], outs, opset=11)
     # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
     qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
     qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)

@@ -210,7 +210,7 @@ exact="$exact $int8"
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
 # Y, Y_h and Y_c, GRUs bidirectional and reverse, fp32 RNNs over the eleven
 # activations with clip and sequence_lens, Einsums (fp32, int8, int32; ONNX's
-# test_einsum_transpose as float32), int8 QLinearConv and
+# test_einsum_transpose as float32), Unique (host run only), int8 QLinearConv and
 # 3-D QLinearMatMul) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
@@ -232,6 +232,17 @@ for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
 "$SY" conformance "$gen" --config "$(dirname "$0")/conformance_riscv_mcu.ini" > "$WORK/conformance.log" 2>&1 ||
   { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
 grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
+# Unique (mcu_unique_* above: numpy's np.unique, on riscv_mcu's host run): its output length depends on the
+# data, so the session runs node by node and codegen must refuse it with the reason, not write a package
+t=mcu_unique_f32_unsorted
+if "$SY" codegen "$gen/$t/model.onnx" --target ws63 -o "$WORK/$t" --input "x=$gen/$t/test_data_set_0/input_0.pb" \
+    > "$WORK/$t.codegen.log" 2>&1; then
+  fail "$t: codegen wrote a package for a data-dependent output length"
+elif ! grep -q 'no mcu_sram arena: a shape known only at run time' "$WORK/$t.codegen.log"; then
+  cat "$WORK/$t.codegen.log"; fail "$t: codegen refused without the reason"
+else
+  echo "ok   $t: conformance on riscv_mcu's host run; codegen refuses (a data-dependent output length)"
+fi
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
   test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
   mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8 mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum

@@ -221,7 +221,13 @@ int cmd_codegen(int argc, char **argv)
         }
     }
     if (!found) {
-        rc = cli_fail(sy_status_create(SY_ERR_INTERNAL, "the session has no mcu_sram memory domain"), "codegen");
+        /* no static plan: a shape known only at run time (Unique's output length, a value-dependent shape)
+         * makes the session run node by node, and a package's workspace is planned once */
+        rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED,
+                                       "the session has no mcu_sram arena: a shape known only at run time (a data-"
+                                       "dependent output such as Unique's) makes it run node by node, while a "
+                                       "package plans its workspace statically (docs/mcu.md, \"Not done yet\")"),
+                      "codegen");
         goto done;
     }
     const char *base = strrchr(model_path, '/');
