@@ -36,7 +36,9 @@
  * of mcu_ops.c (with PRELU, POW, int8 DIV, int8 SQRT/RSQRT tables that
  * refuse negative inputs, LOG_SOFTMAX); the reductions, ARG_MAX/MIN, CUMSUM,
  * TOPK_V2, L2_NORMALIZATION and their ONNX rows (mcu_reduce.c, tflk_reduce.c);
- * the shape, normalization and resize rows of mcu_shape.c (TFLite and ONNX);
+ * the shape, normalization and resize rows of mcu_shape.c (TFLite and ONNX),
+ * with ONNX Einsum and UNIQUE / ONNX Unique (host run only: a data-dependent
+ * output length makes the session dynamic, which codegen cannot package);
  * the ONNX path (mcu_quant.c, plugin_sdk/kernels): switchyard.quant QConv,
  * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary (a table),
  * QSoftmax, QRNN (int8, NCHW) and ONNX QuantizeLinear, DequantizeLinear,
@@ -609,7 +611,8 @@ static const sy_kernel_def kernels[] = {
     OK1("Tile", MCU_ANY), OK1("Expand", MCU_ANY), OK1("DepthToSpace", MCU_ANY), OK1("SpaceToDepth", MCU_ANY),
     OK1("Gemm", F32_ONLY), OK1("MatMul", F32_ONLY), OK1("Softmax", F32_ONLY), OK1("Conv", F32_ONLY),
     OK1("MaxPool", F32_ONLY), OK1("AveragePool", F32_ONLY), OK1("GlobalMaxPool", F32_ONLY),
-    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), OK1("RNN", F32_ONLY), /* mcu_nn.c */
+    OK1("GlobalAveragePool", F32_ONLY), OK1("ConvTranspose", F32_ONLY), OK1("LSTM", F32_ONLY), OK1("GRU", F32_ONLY), /* mcu_nn.c */
+    OK1("RNN", F32_ONLY), /* mcu_rnn.c through mcu_nn.c; int8 is QRNN */
     /* mcu_shape.c: data movement on any element type, fp32 normalizations */
     OK1("Split", MCU_ANY), OK1("Slice", MCU_ANY), OK1("Pad", MCU_ANY), OK1("Resize", MCU_F32_I8),
     OK1("BatchNormalization", F32_ONLY), OK1("LayerNormalization", F32_ONLY), OK1("InstanceNormalization", F32_ONLY),
