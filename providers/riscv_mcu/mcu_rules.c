@@ -434,8 +434,11 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
         }
-        /* BitShift (Table B #47) and the integer ops of mcu_quant.c are the rows whose seed dtype is uint8 */
-        if (t->dtype == SY_DT_UINT8 && !t->data && !(onnx && !strcmp(op, "BitShift")) && !mcu_quant_takes_u8(n)) {
+        /* BitShift (Table B #47), Einsum (#60), Unique (#109, Table A #86) and the integer ops of mcu_quant.c
+         * are the rows whose seed dtypes include uint8 */
+        bool u8_row = (onnx && !strcmp(op, "BitShift")) ||
+                      (shape && (!strcmp(op, "Einsum") || !strcmp(op, "Unique") || !strcmp(op, "UNIQUE")));
+        if (t->dtype == SY_DT_UINT8 && !t->data && !u8_row && !mcu_quant_takes_u8(n)) {
             decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }

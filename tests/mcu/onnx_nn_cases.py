@@ -250,17 +250,19 @@ def main():
             ("mcu_einsum_outer", "ij,kl->ikjl", [(2, 3), (2, 2)], np.float32),
             ("mcu_einsum_int8_matmul", "ij,kj->ik", [(3, 6), (4, 6)], np.int8),
             ("mcu_einsum_int8_diagonal_sum", "bij,bjj->bi", [(2, 3, 4), (2, 4, 4)], np.int8),
-            ("mcu_einsum_int32_batch", "bhij,bhjk->bhik", [(2, 2, 3, 4), (2, 2, 4, 2)], np.int32)):
+            ("mcu_einsum_int32_batch", "bhij,bhjk->bhik", [(2, 2, 3, 4), (2, 2, 4, 2)], np.int32),
+            ("mcu_einsum_uint8_matmul", "ij,jk->ik", [(2, 5), (5, 3)], np.uint8)):
         if dt == np.float32:
             xs = [f32(rng, *sh) for sh in shapes]
             ey = np.einsum(eq, *(v.astype(np.float64) for v in xs)).astype(np.float32)
         else:
-            lim = 128 if dt == np.int8 else 1 << 20
-            xs = [rng.integers(-lim, lim, size=sh).astype(dt) for sh in shapes]
+            lo, hi = {np.int8: (-128, 128), np.uint8: (0, 256), np.int32: (-(1 << 20), 1 << 20)}[dt]
+            xs = [rng.integers(lo, hi, size=sh).astype(dt) for sh in shapes]
             wide = np.einsum(eq, *(v.astype(np.int64) for v in xs))
-            ey = (wide & (0xff if dt == np.int8 else 0xffffffff)).astype(np.uint8 if dt == np.int8 else np.uint32)
+            ey = (wide & (0xffffffff if dt == np.int32 else 0xff)).astype(np.uint32 if dt == np.int32 else np.uint8)
             ey = ey.view(dt)
-        et = {np.float32: TensorProto.FLOAT, np.int8: TensorProto.INT8, np.int32: TensorProto.INT32}[dt]
+        et = {np.float32: TensorProto.FLOAT, np.int8: TensorProto.INT8, np.int32: TensorProto.INT32,
+              np.uint8: TensorProto.UINT8}[dt]
         names = ["x%d" % k for k in range(len(xs))]
         save(out, name, helper.make_node("Einsum", names, ["y"], equation=eq),
              [vt(nm, v, et) for nm, v in zip(names, xs)], {}, [vt("y", ey, et)], xs, [ey], opset=12)
@@ -294,9 +296,12 @@ def main():
             ("mcu_unique_f32_unsorted", np.array([2.5, -1, 2.5, 7, -1, 0.5, 7, 7], np.float32), None, 0),
             ("mcu_unique_f32_axis_unsorted", rng.integers(0, 2, size=(2, 3, 4)).astype(np.float32), -1, 0),
             ("mcu_unique_int8_sorted_axis", np.array([[3, -7, 3], [3, -7, 3], [-128, 127, 0], [3, -7, 3]], np.int8), 0, 1),
-            ("mcu_unique_int8_unsorted", np.array([5, -3, 5, 100, -128, -3, 0, 5], np.int8), None, 0)):
+            ("mcu_unique_int8_unsorted", np.array([5, -3, 5, 100, -128, -3, 0, 5], np.int8), None, 0),
+            ("mcu_unique_uint8_sorted", np.array([200, 3, 255, 3, 0, 200], np.uint8), None, 1),
+            ("mcu_unique_int32_unsorted", np.array([70000, -5, 70000, 2147483647, -5], np.int32), None, 0)):
         outs = unique_ref(ux, axis, srt)
-        et = TensorProto.FLOAT if ux.dtype == np.float32 else TensorProto.INT8
+        et = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int8): TensorProto.INT8,
+              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int32): TensorProto.INT32}[ux.dtype]
         attrs = {"sorted": srt}
         if axis is not None:
             attrs["axis"] = axis

@@ -246,7 +246,7 @@ fi
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
   test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
   mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8 mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum
-  mcu_einsum_int32_batch test_einsum_transpose_f32"
+  mcu_einsum_int32_batch mcu_einsum_uint8_matmul test_einsum_transpose_f32"
 approx="$approx test_matmul_4d test_matmul_2d mcu_gemm_transA_transB mcu_gemm_transA mcu_matmul_3d_const_b
   mcu_conv3d_pads_strides test_lstm_defaults test_lstm_with_initial_bias mcu_lstm_y_yh_yc test_gru_defaults
   test_gru_with_initial_bias mcu_gru_bidir_lbr mcu_gru_reverse mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip
@@ -268,7 +268,7 @@ same_as_cpu_ref="mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_s
   mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul
   mcu_einsum_batch_matmul mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs
   mcu_einsum_implicit mcu_einsum_outer mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum mcu_einsum_int32_batch
-  test_einsum_transpose_f32"
+  mcu_einsum_uint8_matmul test_einsum_transpose_f32"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t
