@@ -66,6 +66,9 @@ typedef enum mcu_kind {
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     MK_SHIFT_U8,          /* tflk_binary.c: ONNX BitShift on uint8 */
     MK_DIV_S8,            /* tflk_binary.c: int8 DIV (tflk_fixed.c's tflk_div_s8) */
+    MK_IDIV_S8,           /* tflk_binary.c: ONNX Div of int8 tensors, the codes as integers */
+    MK_PRELU_S8,          /* tflk_binary.c: int8 PRELU with an int8 alpha (TFLite's integer form) */
+    MK_BIN8F_S8,          /* tflk_binary.c: int8 POW, PRELU with an fp32 alpha, through float (tflk_bin8f) */
     /* mcu_shape.c: the shape / normalization / resize family (MK_RESIZE first) */
     MK_RESIZE, MK_NORM, MK_CONST, MK_FILL, MK_CAST, MK_REVSEQ, MK_TRILU, MK_SELECT, MK_ONEHOT, MK_GATHER_EL,
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
@@ -97,6 +100,7 @@ typedef struct mcu_node {
         tflk_lstm8 lstm8;
         tfl_unary8 lut;
         tflk_binary bin;
+        tflk_bin8f b8f; /* MK_BIN8F_S8 */
         tflk_strided tr;
         tflk_tconv tconv;
         tflk_bmm bmm;

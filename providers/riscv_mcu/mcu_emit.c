@@ -504,15 +504,33 @@ static sy_status *operand(layout *L, const mcu_rec *r, uint32_t i, char *buf, si
     return NULL;
 }
 
-static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
+/* a tflk_binary's initializer (emit_bin_struct, emit_bin8f_struct) */
+static void bin_init(out *o, const tflk_binary *p)
 {
     char a[160];
-    P(o, "static const tflk_binary n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
-         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
-      i, p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
+    P(o, "{%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}",
+      p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
       p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
       p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
+}
+
+static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
+{
+    P(o, "static const tflk_binary n%u = ", i);
+    bin_init(o, p);
+    P(o, ";\n");
     L->flash_params += sizeof(tflk_binary);
+}
+
+static void emit_bin8f_struct(out *o, layout *L, uint32_t i, const tflk_bin8f *p)
+{
+    char f1[48], f2[48], f3[48];
+    P(o, "static const tflk_bin8f n%u = {", i);
+    bin_init(o, &p->w);
+    P(o, ", %s, %s, %s, %d};\n", ffmt(f1, sizeof f1, p->s1), ffmt(f2, sizeof f2, p->s2), ffmt(f3, sizeof f3, p->so),
+      p->b_f32);
+    L->flash_params += sizeof(tflk_bin8f);
 }
 
 static void emit_strided(out *o, const char *sym, const tflk_strided *p)
@@ -657,7 +675,7 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     else
         SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
-               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 || k->kind == MK_DIV_S8 ||
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 || k->kind == MK_DIV_S8 || k->kind == MK_IDIV_S8 || k->kind == MK_PRELU_S8 || k->kind == MK_BIN8F_S8 ||
                k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
     if (two) /* only the operands a kernel reads: no unused weight array */
         SY_TRY(operand(L, r, 1, b, sizeof b));
@@ -772,6 +790,18 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     case MK_DIV_S8:
         emit_bin_struct(o, L, i, &k->u.bin);
         P(calls, "    if (tflk_div_s8_run(&n%u, %s, %s, (void *)(ws + %zu)))\n        return -1;\n", i, x, b, yo);
+        return NULL;
+    case MK_PRELU_S8:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    tflk_prelu_s8(&n%u, %s, %s, (void *)(ws + %zu));\n", i, x, b, yo);
+        return NULL;
+    case MK_BIN8F_S8:
+        emit_bin8f_struct(o, L, i, &k->u.b8f);
+        P(calls, "    tflk_binary_s8f(&n%u, %s, %s, (void *)(ws + %zu));\n", i, x, b, yo);
+        return NULL;
+    case MK_IDIV_S8:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    if (tflk_idiv_s8_run(&n%u, %s, %s, (void *)(ws + %zu)))\n        return -1;\n", i, x, b, yo);
         return NULL;
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
@@ -1356,7 +1386,10 @@ static const char *kernel_file(mcu_kind k)
     case MK_CMP_F32:
     case MK_CMP_B:
     case MK_SHIFT_U8:
-    case MK_DIV_S8: return "tflk_binary.c";
+    case MK_DIV_S8:
+    case MK_IDIV_S8:
+    case MK_PRELU_S8:
+    case MK_BIN8F_S8: return "tflk_binary.c";
     case MK_RESIZE: return "tflk_resize.c";
     case MK_NORM: return "tflk_norm.c";
     case MK_CONST:

@@ -202,6 +202,57 @@ PY
 int8="test_int8_reduce_max test_int8_reduce_min test_int8_reduce_sum test_int8_reduce_mean test_int8_reduce_prod
   test_int8_reduce_l1 test_int8_reduce_sum_square test_int8_reduce_l2 test_int8_cumsum test_int8_top_k"
 exact="$exact $int8"
+# int8 Div, Max and Min of ONNX (Table B #45, #97, #98: "gen", fp32 and
+# int8): the codes as integers, as ONNX defines the ops on int8 tensors;
+# ONNX's own test_div_int8 and test_max_int8, and broadcasting cases whose
+# expected outputs are Python's integer arithmetic (division truncated
+# toward zero, -128 / -1 wrapping to -128). cpu_ref and riscv_mcu must give
+# them exactly (`switchyard conformance`), the packages below on host and QEMU.
+G8=$WORK/gen8
+rm -rf "$G8"
+/usr/bin/python3 - "$G8" <<'PY' || fail "writing the int8 Div/Max/Min tests"
+import os, sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+root = sys.argv[1]
+rng = np.random.RandomState(45)
+def tdiv(a, b):
+    q = [int(int(x) / int(y)) for x, y in zip(a.ravel(), b.ravel())]  # exact for int8 operands
+    return np.array([(v + 128) % 256 - 128 for v in q], np.int8).reshape(a.shape)
+def write(name, op, a, b, y):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    node = helper.make_node(op, ["a", "b"], ["y"])
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("a", TP.INT8, a.shape),
+                                         helper.make_tensor_value_info("b", TP.INT8, b.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), d + "/model.onnx")
+    for k, (nm, t) in enumerate((("a", a), ("b", b))):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(t, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+a = rng.randint(-128, 128, size=(2, 3, 4)).astype(np.int8)
+a[0, 0, 0] = -128
+b = rng.randint(-128, 128, size=(3, 1)).astype(np.int8)
+b[b == 0] = 7
+b[0, 0] = -1
+ab = np.broadcast_to(b, a.shape)
+write("int8_div_bcast", "Div", a, b, tdiv(a, ab))
+write("int8_max_bcast", "Max", a, b, np.maximum(a, ab))
+c = rng.randint(-128, 128, size=(4,)).astype(np.int8)
+write("int8_min_bcast", "Min", a, c, np.minimum(a, np.broadcast_to(c, a.shape)))
+PY
+for t in test_div_int8 test_max_int8; do cp -r "$NODE/$t" "$G8/"; done
+g8cases="test_int8_div_bcast test_int8_max_bcast test_int8_min_bcast test_div_int8 test_max_int8"
+for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
+  copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
+  res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
+  [ "$res" = "5 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min on $cfg: $res"; }
+done
+echo "ok   int8 Div/Max/Min on the codes: cpu_ref and riscv_mcu give ONNX's and Python's integer outputs"
+exact="$exact $g8cases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
 # (ops-mcu.md Table B #87, #113, ...): onnx_const_inputs.py makes a copy
@@ -251,6 +302,7 @@ for t in $exact $approx; do
   [ -d "$gen/$t" ] && d=$gen/$t
   [ -d "$QDIR/$t" ] && d=$QDIR/$t
   [ -d "$WORK/gen/$t" ] && d=$WORK/gen/$t
+  [ -d "$G8/$t" ] && d=$G8/$t
   if [[ $t == test_reduce_* || $t == test_top_k* || $t == test_cumsum_* ]] && [ "$d" = "$NODE/$t" ]; then
     # the seed's rows take axes, K and CumSum's axis as constants (Table B #49-#55, #58, #76,
     # #77, #92, #102): a copy of the test with input 1 folded in (and float64 as float32)
@@ -295,6 +347,7 @@ for t in $exact $approx; do
   n=$((n + 1))
   ref_of=ONNX
   [ "$d" = "$WORK/gen/$t" ] && ref_of=numpy
+  [ "$d" = "$G8/$t" ] && [[ $t == test_int8_* ]] && ref_of=Python
   echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb"); $(grep instret "$WORK/$t.out")"
 done
 [ "$fails" -eq 0 ] || exit 1
