@@ -50,6 +50,11 @@ static const sy_qdq_pattern patterns[] = {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, alpha_beta, NULL, NULL},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, NULL, NULL, NULL},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", 0, 1u, NULL, NULL, NULL},
+    /* PRelu and Pow (ops-mcu.md Table B #57, #116: full-quant int8): a
+     * model's DQ(x), DQ(slope / exponent) -> op -> Q folds into one node
+     * computing in float (qk.c); the quantizer does not place pairs */
+    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", 0, 3u, NULL, NULL, NULL},
+    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", 0, 3u, NULL, NULL, NULL},
     /* the other one-input float functions: a DQ -> f -> Q of a model folds
      * into QUnary's table (qk_unary.c); the quantizer does not place pairs
      * around them (no Q flag), so `switchyard quantize` keeps them float */

@@ -7,6 +7,9 @@
  *     inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp; numpy broadcasting.
  *     ONNX form: y = sat(rne(sa/sy*(a-za) + sb/sy*(b-zb)) + zy) (float, like ORT);
  *     gemmlowp form: TFLite's left-shift-20 add and fixed-point multipliers.
+ *   QPRelu, QPow (switchyard.quant 1): the same inputs; what DQ -> PRelu /
+ *     Pow -> Q folds into; 8-bit codes only, the ONNX form of qk.c's
+ *     qk_bin_one (dequantize, the float op, QuantizeLinear), as riscv_mcu.
  *   QConcat (switchyard.quant 1), QLinearConcat (com.microsoft 1)
  *     inputs y_scale, y_zp, then (x, x_scale, x_zp) per input.
  *   QMaxPool, QAveragePool (switchyard.quant 1; attribute global for the
@@ -48,7 +51,7 @@ static sy_status *check_out_pair(const sy_node *n, const sy_tensor *ys, const sy
 /* binary: Add / Sub / Mul                                                  */
 /* ======================================================================== */
 
-enum { BIN_ADD, BIN_SUB, BIN_MUL };
+enum { BIN_ADD, BIN_SUB, BIN_MUL, BIN_PRELU, BIN_POW };
 
 typedef struct bin_state {
     int op;
@@ -72,6 +75,10 @@ typedef struct bin_ctx {
 
 static int bin_op_of(const char *op)
 {
+    if (!strcmp(op, "QPRelu"))
+        return BIN_PRELU;
+    if (!strcmp(op, "QPow"))
+        return BIN_POW;
     return !strcmp(op, "QMul") || !strcmp(op, "QLinearMul") ? BIN_MUL : !strcmp(op, "QSub") ? BIN_SUB : BIN_ADD;
 }
 
@@ -199,6 +206,19 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
     c.ra = sa / sy;
     c.rb = sb / sy;
     c.rm = sa * sb / sy;
+    if (c.op == BIN_PRELU || c.op == BIN_POW) {
+        /* qk_bin_one's float form alone (qk.h: ra = sa, rb = sb, rm = sy) */
+        bool b8 = (a->dtype == SY_DT_INT8 || a->dtype == SY_DT_UINT8) && (b->dtype == SY_DT_INT8 || b->dtype == SY_DT_UINT8) &&
+                  (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
+        if (!b8)
+            return QERR(SY_ERR_UNSUPPORTED, "%s '%s': 8-bit codes only, got %s, %s -> %s",
+                        c.op == BIN_POW ? "QPow" : "QPRelu", y->name ? y->name : "?", sy_dt_name(a->dtype),
+                        sy_dt_name(b->dtype), sy_dt_name(y->dtype));
+        c.q8 = (qk_add){0, 0, 0, 0, 0, QK_RQ_ONNX, c.za, c.zb, c.zy, c.lo, c.hi, sa, sb, 0, 0, 0, 0, 0, 0,
+                        c.op == BIN_POW ? QK_POW : QK_PRELU, sy, 0};
+        const sy_tensor *ins2[2] = {a, b};
+        return sy_bcast_apply(H, 2, ins2, y, bin_loop, &c);
+    }
     if (c.op == BIN_MUL) {
         sy_q_quantize_multiplier((double)sa * sb / sy, &c.mo, &c.so);
     } else {
@@ -210,7 +230,7 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
         sy_q_quantize_multiplier(twice_max / ((double)((int64_t)1 << c.left_shift) * sy), &c.mo, &c.so);
     }
     c.q8 = (qk_add){0, 0, 0, 0, 0, (int32_t)c.mode, c.za, c.zb, c.zy, c.lo, c.hi, c.ra, c.rb, c.m1, c.s1, c.m2,
-                    c.s2, c.mo, c.so, c.op == BIN_MUL ? QK_MUL : c.op == BIN_SUB ? QK_SUB : QK_ADD, c.rm};
+                    c.s2, c.mo, c.so, c.op == BIN_MUL ? QK_MUL : c.op == BIN_SUB ? QK_SUB : QK_ADD, c.rm, 0};
     const sy_tensor *ins[2] = {a, b};
     if (y->dtype == SY_DT_INT4 || y->dtype == SY_DT_UINT4 || a->dtype == SY_DT_INT4 || a->dtype == SY_DT_UINT4)
         return QERR(SY_ERR_UNSUPPORTED, "4-bit activations are not supported by %s", "the binary kernels");
@@ -648,6 +668,8 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QAdd", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(SWQ_DOMAIN, "QSub", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(SWQ_DOMAIN, "QMul", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QPRelu", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QPow", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(MS, "QLinearAdd", 7, 8, SY_NO_ATTRS, infer_bin),
     QSCH(MS, "QLinearMul", 7, 8, SY_NO_ATTRS, infer_bin),
     QSCH(SWQ_DOMAIN, "QConcat", 5, -1, SY_ATTRS(a_concat), infer_concat),
@@ -667,6 +689,8 @@ static const sy_kernel_def kernels[] = {
     QK(SWQ_DOMAIN, "QAdd", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QSub", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QMul", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QPRelu", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QPow", 0, prepare_bin, run_bin),
     QK(MS, "QLinearAdd", 0, prepare_bin, run_bin),
     QK(MS, "QLinearMul", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QConcat", 2, prepare_axis, run_concat),

@@ -452,9 +452,10 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         char f2[48];
         char f3[48];
         P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d,\n"
-             "    %d, %s};\n",
+             "    %d, %s, %d};\n",
           i, p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb, p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra),
-          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm));
+          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm),
+          p->binner);
         L->flash_params += sizeof(qk_add);
         char bexpr[64];
         if (r->in[wi].is_const) {

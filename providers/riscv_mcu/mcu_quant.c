@@ -69,6 +69,34 @@ static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...)
 
 static int64_t numel(const sy_tensor *t) { return t ? sy_tensor_numel(t) : 0; }
 
+static int32_t zp_at(const sy_tensor *z, int64_t i);
+
+/* How qk_add_run reads b for the output y: 0 when b has y's elements or
+ * one (index i, or i % nb), the block length (b's index (i / block) % nb)
+ * when b's dims, right-aligned to y's, are 1 except one run equal to y's
+ * (a per-channel [C, 1, 1] of NCHW), -1 otherwise */
+static int64_t block_bcast(const sy_tensor *b, const sy_tensor *y)
+{
+    if (!b || !y || b->rank > y->rank)
+        return -1;
+    if (numel(b) == numel(y) && sy_shape_equal(b->rank, b->dims, y->rank, y->dims))
+        return 0;
+    if (numel(b) == 1)
+        return 0;
+    int32_t off = y->rank - b->rank, first = -1, last = -1;
+    for (int32_t d = 0; d < b->rank; d++)
+        if (b->dims[d] != 1) {
+            if (first < 0)
+                first = d;
+            last = d;
+        }
+    for (int32_t d = first; d <= last; d++)
+        if (b->dims[d] != y->dims[d + off])
+            return -1;
+    int64_t block = sy_dims_prod(y->dims, last + off + 1, y->rank);
+    return block > INT32_MAX || numel(y) > INT32_MAX ? -1 : block;
+}
+
 /* scale/zero-point inputs [from, from+count) must be constants; scales float32 */
 static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy_claim *c)
 {
@@ -421,6 +449,37 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QPRelu") || !strcmp(op, "QPow")) {
+        /* DQ -> PRelu / Pow -> Q (ops-mcu.md Table B #57: slope unidirectionally
+         * broadcast to X; #116: X, Y, Z max 4D) */
+        static const uint32_t idx[] = {1, 2, 4, 5, 6, 7};
+        const sy_tensor *b = qin(n, 3);
+        const char *row = op[1] == 'P' ? "#57 PRelu" : "#116 Pow";
+        if (!const_params(n, idx, 6, c))
+            return false;
+        if (!b || x->rank > 4 || y->rank > 4 || b->rank > 4) {
+            qdecline(c, SY_REASON_RANK, "%s: X, %s and the output at most 4-D (ops-mcu.md Table B %s)", op,
+                     op[1] == 'P' ? "slope" : "Y", row);
+            return false;
+        }
+        if (numel(x) != numel(y) || block_bcast(b, y) < 0) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes X of the output's shape and a %s of it, of 1 "
+                     "element or broadcast over trailing dims (per channel) (ops-mcu.md Table B %s%s)", op,
+                     op[1] == 'P' ? "slope" : "Y", row, op[1] == 'P' ? ": slope unidirectionally broadcast to X" : "");
+            return false;
+        }
+        if (op[2] == 'o' && x->data) {
+            /* a constant base below 0: the seed's INT8 Pow takes X >= 0 only */
+            int32_t zx = zp_at(qin(n, 2), 0);
+            for (int64_t i = 0; i < numel(x); i++)
+                if (((const int8_t *)x->data)[i] < zx) {
+                    qdecline(c, SY_REASON_ATTRIBUTE, "QPow: base element %lld is negative (ops-mcu.md Table B #116: "
+                             "INT8 only with X >= 0)", (long long)i);
+                    return false;
+                }
+        }
+        return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
+    }
     if (!strcmp(op, "QUnary")) { /* one table of output codes (qk_unary.c) */
         static const uint32_t idx[] = {1, 2, 3, 4};
         tflk_unary u;
@@ -452,7 +511,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QUnary, QSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -714,6 +773,30 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->b_zp = k->q_nzp ? k->q_zp : NULL;
         p->bias = k->q_n ? k->q_bias : NULL;
         p->rq = k->q_n ? k->q_rq : NULL;
+        return NULL;
+    }
+    if (!strcmp(op, "QPRelu") || !strcmp(op, "QPow")) {
+        /* ops_quant's run_bin for these ops: qk_bin_one's float form (qk.h) */
+        const sy_tensor *b = qin(n, 3);
+        qk_add *p = &k->u.qadd;
+        k->kind = MK_QADD;
+        memset(p, 0, sizeof *p);
+        p->op = op[2] == 'o' ? QK_POW : QK_PRELU;
+        p->n = (int32_t)numel(y);
+        p->nb = (int32_t)numel(b);
+        p->binner = (int32_t)block_bcast(b, y);
+        p->adt = qdt(x->dtype);
+        p->bdt = qdt(b->dtype);
+        p->ydt = qdt(y->dtype);
+        p->mode = QK_RQ_ONNX;
+        p->za = zp_at(qin(n, 2), 0);
+        p->zb = zp_at(qin(n, 5), 0);
+        p->zy = zp_at(qin(n, 7), 0);
+        float sy = scale_at(qin(n, 6), 0);
+        act_clamp(n, sy, p->zy, y->dtype, &p->lo, &p->hi);
+        p->ra = scale_at(qin(n, 1), 0);
+        p->rb = scale_at(qin(n, 4), 0);
+        p->rm = sy;
         return NULL;
     }
     if (!strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul")) {

@@ -575,6 +575,8 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("switchyard.quant", "QUnary", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QSub", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMul", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QPRelu", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QPow", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QAveragePool", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QSoftmax", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QRNN", 1, SY_DT_BIT(SY_DT_INT8)),

@@ -246,13 +246,86 @@ write("int8_min_bcast", "Min", a, c, np.minimum(a, np.broadcast_to(c, a.shape)))
 PY
 for t in test_div_int8 test_max_int8; do cp -r "$NODE/$t" "$G8/"; done
 g8cases="test_int8_div_bcast test_int8_max_bcast test_int8_min_bcast test_div_int8 test_max_int8"
+# PRelu and Pow in full-quant int8 (Table B #57, #116): DQ(x), DQ(slope /
+# exponent) -> op -> Q, which the QDQ pass folds into one QPRelu / QPow.
+# The expected codes are numpy's float32 of ONNX's definitions (x - zp
+# times the scale, the op, x / y_scale rounded half to even plus zp,
+# saturated), and ONNX Runtime must give them too (below) when it is here.
+/usr/bin/python3 - "$G8" <<'PY' || fail "writing the QDQ PRelu/Pow tests"
+import os, sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+root = sys.argv[1]
+f32 = np.float32
+np.seterr(all="ignore")  # x = 0 to a negative power is inf, saturated by QuantizeLinear
+def deq(q, s, z):
+    return (q.astype(np.int32) - z).astype(f32) * f32(s)
+def quant(v, s, z):
+    r = np.rint(v / f32(s)) + z
+    return np.clip(np.nan_to_num(r, nan=-128.0, posinf=127.0, neginf=-128.0), -128, 127).astype(np.int8)
+def write(name, op, x, xq, b, bq, b_const, yq, y):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    inits = [numpy_helper.from_array(np.array(v, dtype=t), n) for n, v, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("bs", bq[0], f32), ("bz", bq[1], np.int8),
+              ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    ins = [helper.make_tensor_value_info("x", TP.INT8, x.shape)]
+    if b_const:
+        inits.append(numpy_helper.from_array(b, "b"))
+    else:
+        ins.append(helper.make_tensor_value_info("b", TP.INT8, b.shape))
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
+             helper.make_node(op, ["xf", "bf"], ["yf"]),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, ins, [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, d + "/model.onnx")
+    feeds = [("x", x)] + ([] if b_const else [("b", b)])
+    for k, (nm, t) in enumerate(feeds):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(t, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+x = (np.arange(60) * 37 % 256 - 128).astype(np.int8).reshape(1, 3, 4, 5)
+xq, sq, yq = (0.05, 3), (0.02, 0), (0.04, -2)
+for name, sl in (("qdq_prelu_channel", np.array([10, -25, 60], np.int8).reshape(3, 1, 1)),
+                 ("qdq_prelu_scalar", np.array([-13], np.int8))):
+    xf, sf = deq(x, *xq), deq(sl, *sq)
+    write(name, "PRelu", x, xq, sl, sq, True, yq, quant(np.where(xf < 0, sf * xf, xf), *yq))
+xp = (np.arange(24) * 11 % 256 - 128).astype(np.int8).reshape(2, 3, 4)
+xpq, eq, ypq = (0.03, -128), (0.02, 0), (0.2, -100)
+e = np.array([50, 100, -40, 75], np.int8)
+write("qdq_pow_const", "Pow", xp, xpq, e, eq, True, ypq,
+      quant(np.power(deq(xp, *xpq), deq(e, *eq)), *ypq))
+e2 = (np.arange(24) * 29 % 200 - 100).astype(np.int8).reshape(2, 3, 4)
+write("qdq_pow_runtime", "Pow", xp, xpq, e2, eq, False, ypq,
+      quant(np.power(deq(xp, *xpq), deq(e2, *eq)), *ypq))
+PY
+qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime"
+ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
+if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
+  mkdir -p "$WORK/ort_qdq"
+  for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
+  ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
+  [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 4 ] || { cat "$WORK/ort_qdq.log"; fail "ONNX Runtime differs from the QDQ PRelu/Pow expected codes"; }
+  echo "ok   ONNX Runtime gives the QDQ PRelu/Pow cases' expected codes"
+else
+  echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
+fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "5 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min on $cfg: $res"; }
+  [ "$res" = "9 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow on $cfg: $res"; }
 done
-echo "ok   int8 Div/Max/Min on the codes: cpu_ref and riscv_mcu give ONNX's and Python's integer outputs"
-exact="$exact $g8cases"
+for t in $qdqcases; do
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow node on riscv_mcu"
+done
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow (one QPRelu/QPow each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
 # (ops-mcu.md Table B #87, #113, ...): onnx_const_inputs.py makes a copy
@@ -348,6 +421,7 @@ for t in $exact $approx; do
   ref_of=ONNX
   [ "$d" = "$WORK/gen/$t" ] && ref_of=numpy
   [ "$d" = "$G8/$t" ] && [[ $t == test_int8_* ]] && ref_of=Python
+  [ "$d" = "$G8/$t" ] && [[ $t == test_qdq_* ]] && ref_of=numpy
   echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb"); $(grep instret "$WORK/$t.out")"
 done
 [ "$fails" -eq 0 ] || exit 1
