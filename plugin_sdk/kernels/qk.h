@@ -61,6 +61,9 @@ void qk_avgpool_run(const qk_pool *p, const void *x, void *y);
 typedef struct qk_softmax {
     int32_t outer, len, inner, xdt, ydt, y_zp, lo, hi;
     float sx, sy;
+    /* QLogSoftmax (DQ -> LogSoftmax -> Q): y_k = Q(d_k - log(sum)), d_k =
+     * s_x (q_k - max), the log tflk_logf's */
+    int32_t log;
 } qk_softmax;
 void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *scratch);
 

@@ -50,6 +50,7 @@ static const sy_qdq_pattern patterns[] = {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, alpha_beta, NULL, NULL},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, NULL, NULL, NULL},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", 0, 1u, NULL, NULL, NULL},
+    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", 0, 1u, NULL, NULL, NULL}, /* Table B #112 */
     /* PRelu and Pow (ops-mcu.md Table B #57, #116: full-quant int8): a
      * model's DQ(x), DQ(slope / exponent) -> op -> Q folds into one node
      * computing in float (qk.c); the quantizer does not place pairs */

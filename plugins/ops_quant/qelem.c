@@ -21,8 +21,8 @@
  *     with its attributes (alpha, beta, gamma, min, max, approximate), as a
  *     256-entry table for 8-bit codes (computed per run from the parameters,
  *     qk_unary_table), directly for 16-bit.
- *   QSoftmax (switchyard.quant 1): attribute axis, legacy (opset < 13: the
- *     input is flattened at axis).
+ *   QSoftmax, QLogSoftmax (switchyard.quant 1): attribute axis, legacy
+ *     (opset < 13: the input is flattened at axis); QLogSoftmax 8-bit only.
  */
 #include "quant_internal.h"
 #include "qk.h"
@@ -276,6 +276,7 @@ typedef struct axis_state {
     int64_t axis;
     sy_rq_mode mode;
     bool legacy;
+    bool log; /* QLogSoftmax */
 } axis_state;
 
 static sy_status *prepare_axis(sy_node *n, void **state)
@@ -283,7 +284,9 @@ static sy_status *prepare_axis(sy_node *n, void **state)
     axis_state *st = calloc(1, sizeof *st);
     if (!st)
         return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    st->axis = sy_attr_int_or(H, n, "axis", !strcmp(H->node_op(n), "QSoftmax") ? -1 : 0);
+    bool sm = !strcmp(H->node_op(n), "QSoftmax") || !strcmp(H->node_op(n), "QLogSoftmax");
+    st->axis = sy_attr_int_or(H, n, "axis", sm ? -1 : 0);
+    st->log = !strcmp(H->node_op(n), "QLogSoftmax");
     st->legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
     sy_status *err = q_node_rq_mode(n, &st->mode);
     if (err) {
@@ -616,10 +619,13 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     bool b8 = (x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8) && (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
     if (b8 && sy_tensor_numel(x) <= INT32_MAX) { /* the portable kernel riscv_mcu runs (kernels/qk_softmax.c) */
         qk_softmax p = {(int32_t)outer, (int32_t)len, (int32_t)inner, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
-                        y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zy, lo, hi, sx, sy};
+                        y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zy, lo, hi, sx, sy, st->log};
         qk_softmax_run(&p, x->data, y->data, e);
         return NULL;
     }
+    if (st->log)
+        return QERR(SY_ERR_UNSUPPORTED, "QLogSoftmax '%s': 8-bit codes only, got %s -> %s", y->name ? y->name : "?",
+                    sy_dt_name(x->dtype), sy_dt_name(y->dtype));
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < inner; j++) {
             size_t base = (size_t)(o * len * inner + j);
@@ -678,6 +684,7 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QAveragePool", 4, 5, SY_ATTRS(a_pool), infer_pool),
     QSCH(SWQ_DOMAIN, "QUnary", 4, 5, SY_ATTRS(a_unary), infer_unary),
     QSCH(SWQ_DOMAIN, "QSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
+    QSCH(SWQ_DOMAIN, "QLogSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
 };
 
 #define Q8MASK                                                                                                     \
@@ -699,6 +706,7 @@ static const sy_kernel_def kernels[] = {
     QK(SWQ_DOMAIN, "QAveragePool", 0, prepare_pool, run_pool),
     QK(SWQ_DOMAIN, "QUnary", 0, prepare_unary, run_unary),
     QK(SWQ_DOMAIN, "QSoftmax", 0, prepare_softmax, run_softmax),
+    QK(SWQ_DOMAIN, "QLogSoftmax", 0, prepare_softmax, run_softmax),
 };
 
 void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk)

@@ -440,8 +440,8 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
             return H->status_new(SY_ERR_INTERNAL, "codegen: QSoftmax node %u has no scratch", i);
         size_t so = 0;
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
-        P(o, "static const qk_softmax n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s};\n", i, p->outer, p->len, p->inner,
-          p->xdt, p->ydt, p->y_zp, p->lo, p->hi, ffmt(fb, sizeof fb, p->sx), ffmt(f2, sizeof f2, p->sy));
+        P(o, "static const qk_softmax n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d};\n", i, p->outer, p->len,
+          p->inner, p->xdt, p->ydt, p->y_zp, p->lo, p->hi, ffmt(fb, sizeof fb, p->sx), ffmt(f2, sizeof f2, p->sy), p->log);
         L->flash_params += sizeof(qk_softmax);
         P(calls, "    qk_softmax_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
         L->used[MK_QUANT] = true; /* qk_softmax.c calls qk.c's quantizer */

@@ -406,13 +406,14 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c);
     }
-    if (!strcmp(op, "QSoftmax")) { /* Table B #6 Softmax */
+    if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* Table B #6 Softmax, #112 LogSoftmax */
         static const uint32_t idx[] = {1, 2, 3, 4};
+        bool lsm = op[1] == 'L';
         if (!const_params(n, idx, 4, c))
             return false;
-        if (x->rank < 1 || numel(x) > INT32_MAX) {
-            qdecline(c, SY_REASON_RANK, "QSoftmax: rank %d, %lld elements (ops-mcu.md Table B #6 Softmax: 2-4D)",
-                     x->rank, (long long)numel(x));
+        if (x->rank < 1 || (lsm && x->rank > 5) || numel(x) > INT32_MAX) {
+            qdecline(c, SY_REASON_RANK, "%s: rank %d, %lld elements (ops-mcu.md Table B %s)", op, x->rank,
+                     (long long)numel(x), lsm ? "#112 LogSoftmax: input 1D-5D" : "#6 Softmax: 2-4D");
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -511,7 +512,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QUnary, QSoftmax, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -830,12 +831,13 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
         return NULL;
     }
-    if (!strcmp(op, "QSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
+    if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
         bool legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
         int32_t axis;
         SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
         qk_softmax *p = &k->u.qsm;
         k->kind = MK_QSOFTMAX;
+        p->log = op[1] == 'L';
         p->outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
         p->len = (int32_t)(legacy ? sy_dims_prod(x->dims, axis, x->rank) : x->dims[axis]);
         p->inner = legacy ? 1 : (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);

@@ -303,28 +303,54 @@ write("qdq_pow_const", "Pow", xp, xpq, e, eq, True, ypq,
 e2 = (np.arange(24) * 29 % 200 - 100).astype(np.int8).reshape(2, 3, 4)
 write("qdq_pow_runtime", "Pow", xp, xpq, e2, eq, False, ypq,
       quant(np.power(deq(xp, *xpq), deq(e2, *eq)), *ypq))
+# LogSoftmax (#112: any axis): y = x - max - log(sum(exp(x - max))) in float64, quantized
+def lsm_case(name, x, axis, xq, yq):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    xf = deq(x, *xq).astype(np.float64)
+    m = xf.max(axis=axis, keepdims=True)
+    v = xf - m - np.log(np.exp(xf - m).sum(axis=axis, keepdims=True))
+    y = quant(v.astype(f32), *yq)
+    inits = [numpy_helper.from_array(np.array(v_, dtype=t), n) for n, v_, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("LogSoftmax", ["xf"], ["yf"], axis=axis),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.save(mo, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+xl = (np.arange(2 * 5 * 7) * 53 % 256 - 128).astype(np.int8).reshape(2, 5, 7)
+lsm_case("qdq_logsoftmax_last", xl, -1, (0.04, 5), (0.07, 120))
+lsm_case("qdq_logsoftmax_axis1", xl, 1, (0.04, 5), (0.07, 120))
 PY
-qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime"
+qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
+  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
 if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 4 ] || { cat "$WORK/ort_qdq.log"; fail "ONNX Runtime differs from the QDQ PRelu/Pow expected codes"; }
-  echo "ok   ONNX Runtime gives the QDQ PRelu/Pow cases' expected codes"
+  [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 6 ] || { cat "$WORK/ort_qdq.log"; fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax expected codes"; }
+  echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax cases' expected codes"
 else
   echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
 fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "9 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow on $cfg: $res"; }
+  [ "$res" = "11 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
 done
 for t in $qdqcases; do
-  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow)  *riscv_mcu  *taken' ||
-    fail "$t: not folded into one QPRelu/QPow node on riscv_mcu"
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax node on riscv_mcu"
 done
-echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow (one QPRelu/QPow each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax (one QPRelu/QPow/QLogSoftmax each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant

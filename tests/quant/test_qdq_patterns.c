@@ -89,6 +89,7 @@ static const struct {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", true, false},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", true, false},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", false, false},
+    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", false, false},
     /* DQ -> PRelu / Pow -> Q of a model (ops-mcu.md Table B #57, #116); no quantizer pairs */
     {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", false, false},
     {"Pow", SY_QDQ_FOLD_BINARY, "QPow", false, false},
