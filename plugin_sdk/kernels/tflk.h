@@ -818,6 +818,11 @@ typedef struct tflk_norm {
 } tflk_norm;
 void tflk_norm_run(const tflk_norm *p, const float *x, const float *scale, const float *bias, const float *mean_in,
                    const float *var_in, float *y, float *mean, float *inv);
+/* the parameters of an ONNX normalization of x (rank, dims): BATCH and
+ * INSTANCE over dim 1, LAYER from axis (normalized) on, with n_scale and
+ * n_bias elements of scale and B (0: no B) */
+void tflk_norm_onnx(tflk_norm *p, int32_t mode, int32_t rank, const int64_t *dims, int32_t axis, int32_t n_scale,
+                    int32_t n_bias, float eps);
 
 #ifdef __cplusplus
 }

@@ -21,12 +21,17 @@
  *     with its attributes (alpha, beta, gamma, min, max, approximate), as a
  *     256-entry table for 8-bit codes (computed per run from the parameters,
  *     qk_unary_table), directly for 16-bit.
+ *   QNorm (switchyard.quant 1): fn = BatchNormalization or LayerNormalization
+ *     (epsilon, axis, training_mode 0); inputs x, x_scale, x_zp, y_scale, y_zp,
+ *     then the op's constant fp32 parameters: dequantized, tflk_norm_run,
+ *     quantized (qk.c), as riscv_mcu.
  *   QSoftmax, QLogSoftmax (switchyard.quant 1): attribute axis, legacy
  *     (opset < 13: the input is flattened at axis); QLogSoftmax 8-bit only.
  */
 #include "quant_internal.h"
 #include "qk.h"
 #include "qk_unary.h"
+#include "tflk.h" /* tflk_norm_run: QNorm's float normalization */
 
 static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
 {
@@ -653,6 +658,81 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
 /* ======================================================================== */
 
 #define A_(name, type) {name, SY_ATTR_##type, false}
+/* ======================================================================== */
+/* QNorm: DQ(x) -> BatchNormalization / LayerNormalization -> Q              */
+/* ======================================================================== */
+
+typedef struct qnorm_state {
+    int32_t mode; /* TFLK_NORM_BATCH or TFLK_NORM_LAYER */
+    int64_t axis;
+    float eps;
+} qnorm_state;
+
+/* inputs x, x_scale, x_zp, y_scale, y_zp, then the op's: BatchNormalization
+ * scale, B, mean, var; LayerNormalization scale[, B] (fp32 constants) */
+static sy_status *prepare_qnorm(sy_node *n, void **state)
+{
+    char fn[32];
+    sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+    bool bn = !strcmp(fn, "BatchNormalization"), ln = !strcmp(fn, "LayerNormalization");
+    const sy_tensor *x = H->node_input(n, 0);
+    uint32_t nin = H->node_num_inputs(n);
+    if (!bn && !ln)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm: fn '%s' is not BatchNormalization or LayerNormalization", fn);
+    if (bn && (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9 || x->rank < 2))
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm BatchNormalization: the inference form, X of rank >= 2 with scale, B, "
+                    "mean and var");
+    if (ln && (nin < 6 || nin > 7))
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm LayerNormalization: scale and an optional B");
+    for (uint32_t i = 5; i < nin; i++) {
+        const sy_tensor *t = H->node_input(n, i);
+        if (t && (t->dtype != SY_DT_FLOAT32 || !t->data))
+            return QERR(SY_ERR_TYPE, "QNorm: input %u must be a constant fp32", i);
+    }
+    qnorm_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    st->mode = bn ? TFLK_NORM_BATCH : TFLK_NORM_LAYER;
+    st->axis = sy_attr_int_or(H, n, "axis", -1);
+    st->eps = sy_attr_float_or(H, n, "epsilon", 1e-5f);
+    *state = st;
+    H->node_set_scratch(n, 2 * (size_t)sy_tensor_numel(x) * sizeof(float) + 64);
+    return NULL;
+}
+
+static sy_status *run_qnorm(void *state, const sy_kernel_io *io)
+{
+    const qnorm_state *st = state;
+    const sy_tensor *x = io->inputs[0], *xs = io->inputs[1], *xz = q_in(io, 2), *ys = io->inputs[3], *yz = q_in(io, 4);
+    sy_tensor *y = io->outputs[0];
+    bool b8 = (x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8) && (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
+    int64_t n = sy_tensor_numel(x);
+    if (!b8 || n > INT32_MAX)
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm '%s': 8-bit codes and fewer than 2^31 elements only",
+                    y->name ? y->name : "?");
+    int32_t axis = 0;
+    if (st->mode == TFLK_NORM_LAYER)
+        SY_TRY(sy_norm_axis(H, st->axis, x->rank, false, "axis", &axis));
+    const sy_tensor *sc = io->inputs[5], *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
+    const sy_tensor *mean = st->mode == TFLK_NORM_BATCH ? io->inputs[7] : NULL;
+    const sy_tensor *var = st->mode == TFLK_NORM_BATCH ? io->inputs[8] : NULL;
+    tflk_norm p;
+    tflk_norm_onnx(&p, st->mode, x->rank, x->dims, axis, (int32_t)sy_tensor_numel(sc),
+                   b ? (int32_t)sy_tensor_numel(b) : 0, st->eps);
+    int64_t want = st->mode == TFLK_NORM_BATCH ? p.groups : p.inner;
+    if ((sy_tensor_numel(sc) != want && sy_tensor_numel(sc) != 1) ||
+        (b && sy_tensor_numel(b) != want && sy_tensor_numel(b) != 1) ||
+        (st->mode == TFLK_NORM_BATCH && (sy_tensor_numel(sc) != want || !b || sy_tensor_numel(b) != want ||
+                                         sy_tensor_numel(mean) != want || sy_tensor_numel(var) != want)))
+        return QERR(SY_ERR_SHAPE, "QNorm '%s': the parameters must hold %lld values", y->name ? y->name : "?",
+                    (long long)want);
+    float *f = io->scratch, *g = f + n;
+    qk_dequantize_run((size_t)n, x->data, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, q_scale_at(xs, 0), q_zp_at(xz, 0), f);
+    tflk_norm_run(&p, f, sc->data, b ? b->data : NULL, mean ? mean->data : NULL, var ? var->data : NULL, g, NULL, NULL);
+    qk_quantize_run((size_t)n, g, q_scale_at(ys, 0), q_zp_at(yz, 0), y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, y->data);
+    return NULL;
+}
+
 static const sy_attr_def a_bin[] = {A_("act_min", FLOAT), A_("act_max", FLOAT), A_("requant", STRING)};
 static const sy_attr_def a_concat[] = {A_("axis", INT), A_("requant", STRING)};
 static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", INTS), A_("pads", INTS),
@@ -662,6 +742,8 @@ static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", 
 static const sy_attr_def a_unary[] = {A_("fn", STRING),  A_("alpha", FLOAT), A_("beta", FLOAT),
                                       A_("gamma", FLOAT), A_("min", FLOAT),   A_("max", FLOAT),
                                       A_("approximate", STRING)};
+static const sy_attr_def a_qnorm[] = {A_("fn", STRING), A_("epsilon", FLOAT), A_("axis", INT),
+                                      A_("training_mode", INT)};
 static const sy_attr_def a_softmax[] = {A_("axis", INT), A_("legacy", INT)};
 static const sy_attr_def a_ms_concat[] = {A_("axis", INT)};
 
@@ -685,6 +767,7 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QUnary", 4, 5, SY_ATTRS(a_unary), infer_unary),
     QSCH(SWQ_DOMAIN, "QSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
     QSCH(SWQ_DOMAIN, "QLogSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
+    QSCH(SWQ_DOMAIN, "QNorm", 6, 9, SY_ATTRS(a_qnorm), infer_unary),
 };
 
 #define Q8MASK                                                                                                     \
@@ -707,6 +790,7 @@ static const sy_kernel_def kernels[] = {
     QK(SWQ_DOMAIN, "QUnary", 0, prepare_unary, run_unary),
     QK(SWQ_DOMAIN, "QSoftmax", 0, prepare_softmax, run_softmax),
     QK(SWQ_DOMAIN, "QLogSoftmax", 0, prepare_softmax, run_softmax),
+    QK(SWQ_DOMAIN, "QNorm", 0, prepare_qnorm, run_qnorm),
 };
 
 void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk)

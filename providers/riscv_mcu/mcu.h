@@ -74,6 +74,7 @@ typedef enum mcu_kind {
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
     MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */
+    MK_QNORM,    /* QNorm: qk.c's dequantize, tflk_norm.c, qk.c's quantize */
     MK_QSOFTMAX, /* qk_softmax.c */
     /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
     MK_REDUCE, MK_AXIS, MK__COUNT
@@ -136,6 +137,11 @@ typedef struct mcu_node {
         qk_mm qmm;
         qk_add qadd;
         qk_softmax qsm;
+        struct {
+            tflk_norm p;
+            float sx, sy;
+            int32_t zx, zy, xdt, ydt, n;
+        } qn; /* MK_QNORM */
         qrnn_params qrnn; /* owns its arrays (qrnn_params_free) */
         struct {
             float scale;

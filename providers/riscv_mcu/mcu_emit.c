@@ -433,6 +433,30 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         P(calls, "    qk_%spool_run(&n%u, ws + %zu, ws + %zu);\n", k->kind == MK_QPOOL ? "max" : "avg", i, xo, yo);
         break;
     }
+    case MK_QNORM: {
+        const tflk_norm *p = &k->u.qn.p;
+        char f2[48], f3[48];
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: QNorm node %u has no scratch", i);
+        size_t so = 0;
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+        const char *ps[4] = {"NULL", "NULL", "NULL", "NULL"}; /* scale, B, mean, var */
+        for (uint32_t j = 5; j < 9 && j < r->n_in; j++)
+            if (r->in[j].data)
+                SY_TRY(blob_sym(L, r->in[j].data, r->in[j].nbytes, r->in[j].dtype, &ps[j - 5]));
+        P(o, "static const tflk_norm n%u = {%d, %d, %d, %d, %d, %d, %s};\n", i, p->mode, p->outer, p->groups, p->inner,
+          p->n_scale, p->n_bias, ffmt(fb, sizeof fb, p->eps));
+        L->flash_params += sizeof(tflk_norm);
+        P(calls, "    qk_dequantize_run(%d, ws + %zu, %d, %s, %d, (float *)(ws + %zu));\n", k->u.qn.n, xo, k->u.qn.xdt,
+          ffmt(f2, sizeof f2, k->u.qn.sx), k->u.qn.zx, so);
+        P(calls, "    tflk_norm_run(&n%u, (const float *)(ws + %zu), (const float *)%s, (const float *)%s, (const float *)%s,"
+                 " (const float *)%s, (float *)(ws + %zu), NULL, NULL);\n",
+          i, so, ps[0], ps[1], ps[2], ps[3], so + (size_t)k->u.qn.n * sizeof(float));
+        P(calls, "    qk_quantize_run(%d, (const float *)(ws + %zu), %s, %d, %d, ws + %zu);\n", k->u.qn.n,
+          so + (size_t)k->u.qn.n * sizeof(float), ffmt(f3, sizeof f3, k->u.qn.sy), k->u.qn.zy, k->u.qn.ydt, yo);
+        L->used[MK_QUANT] = true; /* qk.c's (de)quantizers */
+        break;
+    }
     case MK_QSOFTMAX: {
         const qk_softmax *p = &k->u.qsm;
         char f2[48];
@@ -1410,6 +1434,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_QRNN: return "qk_rnn.c";
     case MK_QAVGPOOL: return "qk.c";
     case MK_QSOFTMAX: return "qk_softmax.c";
+    case MK_QNORM: return "tflk_norm.c";
     case MK_REDUCE:
     case MK_AXIS: return "tflk_reduce.c";
     default: return NULL;

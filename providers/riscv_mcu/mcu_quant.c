@@ -406,6 +406,62 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QNorm")) { /* Table B #36 BatchNormalization, #37 LayerNormalization */
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        char fn[32];
+        sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+        bool bn = !strcmp(fn, "BatchNormalization");
+        const char *row = bn ? "#36 BatchNormalization" : "#37 LayerNormalization";
+        uint32_t nin = H->node_num_inputs(n);
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (!bn && strcmp(fn, "LayerNormalization")) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QNorm: fn '%s' has no MCU kernel", fn);
+            return false;
+        }
+        if (x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
+            qdecline(c, SY_REASON_RANK, "QNorm %s: input 2-4D, got rank %d (ops-mcu.md Table B %s)", fn, x->rank, row);
+            return false;
+        }
+        for (uint32_t i = 5; i < nin; i++) {
+            const sy_tensor *t = qin(n, i);
+            if (t && (!t->data || t->dtype != SY_DT_FLOAT32)) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm %s: its parameters must be constant fp32 (ops-mcu.md Table B %s)",
+                         fn, row);
+                return false;
+            }
+        }
+        if (bn) {
+            if (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm BatchNormalization: the inference form with scale, B, mean and "
+                         "var (ops-mcu.md Table B #36)");
+                return false;
+            }
+            for (uint32_t i = 5; i < 9; i++)
+                if (numel(qin(n, i)) != x->dims[1]) {
+                    qdecline(c, SY_REASON_SHAPE, "QNorm BatchNormalization: input %u must hold C = %lld values "
+                             "(ops-mcu.md Table B #36)", i, (long long)x->dims[1]);
+                    return false;
+                }
+        } else {
+            int32_t axis;
+            sy_status *st = sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis);
+            if (st) {
+                H->status_free(st);
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LayerNormalization: axis must be in [-R, R) (ops-mcu.md Table B "
+                         "#37)");
+                return false;
+            }
+            int64_t inner = sy_dims_prod(x->dims, axis, x->rank);
+            const sy_tensor *s = qin(n, 5), *b = nin > 6 ? qin(n, 6) : NULL;
+            if (nin < 6 || nin > 7 || (numel(s) != inner && numel(s) != 1) || (b && numel(b) != inner && numel(b) != 1)) {
+                qdecline(c, SY_REASON_SHAPE, "QNorm LayerNormalization: scale and B of the normalized %lld elements "
+                         "(ops-mcu.md Table B #37)", (long long)inner);
+                return false;
+            }
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
     if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* Table B #6 Softmax, #112 LogSoftmax */
         static const uint32_t idx[] = {1, 2, 3, 4};
         bool lsm = op[1] == 'L';
@@ -512,7 +568,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QUnary, QSoftmax, QLogSoftmax, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -831,6 +887,27 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
         return NULL;
     }
+    if (!strcmp(op, "QNorm")) { /* as ops_quant's run_qnorm */
+        char fn[32];
+        sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+        bool bn = !strcmp(fn, "BatchNormalization");
+        int32_t axis = 0;
+        if (!bn)
+            SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
+        const sy_tensor *b = H->node_num_inputs(n) > 6 ? qin(n, 6) : NULL;
+        k->kind = MK_QNORM;
+        tflk_norm_onnx(&k->u.qn.p, bn ? TFLK_NORM_BATCH : TFLK_NORM_LAYER, x->rank, x->dims, axis,
+                       (int32_t)numel(qin(n, 5)), b ? (int32_t)numel(b) : 0, sy_attr_float_or(H, n, "epsilon", 1e-5f));
+        k->u.qn.sx = scale_at(qin(n, 1), 0);
+        k->u.qn.zx = zp_at(qin(n, 2), 0);
+        k->u.qn.sy = scale_at(qin(n, 3), 0);
+        k->u.qn.zy = zp_at(qin(n, 4), 0);
+        k->u.qn.xdt = qdt(x->dtype);
+        k->u.qn.ydt = qdt(y->dtype);
+        k->u.qn.n = (int32_t)numel(x);
+        H->node_set_scratch(n, 2 * (size_t)numel(x) * sizeof(float));
+        return NULL;
+    }
     if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
         bool legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
         int32_t axis;
@@ -887,6 +964,16 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
     case MK_QAVGPOOL: qk_avgpool_run(&k->u.qpool, x, y); break;
     case MK_QSOFTMAX: qk_softmax_run(&k->u.qsm, x, y, io->scratch); break;
+    case MK_QNORM: {
+        float *f = io->scratch, *g = f + k->u.qn.n;
+        const sy_tensor *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
+        bool bn = k->u.qn.p.mode == TFLK_NORM_BATCH;
+        qk_dequantize_run((size_t)k->u.qn.n, x, k->u.qn.xdt, k->u.qn.sx, k->u.qn.zx, f);
+        tflk_norm_run(&k->u.qn.p, f, io->inputs[5]->data, b ? b->data : NULL, bn ? io->inputs[7]->data : NULL,
+                      bn ? io->inputs[8]->data : NULL, g, NULL, NULL);
+        qk_quantize_run((size_t)k->u.qn.n, g, k->u.qn.sy, k->u.qn.zy, k->u.qn.ydt, y);
+        break;
+    }
     case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[k->q_w]->data, y); break;
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;

@@ -580,6 +580,7 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("switchyard.quant", "QAveragePool", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QSoftmax", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QLogSoftmax", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QNorm", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QRNN", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),

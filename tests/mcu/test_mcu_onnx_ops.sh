@@ -328,29 +328,68 @@ def lsm_case(name, x, axis, xq, yq):
 xl = (np.arange(2 * 5 * 7) * 53 % 256 - 128).astype(np.int8).reshape(2, 5, 7)
 lsm_case("qdq_logsoftmax_last", xl, -1, (0.04, 5), (0.07, 120))
 lsm_case("qdq_logsoftmax_axis1", xl, 1, (0.04, 5), (0.07, 120))
+# BatchNormalization (#36, inference) and LayerNormalization (#37) with
+# constant fp32 parameters, in float64 from the ONNX definitions
+def norm_case(name, op, x, params, attrs, ref, xq, yq):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    y = quant(ref(deq(x, *xq).astype(np.float64)).astype(f32), *yq)
+    inits = [numpy_helper.from_array(np.array(v_, dtype=t), n) for n, v_, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    inits += [numpy_helper.from_array(v_.astype(f32), n) for n, v_ in params]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node(op, ["xf"] + [n for n, _ in params], ["yf"], **attrs),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.save(mo, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+xn = (np.arange(2 * 3 * 4 * 5) * 71 % 256 - 128).astype(np.int8).reshape(2, 3, 4, 5)
+sc, bi = np.array([0.5, -1.25, 2.0]), np.array([0.1, 0.3, -0.7])
+mu, va = np.array([0.2, -0.4, 1.0]), np.array([1.5, 0.25, 4.0])
+c4 = lambda a: a.reshape(1, 3, 1, 1)
+norm_case("qdq_batchnorm", "BatchNormalization", xn, [("s", sc), ("b", bi), ("m", mu), ("v", va)], {"epsilon": 1e-3},
+          lambda v: (v - c4(mu)) / np.sqrt(c4(va) + np.float64(f32(1e-3))) * c4(sc) + c4(bi), (0.05, 2), (0.06, -3))
+ls = np.linspace(-1.5, 1.5, 20).reshape(4, 5)  # X.shape[axis:]
+lb = np.linspace(0.4, -0.6, 20).reshape(4, 5)
+def ln_ref(v):
+    r = v.reshape(2, 3, 20)
+    m = r.mean(axis=-1, keepdims=True)
+    s2 = ((r - m) ** 2).mean(axis=-1, keepdims=True)
+    return ((r - m) / np.sqrt(s2 + np.float64(f32(1e-5))) * ls.astype(f32).ravel() + lb.astype(f32).ravel()).reshape(v.shape)
+norm_case("qdq_layernorm", "LayerNormalization", xn, [("s", ls), ("b", lb)], {"axis": 2}, ln_ref, (0.05, 2), (0.03, 0))
 PY
 qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
-  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1"
+  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
 if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 6 ] || { cat "$WORK/ort_qdq.log"; fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax expected codes"; }
-  echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax cases' expected codes"
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 8 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization cases' expected codes"
+  else
+    cat "$WORK/ort_qdq.log"
+    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization expected codes"
+  fi
 else
   echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
 fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "11 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
+  [ "$res" = "13 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
 done
 for t in $qdqcases; do
-  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax)  *riscv_mcu  *taken' ||
-    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax node on riscv_mcu"
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm node on riscv_mcu"
 done
-echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax (one QPRelu/QPow/QLogSoftmax each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations (one QPRelu/QPow/QLogSoftmax/QNorm each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
