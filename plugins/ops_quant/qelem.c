@@ -21,8 +21,8 @@
  *     with its attributes (alpha, beta, gamma, min, max, approximate), as a
  *     256-entry table for 8-bit codes (computed per run from the parameters,
  *     qk_unary_table), directly for 16-bit.
- *   QNorm (switchyard.quant 1): fn = BatchNormalization or LayerNormalization
- *     (epsilon, axis, training_mode 0); inputs x, x_scale, x_zp, y_scale, y_zp,
+ *   QNorm (switchyard.quant 1): fn = BatchNormalization, LayerNormalization
+ *     or LpNormalization (epsilon, axis, p, training_mode 0); inputs x, x_scale, x_zp, y_scale, y_zp,
  *     then the op's constant fp32 parameters: dequantized, tflk_norm_run,
  *     quantized (qk.c), as riscv_mcu.
  *   QSoftmax, QLogSoftmax (switchyard.quant 1): attribute axis, legacy
@@ -663,8 +663,8 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
 /* ======================================================================== */
 
 typedef struct qnorm_state {
-    int32_t mode; /* TFLK_NORM_BATCH or TFLK_NORM_LAYER */
-    int64_t axis;
+    int32_t mode; /* TFLK_NORM_BATCH or TFLK_NORM_LAYER; -1: LpNormalization */
+    int64_t axis, p;
     float eps;
 } qnorm_state;
 
@@ -675,10 +675,15 @@ static sy_status *prepare_qnorm(sy_node *n, void **state)
     char fn[32];
     sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
     bool bn = !strcmp(fn, "BatchNormalization"), ln = !strcmp(fn, "LayerNormalization");
+    bool lp = !strcmp(fn, "LpNormalization");
     const sy_tensor *x = H->node_input(n, 0);
     uint32_t nin = H->node_num_inputs(n);
-    if (!bn && !ln)
-        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm: fn '%s' is not BatchNormalization or LayerNormalization", fn);
+    if (!bn && !ln && !lp)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm: fn '%s' is not BatchNormalization, LayerNormalization or "
+                    "LpNormalization", fn);
+    int64_t pn = sy_attr_int_or(H, n, "p", 2);
+    if (lp && (nin != 5 || (pn != 1 && pn != 2)))
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm LpNormalization: p = 1 or 2 and no parameters");
     if (bn && (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9 || x->rank < 2))
         return QERR(SY_ERR_UNSUPPORTED, "QNorm BatchNormalization: the inference form, X of rank >= 2 with scale, B, "
                     "mean and var");
@@ -692,8 +697,9 @@ static sy_status *prepare_qnorm(sy_node *n, void **state)
     qnorm_state *st = calloc(1, sizeof *st);
     if (!st)
         return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    st->mode = bn ? TFLK_NORM_BATCH : TFLK_NORM_LAYER;
+    st->mode = bn ? TFLK_NORM_BATCH : ln ? TFLK_NORM_LAYER : -1;
     st->axis = sy_attr_int_or(H, n, "axis", -1);
+    st->p = pn;
     st->eps = sy_attr_float_or(H, n, "epsilon", 1e-5f);
     *state = st;
     H->node_set_scratch(n, 2 * (size_t)sy_tensor_numel(x) * sizeof(float) + 64);
@@ -711,8 +717,25 @@ static sy_status *run_qnorm(void *state, const sy_kernel_io *io)
         return QERR(SY_ERR_UNSUPPORTED, "QNorm '%s': 8-bit codes and fewer than 2^31 elements only",
                     y->name ? y->name : "?");
     int32_t axis = 0;
-    if (st->mode == TFLK_NORM_LAYER)
+    if (st->mode != TFLK_NORM_BATCH)
         SY_TRY(sy_norm_axis(H, st->axis, x->rank, false, "axis", &axis));
+    float *f = io->scratch, *g = f + n;
+    if (st->mode < 0) { /* LpNormalization: tflk_reduce.c's LPNORM on the dequantized values */
+        tflk_axisop ax;
+        memset(&ax, 0, sizeof ax);
+        ax.op = TFLK_A_LPNORM;
+        ax.mode = TFLK_RQ_F32;
+        ax.flags = (int32_t)st->p;
+        ax.outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
+        ax.len = (int32_t)x->dims[axis];
+        ax.inner = (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+        qk_dequantize_run((size_t)n, x->data, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, q_scale_at(xs, 0),
+                          q_zp_at(xz, 0), f);
+        tflk_axis_run(&ax, f, g, NULL);
+        qk_quantize_run((size_t)n, g, q_scale_at(ys, 0), q_zp_at(yz, 0), y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
+                        y->data);
+        return NULL;
+    }
     const sy_tensor *sc = io->inputs[5], *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
     const sy_tensor *mean = st->mode == TFLK_NORM_BATCH ? io->inputs[7] : NULL;
     const sy_tensor *var = st->mode == TFLK_NORM_BATCH ? io->inputs[8] : NULL;
@@ -726,7 +749,6 @@ static sy_status *run_qnorm(void *state, const sy_kernel_io *io)
                                          sy_tensor_numel(mean) != want || sy_tensor_numel(var) != want)))
         return QERR(SY_ERR_SHAPE, "QNorm '%s': the parameters must hold %lld values", y->name ? y->name : "?",
                     (long long)want);
-    float *f = io->scratch, *g = f + n;
     qk_dequantize_run((size_t)n, x->data, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, q_scale_at(xs, 0), q_zp_at(xz, 0), f);
     tflk_norm_run(&p, f, sc->data, b ? b->data : NULL, mean ? mean->data : NULL, var ? var->data : NULL, g, NULL, NULL);
     qk_quantize_run((size_t)n, g, q_scale_at(ys, 0), q_zp_at(yz, 0), y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, y->data);
@@ -743,7 +765,7 @@ static const sy_attr_def a_unary[] = {A_("fn", STRING),  A_("alpha", FLOAT), A_(
                                       A_("gamma", FLOAT), A_("min", FLOAT),   A_("max", FLOAT),
                                       A_("approximate", STRING)};
 static const sy_attr_def a_qnorm[] = {A_("fn", STRING), A_("epsilon", FLOAT), A_("axis", INT),
-                                      A_("training_mode", INT)};
+                                      A_("training_mode", INT), A_("p", INT)};
 static const sy_attr_def a_softmax[] = {A_("axis", INT), A_("legacy", INT)};
 static const sy_attr_def a_ms_concat[] = {A_("axis", INT)};
 
@@ -767,7 +789,7 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QUnary", 4, 5, SY_ATTRS(a_unary), infer_unary),
     QSCH(SWQ_DOMAIN, "QSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
     QSCH(SWQ_DOMAIN, "QLogSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
-    QSCH(SWQ_DOMAIN, "QNorm", 6, 9, SY_ATTRS(a_qnorm), infer_unary),
+    QSCH(SWQ_DOMAIN, "QNorm", 5, 9, SY_ATTRS(a_qnorm), infer_unary),
 };
 
 #define Q8MASK                                                                                                     \

@@ -139,8 +139,9 @@ typedef struct mcu_node {
         qk_softmax qsm;
         struct {
             tflk_norm p;
+            tflk_axisop ax; /* LpNormalization (lp): tflk_reduce.c's LPNORM */
             float sx, sy;
-            int32_t zx, zy, xdt, ydt, n;
+            int32_t zx, zy, xdt, ydt, n, lp;
         } qn; /* MK_QNORM */
         qrnn_params qrnn; /* owns its arrays (qrnn_params_free) */
         struct {

@@ -444,14 +444,26 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         for (uint32_t j = 5; j < 9 && j < r->n_in; j++)
             if (r->in[j].data)
                 SY_TRY(blob_sym(L, r->in[j].data, r->in[j].nbytes, r->in[j].dtype, &ps[j - 5]));
-        P(o, "static const tflk_norm n%u = {%d, %d, %d, %d, %d, %d, %s};\n", i, p->mode, p->outer, p->groups, p->inner,
-          p->n_scale, p->n_bias, ffmt(fb, sizeof fb, p->eps));
-        L->flash_params += sizeof(tflk_norm);
         P(calls, "    qk_dequantize_run(%d, ws + %zu, %d, %s, %d, (float *)(ws + %zu));\n", k->u.qn.n, xo, k->u.qn.xdt,
           ffmt(f2, sizeof f2, k->u.qn.sx), k->u.qn.zx, so);
-        P(calls, "    tflk_norm_run(&n%u, (const float *)(ws + %zu), (const float *)%s, (const float *)%s, (const float *)%s,"
-                 " (const float *)%s, (float *)(ws + %zu), NULL, NULL);\n",
-          i, so, ps[0], ps[1], ps[2], ps[3], so + (size_t)k->u.qn.n * sizeof(float));
+        if (k->u.qn.lp) { /* LpNormalization: tflk_reduce.c */
+            const tflk_axisop *ax = &k->u.qn.ax;
+            char a[160];
+            P(o, "static const tflk_axisop n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, 0.0f, 0.0f, 0, 0, %s};\n", i,
+              ax->op, ax->mode, ax->outer, ax->len, ax->inner, ax->flags, ax->k, ax->idx64, ax->esize,
+              act_str(a, sizeof a, &ax->act));
+            L->flash_params += sizeof(tflk_axisop);
+            P(calls, "    tflk_axis_run(&n%u, ws + %zu, (void *)(ws + %zu), NULL);\n", i, so,
+              so + (size_t)k->u.qn.n * sizeof(float));
+            L->used[MK_AXIS] = true; /* tflk_reduce.c */
+        } else {
+            P(o, "static const tflk_norm n%u = {%d, %d, %d, %d, %d, %d, %s};\n", i, p->mode, p->outer, p->groups,
+              p->inner, p->n_scale, p->n_bias, ffmt(fb, sizeof fb, p->eps));
+            L->flash_params += sizeof(tflk_norm);
+            P(calls, "    tflk_norm_run(&n%u, (const float *)(ws + %zu), (const float *)%s, (const float *)%s, (const float "
+                     "*)%s, (const float *)%s, (float *)(ws + %zu), NULL, NULL);\n",
+              i, so, ps[0], ps[1], ps[2], ps[3], so + (size_t)k->u.qn.n * sizeof(float));
+        }
         P(calls, "    qk_quantize_run(%d, (const float *)(ws + %zu), %s, %d, %d, ws + %zu);\n", k->u.qn.n,
           so + (size_t)k->u.qn.n * sizeof(float), ffmt(f3, sizeof f3, k->u.qn.sy), k->u.qn.zy, k->u.qn.ydt, yo);
         L->used[MK_QUANT] = true; /* qk.c's (de)quantizers */

@@ -410,11 +410,24 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         static const uint32_t idx[] = {1, 2, 3, 4};
         char fn[32];
         sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
-        bool bn = !strcmp(fn, "BatchNormalization");
-        const char *row = bn ? "#36 BatchNormalization" : "#37 LayerNormalization";
+        bool bn = !strcmp(fn, "BatchNormalization"), lp = !strcmp(fn, "LpNormalization");
+        const char *row = bn ? "#36 BatchNormalization" : lp ? "#38 LpNormalization" : "#37 LayerNormalization";
         uint32_t nin = H->node_num_inputs(n);
         if (!const_params(n, idx, 4, c))
             return false;
+        if (lp) {
+            int64_t pn = sy_attr_int_or(H, n, "p", 2);
+            int32_t axis;
+            sy_status *st = sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis);
+            if (st)
+                H->status_free(st);
+            if (st || (pn != 1 && pn != 2) || x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LpNormalization: p must be 1 or 2, axis in [-R, R), input 2-4D "
+                         "(ops-mcu.md Table B #38)");
+                return false;
+            }
+            return i8act(n, x, c) && i8act(n, y, c);
+        }
         if (!bn && strcmp(fn, "LayerNormalization")) {
             qdecline(c, SY_REASON_ATTRIBUTE, "QNorm: fn '%s' has no MCU kernel", fn);
             return false;
@@ -896,6 +909,18 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
             SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
         const sy_tensor *b = H->node_num_inputs(n) > 6 ? qin(n, 6) : NULL;
         k->kind = MK_QNORM;
+        memset(&k->u.qn, 0, sizeof k->u.qn);
+        if (!strcmp(fn, "LpNormalization")) { /* as ops_quant's run_qnorm */
+            tflk_axisop *ax = &k->u.qn.ax;
+            k->u.qn.lp = 1;
+            ax->op = TFLK_A_LPNORM;
+            ax->mode = TFLK_RQ_F32;
+            ax->flags = (int32_t)sy_attr_int_or(H, n, "p", 2);
+            ax->outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
+            ax->len = (int32_t)x->dims[axis];
+            ax->inner = (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+            ax->act = (tflk_act){0, -INFINITY, INFINITY};
+        } else
         tflk_norm_onnx(&k->u.qn.p, bn ? TFLK_NORM_BATCH : TFLK_NORM_LAYER, x->rank, x->dims, axis,
                        (int32_t)numel(qin(n, 5)), b ? (int32_t)numel(b) : 0, sy_attr_float_or(H, n, "epsilon", 1e-5f));
         k->u.qn.sx = scale_at(qin(n, 1), 0);
@@ -969,7 +994,10 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
         const sy_tensor *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
         bool bn = k->u.qn.p.mode == TFLK_NORM_BATCH;
         qk_dequantize_run((size_t)k->u.qn.n, x, k->u.qn.xdt, k->u.qn.sx, k->u.qn.zx, f);
-        tflk_norm_run(&k->u.qn.p, f, io->inputs[5]->data, b ? b->data : NULL, bn ? io->inputs[7]->data : NULL,
+        if (k->u.qn.lp)
+            tflk_axis_run(&k->u.qn.ax, f, g, NULL);
+        else
+            tflk_norm_run(&k->u.qn.p, f, io->inputs[5]->data, b ? b->data : NULL, bn ? io->inputs[7]->data : NULL,
                       bn ? io->inputs[8]->data : NULL, g, NULL, NULL);
         qk_quantize_run((size_t)k->u.qn.n, g, k->u.qn.sy, k->u.qn.zy, k->u.qn.ydt, y);
         break;

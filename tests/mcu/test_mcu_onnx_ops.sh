@@ -363,16 +363,25 @@ def ln_ref(v):
     s2 = ((r - m) ** 2).mean(axis=-1, keepdims=True)
     return ((r - m) / np.sqrt(s2 + np.float64(f32(1e-5))) * ls.astype(f32).ravel() + lb.astype(f32).ravel()).reshape(v.shape)
 norm_case("qdq_layernorm", "LayerNormalization", xn, [("s", ls), ("b", lb)], {"axis": 2}, ln_ref, (0.05, 2), (0.03, 0))
+# LpNormalization (#38, p = 1 or 2): x / ||x||_p along the axis
+def lp_ref(axis, p_):
+    def f(v):
+        nrm = np.abs(v).sum(axis=axis, keepdims=True) if p_ == 1 else np.sqrt((v * v).sum(axis=axis, keepdims=True))
+        return np.where(nrm > 0, v / np.where(nrm > 0, nrm, 1), 0)
+    return f
+norm_case("qdq_lpnorm_p2", "LpNormalization", xn, [], {"axis": 1, "p": 2}, lp_ref(1, 2), (0.05, 2), (1.0 / 128, 0))
+norm_case("qdq_lpnorm_p1", "LpNormalization", xn, [], {"axis": -1, "p": 1}, lp_ref(-1, 1), (0.05, 2), (1.0 / 128, 0))
 PY
 qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
-  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm"
+  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm test_qdq_lpnorm_p2
+  test_qdq_lpnorm_p1"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
 if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 8 ]; then
-    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization cases' expected codes"
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 10 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization cases' expected codes"
   else
     cat "$WORK/ort_qdq.log"
     fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization expected codes"
@@ -383,7 +392,7 @@ fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "13 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
+  [ "$res" = "15 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
 done
 for t in $qdqcases; do
   "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm)  *riscv_mcu  *taken' ||

@@ -92,6 +92,7 @@ static const struct {
     {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", false, false},
     {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
     {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
+    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
     /* DQ -> PRelu / Pow -> Q of a model (ops-mcu.md Table B #57, #116); no quantizer pairs */
     {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", false, false},
     {"Pow", SY_QDQ_FOLD_BINARY, "QPow", false, false},
