@@ -24,6 +24,7 @@ typedef struct cpu_provider {
     bool fuse_bn;         /* fold BatchNormalization into the Conv before it */
     bool fuse_activation; /* Relu/Clip after a Conv become the Conv's output clamp */
     bool nhwc_chains;     /* consecutive Convs stay in NHWC between them */
+    bool own_q8conv;      /* int8_conv = own: QConv on cpu_q8conv.c where it fits, else XNNPACK */
 } cpu_provider;
 
 /* One per session when [provider.cpu] threads is not set: a pool of the
@@ -99,6 +100,30 @@ void cpu_chain_release(void *compiled);
  * its own micro-kernels from cpuinfo. */
 typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1 } cpu_isa;
 cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
+
+/* The provider's own integer convolution (cpu_q8conv.c): NCHW 8-bit codes in
+ * and out, 16-bit products summed exactly in int32, the ONNX requantization
+ * in single precision (XNNPACK's bytes). */
+typedef struct cpu_q8conv {
+    cpu_conv_geom g;
+    int64_t gic, goc, gicp, cs, nmb, ntap, hp, wp; /* gicp: gic rounded up to even; cs: group * gicp */
+    int16_t *w;      /* w - w_zp, [group][block of 16 out][tap][in pair][16][2] */
+    int32_t *bias;   /* [group][block][16] */
+    float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */
+    int64_t *tapoff; /* per tap, its offset in the padded NHWC int16 input */
+    bool u8;
+    int32_t xz, yz, lo, hi; /* zero points; output code range (fused activation) */
+    cpu_isa isa;
+} cpu_q8conv;
+/* the shapes it takes (else XNNPACK): 8 or more output channels per group, sums inside int32 */
+bool cpu_q8conv_fits(const cpu_conv_geom *g);
+/* w: ONNX [m][gic][kh][kw] codes (int8, or uint8 when u8); bias and mult per output channel */
+sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t *w, bool u8, int32_t wz,
+                           const int32_t *bias, const float *mult, int32_t xz, int32_t yz, int32_t lo, int32_t hi,
+                           cpu_isa isa);
+void cpu_q8conv_free(cpu_q8conv *q);
+size_t cpu_q8conv_scratch(const cpu_q8conv *q); /* bytes of the run's scratch */
+void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
  * kinds convert while they move. The NHWC side has pixel stride ld >= c (a
