@@ -75,6 +75,8 @@ sy_status *cpu_conv_create(const cpu_conv_geom *g, const float *w, const float *
 sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p);
 /* QConv and QLinearConv on XNNPACK's integer convolutions (cpu_qconv.c) */
 sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
+/* QuantizeLinear / DequantizeLinear per tensor, float32 <-> 8-bit (cpu_qdq.c) */
+sy_status *cpu_qdq_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
