@@ -108,7 +108,9 @@ cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
  * in single precision (XNNPACK's bytes). */
 typedef struct cpu_q8conv {
     cpu_conv_geom g;
-    int64_t gic, goc, gicp, cs, nmb, ntap, hp, wp; /* gicp: gic rounded up to even; cs: group * gicp */
+    int64_t gic, goc, gicp, cs, nmb, hp, wp; /* gicp: gic rounded up to even; cs: group * gicp */
+    int64_t ntap, npair; /* packed taps, and input pairs per tap */
+    bool xpair;          /* one input channel: pairs of horizontally adjacent taps (see cpu_q8conv.c) */
     int16_t *w;      /* w - w_zp, [group][block of 16 out][tap][in pair][16][2] */
     int32_t *bias;   /* [group][block][16] */
     float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */

@@ -16,6 +16,11 @@
  *            the product in single precision, as XNNPACK and ONNX Runtime,
  *            so the output bytes are those of the XNNPACK path it replaces.
  *
+ * With one input channel (a network's first layer: super_resolution-10's
+ * 1 -> 64 5x5) a channel pair would be half zeros, so the pairs run over
+ * horizontally adjacent taps instead (kx, kx + 1: neighbours in the row, the
+ * padded row one column wider for an odd kernel width).
+ *
  * Integer sums are exact and each output is computed by one call, summed in
  * one fixed order, so the result is the same on every path (AVX2, portable
  * C) and for every thread count. Tiles of 6 output pixels (consecutive in
@@ -59,19 +64,22 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
     q->g = *g;
     q->gic = g->c / g->group;
     q->goc = g->m / g->group;
-    q->gicp = (q->gic + 1) / 2 * 2;
+    q->xpair = q->gic == 1 && g->group == 1 && g->dw == 1 && g->kw > 1;
+    q->gicp = q->xpair ? 1 : (q->gic + 1) / 2 * 2;
     q->cs = g->group * q->gicp;
     q->nmb = (q->goc + TC - 1) / TC;
-    q->ntap = g->kh * g->kw;
+    int64_t kwp = q->xpair ? (g->kw + 1) / 2 : g->kw; /* taps per row as packed */
+    q->ntap = g->kh * kwp;
+    q->npair = q->xpair ? 1 : q->gicp / 2;
     q->hp = g->ih + g->pt + g->pb;
-    q->wp = g->iw + g->pl + g->pr;
+    q->wp = g->iw + g->pl + g->pr + (q->xpair && g->kw % 2 ? 1 : 0);
     q->u8 = u8;
     q->xz = xz;
     q->yz = yz;
     q->lo = lo;
     q->hi = hi;
     q->isa = isa;
-    size_t nblk = (size_t)(g->group * q->nmb), npair = (size_t)(q->gicp / 2);
+    size_t nblk = (size_t)(g->group * q->nmb), npair = (size_t)q->npair;
     size_t wn = nblk * (size_t)q->ntap * npair * TC * 2;
     q->w = aligned_alloc(64, align64(wn * sizeof(int16_t)));
     q->bias = aligned_alloc(64, align64(nblk * TC * sizeof(int32_t)));
@@ -82,8 +90,8 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
         return cpu_host->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory for %zu packed weights", wn);
     }
     for (int64_t ky = 0; ky < g->kh; ky++)
-        for (int64_t kx = 0; kx < g->kw; kx++)
-            q->tapoff[ky * g->kw + kx] = (ky * g->dh * q->wp + kx * g->dw) * q->cs;
+        for (int64_t kx = 0; kx < kwp; kx++)
+            q->tapoff[ky * kwp + kx] = (ky * g->dh * q->wp + (q->xpair ? 2 * kx : kx * g->dw)) * q->cs;
     int16_t *d = q->w;
     for (int64_t gr = 0; gr < g->group; gr++)
         for (int64_t mb = 0; mb < q->nmb; mb++) {
@@ -95,13 +103,17 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
                 q->mult[blk * TC + (size_t)ch] = ok ? mult[oc] : 0.0f;
             }
             for (int64_t t = 0; t < q->ntap; t++)
-                for (int64_t j = 0; j < q->gicp / 2; j++)
+                for (int64_t j = 0; j < q->npair; j++)
                     for (int64_t ch = 0; ch < TC; ch++)
                         for (int64_t k = 0; k < 2; k++) {
-                            int64_t o = mb * TC + ch, i = 2 * j + k;
+                            int64_t o = mb * TC + ch;
+                            /* the pair's input channel and tap */
+                            int64_t i = q->xpair ? 0 : 2 * j + k, ky = t / kwp;
+                            int64_t kx = q->xpair ? 2 * (t % kwp) + k : t % kwp;
                             int16_t v = 0;
-                            if (o < q->goc && i < q->gic) {
-                                size_t wi = (size_t)(((gr * q->goc + o) * q->gic + i) * q->ntap + t);
+                            if (o < q->goc && i < q->gic && kx < g->kw) {
+                                size_t wi = (size_t)(((gr * q->goc + o) * q->gic + i) * g->kh * g->kw +
+                                                     ky * g->kw + kx);
                                 v = (int16_t)((u8 ? (int32_t)w[wi] : (int32_t)(int8_t)w[wi]) - wz);
                             }
                             *d++ = v;
@@ -149,7 +161,7 @@ static void widen_row(void *ctx, size_t img, size_t r)
             return;
     } else {
         memset(d, 0, (size_t)(g->pl * cs) * sizeof(int16_t));
-        memset(d + (g->pl + g->iw) * cs, 0, (size_t)(g->pr * cs) * sizeof(int16_t));
+        memset(d + (g->pl + g->iw) * cs, 0, (size_t)((q->wp - g->pl - g->iw) * cs) * sizeof(int16_t));
     }
     d += g->pl * cs;
     int32_t xz = q->xz;
@@ -192,7 +204,7 @@ static void tile_portable(const q8_job *j, const int16_t *const xp[TP], const in
     const cpu_q8conv *q = j->q;
     int32_t acc[TP][TC];
     memset(acc, 0, sizeof acc);
-    int64_t npair = q->gicp / 2;
+    int64_t npair = q->npair;
     for (int64_t t = 0; t < q->ntap; t++) {
         int64_t off = q->tapoff[t];
         for (int64_t jp = 0; jp < npair; jp++, w += 2 * TC)
@@ -228,7 +240,7 @@ __attribute__((target("avx2"))) static void tile_avx2(const q8_job *j, const int
     const cpu_q8conv *q = j->q;
     __m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
     __m256i a30 = a00, a31 = a00, a40 = a00, a41 = a00, a50 = a00, a51 = a00;
-    int64_t npair = q->gicp / 2;
+    int64_t npair = q->npair;
     for (int64_t t = 0; t < q->ntap; t++) {
         int64_t off = q->tapoff[t];
         const int16_t *x0 = xp[0] + off, *x1 = xp[1] + off, *x2 = xp[2] + off;
@@ -280,8 +292,22 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
     int64_t ohw = g->oh * g->ow, t0 = (int64_t)chunk * CHUNK;
     int64_t t1 = t0 + CHUNK < j->ntiles ? t0 + CHUNK : j->ntiles;
     const int16_t *ximg = j->xp + (int64_t)img * q->hp * q->wp * q->cs;
-    size_t wblk = (size_t)(q->ntap * (q->gicp / 2) * TC * 2);
+    size_t wblk = (size_t)(q->ntap * q->npair * TC * 2);
     int32_t codes[TP][TC];
+    /* each tile's pixels in the padded input, once for every block; a tile
+     * past the plane's end repeats its last pixel (computed, not stored) */
+    const int16_t *base[CHUNK][TP];
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t p0 = t * TP, np = ohw - p0 < TP ? ohw - p0 : TP;
+        int64_t oy = p0 / g->ow, ox = p0 % g->ow;
+        for (int64_t p = 0; p < TP; p++) {
+            base[t - t0][p] = ximg + ((oy * g->sh) * q->wp + ox * g->sw) * q->cs;
+            if (p + 1 < np && ++ox == g->ow) {
+                ox = 0;
+                oy++;
+            }
+        }
+    }
     for (int64_t gr = 0; gr < g->group; gr++)
         for (int64_t mb = 0; mb < q->nmb; mb++) {
             size_t blk = (size_t)(gr * q->nmb + mb);
@@ -289,11 +315,8 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
             for (int64_t t = t0; t < t1; t++) {
                 int64_t p0 = t * TP, np = ohw - p0 < TP ? ohw - p0 : TP;
                 const int16_t *xp[TP];
-                for (int64_t p = 0; p < TP; p++) {
-                    /* a tile past the plane's end repeats its last pixel (computed, not stored) */
-                    int64_t pix = p0 + (p < np ? p : np - 1), oy = pix / g->ow, ox = pix % g->ow;
-                    xp[p] = ximg + ((oy * g->sh) * q->wp + ox * g->sw) * q->cs + gr * q->gicp;
-                }
+                for (int64_t p = 0; p < TP; p++)
+                    xp[p] = base[t - t0][p] + gr * q->gicp;
 #ifdef CPU_HAVE_X86
                 if (q->isa == CPU_ISA_AVX2)
                     tile_avx2(j, xp, w, blk, codes);
