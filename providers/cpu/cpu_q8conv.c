@@ -79,6 +79,12 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
     q->lo = lo;
     q->hi = hi;
     q->isa = isa;
+    if (cpu_q8pw_fits(g)) {
+        sy_status *st = cpu_q8pw_init(q, w, wz, bias, mult);
+        if (st)
+            cpu_q8conv_free(q);
+        return st;
+    }
     size_t nblk = (size_t)(g->group * q->nmb), npair = (size_t)q->npair;
     size_t wn = nblk * (size_t)q->ntap * npair * TC * 2;
     q->w = aligned_alloc(64, align64(wn * sizeof(int16_t)));
@@ -136,6 +142,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
 
 size_t cpu_q8conv_scratch(const cpu_q8conv *q)
 {
+    if (q->pw)
+        return cpu_q8pw_scratch(q);
     return align64((size_t)(q->g.n * q->hp * q->wp * q->cs) * sizeof(int16_t)) + 64;
 }
 
@@ -146,6 +154,52 @@ typedef struct q8_job {
     int16_t *xp; /* padded NHWC int16 */
     int64_t ntiles, nchunks;
 } q8_job;
+
+/* channels [c0, c1) x pixels [x0, x1) of one input row, one at a time */
+static void widen_scalar(const cpu_q8conv *q, const uint8_t *src, int16_t *d, int64_t c0, int64_t c1,
+                         int64_t x0, int64_t x1, int64_t plane)
+{
+    int64_t cs = q->cs;
+    int32_t xz = q->xz;
+    for (int64_t c = c0; c < c1; c++) {
+        const uint8_t *s = src + c * plane;
+        int16_t *dc = d + c / q->gic * q->gicp + c % q->gic;
+        if (q->u8)
+            for (int64_t x = x0; x < x1; x++)
+                dc[x * cs] = (int16_t)((int32_t)s[x] - xz);
+        else
+            for (int64_t x = x0; x < x1; x++)
+                dc[x * cs] = (int16_t)((int32_t)(int8_t)s[x] - xz);
+    }
+}
+
+#ifdef CPU_HAVE_X86
+/* 8 channels x 8 pixels: widened, zero point subtracted, 8 x 8 int16
+ * register transpose, one 16-byte store per pixel (channel c at lane c:
+ * only when no group is padded, gicp == gic) */
+__attribute__((target("avx2"))) static void widen_block8(const cpu_q8conv *q, const uint8_t *src, int16_t *d,
+                                                         int64_t c0, int64_t x0, int64_t plane)
+{
+    __m128i zp = _mm_set1_epi16((int16_t)q->xz), a[8];
+    for (int i = 0; i < 8; i++) {
+        __m128i b = _mm_loadl_epi64((const __m128i *)(src + (c0 + i) * plane + x0));
+        a[i] = _mm_sub_epi16(q->u8 ? _mm_cvtepu8_epi16(b) : _mm_cvtepi8_epi16(b), zp);
+    }
+    __m128i t0 = _mm_unpacklo_epi16(a[0], a[1]), t1 = _mm_unpackhi_epi16(a[0], a[1]);
+    __m128i t2 = _mm_unpacklo_epi16(a[2], a[3]), t3 = _mm_unpackhi_epi16(a[2], a[3]);
+    __m128i t4 = _mm_unpacklo_epi16(a[4], a[5]), t5 = _mm_unpackhi_epi16(a[4], a[5]);
+    __m128i t6 = _mm_unpacklo_epi16(a[6], a[7]), t7 = _mm_unpackhi_epi16(a[6], a[7]);
+    __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+    __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+    __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
+    __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);
+    __m128i r[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
+                    _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
+                    _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
+    for (int p = 0; p < 8; p++)
+        _mm_storeu_si128((__m128i *)(d + (x0 + p) * q->cs + c0), r[p]);
+}
+#endif
 
 /* padded row r of image img: zeros outside the input, x - x_zp inside */
 static void widen_row(void *ctx, size_t img, size_t r)
@@ -164,17 +218,21 @@ static void widen_row(void *ctx, size_t img, size_t r)
         memset(d + (g->pl + g->iw) * cs, 0, (size_t)((q->wp - g->pl - g->iw) * cs) * sizeof(int16_t));
     }
     d += g->pl * cs;
-    int32_t xz = q->xz;
-    for (int64_t c = 0; c < g->c; c++) {
-        const uint8_t *s = j->x + (((int64_t)img * g->c + c) * g->ih + y) * g->iw;
-        int16_t *dc = d + c / q->gic * q->gicp + c % q->gic;
-        if (q->u8)
-            for (int64_t x = 0; x < g->iw; x++)
-                dc[x * cs] = (int16_t)((int32_t)s[x] - xz);
-        else
-            for (int64_t x = 0; x < g->iw; x++)
-                dc[x * cs] = (int16_t)((int32_t)(int8_t)s[x] - xz);
+    int64_t plane = g->ih * g->iw;
+    const uint8_t *src = j->x + (int64_t)img * g->c * plane + y * g->iw;
+#ifdef CPU_HAVE_X86
+    if (q->isa == CPU_ISA_AVX2 && q->gicp == q->gic) {
+        int64_t c8 = g->c / 8 * 8, x8 = g->iw / 8 * 8;
+        for (int64_t c0 = 0; c0 < c8; c0 += 8)
+            for (int64_t x0 = 0; x0 < x8; x0 += 8)
+                widen_block8(q, src, d, c0, x0, plane);
+        /* the ragged edges one by one */
+        widen_scalar(q, src, d, 0, c8, x8, g->iw, plane);
+        widen_scalar(q, src, d, c8, g->c, 0, g->iw, plane);
+        return;
     }
+#endif
+    widen_scalar(q, src, d, 0, g->c, 0, g->iw, plane);
 }
 
 /* the requantized codes of one tile, [pixel][channel], to the NCHW plane */
@@ -330,6 +388,10 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
 
 void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
+    if (q->pw) {
+        cpu_q8pw_run(q, pool, x, y, scratch);
+        return;
+    }
     const cpu_conv_geom *g = &q->g;
     q8_job j = {q, x, y, (int16_t *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u), 0, 0};
     int64_t ohw = g->oh * g->ow;

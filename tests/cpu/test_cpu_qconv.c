@@ -35,7 +35,10 @@ static const qcase cases[] = {
     {"uint8 w zp c1 m20 5x5 pad 2", true, false, 1, 12, 9, 20, 1, 5, 1, 2, 1},
     {"int8 per channel groups 2 gic 3", false, true, 6, 8, 7, 16, 2, 3, 1, 1, 1},
     {"int8 per tensor dilation 2", false, false, 4, 10, 10, 8, 1, 3, 1, 2, 2},
+    /* 1x1 stride 1 unpadded: the NCHW matrix product (cpu_q8conv_pw.c); several 64-pixel blocks, partial tiles */
     {"int8 per channel 1x1 c33 m40", false, true, 33, 5, 7, 40, 1, 1, 1, 0, 1},
+    {"uint8 1x1 groups 2 c16 m24", true, false, 16, 12, 12, 24, 2, 1, 1, 0, 1},
+    {"int8 per tensor 1x1 stride 2", false, false, 12, 9, 9, 16, 1, 1, 2, 0, 1},
     {"uint8 groups 3 stride 2 pad 0", true, false, 9, 11, 11, 27, 3, 3, 2, 0, 1},
     /* above CPU_PARALLEL_MIN_WORK (12 M multiply-adds): split over the pool when threads > 1 */
     {"int8 per channel c32 m48 30x30", false, true, 32, 30, 30, 48, 1, 3, 1, 1, 1},
