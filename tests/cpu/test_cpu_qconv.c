@@ -28,6 +28,9 @@ static const qcase cases[] = {
     {"int8 per channel stride 2", false, true, 5, 11, 10, 7, 1, 3, 2, 1, 1},
     {"uint8 weight zero point", true, false, 3, 8, 8, 4, 1, 3, 1, 0, 1},
     {"int8 depthwise per channel", false, true, 8, 7, 7, 8, 8, 3, 1, 1, 1},
+    /* depthwise on XNNPACK: 16 x 16 byte blocks of the layout change plus ragged edges */
+    {"uint8 depthwise c40 stride 2", true, false, 40, 19, 21, 40, 40, 3, 2, 1, 1},
+    {"int8 depthwise per channel c32", false, true, 32, 16, 17, 32, 32, 3, 1, 1, 1},
     /* 8 or more output channels per group: the provider's own kernel (cpu_q8conv.c) unless int8_conv = xnnpack;
      * plane sizes that leave a partial tile of 6 pixels, channel counts that leave a partial block of 16 */
     {"int8 per tensor c16 m24 3x3", false, false, 16, 9, 11, 24, 1, 3, 1, 1, 1},
