@@ -77,6 +77,8 @@ sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
 /* QuantizeLinear / DequantizeLinear per tensor, float32 <-> 8-bit (cpu_qdq.c) */
 sy_status *cpu_qdq_register(const sy_host_api *host, sy_plugin *p);
+/* QAdd / QSub / QMul on 8-bit codes through a 256 x 256 table of the shared element function (cpu_qelem.c) */
+sy_status *cpu_qelem_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
