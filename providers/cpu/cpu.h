@@ -113,8 +113,8 @@ typedef struct cpu_q8conv {
     int64_t gic, goc, gicp, cs, nmb, hp, wp; /* gicp: gic rounded up to even; cs: group * gicp */
     int64_t ntap, npair; /* packed taps, and input pairs per tap */
     bool xpair;          /* one input channel: pairs of horizontally adjacent taps (see cpu_q8conv.c) */
-    bool pw;             /* 1x1, stride 1, no padding: the NCHW matrix product of cpu_q8conv_pw.c */
-    int64_t cpairs, goc6, npb; /* pw: input channel pairs, goc rounded up to 6, blocks of 64 pixels */
+    bool s1;             /* stride 1: the NCHW kernel of cpu_q8conv_s1.c */
+    int64_t cpairs, goc6, plane; /* s1: input channel pairs, goc rounded up to 6, padded plane (pixels) */
     int16_t *w;      /* w - w_zp, [group][block of 16 out][tap][in pair][16][2] */
     int32_t *bias;   /* [group][block][16] */
     float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */
@@ -132,11 +132,11 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
 void cpu_q8conv_free(cpu_q8conv *q);
 size_t cpu_q8conv_scratch(const cpu_q8conv *q); /* bytes of the run's scratch */
 void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
-/* the pointwise case (cpu_q8conv_pw.c), chosen by cpu_q8conv_init */
-bool cpu_q8pw_fits(const cpu_conv_geom *g);
-sy_status *cpu_q8pw_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
-size_t cpu_q8pw_scratch(const cpu_q8conv *q);
-void cpu_q8pw_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
+/* the stride-1 case (cpu_q8conv_s1.c), chosen by cpu_q8conv_init */
+bool cpu_q8s1_fits(const cpu_conv_geom *g);
+sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
+size_t cpu_q8s1_scratch(const cpu_q8conv *q);
+void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
  * kinds convert while they move. The NHWC side has pixel stride ld >= c (a

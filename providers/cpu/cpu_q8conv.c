@@ -79,8 +79,8 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
     q->lo = lo;
     q->hi = hi;
     q->isa = isa;
-    if (cpu_q8pw_fits(g)) {
-        sy_status *st = cpu_q8pw_init(q, w, wz, bias, mult);
+    if (cpu_q8s1_fits(g)) {
+        sy_status *st = cpu_q8s1_init(q, w, wz, bias, mult);
         if (st)
             cpu_q8conv_free(q);
         return st;
@@ -142,8 +142,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
 
 size_t cpu_q8conv_scratch(const cpu_q8conv *q)
 {
-    if (q->pw)
-        return cpu_q8pw_scratch(q);
+    if (q->s1)
+        return cpu_q8s1_scratch(q);
     return align64((size_t)(q->g.n * q->hp * q->wp * q->cs) * sizeof(int16_t)) + 64;
 }
 
@@ -388,8 +388,8 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
 
 void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
-    if (q->pw) {
-        cpu_q8pw_run(q, pool, x, y, scratch);
+    if (q->s1) {
+        cpu_q8s1_run(q, pool, x, y, scratch);
         return;
     }
     const cpu_conv_geom *g = &q->g;

@@ -31,8 +31,10 @@ static const qcase cases[] = {
     /* depthwise on XNNPACK: 16 x 16 byte blocks of the layout change plus ragged edges */
     {"uint8 depthwise c40 stride 2", true, false, 40, 19, 21, 40, 40, 3, 2, 1, 1},
     {"int8 depthwise per channel c32", false, true, 32, 16, 17, 32, 32, 3, 1, 1, 1},
-    /* 8 or more output channels per group: the provider's own kernel (cpu_q8conv.c) unless int8_conv = xnnpack;
-     * plane sizes that leave a partial tile of 6 pixels, channel counts that leave a partial block of 16 */
+    /* 8 or more output channels per group: the provider's own kernels unless int8_conv = xnnpack. Stride 1
+     * (cpu_q8conv_s1.c, NCHW): rows that leave a partial tile of 16 pixels, channel counts that leave a partial
+     * tile of 6, padding, dilation, groups, odd channel counts. Stride 2 (cpu_q8conv.c, NHWC): planes that leave
+     * a partial tile of 6 pixels, a partial block of 16 channels, one input channel (pairs of taps). */
     {"int8 per tensor c16 m24 3x3", false, false, 16, 9, 11, 24, 1, 3, 1, 1, 1},
     {"int8 per channel c5 m17 stride 2", false, true, 5, 13, 10, 17, 1, 3, 2, 1, 1},
     {"uint8 w zp c1 m20 5x5 pad 2", true, false, 1, 12, 9, 20, 1, 5, 1, 2, 1},
@@ -43,6 +45,8 @@ static const qcase cases[] = {
     {"uint8 1x1 groups 2 c16 m24", true, false, 16, 12, 12, 24, 2, 1, 1, 0, 1},
     {"int8 per tensor 1x1 stride 2", false, false, 12, 9, 9, 16, 1, 1, 2, 0, 1},
     {"uint8 groups 3 stride 2 pad 0", true, false, 9, 11, 11, 27, 3, 3, 2, 0, 1},
+    {"int8 c1 m16 3x3 stride 2", false, false, 1, 11, 12, 16, 1, 3, 2, 1, 1},
+    {"uint8 c1 m8 5x5 stride 2 pad 2", true, false, 1, 13, 9, 8, 1, 5, 2, 2, 1},
     /* above CPU_PARALLEL_MIN_WORK (12 M multiply-adds): split over the pool when threads > 1 */
     {"int8 per channel c32 m48 30x30", false, true, 32, 30, 30, 48, 1, 3, 1, 1, 1},
 };
