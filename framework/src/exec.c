@@ -17,20 +17,14 @@ const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, cons
 sy_status *sy_place_node(struct sy_session *s, sy_node_rt *nr);
 sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr);
 
+/* The kernel's io reads the node's own pointer slices (view.in, view.out:
+ * boundary copies already redirected there), so nothing is allocated per
+ * node. */
 static sy_status *build_io(struct sy_session *s, sy_node_rt *nr)
 {
     const ir_node *n = nr->view.ir;
-    free(nr->io_in);
-    free(nr->io_out);
-    nr->io_in = calloc(n->n_inputs + 1, sizeof *nr->io_in);
-    nr->io_out = calloc(n->n_outputs + 1, sizeof *nr->io_out);
-    if (!nr->io_in || !nr->io_out)
-        return sy_error_oom();
-    for (uint32_t k = 0; k < n->n_inputs; k++)
-        nr->io_in[k] = nr->view.in[k];
-    for (uint32_t k = 0; k < n->n_outputs; k++)
-        nr->io_out[k] = nr->view.out[k];
-    nr->io = (sy_kernel_io){sizeof nr->io, n->n_inputs, n->n_outputs, nr->io_in, nr->io_out, NULL, 0, &s->rc};
+    nr->io = (sy_kernel_io){sizeof nr->io, n->n_inputs, n->n_outputs, (const sy_tensor *const *)nr->view.in,
+                            nr->view.out, NULL, 0, &s->rc};
     return NULL;
 }
 

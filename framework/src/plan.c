@@ -356,19 +356,13 @@ sy_status *sy_plan_memory(struct sy_session *s)
             char *at = (char *)dr->arena + bufs[b].offset;
             if (bufs[b].value >= 0) {
                 sy_value_rt *vr = &s->values[bufs[b].value];
-                vr->offset = bufs[b].offset;
-                vr->bytes = bufs[b].size;
                 vr->t.data = at;
                 vr->t.domain = d;
-                vr->planned = true;
             } else if (bufs[b].value == -2) {
                 sy_value_rt *vr = &s->copies[bufs[b].index].val;
-                vr->offset = bufs[b].offset;
                 vr->t.data = at;
                 vr->t.domain = d;
-                vr->planned = true;
             } else {
-                s->nodes[bufs[b].index].scratch_offset = bufs[b].offset;
                 s->nodes[bufs[b].index].scratch_ptr = at;
             }
         }
@@ -384,7 +378,6 @@ sy_status *sy_plan_memory(struct sy_session *s)
             sy_value_rt *vr = &s->values[v];
             vr->t.data = s->values[root_of(s, (int32_t)v)].t.data;
             vr->t.domain = s->values[root_of(s, (int32_t)v)].t.domain;
-            vr->planned = true;
         }
     s->arena_bytes = s->arena_lower_bound = s->naive_bytes = 0;
     for (uint32_t d = 0; d < s->n_domains; d++) {

@@ -199,6 +199,15 @@ static sy_status *bind_nodes(struct sy_session *s)
     s->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *s->nodes);
     if (!s->nodes)
         return sy_error_oom();
+    /* every node's input and output pointers in one block (a block per
+     * node cost a heap chunk each: 64 B a node for a 1-in 1-out op) */
+    size_t n_ptrs = 1;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        n_ptrs += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_outputs;
+    s->node_ptrs = calloc(n_ptrs, sizeof *s->node_ptrs);
+    if (!s->node_ptrs)
+        return sy_error_oom();
+    sy_tensor **next = s->node_ptrs;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node *n = &g->nodes[i];
         sy_node_rt *nr = &s->nodes[i];
@@ -221,10 +230,10 @@ static sy_status *bind_nodes(struct sy_session *s)
             return sy_error_oom();
         if (nr->n_subs && !nr->builtin && !(nr->sgs = calloc(nr->n_subs, sizeof *nr->sgs)))
             return sy_error_oom();
-        nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
-        nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
-        if (!nr->view.in || !nr->view.out)
-            return sy_error_oom();
+        nr->view.in = next;
+        next += n->n_inputs;
+        nr->view.out = next;
+        next += n->n_outputs;
         for (uint32_t k = 0; k < n->n_inputs; k++)
             nr->view.in[k] = n->inputs[k] >= 0 ? &s->values[n->inputs[k]].t : NULL;
         for (uint32_t k = 0; k < n->n_outputs; k++)
@@ -495,10 +504,7 @@ void sy_session_unplan(struct sy_session *s)
         nr->kernel = NULL;
         free(nr->reason_text);
         nr->reason_text = NULL;
-        free(nr->io_in);
-        free(nr->io_out);
-        nr->io_in = NULL;
-        nr->io_out = NULL;
+        nr->io = (sy_kernel_io){0};
         nr->scratch_ptr = NULL;
         /* undo the redirection of inputs to boundary copies */
         for (uint32_t k = 0; k < nr->view.ir->n_inputs; k++)
@@ -519,7 +525,6 @@ void sy_session_unplan(struct sy_session *s)
             v->t.dtype = iv->dtype;
             v->t.data = NULL;
         }
-        v->planned = false;
         v->alias_of = -1;
         v->first_use = v->last_use = -1;
     }
@@ -713,8 +718,6 @@ SY_EXPORT void sy_session_release(sy_session *s)
         sy_session_unplan(s);
     sy_provider_sessions_end(s); /* after the kernels and partitions it placed */
     for (uint32_t i = 0; i < s->n_nodes; i++) {
-        free(s->nodes[i].view.in);
-        free(s->nodes[i].view.out);
         free(s->nodes[i].view.pins);
         sy_subgraphs_free(&s->nodes[i]);
         for (uint32_t k = 0; k < s->nodes[i].n_subs; k++)
@@ -722,6 +725,10 @@ SY_EXPORT void sy_session_release(sy_session *s)
         free(s->nodes[i].subs);
     }
     free(s->nodes);
+    free(s->node_ptrs);
+    for (uint32_t k = 0; k < s->n_rq_sources; k++)
+        free(s->rq_sources[k]);
+    free(s->rq_sources);
     for (uint32_t i = 0; i < s->n_values; i++) {
         sy_aligned_free(s->values[i].owned);
         sy_value_clear_seq(&s->values[i]);
