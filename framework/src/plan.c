@@ -226,8 +226,14 @@ sy_status *sy_plan_memory(struct sy_session *s)
         }
     }
 
-    /* buffers: one per root value, per copy, and per node's scratch */
-    uint32_t cap = s->n_values + s->n_nodes + s->n_copies + 1, n_bufs = 0;
+    /* buffers: one per root value, per copy, and per node's scratch,
+     * counted first (a block for every value and node was 48 bytes each
+     * reserved where an in-place chain needs one) */
+    uint32_t cap = s->n_copies + 1, n_bufs = 0;
+    for (uint32_t v = 0; v < s->n_values; v++)
+        cap += s->values[v].first_use >= 0 && s->values[v].alias_of < 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        cap += pos[i] >= 0 && s->nodes[i].view.scratch;
     buf *bufs = calloc(cap, sizeof *bufs);
     buf **placed = calloc(cap, sizeof *placed);
     if (!bufs || !placed) {
