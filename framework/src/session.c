@@ -200,10 +200,12 @@ static sy_status *bind_nodes(struct sy_session *s)
     if (!s->nodes)
         return sy_error_oom();
     /* every node's input and output pointers in one block (a block per
-     * node cost a heap chunk each: 64 B a node for a 1-in 1-out op) */
+     * node cost a heap chunk each: 64 B a node for a 1-in 1-out op), each
+     * list followed by a NULL as before: a kernel that reads the entry
+     * after its last input or output finds NULL, not its neighbour's */
     size_t n_ptrs = 1;
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        n_ptrs += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_outputs;
+        n_ptrs += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_outputs + 2;
     s->node_ptrs = calloc(n_ptrs, sizeof *s->node_ptrs);
     if (!s->node_ptrs)
         return sy_error_oom();
@@ -231,9 +233,9 @@ static sy_status *bind_nodes(struct sy_session *s)
         if (nr->n_subs && !nr->builtin && !(nr->sgs = calloc(nr->n_subs, sizeof *nr->sgs)))
             return sy_error_oom();
         nr->view.in = next;
-        next += n->n_inputs;
+        next += n->n_inputs + 1;
         nr->view.out = next;
-        next += n->n_outputs;
+        next += n->n_outputs + 1;
         for (uint32_t k = 0; k < n->n_inputs; k++)
             nr->view.in[k] = n->inputs[k] >= 0 ? &s->values[n->inputs[k]].t : NULL;
         for (uint32_t k = 0; k < n->n_outputs; k++)
@@ -504,7 +506,6 @@ void sy_session_unplan(struct sy_session *s)
         nr->kernel = NULL;
         free(nr->reason_text);
         nr->reason_text = NULL;
-        nr->io = (sy_kernel_io){0};
         nr->scratch_ptr = NULL;
         /* undo the redirection of inputs to boundary copies */
         for (uint32_t k = 0; k < nr->view.ir->n_inputs; k++)

@@ -130,9 +130,7 @@ typedef struct sy_node_rt {
     const sy_kernel_rec *kernel;
     char *reason_text;            /* why it landed there (declines of the others) */
     void *state;                  /* kernel state from prepare */
-    /* inputs and outputs are view.in and view.out themselves (no copy) */
-    sy_kernel_io io;
-    void *scratch_ptr;
+    void *scratch_ptr;            /* planned scratch (view.scratch bytes), or NULL */
     /* a built-in op of the core (builtin.c: control flow, sequences,
      * optionals), 0 for ops of plugins; its subgraphs' sessions, made at
      * the first run and kept (their plans survive across runs) */
@@ -152,11 +150,14 @@ typedef struct sy_node_rt {
     bool captures;
 } sy_node_rt;
 
-/* A compiled step: everything the run loop needs, nothing else. */
+/* A compiled step: everything the run loop needs, nothing else. A node's
+ * step has no io of its own: sy_step_io fills one from the node when it
+ * runs (a stored io was 56 bytes a node, all of it copies of the node's
+ * fields); copies and compiled partitions keep theirs. */
 typedef struct sy_step {
     sy_status *(*run)(void *state, const sy_kernel_io *io);
     void *state;
-    const sy_kernel_io *io;
+    const sy_kernel_io *io; /* NULL: a node's step, see sy_step_io */
     uint32_t node;  /* the node (for a copy: its first consumer) */
     bool is_copy;
 } sy_step;
@@ -254,6 +255,24 @@ struct sy_session {
     uint32_t depth;
     uint64_t max_loop_iterations;
 };
+
+/* The io a step's kernel runs with: its own, or for a node's step one filled
+ * into *tmp from the node (its tensor pointers, its planned scratch). */
+static inline const sy_kernel_io *sy_step_io(struct sy_session *s, const sy_step *st, sy_kernel_io *tmp)
+{
+    if (st->io)
+        return st->io;
+    const sy_node_rt *nr = &s->nodes[st->node];
+    *tmp = (sy_kernel_io){sizeof *tmp,
+                          nr->view.n_in,
+                          nr->view.n_out,
+                          (const sy_tensor *const *)nr->view.in,
+                          nr->view.out,
+                          nr->view.scratch ? nr->scratch_ptr : NULL,
+                          nr->view.scratch ? nr->view.scratch : 0,
+                          &s->rc};
+    return tmp;
+}
 
 /* Record whose callback is about to run on n (the handle plugins get may be
  * const; the record is the host's own). */
