@@ -52,14 +52,14 @@ sy_status *sy_compile_steps(struct sy_session *s)
             cp->io_in[0] = &s->values[cp->src].t;
             cp->io_out[0] = &cp->val.t;
             cp->io = (sy_kernel_io){sizeof cp->io, 1, 1, cp->io_in, cp->io_out, NULL, 0, &s->rc};
-            s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, &cp->io, i, true};
+            s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, i, true, false};
         }
         if (part) {
             s->steps[s->n_steps++] =
-                (sy_step){part->provider->def.run_compiled, part->compiled, &part->io, i, false};
+                (sy_step){part->provider->def.run_compiled, part->compiled, i, false, true};
             continue;
         }
-        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, NULL, i, false};
+        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, i, false, false};
     }
     if (!s->pool)
         return NULL;

@@ -467,22 +467,29 @@ sy_status *sy_session_plan(struct sy_session *s)
      * from an input makes the plan dynamic instead of fixing it. */
     /* (a subgraph's outer-scope values are inputs too, unless the parent
      * has them as constants) */
-    void **hidden = calloc(s->n_values ? s->n_values : 1, sizeof *hidden);
+    /* (only the inputs' pointers are kept aside, not one per value) */
+    uint32_t n_hidden = 0;
+    for (uint32_t i = 0; i < s->n_values; i++)
+        n_hidden += s->values[i].is_input && !s->values[i].is_const;
+    struct hidden_input {
+        uint32_t value;
+        void *data;
+    } *hidden = calloc(n_hidden ? n_hidden : 1, sizeof *hidden);
     if (!hidden)
         return sy_error_oom();
-    for (uint32_t i = 0; i < s->n_values; i++) {
+    for (uint32_t i = 0, h = 0; i < s->n_values; i++) {
         sy_value_rt *v = &s->values[i];
         if (v->is_input && !v->is_const) {
-            hidden[i] = v->t.data;
+            hidden[h++] = (struct hidden_input){i, v->t.data};
             v->t.data = NULL;
         }
     }
     sy_strheap_reset(&s->str_const); /* the constants are folded again */
     sy_status *st = plan_steps(s);
-    for (uint32_t i = 0; i < s->n_values; i++) {
-        sy_value_rt *v = &s->values[i];
+    for (uint32_t h = 0; h < n_hidden; h++) {
+        sy_value_rt *v = &s->values[hidden[h].value];
         if (v->is_input && !v->is_const)
-            v->t.data = hidden[i];
+            v->t.data = hidden[h].data;
     }
     free(hidden);
     if (st)

@@ -150,16 +150,16 @@ typedef struct sy_node_rt {
     bool captures;
 } sy_node_rt;
 
-/* A compiled step: everything the run loop needs, nothing else. A node's
- * step has no io of its own: sy_step_io fills one from the node when it
- * runs (a stored io was 56 bytes a node, all of it copies of the node's
- * fields); copies and compiled partitions keep theirs. */
+/* A compiled step: everything the run loop needs, nothing else (24 bytes:
+ * one a node). Its io is found by sy_step_io: a copy's and a compiled
+ * partition's are theirs; a node's is filled from the node when it runs (a
+ * stored io was 56 bytes a node, all of it copies of the node's fields). */
 typedef struct sy_step {
     sy_status *(*run)(void *state, const sy_kernel_io *io);
-    void *state;
-    const sy_kernel_io *io; /* NULL: a node's step, see sy_step_io */
-    uint32_t node;  /* the node (for a copy: its first consumer) */
+    void *state;    /* a copy's step: its sy_copy_rt */
+    uint32_t node;  /* the node (for a copy: its first consumer; for a partition: its first member) */
     bool is_copy;
+    bool is_part;   /* a compiled partition: s->parts[s->nodes[node].part] */
 } sy_step;
 
 struct sy_run_ctx {
@@ -256,13 +256,16 @@ struct sy_session {
     uint64_t max_loop_iterations;
 };
 
-/* The io a step's kernel runs with: its own, or for a node's step one filled
- * into *tmp from the node (its tensor pointers, its planned scratch). */
+/* The io a step's kernel runs with: a copy's or partition's own, or for a
+ * node's step one filled into *tmp from the node (its tensor pointers, its
+ * planned scratch). */
 static inline const sy_kernel_io *sy_step_io(struct sy_session *s, const sy_step *st, sy_kernel_io *tmp)
 {
-    if (st->io)
-        return st->io;
+    if (st->is_copy)
+        return &((const sy_copy_rt *)st->state)->io;
     const sy_node_rt *nr = &s->nodes[st->node];
+    if (st->is_part)
+        return &s->parts[nr->part].io;
     *tmp = (sy_kernel_io){sizeof *tmp,
                           nr->view.n_in,
                           nr->view.n_out,
