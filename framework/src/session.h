@@ -131,9 +131,8 @@ typedef struct sy_node_rt {
     char *reason_text;            /* why it landed there (declines of the others) */
     void *state;                  /* kernel state from prepare */
     void *scratch_ptr;            /* planned scratch (view.scratch bytes), or NULL */
-    /* a built-in op of the core (builtin.c: control flow, sequences,
-     * optionals), 0 for ops of plugins; its subgraphs' sessions, made at
-     * the first run and kept (their plans survive across runs) */
+    /* its subgraphs' sessions (n_subs of them), made at the first run and
+     * kept (their plans survive across runs) */
     struct sy_session **subs;
     /* a plugin op's graph attributes (ABI 1.4, subgraph.c): the handles its
      * kernel got from host->node_subgraph, one per entry of subs (NULL until
@@ -141,8 +140,10 @@ typedef struct sy_node_rt {
     struct sy_subgraph **sgs;
     sy_reason reason;
     int32_t part;                 /* fused partition index, -1 none */
+    /* a built-in op of the core (builtin.c: control flow, sequences,
+     * optionals), 0 for ops of plugins */
     int builtin;
-    uint32_t n_subs;
+    uint32_t n_subs;              /* graph attributes: entries of subs (and sgs) */
     bool folded;                  /* evaluated at plan time; not run */
     bool prepared;
     /* one of the node's graph attributes reads an outer-scope value: the
