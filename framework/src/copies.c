@@ -38,14 +38,6 @@ sy_status *sy_domains_init(struct sy_session *s)
         return sy_error_oom();
     s->n_domains = 1;
     s->domains[0] = (sy_domain_rt){.name = "host", .alignment = 64};
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++)
-        cap += s->nodes[i].view.ir->n_inputs;
-    free(s->copies);
-    s->copies = calloc(cap ? cap : 1, sizeof *s->copies);
-    if (!s->copies)
-        return sy_error_oom();
-    s->cap_copies = cap;
     return NULL;
 }
 
@@ -67,6 +59,29 @@ sy_status *sy_insert_copies(struct sy_session *s)
     s->n_copies = 0;
     for (uint32_t v = 0; v < s->n_values; v++)
         s->values[v].domain = value_domain(s, (int32_t)v);
+    /* the table holds at most one copy per node input that crosses domains:
+     * counted first and allocated once per plan (nodes point into it, so it
+     * never moves while the plan stands); a table for every node input was
+     * 312 bytes a node input reserved for a graph that needs none */
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        const sy_node_rt *nr = &s->nodes[i];
+        if (nr->folded)
+            continue;
+        uint32_t dst = provider_domain(s, nr->provider);
+        for (uint32_t k = 0; k < nr->view.ir->n_inputs; k++) {
+            int32_t v = nr->view.ir->inputs[k];
+            cap += v >= 0 && !s->values[v].is_const && s->values[v].domain != dst;
+        }
+    }
+    free(s->copies);
+    s->copies = NULL;
+    s->cap_copies = 0;
+    if (cap) {
+        if (!(s->copies = calloc(cap, sizeof *s->copies)))
+            return sy_error_oom();
+        s->cap_copies = cap;
+    }
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         sy_node_rt *nr = &s->nodes[i];
         if (nr->folded)

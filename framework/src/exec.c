@@ -17,23 +17,6 @@ const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, cons
 sy_status *sy_place_node(struct sy_session *s, sy_node_rt *nr);
 sy_status *sy_session_infer_node(struct sy_session *s, sy_node_rt *nr);
 
-static sy_status *build_io(struct sy_session *s, sy_node_rt *nr)
-{
-    const ir_node *n = nr->view.ir;
-    free(nr->io_in);
-    free(nr->io_out);
-    nr->io_in = calloc(n->n_inputs + 1, sizeof *nr->io_in);
-    nr->io_out = calloc(n->n_outputs + 1, sizeof *nr->io_out);
-    if (!nr->io_in || !nr->io_out)
-        return sy_error_oom();
-    for (uint32_t k = 0; k < n->n_inputs; k++)
-        nr->io_in[k] = nr->view.in[k];
-    for (uint32_t k = 0; k < n->n_outputs; k++)
-        nr->io_out[k] = nr->view.out[k];
-    nr->io = (sy_kernel_io){sizeof nr->io, n->n_inputs, n->n_outputs, nr->io_in, nr->io_out, NULL, 0, &s->rc};
-    return NULL;
-}
-
 sy_status *sy_copy_step_run(void *state, const sy_kernel_io *io);
 
 /* copies of a level run in the time slot before its nodes */
@@ -69,19 +52,14 @@ sy_status *sy_compile_steps(struct sy_session *s)
             cp->io_in[0] = &s->values[cp->src].t;
             cp->io_out[0] = &cp->val.t;
             cp->io = (sy_kernel_io){sizeof cp->io, 1, 1, cp->io_in, cp->io_out, NULL, 0, &s->rc};
-            s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, &cp->io, i, true};
+            s->steps[s->n_steps++] = (sy_step){sy_copy_step_run, cp, i, true, false};
         }
         if (part) {
             s->steps[s->n_steps++] =
-                (sy_step){part->provider->def.run_compiled, part->compiled, &part->io, i, false};
+                (sy_step){part->provider->def.run_compiled, part->compiled, i, false, true};
             continue;
         }
-        SY_TRY(build_io(s, nr));
-        if (nr->view.scratch) {
-            nr->io.scratch = nr->scratch_ptr;
-            nr->io.scratch_bytes = nr->view.scratch;
-        }
-        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, &nr->io, i, false};
+        s->steps[s->n_steps++] = (sy_step){nr->kernel->def.run, nr->state, i, false, false};
     }
     if (!s->pool)
         return NULL;
@@ -138,17 +116,19 @@ static sy_status *run_static(struct sy_session *s)
     const sy_step *steps = s->steps;
     uint32_t n = s->n_steps;
     if (!s->profiling && !s->observer) {
+        sy_kernel_io io;
         for (uint32_t i = 0; i < n; i++) {
-            sy_status *st = steps[i].run(steps[i].state, steps[i].io);
+            sy_status *st = steps[i].run(steps[i].state, sy_step_io(s, &steps[i], &io));
             if (st)
                 return node_failed(s, steps[i].node, st);
         }
         return NULL;
     }
     /* profiled and/or observed */
+    sy_kernel_io io;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t t0 = s->profiling ? sy_now_ns() : 0;
-        sy_status *st = steps[i].run(steps[i].state, steps[i].io);
+        sy_status *st = steps[i].run(steps[i].state, sy_step_io(s, &steps[i], &io));
         if (s->profiling)
             sy_profile_node(s, steps[i].node, t0, sy_now_ns(), 0);
         if (st)
@@ -223,21 +203,22 @@ static sy_status *run_dynamic(struct sy_session *s)
                 return sy_error_wrap(st, "%s: prepare", label);
         }
         nr->prepared = true;
-        SY_TRY(build_io(s, nr));
+        /* the kernel reads the node's own pointers (view.in, view.out) */
+        sy_kernel_io io = {sizeof io, n->n_inputs, n->n_outputs, (const sy_tensor *const *)nr->view.in,
+                           nr->view.out, NULL, 0, &s->rc};
         void *scratch = NULL;
         if (nr->view.scratch) {
             scratch = sy_aligned_alloc(nr->view.scratch, 64);
             if (!scratch)
                 return sy_error_oom();
-            nr->io.scratch = scratch;
-            nr->io.scratch_bytes = nr->view.scratch;
+            io.scratch = scratch;
+            io.scratch_bytes = nr->view.scratch;
         }
         uint64_t t0 = s->profiling ? sy_now_ns() : 0;
-        st = nr->kernel->def.run(nr->state, &nr->io);
+        st = nr->kernel->def.run(nr->state, &io);
         if (s->profiling)
             sy_profile_node(s, i, t0, sy_now_ns(), 0);
         sy_aligned_free(scratch);
-        nr->io.scratch = NULL;
         if (st)
             return sy_error_wrap(st, "%s on %s", label, nr->provider->def.name);
         if (s->observer)

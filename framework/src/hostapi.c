@@ -193,7 +193,7 @@ static bool h_attr_string(const sy_node *n, const char *name, const char **out, 
             return true;
         }
         w->rq_form = sy_requant_name(a->s);
-        snprintf(w->rq_source, sizeof w->rq_source, "model");
+        w->rq_source = sy_requant_source_intern(w->s, "model");
     }
     if (a) {
         *out = a->s;

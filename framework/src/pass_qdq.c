@@ -517,6 +517,37 @@ static bool fold_binary(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
 }
 
+/* DQ(x), fp32 initializers -> op -> Q (SY_QDQ_FOLD_FLOAT: the normalizations
+ * with their constant parameters) */
+static bool fold_float(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
+{
+    const ir_node *n = &c->g->nodes[ni];
+    dq_info x;
+    q_info q;
+    if (n->n_outputs < 1 || n->n_inputs + 4 > MAX_FIN || !get_dq(c, in_at(n, 0), false, &x) || !act_type(x.dt) ||
+        !get_q(c, n->outputs[0], &q))
+        return false;
+    for (uint32_t o = 1; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0) /* BatchNormalization's running statistics, LayerNormalization's Mean */
+            return false;
+    for (uint32_t i = 1; i < n->n_inputs; i++) {
+        int32_t v = n->inputs[i];
+        if (v >= 0 && (!is_init(c, v) || c->g->values[v].dtype != SY_DT_FLOAT32))
+            return false;
+    }
+    int32_t ins[MAX_FIN];
+    uint32_t k = 0;
+    push_dq(ins, &k, &x);
+    push_q(ins, &k, &q);
+    for (uint32_t i = 1; i < n->n_inputs; i++)
+        ins[k++] = n->inputs[i];
+    attr_list al = {0};
+    al_string(&al, "fn", n->op);
+    al_copy_pattern(&al, n, p);
+    c->qdt[q.y] = q.dt;
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, -1);
+}
+
 static bool fold_concat(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
@@ -857,6 +888,7 @@ static bool try_fold(qctx *c, uint32_t ni)
     case SY_QDQ_FOLD_LUT:
     case SY_QDQ_FOLD_SOFTMAX: return fold_unary_like(c, ni, p);
     case SY_QDQ_FOLD_PASSTHROUGH: return fold_passthrough(c, ni, p);
+    case SY_QDQ_FOLD_FLOAT: return fold_float(c, ni, p);
     default: return false;
     }
 }

@@ -226,8 +226,14 @@ sy_status *sy_plan_memory(struct sy_session *s)
         }
     }
 
-    /* buffers: one per root value, per copy, and per node's scratch */
-    uint32_t cap = s->n_values + s->n_nodes + s->n_copies + 1, n_bufs = 0;
+    /* buffers: one per root value, per copy, and per node's scratch,
+     * counted first (a block for every value and node was 48 bytes each
+     * reserved where an in-place chain needs one) */
+    uint32_t cap = s->n_copies + 1, n_bufs = 0;
+    for (uint32_t v = 0; v < s->n_values; v++)
+        cap += s->values[v].first_use >= 0 && s->values[v].alias_of < 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++)
+        cap += pos[i] >= 0 && s->nodes[i].view.scratch;
     buf *bufs = calloc(cap, sizeof *bufs);
     buf **placed = calloc(cap, sizeof *placed);
     if (!bufs || !placed) {
@@ -356,19 +362,13 @@ sy_status *sy_plan_memory(struct sy_session *s)
             char *at = (char *)dr->arena + bufs[b].offset;
             if (bufs[b].value >= 0) {
                 sy_value_rt *vr = &s->values[bufs[b].value];
-                vr->offset = bufs[b].offset;
-                vr->bytes = bufs[b].size;
                 vr->t.data = at;
                 vr->t.domain = d;
-                vr->planned = true;
             } else if (bufs[b].value == -2) {
                 sy_value_rt *vr = &s->copies[bufs[b].index].val;
-                vr->offset = bufs[b].offset;
                 vr->t.data = at;
                 vr->t.domain = d;
-                vr->planned = true;
             } else {
-                s->nodes[bufs[b].index].scratch_offset = bufs[b].offset;
                 s->nodes[bufs[b].index].scratch_ptr = at;
             }
         }
@@ -384,7 +384,6 @@ sy_status *sy_plan_memory(struct sy_session *s)
             sy_value_rt *vr = &s->values[v];
             vr->t.data = s->values[root_of(s, (int32_t)v)].t.data;
             vr->t.domain = s->values[root_of(s, (int32_t)v)].t.domain;
-            vr->planned = true;
         }
     s->arena_bytes = s->arena_lower_bound = s->naive_bytes = 0;
     for (uint32_t d = 0; d < s->n_domains; d++) {

@@ -29,6 +29,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *sy_requant_name(const char *text)
@@ -42,10 +43,30 @@ const char *sy_requant_name(const char *text)
     return NULL;
 }
 
+/* A node's source text, stored once per session: the distinct texts are a
+ * few (session, default, model, a provider's or plugin's section), while a
+ * copy in each node cost 64 bytes a node. */
+const char *sy_requant_source_intern(struct sy_session *s, const char *source)
+{
+    for (uint32_t k = 0; k < s->n_rq_sources; k++)
+        if (!strcmp(s->rq_sources[k], source))
+            return s->rq_sources[k];
+    char **grown = realloc(s->rq_sources, (s->n_rq_sources + 1) * sizeof *grown);
+    if (!grown)
+        return "(out of memory)";
+    s->rq_sources = grown;
+    char *copy = malloc(strlen(source) + 1);
+    if (!copy)
+        return "(out of memory)";
+    strcpy(copy, source);
+    s->rq_sources[s->n_rq_sources++] = copy;
+    return copy;
+}
+
 static void record(struct sy_node *n, const char *form, const char *source)
 {
     n->rq_form = form;
-    snprintf(n->rq_source, sizeof n->rq_source, "%s", source);
+    n->rq_source = sy_requant_source_intern(n->s, source);
 }
 
 /* A TFLite builtin has no float form: it runs TFLite Micro's arithmetic

@@ -199,6 +199,17 @@ static sy_status *bind_nodes(struct sy_session *s)
     s->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *s->nodes);
     if (!s->nodes)
         return sy_error_oom();
+    /* every node's input and output pointers in one block (a block per
+     * node cost a heap chunk each: 64 B a node for a 1-in 1-out op), each
+     * list followed by a NULL as before: a kernel that reads the entry
+     * after its last input or output finds NULL, not its neighbour's */
+    size_t n_ptrs = 1;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        n_ptrs += (size_t)g->nodes[i].n_inputs + g->nodes[i].n_outputs + 2;
+    s->node_ptrs = calloc(n_ptrs, sizeof *s->node_ptrs);
+    if (!s->node_ptrs)
+        return sy_error_oom();
+    sy_tensor **next = s->node_ptrs;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const ir_node *n = &g->nodes[i];
         sy_node_rt *nr = &s->nodes[i];
@@ -221,10 +232,10 @@ static sy_status *bind_nodes(struct sy_session *s)
             return sy_error_oom();
         if (nr->n_subs && !nr->builtin && !(nr->sgs = calloc(nr->n_subs, sizeof *nr->sgs)))
             return sy_error_oom();
-        nr->view.in = calloc(n->n_inputs + 1, sizeof(sy_tensor *));
-        nr->view.out = calloc(n->n_outputs + 1, sizeof(sy_tensor *));
-        if (!nr->view.in || !nr->view.out)
-            return sy_error_oom();
+        nr->view.in = next;
+        next += n->n_inputs + 1;
+        nr->view.out = next;
+        next += n->n_outputs + 1;
         for (uint32_t k = 0; k < n->n_inputs; k++)
             nr->view.in[k] = n->inputs[k] >= 0 ? &s->values[n->inputs[k]].t : NULL;
         for (uint32_t k = 0; k < n->n_outputs; k++)
@@ -456,22 +467,29 @@ sy_status *sy_session_plan(struct sy_session *s)
      * from an input makes the plan dynamic instead of fixing it. */
     /* (a subgraph's outer-scope values are inputs too, unless the parent
      * has them as constants) */
-    void **hidden = calloc(s->n_values ? s->n_values : 1, sizeof *hidden);
+    /* (only the inputs' pointers are kept aside, not one per value) */
+    uint32_t n_hidden = 0;
+    for (uint32_t i = 0; i < s->n_values; i++)
+        n_hidden += s->values[i].is_input && !s->values[i].is_const;
+    struct hidden_input {
+        uint32_t value;
+        void *data;
+    } *hidden = calloc(n_hidden ? n_hidden : 1, sizeof *hidden);
     if (!hidden)
         return sy_error_oom();
-    for (uint32_t i = 0; i < s->n_values; i++) {
+    for (uint32_t i = 0, h = 0; i < s->n_values; i++) {
         sy_value_rt *v = &s->values[i];
         if (v->is_input && !v->is_const) {
-            hidden[i] = v->t.data;
+            hidden[h++] = (struct hidden_input){i, v->t.data};
             v->t.data = NULL;
         }
     }
     sy_strheap_reset(&s->str_const); /* the constants are folded again */
     sy_status *st = plan_steps(s);
-    for (uint32_t i = 0; i < s->n_values; i++) {
-        sy_value_rt *v = &s->values[i];
+    for (uint32_t h = 0; h < n_hidden; h++) {
+        sy_value_rt *v = &s->values[hidden[h].value];
         if (v->is_input && !v->is_const)
-            v->t.data = hidden[i];
+            v->t.data = hidden[h].data;
     }
     free(hidden);
     if (st)
@@ -495,10 +513,6 @@ void sy_session_unplan(struct sy_session *s)
         nr->kernel = NULL;
         free(nr->reason_text);
         nr->reason_text = NULL;
-        free(nr->io_in);
-        free(nr->io_out);
-        nr->io_in = NULL;
-        nr->io_out = NULL;
         nr->scratch_ptr = NULL;
         /* undo the redirection of inputs to boundary copies */
         for (uint32_t k = 0; k < nr->view.ir->n_inputs; k++)
@@ -519,7 +533,6 @@ void sy_session_unplan(struct sy_session *s)
             v->t.dtype = iv->dtype;
             v->t.data = NULL;
         }
-        v->planned = false;
         v->alias_of = -1;
         v->first_use = v->last_use = -1;
     }
@@ -713,8 +726,6 @@ SY_EXPORT void sy_session_release(sy_session *s)
         sy_session_unplan(s);
     sy_provider_sessions_end(s); /* after the kernels and partitions it placed */
     for (uint32_t i = 0; i < s->n_nodes; i++) {
-        free(s->nodes[i].view.in);
-        free(s->nodes[i].view.out);
         free(s->nodes[i].view.pins);
         sy_subgraphs_free(&s->nodes[i]);
         for (uint32_t k = 0; k < s->nodes[i].n_subs; k++)
@@ -722,6 +733,10 @@ SY_EXPORT void sy_session_release(sy_session *s)
         free(s->nodes[i].subs);
     }
     free(s->nodes);
+    free(s->node_ptrs);
+    for (uint32_t k = 0; k < s->n_rq_sources; k++)
+        free(s->rq_sources[k]);
+    free(s->rq_sources);
     for (uint32_t i = 0; i < s->n_values; i++) {
         sy_aligned_free(s->values[i].owned);
         sy_value_clear_seq(&s->values[i]);

@@ -23,28 +23,28 @@ typedef struct sy_seq {
  * optional. */
 enum { SY_RT_TENSOR = 0, SY_RT_SEQUENCE = 1, SY_RT_NONE = 2 };
 
-/* One value (tensor edge) as the session sees it. */
+/* One value (tensor edge) as the session sees it. A session has one per
+ * value of its graph, so the record is kept small (docs/fuzzing.md, "Load
+ * cost of a huge graph"): the kernels' sy_tensor, then the planner's and
+ * the kinds' fields without holes. */
 typedef struct sy_value_rt {
     sy_tensor t;          /* dtype/shape/data as kernels see it */
-    bool shape_known;     /* set by inference */
-    bool is_const;        /* data known at plan time (initializer or folded) */
-    bool is_input;        /* graph input */
-    bool is_output;       /* graph output */
     void *owned;          /* data owned by the session (folded constants, copied inputs) */
     size_t owned_cap;
+    sy_seq *seq;          /* SY_RT_SEQUENCE: the items */
     int32_t producer;     /* node index, -1 otherwise */
     int32_t first_use, last_use; /* step indices for the planner (-1 none) */
     int32_t alias_of;     /* value whose buffer this one shares (must-alias), -1 none */
     uint32_t domain;      /* memory domain id */
-    size_t offset;        /* arena offset when planned */
-    size_t bytes;         /* planned bytes */
-    bool planned;
+    bool shape_known;     /* set by inference */
+    bool is_const;        /* data known at plan time (initializer or folded) */
+    bool is_input;        /* graph input */
+    bool is_output;       /* graph output */
     bool has_data;        /* graph input: set_input was called */
     /* value kind (values.c): sequences and empty optionals are values of
      * their own, never tensors in disguise; only the core's built-in ops
      * (builtin.c) read or make them */
     uint8_t kind;         /* SY_RT_* */
-    sy_seq *seq;          /* SY_RT_SEQUENCE: the items */
     bool seq_borrowed;    /* seq belongs to another value (a subgraph's bound input) */
 } sy_value_rt;
 
@@ -72,29 +72,33 @@ typedef struct sy_copy_rt {
     sy_kernel_io io;
 } sy_copy_rt;
 
-/* The handle plugins see during infer/check/prepare. */
+/* The handle plugins see during infer/check/prepare (one per node: no
+ * holes, nothing the node does not need). */
 struct sy_node {
     struct sy_session *s;
     const ir_node *ir;
     uint32_t index;
+    uint32_t n_in, n_out;
+    bool inferring;  /* node_set_output allowed */
     const sy_schema_rec *schema;
+    /* in and out are the node's slices of the session's one pointer block
+     * (bind_nodes), and what its kernel's io reads too */
     sy_tensor **in;  /* NULL entries for omitted inputs */
     sy_tensor **out; /* NULL entries for omitted outputs (kernels still get a scratch tensor) */
-    uint32_t n_in, n_out;
     size_t scratch;
     size_t persistent; /* reported by the kernel: state kept across runs */
     size_t packed;     /* reported by the kernel: repacked weights */
     int64_t *pins;     /* per output: pinned arena offset, -1 none (NULL: no pins) */
-    bool inferring;  /* node_set_output allowed */
     /* the plugin whose callback (infer, accepts, check_node, prepare) runs
      * on this node now: host->node_plugin_state answers with its state */
     const sy_loaded_plugin *caller;
     /* requantization form (requant_form.c): the provider whose check_node
      * runs now (placement), and the form last given to a kernel with who
-     * chose it (NULL: the node never asked) */
+     * chose it (NULL: the node never asked; the source text is the
+     * session's, interned: a few distinct ones per session) */
     const struct sy_provider_rec *asking;
     const char *rq_form;
-    char rq_source[64];
+    const char *rq_source;
 };
 
 /* A fused partition: nodes one provider grouped (ABI 1.1). When compiled,
@@ -119,45 +123,44 @@ typedef enum sy_placement_reason {
     SY_PLACE_FALLBACK = SY_REASON_FALLBACK
 } sy_placement_reason;
 
-/* One node as placed and prepared. */
+/* One node as placed and prepared (one per node: kept without holes). */
 typedef struct sy_node_rt {
     struct sy_node view;
-    bool folded;                  /* evaluated at plan time; not run */
     sy_provider_rec *provider;
     const sy_kernel_rec *kernel;
-    sy_reason reason;
     char *reason_text;            /* why it landed there (declines of the others) */
     void *state;                  /* kernel state from prepare */
-    bool prepared;
-    sy_kernel_io io;
-    const sy_tensor **io_in;
-    sy_tensor **io_out;
-    sy_tensor *dummy_out;         /* for omitted optional outputs */
-    size_t scratch_offset;
-    void *scratch_ptr;
-    int32_t part;                 /* fused partition index, -1 none */
-    /* a built-in op of the core (builtin.c: control flow, sequences,
-     * optionals), 0 for ops of plugins; its subgraphs' sessions, made at
-     * the first run and kept (their plans survive across runs) */
-    int builtin;
+    void *scratch_ptr;            /* planned scratch (view.scratch bytes), or NULL */
+    /* its subgraphs' sessions (n_subs of them), made at the first run and
+     * kept (their plans survive across runs) */
     struct sy_session **subs;
-    uint32_t n_subs;
     /* a plugin op's graph attributes (ABI 1.4, subgraph.c): the handles its
      * kernel got from host->node_subgraph, one per entry of subs (NULL until
      * asked); they run subs[k] and live as long as the node */
     struct sy_subgraph **sgs;
+    sy_reason reason;
+    int32_t part;                 /* fused partition index, -1 none */
+    /* a built-in op of the core (builtin.c: control flow, sequences,
+     * optionals), 0 for ops of plugins */
+    int builtin;
+    uint32_t n_subs;              /* graph attributes: entries of subs (and sgs) */
+    bool folded;                  /* evaluated at plan time; not run */
+    bool prepared;
     /* one of the node's graph attributes reads an outer-scope value: the
      * session runs node by node, so that value is alive when the node runs */
     bool captures;
 } sy_node_rt;
 
-/* A compiled step: everything the run loop needs, nothing else. */
+/* A compiled step: everything the run loop needs, nothing else (24 bytes:
+ * one a node). Its io is found by sy_step_io: a copy's and a compiled
+ * partition's are theirs; a node's is filled from the node when it runs (a
+ * stored io was 56 bytes a node, all of it copies of the node's fields). */
 typedef struct sy_step {
     sy_status *(*run)(void *state, const sy_kernel_io *io);
-    void *state;
-    const sy_kernel_io *io;
-    uint32_t node;  /* the node (for a copy: its first consumer) */
+    void *state;    /* a copy's step: its sy_copy_rt */
+    uint32_t node;  /* the node (for a copy: its first consumer; for a partition: its first member) */
     bool is_copy;
+    bool is_part;   /* a compiled partition: s->parts[s->nodes[node].part] */
 } sy_step;
 
 struct sy_run_ctx {
@@ -185,6 +188,10 @@ struct sy_session {
     uint32_t n_values;
     sy_node_rt *nodes;
     uint32_t n_nodes;
+    sy_tensor **node_ptrs;    /* every node's view.in and view.out, one block */
+    /* the requantization sources nodes recorded (requant_form.c), each once */
+    char **rq_sources;
+    uint32_t n_rq_sources;
     bool strict;
     int threads;
     const char *requant;      /* sy_session_options.requant: "onnx", "gemmlowp" or NULL */
@@ -250,6 +257,27 @@ struct sy_session {
     uint64_t max_loop_iterations;
 };
 
+/* The io a step's kernel runs with: a copy's or partition's own, or for a
+ * node's step one filled into *tmp from the node (its tensor pointers, its
+ * planned scratch). */
+static inline const sy_kernel_io *sy_step_io(struct sy_session *s, const sy_step *st, sy_kernel_io *tmp)
+{
+    if (st->is_copy)
+        return &((const sy_copy_rt *)st->state)->io;
+    const sy_node_rt *nr = &s->nodes[st->node];
+    if (st->is_part)
+        return &s->parts[nr->part].io;
+    *tmp = (sy_kernel_io){sizeof *tmp,
+                          nr->view.n_in,
+                          nr->view.n_out,
+                          (const sy_tensor *const *)nr->view.in,
+                          nr->view.out,
+                          nr->view.scratch ? nr->scratch_ptr : NULL,
+                          nr->view.scratch ? nr->view.scratch : 0,
+                          &s->rc};
+    return tmp;
+}
+
 /* Record whose callback is about to run on n (the handle plugins get may be
  * const; the record is the host's own). */
 static inline void sy_node_calling(const struct sy_node *n, const sy_loaded_plugin *owner)
@@ -283,6 +311,8 @@ void sy_placements_free(struct sy_session *s);
 const char *sy_placement_forced(const struct sy_session *s, uint32_t node);
 /* requant_form.c: the requantization form of node n (see the file). */
 const char *sy_requant_resolve(struct sy_node *n);
+/* the session's one copy of a requantization source text (never NULL) */
+const char *sy_requant_source_intern(struct sy_session *s, const char *source);
 /* "onnx"/"gemmlowp"/"single_rounding" as a static string; NULL for anything else */
 const char *sy_requant_name(const char *text);
 

@@ -38,8 +38,9 @@ static void work(struct sy_pool *p, int tid)
         if (i >= p->end)
             return;
         const sy_step *st = &s->steps[i];
+        sy_kernel_io io;
         uint64_t t0 = s->profiling ? sy_now_ns() : 0;
-        sy_status *e = st->run(st->state, st->io);
+        sy_status *e = st->run(st->state, sy_step_io(s, st, &io));
         if (s->profiling)
             sy_profile_node(s, st->node, t0, sy_now_ns(), tid);
         if (e) {
@@ -140,8 +141,9 @@ sy_status *sy_pool_run_level(struct sy_pool *p, struct sy_session *s, uint32_t b
         /* nothing to share: run inline without waking anyone */
         for (uint32_t i = begin; i < end; i++) {
             const sy_step *st = &s->steps[i];
+            sy_kernel_io io;
             uint64_t t0 = s->profiling ? sy_now_ns() : 0;
-            sy_status *e = st->run(st->state, st->io);
+            sy_status *e = st->run(st->state, sy_step_io(s, st, &io));
             if (s->profiling)
                 sy_profile_node(s, st->node, t0, sy_now_ns(), 0);
             if (e) {

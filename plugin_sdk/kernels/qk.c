@@ -3,6 +3,7 @@
  * included by its bare name because codegen packages ship it next to qk.c. */
 #include "qk.h"
 #include "sy_fixedpoint.h"
+#include "tflk.h" /* tflk_powf (tflk_math.c, which every package ships): QPow */
 
 static int32_t ld(const void *p, int32_t dt, size_t i)
 {
@@ -174,7 +175,11 @@ int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b)
     /* round, then add the output zero point (QuantizeLinear's order): adding
      * it first moves ties with an odd zero point by one code */
     float v;
-    if (p->op == QK_MUL)
+    if (p->op == QK_PRELU || p->op == QK_POW) {
+        const float x = p->ra * (float)da, w = p->rb * (float)db;
+        /* a NaN (a negative base to a fractional power) saturates to lo, as sat() does */
+        v = (p->op == QK_POW ? tflk_powf(x, w) : x < 0.0f ? w * x : x) / p->rm;
+    } else if (p->op == QK_MUL)
         v = (float)(da * db) * p->rm;
     else if (p->op == QK_SUB)
         v = p->ra * (float)da - p->rb * (float)db;
@@ -185,9 +190,10 @@ int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b)
 
 void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
 {
-    for (int32_t i = 0; i < p->n; i++)
-        st(y, p->ydt, (size_t)i,
-           qk_bin_one(p, ld(a, p->adt, (size_t)i), ld(b, p->bdt, (size_t)(p->nb == p->n ? i : i % p->nb))));
+    for (int32_t i = 0; i < p->n; i++) {
+        const int32_t ib = p->binner > 1 ? (i / p->binner) % p->nb : p->nb == p->n ? i : i % p->nb;
+        st(y, p->ydt, (size_t)i, qk_bin_one(p, ld(a, p->adt, (size_t)i), ld(b, p->bdt, (size_t)ib)));
+    }
 }
 
 void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y)

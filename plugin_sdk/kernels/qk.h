@@ -61,6 +61,9 @@ void qk_avgpool_run(const qk_pool *p, const void *x, void *y);
 typedef struct qk_softmax {
     int32_t outer, len, inner, xdt, ydt, y_zp, lo, hi;
     float sx, sy;
+    /* QLogSoftmax (DQ -> LogSoftmax -> Q): y_k = Q(d_k - log(sum)), d_k =
+     * s_x (q_k - max), the log tflk_logf's */
+    int32_t log;
 } qk_softmax;
 void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *scratch);
 
@@ -79,15 +82,24 @@ void qk_matmul_run(const qk_mm *p, const void *a, const void *b, void *y);
  * ra*da +- rb*db (QMul: rm*da*db) in float, rounded half to even, plus zy;
  * gemmlowp / single rounding: TFLite's add/sub (inputs shifted left by 20,
  * m1/s1, m2/s2, then mo/so) and mul (mo/so on the product). qk_add_run
- * broadcasts b by index modulo nb (nb == n or 1); ops_quant's QAdd/QSub/
+ * broadcasts b by index modulo nb (nb == n or 1) or by blocks (binner); ops_quant's QAdd/QSub/
  * QMul call qk_bin_one per element of their broadcast walk. */
 enum { QK_ADD = 0, QK_SUB = 1, QK_MUL = 2 };
+/* QPRelu, QPow (what the QDQ pass folds DQ -> PRelu / Pow -> Q into; ONNX
+ * has no integer kernel for either): always the ONNX form, with ra = sa,
+ * rb = sb, rm = sy: y = sat(rne(f(sa da, sb db) / sy) + zy), f computed in
+ * float (PRelu: a < 0 ? b a : a; Pow: tflk_powf), as ONNX Runtime runs the
+ * DequantizeLinear, the float op and the QuantizeLinear */
+enum { QK_PRELU = 3, QK_POW = 4 };
 typedef struct qk_add {
     int32_t n, nb, adt, bdt, ydt, mode, za, zb, zy, lo, hi;
     float ra, rb;
     int32_t m1, s1, m2, s2, mo, so;
     int32_t op;
     float rm;
+    /* > 1: b is broadcast over blocks of binner elements (a per-channel
+     * operand [C, 1, 1] of an NCHW a): b's index is (i / binner) % nb */
+    int32_t binner;
 } qk_add;
 int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b);
 void qk_add_run(const qk_add *p, const void *a, const void *b, void *y);

@@ -1,7 +1,8 @@
 /*
- * qk_softmax: switchyard.quant QSoftmax on 8-bit codes (qk.h), the one body
- * ops_quant and riscv_mcu run. The exponentials are tflk_math.c's double-
- * evaluated expf (no libm: the same bits on the MCU), summed in float.
+ * qk_softmax: switchyard.quant QSoftmax and QLogSoftmax on 8-bit codes
+ * (qk.h), the one body ops_quant and riscv_mcu run. The exponentials are
+ * tflk_math.c's double-evaluated expf and the log its logf (no libm: the
+ * same bits on the MCU), summed in float.
  */
 #include "qk.h"
 #include "tflk.h"
@@ -26,8 +27,10 @@ void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *e)
                 e[k] = tflk_expf_d((float)(ld(x, p->xdt, base + (size_t)k * (size_t)p->inner) - mx) * p->sx);
                 sum += e[k];
             }
+            const float lse = p->log ? tflk_logf(sum) : 0.0f;
             for (int32_t k = 0; k < p->len; k++) {
-                int32_t q = qk_quantize1(e[k] / sum, p->sy, p->y_zp, p->lo, p->hi);
+                const float d = (float)(ld(x, p->xdt, base + (size_t)k * (size_t)p->inner) - mx) * p->sx;
+                int32_t q = qk_quantize1(p->log ? d - lse : e[k] / sum, p->sy, p->y_zp, p->lo, p->hi);
                 size_t i = base + (size_t)k * (size_t)p->inner;
                 if (p->ydt == QK_U8)
                     ((uint8_t *)y)[i] = (uint8_t)q;

@@ -361,6 +361,29 @@ void tflk_shift_u8(const tflk_binary *p, const uint8_t *a, const uint8_t *b, uin
  * out_zp = zo, mult/shift = mo/so, lo/hi): -1 and nothing written when a
  * divisor code equals z2 (a real 0, which TFLite's reference asserts on) */
 int32_t tflk_div_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
+/* ONNX Div of int8 tensors (no scale): the codes divided as integers,
+ * truncated toward zero; -1 and nothing written when a divisor is 0 */
+int32_t tflk_idiv_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y);
+
+/* TFLite int8 PRELU with an int8 alpha (prelu.cc): d = x - z1; d >= 0
+ * requantized by m1/s1 (s_x / s_y), else d (alpha - z2) by m2/s2 (s_x
+ * s_alpha / s_y); + zo, clamped to [lo, hi]; op TFLK_PRELU on the walk.
+ * cpu_ref's tflite_math runs tflk_prelu_s8_one. */
+int32_t tflk_prelu_s8_one(const tflk_binary *p, int32_t a, int32_t alpha);
+void tflk_prelu_s8(const tflk_binary *p, const int8_t *a, const int8_t *alpha, int8_t *y);
+/* The int8 forms TFLite has no integer kernel for (POW; PRELU with an fp32
+ * alpha, which the seed keeps in FP32): each code dequantized in float,
+ * s (q - z), the fp32 op of the walk (TFLK_POW: tflk_powf, TFLK_PRELU),
+ * requantized by tflk_quantize to [lo, hi]. b_f32: the second operand is
+ * fp32 as it is. cpu_ref's tflite_math runs tflk_bin8f_one. */
+typedef struct tflk_bin8f {
+    tflk_binary w; /* op, the walk, z1 z2 zo lo hi; act none */
+    float s1, s2, so;
+    int32_t b_f32;
+} tflk_bin8f;
+/* one element: a the first code, b the second operand's real value */
+int32_t tflk_bin8f_one(const tflk_bin8f *p, int32_t a, float b);
+void tflk_binary_s8f(const tflk_bin8f *p, const int8_t *a, const void *b, int8_t *y);
 
 /* ---- fp32 one-input ops (tflk_unary.c) ------------------------------------------ */
 
@@ -863,6 +886,11 @@ typedef struct tflk_norm {
 } tflk_norm;
 void tflk_norm_run(const tflk_norm *p, const float *x, const float *scale, const float *bias, const float *mean_in,
                    const float *var_in, float *y, float *mean, float *inv);
+/* the parameters of an ONNX normalization of x (rank, dims): BATCH and
+ * INSTANCE over dim 1, LAYER from axis (normalized) on, with n_scale and
+ * n_bias elements of scale and B (0: no B) */
+void tflk_norm_onnx(tflk_norm *p, int32_t mode, int32_t rank, const int64_t *dims, int32_t axis, int32_t n_scale,
+                    int32_t n_bias, float eps);
 
 #ifdef __cplusplus
 }

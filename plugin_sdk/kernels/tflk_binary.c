@@ -4,7 +4,8 @@
  * host (0 along a broadcast dim); on the same walk MAXIMUM, MINIMUM (fp32,
  * raw int8 codes), fp32 DIV, the comparisons (fp32 and bool operands, bool
  * out) and LOGICAL_AND / LOGICAL_OR; ONNX PRelu, Pow, Mod (fmod = 1) in
- * fp32 and BitShift on uint8.
+ * fp32, BitShift on uint8 and Div on int8 codes; int8 PRELU (TFLite's
+ * integer form) and, through float, int8 POW and PRELU with an fp32 alpha.
  */
 #include "tflk.h"
 
@@ -163,4 +164,64 @@ int32_t tflk_div_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, 
             return -1;
     TFLK_BINARY_WALK(div_one);
     return 0;
+}
+
+/* ONNX Div of int8 tensors: integer division of the codes (ONNX tensors
+ * carry no scale), truncated toward zero as C's (ONNX Runtime's and
+ * cpu_ref's); -128 / -1 = 128 wraps to -128 as the int8 store of both */
+static int8_t idiv_one(const tflk_binary *p, int8_t a, int8_t b)
+{
+    (void)p;
+    int32_t r = (int32_t)a / (int32_t)b;
+    return (int8_t)(r > 127 ? r - 256 : r);
+}
+
+int32_t tflk_idiv_s8_run(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    int32_t nb = 1;
+    for (int32_t d = 0; d < p->rank; d++)
+        if (p->sb[d])
+            nb *= p->dims[d];
+    for (int32_t i = 0; i < nb; i++)
+        if (b[i] == 0)
+            return -1;
+    TFLK_BINARY_WALK(idiv_one);
+    return 0;
+}
+
+int32_t tflk_prelu_s8_one(const tflk_binary *p, int32_t a, int32_t alpha)
+{
+    const int32_t d = a - p->z1;
+    const int32_t r = d >= 0 ? tflk_mul_by_qm(d, p->m1, p->s1) : tflk_mul_by_qm(d * (alpha - p->z2), p->m2, p->s2);
+    return tflk_clampi(r + p->zo, p->lo, p->hi);
+}
+
+static int8_t prelu_one(const tflk_binary *p, int8_t a, int8_t alpha) { return (int8_t)tflk_prelu_s8_one(p, a, alpha); }
+
+void tflk_prelu_s8(const tflk_binary *p, const int8_t *a, const int8_t *alpha, int8_t *y)
+{
+    const int8_t *b = alpha;
+    TFLK_BINARY_WALK(prelu_one);
+}
+
+int32_t tflk_bin8f_one(const tflk_bin8f *p, int32_t a, float b)
+{
+    const float x = p->s1 * (float)(a - p->w.z1);
+    return tflk_quantize(f32_one(&p->w, x, b), p->so, p->w.zo, p->w.lo, p->w.hi);
+}
+
+/* the walk's ONE for each kind of second operand: an int8 code dequantized, an fp32 value as it is */
+#define S8F_Q(p, x, v) ((int8_t)tflk_bin8f_one(q, (x), q->s2 * (float)((v) - (p)->z2)))
+#define S8F_F(p, x, v) ((int8_t)tflk_bin8f_one(q, (x), (v)))
+
+void tflk_binary_s8f(const tflk_bin8f *q, const int8_t *a, const void *bv, int8_t *y)
+{
+    const tflk_binary *p = &q->w;
+    if (q->b_f32) {
+        const float *b = bv;
+        TFLK_BINARY_WALK(S8F_F);
+    } else {
+        const int8_t *b = bv;
+        TFLK_BINARY_WALK(S8F_Q);
+    }
 }

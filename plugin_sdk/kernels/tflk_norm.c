@@ -56,3 +56,28 @@ void tflk_norm_run(const tflk_norm *p, const float *x, const float *scale, const
                 yr[j] = (xr[j] - m) * r * scale[g] + bias[g];
         }
 }
+
+void tflk_norm_onnx(tflk_norm *p, int32_t mode, int32_t rank, const int64_t *dims, int32_t axis, int32_t n_scale,
+                    int32_t n_bias, float eps)
+{
+    int64_t a = 1, b = 1;
+    int32_t split = mode == TFLK_NORM_LAYER ? axis : 2;
+    for (int32_t d = 0; d < rank; d++)
+        if (d < split)
+            a *= dims[d];
+        else
+            b *= dims[d];
+    p->mode = mode;
+    p->eps = eps;
+    p->n_scale = n_scale;
+    p->n_bias = n_bias;
+    if (mode == TFLK_NORM_LAYER) {
+        p->outer = (int32_t)a;
+        p->groups = 1;
+        p->inner = (int32_t)b;
+    } else {
+        p->outer = (int32_t)dims[0];
+        p->groups = (int32_t)(rank > 1 ? dims[1] : 1);
+        p->inner = (int32_t)b;
+    }
+}

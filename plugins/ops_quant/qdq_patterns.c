@@ -27,6 +27,9 @@ static const char *const alpha[] = {"alpha", NULL};
 static const char *const alpha_beta[] = {"alpha", "beta", NULL};
 static const char *const alpha_gamma[] = {"alpha", "gamma", NULL};
 static const char *const approximate[] = {"approximate", NULL};
+static const char *const bn_attrs[] = {"epsilon", "training_mode", NULL};
+static const char *const ln_attrs[] = {"axis", "epsilon", NULL};
+static const char *const lp_attrs[] = {"axis", "p", NULL};
 
 static const sy_qdq_pattern patterns[] = {
     /* op, fold, quantized op, flags, quantized inputs, attributes kept */
@@ -50,6 +53,18 @@ static const sy_qdq_pattern patterns[] = {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, alpha_beta, NULL, NULL},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, NULL, NULL, NULL},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", 0, 1u, NULL, NULL, NULL},
+    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", 0, 1u, NULL, NULL, NULL}, /* Table B #112 */
+    /* the normalizations with constant fp32 parameters (Table B #36, #37,
+     * #38): dequantize, the float normalization (tflk_norm.c, tflk_reduce.c's
+     * LPNORM), quantize */
+    {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, bn_attrs, NULL, NULL},
+    {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, ln_attrs, NULL, NULL},
+    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, lp_attrs, NULL, NULL}, /* #38: tflk_reduce.c's LPNORM */
+    /* PRelu and Pow (ops-mcu.md Table B #57, #116: full-quant int8): a
+     * model's DQ(x), DQ(slope / exponent) -> op -> Q folds into one node
+     * computing in float (qk.c); the quantizer does not place pairs */
+    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", 0, 3u, NULL, NULL, NULL},
+    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", 0, 3u, NULL, NULL, NULL},
     /* the other one-input float functions: a DQ -> f -> Q of a model folds
      * into QUnary's table (qk_unary.c); the quantizer does not place pairs
      * around them (no Q flag), so `switchyard quantize` keeps them float */

@@ -7,6 +7,9 @@
  *     inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp; numpy broadcasting.
  *     ONNX form: y = sat(rne(sa/sy*(a-za) + sb/sy*(b-zb)) + zy) (float, like ORT);
  *     gemmlowp form: TFLite's left-shift-20 add and fixed-point multipliers.
+ *   QPRelu, QPow (switchyard.quant 1): the same inputs; what DQ -> PRelu /
+ *     Pow -> Q folds into; 8-bit codes only, the ONNX form of qk.c's
+ *     qk_bin_one (dequantize, the float op, QuantizeLinear), as riscv_mcu.
  *   QConcat (switchyard.quant 1), QLinearConcat (com.microsoft 1)
  *     inputs y_scale, y_zp, then (x, x_scale, x_zp) per input.
  *   QMaxPool, QAveragePool (switchyard.quant 1; attribute global for the
@@ -18,12 +21,17 @@
  *     with its attributes (alpha, beta, gamma, min, max, approximate), as a
  *     256-entry table for 8-bit codes (computed per run from the parameters,
  *     qk_unary_table), directly for 16-bit.
- *   QSoftmax (switchyard.quant 1): attribute axis, legacy (opset < 13: the
- *     input is flattened at axis).
+ *   QNorm (switchyard.quant 1): fn = BatchNormalization, LayerNormalization
+ *     or LpNormalization (epsilon, axis, p, training_mode 0); inputs x, x_scale, x_zp, y_scale, y_zp,
+ *     then the op's constant fp32 parameters: dequantized, tflk_norm_run,
+ *     quantized (qk.c), as riscv_mcu.
+ *   QSoftmax, QLogSoftmax (switchyard.quant 1): attribute axis, legacy
+ *     (opset < 13: the input is flattened at axis); QLogSoftmax 8-bit only.
  */
 #include "quant_internal.h"
 #include "qk.h"
 #include "qk_unary.h"
+#include "tflk.h" /* tflk_norm_run: QNorm's float normalization */
 
 static void tensor_inputs(const sy_node *n, const sy_tensor **arr, uint32_t max, uint32_t *cnt)
 {
@@ -48,7 +56,7 @@ static sy_status *check_out_pair(const sy_node *n, const sy_tensor *ys, const sy
 /* binary: Add / Sub / Mul                                                  */
 /* ======================================================================== */
 
-enum { BIN_ADD, BIN_SUB, BIN_MUL };
+enum { BIN_ADD, BIN_SUB, BIN_MUL, BIN_PRELU, BIN_POW };
 
 typedef struct bin_state {
     int op;
@@ -72,6 +80,10 @@ typedef struct bin_ctx {
 
 static int bin_op_of(const char *op)
 {
+    if (!strcmp(op, "QPRelu"))
+        return BIN_PRELU;
+    if (!strcmp(op, "QPow"))
+        return BIN_POW;
     return !strcmp(op, "QMul") || !strcmp(op, "QLinearMul") ? BIN_MUL : !strcmp(op, "QSub") ? BIN_SUB : BIN_ADD;
 }
 
@@ -199,6 +211,19 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
     c.ra = sa / sy;
     c.rb = sb / sy;
     c.rm = sa * sb / sy;
+    if (c.op == BIN_PRELU || c.op == BIN_POW) {
+        /* qk_bin_one's float form alone (qk.h: ra = sa, rb = sb, rm = sy) */
+        bool b8 = (a->dtype == SY_DT_INT8 || a->dtype == SY_DT_UINT8) && (b->dtype == SY_DT_INT8 || b->dtype == SY_DT_UINT8) &&
+                  (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
+        if (!b8)
+            return QERR(SY_ERR_UNSUPPORTED, "%s '%s': 8-bit codes only, got %s, %s -> %s",
+                        c.op == BIN_POW ? "QPow" : "QPRelu", y->name ? y->name : "?", sy_dt_name(a->dtype),
+                        sy_dt_name(b->dtype), sy_dt_name(y->dtype));
+        c.q8 = (qk_add){0, 0, 0, 0, 0, QK_RQ_ONNX, c.za, c.zb, c.zy, c.lo, c.hi, sa, sb, 0, 0, 0, 0, 0, 0,
+                        c.op == BIN_POW ? QK_POW : QK_PRELU, sy, 0};
+        const sy_tensor *ins2[2] = {a, b};
+        return sy_bcast_apply(H, 2, ins2, y, bin_loop, &c);
+    }
     if (c.op == BIN_MUL) {
         sy_q_quantize_multiplier((double)sa * sb / sy, &c.mo, &c.so);
     } else {
@@ -210,7 +235,7 @@ static sy_status *run_bin(void *state, const sy_kernel_io *io)
         sy_q_quantize_multiplier(twice_max / ((double)((int64_t)1 << c.left_shift) * sy), &c.mo, &c.so);
     }
     c.q8 = (qk_add){0, 0, 0, 0, 0, (int32_t)c.mode, c.za, c.zb, c.zy, c.lo, c.hi, c.ra, c.rb, c.m1, c.s1, c.m2,
-                    c.s2, c.mo, c.so, c.op == BIN_MUL ? QK_MUL : c.op == BIN_SUB ? QK_SUB : QK_ADD, c.rm};
+                    c.s2, c.mo, c.so, c.op == BIN_MUL ? QK_MUL : c.op == BIN_SUB ? QK_SUB : QK_ADD, c.rm, 0};
     const sy_tensor *ins[2] = {a, b};
     if (y->dtype == SY_DT_INT4 || y->dtype == SY_DT_UINT4 || a->dtype == SY_DT_INT4 || a->dtype == SY_DT_UINT4)
         return QERR(SY_ERR_UNSUPPORTED, "4-bit activations are not supported by %s", "the binary kernels");
@@ -256,6 +281,7 @@ typedef struct axis_state {
     int64_t axis;
     sy_rq_mode mode;
     bool legacy;
+    bool log; /* QLogSoftmax */
 } axis_state;
 
 static sy_status *prepare_axis(sy_node *n, void **state)
@@ -263,7 +289,9 @@ static sy_status *prepare_axis(sy_node *n, void **state)
     axis_state *st = calloc(1, sizeof *st);
     if (!st)
         return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    st->axis = sy_attr_int_or(H, n, "axis", !strcmp(H->node_op(n), "QSoftmax") ? -1 : 0);
+    bool sm = !strcmp(H->node_op(n), "QSoftmax") || !strcmp(H->node_op(n), "QLogSoftmax");
+    st->axis = sy_attr_int_or(H, n, "axis", sm ? -1 : 0);
+    st->log = !strcmp(H->node_op(n), "QLogSoftmax");
     st->legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
     sy_status *err = q_node_rq_mode(n, &st->mode);
     if (err) {
@@ -596,10 +624,13 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
     bool b8 = (x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8) && (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
     if (b8 && sy_tensor_numel(x) <= INT32_MAX) { /* the portable kernel riscv_mcu runs (kernels/qk_softmax.c) */
         qk_softmax p = {(int32_t)outer, (int32_t)len, (int32_t)inner, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
-                        y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zy, lo, hi, sx, sy};
+                        y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, zy, lo, hi, sx, sy, st->log};
         qk_softmax_run(&p, x->data, y->data, e);
         return NULL;
     }
+    if (st->log)
+        return QERR(SY_ERR_UNSUPPORTED, "QLogSoftmax '%s': 8-bit codes only, got %s -> %s", y->name ? y->name : "?",
+                    sy_dt_name(x->dtype), sy_dt_name(y->dtype));
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < inner; j++) {
             size_t base = (size_t)(o * len * inner + j);
@@ -627,6 +658,103 @@ static sy_status *run_softmax(void *state, const sy_kernel_io *io)
 /* ======================================================================== */
 
 #define A_(name, type) {name, SY_ATTR_##type, false}
+/* ======================================================================== */
+/* QNorm: DQ(x) -> BatchNormalization / LayerNormalization -> Q              */
+/* ======================================================================== */
+
+typedef struct qnorm_state {
+    int32_t mode; /* TFLK_NORM_BATCH or TFLK_NORM_LAYER; -1: LpNormalization */
+    int64_t axis, p;
+    float eps;
+} qnorm_state;
+
+/* inputs x, x_scale, x_zp, y_scale, y_zp, then the op's: BatchNormalization
+ * scale, B, mean, var; LayerNormalization scale[, B] (fp32 constants) */
+static sy_status *prepare_qnorm(sy_node *n, void **state)
+{
+    char fn[32];
+    sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+    bool bn = !strcmp(fn, "BatchNormalization"), ln = !strcmp(fn, "LayerNormalization");
+    bool lp = !strcmp(fn, "LpNormalization");
+    const sy_tensor *x = H->node_input(n, 0);
+    uint32_t nin = H->node_num_inputs(n);
+    if (!bn && !ln && !lp)
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm: fn '%s' is not BatchNormalization, LayerNormalization or "
+                    "LpNormalization", fn);
+    int64_t pn = sy_attr_int_or(H, n, "p", 2);
+    if (lp && (nin != 5 || (pn != 1 && pn != 2)))
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm LpNormalization: p = 1 or 2 and no parameters");
+    if (bn && (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9 || x->rank < 2))
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm BatchNormalization: the inference form, X of rank >= 2 with scale, B, "
+                    "mean and var");
+    if (ln && (nin < 6 || nin > 7))
+        return QERR(SY_ERR_INVALID_ARGUMENT, "QNorm LayerNormalization: scale and an optional B");
+    for (uint32_t i = 5; i < nin; i++) {
+        const sy_tensor *t = H->node_input(n, i);
+        if (t && (t->dtype != SY_DT_FLOAT32 || !t->data))
+            return QERR(SY_ERR_TYPE, "QNorm: input %u must be a constant fp32", i);
+    }
+    qnorm_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return QERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    st->mode = bn ? TFLK_NORM_BATCH : ln ? TFLK_NORM_LAYER : -1;
+    st->axis = sy_attr_int_or(H, n, "axis", -1);
+    st->p = pn;
+    st->eps = sy_attr_float_or(H, n, "epsilon", 1e-5f);
+    *state = st;
+    H->node_set_scratch(n, 2 * (size_t)sy_tensor_numel(x) * sizeof(float) + 64);
+    return NULL;
+}
+
+static sy_status *run_qnorm(void *state, const sy_kernel_io *io)
+{
+    const qnorm_state *st = state;
+    const sy_tensor *x = io->inputs[0], *xs = io->inputs[1], *xz = q_in(io, 2), *ys = io->inputs[3], *yz = q_in(io, 4);
+    sy_tensor *y = io->outputs[0];
+    bool b8 = (x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8) && (y->dtype == SY_DT_INT8 || y->dtype == SY_DT_UINT8);
+    int64_t n = sy_tensor_numel(x);
+    if (!b8 || n > INT32_MAX)
+        return QERR(SY_ERR_UNSUPPORTED, "QNorm '%s': 8-bit codes and fewer than 2^31 elements only",
+                    y->name ? y->name : "?");
+    int32_t axis = 0;
+    if (st->mode != TFLK_NORM_BATCH)
+        SY_TRY(sy_norm_axis(H, st->axis, x->rank, false, "axis", &axis));
+    float *f = io->scratch, *g = f + n;
+    if (st->mode < 0) { /* LpNormalization: tflk_reduce.c's LPNORM on the dequantized values */
+        tflk_axisop ax;
+        memset(&ax, 0, sizeof ax);
+        ax.op = TFLK_A_LPNORM;
+        ax.mode = TFLK_RQ_F32;
+        ax.flags = (int32_t)st->p;
+        ax.outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
+        ax.len = (int32_t)x->dims[axis];
+        ax.inner = (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+        qk_dequantize_run((size_t)n, x->data, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, q_scale_at(xs, 0),
+                          q_zp_at(xz, 0), f);
+        tflk_axis_run(&ax, f, g, NULL);
+        qk_quantize_run((size_t)n, g, q_scale_at(ys, 0), q_zp_at(yz, 0), y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
+                        y->data);
+        return NULL;
+    }
+    const sy_tensor *sc = io->inputs[5], *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
+    const sy_tensor *mean = st->mode == TFLK_NORM_BATCH ? io->inputs[7] : NULL;
+    const sy_tensor *var = st->mode == TFLK_NORM_BATCH ? io->inputs[8] : NULL;
+    tflk_norm p;
+    tflk_norm_onnx(&p, st->mode, x->rank, x->dims, axis, (int32_t)sy_tensor_numel(sc),
+                   b ? (int32_t)sy_tensor_numel(b) : 0, st->eps);
+    int64_t want = st->mode == TFLK_NORM_BATCH ? p.groups : p.inner;
+    if ((sy_tensor_numel(sc) != want && sy_tensor_numel(sc) != 1) ||
+        (b && sy_tensor_numel(b) != want && sy_tensor_numel(b) != 1) ||
+        (st->mode == TFLK_NORM_BATCH && (sy_tensor_numel(sc) != want || !b || sy_tensor_numel(b) != want ||
+                                         sy_tensor_numel(mean) != want || sy_tensor_numel(var) != want)))
+        return QERR(SY_ERR_SHAPE, "QNorm '%s': the parameters must hold %lld values", y->name ? y->name : "?",
+                    (long long)want);
+    qk_dequantize_run((size_t)n, x->data, x->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, q_scale_at(xs, 0), q_zp_at(xz, 0), f);
+    tflk_norm_run(&p, f, sc->data, b ? b->data : NULL, mean ? mean->data : NULL, var ? var->data : NULL, g, NULL, NULL);
+    qk_quantize_run((size_t)n, g, q_scale_at(ys, 0), q_zp_at(yz, 0), y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8, y->data);
+    return NULL;
+}
+
 static const sy_attr_def a_bin[] = {A_("act_min", FLOAT), A_("act_max", FLOAT), A_("requant", STRING)};
 static const sy_attr_def a_concat[] = {A_("axis", INT), A_("requant", STRING)};
 static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", INTS), A_("pads", INTS),
@@ -636,6 +764,8 @@ static const sy_attr_def a_pool[] = {A_("auto_pad", STRING), A_("kernel_shape", 
 static const sy_attr_def a_unary[] = {A_("fn", STRING),  A_("alpha", FLOAT), A_("beta", FLOAT),
                                       A_("gamma", FLOAT), A_("min", FLOAT),   A_("max", FLOAT),
                                       A_("approximate", STRING)};
+static const sy_attr_def a_qnorm[] = {A_("fn", STRING), A_("epsilon", FLOAT), A_("axis", INT),
+                                      A_("training_mode", INT), A_("p", INT)};
 static const sy_attr_def a_softmax[] = {A_("axis", INT), A_("legacy", INT)};
 static const sy_attr_def a_ms_concat[] = {A_("axis", INT)};
 
@@ -648,6 +778,8 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QAdd", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(SWQ_DOMAIN, "QSub", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(SWQ_DOMAIN, "QMul", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QPRelu", 7, 8, SY_ATTRS(a_bin), infer_bin),
+    QSCH(SWQ_DOMAIN, "QPow", 7, 8, SY_ATTRS(a_bin), infer_bin),
     QSCH(MS, "QLinearAdd", 7, 8, SY_NO_ATTRS, infer_bin),
     QSCH(MS, "QLinearMul", 7, 8, SY_NO_ATTRS, infer_bin),
     QSCH(SWQ_DOMAIN, "QConcat", 5, -1, SY_ATTRS(a_concat), infer_concat),
@@ -656,6 +788,8 @@ static const sy_op_schema schemas[] = {
     QSCH(SWQ_DOMAIN, "QAveragePool", 4, 5, SY_ATTRS(a_pool), infer_pool),
     QSCH(SWQ_DOMAIN, "QUnary", 4, 5, SY_ATTRS(a_unary), infer_unary),
     QSCH(SWQ_DOMAIN, "QSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
+    QSCH(SWQ_DOMAIN, "QLogSoftmax", 4, 5, SY_ATTRS(a_softmax), infer_unary),
+    QSCH(SWQ_DOMAIN, "QNorm", 5, 9, SY_ATTRS(a_qnorm), infer_unary),
 };
 
 #define Q8MASK                                                                                                     \
@@ -667,6 +801,8 @@ static const sy_kernel_def kernels[] = {
     QK(SWQ_DOMAIN, "QAdd", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QSub", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QMul", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QPRelu", 0, prepare_bin, run_bin),
+    QK(SWQ_DOMAIN, "QPow", 0, prepare_bin, run_bin),
     QK(MS, "QLinearAdd", 0, prepare_bin, run_bin),
     QK(MS, "QLinearMul", 0, prepare_bin, run_bin),
     QK(SWQ_DOMAIN, "QConcat", 2, prepare_axis, run_concat),
@@ -675,6 +811,8 @@ static const sy_kernel_def kernels[] = {
     QK(SWQ_DOMAIN, "QAveragePool", 0, prepare_pool, run_pool),
     QK(SWQ_DOMAIN, "QUnary", 0, prepare_unary, run_unary),
     QK(SWQ_DOMAIN, "QSoftmax", 0, prepare_softmax, run_softmax),
+    QK(SWQ_DOMAIN, "QLogSoftmax", 0, prepare_softmax, run_softmax),
+    QK(SWQ_DOMAIN, "QNorm", 0, prepare_qnorm, run_qnorm),
 };
 
 void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk)

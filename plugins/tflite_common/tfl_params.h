@@ -291,12 +291,12 @@ static inline void tfl_binary8_params(int32_t op, float s1, int32_t z1, float s2
 
 /* a node's kernel parameters: broadcast strides over the output's dims
  * (rank <= 6), the int8 multipliers or the fp32 activation */
-static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n, tflk_binary *p)
+/* the broadcast walk alone: the output's dims, each input's strides */
+static inline sy_status *tfl_binary_walk(const sy_host_api *H, const sy_node *n, tflk_binary *p)
 {
     memset(p, 0, sizeof *p);
     const char *op = H->node_op(n);
     const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
-    int32_t kind = !strcmp(op, "ADD") ? TFLK_ADD : !strcmp(op, "SUB") ? TFLK_SUB : TFLK_MUL;
     if (y->rank > TFLK_BIN_RANK || a->rank > y->rank || b->rank > y->rank)
         return H->status_new(SY_ERR_UNSUPPORTED, "%s: rank %d; the kernel broadcasts over at most %d dims", op,
                              (int)y->rank, TFLK_BIN_RANK);
@@ -314,6 +314,15 @@ static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n
         st_a *= ea;
         st_b *= eb;
     }
+    return NULL;
+}
+
+static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n, tflk_binary *p)
+{
+    SY_TRY(tfl_binary_walk(H, n, p));
+    const char *op = H->node_op(n);
+    const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    int32_t kind = !strcmp(op, "ADD") ? TFLK_ADD : !strcmp(op, "SUB") ? TFLK_SUB : TFLK_MUL;
     if (a->dtype == SY_DT_INT8) {
         float s1, s2, so;
         int32_t z1, z2, zo, lo, hi;
@@ -612,6 +621,28 @@ static inline void tfl_div8_params(float s1, int32_t z1, float s2, int32_t z2, f
     p->out_zp = zo;
     p->lo = lo;
     p->hi = hi;
+}
+
+/* int8 PRELU with an int8 alpha (tflk_prelu_s8): prelu.cc's multipliers
+ * s_x / s_y and s_x s_alpha / s_y, in double */
+static inline void tfl_prelu8_params(float s1, int32_t z1, float s2, int32_t z2, float so, int32_t zo, int32_t lo,
+                                     int32_t hi, tflk_binary *p)
+{
+    p->op = TFLK_PRELU;
+    p->z1 = z1, p->z2 = z2, p->zo = zo, p->lo = lo, p->hi = hi;
+    sy_q_quantize_multiplier((double)s1 / (double)so, &p->m1, &p->s1);
+    sy_q_quantize_multiplier((double)s1 * (double)s2 / (double)so, &p->m2, &p->s2);
+}
+
+/* int8 POW / PRELU with an fp32 alpha through float (tflk_binary_s8f); the
+ * walk stays the caller's (p->w's dims and strides are not touched) */
+static inline void tfl_bin8f_params(int32_t op, float s1, int32_t z1, float s2, int32_t z2, float so, int32_t zo,
+                                    int32_t lo, int32_t hi, int32_t b_f32, tflk_bin8f *p)
+{
+    p->w.op = op;
+    p->w.z1 = z1, p->w.z2 = z2, p->w.zo = zo, p->w.lo = lo, p->w.hi = hi;
+    p->w.act = (tflk_act){0, -INFINITY, INFINITY};
+    p->s1 = s1, p->s2 = s2, p->so = so, p->b_f32 = b_f32;
 }
 
 /* ---- TRANSPOSE_CONV (output_shape, filter [OC, KH, KW, IC], input[, bias]) --- */

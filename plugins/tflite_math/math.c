@@ -100,7 +100,9 @@ typedef struct bin_state {
     int32_t m1, sh1, m2, sh2, mo, sho;
     tflk_div8 div8;
     tflk_sqdiff8 sqd;
-    tflk_binary b8; /* ADD SUB MUL */
+    tflk_binary b8; /* ADD SUB MUL; PRELU with an int8 alpha */
+    tflk_bin8f b8f; /* int8 POW, PRELU with an fp32 alpha: through float (tflk_bin8f_one) */
+    bool f8;        /* b8f is in use */
 } bin_state;
 
 static sy_status *infer_binary(sy_node *n)
@@ -156,11 +158,20 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
             /* the portable kernel's arithmetic (tflk_binary.c), riscv_mcu's too */
             tfl_binary8_params(s->kind == B_ADD ? TFLK_ADD : s->kind == B_SUB ? TFLK_SUB : TFLK_MUL, s->s1, s->z1, s->s2,
                                s->z2, s->so, s->zo, s->lo, s->hi, &s->b8);
-        } else if (s->kind == B_PRELU && !bq) {
+        } else if (s->kind == B_PRELU && !bq && s->dt == SY_DT_INT8) {
             /* TFLite PRELU: x >= 0 requantizes by s1/so, x < 0 multiplies by
-             * the int8 alpha and requantizes by s1*s2/so (prelu.cc) */
+             * the int8 alpha and requantizes by s1*s2/so (prelu.cc); the
+             * kernel riscv_mcu runs (tflk_prelu_s8_one) */
+            tfl_prelu8_params(s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo, s->hi, &s->b8);
+        } else if (s->kind == B_PRELU && !bq) {
             sy_q_quantize_multiplier((double)s->s1 / (double)s->so, &s->m1, &s->sh1);
             sy_q_quantize_multiplier((double)s->s1 * (double)s->s2 / (double)s->so, &s->m2, &s->sh2);
+        } else if ((s->kind == B_POW || s->kind == B_PRELU) && s->dt == SY_DT_INT8 && s->out_dt == SY_DT_INT8) {
+            /* no TFLite integer kernel (POW) or an fp32 alpha (the seed: alpha
+             * stays FP32): dequantize, the float op, requantize, as riscv_mcu */
+            tfl_bin8f_params(s->kind == B_POW ? TFLK_POW : TFLK_PRELU, s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo,
+                             s->hi, bq, &s->b8f);
+            s->f8 = true;
         } else if (s->kind == B_DIV && s->dt == SY_DT_INT8) {
             tfl_div8_params(s->s1, s->z1, s->s2, s->z2, s->so, s->zo, s->lo, s->hi, &s->div8);
         } else if (s->kind == B_SQDIFF && s->dt == SY_DT_INT8) {
@@ -301,6 +312,18 @@ static void bin_fn(const void *ctx_, const void *const *in, const int64_t *st, v
             /* TFLite Micro compares the raw int8 values and stores the winner as is */
             int8_t x = ((const int8_t *)in[0])[ia], yv = ((const int8_t *)in[1])[ib];
             ((int8_t *)out)[i] = s->kind == B_MAX ? (x > yv ? x : yv) : (x < yv ? x : yv);
+            continue;
+        }
+        if (s->f8) {
+            int32_t x = ((const int8_t *)in[0])[ia];
+            float bv = c->b->dtype == SY_DT_FLOAT32 ? ((const float *)in[1])[ib]
+                                                    : s->s2 * (float)(((const int8_t *)in[1])[ib] - s->z2);
+            ((int8_t *)out)[i] = (int8_t)tflk_bin8f_one(&s->b8f, x, bv);
+            continue;
+        }
+        if (s->q && s->kind == B_PRELU && s->dt == SY_DT_INT8 && c->b->dtype == SY_DT_INT8) {
+            ((int8_t *)out)[i] =
+                (int8_t)tflk_prelu_s8_one(&s->b8, ((const int8_t *)in[0])[ia], ((const int8_t *)in[1])[ib]);
             continue;
         }
         if (s->q) {

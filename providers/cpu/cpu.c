@@ -8,6 +8,7 @@
  *   [switchyard] threads), a pool per session made at session_begin
  *   isa = auto | avx2 | portable   the path of the hand-written code
  *   (layout changes, fp16 conversion); auto picks from the CPU at run time
+ *   int8_conv = own | xnnpack   QConv on the provider's kernel (cpu_q8conv.c) or XNNPACK
  *   fuse_bn, fuse_activation, nhwc_chains = true/false   the graph
  *   optimizations of cpu_chain.c, each switchable off for comparison
  * The pools are made at create or session_begin, so no thread is started
@@ -37,7 +38,7 @@ static const sy_memory_domain_def host_domain = {
     .host_visible = true,
 };
 
-static const char *const provider_keys[] = {"threads", "isa", "fuse_bn", "fuse_activation", "nhwc_chains", NULL};
+static const char *const provider_keys[] = {"threads", "isa", "fuse_bn", "fuse_activation", "nhwc_chains", "int8_conv", NULL};
 
 static sy_status *bool_option(const sy_options *opts, const char *key, bool *out)
 {
@@ -96,6 +97,13 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
     if (st) {
         free(p);
         return st;
+    }
+    const char *i8 = cpu_host->option_get(opts, "int8_conv");
+    p->own_q8conv = !i8 || !strcmp(i8, "own");
+    if (i8 && !p->own_q8conv && strcmp(i8, "xnnpack")) {
+        free(p);
+        return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] int8_conv = %s: expected own or xnnpack",
+                                    i8);
     }
     p->threads = (uint32_t)threads;
     p->threads_set = t != NULL;
@@ -235,6 +243,10 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
         st = cpu_eltwise_register(host, p);
     if (!st)
         st = cpu_qconv_register(host, p);
+    if (!st)
+        st = cpu_qdq_register(host, p);
+    if (!st)
+        st = cpu_qelem_register(host, p);
     if (!st)
         st = cpu_lstm_register(host, p);
     if (!st)

@@ -24,6 +24,7 @@ typedef struct cpu_provider {
     bool fuse_bn;         /* fold BatchNormalization into the Conv before it */
     bool fuse_activation; /* Relu/Clip after a Conv become the Conv's output clamp */
     bool nhwc_chains;     /* consecutive Convs stay in NHWC between them */
+    bool own_q8conv;      /* int8_conv = own: QConv on cpu_q8conv.c where it fits, else XNNPACK */
 } cpu_provider;
 
 /* One per session when [provider.cpu] threads is not set: a pool of the
@@ -74,6 +75,10 @@ sy_status *cpu_conv_create(const cpu_conv_geom *g, const float *w, const float *
 sy_status *cpu_conv_register(const sy_host_api *host, sy_plugin *p);
 /* QConv and QLinearConv on XNNPACK's integer convolutions (cpu_qconv.c) */
 sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
+/* QuantizeLinear / DequantizeLinear per tensor, float32 <-> 8-bit (cpu_qdq.c) */
+sy_status *cpu_qdq_register(const sy_host_api *host, sy_plugin *p);
+/* QAdd / QSub / QMul on 8-bit codes through a 256 x 256 table of the shared element function (cpu_qelem.c) */
+sy_status *cpu_qelem_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
@@ -99,6 +104,39 @@ void cpu_chain_release(void *compiled);
  * its own micro-kernels from cpuinfo. */
 typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1 } cpu_isa;
 cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
+
+/* The provider's own integer convolution (cpu_q8conv.c): NCHW 8-bit codes in
+ * and out, 16-bit products summed exactly in int32, the ONNX requantization
+ * in single precision (XNNPACK's bytes). */
+typedef struct cpu_q8conv {
+    cpu_conv_geom g;
+    int64_t gic, goc, gicp, cs, nmb, hp, wp; /* gicp: gic rounded up to even; cs: group * gicp */
+    int64_t ntap, npair; /* packed taps, and input pairs per tap */
+    bool xpair;          /* one input channel: pairs of horizontally adjacent taps (see cpu_q8conv.c) */
+    bool s1;             /* stride 1: the NCHW kernel of cpu_q8conv_s1.c */
+    int64_t cpairs, goc6, plane; /* s1: input channel pairs, goc rounded up to 6, padded plane (pixels) */
+    int16_t *w;      /* w - w_zp, [group][block of 16 out][tap][in pair][16][2] */
+    int32_t *bias;   /* [group][block][16] */
+    float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */
+    int64_t *tapoff; /* per tap, its offset in the padded NHWC int16 input */
+    bool u8;
+    int32_t xz, yz, lo, hi; /* zero points; output code range (fused activation) */
+    cpu_isa isa;
+} cpu_q8conv;
+/* the shapes it takes (else XNNPACK): 8 or more output channels per group, sums inside int32 */
+bool cpu_q8conv_fits(const cpu_conv_geom *g);
+/* w: ONNX [m][gic][kh][kw] codes (int8, or uint8 when u8); bias and mult per output channel */
+sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t *w, bool u8, int32_t wz,
+                           const int32_t *bias, const float *mult, int32_t xz, int32_t yz, int32_t lo, int32_t hi,
+                           cpu_isa isa);
+void cpu_q8conv_free(cpu_q8conv *q);
+size_t cpu_q8conv_scratch(const cpu_q8conv *q); /* bytes of the run's scratch */
+void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
+/* the stride-1 case (cpu_q8conv_s1.c), chosen by cpu_q8conv_init */
+bool cpu_q8s1_fits(const cpu_conv_geom *g);
+sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
+size_t cpu_q8s1_scratch(const cpu_q8conv *q);
+void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
  * kinds convert while they move. The NHWC side has pixel stride ld >= c (a

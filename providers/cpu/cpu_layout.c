@@ -2,10 +2,10 @@
  * Layout changes at the edge of the cpu provider's kernels: ONNX tensors are
  * NCHW, XNNPACK works in NHWC. Each pass moves 16 x 16 tiles (channels x
  * pixels) so reads and writes stay in cache lines; a pool splits the pixels.
- * 8-bit codes (quantized convolutions) move as bytes in plain C.
+ * 8-bit codes (the XNNPACK quantized convolutions) move in 16 x 16 byte blocks.
  * Pure data movement plus f16 <-> f32 conversion (round to nearest even), so
  * the result depends neither on the split nor on the path:
- *   CPU_ISA_AVX2      8 x 8 register transposes, F16C conversions
+ *   CPU_ISA_AVX2      8 x 8 register transposes, F16C conversions; 16 x 16 byte transposes
  *   CPU_ISA_PORTABLE  plain C (sy_f16_to_f32 / sy_f32_to_f16)
  * picked at run time from the CPU (or forced by [provider.cpu] isa).
  */
@@ -105,6 +105,44 @@ __attribute__((target("avx2"))) static inline void transpose8(__m256 r[8])
     }
 }
 
+/* r[i][k] -> r[k][i] for sixteen rows of sixteen bytes: four rounds of
+ * byte interleaves of row i with row i + 8 (a perfect shuffle each round) */
+__attribute__((target("avx2"))) static inline void transpose16_u8(__m128i r[16])
+{
+    for (int s = 0; s < 4; s++) {
+        __m128i o[16];
+        for (int i = 0; i < 8; i++) {
+            o[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+            o[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+        }
+        for (int i = 0; i < 16; i++)
+            r[i] = o[i];
+    }
+}
+
+/* one 16 x 16 block of 8-bit codes at channel c0, pixel p0 */
+__attribute__((target("avx2"))) static void move_block16_u8(const move_job *j, size_t base, size_t nbase, int64_t c0,
+                                                            int64_t p0)
+{
+    int64_t ld = j->ld, hw = j->hw;
+    const uint8_t *s = j->src;
+    uint8_t *d = j->dst;
+    __m128i r[16];
+    if (j->kind == CPU_TO_NHWC_8) {
+        for (int i = 0; i < 16; i++)
+            r[i] = _mm_loadu_si128((const __m128i *)(s + base + (size_t)((c0 + i) * hw + p0)));
+        transpose16_u8(r);
+        for (int i = 0; i < 16; i++)
+            _mm_storeu_si128((__m128i *)(d + nbase + (size_t)((p0 + i) * ld + c0)), r[i]);
+    } else {
+        for (int i = 0; i < 16; i++)
+            r[i] = _mm_loadu_si128((const __m128i *)(s + nbase + (size_t)((p0 + i) * ld + c0)));
+        transpose16_u8(r);
+        for (int i = 0; i < 16; i++)
+            _mm_storeu_si128((__m128i *)(d + base + (size_t)((c0 + i) * hw + p0)), r[i]);
+    }
+}
+
 /* one 8 x 8 block at channel c0, pixel p0 */
 __attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, size_t base, size_t nbase, int64_t c0,
                                                              int64_t p0)
@@ -138,7 +176,7 @@ __attribute__((target("avx2,f16c"))) static void move_block8(const move_job *j, 
                                  _mm256_cvtps_ph(r[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         }
         break;
-    case CPU_TO_NHWC_8: /* bytes take move_scalar */
+    case CPU_TO_NHWC_8: /* bytes take move_block16_u8 */
     case CPU_TO_NCHW_8:
         break;
     }
@@ -155,7 +193,16 @@ static void move_tile(void *ctx, size_t img, size_t tile)
     for (int64_t c0 = 0; c0 < c; c0 += TILE) {
         int64_t c1 = c0 + TILE < c ? c0 + TILE : c;
 #ifdef CPU_HAVE_X86
-        if (j->isa == CPU_ISA_AVX2 && j->kind != CPU_TO_NHWC_8 && j->kind != CPU_TO_NCHW_8) {
+        if (j->isa == CPU_ISA_AVX2 && (j->kind == CPU_TO_NHWC_8 || j->kind == CPU_TO_NCHW_8)) {
+            int64_t c16 = c0 + (c1 - c0) / 16 * 16, p16 = p0 + (p1 - p0) / 16 * 16;
+            for (int64_t cb = c0; cb < c16; cb += 16)
+                for (int64_t pb = p0; pb < p16; pb += 16)
+                    move_block16_u8(j, base, nbase, cb, pb);
+            move_scalar(j, base, nbase, c16, c1, p0, p1);
+            move_scalar(j, base, nbase, c0, c16, p16, p1);
+            continue;
+        }
+        if (j->isa == CPU_ISA_AVX2) {
             int64_t c8 = c0 + (c1 - c0) / 8 * 8, p8 = p0 + (p1 - p0) / 8 * 8;
             for (int64_t cb = c0; cb < c8; cb += 8)
                 for (int64_t pb = p0; pb < p8; pb += 8)

@@ -27,7 +27,8 @@ enum { Q_S8, Q_C8, Q_U8 };
 typedef struct qconv_state {
     cpu_conv_geom g;
     int kind;
-    xnn_operator_t op;
+    xnn_operator_t op; /* XNNPACK's, or NULL when own.w is set (the provider's kernel) */
+    cpu_q8conv own;
     pthreadpool_t pool;
     cpu_isa isa;
 } qconv_state;
@@ -118,6 +119,7 @@ static void qconv_release(void *state)
         return;
     if (s->op)
         xnn_delete_operator(s->op);
+    cpu_q8conv_free(&s->own);
     free(s);
 }
 
@@ -192,6 +194,23 @@ static sy_status *qconv_prepare(sy_node *n, void **state)
         int32_t v = sy_rq_quantize(amax, sy, yz, lo, hi);
         hi = v < hi ? v : hi;
     }
+    if (prov && prov->own_q8conv && cpu_q8conv_fits(g)) {
+        float *mult = wsc; /* s_x * s_w / s_y in single precision, XNNPACK's expression */
+        for (int64_t m = 0; m < g->m; m++)
+            mult[m] = sx * wsc[m] / sy;
+        st = cpu_q8conv_init(&s->own, g, (const uint8_t *)w->data, kind == Q_U8, wz, bx, mult, xz, yz, lo, hi,
+                             s->isa);
+        free(wx);
+        free(bx);
+        free(wsc);
+        if (st) {
+            free(s);
+            return st;
+        }
+        H->node_set_scratch(n, cpu_q8conv_scratch(&s->own));
+        *state = s;
+        return NULL;
+    }
     enum xnn_status xs;
     uint32_t pt = (uint32_t)g->pt, pr = (uint32_t)g->pr, pb = (uint32_t)g->pb, pl = (uint32_t)g->pl;
     if (kind == Q_U8)
@@ -229,6 +248,10 @@ static sy_status *qconv_run(void *state, const sy_kernel_io *io)
 {
     qconv_state *s = state;
     const cpu_conv_geom *g = &s->g;
+    if (s->own.w) {
+        cpu_q8conv_run(&s->own, s->pool, io->inputs[0]->data, io->outputs[0]->data, io->scratch);
+        return NULL;
+    }
     size_t in_bytes = (size_t)(g->n * g->c * g->ih * g->iw);
     uint8_t *xin = (uint8_t *)(((uintptr_t)io->scratch + 63u) & ~(uintptr_t)63u);
     uint8_t *yout = xin + align64(in_bytes);

@@ -67,6 +67,9 @@ typedef enum mcu_kind {
     MK_CMP_F32, MK_CMP_B, /* tflk_binary.c: comparisons and logical ops, bool out */
     MK_SHIFT_U8,          /* tflk_binary.c: ONNX BitShift on uint8 */
     MK_DIV_S8,            /* tflk_binary.c: int8 DIV (tflk_fixed.c's tflk_div_s8) */
+    MK_IDIV_S8,           /* tflk_binary.c: ONNX Div of int8 tensors, the codes as integers */
+    MK_PRELU_S8,          /* tflk_binary.c: int8 PRELU with an int8 alpha (TFLite's integer form) */
+    MK_BIN8F_S8,          /* tflk_binary.c: int8 POW, PRELU with an fp32 alpha, through float (tflk_bin8f) */
     /* mcu_shape.c: the shape / normalization / resize family (MK_RESIZE first) */
     MK_RESIZE, MK_NORM, MK_CONST, MK_FILL, MK_CAST, MK_REVSEQ, MK_TRILU, MK_SELECT, MK_ONEHOT, MK_GATHER_EL,
     MK_EINSUM, /* tflk_einsum.c: ONNX Einsum */
@@ -74,6 +77,7 @@ typedef enum mcu_kind {
     /* switchyard.quant (NCHW int8, plugin_sdk/kernels/qk.c) and ONNX Quantize/DequantizeLinear */
     MK_QCONV, MK_QPOOL, MK_QMM, MK_QADD, MK_QUANT, MK_DEQUANT, MK_QRNN,
     MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */
+    MK_QNORM,    /* QNorm: qk.c's dequantize, tflk_norm.c, qk.c's quantize */
     MK_QSOFTMAX, /* qk_softmax.c */
     /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
     MK_REDUCE, MK_AXIS, MK__COUNT
@@ -100,6 +104,7 @@ typedef struct mcu_node {
         tflk_lstm8 lstm8;
         tfl_unary8 lut;
         tflk_binary bin;
+        tflk_bin8f b8f; /* MK_BIN8F_S8 */
         tflk_strided tr;
         tflk_tconv tconv;
         tflk_bmm bmm;
@@ -141,6 +146,12 @@ typedef struct mcu_node {
         qk_mm qmm;
         qk_add qadd;
         qk_softmax qsm;
+        struct {
+            tflk_norm p;
+            tflk_axisop ax; /* LpNormalization (lp): tflk_reduce.c's LPNORM */
+            float sx, sy;
+            int32_t zx, zy, xdt, ydt, n, lp;
+        } qn; /* MK_QNORM */
         qrnn_params qrnn; /* owns its arrays (qrnn_params_free) */
         struct {
             float scale;

@@ -433,6 +433,42 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         P(calls, "    qk_%spool_run(&n%u, ws + %zu, ws + %zu);\n", k->kind == MK_QPOOL ? "max" : "avg", i, xo, yo);
         break;
     }
+    case MK_QNORM: {
+        const tflk_norm *p = &k->u.qn.p;
+        char f2[48], f3[48];
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: QNorm node %u has no scratch", i);
+        size_t so = 0;
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+        const char *ps[4] = {"NULL", "NULL", "NULL", "NULL"}; /* scale, B, mean, var */
+        for (uint32_t j = 5; j < 9 && j < r->n_in; j++)
+            if (r->in[j].data)
+                SY_TRY(blob_sym(L, r->in[j].data, r->in[j].nbytes, r->in[j].dtype, &ps[j - 5]));
+        P(calls, "    qk_dequantize_run(%d, ws + %zu, %d, %s, %d, (float *)(ws + %zu));\n", k->u.qn.n, xo, k->u.qn.xdt,
+          ffmt(f2, sizeof f2, k->u.qn.sx), k->u.qn.zx, so);
+        if (k->u.qn.lp) { /* LpNormalization: tflk_reduce.c */
+            const tflk_axisop *ax = &k->u.qn.ax;
+            char a[160];
+            P(o, "static const tflk_axisop n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, 0.0f, 0.0f, 0, 0, %s};\n", i,
+              ax->op, ax->mode, ax->outer, ax->len, ax->inner, ax->flags, ax->k, ax->idx64, ax->esize,
+              act_str(a, sizeof a, &ax->act));
+            L->flash_params += sizeof(tflk_axisop);
+            P(calls, "    tflk_axis_run(&n%u, ws + %zu, (void *)(ws + %zu), NULL);\n", i, so,
+              so + (size_t)k->u.qn.n * sizeof(float));
+            L->used[MK_AXIS] = true; /* tflk_reduce.c */
+        } else {
+            P(o, "static const tflk_norm n%u = {%d, %d, %d, %d, %d, %d, %s};\n", i, p->mode, p->outer, p->groups,
+              p->inner, p->n_scale, p->n_bias, ffmt(fb, sizeof fb, p->eps));
+            L->flash_params += sizeof(tflk_norm);
+            P(calls, "    tflk_norm_run(&n%u, (const float *)(ws + %zu), (const float *)%s, (const float *)%s, (const float "
+                     "*)%s, (const float *)%s, (float *)(ws + %zu), NULL, NULL);\n",
+              i, so, ps[0], ps[1], ps[2], ps[3], so + (size_t)k->u.qn.n * sizeof(float));
+        }
+        P(calls, "    qk_quantize_run(%d, (const float *)(ws + %zu), %s, %d, %d, ws + %zu);\n", k->u.qn.n,
+          so + (size_t)k->u.qn.n * sizeof(float), ffmt(f3, sizeof f3, k->u.qn.sy), k->u.qn.zy, k->u.qn.ydt, yo);
+        L->used[MK_QUANT] = true; /* qk.c's (de)quantizers */
+        break;
+    }
     case MK_QSOFTMAX: {
         const qk_softmax *p = &k->u.qsm;
         char f2[48];
@@ -440,8 +476,8 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
             return H->status_new(SY_ERR_INTERNAL, "codegen: QSoftmax node %u has no scratch", i);
         size_t so = 0;
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
-        P(o, "static const qk_softmax n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s};\n", i, p->outer, p->len, p->inner,
-          p->xdt, p->ydt, p->y_zp, p->lo, p->hi, ffmt(fb, sizeof fb, p->sx), ffmt(f2, sizeof f2, p->sy));
+        P(o, "static const qk_softmax n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d};\n", i, p->outer, p->len,
+          p->inner, p->xdt, p->ydt, p->y_zp, p->lo, p->hi, ffmt(fb, sizeof fb, p->sx), ffmt(f2, sizeof f2, p->sy), p->log);
         L->flash_params += sizeof(qk_softmax);
         P(calls, "    qk_softmax_run(&n%u, ws + %zu, ws + %zu, (float *)(ws + %zu));\n", i, xo, yo, so);
         L->used[MK_QUANT] = true; /* qk_softmax.c calls qk.c's quantizer */
@@ -452,9 +488,10 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         char f2[48];
         char f3[48];
         P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d,\n"
-             "    %d, %s};\n",
+             "    %d, %s, %d};\n",
           i, p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb, p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra),
-          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm));
+          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm),
+          p->binner);
         L->flash_params += sizeof(qk_add);
         char bexpr[64];
         if (r->in[wi].is_const) {
@@ -504,15 +541,33 @@ static sy_status *operand(layout *L, const mcu_rec *r, uint32_t i, char *buf, si
     return NULL;
 }
 
-static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
+/* a tflk_binary's initializer (emit_bin_struct, emit_bin8f_struct) */
+static void bin_init(out *o, const tflk_binary *p)
 {
     char a[160];
-    P(o, "static const tflk_binary n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
-         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
-      i, p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
+    P(o, "{%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
+         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}",
+      p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
       p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
       p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
+}
+
+static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
+{
+    P(o, "static const tflk_binary n%u = ", i);
+    bin_init(o, p);
+    P(o, ";\n");
     L->flash_params += sizeof(tflk_binary);
+}
+
+static void emit_bin8f_struct(out *o, layout *L, uint32_t i, const tflk_bin8f *p)
+{
+    char f1[48], f2[48], f3[48];
+    P(o, "static const tflk_bin8f n%u = {", i);
+    bin_init(o, &p->w);
+    P(o, ", %s, %s, %s, %d};\n", ffmt(f1, sizeof f1, p->s1), ffmt(f2, sizeof f2, p->s2), ffmt(f3, sizeof f3, p->so),
+      p->b_f32);
+    L->flash_params += sizeof(tflk_bin8f);
 }
 
 static void emit_strided(out *o, const char *sym, const tflk_strided *p)
@@ -693,7 +748,7 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     else
         SY_TRY(operand(L, r, k->kind == MK_VIEW ? (uint32_t)k->view_in : 0, x, sizeof x));
     bool two = k->kind == MK_GATHER || k->kind == MK_GATHER_ND || k->kind == MK_SCATTER_ND ||
-               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 || k->kind == MK_DIV_S8 ||
+               k->kind == MK_MAXMIN_S8 || k->kind == MK_CMP_F32 || k->kind == MK_CMP_B || k->kind == MK_SHIFT_U8 || k->kind == MK_DIV_S8 || k->kind == MK_IDIV_S8 || k->kind == MK_PRELU_S8 || k->kind == MK_BIN8F_S8 ||
                k->kind == MK_SCATTER_ND_SET || k->kind == MK_SCATTER_EL;
     if (two) /* only the operands a kernel reads: no unused weight array */
         SY_TRY(operand(L, r, 1, b, sizeof b));
@@ -808,6 +863,18 @@ static sy_status *emit_ops_node(out *o, out *calls, layout *L, const mcu_rec *r,
     case MK_DIV_S8:
         emit_bin_struct(o, L, i, &k->u.bin);
         P(calls, "    if (tflk_div_s8_run(&n%u, %s, %s, (void *)(ws + %zu)))\n        return -1;\n", i, x, b, yo);
+        return NULL;
+    case MK_PRELU_S8:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    tflk_prelu_s8(&n%u, %s, %s, (void *)(ws + %zu));\n", i, x, b, yo);
+        return NULL;
+    case MK_BIN8F_S8:
+        emit_bin8f_struct(o, L, i, &k->u.b8f);
+        P(calls, "    tflk_binary_s8f(&n%u, %s, %s, (void *)(ws + %zu));\n", i, x, b, yo);
+        return NULL;
+    case MK_IDIV_S8:
+        emit_bin_struct(o, L, i, &k->u.bin);
+        P(calls, "    if (tflk_idiv_s8_run(&n%u, %s, %s, (void *)(ws + %zu)))\n        return -1;\n", i, x, b, yo);
         return NULL;
     case MK_MAXMIN_S8:
     case MK_CMP_F32:
@@ -1412,7 +1479,10 @@ static const char *kernel_file(mcu_kind k)
     case MK_CMP_F32:
     case MK_CMP_B:
     case MK_SHIFT_U8:
-    case MK_DIV_S8: return "tflk_binary.c";
+    case MK_DIV_S8:
+    case MK_IDIV_S8:
+    case MK_PRELU_S8:
+    case MK_BIN8F_S8: return "tflk_binary.c";
     case MK_RESIZE: return "tflk_resize.c";
     case MK_NORM: return "tflk_norm.c";
     case MK_CONST:
@@ -1434,6 +1504,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_QRNN: return "qk_rnn.c";
     case MK_QAVGPOOL: return "qk.c";
     case MK_QSOFTMAX: return "qk_softmax.c";
+    case MK_QNORM: return "tflk_norm.c";
     case MK_REDUCE:
     case MK_AXIS: return "tflk_reduce.c";
     default: return NULL;

@@ -249,6 +249,9 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
     return true;
 }
 
+/* the two-input rows whose int8 form is ONNX's integer op on the codes */
+static bool int8_codes(const char *op) { return !strcmp(op, "Div") || !strcmp(op, "Max") || !strcmp(op, "Min"); }
+
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     (void)cfg;
@@ -275,6 +278,9 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
                      "uint8)", sy_dt_name(dt));
             return false;
         }
+    } else if (dt == SY_DT_INT8 && int8_codes(op)) {
+        /* Table B #45, #97, #98 list int8: ONNX int8 tensors carry no scale, so
+         * the op computes on the codes as integers (ONNX's integer Div, Max, Min) */
     } else if (want_bool ? dt != SY_DT_BOOL : dt != SY_DT_FLOAT32) {
         odecline(c, SY_REASON_DTYPE, "%s: %s inputs; the MCU kernel is %s (ops-mcu.md Table B %s; int8 runs as the "
                  "switchyard.quant ops of a quantized model)", op, sy_dt_name(dt), want_bool ? "bool" : "fp32", r->row);
@@ -636,8 +642,13 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
     case MK_SHIFT_U8:
         if (r->kind == MK_CMP_F32 && x->dtype == SY_DT_BOOL)
             k->kind = MK_CMP_B;
-        SY_TRY(tfl_build_binary(H, n, &k->u.bin));
+        /* int8 (int8_codes): ONNX tensors without scales, the walk alone */
+        SY_TRY(x->dtype == SY_DT_INT8 ? tfl_binary_walk(H, n, &k->u.bin) : tfl_build_binary(H, n, &k->u.bin));
         k->u.bin.op = r->code;
+        if (r->kind == MK_BIN_F32 && x->dtype == SY_DT_INT8) { /* Div, Max, Min on the codes */
+            k->kind = r->code == TFLK_DIV ? MK_IDIV_S8 : MK_MAXMIN_S8;
+            k->u.bin.op = r->code == TFLK_MAXN ? TFLK_MAX : r->code == TFLK_MINN ? TFLK_MIN : TFLK_DIV;
+        }
         if (r->kind == MK_SHIFT_U8 && sy_attr_string_is(H, n, "direction", "", "RIGHT"))
             k->u.bin.op = TFLK_SHR;
         k->u.bin.act = (tflk_act){0, -INFINITY, INFINITY};

@@ -9,8 +9,9 @@
  *                           GATHER GATHER_ND SCATTER_ND
  *   tflk_unary.c            the fp32 one-input ops, LOGICAL_NOT, QUANTIZE,
  *                           DEQUANTIZE
- *   tflk_binary.c           MAXIMUM MINIMUM (fp32, raw int8), fp32 DIV, the
- *                           comparisons, LOGICAL_AND LOGICAL_OR
+ *   tflk_binary.c           MAXIMUM MINIMUM (fp32, raw int8), DIV, PRELU and
+ *                           POW (fp32, int8), the comparisons, LOGICAL_AND
+ *                           LOGICAL_OR
  *
  * A view is an output that reads one input at a byte offset with element
  * strides (negative for REVERSE_V2, 0 for TILE's repeats), so nine ops share
@@ -389,6 +390,29 @@ static int32_t binary_op(const char *op)
     return -1;
 }
 
+/* int8 PRELU and POW, with cpu_ref's tflite_math parameters (tfl_params.h):
+ * an int8 alpha is TFLite's integer PRELU, an fp32 alpha and POW go through
+ * float (tflk_bin8f); no fused activation, the int8 range */
+static sy_status *prep_prelu_pow8(sy_node *n, mcu_node *k, const char *op)
+{
+    const sy_tensor *x = H->node_input(n, 0), *b = H->node_input(n, 1), *y = H->node_output(n, 0);
+    bool b_f32 = b->dtype == SY_DT_FLOAT32;
+    float s1, s2 = 0, so;
+    int32_t z1, z2 = 0, zo;
+    if (!tfl_qparams(x, &s1, &z1) || !tfl_qparams(y, &so, &zo) || (!b_f32 && !tfl_qparams(b, &s2, &z2)))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization", op);
+    if (op[1] == 'R' && !b_f32) {
+        k->kind = MK_PRELU_S8;
+        SY_TRY(tfl_binary_walk(H, n, &k->u.bin));
+        tfl_prelu8_params(s1, z1, s2, z2, so, zo, -128, 127, &k->u.bin);
+        return NULL;
+    }
+    k->kind = MK_BIN8F_S8;
+    SY_TRY(tfl_binary_walk(H, n, &k->u.b8f.w));
+    tfl_bin8f_params(op[1] == 'R' ? TFLK_PRELU : TFLK_POW, s1, z1, s2, z2, so, zo, -128, 127, b_f32, &k->u.b8f);
+    return NULL;
+}
+
 sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k)
 {
     const char *op = H->node_op(n);
@@ -427,6 +451,8 @@ sy_status *mcu_ops_prepare(sy_node *n, mcu_node *k)
             k->kind = MK_BIN_F32;
         if (kind == MK_CMP_F32 && x->dtype == SY_DT_BOOL)
             k->kind = MK_CMP_B;
+        if (kind == MK_BIN_F32 && x->dtype == SY_DT_INT8 && (!strcmp(op, "PRELU") || !strcmp(op, "POW")))
+            return prep_prelu_pow8(n, k, op);
         SY_TRY(tfl_build_binary(H, n, &k->u.bin));
         k->u.bin.op = binary_op(op);
         if (kind == MK_BIN_F32 && x->dtype == SY_DT_INT8 && !strcmp(op, "DIV")) {
@@ -501,6 +527,13 @@ sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io)
         if (tflk_div_s8_run(&k->u.bin, x, b, y))
             return H->status_new(SY_ERR_RUNTIME, "int8 DIV '%s': a divisor element equals its zero point %d (a real "
                                  "0; the package's sy_model_run returns -1)", k->name, (int)k->u.bin.z2);
+        return NULL;
+    case MK_PRELU_S8: tflk_prelu_s8(&k->u.bin, x, b, y); return NULL;
+    case MK_BIN8F_S8: tflk_binary_s8f(&k->u.b8f, x, b, y); return NULL;
+    case MK_IDIV_S8:
+        if (tflk_idiv_s8_run(&k->u.bin, x, b, y))
+            return H->status_new(SY_ERR_RUNTIME, "int8 Div '%s': a divisor element is 0 (integer division by zero; "
+                                 "the package's sy_model_run returns -1)", k->name);
         return NULL;
     default: return H->status_new(SY_ERR_INTERNAL, "%s: kind %d is not an mcu_ops kind", k->op, (int)k->kind);
     }

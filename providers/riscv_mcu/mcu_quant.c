@@ -69,6 +69,34 @@ static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...)
 
 static int64_t numel(const sy_tensor *t) { return t ? sy_tensor_numel(t) : 0; }
 
+static int32_t zp_at(const sy_tensor *z, int64_t i);
+
+/* How qk_add_run reads b for the output y: 0 when b has y's elements or
+ * one (index i, or i % nb), the block length (b's index (i / block) % nb)
+ * when b's dims, right-aligned to y's, are 1 except one run equal to y's
+ * (a per-channel [C, 1, 1] of NCHW), -1 otherwise */
+static int64_t block_bcast(const sy_tensor *b, const sy_tensor *y)
+{
+    if (!b || !y || b->rank > y->rank)
+        return -1;
+    if (numel(b) == numel(y) && sy_shape_equal(b->rank, b->dims, y->rank, y->dims))
+        return 0;
+    if (numel(b) == 1)
+        return 0;
+    int32_t off = y->rank - b->rank, first = -1, last = -1;
+    for (int32_t d = 0; d < b->rank; d++)
+        if (b->dims[d] != 1) {
+            if (first < 0)
+                first = d;
+            last = d;
+        }
+    for (int32_t d = first; d <= last; d++)
+        if (b->dims[d] != y->dims[d + off])
+            return -1;
+    int64_t block = sy_dims_prod(y->dims, last + off + 1, y->rank);
+    return block > INT32_MAX || numel(y) > INT32_MAX ? -1 : block;
+}
+
 /* scale/zero-point inputs [from, from+count) must be constants; scales float32 */
 static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy_claim *c)
 {
@@ -378,13 +406,83 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c);
     }
-    if (!strcmp(op, "QSoftmax")) { /* Table B #6 Softmax */
+    if (!strcmp(op, "QNorm")) { /* Table B #36 BatchNormalization, #37 LayerNormalization */
         static const uint32_t idx[] = {1, 2, 3, 4};
+        char fn[32];
+        sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+        bool bn = !strcmp(fn, "BatchNormalization"), lp = !strcmp(fn, "LpNormalization");
+        const char *row = bn ? "#36 BatchNormalization" : lp ? "#38 LpNormalization" : "#37 LayerNormalization";
+        uint32_t nin = H->node_num_inputs(n);
         if (!const_params(n, idx, 4, c))
             return false;
-        if (x->rank < 1 || numel(x) > INT32_MAX) {
-            qdecline(c, SY_REASON_RANK, "QSoftmax: rank %d, %lld elements (ops-mcu.md Table B #6 Softmax: 2-4D)",
-                     x->rank, (long long)numel(x));
+        if (lp) {
+            int64_t pn = sy_attr_int_or(H, n, "p", 2);
+            int32_t axis;
+            sy_status *st = sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis);
+            if (st)
+                H->status_free(st);
+            if (st || (pn != 1 && pn != 2) || x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LpNormalization: p must be 1 or 2, axis in [-R, R), input 2-4D "
+                         "(ops-mcu.md Table B #38)");
+                return false;
+            }
+            return i8act(n, x, c) && i8act(n, y, c);
+        }
+        if (!bn && strcmp(fn, "LayerNormalization")) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "QNorm: fn '%s' has no MCU kernel", fn);
+            return false;
+        }
+        if (x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
+            qdecline(c, SY_REASON_RANK, "QNorm %s: input 2-4D, got rank %d (ops-mcu.md Table B %s)", fn, x->rank, row);
+            return false;
+        }
+        for (uint32_t i = 5; i < nin; i++) {
+            const sy_tensor *t = qin(n, i);
+            if (t && (!t->data || t->dtype != SY_DT_FLOAT32)) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm %s: its parameters must be constant fp32 (ops-mcu.md Table B %s)",
+                         fn, row);
+                return false;
+            }
+        }
+        if (bn) {
+            if (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9) {
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm BatchNormalization: the inference form with scale, B, mean and "
+                         "var (ops-mcu.md Table B #36)");
+                return false;
+            }
+            for (uint32_t i = 5; i < 9; i++)
+                if (numel(qin(n, i)) != x->dims[1]) {
+                    qdecline(c, SY_REASON_SHAPE, "QNorm BatchNormalization: input %u must hold C = %lld values "
+                             "(ops-mcu.md Table B #36)", i, (long long)x->dims[1]);
+                    return false;
+                }
+        } else {
+            int32_t axis;
+            sy_status *st = sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis);
+            if (st) {
+                H->status_free(st);
+                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LayerNormalization: axis must be in [-R, R) (ops-mcu.md Table B "
+                         "#37)");
+                return false;
+            }
+            int64_t inner = sy_dims_prod(x->dims, axis, x->rank);
+            const sy_tensor *s = qin(n, 5), *b = nin > 6 ? qin(n, 6) : NULL;
+            if (nin < 6 || nin > 7 || (numel(s) != inner && numel(s) != 1) || (b && numel(b) != inner && numel(b) != 1)) {
+                qdecline(c, SY_REASON_SHAPE, "QNorm LayerNormalization: scale and B of the normalized %lld elements "
+                         "(ops-mcu.md Table B #37)", (long long)inner);
+                return false;
+            }
+        }
+        return i8act(n, x, c) && i8act(n, y, c);
+    }
+    if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* Table B #6 Softmax, #112 LogSoftmax */
+        static const uint32_t idx[] = {1, 2, 3, 4};
+        bool lsm = op[1] == 'L';
+        if (!const_params(n, idx, 4, c))
+            return false;
+        if (x->rank < 1 || (lsm && x->rank > 5) || numel(x) > INT32_MAX) {
+            qdecline(c, SY_REASON_RANK, "%s: rank %d, %lld elements (ops-mcu.md Table B %s)", op, x->rank,
+                     (long long)numel(x), lsm ? "#112 LogSoftmax: input 1D-5D" : "#6 Softmax: 2-4D");
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -421,6 +519,37 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QPRelu") || !strcmp(op, "QPow")) {
+        /* DQ -> PRelu / Pow -> Q (ops-mcu.md Table B #57: slope unidirectionally
+         * broadcast to X; #116: X, Y, Z max 4D) */
+        static const uint32_t idx[] = {1, 2, 4, 5, 6, 7};
+        const sy_tensor *b = qin(n, 3);
+        const char *row = op[1] == 'P' ? "#57 PRelu" : "#116 Pow";
+        if (!const_params(n, idx, 6, c))
+            return false;
+        if (!b || x->rank > 4 || y->rank > 4 || b->rank > 4) {
+            qdecline(c, SY_REASON_RANK, "%s: X, %s and the output at most 4-D (ops-mcu.md Table B %s)", op,
+                     op[1] == 'P' ? "slope" : "Y", row);
+            return false;
+        }
+        if (numel(x) != numel(y) || block_bcast(b, y) < 0) {
+            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes X of the output's shape and a %s of it, of 1 "
+                     "element or broadcast over trailing dims (per channel) (ops-mcu.md Table B %s%s)", op,
+                     op[1] == 'P' ? "slope" : "Y", row, op[1] == 'P' ? ": slope unidirectionally broadcast to X" : "");
+            return false;
+        }
+        if (op[2] == 'o' && x->data) {
+            /* a constant base below 0: the seed's INT8 Pow takes X >= 0 only */
+            int32_t zx = zp_at(qin(n, 2), 0);
+            for (int64_t i = 0; i < numel(x); i++)
+                if (((const int8_t *)x->data)[i] < zx) {
+                    qdecline(c, SY_REASON_ATTRIBUTE, "QPow: base element %lld is negative (ops-mcu.md Table B #116: "
+                             "INT8 only with X >= 0)", (long long)i);
+                    return false;
+                }
+        }
+        return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
+    }
     if (!strcmp(op, "QUnary")) { /* one table of output codes (qk_unary.c) */
         static const uint32_t idx[] = {1, 2, 3, 4};
         tflk_unary u;
@@ -452,7 +581,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN)",
+    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -716,6 +845,30 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->rq = k->q_n ? k->q_rq : NULL;
         return NULL;
     }
+    if (!strcmp(op, "QPRelu") || !strcmp(op, "QPow")) {
+        /* ops_quant's run_bin for these ops: qk_bin_one's float form (qk.h) */
+        const sy_tensor *b = qin(n, 3);
+        qk_add *p = &k->u.qadd;
+        k->kind = MK_QADD;
+        memset(p, 0, sizeof *p);
+        p->op = op[2] == 'o' ? QK_POW : QK_PRELU;
+        p->n = (int32_t)numel(y);
+        p->nb = (int32_t)numel(b);
+        p->binner = (int32_t)block_bcast(b, y);
+        p->adt = qdt(x->dtype);
+        p->bdt = qdt(b->dtype);
+        p->ydt = qdt(y->dtype);
+        p->mode = QK_RQ_ONNX;
+        p->za = zp_at(qin(n, 2), 0);
+        p->zb = zp_at(qin(n, 5), 0);
+        p->zy = zp_at(qin(n, 7), 0);
+        float sy = scale_at(qin(n, 6), 0);
+        act_clamp(n, sy, p->zy, y->dtype, &p->lo, &p->hi);
+        p->ra = scale_at(qin(n, 1), 0);
+        p->rb = scale_at(qin(n, 4), 0);
+        p->rm = sy;
+        return NULL;
+    }
     if (!strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul")) {
         const sy_tensor *b = qin(n, 3);
         qk_add *p = &k->u.qadd;
@@ -747,12 +900,46 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * sy), &p->mo, &p->so);
         return NULL;
     }
-    if (!strcmp(op, "QSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
+    if (!strcmp(op, "QNorm")) { /* as ops_quant's run_qnorm */
+        char fn[32];
+        sy_attr_string_or(H, n, "fn", "", fn, sizeof fn);
+        bool bn = !strcmp(fn, "BatchNormalization");
+        int32_t axis = 0;
+        if (!bn)
+            SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
+        const sy_tensor *b = H->node_num_inputs(n) > 6 ? qin(n, 6) : NULL;
+        k->kind = MK_QNORM;
+        memset(&k->u.qn, 0, sizeof k->u.qn);
+        if (!strcmp(fn, "LpNormalization")) { /* as ops_quant's run_qnorm */
+            tflk_axisop *ax = &k->u.qn.ax;
+            k->u.qn.lp = 1;
+            ax->op = TFLK_A_LPNORM;
+            ax->mode = TFLK_RQ_F32;
+            ax->flags = (int32_t)sy_attr_int_or(H, n, "p", 2);
+            ax->outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
+            ax->len = (int32_t)x->dims[axis];
+            ax->inner = (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
+            ax->act = (tflk_act){0, -INFINITY, INFINITY};
+        } else
+        tflk_norm_onnx(&k->u.qn.p, bn ? TFLK_NORM_BATCH : TFLK_NORM_LAYER, x->rank, x->dims, axis,
+                       (int32_t)numel(qin(n, 5)), b ? (int32_t)numel(b) : 0, sy_attr_float_or(H, n, "epsilon", 1e-5f));
+        k->u.qn.sx = scale_at(qin(n, 1), 0);
+        k->u.qn.zx = zp_at(qin(n, 2), 0);
+        k->u.qn.sy = scale_at(qin(n, 3), 0);
+        k->u.qn.zy = zp_at(qin(n, 4), 0);
+        k->u.qn.xdt = qdt(x->dtype);
+        k->u.qn.ydt = qdt(y->dtype);
+        k->u.qn.n = (int32_t)numel(x);
+        H->node_set_scratch(n, 2 * (size_t)numel(x) * sizeof(float));
+        return NULL;
+    }
+    if (!strcmp(op, "QSoftmax") || !strcmp(op, "QLogSoftmax")) { /* as ops_quant's run_softmax (axis, legacy) */
         bool legacy = sy_attr_int_or(H, n, "legacy", 0) != 0;
         int32_t axis;
         SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis));
         qk_softmax *p = &k->u.qsm;
         k->kind = MK_QSOFTMAX;
+        p->log = op[1] == 'L';
         p->outer = (int32_t)sy_dims_prod(x->dims, 0, axis);
         p->len = (int32_t)(legacy ? sy_dims_prod(x->dims, axis, x->rank) : x->dims[axis]);
         p->inner = legacy ? 1 : (int32_t)sy_dims_prod(x->dims, axis + 1, x->rank);
@@ -802,6 +989,19 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
     case MK_QAVGPOOL: qk_avgpool_run(&k->u.qpool, x, y); break;
     case MK_QSOFTMAX: qk_softmax_run(&k->u.qsm, x, y, io->scratch); break;
+    case MK_QNORM: {
+        float *f = io->scratch, *g = f + k->u.qn.n;
+        const sy_tensor *b = io->n_inputs > 6 ? io->inputs[6] : NULL;
+        bool bn = k->u.qn.p.mode == TFLK_NORM_BATCH;
+        qk_dequantize_run((size_t)k->u.qn.n, x, k->u.qn.xdt, k->u.qn.sx, k->u.qn.zx, f);
+        if (k->u.qn.lp)
+            tflk_axis_run(&k->u.qn.ax, f, g, NULL);
+        else
+            tflk_norm_run(&k->u.qn.p, f, io->inputs[5]->data, b ? b->data : NULL, bn ? io->inputs[7]->data : NULL,
+                      bn ? io->inputs[8]->data : NULL, g, NULL, NULL);
+        qk_quantize_run((size_t)k->u.qn.n, g, k->u.qn.sy, k->u.qn.zy, k->u.qn.ydt, y);
+        break;
+    }
     case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[k->q_w]->data, y); break;
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;

@@ -239,10 +239,48 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         if (!rank_in(n, x, 1, 4, pr ? "input" : "base", row, c) ||
             !rank_in(n, b, pr ? 0 : 1, 4, pr ? "alpha" : "exponent", row, c) || !rank_in(n, y, 1, 4, "output", row, c))
             return false;
-        if (!b || b->dtype != SY_DT_FLOAT32 || !x || x->dtype != SY_DT_FLOAT32) {
-            decline(c, SY_REASON_DTYPE, "%s: the MCU kernel is fp32 (%s and %s float32; ops-mcu.md Table A %s)", op,
+        if (!b || !x || !y || (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8) || y->dtype != x->dtype) {
+            decline(c, SY_REASON_DTYPE, "%s: %s and output float32 or int8, of one dtype (ops-mcu.md Table A %s)", op,
+                    pr ? "input" : "base", row);
+            return false;
+        }
+        if (x->dtype == SY_DT_FLOAT32 && b->dtype != SY_DT_FLOAT32) {
+            decline(c, SY_REASON_DTYPE, "%s: an fp32 %s takes an fp32 %s (ops-mcu.md Table A %s)", op,
                     pr ? "input" : "base", pr ? "alpha" : "exponent", row);
             return false;
+        }
+        if (x->dtype == SY_DT_INT8) {
+            float s;
+            int32_t z;
+            /* PRELU: alpha float32 only, it stays FP32 under quantization; TFLite's
+             * own int8 alpha (prelu.cc's integer form) with rules = tflm. POW: an
+             * int8 exponent, as the base */
+            bool b_ok = pr ? b->dtype == SY_DT_FLOAT32 || (b->dtype == SY_DT_INT8 && cfg->rules == MCU_RULES_TFLM)
+                           : b->dtype == SY_DT_INT8;
+            if (!b_ok) {
+                decline(c, SY_REASON_DTYPE, "%s: an int8 %s takes %s, got %s (ops-mcu.md Table A %s%s)", op,
+                        pr ? "input" : "base", pr ? "a float32 alpha" : "an int8 exponent", sy_dt_name(b->dtype), row,
+                        pr ? ": alpha float32 only, it stays FP32 during quantization; rules = tflm takes TFLite's "
+                             "int8 alpha" : ": fp32 or int8");
+                return false;
+            }
+            if (!tfl_qparams(x, &s, &z) || !tfl_qparams(y, &s, &z) || (b->dtype == SY_DT_INT8 && !tfl_qparams(b, &s, &z))) {
+                decline(c, SY_REASON_ATTRIBUTE, "%s: int8 tensors need per-tensor quantization (ops-mcu.md Table A %s: "
+                        "full quantization)", op, row);
+                return false;
+            }
+            if (!pr && x->data) {
+                /* a constant base below 0: the seed's INT8 POW takes base >= 0 only */
+                float bs;
+                int32_t bz;
+                tfl_qparams(x, &bs, &bz);
+                for (int64_t i = 0; i < sy_tensor_numel(x); i++)
+                    if (((const int8_t *)x->data)[i] < bz) {
+                        decline(c, SY_REASON_ATTRIBUTE, "POW: int8 base element %lld is negative (ops-mcu.md Table A "
+                                "#74: INT8 supports only base >= 0)", (long long)i);
+                        return false;
+                    }
+            }
         }
         if (pr && y && !sy_shape_equal(x->rank, x->dims, y->rank, y->dims)) {
             decline(c, SY_REASON_ATTRIBUTE, "PRELU: alpha must broadcast to the input's shape (unidirectional; "

@@ -207,8 +207,8 @@ static bool check_norm(const mcu_cfg *cfg, const sy_node *n, const char *op, con
     const sy_tensor *x = in_at(n, 0);
     uint32_t nin = H->node_num_inputs(n);
     if (x->dtype != SY_DT_FLOAT32)
-        return no(c, SY_REASON_DTYPE, "%s: %s input; the MCU normalizes fp32 only (ops-mcu.md %s; an int8 "
-                  "normalization needs a requantized statistic the seed does not define)", op, sy_dt_name(x->dtype), row);
+        return no(c, SY_REASON_DTYPE, "%s: %s input; the MCU normalizes fp32 tensors (ops-mcu.md %s; int8 runs as "
+                  "the switchyard.quant QNorm a QDQ model's DQ -> op -> Q folds into)", op, sy_dt_name(x->dtype), row);
     for (uint32_t i = 1; i < nin; i++) {
         const sy_tensor *t = in_at(n, i);
         if (t && t->dtype != SY_DT_FLOAT32)

@@ -20,14 +20,35 @@
 typedef struct qcase {
     const char *name;
     bool u8, per_channel;
-    int64_t c, h, w, m, group, k, stride, pad;
+    int64_t c, h, w, m, group, k, stride, pad, dil;
 } qcase;
 
 static const qcase cases[] = {
-    {"int8 per tensor 3x3 pad 1", false, false, 4, 9, 8, 6, 1, 3, 1, 1},
-    {"int8 per channel stride 2", false, true, 5, 11, 10, 7, 1, 3, 2, 1},
-    {"uint8 weight zero point", true, false, 3, 8, 8, 4, 1, 3, 1, 0},
-    {"int8 depthwise per channel", false, true, 8, 7, 7, 8, 8, 3, 1, 1},
+    {"int8 per tensor 3x3 pad 1", false, false, 4, 9, 8, 6, 1, 3, 1, 1, 1},
+    {"int8 per channel stride 2", false, true, 5, 11, 10, 7, 1, 3, 2, 1, 1},
+    {"uint8 weight zero point", true, false, 3, 8, 8, 4, 1, 3, 1, 0, 1},
+    {"int8 depthwise per channel", false, true, 8, 7, 7, 8, 8, 3, 1, 1, 1},
+    /* depthwise on XNNPACK: 16 x 16 byte blocks of the layout change plus ragged edges */
+    {"uint8 depthwise c40 stride 2", true, false, 40, 19, 21, 40, 40, 3, 2, 1, 1},
+    {"int8 depthwise per channel c32", false, true, 32, 16, 17, 32, 32, 3, 1, 1, 1},
+    /* 8 or more output channels per group: the provider's own kernels unless int8_conv = xnnpack. Stride 1
+     * (cpu_q8conv_s1.c, NCHW): rows that leave a partial tile of 16 pixels, channel counts that leave a partial
+     * tile of 6, padding, dilation, groups, odd channel counts. Stride 2 (cpu_q8conv.c, NHWC): planes that leave
+     * a partial tile of 6 pixels, a partial block of 16 channels, one input channel (pairs of taps). */
+    {"int8 per tensor c16 m24 3x3", false, false, 16, 9, 11, 24, 1, 3, 1, 1, 1},
+    {"int8 per channel c5 m17 stride 2", false, true, 5, 13, 10, 17, 1, 3, 2, 1, 1},
+    {"uint8 w zp c1 m20 5x5 pad 2", true, false, 1, 12, 9, 20, 1, 5, 1, 2, 1},
+    {"int8 per channel groups 2 gic 3", false, true, 6, 8, 7, 16, 2, 3, 1, 1, 1},
+    {"int8 per tensor dilation 2", false, false, 4, 10, 10, 8, 1, 3, 1, 2, 2},
+    /* 1x1 stride 1 unpadded: the NCHW matrix product (cpu_q8conv_pw.c); several 64-pixel blocks, partial tiles */
+    {"int8 per channel 1x1 c33 m40", false, true, 33, 5, 7, 40, 1, 1, 1, 0, 1},
+    {"uint8 1x1 groups 2 c16 m24", true, false, 16, 12, 12, 24, 2, 1, 1, 0, 1},
+    {"int8 per tensor 1x1 stride 2", false, false, 12, 9, 9, 16, 1, 1, 2, 0, 1},
+    {"uint8 groups 3 stride 2 pad 0", true, false, 9, 11, 11, 27, 3, 3, 2, 0, 1},
+    {"int8 c1 m16 3x3 stride 2", false, false, 1, 11, 12, 16, 1, 3, 2, 1, 1},
+    {"uint8 c1 m8 5x5 stride 2 pad 2", true, false, 1, 13, 9, 8, 1, 5, 2, 2, 1},
+    /* above CPU_PARALLEL_MIN_WORK (12 M multiply-adds): split over the pool when threads > 1 */
+    {"int8 per channel c32 m48 30x30", false, true, 32, 30, 30, 48, 1, 3, 1, 1, 1},
 };
 
 static uint32_t lcg = 4242u;
@@ -64,8 +85,9 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
 {
     int32_t lo = q->u8 ? 0 : -128, hi = q->u8 ? 255 : 127;
     int elem = q->u8 ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 : PT_I8;
-    int64_t gic = q->c / q->group, oh = (q->h + 2 * q->pad - q->k) / q->stride + 1,
-            ow = (q->w + 2 * q->pad - q->k) / q->stride + 1;
+    int64_t dil = q->dil, ke = dil * (q->k - 1) + 1;
+    int64_t gic = q->c / q->group, oh = (q->h + 2 * q->pad - ke) / q->stride + 1,
+            ow = (q->w + 2 * q->pad - ke) / q->stride + 1;
     size_t xn = (size_t)(q->c * q->h * q->w), wn = (size_t)(q->m * gic * q->k * q->k), yn = (size_t)(q->m * oh * ow);
     uint8_t *x = malloc(xn), *w = malloc(wn), *y = calloc(1, yn);
     int32_t *bias = malloc((size_t)q->m * 4);
@@ -97,6 +119,8 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
             (const char *[]){"y", NULL});
     pt_attr_ints(pm, "pads", 4, (int64_t[]){q->pad, q->pad, q->pad, q->pad});
     pt_attr_ints(pm, "strides", 2, (int64_t[]){q->stride, q->stride});
+    if (dil != 1)
+        pt_attr_ints(pm, "dilations", 2, (int64_t[]){dil, dil});
     if (q->group != 1)
         pt_attr_int(pm, "group", q->group);
     pt_output(pm, "y", elem, 4, (int64_t[]){1, q->m, oh, ow});
@@ -134,7 +158,7 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
                 for (int64_t i = 0; i < gic; i++)
                     for (int64_t ky = 0; ky < q->k; ky++)
                         for (int64_t kx = 0; kx < q->k; kx++) {
-                            int64_t iy = oy * q->stride - q->pad + ky, ix = ox * q->stride - q->pad + kx;
+                            int64_t iy = oy * q->stride - q->pad + ky * dil, ix = ox * q->stride - q->pad + kx * dil;
                             if (iy < 0 || iy >= q->h || ix < 0 || ix >= q->w)
                                 continue;
                             size_t xi = (size_t)(((g * gic + i) * q->h + iy) * q->w + ix);
@@ -165,11 +189,42 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
     free(bias);
 }
 
+/* every case on every path: the best this CPU runs, AVX2 forced when it has
+ * it, plain C, XNNPACK instead of the provider's kernel, two and three
+ * intra-op threads; each must give the formula's bytes */
 static void test_cases(void)
 {
-    sy_env *env = env_with("");
-    for (size_t i = 0; env && i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i], env, NULL, "cpu");
+    const char *configs[] = {"",
+                             "[provider.cpu]\nisa = avx2\n",
+                             "[provider.cpu]\nisa = portable\n",
+                             "[provider.cpu]\nint8_conv = xnnpack\n",
+                             "[provider.cpu]\nthreads = 2\n",
+                             "[provider.cpu]\nthreads = 3\nisa = portable\n"};
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        if (c == 1 && !__builtin_cpu_supports("avx2")) {
+            printf("  (no AVX2 on this CPU: the forced avx2 configuration is not run)\n");
+            continue;
+        }
+        printf("  config: %s", c ? configs[c] + 15 : "(defaults)\n");
+        sy_env *env = env_with(configs[c]);
+        for (size_t i = 0; env && i < sizeof cases / sizeof cases[0]; i++)
+            run_case(&cases[i], env, NULL, "cpu");
+        sy_env_release(env);
+    }
+}
+
+/* a value the key does not know is refused with the key in the message */
+static void test_bad_option(void)
+{
+    sy_env *env = NULL;
+    char ini[4096];
+    snprintf(ini, sizeof ini,
+             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_cpu.so\nproviders = cpu\n"
+             "[provider.cpu]\nint8_conv = fast\n",
+             PT_PLUGIN_DIR, PT_PLUGIN_DIR);
+    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
+    CHECK(st && strstr(pt_msg(st), "int8_conv = fast"), "int8_conv = fast: %s", st ? pt_msg(st) : "accepted");
+    sy_status_free(st);
     sy_env_release(env);
 }
 
@@ -185,5 +240,6 @@ int main(void)
 {
     PT_RUN(test_cases);
     PT_RUN(test_gemmlowp_declined);
+    PT_RUN(test_bad_option);
     return pt_result();
 }

@@ -83,6 +83,35 @@ for t in i8 f32; do
     { cat "$WORK/out_$t.txt"; echo "FAIL: bin_chain_$t: the $MODE run differs from the host run"; exit 1; }
   echo "ok   ADD/MUL/SUB/TRANSPOSE $t chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$t.txt")"
 done
+# int8 POW and PRELU (ops-mcu.md Table A #74, #53; tflk_binary.c): POW and
+# PRELU with an fp32 alpha through float (tflk_binary_s8f), PRELU with an
+# int8 alpha as TFLite's integer kernel (tflk_prelu_s8; the seed keeps alpha
+# fp32, so that one takes rules = tflm). The riscv_mcu host run gives
+# cpu_ref's (tflite_math, the same functions) bytes and the package the same
+# ($MODE); tests/tflite checks the ops against hand-worked values.
+m=$WORK/elem8_chain.tflite pkg=$WORK/pkg_elem8
+"$SY" codegen "$m" --target ws63 --rules tflm -o "$pkg" --input "x=$WORK/x_i8.npy" > "$WORK/codegen_elem8.log" 2>&1 ||
+  { cat "$WORK/codegen_elem8.log"; echo "FAIL: codegen elem8_chain"; exit 1; }
+[ "$(grep -c 'tflk_binary_s8f(' "$pkg/src/model.c")" -eq 2 ] && [ "$(grep -c 'tflk_prelu_s8(' "$pkg/src/model.c")" -eq 1 ] ||
+  { echo "FAIL: elem8_chain: want 2 tflk_binary_s8f and 1 tflk_prelu_s8 calls"; exit 1; }
+"$SY" run "$m" --input "x=$WORK/x_i8.npy" --output-dir "$WORK/cpu_elem8" > "$WORK/run_elem8.log" 2>&1 ||
+  { cat "$WORK/run_elem8.log"; echo "FAIL: the cpu_ref run of elem8_chain"; exit 1; }
+exp=$(grep '^out0' "$pkg/expected_output.txt")
+cpu=$(tail -c 128 "$WORK/cpu_elem8/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+[ "out0 128:$cpu" = "$exp" ] || { echo "FAIL: elem8_chain: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 128:$cpu'"; exit 1; }
+if [ "$MODE" = qemu ]; then
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build elem8_chain"; exit 1; }
+  (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_elem8.txt" 2>&1
+else
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build elem8_chain"; exit 1; }
+  (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_elem8.txt" 2>&1
+fi
+grep '^out' "$WORK/out_elem8.txt" | cmp -s - "$pkg/expected_output.txt" ||
+  { cat "$WORK/out_elem8.txt"; echo "FAIL: elem8_chain: the $MODE run differs from the host run"; exit 1; }
+echo "ok   int8 POW/SUB/PRELU/PRELU chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_elem8.txt")"
 # The data-movement, index and comparison kernels (mcu_ops.c: tflk_strided.c
 # views, tflk_move.c, tflk_unary.c, tflk_binary.c's comparisons): PAD,
 # STRIDED_SLICE, SPLIT, CONCATENATION, DEPTH_TO_SPACE, REVERSE_V2, GATHER,

@@ -202,6 +202,204 @@ PY
 int8="test_int8_reduce_max test_int8_reduce_min test_int8_reduce_sum test_int8_reduce_mean test_int8_reduce_prod
   test_int8_reduce_l1 test_int8_reduce_sum_square test_int8_reduce_l2 test_int8_cumsum test_int8_top_k"
 exact="$exact $int8"
+# int8 Div, Max and Min of ONNX (Table B #45, #97, #98: "gen", fp32 and
+# int8): the codes as integers, as ONNX defines the ops on int8 tensors;
+# ONNX's own test_div_int8 and test_max_int8, and broadcasting cases whose
+# expected outputs are Python's integer arithmetic (division truncated
+# toward zero, -128 / -1 wrapping to -128). cpu_ref and riscv_mcu must give
+# them exactly (`switchyard conformance`), the packages below on host and QEMU.
+G8=$WORK/gen8
+rm -rf "$G8"
+/usr/bin/python3 - "$G8" <<'PY' || fail "writing the int8 Div/Max/Min tests"
+import os, sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+root = sys.argv[1]
+rng = np.random.RandomState(45)
+def tdiv(a, b):
+    q = [int(int(x) / int(y)) for x, y in zip(a.ravel(), b.ravel())]  # exact for int8 operands
+    return np.array([(v + 128) % 256 - 128 for v in q], np.int8).reshape(a.shape)
+def write(name, op, a, b, y):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    node = helper.make_node(op, ["a", "b"], ["y"])
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("a", TP.INT8, a.shape),
+                                         helper.make_tensor_value_info("b", TP.INT8, b.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), d + "/model.onnx")
+    for k, (nm, t) in enumerate((("a", a), ("b", b))):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(t, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+a = rng.randint(-128, 128, size=(2, 3, 4)).astype(np.int8)
+a[0, 0, 0] = -128
+b = rng.randint(-128, 128, size=(3, 1)).astype(np.int8)
+b[b == 0] = 7
+b[0, 0] = -1
+ab = np.broadcast_to(b, a.shape)
+write("int8_div_bcast", "Div", a, b, tdiv(a, ab))
+write("int8_max_bcast", "Max", a, b, np.maximum(a, ab))
+c = rng.randint(-128, 128, size=(4,)).astype(np.int8)
+write("int8_min_bcast", "Min", a, c, np.minimum(a, np.broadcast_to(c, a.shape)))
+PY
+for t in test_div_int8 test_max_int8; do cp -r "$NODE/$t" "$G8/"; done
+g8cases="test_int8_div_bcast test_int8_max_bcast test_int8_min_bcast test_div_int8 test_max_int8"
+# PRelu and Pow in full-quant int8 (Table B #57, #116): DQ(x), DQ(slope /
+# exponent) -> op -> Q, which the QDQ pass folds into one QPRelu / QPow.
+# The expected codes are numpy's float32 of ONNX's definitions (x - zp
+# times the scale, the op, x / y_scale rounded half to even plus zp,
+# saturated), and ONNX Runtime must give them too (below) when it is here.
+/usr/bin/python3 - "$G8" <<'PY' || fail "writing the QDQ PRelu/Pow tests"
+import os, sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+root = sys.argv[1]
+f32 = np.float32
+np.seterr(all="ignore")  # x = 0 to a negative power is inf, saturated by QuantizeLinear
+def deq(q, s, z):
+    return (q.astype(np.int32) - z).astype(f32) * f32(s)
+def quant(v, s, z):
+    r = np.rint(v / f32(s)) + z
+    return np.clip(np.nan_to_num(r, nan=-128.0, posinf=127.0, neginf=-128.0), -128, 127).astype(np.int8)
+def write(name, op, x, xq, b, bq, b_const, yq, y):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    inits = [numpy_helper.from_array(np.array(v, dtype=t), n) for n, v, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("bs", bq[0], f32), ("bz", bq[1], np.int8),
+              ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    ins = [helper.make_tensor_value_info("x", TP.INT8, x.shape)]
+    if b_const:
+        inits.append(numpy_helper.from_array(b, "b"))
+    else:
+        ins.append(helper.make_tensor_value_info("b", TP.INT8, b.shape))
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
+             helper.make_node(op, ["xf", "bf"], ["yf"]),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, ins, [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, d + "/model.onnx")
+    feeds = [("x", x)] + ([] if b_const else [("b", b)])
+    for k, (nm, t) in enumerate(feeds):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(t, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+x = (np.arange(60) * 37 % 256 - 128).astype(np.int8).reshape(1, 3, 4, 5)
+xq, sq, yq = (0.05, 3), (0.02, 0), (0.04, -2)
+for name, sl in (("qdq_prelu_channel", np.array([10, -25, 60], np.int8).reshape(3, 1, 1)),
+                 ("qdq_prelu_scalar", np.array([-13], np.int8))):
+    xf, sf = deq(x, *xq), deq(sl, *sq)
+    write(name, "PRelu", x, xq, sl, sq, True, yq, quant(np.where(xf < 0, sf * xf, xf), *yq))
+xp = (np.arange(24) * 11 % 256 - 128).astype(np.int8).reshape(2, 3, 4)
+xpq, eq, ypq = (0.03, -128), (0.02, 0), (0.2, -100)
+e = np.array([50, 100, -40, 75], np.int8)
+write("qdq_pow_const", "Pow", xp, xpq, e, eq, True, ypq,
+      quant(np.power(deq(xp, *xpq), deq(e, *eq)), *ypq))
+e2 = (np.arange(24) * 29 % 200 - 100).astype(np.int8).reshape(2, 3, 4)
+write("qdq_pow_runtime", "Pow", xp, xpq, e2, eq, False, ypq,
+      quant(np.power(deq(xp, *xpq), deq(e2, *eq)), *ypq))
+# LogSoftmax (#112: any axis): y = x - max - log(sum(exp(x - max))) in float64, quantized
+def lsm_case(name, x, axis, xq, yq):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    xf = deq(x, *xq).astype(np.float64)
+    m = xf.max(axis=axis, keepdims=True)
+    v = xf - m - np.log(np.exp(xf - m).sum(axis=axis, keepdims=True))
+    y = quant(v.astype(f32), *yq)
+    inits = [numpy_helper.from_array(np.array(v_, dtype=t), n) for n, v_, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("LogSoftmax", ["xf"], ["yf"], axis=axis),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.save(mo, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+xl = (np.arange(2 * 5 * 7) * 53 % 256 - 128).astype(np.int8).reshape(2, 5, 7)
+lsm_case("qdq_logsoftmax_last", xl, -1, (0.04, 5), (0.07, 120))
+lsm_case("qdq_logsoftmax_axis1", xl, 1, (0.04, 5), (0.07, 120))
+# BatchNormalization (#36, inference) and LayerNormalization (#37) with
+# constant fp32 parameters, in float64 from the ONNX definitions
+def norm_case(name, op, x, params, attrs, ref, xq, yq):
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    y = quant(ref(deq(x, *xq).astype(np.float64)).astype(f32), *yq)
+    inits = [numpy_helper.from_array(np.array(v_, dtype=t), n) for n, v_, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    inits += [numpy_helper.from_array(v_.astype(f32), n) for n, v_ in params]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node(op, ["xf"] + [n for n, _ in params], ["yf"], **attrs),
+             helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.save(mo, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+xn = (np.arange(2 * 3 * 4 * 5) * 71 % 256 - 128).astype(np.int8).reshape(2, 3, 4, 5)
+sc, bi = np.array([0.5, -1.25, 2.0]), np.array([0.1, 0.3, -0.7])
+mu, va = np.array([0.2, -0.4, 1.0]), np.array([1.5, 0.25, 4.0])
+c4 = lambda a: a.reshape(1, 3, 1, 1)
+norm_case("qdq_batchnorm", "BatchNormalization", xn, [("s", sc), ("b", bi), ("m", mu), ("v", va)], {"epsilon": 1e-3},
+          lambda v: (v - c4(mu)) / np.sqrt(c4(va) + np.float64(f32(1e-3))) * c4(sc) + c4(bi), (0.05, 2), (0.06, -3))
+ls = np.linspace(-1.5, 1.5, 20).reshape(4, 5)  # X.shape[axis:]
+lb = np.linspace(0.4, -0.6, 20).reshape(4, 5)
+def ln_ref(v):
+    r = v.reshape(2, 3, 20)
+    m = r.mean(axis=-1, keepdims=True)
+    s2 = ((r - m) ** 2).mean(axis=-1, keepdims=True)
+    return ((r - m) / np.sqrt(s2 + np.float64(f32(1e-5))) * ls.astype(f32).ravel() + lb.astype(f32).ravel()).reshape(v.shape)
+norm_case("qdq_layernorm", "LayerNormalization", xn, [("s", ls), ("b", lb)], {"axis": 2}, ln_ref, (0.05, 2), (0.03, 0))
+# LpNormalization (#38, p = 1 or 2): x / ||x||_p along the axis
+def lp_ref(axis, p_):
+    def f(v):
+        nrm = np.abs(v).sum(axis=axis, keepdims=True) if p_ == 1 else np.sqrt((v * v).sum(axis=axis, keepdims=True))
+        return np.where(nrm > 0, v / np.where(nrm > 0, nrm, 1), 0)
+    return f
+norm_case("qdq_lpnorm_p2", "LpNormalization", xn, [], {"axis": 1, "p": 2}, lp_ref(1, 2), (0.05, 2), (1.0 / 128, 0))
+norm_case("qdq_lpnorm_p1", "LpNormalization", xn, [], {"axis": -1, "p": 1}, lp_ref(-1, 1), (0.05, 2), (1.0 / 128, 0))
+PY
+qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
+  test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm test_qdq_lpnorm_p2
+  test_qdq_lpnorm_p1"
+ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
+if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
+  mkdir -p "$WORK/ort_qdq"
+  for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
+  ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 10 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization cases' expected codes"
+  else
+    cat "$WORK/ort_qdq.log"
+    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization expected codes"
+  fi
+else
+  echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
+fi
+for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
+  copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
+  res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
+  [ "$res" = "15 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
+done
+for t in $qdqcases; do
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm node on riscv_mcu"
+done
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations (one QPRelu/QPow/QLogSoftmax/QNorm each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
 # (ops-mcu.md Table B #87, #113, ...): onnx_const_inputs.py makes a copy
@@ -275,6 +473,7 @@ for t in $exact $approx; do
   [ -d "$gen/$t" ] && d=$gen/$t
   [ -d "$QDIR/$t" ] && d=$QDIR/$t
   [ -d "$WORK/gen/$t" ] && d=$WORK/gen/$t
+  [ -d "$G8/$t" ] && d=$G8/$t
   if [[ $t == test_reduce_* || $t == test_top_k* || $t == test_cumsum_* ]] && [ "$d" = "$NODE/$t" ]; then
     # the seed's rows take axes, K and CumSum's axis as constants (Table B #49-#55, #58, #76,
     # #77, #92, #102): a copy of the test with input 1 folded in (and float64 as float32)
@@ -333,6 +532,8 @@ for t in $exact $approx; do
   n=$((n + 1))
   ref_of=ONNX
   [ "$d" = "$WORK/gen/$t" ] && ref_of=numpy
+  [ "$d" = "$G8/$t" ] && [[ $t == test_int8_* ]] && ref_of=Python
+  [ "$d" = "$G8/$t" ] && [[ $t == test_qdq_* ]] && ref_of=numpy
   echo "ok   $t ($MODE): bit-exact with the host run$([[ " ${exact//$'\n'/ } " == *" $t "* ]] && echo " and $ref_of's output_0.pb")$([[ " ${same_as_cpu_ref//$'\n'/ } " == *" $t "* ]] && echo " and cpu_ref"); $(grep instret "$WORK/$t.out")"
 done
 [ "$fails" -eq 0 ] || exit 1

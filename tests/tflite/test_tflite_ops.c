@@ -386,7 +386,7 @@ static bool mcu_has_kernel(int code, bool int8)
                                   OP_ELU,   OP_NEG,   OP_GELU,     OP_ABS,   OP_CEIL,       OP_COS,
                                   OP_EXP,   OP_FLOOR, OP_LOG,      OP_ROUND, OP_SIN,        OP_SQUARE,
                                   OP_SQRT,  OP_RSQRT};
-    if (int8 && code == OP_DIV) /* tflk_div_s8_run */
+    if (int8 && (code == OP_DIV || code == OP_PRELU || code == OP_POW)) /* tflk_div_s8_run, tflk_prelu_s8, tflk_binary_s8f */
         return true;
     for (size_t i = 0; int8 && i < sizeof lut_ops / sizeof lut_ops[0]; i++)
         if (code == lut_ops[i])
@@ -808,6 +808,55 @@ static bool write_binary_model(const char *dir, bool i8)
     snprintf(path, sizeof path, "%s/x_%s.npy", dir, i8 ? "i8" : "f32");
     return write_npy(path, i8 ? "|i1" : "<f4", "(1, 4, 4, 8)", i8 ? (const void *)x8 : (const void *)xf,
                      i8 ? sizeof x8 : sizeof xf) && ok;
+}
+
+/* --write-model DIR also writes elem8_chain.tflite (tests/mcu/test_mcu_lut.sh,
+ * input x_i8.npy [1, 4, 4, 8], real values >= 0): the int8 forms of POW and
+ * PRELU (ops-mcu.md Table A #74, #53) that have no TFLite integer kernel or
+ * one: t1 = POW(x, e) (a constant int8 exponent [8], one at 0.5, one below
+ * 0: x = 0 gives inf, saturated) -> t2 = SUB(t1, 5.0) -> t3 = PRELU(t2, fp32
+ * alpha [8]) -> y = PRELU(t3, int8 alpha [8]) (TFLite's integer PRELU, rules = tflm) */
+static bool write_elem8_model(const char *dir)
+{
+    static float sc[8] = {0.05f, 0.01f, 0.1f, 0.05f, 0.1f, 0.08f, 0.01f, 0.06f};
+    static int64_t zp[8] = {-128, 0, -128, 0, 0, 10, -5, -3};
+    static const int8_t e8[8] = {50, 100, 127, -50, 30, 75, 0, 110}, c8[1] = {100};
+    static const int8_t a8[8] = {30, -40, 100, -128, 5, 60, 127, -90};
+    static const float af[8] = {0.25f, -0.5f, 0.1f, 1.5f, 0.0f, 0.75f, -1.0f, 0.3f};
+    /* tensors: 0 x, 1 e, 2 t1, 3 c, 4 t2, 5 t3, 6 alpha8, 7 y, 8 alpha (fp32) */
+    tflw_tensor ts[9] = {
+        {.name = "x", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "e", .rank = 1, .dims = {8}, .data = e8, .nbytes = 8},
+        {.name = "t1", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "c", .rank = 1, .dims = {1}, .data = c8, .nbytes = 1},
+        {.name = "t2", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "t3", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "alpha8", .rank = 1, .dims = {8}, .data = a8, .nbytes = 8},
+        {.name = "y", .rank = 4, .dims = {1, 4, 4, 8}},
+        {.name = "alpha", .rank = 1, .dims = {8}, .data = af, .nbytes = sizeof af, .type = TFLW_FLOAT32},
+    };
+    for (int i = 0; i < 8; i++) {
+        ts[i].type = TFLW_INT8;
+        ts[i].n_quant = 1;
+        ts[i].scales = &sc[i];
+        ts[i].zero_points = &zp[i];
+    }
+    static const int32_t i_pow[2] = {0, 1}, o_pow = 2, i_sub[2] = {2, 3}, o_sub = 4, i_p1[2] = {4, 8}, o_p1 = 5,
+                         i_p2[2] = {5, 6}, o_p2 = 7;
+    tflw_op ops[4] = {{.code = OP_POW, .inputs = i_pow, .n_inputs = 2, .outputs = &o_pow, .n_outputs = 1},
+                      {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1},
+                      {.code = OP_PRELU, .inputs = i_p1, .n_inputs = 2, .outputs = &o_p1, .n_outputs = 1},
+                      {.code = OP_PRELU, .inputs = i_p2, .n_inputs = 2, .outputs = &o_p2, .n_outputs = 1}};
+    int32_t gin = 0, gout = 7;
+    tflw_model m = {.tensors = ts, .n_tensors = 9, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/elem8_chain.tflite", dir);
+    bool ok = write_file(path, b, size);
+    free(b);
+    return ok;
 }
 
 /* --write-model DIR also writes move_chain_i8.tflite / move_chain_f32.tflite
@@ -1271,6 +1320,7 @@ static int write_lut_model(const char *dir)
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
     ok = write_red_model(dir, true) && write_red_model(dir, false) && ok;
+    ok = write_elem8_model(dir) && ok;
     ok = write_nn_model(dir, true) && write_nn_model(dir, false) && ok;
     ok = write_shape_model(dir, true) && write_shape_model(dir, false) && ok;
     int8_t x[256];

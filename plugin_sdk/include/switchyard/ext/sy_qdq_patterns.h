@@ -40,8 +40,11 @@ typedef enum sy_qdq_fold {
     SY_QDQ_FOLD_PASSTHROUGH = 10, /* moves codes only: the op runs on them when Q keeps DQ's parameters */
     SY_QDQ_FOLD_STATEFUL_GRU = 11, /* DQ(X, W, R[, initial_h]) -> qti_aisw StatefulGRU -> Q(Y[, Y_h]):
                                       the integer GRU with QRNN's inputs plus reset */
-    SY_QDQ_FOLD_STATEFUL_LSTM = 12 /* DQ(X, W, R[, initial_h[, initial_c]]) -> qti_aisw StatefulLSTM ->
+    SY_QDQ_FOLD_STATEFUL_LSTM = 12, /* DQ(X, W, R[, initial_h[, initial_c]]) -> qti_aisw StatefulLSTM ->
                                       Q(Y[, Y_h], Y_c): the same plus C's encoding, initial_c and P */
+    SY_QDQ_FOLD_FLOAT = 13 /* DQ(x), constant fp32 inputs -> op -> Q: inputs x, x_scale, x_zp, y_scale,
+                              y_zp, then the op's inputs 1.. as they are; attr "fn" = the op, the
+                              pattern's attributes kept (the op computed in float between the two) */
 } sy_qdq_fold;
 
 /* sy_qdq_pattern.flags */
