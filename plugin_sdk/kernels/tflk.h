@@ -313,11 +313,20 @@ enum { TFLK_ADD = 0, TFLK_SUB = 1, TFLK_MUL = 2 };
  * integer kernels: ADD/SUB shift both inputs left by 20, rescale each by
  * m1/s1, m2/s2 (s_i / (2 max(s1, s2))) and the sum by mo/so (2 max /
  * (2^20 s_out)); MUL rescales the product of the centred inputs by mo/so
- * (s1 s2 / s_out); lo/hi is the fused activation's clamp. */
+ * (s1 s2 / s_out); lo/hi is the fused activation's clamp. rq_single picks
+ * the requantization form of those rescales (tflk_rescale). Under the
+ * single-rounding form an ADD/SUB whose ratios s_i / s_out lie in
+ * [2^-10, 2^8) is rounded once, as the TFLite interpreter's default XNNPACK
+ * path does (measured bit for bit against it, tests/tflite): one = 1,
+ * y = ((a - z1) om1 + (b - z2) om2 + 2^(osh-1)) >> osh, the multipliers
+ * round(s_i / s_out * 2^osh) below 2^21 (om2 negated for SUB), osh = 20 -
+ * the binary exponent of the larger ratio, in [13, 30]; with |a - z| <=
+ * 255 the sum stays below 2^31, so int32 is exact. */
 typedef struct tflk_binary {
     int32_t op, rank;
     int32_t dims[TFLK_BIN_RANK], sa[TFLK_BIN_RANK], sb[TFLK_BIN_RANK];
     int32_t z1, z2, zo, m1, s1, m2, s2, mo, so, lo, hi; /* int8 */
+    int32_t rq_single, one, om1, om2, osh;             /* int8: the requantization form */
     tflk_act act;                                       /* fp32 */
 } tflk_binary;
 

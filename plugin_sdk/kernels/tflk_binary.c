@@ -9,15 +9,25 @@
  */
 #include "tflk.h"
 
+/* ADD/SUB rounded once (p->one): the sum of the centred codes times their
+ * multipliers, one round-half-up shift (the bounds in tflk.h keep it in
+ * int32) */
+static inline int32_t add_one_round(const tflk_binary *p, int32_t a, int32_t b)
+{
+    return ((a - p->z1) * p->om1 + (b - p->z2) * p->om2 + (1 << (p->osh - 1))) >> p->osh;
+}
+
 int32_t tflk_binary_s8_one(const tflk_binary *p, int32_t a, int32_t b)
 {
     int32_t r;
     if (p->op == TFLK_MUL) {
-        r = tflk_mul_by_qm((a - p->z1) * (b - p->z2), p->mo, p->so) + p->zo;
+        r = tflk_rescale(p->rq_single, (a - p->z1) * (b - p->z2), p->mo, p->so) + p->zo;
+    } else if (p->one) {
+        r = add_one_round(p, a, b) + p->zo;
     } else {
-        int32_t a1 = tflk_mul_by_qm((a - p->z1) * (1 << 20), p->m1, p->s1);
-        int32_t a2 = tflk_mul_by_qm((b - p->z2) * (1 << 20), p->m2, p->s2);
-        r = tflk_mul_by_qm(p->op == TFLK_ADD ? a1 + a2 : a1 - a2, p->mo, p->so) + p->zo;
+        int32_t a1 = tflk_rescale(p->rq_single, (a - p->z1) * (1 << 20), p->m1, p->s1);
+        int32_t a2 = tflk_rescale(p->rq_single, (b - p->z2) * (1 << 20), p->m2, p->s2);
+        r = tflk_rescale(p->rq_single, p->op == TFLK_ADD ? a1 + a2 : a1 - a2, p->mo, p->so) + p->zo;
     }
     return tflk_clampi(r, p->lo, p->hi);
 }
@@ -71,6 +81,8 @@ static inline int8_t s8_one_rq(const tflk_binary *p, const tflk_rq *q, int32_t a
     int32_t r;
     if (p->op == TFLK_MUL) {
         r = tflk_rq_apply(&q[2], (a - p->z1) * (b - p->z2)) + p->zo;
+    } else if (p->one) {
+        r = add_one_round(p, a, b) + p->zo;
     } else {
         const int32_t a1 = tflk_rq_apply(&q[0], (a - p->z1) * (1 << 20));
         const int32_t a2 = tflk_rq_apply(&q[1], (b - p->z2) * (1 << 20));
@@ -83,13 +95,13 @@ static inline int8_t s8_one_rq(const tflk_binary *p, const tflk_rq *q, int32_t a
 void tflk_binary_s8(const tflk_binary *p, const int8_t *a, const int8_t *b, int8_t *y)
 {
     tflk_rq q[3];
-    tflk_rq_init(&q[0], 0, p->m1, p->s1);
-    tflk_rq_init(&q[1], 0, p->m2, p->s2);
-    tflk_rq_init(&q[2], 0, p->mo, p->so);
+    tflk_rq_init(&q[0], p->rq_single, p->m1, p->s1);
+    tflk_rq_init(&q[1], p->rq_single, p->m2, p->s2);
+    tflk_rq_init(&q[2], p->rq_single, p->mo, p->so);
     /* both inputs dense in the output's layout (a residual ADD): one flat loop, no odometer */
     int32_t n = 1, dense = 1;
     for (int32_t d = p->rank - 1; d >= 0; d--) {
-        dense &= p->sa[d] == n && p->sb[d] == n;
+        dense &= (p->sa[d] == n && p->sb[d] == n) || p->dims[d] == 1; /* a dim of 1 moves neither */
         n *= p->dims[d];
     }
     if (dense) {

@@ -16,6 +16,7 @@
 #include "tflk.h"
 
 #include <limits.h>
+#include <math.h>
 
 /* what a builder allocated */
 typedef struct tfl_owned {
@@ -273,12 +274,19 @@ static inline sy_status *tfl_build_logsm8(const sy_host_api *H, float in_scale, 
 
 /* ---- ADD / SUB / MUL (tflk_binary) --------------------------------------------- */
 
-/* the int8 multipliers of TFLite's ADD/SUB/MUL from the scales */
+/* the int8 multipliers of TFLite's ADD/SUB/MUL from the scales; single:
+ * the single-rounding form. MUL then rescales its product once; ADD/SUB are
+ * rounded once where their ratios lie in the XNNPACK path's range (tflk.h;
+ * ratios and multipliers in float, as that path computes them) and outside
+ * it keep the builtin kernel's three double-rounded rescales, which is what
+ * the interpreter runs there (measured: tests/tflite/tflite_binary_real.mjs) */
 static inline void tfl_binary8_params(int32_t op, float s1, int32_t z1, float s2, int32_t z2, float so, int32_t zo,
-                                      int32_t lo, int32_t hi, tflk_binary *p)
+                                      int32_t lo, int32_t hi, int32_t single, tflk_binary *p)
 {
     p->op = op;
     p->z1 = z1, p->z2 = z2, p->zo = zo, p->lo = lo, p->hi = hi;
+    p->rq_single = op == TFLK_MUL ? single : 0;
+    p->one = p->om1 = p->om2 = p->osh = 0;
     if (op == TFLK_MUL) {
         sy_q_quantize_multiplier((double)s1 * (double)s2 / (double)so, &p->mo, &p->so);
     } else {
@@ -286,6 +294,18 @@ static inline void tfl_binary8_params(int32_t op, float s1, int32_t z1, float s2
         sy_q_quantize_multiplier(s1 / twice_max, &p->m1, &p->s1);
         sy_q_quantize_multiplier(s2 / twice_max, &p->m2, &p->s2);
         sy_q_quantize_multiplier(twice_max / ((double)(1 << 20) * so), &p->mo, &p->so);
+        const float r1 = s1 / so, r2 = s2 / so, rmax = r1 > r2 ? r1 : r2;
+        const float lo_r = 0x1.0p-10f, hi_r = 0x1.0p+8f;
+        if (single && r1 >= lo_r && r1 < hi_r && r2 >= lo_r && r2 < hi_r) {
+            int ex;
+            (void)frexpf(rmax, &ex); /* rmax = f 2^ex, f in [0.5, 1): its binary exponent is ex - 1 */
+            p->one = 1;
+            p->osh = 21 - ex;
+            p->om1 = (int32_t)lrintf(ldexpf(r1, p->osh));
+            p->om2 = (int32_t)lrintf(ldexpf(r2, p->osh));
+            if (op == TFLK_SUB)
+                p->om2 = -p->om2;
+        }
     }
 }
 
@@ -329,7 +349,7 @@ static inline sy_status *tfl_build_binary(const sy_host_api *H, const sy_node *n
         if (!tfl_qparams(a, &s1, &z1) || !tfl_qparams(b, &s2, &z2) || !tfl_qparams(y, &so, &zo))
             return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 %s needs per-tensor quantization on inputs and output", op);
         SY_TRY(tfl_act_q(H, n, y, &lo, &hi));
-        tfl_binary8_params(kind, s1, z1, s2, z2, so, zo, lo, hi, p);
+        tfl_binary8_params(kind, s1, z1, s2, z2, so, zo, lo, hi, tfl_rq_single(H, n), p);
     } else {
         p->op = kind;
         SY_TRY(tfl_act_of(H, n, "NONE", &p->act));

@@ -157,7 +157,7 @@ static sy_status *prepare_binary_impl(sy_node *n, void **state)
         if (s->kind == B_ADD || s->kind == B_SUB || s->kind == B_MUL) {
             /* the portable kernel's arithmetic (tflk_binary.c), riscv_mcu's too */
             tfl_binary8_params(s->kind == B_ADD ? TFLK_ADD : s->kind == B_SUB ? TFLK_SUB : TFLK_MUL, s->s1, s->z1, s->s2,
-                               s->z2, s->so, s->zo, s->lo, s->hi, &s->b8);
+                               s->z2, s->so, s->zo, s->lo, s->hi, tfl_rq_single(H, n), &s->b8);
         } else if (s->kind == B_PRELU && !bq && s->dt == SY_DT_INT8) {
             /* TFLite PRELU: x >= 0 requantizes by s1/so, x < 0 multiplies by
              * the int8 alpha and requantizes by s1*s2/so (prelu.cc); the

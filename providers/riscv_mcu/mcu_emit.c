@@ -546,10 +546,11 @@ static void bin_init(out *o, const tflk_binary *p)
 {
     char a[160];
     P(o, "{%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
-         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}",
+         "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}",
       p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
       p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
-      p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
+      p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, p->rq_single, p->one, p->om1, p->om2,
+      p->osh, act_str(a, sizeof a, &p->act));
 }
 
 static void emit_bin_struct(out *o, layout *L, uint32_t i, const tflk_binary *p)
@@ -1392,12 +1393,7 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
             SY_TRY(offset_of(L, r->in[1].data, r->in[1].nbytes, ws_bytes, r->in[1].name, &bo));
             snprintf(bx, sizeof bx, "(const %s *)(ws + %zu)", bet, bo);
         }
-        P(o, "static const tflk_binary n%u = {%d, %d, {%d, %d, %d, %d, %d, %d}, {%d, %d, %d, %d, %d, %d},\n"
-             "    {%d, %d, %d, %d, %d, %d}, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
-          i, p->op, p->rank, p->dims[0], p->dims[1], p->dims[2], p->dims[3], p->dims[4], p->dims[5], p->sa[0], p->sa[1],
-          p->sa[2], p->sa[3], p->sa[4], p->sa[5], p->sb[0], p->sb[1], p->sb[2], p->sb[3], p->sb[4], p->sb[5], p->z1,
-          p->z2, p->zo, p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->lo, p->hi, act_str(a, sizeof a, &p->act));
-        L->flash_params += sizeof(tflk_binary);
+        emit_bin_struct(o, L, i, p);
         P(calls, "    tflk_binary_%s(&n%u, (const %s *)(ws + %zu), %s, (%s *)(ws + %zu));\n",
           k->kind == MK_BIN_S8 ? "s8" : "f32", i, bet, xo, bsrc, bet, yo);
         break;

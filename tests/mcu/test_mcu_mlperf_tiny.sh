@@ -21,10 +21,13 @@ SY=$1 GEN=$2 SHARED=$3 WORK=$4 MODE=$5
 . "$(dirname "$0")/mcu_common.sh"
 mcu_prepare "$MODE" "$WORK"
 
-# check NAME MODEL: codegen under the default rules, build, run, compare
+# check NAME MODEL [CODEGEN ARGS]: codegen under the default rules (--target
+# ws63 unless other arguments are given), build, run, compare
 check() {
   local name=$1 model=$2 pkg=$WORK/$1
-  if ! "$SY" codegen "$model" --target ws63 -o "$pkg" > "$WORK/$name.codegen.log" 2>&1; then
+  shift 2
+  [ $# -gt 0 ] || set -- --target ws63
+  if ! "$SY" codegen "$model" "$@" -o "$pkg" > "$WORK/$name.codegen.log" 2>&1; then
     fail "$name: codegen under the default rules"; cat "$WORK/$name.codegen.log"; return 1
   fi
   if [ "$MODE" = qemu ]; then
@@ -57,6 +60,25 @@ if check resnet8 "$WORK/resnet8.tflite"; then
     echo "ok   resnet8: riscv_mcu (the package's reference) and cpu_ref give the same 10 bytes"
   else
     fail "resnet8: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 10:$cpu'"
+  fi
+fi
+# the same ResNet-8 under the single-rounding form (the parameter structs
+# carry it: rq_single and the once-rounded residual ADDs that real TFLite
+# computes, tests/tflite/tflite_binary_real.mjs): the package against the
+# host run of that form
+{ cat "$(dirname "$0")/../../conf/riscv_mcu_ws63.ini"; echo "requant = single_rounding"; } > "$WORK/single.ini"
+if check resnet8_single "$WORK/resnet8.tflite" --config "$WORK/single.ini"; then
+  exp=$(grep '^out0' "$WORK/resnet8_single/expected_output.txt")
+  "$SY" run "$WORK/resnet8.tflite" --requant single_rounding --output-dir "$WORK/cpu_single" > "$WORK/run.log" 2>&1 ||
+    { cat "$WORK/run.log"; fail "resnet8_single: the cpu_ref run"; }
+  cpu=$(tail -c 10 "$WORK/cpu_single/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+  if [ "out0 10:$cpu" = "$exp" ]; then
+    echo "ok   resnet8_single: riscv_mcu and cpu_ref give the same 10 bytes under single_rounding"
+  else
+    fail "resnet8_single: riscv_mcu and cpu_ref differ under single_rounding: '$exp' vs 'out0 10:$cpu'"
+  fi
+  if cmp -s "$WORK/resnet8/expected_output.txt" "$WORK/resnet8_single/expected_output.txt"; then
+    fail "resnet8_single: the single_rounding package gives the gemmlowp outputs (the form did not reach it)"
   fi
 fi
 M=$SHARED/models/tflite

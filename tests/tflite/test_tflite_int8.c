@@ -15,6 +15,9 @@
  *  - MEAN/SUM int8 from the sum: the truncated integer mean for equal
  *    quantization, the float rescale rounded half away from zero otherwise
  *    (ties), saturation, SUM's int8 wrap;
+ *  - ADD/SUB int8 rounded once under the single-rounding form (the ratios
+ *    in the XNNPACK path's range): multipliers and shift derived by hand
+ *    from power-of-two scales, ties rounded half up;
  *  - one LSTM cell with zero weights: the gates are sigmoid(0) = 0.5 and
  *    tanh(0) = 0, so cell = c0 / 2 per step and the hidden state is
  *    tanh(cell) / 2, both traced by hand through the int16 table.
@@ -227,8 +230,43 @@ static void test_qparams_zero_point_range(void)
     }
 }
 
+static void test_binary_single_s8(void)
+{
+    tflk_binary p;
+    memset(&p, 0, sizeof p);
+    /* ratios 0.5 and 0.25: the larger's exponent is -1, so the shift is
+     * 20 + 1 = 21 and the multipliers 0.5 * 2^21 = 2^20 and 2^19 */
+    tfl_binary8_params(TFLK_ADD, 0.5f, 0, 0.25f, 0, 1.0f, 0, -128, 127, 1, &p);
+    CHECK(p.one == 1 && p.osh == 21 && p.om1 == 1 << 20 && p.om2 == 1 << 19, "one %d osh %d om1 %d om2 %d", p.one,
+          p.osh, p.om1, p.om2);
+    /* 1.5 + 0.25 = 1.75 -> 2; ties 0.5 -> 1 and -0.5 -> 0 (half up, where
+     * TFLite Micro's double rounding gives -1); 127 * 0.5 + 127 * 0.25 = 95.25 -> 95 */
+    CHECK(tflk_binary_s8_one(&p, 3, 1) == 2, "3+1: %d", tflk_binary_s8_one(&p, 3, 1));
+    CHECK(tflk_binary_s8_one(&p, 1, 0) == 1, "1+0: %d", tflk_binary_s8_one(&p, 1, 0));
+    CHECK(tflk_binary_s8_one(&p, -1, 0) == 0, "-1+0: %d", tflk_binary_s8_one(&p, -1, 0));
+    CHECK(tflk_binary_s8_one(&p, 127, 127) == 95, "127+127: %d", tflk_binary_s8_one(&p, 127, 127));
+    /* SUB negates the second multiplier: 0.5 - 0.75 = -0.25 -> 0, -1 - 0.25 -> -1 */
+    tfl_binary8_params(TFLK_SUB, 0.5f, 0, 0.25f, 0, 1.0f, 0, -128, 127, 1, &p);
+    CHECK(p.om2 == -(1 << 19), "SUB om2 %d", p.om2);
+    CHECK(tflk_binary_s8_one(&p, 1, 3) == 0, "1-3: %d", tflk_binary_s8_one(&p, 1, 3));
+    CHECK(tflk_binary_s8_one(&p, -2, 1) == -1, "-2-1: %d", tflk_binary_s8_one(&p, -2, 1));
+    /* zero points and a RELU clamp at zp -128: (10 - 4) * 0.5 + (6 - -2) * 0.25 = 5 -> -123 */
+    tfl_binary8_params(TFLK_ADD, 0.5f, 4, 0.25f, -2, 1.0f, -128, -128, 127, 1, &p);
+    CHECK(tflk_binary_s8_one(&p, 10, 6) == -123, "zp: %d", tflk_binary_s8_one(&p, 10, 6));
+    /* a ratio 0.0001 / 0.6 below 2^-10: the three rescales of the builtin
+     * kernel (TFLite Micro's double rounding) */
+    tfl_binary8_params(TFLK_ADD, 0.0001f, 0, 0.5f, 0, 0.6f, 0, -128, 127, 1, &p);
+    CHECK(p.one == 0 && p.rq_single == 0, "out of range: one %d rq_single %d", p.one, p.rq_single);
+    /* gemmlowp never rounds once; MUL's one rescale takes the form */
+    tfl_binary8_params(TFLK_ADD, 0.5f, 0, 0.25f, 0, 1.0f, 0, -128, 127, 0, &p);
+    CHECK(p.one == 0, "gemmlowp: one %d", p.one);
+    tfl_binary8_params(TFLK_MUL, 0.5f, 0, 0.25f, 0, 1.0f, 0, -128, 127, 1, &p);
+    CHECK(p.rq_single == 1, "MUL: rq_single %d", p.rq_single);
+}
+
 int main(void)
 {
+    RUN_TEST(test_binary_single_s8);
     RUN_TEST(test_qparams_zero_point_range);
     RUN_TEST(test_logistic_s8);
     RUN_TEST(test_tanh_s8);

@@ -12,7 +12,9 @@
 // Float outputs must agree within 1e-5 relative (float kernels of two
 // implementations; the int8 ones are exact).
 //
-//   node tflite_real.mjs SWITCHYARD SHARED_DIR WORK_DIR MCU_INI   env: TFLITE_NODE_MODULES
+//   node tflite_real.mjs SWITCHYARD WORK_DIR MCU_INI ROOT...   env: TFLITE_NODE_MODULES
+// Every .tflite file under each ROOT (the shared folder's models/, a folder
+// of generated models) is a model, named by its path below its ROOT.
 // MCU_INI places the models on riscv_mcu (its host run), which must agree
 // with real TFLite under single_rounding too.
 // Prints one line per model and form; exits 1 when a single_rounding output
@@ -25,7 +27,7 @@ import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
 import { fixQuantizedDimension, readModel } from './tflite_fb.mjs';
 import { runFcChain } from './tflm_ref.mjs';
 
-const [sy, shared, work, mcuIni] = process.argv.slice(2);
+const [sy, work, mcuIni, ...roots] = process.argv.slice(2);
 const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
 const require = createRequire(wasmDir + '/');
 const factory = require('./tflite_web_api_cc.js');
@@ -88,20 +90,22 @@ const draw = (d) => {
   throw new Error(`input dtype ${d.dtype} is not drawn by this test`);
 };
 
-const models = [];
-(function walk(d) {
-  for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const f = path.join(d, e.name);
-    if (e.isDirectory()) walk(f);
-    else if (e.name.endsWith('.tflite')) models.push(f);
-  }
-})(path.join(shared, 'models'));
+const models = []; // [root, file]
+for (const root of roots) {
+  (function walk(d) {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const f = path.join(d, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (e.name.endsWith('.tflite')) models.push([root, f]);
+    }
+  })(root);
+}
 
 const DRAWS = 3;
 let failed = 0;
 console.log(`real TFLite: npm @tensorflow/tfjs-tflite ${version} (tflite_web_api_cc.wasm, 1 thread)`);
-for (const m of models) {
-  const name = path.relative(path.join(shared, 'models'), m);
+for (const [root, m] of models) {
+  const name = path.relative(root, m);
   const bytes = new Uint8Array(fs.readFileSync(m));
   const fixed = fixQuantizedDimension(bytes);
   const dir = path.join(work, name.replace(/[\/]/g, '_'));
