@@ -9,11 +9,15 @@
 # over the session's threads, which the cpu provider follows only when the key
 # is absent; the core's branch pool stays at 1, as ORT's interOpNumThreads)
 # against ORT's intraOpNumThreads.
+# llm_decode is the LLM bundle's decode step: `switchyard llm-export
+# --attention onnx` of the shared stories260K checkpoint (plain ONNX attention,
+# which ONNX Runtime runs), its token_ar1_cl512 graph, the KV cache and mask as
+# full 511-column inputs (both runtimes compute every column of that graph).
 # Run it under nice on a shared machine.
 #
 #   tools/bench/ort_models.sh [BUILD_DIR]
 #   env: MODELS (mnist-8 super_resolution-10 ultraface_rfb_320 squeezenet1.0_fp16
-#        bidi_lstm_nnsplit), THREADS ("1 2"), PRECISIONS ("float int8"),
+#        bidi_lstm_nnsplit llm_decode), THREADS ("1 2"), PRECISIONS ("float int8"),
 #        ROUNDS (3), ITERS (10), WARMUP (2), SHARED (../shared of the source
 #        tree), ORT_NODE_MODULES (a node_modules with onnxruntime-node; else
 #        npm installs it into a temporary folder)
@@ -22,7 +26,7 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 shared=${SHARED:-$root/../shared}
-models=${MODELS:-mnist-8 super_resolution-10 ultraface_rfb_320 squeezenet1.0_fp16 bidi_lstm_nnsplit}
+models=${MODELS:-mnist-8 super_resolution-10 ultraface_rfb_320 squeezenet1.0_fp16 bidi_lstm_nnsplit llm_decode}
 threads_list=${THREADS:-1 2}
 precisions=${PRECISIONS:-float int8}
 rounds=${ROUNDS:-3}
@@ -48,6 +52,15 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 printf '%-22s %-5s %-3s %12s %12s %8s\n' model prec thr "switchyard" "onnxruntime" ratio
 for m in $models; do
     src=$shared/models/onnx/$m/model.onnx
+    if [ "$m" = llm_decode ]; then
+        src=$dir/llm/token_ar1_cl512_1_of_1.onnx
+        ckpt=$shared/models/llm
+        if ! "$sy" llm-export "$ckpt/stories260K.bin" "$ckpt/tok512.bin" -o "$dir/llm" --attention onnx --quiet \
+            >"$dir/llm.log" 2>&1; then
+            printf '%-22s not exported: %s\n' "$m" "$(tail -1 "$dir/llm.log" | cut -c1-90)"
+            continue
+        fi
+    fi
     [ -f "$src" ] || { printf '%-22s missing (%s)\n' "$m" "$src"; continue; }
     in=$dir/$m.in
     mkdir -p "$in"
