@@ -31,6 +31,14 @@ typedef struct mcu_cfg {
     struct mcu_env *env; /* the plugin's state in the same environment */
 } mcu_cfg;
 
+/* the rules files' helpers (mcu_rules.c): a decline with its reason and
+ * text; input/output i, NULL when the node has fewer; an ONNX recurrent
+ * op's direction: 1 or 2 directions (*reverse for "reverse"), 0 unknown */
+void mcu_decline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
+const sy_tensor *mcu_in_opt(const sy_node *n, uint32_t i);
+const sy_tensor *mcu_out_opt(const sy_node *n, uint32_t i);
+int mcu_rnn_dirs(const sy_node *n, int32_t *reverse);
+
 /* Table A and the conversion-time rejections (mcu_rules.c) */
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 

@@ -19,74 +19,53 @@
 
 #define H mcu_H
 
-static const sy_tensor *lin(const sy_node *n, uint32_t i)
-{
-    return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
-}
-
-static const sy_tensor *lout(const sy_node *n, uint32_t i)
-{
-    return i < H->node_num_outputs(n) ? H->node_output(n, i) : NULL;
-}
-
-static void ldecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void ldecline(sy_claim *c, sy_reason r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    c->take = false;
-    c->reason = r;
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
-    va_end(ap);
-}
-
 #define ROW "ops-mcu.md Table B #20 LSTM, rule 31"
 
 bool mcu_lstm_check(const sy_node *n, sy_claim *c)
 {
-    const sy_tensor *x = lin(n, 0), *w = lin(n, 1), *r = lin(n, 2), *b = lin(n, 3);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *r = mcu_in_opt(n, 2), *b = mcu_in_opt(n, 3);
     for (uint32_t i = 0; i < H->node_num_inputs(n) + H->node_num_outputs(n); i++) {
-        const sy_tensor *t = i < H->node_num_inputs(n) ? lin(n, i) : lout(n, i - H->node_num_inputs(n));
+        const sy_tensor *t = i < H->node_num_inputs(n) ? mcu_in_opt(n, i) : mcu_out_opt(n, i - H->node_num_inputs(n));
         if (t && t->dtype != SY_DT_FLOAT32 && i != 4) /* sequence_lens (int32) has a rule of its own */
-            return ldecline(c, SY_REASON_DTYPE, "LSTM: '%s' is %s (%s: float only, no int8)", t->name ? t->name : "",
+            return mcu_decline(c, SY_REASON_DTYPE, "LSTM: '%s' is %s (%s: float only, no int8)", t->name ? t->name : "",
                             sy_dt_name(t->dtype), ROW), false;
     }
     if (!x || !w || !r || x->rank != 3 || w->rank != 3 || r->rank != 3)
-        return ldecline(c, SY_REASON_RANK, "LSTM: X, W and R must be 3D (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_RANK, "LSTM: X, W and R must be 3D (%s)", ROW), false;
     char dir[24];
     sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
     if (strcmp(dir, "forward"))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: direction must be forward, got %s (%s: direction not "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: direction must be forward, got %s (%s: direction not "
                         "configurable)", dir, ROW), false;
     static const char *const fixed[] = {"activations", "activation_alpha", "activation_beta", "clip"};
     for (size_t i = 0; i < SY_COUNT_OF(fixed); i++)
         if (sy_attr_has(H, n, fixed[i], SY_ATTR_STRINGS) || sy_attr_has(H, n, fixed[i], SY_ATTR_FLOATS) ||
             sy_attr_has(H, n, fixed[i], SY_ATTR_FLOAT))
-            return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: %s is not configurable (%s)", fixed[i], ROW), false;
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: %s is not configurable (%s)", fixed[i], ROW), false;
     if (sy_attr_int_or(H, n, "input_forget", 0) != 0 || sy_attr_int_or(H, n, "layout", 0) != 0)
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: input_forget and layout must be 0 (%s: not configurable)", ROW),
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: input_forget and layout must be 0 (%s: not configurable)", ROW),
                false;
-    if (lin(n, 4))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: sequence_lens is not configurable (%s)", ROW), false;
-    if (lin(n, 7))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: P (peepholes) is not configurable (%s)", ROW), false;
+    if (mcu_in_opt(n, 4))
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: sequence_lens is not configurable (%s)", ROW), false;
+    if (mcu_in_opt(n, 7))
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: P (peepholes) is not configurable (%s)", ROW), false;
     for (uint32_t i = 5; i <= 6; i++)
-        if (lin(n, i) && !lin(n, i)->data)
-            return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: %s is a graph input; the MCU kernel takes the initial "
+        if (mcu_in_opt(n, i) && !mcu_in_opt(n, i)->data)
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: %s is a graph input; the MCU kernel takes the initial "
                             "state as a constant (zeros when absent), which the package holds", i == 5 ? "initial_h" :
                             "initial_c"), false;
     /* constness last: a node test that feeds W as an input still names the rule it breaks first */
     if (!w->data || !r->data || (b && !b->data))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W, R and B must be constants (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: W, R and B must be constants (%s)", ROW), false;
     int64_t hs = w->dims[1] / 4;
     if (w->dims[0] != 1 || w->dims[1] != 4 * hs || w->dims[2] != x->dims[2] || r->dims[1] != 4 * hs ||
         r->dims[2] != hs || (b && sy_tensor_numel(b) != 8 * hs) ||
-        (lin(n, 5) && sy_tensor_numel(lin(n, 5)) != x->dims[1] * hs) ||
-        (lin(n, 6) && sy_tensor_numel(lin(n, 6)) != x->dims[1] * hs))
-        return ldecline(c, SY_REASON_ATTRIBUTE, "LSTM: W [1, 4H, I], R [1, 4H, H], B [1, 8H], initial_h and initial_c "
+        (mcu_in_opt(n, 5) && sy_tensor_numel(mcu_in_opt(n, 5)) != x->dims[1] * hs) ||
+        (mcu_in_opt(n, 6) && sy_tensor_numel(mcu_in_opt(n, 6)) != x->dims[1] * hs))
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "LSTM: W [1, 4H, I], R [1, 4H, H], B [1, 8H], initial_h and initial_c "
                         "[1, B, H] expected (%s)", ROW), false;
     if (sy_tensor_numel(x) > INT32_MAX / 8 || sy_tensor_numel(w) > INT32_MAX / 8)
-        return ldecline(c, SY_REASON_RANK, "LSTM: more than 2^28 elements: the MCU kernels index with int32"), false;
+        return mcu_decline(c, SY_REASON_RANK, "LSTM: more than 2^28 elements: the MCU kernels index with int32"), false;
     return true;
 }
 
@@ -94,7 +73,7 @@ static tflk_qtensor f32_at(const float *p) { return (tflk_qtensor){p, TFLK_F32, 
 
 sy_status *mcu_lstm_prepare(sy_node *n, mcu_node *k)
 {
-    const sy_tensor *x = lin(n, 0), *w = lin(n, 1), *r = lin(n, 2), *b = lin(n, 3), *h0 = lin(n, 5), *c0 = lin(n, 6);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *r = mcu_in_opt(n, 2), *b = mcu_in_opt(n, 3), *h0 = mcu_in_opt(n, 5), *c0 = mcu_in_opt(n, 6);
     const int32_t T = (int32_t)x->dims[0], B = (int32_t)x->dims[1], I = (int32_t)x->dims[2];
     const int32_t Hs = (int32_t)(w->dims[1] / 4);
     k->kind = MK_LSTM_ONNX;
@@ -137,7 +116,7 @@ sy_status *mcu_lstm_prepare(sy_node *n, mcu_node *k)
     /* scratch: the kernel's, then Y when the node does not ask for it */
     size_t s = tflk_lstm_scratch_floats(p) * sizeof(float);
     k->pre_floats = tflk_lstm_scratch_floats(p);
-    if (!lout(n, 0))
+    if (!mcu_out_opt(n, 0))
         s += (size_t)T * B * Hs * sizeof(float);
     H->node_set_scratch(n, s);
     return NULL;

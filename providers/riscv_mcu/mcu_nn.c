@@ -34,11 +34,6 @@ static bool is_tfl(const sy_node *n)
     return dom && !strcmp(dom, TFL_DOMAIN);
 }
 
-static const sy_tensor *nin_at(const sy_node *n, uint32_t i)
-{
-    return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
-}
-
 bool mcu_nn_has(const sy_node *n)
 {
     const char *op = H->node_op(n);
@@ -48,7 +43,7 @@ bool mcu_nn_has(const sy_node *n)
         return false;
     if (!strcmp(op, "ConvTranspose") || !strcmp(op, "LSTM") || !strcmp(op, "GRU") || !strcmp(op, "RNN"))
         return true;
-    const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1);
     if (!x)
         return false;
     if (!strcmp(op, "Conv"))
@@ -58,17 +53,6 @@ bool mcu_nn_has(const sy_node *n)
     if (!strcmp(op, "Gemm"))
         return sy_attr_int_or(H, n, "transA", 0) != 0;
     return false;
-}
-
-static void ndecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void ndecline(sy_claim *c, sy_reason r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    c->take = false;
-    c->reason = r;
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
-    va_end(ap);
 }
 
 static bool ints_all_eq(const sy_node *n, const char *attr, int64_t want)
@@ -100,54 +84,54 @@ static bool check_tconv(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     const bool seed = cfg->rules == MCU_RULES_SEED;
     const char *row = "ops-mcu.md Table A #90 TransposeConv";
-    const sy_tensor *os = nin_at(n, 0), *w = nin_at(n, 1), *x = nin_at(n, 2), *b = nin_at(n, 3);
+    const sy_tensor *os = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *x = mcu_in_opt(n, 2), *b = mcu_in_opt(n, 3);
     const sy_tensor *y = H->node_output(n, 0);
     if (!x || !w || !os || !y || x->rank != 4 || w->rank != 4 || y->rank != 4)
-        return ndecline(c, SY_REASON_RANK, "TRANSPOSE_CONV: input and filter must be 4D (NHWC, [OC, KH, KW, IC]) "
+        return mcu_decline(c, SY_REASON_RANK, "TRANSPOSE_CONV: input and filter must be 4D (NHWC, [OC, KH, KW, IC]) "
                         "(%s)", row), false;
     if (!os->data || os->dtype != SY_DT_INT32 || !w->data || (b && !b->data))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: output_shape (int32), filter and bias must be "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: output_shape (int32), filter and bias must be "
                         "offline constants (%s: output_shape const, consumed by the converter)", row), false;
     /* rules = tflm: what TFLite Micro's kernel takes (any batch, a fused activation) */
     if (seed && x->dims[0] != 1)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: batch must be 1, got %lld (%s: input static, batch "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: batch must be 1, got %lld (%s: input static, batch "
                         "= 1; rules = tflm accepts it)", (long long)x->dims[0], row), false;
     if (seed && !act_none(n))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: fused_activation_function must be NONE (%s: fused "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE_CONV: fused_activation_function must be NONE (%s: fused "
                         "activation not enabled; a following Relu stays a separate node; rules = tflm accepts it)",
                         row), false;
     if (x->dtype == SY_DT_FLOAT32) {
         if (!f32(w) || !f32(b) || !f32(y))
-            return ndecline(c, SY_REASON_DTYPE, "TRANSPOSE_CONV: fp32 input needs fp32 filter, bias and output (%s)",
+            return mcu_decline(c, SY_REASON_DTYPE, "TRANSPOSE_CONV: fp32 input needs fp32 filter, bias and output (%s)",
                             row), false;
         return true;
     }
     if (x->dtype != SY_DT_INT8 || !q_tensor(x) || !q_tensor(y) || w->dtype != SY_DT_INT8 ||
         (b && b->dtype != SY_DT_INT32))
-        return ndecline(c, SY_REASON_DTYPE, "TRANSPOSE_CONV: fp32, or full-quant int8 (per-tensor int8 input and "
+        return mcu_decline(c, SY_REASON_DTYPE, "TRANSPOSE_CONV: fp32, or full-quant int8 (per-tensor int8 input and "
                         "output, int8 filter, int32 bias) (%s)", row), false;
     return true;
 }
 
 static bool check_bmm(const mcu_cfg *cfg, const sy_node *n, const char *op, const char *row, bool tfl, sy_claim *c)
 {
-    const sy_tensor *a = nin_at(n, 0), *b = nin_at(n, 1), *y = H->node_output(n, 0);
+    const sy_tensor *a = mcu_in_opt(n, 0), *b = mcu_in_opt(n, 1), *y = H->node_output(n, 0);
     /* rules = tflm (TFLite only): TFLite Micro's BATCH_MATMUL broadcasts the batch dims; the kernel does too */
     const bool bcast = tfl && cfg->rules == MCU_RULES_TFLM;
     if (!a || !b || !y || a->rank < 2 || b->rank < 2 || y->rank > TFLK_BMM_RANK + 2 ||
         (!bcast && (a->rank > 4 || b->rank != a->rank)))
-        return ndecline(c, SY_REASON_RANK, "%s: x and y must be 2-4D of one rank, got ranks %d and %d (%s: no "
+        return mcu_decline(c, SY_REASON_RANK, "%s: x and y must be 2-4D of one rank, got ranks %d and %d (%s: no "
                         "broadcasting)", op, a ? a->rank : 0, b ? b->rank : 0, row), false;
     for (int32_t i = 0; !bcast && i + 2 < a->rank; i++)
         if (a->dims[i] != b->dims[i])
-            return ndecline(c, SY_REASON_ATTRIBUTE, "%s: batch dim %d is %lld and %lld; they must be identical (%s: "
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: batch dim %d is %lld and %lld; they must be identical (%s: "
                             "no broadcasting%s)", op, (int)i, (long long)a->dims[i], (long long)b->dims[i], row,
                             tfl ? "; rules = tflm accepts it" : ""), false;
     if (a->dtype == SY_DT_FLOAT32 && f32(b) && f32(y))
         return true;
     if (tfl && q_tensor(a) && q_tensor(b) && q_tensor(y))
         return true;
-    return ndecline(c, SY_REASON_DTYPE, "%s: %s%s (%s)", op, tfl ? "fp32, or int8 with per-tensor quantization" : "fp32",
+    return mcu_decline(c, SY_REASON_DTYPE, "%s: %s%s (%s)", op, tfl ? "fp32, or int8 with per-tensor quantization" : "fp32",
                     tfl ? "" : " on this kernel (int8 runs as the switchyard.quant QMatMul of a quantized model)",
                     row), false;
 }
@@ -157,34 +141,34 @@ static bool check_conv3d(const sy_node *n, sy_claim *c)
     bool tfl = is_tfl(n);
     const char *row = tfl ? "ops-mcu.md Table A #2 Conv3D" : "ops-mcu.md Table B #2 Conv3D";
     const char *op = H->node_op(n);
-    const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1), *b = nin_at(n, 2), *y = H->node_output(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *b = mcu_in_opt(n, 2), *y = H->node_output(n, 0);
     if (!x || !w || !y || x->rank != 5 || w->rank != 5)
-        return ndecline(c, SY_REASON_RANK, "%s: 5-D input and filter (%s)", op, row), false;
+        return mcu_decline(c, SY_REASON_RANK, "%s: 5-D input and filter (%s)", op, row), false;
     if (!w->data || (b && !b->data))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "%s: filter and bias must be constants (%s: filter const, bias "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: filter and bias must be constants (%s: filter const, bias "
                         "optional)", op, row), false;
     if (x->dtype != SY_DT_FLOAT32 || !f32(w) || !f32(b) || !f32(y))
-        return ndecline(c, SY_REASON_DTYPE, "%s: %s: the MCU's 3-D kernel is fp32 (%s: int8 only via FULL_QUANT; no "
+        return mcu_decline(c, SY_REASON_DTYPE, "%s: %s: the MCU's 3-D kernel is fp32 (%s: int8 only via FULL_QUANT; no "
                         "int8 Conv3D kernel in this build)", op, sy_dt_name(x->dtype), row), false;
     if (tfl) /* dilation and activation: table_a_other (mcu_rules.c) quoted them already */
         return true;
     char ap[16];
     sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
     if (strcmp(ap, "NOTSET"))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): auto_pad must be NOTSET, got %s; a conversion-time "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): auto_pad must be NOTSET, got %s; a conversion-time "
                         "error (%s, seed L5961)", ap, row), false;
     if (!ints_all_eq(n, "dilations", 1))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): dilations must be [1,1,1]; a conversion-time error (%s, "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): dilations must be [1,1,1]; a conversion-time error (%s, "
                         "seed L6001-L6005)", row), false;
     int64_t g = sy_attr_int_or(H, n, "group", 1);
     if (g != 1)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): group must be 1, got %lld; a conversion-time error (%s)",
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): group must be 1, got %lld; a conversion-time error (%s)",
                         (long long)g, row), false;
     int64_t s[3] = {1, 1, 1};
     sy_attr_ints_copy(H, n, "strides", s, 3);
     for (int i = 0; i < 3; i++)
         if (s[i] != 1 && s[i] != 2)
-            return ndecline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): strides must be 1 or 2 per axis, got %lld (%s)",
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv (5-D): strides must be 1 or 2 per axis, got %lld (%s)",
                             (long long)s[i], row), false;
     return true;
 }
@@ -192,31 +176,31 @@ static bool check_conv3d(const sy_node *n, sy_claim *c)
 static bool check_convt(const sy_node *n, sy_claim *c)
 {
     const char *row = "ops-mcu.md Table B #113 ConvTranspose";
-    const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1), *b = nin_at(n, 2), *y = H->node_output(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *b = mcu_in_opt(n, 2), *y = H->node_output(n, 0);
     if (!x || !w || !y || x->rank != 4 || w->rank != 4)
-        return ndecline(c, SY_REASON_RANK, "ConvTranspose: X must be 4D NCHW, got rank %d (%s: non-4D input is "
+        return mcu_decline(c, SY_REASON_RANK, "ConvTranspose: X must be 4D NCHW, got rank %d (%s: non-4D input is "
                         "unsupported)", x ? x->rank : 0, row), false;
     if (x->dims[0] != 1)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: batch must be 1, got %lld (%s: X static, batch = 1)",
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: batch must be 1, got %lld (%s: X static, batch = 1)",
                         (long long)x->dims[0], row), false;
     if (x->dtype != SY_DT_FLOAT32 || !f32(w) || !f32(b) || !f32(y))
-        return ndecline(c, SY_REASON_DTYPE, "ConvTranspose: %s: the MCU kernel of the ONNX form is fp32 (%s: X, W, B "
+        return mcu_decline(c, SY_REASON_DTYPE, "ConvTranspose: %s: the MCU kernel of the ONNX form is fp32 (%s: X, W, B "
                         "float32)", sy_dt_name(x->dtype), row), false;
     if (sy_attr_has(H, n, "output_shape", SY_ATTR_INTS))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: the output_shape attribute is an error at parse time "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: the output_shape attribute is an error at parse time "
                         "(%s: re-export the model with explicit pads)", row), false;
     int64_t g = sy_attr_int_or(H, n, "group", 1);
     if (g != 1)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: group must be 1, got %lld (%s: group > 1, including "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: group must be 1, got %lld (%s: group > 1, including "
                         "depthwise deconvolution, is unsupported)", (long long)g, row), false;
     char ap[16];
     sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
     int64_t pads[4] = {0, 0, 0, 0};
     int64_t np = sy_attr_ints_copy(H, n, "pads", pads, 4);
     if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER"))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: auto_pad %s (%s)", ap, row), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: auto_pad %s (%s)", ap, row), false;
     if (strcmp(ap, "NOTSET") && np > 0)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: pads must not be given when auto_pad = %s (%s)", ap,
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: pads must not be given when auto_pad = %s (%s)", ap,
                         row), false;
     int64_t s[2] = {1, 1}, op[2] = {0, 0}, d[2] = {1, 1};
     sy_attr_ints_copy(H, n, "strides", s, 2);
@@ -224,40 +208,40 @@ static bool check_convt(const sy_node *n, sy_claim *c)
     sy_attr_ints_copy(H, n, "dilations", d, 2);
     for (int i = 0; i < 2; i++) {
         if (s[i] < 1 || d[i] < 1)
-            return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: strides and dilations must be >= 1 (%s)", row),
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: strides and dilations must be >= 1 (%s)", row),
                    false;
         if (op[i] < 0 || op[i] >= s[i])
-            return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: output_padding[%d] = %lld must be below the stride "
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: output_padding[%d] = %lld must be below the stride "
                             "%lld (%s)", i, (long long)op[i], (long long)s[i], row), false;
     }
     for (int i = 0; i < 4; i++)
         if (pads[i] < 0)
-            return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: pads must be non-negative (%s)", row), false;
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: pads must be non-negative (%s)", row), false;
     if (!w->data || (b && !b->data))
-        return ndecline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: W and B must be initializers (%s)", row), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "ConvTranspose: W and B must be initializers (%s)", row), false;
     return true;
 }
 
 static bool check_gemm_ta(const sy_node *n, sy_claim *c)
 {
     const char *row = "ops-mcu.md Table B #4 Gemm";
-    const sy_tensor *a = nin_at(n, 0), *b = nin_at(n, 1), *cc = nin_at(n, 2), *y = H->node_output(n, 0);
+    const sy_tensor *a = mcu_in_opt(n, 0), *b = mcu_in_opt(n, 1), *cc = mcu_in_opt(n, 2), *y = H->node_output(n, 0);
     if (!a || !b || !y || a->rank != 2 || b->rank != 2)
-        return ndecline(c, SY_REASON_RANK, "Gemm: A and B must be 2D (%s)", row), false;
+        return mcu_decline(c, SY_REASON_RANK, "Gemm: A and B must be 2D (%s)", row), false;
     if (a->dtype != SY_DT_FLOAT32 || !f32(b) || !f32(y))
-        return ndecline(c, SY_REASON_DTYPE, "Gemm: %s: fp32 on this kernel (%s; int8 runs as the switchyard.quant "
+        return mcu_decline(c, SY_REASON_DTYPE, "Gemm: %s: fp32 on this kernel (%s; int8 runs as the switchyard.quant "
                         "QMatMul of a quantized model)", sy_dt_name(a->dtype), row), false;
     float alpha = sy_attr_float_or(H, n, "alpha", 1.0f);
     if (alpha != 1.0f)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "Gemm: alpha must be 1.0, got %g (%s)", (double)alpha, row), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "Gemm: alpha must be 1.0, got %g (%s)", (double)alpha, row), false;
     if (!b->data)
-        return ndecline(c, SY_REASON_ATTRIBUTE, "Gemm: B must be a constant (%s: B const)", row), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "Gemm: B must be a constant (%s: B const)", row), false;
     int64_t N = y->dims[1];
     if (cc && sy_attr_float_or(H, n, "beta", 1.0f) != 0.0f) {
         int64_t cn = sy_tensor_numel(cc);
         bool rowv = cc->rank <= 1 || (cc->rank == 2 && cc->dims[0] == 1);
         if (!cc->data || cc->dtype != SY_DT_FLOAT32 || !rowv || (cn != 1 && cn != N))
-            return ndecline(c, SY_REASON_ATTRIBUTE, "Gemm: C must be a constant fp32 of 1 or N = %lld elements "
+            return mcu_decline(c, SY_REASON_ATTRIBUTE, "Gemm: C must be a constant fp32 of 1 or N = %lld elements "
                             "broadcast over the rows (%s: C 1D const)", (long long)N, row), false;
     }
     return true;
@@ -291,11 +275,11 @@ bool mcu_nn_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     for (uint32_t i = 0; i < H->node_num_inputs(n); i++) {
         const sy_tensor *t = H->node_input(n, i);
         if (t && sy_tensor_numel(t) > INT32_MAX / 8)
-            return ndecline(c, SY_REASON_RANK, "%s: more than 2^28 elements: the MCU kernels index with int32", op),
+            return mcu_decline(c, SY_REASON_RANK, "%s: more than 2^28 elements: the MCU kernels index with int32", op),
                    false;
     }
     if (y && sy_tensor_numel(y) > INT32_MAX / 8)
-        return ndecline(c, SY_REASON_RANK, "%s: more than 2^28 elements: the MCU kernels index with int32", op), false;
+        return mcu_decline(c, SY_REASON_RANK, "%s: more than 2^28 elements: the MCU kernels index with int32", op), false;
     return true;
 }
 
@@ -346,7 +330,7 @@ static void cl_views(sy_node *n, mcu_node *k, const sy_tensor *x, const sy_tenso
 /* ONNX ConvTranspose: W [C_in, C_out, kH, kW] as the kernel's [OC, KH, KW, IC] */
 static sy_status *prep_convt(sy_node *n, mcu_node *k)
 {
-    const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1), *b = nin_at(n, 2), *y = H->node_output(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *b = mcu_in_opt(n, 2), *y = H->node_output(n, 0);
     const int64_t IC = x->dims[1], IH = x->dims[2], IW = x->dims[3], OC = y->dims[1], OH = y->dims[2],
                   OW = y->dims[3], KH = w->dims[2], KW = w->dims[3];
     if (w->dims[0] != IC || w->dims[1] != OC)
@@ -400,7 +384,7 @@ static sy_status *prep_convt(sy_node *n, mcu_node *k)
 /* ONNX Conv, 5-D: W [OC, IC, KD, KH, KW] as the kernel's [KD, KH, KW, IC, OC] */
 static sy_status *prep_conv3d_onnx(sy_node *n, mcu_node *k)
 {
-    const sy_tensor *x = nin_at(n, 0), *w = nin_at(n, 1), *b = nin_at(n, 2), *y = H->node_output(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *b = mcu_in_opt(n, 2), *y = H->node_output(n, 0);
     const int64_t IC = x->dims[1], OC = y->dims[1], KD = w->dims[2], KH = w->dims[3], KW = w->dims[4];
     if (w->dims[0] != OC || w->dims[1] != IC)
         return H->status_new(SY_ERR_SHAPE, "Conv: W [%lld, %lld, ...] for %lld input and %lld output channels",
@@ -439,7 +423,7 @@ static sy_status *prep_conv3d_onnx(sy_node *n, mcu_node *k)
 /* ONNX MatMul (rank > 2 or a runtime B) and Gemm with transA = 1 on tflk_bmm_f32 */
 static sy_status *prep_bmm_onnx(sy_node *n, mcu_node *k)
 {
-    const sy_tensor *a = nin_at(n, 0), *b = nin_at(n, 1), *y = H->node_output(n, 0);
+    const sy_tensor *a = mcu_in_opt(n, 0), *b = mcu_in_opt(n, 1), *y = H->node_output(n, 0);
     tflk_bmm *p = &k->u.bmm;
     memset(p, 0, sizeof *p);
     bool gemm = !strcmp(H->node_op(n), "Gemm");
@@ -449,7 +433,7 @@ static sy_status *prep_bmm_onnx(sy_node *n, mcu_node *k)
     p->n = (int32_t)y->dims[y->rank - 1];
     p->k = (int32_t)(p->adj_x ? a->dims[a->rank - 2] : a->dims[a->rank - 1]);
     SY_TRY(tfl_bmm_batches(H, a, b, y, p));
-    const sy_tensor *cc = gemm ? nin_at(n, 2) : NULL;
+    const sy_tensor *cc = gemm ? mcu_in_opt(n, 2) : NULL;
     float beta = gemm ? sy_attr_float_or(H, n, "beta", 1.0f) : 0.0f;
     if (cc && cc->data && beta != 0.0f) {
         float *own = calloc((size_t)p->n, sizeof(float));
@@ -470,7 +454,7 @@ sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k)
 {
     const char *op = H->node_op(n);
     if (!strcmp(op, "TRANSPOSE_CONV")) {
-        bool i8 = nin_at(n, 2)->dtype == SY_DT_INT8;
+        bool i8 = mcu_in_opt(n, 2)->dtype == SY_DT_INT8;
         k->kind = i8 ? MK_TCONV_S8 : MK_TCONV_F32;
         SY_TRY(tfl_build_tconv(H, n, &k->u.tconv, &k->o));
         k->n_mult = k->u.tconv.per_channel ? k->u.tconv.oc : 1;
@@ -479,7 +463,7 @@ sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k)
         return NULL;
     }
     if (!strcmp(op, "BATCH_MATMUL")) {
-        k->kind = nin_at(n, 0)->dtype == SY_DT_INT8 ? MK_BMM_S8 : MK_BMM_F32;
+        k->kind = mcu_in_opt(n, 0)->dtype == SY_DT_INT8 ? MK_BMM_S8 : MK_BMM_F32;
         return tfl_build_bmm(H, n, &k->u.bmm);
     }
     if (!strcmp(op, "CONV_3D")) {

@@ -121,17 +121,6 @@ static bool moves(mcu_kind k)
            k == MK_SCATTER_ND_SET || k == MK_SCATTER_EL || k == MK_VIEW;
 }
 
-static void odecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void odecline(sy_claim *c, sy_reason r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    c->take = false;
-    c->reason = r;
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
-    va_end(ap);
-}
-
 static bool const_in(const sy_node *n, uint32_t i)
 {
     const sy_tensor *t = i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
@@ -159,19 +148,19 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
     if (r->kind == MK_FC_F32) {
         const sy_tensor *b = nin > 1 ? H->node_input(n, 1) : NULL;
         if (x->rank != 2 || !b || b->rank != 2 || y->rank != 2) {
-            odecline(c, SY_REASON_RANK, "%s: 2-D A and B on the MCU (the fully-connected kernel; ops-mcu.md Table B "
+            mcu_decline(c, SY_REASON_RANK, "%s: 2-D A and B on the MCU (the fully-connected kernel; ops-mcu.md Table B "
                      "%s: rank 2), got ranks %d and %d", op, r->row, x->rank, b ? b->rank : 0);
             return false;
         }
         if (!b->data) {
-            odecline(c, SY_REASON_ATTRIBUTE, "%s: B must be a constant (ops-mcu.md Table B %s: B const; the MCU "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: B must be a constant (ops-mcu.md Table B %s: B const; the MCU "
                      "kernel takes it as weights in flash)", op, r->row);
             return false;
         }
         if (!strcmp(op, "Gemm")) {
             float alpha = sy_attr_float_or(H, n, "alpha", 1.0f);
             if (alpha != 1.0f) {
-                odecline(c, SY_REASON_ATTRIBUTE, "Gemm: alpha must be 1.0, got %g (ops-mcu.md Table B #4)",
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "Gemm: alpha must be 1.0, got %g (ops-mcu.md Table B #4)",
                          (double)alpha);
                 return false;
             }
@@ -182,7 +171,7 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
                 int64_t cn = sy_tensor_numel(cc);
                 bool row = cc->rank <= 1 || (cc->rank == 2 && cc->dims[0] == 1);
                 if (!cc->data || cc->dtype != SY_DT_FLOAT32 || !row || (cn != 1 && cn != N)) {
-                    odecline(c, SY_REASON_ATTRIBUTE, "Gemm: C must be a constant fp32 of 1 or N = %lld elements "
+                    mcu_decline(c, SY_REASON_ATTRIBUTE, "Gemm: C must be a constant fp32 of 1 or N = %lld elements "
                              "broadcast over the rows (ops-mcu.md Table B #4: C 1D const)", (long long)N);
                     return false;
                 }
@@ -191,26 +180,26 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
         return true;
     }
     if (x->rank != 3 && x->rank != 4) {
-        odecline(c, SY_REASON_RANK, "%s: X must be 3D or 4D (NCW/NCHW), got rank %d (ops-mcu.md Table B %s)", op,
+        mcu_decline(c, SY_REASON_RANK, "%s: X must be 3D or 4D (NCW/NCHW), got rank %d (ops-mcu.md Table B %s)", op,
                  x->rank, r->row);
         return false;
     }
     if (r->kind == MK_CONV_F32) {
         const sy_tensor *w = nin > 1 ? H->node_input(n, 1) : NULL, *b = nin > 2 ? H->node_input(n, 2) : NULL;
         if (!w || !w->data || w->rank != x->rank || w->dtype != SY_DT_FLOAT32 || (b && !b->data)) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Conv: W (of X's rank) and B must be constants (ops-mcu.md Table B #1)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv: W (of X's rank) and B must be constants (ops-mcu.md Table B #1)");
             return false;
         }
         /* Table B #1's "auto_pad = NOTSET only" is a converter's input rule:
          * SAME_* and VALID resolve to explicit pads with the same result
          * (lead_pads), as for the int8 QConv (mcu_quant.c) */
         if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER")) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Conv: auto_pad %s (ops-mcu.md Table B #1)", ap);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv: auto_pad %s (ops-mcu.md Table B #1)", ap);
             return false;
         }
         int64_t g = sy_attr_int_or(H, n, "group", 1);
         if (g != 1) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Conv: group must be 1, got %lld (ops-mcu.md Table B #1: group = 1 only)",
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "Conv: group must be 1, got %lld (ops-mcu.md Table B #1: group = 1 only)",
                      (long long)g);
             return false;
         }
@@ -220,29 +209,29 @@ static bool check_nn(const sy_node *n, const onnx_row *r, const sy_tensor *x, co
     if (global)
         return true;
     if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER")) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: auto_pad %s (ops-mcu.md Table B %s)", op, ap, r->row);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: auto_pad %s (ops-mcu.md Table B %s)", op, ap, r->row);
         return false;
     }
     if (sy_attr_int_or(H, n, "ceil_mode", 0) != 0) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode must be 0 (ops-mcu.md Table B %s: floor only)", op, r->row);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode must be 0 (ops-mcu.md Table B %s: floor only)", op, r->row);
         return false;
     }
     if (!ints_all(n, "dilations", 1)) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1 (ops-mcu.md Table B %s: dilations = 1 only)", op,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1 (ops-mcu.md Table B %s: dilations = 1 only)", op,
                  r->row);
         return false;
     }
     if (sy_attr_int_or(H, n, "storage_order", 0) != 0) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: storage_order must be 0 (ops-mcu.md Table B %s)", op, r->row);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: storage_order must be 0 (ops-mcu.md Table B %s)", op, r->row);
         return false;
     }
     if (!strcmp(op, "MaxPool") && H->node_num_outputs(n) > 1 && H->node_output(n, 1)) {
-        odecline(c, SY_REASON_ATTRIBUTE, "MaxPool: the dual-output form (with Indices) is not supported (ops-mcu.md "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "MaxPool: the dual-output form (with Indices) is not supported (ops-mcu.md "
                  "Table B #3)");
         return false;
     }
     if (!strcmp(op, "AveragePool") && sy_attr_int_or(H, n, "count_include_pad", 0) != 0 && !ints_all(n, "pads", 0)) {
-        odecline(c, SY_REASON_ATTRIBUTE, "AveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "AveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
                  "the cells inside the input only (ops-mcu.md Table B #18 does not mention count_include_pad)");
         return false;
     }
@@ -260,7 +249,7 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
     const sy_tensor *x = nin ? H->node_input(n, 0) : NULL, *y = nout ? H->node_output(n, 0) : NULL;
     if (!x || !y)
-        return odecline(c, SY_REASON_ATTRIBUTE, "%s: an input and an output are required", op), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: an input and an output are required", op), false;
     sy_dtype dt = x->dtype;
     /* the comparisons also compare bools: Table B #65-#69 give A and B as
      * "float32 or bool" (the seed: 数据类型仅支持float32、bool on the
@@ -268,13 +257,13 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool want_bool = r->kind == MK_CMP_B || r->kind == MK_NOT_B || (r->kind == MK_CMP_F32 && dt == SY_DT_BOOL);
     if (moves(r->kind)) {
         if (dt != SY_DT_FLOAT32 && dt != SY_DT_INT8 && dt != SY_DT_INT32 && dt != SY_DT_BOOL && dt != SY_DT_INT64) {
-            odecline(c, SY_REASON_DTYPE, "%s: %s data: the MCU moves fp32, int8, int32 and bool tensors", op,
+            mcu_decline(c, SY_REASON_DTYPE, "%s: %s data: the MCU moves fp32, int8, int32 and bool tensors", op,
                      sy_dt_name(dt));
             return false;
         }
     } else if (r->kind == MK_SHIFT_U8) {
         if (dt != SY_DT_UINT8) {
-            odecline(c, SY_REASON_DTYPE, "BitShift: %s inputs; the MCU kernel is uint8 (ops-mcu.md Table B #47: "
+            mcu_decline(c, SY_REASON_DTYPE, "BitShift: %s inputs; the MCU kernel is uint8 (ops-mcu.md Table B #47: "
                      "uint8)", sy_dt_name(dt));
             return false;
         }
@@ -282,88 +271,88 @@ bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         /* Table B #45, #97, #98 list int8: ONNX int8 tensors carry no scale, so
          * the op computes on the codes as integers (ONNX's integer Div, Max, Min) */
     } else if (want_bool ? dt != SY_DT_BOOL : dt != SY_DT_FLOAT32) {
-        odecline(c, SY_REASON_DTYPE, "%s: %s inputs; the MCU kernel is %s (ops-mcu.md Table B %s; int8 runs as the "
+        mcu_decline(c, SY_REASON_DTYPE, "%s: %s inputs; the MCU kernel is %s (ops-mcu.md Table B %s; int8 runs as the "
                  "switchyard.quant ops of a quantized model)", op, sy_dt_name(dt), want_bool ? "bool" : "fp32", r->row);
         return false;
     }
     if (nin > MCU_MAX_IO || nout > MCU_MAX_IO) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs, %u outputs; a package records at most %d", op, nin, nout,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs, %u outputs; a package records at most %d", op, nin, nout,
                  MCU_MAX_IO);
         return false;
     }
     if (r->kind == MK_BIN_F32 && nin != 2) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: exactly two inputs on the MCU, got %u (ops-mcu.md Table B %s)", op, nin,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: exactly two inputs on the MCU, got %u (ops-mcu.md Table B %s)", op, nin,
                  r->row);
         return false;
     }
     if ((r->kind == MK_BIN_F32 || r->kind == MK_CMP_F32 || r->kind == MK_CMP_B || r->kind == MK_SHIFT_U8) &&
         (nin < 2 || !H->node_input(n, 1) || H->node_input(n, 1)->dtype != dt)) {
-        odecline(c, SY_REASON_DTYPE, "%s: both inputs must be %s on the MCU, got %s (ops-mcu.md Table B %s)", op,
+        mcu_decline(c, SY_REASON_DTYPE, "%s: both inputs must be %s on the MCU, got %s (ops-mcu.md Table B %s)", op,
                  sy_dt_name(dt), nin > 1 && H->node_input(n, 1) ? sy_dt_name(H->node_input(n, 1)->dtype) : "none",
                  r->row);
         return false;
     }
     if (!strcmp(op, "Mod") && sy_attr_int_or(H, n, "fmod", 0) != 1) {
-        odecline(c, SY_REASON_ATTRIBUTE, "Mod: fmod must be 1 on fp32 inputs (ops-mcu.md Table B #46: fp32; ONNX "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "Mod: fmod must be 1 on fp32 inputs (ops-mcu.md Table B #46: fp32; ONNX "
                  "requires fmod = 1 for floating-point inputs)");
         return false;
     }
     if (!strcmp(op, "Dropout") && nin > 2 && H->node_input(n, 2)) {
         const sy_tensor *tm = H->node_input(n, 2);
         if (!tm->data || tm->dtype != SY_DT_BOOL || *(const uint8_t *)tm->data) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Dropout: training_mode must be a constant false on the MCU (inference "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "Dropout: training_mode must be a constant false on the MCU (inference "
                      "is the identity; ops-mcu.md Table B #73)");
             return false;
         }
     }
     if (!strcmp(op, "Dropout") && nout > 1 && H->node_output(n, 1)) {
-        odecline(c, SY_REASON_ATTRIBUTE, "Dropout: the mask output is not produced on the MCU (ops-mcu.md Table B #73)");
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "Dropout: the mask output is not produced on the MCU (ops-mcu.md Table B #73)");
         return false;
     }
     if (!strcmp(op, "Clip") && (!const_in(n, 1) || !const_in(n, 2))) {
-        odecline(c, SY_REASON_ATTRIBUTE, "Clip: min and max must be constants on the MCU (ops-mcu.md Table B #48)");
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "Clip: min and max must be constants on the MCU (ops-mcu.md Table B #48)");
         return false;
     }
     if (!strcmp(op, "Gelu")) {
         char a[16];
         sy_attr_string_or(H, n, "approximate", "none", a, sizeof a);
         if (strcmp(a, "none") && strcmp(a, "tanh")) {
-            odecline(c, SY_REASON_ATTRIBUTE, "Gelu: approximate must be none or tanh (ops-mcu.md Table B #83)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "Gelu: approximate must be none or tanh (ops-mcu.md Table B #83)");
             return false;
         }
     }
     if ((!strcmp(op, "Tile") || !strcmp(op, "Expand")) && !const_in(n, 1)) {
-        odecline(c, SY_REASON_ATTRIBUTE, "%s: %s must be a constant (ops-mcu.md Table B %s)", op,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s must be a constant (ops-mcu.md Table B %s)", op,
                  op[0] == 'T' ? "repeats" : "shape", r->row);
         return false;
     }
     if (!strcmp(op, "GatherND") && sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
-        odecline(c, SY_REASON_ATTRIBUTE, "GatherND: batch_dims must be 0 on the MCU (ops-mcu.md Table B #88)");
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "GatherND: batch_dims must be 0 on the MCU (ops-mcu.md Table B #88)");
         return false;
     }
     if (!strcmp(op, "ScatterND") || !strcmp(op, "ScatterElements")) {
         char red[16];
         sy_attr_string_or(H, n, "reduction", "none", red, sizeof red);
         if (strcmp(red, "none")) {
-            odecline(c, SY_REASON_ATTRIBUTE, "%s: reduction must be none, got %s (ops-mcu.md Table B %s)", op, red,
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: reduction must be none, got %s (ops-mcu.md Table B %s)", op, red,
                      r->row);
             return false;
         }
     }
     if ((!strcmp(op, "DepthToSpace") || !strcmp(op, "SpaceToDepth")) && x->rank != 4) {
-        odecline(c, SY_REASON_RANK, "%s: input must be 4D NCHW, got rank %d (ops-mcu.md Table B %s)", op, x->rank,
+        mcu_decline(c, SY_REASON_RANK, "%s: input must be 4D NCHW, got rank %d (ops-mcu.md Table B %s)", op, x->rank,
                  r->row);
         return false;
     }
     if ((r->kind == MK_CONV_F32 || r->kind == MK_POOL_F32 || r->kind == MK_FC_F32) && !check_nn(n, r, x, y, c))
         return false;
     if (r->kind == MK_SOFTMAX_F32 && x->rank < 1) {
-        odecline(c, SY_REASON_RANK, "%s: a scalar input (ops-mcu.md Table B %s: 2-4D)", op, r->row);
+        mcu_decline(c, SY_REASON_RANK, "%s: a scalar input (ops-mcu.md Table B %s: 2-4D)", op, r->row);
         return false;
     }
     if (x->rank > TFLK_BIN_RANK || y->rank > TFLK_BIN_RANK || sy_tensor_numel(y) > INT32_MAX / 8 ||
         sy_tensor_numel(x) > INT32_MAX / 8) {
-        odecline(c, SY_REASON_RANK, "%s: rank above %d or more than 2^28 elements: the MCU kernels index with int32", op,
+        mcu_decline(c, SY_REASON_RANK, "%s: rank above %d or more than 2^28 elements: the MCU kernels index with int32", op,
                  TFLK_BIN_RANK);
         return false;
     }

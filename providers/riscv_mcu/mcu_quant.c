@@ -56,17 +56,6 @@ bool mcu_quant_takes_u8(const sy_node *n)
     return o == OQ_MMI || o == OQ_CONVI;
 }
 
-static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void qdecline(sy_claim *c, sy_reason r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    c->take = false;
-    c->reason = r;
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
-    va_end(ap);
-}
-
 static int64_t numel(const sy_tensor *t) { return t ? sy_tensor_numel(t) : 0; }
 
 static int32_t zp_at(const sy_tensor *z, int64_t i);
@@ -104,13 +93,13 @@ static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy
     for (uint32_t i = 0; i < cnt; i++) {
         const sy_tensor *t = qin(n, idx[i]);
         if (t && !t->data) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: quantization parameter '%s' must be a constant on the MCU", op,
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: quantization parameter '%s' must be a constant on the MCU", op,
                      t->name ? t->name : "");
             return false;
         }
         if (t && t->dtype != SY_DT_FLOAT32 && t->dtype != SY_DT_INT8 && t->dtype != SY_DT_UINT8 &&
             t->dtype != SY_DT_INT32) {
-            qdecline(c, SY_REASON_DTYPE, "%s: quantization parameter '%s' is %s; the MCU takes float32 scales", op,
+            mcu_decline(c, SY_REASON_DTYPE, "%s: quantization parameter '%s' is %s; the MCU takes float32 scales", op,
                      t->name ? t->name : "", sy_dt_name(t->dtype));
             return false;
         }
@@ -121,7 +110,7 @@ static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy
 static bool i8act(const sy_node *n, const sy_tensor *t, sy_claim *c)
 {
     if (t && t->dtype != SY_DT_INT8) {
-        qdecline(c, SY_REASON_DTYPE, "%s: activation '%s' is %s; the MCU integer kernels take int8", H->node_op(n),
+        mcu_decline(c, SY_REASON_DTYPE, "%s: activation '%s' is %s; the MCU integer kernels take int8", H->node_op(n),
                  t->name ? t->name : "", sy_dt_name(t->dtype));
         return false;
     }
@@ -139,7 +128,7 @@ static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
     if (conv) {
         int64_t g = sy_attr_int_or(H, n, "group", 1);
         if (g != 1) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: group must be 1, got %lld (ops-mcu.md Table B #1 Conv, seed L5697: "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: group must be 1, got %lld (ops-mcu.md Table B #1 Conv, seed L5697: "
                      "group only supports 1)", H->node_op(n), (long long)g);
             return false;
         }
@@ -148,13 +137,13 @@ static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
     int64_t d[2] = {1, 1};
     sy_attr_ints_copy(H, n, "dilations", d, 2);
     if (d[0] != 1 || d[1] != 1) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1, got [%lld, %lld] (ops-mcu.md Table B #3 MaxPool, "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: dilations must be 1, got [%lld, %lld] (ops-mcu.md Table B #3 MaxPool, "
                  "seed L6007)", H->node_op(n), (long long)d[0], (long long)d[1]);
         return false;
     }
     if (sy_attr_int_or(H, n, "ceil_mode", 0) || sy_attr_int_or(H, n, "storage_order", 0) ||
         H->node_num_outputs(n) > 1) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode floor, storage_order 0 and no Indices output only "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: ceil_mode floor, storage_order 0 and no Indices output only "
                  "(ops-mcu.md Table B #3 MaxPool, seed L6007)", H->node_op(n));
         return false;
     }
@@ -196,22 +185,22 @@ static bool qparam(const sy_node *n, uint32_t i, bool required, sy_dtype dt, int
     if (!t) {
         if (!required)
             return true;
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s is required (%s)", H->node_op(n), what, row);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s is required (%s)", H->node_op(n), what, row);
         return false;
     }
     if (!t->data) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s '%s' must be a constant (%s: all scales and zero points known at "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s '%s' must be a constant (%s: all scales and zero points known at "
                  "conversion time)", H->node_op(n), what, t->name ? t->name : "", row);
         return false;
     }
     if (t->dtype != dt) {
-        qdecline(c, SY_REASON_DTYPE, "%s: %s is %s, expected %s (%s)", H->node_op(n), what, sy_dt_name(t->dtype),
+        mcu_decline(c, SY_REASON_DTYPE, "%s: %s is %s, expected %s (%s)", H->node_op(n), what, sy_dt_name(t->dtype),
                  sy_dt_name(dt), row);
         return false;
     }
     int64_t e = numel(t);
     if (e != count && e != alt) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s has %lld elements; %lld%s%s expected (%s)", H->node_op(n), what,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s has %lld elements; %lld%s%s expected (%s)", H->node_op(n), what,
                  (long long)e, (long long)count, alt != count ? " or " : "", alt != count ? "per channel" : "", row);
         return false;
     }
@@ -219,7 +208,7 @@ static bool qparam(const sy_node *n, uint32_t i, bool required, sy_dtype dt, int
         for (int64_t k = 0; k < e; k++) {
             float v = ((const float *)t->data)[k];
             if (!(v > 0.0f) || !isfinite(v)) {
-                qdecline(c, SY_REASON_ATTRIBUTE, "%s: %s must be finite and positive, got %g (%s)", H->node_op(n), what,
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s must be finite and positive, got %g (%s)", H->node_op(n), what,
                          (double)v, row);
                 return false;
             }
@@ -238,7 +227,7 @@ static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, cons
                                          : "ops-mcu.md Table B #105 ConvInteger";
     const sy_tensor *w = qin(n, ql ? 3 : 1);
     if (!w) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: the second operand is missing", op);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: the second operand is missing", op);
         return false;
     }
     /* dtypes */
@@ -248,7 +237,7 @@ static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, cons
                                    : (xd == SY_DT_INT8 || xd == SY_DT_UINT8) && (wd == SY_DT_INT8 || wd == SY_DT_UINT8) &&
                                          ydt == SY_DT_INT32;
     if (!dt_ok) {
-        qdecline(c, SY_REASON_DTYPE, "%s: %s x %s -> %s (%s: %s)", op, sy_dt_name(xd), sy_dt_name(wd), sy_dt_name(ydt), row,
+        mcu_decline(c, SY_REASON_DTYPE, "%s: %s x %s -> %s (%s: %s)", op, sy_dt_name(xd), sy_dt_name(wd), sy_dt_name(ydt), row,
                  ql ? "INT8 only, no UINT8" : which == OQ_CONVI ? "uint8 only, Y int32" : "int8 or uint8, Y int32");
         return false;
     }
@@ -273,28 +262,28 @@ static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, cons
     }
     if (conv) {
         if (x->rank != 4 || w->rank != 4) {
-            qdecline(c, SY_REASON_RANK, "%s: X and W must be 4D NCHW (%s: 2-D convolution only)", op, row);
+            mcu_decline(c, SY_REASON_RANK, "%s: X and W must be 4D NCHW (%s: 2-D convolution only)", op, row);
             return false;
         }
         if (which == OQ_QLCONV && !w->data) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: w must be a constant (%s: w const)", op, row);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: w must be a constant (%s: w const)", op, row);
             return false;
         }
         char ap[16];
         sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
         int64_t g = sy_attr_int_or(H, n, "group", 1);
         if (which == OQ_QLCONV && (strcmp(ap, "NOTSET") || g != 1)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QLinearConv: auto_pad = NOTSET and group = 1 only, got %s and %lld (%s)", ap,
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QLinearConv: auto_pad = NOTSET and group = 1 only, got %s and %lld (%s)", ap,
                      (long long)g, row);
             return false;
         }
         int64_t pd[4];
         if (strcmp(ap, "NOTSET") && sy_attr_ints_copy(H, n, "pads", pd, 4) > 0) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: pads must not be set when auto_pad = %s (%s)", op, ap, row);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: pads must not be set when auto_pad = %s (%s)", op, ap, row);
             return false;
         }
         if (g < 1 || x->dims[1] % g || w->dims[0] % g || w->dims[1] * g != x->dims[1]) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: group %lld must divide both channel counts (%s)", op, (long long)g, row);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: group %lld must divide both channel counts (%s)", op, (long long)g, row);
             return false;
         }
         return true;
@@ -302,18 +291,18 @@ static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, cons
     /* matmul: 2-4D, no broadcasting of the batch dims; the kernel takes one
      * B for every batch, or one B per batch of identical batch dims */
     if (x->rank < 2 || x->rank > 4 || (w->rank != 2 && w->rank != x->rank) || (ql && w->rank != x->rank)) {
-        qdecline(c, SY_REASON_RANK, "%s: a and b of ranks %d and %d; 2-4D of one rank (%s: no batch-dim broadcasting)",
+        mcu_decline(c, SY_REASON_RANK, "%s: a and b of ranks %d and %d; 2-4D of one rank (%s: no batch-dim broadcasting)",
                  op, x->rank, w->rank, row);
         return false;
     }
     for (int32_t i = 0; w->rank > 2 && i + 2 < x->rank; i++)
         if (x->dims[i] != w->dims[i]) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: batch dims differ (%lld, %lld) (%s: no batch-dim broadcasting)", op,
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: batch dims differ (%lld, %lld) (%s: no batch-dim broadcasting)", op,
                      (long long)x->dims[i], (long long)w->dims[i], row);
             return false;
         }
     if (w->dims[w->rank - 2] != x->dims[x->rank - 1]) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: b's second-to-last dim %lld must equal a's last dim %lld (%s)", op,
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: b's second-to-last dim %lld must equal a's last dim %lld (%s)", op,
                  (long long)w->dims[w->rank - 2], (long long)x->dims[x->rank - 1], row);
         return false;
     }
@@ -325,7 +314,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
     const char *op = H->node_op(n), *dom = H->node_domain(n);
     const sy_tensor *x = qin(n, 0), *y = H->node_num_outputs(n) ? H->node_output(n, 0) : NULL;
     if (!x || !y) {
-        qdecline(c, SY_REASON_ATTRIBUTE, "%s: missing input or output", op);
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: missing input or output", op);
         return false;
     }
     if (onnx_int_op(n) != OQ_NONE)
@@ -339,11 +328,11 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 2, c))
             return false;
         if (!s || numel(s) != 1 || (z && numel(z) != 1) || s->dtype != SY_DT_FLOAT32) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU takes a per-tensor float32 scale only", op);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: the MCU takes a per-tensor float32 scale only", op);
             return false;
         }
         if ((q ? x : y)->dtype != SY_DT_FLOAT32) {
-            qdecline(c, SY_REASON_DTYPE, "%s: the float side must be float32", op);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: the float side must be float32", op);
             return false;
         }
         return i8act(n, q ? y : x, c);
@@ -354,11 +343,11 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 8, c))
             return false;
         if (x->rank != 4 || !w || w->rank != 4) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QConv: the MCU kernel takes 2-D NCHW convolutions only");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QConv: the MCU kernel takes 2-D NCHW convolutions only");
             return false;
         }
         if (w->dtype != SY_DT_INT8 && w->dtype != SY_DT_UINT8) {
-            qdecline(c, SY_REASON_DTYPE, "QConv: weights are %s; 8-bit weights are required", sy_dt_name(w->dtype));
+            mcu_decline(c, SY_REASON_DTYPE, "QConv: weights are %s; 8-bit weights are required", sy_dt_name(w->dtype));
             return false;
         }
         if (!table_b_window(n, true, c))
@@ -372,7 +361,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!table_b_window(n, false, c))
             return false;
         if (x->rank != 4 || sy_attr_int_or(H, n, "global", 0)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QMaxPool: the MCU kernel takes 2-D NCHW windows, no global pooling");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QMaxPool: the MCU kernel takes 2-D NCHW windows, no global pooling");
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -389,18 +378,18 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 4, c))
             return false;
         if (x->rank != 4) {
-            qdecline(c, SY_REASON_RANK, "QAveragePool: the MCU kernel takes 2-D NCHW windows, got rank %d (ops-mcu.md "
+            mcu_decline(c, SY_REASON_RANK, "QAveragePool: the MCU kernel takes 2-D NCHW windows, got rank %d (ops-mcu.md "
                      "Table B %s)", x->rank, row);
             return false;
         }
         if (d[0] != 1 || d[1] != 1 || sy_attr_int_or(H, n, "ceil_mode", 0)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QAveragePool: dilations 1 and ceil_mode floor only (ops-mcu.md Table B %s)",
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QAveragePool: dilations 1 and ceil_mode floor only (ops-mcu.md Table B %s)",
                      row);
             return false;
         }
         if (sy_attr_int_or(H, n, "count_include_pad", 0) &&
             (pd[0] || pd[1] || pd[2] || pd[3] || !strncmp(ap, "SAME", 4))) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QAveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QAveragePool: count_include_pad = 1 with padding: the MCU kernel averages "
                      "the cells inside the input only (ops-mcu.md Table B %s does not mention count_include_pad)", row);
             return false;
         }
@@ -422,37 +411,37 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
             if (st)
                 H->status_free(st);
             if (st || (pn != 1 && pn != 2) || x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
-                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LpNormalization: p must be 1 or 2, axis in [-R, R), input 2-4D "
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "QNorm LpNormalization: p must be 1 or 2, axis in [-R, R), input 2-4D "
                          "(ops-mcu.md Table B #38)");
                 return false;
             }
             return i8act(n, x, c) && i8act(n, y, c);
         }
         if (!bn && strcmp(fn, "LayerNormalization")) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QNorm: fn '%s' has no MCU kernel", fn);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QNorm: fn '%s' has no MCU kernel", fn);
             return false;
         }
         if (x->rank < 2 || x->rank > 4 || numel(x) > INT32_MAX / 2) {
-            qdecline(c, SY_REASON_RANK, "QNorm %s: input 2-4D, got rank %d (ops-mcu.md Table B %s)", fn, x->rank, row);
+            mcu_decline(c, SY_REASON_RANK, "QNorm %s: input 2-4D, got rank %d (ops-mcu.md Table B %s)", fn, x->rank, row);
             return false;
         }
         for (uint32_t i = 5; i < nin; i++) {
             const sy_tensor *t = qin(n, i);
             if (t && (!t->data || t->dtype != SY_DT_FLOAT32)) {
-                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm %s: its parameters must be constant fp32 (ops-mcu.md Table B %s)",
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "QNorm %s: its parameters must be constant fp32 (ops-mcu.md Table B %s)",
                          fn, row);
                 return false;
             }
         }
         if (bn) {
             if (sy_attr_int_or(H, n, "training_mode", 0) != 0 || nin != 9) {
-                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm BatchNormalization: the inference form with scale, B, mean and "
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "QNorm BatchNormalization: the inference form with scale, B, mean and "
                          "var (ops-mcu.md Table B #36)");
                 return false;
             }
             for (uint32_t i = 5; i < 9; i++)
                 if (numel(qin(n, i)) != x->dims[1]) {
-                    qdecline(c, SY_REASON_SHAPE, "QNorm BatchNormalization: input %u must hold C = %lld values "
+                    mcu_decline(c, SY_REASON_SHAPE, "QNorm BatchNormalization: input %u must hold C = %lld values "
                              "(ops-mcu.md Table B #36)", i, (long long)x->dims[1]);
                     return false;
                 }
@@ -461,14 +450,14 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
             sy_status *st = sy_norm_axis(H, sy_attr_int_or(H, n, "axis", -1), x->rank, false, "axis", &axis);
             if (st) {
                 H->status_free(st);
-                qdecline(c, SY_REASON_ATTRIBUTE, "QNorm LayerNormalization: axis must be in [-R, R) (ops-mcu.md Table B "
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "QNorm LayerNormalization: axis must be in [-R, R) (ops-mcu.md Table B "
                          "#37)");
                 return false;
             }
             int64_t inner = sy_dims_prod(x->dims, axis, x->rank);
             const sy_tensor *s = qin(n, 5), *b = nin > 6 ? qin(n, 6) : NULL;
             if (nin < 6 || nin > 7 || (numel(s) != inner && numel(s) != 1) || (b && numel(b) != inner && numel(b) != 1)) {
-                qdecline(c, SY_REASON_SHAPE, "QNorm LayerNormalization: scale and B of the normalized %lld elements "
+                mcu_decline(c, SY_REASON_SHAPE, "QNorm LayerNormalization: scale and B of the normalized %lld elements "
                          "(ops-mcu.md Table B #37)", (long long)inner);
                 return false;
             }
@@ -481,7 +470,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 4, c))
             return false;
         if (x->rank < 1 || (lsm && x->rank > 5) || numel(x) > INT32_MAX) {
-            qdecline(c, SY_REASON_RANK, "%s: rank %d, %lld elements (ops-mcu.md Table B %s)", op, x->rank,
+            mcu_decline(c, SY_REASON_RANK, "%s: rank %d, %lld elements (ops-mcu.md Table B %s)", op, x->rank,
                      (long long)numel(x), lsm ? "#112 LogSoftmax: input 1D-5D" : "#6 Softmax: 2-4D");
             return false;
         }
@@ -495,14 +484,14 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         /* transB: the attribute the QDQ pass writes (framework/src/pass_qdq.c) and ops_quant reads */
         bool tb = sy_attr_int_or(H, n, "transB", 0) != 0;
         if (!b || b->rank != 2 || (b->dtype != SY_DT_INT8 && b->dtype != SY_DT_UINT8)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: the MCU kernel takes a constant 8-bit 2-D B ([K, N], or [N, K] "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QMatMul: the MCU kernel takes a constant 8-bit 2-D B ([K, N], or [N, K] "
                      "with transB = 1)");
             return false;
         }
         int64_t kb = tb ? b->dims[1] : b->dims[0], nb = tb ? b->dims[0] : b->dims[1];
         if (kb <= 0 || nb <= 0 || x->rank < 1 || x->dims[x->rank - 1] != kb || y->rank < 1 || y->dims[y->rank - 1] != nb ||
             numel(y) / nb != numel(x) / kb) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QMatMul: A's last dim must be B's K = %lld and Y's last dim B's N = %lld",
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QMatMul: A's last dim must be B's K = %lld and Y's last dim B's N = %lld",
                      (long long)kb, (long long)nb);
             return false;
         }
@@ -514,7 +503,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 6, c))
             return false;
         if (!b || (numel(b) != numel(y) && numel(b) != 1) || numel(x) != numel(y)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes A of the output's size and B of it or 1", op);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes A of the output's size and B of it or 1", op);
             return false;
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
@@ -528,12 +517,12 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 6, c))
             return false;
         if (!b || x->rank > 4 || y->rank > 4 || b->rank > 4) {
-            qdecline(c, SY_REASON_RANK, "%s: X, %s and the output at most 4-D (ops-mcu.md Table B %s)", op,
+            mcu_decline(c, SY_REASON_RANK, "%s: X, %s and the output at most 4-D (ops-mcu.md Table B %s)", op,
                      op[1] == 'P' ? "slope" : "Y", row);
             return false;
         }
         if (numel(x) != numel(y) || block_bcast(b, y) < 0) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes X of the output's shape and a %s of it, of 1 "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes X of the output's shape and a %s of it, of 1 "
                      "element or broadcast over trailing dims (per channel) (ops-mcu.md Table B %s%s)", op,
                      op[1] == 'P' ? "slope" : "Y", row, op[1] == 'P' ? ": slope unidirectionally broadcast to X" : "");
             return false;
@@ -543,7 +532,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
             int32_t zx = zp_at(qin(n, 2), 0);
             for (int64_t i = 0; i < numel(x); i++)
                 if (((const int8_t *)x->data)[i] < zx) {
-                    qdecline(c, SY_REASON_ATTRIBUTE, "QPow: base element %lld is negative (ops-mcu.md Table B #116: "
+                    mcu_decline(c, SY_REASON_ATTRIBUTE, "QPow: base element %lld is negative (ops-mcu.md Table B #116: "
                              "INT8 only with X >= 0)", (long long)i);
                     return false;
                 }
@@ -557,11 +546,11 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, 4, c))
             return false;
         if (!qunary_fn(n, &u, fn, sizeof fn)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QUnary: fn '%s' (or its approximate) is not one the MCU tables know", fn);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QUnary: fn '%s' (or its approximate) is not one the MCU tables know", fn);
             return false;
         }
         if (numel(x) > INT32_MAX) {
-            qdecline(c, SY_REASON_RANK, "QUnary: more than 2^31 - 1 elements");
+            mcu_decline(c, SY_REASON_RANK, "QUnary: more than 2^31 - 1 elements");
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c);
@@ -572,16 +561,16 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         if (!const_params(n, idx, SY_COUNT_OF(idx), c))
             return false;
         if (H->node_num_outputs(n) < 2 || !H->node_output(n, 1)) {
-            qdecline(c, SY_REASON_ATTRIBUTE, "QRNN: the MCU takes an RNN with both Y and Y_h (ops-mcu.md rule 33)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QRNN: the MCU takes an RNN with both Y and Y_h (ops-mcu.md rule 33)");
             return false;
         }
         if (sl && sl->dtype != SY_DT_INT32) {
-            qdecline(c, SY_REASON_DTYPE, "QRNN: sequence_lens is %s; the MCU takes int32", sy_dt_name(sl->dtype));
+            mcu_decline(c, SY_REASON_DTYPE, "QRNN: sequence_lens is %s; the MCU takes int32", sy_dt_name(sl->dtype));
             return false;
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    qdecline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
+    mcu_decline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }

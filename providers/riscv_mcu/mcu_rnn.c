@@ -11,36 +11,7 @@
 
 #define H mcu_H
 
-static const sy_tensor *rin(const sy_node *n, uint32_t i)
-{
-    return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
-}
-
-static const sy_tensor *rout(const sy_node *n, uint32_t i)
-{
-    return i < H->node_num_outputs(n) ? H->node_output(n, i) : NULL;
-}
-
-static void rdecline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void rdecline(sy_claim *c, sy_reason r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    c->take = false;
-    c->reason = r;
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
-    va_end(ap);
-}
-
 #define ROW "ops-mcu.md Table B #114 RNN, rule 33"
-
-static int dirs_of(const sy_node *n, int32_t *reverse)
-{
-    char dir[24];
-    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
-    *reverse = !strcmp(dir, "reverse");
-    return !strcmp(dir, "bidirectional") ? 2 : (!strcmp(dir, "forward") || *reverse) ? 1 : 0;
-}
 
 /* activations, activation_alpha/beta into p (ONNX's defaults: Tanh); false
  * with a message in `why` when they do not parse */
@@ -80,61 +51,61 @@ static bool read_acts(const sy_node *n, int dirs, tflk_rnn *p, char *why, size_t
 
 bool mcu_rnn_check(const sy_node *n, sy_claim *c)
 {
-    const sy_tensor *x = rin(n, 0), *w = rin(n, 1), *r = rin(n, 2), *b = rin(n, 3), *sl = rin(n, 4), *h0 = rin(n, 5);
+    const sy_tensor *x = mcu_in_opt(n, 0), *w = mcu_in_opt(n, 1), *r = mcu_in_opt(n, 2), *b = mcu_in_opt(n, 3), *sl = mcu_in_opt(n, 4), *h0 = mcu_in_opt(n, 5);
     uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
     for (uint32_t i = 0; i < nin + nout; i++) {
-        const sy_tensor *t = i < nin ? rin(n, i) : rout(n, i - nin);
+        const sy_tensor *t = i < nin ? mcu_in_opt(n, i) : mcu_out_opt(n, i - nin);
         if (t && t->dtype != SY_DT_FLOAT32 && i != 4) /* sequence_lens has a rule of its own */
-            return rdecline(c, SY_REASON_DTYPE, "RNN: '%s' is %s (%s: the model must be float32; int8 is the "
+            return mcu_decline(c, SY_REASON_DTYPE, "RNN: '%s' is %s (%s: the model must be float32; int8 is the "
                             "quantized QRNN)", t->name ? t->name : "", sy_dt_name(t->dtype), ROW), false;
     }
     if (!x || !w || !r || x->rank != 3 || w->rank != 3 || r->rank != 3)
-        return rdecline(c, SY_REASON_RANK, "RNN: X, W and R must be 3D (%s)", ROW), false;
-    if (!rout(n, 0) || !rout(n, 1))
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: both Y and Y_h must be outputs (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_RANK, "RNN: X, W and R must be 3D (%s)", ROW), false;
+    if (!mcu_out_opt(n, 0) || !mcu_out_opt(n, 1))
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: both Y and Y_h must be outputs (%s)", ROW), false;
     if (sy_attr_int_or(H, n, "layout", 0) != 0)
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: only layout = 0 (time-major) is supported (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: only layout = 0 (time-major) is supported (%s)", ROW), false;
     int32_t rev = 0;
-    int dirs = dirs_of(n, &rev);
+    int dirs = mcu_rnn_dirs(n, &rev);
     if (!dirs)
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: direction must be forward, reverse or bidirectional (%s)", ROW),
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: direction must be forward, reverse or bidirectional (%s)", ROW),
                false;
     tflk_rnn p;
     char why[200];
     if (!read_acts(n, dirs, &p, why, sizeof why))
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: %s (%s)", why, ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: %s (%s)", why, ROW), false;
     float clip;
     if (H->attr_float(n, "clip", &clip) && !(clip > 0.0f))
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: clip must be > 0, got %g (%s)", (double)clip, ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: clip must be > 0, got %g (%s)", (double)clip, ROW), false;
     int64_t hs = sy_attr_int_or(H, n, "hidden_size", -1);
     if (hs < 1)
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: hidden_size is required (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: hidden_size is required (%s)", ROW), false;
     if (sl && sl->dtype != SY_DT_INT32)
-        return rdecline(c, SY_REASON_DTYPE, "RNN: sequence_lens is %s (%s: int32)", sy_dt_name(sl->dtype), ROW), false;
+        return mcu_decline(c, SY_REASON_DTYPE, "RNN: sequence_lens is %s (%s: int32)", sy_dt_name(sl->dtype), ROW), false;
     int64_t B = x->dims[1];
     if (w->dims[0] != dirs || w->dims[1] != hs || w->dims[2] != x->dims[2] || r->dims[0] != dirs ||
         r->dims[1] != hs || r->dims[2] != hs || (b && sy_tensor_numel(b) != (int64_t)dirs * 2 * hs) ||
         (sl && sy_tensor_numel(sl) != B) || (h0 && sy_tensor_numel(h0) != (int64_t)dirs * B * hs))
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: W [%d, %lld, I], R [%d, %lld, %lld], B [%d, %lld], "
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: W [%d, %lld, I], R [%d, %lld, %lld], B [%d, %lld], "
                         "sequence_lens [batch], initial_h [%d, batch, %lld] expected (%s: hidden_size must match W "
                         "and R)", dirs, (long long)hs, dirs, (long long)hs, (long long)hs, dirs, (long long)(2 * hs),
                         dirs, (long long)hs, ROW), false;
     /* constness last: a node test that feeds W as an input still names the rule it breaks first */
     if (!w->data || !r->data)
-        return rdecline(c, SY_REASON_ATTRIBUTE, "RNN: W and R must be constants (%s)", ROW), false;
+        return mcu_decline(c, SY_REASON_ATTRIBUTE, "RNN: W and R must be constants (%s)", ROW), false;
     if (sy_tensor_numel(x) > INT32_MAX / 8 || sy_tensor_numel(w) > INT32_MAX / 8 ||
         sy_tensor_numel(r) > INT32_MAX / 8 || x->dims[0] * dirs * B * hs > INT32_MAX / 8)
-        return rdecline(c, SY_REASON_RANK, "RNN: more than 2^28 elements: the MCU kernels index with int32"), false;
+        return mcu_decline(c, SY_REASON_RANK, "RNN: more than 2^28 elements: the MCU kernels index with int32"), false;
     return true;
 }
 
 sy_status *mcu_rnn_prepare(sy_node *n, mcu_node *k)
 {
-    const sy_tensor *x = rin(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0);
     tflk_rnn *p = &k->u.rnn;
     memset(p, 0, sizeof *p);
     k->kind = MK_RNN_ONNX;
-    p->dirs = dirs_of(n, &p->reverse);
+    p->dirs = mcu_rnn_dirs(n, &p->reverse);
     p->steps = (int32_t)x->dims[0];
     p->batch = (int32_t)x->dims[1];
     p->n_in = (int32_t)x->dims[2];

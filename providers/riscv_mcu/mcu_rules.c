@@ -9,8 +9,9 @@
 
 #define H mcu_H
 
-static void decline(sy_claim *c, sy_reason r, const char *fmt, ...) SY_PRINTF(3, 4);
-static void decline(sy_claim *c, sy_reason r, const char *fmt, ...)
+/* ---- helpers of every rules file (mcu.h) ---------------------------------- */
+
+void mcu_decline(sy_claim *c, sy_reason r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -20,9 +21,22 @@ static void decline(sy_claim *c, sy_reason r, const char *fmt, ...)
     va_end(ap);
 }
 
-static const sy_tensor *in_at(const sy_node *n, uint32_t i)
+const sy_tensor *mcu_in_opt(const sy_node *n, uint32_t i)
 {
     return i < H->node_num_inputs(n) ? H->node_input(n, i) : NULL;
+}
+
+const sy_tensor *mcu_out_opt(const sy_node *n, uint32_t i)
+{
+    return i < H->node_num_outputs(n) ? H->node_output(n, i) : NULL;
+}
+
+int mcu_rnn_dirs(const sy_node *n, int32_t *reverse)
+{
+    char dir[24];
+    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
+    *reverse = !strcmp(dir, "reverse");
+    return !strcmp(dir, "bidirectional") ? 2 : (!strcmp(dir, "forward") || *reverse) ? 1 : 0;
 }
 
 static bool act_is(const sy_node *n, const char *def, const char *a, const char *b)
@@ -46,7 +60,7 @@ static bool check_act(const mcu_cfg *cfg, const sy_node *n, const char *row, sy_
     act_name(n, buf, sizeof buf);
     if (cfg->rules == MCU_RULES_TFLM && !strcmp(buf, "RELU6"))
         return true;
-    decline(c, SY_REASON_ATTRIBUTE,
+    mcu_decline(c, SY_REASON_ATTRIBUTE,
             "%s: fused_activation_function must be NONE or RELU, got %s (ops-mcu.md Table A %s; rules = tflm accepts "
             "RELU6 as TFLite Micro does)",
             H->node_op(n), buf, row);
@@ -59,10 +73,10 @@ static bool rank_in(const sy_node *n, const sy_tensor *t, int32_t lo, int32_t hi
     if (!t || (t->rank >= lo && t->rank <= hi))
         return true;
     if (lo == hi)
-        decline(c, SY_REASON_RANK, "%s: %s must be %dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
+        mcu_decline(c, SY_REASON_RANK, "%s: %s must be %dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
                 t->rank, row);
     else
-        decline(c, SY_REASON_RANK, "%s: %s must be %d-%dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
+        mcu_decline(c, SY_REASON_RANK, "%s: %s must be %d-%dD, got rank %d (ops-mcu.md Table A %s)", H->node_op(n), what, lo,
                 hi, t->rank, row);
     return false;
 }
@@ -77,10 +91,10 @@ static bool same_quant(const sy_tensor *a, const sy_tensor *b)
 
 static bool const_input(const sy_node *n, uint32_t i, const char *what, const char *row, sy_claim *c)
 {
-    const sy_tensor *t = in_at(n, i);
+    const sy_tensor *t = mcu_in_opt(n, i);
     if (!t || t->data)
         return true;
-    decline(c, SY_REASON_ATTRIBUTE, "%s: %s must be an offline constant (ops-mcu.md Table A %s)", H->node_op(n), what,
+    mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %s must be an offline constant (ops-mcu.md Table A %s)", H->node_op(n), what,
             row);
     return false;
 }
@@ -89,29 +103,29 @@ static bool const_input(const sy_node *n, uint32_t i, const char *what, const ch
  * named first, since it is a conversion-time rejection on the real target */
 static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
 {
-    const sy_tensor *x = in_at(n, 0);
+    const sy_tensor *x = mcu_in_opt(n, 0);
     if (!strcmp(op, "CONV_3D")) {
         if (sy_attr_int_or(H, n, "dilation_d_factor", 1) != 1 || sy_attr_int_or(H, n, "dilation_h_factor", 1) != 1 ||
             sy_attr_int_or(H, n, "dilation_w_factor", 1) != 1) {
-            decline(c, SY_REASON_ATTRIBUTE,
+            mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "CONV_3D: dilation must be 1; dilation != 1 is a conversion-time error, no model is generated "
                     "(ops-mcu.md Table A #2, seed L363-L367)");
             return false;
         }
         if (!act_is(n, "NONE", "NONE", NULL)) {
-            decline(c, SY_REASON_ATTRIBUTE,
+            mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "CONV_3D: fused_activation_function must be NONE; anything else is a conversion-time error "
                     "(ops-mcu.md Table A #2, seed L363-L367)");
             return false;
         }
     } else if (!strcmp(op, "TRANSPOSE")) {
-        const sy_tensor *perm = in_at(n, 1);
+        const sy_tensor *perm = mcu_in_opt(n, 1);
         if (perm && perm->data && perm->dtype == SY_DT_INT32 && sy_tensor_numel(perm) == 4) {
             const int32_t *pv = perm->data;
             bool nchw = pv[0] == 0 && pv[1] == 3 && pv[2] == 1 && pv[3] == 2;
             bool nhwc = pv[0] == 0 && pv[1] == 2 && pv[2] == 3 && pv[3] == 1;
             if (nchw || nhwc) {
-                decline(c, SY_REASON_ATTRIBUTE,
+                mcu_decline(c, SY_REASON_ATTRIBUTE,
                         "TRANSPOSE: a single-op Transpose with perm [0,3,1,2] or [0,2,3,1] is not supported "
                         "(ops-mcu.md Table A #42)");
                 return false;
@@ -119,7 +133,7 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
         }
     } else if (!strcmp(op, "GATHER")) {
         if (sy_attr_int_or(H, n, "batch_dims", 0) != 0) {
-            decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "GATHER: batch_dims must be 0 (ops-mcu.md Table A #14)");
             return false;
         }
     } else if (!strcmp(op, "DEPTH_TO_SPACE") || !strcmp(op, "SPACE_TO_DEPTH")) {
@@ -127,21 +141,21 @@ static bool table_a_other(const sy_node *n, const char *op, sy_claim *c)
         bool d2s = op[0] == 'D';
         if (b < 2 || (x && x->rank == 4 &&
                       (d2s ? x->dims[3] % (b * b) != 0 : (x->dims[1] % b != 0 || x->dims[2] % b != 0)))) {
-            decline(c, SY_REASON_ATTRIBUTE, "%s: block_size >= 2 and %s (ops-mcu.md Table A #%s)", op,
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: block_size >= 2 and %s (ops-mcu.md Table A #%s)", op,
                     d2s ? "C % block_size^2 == 0" : "H % block_size == 0 and W % block_size == 0", d2s ? "69" : "70");
             return false;
         }
     } else if (!strcmp(op, "EQUAL") || !strcmp(op, "NOT_EQUAL") || !strcmp(op, "LESS") || !strcmp(op, "LESS_EQUAL") ||
                !strcmp(op, "GREATER") || !strcmp(op, "GREATER_EQUAL")) {
         if (x && x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_BOOL) {
-            decline(c, SY_REASON_DTYPE, "%s: inputs must be float32 or bool (ops-mcu.md Table A #60-#65)", op);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: inputs must be float32 or bool (ops-mcu.md Table A #60-#65)", op);
             return false;
         }
     } else if (!strcmp(op, "MIRROR_PAD")) {
         char mode[16];
         sy_attr_string_or(H, n, "mode", "REFLECT", mode, sizeof mode);
         if (strcmp(mode, "REFLECT") && strcmp(mode, "SYMMETRIC")) {
-            decline(c, SY_REASON_ATTRIBUTE, "MIRROR_PAD: mode must be REFLECT or SYMMETRIC (ops-mcu.md Table A #22)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "MIRROR_PAD: mode must be REFLECT or SYMMETRIC (ops-mcu.md Table A #22)");
             return false;
         }
     }
@@ -174,7 +188,7 @@ static bool seed_rank(const mcu_cfg *cfg, const sy_node *n, const sy_tensor *t, 
 {
     if (cfg->rules != MCU_RULES_SEED || !t || (t->rank >= 2 && t->rank <= 4))
         return true;
-    decline(c, SY_REASON_RANK,
+    mcu_decline(c, SY_REASON_RANK,
             "%s: %s must be 2-4D, got rank %d (ops-mcu.md Table A %s; rules = tflm accepts any rank as TFLite "
             "Micro does)",
             H->node_op(n), what, t->rank, row);
@@ -186,7 +200,7 @@ static bool codes_kept(const sy_node *n, const sy_tensor *x, const sy_tensor *y,
 {
     if (!x || !y || x->dtype != SY_DT_INT8 || same_quant(x, y))
         return true;
-    decline(c, SY_REASON_ATTRIBUTE, "%s: int8 input '%s' and output '%s' must share one per-tensor quantization (the "
+    mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: int8 input '%s' and output '%s' must share one per-tensor quantization (the "
             "op moves codes; TFLite requires it)", H->node_op(n), x->name ? x->name : "", y->name ? y->name : "");
     return false;
 }
@@ -218,21 +232,21 @@ static const char *move_row(const char *op)
 static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_claim *c)
 {
     uint32_t nin = H->node_num_inputs(n), nout = H->node_num_outputs(n);
-    const sy_tensor *x = in_at(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
+    const sy_tensor *x = mcu_in_opt(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
     const char *row = move_row(op);
     if (!row) { /* the fp32 one-input ops: the rows marked 2-4D */
         const char *lr = lut_row(op);
         return !lr || lr[0] != '2' || seed_rank(cfg, n, x, "input", lr + 2, c);
     }
     if (nin > MCU_MAX_IO || nout > MCU_MAX_IO) {
-        decline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs and %u outputs; a generated package records at most %d of "
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: %u inputs and %u outputs; a generated package records at most %d of "
                 "each", op, nin, nout, MCU_MAX_IO);
         return false;
     }
     if (!strcmp(op, "SQRT") || !strcmp(op, "RSQRT"))
         return true; /* fp32: any rank */
     if (!strcmp(op, "PRELU") || !strcmp(op, "POW")) {
-        const sy_tensor *b = in_at(n, 1);
+        const sy_tensor *b = mcu_in_opt(n, 1);
         bool pr = op[1] == 'R';
         /* PRELU: input 1-4D, alpha 0D-4D unidirectionally broadcast, output
          * the input's shape; POW: base and exponent 1-4D, result max 4D */
@@ -240,12 +254,12 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
             !rank_in(n, b, pr ? 0 : 1, 4, pr ? "alpha" : "exponent", row, c) || !rank_in(n, y, 1, 4, "output", row, c))
             return false;
         if (!b || !x || !y || (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8) || y->dtype != x->dtype) {
-            decline(c, SY_REASON_DTYPE, "%s: %s and output float32 or int8, of one dtype (ops-mcu.md Table A %s)", op,
+            mcu_decline(c, SY_REASON_DTYPE, "%s: %s and output float32 or int8, of one dtype (ops-mcu.md Table A %s)", op,
                     pr ? "input" : "base", row);
             return false;
         }
         if (x->dtype == SY_DT_FLOAT32 && b->dtype != SY_DT_FLOAT32) {
-            decline(c, SY_REASON_DTYPE, "%s: an fp32 %s takes an fp32 %s (ops-mcu.md Table A %s)", op,
+            mcu_decline(c, SY_REASON_DTYPE, "%s: an fp32 %s takes an fp32 %s (ops-mcu.md Table A %s)", op,
                     pr ? "input" : "base", pr ? "alpha" : "exponent", row);
             return false;
         }
@@ -258,14 +272,14 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
             bool b_ok = pr ? b->dtype == SY_DT_FLOAT32 || (b->dtype == SY_DT_INT8 && cfg->rules == MCU_RULES_TFLM)
                            : b->dtype == SY_DT_INT8;
             if (!b_ok) {
-                decline(c, SY_REASON_DTYPE, "%s: an int8 %s takes %s, got %s (ops-mcu.md Table A %s%s)", op,
+                mcu_decline(c, SY_REASON_DTYPE, "%s: an int8 %s takes %s, got %s (ops-mcu.md Table A %s%s)", op,
                         pr ? "input" : "base", pr ? "a float32 alpha" : "an int8 exponent", sy_dt_name(b->dtype), row,
                         pr ? ": alpha float32 only, it stays FP32 during quantization; rules = tflm takes TFLite's "
                              "int8 alpha" : ": fp32 or int8");
                 return false;
             }
             if (!tfl_qparams(x, &s, &z) || !tfl_qparams(y, &s, &z) || (b->dtype == SY_DT_INT8 && !tfl_qparams(b, &s, &z))) {
-                decline(c, SY_REASON_ATTRIBUTE, "%s: int8 tensors need per-tensor quantization (ops-mcu.md Table A %s: "
+                mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: int8 tensors need per-tensor quantization (ops-mcu.md Table A %s: "
                         "full quantization)", op, row);
                 return false;
             }
@@ -276,41 +290,41 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
                 tfl_qparams(x, &bs, &bz);
                 for (int64_t i = 0; i < sy_tensor_numel(x); i++)
                     if (((const int8_t *)x->data)[i] < bz) {
-                        decline(c, SY_REASON_ATTRIBUTE, "POW: int8 base element %lld is negative (ops-mcu.md Table A "
+                        mcu_decline(c, SY_REASON_ATTRIBUTE, "POW: int8 base element %lld is negative (ops-mcu.md Table A "
                                 "#74: INT8 supports only base >= 0)", (long long)i);
                         return false;
                     }
             }
         }
         if (pr && y && !sy_shape_equal(x->rank, x->dims, y->rank, y->dims)) {
-            decline(c, SY_REASON_ATTRIBUTE, "PRELU: alpha must broadcast to the input's shape (unidirectional; "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "PRELU: alpha must broadcast to the input's shape (unidirectional; "
                     "ops-mcu.md Table A #53)");
             return false;
         }
         return true;
     }
     bool split = !strcmp(op, "SPLIT");
-    const sy_tensor *data = split ? in_at(n, 1) : x;
+    const sy_tensor *data = split ? mcu_in_opt(n, 1) : x;
     if (!strcmp(op, "SCATTER_ND")) {
-        const sy_tensor *upd = in_at(n, 1);
+        const sy_tensor *upd = mcu_in_opt(n, 1);
         if (!x || x->dtype != SY_DT_INT32 || !upd || (upd->dtype != SY_DT_FLOAT32 && upd->dtype != SY_DT_INT8)) {
-            decline(c, SY_REASON_DTYPE, "SCATTER_ND: indices int32, updates float32 or int8 (ops-mcu.md Table A #88)");
+            mcu_decline(c, SY_REASON_DTYPE, "SCATTER_ND: indices int32, updates float32 or int8 (ops-mcu.md Table A #88)");
             return false;
         }
         return const_input(n, 2, "shape", "#88 ScatterND", c) && codes_kept(n, upd, y, c);
     }
     if (!strcmp(op, "GATHER_ND")) {
-        const sy_tensor *ix = in_at(n, 1);
+        const sy_tensor *ix = mcu_in_opt(n, 1);
         if (!ix || (ix->dtype != SY_DT_INT32 && ix->dtype != SY_DT_INT64)) {
-            decline(c, SY_REASON_DTYPE, "GATHER_ND: indices must be int32 or int64 (ops-mcu.md Table A #87)");
+            mcu_decline(c, SY_REASON_DTYPE, "GATHER_ND: indices must be int32 or int64 (ops-mcu.md Table A #87)");
             return false;
         }
         return codes_kept(n, x, y, c);
     }
     if (!strcmp(op, "GATHER")) {
-        const sy_tensor *ix = in_at(n, 1);
+        const sy_tensor *ix = mcu_in_opt(n, 1);
         if (ix && ix->dtype != SY_DT_INT32 && (cfg->rules == MCU_RULES_SEED || ix->dtype != SY_DT_INT64)) {
-            decline(c, SY_REASON_DTYPE, "GATHER: indices must be int32, got %s (ops-mcu.md Table A #14; rules = tflm "
+            mcu_decline(c, SY_REASON_DTYPE, "GATHER: indices must be int32, got %s (ops-mcu.md Table A #14; rules = tflm "
                     "also takes int64)", sy_dt_name(ix->dtype));
             return false;
         }
@@ -323,11 +337,11 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         if (op[0] == 'C' && !check_act(cfg, n, row, c))
             return false;
         for (uint32_t i = 1; i < nin; i++)
-            if (!seed_rank(cfg, n, in_at(n, i), "every input", row, c))
+            if (!seed_rank(cfg, n, mcu_in_opt(n, i), "every input", row, c))
                 return false;
         if (op[0] == 'P' && x && y && x->dtype == SY_DT_INT8)
             for (uint32_t i = 0; i < nin; i++)
-                if (!codes_kept(n, in_at(n, i), y, c))
+                if (!codes_kept(n, mcu_in_opt(n, i), y, c))
                     return false;
         return true;
     }
@@ -335,7 +349,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         if (!const_input(n, 1, "paddings", row, c) || (op[3] == 'V' && !const_input(n, 2, "constant_values", row, c)))
             return false;
         if (op[0] == 'P' && x && x->dtype == SY_DT_INT8 && x->rank != 4 && cfg->rules == MCU_RULES_SEED) {
-            decline(c, SY_REASON_RANK, "%s: the int8 quantized case supports only 4D input, got rank %d (ops-mcu.md "
+            mcu_decline(c, SY_REASON_RANK, "%s: the int8 quantized case supports only 4D input, got rank %d (ops-mcu.md "
                     "Table A %s; rules = tflm accepts any rank)", op, x->rank, row);
             return false;
         }
@@ -348,12 +362,12 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
             !const_input(n, 3, "strides", row, c))
             return false;
         if (sy_attr_int_or(H, n, "offset", 0)) {
-            decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: offset is fixed false (ops-mcu.md Table A #40)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: offset is fixed false (ops-mcu.md Table A #40)");
             return false;
         }
         int64_t elm = sy_attr_int_or(H, n, "ellipsis_mask", 0);
         if (elm & (elm - 1)) {
-            decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: only one bit of ellipsis_mask may be 1 (ops-mcu.md Table A #40)");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "STRIDED_SLICE: only one bit of ellipsis_mask may be 1 (ops-mcu.md Table A #40)");
             return false;
         }
         return codes_kept(n, x, y, c);
@@ -361,7 +375,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
     if (!strcmp(op, "TILE"))
         return const_input(n, 1, "multiples", row, c) && codes_kept(n, x, y, c);
     if (!strcmp(op, "REVERSE_V2")) {
-        const sy_tensor *ax = in_at(n, 1);
+        const sy_tensor *ax = mcu_in_opt(n, 1);
         if (!const_input(n, 1, "axis", row, c))
             return false;
         int64_t cnt = ax ? sy_tensor_numel(ax) : 0;
@@ -375,7 +389,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
                 seen |= 1u << a;
         }
         if (!ok) {
-            decline(c, SY_REASON_ATTRIBUTE, "REVERSE_V2: axis must be unique, in [-rank, rank), at most 4 elements "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "REVERSE_V2: axis must be unique, in [-rank, rank), at most 4 elements "
                     "(ops-mcu.md Table A #81)");
             return false;
         }
@@ -395,7 +409,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         return true;
     }
     /* element-wise two-input ops and (de)quantization */
-    const sy_tensor *b = in_at(n, 1);
+    const sy_tensor *b = mcu_in_opt(n, 1);
     if (b && !seed_rank(cfg, n, b, "rhs", row, c))
         return false;
     if (!seed_rank(cfg, n, y, "output", row, c))
@@ -404,16 +418,16 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         if (x && x->dtype == SY_DT_INT8 && (!codes_kept(n, x, y, c) || !codes_kept(n, b, y, c)))
             return false;
         if (!b || b->dtype != x->dtype || !y || y->dtype != x->dtype) {
-            decline(c, SY_REASON_DTYPE, "%s: both inputs and the output must share one dtype (fp32 or int8)", op);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: both inputs and the output must share one dtype (fp32 or int8)", op);
             return false;
         }
         return true;
     }
     if (!strcmp(op, "DIV")) {
-        const sy_tensor *b = in_at(n, 1);
+        const sy_tensor *b = mcu_in_opt(n, 1);
         if (!x || (x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8) || !b || b->dtype != x->dtype || !y ||
             y->dtype != x->dtype) {
-            decline(c, SY_REASON_DTYPE, "DIV: lhs, rhs and output must share one dtype, fp32 or int8 (ops-mcu.md "
+            mcu_decline(c, SY_REASON_DTYPE, "DIV: lhs, rhs and output must share one dtype, fp32 or int8 (ops-mcu.md "
                     "Table A #45)");
             return false;
         }
@@ -421,7 +435,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
     }
     if (!strcmp(op, "LOGICAL_AND") || !strcmp(op, "LOGICAL_OR") || !strcmp(op, "LOGICAL_NOT")) {
         if (x && x->dtype != SY_DT_BOOL) {
-            decline(c, SY_REASON_DTYPE, "%s: bool only (ops-mcu.md Table A %s)", op, row);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: bool only (ops-mcu.md Table A %s)", op, row);
             return false;
         }
         return true;
@@ -432,7 +446,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
         int32_t zp;
         if (!q || q->dtype != SY_DT_INT8 || !tfl_qparams(q, &sc, &zp) || !f ||
             (f->dtype != SY_DT_FLOAT32 && !(op[0] == 'Q' && f->dtype == SY_DT_INT8))) {
-            decline(c, SY_REASON_DTYPE, "%s: fp32 %s per-tensor int8 (or int8 to int8) on the MCU (ops-mcu.md Table A "
+            mcu_decline(c, SY_REASON_DTYPE, "%s: fp32 %s per-tensor int8 (or int8 to int8) on the MCU (ops-mcu.md Table A "
                     "%s)", op, op[0] == 'Q' ? "to" : "from", row);
             return false;
         }
@@ -446,7 +460,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     c->take = false;
     if (!cfg->chip) {
-        decline(c, SY_REASON_POLICY, "no target: set [provider.riscv_mcu] target = ws63 or hi3066");
+        mcu_decline(c, SY_REASON_POLICY, "no target: set [provider.riscv_mcu] target = ws63 or hi3066");
         return;
     }
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -456,7 +470,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     bool shape = !quant && !red && !nn && mcu_shape_has(n); /* the shape / norm / resize rows, A and B (mcu_shape.c) */
     bool onnx = !quant && !red && !nn && !shape && mcu_onnx_has(n); /* Table B on the shared kernels (mcu_onnx.c) */
     if (!quant && !onnx && !red && !nn && !shape && (!dom || strcmp(dom, TFL_DOMAIN))) {
-        decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
+        mcu_decline(c, SY_REASON_OP_UNSUPPORTED, "%s (domain '%s'): the MCU kernels are the TFLite-domain ones", op,
                 dom ? dom : "");
         return;
     }
@@ -467,7 +481,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         if (!t)
             continue;
         if (t->dtype == SY_DT_FLOAT16 || t->dtype == SY_DT_BFLOAT16) {
-            decline(c, SY_REASON_DTYPE,
+            mcu_decline(c, SY_REASON_DTYPE,
                     "%s: %s '%s' is %s; the MCU runs fp32 and int8 only, no fp16 (targets.md §5.4; the seed: 不支持fp16)",
                     op, i < nin ? "input" : "output", t->name ? t->name : "", sy_dt_name(t->dtype));
             return;
@@ -477,11 +491,11 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         bool u8_row = (onnx && !strcmp(op, "BitShift")) ||
                       (shape && (!strcmp(op, "Einsum") || !strcmp(op, "Unique") || !strcmp(op, "UNIQUE")));
         if (t->dtype == SY_DT_UINT8 && !t->data && !u8_row && !mcu_quant_takes_u8(n)) {
-            decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: uint8 activations: the MCU runs fp32 and int8 only (targets.md §5.4)", op);
             return;
         }
         if (t->dtype == SY_DT_INT8 && !t->data && t->quant && t->quant->count > 1) {
-            decline(c, SY_REASON_ATTRIBUTE,
+            mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "%s: activation '%s' is quantized per channel; activations are always per-tensor "
                     "(ops-mcu.md §5 rule 14)",
                     op, t->name ? t->name : "");
@@ -490,7 +504,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     if (quant && !mcu_quant_check(n, c))
         return;
-    const sy_tensor *x = in_at(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
+    const sy_tensor *x = mcu_in_opt(n, 0), *y = nout ? H->node_output(n, 0) : NULL;
     bool i8 = x && x->dtype == SY_DT_INT8;
     bool known = true;
     if (quant) {
@@ -519,7 +533,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             return;
         int64_t mult = x && y && x->rank == 4 && y->rank == 4 && x->dims[3] ? y->dims[3] / x->dims[3] : 1;
         if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED) {
-            decline(c, SY_REASON_ATTRIBUTE,
+            mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "DEPTHWISE_CONV_2D: depth_multiplier must be 1 in the int8 quantized case, got %lld "
                     "(ops-mcu.md Table A #41, §5 rule 23; rules = tflm accepts it as TFLite Micro does)",
                     (long long)mult);
@@ -531,19 +545,19 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             return;
     } else if (!strcmp(op, "FULLY_CONNECTED")) {
         if (!rank_in(n, x, 2, 4, "input", "#4 FullyConnected", c) ||
-            !rank_in(n, in_at(n, 1), 2, 2, "filter", "#4 FullyConnected", c) ||
+            !rank_in(n, mcu_in_opt(n, 1), 2, 2, "filter", "#4 FullyConnected", c) ||
             !const_input(n, 1, "filter", "#4 FullyConnected", c) || !const_input(n, 2, "bias", "#4 FullyConnected", c) ||
             !check_act(cfg, n, "#4 FullyConnected", c))
             return;
         if (!sy_attr_string_is(H, n, "weights_format", "DEFAULT", "DEFAULT")) {
-            decline(c, SY_REASON_ATTRIBUTE,
+            mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "FULLY_CONNECTED: weights_format must be DEFAULT (ops-mcu.md Table A #4)");
             return;
         }
     } else if (!strcmp(op, "SOFTMAX")) {
         float beta = sy_attr_float_or(H, n, "beta", 1.0f);
         if (beta != 1.0f) {
-            decline(c, SY_REASON_ATTRIBUTE, "SOFTMAX: beta must be 1, got %g (ops-mcu.md Table A #6)", (double)beta);
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "SOFTMAX: beta must be 1, got %g (ops-mcu.md Table A #6)", (double)beta);
             return;
         }
         if (!rank_in(n, x, 2, 4, "input", "#6 Softmax", c))
@@ -556,26 +570,26 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         float ys;
         int32_t yz;
         if (i8 && (!y || !tfl_qparams(y, &ys, &yz) || ys != 16.0f / 256.0f || yz != 127)) {
-            decline(c, SY_REASON_ATTRIBUTE, "LOG_SOFTMAX: an int8 output must have scale 16/256 and zero point 127, "
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "LOG_SOFTMAX: an int8 output must have scale 16/256 and zero point 127, "
                     "as TFLite's integer kernel requires (ops-mcu.md Table A #89: full-quant INT8)");
             return;
         }
         if (i8 && x && sy_tensor_numel(x) > INT32_MAX) {
-            decline(c, SY_REASON_RANK, "LOG_SOFTMAX: more than 2^31 - 1 elements");
+            mcu_decline(c, SY_REASON_RANK, "LOG_SOFTMAX: more than 2^31 - 1 elements");
             return;
         }
     } else if (!strcmp(op, "RESHAPE")) {
-        const sy_tensor *shape = in_at(n, 1);
+        const sy_tensor *shape = mcu_in_opt(n, 1);
         if (!rank_in(n, x, 2, 4, "input", "#10 Reshape", c) || !rank_in(n, y, 2, 4, "output", "#10 Reshape", c))
             return;
         if (shape && shape->dtype != SY_DT_INT32) {
-            decline(c, SY_REASON_DTYPE, "RESHAPE: shape must be int32, got %s (ops-mcu.md Table A #10)",
+            mcu_decline(c, SY_REASON_DTYPE, "RESHAPE: shape must be int32, got %s (ops-mcu.md Table A #10)",
                     sy_dt_name(shape->dtype));
             return;
         }
     } else if (!strcmp(op, "UNIDIRECTIONAL_SEQUENCE_LSTM")) {
         if (cfg->rules == MCU_RULES_SEED) {
-            decline(c, SY_REASON_OP_UNSUPPORTED,
+            mcu_decline(c, SY_REASON_OP_UNSUPPORTED,
                     "UNIDIRECTIONAL_SEQUENCE_LSTM is not among the 90 TFLite operators of ops-mcu.md Table A (ONNX "
                     "LSTM is float only, §5 rule 31); rules = tflm runs it");
             return;
@@ -585,7 +599,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
          * "in/out 2-4D"; TFLite Micro takes any rank */
         const char *row = lut_row(op);
         if (row[0] == '2' && cfg->rules == MCU_RULES_SEED && x && (x->rank < 2 || x->rank > 4)) {
-            decline(c, SY_REASON_RANK,
+            mcu_decline(c, SY_REASON_RANK,
                     "%s: input must be 2-4D, got rank %d (ops-mcu.md Table A %s; rules = tflm accepts any rank as "
                     "TFLite Micro does)",
                     op, x->rank, row + 2);
@@ -593,7 +607,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         }
     } else if (!strcmp(op, "ADD") || !strcmp(op, "SUB") || !strcmp(op, "MUL")) {
         const char *row = op[0] == 'A' ? "#12 Add" : op[0] == 'S' ? "#13 Sub" : "#11 Mul";
-        const sy_tensor *b = in_at(n, 1);
+        const sy_tensor *b = mcu_in_opt(n, 1);
         /* "lhs, rhs, out 2-4D"; rules = tflm takes any rank as TFLite Micro does */
         if (cfg->rules == MCU_RULES_SEED && (!rank_in(n, x, 2, 4, "lhs", row, c) || !rank_in(n, b, 2, 4, "rhs", row, c) ||
                                              !rank_in(n, y, 2, 4, "output", row, c)))
@@ -601,7 +615,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
         if (!check_act(cfg, n, row, c))
             return;
         if (!b || b->dtype != x->dtype || !y || y->dtype != x->dtype) {
-            decline(c, SY_REASON_DTYPE, "%s: lhs, rhs and output must share one dtype (fp32 or int8)", op);
+            mcu_decline(c, SY_REASON_DTYPE, "%s: lhs, rhs and output must share one dtype (fp32 or int8)", op);
             return;
         }
     } else if (!strcmp(op, "TRANSPOSE")) {
@@ -611,7 +625,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             !const_input(n, 1, "perm", "#42 Transpose", c))
             return;
         if (x && x->dtype == SY_DT_INT8 && y && !same_quant(x, y)) {
-            decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE: int8 input and output must share one quantization");
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "TRANSPOSE: int8 input and output must share one quantization");
             return;
         }
     } else if (!strcmp(op, "SQUEEZE") || !strcmp(op, "EXPAND_DIMS")) {
@@ -628,7 +642,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             return;
     }
     if (!known) {
-        decline(c, SY_REASON_NO_KERNEL,
+        mcu_decline(c, SY_REASON_NO_KERNEL,
                 "%s: no MCU kernel in this build (it has CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, "
                 "SOFTMAX, the LSTM, the reshapes, ADD/SUB/MUL, the data-movement ops, comparisons, the one-input "
                 "ops and the reductions; docs/mcu.md lists them)",
@@ -643,7 +657,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             wbytes += t->nbytes;
     }
     if (wbytes > cfg->flash_budget) {
-        decline(c, SY_REASON_MEMORY, "%s: weights of %llu bytes exceed the flash budget of %llu bytes (%s)", op,
+        mcu_decline(c, SY_REASON_MEMORY, "%s: weights of %llu bytes exceed the flash budget of %llu bytes (%s)", op,
                 (unsigned long long)wbytes, (unsigned long long)cfg->flash_budget, cfg->chip->name);
         return;
     }
