@@ -74,6 +74,17 @@ case_model() {
   else
     echo "ok   $name ($MODE, built-in input): bit-exact, $(grep instret "$dir/out.txt")"
   fi
+  if [ "$MODE" = qemu ]; then
+    # the painted stack: the run's high-water mark inside the reserve the image links
+    local used reserved
+    used=$(awk '/^stack / {print $2}' "$dir/out.txt")
+    reserved=$(awk '/#define SY_MODEL_STACK_BYTES/ {sub(/u$/, "", $3); print $3}' "$pkg/include/sy_model.h")
+    if [ -z "$used" ] || [ -z "$reserved" ] || [ "$used" -le 0 ] || [ "$used" -ge "$reserved" ]; then
+      fail "$name: stack used '$used' of the '$reserved' bytes reserved"
+    else
+      echo "ok   $name: stack $used of $reserved bytes"
+    fi
+  fi
   local i=0
   while [ $# -ge 2 ]; do
     local kind=$1 arg=$2 expect=${3:-}
@@ -161,6 +172,43 @@ if [ "$MODE" = host ]; then
     echo "ok   refused: unknown key 'sram' in [provider.riscv_mcu]"
   else
     fail "an unknown provider key: unexpected message"; cat "$WORK/bad.log"
+  fi
+  # the package's stack reserve: its bounds, and the SRAM it takes with the budget
+  for bad in "ws63 100:a byte count of at least 512, a multiple of 16" "ws63 1000:a multiple of 16" \
+             "hi3066 32K:sram_budget 49152 + stack_bytes 32768 exceed hi3066's SRAM of 65536 bytes"; do
+    spec=${bad%%:*} needle=${bad#*:}
+    printf '[switchyard]\nplugin_dirs = @default\n[provider.riscv_mcu]\ntarget = %s\nstack_bytes = %s\n' \
+      "${spec% *}" "${spec#* }" > "$ini"
+    if "$SY" run "$M/hello_world_int8/model.tflite" --config "$ini" > "$WORK/bad.log" 2>&1; then
+      fail "stack_bytes = ${spec#* } on ${spec% *} is not refused"
+    elif grep -qF -- "$needle" "$WORK/bad.log"; then
+      echo "ok   refused: stack_bytes = ${spec#* } on ${spec% *}: $needle"
+    else
+      fail "stack_bytes = ${spec#* }: unexpected message"; cat "$WORK/bad.log"
+    fi
+  done
+fi
+
+if [ "$MODE" = qemu ]; then
+  # a reserve below what the run needs (micro_speech's depthwise layers use
+  # about 1.2 KB) is caught by the painted stack, not left to corrupt memory
+  ini=$WORK/small_stack.ini
+  printf '[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu, cpu_ref\n[provider.riscv_mcu]\ntarget = ws63\nrules = tflm\nstack_bytes = 512\n' > "$ini"
+  spkg=$WORK/small_stack
+  if ! "$SY" codegen "$M/micro_speech_quantized/model.tflite" --config "$ini" -o "$spkg" > "$WORK/small.log" 2>&1; then
+    fail "codegen with stack_bytes = 512"; cat "$WORK/small.log"
+  elif ! grep -q "SY_MODEL_STACK_BYTES 512u" "$spkg/include/sy_model.h" || ! grep -q "__stack_size=512" "$spkg/toolchain-riscv32.cmake"; then
+    fail "stack_bytes = 512 is not what the package reserves"
+  elif ! build "$spkg"; then
+    fail "small stack: build"; tail -20 "$spkg/build.log"
+  else
+    run_pkg "$spkg" - "$WORK/small_out.txt"
+    rc=$?
+    if [ $rc -eq 3 ] && grep -q "error: the run used the whole 512-byte stack (overflow)" "$WORK/small_out.txt"; then
+      echo "ok   a 512-byte stack under micro_speech: the overflow is reported (exit 3)"
+    else
+      fail "a 512-byte stack under micro_speech: exit $rc"; cat "$WORK/small_out.txt"
+    fi
   fi
 fi
 
