@@ -21,11 +21,12 @@
  *                  at least 512, a multiple of 16; sram_budget + stack_bytes
  *                  must fit the chip's SRAM
  *   rules        = seed | tflm     seed (default): ops-mcu.md Table A and
- *                  its conversion-time rejections as the seed states them;
+ *                  its conversion-time rejections as the seed states them
+ *                  (a fused RELU6 as the row + #56 Relu6, mcu_rules.c);
  *                  tflm: also what TFLite Micro's reference kernels accept
- *                  beyond them (fused RELU6, int8 depth multiplier > 1,
- *                  UNIDIRECTIONAL_SEQUENCE_LSTM), which the shared TFLite
- *                  Micro models use
+ *                  beyond them (int8 depth multiplier > 1 over several
+ *                  channels, UNIDIRECTIONAL_SEQUENCE_LSTM), which the shared
+ *                  TFLite Micro models use
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,

@@ -43,8 +43,8 @@ trap 'rm -rf "$W"' EXIT
 MODELS=(
   "hello_world_int8 seed -"
   "hello_world_float seed -"
-  "micro_speech_quantized tflm 28584"
-  "person_detect tflm 139264"
+  "micro_speech_quantized seed 28584"
+  "person_detect seed 139264"
   "mnist_lstm_int8 tflm -"
   "mlperf_tiny_kws_dscnn_int8 seed -"
   "mlperf_tiny_ad_toycar_int8 seed -"
