@@ -69,6 +69,12 @@ static inline void fuzz_llm_setup(void)
         fprintf(stderr, "fuzz: set SY_FUZZ_LLM_BUNDLE to a bundle made by 'switchyard llm-export'\n");
         exit(2);
     }
+    char ini[512];
+    snprintf(ini, sizeof ini, "%s/bundle.ini", src);
+    if (access(ini, R_OK) != 0) { /* fuzz.llm_bundle_export skipped: no ../shared checkpoint to export */
+        printf("SKIP: no bundle at %s (the export needs ../shared/models/llm)\n", src);
+        exit(77);
+    }
     snprintf(fuzz_bundle, sizeof fuzz_bundle, "/dev/shm/sy_fuzz_llm_%d", (int)getpid());
     mkdir(fuzz_bundle, 0700);
     atexit(fuzz_llm_cleanup);
