@@ -597,6 +597,12 @@ static inline sy_status *tfl_build_lstm8(const sy_host_api *H, const sy_node *n,
     sy_q_quantize_multiplier((double)nl_out * (double)nl_out / (double)cs, &p->ic_mult, &p->ic_shift);
     sy_q_quantize_multiplier((double)nl_out * (double)nl_out / (double)hs, &p->oh_mult, &p->oh_shift);
     int32_t shift = 15 + tfl_log2_rounded(cs) - 3;
+    /* the int16 tanh scales the cell by 3 << shift (or 3 >> -shift): past
+     * these bounds the product leaves int32 or the shift its width */
+    if (shift < -31 || shift > 14)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "integer LSTM: cell state scale %g gives the int16 tanh an input shift of %d, outside "
+                             "[-31, 14]", (double)cs, (int)shift);
     p->cell_tanh_mult = shift < 0 ? 3 : 0;
     p->cell_tanh_shift = shift < 0 ? -shift : shift;
     float clip = sy_attr_float_or(H, n, "cell_clip", 0.0f);
