@@ -571,7 +571,7 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             if (cut)
                 *cut = '\0';
             snprintf(c->text, sizeof c->text, "DEPTHWISE_CONV_2D over one input channel, depth_multiplier %lld, runs as "
-                     "ops-mcu.md Table A #1 Conv2D with %lld output channels%s", (long long)mult, (long long)mult, rl);
+                     "ops-mcu.md Table A #1 Conv2D with %lld output channels%.32s", (long long)mult, (long long)mult, rl);
         } else if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED) {
             mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "DEPTHWISE_CONV_2D: depth_multiplier must be 1 in the int8 quantized case, got %lld "
