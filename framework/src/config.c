@@ -504,11 +504,9 @@ sy_status *sy_options_check(const sy_options *opts, const char *const *allowed, 
         char known[512] = "";
         size_t len = 0;
         for (const char *const *k = allowed; k && *k; k++)
-            len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
-                                    len ? ", " : "", *k);
+            sy_buf_appendf(known, sizeof known, &len, "%s%s", len ? ", " : "", *k);
         for (const char *const *k = skip; k && *k; k++)
-            len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
-                                    len ? ", " : "", *k);
+            sy_buf_appendf(known, sizeof known, &len, "%s%s", len ? ", " : "", *k);
         return sy_error(SY_ERR_INVALID_CONFIG, "%s: unknown key '%s' in [%s] (known: %s)", origin, key,
                         opts->section, known[0] ? known : "none");
     }

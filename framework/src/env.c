@@ -68,8 +68,7 @@ static sy_status *setup_providers(sy_env *env)
                 char known[512] = "";
                 size_t len = 0;
                 for (uint32_t k = 0; k < env->n_providers; k++)
-                    len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
-                                            k ? ", " : "", env->providers[k]->def.name);
+                    sy_buf_appendf(known, sizeof known, &len, "%s%s", k ? ", " : "", env->providers[k]->def.name);
                 return sy_error(SY_ERR_INVALID_CONFIG,
                                 "%s: providers = ... names '%s', which no loaded plugin registers (loaded: %s)",
                                 cfg->origin, cfg->providers[i], known[0] ? known : "none");

@@ -290,8 +290,7 @@ static sy_status *check_plugin_sections(const sy_env *env)
             char known[512] = "";
             size_t len = 0;
             for (uint32_t k = 0; k < env->n_plugins; k++)
-                len += (size_t)snprintf(known + len, len < sizeof known ? sizeof known - len : 0, "%s%s",
-                                        len ? ", " : "", env->plugins[k]->name);
+                sy_buf_appendf(known, sizeof known, &len, "%s%s", len ? ", " : "", env->plugins[k]->name);
             return sy_error(SY_ERR_INVALID_CONFIG, "%s: [%s] names no plugin that was found (found: %s)",
                             cfg->origin, o->section, known[0] ? known : "none");
         }

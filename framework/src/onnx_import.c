@@ -1293,8 +1293,7 @@ static sy_status *topo_sort(ir_graph *g, const char *gwhere)
         for (uint32_t j = 0; j < n && shown < 6; j++) {
             if (indeg[j] == 0)
                 continue;
-            len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s'%s' (#%u)",
-                                    shown ? ", " : "", g->nodes[j].name, j);
+            sy_buf_appendf(list, sizeof list, &len, "%s'%s' (#%u)", shown ? ", " : "", g->nodes[j].name, j);
             if (len >= sizeof list)
                 break;
             shown++;

@@ -106,6 +106,11 @@ static bool try_providers(struct sy_session *s, sy_node_rt *nr, char **declines)
                 append_reason(declines, pr->def.name, claim.reason, claim.text[0] ? claim.text : "declined");
                 continue;
             }
+            /* a provider taking a node may say how (riscv_mcu: a fused
+             * activation run as two rows of its target's contract) */
+            claim.text[sizeof claim.text - 1] = '\0';
+            if (claim.text[0])
+                append_reason(declines, pr->def.name, SY_REASON_TAKEN, claim.text);
         }
         nr->provider = pr;
         nr->kernel = k;

@@ -46,6 +46,17 @@ char *sy_asprintf(const char *fmt, ...)
     return s;
 }
 
+void sy_buf_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (!size || *len >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    *len = n < 0 || (size_t)n >= size - *len ? size : *len + (size_t)n;
+}
+
 void *sy_aligned_alloc(size_t size, size_t alignment)
 {
     if (alignment < sizeof(void *))

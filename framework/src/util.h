@@ -11,6 +11,10 @@
 char *sy_strdup(const char *s);                 /* NULL-safe; NULL on OOM */
 char *sy_strndup(const char *s, size_t n);
 char *sy_asprintf(const char *fmt, ...) SY_PRINTF(1, 2);
+/* Append to buf[size] at *len (a list in a message): writes what fits, and
+ * once the buffer is full *len stays at size, so later calls write nothing
+ * (snprintf's return, added as it is, would step past the buffer). */
+void sy_buf_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) SY_PRINTF(4, 5);
 void *sy_aligned_alloc(size_t size, size_t alignment); /* size 0 -> valid pointer */
 void sy_aligned_free(void *p);
 /* Checked multiply for sizes: false on overflow. */

@@ -39,67 +39,128 @@ static const char *tname(const sy_tensor *t, const char *def) { return t && t->n
 static bool code_type(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_DT_UINT8; }
 static int32_t qkdt(sy_dtype dt) { return dt == SY_DT_UINT8 ? QK_U8 : QK_S8; }
 
+/* What QStatefulGRU and QStatefulLSTM check alike: the direction, X / W / R
+ * (int8 or uint8 codes, 3-D, W [ndir, gates * hidden, input], R [ndir,
+ * gates * hidden, hidden]), the kernel's size range, B (float32 [ndir,
+ * 2 * gates * hidden]), sequence_lens, initial_h, reset and y_zero_point. */
+typedef struct rnn_dims {
+    int32_t ndir, seq, batch, input, hidden, xdt, wdt, rdt;
+    bool reverse;
+    sy_dtype ydt;
+} rnn_dims;
+
+static sy_status *rnn_shapes(const sy_node *n, const char *op, int64_t gates, rnn_dims *g)
+{
+    char dir[24];
+    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
+    g->ndir = !strcmp(dir, "bidirectional") ? 2 : 1;
+    g->reverse = !strcmp(dir, "reverse");
+    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional"))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: direction must be forward, reverse or bidirectional; got \"%s\"", op,
+                   dir);
+    const sy_tensor *x = nin(n, G_X), *w = nin(n, G_W), *r = nin(n, G_R), *yz = nin(n, G_YS + 1), *b = nin(n, G_B),
+                    *sl = nin(n, G_LENS), *h0 = nin(n, G_H0), *rs = nin(n, G_RESET);
+    const sy_tensor *codes[4] = {x, w, r, h0};
+    for (int i = 0; i < 4; i++)
+        if (codes[i] && !code_type(codes[i]->dtype))
+            return ERR(SY_ERR_TYPE, "%s: '%s' is %s; int8 or uint8 codes are required", op, tname(codes[i], "?"),
+                       sy_dt_name(codes[i]->dtype));
+    if (x->rank != 3 || w->rank != 3 || r->rank != 3)
+        return ERR(SY_ERR_SHAPE, "%s: X, W and R must be 3-D (got ranks %d, %d, %d)", op, (int)x->rank, (int)w->rank,
+                   (int)r->rank);
+    int64_t hid = r->dims[2], hs = sy_attr_int_or(H, n, "hidden_size", hid);
+    if (hs != hid || hid < 1)
+        return ERR(SY_ERR_SHAPE, "%s: R '%s' has hidden size %lld but hidden_size = %lld", op, tname(r, "R"),
+                   (long long)hid, (long long)hs);
+    if (w->dims[0] != g->ndir || w->dims[1] != gates * hid || w->dims[2] != x->dims[2])
+        return ERR(SY_ERR_SHAPE, "%s: W '%s' must be [%d, %lld, %lld]", op, tname(w, "W"), (int)g->ndir,
+                   (long long)(gates * hid), (long long)x->dims[2]);
+    if (r->dims[0] != g->ndir || r->dims[1] != gates * hid)
+        return ERR(SY_ERR_SHAPE, "%s: R '%s' must be [%d, %lld, %lld]", op, tname(r, "R"), (int)g->ndir,
+                   (long long)(gates * hid), (long long)hid);
+    int64_t seq = x->dims[0], batch = x->dims[1];
+    if (seq < 0 || batch < 0 || seq > INT32_MAX || batch > INT32_MAX || hid > 65535 || x->dims[2] > 65535)
+        return ERR(SY_ERR_UNSUPPORTED, "%s: sizes out of the integer kernel's range (X [%lld, %lld, %lld], hidden %lld)",
+                   op, (long long)seq, (long long)batch, (long long)x->dims[2], (long long)hid);
+    if (b && (b->dtype != SY_DT_FLOAT32 || b->rank != 2 || b->dims[0] != g->ndir || b->dims[1] != 2 * gates * hid))
+        return ERR(SY_ERR_SHAPE, "%s: B '%s' must be float32 [%d, %lld]", op, tname(b, "B"), (int)g->ndir,
+                   (long long)(2 * gates * hid));
+    if (sl && (sl->rank != 1 || sl->dims[0] != batch || (sl->dtype != SY_DT_INT32 && sl->dtype != SY_DT_INT64)))
+        return ERR(SY_ERR_SHAPE, "%s: sequence_lens '%s' must be int32 [%lld]", op, tname(sl, "sequence_lens"),
+                   (long long)batch);
+    if (h0 && (h0->rank != 3 || h0->dims[0] != g->ndir || h0->dims[1] != batch || h0->dims[2] != hid))
+        return ERR(SY_ERR_SHAPE, "%s: initial_h '%s' must be [%d, %lld, %lld]", op, tname(h0, "initial_h"),
+                   (int)g->ndir, (long long)batch, (long long)hid);
+    if (rs && (rs->dtype != SY_DT_BOOL || sy_tensor_numel(rs) != 1))
+        return ERR(SY_ERR_TYPE, "%s: reset '%s' must be a bool scalar", op, tname(rs, "reset"));
+    if (yz && !code_type(yz->dtype))
+        return ERR(SY_ERR_TYPE, "%s: y_zero_point '%s' is %s; int8 or uint8 is required", op, tname(yz, "?"),
+                   sy_dt_name(yz->dtype));
+    g->seq = (int32_t)seq;
+    g->batch = (int32_t)batch;
+    g->input = (int32_t)x->dims[2];
+    g->hidden = (int32_t)hid;
+    g->xdt = qkdt(x->dtype);
+    g->wdt = qkdt(w->dtype);
+    g->rdt = qkdt(r->dtype);
+    g->ydt = yz ? yz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
+    return NULL;
+}
+
+/* the attributes both build alike: clip (> 0 when given; -1 when absent)
+ * and requant, the requantization form (onnx when absent) */
+static sy_status *rnn_attrs(const sy_node *n, const char *op, float *clip, sy_rq_mode *mode)
+{
+    *clip = -1.0f;
+    if (H->attr_float(n, "clip", clip) && !(*clip > 0.0f))
+        return ERR(SY_ERR_INVALID_ARGUMENT, "%s: clip must be > 0, got %g", op, (double)*clip);
+    *mode = SY_RQ_ONNX;
+    const char *rqs = NULL;
+    size_t rql = 0;
+    if (H->attr_string(n, "requant", &rqs, &rql)) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.*s", (int)(rql < 31 ? rql : 31), rqs);
+        if (!sy_rq_mode_parse(buf, mode))
+            return ERR(SY_ERR_INVALID_ARGUMENT, "%s: requant = \"%s\": expected \"onnx\", \"gemmlowp\" or "
+                                                "\"single_rounding\"", op, buf);
+    }
+    return NULL;
+}
+
+/* sequence_lens at run time into lens[batch], each within [0, seq] */
+static sy_status *rnn_lens(const char *op, const sy_tensor *sl, int32_t batch, int32_t seq, int32_t *lens)
+{
+    for (int32_t b = 0; b < batch; b++) {
+        int64_t v = sl->dtype == SY_DT_INT64 ? ((const int64_t *)sl->data)[b] : ((const int32_t *)sl->data)[b];
+        if (v < 0 || v > seq)
+            return ERR(SY_ERR_INVALID_ARGUMENT, "%s: sequence_lens '%s'[%d] = %lld is outside [0, %d]", op,
+                       tname(sl, "sequence_lens"), (int)b, (long long)v, (int)seq);
+        lens[b] = (int32_t)v;
+    }
+    return NULL;
+}
+
 /* shapes, element types and attributes (infer and prepare) */
 static sy_status *shapes(const sy_node *n, qgru_state *s)
 {
     qk_gru *k = &s->k;
-    char dir[24];
-    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
-    k->ndir = !strcmp(dir, "bidirectional") ? 2 : 1;
-    k->reverse = !strcmp(dir, "reverse");
-    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional"))
-        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": direction must be forward, reverse or bidirectional; got \"%s\"", dir);
     k->lbr = sy_attr_int_or(H, n, "linear_before_reset", 0) != 0;
-    const sy_tensor *x = nin(n, G_X), *w = nin(n, G_W), *r = nin(n, G_R), *yz = nin(n, G_YS + 1), *b = nin(n, G_B),
-                    *sl = nin(n, G_LENS), *h0 = nin(n, G_H0), *rs = nin(n, G_RESET);
-    if (!x || !w || !r || !nin(n, G_YS))
+    if (!nin(n, G_X) || !nin(n, G_W) || !nin(n, G_R) || !nin(n, G_YS))
         return ERR(SY_ERR_INVALID_ARGUMENT, OP ": X, W, R and y_scale are required");
-    const sy_tensor *codes[4] = {x, w, r, h0};
-    for (int i = 0; i < 4; i++)
-        if (codes[i] && !code_type(codes[i]->dtype))
-            return ERR(SY_ERR_TYPE, OP ": '%s' is %s; int8 or uint8 codes are required", tname(codes[i], "?"),
-                       sy_dt_name(codes[i]->dtype));
-    if (x->rank != 3 || w->rank != 3 || r->rank != 3)
-        return ERR(SY_ERR_SHAPE, OP ": X, W and R must be 3-D (got ranks %d, %d, %d)", (int)x->rank, (int)w->rank,
-                   (int)r->rank);
-    int64_t hid = r->dims[2], hs = sy_attr_int_or(H, n, "hidden_size", hid);
-    if (hs != hid || hid < 1)
-        return ERR(SY_ERR_SHAPE, OP ": R '%s' has hidden size %lld but hidden_size = %lld", tname(r, "R"),
-                   (long long)hid, (long long)hs);
-    if (w->dims[0] != k->ndir || w->dims[1] != 3 * hid || w->dims[2] != x->dims[2])
-        return ERR(SY_ERR_SHAPE, OP ": W '%s' must be [%d, %lld, %lld]", tname(w, "W"), (int)k->ndir,
-                   (long long)(3 * hid), (long long)x->dims[2]);
-    if (r->dims[0] != k->ndir || r->dims[1] != 3 * hid)
-        return ERR(SY_ERR_SHAPE, OP ": R '%s' must be [%d, %lld, %lld]", tname(r, "R"), (int)k->ndir,
-                   (long long)(3 * hid), (long long)hid);
-    int64_t seq = x->dims[0], batch = x->dims[1];
-    if (seq < 0 || batch < 0 || seq > INT32_MAX || batch > INT32_MAX || hid > 65535 || x->dims[2] > 65535)
-        return ERR(SY_ERR_UNSUPPORTED, OP ": sizes out of the integer kernel's range (X [%lld, %lld, %lld], hidden %lld)",
-                   (long long)seq, (long long)batch, (long long)x->dims[2], (long long)hid);
-    if (b && (b->dtype != SY_DT_FLOAT32 || b->rank != 2 || b->dims[0] != k->ndir || b->dims[1] != 6 * hid))
-        return ERR(SY_ERR_SHAPE, OP ": B '%s' must be float32 [%d, %lld]", tname(b, "B"), (int)k->ndir,
-                   (long long)(6 * hid));
-    if (sl && (sl->rank != 1 || sl->dims[0] != batch || (sl->dtype != SY_DT_INT32 && sl->dtype != SY_DT_INT64)))
-        return ERR(SY_ERR_SHAPE, OP ": sequence_lens '%s' must be int32 [%lld]", tname(sl, "sequence_lens"),
-                   (long long)batch);
-    if (h0 && (h0->rank != 3 || h0->dims[0] != k->ndir || h0->dims[1] != batch || h0->dims[2] != hid))
-        return ERR(SY_ERR_SHAPE, OP ": initial_h '%s' must be [%d, %lld, %lld]", tname(h0, "initial_h"), (int)k->ndir,
-                   (long long)batch, (long long)hid);
-    if (rs && (rs->dtype != SY_DT_BOOL || sy_tensor_numel(rs) != 1))
-        return ERR(SY_ERR_TYPE, OP ": reset '%s' must be a bool scalar", tname(rs, "reset"));
-    if (yz && !code_type(yz->dtype))
-        return ERR(SY_ERR_TYPE, OP ": y_zero_point '%s' is %s; int8 or uint8 is required", tname(yz, "?"),
-                   sy_dt_name(yz->dtype));
-    k->seq = (int32_t)seq;
-    k->batch = (int32_t)batch;
-    k->input = (int32_t)x->dims[2];
-    k->hidden = (int32_t)hid;
-    k->xdt = qkdt(x->dtype);
-    k->wdt = qkdt(w->dtype);
-    k->rdt = qkdt(r->dtype);
-    s->ydt = yz ? yz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
+    rnn_dims g;
+    SY_TRY(rnn_shapes(n, OP, 3, &g));
+    k->ndir = g.ndir;
+    k->reverse = g.reverse;
+    k->seq = g.seq;
+    k->batch = g.batch;
+    k->input = g.input;
+    k->hidden = g.hidden;
+    k->xdt = g.xdt;
+    k->wdt = g.wdt;
+    k->rdt = g.rdt;
+    s->ydt = g.ydt;
     k->ydt = qkdt(s->ydt);
-    int64_t dy[4] = {seq, k->ndir, batch, hid}, dyh[3] = {k->ndir, batch, hid};
+    int64_t dy[4] = {g.seq, g.ndir, g.batch, g.hidden}, dyh[3] = {g.ndir, g.batch, g.hidden};
     memcpy(s->dims_y, dy, sizeof dy);
     memcpy(s->dims_yh, dyh, sizeof dyh);
     return NULL;
@@ -206,19 +267,9 @@ static sy_status *build(const sy_node *n, qgru_state *s)
         return ERR(SY_ERR_UNSUPPORTED, OP ": B '%s' must be a constant (it is folded as int32)", tname(b, "B"));
     if (!w->data || !r->data)
         return ERR(SY_ERR_UNSUPPORTED, OP ": W '%s' and R '%s' must be constants", tname(w, "W"), tname(r, "R"));
-    float clip = -1.0f;
-    if (H->attr_float(n, "clip", &clip) && !(clip > 0.0f))
-        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": clip must be > 0, got %g", (double)clip);
-    sy_rq_mode mode = SY_RQ_ONNX;
-    const char *rqs = NULL;
-    size_t rql = 0;
-    if (H->attr_string(n, "requant", &rqs, &rql)) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.*s", (int)(rql < 31 ? rql : 31), rqs);
-        if (!sy_rq_mode_parse(buf, &mode))
-            return ERR(SY_ERR_INVALID_ARGUMENT, OP ": requant = \"%s\": expected \"onnx\", \"gemmlowp\" or \"single_rounding\"",
-                       buf);
-    }
+    float clip;
+    sy_rq_mode mode;
+    SY_TRY(rnn_attrs(n, OP, &clip, &mode));
     const float sx = fat(in[1], 0), sy = fat(in[9], 0);
     /* the tanh table holds f / s_y * 256 in int32 with 2^23 of range */
     if (sy < 1.0f / 32768.0f)
@@ -329,13 +380,7 @@ sy_status *qgru_run(void *state, const sy_kernel_io *io)
     size_t nst = (size_t)k->ndir * (size_t)k->batch * (size_t)k->hidden;
     if (sl) {
         lens = scratch + QK_GRU_SCRATCH(k->hidden);
-        for (int32_t b = 0; b < k->batch; b++) {
-            int64_t v = sl->dtype == SY_DT_INT64 ? ((const int64_t *)sl->data)[b] : ((const int32_t *)sl->data)[b];
-            if (v < 0 || v > k->seq)
-                return ERR(SY_ERR_INVALID_ARGUMENT, OP ": sequence_lens '%s'[%d] = %lld is outside [0, %d]",
-                           tname(sl, "sequence_lens"), (int)b, (long long)v, (int)k->seq);
-            lens[b] = (int32_t)v;
-        }
+        SY_TRY(rnn_lens(OP, sl, k->batch, k->seq, lens));
     }
     bool reset = rs && rs->data && *(const uint8_t *)rs->data;
     if (reset || !s->have_state) { /* initial_h (in Y's codes) or zeros: the code of 0 */
@@ -371,73 +416,39 @@ typedef struct qlstm_state {
 static sy_status *lshapes(const sy_node *n, qlstm_state *s)
 {
     qk_lstm *k = &s->k;
-    char dir[24];
-    sy_attr_string_or(H, n, "direction", "forward", dir, sizeof dir);
-    k->ndir = !strcmp(dir, "bidirectional") ? 2 : 1;
-    k->reverse = !strcmp(dir, "reverse");
-    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional"))
-        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": direction must be forward, reverse or bidirectional; got \"%s\"", dir);
     k->input_forget = sy_attr_int_or(H, n, "input_forget", 0) != 0;
-    const sy_tensor *x = nin(n, G_X), *w = nin(n, G_W), *r = nin(n, G_R), *yz = nin(n, G_YS + 1), *b = nin(n, G_B),
-                    *sl = nin(n, G_LENS), *h0 = nin(n, G_H0), *rs = nin(n, G_RESET), *cz = nin(n, L_CS + 1),
-                    *c0 = nin(n, L_C0), *pp = nin(n, L_P);
-    if (!x || !w || !r || !nin(n, G_YS) || !nin(n, L_CS))
+    if (!nin(n, G_X) || !nin(n, G_W) || !nin(n, G_R) || !nin(n, G_YS) || !nin(n, L_CS))
         return ERR(SY_ERR_INVALID_ARGUMENT, OP ": X, W, R, y_scale and c_scale are required");
-    const sy_tensor *codes[5] = {x, w, r, h0, c0};
-    for (int i = 0; i < 5; i++)
-        if (codes[i] && !code_type(codes[i]->dtype))
-            return ERR(SY_ERR_TYPE, OP ": '%s' is %s; int8 or uint8 codes are required", tname(codes[i], "?"),
-                       sy_dt_name(codes[i]->dtype));
-    if (x->rank != 3 || w->rank != 3 || r->rank != 3)
-        return ERR(SY_ERR_SHAPE, OP ": X, W and R must be 3-D (got ranks %d, %d, %d)", (int)x->rank, (int)w->rank,
-                   (int)r->rank);
-    int64_t hid = r->dims[2], hs = sy_attr_int_or(H, n, "hidden_size", hid);
-    if (hs != hid || hid < 1)
-        return ERR(SY_ERR_SHAPE, OP ": R '%s' has hidden size %lld but hidden_size = %lld", tname(r, "R"),
-                   (long long)hid, (long long)hs);
-    if (w->dims[0] != k->ndir || w->dims[1] != 4 * hid || w->dims[2] != x->dims[2])
-        return ERR(SY_ERR_SHAPE, OP ": W '%s' must be [%d, %lld, %lld]", tname(w, "W"), (int)k->ndir,
-                   (long long)(4 * hid), (long long)x->dims[2]);
-    if (r->dims[0] != k->ndir || r->dims[1] != 4 * hid)
-        return ERR(SY_ERR_SHAPE, OP ": R '%s' must be [%d, %lld, %lld]", tname(r, "R"), (int)k->ndir,
-                   (long long)(4 * hid), (long long)hid);
-    int64_t seq = x->dims[0], batch = x->dims[1];
-    if (seq < 0 || batch < 0 || seq > INT32_MAX || batch > INT32_MAX || hid > 65535 || x->dims[2] > 65535)
-        return ERR(SY_ERR_UNSUPPORTED, OP ": sizes out of the integer kernel's range (X [%lld, %lld, %lld], hidden %lld)",
-                   (long long)seq, (long long)batch, (long long)x->dims[2], (long long)hid);
-    if (b && (b->dtype != SY_DT_FLOAT32 || b->rank != 2 || b->dims[0] != k->ndir || b->dims[1] != 8 * hid))
-        return ERR(SY_ERR_SHAPE, OP ": B '%s' must be float32 [%d, %lld]", tname(b, "B"), (int)k->ndir,
-                   (long long)(8 * hid));
-    if (pp && (pp->dtype != SY_DT_FLOAT32 || pp->rank != 2 || pp->dims[0] != k->ndir || pp->dims[1] != 3 * hid))
-        return ERR(SY_ERR_SHAPE, OP ": P '%s' must be float32 [%d, %lld]", tname(pp, "P"), (int)k->ndir,
+    rnn_dims g;
+    SY_TRY(rnn_shapes(n, OP, 4, &g));
+    const sy_tensor *cz = nin(n, L_CS + 1), *c0 = nin(n, L_C0), *pp = nin(n, L_P);
+    if (c0 && !code_type(c0->dtype))
+        return ERR(SY_ERR_TYPE, OP ": '%s' is %s; int8 or uint8 codes are required", tname(c0, "?"),
+                   sy_dt_name(c0->dtype));
+    const int64_t hid = g.hidden;
+    if (pp && (pp->dtype != SY_DT_FLOAT32 || pp->rank != 2 || pp->dims[0] != g.ndir || pp->dims[1] != 3 * hid))
+        return ERR(SY_ERR_SHAPE, OP ": P '%s' must be float32 [%d, %lld]", tname(pp, "P"), (int)g.ndir,
                    (long long)(3 * hid));
-    if (sl && (sl->rank != 1 || sl->dims[0] != batch || (sl->dtype != SY_DT_INT32 && sl->dtype != SY_DT_INT64)))
-        return ERR(SY_ERR_SHAPE, OP ": sequence_lens '%s' must be int32 [%lld]", tname(sl, "sequence_lens"),
-                   (long long)batch);
-    const sy_tensor *st[2] = {h0, c0};
-    for (int i = 0; i < 2; i++)
-        if (st[i] && (st[i]->rank != 3 || st[i]->dims[0] != k->ndir || st[i]->dims[1] != batch || st[i]->dims[2] != hid))
-            return ERR(SY_ERR_SHAPE, OP ": %s '%s' must be [%d, %lld, %lld]", i ? "initial_c" : "initial_h",
-                       tname(st[i], "?"), (int)k->ndir, (long long)batch, (long long)hid);
-    if (rs && (rs->dtype != SY_DT_BOOL || sy_tensor_numel(rs) != 1))
-        return ERR(SY_ERR_TYPE, OP ": reset '%s' must be a bool scalar", tname(rs, "reset"));
-    const sy_tensor *zs[2] = {yz, cz};
-    for (int i = 0; i < 2; i++)
-        if (zs[i] && !code_type(zs[i]->dtype))
-            return ERR(SY_ERR_TYPE, OP ": %s '%s' is %s; int8 or uint8 is required", i ? "c_zero_point" : "y_zero_point",
-                       tname(zs[i], "?"), sy_dt_name(zs[i]->dtype));
-    k->seq = (int32_t)seq;
-    k->batch = (int32_t)batch;
-    k->input = (int32_t)x->dims[2];
-    k->hidden = (int32_t)hid;
-    k->xdt = qkdt(x->dtype);
-    k->wdt = qkdt(w->dtype);
-    k->rdt = qkdt(r->dtype);
-    s->ydt = yz ? yz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
-    s->cdt = cz ? cz->dtype : SY_DT_UINT8;
+    if (c0 && (c0->rank != 3 || c0->dims[0] != g.ndir || c0->dims[1] != g.batch || c0->dims[2] != hid))
+        return ERR(SY_ERR_SHAPE, OP ": initial_c '%s' must be [%d, %lld, %lld]", tname(c0, "?"), (int)g.ndir,
+                   (long long)g.batch, (long long)hid);
+    if (cz && !code_type(cz->dtype))
+        return ERR(SY_ERR_TYPE, OP ": c_zero_point '%s' is %s; int8 or uint8 is required", tname(cz, "?"),
+                   sy_dt_name(cz->dtype));
+    k->ndir = g.ndir;
+    k->reverse = g.reverse;
+    k->seq = g.seq;
+    k->batch = g.batch;
+    k->input = g.input;
+    k->hidden = g.hidden;
+    k->xdt = g.xdt;
+    k->wdt = g.wdt;
+    k->rdt = g.rdt;
+    s->ydt = g.ydt;
+    s->cdt = cz ? cz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
     k->ydt = qkdt(s->ydt);
     k->cdt = qkdt(s->cdt);
-    int64_t dy[4] = {seq, k->ndir, batch, hid}, dyh[3] = {k->ndir, batch, hid};
+    int64_t dy[4] = {g.seq, g.ndir, g.batch, hid}, dyh[3] = {g.ndir, g.batch, hid};
     memcpy(s->dims_y, dy, sizeof dy);
     memcpy(s->dims_yh, dyh, sizeof dyh);
     return NULL;
@@ -485,19 +496,9 @@ static sy_status *lbuild(const sy_node *n, qlstm_state *s)
         return ERR(SY_ERR_UNSUPPORTED, OP ": B and P must be constants (they are folded as integers)");
     if (!w->data || !r->data)
         return ERR(SY_ERR_UNSUPPORTED, OP ": W '%s' and R '%s' must be constants", tname(w, "W"), tname(r, "R"));
-    float clip = -1.0f;
-    if (H->attr_float(n, "clip", &clip) && !(clip > 0.0f))
-        return ERR(SY_ERR_INVALID_ARGUMENT, OP ": clip must be > 0, got %g", (double)clip);
-    sy_rq_mode mode = SY_RQ_ONNX;
-    const char *rqs = NULL;
-    size_t rql = 0;
-    if (H->attr_string(n, "requant", &rqs, &rql)) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.*s", (int)(rql < 31 ? rql : 31), rqs);
-        if (!sy_rq_mode_parse(buf, &mode))
-            return ERR(SY_ERR_INVALID_ARGUMENT, OP ": requant = \"%s\": expected \"onnx\", \"gemmlowp\" or \"single_rounding\"",
-                       buf);
-    }
+    float clip;
+    sy_rq_mode mode;
+    SY_TRY(rnn_attrs(n, OP, &clip, &mode));
     const float sx = fat(in[1], 0), sy = fat(in[9], 0), sc = fat(in[L_CS], 0);
     if (sy < 1.0f / 32768.0f || sc < 1.0f / 32768.0f) /* the tanh tables hold f / s * 256 with 2^23 of range */
         return ERR(SY_ERR_UNSUPPORTED, OP ": y_scale %g / c_scale %g below 2^-15, the smallest the integer cell takes",
@@ -614,13 +615,7 @@ sy_status *qlstm_run(void *state, const sy_kernel_io *io)
     size_t nst = (size_t)k->ndir * (size_t)k->batch * (size_t)k->hidden;
     if (sl) {
         lens = scratch + QK_LSTM_SCRATCH(k->hidden);
-        for (int32_t b = 0; b < k->batch; b++) {
-            int64_t v = sl->dtype == SY_DT_INT64 ? ((const int64_t *)sl->data)[b] : ((const int32_t *)sl->data)[b];
-            if (v < 0 || v > k->seq)
-                return ERR(SY_ERR_INVALID_ARGUMENT, OP ": sequence_lens '%s'[%d] = %lld is outside [0, %d]",
-                           tname(sl, "sequence_lens"), (int)b, (long long)v, (int)k->seq);
-            lens[b] = (int32_t)v;
-        }
+        SY_TRY(rnn_lens(OP, sl, k->batch, k->seq, lens));
     }
     bool reset = rs && rs->data && *(const uint8_t *)rs->data;
     if (reset || !s->have_state) /* initial_h / initial_c in Y_h's / Y_c's codes, or the codes of 0 */

@@ -70,8 +70,9 @@ static sy_status *infer_reshape(sy_node *n)
             neg = (int32_t)i;
         } else if (shape[i] < 0) {
             return ERR(SY_ERR_SHAPE, "shape[%lld] = %lld is negative", (long long)i, (long long)shape[i]);
-        } else {
-            known *= shape[i];
+        } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+            return ERR(SY_ERR_SHAPE, "shape's element count overflows int64 at shape[%lld] = %lld", (long long)i,
+                       (long long)shape[i]);
         }
     }
     if (neg >= 0) {

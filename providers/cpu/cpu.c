@@ -251,6 +251,8 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
         st = cpu_lstm_register(host, p);
     if (!st)
         st = cpu_copy_register(host, p);
+    if (!st)
+        st = cpu_softmax_register(host, p);
     return st;
 }
 

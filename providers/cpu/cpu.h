@@ -152,7 +152,10 @@ typedef enum cpu_move_kind {
 void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const void *src, void *dst, int64_t n,
                      int64_t c, int64_t hw, int64_t ld);
 
-/* sigmoid and tanh in place over n floats; both paths give the same bits (cpu_vmath.c) */
+/* exp, sigmoid and tanh in place over n floats; both paths give the same
+ * bits (cpu_vmath.c). exp clamps its argument to [-88.376, 88.376] and
+ * wants no NaN. */
+void cpu_exp_f32(cpu_isa isa, float *x, size_t n);
 void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n);
 void cpu_tanh_f32(cpu_isa isa, float *x, size_t n);
 
@@ -164,5 +167,7 @@ void cpu_fill_mask(sy_tensor *mask);
 /* LSTM (cpu_lstm.c); Concat and Dropout in the graph's layout (cpu_copy.c) */
 sy_status *cpu_lstm_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_copy_register(const sy_host_api *host, sy_plugin *p);
+/* Softmax over the last axis (or, before opset 13, the coerced 2-D rows), fp32 (cpu_softmax.c) */
+sy_status *cpu_softmax_register(const sy_host_api *host, sy_plugin *p);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Element-wise transcendental functions of the cpu provider's kernels
- * (LSTM gates): exp, logistic sigmoid and tanh over arrays, with an AVX2
+ * (LSTM gates, Softmax): exp, logistic sigmoid and tanh over arrays, with an AVX2
  * path and a portable one that give the same bits. Both evaluate the same
  * formulas with the same operations in the same order: no fused
  * multiply-add (the AVX2 path is written with separate multiplies and adds,
@@ -156,6 +156,30 @@ __attribute__((target("avx2"))) static void tanh_avx2(float *x, size_t n)
         x[i] = tanh1(x[i]);
 }
 #endif
+
+#ifdef VM_X86
+__attribute__((target("avx2"))) static void exp_avx2(float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, exp8(_mm256_loadu_ps(x + i)));
+    for (; i < n; i++)
+        x[i] = exp1(x[i]);
+}
+#endif
+
+void cpu_exp_f32(cpu_isa isa, float *x, size_t n)
+{
+#ifdef VM_X86
+    if (isa == CPU_ISA_AVX2) {
+        exp_avx2(x, n);
+        return;
+    }
+#endif
+    (void)isa;
+    for (size_t i = 0; i < n; i++)
+        x[i] = exp1(x[i]);
+}
 
 void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n)
 {

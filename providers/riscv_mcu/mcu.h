@@ -23,10 +23,14 @@ typedef struct mcu_chip {
 
 typedef enum mcu_rules { MCU_RULES_SEED = 0, MCU_RULES_TFLM = 1 } mcu_rules;
 
+/* a package's stack by default: picolibc's own default (0x800) */
+#define MCU_DEFAULT_STACK 2048u
+
 /* the provider's state in one environment: its options */
 typedef struct mcu_cfg {
     const mcu_chip *chip; /* NULL: no target configured, the provider takes nothing */
     uint64_t sram_budget, flash_budget;
+    uint64_t stack_bytes; /* the stack a package reserves (its linker script's __stack_size) */
     mcu_rules rules;
     struct mcu_env *env; /* the plugin's state in the same environment */
 } mcu_cfg;

@@ -1601,7 +1601,7 @@ static uint64_t node_macs(const mcu_node *k)
 }
 
 static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                               const size_t *in_off, const size_t *out_off, uint64_t macs)
+                               const size_t *in_off, const size_t *out_off, uint64_t macs, uint64_t stack)
 {
     out o;
     SY_TRY(open_out(dir, "include/sy_model.h", &o));
@@ -1612,6 +1612,8 @@ static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_m
     P(&o, "#define SY_MODEL_WORKSPACE_BYTES %zu\n", req->workspace_bytes);
     P(&o, "/* multiply-accumulates per inference: conv, depthwise, fully-connected, LSTM gates */\n");
     P(&o, "#define SY_MODEL_MACS %lluu\n", (unsigned long long)macs);
+    P(&o, "/* the stack the package's image reserves ([provider.riscv_mcu] stack_bytes) */\n");
+    P(&o, "#define SY_MODEL_STACK_BYTES %lluu\n", (unsigned long long)stack);
     P(&o, "#define SY_MODEL_NUM_INPUTS %u\n#define SY_MODEL_NUM_OUTPUTS %u\n\n", req->n_inputs, req->n_outputs);
     for (uint32_t i = 0; i < req->n_inputs; i++) {
         P(&o, "/* input %u '%s': ", i, req->inputs[i]->name ? req->inputs[i]->name : "");
@@ -1661,6 +1663,27 @@ static sy_status *write_main(const char *dir, const sy_mcu_codegen_request *req)
           "        __asm__ volatile(\"csrr %%0, cycleh\" : \"=r\"(hi2));\n"
           "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
           "#else\nstatic uint64_t rd_instret(void) { return 0; }\nstatic uint64_t rd_cycle(void) { return 0; }\n#endif\n\n");
+    /* The stack's high-water mark on the MCU: the words below this frame are
+     * painted before the run and the lowest one the run changed is found
+     * after it; measured from the stack's top (picolibc's __stack). */
+    P(&o, "#if defined(__riscv)\n"
+          "extern char __stack[]; /* the top of the stack (picolibc's linker script) */\n"
+          "#define SY_PAINT 0xa5c3e17bu\n"
+          "static uintptr_t stack_floor(void) { return (uintptr_t)__stack - SY_MODEL_STACK_BYTES; }\n"
+          "__attribute__((noinline)) static void stack_paint(void)\n{\n"
+          "    volatile char here = 0;\n"
+          "    uintptr_t end = ((uintptr_t)&here - 128u) & ~(uintptr_t)3u;\n"
+          "    for (uintptr_t a = stack_floor(); a < end; a += 4u)\n"
+          "        *(volatile uint32_t *)a = SY_PAINT;\n"
+          "    (void)here;\n}\n"
+          "/* bytes of the stack in use at the deepest point since stack_paint; the\n"
+          " * reserve itself when its lowest word was written (an overflow) */\n"
+          "static uintptr_t stack_used(void)\n{\n"
+          "    uintptr_t a = stack_floor();\n"
+          "    while (a < (uintptr_t)__stack && *(volatile const uint32_t *)a == SY_PAINT)\n"
+          "        a += 4u;\n"
+          "    return (uintptr_t)__stack - a;\n}\n"
+          "#endif\n\n");
     P(&o, "static void print_u64(const char *label, uint64_t v)\n{\n    char b[24];\n    int i = 23;\n"
           "    b[i] = '\\0';\n    do {\n        b[--i] = (char)('0' + (int)(v %% 10u));\n        v /= 10u;\n"
           "    } while (v);\n    printf(\"%%s %%s\\n\", label, b + i);\n}\n\n");
@@ -1676,14 +1699,22 @@ static sy_status *write_main(const char *dir, const sy_mcu_codegen_request *req)
           "        printf(\"error: sy_model_init\\n\");\n        return 2;\n    }\n");
     for (uint32_t i = 0; i < req->n_inputs; i++)
         P(&o, "    if (load_input(%u, sy_test_input%u))\n        return 2;\n", i, i);
-    P(&o, "    uint64_t i0 = rd_instret(), c0 = rd_cycle();\n    int rc = sy_model_run();\n"
+    P(&o, "#if defined(__riscv)\n    stack_paint();\n#endif\n"
+          "    uint64_t i0 = rd_instret(), c0 = rd_cycle();\n    int rc = sy_model_run();\n"
           "    uint64_t i1 = rd_instret(), c1 = rd_cycle();\n"
+          "#if defined(__riscv)\n    uintptr_t used = stack_used();\n#endif\n"
           "    for (int o = 0; o < SY_MODEL_NUM_OUTPUTS; o++) {\n"
           "        const unsigned char *y = sy_model_output(o);\n        size_t n = sy_model_output_bytes(o);\n"
           "        printf(\"out%%d %%lu:\", o, (unsigned long)n);\n"
           "        for (size_t b = 0; b < n; b++)\n            printf(\" %%02x\", y[b]);\n        printf(\"\\n\");\n    }\n"
           "    print_u64(\"instret\", i1 - i0);\n"
           "    print_u64(\"cycles\", c1 - c0);\n"
+          "#if defined(__riscv)\n"
+          "    print_u64(\"stack\", used);\n"
+          "    print_u64(\"stack_reserved\", SY_MODEL_STACK_BYTES);\n"
+          "    if (used >= SY_MODEL_STACK_BYTES) {\n"
+          "        printf(\"error: the run used the whole %%lu-byte stack (overflow)\\n\", (unsigned long)SY_MODEL_STACK_BYTES);\n"
+          "        return 3;\n    }\n#endif\n"
           "    return rc ? 1 : 0;\n}\n");
     SY_TRY(close_out(dir, "src/main.c", &o));
 
@@ -1700,7 +1731,7 @@ static sy_status *write_main(const char *dir, const sy_mcu_codegen_request *req)
 }
 
 static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                              const layout *L)
+                              const layout *L, uint64_t stack)
 {
     out o;
     SY_TRY(open_out(dir, "CMakeLists.txt", &o));
@@ -1746,8 +1777,10 @@ static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mc
     P(&o, "# %s: %s, %llu bytes SRAM, %llu bytes flash. Debian: gcc-riscv64-unknown-elf,\n"
           "# picolibc-riscv64-unknown-elf. The image links at QEMU virt's RAM (0x80000000):\n"
           "# 'flash' (text, rodata) first, then 'ram' (data, bss, stack), each the chip's size,\n"
-          "# so an image that would not fit the chip does not link.\n",
-      chip->name, chip->isa, (unsigned long long)chip->sram, (unsigned long long)chip->flash);
+          "# so an image that would not fit the chip does not link. The stack is %llu bytes\n"
+          "# (SY_MODEL_STACK_BYTES; the test main paints it and prints what the model used).\n",
+      chip->name, chip->isa, (unsigned long long)chip->sram, (unsigned long long)chip->flash,
+      (unsigned long long)stack);
     P(&o, "set(CMAKE_SYSTEM_NAME Generic)\nset(CMAKE_SYSTEM_PROCESSOR riscv32)\n"
           "set(SY_RISCV_PREFIX \"riscv64-unknown-elf-\" CACHE STRING \"cross toolchain prefix\")\n"
           "set(CMAKE_C_COMPILER ${SY_RISCV_PREFIX}gcc)\nset(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n"
@@ -1755,8 +1788,9 @@ static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mc
           "set(CMAKE_C_FLAGS_INIT \"${SY_ARCH} --specs=picolibc.specs\")\n"
           "set(CMAKE_EXE_LINKER_FLAGS_INIT \"--oslib=semihost --crt0=semihost "
           "-Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=%llu "
-          "-Wl,--defsym=__ram=0x%llx -Wl,--defsym=__ram_size=%llu\")\n",
-      (unsigned long long)chip->flash, 0x80000000ull + chip->flash, (unsigned long long)chip->sram);
+          "-Wl,--defsym=__ram=0x%llx -Wl,--defsym=__ram_size=%llu -Wl,--defsym=__stack_size=%llu\")\n",
+      (unsigned long long)chip->flash, 0x80000000ull + chip->flash, (unsigned long long)chip->sram,
+      (unsigned long long)stack);
     SY_TRY(close_out(dir, "toolchain-riscv32.cmake", &o));
 
     SY_TRY(open_out(dir, "README.md", &o));
@@ -1932,11 +1966,11 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
     for (uint32_t r = 0; r < n_recs; r++)
         macs += node_macs(cap->recs[r].k);
     if (!st)
-        st = write_header(req->dir, cfg->chip, req, in_off, out_off, macs);
+        st = write_header(req->dir, cfg->chip, req, in_off, out_off, macs, cfg->stack_bytes);
     if (!st)
         st = write_main(req->dir, req);
     if (!st)
-        st = write_build(req->dir, cfg->chip, req, &L);
+        st = write_build(req->dir, cfg->chip, req, &L, cfg->stack_bytes);
     if (!st)
         st = write_source(req->dir, "tflk.h");
     if (!st) /* the SDK's fixed-point primitives, which tflk.h and qk.c include */

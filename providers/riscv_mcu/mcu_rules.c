@@ -51,7 +51,19 @@ static const char *act_name(const sy_node *n, char *buf, size_t len)
     return sy_attr_string_or(H, n, "fused_activation_function", "NONE", buf, len);
 }
 
-/* fused activation ∈ {NONE, RELU} (Table A; the rules say which row) */
+/* fused activation ∈ {NONE, RELU} (Table A; the rules say which row).
+ * A fused RELU6 is the composition of two seed rows, the op's with NONE
+ * followed by #56 Relu6 on the op's output (what a converter honouring the
+ * seed writes): the node is taken as that pair, and its note in c->text
+ * says so (switchyard explain prints it). The kernel applies the Relu6
+ * clamp in its requantization: for int8 with the Relu6 keeping the op's
+ * output quantization the pair is clamp(clamp(acc, -128, 127), q(0), q(6))
+ * with q(0) >= -128 and q(6) <= 127, the fused clamp exactly (TFLite's
+ * int8 RELU6 requantizes by 1.0, an identity, then clamps to the same
+ * zp + round(0/s), zp + round(6/s)); for fp32 min(max(x, 0), 6) either way.
+ * docs/mcu.md says why this is a rule and not a graph rewrite. Activations
+ * with no standalone seed row (RELU_N1_TO_1) or that are no clamp (TANH,
+ * SIGN_BIT) are refused. */
 static bool check_act(const mcu_cfg *cfg, const sy_node *n, const char *row, sy_claim *c)
 {
     if (act_is(n, "NONE", "NONE", "RELU"))
@@ -60,9 +72,22 @@ static bool check_act(const mcu_cfg *cfg, const sy_node *n, const char *row, sy_
     act_name(n, buf, sizeof buf);
     if (cfg->rules == MCU_RULES_TFLM && !strcmp(buf, "RELU6"))
         return true;
+    if (!strcmp(buf, "RELU6")) {
+        const sy_tensor *y = mcu_out_opt(n, 0);
+        if (y && (y->rank < 2 || y->rank > 4)) {
+            mcu_decline(c, SY_REASON_RANK,
+                    "%s: fused RELU6 runs as Table A %s (NONE) followed by #56 Relu6, whose in/out must be 2-4D, got "
+                    "rank %d (ops-mcu.md)",
+                    H->node_op(n), row, y->rank);
+            return false;
+        }
+        snprintf(c->text, sizeof c->text, "%s with fused RELU6 runs as ops-mcu.md Table A %s (NONE) followed by #56 "
+                 "Relu6, the clamp in its requantization", H->node_op(n), row);
+        return true;
+    }
     mcu_decline(c, SY_REASON_ATTRIBUTE,
-            "%s: fused_activation_function must be NONE or RELU, got %s (ops-mcu.md Table A %s; rules = tflm accepts "
-            "RELU6 as TFLite Micro does)",
+            "%s: fused_activation_function must be NONE or RELU (or RELU6, run as #56 Relu6 after it), got %s "
+            "(ops-mcu.md Table A %s; no seed row composes with it)",
             H->node_op(n), buf, row);
     return false;
 }
@@ -459,6 +484,7 @@ static bool move_rules(const mcu_cfg *cfg, const sy_node *n, const char *op, sy_
 void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
 {
     c->take = false;
+    c->text[0] = '\0'; /* a taken node keeps the note of its rule (check_act) */
     if (!cfg->chip) {
         mcu_decline(c, SY_REASON_POLICY, "no target: set [provider.riscv_mcu] target = ws63 or hi3066");
         return;
@@ -532,7 +558,21 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
             !const_input(n, 2, "bias", "#41 DepthwiseConv2D", c) || !check_act(cfg, n, "#41 DepthwiseConv2D", c))
             return;
         int64_t mult = x && y && x->rank == 4 && y->rank == 4 && x->dims[3] ? y->dims[3] / x->dims[3] : 1;
-        if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED) {
+        /* over one input channel a depthwise convolution is a convolution
+         * with `mult` output channels (the same products and sums: filter
+         * [1, kh, kw, mult] is OHWI [mult, kh, kw, 1]), what a converter
+         * honouring the seed writes: Table A #1 takes it (person_detect's
+         * first layer) */
+        if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED && x->dims[3] == 1) {
+            char rl[96] = "";
+            if (c->text[0]) /* check_act's note: the fused RELU6 */
+                snprintf(rl, sizeof rl, "%s", strstr(c->text, " followed by") ? strstr(c->text, " followed by") : "");
+            char *cut = strstr(rl, ", the clamp");
+            if (cut)
+                *cut = '\0';
+            snprintf(c->text, sizeof c->text, "DEPTHWISE_CONV_2D over one input channel, depth_multiplier %lld, runs as "
+                     "ops-mcu.md Table A #1 Conv2D with %lld output channels%s", (long long)mult, (long long)mult, rl);
+        } else if (i8 && mult != 1 && cfg->rules == MCU_RULES_SEED) {
             mcu_decline(c, SY_REASON_ATTRIBUTE,
                     "DEPTHWISE_CONV_2D: depth_multiplier must be 1 in the int8 quantized case, got %lld "
                     "(ops-mcu.md Table A #41, §5 rule 23; rules = tflm accepts it as TFLite Micro does)",
@@ -663,5 +703,4 @@ void mcu_check_node(const mcu_cfg *cfg, const sy_node *n, sy_claim *c)
     }
     c->take = true;
     c->reason = SY_REASON_TAKEN;
-    c->text[0] = '\0';
 }

@@ -15,12 +15,18 @@
  *                  share it), hi3066 48 KB of 64 KB (stack, .data, .bss)
  *   flash_budget = BYTES           weights (const arrays) must fit; default
  *                                  the chip's flash (4 MB, 512 KB)
+ *   stack_bytes  = BYTES           the stack a codegen package reserves
+ *                  (its linker script's __stack_size; the test main paints
+ *                  it and prints what sy_model_run used); default 2 KB,
+ *                  at least 512, a multiple of 16; sram_budget + stack_bytes
+ *                  must fit the chip's SRAM
  *   rules        = seed | tflm     seed (default): ops-mcu.md Table A and
- *                  its conversion-time rejections as the seed states them;
+ *                  its conversion-time rejections as the seed states them
+ *                  (a fused RELU6 as the row + #56 Relu6, mcu_rules.c);
  *                  tflm: also what TFLite Micro's reference kernels accept
- *                  beyond them (fused RELU6, int8 depth multiplier > 1,
- *                  UNIDIRECTIONAL_SEQUENCE_LSTM), which the shared TFLite
- *                  Micro models use
+ *                  beyond them (int8 depth multiplier > 1 over several
+ *                  channels, UNIDIRECTIONAL_SEQUENCE_LSTM), which the shared
+ *                  TFLite Micro models use
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
@@ -130,6 +136,18 @@ static sy_status *mcu_create(const sy_options *opts, void **state)
                                "[provider.riscv_mcu] flash_budget = %llu bytes exceeds %s's flash of %llu bytes",
                                (unsigned long long)c->flash_budget, c->chip->name, (unsigned long long)c->chip->flash);
     }
+    c->stack_bytes = MCU_DEFAULT_STACK;
+    if (!st && opts && (v = H->option_get(opts, "stack_bytes"))) {
+        if (!parse_bytes(v, &c->stack_bytes) || c->stack_bytes < 512 || c->stack_bytes % 16)
+            st = H->status_new(SY_ERR_INVALID_CONFIG,
+                               "[provider.riscv_mcu] stack_bytes = '%s': expected a byte count of at least 512, a "
+                               "multiple of 16 (the RISC-V stack alignment)", v);
+    }
+    if (!st && c->chip && c->sram_budget + c->stack_bytes > c->chip->sram)
+        st = H->status_new(SY_ERR_INVALID_CONFIG,
+                           "[provider.riscv_mcu] sram_budget %llu + stack_bytes %llu exceed %s's SRAM of %llu bytes",
+                           (unsigned long long)c->sram_budget, (unsigned long long)c->stack_bytes, c->chip->name,
+                           (unsigned long long)c->chip->sram);
     if (!st && opts && (v = H->option_get(opts, "rules"))) {
         if (!strcmp(v, "seed"))
             c->rules = MCU_RULES_SEED;
@@ -139,7 +157,8 @@ static sy_status *mcu_create(const sy_options *opts, void **state)
             st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.riscv_mcu] rules = '%s': expected seed or tflm", v);
     }
     if (!st && !c->chip && opts &&
-        (H->option_get(opts, "sram_budget") || H->option_get(opts, "flash_budget") || H->option_get(opts, "rules")))
+        (H->option_get(opts, "sram_budget") || H->option_get(opts, "flash_budget") || H->option_get(opts, "rules") ||
+         H->option_get(opts, "stack_bytes")))
         st = H->status_new(SY_ERR_INVALID_CONFIG, "[provider.riscv_mcu]: budgets and rules need target = ws63 or hi3066");
     if (st) {
         free(c);
@@ -247,7 +266,7 @@ static void mcu_check(void *state, const sy_node *node, sy_claim *claim)
     mcu_check_node(state, node, claim);
 }
 
-static const char *const provider_keys[] = {"target", "sram_budget", "flash_budget", "rules", NULL};
+static const char *const provider_keys[] = {"target", "sram_budget", "flash_budget", "stack_bytes", "rules", NULL};
 
 static const sy_provider_def mcu_provider = {
     .struct_size = sizeof(sy_provider_def),

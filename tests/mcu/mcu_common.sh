@@ -19,6 +19,10 @@ mcu_prepare() {
   fi
   rm -rf "$2"
   mkdir -p "$2"
+  # the reference run: cpu_ref alone (the default configuration puts the
+  # fast cpu provider first, whose kernels are not the bytes riscv_mcu shares)
+  CPU_REF_INI=$2/cpu_ref.ini
+  printf '[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n' > "$CPU_REF_INI"
 }
 
 fails=0

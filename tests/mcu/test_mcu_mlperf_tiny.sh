@@ -9,9 +9,11 @@
 # deterministic input, its outputs bit-exact with the host run of the
 # riscv_mcu provider (expected_output.txt); ResNet-8's riscv_mcu run must
 # also give the bytes of the cpu_ref run. The fourth model, visual wake
-# words, is TFLite Micro's person_detect here, whose fused RELU6 the seed's
-# Conv2D row does not allow: tests/mcu/test_mcu.sh checks that refusal and
-# runs it under rules = tflm.
+# words, is TFLite Micro's person_detect here (MobileNetV1 0.25, the
+# architecture of MLPerf Tiny's VWW model): its fused RELU6 runs as the
+# conv row (NONE) followed by Table A #56 Relu6 and its first depthwise
+# layer (one input channel, multiplier 8) as #1 Conv2D; its riscv_mcu run
+# must give the bytes of the cpu_ref run too.
 #
 #   test_mcu_mlperf_tiny.sh SWITCHYARD GEN_RESNET8 SHARED_DIR WORK_DIR host|qemu
 #
@@ -82,6 +84,20 @@ if check resnet8_single "$WORK/resnet8.tflite" --config "$WORK/single.ini"; then
   fi
 fi
 M=$SHARED/models/tflite
+if [ -f "$M/person_detect/model.tflite" ]; then
+  if check person_detect "$M/person_detect/model.tflite"; then
+    exp=$(grep '^out0' "$WORK/person_detect/expected_output.txt")
+    "$SY" run "$M/person_detect/model.tflite" --output-dir "$WORK/cpu_pd" > "$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "person_detect: the cpu_ref run"; }
+    cpu=$(tail -c 2 "$WORK/cpu_pd/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+    if [ "out0 2:$cpu" = "$exp" ]; then
+      echo "ok   person_detect: riscv_mcu (the package's reference) and cpu_ref give the same 2 bytes"
+    else
+      fail "person_detect: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 2:$cpu'"
+    fi
+  fi
+else
+  echo "skip person_detect: $M/person_detect/model.tflite is absent"
+fi
 for name in mlperf_tiny_kws_dscnn_int8 mlperf_tiny_ad_toycar_int8; do
   if [ -f "$M/$name/model.tflite" ]; then
     check "$name" "$M/$name/model.tflite"

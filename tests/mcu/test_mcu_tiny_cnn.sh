@@ -22,7 +22,7 @@ for pc in "" --per-channel; do
   done
   "$SY" run "$q" --config "$SRC/conf/riscv_mcu_ws63.ini" --input-dir "$data" --output-dir "$WORK/mcu" > "$WORK/run_mcu.log" 2>&1 ||
     { cat "$WORK/run_mcu.log"; fail "$tag: the ws63 run failed"; continue; }
-  "$SY" run "$q" --input-dir "$data" --output-dir "$WORK/cpu" > "$WORK/run_cpu.log" 2>&1 ||
+  "$SY" run "$q" --config "$CPU_REF_INI" --input-dir "$data" --output-dir "$WORK/cpu" > "$WORK/run_cpu.log" 2>&1 ||
     { cat "$WORK/run_cpu.log"; fail "$tag: the cpu_ref run failed"; continue; }
   if cmp -s "$WORK/mcu/output_0.pb" "$WORK/cpu/output_0.pb"; then
     echo "ok   tiny_cnn int8 $tag: Conv, MaxPool, Gemm(transB) on riscv_mcu, bit-exact with cpu_ref"

@@ -15,8 +15,8 @@
  * FC, transposed conv, batched matmul, 3-D conv, pools, softmax, the
  * reshapes, the reductions, ...) run again on a strict riscv_mcu session
  * (target ws63), the host run of the code the MCU packages carry, against
- * the same expected values; the ones the seed's rules decline (fused RELU6,
- * int8 depth multiplier 2) run with rules = tflm.
+ * the same expected values; the ones the seed's rules decline (an int8 depth
+ * multiplier 2 over several channels, ...) run with rules = tflm.
  *
  * The conversion-time rejections the seed lists are checked against the
  * riscv_mcu provider (strict, target ws63): session creation must fail
@@ -519,7 +519,7 @@ static CASE_API void finish(void)
             CHECK(false, "%s: load/session: %s", C.name, sy_status_get_message(st));
         sy_status_free(st);
         if (!C.reject_ref && !uint8 && mcu_has_kernel(C.code, int8)) {
-            /* a node the seed's rules decline (fused RELU6, int8 depth
+            /* a node the seed's rules decline (int8 depth
              * multiplier > 1, ...) is counted, not run */
             st = run_on(env_mcu, buf, size, "riscv_mcu");
             if (st) {

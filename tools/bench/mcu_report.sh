@@ -10,7 +10,10 @@
 #                   generated run function and API): what the model calls
 #     weights       .rodata of model.c (weights and const parameter structs)
 #     flash         runtime code + weights (the model's share of .text + .rodata)
-#     RAM           .data + .bss of model.c and the kernels + the workspace
+#     RAM           .data + .bss of model.c and the kernels + the workspace + the
+#                   stack the image reserves (SY_MODEL_STACK_BYTES, the linker
+#                   script's __stack_size)
+#   stack      the run's high-water mark in that reserve (the test main paints it)
 #     image         .text + .rodata + .data of the whole ELF (picolibc, crt0 and the
 #                   test main with its built-in input included) and the other
 #                   objects' share, for reference
@@ -40,8 +43,8 @@ trap 'rm -rf "$W"' EXIT
 MODELS=(
   "hello_world_int8 seed -"
   "hello_world_float seed -"
-  "micro_speech_quantized tflm 28584"
-  "person_detect tflm 139264"
+  "micro_speech_quantized seed 28584"
+  "person_detect seed 139264"
   "mnist_lstm_int8 tflm -"
   "mlperf_tiny_kws_dscnn_int8 seed -"
   "mlperf_tiny_ad_toycar_int8 seed -"
@@ -64,8 +67,8 @@ else
 fi
 
 MAPSUM=$(dirname "$0")/mcu_mapsum.awk
-echo "| model | rules | workspace B | TFLM arena B | runtime code B | flash B = code + weights/params | RAM B = .data + .bss + workspace | whole image flash B (picolibc, crt0, test main) | instructions / inference | MACs | instructions / MAC | ms at 240 MHz, 1 instr/cycle | hi3066 |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| model | rules | workspace B | TFLM arena B | runtime code B | flash B = code + weights/params | RAM B = .data + .bss + workspace + stack | stack used B | whole image flash B (picolibc, crt0, test main) | instructions / inference | MACs | instructions / MAC | ms at 240 MHz, 1 instr/cycle | hi3066 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 max_code=0
 for entry in "${MODELS[@]}"; do
   read -r name rules arena <<< "$entry"
@@ -77,6 +80,7 @@ for entry in "${MODELS[@]}"; do
   cmake --build "$pkg/build" > /dev/null 2>&1
   ws=$(awk '/#define SY_MODEL_WORKSPACE_BYTES/ {print $3}' "$pkg/include/sy_model.h")
   macs=$(awk '/#define SY_MODEL_MACS/ {sub(/u$/, "", $3); print $3}' "$pkg/include/sy_model.h")
+  stk=$(awk '/#define SY_MODEL_STACK_BYTES/ {sub(/u$/, "", $3); print $3}' "$pkg/include/sy_model.h")
   # model.{text,rodata,data,bss} kernels.{...} main.{...} others.{...}
   read -r mt mr md mb kt kr kd kb nt nr nd nb lt lr ld lb < <(awk -f "$MAPSUM" "$pkg/build/sy_model_main.map")
   code=$((mt + kt + kr))
@@ -88,6 +92,7 @@ for entry in "${MODELS[@]}"; do
   out=$( (cd "$W" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
       -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") 2>&1)
   instr=$(awk '/^instret/ {print $2}' <<< "$out")
+  used=$(awk '/^stack / {print $2}' <<< "$out")
   if grep '^out' <<< "$out" | cmp -s - "$pkg/expected_output.txt"; then exact=""; else exact=" (NOT bit-exact)"; fi
   ms=$(awk -v i="$instr" 'BEGIN {printf "%.2f", i / 240000}')
   ipm=$(awk -v i="$instr" -v m="${macs:-0}" 'BEGIN {if (m > 0 && i > 0) printf "%.2f", i / m; else print "-"}')
@@ -96,7 +101,7 @@ for entry in "${MODELS[@]}"; do
   else
     hi="no: $(grep -o 'the plan needs [0-9]* bytes, the domain holds [0-9]*\|weights need [0-9]* bytes of flash' "$W/hi.log" | head -1)"
   fi
-  echo "| $name | $rules | $ws | $arena | $code | $((code + weights)) = $code + $weights | $((rdata + rbss + ws)) = $rdata + $rbss + $ws | $image ($other outside the model) | $instr$exact | ${macs:--} | $ipm | $ms | $hi |"
+  echo "| $name | $rules | $ws | $arena | $code | $((code + weights)) = $code + $weights | $((rdata + rbss + ws + stk)) = $rdata + $rbss + $ws + $stk | ${used:--} | $image ($other outside the model) | $instr$exact | ${macs:--} | $ipm | $ms | $hi |"
   rm -rf "$W/hi-$name"
 done
 echo

@@ -29,7 +29,7 @@ static void usage(FILE *f)
             "  --sram-budget B     workspace budget in bytes (K/M suffix); default ws63 303K, hi3066 48K\n"
             "  --flash-budget B    weights budget; default the chip's flash\n"
             "  --rules R           seed (default): ops-mcu.md Table A as the seed states it;\n"
-            "                      tflm: also fused RELU6, int8 depth multiplier > 1 and the LSTM\n"
+            "                      tflm: also an int8 depth multiplier > 1 and the LSTM\n"
             "  --input NAME=FILE   an input (.npy or .pb); others get a deterministic pattern\n"
             "  --config INI        use this configuration instead (it must configure\n"
             "                      [provider.riscv_mcu]; then --target and the budgets are not allowed)\n"

@@ -219,7 +219,10 @@ int cmd_explain(int argc, char **argv)
         int shown = 0;
         for (size_t k = 0; k < n_dec && shown < 5; k++)
             if (dec[k].provider == name) {
-                printf("  declined %d x %s: %s\n", dec[k].count, dec[k].op, dec[k].why);
+                /* a "[taken] ..." entry is the note of a node the provider took */
+                bool taken = !strncmp(dec[k].why, "[taken] ", 8);
+                printf("  %s %d x %s: %s\n", taken ? "took" : "declined", dec[k].count, dec[k].op,
+                       taken ? dec[k].why + 8 : dec[k].why);
                 shown++;
             }
     }

@@ -171,7 +171,7 @@ typedef struct sy_claim {
     uint32_t struct_size;
     bool take;
     sy_reason reason;
-    char text[192]; /* human-readable reason naming the violated rule */
+    char text[192]; /* human-readable reason naming the violated rule; when taking, an optional note of how */
 } sy_claim;
 
 typedef struct sy_memory_domain_def {

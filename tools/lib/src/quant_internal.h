@@ -89,7 +89,7 @@ uint8_t *q_pack_model(wgraph *g, char **extra, size_t n_extra, size_t *len);
 
 /* ---- opset and folds (quant_opset.c, quant_fold.c) ------------------------ */
 /* to 13; ranks[i]: rank of node i's output 0 (-1 unknown) */
-int q_upgrade_opset(wgraph *g, const int32_t *ranks, char *err, size_t elen);
+
 /* to 21 (int4 blocks, 16-bit Q/DQ) */
 int q_raise_opset_21(wgraph *g, char *err, size_t elen);
 /* Conv -> BatchNormalization / Add(per-channel constant); the count, -1 out of memory */
@@ -121,6 +121,10 @@ typedef struct vinfo {
     bool varies;      /* differs between samples: not a constant */
     bool seen;
 } vinfo;
+
+/* Raise the default-domain opset to 13 (quant_opset.c); outs: each node's
+ * first output (node order of the working graph), NULL entries unknown */
+int q_upgrade_opset(wgraph *g, const vinfo *const *outs, char *err, size_t elen);
 
 typedef struct qrun {
     wgraph *g;

@@ -28,6 +28,29 @@ static bool attr_to_input(wgraph *g, wnode *n, const char *attr, size_t k)
     return t != NULL;
 }
 
+/* Dropout's float `ratio` attribute (before opset 12) -> a float scalar
+ * initializer as input 1 (absent: the default 0.5 holds at 13 as well) */
+static bool ratio_to_input(wgraph *g, wnode *n)
+{
+    const Onnx__AttributeProto *a = q_attr(n, "ratio");
+    if (!a)
+        return true;
+    if (n->nin < 2) {
+        char **in = tl_alloc(&g->pl, 2 * sizeof *in);
+        if (!in)
+            return false;
+        in[0] = n->nin ? n->in[0] : tl_strdup(&g->pl, "");
+        n->in = in;
+        n->nin = 2;
+    }
+    float r = a->f;
+    char *name = q_uniq(g, n->name, "ratio");
+    Onnx__TensorProto *t = tl_tensor(&g->pl, name, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, NULL, 0, &r, sizeof r);
+    q_add_init(g, t);
+    n->in[1] = name;
+    return t != NULL;
+}
+
 static void drop_attr(wgraph *g, wnode *n, const char *name)
 {
     Onnx__AttributeProto *keep[64];
@@ -38,8 +61,39 @@ static void drop_attr(wgraph *g, wnode *n, const char *name)
     q_node_set_attrs(g, n, keep, k);
 }
 
+/* an explicit `axis` attribute where the node had none */
+static bool set_axis(wgraph *g, wnode *n, int64_t axis)
+{
+    Onnx__AttributeProto *all[65];
+    size_t k = 0;
+    for (size_t i = 0; i < n->nattr && k < 64; i++)
+        all[k++] = n->attrs[i];
+    all[k] = tl_attr_int(&g->pl, "axis", axis);
+    if (!all[k])
+        return false;
+    q_node_set_attrs(g, n, all, k + 1);
+    return true;
+}
+
+/* Softmax / LogSoftmax / Hardmax before 13 flatten the input to 2-D at
+ * `axis`; from 13 they work along `axis` alone. The two agree when `axis`
+ * is the last dim or every dim after it is 1 (squeezenet's [1, 1000, 1, 1]
+ * at axis 1), so the node keeps its axis; out: the node's output, NULL when
+ * unknown. */
+static bool same_at_13(const vinfo *out, int64_t axis)
+{
+    if (axis == -1)
+        return true;
+    if (!out || out->rank <= 0 || axis < 0 || axis >= out->rank)
+        return false;
+    for (int32_t d = (int32_t)axis + 1; d < out->rank; d++)
+        if (out->dims[d] != 1)
+            return false;
+    return true;
+}
+
 /* Raise the default-domain opset to 13: convert the ops whose form changed. */
-int q_upgrade_opset(wgraph *g, const int32_t *ranks, char *err, size_t elen)
+int q_upgrade_opset(wgraph *g, const vinfo *const *outs, char *err, size_t elen)
 {
     if (g->opset >= 13)
         return 0;
@@ -54,18 +108,26 @@ int q_upgrade_opset(wgraph *g, const int32_t *ranks, char *err, size_t elen)
             drop_attr(g, n, "starts");
             drop_attr(g, n, "ends");
             drop_attr(g, n, "axes");
+        } else if (!strcmp(op, "Dropout") && g->opset < 12) {
+            /* inference either way; before 7 `is_test`, before 6 `consumed_inputs` */
+            if (!ratio_to_input(g, n))
+                return -1;
+            drop_attr(g, n, "ratio");
+            drop_attr(g, n, "is_test");
+            drop_attr(g, n, "consumed_inputs");
         } else if (!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) {
             if (!attr_to_input(g, n, "axes", 1))
                 return -1;
             drop_attr(g, n, "axes");
         } else if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax") || !strcmp(op, "Hardmax")) {
             int64_t axis = q_attr_i(n, "axis", 1);
-            int32_t r = ranks ? ranks[i] : -1;
-            if (!(axis == -1 || (r > 0 && axis == r - 1))) {
-                q_seterr(err, elen, "node '%s' (%s, axis %lld): cannot raise the opset to 13 unless the axis is the last",
-                         n->name, op, (long long)axis);
+            if (!same_at_13(outs ? outs[i] : NULL, axis)) {
+                q_seterr(err, elen, "node '%s' (%s, axis %lld): cannot raise the opset to 13 unless the axis is the last "
+                         "or every dim after it is 1", n->name, op, (long long)axis);
                 return 1;
             }
+            if (!q_attr(n, "axis") && !set_axis(g, n, axis)) /* the default moved from 1 to -1 */
+                return -1;
         } else if ((!strcmp(op, "Clip") || !strcmp(op, "Pad")) && g->opset < 11) {
             q_seterr(err, elen, "node '%s' (%s): raising opset %lld to 13 is not supported for this op", n->name, op,
                      (long long)g->opset);

@@ -358,21 +358,27 @@ static sy_status *calibrate(qctx *c, const sy_calib_source *src, const char *mod
     return NULL;
 }
 
+static size_t count_quantize(const wgraph *g)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_nodes; i++)
+        k += !g->nodes[i].dead && !strcmp(g->nodes[i].op, "QuantizeLinear");
+    return k;
+}
+
 /* Opset, then the rewrite the recipe asks for. */
 static sy_status *transform(qctx *c, bool weight_only, int32_t block)
 {
     wgraph *g = &c->g;
     qrun *q = &c->q;
     char err[512] = "";
-    /* ranks for the opset upgrade (node order of the working graph) */
-    int32_t *ranks = tl_alloc(&g->pl, (g->n_nodes + 1) * sizeof *ranks);
-    if (!ranks)
+    /* the nodes' outputs for the opset upgrade (node order of the working graph) */
+    const vinfo **outs = tl_alloc(&g->pl, (g->n_nodes + 1) * sizeof *outs);
+    if (!outs)
         return oom();
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        vinfo *v = g->nodes[i].nout ? q_vfind(q->vals, q->n_vals, g->nodes[i].out[0]) : NULL;
-        ranks[i] = v ? v->rank : -1;
-    }
-    int up = q_upgrade_opset(g, ranks, err, sizeof err);
+    for (size_t i = 0; i < g->n_nodes; i++)
+        outs[i] = g->nodes[i].nout ? q_vfind(q->vals, q->n_vals, g->nodes[i].out[0]) : NULL;
+    int up = q_upgrade_opset(g, outs, err, sizeof err);
     /* int16/uint16 in QuantizeLinear/DequantizeLinear, like 4-bit blocks,
      * exist from opset 21 on; other runtimes refuse them at 13 */
     bool wide = q->rc->activations &&
@@ -383,9 +389,20 @@ static sy_status *transform(qctx *c, bool weight_only, int32_t block)
         return step_failed(up, err);
     c->r.weight_only = weight_only;
     c->r.block_size = block;
+    size_t q_before = count_quantize(g);
     int rc = weight_only ? q_rewrite_weights(q, block, &c->r.weight_tensors) : q_rewrite_qdq(q);
     if (rc)
         return step_failed(rc, q->err);
+    if (!weight_only && count_quantize(g) == q_before) {
+        /* writing the float model again under an int8 name would mislead */
+        bool f16 = false;
+        for (size_t v = 0; v < q->n_vals; v++)
+            f16 |= q->vals[v].dtype == SY_DT_FLOAT16;
+        return sy_status_create(SY_ERR_UNSUPPORTED, "nothing to quantize: no float32 value reaches an op that "
+                                "folds into an integer kernel%s; nothing was written",
+                                f16 ? " (the model computes in float16: QuantizeLinear takes float32 at opset 13, so "
+                                      "convert the model to float32 first)" : "");
+    }
     c->r.opset = g->opset;
     return NULL;
 }

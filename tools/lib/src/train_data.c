@@ -174,7 +174,8 @@ static sy_status *append_pair(sy_dataset *d, int64_t *cap, const sy_tensor *x, c
             return sy_status_create(SY_ERR_OUT_OF_MEMORY, "%s: out of memory for %lld samples", xpath, (long long)c);
         *cap = c;
     }
-    memcpy(d->values + d->n * d->numel, x->data, (size_t)(count * d->numel) * sizeof(float));
+    if (count > 0 && d->numel > 0) /* a pair of 0 values may come before any block exists */
+        memcpy(d->values + d->n * d->numel, x->data, (size_t)(count * d->numel) * sizeof(float));
     for (int64_t i = 0; i < count; i++) {
         int64_t v = 0;
         if (!label_value(y, i, &v))

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The opset upgrade of `switchyard quantize` (tools/lib/src/quant_opset.c).
+
+  quant_opset.py gen WORK     writes the cases (WORK/cases.json for tests/ml/ort_ml.mjs)
+  quant_opset.py check WORK   checks the quantized model's form and its outputs
+
+Cases (float models, written here with onnx.helper):
+  old     opset 11: Conv -> Relu -> Dropout(ratio 0.3) -> GlobalAveragePool ->
+          Softmax without `axis` ([1, 4, 1, 1]: before 13 the default axis 1
+          flattens to rows of 4; from 13 the default is -1, a row of 1)
+  refuse  opset 11: Conv -> Softmax(axis 1) on [1, 4, 6, 6]: the two opsets
+          disagree, so the quantizer must refuse
+  half    opset 13, float16: Conv -> Relu; nothing QuantizeLinear-13 takes
+The check: the quantized `old` is opset 13 with Softmax axis = 1 written out
+and Dropout's ratio as input 1; ONNX Runtime runs it (a Dropout with a
+`ratio` attribute at 13 is invalid there), its probabilities sum to 1 over
+the four channels and stay within 0.05 of the float model's (int8
+activations); `switchyard run` gives the QDQ graph's formula written out
+here (qdq_reference), and ONNX Runtime lands within two codes of it.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def x_values(n):
+    return [((i * 37) % 101) / 50.0 - 1.0 for i in range(n)]
+
+
+def conv_nodes(dtype, nptype):
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array((rng.standard_normal((4, 2, 3, 3)) * 0.4).astype(nptype), "w")
+    b = numpy_helper.from_array((rng.standard_normal(4) * 0.1).astype(nptype), "b")
+    node = helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1])
+    return [node], [w, b]
+
+
+def save(work, name, graph, opset):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="quant_opset")
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    os.makedirs(os.path.join(work, name), exist_ok=True)
+    onnx.save(m, os.path.join(work, name, "model.onnx"))
+
+
+def gen(work):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])
+    nodes, inits = conv_nodes(TensorProto.FLOAT, np.float32)
+    nodes += [helper.make_node("Relu", ["c"], ["r"], name="relu"),
+              helper.make_node("Dropout", ["r"], ["d"], name="drop", ratio=0.3),
+              helper.make_node("GlobalAveragePool", ["d"], ["g"], name="gap"),
+              helper.make_node("Softmax", ["g"], ["y"], name="softmax")]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 1, 1])
+    save(work, "old", helper.make_graph(nodes, "old", [x], [y], inits), 11)
+
+    nodes, inits = conv_nodes(TensorProto.FLOAT, np.float32)
+    nodes += [helper.make_node("Softmax", ["c"], ["y"], name="softmax", axis=1)]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])
+    save(work, "refuse", helper.make_graph(nodes, "refuse", [x], [y], inits), 11)
+
+    xh = helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 2, 6, 6])
+    nodes, inits = conv_nodes(TensorProto.FLOAT16, np.float16)
+    nodes += [helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 4, 6, 6])
+    save(work, "half", helper.make_graph(nodes, "half", [xh], [y], inits), 13)
+
+    calib = os.path.join(work, "calib")
+    os.makedirs(calib, exist_ok=True)
+    xv = np.array(x_values(72), dtype=np.float32).reshape(1, 2, 6, 6)
+    np.save(os.path.join(calib, "input_0.npy"), xv)
+    os.makedirs(os.path.join(work, "calib16"), exist_ok=True)
+    np.save(os.path.join(work, "calib16", "input_0.npy"), xv.astype(np.float16))
+    os.makedirs(os.path.join(work, "q"), exist_ok=True)
+    inputs = [{"name": "x", "dtype": "float32", "dims": [1, 2, 6, 6], "data": [float(v) for v in xv.ravel()]}]
+    cases = [{"name": "old", "inputs": inputs}, {"name": "q", "inputs": inputs}]
+    with open(os.path.join(work, "cases.json"), "w") as f:
+        json.dump(cases, f)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ort_out(work, name):
+    with open(os.path.join(work, name, "ort.json")) as f:
+        r = json.load(f)
+    if not r["ok"]:
+        fail(f"ONNX Runtime refused {name}/model.onnx: {r['error']}")
+    return np.array(r["outputs"][0]["data"], dtype=np.float64)
+
+
+def check(work):
+    m = onnx.load(os.path.join(work, "q", "model.onnx"))
+    opset = [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")]
+    if opset != [13]:
+        fail(f"the quantized model's opset is {opset}, 13 expected")
+    by_op = {}
+    for n in m.graph.node:
+        by_op.setdefault(n.op_type, []).append(n)
+    sm = by_op["Softmax"][0]
+    axis = [a.i for a in sm.attribute if a.name == "axis"]
+    if axis != [1]:
+        fail(f"Softmax's axis attribute is {axis}: the opset-11 default 1 must be written out at 13")
+    dr = by_op["Dropout"][0]
+    if [a.name for a in dr.attribute]:
+        fail(f"Dropout keeps attributes {[a.name for a in dr.attribute]} at opset 13")
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    if len(dr.input) < 2 or dr.input[1] not in inits or abs(float(inits[dr.input[1]]) - 0.3) > 1e-7:
+        fail(f"Dropout's ratio is not the input 0.3: inputs {list(dr.input)}")
+    if not by_op.get("QuantizeLinear"):
+        fail("the quantized model has no QuantizeLinear")
+    f = ort_out(work, "old")
+    q = ort_out(work, "q")
+    if abs(q.sum() - 1.0) > 1e-5:
+        fail(f"the quantized probabilities sum to {q.sum()} (ONNX Runtime), not 1")
+    if np.max(np.abs(q - f)) > 0.05:
+        fail(f"quantized {q.tolist()} against float {f.tolist()} (ONNX Runtime): more than 0.05 apart")
+    ours = numpy_helper.to_array(onnx.load_tensor(os.path.join(work, "q_out", "output_0.pb"))).astype(np.float64).ravel()
+    ref = qdq_reference(work, inits)
+    if np.max(np.abs(ours - ref)) > 1e-6:
+        fail(f"switchyard run {ours.tolist()} against the QDQ formula {ref.tolist()} on the quantized model")
+    # ONNX Runtime runs the DQ -> GlobalAveragePool -> Q of this graph as its
+    # fused QLinearGlobalAveragePool, whose rounding lands one code off the
+    # formula's in a channel here; one code of g moves a probability by about
+    # s_g * p * (1 - p) = 3.4e-4: two codes' worth is allowed
+    if np.max(np.abs(q - ref)) > 7e-4:
+        fail(f"ONNX Runtime {q.tolist()} against the QDQ formula {ref.tolist()}: more than two codes of g apart")
+    print(f"ok: quantized old model: Softmax axis 1, Dropout ratio input; ONNX Runtime float {np.round(f, 4).tolist()}, "
+          f"quantized {np.round(q, 4).tolist()}; switchyard within {np.max(np.abs(ours - ref)):.2g} of the QDQ formula")
+
+
+def qdq_reference(work, I):
+    """The quantized `old` graph written out: every QuantizeLinear a
+    round-half-even of v / s plus the zero point, clamped to the codes;
+    every DequantizeLinear (c - z) * s; the float ops in double."""
+    def q(v, s, z):
+        lo, hi = (0, 255) if z.dtype == np.uint8 else (-128, 127)
+        return np.clip(np.rint(v / np.float64(s)) + int(z), lo, hi)
+
+    def dq(c, s, z):
+        return (np.asarray(c, np.float64) - np.asarray(z, np.float64)) * np.asarray(s, np.float64)
+
+    m = onnx.load(os.path.join(work, "q", "model.onnx"))
+    node = {n.output[0]: n for n in m.graph.node}
+    def params(out):  # (scale, zero point) of the Q/DQ pair that produces `out`
+        n = node[out]
+        return I[n.input[1]], I[n.input[2]] if len(n.input) > 2 and n.input[2] else np.int8(0)
+
+    x = np.load(os.path.join(work, "calib", "input_0.npy")).astype(np.float64)
+    conv = node["c"]
+    xd = dq(q(x, *params(conv.input[0])), *params(conv.input[0]))
+    wn, bn = node[conv.input[1]], node[conv.input[2]]
+    ws = np.asarray(I[wn.input[1]], np.float64).reshape(-1, 1, 1, 1)
+    wz = np.asarray(I[wn.input[2]] if len(wn.input) > 2 else 0, np.float64).reshape(-1, 1, 1, 1)
+    w = (I[wn.input[0]].astype(np.float64) - wz) * ws
+    b = I[bn.input[0]].astype(np.float64) * np.asarray(I[bn.input[1]], np.float64)
+    xp = np.pad(xd, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    c = np.zeros((1, 4, 6, 6))
+    for o in range(4):
+        for i in range(6):
+            for j in range(6):
+                c[0, o, i, j] = np.sum(xp[0, :, i:i + 3, j:j + 3] * w[o]) + b[o]
+    r = dq(q(np.maximum(c, 0.0), *params("r")), *params("r"))
+    d = dq(q(r, *params("d")), *params("d"))
+    g = dq(q(d.mean(axis=(2, 3)), *params("g")), *params("g")).ravel()
+    e = np.exp(g - g.max())
+    return e / e.sum()
+
+
+if __name__ == "__main__":
+    {"gen": gen, "check": check}[sys.argv[1]](sys.argv[2])
