@@ -7,7 +7,8 @@ tests/ml/ort_ml.mjs), bit for bit.
   external   a model whose weights live in an external file (weights.bin),
              quantized into another folder: the output stands alone (no
              external reference), its weights are int8, it loads, runs and
-             matches ONNX Runtime; a model whose external data escapes its
+             gives the quantized graph's ONNX formulas (qdq_eval; ONNX Runtime
+             loads and runs it too); a model whose external data escapes its
              folder is refused and nothing is written
   more_ops   PRelu, Pow, LogSoftmax, BatchNormalization, LayerNormalization,
              LpNormalization: the quantizer pairs them, the QDQ pass folds
@@ -32,7 +33,7 @@ from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
 case, SY, ROOT, WORK = sys.argv[1:5]
-ORTM = os.environ.get("ORT_NODE_MODULES", "/work/deps/node_modules")
+ORTM = os.environ.get("ORT_NODE_MODULES", "")
 MCU_INI = os.path.join(ROOT, "conf", "riscv_mcu_ws63.ini")
 failures = []
 
@@ -50,9 +51,21 @@ def sy(*args, check=True):
 
 
 def need_ort():
-    if not shutil.which("node") or not os.path.isdir(os.path.join(ORTM, "onnxruntime-node")):
-        print("skipped: node or onnxruntime-node (ORT_NODE_MODULES=%s) is absent" % ORTM)
+    """onnxruntime-node from ORT_NODE_MODULES, else installed into WORK/npm"""
+    global ORTM
+    if not shutil.which("node"):
+        print("skipped: node is absent")
         sys.exit(77)
+    if ORTM and os.path.isfile(os.path.join(ORTM, "onnxruntime-node", "package.json")):
+        return
+    d = os.path.join(WORK, "npm")
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts",
+                        "onnxruntime-node"], cwd=d, capture_output=True) if shutil.which("npm") else None
+    if not r or r.returncode:
+        print("skipped: onnxruntime-node is not in ORT_NODE_MODULES and npm install failed (no registry access?)")
+        sys.exit(77)
+    ORTM = os.path.join(d, "node_modules")
 
 
 def write_calib(d, name, samples):
@@ -113,6 +126,45 @@ def explain(model, config=None):
 
 
 # ---------------------------------------------------------------------------
+def qdq_eval(m, feeds):
+    """The ONNX definitions of the ops a quantized MLP holds, in float64:
+    QuantizeLinear rounds half to even and saturates, DequantizeLinear is
+    (q - zp) * scale (per tensor or along `axis`), MatMul, Add, Relu."""
+    v = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    v.update(feeds)
+
+    def along(p, x, axis):
+        p = np.asarray(p, np.float64)
+        if p.ndim == 0:
+            return p
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = p.size
+        return p.reshape(shape)
+
+    for n in m.graph.node:
+        a = [v[i] if i else None for i in n.input]
+        axis = next((at.i for at in n.attribute if at.name == "axis"), 1)
+        if n.op_type == "QuantizeLinear":
+            zp = a[2] if len(a) > 2 and a[2] is not None else np.uint8(0)
+            lo, hi = np.iinfo(zp.dtype).min, np.iinfo(zp.dtype).max
+            x = np.asarray(a[0], np.float64)
+            r = np.rint(x / along(a[1], x, axis)) + along(zp, x, axis)
+            v[n.output[0]] = np.clip(r, lo, hi).astype(zp.dtype)
+        elif n.op_type == "DequantizeLinear":
+            x = np.asarray(a[0])
+            zp = a[2] if len(a) > 2 and a[2] is not None else 0
+            v[n.output[0]] = (x.astype(np.float64) - along(zp, x, axis)) * along(a[1], x, axis)
+        elif n.op_type == "MatMul":
+            v[n.output[0]] = np.asarray(a[0], np.float64) @ np.asarray(a[1], np.float64)
+        elif n.op_type == "Add":
+            v[n.output[0]] = np.asarray(a[0], np.float64) + np.asarray(a[1], np.float64)
+        elif n.op_type == "Relu":
+            v[n.output[0]] = np.maximum(np.asarray(a[0], np.float64), 0.0)
+        else:
+            raise ValueError("qdq_eval: no formula for %s" % n.op_type)
+    return [v[o.name] for o in m.graph.output]
+
+
 def case_external():
     need_ort()
     rng = np.random.default_rng(7)
@@ -157,14 +209,24 @@ def case_external():
     if ours is None:
         fail("the quantized model does not run: %s" % err)
         return
+    # the reference is the quantized graph's ONNX formulas written out in
+    # numpy (qdq_eval): ONNX Runtime's u8s8 integer MatMul on AVX2 without
+    # VNNI sums pairs of products in saturating 16-bit lanes (vpmaddubsw), so
+    # on this file it lands up to ~0.6 away; it must still load and run it
+    ref = qdq_eval(q, {"x": samples[0]})[0]
+    tol = 1e-5 * float(np.max(np.abs(ref))) + 1e-6
+    err = float(np.max(np.abs(ours[0].astype(np.float64) - ref)))
+    if err > tol:
+        fail("switchyard %s, the QDQ formula %s" % (ours[0].ravel(), ref.ravel()))
+    else:
+        print("ok   the quantized external-data model runs and gives the QDQ formula within %.2g (%d values)"
+              % (err, ours[0].size))
     theirs = ort_outputs(WORK, [("ext", out, "x", samples[0])])["ext"]
     if isinstance(theirs, str):
         fail("ONNX Runtime refuses the quantized model: %s" % theirs)
-    elif not same_bits(ours[0], theirs[0]):
-        fail("switchyard %s, ONNX Runtime %s" % (ours[0].ravel(), theirs[0].ravel()))
     else:
-        print("ok   the quantized external-data model runs and equals ONNX Runtime bit for bit (%d values)"
-              % ours[0].size)
+        print("note ONNX Runtime runs it, %.3g at most from the formula" %
+              float(np.max(np.abs(theirs[0].astype(np.float64) - ref))))
     # refusals before anything is written: a location leaving the folder, an
     # offset past the end of the file
     for what, key, val in (("'..' location", "location", "../weights.bin"), ("offset past the end", "offset",
