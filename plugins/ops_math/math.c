@@ -14,7 +14,9 @@
 #include "math_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const sy_host_api *H; /* process-wide: the same host table in every environment */
 
@@ -158,6 +160,9 @@ typedef struct bin_state {
     bool legacy;      /* opset < 7 with broadcast=1: B aligned at `axis` */
     int64_t axis;     /* -1: suffix alignment */
     bool mean;        /* variadic Mean: divide at the end */
+    bool int_divisor; /* integer Div / Mod: a 0 divisor fails the run */
+    const char *op;   /* a string literal of bin_ops */
+    char name[128];   /* the node's, for the message */
 } bin_state;
 
 static sy_status *legacy_dims(const sy_tensor *a, const sy_tensor *b, int64_t axis, int64_t *out)
@@ -235,6 +240,9 @@ static sy_status *prepare_binary(sy_node *n, void **state)
     s->legacy = H->node_num_inputs(n) == 2 && is_legacy(n, 7);
     s->axis = sy_attr_int_or(H, n, "axis", -1);
     s->mean = !strcmp(op, "Mean");
+    s->int_divisor = (!strcmp(op, "Div") || !strcmp(op, "Mod")) && sy_dt_is_int(a->dtype);
+    s->op = bo->name;
+    snprintf(s->name, sizeof s->name, "%s", H->node_name(n) ? H->node_name(n) : "");
     *state = s;
     return NULL;
 }
@@ -264,10 +272,27 @@ static void copy_fn(const void *c, const void *const *in, const int64_t *st, voi
             memcpy(dst + (size_t)i * es, src, es);
 }
 
+/* Integer x / 0 and x % 0 have no value (C leaves them undefined, ONNX says
+ * nothing): rather than write some number, the run fails, as it does on
+ * riscv_mcu and in the packages. The divisor is read once before any output
+ * is written. */
+static sy_status *check_divisor(const bin_state *s, const sy_tensor *b)
+{
+    size_t n = (size_t)sy_tensor_numel(b), es = sy_dt_size(b->dtype);
+    static const uint8_t zero[8];
+    for (size_t i = 0; i < n; i++)
+        if (!memcmp((const uint8_t *)b->data + i * es, zero, es))
+            return H->status_new(SY_ERR_RUNTIME, "%s '%s': divisor element %zu of %zu is 0 (integer division by zero "
+                                 "on %s has no result)", s->op, s->name, i, n, sy_dt_name(b->dtype));
+    return NULL;
+}
+
 static sy_status *run_binary(void *state, const sy_kernel_io *io)
 {
     const bin_state *s = state;
     sy_tensor *o = io->outputs[0];
+    if (s->int_divisor && io->n_inputs == 2 && io->inputs[1])
+        SY_TRY(check_divisor(s, io->inputs[1]));
     const void *ctx = s->fn == pow_mixed ? (const void *)&s->mixed : NULL;
     if (s->legacy) {
         const sy_tensor *a = io->inputs[0], *b = io->inputs[1];

@@ -5,7 +5,7 @@
  * library's quantizer read it; neither names these ops.
  *
  * Softmax and RNN fold when a model quantizes them, but the quantizer does
- * not place pairs around Softmax (no SY_QDQ_QUANTIZE) and quantizes RNNs by
+ * not place pairs around Softmax (no SY_QDQ_QUANTIZE; LogSoftmax it does) and quantizes RNNs by
  * their own rule (the integer QRNN's inputs, see qrnn_params.h).
  */
 #include "quant_internal.h"
@@ -53,18 +53,21 @@ static const sy_qdq_pattern patterns[] = {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, alpha_beta, NULL, NULL},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", Q, 1u, NULL, NULL, NULL},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", 0, 1u, NULL, NULL, NULL},
-    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", 0, 1u, NULL, NULL, NULL}, /* Table B #112 */
+    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", Q, 1u, NULL, NULL, NULL}, /* Table B #112 */
     /* the normalizations with constant fp32 parameters (Table B #36, #37,
      * #38): dequantize, the float normalization (tflk_norm.c, tflk_reduce.c's
-     * LPNORM), quantize */
-    {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, bn_attrs, NULL, NULL},
-    {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, ln_attrs, NULL, NULL},
-    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", 0, 1u, lp_attrs, NULL, NULL}, /* #38: tflk_reduce.c's LPNORM */
-    /* PRelu and Pow (ops-mcu.md Table B #57, #116: full-quant int8): a
-     * model's DQ(x), DQ(slope / exponent) -> op -> Q folds into one node
-     * computing in float (qk.c); the quantizer does not place pairs */
-    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", 0, 3u, NULL, NULL, NULL},
-    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", 0, 3u, NULL, NULL, NULL},
+     * LPNORM), quantize; the quantizer pairs the data input and output and
+     * keeps scale / bias / mean / variance float, as the fold wants them.
+     * (A BatchNormalization after a Conv is folded into the Conv first.) */
+    {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", Q, 1u, bn_attrs, NULL, NULL},
+    {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", Q, 1u, ln_attrs, NULL, NULL},
+    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", Q, 1u, lp_attrs, NULL, NULL}, /* #38: tflk_reduce.c's LPNORM */
+    /* PRelu and Pow (ops-mcu.md Table B #57, #116: full-quant int8): DQ(x),
+     * DQ(slope / exponent) -> op -> Q folds into one node computing in float
+     * (qk.c); the quantizer pairs both inputs, a constant slope or exponent
+     * quantized like an activation (CONSTS) */
+    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", Q | CONSTS, 3u, NULL, NULL, NULL},
+    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", Q | CONSTS, 3u, NULL, NULL, NULL},
     /* the other one-input float functions: a DQ -> f -> Q of a model folds
      * into QUnary's table (qk_unary.c); the quantizer does not place pairs
      * around them (no Q flag), so `switchyard quantize` keeps them float */

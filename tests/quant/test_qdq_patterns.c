@@ -89,13 +89,13 @@ static const struct {
     {"HardSigmoid", SY_QDQ_FOLD_LUT, "QUnary", true, false},
     {"HardSwish", SY_QDQ_FOLD_LUT, "QUnary", true, false},
     {"Softmax", SY_QDQ_FOLD_SOFTMAX, "QSoftmax", false, false},
-    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", false, false},
-    {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
-    {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
-    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", false, false},
-    /* DQ -> PRelu / Pow -> Q of a model (ops-mcu.md Table B #57, #116); no quantizer pairs */
-    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", false, false},
-    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", false, false},
+    {"LogSoftmax", SY_QDQ_FOLD_SOFTMAX, "QLogSoftmax", true, false},
+    {"BatchNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", true, false},
+    {"LayerNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", true, false},
+    {"LpNormalization", SY_QDQ_FOLD_FLOAT, "QNorm", true, false},
+    /* DQ -> PRelu / Pow -> Q (ops-mcu.md Table B #57, #116); the quantizer pairs them */
+    {"PRelu", SY_QDQ_FOLD_BINARY, "QPRelu", true, false},
+    {"Pow", SY_QDQ_FOLD_BINARY, "QPow", true, false},
     /* folded from a model's DQ -> f -> Q; the quantizer keeps them float */
     {"Abs", SY_QDQ_FOLD_LUT, "QUnary", false, false},
     {"Ceil", SY_QDQ_FOLD_LUT, "QUnary", false, false},

@@ -7,6 +7,7 @@
  *                        each value (observers, constants)
  *   quant_qdq.c          the QDQ rewrite (Q/DQ pairs, weights, biases)
  *   quant_weight_only.c  fp16 storage and int4 blocks
+ *   quant_external.c     external data read into the tensors
  * Internal: the functions return 0, -1 (out of memory) or 1 (refused, the
  * message in err), as the rewrite needs no more. */
 #ifndef SY_QUANT_INTERNAL_H
@@ -74,6 +75,12 @@ float *q_floats(wgraph *g, const Onnx__TensorProto *t);
 float *q_const_floats(wgraph *g, const char *name, int64_t *numel);
 /* "base__suffixN", unique in the graph */
 char *q_uniq(wgraph *g, const char *base, const char *suffix);
+/* Every tensor of the model (initializers, attributes, subgraphs) that keeps
+ * its bytes in an external file gets them inline (quant_external.c): dir is
+ * the model's folder (NULL: given as bytes), model_bytes the size of its
+ * protobuf. 0, -1 (out of memory), 1 (refused, err). */
+int q_inline_external(Onnx__ModelProto *m, const char *dir, size_t model_bytes, size_t *n_inlined, char *err,
+                      size_t err_len);
 /* drop nodes nothing reads, then initializers nothing reads */
 void q_drop_unused(wgraph *g);
 /* The working graph as a model; extra: names made graph outputs (the

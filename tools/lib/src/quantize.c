@@ -15,9 +15,13 @@
  *      blocks, 16-bit Q/DQ) (quant_opset.c);
  *   4. the QDQ rewrite (quant_qdq.c), or the weight-only one
  *      (quant_weight_only.c);
- *   5. the model is written through a temporary file and a rename;
+ *   5. the model is written to a temporary file;
  *   6. the written model runs over the calibration set and is compared with
- *      fp32: max abs error, relative error, argmax agreement.
+ *      fp32: max abs error, relative error, argmax agreement; only then is
+ *      it renamed to the output path (a model that fails to load or run is
+ *      removed, never left behind).
+ * External data is read into the tensors when the model is decoded
+ * (quant_external.c), so the output is one self-contained file.
  */
 #include "quant_internal.h"
 #include "tl_files.h"
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int sy_tools_version(void) { return SY_TOOLS_VERSION; }
 
@@ -191,24 +196,7 @@ static sy_status *load_samples(qctx *c, const sy_calib_source *src, size_t n_in)
     return NULL;
 }
 
-/* The model's bytes decoded into the working graph; the Conv folds. */
-static sy_status *decode(qctx *c, const void *data, size_t size)
-{
-    c->r.input_bytes = size;
-    c->g.model = onnx__model_proto__unpack(NULL, size, data);
-    if (!c->g.model || !c->g.model->graph)
-        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: not an ONNX model (protobuf decoding failed)",
-                                c->model_name);
-    if (!q_load_graph(&c->g))
-        return oom();
-    int nf = q_fold_conv_affine(&c->g);
-    if (nf < 0)
-        return oom();
-    c->r.conv_folds = nf;
-    return NULL;
-}
-
-/* The folder of the model (external data of the calibration copy). */
+/* The folder of the model (its external data). */
 static char *model_dir(const char *path)
 {
     char *base = strdup(path);
@@ -219,6 +207,36 @@ static char *model_dir(const char *path)
     }
     free(base);
     return strdup(".");
+}
+
+/* The model's bytes decoded into the working graph, external data read in
+ * (the output is written elsewhere and must stand alone; the external
+ * weights are weights to quantize too); the Conv folds. */
+static sy_status *decode(qctx *c, const void *data, size_t size, const char *model_path)
+{
+    c->r.input_bytes = size;
+    c->g.model = onnx__model_proto__unpack(NULL, size, data);
+    if (!c->g.model || !c->g.model->graph)
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: not an ONNX model (protobuf decoding failed)",
+                                c->model_name);
+    char *dir = model_path ? model_dir(model_path) : NULL;
+    if (model_path && !dir)
+        return oom();
+    char err[1024] = "";
+    size_t n_inlined = 0;
+    int rc = q_inline_external(c->g.model, dir, size, &n_inlined, err, sizeof err);
+    free(dir);
+    if (rc > 0)
+        return sy_status_create(SY_ERR_UNSUPPORTED, "%s: %s", c->model_name, err);
+    if (rc < 0)
+        return oom();
+    if (!q_load_graph(&c->g))
+        return oom();
+    int nf = q_fold_conv_affine(&c->g);
+    if (nf < 0)
+        return oom();
+    c->r.conv_folds = nf;
+    return NULL;
 }
 
 /* Calibration: a copy of the model whose every node output is a graph
@@ -389,10 +407,11 @@ static sy_status *transform(qctx *c, bool weight_only, int32_t block)
     return NULL;
 }
 
-/* The written model over the samples against the fp32 outputs. */
-static sy_status *evaluate(qctx *c, const char *out_path)
+/* The written model (still under its temporary name) over the samples
+ * against the fp32 outputs. */
+static sy_status *evaluate(qctx *c, const char *tmp_path)
 {
-    sy_status *st = sy_model_load(c->env, out_path, &c->model);
+    sy_status *st = sy_model_load(c->env, tmp_path, &c->model);
     if (!st)
         st = sy_session_create(c->env, c->model, NULL, &c->s);
     if (st)
@@ -499,7 +518,7 @@ sy_status *sy_quantize(sy_env *env, const char *model_path, const void *model_da
             goto out;
         model_data = c->file;
     }
-    if (!(st = decode(c, model_data, model_size)))
+    if (!(st = decode(c, model_data, model_size, model_path)))
         report_out(report, &c->r);
     if (!st && !(st = calibrate(c, calib, model_path, weight_only)))
         report_out(report, &c->r);
@@ -513,13 +532,21 @@ sy_status *sy_quantize(sy_env *env, const char *model_path, const void *model_da
         st = oom();
         goto out;
     }
-    if ((st = tl_write_atomic(out_path, c->buf, blen, NULL, 0)))
+    /* written under a temporary name, loaded and run from there, and renamed
+     * only when that worked: a model that does not load is never left at
+     * out_path */
+    char tmp[4096];
+    if ((st = tl_write_temp(out_path, c->buf, blen, NULL, 0, tmp, sizeof tmp)))
         goto out;
     c->r.output_bytes = blen;
-    report_out(report, &c->r);
     if (c->o.evaluate)
-        st = evaluate(c, out_path);
-    report_out(report, &c->r);
+        st = evaluate(c, tmp);
+    if (!st)
+        st = tl_commit_temp(tmp, out_path);
+    else
+        unlink(tmp);
+    if (!st)
+        report_out(report, &c->r);
 out:
     qctx_free(c);
     free(c);

@@ -52,11 +52,11 @@ static bool write_all(int fd, const void *p, size_t len)
     return true;
 }
 
-sy_status *tl_write_atomic(const char *path, const void *a, size_t alen, const void *b, size_t blen)
+sy_status *tl_write_temp(const char *path, const void *a, size_t alen, const void *b, size_t blen, char *tmp,
+                         size_t tmp_len)
 {
-    char tmp[4096];
-    int r = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    if (r < 0 || (size_t)r >= sizeof tmp)
+    int r = snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
+    if (r < 0 || (size_t)r >= tmp_len)
         return sy_status_create(SY_ERR_INVALID_ARGUMENT, "%s: path too long", path);
     int fd = mkstemp(tmp);
     if (fd < 0)
@@ -67,12 +67,29 @@ sy_status *tl_write_atomic(const char *path, const void *a, size_t alen, const v
         unlink(tmp);
         return sy_status_create(SY_ERR_IO, "%s: write failed: %s", tmp, strerror(err));
     }
-    if (fsync(fd) || close(fd) || chmod(tmp, 0644) || rename(tmp, path)) {
+    if (fsync(fd) || close(fd) || chmod(tmp, 0644)) {
         int err = errno;
         unlink(tmp);
         return sy_status_create(SY_ERR_IO, "%s: could not finish writing: %s", path, strerror(err));
     }
     return NULL;
+}
+
+sy_status *tl_commit_temp(const char *tmp, const char *path)
+{
+    if (rename(tmp, path)) {
+        int err = errno;
+        unlink(tmp);
+        return sy_status_create(SY_ERR_IO, "%s: could not finish writing: %s", path, strerror(err));
+    }
+    return NULL;
+}
+
+sy_status *tl_write_atomic(const char *path, const void *a, size_t alen, const void *b, size_t blen)
+{
+    char tmp[4096];
+    sy_status *st = tl_write_temp(path, a, alen, b, blen, tmp, sizeof tmp);
+    return st ? st : tl_commit_temp(tmp, path);
 }
 
 sy_status *tl_mkdirs(const char *path)
