@@ -724,13 +724,21 @@ void tflk_bmm_s8(const tflk_bmm *p, const int8_t *a, const int8_t *b, int8_t *y)
 
 /* ---- CONV_3D (tflk_conv3d.c) --------------------------------------------------- */
 
-/* NDHWC input, filter [kd, kh, kw, ic, oc], leading pads pd/pt/pl */
+/* NDHWC input, filter [kd, kh, kw, ic, oc], leading pads pd/pt/pl. int8
+ * (the FULL_QUANT form: int8 input, filter and output, int32 bias): in_off
+ * = -input zero point, mult/shift per output channel (per_channel) or one,
+ * lo/hi the clamp, rq_single the requantization form of tflk_rescale; the
+ * fp32 kernel reads none of them */
 typedef struct tflk_conv3d {
     int32_t n, id, ih, iw, ic, od, oh, ow, oc, kd, kh, kw;
     int32_t sd, sh, sw, dd, dh, dw, pd, pt, pl;
     tflk_act act;
+    int32_t in_off, out_zp, lo, hi, per_channel;
+    const int32_t *mult, *shift;
+    int32_t rq_single;
 } tflk_conv3d;
 void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y);
+void tflk_conv3d_s8(const tflk_conv3d *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
 
 /* ---- ONNX GRU, fp32 (tflk_gru.c) ------------------------------------------- */
 

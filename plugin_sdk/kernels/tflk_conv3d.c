@@ -1,8 +1,16 @@
 /*
- * tflk_conv3d: CONV_3D (fp32), NDHWC input, filter [KD, KH, KW, IC, OC]
- * (ONNX Conv with a 5-D input through NDHWC copies). One sum per output
- * starting from its bias, over kd, kh, kw, ic in that order; taps outside
- * the input are skipped (zero padding), then the fused activation.
+ * tflk_conv3d: CONV_3D, NDHWC input, filter [KD, KH, KW, IC, OC] (ONNX
+ * Conv with a 5-D input through NDHWC copies). One sum per output starting
+ * from its bias, over kd, kh, kw, ic in that order; taps outside the input
+ * are skipped (zero padding), then the fused activation (fp32) or the
+ * requantization (int8).
+ *
+ * int8 (the FULL_QUANT form of an fp32 model): TFLite's reference integer
+ * conv semantics in three dimensions, as tflk_conv_s8's generic loop: an
+ * int32 accumulator of (x + in_off) * w from the int32 bias, wrapping like
+ * two's complement hardware (so the sum's order does not matter), then
+ * tflk_rescale by the output channel's multiplier, + out_zp, clamped to
+ * [lo, hi]. A padded tap adds nothing, as (x + in_off) = 0 there.
  */
 #include "tflk.h"
 
@@ -36,5 +44,40 @@ void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const
                         }
                         y[((((size_t)bn * p->od + od) * p->oh + oh) * p->ow + ow) * OC + oc] =
                             tflk_act_apply(&p->act, acc);
+                    }
+}
+
+void tflk_conv3d_s8(const tflk_conv3d *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y)
+{
+    const int32_t IC = p->ic, OC = p->oc;
+    for (int32_t bn = 0; bn < p->n; bn++)
+        for (int32_t od = 0; od < p->od; od++)
+            for (int32_t oh = 0; oh < p->oh; oh++)
+                for (int32_t ow = 0; ow < p->ow; ow++)
+                    for (int32_t oc = 0; oc < OC; oc++) {
+                        uint32_t acc = bias ? (uint32_t)bias[oc] : 0u;
+                        for (int32_t kd = 0; kd < p->kd; kd++) {
+                            const int32_t id = od * p->sd - p->pd + kd * p->dd;
+                            if (id < 0 || id >= p->id)
+                                continue;
+                            for (int32_t kh = 0; kh < p->kh; kh++) {
+                                const int32_t ih = oh * p->sh - p->pt + kh * p->dh;
+                                if (ih < 0 || ih >= p->ih)
+                                    continue;
+                                for (int32_t kw = 0; kw < p->kw; kw++) {
+                                    const int32_t iw = ow * p->sw - p->pl + kw * p->dw;
+                                    if (iw < 0 || iw >= p->iw)
+                                        continue;
+                                    const int8_t *xp = x + ((((size_t)bn * p->id + id) * p->ih + ih) * p->iw + iw) * IC;
+                                    const int8_t *wp = w + (((size_t)kd * p->kh + kh) * p->kw + kw) * IC * OC + oc;
+                                    for (int32_t ic = 0; ic < IC; ic++)
+                                        acc += (uint32_t)(((int32_t)xp[ic] + p->in_off) * wp[(size_t)ic * OC]);
+                                }
+                            }
+                        }
+                        const int32_t c = p->per_channel ? oc : 0;
+                        const int32_t v = tflk_rescale(p->rq_single, (int32_t)acc, p->mult[c], p->shift[c]);
+                        y[((((size_t)bn * p->od + od) * p->oh + oh) * p->ow + ow) * OC + oc] =
+                            (int8_t)tflk_clamp_zp(v, p->out_zp, p->lo, p->hi);
                     }
 }

@@ -770,8 +770,9 @@ static inline sy_status *tfl_build_bmm(const sy_host_api *H, const sy_node *n, t
     return NULL;
 }
 
-/* ---- CONV_3D (fp32) -------------------------------------------------------- */
-static inline sy_status *tfl_build_conv3d(const sy_host_api *H, const sy_node *n, tflk_conv3d *p)
+/* ---- CONV_3D (fp32; int8 from FULL_QUANT: per-channel or per-tensor filter
+ * scales as CONV_2D's, the multipliers in `o`) -------------------------------- */
+static inline sy_status *tfl_build_conv3d(const sy_host_api *H, const sy_node *n, tflk_conv3d *p, tfl_owned *o)
 {
     memset(p, 0, sizeof *p);
     const sy_tensor *x = H->node_input(n, 0), *w = H->node_input(n, 1), *y = H->node_output(n, 0);
@@ -793,7 +794,26 @@ static inline sy_status *tfl_build_conv3d(const sy_host_api *H, const sy_node *n
         SY_TRY(tfl_dim32(H, w, k[i], i));
         *pd[i] = (int32_t)tfl_pad_before(*in[i], *out[i], *k[i], s, d);
     }
-    return tfl_act_of(H, n, "NONE", &p->act);
+    SY_TRY(tfl_act_of(H, n, "NONE", &p->act));
+    if (x->dtype == SY_DT_INT8) {
+        float sc;
+        int32_t zp;
+        if (!tfl_qparams(x, &sc, &zp))
+            return H->status_new(SY_ERR_INVALID_ARGUMENT, "CONV_3D: int8 input '%s' has no per-tensor quantization "
+                                 "parameters with a zero point in [-128, 127]", x->name ? x->name : "");
+        /* per-channel scales run along the output channels, the filter's last axis */
+        if (w->quant && w->quant->count > 1 && w->quant->axis != 4)
+            return H->status_new(SY_ERR_UNSUPPORTED, "CONV_3D: int8 filter '%s' is quantized per channel along axis "
+                                 "%d; the output channels are axis 4", w->name ? w->name : "", w->quant->axis);
+        p->in_off = -zp;
+        tfl_qparams(y, &sc, &p->out_zp);
+        SY_TRY(tfl_act_q(H, n, y, &p->lo, &p->hi));
+        SY_TRY(tfl_multipliers(H, x, w, y, p->oc, false, o, &p->per_channel));
+        p->mult = o->mult;
+        p->shift = o->shift;
+        p->rq_single = tfl_rq_single(H, n);
+    }
+    return NULL;
 }
 
 #endif

@@ -16,7 +16,8 @@
  *                            16/256 zp 127, else via fp32)
  *   L2_NORMALIZATION         fp32; int8 through fp32
  *   BATCH_MATMUL             fp32, int8
- *   CONV_3D                  fp32
+ *   CONV_3D                  fp32, int8 (the FULL_QUANT form: int8 filter,
+ *                            int32 bias)
  *
  * CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, TRANSPOSE_CONV, the pools,
  * SOFTMAX, BATCH_MATMUL and CONV_3D run
@@ -525,7 +526,7 @@ static sy_status *run_bmm(void *state, const sy_kernel_io *io)
 }
 
 /* ======================================================================== */
-/* CONV_3D (fp32)                                                           */
+/* CONV_3D (fp32, int8)                                                     */
 /* ======================================================================== */
 
 static sy_status *c3_params(const sy_node *n, int64_t *s, int64_t *d)
@@ -549,13 +550,15 @@ static sy_status *infer_conv3d(sy_node *n)
     SY_TRY(sy_need_input(H, n, 1, &w));
     SY_TRY(need_rank(x, 5, "input (NDHWC)"));
     SY_TRY(need_rank(w, 5, "filter [KD, KH, KW, IC, OC]"));
-    if (x->dtype != SY_DT_FLOAT32 || w->dtype != SY_DT_FLOAT32)
-        return ERR(SY_ERR_TYPE, "CONV_3D runs on float32 (int8 models come from full quantization of fp32)");
+    /* fp32, or the int8 model FULL_QUANT makes of one (int8 filter, int32 bias) */
+    if ((x->dtype != SY_DT_FLOAT32 && x->dtype != SY_DT_INT8) || w->dtype != x->dtype)
+        return ERR(SY_ERR_TYPE, "CONV_3D runs on float32, or int8 with an int8 filter (full quantization of fp32); "
+                   "got a %s input and a %s filter", sy_dt_name(x->dtype), sy_dt_name(w->dtype));
     if (w->dims[3] != x->dims[4])
         return ERR(SY_ERR_SHAPE, "filter input channels %lld differ from the input's %lld", (long long)w->dims[3],
                    (long long)x->dims[4]);
     const sy_tensor *b = H->node_num_inputs(n) > 2 ? H->node_input(n, 2) : NULL;
-    SY_TRY(check_bias(b, w->dims[4], false));
+    SY_TRY(check_bias(b, w->dims[4], x->dtype == SY_DT_INT8));
     int64_t s[3], d[3];
     SY_TRY(c3_params(n, s, d));
     bool same = attr_same(n);
@@ -566,19 +569,39 @@ static sy_status *infer_conv3d(sy_node *n)
 }
 
 /* the shared kernel (tflk_conv3d.c) */
+typedef struct conv3d_state {
+    tflk_conv3d p;
+    tfl_owned o; /* int8: the multipliers */
+    bool int8;
+} conv3d_state;
+
+static void conv3d_release(void *p)
+{
+    conv3d_state *s = p;
+    if (!s)
+        return;
+    tfl_params_free(&s->o);
+    free(s);
+}
+
 static sy_status *prepare_conv3d_impl(sy_node *n, void **state)
 {
-    tflk_conv3d *s = calloc(1, sizeof *s);
+    conv3d_state *s = calloc(1, sizeof *s);
     if (!s)
         return OOM();
     *state = s;
-    return tfl_build_conv3d(H, n, s);
+    s->int8 = H->node_input(n, 0)->dtype == SY_DT_INT8;
+    return tfl_build_conv3d(H, n, &s->p, &s->o);
 }
 
 static sy_status *run_conv3d(void *state, const sy_kernel_io *io)
 {
+    const conv3d_state *s = state;
     const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
-    tflk_conv3d_f32(state, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
+    if (s->int8)
+        tflk_conv3d_s8(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
+    else
+        tflk_conv3d_f32(&s->p, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, io->outputs[0]->data);
     return NULL;
 }
 
@@ -589,7 +612,7 @@ TFL_PREPARE_GUARDED(prepare_tconv, prepare_tconv_impl, tconv_release)
 TFL_PREPARE_GUARDED(prepare_pool, prepare_pool_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_softmax, prepare_softmax_impl, sy_release_free)
 TFL_PREPARE_GUARDED(prepare_bmm, prepare_bmm_impl, sy_release_free)
-TFL_PREPARE_GUARDED(prepare_conv3d, prepare_conv3d_impl, sy_release_free)
+TFL_PREPARE_GUARDED(prepare_conv3d, prepare_conv3d_impl, conv3d_release)
 
 /* ======================================================================== */
 /* registration                                                             */
@@ -662,7 +685,7 @@ static const sy_kernel_def kernels[] = {
     TFL_KERNEL("LOG_SOFTMAX", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),
     TFL_KERNEL("L2_NORMALIZATION", TFL_F32_I8, 0, prepare_softmax, run_softmax, sy_release_free),
     TFL_KERNEL("BATCH_MATMUL", TFL_F32_I8, 0, prepare_bmm, run_bmm, sy_release_free),
-    TFL_KERNEL("CONV_3D", TFL_F32, 0, prepare_conv3d, run_conv3d, sy_release_free),
+    TFL_KERNEL("CONV_3D", TFL_F32_I8, 0, prepare_conv3d, run_conv3d, conv3d_release),
 };
 
 static sy_status *nn_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)

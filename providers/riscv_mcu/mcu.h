@@ -61,6 +61,7 @@ typedef enum mcu_kind {
     MK_TRANSPOSE,          /* tflk_strided.c */
     /* mcu_nn.c: TRANSPOSE_CONV / ConvTranspose, BATCH_MATMUL / batched MatMul / Gemm transA, CONV_3D / 5-D Conv */
     MK_TCONV_S8, MK_TCONV_F32, MK_BMM_S8, MK_BMM_F32, MK_CONV3D_F32,
+    MK_CONV3D_S8, /* int8 CONV_3D (FULL_QUANT form): tflk_conv3d_s8 */
     MK_LSTM_ONNX, /* mcu_lstm.c: ONNX LSTM on tflk_lstm.c */
     MK_GRU_ONNX,  /* mcu_gru.c: ONNX GRU on tflk_gru.c */
     MK_RNN_ONNX,  /* mcu_rnn.c: ONNX RNN (fp32) on tflk_rnn.c */

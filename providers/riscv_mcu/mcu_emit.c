@@ -1174,6 +1174,23 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
         P(calls, "    tflk_conv3d_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
         break;
     }
+    case MK_CONV3D_S8: {
+        const tflk_conv3d *p = &k->u.c3;
+        char ms[32], ss[32];
+        snprintf(ms, sizeof ms, "n%u_mult", i);
+        snprintf(ss, sizeof ss, "n%u_shift", i);
+        emit_i32s(o, ms, p->mult, k->n_mult);
+        emit_i32s(o, ss, p->shift, k->n_mult);
+        L->flash_params += (size_t)k->n_mult * 8;
+        P(o, "static const tflk_conv3d n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s,\n    %d, %d, %d, %d, %d, %s, %s, %d};\n",
+          i, p->n, p->id, p->ih, p->iw, p->ic, p->od, p->oh, p->ow, p->oc, p->kd, p->kh, p->kw, p->sd, p->sh, p->sw,
+          p->dd, p->dh, p->dw, p->pd, p->pt, p->pl, act_str(a, sizeof a, &p->act), p->in_off, p->out_zp, p->lo, p->hi,
+          p->per_channel, ms, ss, p->rq_single);
+        L->flash_params += sizeof(tflk_conv3d);
+        P(calls, "    tflk_conv3d_s8(&n%u, %s, %s, %s, (int8_t *)(ws + %zu));\n", i, xin, w, b, ky);
+        break;
+    }
     default: return H->status_new(SY_ERR_INTERNAL, "codegen: node %u: not a kind of mcu_nn.c", i);
     }
     if (k->nchw)
@@ -1458,7 +1475,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_TCONV_F32: return "tflk_tconv.c";
     case MK_BMM_S8:
     case MK_BMM_F32: return "tflk_bmm.c";
-    case MK_CONV3D_F32: return "tflk_conv3d.c";
+    case MK_CONV3D_F32:
+    case MK_CONV3D_S8: return "tflk_conv3d.c";
     case MK_PAD:
     case MK_CONCAT:
     case MK_GATHER:
@@ -1577,7 +1595,8 @@ static uint64_t node_macs(const mcu_node *k)
         return (uint64_t)p->steps * (uint64_t)p->dirs * (uint64_t)p->batch * 3u * (uint64_t)p->hidden *
                ((uint64_t)p->n_in + (uint64_t)p->hidden);
     }
-    case MK_CONV3D_F32: {
+    case MK_CONV3D_F32:
+    case MK_CONV3D_S8: {
         const tflk_conv3d *p = &k->u.c3;
         return (uint64_t)p->n * (uint64_t)p->od * (uint64_t)p->oh * (uint64_t)p->ow * (uint64_t)p->oc *
                (uint64_t)p->kd * (uint64_t)p->kh * (uint64_t)p->kw * (uint64_t)p->ic;

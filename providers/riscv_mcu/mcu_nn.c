@@ -5,7 +5,7 @@
  * cpu_ref's tflite_nn runs too):
  *
  *   TFLite TRANSPOSE_CONV (fp32, int8), BATCH_MATMUL (fp32, int8), CONV_3D
- *   (fp32) as the builders of tfl_params.h make them for cpu_ref;
+ *   (fp32, int8) as the builders of tfl_params.h make them for cpu_ref;
  *   ONNX ConvTranspose and Conv with a 5-D input (fp32, NCHW / NCDHW
  *   through NHWC / NDHWC copies in the node's scratch, weights rearranged
  *   once at prepare), MatMul of rank > 2 or with a runtime B, and Gemm
@@ -147,9 +147,22 @@ static bool check_conv3d(const sy_node *n, sy_claim *c)
     if (!w->data || (b && !b->data))
         return mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: filter and bias must be constants (%s: filter const, bias "
                         "optional)", op, row), false;
-    if (x->dtype != SY_DT_FLOAT32 || !f32(w) || !f32(b) || !f32(y))
-        return mcu_decline(c, SY_REASON_DTYPE, "%s: %s: the MCU's 3-D kernel is fp32 (%s: int8 only via FULL_QUANT; no "
-                        "int8 Conv3D kernel in this build)", op, sy_dt_name(x->dtype), row), false;
+    if (x->dtype == SY_DT_INT8 && tfl) {
+        /* the FULL_QUANT form of an fp32 model (seed row: int8 weights, int32 bias); the filter symmetric, per
+         * tensor or per output channel (its last axis) */
+        const sy_quant_params *wq = w->quant;
+        bool wq_ok = wq && wq->scales && (wq->count == 1 || (wq->axis == 4 && (int64_t)wq->count == w->dims[4]));
+        for (uint32_t i = 0; wq_ok && wq->zero_points && i < wq->count; i++)
+            wq_ok = wq->zero_points[i] == 0;
+        if (!q_tensor(x) || !q_tensor(y) || w->dtype != SY_DT_INT8 || !wq_ok || (b && b->dtype != SY_DT_INT32))
+            return mcu_decline(c, SY_REASON_DTYPE, "%s: int8 takes the full-quant form: per-tensor int8 input and "
+                            "output, an int8 filter with symmetric per-tensor or per-output-channel (axis 4) scales, "
+                            "an int32 bias (%s: int8 only via FULL_QUANT, int8 weights and int32 bias)", op, row), false;
+    } else if (x->dtype != SY_DT_FLOAT32 || !f32(w) || !f32(b) || !f32(y)) {
+        return mcu_decline(c, SY_REASON_DTYPE, "%s: %s: fp32 input, filter, bias and output%s (%s)", op,
+                        sy_dt_name(x->dtype), tfl ? ", or the full-quant int8 form" : " (the 5-D Conv kernel of "
+                        "ONNX models is fp32)", row), false;
+    }
     if (tfl) /* dilation and activation: table_a_other (mcu_rules.c) quoted them already */
         return true;
     char ap[16];
@@ -467,8 +480,10 @@ sy_status *mcu_nn_prepare(sy_node *n, mcu_node *k)
         return tfl_build_bmm(H, n, &k->u.bmm);
     }
     if (!strcmp(op, "CONV_3D")) {
-        k->kind = MK_CONV3D_F32;
-        return tfl_build_conv3d(H, n, &k->u.c3);
+        k->kind = mcu_in_opt(n, 0)->dtype == SY_DT_INT8 ? MK_CONV3D_S8 : MK_CONV3D_F32;
+        SY_TRY(tfl_build_conv3d(H, n, &k->u.c3, &k->o));
+        k->n_mult = k->u.c3.per_channel ? k->u.c3.oc : 1;
+        return NULL;
     }
     if (!strcmp(op, "LSTM"))
         return mcu_lstm_prepare(n, k);
@@ -522,6 +537,11 @@ sy_status *mcu_nn_run(const mcu_node *k, const sy_kernel_io *io)
             tflk_conv3d_f32(&k->u.c3, x, w, bias, out);
         if (k->nchw)
             tflk_strided_copy(&k->post, out, y->data);
+        return NULL;
+    }
+    case MK_CONV3D_S8: {
+        const sy_tensor *b = io->n_inputs > 2 ? io->inputs[2] : NULL;
+        tflk_conv3d_s8(&k->u.c3, io->inputs[0]->data, io->inputs[1]->data, b ? b->data : NULL, y->data);
         return NULL;
     }
     case MK_LSTM_ONNX: return mcu_lstm_run(k, io);

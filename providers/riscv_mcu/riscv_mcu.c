@@ -30,7 +30,7 @@
  *
  * fp32 and int8 only (no fp16). Kernels: CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, TRANSPOSE_CONV, BATCH_MATMUL, AVERAGE_POOL_2D,
- * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32; mcu_nn.c with ONNX
+ * MAX_POOL_2D, SOFTMAX (fp32, int8), CONV_3D (fp32, int8; mcu_nn.c with ONNX
  * ConvTranspose, 5-D Conv, batched MatMul, Gemm transA, and ONNX LSTM and
  * GRU and RNN in fp32: mcu_lstm.c, mcu_gru.c, mcu_rnn.c),
  * UNIDIRECTIONAL_SEQUENCE_LSTM (fp32; int8: TFLite Micro's integer LSTM), RESHAPE,
@@ -554,7 +554,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("TRANSPOSE", MCU_F32_I8 | SY_DT_BIT(SY_DT_INT32)),
     /* mcu_nn.c */
     MCU_KERNEL_T("TRANSPOSE_CONV", MCU_F32_I8, 2), MCU_KERNEL("BATCH_MATMUL", MCU_F32_I8),
-    MCU_KERNEL("CONV_3D", F32_ONLY),
+    MCU_KERNEL("CONV_3D", MCU_F32_I8),
     /* one-input ops of Table A: int8 a table of output codes (MK_LUT_S8), fp32 tflk_unary.c */
     MCU_KERNEL("RELU", MCU_F32_I8), MCU_KERNEL("TANH", MCU_F32_I8), MCU_KERNEL("LOGISTIC", MCU_F32_I8),
     MCU_KERNEL("RELU6", MCU_F32_I8), MCU_KERNEL("LEAKY_RELU", MCU_F32_I8), MCU_KERNEL("HARD_SWISH", MCU_F32_I8),
