@@ -425,7 +425,7 @@ static bool mcu_has_kernel(int code, bool int8)
            code == OP_MAX_POOL_2D || code == OP_AVERAGE_POOL_2D || code == OP_SOFTMAX || code == OP_RESHAPE ||
            code == OP_SQUEEZE || code == OP_EXPAND_DIMS || code == OP_ADD || code == OP_SUB || code == OP_MUL ||
            code == OP_TRANSPOSE || code == OP_LOG_SOFTMAX || code == OP_TRANSPOSE_CONV || code == OP_BATCH_MATMUL ||
-           (code == OP_CONV_3D && !int8);
+           code == OP_CONV_3D;
 }
 static int n_mcu_run, n_mcu_declined, n_mcu_tflm;
 
