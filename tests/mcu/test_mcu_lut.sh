@@ -214,3 +214,32 @@ for t in i8 f32; do
     { cat "$WORK/out_nn_$t.txt"; echo "FAIL: nn_chain_$t: the $MODE run differs from the host run"; exit 1; }
   echo "ok   nn_chain_$t ($MODE): TRANSPOSE_CONV + BATCH_MATMUL bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_nn_$t.txt")"
 done
+# int8 CONV_3D, the FULL_QUANT form of ops-mcu.md Table A #2 (mcu_nn.c:
+# tflk_conv3d_s8; per-channel filter, int32 bias, SAME, stride_h 2): cpu_ref's
+# tflite_nn runs the same kernel, so the riscv_mcu host run gives its bytes and
+# the package the same ($MODE); tests/tflite checks the op against TFLite's
+# reference integer conv written out in 3-D
+m=$WORK/conv3d_i8.tflite pkg=$WORK/pkg_conv3d_i8
+"$SY" codegen "$m" --target ws63 -o "$pkg" --input "x=$WORK/xc_i8.npy" > "$WORK/codegen_conv3d_i8.log" 2>&1 ||
+  { cat "$WORK/codegen_conv3d_i8.log"; echo "FAIL: codegen conv3d_i8"; exit 1; }
+grep -q 'tflk_conv3d_s8(' "$pkg/src/model.c" || { echo "FAIL: conv3d_i8: no tflk_conv3d_s8 call"; exit 1; }
+"$SY" run "$m" --input "x=$WORK/xc_i8.npy" --output-dir "$WORK/cpu_conv3d_i8" > "$WORK/run_conv3d_i8.log" 2>&1 ||
+  { cat "$WORK/run_conv3d_i8.log"; echo "FAIL: the cpu_ref run of conv3d_i8"; exit 1; }
+exp=$(grep '^out0' "$pkg/expected_output.txt")
+nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
+cpu=$(tail -c "$nb" "$WORK/cpu_conv3d_i8/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
+[ "$nb" = 96 ] && [ "out0 $nb:$cpu" = "$exp" ] ||
+  { echo "FAIL: conv3d_i8: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 $nb:$cpu'"; exit 1; }
+if [ "$MODE" = qemu ]; then
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build conv3d_i8"; exit 1; }
+  (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
+    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_conv3d_i8.txt" 2>&1
+else
+  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
+    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build conv3d_i8"; exit 1; }
+  (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_conv3d_i8.txt" 2>&1
+fi
+grep '^out' "$WORK/out_conv3d_i8.txt" | cmp -s - "$pkg/expected_output.txt" ||
+  { cat "$WORK/out_conv3d_i8.txt"; echo "FAIL: conv3d_i8: the $MODE run differs from the host run"; exit 1; }
+echo "ok   conv3d_i8 ($MODE): int8 CONV_3D bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_conv3d_i8.txt")"

@@ -1268,6 +1268,56 @@ static bool write_nn_model(const char *dir, bool i8)
                      i8 ? sizeof x8 : sizeof xf) && ok;
 }
 
+/* --write-model (tests/mcu/test_mcu_lut.sh): one int8 CONV_3D (SAME, strides
+ * 1/2/1, per-channel filter scales along axis 4, int32 bias: the FULL_QUANT
+ * form of ops-mcu.md Table A #2) for mcu_nn.c's MK_CONV3D_S8:
+ * DIR/conv3d_i8.tflite, x [1, 3, 4, 4, 2] in DIR/xc_i8.npy */
+static bool write_conv3d_model(const char *dir)
+{
+    enum { OC = 4, NW = 2 * 3 * 3 * 2 * OC, NX = 3 * 4 * 4 * 2 };
+    static int8_t w8[NW], x8[NX];
+    static int32_t b32[OC];
+    static float wsc[OC] = {0.004f, 0.011f, 0.007f, 0.015f}, bsc[OC], sc_x = 0.05f, sc_y = 0.12f;
+    static int64_t wzp[OC], bzp[OC], zp_x = -7, zp_y = 3;
+    for (int i = 0; i < NW; i++)
+        w8[i] = (int8_t)((i * 41) % 255 - 127);
+    for (int i = 0; i < NX; i++)
+        x8[i] = (int8_t)((i * 23) % 256 - 128);
+    for (int c = 0; c < OC; c++) {
+        b32[c] = (c - 2) * 900 + 150;
+        bsc[c] = sc_x * wsc[c];
+    }
+    tflw_tensor ts[4] = {
+        {.name = "x", .type = TFLW_INT8, .rank = 5, .dims = {1, 3, 4, 4, 2}, .n_quant = 1, .scales = &sc_x,
+         .zero_points = &zp_x},
+        {.name = "filter", .type = TFLW_INT8, .rank = 5, .dims = {2, 3, 3, 2, OC}, .data = w8, .nbytes = sizeof w8,
+         .n_quant = OC, .scales = wsc, .zero_points = wzp, .quant_dim = 4},
+        {.name = "bias", .type = TFLW_INT32, .rank = 1, .dims = {OC}, .data = b32, .nbytes = sizeof b32,
+         .n_quant = OC, .scales = bsc, .zero_points = bzp, .quant_dim = 0},
+        {.name = "y", .type = TFLW_INT8, .rank = 5, .dims = {1, 3, 2, 4, OC}, .n_quant = 1, .scales = &sc_y,
+         .zero_points = &zp_y},
+    };
+    /* Conv3DOptions: padding SAME, stride_d 1, stride_w 1, stride_h 2, NONE, dilations 1 */
+    static const tflw_opt c3_opts[8] = {{0, TFLW_OPT_U8, 0, 0, NULL, 0}, {1, TFLW_OPT_I32, 1, 0, NULL, 0},
+                                        {2, TFLW_OPT_I32, 1, 0, NULL, 0}, {3, TFLW_OPT_I32, 2, 0, NULL, 0},
+                                        {4, TFLW_OPT_U8, 0, 0, NULL, 0}, {5, TFLW_OPT_I32, 1, 0, NULL, 0},
+                                        {6, TFLW_OPT_I32, 1, 0, NULL, 0}, {7, TFLW_OPT_I32, 1, 0, NULL, 0}};
+    static const int32_t i_c3[3] = {0, 1, 2}, o_c3 = 3;
+    tflw_op op = {.code = OP_CONV_3D, .inputs = i_c3, .n_inputs = 3, .outputs = &o_c3, .n_outputs = 1,
+                  .options_type = BO_CONV3D, .opts = c3_opts, .n_opts = 8};
+    int32_t gin = 0, gout = 3;
+    tflw_model m = {.tensors = ts, .n_tensors = 4, .ops = &op, .n_ops = 1, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    size_t size = 0;
+    uint8_t *b = tflw_build(&m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/conv3d_i8.tflite", dir);
+    bool ok = write_file(path, b, size);
+    free(b);
+    snprintf(path, sizeof path, "%s/xc_i8.npy", dir);
+    return write_npy(path, "|i1", "(1, 3, 4, 4, 2)", x8, sizeof x8) && ok;
+}
+
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
  * one-input ops riscv_mcu runs through tables, each op's output
  * quantization the next one's input, and an input covering all 256 codes:
@@ -1322,6 +1372,7 @@ static int write_lut_model(const char *dir)
     ok = write_red_model(dir, true) && write_red_model(dir, false) && ok;
     ok = write_elem8_model(dir) && ok;
     ok = write_nn_model(dir, true) && write_nn_model(dir, false) && ok;
+    ok = write_conv3d_model(dir) && ok;
     ok = write_shape_model(dir, true) && write_shape_model(dir, false) && ok;
     int8_t x[256];
     for (int i = 0; i < 256; i++)
