@@ -4,17 +4,21 @@
 // CONV_2D that computes the same numbers over an input with the depth taps
 // folded into the channels (see gen_conv3d_model.c); this script builds that
 // folded input from the CONV_3D's input, runs the CONV_2D on real TFLite and
-// the CONV_3D on switchyard (cpu_ref, and riscv_mcu through MCU_INI) under
-// --requant single_rounding (the interpreter's form): every byte must agree.
+// the CONV_3D on switchyard (cpu_ref, and a strict riscv_mcu-only session, so
+// the MCU kernel runs the node or the run fails) under --requant
+// single_rounding (the interpreter's form): every byte must agree.
 //
-//   node tflite_conv3d_real.mjs SWITCHYARD GEN_CONV3D_MODEL WORK_DIR MCU_INI   env: TFLITE_NODE_MODULES
+//   node tflite_conv3d_real.mjs SWITCHYARD GEN_CONV3D_MODEL WORK_DIR   env: TFLITE_NODE_MODULES
 import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
 
-const [sy, gen, work, mcuIni] = process.argv.slice(2);
+const [sy, gen, work] = process.argv.slice(2);
+const mcuIni = path.join(work, 'riscv_mcu_strict.ini');
+fs.writeFileSync(mcuIni, '[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\nstrict = true\n' +
+                         '[provider.riscv_mcu]\ntarget = ws63\n');
 const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
 const require = createRequire(wasmDir + '/');
 const factory = require('./tflite_web_api_cc.js');

@@ -2,7 +2,7 @@
 # int8 CONV_3D against the real TFLite interpreter through the equivalent
 # int8 CONV_2D (tflite_conv3d_real.mjs, gen_conv3d_model.c); needs no shared data.
 #
-#   tflite_conv3d_real.sh SWITCHYARD GEN_CONV3D_MODEL MCU_INI
+#   tflite_conv3d_real.sh SWITCHYARD GEN_CONV3D_MODEL
 # Exit 77 (skipped) when node/npm or the package are unavailable.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,4 +11,4 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/sy_tflc3d.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 tfljs_modules "$dir"
 mkdir "$dir/work"
-TFLITE_NODE_MODULES="$mods" node "$here/tflite_conv3d_real.mjs" "$1" "$2" "$dir/work" "$3"
+TFLITE_NODE_MODULES="$mods" node "$here/tflite_conv3d_real.mjs" "$1" "$2" "$dir/work"
