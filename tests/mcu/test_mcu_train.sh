@@ -10,9 +10,10 @@
 # package trains a Conv: tests/mcu/make_qas_conv_model.py's Conv 3x3 (stride
 # 2, pads 1, 4 filters) -> Relu -> Flatten -> Gemm(784 -> 10), quantized the
 # same way, both layers (--trainable last:2), and its Conv weights must have
-# moved from their starting codes. The memory plan is printed; a plan over a
-# 256 KB budget (the last two layers' weights) is refused, a 5x5 Conv with
-# the seed's QAS Conv row, and hi3066 with the seed's sentence.
+# moved from their starting codes; a fourth, its two layers' biases. The
+# memory plan is printed; a plan over a 256 KB budget (the last two layers'
+# weights) is refused, a 5x5 Conv with the seed's QAS Conv row, and hi3066
+# with the seed's sentence.
 #
 #   test_mcu_train.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -36,7 +37,7 @@ done
 mv "$WORK/conv3_q.onnx" "$qc"
 
 # name model --trainable
-for case in "last:1 $q last:1" "bias:2 $q bias:2" "conv $qc last:2"; do
+for case in "last:1 $q last:1" "bias:2 $q bias:2" "conv $qc last:2" "conv-bias:2 $qc bias:2"; do
   set -- $case
   name=$1 model=$2 cfg=$3
   pkg=$WORK/pkg_${name%%:*}
