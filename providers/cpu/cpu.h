@@ -54,6 +54,12 @@ static inline pthreadpool_t cpu_pool_for(pthreadpool_t pool, double work)
     return work >= (double)CPU_PARALLEL_MIN_WORK ? pool : NULL;
 }
 
+/* element count of a tensor whose shape the session has checked */
+static inline size_t cpu_numel(const sy_tensor *t) { return (size_t)sy_tensor_numel(t); }
+
+/* the 8-bit storage types of the QDQ kernels */
+static inline bool cpu_is_q8(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_DT_UINT8; }
+
 /* false, with `text` in `why` when there is room (accepts() hooks) */
 bool cpu_decline(char *why, size_t len, const char *text);
 

@@ -24,17 +24,9 @@ bool cpu_decline(char *why, size_t len, const char *text)
     return false;
 }
 
-static size_t numel(const sy_tensor *t)
-{
-    size_t n = 1;
-    for (int32_t i = 0; i < t->rank; i++)
-        n *= (size_t)t->dims[i];
-    return n;
-}
-
 static bool scalar_f32(const sy_tensor *t, float *v)
 {
-    if (!t->data || numel(t) != 1)
+    if (!t->data || cpu_numel(t) != 1)
         return false;
     if (t->dtype == SY_DT_FLOAT32)
         *v = *(const float *)t->data;
@@ -116,7 +108,7 @@ static sy_status *act_run(void *state, const sy_kernel_io *io)
 {
     const act_state *s = state;
     const sy_tensor *x = io->inputs[0];
-    size_t n = numel(x);
+    size_t n = cpu_numel(x);
     if (x->dtype == SY_DT_FLOAT32) {
         const float *xd = x->data;
         float *yd = io->outputs[0]->data;
@@ -156,7 +148,7 @@ sy_status *cpu_bn_coefficients(const sy_node *n, int64_t channels, float *a, flo
     const sy_tensor *p[4];
     for (uint32_t i = 0; i < 4; i++) {
         p[i] = H->node_input(n, i + 1);
-        if (!p[i] || !p[i]->data || numel(p[i]) != (size_t)channels ||
+        if (!p[i] || !p[i]->data || cpu_numel(p[i]) != (size_t)channels ||
             (p[i]->dtype != SY_DT_FLOAT32 && p[i]->dtype != SY_DT_FLOAT16))
             return ERR(SY_ERR_UNSUPPORTED, "BatchNormalization parameters must be constants of %lld values",
                        (long long)channels);
@@ -185,7 +177,7 @@ static bool bn_accepts(const sy_node *n, char *why, size_t len)
         return cpu_decline(why, len, "spatial = 0 is cpu_ref's");
     for (uint32_t i = 1; i < 5; i++) {
         const sy_tensor *t = H->node_input(n, i);
-        if (!t || !t->data || t->dtype != x->dtype || numel(t) != (size_t)x->dims[1])
+        if (!t || !t->data || t->dtype != x->dtype || cpu_numel(t) != (size_t)x->dims[1])
             return cpu_decline(why, len, "scale, B, mean and var must be constants of X's type, one per channel");
     }
     return true;

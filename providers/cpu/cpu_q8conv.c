@@ -28,16 +28,13 @@
  * No AVX-512 path: the host this was written on has none to test it on.
  */
 #include "cpu.h"
+#include "cpu_q8_requant.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CPU_HAVE_X86 1
-#endif
 
 #define TP 6        /* output pixels per tile */
 #define TC 16       /* output channels per block */
@@ -248,14 +245,6 @@ static void store_tile(const q8_job *j, int64_t img, int64_t gr, int64_t mb, int
     }
 }
 
-/* round half to even of a float in [-2^22, 2^22] (the clamp keeps it inside) */
-static inline float round_even_f(float v)
-{
-    const float magic = 12582912.0f; /* 1.5 * 2^23 */
-    float t = v + magic; /* exact: the sum rounds to an integer, half to even */
-    return t - magic;
-}
-
 static void tile_portable(const q8_job *j, const int16_t *const xp[TP], const int16_t *w, size_t blk,
                           int32_t codes[TP][TC])
 {
@@ -276,22 +265,12 @@ static void tile_portable(const q8_job *j, const int16_t *const xp[TP], const in
     float flo = (float)(q->lo - q->yz), fhi = (float)(q->hi - q->yz);
     for (int p = 0; p < TP; p++)
         for (int ch = 0; ch < TC; ch++) {
-            /* the bias wraps as in XNNPACK's int32 lanes */
-            int32_t a = (int32_t)((uint32_t)acc[p][ch] + (uint32_t)q->bias[blk * TC + (size_t)ch]);
-            float f = (float)a * q->mult[blk * TC + (size_t)ch];
-            f = f < flo ? flo : f > fhi ? fhi : f;
-            codes[p][ch] = (int32_t)round_even_f(f) + q->yz;
+            codes[p][ch] = cpu_q8_code(acc[p][ch], q->bias[blk * TC + (size_t)ch], q->mult[blk * TC + (size_t)ch],
+                                       flo, fhi, q->yz);
         }
 }
 
 #ifdef CPU_HAVE_X86
-__attribute__((target("avx2"))) static inline __m256i bcast_pair(const int16_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    return _mm256_set1_epi32(v);
-}
-
 __attribute__((target("avx2"))) static void tile_avx2(const q8_job *j, const int16_t *const xp[TP],
                                                       const int16_t *w, size_t blk, int32_t codes[TP][TC])
 {
@@ -305,22 +284,22 @@ __attribute__((target("avx2"))) static void tile_avx2(const q8_job *j, const int
         const int16_t *x3 = xp[3] + off, *x4 = xp[4] + off, *x5 = xp[5] + off;
         for (int64_t jp = 0; jp < npair; jp++, w += 2 * TC) {
             __m256i w0 = _mm256_load_si256((const __m256i *)w), w1 = _mm256_load_si256((const __m256i *)(w + TC));
-            __m256i b = bcast_pair(x0 + 2 * jp);
+            __m256i b = cpu_q8_bcast_pair(x0 + 2 * jp);
             a00 = _mm256_add_epi32(a00, _mm256_madd_epi16(b, w0));
             a01 = _mm256_add_epi32(a01, _mm256_madd_epi16(b, w1));
-            b = bcast_pair(x1 + 2 * jp);
+            b = cpu_q8_bcast_pair(x1 + 2 * jp);
             a10 = _mm256_add_epi32(a10, _mm256_madd_epi16(b, w0));
             a11 = _mm256_add_epi32(a11, _mm256_madd_epi16(b, w1));
-            b = bcast_pair(x2 + 2 * jp);
+            b = cpu_q8_bcast_pair(x2 + 2 * jp);
             a20 = _mm256_add_epi32(a20, _mm256_madd_epi16(b, w0));
             a21 = _mm256_add_epi32(a21, _mm256_madd_epi16(b, w1));
-            b = bcast_pair(x3 + 2 * jp);
+            b = cpu_q8_bcast_pair(x3 + 2 * jp);
             a30 = _mm256_add_epi32(a30, _mm256_madd_epi16(b, w0));
             a31 = _mm256_add_epi32(a31, _mm256_madd_epi16(b, w1));
-            b = bcast_pair(x4 + 2 * jp);
+            b = cpu_q8_bcast_pair(x4 + 2 * jp);
             a40 = _mm256_add_epi32(a40, _mm256_madd_epi16(b, w0));
             a41 = _mm256_add_epi32(a41, _mm256_madd_epi16(b, w1));
-            b = bcast_pair(x5 + 2 * jp);
+            b = cpu_q8_bcast_pair(x5 + 2 * jp);
             a50 = _mm256_add_epi32(a50, _mm256_madd_epi16(b, w0));
             a51 = _mm256_add_epi32(a51, _mm256_madd_epi16(b, w1));
         }
@@ -332,10 +311,7 @@ __attribute__((target("avx2"))) static void tile_avx2(const q8_job *j, const int
         __m256i bias = _mm256_load_si256((const __m256i *)(q->bias + blk * TC + (size_t)(8 * h)));
         __m256 mult = _mm256_load_ps(q->mult + blk * TC + (size_t)(8 * h));
         for (int p = 0; p < TP; p++) {
-            __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc[p][h], bias)), mult);
-            f = _mm256_min_ps(_mm256_max_ps(f, flo), fhi);
-            /* cvtps2dq rounds half to even (MXCSR at its default) */
-            _mm256_storeu_si256((__m256i *)&codes[p][8 * h], _mm256_add_epi32(_mm256_cvtps_epi32(f), yz));
+            _mm256_storeu_si256((__m256i *)&codes[p][8 * h], cpu_q8_codes_avx2(acc[p][h], bias, mult, flo, fhi, yz));
         }
     }
 }

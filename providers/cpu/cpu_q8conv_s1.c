@@ -13,14 +13,11 @@
  * on the AVX2 and the plain C path alike.
  */
 #include "cpu.h"
+#include "cpu_q8_requant.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CPU_HAVE_X86 1
-#endif
 
 #define MT 6     /* output channels per tile */
 #define PT 16    /* pixels per tile */
@@ -157,14 +154,6 @@ static void store_codes(const s1_job *j, int64_t img, int64_t gr, int64_t m0, in
     }
 }
 
-/* round half to even of a float in [-2^22, 2^22] (the clamp keeps it inside) */
-static inline float round_even_f(float v)
-{
-    const float magic = 12582912.0f; /* 1.5 * 2^23: the sum rounds to an integer, half to even */
-    float t = v + magic;
-    return t - magic;
-}
-
 /* x: the tile's first pixel in the plane of pair 0 */
 static void tile_portable(const s1_job *j, const int16_t *x, const int16_t *w, size_t k0, int32_t codes[MT][PT])
 {
@@ -181,21 +170,11 @@ static void tile_portable(const s1_job *j, const int16_t *x, const int16_t *w, s
     float flo = (float)(q->lo - q->yz), fhi = (float)(q->hi - q->yz);
     for (int i = 0; i < MT; i++)
         for (int p = 0; p < PT; p++) {
-            int32_t a = (int32_t)((uint32_t)acc[i][p] + (uint32_t)q->bias[k0 + (size_t)i]); /* wraps as int32 lanes */
-            float f = (float)a * q->mult[k0 + (size_t)i];
-            f = f < flo ? flo : f > fhi ? fhi : f;
-            codes[i][p] = (int32_t)round_even_f(f) + q->yz;
+            codes[i][p] = cpu_q8_code(acc[i][p], q->bias[k0 + (size_t)i], q->mult[k0 + (size_t)i], flo, fhi, q->yz);
         }
 }
 
 #ifdef CPU_HAVE_X86
-__attribute__((target("avx2"))) static inline __m256i bcast_pair(const int16_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, sizeof v);
-    return _mm256_set1_epi32(v);
-}
-
 /* a whole tile's valid channels go straight to out (channel i at out + i * ohw); the rest to codes */
 __attribute__((target("avx2"))) static void tile_avx2(const s1_job *j, const int16_t *x, const int16_t *w, size_t k0,
                                                       uint8_t *out, int64_t ohw, int64_t nm, int64_t np,
@@ -210,22 +189,22 @@ __attribute__((target("avx2"))) static void tile_avx2(const s1_job *j, const int
         for (int64_t t = 0; t < ntap; t++, w += MT * 2) {
             const int16_t *xt = x + tapoff[t];
             __m256i x0 = _mm256_loadu_si256((const __m256i *)xt), x1 = _mm256_loadu_si256((const __m256i *)(xt + 16));
-            __m256i b = bcast_pair(w);
+            __m256i b = cpu_q8_bcast_pair(w);
             a00 = _mm256_add_epi32(a00, _mm256_madd_epi16(x0, b));
             a01 = _mm256_add_epi32(a01, _mm256_madd_epi16(x1, b));
-            b = bcast_pair(w + 2);
+            b = cpu_q8_bcast_pair(w + 2);
             a10 = _mm256_add_epi32(a10, _mm256_madd_epi16(x0, b));
             a11 = _mm256_add_epi32(a11, _mm256_madd_epi16(x1, b));
-            b = bcast_pair(w + 4);
+            b = cpu_q8_bcast_pair(w + 4);
             a20 = _mm256_add_epi32(a20, _mm256_madd_epi16(x0, b));
             a21 = _mm256_add_epi32(a21, _mm256_madd_epi16(x1, b));
-            b = bcast_pair(w + 6);
+            b = cpu_q8_bcast_pair(w + 6);
             a30 = _mm256_add_epi32(a30, _mm256_madd_epi16(x0, b));
             a31 = _mm256_add_epi32(a31, _mm256_madd_epi16(x1, b));
-            b = bcast_pair(w + 8);
+            b = cpu_q8_bcast_pair(w + 8);
             a40 = _mm256_add_epi32(a40, _mm256_madd_epi16(x0, b));
             a41 = _mm256_add_epi32(a41, _mm256_madd_epi16(x1, b));
-            b = bcast_pair(w + 10);
+            b = cpu_q8_bcast_pair(w + 10);
             a50 = _mm256_add_epi32(a50, _mm256_madd_epi16(x0, b));
             a51 = _mm256_add_epi32(a51, _mm256_madd_epi16(x1, b));
         }
@@ -236,9 +215,7 @@ __attribute__((target("avx2"))) static void tile_avx2(const s1_job *j, const int
         __m256i bias = _mm256_set1_epi32(q->bias[k0 + (size_t)i]);
         __m256 mult = _mm256_set1_ps(q->mult[k0 + (size_t)i]);
         for (int h = 0; h < 2; h++) {
-            __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc[i][h], bias)), mult);
-            f = _mm256_min_ps(_mm256_max_ps(f, flo), fhi);
-            __m256i c = _mm256_add_epi32(_mm256_cvtps_epi32(f), yz); /* half to even; inside the code range */
+            __m256i c = cpu_q8_codes_avx2(acc[i][h], bias, mult, flo, fhi, yz);
             if (i < nm && np == PT) {
                 __m128i s = _mm_packs_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
                 s = q->u8 ? _mm_packus_epi16(s, s) : _mm_packs_epi16(s, s);

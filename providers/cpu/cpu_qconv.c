@@ -33,17 +33,9 @@ typedef struct qconv_state {
     cpu_isa isa;
 } qconv_state;
 
-static size_t numel(const sy_tensor *t)
-{
-    size_t n = 1;
-    for (int32_t i = 0; i < t->rank; i++)
-        n *= (size_t)t->dims[i];
-    return n;
-}
-
 static bool scale_at(const sy_tensor *t, size_t i, float *v)
 {
-    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || i >= numel(t))
+    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || i >= cpu_numel(t))
         return false;
     *v = ((const float *)t->data)[i];
     return isfinite(*v) && *v > 0.0f;
@@ -54,7 +46,7 @@ static bool zp_at(const sy_tensor *t, sy_dtype dt, size_t i, int32_t *v)
     *v = 0;
     if (!t)
         return true;
-    if (!t->data || t->dtype != dt || i >= numel(t))
+    if (!t->data || t->dtype != dt || i >= cpu_numel(t))
         return false;
     *v = dt == SY_DT_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
     return true;
@@ -75,12 +67,12 @@ static int qconv_kind(const sy_node *n, char *why, size_t len)
         return cpu_decline(why, len, "only 1-D and 2-D convolutions"), -1;
     if (!w->data || (b && (!b->data || (b->dtype != SY_DT_INT32 && b->dtype != SY_DT_FLOAT32))))
         return cpu_decline(why, len, "weights and an int32 or float32 bias must be constants"), -1;
-    if (b && numel(b) != 1 && numel(b) != (size_t)w->dims[0])
+    if (b && cpu_numel(b) != 1 && cpu_numel(b) != (size_t)w->dims[0])
         return cpu_decline(why, len, "the bias must have one value per output channel"), -1;
     float sx, sy, sw;
-    if (!scale_at(xs, 0, &sx) || numel(xs) != 1 || !scale_at(ys, 0, &sy) || numel(ys) != 1)
+    if (!scale_at(xs, 0, &sx) || cpu_numel(xs) != 1 || !scale_at(ys, 0, &sy) || cpu_numel(ys) != 1)
         return cpu_decline(why, len, "x and y scales must be constant positive float32 scalars"), -1;
-    size_t m = (size_t)w->dims[0], nws = ws ? numel(ws) : 0;
+    size_t m = (size_t)w->dims[0], nws = ws ? cpu_numel(ws) : 0;
     if (nws != 1 && nws != m)
         return cpu_decline(why, len, "the weight scale must be one value or one per output channel"), -1;
     int kind;
@@ -96,10 +88,10 @@ static int qconv_kind(const sy_node *n, char *why, size_t len)
         !zp_at(ni > 7 ? H->node_input(n, 7) : NULL, x->dtype, 0, &z))
         return cpu_decline(why, len, "zero points must be constants of x's type and y of x's type"), -1;
     const sy_tensor *wz = ni > 5 ? H->node_input(n, 5) : NULL;
-    for (size_t i = 0; wz && i < numel(wz); i++)
+    for (size_t i = 0; wz && i < cpu_numel(wz); i++)
         if (!zp_at(wz, w->dtype, i, &z) || (kind != Q_U8 && z != 0))
             return cpu_decline(why, len, "int8 weights must be symmetric (zero point 0)"), -1;
-    if (wz && numel(wz) != 1 && kind == Q_U8)
+    if (wz && cpu_numel(wz) != 1 && kind == Q_U8)
         return cpu_decline(why, len, "uint8 weights take one zero point"), -1;
     for (size_t i = 0; i < nws; i++) {
         /* XNNPACK's range for the requantization multiplier */
@@ -168,9 +160,9 @@ static sy_status *qconv_prepare(sy_node *n, void **state)
     float sx = *(const float *)H->node_input(n, 1)->data, sy = *(const float *)H->node_input(n, 6)->data;
     const sy_tensor *ws = H->node_input(n, 4);
     for (int64_t m = 0; m < g->m; m++)
-        wsc[m] = ((const float *)ws->data)[numel(ws) == 1 ? 0 : (size_t)m];
+        wsc[m] = ((const float *)ws->data)[cpu_numel(ws) == 1 ? 0 : (size_t)m];
     for (int64_t m = 0; b && m < g->m; m++) {
-        size_t bi = numel(b) == 1 ? 0 : (size_t)m;
+        size_t bi = cpu_numel(b) == 1 ? 0 : (size_t)m;
         if (b->dtype == SY_DT_INT32) {
             bx[m] = ((const int32_t *)b->data)[bi];
         } else { /* a float bias in codes of scale s_x * s_w, as the reference quantizes it */

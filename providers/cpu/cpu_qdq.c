@@ -42,16 +42,6 @@ typedef struct qdq_job {
     size_t n;
 } qdq_job;
 
-static size_t numel(const sy_tensor *t)
-{
-    size_t n = 1;
-    for (int32_t i = 0; i < t->rank; i++)
-        n *= (size_t)t->dims[i];
-    return n;
-}
-
-static bool is8(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_DT_UINT8; }
-
 static bool qdq_params(const sy_node *n, bool quantize, qdq_state *s, char *why, size_t len)
 {
     uint32_t ni = H->node_num_inputs(n);
@@ -60,9 +50,9 @@ static bool qdq_params(const sy_node *n, bool quantize, qdq_state *s, char *why,
     if (!x || !y || !sc || !z)
         return cpu_decline(why, len, "needs the scale and zero point inputs");
     sy_dtype q = quantize ? y->dtype : x->dtype, f = quantize ? x->dtype : y->dtype;
-    if (!is8(q) || f != SY_DT_FLOAT32 || z->dtype != q)
+    if (!cpu_is_q8(q) || f != SY_DT_FLOAT32 || z->dtype != q)
         return cpu_decline(why, len, "float32 <-> int8/uint8 with a zero point of the quantized type only");
-    if (!sc->data || !z->data || sc->dtype != SY_DT_FLOAT32 || numel(sc) != 1 || numel(z) != 1)
+    if (!sc->data || !z->data || sc->dtype != SY_DT_FLOAT32 || cpu_numel(sc) != 1 || cpu_numel(z) != 1)
         return cpu_decline(why, len, "one constant float32 scale and one constant zero point only (per tensor)");
     float v = *(const float *)sc->data;
     if (!(isfinite(v) && v > 0.0f))
@@ -173,7 +163,7 @@ static sy_status *qdq_prepare_common(sy_node *n, bool quantize, void **state)
     const cpu_provider *prov = H->node_provider_state(n);
     s->isa = prov ? (cpu_isa)prov->isa : CPU_ISA_PORTABLE;
     /* a few operations per element: threads only for large tensors */
-    s->pool = cpu_pool_for(cpu_node_pool(n), (double)numel(H->node_input(n, 0)) / 4.0);
+    s->pool = cpu_pool_for(cpu_node_pool(n), (double)cpu_numel(H->node_input(n, 0)) / 4.0);
     *state = s;
     return NULL;
 }
@@ -183,7 +173,7 @@ static sy_status *dq_prepare(sy_node *n, void **state) { return qdq_prepare_comm
 
 static sy_status *qdq_run(void *state, const sy_kernel_io *io)
 {
-    qdq_job j = {state, io->inputs[0]->data, io->outputs[0]->data, numel(io->inputs[0])};
+    qdq_job j = {state, io->inputs[0]->data, io->outputs[0]->data, cpu_numel(io->inputs[0])};
     pthreadpool_parallelize_1d(j.s->pool, qdq_block, &j, (j.n + BLOCK - 1) / BLOCK, 0);
     return NULL;
 }

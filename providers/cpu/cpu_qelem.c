@@ -22,19 +22,9 @@ typedef struct qelem_state {
     uint8_t table[256 * 256]; /* [a byte][b byte] -> y byte */
 } qelem_state;
 
-static size_t numel(const sy_tensor *t)
-{
-    size_t n = 1;
-    for (int32_t i = 0; i < t->rank; i++)
-        n *= (size_t)t->dims[i];
-    return n;
-}
-
-static bool is8(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_DT_UINT8; }
-
 static bool scale_of(const sy_tensor *t, float *v)
 {
-    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || numel(t) != 1)
+    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || cpu_numel(t) != 1)
         return false;
     *v = *(const float *)t->data;
     return isfinite(*v) && *v > 0.0f;
@@ -45,7 +35,7 @@ static bool zp_of(const sy_tensor *t, sy_dtype dt, int32_t *v)
     *v = 0;
     if (!t)
         return true;
-    if (!t->data || t->dtype != dt || numel(t) != 1)
+    if (!t->data || t->dtype != dt || cpu_numel(t) != 1)
         return false;
     *v = dt == SY_DT_UINT8 ? (int32_t)*(const uint8_t *)t->data : (int32_t)*(const int8_t *)t->data;
     return true;
@@ -62,7 +52,7 @@ static bool qelem_params(const sy_node *n, qk_add *p, sy_dtype *adt, sy_dtype *b
     if (ni < 7)
         return cpu_decline(why, len, "needs a, a_scale, b, b_scale and y_scale");
     const sy_tensor *a = H->node_input(n, 0), *b = H->node_input(n, 3), *y = H->node_output(n, 0);
-    if (!a || !b || !y || !is8(a->dtype) || !is8(b->dtype) || !is8(y->dtype))
+    if (!a || !b || !y || !cpu_is_q8(a->dtype) || !cpu_is_q8(b->dtype) || !cpu_is_q8(y->dtype))
         return cpu_decline(why, len, "8-bit codes only");
     float sa, sb, sy;
     int32_t za, zb, zy;

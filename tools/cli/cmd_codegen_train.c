@@ -4,8 +4,8 @@
  *                    [--momentum M] [--sram-budget B]
  *
  * A ws63 package that runs QAS-INT8 training steps on the device: the int8
- * QDQ MODEL's last fully connected layers (sy_qas_session_*, the ws63 QAS
- * rows of seed 001 §4 checked), one step per sample over the first N
+ * QDQ MODEL's last fully connected and 3x3 Conv layers (sy_qas_session_*,
+ * the ws63 QAS rows of seed 001 §4 checked), one step per sample over the first N
  * training samples of DIR (IDX or .npy/.pb folders: sy_dataset, as
  * `switchyard train --data` reads them). The frozen front runs here, on the host, and
  * its int8 codes are the package's samples; the host trainer takes the same
@@ -165,14 +165,6 @@ int cmd_codegen_train(int argc, char **argv)
     nl = sy_qas_session_layer_count(qs);
     for (size_t i = 0; i < nl; i++) {
         sy_qas_layer_info li = {.struct_size = sizeof li};
-        if (sy_qas_session_layer(qs, i, &li) && li.conv) {
-            nl = i;
-            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Conv): QAS-INT8 training packages train "
-                                                               "fully connected layers only (--trainable last:K with "
-                                                               "fewer layers)", li.name),
-                          "codegen --train");
-            goto done;
-        }
         memset(&lc[i], 0, sizeof lc[i]);
         if (!sy_qas_session_layer(qs, i, &li) || !copy_layer(&li, &lc[i])) {
             nl = i + 1;
@@ -180,11 +172,12 @@ int cmd_codegen_train(int argc, char **argv)
             goto done;
         }
     }
-    const int64_t px = sy_dataset_sample_numel(train), K = lc[0].d.k;
-    samples = malloc((size_t)(steps * K));
+    /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
+    const int64_t px = sy_dataset_sample_numel(train);
+    int64_t K = 0;
     labs = malloc((size_t)steps * 4);
     x = malloc((size_t)px * 4);
-    if (!samples || !labs || !x) {
+    if (!labs || !x) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
@@ -210,6 +203,19 @@ int cmd_codegen_train(int argc, char **argv)
             rc = cli_fail(st, "codegen --train: the front");
             goto done;
         }
+        if (!samples) {
+            K = (int64_t)codes->nbytes;
+            if (K < 1 || K > (1 << 24) || !(samples = malloc((size_t)(steps * K)))) {
+                rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory for %ld samples of %lld bytes",
+                                               steps, (long long)K), "codegen --train");
+                goto done;
+            }
+        }
+        if ((int64_t)codes->nbytes != K) {
+            rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "the front gave %zu codes for sample %ld, %lld before",
+                                           codes->nbytes, s, (long long)K), "codegen --train");
+            goto done;
+        }
         memcpy(samples + s * K, codes->data, (size_t)K);
         if ((st = sy_qas_session_step(qs, (const sy_tensor *[]){&tx, &tl}, 2, lr, &loss, NULL))) {
             rc = cli_fail(st, "codegen --train: host step");
@@ -217,9 +223,12 @@ int cmd_codegen_train(int argc, char **argv)
         }
     }
     sy_mcu_train_layer layers[16];
+    sy_mcu_train_conv convs[16];
     for (size_t i = 0; i < nl; i++) {
         sy_qas_layer_info li = {.struct_size = sizeof li};
         sy_qas_session_layer(qs, i, &li);
+        convs[i] = (sy_mcu_train_conv){.conv = li.conv, .c = li.ic, .h = li.ih, .w = li.iw, .oh = li.oh, .ow = li.ow,
+                                       .kh = li.kh, .kw = li.kw, .sh = li.sh, .sw = li.sw, .pt = li.pt, .pl = li.pl};
         layers[i] = lc[i].d;
         layers[i].w_final = li.w;
         layers[i].bias_final = li.bias;
@@ -230,7 +239,7 @@ int cmd_codegen_train(int argc, char **argv)
     sy_mcu_train_request req = {.struct_size = sizeof req, .dir = dir, .model_name = base ? base + 1 : model,
                                 .n_layers = (uint32_t)nl, .layers = layers, .biases_only = qo.biases_only,
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
-                                .labels = labs, .sram_budget = budget};
+                                .labels = labs, .sram_budget = budget, .convs = convs};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)

@@ -782,6 +782,11 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
                                .x_scale = L->p.x_scale, .y_scale = L->p.y_scale, .x_zp = L->p.x_zp,
                                .y_zp = L->p.y_zp, .relu = L->relu, .w_scale = L->ws, .w = L->w, .bias = L->b,
                                .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm, .conv = L->conv};
+    if (L->conv) {
+        const qas_conv *c = &L->pc;
+        out->ic = c->c, out->ih = c->h, out->iw = c->w, out->oh = c->oh, out->ow = c->ow, out->kh = c->kh;
+        out->kw = c->kw, out->sh = c->sh, out->sw = c->sw, out->pt = c->pt, out->pl = c->pl;
+    }
     return true;
 }
 

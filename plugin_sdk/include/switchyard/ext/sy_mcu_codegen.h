@@ -75,6 +75,16 @@ typedef struct sy_mcu_train_layer {
     const float *w_master_final, *b_master_final;
 } sy_mcu_train_layer;
 
+/* A trained layer's convolution (seed 001 §4's QAS-INT8 Conv row: 3x3,
+ * group 1, dilation 1), per sample, NCHW: W [o, c, kh, kw] is the layer's
+ * [o, k] codes (k = c·kh·kw), the input [c, h, w] (the samples' bytes when
+ * it is the first layer, else the previous Conv's output), the output
+ * [o, oh, ow]; conv 0: a fully connected layer (the rest unread). */
+typedef struct sy_mcu_train_conv {
+    int32_t conv;
+    int32_t c, h, w, oh, ow, kh, kw, sh, sw, pt, pl;
+} sy_mcu_train_conv;
+
 typedef struct sy_mcu_train_request {
     uint32_t struct_size;
     const char *dir, *model_name;
@@ -83,9 +93,11 @@ typedef struct sy_mcu_train_request {
     int32_t biases_only;              /* the sparse update: weights frozen (in flash) */
     float lr, momentum;               /* SGD, constant rate */
     uint32_t n_samples;               /* one step each */
-    const int8_t *samples;            /* [n_samples, layers[0].k] */
+    const int8_t *samples;            /* [n_samples, the first layer's input size] */
     const int32_t *labels;            /* [n_samples] */
     uint64_t sram_budget;             /* 0: the chip's SRAM */
+    /* ---- appended (check struct_size): the layers that are Convs */
+    const struct sy_mcu_train_conv *convs; /* [n_layers], NULL: all fully connected */
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the

@@ -231,7 +231,10 @@ typedef struct sy_qas_layer_info {
     const int8_t *w;                /* [o, k] */
     const int32_t *bias;            /* [o], NULL: none */
     const float *w_master, *b_master;
-    int conv;           /* a 3x3 Conv (W [o, c, kh, kw] as [o, k]); QAS-INT8 packages take Gemm layers only */
+    int conv;           /* a 3x3 Conv (W [o, c, kh, kw] as [o, k]) */
+    /* a Conv's geometry per sample (NCHW; 0 until the first front, step or
+     * eval has set it from the front's output), its strides and leading pads */
+    int32_t ic, ih, iw, oh, ow, kh, kw, sh, sw, pt, pl;
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
