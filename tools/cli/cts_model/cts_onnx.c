@@ -16,7 +16,7 @@
 
 static sy_status *build(const cts_node *n, sy_model_writer *w)
 {
-    char in_names[CTS_MAX_IO][8], out_names[CTS_MAX_IO][8];
+    char in_names[CTS_MAX_IO][16], out_names[CTS_MAX_IO][16]; /* room for any uint32_t: GCC -Wformat-truncation */
     const char *ins[CTS_MAX_IO], *outs[CTS_MAX_IO];
     sy_model_attr attrs[CTS_MAX_ATTRS];
     if (n->domain && n->domain[0])
