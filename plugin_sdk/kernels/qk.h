@@ -66,6 +66,12 @@ typedef struct qk_softmax {
     int32_t log;
 } qk_softmax;
 void qk_softmax_run(const qk_softmax *p, const void *x, void *y, float *scratch);
+/* The same bytes with the exponentials from a table: q - max of 8-bit codes
+ * lies in [-255, 0], so qk_softmax_lut fills lut[i] = e^(-i s_x) (the same
+ * tflk_expf_d floats) once per scale and each row reads them instead of
+ * evaluating 256..len exponentials (the host providers; lut: 256 floats) */
+void qk_softmax_lut(float sx, float *lut);
+void qk_softmax_run_lut(const qk_softmax *p, const float *lut, const void *x, void *y, float *scratch);
 
 /* QMatMul [batch, M, K] x B (b_zp per column or one): B is [K, N], or
  * [N, K] when trans_b (a Gemm's transB = 1); one B for every batch, or one

@@ -248,6 +248,10 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     if (!st)
         st = cpu_qelem_register(host, p);
     if (!st)
+        st = cpu_qmatmul_register(host, p);
+    if (!st)
+        st = cpu_qsoftmax_register(host, p);
+    if (!st)
         st = cpu_lstm_register(host, p);
     if (!st)
         st = cpu_copy_register(host, p);

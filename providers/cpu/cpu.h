@@ -85,6 +85,10 @@ sy_status *cpu_qconv_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_qdq_register(const sy_host_api *host, sy_plugin *p);
 /* QAdd / QSub / QMul on 8-bit codes through a 256 x 256 table of the shared element function (cpu_qelem.c) */
 sy_status *cpu_qelem_register(const sy_host_api *host, sy_plugin *p);
+/* QMatMul on 8-bit codes with B read in place, cpu_ref's codes (cpu_qmatmul.c) */
+sy_status *cpu_qmatmul_register(const sy_host_api *host, sy_plugin *p);
+/* QSoftmax / QLogSoftmax on 8-bit codes from a table of the 256 exponentials, cpu_ref's codes (cpu_qsoftmax.c) */
+sy_status *cpu_qsoftmax_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
