@@ -138,8 +138,10 @@ int main(int argc, char **argv)
         sy_env_release(env);
     }
 
-    /* the provider's key; the session still overrides it */
-    env = env_from("[switchyard]\nplugin_dirs = @default\n[provider.cpu_ref]\nrequant = gemmlowp\n");
+    /* the provider's key (of the provider the node runs on: cpu_ref alone
+     * here, the cpu provider would take this QMatMul); the session still
+     * overrides it */
+    env = env_from("[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n[provider.cpu_ref]\nrequant = gemmlowp\n");
     if (env) {
         check(env, ties, NULL, Y_GEMMLOWP, "gemmlowp", "[provider.cpu_ref]", "[provider.cpu_ref] requant=gemmlowp");
         check(env, ties, "onnx", Y_ONNX, "onnx", "session", "session over the provider");
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
         check(env, ties, NULL, Y_GEMMLOWP, "gemmlowp", "[plugin.ops_quant]", "[plugin.ops_quant] requant=gemmlowp");
         sy_env_release(env);
     }
-    env = env_from("[switchyard]\nplugin_dirs = @default\n[plugin.ops_quant]\nrequant = gemmlowp\n"
+    env = env_from("[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n[plugin.ops_quant]\nrequant = gemmlowp\n"
                    "[provider.cpu_ref]\nrequant = onnx\n");
     if (env) {
         check(env, ties, NULL, Y_ONNX, "onnx", "[provider.cpu_ref]", "provider over [plugin.ops_quant]");
