@@ -1166,10 +1166,11 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
             P(calls, "    tflk_bmm_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
         break;
     }
-    case MK_CONV3D_F32: {
+    case MK_CONV3D_F32: { /* the int8 fields (in_off .. rq_single), unread by the fp32 kernel, spelled as zeros:
+                             packages build with -Werror=missing-field-initializers */
         const tflk_conv3d *p = &k->u.c3;
         P(o, "static const tflk_conv3d n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
-             "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s};\n",
+             "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s,\n    0, 0, 0, 0, 0, NULL, NULL, 0};\n",
           i, p->n, p->id, p->ih, p->iw, p->ic, p->od, p->oh, p->ow, p->oc, p->kd, p->kh, p->kw, p->sd, p->sh, p->sw,
           p->dd, p->dh, p->dw, p->pd, p->pt, p->pl, act_str(a, sizeof a, &p->act));
         L->flash_params += sizeof(tflk_conv3d);
