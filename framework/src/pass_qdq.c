@@ -453,6 +453,41 @@ static bool fold_conv(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
     return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
 }
 
+/* DQ(x), DQ(w)[, bias] -> ConvTranspose -> Q (Table B #113 int8): QConv's
+ * inputs. Only what QConvTranspose's integer kernel computes: 8-bit codes
+ * (its requantization takes 8-bit activations only), 1 or 2 spatial dims,
+ * and a per-channel W on axis 1, its output channels ([C_in, C_out / group,
+ * k...]); anything else stays float. */
+static bool fold_conv_transpose(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
+{
+    const ir_node *n = &c->g->nodes[ni];
+    dq_info x, w;
+    q_info q;
+    float amin, amax;
+    int32_t act;
+    if (n->n_outputs != 1 || !get_dq(c, in_at(n, 0), false, &x) || (x.dt != SY_DT_INT8 && x.dt != SY_DT_UINT8) ||
+        !get_dq(c, in_at(n, 1), true, &w) || (w.dt != SY_DT_INT8 && w.dt != SY_DT_UINT8) ||
+        (!w.per_tensor && w.axis != 1))
+        return false;
+    const ir_value *wv = &c->g->values[w.x];
+    if (wv->rank < 3 || wv->rank > 4)
+        return false;
+    if (!get_act_q(c, n->outputs[0], &amin, &amax, &act, &q) || (q.dt != SY_DT_INT8 && q.dt != SY_DT_UINT8))
+        return false;
+    int32_t ins[9];
+    uint32_t k = 0;
+    push_dq(ins, &k, &x);
+    push_dq(ins, &k, &w);
+    push_q(ins, &k, &q);
+    if (in_at(n, 2) >= 0)
+        ins[k++] = in_at(n, 2); /* float bias (a DQ of it is folded as a constant) */
+    attr_list al = {0};
+    al_copy_pattern(&al, n, p);
+    al_act(&al, amin, amax);
+    c->qdt[q.y] = q.dt;
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
+}
+
 static bool fold_matmul(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const bool gemm = p->fold == SY_QDQ_FOLD_GEMM;
@@ -877,6 +912,7 @@ static bool try_fold(qctx *c, uint32_t ni)
         return false;
     switch (p->fold) {
     case SY_QDQ_FOLD_CONV: return fold_conv(c, ni, p);
+    case SY_QDQ_FOLD_CONV_TRANSPOSE: return fold_conv_transpose(c, ni, p);
     case SY_QDQ_FOLD_MATMUL:
     case SY_QDQ_FOLD_GEMM: return fold_matmul(c, ni, p);
     case SY_QDQ_FOLD_BINARY: return fold_binary(c, ni, p);

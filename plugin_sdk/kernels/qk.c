@@ -80,6 +80,48 @@ void qk_conv_run(const qk_conv *p, const void *x, const void *w, void *y)
         }
 }
 
+/* y[o, oh, ow] = sum over the group's input channels ci and taps (kh, kw)
+ * with oh = ih * sh - pt + kh * dh (and so for w) of (x - zx)(w - zw): the
+ * input row is (oh + pt - kh * dh) / sh when that divides exactly. The sum
+ * wraps modulo 2^32 as qk_conv_run's, so any order gives the same int32. */
+void qk_conv_transpose_run(const qk_conv *p, const void *x, const void *w, void *y)
+{
+    const int32_t cg = p->c / p->group, ocg = p->oc / p->group, KK = p->kh * p->kw;
+    for (int32_t b = 0; b < p->n; b++)
+        for (int32_t o = 0; o < p->oc; o++) {
+            const int32_t gr = o / ocg, om = o % ocg, wz = p->w_zp ? p->w_zp[p->n_wzp > 1 ? om : 0] : 0;
+            for (int32_t oh = 0; oh < p->oh; oh++)
+                for (int32_t ow = 0; ow < p->ow; ow++) {
+                    uint32_t acc = p->bias ? (uint32_t)p->bias[o] : 0u;
+                    for (int32_t kh = 0; kh < p->kh; kh++) {
+                        const int32_t th = oh + p->pt - kh * p->dh;
+                        if (th < 0 || th % p->sh)
+                            continue;
+                        const int32_t ih = th / p->sh;
+                        if (ih >= p->ih)
+                            continue;
+                        for (int32_t kw = 0; kw < p->kw; kw++) {
+                            const int32_t tw = ow + p->pl - kw * p->dw;
+                            if (tw < 0 || tw % p->sw)
+                                continue;
+                            const int32_t iw = tw / p->sw;
+                            if (iw >= p->iw)
+                                continue;
+                            for (int32_t ci = 0; ci < cg; ci++) {
+                                const int32_t cc = gr * cg + ci;
+                                size_t xi = (((size_t)b * p->c + (size_t)cc) * p->ih + ih) * p->iw + iw;
+                                size_t wi = ((size_t)cc * ocg + om) * KK + (size_t)kh * p->kw + kw;
+                                int32_t xv = ld(x, p->xdt, xi) - p->x_zp, wv = ld(w, p->wdt, wi) - wz;
+                                acc += (uint32_t)(xv * wv);
+                            }
+                        }
+                    }
+                    size_t yi = (((size_t)b * p->oc + o) * p->oh + oh) * p->ow + ow;
+                    st(y, p->ydt, yi, qk_rq_apply(&p->rq[o], (int32_t)acc));
+                }
+        }
+}
+
 void qk_maxpool_run(const qk_pool *p, const void *x, void *y)
 {
     for (int32_t nc = 0; nc < p->nc; nc++)

@@ -1,4 +1,5 @@
-/* qk: portable C99 integer kernels of the switchyard.quant ops (QConv NCHW,
+/* qk: portable C99 integer kernels of the switchyard.quant ops (QConv and
+ * QConvTranspose NCHW,
  * QMaxPool, QAveragePool, QMatMul, QAdd/QSub/QMul, QuantizeLinear,
  * DequantizeLinear; QSoftmax in qk_softmax.c, QUnary's tables in
  * qk_unary.c) for int8/uint8
@@ -41,6 +42,13 @@ typedef struct qk_conv {
     const qk_rq *rq;        /* oc entries */
 } qk_conv;
 void qk_conv_run(const qk_conv *p, const void *x, const void *w, void *y);
+/* QConvTranspose (Table B #113 int8) on qk_conv's fields: c, ih, iw the
+ * input's; oc, oh, ow the output's; pt, pl the begin pads; W [c, oc / group,
+ * kh, kw] (w_zp one, or per output channel of a group: index o % (oc /
+ * group)); rq one per output channel. Each output gathers the inputs that
+ * reach it (o = i * s - pad + k * d), so it is requantized at once, no scratch
+ * (a 1-D one: ih = kh = 1) */
+void qk_conv_transpose_run(const qk_conv *p, const void *x, const void *w, void *y);
 
 /* QMaxPool NCHW (ONNX geometry: pads begin pt/pl) */
 typedef struct qk_pool {

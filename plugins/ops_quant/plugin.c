@@ -49,7 +49,7 @@ static sy_status *quant_init(const sy_host_api *host, sy_plugin *p, const sy_opt
         SY_TRY(host->register_extension(p, SY_EXT_REQUANT_DEFAULT, SY_EXT_REQUANT_DEFAULT_VERSION, &e->published));
     }
     void (*tables[])(const sy_op_schema **, uint32_t *, const sy_kernel_def **, uint32_t *) = {
-        q_tables_qdq, q_tables_gemm, q_tables_elem, q_tables_rnn};
+        q_tables_qdq, q_tables_gemm, q_tables_elem, q_tables_rnn, q_tables_convt};
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
         const sy_op_schema *s;
         const sy_kernel_def *k;

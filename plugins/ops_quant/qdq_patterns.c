@@ -20,6 +20,8 @@
 #define W SY_QDQ_WEIGHTS
 
 static const char *const conv_attrs[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", NULL};
+static const char *const convt_attrs[] = {"auto_pad", "dilations", "group",         "kernel_shape",
+                                          "pads",     "strides",   "output_padding", "output_shape", NULL};
 static const char *const pool_attrs[] = {"auto_pad",  "kernel_shape", "pads",  "strides",
                                          "dilations", "ceil_mode",    "count_include_pad", NULL};
 static const char *const concat_attrs[] = {"axis", NULL};
@@ -34,6 +36,8 @@ static const char *const lp_attrs[] = {"axis", "p", NULL};
 static const sy_qdq_pattern patterns[] = {
     /* op, fold, quantized op, flags, quantized inputs, attributes kept */
     {"Conv", SY_QDQ_FOLD_CONV, "QConv", Q | FUSE | W, 3u, conv_attrs, NULL, NULL},
+    /* Table B #113 int8: the quantizer quantizes W per channel on axis 1 (W's output channels) */
+    {"ConvTranspose", SY_QDQ_FOLD_CONV_TRANSPOSE, "QConvTranspose", Q | FUSE | W, 3u, convt_attrs, NULL, NULL},
     {"MatMul", SY_QDQ_FOLD_MATMUL, "QMatMul", Q | FUSE | W | CONSTS, 3u, NULL, NULL, NULL},
     {"Gemm", SY_QDQ_FOLD_GEMM, "QMatMul", Q | FUSE | W, 3u, NULL, NULL, NULL},
     {"Add", SY_QDQ_FOLD_BINARY, "QAdd", Q | FUSE | CONSTS, 3u, NULL, NULL, NULL},

@@ -97,6 +97,7 @@ void q_tables_qdq(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k,
 void q_tables_gemm(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 void q_tables_elem(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 void q_tables_rnn(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
+void q_tables_convt(const sy_op_schema **s, uint32_t *ns, const sy_kernel_def **k, uint32_t *nk);
 /* the "qdq_patterns" extension (qdq_patterns.c): which op folds into which kernel */
 sy_status *q_register_patterns(const sy_host_api *host, sy_plugin *p);
 

@@ -92,6 +92,7 @@ typedef enum mcu_kind {
     MK_QAVGPOOL, /* qk.c: QAveragePool (the qk_pool of QMaxPool) */
     MK_QNORM,    /* QNorm: qk.c's dequantize, tflk_norm.c, qk.c's quantize */
     MK_QSOFTMAX, /* qk_softmax.c */
+    MK_QTCONV,   /* qk.c: QConvTranspose (Table B #113 int8) on the qk_conv of QConv */
     /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
     MK_REDUCE, MK_AXIS, MK__COUNT
 } mcu_kind;

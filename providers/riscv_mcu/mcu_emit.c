@@ -377,7 +377,7 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
      * runtime B of QLinearMatMul / MatMulInteger / ConvInteger) the workspace */
     const uint32_t wi = (uint32_t)k->q_w;
     char wx[64];
-    if (k->kind == MK_QCONV || k->kind == MK_QMM || k->kind == MK_QADD) {
+    if (k->kind == MK_QCONV || k->kind == MK_QTCONV || k->kind == MK_QMM || k->kind == MK_QADD) {
         if (r->n_in <= wi || !r->in[wi].data)
             return H->status_new(SY_ERR_INTERNAL, "codegen: node %u has no second operand", i);
         if (r->in[wi].is_const) {
@@ -389,12 +389,12 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
             wsym = wx;
         }
     }
-    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_n) {
+    if ((k->kind == MK_QCONV || k->kind == MK_QTCONV || k->kind == MK_QMM) && k->q_n) {
         emit_rqs(o, rq, k->q_rq, k->q_n);
         emit_i32s(o, bias, k->q_bias, k->q_n);
         L->flash_params += (size_t)k->q_n * (sizeof(qk_rq) + 4);
     }
-    if ((k->kind == MK_QCONV || k->kind == MK_QMM) && k->q_nzp) {
+    if ((k->kind == MK_QCONV || k->kind == MK_QTCONV || k->kind == MK_QMM) && k->q_nzp) {
         emit_i32s(o, zp, k->q_zp, k->q_nzp);
         L->flash_params += (size_t)k->q_nzp * 4;
     }
@@ -404,14 +404,16 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
     }
     const char *zps = k->q_nzp ? zp : "NULL";
     switch (k->kind) {
-    case MK_QCONV: {
+    case MK_QCONV:
+    case MK_QTCONV: { /* QConvTranspose: the same qk_conv, W [C_in, C_out, kh, kw] (qk.h) */
         const qk_conv *p = &k->u.qconv;
         P(o, "static const qk_conv n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
              "    %d, %d, %d, %d, %d, %s, %s, %s};\n",
           i, p->n, p->c, p->ih, p->iw, p->oc, p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt, p->pl,
           p->group, p->xdt, p->wdt, p->ydt, p->x_zp, p->n_wzp, zps, bias, rq);
         L->flash_params += sizeof(qk_conv);
-        P(calls, "    qk_conv_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, wsym, yo);
+        P(calls, "    %s(&n%u, ws + %zu, %s, ws + %zu);\n",
+          k->kind == MK_QTCONV ? "qk_conv_transpose_run" : "qk_conv_run", i, xo, wsym, yo);
         break;
     }
     case MK_QMM: {
@@ -1164,7 +1166,8 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
             P(calls, "    tflk_bmm_f32(&n%u, %s, %s, %s, (float *)(ws + %zu));\n", i, xin, w, b, ky);
         break;
     }
-    case MK_CONV3D_F32: {
+    case MK_CONV3D_F32: { /* the int8 fields (in_off .. rq_single), unread by the fp32 kernel, spelled as zeros:
+                             packages build with -Werror=missing-field-initializers */
         const tflk_conv3d *p = &k->u.c3;
         P(o, "static const tflk_conv3d n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d,\n"
              "    %d, %d, %d, %d, %d, %d, %d, %d, %d, %s,\n    0, 0, 0, 0, 0, NULL, NULL, 0};\n",
@@ -1518,6 +1521,7 @@ static const char *kernel_file(mcu_kind k)
     case MK_QRNN: return "qk_rnn.c";
     case MK_QAVGPOOL: return "qk.c";
     case MK_QSOFTMAX: return "qk_softmax.c";
+    case MK_QTCONV: return "qk.c";
     case MK_QNORM: return "tflk_norm.c";
     case MK_REDUCE:
     case MK_AXIS: return "tflk_reduce.c";
@@ -1581,6 +1585,11 @@ static uint64_t node_macs(const mcu_node *k)
         const tflk_tconv *p = &k->u.tconv;
         return (uint64_t)p->n * (uint64_t)p->ih * (uint64_t)p->iw * (uint64_t)p->kh * (uint64_t)p->kw *
                (uint64_t)p->ic * (uint64_t)p->oc;
+    }
+    case MK_QTCONV: { /* QConvTranspose: every input pixel times its kernel window and output channels */
+        const qk_conv *p = &k->u.qconv;
+        return (uint64_t)p->n * (uint64_t)p->ih * (uint64_t)p->iw * (uint64_t)p->kh * (uint64_t)p->kw *
+               (uint64_t)(p->c / p->group) * (uint64_t)p->oc;
     }
     case MK_BMM_S8:
     case MK_BMM_F32:
@@ -1942,7 +1951,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
               " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
       req->model_name, cfg->chip->name, cfg->chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
     bool uses_qk = false;
-    for (int k = MK_QCONV; k <= MK_QSOFTMAX; k++)
+    for (int k = MK_QCONV; k <= MK_QTCONV; k++)
         uses_qk |= L.used[k];
     P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
               "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",

@@ -1,6 +1,6 @@
 /*
  * riscv_mcu: the ONNX path to the MCU. `switchyard quantize` writes a QDQ
- * model; the core's QDQ pass folds it into switchyard.quant QConv,
+ * model; the core's QDQ pass folds it into switchyard.quant QConv, QConvTranspose,
  * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN
  * between an ONNX QuantizeLinear and
  * DequantizeLinear. This file checks those nodes for the MCU, builds the
@@ -309,6 +309,76 @@ static bool check_onnx_int(const sy_node *n, int which, const sy_tensor *x, cons
     return true;
 }
 
+/* QConvTranspose, what the QDQ pass folds DQ -> ConvTranspose -> Q into:
+ * Table B #113's rules for the ONNX form (X 4-D NCHW, batch 1, group 1, no
+ * output_shape, W and B constant) with 8-bit codes */
+static bool check_qconvt(const sy_node *n, const sy_tensor *x, const sy_tensor *y, sy_claim *c)
+{
+    static const char row[] = "ops-mcu.md Table B #113 ConvTranspose";
+    static const uint32_t idx[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const sy_tensor *w = qin(n, 3);
+    if (!const_params(n, idx, 8, c))
+        return false;
+    if (x->rank != 4 || !w || w->rank != 4) {
+        mcu_decline(c, SY_REASON_RANK, "QConvTranspose: X must be 4D NCHW, got rank %d (%s: non-4D input is "
+                    "unsupported)", x->rank, row);
+        return false;
+    }
+    if (x->dims[0] != 1) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: batch must be 1, got %lld (%s: X static, batch = 1)",
+                    (long long)x->dims[0], row);
+        return false;
+    }
+    if (w->dtype != SY_DT_INT8 && w->dtype != SY_DT_UINT8) {
+        mcu_decline(c, SY_REASON_DTYPE, "QConvTranspose: W is %s; 8-bit weights are required (%s, int8)",
+                    sy_dt_name(w->dtype), row);
+        return false;
+    }
+    if (sy_attr_has(H, n, "output_shape", SY_ATTR_INTS)) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: the output_shape attribute is an error at parse time "
+                    "(%s: re-export the model with explicit pads)", row);
+        return false;
+    }
+    int64_t g = sy_attr_int_or(H, n, "group", 1);
+    if (g != 1) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: group must be 1, got %lld (%s: group > 1, including "
+                    "depthwise deconvolution, is unsupported)", (long long)g, row);
+        return false;
+    }
+    char ap[16];
+    sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+    int64_t pads[4] = {0, 0, 0, 0}, s[2] = {1, 1}, op[2] = {0, 0}, d[2] = {1, 1};
+    int64_t np = sy_attr_ints_copy(H, n, "pads", pads, 4);
+    if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER")) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: auto_pad %s (%s)", ap, row);
+        return false;
+    }
+    if (strcmp(ap, "NOTSET") && np > 0) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: pads must not be given when auto_pad = %s (%s)", ap, row);
+        return false;
+    }
+    sy_attr_ints_copy(H, n, "strides", s, 2);
+    sy_attr_ints_copy(H, n, "output_padding", op, 2);
+    sy_attr_ints_copy(H, n, "dilations", d, 2);
+    for (int i = 0; i < 2; i++) {
+        if (s[i] < 1 || d[i] < 1) {
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: strides and dilations must be >= 1 (%s)", row);
+            return false;
+        }
+        if (op[i] < 0 || op[i] >= s[i]) {
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: output_padding[%d] = %lld must be below the stride "
+                        "%lld (%s)", i, (long long)op[i], (long long)s[i], row);
+            return false;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (pads[i] < 0) {
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "QConvTranspose: pads must be non-negative (%s)", row);
+            return false;
+        }
+    return i8act(n, x, c) && i8act(n, y, c);
+}
+
 bool mcu_quant_check(const sy_node *n, sy_claim *c)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -354,6 +424,8 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
             return false;
         return i8act(n, x, c) && i8act(n, y, c);
     }
+    if (!strcmp(op, "QConvTranspose")) /* Table B #113, int8: the fp32 row's rules (mcu_nn.c) */
+        return check_qconvt(n, x, y, c);
     if (!strcmp(op, "QMaxPool")) {
         static const uint32_t idx[] = {1, 2, 3, 4};
         if (!const_params(n, idx, 4, c))
@@ -570,7 +642,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    mcu_decline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
+    mcu_decline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QConvTranspose, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -769,6 +841,56 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         p->w_zp = k->q_nzp ? k->q_zp : NULL;
         p->bias = k->q_n ? k->q_bias : NULL;
         p->rq = k->q_n ? k->q_rq : NULL;
+        return NULL;
+    }
+    if (!strcmp(op, "QConvTranspose")) { /* as ops_quant's run_convt (qconvt.c), group 1 */
+        const sy_tensor *w = qin(n, 3);
+        qk_conv *p = &k->u.qconv;
+        k->kind = MK_QTCONV;
+        if (w->dims[0] != x->dims[1] || w->dims[1] != y->dims[1])
+            return H->status_new(SY_ERR_SHAPE, "QConvTranspose: W [%lld, %lld, ...] for %lld input and %lld output "
+                                 "channels", (long long)w->dims[0], (long long)w->dims[1], (long long)x->dims[1],
+                                 (long long)y->dims[1]);
+        int64_t s[2] = {1, 1}, d[2] = {1, 1}, op_[2] = {0, 0}, pads[4] = {0, 0, 0, 0};
+        sy_attr_ints_copy(H, n, "strides", s, 2);
+        sy_attr_ints_copy(H, n, "dilations", d, 2);
+        sy_attr_ints_copy(H, n, "output_padding", op_, 2);
+        sy_attr_ints_copy(H, n, "pads", pads, 4);
+        char ap[16];
+        sy_attr_string_or(H, n, "auto_pad", "NOTSET", ap, sizeof ap);
+        int32_t pb[2];
+        for (int i = 0; i < 2; i++) {
+            if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+                /* ONNX: total = s (i - 1) + output_padding + (k - 1) d + 1 - o; SAME_UPPER puts the odd cell at the end */
+                int64_t total = s[i] * (x->dims[2 + i] - 1) + op_[i] + (w->dims[2 + i] - 1) * d[i] + 1 - y->dims[2 + i];
+                total = total > 0 ? total : 0;
+                pb[i] = (int32_t)(!strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2);
+            } else {
+                pb[i] = strcmp(ap, "NOTSET") ? 0 : (int32_t)pads[i];
+            }
+        }
+        p->n = (int32_t)x->dims[0];
+        p->c = (int32_t)x->dims[1];
+        p->ih = (int32_t)x->dims[2];
+        p->iw = (int32_t)x->dims[3];
+        p->oc = (int32_t)y->dims[1];
+        p->oh = (int32_t)y->dims[2];
+        p->ow = (int32_t)y->dims[3];
+        p->kh = (int32_t)w->dims[2];
+        p->kw = (int32_t)w->dims[3];
+        p->sh = (int32_t)s[0], p->sw = (int32_t)s[1], p->dh = (int32_t)d[0], p->dw = (int32_t)d[1];
+        p->pt = pb[0], p->pl = pb[1];
+        p->group = 1;
+        p->xdt = qdt(x->dtype);
+        p->wdt = qdt(w->dtype);
+        p->ydt = qdt(y->dtype);
+        p->x_zp = zp_at(qin(n, 2), 0);
+        /* group 1: W's axis-1 parameters are one per output channel */
+        SY_TRY(chan_params(n, k, p->oc, 1, 4, 5, 6, 7, 8));
+        p->n_wzp = k->q_nzp;
+        p->w_zp = k->q_nzp ? k->q_zp : NULL;
+        p->bias = k->q_bias;
+        p->rq = k->q_rq;
         return NULL;
     }
     if (!strcmp(op, "QMaxPool") || !strcmp(op, "QAveragePool")) {
@@ -975,6 +1097,7 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
     void *y = io->outputs[0]->data;
     switch (k->kind) {
     case MK_QCONV: qk_conv_run(&k->u.qconv, x, io->inputs[k->q_w]->data, y); break;
+    case MK_QTCONV: qk_conv_transpose_run(&k->u.qconv, x, io->inputs[k->q_w]->data, y); break;
     case MK_QPOOL: qk_maxpool_run(&k->u.qpool, x, y); break;
     case MK_QAVGPOOL: qk_avgpool_run(&k->u.qpool, x, y); break;
     case MK_QSOFTMAX: qk_softmax_run(&k->u.qsm, x, y, io->scratch); break;

@@ -591,6 +591,7 @@ static const sy_kernel_def kernels[] = {
     MCU_KERNEL("UNIQUE", MCU_F32_I8 | I32_ONLY | SY_DT_BIT(SY_DT_UINT8)),
     /* the ONNX path: what the QDQ pass folds a `switchyard quantize` model into */
     MCU_QKERNEL("switchyard.quant", "QConv", 1, SY_DT_BIT(SY_DT_INT8)),
+    MCU_QKERNEL("switchyard.quant", "QConvTranspose", 1, SY_DT_BIT(SY_DT_INT8)), /* Table B #113 int8 */
     MCU_QKERNEL("switchyard.quant", "QMaxPool", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QMatMul", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QAdd", 1, SY_DT_BIT(SY_DT_INT8)),

@@ -247,7 +247,11 @@ PY
 for t in test_div_int8 test_max_int8; do cp -r "$NODE/$t" "$G8/"; done
 g8cases="test_int8_div_bcast test_int8_max_bcast test_int8_min_bcast test_div_int8 test_max_int8"
 # PRelu and Pow in full-quant int8 (Table B #57, #116): DQ(x), DQ(slope /
-# exponent) -> op -> Q, which the QDQ pass folds into one QPRelu / QPow.
+# exponent) -> op -> Q, which the QDQ pass folds into one QPRelu / QPow;
+# ConvTranspose int8 (#113): DQ(x), DQ(W) [, DQ(b)] -> ConvTranspose -> Q,
+# one QConvTranspose (stride 2 with pads and output_padding, W per channel
+# on axis 1 with an int32 bias; a SAME_UPPER same-size one), whose host run
+# must also give cpu_ref's bytes (same_as_cpu_ref below).
 # The expected codes are numpy's float32 of ONNX's definitions (x - zp
 # times the scale, the op, x / y_scale rounded half to even plus zp,
 # saturated), and ONNX Runtime must give them too (below) when it is here.
@@ -371,20 +375,85 @@ def lp_ref(axis, p_):
     return f
 norm_case("qdq_lpnorm_p2", "LpNormalization", xn, [], {"axis": 1, "p": 2}, lp_ref(1, 2), (0.05, 2), (1.0 / 128, 0))
 norm_case("qdq_lpnorm_p1", "LpNormalization", xn, [], {"axis": -1, "p": 1}, lp_ref(-1, 1), (0.05, 2), (1.0 / 128, 0))
+# ConvTranspose from its definition (Table B #113 int8): every input pixel
+# scatters x * W into y[o] with o = i * stride - pad_begin + k * dilation
+def convt_ref(x, w, b, strides, pads_begin, out_hw):
+    n, c, ih, iw = x.shape
+    _, m, kh, kw = w.shape
+    y = np.zeros((n, m, out_hw[0], out_hw[1]), np.float64)
+    for ci in range(c):
+        for mo in range(m):
+            for i in range(ih):
+                for j in range(iw):
+                    for a in range(kh):
+                        for bb in range(kw):
+                            oy, ox = i * strides[0] - pads_begin[0] + a, j * strides[1] - pads_begin[1] + bb
+                            if 0 <= oy < out_hw[0] and 0 <= ox < out_hw[1]:
+                                y[:, mo, oy, ox] += x[:, ci, i, j] * w[ci, mo, a, bb]
+    return y + (0 if b is None else b.reshape(1, -1, 1, 1))
+def convt_case(name, x, xq, w, wq, b, yq, attrs, strides, pads_begin, out_hw):
+    """DQ(x), DQ(W) [, DQ(int32 b)] -> ConvTranspose -> Q: one QConvTranspose (Table B #113 int8)"""
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    ws, wz = np.array(wq[0], f32), np.array(wq[1], np.int8)
+    per_ch = ws.ndim == 1
+    wf = (w.astype(np.int32) - (wz.reshape(1, -1, 1, 1) if per_ch else wz)).astype(f32) * \
+         (ws.reshape(1, -1, 1, 1) if per_ch else ws)
+    xf = deq(x, *xq)
+    bf = None
+    inits = [numpy_helper.from_array(np.array(v_, dtype=t), n_) for n_, v_, t in
+             (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
+    inits += [numpy_helper.from_array(w, "w"), numpy_helper.from_array(ws, "ws"), numpy_helper.from_array(wz, "wz")]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], **({"axis": 1} if per_ch else {}))]
+    ins = ["xf", "wf"]
+    if b is not None:  # int32 codes of scale x_scale * w_scale, as a quantizer writes them
+        bs = (f32(xq[0]) * ws).astype(f32)
+        inits += [numpy_helper.from_array(b, "b"), numpy_helper.from_array(bs, "bs"),
+                  numpy_helper.from_array(np.zeros(bs.shape, np.int32), "bz")]
+        nodes.append(helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"], **({"axis": 0} if per_ch else {})))
+        bf = b.astype(f32) * bs
+        ins.append("bf")
+    nodes += [helper.make_node("ConvTranspose", ins, ["yf"], **attrs),
+              helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    y = quant(convt_ref(xf.astype(np.float64), wf.astype(np.float64), None if bf is None else bf.astype(np.float64),
+                        strides, pads_begin, out_hw).astype(f32), *yq)
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.checker.check_model(mo)
+    onnx.save(mo, d + "/model.onnx")
+    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+# stride 2 with pads and output_padding, W per channel on axis 1, an int32 bias:
+# out = 2 (4 - 1) + 1 + 3 - (1 + 0) = 9 high, 2 (5 - 1) + 0 + 3 - (1 + 1) = 9 wide
+xt = (np.arange(1 * 3 * 4 * 5) * 37 % 256 - 128).astype(np.int8).reshape(1, 3, 4, 5)
+wt = (np.arange(3 * 2 * 3 * 3) * 53 % 255 - 127).astype(np.int8).reshape(3, 2, 3, 3)
+bt = np.array([1500, -2300], np.int32)
+convt_case("qdq_convtranspose_s2_pads", xt, (0.05, 3), wt, ([0.004, 0.007], [0, 0]), bt, (0.35, -5),
+           {"strides": [2, 2], "pads": [1, 1, 0, 1], "output_padding": [1, 0]}, (2, 2), (1, 1), (9, 9))
+# "same" size: stride 1, a 2x2 kernel, auto_pad SAME_UPPER (total pad 1 per axis, at the end), W per tensor
+# with a zero point, no bias
+ws_ = (np.arange(3 * 4 * 2 * 2) * 29 % 251 - 125).astype(np.int8).reshape(3, 4, 2, 2)
+convt_case("qdq_convtranspose_same", xt, (0.05, 3), ws_, (0.006, 2), None, (0.12, 7),
+           {"auto_pad": "SAME_UPPER", "kernel_shape": [2, 2]}, (1, 1), (0, 0), (4, 5))
 PY
 qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
   test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm test_qdq_lpnorm_p2
-  test_qdq_lpnorm_p1"
+  test_qdq_lpnorm_p1 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
 if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 10 ]; then
-    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization cases' expected codes"
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 12 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization/ConvTranspose cases' expected codes"
   else
     cat "$WORK/ort_qdq.log"
-    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization expected codes"
+    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization/ConvTranspose expected codes"
   fi
 else
   echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
@@ -392,13 +461,13 @@ fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "15 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax on $cfg: $res"; }
+  [ "$res" = "17 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax/ConvTranspose on $cfg: $res"; }
 done
 for t in $qdqcases; do
-  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm)  *riscv_mcu  *taken' ||
-    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm node on riscv_mcu"
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm|ConvTranspose)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose node on riscv_mcu"
 done
-echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations (one QPRelu/QPow/QLogSoftmax/QNorm each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations/ConvTranspose (one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
@@ -466,7 +535,7 @@ same_as_cpu_ref="mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_s
   mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul
   mcu_einsum_batch_matmul mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs
   mcu_einsum_implicit mcu_einsum_outer mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum mcu_einsum_int32_batch
-  mcu_einsum_uint8_matmul test_einsum_transpose_f32"
+  mcu_einsum_uint8_matmul test_einsum_transpose_f32 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t

@@ -17,6 +17,10 @@
  *   hand   one tie case per op that honours requant=gemmlowp (QAdd, QSub,
  *          QMul, QConcat, QAveragePool), worked by hand in both forms
  *   bad    bad quantization parameters refused, naming the tensor
+ *   convt  DQ -> ConvTranspose -> Q as one QConvTranspose (1-D, uint8,
+ *          groups on cpu_ref; riscv_mcu's 2-D int8) against ONNX's definition
+ *          written out; W per channel on axis 0 stays float; a group = 2 one
+ *          declined by riscv_mcu quoting Table B #113
  */
 #include "emu_test.h"
 
@@ -966,6 +970,170 @@ static void test_table_b_mcu(void)
     pt_model_free(m);
 }
 
+/* ---- ConvTranspose (ops-mcu.md Table B #113 int8) ------------------------------------
+ * DQ(x), DQ(W) [, bias] -> ConvTranspose -> Q folds into one QConvTranspose
+ * when W is per tensor or per channel on axis 1 (W [C_in, C_out / group,
+ * k...]: its output channels). The reference is ONNX's definition written
+ * out: every input pixel scatters x * W into y[o], o = i * s - pad + k * d,
+ * in double from the dequantized values, then QuantizeLinear. Scales are
+ * dyadic, so every form is exact there and must match bit for bit. */
+typedef struct tcase {
+    const char *name;
+    bool u8;       /* x and y uint8 (W int8) */
+    int32_t rank;  /* 3 (1-D) or 4 */
+    int64_t x[4];  /* X dims */
+    int32_t group, ocg, k[2], s[2], d[2], pb[2], pe[2], opad[2];
+    int32_t w_axis; /* -1 per tensor, else the DQ axis of W's per-channel scales */
+    bool bias;
+} tcase;
+
+static int64_t tc_out(const tcase *c, int j) /* j: 0 height, 1 width (height 1 for 1-D) */
+{
+    int64_t in = c->rank == 3 ? (j ? c->x[2] : 1) : c->x[2 + j];
+    return (int64_t)c->s[j] * (in - 1) + c->opad[j] + (int64_t)(c->k[j] - 1) * c->d[j] + 1 - c->pb[j] - c->pe[j];
+}
+
+static void run_convt(const tcase *c, bool mcu, bool want_fold)
+{
+    const int64_t C = c->x[1], IH = c->rank == 3 ? 1 : c->x[2], IW = c->x[c->rank - 1];
+    const int64_t OC = (int64_t)c->ocg * c->group, OH = tc_out(c, 0), OW = tc_out(c, 1), cg = C / c->group;
+    const int64_t KK = (int64_t)c->k[0] * c->k[1], nw = C * c->ocg * KK;
+    const float sx = 1.0f / 16, sy = 1.0f / 4;
+    const int32_t zx = c->u8 ? 100 : -3, zy = c->u8 ? 128 : 5;
+    int32_t x[MAXN], want[MAXN];
+    int8_t w[MAXN];
+    float sw[16], bias[16];
+    const int64_t nsw = c->w_axis < 0 ? 1 : c->w_axis == 0 ? C : c->ocg;
+    fill(x, (int)(C * IH * IW), c->u8);
+    for (int64_t i = 0; i < nw; i++)
+        w[i] = (int8_t)rnd(-128, 127);
+    for (int64_t i = 0; i < nsw; i++)
+        sw[i] = i % 3 == 0 ? 1.0f / 64 : i % 3 == 1 ? 1.0f / 32 : 1.0f / 128;
+    for (int64_t o = 0; o < OC; o++) /* a multiple of sx * sw for every sw: its int32 codes are exact */
+        bias[o] = (float)rnd(-400, 400) * sx * (1.0f / 32);
+    double acc[MAXN];
+    for (int64_t i = 0; i < OC * OH * OW; i++)
+        acc[i] = c->bias ? (double)bias[i / (OH * OW)] : 0.0;
+    for (int64_t ci = 0; ci < C; ci++)
+        for (int64_t m = 0; m < c->ocg; m++) {
+            int64_t o = ci / cg * c->ocg + m;
+            float swv = sw[c->w_axis < 0 ? 0 : c->w_axis == 0 ? ci : m];
+            for (int64_t ih = 0; ih < IH; ih++)
+                for (int64_t iw = 0; iw < IW; iw++)
+                    for (int64_t a = 0; a < c->k[0]; a++)
+                        for (int64_t b = 0; b < c->k[1]; b++) {
+                            int64_t oy = ih * c->s[0] - c->pb[0] + a * c->d[0], ox = iw * c->s[1] - c->pb[1] + b * c->d[1];
+                            if (oy < 0 || oy >= OH || ox < 0 || ox >= OW)
+                                continue;
+                            acc[(o * OH + oy) * OW + ox] += deq(x[(ci * IH + ih) * IW + iw], sx, zx) *
+                                                            (double)w[(ci * c->ocg + m) * KK + a * c->k[1] + b] *
+                                                            (double)swv;
+                        }
+        }
+    for (int64_t i = 0; i < OC * OH * OW; i++)
+        want[i] = quant(acc[i], sy, zy, c->u8);
+    pt_model *m = pt_model_new(c->name);
+    int64_t dw[4] = {C, c->ocg, c->rank == 3 ? c->k[1] : c->k[0], c->k[1]}, dn[1] = {nsw}, db[1] = {OC};
+    int64_t dy[4] = {1, OC, c->rank == 3 ? OW : OH, OW};
+    q_input(m, "x", c->u8, c->rank, c->x, sx, zx);
+    pt_init_raw(m, "wq", PT_I8, c->rank, dw, w, (size_t)nw);
+    int8_t wz[16] = {0};
+    if (c->w_axis < 0) {
+        init_f(m, "w_s", sw[0]);
+        init_code(m, "w_z", false, 0);
+    } else {
+        pt_init_f32(m, "w_s", 1, dn, sw);
+        pt_init_raw(m, "w_z", PT_I8, 1, dn, wz, (size_t)nsw);
+    }
+    pt_node(m, "DequantizeLinear", "dq_w", (const char *[]){"wq", "w_s", "w_z", NULL}, (const char *[]){"w", NULL});
+    if (c->w_axis >= 0)
+        emu_attr_i(m, "axis", c->w_axis);
+    if (c->bias)
+        pt_init_f32(m, "bias", 1, db, bias);
+    pt_node(m, "ConvTranspose", "op", c->bias ? (const char *[]){"x", "w", "bias", NULL} : (const char *[]){"x", "w", NULL},
+            (const char *[]){"f", NULL});
+    int nsp = c->rank - 2, o0 = 2 - nsp;
+    emu_attr_i(m, "group", c->group);
+    emu_attr_ints(m, "strides", (size_t)nsp, (const int64_t[]){c->s[o0], c->s[1]});
+    emu_attr_ints(m, "dilations", (size_t)nsp, (const int64_t[]){c->d[o0], c->d[1]});
+    emu_attr_ints(m, "output_padding", (size_t)nsp, (const int64_t[]){c->opad[o0], c->opad[1]});
+    if (nsp == 2)
+        emu_attr_ints(m, "pads", 4, (const int64_t[]){c->pb[0], c->pb[1], c->pe[0], c->pe[1]});
+    else
+        emu_attr_ints(m, "pads", 2, (const int64_t[]){c->pb[1], c->pe[1]});
+    q_output(m, "f", c->u8, c->rank, dy, sy, zy);
+    qin in = {"xq", c->u8, c->rank, {c->x[0], c->x[1], c->x[2], c->x[3]}, x};
+    g_plugins = mcu ? "riscv_mcu " QPLUGINS : QPLUGINS;
+    g_ini = mcu ? "providers = riscv_mcu, cpu_ref\n[provider.riscv_mcu]\ntarget = ws63" : "";
+    qrun r;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s", c->name, mcu ? "riscv_mcu" : "cpu_ref");
+    bool ok = qrun_model(&r, m, "onnx", 1, &in);
+    PT_CHECK(ok, "%s: %s", what, r.err);
+    if (ok) {
+        int n_q = 0, n_float = 0, on_mcu = 0;
+        for (size_t i = 0; i < sy_session_node_count(r.s); i++) {
+            sy_node_placement p = {.struct_size = sizeof p};
+            if (!sy_session_node_placement(r.s, i, &p) || p.folded)
+                continue;
+            n_q += !strcmp(p.op, "QConvTranspose");
+            n_float += !strcmp(p.op, "ConvTranspose");
+            on_mcu += !strcmp(p.op, "QConvTranspose") && p.provider && !strcmp(p.provider, "riscv_mcu");
+        }
+        PT_CHECK(n_q == (want_fold ? 1 : 0) && n_float == (want_fold ? 0 : 1), "%s: %d QConvTranspose, %d ConvTranspose",
+                 what, n_q, n_float);
+        PT_CHECK(on_mcu == (mcu ? 1 : 0), "%s: QConvTranspose on riscv_mcu %d times", what, on_mcu);
+        PT_CHECK(r.ny == OC * OH * OW, "%s: %lld outputs, %lld expected", what, (long long)r.ny,
+                 (long long)(OC * OH * OW));
+        compare(what, r.y, want, OC * OH * OW, 0);
+    }
+    qrun_close(&r);
+    g_plugins = QPLUGINS;
+    g_ini = "";
+    pt_model_free(m);
+}
+
+static void test_convtranspose(void)
+{
+    /* 1-D, uint8, group 2, W per channel on axis 1, stride 2, dilation 2, pads: cpu_ref */
+    const tcase g2 = {"convt_1d_u8_group2", true, 3, {1, 4, 6, 0}, 2, 3, {1, 3}, {1, 2}, {1, 2}, {0, 1}, {0, 2},
+                      {0, 1}, 1, true};
+    run_convt(&g2, false, true);
+    /* 2-D int8: stride (2, 1), dilations (1, 2), asymmetric pads, output_padding, bias: cpu_ref and riscv_mcu */
+    const tcase s2 = {"convt_2d_s8_dil_opad", false, 4, {1, 2, 3, 4}, 1, 3, {3, 3}, {2, 1}, {1, 2}, {0, 1}, {1, 0},
+                      {1, 0}, 1, true};
+    run_convt(&s2, false, true);
+    run_convt(&s2, true, true);
+    /* W per tensor, no bias, on riscv_mcu */
+    const tcase pt = {"convt_2d_s8_per_tensor", false, 4, {1, 3, 3, 3}, 1, 2, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {1, 1},
+                      {0, 0}, -1, false};
+    run_convt(&pt, true, true);
+    /* W per channel on axis 0 (its input channels): not what QConvTranspose
+     * requantizes per output channel, so the pass leaves it float */
+    const tcase a0 = {"convt_w_axis0_float", false, 4, {1, 2, 3, 4}, 1, 3, {3, 3}, {2, 1}, {1, 2}, {0, 1}, {1, 0},
+                      {1, 0}, 0, true};
+    run_convt(&a0, false, false);
+    /* group 2 on riscv_mcu: Table B #113 takes group 1 only; cpu_ref runs it */
+    pt_model *m = pt_model_new("convt_group2_mcu");
+    int64_t dx[4] = {1, 4, 3, 3}, dw[4] = {4, 1, 2, 2}, dy[4] = {1, 2, 4, 4};
+    int32_t x[36];
+    int8_t w[16];
+    fill(x, 36, false);
+    for (int i = 0; i < 16; i++)
+        w[i] = (int8_t)rnd(-128, 127);
+    q_input(m, "x", false, 4, dx, 1.0f / 16, 0);
+    pt_init_raw(m, "wq", PT_I8, 4, dw, w, sizeof w);
+    init_f(m, "w_s", 1.0f / 64);
+    init_code(m, "w_z", false, 0);
+    pt_node(m, "DequantizeLinear", "dq_w", (const char *[]){"wq", "w_s", "w_z", NULL}, (const char *[]){"w", NULL});
+    pt_node(m, "ConvTranspose", "op", (const char *[]){"x", "w", NULL}, (const char *[]){"f", NULL});
+    emu_attr_i(m, "group", 2);
+    q_output(m, "f", false, 4, dy, 1.0f / 4, 0);
+    qin in = {"xq", false, 4, {1, 4, 3, 3}, x};
+    expect_mcu_decline(m, &in, "QConvTranspose", "Table B #113 ConvTranspose");
+    pt_model_free(m);
+}
+
 int main(void)
 {
     PT_RUN(test_binary_ref);
@@ -973,6 +1141,7 @@ int main(void)
     PT_RUN(test_add_mcu);
     PT_RUN(test_gemm_transb_mcu);
     PT_RUN(test_table_b_mcu);
+    PT_RUN(test_convtranspose);
     PT_RUN(test_concat);
     PT_RUN(test_avgpool);
     PT_RUN(test_unary);

@@ -70,6 +70,7 @@ static const struct {
     bool shares;          /* its output keeps the input's parameters */
 } want[] = {
     {"Conv", SY_QDQ_FOLD_CONV, "QConv", true, false},
+    {"ConvTranspose", SY_QDQ_FOLD_CONV_TRANSPOSE, "QConvTranspose", true, false}, /* Table B #113 int8 */
     {"MatMul", SY_QDQ_FOLD_MATMUL, "QMatMul", true, false},
     {"Gemm", SY_QDQ_FOLD_GEMM, "QMatMul", true, false},
     {"Add", SY_QDQ_FOLD_BINARY, "QAdd", true, false},

@@ -355,7 +355,11 @@ int q_rewrite_qdq(qrun *q)
         if (!out_q || !v0)
             continue;
         const sy_qdq_pattern *p = pattern(q, n);
-        bool conv = p->fold == SY_QDQ_FOLD_CONV, gemm = p->fold == SY_QDQ_FOLD_GEMM;
+        /* ConvTranspose's W is [C_in, C_out / group, k...]: its output channels,
+         * the per-channel axis and the bias length, are dims[1] (QConvTranspose
+         * requantizes per output channel; the fold refuses axis 0) */
+        bool convt = p->fold == SY_QDQ_FOLD_CONV_TRANSPOSE;
+        bool conv = p->fold == SY_QDQ_FOLD_CONV || convt, gemm = p->fold == SY_QDQ_FOLD_GEMM;
         if ((p->flags & SY_QDQ_WEIGHTS) && n->nin >= 2 && q_is_const_value(q, n->in[1]) && qset[v0 - q->vals]) {
             int32_t rank;
             int64_t dims[SY_MAX_RANK];
@@ -367,7 +371,7 @@ int q_rewrite_qdq(qrun *q)
             const sy_quant_scheme_def *ws = q->rc->weights;
             if (q->per_channel && q->rc->weights_per_channel && (conv || rank == 2)) {
                 ws = q->rc->weights_per_channel;
-                axis = conv ? 0 : (tb ? 0 : 1);
+                axis = convt ? 1 : conv ? 0 : (tb ? 0 : 1);
             }
             int64_t nch = axis >= 0 ? dims[axis] : 1;
             float *sw = tl_alloc(&g->pl, (size_t)nch * sizeof *sw);
@@ -385,7 +389,7 @@ int q_rewrite_qdq(qrun *q)
                 int64_t nb = 1;
                 for (int32_t k = 0; k < br; k++)
                     nb *= bd[k];
-                int64_t oc = conv ? dims[0] : (tb ? dims[0] : dims[1]);
+                int64_t oc = convt ? dims[1] : conv ? dims[0] : (tb ? dims[0] : dims[1]);
                 if (b && nb == oc) {
                     wnode *bdq = NULL;
                     char *bn = quant_bias(q, n->in[2], b, nb, par[v0 - q->vals].scale, sw, nch, &bdq);

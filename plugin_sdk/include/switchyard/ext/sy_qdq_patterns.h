@@ -42,9 +42,12 @@ typedef enum sy_qdq_fold {
                                       the integer GRU with QRNN's inputs plus reset */
     SY_QDQ_FOLD_STATEFUL_LSTM = 12, /* DQ(X, W, R[, initial_h[, initial_c]]) -> qti_aisw StatefulLSTM ->
                                       Q(Y[, Y_h], Y_c): the same plus C's encoding, initial_c and P */
-    SY_QDQ_FOLD_FLOAT = 13 /* DQ(x), constant fp32 inputs -> op -> Q: inputs x, x_scale, x_zp, y_scale,
+    SY_QDQ_FOLD_FLOAT = 13, /* DQ(x), constant fp32 inputs -> op -> Q: inputs x, x_scale, x_zp, y_scale,
                               y_zp, then the op's inputs 1.. as they are; attr "fn" = the op, the
                               pattern's attributes kept (the op computed in float between the two) */
+    SY_QDQ_FOLD_CONV_TRANSPOSE = 14 /* DQ(x), DQ(w)[, DQ(b)] -> ConvTranspose -> Q: QConv's inputs, 8-bit
+                                       x / w / y, 1-2 spatial dims, w per tensor or per channel on
+                                       axis 1 (W is [C_in, C_out / group, k...]) */
 } sy_qdq_fold;
 
 /* sy_qdq_pattern.flags */
