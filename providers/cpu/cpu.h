@@ -63,6 +63,14 @@ static inline bool cpu_is_q8(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_
 /* false, with `text` in `why` when there is room (accepts() hooks) */
 bool cpu_decline(char *why, size_t len, const char *text);
 
+/* ---- constant quantization parameters of the folded nodes (cpu_qparams.c) ---- */
+/* a constant positive finite float32 scalar */
+bool cpu_q_scale_scalar(const sy_tensor *t, float *v);
+/* a constant 8-bit scalar zero point of type dt (absent: 0) */
+bool cpu_q_zp_scalar(const sy_tensor *t, sy_dtype dt, int32_t *v);
+/* [lo, hi] of ydt's codes narrowed by the node's fused act_min / act_max, as cpu_ref's q_act_clamp */
+void cpu_q_act_range(const sy_node *n, sy_dtype ydt, float sy, int32_t zy, int32_t *lo, int32_t *hi);
+
 /* ---- Conv (cpu_conv.c) ---- */
 typedef struct cpu_conv_geom {
     int64_t n, c, m, group;

@@ -176,16 +176,7 @@ static sy_status *qconv_prepare(sy_node *n, void **state)
     zp_at(ni > 5 ? H->node_input(n, 5) : NULL, w->dtype, 0, &wz);
     /* the fused activation as a code range, as the reference does it */
     int32_t lo, hi;
-    sy_q_storage_range(x->dtype, &lo, &hi);
-    float amin = sy_attr_float_or(H, n, "act_min", -INFINITY), amax = sy_attr_float_or(H, n, "act_max", INFINITY);
-    if (isfinite(amin)) {
-        int32_t v = sy_rq_quantize(amin, sy, yz, lo, hi);
-        lo = v > lo ? v : lo;
-    }
-    if (isfinite(amax)) {
-        int32_t v = sy_rq_quantize(amax, sy, yz, lo, hi);
-        hi = v < hi ? v : hi;
-    }
+    cpu_q_act_range(n, x->dtype, sy, yz, &lo, &hi);
     if (prov && prov->own_q8conv && cpu_q8conv_fits(g)) {
         float *mult = wsc; /* s_x * s_w / s_y in single precision, XNNPACK's expression */
         for (int64_t m = 0; m < g->m; m++)

@@ -22,25 +22,6 @@ typedef struct qelem_state {
     uint8_t table[256 * 256]; /* [a byte][b byte] -> y byte */
 } qelem_state;
 
-static bool scale_of(const sy_tensor *t, float *v)
-{
-    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || cpu_numel(t) != 1)
-        return false;
-    *v = *(const float *)t->data;
-    return isfinite(*v) && *v > 0.0f;
-}
-
-static bool zp_of(const sy_tensor *t, sy_dtype dt, int32_t *v)
-{
-    *v = 0;
-    if (!t)
-        return true;
-    if (!t->data || t->dtype != dt || cpu_numel(t) != 1)
-        return false;
-    *v = dt == SY_DT_UINT8 ? (int32_t)*(const uint8_t *)t->data : (int32_t)*(const int8_t *)t->data;
-    return true;
-}
-
 /* the element parameters cpu_ref's run_bin builds (ONNX form), or false with the reason */
 static bool qelem_params(const sy_node *n, qk_add *p, sy_dtype *adt, sy_dtype *bdt, char *why, size_t len)
 {
@@ -56,11 +37,11 @@ static bool qelem_params(const sy_node *n, qk_add *p, sy_dtype *adt, sy_dtype *b
         return cpu_decline(why, len, "8-bit codes only");
     float sa, sb, sy;
     int32_t za, zb, zy;
-    if (!scale_of(H->node_input(n, 1), &sa) || !scale_of(H->node_input(n, 4), &sb) ||
-        !scale_of(H->node_input(n, 6), &sy))
+    if (!cpu_q_scale_scalar(H->node_input(n, 1), &sa) || !cpu_q_scale_scalar(H->node_input(n, 4), &sb) ||
+        !cpu_q_scale_scalar(H->node_input(n, 6), &sy))
         return cpu_decline(why, len, "scales must be constant positive float32 scalars");
-    if (!zp_of(H->node_input(n, 2), a->dtype, &za) || !zp_of(H->node_input(n, 5), b->dtype, &zb) ||
-        !zp_of(ni > 7 ? H->node_input(n, 7) : NULL, y->dtype, &zy))
+    if (!cpu_q_zp_scalar(H->node_input(n, 2), a->dtype, &za) || !cpu_q_zp_scalar(H->node_input(n, 5), b->dtype, &zb) ||
+        !cpu_q_zp_scalar(ni > 7 ? H->node_input(n, 7) : NULL, y->dtype, &zy))
         return cpu_decline(why, len, "zero points must be constant scalars of their code's type");
     const char *op = H->node_op(n);
     memset(p, 0, sizeof *p);
@@ -70,16 +51,7 @@ static bool qelem_params(const sy_node *n, qk_add *p, sy_dtype *adt, sy_dtype *b
     p->zb = zb;
     p->zy = zy;
     /* the fused activation as a code range (ops_quant's q_act_clamp) */
-    sy_q_storage_range(y->dtype, &p->lo, &p->hi);
-    float amin = sy_attr_float_or(H, n, "act_min", -INFINITY), amax = sy_attr_float_or(H, n, "act_max", INFINITY);
-    if (isfinite(amin)) {
-        int32_t v = sy_rq_quantize(amin, sy, zy, p->lo, p->hi);
-        p->lo = v > p->lo ? v : p->lo;
-    }
-    if (isfinite(amax)) {
-        int32_t v = sy_rq_quantize(amax, sy, zy, p->lo, p->hi);
-        p->hi = v < p->hi ? v : p->hi;
-    }
+    cpu_q_act_range(n, y->dtype, sy, zy, &p->lo, &p->hi);
     p->ra = sa / sy;
     p->rb = sb / sy;
     p->rm = sa * sb / sy;

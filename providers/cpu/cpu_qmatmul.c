@@ -165,17 +165,7 @@ static sy_status *qmm_prepare(sy_node *n, void **state)
     }
     float sa = *(const float *)in_at(n, 1)->data, sy = *(const float *)in_at(n, 6)->data;
     int32_t yz = zp_at(in_at(n, 7), 0), lo, hi;
-    /* the fused activation as a code range, as cpu_ref's q_act_clamp */
-    sy_q_storage_range(y->dtype, &lo, &hi);
-    float amin = sy_attr_float_or(H, n, "act_min", -INFINITY), amax = sy_attr_float_or(H, n, "act_max", INFINITY);
-    if (isfinite(amin)) {
-        int32_t v = sy_rq_quantize(amin, sy, yz, lo, hi);
-        lo = v > lo ? v : lo;
-    }
-    if (isfinite(amax)) {
-        int32_t v = sy_rq_quantize(amax, sy, yz, lo, hi);
-        hi = v < hi ? v : hi;
-    }
+    cpu_q_act_range(n, y->dtype, sy, yz, &lo, &hi); /* the fused activation */
     size_t nbs = cpu_numel(bs);
     s->rq_stride = nbs > 1 ? 1 : 0;
     for (int64_t j = 0; j < N; j++) {

@@ -23,25 +23,6 @@ typedef struct qsm_state {
     int32_t zy, axis, legacy, log;
 } qsm_state;
 
-static bool scale_of(const sy_tensor *t, float *v)
-{
-    if (!t || !t->data || t->dtype != SY_DT_FLOAT32 || cpu_numel(t) != 1)
-        return false;
-    *v = *(const float *)t->data;
-    return isfinite(*v) && *v > 0.0f;
-}
-
-static bool zp_of(const sy_tensor *t, sy_dtype dt, int32_t *v)
-{
-    *v = 0;
-    if (!t)
-        return true;
-    if (!t->data || t->dtype != dt || cpu_numel(t) != 1)
-        return false;
-    *v = dt == SY_DT_UINT8 ? (int32_t)*(const uint8_t *)t->data : (int32_t)*(const int8_t *)t->data;
-    return true;
-}
-
 /* inputs x, x_scale, x_zp, y_scale, y_zp */
 static bool qsm_params(const sy_node *n, qsm_state *s, char *why, size_t len)
 {
@@ -50,9 +31,9 @@ static bool qsm_params(const sy_node *n, qsm_state *s, char *why, size_t len)
     if (ni < 4 || !x || !y || !cpu_is_q8(x->dtype) || !cpu_is_q8(y->dtype) || x->rank < 1)
         return cpu_decline(why, len, "8-bit codes with x_scale and y_scale only");
     int32_t zx;
-    if (!scale_of(H->node_input(n, 1), &s->sx) || !scale_of(H->node_input(n, 3), &s->sy))
+    if (!cpu_q_scale_scalar(H->node_input(n, 1), &s->sx) || !cpu_q_scale_scalar(H->node_input(n, 3), &s->sy))
         return cpu_decline(why, len, "scales must be constant positive float32 scalars");
-    if (!zp_of(H->node_input(n, 2), x->dtype, &zx) || !zp_of(ni > 4 ? H->node_input(n, 4) : NULL, y->dtype, &s->zy))
+    if (!cpu_q_zp_scalar(H->node_input(n, 2), x->dtype, &zx) || !cpu_q_zp_scalar(ni > 4 ? H->node_input(n, 4) : NULL, y->dtype, &s->zy))
         return cpu_decline(why, len, "zero points must be constant scalars of their code's type");
     int64_t axis = sy_attr_int_or(H, n, "axis", -1);
     if (axis < -(int64_t)x->rank || axis >= (int64_t)x->rank)

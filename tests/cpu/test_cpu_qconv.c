@@ -10,6 +10,7 @@
  * padded, depthwise. With requant = gemmlowp the node goes to cpu_ref (and
  * stays within one code of the formula).
  */
+#include "cpu_test_q.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -59,14 +60,6 @@ static int32_t rndi(int32_t lo, int32_t hi)
 }
 
 static int32_t sat(double v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : (int32_t)v; }
-
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
-        f += 1.0;
-    return f;
-}
 
 static sy_env *env_with(const char *extra)
 {
@@ -167,8 +160,8 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
                             acc += (int64_t)(xv - xz) * (wv - wz);
                         }
                 float mult = xs * ws[q->per_channel ? m : 0] / ys;
-                int32_t single = sat(round_even((double)((float)acc * mult)) + yz, lo, hi);
-                int32_t dbl = sat(round_even((double)acc * (double)mult) + yz, lo, hi);
+                int32_t single = sat(cq_round_even((double)((float)acc * mult)) + yz, lo, hi);
+                int32_t dbl = sat(cq_round_even((double)acc * (double)mult) + yz, lo, hi);
                 size_t yi = (size_t)((m * oh + oy) * ow + ox);
                 int32_t got = q->u8 ? y[yi] : (int8_t)y[yi];
                 bool cpu = !strcmp(want_provider, "cpu");

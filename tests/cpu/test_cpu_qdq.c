@@ -8,6 +8,7 @@
  * path (the best this CPU runs, plain C) and split over two threads on a
  * tensor large enough for the pool; per-axis scales go to cpu_ref.
  */
+#include "cpu_test_q.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -20,14 +21,6 @@ static float rndf(void)
 {
     lcg = lcg * 1664525u + 1013904223u;
     return (float)((int32_t)(lcg >> 8) - (1 << 23)) / (float)(1 << 16); /* [-128, 128) */
-}
-
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
-        f += 1.0;
-    return f;
 }
 
 static sy_env *env_with(const char *extra)
@@ -91,7 +84,7 @@ static void run(sy_env *env, bool u8, size_t n, bool per_axis, const char *want)
         int bad = 0;
         for (size_t i = 0; !st && oq && oy && i < n; i++) {
             float v = x[i] / scale;
-            double r = round_even((double)v) + zp;
+            double r = cq_round_even((double)v) + zp;
             int32_t want_q = !(r >= lo) ? lo : r > hi ? hi : (int32_t)r;
             int32_t got_q = u8 ? ((const uint8_t *)oq->data)[i] : ((const int8_t *)oq->data)[i];
             float want_y = (float)(want_q - zp) * scale, got_y = ((const float *)oy->data)[i];

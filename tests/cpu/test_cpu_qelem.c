@@ -8,20 +8,13 @@
  * uses), byte for byte; int8 and uint8, a broadcast second input, and the
  * node on `cpu`.
  */
+#include "cpu_test_q.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
 #include <math.h>
 
 #define CHECK PT_CHECK
-
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
-        f += 1.0;
-    return f;
-}
 
 static sy_env *env_with(const char *extra)
 {
@@ -97,7 +90,7 @@ static void run(sy_env *env, char op, bool u8, bool bcast)
             float v = op == 'm' ? (float)(da * db) * rm
                       : op == 's' ? ra * (float)da - rb * (float)db
                                   : ra * (float)da + rb * (float)db;
-            double r = round_even((double)v) + zy;
+            double r = cq_round_even((double)v) + zy;
             int32_t want = r < lo ? lo : r > hi ? hi : (int32_t)r;
             int32_t got = u8 ? ((const uint8_t *)out->data)[i] : ((const int8_t *)out->data)[i];
             if (got != want && bad++ < 3)

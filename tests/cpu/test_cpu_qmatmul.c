@@ -10,20 +10,13 @@
  * broadcast 3-D/4-D operands, Gemm's transB with a float bias, and the node
  * on `cpu` (it must not fall back to cpu_ref).
  */
+#include "cpu_test_q.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
 #include <math.h>
 
 #define CHECK PT_CHECK
-
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
-        f += 1.0;
-    return f;
-}
 
 typedef struct mm_case {
     const char *name;
@@ -158,10 +151,10 @@ static void run(sy_env *env, const mm_case *c)
                 acc += (int64_t)(av - zav) * (bv - zbj);
             }
             if (c->gemm)
-                acc += (int64_t)round_even((double)cbias[j] / ((double)sa * (double)sb[pj]));
+                acc += (int64_t)cq_round_even((double)cbias[j] / ((double)sa * (double)sb[pj]));
             float mult = sa * sb[pj];
             mult = mult / sy;
-            double v = round_even((double)acc * (double)mult) + (c->u8 ? zy : (int8_t)zy);
+            double v = cq_round_even((double)acc * (double)mult) + (c->u8 ? zy : (int8_t)zy);
             int32_t want = v < lo ? lo : v > hi ? hi : (int32_t)v;
             int32_t got = c->u8 ? ((const uint8_t *)out->data)[e] : ((const int8_t *)out->data)[e];
             if (got != want && bad++ < 3)

@@ -9,20 +9,13 @@
  * byte for byte; int8 and uint8, the last axis (an attention row of 512)
  * and an inner axis, and the node on `cpu` (not cpu_ref).
  */
+#include "cpu_test_q.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
 #include <math.h>
 
 #define CHECK PT_CHECK
-
-static double round_even(double v)
-{
-    double f = floor(v), d = v - f;
-    if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
-        f += 1.0;
-    return f;
-}
 
 static uint32_t rng = 777u;
 static uint32_t next(void)
@@ -95,7 +88,7 @@ static void run(sy_env *env, bool u8, bool lg, int32_t rank, const int64_t *d, i
                 size_t i = base + (size_t)(k * inner);
                 float dk = (float)((u8 ? x[i] : (int8_t)x[i]) - mx) * sx;
                 float v = lg ? dk - (float)log((double)sum) : e[k] / sum;
-                double q = round_even((double)(v / sy)) + (u8 ? zy : (int8_t)zy);
+                double q = cq_round_even((double)(v / sy)) + (u8 ? zy : (int8_t)zy);
                 int32_t want = q < lo ? lo : q > hi ? hi : (int32_t)q;
                 int32_t got = u8 ? ((const uint8_t *)out->data)[i] : ((const int8_t *)out->data)[i];
                 if (got != want && bad++ < 3)
