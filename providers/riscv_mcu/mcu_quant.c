@@ -759,6 +759,25 @@ static sy_status *int_zps(const sy_node *n, mcu_node *k, uint32_t iz, int32_t nc
     return NULL;
 }
 
+/* the NCHW shapes, code types and x zero point of a QConv / QConvTranspose
+ * node's qk_conv (the window, groups and channel parameters differ) */
+static void qconv_shape(qk_conv *p, const sy_node *n, const sy_tensor *x, const sy_tensor *w, const sy_tensor *y)
+{
+    p->n = (int32_t)x->dims[0];
+    p->c = (int32_t)x->dims[1];
+    p->ih = (int32_t)x->dims[2];
+    p->iw = (int32_t)x->dims[3];
+    p->oc = (int32_t)y->dims[1];
+    p->oh = (int32_t)y->dims[2];
+    p->ow = (int32_t)y->dims[3];
+    p->kh = (int32_t)w->dims[2];
+    p->kw = (int32_t)w->dims[3];
+    p->xdt = qdt(x->dtype);
+    p->wdt = qdt(w->dtype);
+    p->ydt = qdt(y->dtype);
+    p->x_zp = zp_at(qin(n, 2), 0);
+}
+
 /* begin pads of a 2-D window from the node's attributes and its known output */
 static sy_status *window(const sy_node *n, const sy_tensor *x, const sy_tensor *y, int32_t kh, int32_t kw, int32_t *s,
                          int32_t *d, int32_t *pb)
@@ -814,23 +833,11 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         const sy_tensor *w = qin(n, (uint32_t)k->q_w);
         qk_conv *p = &k->u.qconv;
         k->kind = MK_QCONV;
-        p->n = (int32_t)x->dims[0];
-        p->c = (int32_t)x->dims[1];
-        p->ih = (int32_t)x->dims[2];
-        p->iw = (int32_t)x->dims[3];
-        p->oc = (int32_t)y->dims[1];
-        p->oh = (int32_t)y->dims[2];
-        p->ow = (int32_t)y->dims[3];
-        p->kh = (int32_t)w->dims[2];
-        p->kw = (int32_t)w->dims[3];
+        qconv_shape(p, n, x, w, y);
         p->group = (int32_t)sy_attr_int_or(H, n, "group", 1);
         int32_t s[2], d[2], pb[2];
         SY_TRY(window(n, x, y, p->kh, p->kw, s, d, pb));
         p->sh = s[0], p->sw = s[1], p->dh = d[0], p->dw = d[1], p->pt = pb[0], p->pl = pb[1];
-        p->xdt = qdt(x->dtype);
-        p->wdt = qdt(w->dtype);
-        p->ydt = qdt(y->dtype);
-        p->x_zp = zp_at(qin(n, 2), 0);
         if (which == OQ_CONVI) /* int32 out: the zero points only (ops-mcu.md Table B #105: one element each) */
             SY_TRY(int_zps(n, k, 3, p->oc));
         else
@@ -869,22 +876,10 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
                 pb[i] = strcmp(ap, "NOTSET") ? 0 : (int32_t)pads[i];
             }
         }
-        p->n = (int32_t)x->dims[0];
-        p->c = (int32_t)x->dims[1];
-        p->ih = (int32_t)x->dims[2];
-        p->iw = (int32_t)x->dims[3];
-        p->oc = (int32_t)y->dims[1];
-        p->oh = (int32_t)y->dims[2];
-        p->ow = (int32_t)y->dims[3];
-        p->kh = (int32_t)w->dims[2];
-        p->kw = (int32_t)w->dims[3];
+        qconv_shape(p, n, x, w, y);
         p->sh = (int32_t)s[0], p->sw = (int32_t)s[1], p->dh = (int32_t)d[0], p->dw = (int32_t)d[1];
         p->pt = pb[0], p->pl = pb[1];
         p->group = 1;
-        p->xdt = qdt(x->dtype);
-        p->wdt = qdt(w->dtype);
-        p->ydt = qdt(y->dtype);
-        p->x_zp = zp_at(qin(n, 2), 0);
         /* group 1: W's axis-1 parameters are one per output channel */
         SY_TRY(chan_params(n, k, p->oc, 1, 4, 5, 6, 7, 8));
         p->n_wzp = k->q_nzp;
