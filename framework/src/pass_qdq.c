@@ -428,6 +428,26 @@ static void al_copy_pattern(attr_list *al, const ir_node *n, const sy_qdq_patter
         al_copy(al, n, *a);
 }
 
+/* QConv / QConvTranspose: x, x_scale, x_zp, w, w_scale, w_zp, y_scale,
+ * y_zp[, float bias], the op's attributes and the fused activation */
+static bool commit_conv(qctx *c, uint32_t ni, const sy_qdq_pattern *p, const dq_info *x, const dq_info *w,
+                        const q_info *q, float amin, float amax, int32_t act)
+{
+    const ir_node *n = &c->g->nodes[ni];
+    int32_t ins[9];
+    uint32_t k = 0;
+    push_dq(ins, &k, x);
+    push_dq(ins, &k, w);
+    push_q(ins, &k, q);
+    if (in_at(n, 2) >= 0)
+        ins[k++] = in_at(n, 2); /* float bias (a DQ of it is folded as a constant) */
+    attr_list al = {0};
+    al_copy_pattern(&al, n, p);
+    al_act(&al, amin, amax);
+    c->qdt[q->y] = q->dt;
+    return commit(c, ni, c->qd, p->qop, ins, k, &al, q->y, q->node, act);
+}
+
 static bool fold_conv(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
 {
     const ir_node *n = &c->g->nodes[ni];
@@ -439,18 +459,7 @@ static bool fold_conv(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
         !get_dq(c, in_at(n, 1), true, &w) || !weight_type(w.dt) || (!w.per_tensor && w.axis != 0) ||
         !get_act_q(c, n->outputs[0], &amin, &amax, &act, &q))
         return false;
-    int32_t ins[9];
-    uint32_t k = 0;
-    push_dq(ins, &k, &x);
-    push_dq(ins, &k, &w);
-    push_q(ins, &k, &q);
-    if (in_at(n, 2) >= 0)
-        ins[k++] = in_at(n, 2); /* float bias (a DQ of it is folded as a constant) */
-    attr_list al = {0};
-    al_copy_pattern(&al, n, p);
-    al_act(&al, amin, amax);
-    c->qdt[q.y] = q.dt;
-    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
+    return commit_conv(c, ni, p, &x, &w, &q, amin, amax, act);
 }
 
 /* DQ(x), DQ(w)[, bias] -> ConvTranspose -> Q (Table B #113 int8): QConv's
@@ -474,18 +483,7 @@ static bool fold_conv_transpose(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
         return false;
     if (!get_act_q(c, n->outputs[0], &amin, &amax, &act, &q) || (q.dt != SY_DT_INT8 && q.dt != SY_DT_UINT8))
         return false;
-    int32_t ins[9];
-    uint32_t k = 0;
-    push_dq(ins, &k, &x);
-    push_dq(ins, &k, &w);
-    push_q(ins, &k, &q);
-    if (in_at(n, 2) >= 0)
-        ins[k++] = in_at(n, 2); /* float bias (a DQ of it is folded as a constant) */
-    attr_list al = {0};
-    al_copy_pattern(&al, n, p);
-    al_act(&al, amin, amax);
-    c->qdt[q.y] = q.dt;
-    return commit(c, ni, c->qd, p->qop, ins, k, &al, q.y, q.node, act);
+    return commit_conv(c, ni, p, &x, &w, &q, amin, amax, act);
 }
 
 static bool fold_matmul(qctx *c, uint32_t ni, const sy_qdq_pattern *p)
