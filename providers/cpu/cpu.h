@@ -70,6 +70,9 @@ bool cpu_q_scale_scalar(const sy_tensor *t, float *v);
 bool cpu_q_zp_scalar(const sy_tensor *t, sy_dtype dt, int32_t *v);
 /* [lo, hi] of ydt's codes narrowed by the node's fused act_min / act_max, as cpu_ref's q_act_clamp */
 void cpu_q_act_range(const sy_node *n, sy_dtype ydt, float sy, int32_t zy, int32_t *lo, int32_t *hi);
+/* the requantization form the session resolves for the node on this provider (the host answers the
+ * `requant` attribute: model, session, [provider.cpu], the plugin default, onnx); false for an unknown one */
+bool cpu_q_rq_mode(const sy_node *n, sy_rq_mode *mode);
 
 /* ---- Conv (cpu_conv.c) ---- */
 typedef struct cpu_conv_geom {
@@ -97,6 +100,8 @@ sy_status *cpu_qelem_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_qmatmul_register(const sy_host_api *host, sy_plugin *p);
 /* QSoftmax / QLogSoftmax on 8-bit codes from a table of the 256 exponentials, cpu_ref's codes (cpu_qsoftmax.c) */
 sy_status *cpu_qsoftmax_register(const sy_host_api *host, sy_plugin *p);
+/* QConcat on 8-bit codes: copies, or a 256-entry requantization table per input, cpu_ref's codes (cpu_qconcat.c) */
+sy_status *cpu_qconcat_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);

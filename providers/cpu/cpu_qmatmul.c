@@ -75,29 +75,13 @@ static int32_t zp_at(const sy_tensor *t, size_t i)
     return t->dtype == SY_DT_INT8 ? ((const int8_t *)t->data)[k] : (int32_t)((const uint8_t *)t->data)[k];
 }
 
-/* the requantization form the node names; absent means onnx, as the cpu provider's other quantized kernels */
-static bool rq_mode_of(const sy_node *n, sy_rq_mode *mode)
-{
-    const char *s = NULL;
-    size_t len = 0;
-    *mode = SY_RQ_ONNX;
-    if (!H->attr_string(n, "requant", &s, &len))
-        return true;
-    char buf[32];
-    if (len >= sizeof buf)
-        return false;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    return sy_rq_mode_parse(buf, mode);
-}
-
 /* the checks of qmm_accepts; N from B (constant parameters fix it) */
 static bool qmm_check(const sy_node *n, int64_t *N_out, char *why, size_t len)
 {
     /* a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp [, bias] */
     const sy_tensor *a = in_at(n, 0), *b = in_at(n, 3), *y = H->node_output(n, 0);
     sy_rq_mode mode;
-    if (!rq_mode_of(n, &mode))
+    if (!cpu_q_rq_mode(n, &mode))
         return cpu_decline(why, len, "an unknown requant attribute (cpu_ref reports it)");
     if (!a || !b || !y || !cpu_is_q8(a->dtype) || !cpu_is_q8(b->dtype) || !cpu_is_q8(y->dtype))
         return cpu_decline(why, len, "8-bit A, B and output codes only");
@@ -147,7 +131,7 @@ static sy_status *qmm_prepare(sy_node *n, void **state)
     if (!qmm_check(n, &N, why, sizeof why))
         return ERR(SY_ERR_UNSUPPORTED, "%s", why);
     sy_rq_mode mode;
-    (void)rq_mode_of(n, &mode);
+    (void)cpu_q_rq_mode(n, &mode);
     const sy_tensor *bs = in_at(n, 4), *bzt = in_at(n, 5), *y = H->node_output(n, 0);
     const sy_tensor *bias = in_at(n, 8);
     qmm_state *s = calloc(1, sizeof *s);

@@ -8,6 +8,7 @@
 #include "cpu.h"
 
 #include <math.h>
+#include <string.h>
 
 bool cpu_q_scale_scalar(const sy_tensor *t, float *v)
 {
@@ -41,4 +42,19 @@ void cpu_q_act_range(const sy_node *n, sy_dtype ydt, float sy, int32_t zy, int32
         int32_t v = sy_rq_quantize(amax, sy, zy, *lo, *hi);
         *hi = v < *hi ? v : *hi;
     }
+}
+
+bool cpu_q_rq_mode(const sy_node *n, sy_rq_mode *mode)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    *mode = SY_RQ_ONNX;
+    if (!cpu_host->attr_string(n, "requant", &s, &len))
+        return true;
+    char buf[32];
+    if (len >= sizeof buf)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return sy_rq_mode_parse(buf, mode);
 }
