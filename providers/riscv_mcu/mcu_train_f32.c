@@ -5,8 +5,10 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
- * tensors, the optimizer state, the activations the backward pass reads and
- * two gradient buffers live in RAM (static arrays); frozen tensors and the
+ * tensors, the optimizer state, the activations (one arena, placed on the
+ * host by lifetime: what the backward pass reads outlives the forward, the
+ * rest shares floats) and two gradient buffers live in RAM (static arrays);
+ * frozen tensors and the
  * samples are const, in flash. The memory plan is checked against the chip
  * (or the budget asked for) before anything is written.
  *
