@@ -5,8 +5,10 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
- * tensors, the optimizer state, the activations the backward pass reads and
- * two gradient buffers live in RAM (static arrays); frozen tensors and the
+ * tensors, the optimizer state, the activations (one arena, placed on the
+ * host by lifetime: what the backward pass reads outlives the forward, the
+ * rest shares floats) and two gradient buffers live in RAM (static arrays);
+ * frozen tensors and the
  * samples are const, in flash. The memory plan is checked against the chip
  * (or the budget asked for) before anything is written.
  *
@@ -33,14 +35,100 @@ typedef struct plan32 {
     size_t peak, lower;
     int32_t first; /* the first layer with a trained tensor */
     int64_t gmax, rowmax;
+    /* the activations share one arena (floats): layer i's output (not a
+     * Flatten's, which is its input's) at off[i], live from its writer to
+     * its last reader, forward or backward (last[i], in step times: layer i's
+     * forward is time i, the loss n, layer j's backward 2n - j) */
+    int64_t arena;
+    int64_t *off, *last;
 } plan32;
 
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
 
-static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p)
+/* the buffer layer i's output is in (a Flatten's is its input's): the index
+ * of the layer that wrote it, -1 for the sample (in flash) */
+static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    while (i >= 0 && r->layers[i].kind == SY_MCU_F32_FLATTEN)
+        i--;
+    return i;
+}
+
+/* what layer j's backward reads of its input: a Relu's input for the mask, a
+ * trained layer's input for its weight gradient (trk_fc_backward_update and
+ * trk_conv_grad read x only then) */
+static bool backward_reads(const sy_mcu_f32_layer *L)
+{
+    return L->kind == SY_MCU_F32_RELU || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
+}
+
+/* Lifetime-based placement of the activations in one arena, first fit in
+ * decreasing size: an output may take any bytes whose previous holder is
+ * dead by the time it is written. A layer's input stays live through the
+ * layer's own forward, so no kernel writes over what it reads; outputs of a
+ * frozen front nobody reads in the backward die at the next layer and the
+ * front runs ping-pong. Sizes are static: the plan is the host's. */
+static void place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
+{
+    const int32_t n = (int32_t)r->n_layers;
+    for (int32_t i = 0; i < n; i++)
+        p->last[i] = i;
+    for (int32_t i = 1; i < n; i++) {
+        int32_t b = buf_of(r, i - 1);
+        if (b >= 0 && p->last[b] < i)
+            p->last[b] = i;
+    }
+    int32_t lb = buf_of(r, n - 1); /* the logits, read by the loss at time n */
+    if (lb >= 0 && p->last[lb] < n)
+        p->last[lb] = n;
+    for (int32_t j = n - 1; j >= (p->first < 0 ? 0 : p->first); j--) {
+        int32_t b = buf_of(r, j - 1);
+        if (b >= 0 && backward_reads(&r->layers[j]) && p->last[b] < 2 * n - j)
+            p->last[b] = 2 * (int64_t)n - j;
+    }
+    for (int32_t i = 0; i < n; i++)
+        p->off[i] = -1;
+    p->arena = 0;
+    for (int32_t k = 0; k < n; k++) {
+        /* the largest output not placed yet (the lowest index among equals) */
+        int32_t c = -1;
+        for (int32_t i = 0; i < n; i++)
+            if (r->layers[i].kind != SY_MCU_F32_FLATTEN && p->off[i] < 0 &&
+                (c < 0 || numel_out(&r->layers[i]) > numel_out(&r->layers[c])))
+                c = i;
+        if (c < 0)
+            break;
+        const int64_t sz = numel_out(&r->layers[c]);
+        /* candidates: 0 and the end of every placed buffer alive with c; the lowest that clashes with none */
+        int64_t best = -1;
+        for (int32_t q = -1; q < n; q++) {
+            int64_t o = 0;
+            if (q >= 0) {
+                if (p->off[q] < 0 || p->last[q] < c || p->last[c] < q)
+                    continue;
+                o = p->off[q] + numel_out(&r->layers[q]);
+            }
+            if (best >= 0 && o >= best)
+                continue;
+            bool clash = false;
+            for (int32_t e = 0; e < n && !clash; e++)
+                clash = p->off[e] >= 0 && p->last[e] >= c && p->last[c] >= e && o < p->off[e] + numel_out(&r->layers[e]) &&
+                        p->off[e] < o + sz;
+            if (!clash)
+                best = o;
+        }
+        p->off[c] = best;
+        if (best + sz > p->arena)
+            p->arena = best + sz;
+    }
+}
+
+static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, int64_t *last)
 {
     memset(p, 0, sizeof *p);
+    p->off = off;
+    p->last = last;
     const int groups = r->optimizer == 1 ? 2 : 1;
     p->first = -1;
     size_t convgw = 0;
@@ -52,8 +140,6 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p)
         p->params += 4 * (tw + tb);
         p->state += 4 * (size_t)groups * (tw + tb);
         p->flash_frozen += 4 * ((L->w && !L->train_w ? (size_t)L->w_numel : 0) + (L->b && !L->train_b ? (size_t)L->b_numel : 0));
-        if (L->kind != SY_MCU_F32_FLATTEN)
-            p->acts += 4 * (size_t)numel_out(L);
         if (L->kind == SY_MCU_F32_CONV_DW && L->train_w)
             convgw += 4 * (size_t)L->w_numel;
         if (L->kind == SY_MCU_F32_GEMM && L->train_w && L->ic > p->rowmax)
@@ -65,13 +151,13 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p)
         p->gmax = g > p->gmax ? g : p->gmax;
         /* the backward reads a Relu's input and a trained layer's input (the
          * sample itself is in flash) */
-        bool reads = L->kind == SY_MCU_F32_RELU || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) &&
-                                                     L->train_w);
-        if (reads && i > 0)
+        if (backward_reads(L) && i > 0)
             p->kept += 4 * (size_t)numel_in(L);
     }
     p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
+    place_acts(r, p);
+    p->acts = 4 * (size_t)p->arena;
     p->peak = p->params + p->state + p->acts + p->grads;
     p->lower = p->params + p->state + p->kept + p->grads;
 }
@@ -101,8 +187,7 @@ static bool all_finite(const float *v, size_t n)
 /* the buffer holding layer i's output ("x" before layer 0; a Flatten's is its input's) */
 static void out_name(const sy_mcu_train_f32_request *r, int32_t i, char *buf, size_t n)
 {
-    while (i >= 0 && r->layers[i].kind == SY_MCU_F32_FLATTEN)
-        i--;
+    i = buf_of(r, i);
     if (i < 0)
         snprintf(buf, n, "x");
     else
@@ -120,6 +205,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
       r->model_name, chip->name, r->n_layers, adam ? "ONNX Adam" : "ONNX Momentum");
     P(&o, "#include \"sy_train.h\"\n\n#include \"tflk.h\"\n#include \"trk.h\"\n\n#include <math.h>\n#include <string.h>\n\n");
     const int groups = adam ? 2 : 1;
+    P(&o, "/* every activation, placed by lifetime on the host: an output reuses the floats of the ones\n"
+          " * dead when it is written; what the backward reads stays until then */\n"
+          "static float sy_act[%lld];\n\n",
+      (long long)p->arena);
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         static const char *kinds[] = {"", "depthwise Conv", "Relu", "Flatten", "Concat (self)", "Gemm"};
@@ -141,7 +230,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                     P(&o, "static float b%u_s%d[%d];\n", i, g + 1, L->b_numel);
         }
         if (L->kind != SY_MCU_F32_FLATTEN)
-            P(&o, "static float a%u[%lld];\n", i, (long long)numel_out(L));
+            P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
+                  "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
+              (long long)numel_out(L), (long long)p->last[i], r->n_layers, 2 * r->n_layers, i, (long long)p->off[i]);
         if (L->kind == SY_MCU_F32_CONV_DW) {
             P(&o, "/* one channel: NCHW's plane is NHWC with C = 1 */\n"
                   "static const tflk_conv cv%u = {.n = 1, .ih = %d, .iw = %d, .ic = 1, .oh = %d, .ow = %d, .oc = 1, "
@@ -221,7 +312,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         out_name(r, j - 1, in, sizeof in);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
-            P(&o, "    trk_fc_backward_update(&o, %d, %d, %s, (float *)w%d, %s, g, %s, %d, ", L->ic, L->oc, in, j,
+            /* a frozen W's backward does not read x, whose floats may hold another activation by now */
+            P(&o, "    trk_fc_backward_update(&o, %d, %d, %s, (float *)w%d, %s, g, %s, %d, ", L->ic, L->oc,
+              L->train_w ? in : "NULL", j,
               L->train_b ? (snprintf(bsym, sizeof bsym, "b%d", j), bsym) : "NULL", dx ? "h" : "NULL", L->train_w);
             if (L->train_w)
                 P(&o, "w%d_s1, %s, ", j, adam ? (snprintf(bsym, sizeof bsym, "w%d_s2", j), bsym) : "NULL");
@@ -243,7 +336,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 P(&o, "    trk_concat_self_grad(%lld, g, h);\n    sw = g, g = h, h = sw;\n", (long long)numel_in(L));
             break;
         case SY_MCU_F32_CONV_DW:
-            P(&o, "    trk_conv_grad(&tc%d, g, %s, w%d, %s, %s, NULL);\n", j, in, j, dx ? "h" : "NULL",
+            P(&o, "    trk_conv_grad(&tc%d, g, %s, w%d, %s, %s, NULL);\n", j, L->train_w ? in : "NULL", j,
+              dx ? "h" : "NULL",
               L->train_w ? (snprintf(bsym, sizeof bsym, "gw%d", j), bsym) : "NULL");
             if (L->train_w)
                 P(&o, "    trk_opt_step(&o, %d, w%d, gw%d, w%d_s1, %s, w%d, w%d_s1, %s);\n", L->w_numel, j, j, j,
@@ -369,18 +463,16 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     return NULL;
 }
 
-sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request *r, char *summary, size_t len)
+/* the package of a checked request; off and last: n_layers entries each, the arena's plan */
+static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_mcu_train_f32_request *r,
+                               char *summary, size_t len, int64_t *off, int64_t *last)
 {
-    const mcu_chip *chip = NULL;
-    uint64_t budget = 0;
-    SY_TRY(mcu_tr_check_chip(cfg, r ? r->sram_budget : 0, &chip, &budget));
-    SY_TRY(check_request(r));
     plan32 p;
-    plan_of(r, &p);
+    plan_of(r, &p, off, last);
     snprintf(summary, len,
              "FP32 training package for %s: %u layers, %s, %u steps\n"
              "RAM plan of a step: peak %zu bytes = trained tensors %zu + optimizer state %zu + activations %zu + "
-             "gradients %zu; lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
+             "gradients %zu (activations: one arena placed by lifetime); lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
              "flash: frozen tensors %zu bytes, samples %zu bytes",
              chip->name, r->n_layers, r->optimizer == 1 ? "Adam" : "Momentum", r->n_samples, p.peak, p.params,
              p.state, p.acts, p.grads, p.lower, (unsigned long long)budget, chip->name, (unsigned long long)chip->sram,
@@ -428,4 +520,19 @@ sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request
             put_line(&o, "b", i, L->b_final, L->b_numel);
     }
     return mcu_tr_tclose(r->dir, "expected_output.txt", &o);
+}
+
+sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request *r, char *summary, size_t len)
+{
+    const mcu_chip *chip = NULL;
+    uint64_t budget = 0;
+    SY_TRY(mcu_tr_check_chip(cfg, r ? r->sram_budget : 0, &chip, &budget));
+    SY_TRY(check_request(r));
+    int64_t *plan = calloc(2 * (size_t)r->n_layers, sizeof *plan);
+    if (!plan)
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train --mode fp32: out of memory planning %u layers",
+                             r->n_layers);
+    sy_status *st = emit_checked(chip, budget, r, summary, len, plan, plan + r->n_layers);
+    free(plan);
+    return st;
 }
