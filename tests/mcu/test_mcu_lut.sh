@@ -69,16 +69,7 @@ for t in i8 f32; do
   nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
   cpu=$(tail -c "$nb" "$WORK/cpu_$t/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
   [ "out0 $nb:$cpu" = "$exp" ] || { echo "FAIL: bin_chain_$t: riscv_mcu and cpu_ref differ"; exit 1; }
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build bin_chain_$t"; exit 1; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_$t.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build bin_chain_$t"; exit 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_$t.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out_$t.txt" || { echo "FAIL: build bin_chain_$t"; exit 1; }
   grep '^out' "$WORK/out_$t.txt" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/out_$t.txt"; echo "FAIL: bin_chain_$t: the $MODE run differs from the host run"; exit 1; }
   echo "ok   ADD/MUL/SUB/TRANSPOSE $t chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$t.txt")"
@@ -99,16 +90,7 @@ m=$WORK/elem8_chain.tflite pkg=$WORK/pkg_elem8
 exp=$(grep '^out0' "$pkg/expected_output.txt")
 cpu=$(tail -c 128 "$WORK/cpu_elem8/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
 [ "out0 128:$cpu" = "$exp" ] || { echo "FAIL: elem8_chain: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 128:$cpu'"; exit 1; }
-if [ "$MODE" = qemu ]; then
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build elem8_chain"; exit 1; }
-  (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_elem8.txt" 2>&1
-else
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build elem8_chain"; exit 1; }
-  (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_elem8.txt" 2>&1
-fi
+mcu_pkg_run "$MODE" "$pkg" "$WORK/out_elem8.txt" || { echo "FAIL: build elem8_chain"; exit 1; }
 grep '^out' "$WORK/out_elem8.txt" | cmp -s - "$pkg/expected_output.txt" ||
   { cat "$WORK/out_elem8.txt"; echo "FAIL: elem8_chain: the $MODE run differs from the host run"; exit 1; }
 echo "ok   int8 POW/SUB/PRELU/PRELU chain ($MODE): bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_elem8.txt")"
@@ -134,16 +116,7 @@ for t in move_chain_i8:x_i8:11 move_chain_f32:x_f32:12 idx_chain:xi:4 shape_chai
   nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
   cpu=$(tail -c "$nb" "$WORK/cpu_$name/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
   [ "out0 $nb:$cpu" = "$exp" ] || { echo "FAIL: $name: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 $nb:$cpu'"; exit 1; }
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_$name.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_$name.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out_$name.txt" || { echo "FAIL: build $name"; exit 1; }
   grep '^out' "$WORK/out_$name.txt" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/out_$name.txt"; echo "FAIL: $name: the $MODE run differs from the host run"; exit 1; }
   echo "ok   $name ($MODE): $nodes nodes bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$name.txt")"
@@ -171,16 +144,7 @@ for t in red_chain_i8:xr_i8:8:4 red_chain_f32:xr_f32:10:6; do
     [ -n "$nb" ] && [ "out$o $nb:$cpu" = "$exp" ] ||
       { echo "FAIL: $name output $o: riscv_mcu and cpu_ref differ: '$exp' vs 'out$o $nb:$cpu'"; exit 1; }
   done
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_$name.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build $name"; exit 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_$name.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out_$name.txt" || { echo "FAIL: build $name"; exit 1; }
   grep '^out' "$WORK/out_$name.txt" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/out_$name.txt"; echo "FAIL: $name: the $MODE run differs from the host run"; exit 1; }
   echo "ok   $name ($MODE): $nodes reduction nodes, $nout outputs bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_$name.txt")"
@@ -200,16 +164,7 @@ for t in i8 f32; do
   nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
   cpu=$(tail -c "$nb" "$WORK/cpu_nn_$t/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
   [ "out0 $nb:$cpu" = "$exp" ] || { echo "FAIL: nn_chain_$t: riscv_mcu and cpu_ref differ"; exit 1; }
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build nn_chain_$t"; exit 1; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_nn_$t.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build nn_chain_$t"; exit 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_nn_$t.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out_nn_$t.txt" || { echo "FAIL: build nn_chain_$t"; exit 1; }
   grep '^out' "$WORK/out_nn_$t.txt" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/out_nn_$t.txt"; echo "FAIL: nn_chain_$t: the $MODE run differs from the host run"; exit 1; }
   echo "ok   nn_chain_$t ($MODE): TRANSPOSE_CONV + BATCH_MATMUL bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_nn_$t.txt")"
@@ -230,16 +185,7 @@ nb=$(echo "$exp" | sed -n 's/^out0 \([0-9]*\):.*/\1/p')
 cpu=$(tail -c "$nb" "$WORK/cpu_conv3d_i8/output_0.pb" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/ $//')
 [ "$nb" = 96 ] && [ "out0 $nb:$cpu" = "$exp" ] ||
   { echo "FAIL: conv3d_i8: riscv_mcu and cpu_ref differ: '$exp' vs 'out0 $nb:$cpu'"; exit 1; }
-if [ "$MODE" = qemu ]; then
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build conv3d_i8"; exit 1; }
-  (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out_conv3d_i8.txt" 2>&1
-else
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; echo "FAIL: build conv3d_i8"; exit 1; }
-  (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out_conv3d_i8.txt" 2>&1
-fi
+mcu_pkg_run "$MODE" "$pkg" "$WORK/out_conv3d_i8.txt" || { echo "FAIL: build conv3d_i8"; exit 1; }
 grep '^out' "$WORK/out_conv3d_i8.txt" | cmp -s - "$pkg/expected_output.txt" ||
   { cat "$WORK/out_conv3d_i8.txt"; echo "FAIL: conv3d_i8: the $MODE run differs from the host run"; exit 1; }
 echo "ok   conv3d_i8 ($MODE): int8 CONV_3D bit-exact with riscv_mcu and cpu_ref; $(grep instret "$WORK/out_conv3d_i8.txt")"
