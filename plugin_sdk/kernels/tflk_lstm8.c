@@ -28,16 +28,19 @@ static void gate(const tflk_lstm8 *p, int g, const int8_t *x, const int8_t *h, i
     const int32_t C = p->n_cell, I = p->n_in;
     const int8_t *wx = p->wx[g], *wh = p->wh[g];
     for (int32_t j = 0; j < C; j++) {
-        int32_t acc = 0;
+        /* int32 wrapping, as the other integer kernels (tflk_fc.c): a
+         * model's bias and zero points may sit anywhere in int32, and a
+         * signed overflow would be undefined */
+        uint32_t acc = 0;
         for (int32_t k = 0; k < I; k++)
-            acc += (int32_t)wx[j * I + k] * ((int32_t)x[k] + p->x_off);
+            acc += (uint32_t)(int32_t)wx[j * I + k] * ((uint32_t)(int32_t)x[k] + (uint32_t)p->x_off);
         if (p->b[g])
-            acc += p->b[g][j];
-        out[j] = sat16(tflk_mul_by_qm(acc, p->x_mult[g], p->x_shift[g]));
+            acc += (uint32_t)p->b[g][j];
+        out[j] = sat16(tflk_mul_by_qm((int32_t)acc, p->x_mult[g], p->x_shift[g]));
         acc = 0;
         for (int32_t k = 0; k < C; k++)
-            acc += (int32_t)wh[j * C + k] * ((int32_t)h[k] + p->h_off);
-        tmp[j] = sat16(tflk_mul_by_qm(acc, p->h_mult[g], p->h_shift[g]));
+            acc += (uint32_t)(int32_t)wh[j * C + k] * ((uint32_t)(int32_t)h[k] + (uint32_t)p->h_off);
+        tmp[j] = sat16(tflk_mul_by_qm((int32_t)acc, p->h_mult[g], p->h_shift[g]));
         out[j] = sat16((int32_t)out[j] + (int32_t)tmp[j]);
     }
     /* Q3.12 in: the LUT functions' power-of-two case with no extra shift */
