@@ -94,7 +94,8 @@ static sy_status *infer_conv(sy_node *n)
                        (long long)oc, (long long)x->dims[3]);
     } else {
         oc = w->dims[0];
-        if (w->dims[3] == 0 || x->dims[3] % w->dims[3] || oc % (x->dims[3] / w->dims[3]))
+        /* an empty input channel axis would make the group count 0 */
+        if (w->dims[3] == 0 || x->dims[3] == 0 || x->dims[3] % w->dims[3] || oc % (x->dims[3] / w->dims[3]))
             return ERR(SY_ERR_SHAPE, "input channels %lld do not match the filter's %lld (or a group count)",
                        (long long)x->dims[3], (long long)w->dims[3]);
     }
