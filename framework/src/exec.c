@@ -227,8 +227,46 @@ static sy_status *run_dynamic(struct sy_session *s)
     return NULL;
 }
 
+/* Bounded outputs (ABI 1.6): each run starts from the planned bound ... */
+static void bounds_reset(struct sy_session *s)
+{
+    for (uint32_t k = 0; k < s->n_bounds; k++) {
+        sy_tensor *t = &s->values[s->bounds[k].value].t;
+        t->rank = s->bounds[k].rank;
+        memcpy(t->dims, s->bounds[k].dims, sizeof t->dims);
+        t->nbytes = s->bounds[k].nbytes;
+    }
+}
+
+/* ... and its kernel must have left dims within it and nbytes that match */
+static sy_status *bounds_check(struct sy_session *s)
+{
+    for (uint32_t k = 0; k < s->n_bounds; k++) {
+        const sy_bound *b = &s->bounds[k];
+        const sy_value_rt *v = &s->values[b->value];
+        const sy_tensor *t = &v->t;
+        const char *who = v->producer >= 0 ? s->nodes[v->producer].view.ir->name : "?";
+        bool ok = t->rank == b->rank;
+        int64_t numel = 1;
+        for (int32_t d = 0; ok && d < t->rank; d++) {
+            ok = t->dims[d] >= 0 && t->dims[d] <= b->dims[d];
+            numel *= ok ? t->dims[d] : 1; /* at most the bound's count: no overflow */
+        }
+        size_t bytes = 0;
+        if (!ok || !sy_dtype_bytes(t->dtype, numel, &bytes) || bytes != t->nbytes)
+            return sy_error(SY_ERR_INTERNAL, "%s: node '%s' left its bounded output '%s' with a shape or byte "
+                            "count outside the bound it was planned at (%zu bytes)", s->model->ir->path, who,
+                            s->g->values[b->value].name, b->nbytes);
+    }
+    return NULL;
+}
+
 sy_status *sy_session_execute(struct sy_session *s)
 {
     sy_strheap_reset(&s->str_run); /* the previous run's output strings end here */
-    return s->dynamic ? run_dynamic(s) : run_static(s);
+    if (s->dynamic)
+        return run_dynamic(s);
+    bounds_reset(s);
+    SY_TRY(run_static(s));
+    return bounds_check(s);
 }

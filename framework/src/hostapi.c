@@ -146,6 +146,64 @@ static uint32_t h_session_threads(void)
     return s ? (uint32_t)(s->threads > 0 ? s->threads : 1) : 0;
 }
 
+/* ABI 1.6: the dims infer just set for output i are an upper bound; the
+ * kernel's run sets the run's dims. Only where nobody but the application
+ * reads the value (no node of the graph consumes it) of a session planned
+ * statically: elsewhere the answer is SY_ERR_DYNAMIC_SHAPE, which infer
+ * returns, and the session runs node by node with the data in hand. */
+static sy_status *h_node_bound_output(sy_node *n, uint32_t i)
+{
+    if (!n->inferring)
+        return sy_error(SY_ERR_INTERNAL, "node_bound_output called outside shape inference");
+    if (i >= n->n_out)
+        return sy_error(SY_ERR_INTERNAL, "node_bound_output: output %u out of range (node has %u)", i, n->n_out);
+    if (!n->out[i])
+        return NULL; /* omitted: nothing to bound */
+    struct sy_session *s = n->s;
+    int32_t v = n->ir->outputs[i];
+    if (!s || v < 0 || s->dynamic || s->parent)
+        return sy_error(SY_ERR_DYNAMIC_SHAPE, "output %u: the length is known at run time only (a node-by-node "
+                        "session)", i);
+    const ir_graph *g = s->g;
+    for (uint32_t k = 0; k < g->n_nodes; k++)
+        for (uint32_t j = 0; j < g->nodes[k].n_inputs; j++)
+            if (g->nodes[k].inputs[j] == v)
+                return sy_error(SY_ERR_DYNAMIC_SHAPE, "output %u '%s' is read by node '%s': only a value no node "
+                                "reads is planned at its bound", i, g->values[v].name, g->nodes[k].name);
+    sy_bound *b = NULL;
+    for (uint32_t k = 0; k < s->n_bounds; k++)
+        if (s->bounds[k].value == (uint32_t)v)
+            b = &s->bounds[k];
+    if (!b) {
+        if (s->n_bounds == s->cap_bounds) {
+            uint32_t cap = s->cap_bounds ? 2 * s->cap_bounds : 4;
+            sy_bound *nb = realloc(s->bounds, cap * sizeof *nb);
+            if (!nb)
+                return sy_error_oom();
+            s->bounds = nb;
+            s->cap_bounds = cap;
+        }
+        b = &s->bounds[s->n_bounds++];
+    }
+    const sy_tensor *t = n->out[i];
+    b->value = (uint32_t)v;
+    b->rank = t->rank;
+    memcpy(b->dims, t->dims, sizeof b->dims);
+    b->nbytes = t->nbytes;
+    return NULL;
+}
+
+/* ABI 1.6: did node_bound_output accept output i (for prepare and run)? */
+static bool h_node_output_bounded(const sy_node *n, uint32_t i)
+{
+    if (!n->s || i >= n->n_out || n->ir->outputs[i] < 0)
+        return false;
+    for (uint32_t k = 0; k < n->s->n_bounds; k++)
+        if (n->s->bounds[k].value == (uint32_t)n->ir->outputs[i])
+            return true;
+    return false;
+}
+
 static void h_node_report_memory(sy_node *n, int kind, size_t bytes)
 {
     if (kind == SY_MEM_PERSISTENT)
@@ -344,6 +402,8 @@ const sy_host_api sy_host_api_table = {
     .subgraph_run = sy_host_subgraph_run,
     .attr_graph = sy_host_attr_graph,
     .session_threads = h_session_threads,
+    .node_bound_output = h_node_bound_output,
+    .node_output_bounded = h_node_output_bounded,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

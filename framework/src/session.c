@@ -446,7 +446,10 @@ static sy_status *prepare_all(struct sy_session *s)
 static sy_status *plan_steps(struct sy_session *s)
 {
     s->dynamic = false;
+    s->n_bounds = 0;
     SY_TRY(infer_all(s));
+    if (s->dynamic)
+        s->n_bounds = 0; /* a node-by-node session infers with the data: nothing stays at a bound */
     SY_TRY(prepare_all(s));
     if (!s->dynamic) {
         SY_TRY(sy_plan_memory(s));
@@ -743,6 +746,7 @@ SY_EXPORT void sy_session_release(sy_session *s)
     }
     free(s->values);
     free(s->outer_src);
+    free(s->bounds);
     sy_pool_destroy(s->pool);
     sy_profile_free(s);
     free(s->domains);

@@ -255,7 +255,20 @@ struct sy_session {
     int32_t *outer_src;
     uint32_t depth;
     uint64_t max_loop_iterations;
+    /* bounded outputs (ABI 1.6, hostapi.c): values planned at an upper
+     * bound whose kernel sets the run's dims (Unique); reset to the bound
+     * before each run and checked after it (exec.c) */
+    struct sy_bound *bounds;
+    uint32_t n_bounds, cap_bounds;
 };
+
+/* One bounded output: the value and the shape it was planned at. */
+typedef struct sy_bound {
+    uint32_t value;
+    int32_t rank;
+    int64_t dims[SY_MAX_RANK];
+    size_t nbytes;
+} sy_bound;
 
 /* The io a step's kernel runs with: a copy's or partition's own, or for a
  * node's step one filled into *tmp from the node (its tensor pointers, its

@@ -595,13 +595,19 @@ static sy_status *infer_unique(sy_node *n)
     tflk_unique v;
     int32_t axis;
     SY_TRY(unique_view(n, x, &v, &axis));
-    if (!x->data)
+    /* before the run: Y, indices and counts at their bound, as many values
+     * as items, when the core plans them so (nobody reads them; ABI 1.6) */
+    bool bounded = !x->data;
+    if (bounded && !sy_host_has_bounded_outputs(H))
         return ERR(SY_ERR_DYNAMIC_SHAPE, "the number of unique values is not known before the run");
-    void *buf = malloc(tflk_unique_scratch_bytes(&v) + 1);
-    if (!buf)
-        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
-    int64_t u = tflk_unique_run(&v, x->data, NULL, NULL, NULL, NULL, buf), ni = v.n_items;
-    free(buf);
+    int64_t u = v.n_items, ni = v.n_items;
+    if (!bounded) {
+        void *buf = malloc(tflk_unique_scratch_bytes(&v) + 1);
+        if (!buf)
+            return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        u = tflk_unique_run(&v, x->data, NULL, NULL, NULL, NULL, buf);
+        free(buf);
+    }
     int64_t dims[SY_MAX_RANK];
     if (axis >= 0) {
         memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
@@ -617,21 +623,33 @@ static sy_status *infer_unique(sy_node *n)
         SY_TRY(H->node_set_output(n, 2, SY_DT_INT64, 1, &ni));
     if (no > 3)
         SY_TRY(H->node_set_output(n, 3, SY_DT_INT64, 1, &u));
+    for (uint32_t i = 0; bounded && i < no; i++)
+        if (i != 2) /* inverse_indices has one entry per item whatever the count */
+            SY_TRY(H->node_bound_output(n, i));
     return NULL;
 }
 
+/* the kernel's view and whether Y, indices and counts are planned at their bound */
+typedef struct unique_state {
+    tflk_unique v;
+    int32_t axis; /* Y's axis of values, 0 without the attribute */
+    bool bounded;
+} unique_state;
+
 static sy_status *prepare_unique(sy_node *n, void **state)
 {
-    tflk_unique *s = calloc(1, sizeof *s);
+    unique_state *s = calloc(1, sizeof *s);
     if (!s)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
     int32_t axis;
-    sy_status *st = unique_view(n, H->node_input(n, 0), s, &axis);
+    sy_status *st = unique_view(n, H->node_input(n, 0), &s->v, &axis);
     if (st) {
         free(s);
         return st;
     }
-    H->node_set_scratch(n, tflk_unique_scratch_bytes(s) + 1);
+    s->axis = axis < 0 ? 0 : axis;
+    s->bounded = sy_host_has_bounded_outputs(H) && H->node_output_bounded(n, 0);
+    H->node_set_scratch(n, tflk_unique_scratch_bytes(&s->v) + 1);
     *state = s;
     return NULL;
 }
@@ -643,18 +661,26 @@ static void *out_or_null(const sy_kernel_io *io, uint32_t i)
 
 static sy_status *run_unique(void *state, const sy_kernel_io *io)
 {
-    const tflk_unique *s = state;
+    const unique_state *us = state;
+    const tflk_unique *s = &us->v;
     const sy_tensor *x = io->inputs[0];
     sy_tensor *y = io->outputs[0];
-    /* Y was planned for the count infer found (the run re-infers with the data at hand) */
+    /* Y was planned for the count infer found (a node-by-node session
+     * re-infers with the data at hand), or at its bound */
     void *scratch = io->scratch;
     int32_t u = tflk_unique_run(s, x->data, NULL, NULL, NULL, NULL, scratch);
     int64_t slab = (int64_t)s->outer * s->inner; /* 0: Y is empty whatever the count */
     int64_t planned = slab > 0 ? sy_tensor_numel(y) / slab : u;
-    if (u != planned)
-        return ERR(SY_ERR_RUNTIME, "Unique found %d values but the output was planned for %lld", (int)u,
-                   (long long)planned);
+    if (us->bounded ? u > planned : u != planned)
+        return ERR(SY_ERR_RUNTIME, "Unique found %d values but the output was planned for %s%lld", (int)u,
+                   us->bounded ? "at most " : "", (long long)planned);
     tflk_unique_run(s, x->data, y->data, out_or_null(io, 1), out_or_null(io, 2), out_or_null(io, 3), scratch);
+    if (us->bounded) {
+        sy_bound_set_len(y, y->rank == x->rank ? us->axis : 0, u);
+        for (uint32_t i = 1; i < io->n_outputs; i++)
+            if (i != 2 && io->outputs[i])
+                sy_bound_set_len(io->outputs[i], 0, u);
+    }
     return NULL;
 }
 

@@ -883,38 +883,56 @@ static sy_status *infer_unique(sy_node *n)
     SY_TRY(sy_need_input(H, n, 0, &x));
     tflk_unique p;
     SY_TRY(unique_params(n, x, &p));
-    if (!x->data)
+    /* before the run: the values at their bound, one per element, when the
+     * core plans them so (nobody reads them; ABI 1.6) */
+    bool bounded = !x->data;
+    if (bounded && !sy_host_has_bounded_outputs(H))
         return ERR(SY_ERR_DYNAMIC_SHAPE, "the number of unique values is known only at run time");
-    void *tmp = malloc(tflk_unique_scratch_bytes(&p) + 1);
-    if (!tmp)
-        return OOM();
-    int64_t u = tflk_unique_run(&p, x->data, NULL, NULL, NULL, NULL, tmp);
-    free(tmp);
+    int64_t u = x->dims[0];
+    if (!bounded) {
+        void *tmp = malloc(tflk_unique_scratch_bytes(&p) + 1);
+        if (!tmp)
+            return OOM();
+        u = tflk_unique_run(&p, x->data, NULL, NULL, NULL, NULL, tmp);
+        free(tmp);
+    }
     SY_TRY(H->node_set_output(n, 0, x->dtype, 1, &u));
-    return H->node_set_output(n, 1, p.idx64 ? SY_DT_INT64 : SY_DT_INT32, 1, x->dims);
+    SY_TRY(H->node_set_output(n, 1, p.idx64 ? SY_DT_INT64 : SY_DT_INT32, 1, x->dims));
+    return bounded ? H->node_bound_output(n, 0) : NULL;
 }
+
+/* the kernel's parameters and whether the values are planned at their bound */
+typedef struct unique_state {
+    tflk_unique p;
+    bool bounded;
+} unique_state;
 
 static sy_status *prepare_unique_impl(sy_node *n, void **state)
 {
-    tflk_unique *p = calloc(1, sizeof *p);
-    if (!p)
+    unique_state *us = calloc(1, sizeof *us);
+    if (!us)
         return OOM();
-    *state = p;
+    *state = us;
+    tflk_unique *p = &us->p;
     SY_TRY(unique_params(n, H->node_input(n, 0), p));
     p->idx64 = H->node_output(n, 1)->dtype == SY_DT_INT64;
+    us->bounded = sy_host_has_bounded_outputs(H) && H->node_output_bounded(n, 0);
     H->node_set_scratch(n, tflk_unique_scratch_bytes(p) + 1);
     return NULL;
 }
 
 static sy_status *run_unique(void *state, const sy_kernel_io *io)
 {
-    const tflk_unique *p = state;
+    const unique_state *us = state;
+    const tflk_unique *p = &us->p;
     sy_tensor *v = io->outputs[0], *ix = io->n_outputs > 1 ? io->outputs[1] : NULL;
     int32_t u = tflk_unique_run(p, io->inputs[0]->data, NULL, NULL, NULL, NULL, io->scratch);
-    if (v->dims[0] != u)
-        return ERR(SY_ERR_RUNTIME, "UNIQUE found %d values but the output was planned for %lld", (int)u,
-                   (long long)v->dims[0]);
+    if (us->bounded ? u > v->dims[0] : u != v->dims[0])
+        return ERR(SY_ERR_RUNTIME, "UNIQUE found %d values but the output was planned for %s%lld", (int)u,
+                   us->bounded ? "at most " : "", (long long)v->dims[0]);
     tflk_unique_run(p, io->inputs[0]->data, v->data, NULL, ix ? ix->data : NULL, NULL, io->scratch);
+    if (us->bounded)
+        sy_bound_set_len(v, 0, u);
     return NULL;
 }
 

@@ -144,7 +144,11 @@ typedef struct mcu_node {
             tflk_einsum p;
             int32_t dt; /* TFLK_F32, TFLK_S8, TFLK_U8, TFLK_S32 */
         } ein;          /* MK_EINSUM */
-        tflk_unique uq; /* MK_UNIQUE */
+        struct {
+            tflk_unique p;
+            int32_t axis; /* Y's axis of values (0: the flattened input or TFLite's 1-D one) */
+            bool bounded; /* Y, indices and counts planned at their bound (ABI 1.6): a package can hold them */
+        } uq;             /* MK_UNIQUE */
         struct {
             int32_t from, to, n;
         } cast; /* TFLK_F32 ... element codes */

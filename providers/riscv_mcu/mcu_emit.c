@@ -688,9 +688,40 @@ static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *
         P(calls, "    tflk_onehot_run(&n%u, %s, %s, %s, (void *)(ws + %zu));\n", i, x, c3, off, yo);
         return NULL;
     }
-    case MK_UNIQUE: /* a data-dependent length: the session is dynamic, so no arena holds its buffers */
-        return H->status_new(SY_ERR_UNSUPPORTED, "codegen: %s '%s' has a data-dependent output length; a package "
-                             "plans its workspace statically (docs/mcu.md, \"Not done yet\")", k->op, k->name);
+    case MK_UNIQUE: { /* a data-dependent length: the outputs sit at their bound, the count is the run's */
+        bool tfl = !strcmp(k->op, "UNIQUE");
+        if (!k->u.uq.bounded)
+            return H->status_new(SY_ERR_UNSUPPORTED, "codegen: %s '%s': a package plans Y, indices and counts at "
+                                 "their bound, which needs them to be terminal graph outputs (ops-mcu.md %s: \"must be "
+                                 "terminal graph outputs\"); here a node reads one, so the session infers them at run "
+                                 "time", k->op, k->name, tfl ? "Table A #86" : "Table B #109");
+        const tflk_unique *p = &k->u.uq.p;
+        char ob[3][64];
+        for (uint32_t j = 1; j <= 3; j++) {
+            snprintf(ob[j - 1], sizeof ob[j - 1], "NULL");
+            if (j < r->n_out && r->out[j].data) {
+                size_t oo;
+                SY_TRY(offset_of(L, r->out[j].data, r->out[j].nbytes, L->ws_bytes, r->out[j].name, &oo));
+                snprintf(ob[j - 1], sizeof ob[j - 1], "(void *)(ws + %zu)", oo);
+            }
+        }
+        if (!r->scratch)
+            return H->status_new(SY_ERR_INTERNAL, "codegen: %s node %u has no scratch", k->op, i);
+        size_t so;
+        SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
+        P(o, "static const tflk_unique n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->outer, p->n_items, p->inner, p->dt,
+          p->sorted, p->idx64);
+        P(o, "static int32_t n%u_count = %d; /* unique items of the last run (at most n_items) */\n", i, p->n_items);
+        L->flash_params += sizeof(tflk_unique);
+        /* TFLite: (values, idx), idx is the inverse; ONNX: (Y, indices, inverse_indices, counts) */
+        if (tfl)
+            P(calls, "    n%u_count = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), NULL, %s, NULL, (void *)(ws + %zu));\n",
+              i, i, x, yo, ob[0], so);
+        else
+            P(calls, "    n%u_count = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), %s, %s, %s, (void *)(ws + %zu));\n",
+              i, i, x, yo, ob[0], ob[1], ob[2], so);
+        return NULL;
+    }
     case MK_EINSUM: {
         const tflk_einsum *p = &k->u.ein.p;
         P(o, "static const tflk_einsum n%u = {%d, %d, %d, {", i, p->n_in, p->n_out, p->n_sum);
@@ -1629,7 +1660,8 @@ static uint64_t node_macs(const mcu_node *k)
 }
 
 static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                               const size_t *in_off, const size_t *out_off, uint64_t macs, uint64_t stack)
+                               const size_t *in_off, const size_t *out_off, const size_t *out_cap,
+                               const bool *out_bounded, uint64_t macs, uint64_t stack)
 {
     out o;
     SY_TRY(open_out(dir, "include/sy_model.h", &o));
@@ -1651,7 +1683,11 @@ static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_m
     for (uint32_t i = 0; i < req->n_outputs; i++) {
         P(&o, "/* output %u '%s': ", i, req->outputs[i]->name ? req->outputs[i]->name : "");
         describe(&o, req->outputs[i]);
-        P(&o, ", workspace offset %zu */\n#define SY_MODEL_OUTPUT%u_BYTES %zu\n", out_off[i], i, req->outputs[i]->nbytes);
+        if (out_bounded[i]) /* Unique's: the host run's shape above, the buffer holds the bound */
+            P(&o, " in the host run; its length is the run's (sy_model_output_bytes), at most\n"
+                  " * SY_MODEL_OUTPUT%u_BYTES, one per input item", i);
+        P(&o, ", workspace offset %zu */\n#define SY_MODEL_OUTPUT%u_BYTES %zu\n", out_off[i], i,
+          out_bounded[i] ? out_cap[i] : req->outputs[i]->nbytes);
     }
     P(&o, "\n/* 0 on success; -1 when the workspace is NULL, smaller than\n"
           " * SY_MODEL_WORKSPACE_BYTES or not 8-byte aligned */\n"
@@ -1663,6 +1699,7 @@ static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_m
           "int sy_model_run(void);\n"
           "/* output `index` after sy_model_run (inside the workspace) */\n"
           "const void *sy_model_output(int index);\n"
+          "/* its bytes in the last run (a data-dependent output: at most SY_MODEL_OUTPUTn_BYTES) */\n"
           "size_t sy_model_output_bytes(int index);\n\n#endif\n");
     return close_out(dir, "include/sy_model.h", &o);
 }
@@ -1842,6 +1879,27 @@ static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mc
     return close_out(dir, "expected_output.txt", &o);
 }
 
+/* A graph output written by a Unique node at its bound (Y, indices or
+ * counts; not inverse_indices or TFLite's idx, one per item): the record's
+ * index and the bytes per unique item, else false */
+static bool bounded_source(const mcu_capture *cap, uint32_t n_recs, const mcu_buf *b, uint32_t *rec, size_t *per)
+{
+    for (uint32_t r = 0; r < n_recs; r++) {
+        const mcu_rec *rc = &cap->recs[r];
+        if (rc->k->kind != MK_UNIQUE || !rc->k->u.uq.bounded)
+            continue;
+        bool tfl = !strcmp(rc->k->op, "UNIQUE");
+        for (uint32_t i = 0; i < rc->n_out; i++)
+            if (rc->out[i].data == b->data && (tfl ? i == 0 : i != 2)) {
+                int32_t n = rc->k->u.uq.p.n_items;
+                *rec = r;
+                *per = n > 0 ? rc->out[i].nbytes / (size_t)n : 0;
+                return true;
+            }
+    }
+    return false;
+}
+
 static const mcu_buf *find_named(const mcu_capture *cap, const char *name, bool output)
 {
     for (uint32_t r = 0; r < cap->n; r++) {
@@ -1902,13 +1960,20 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         else
             st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &in_off[i]);
     }
+    /* an output at its bound (Unique's): its buffer's bytes and where the run's count is */
+    bool out_bounded[16] = {false};
+    uint32_t out_rec[16] = {0};
+    size_t out_per[16] = {0}, out_cap[16] = {0};
     for (uint32_t i = 0; i < req->n_outputs && !st; i++) {
         const mcu_buf *b = find_named(cap, req->outputs[i]->name, true);
-        if (!b)
+        if (!b) {
             st = H->status_new(SY_ERR_UNSUPPORTED, "codegen: output '%s' is not written by an MCU kernel",
                                req->outputs[i]->name ? req->outputs[i]->name : "");
-        else
+        } else {
             st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &out_off[i]);
+            out_cap[i] = b->nbytes;
+            out_bounded[i] = bounded_source(cap, n_recs, b, &out_rec[i], &out_per[i]);
+        }
     }
     if (st)
         return st;
@@ -1981,7 +2046,10 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         P(&model, "    case %u: return ws + %zu;\n", i, out_off[i]);
     P(&model, "    default: return NULL;\n    }\n}\n\nsize_t sy_model_output_bytes(int index)\n{\n    switch (index) {\n");
     for (uint32_t i = 0; i < req->n_outputs; i++)
-        P(&model, "    case %u: return %zu;\n", i, req->outputs[i]->nbytes);
+        if (out_bounded[i]) /* the run's count of unique items, never above the buffer */
+            P(&model, "    case %u: return (size_t)n%u_count * %zuu;\n", i, out_rec[i], out_per[i]);
+        else
+            P(&model, "    case %u: return %zu;\n", i, req->outputs[i]->nbytes);
     P(&model, "    default: return 0;\n    }\n}\n\nint sy_model_run(void)\n{\n    if (!ws)\n        return -1;\n");
     rewind(calls.f);
     while ((got = fread(buf, 1, sizeof buf, calls.f)) > 0)
@@ -1994,7 +2062,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
     for (uint32_t r = 0; r < n_recs; r++)
         macs += node_macs(cap->recs[r].k);
     if (!st)
-        st = write_header(req->dir, cfg->chip, req, in_off, out_off, macs, cfg->stack_bytes);
+        st = write_header(req->dir, cfg->chip, req, in_off, out_off, out_cap, out_bounded, macs, cfg->stack_bytes);
     if (!st)
         st = write_main(req->dir, req);
     if (!st)

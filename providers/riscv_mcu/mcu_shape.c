@@ -837,9 +837,10 @@ sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
             return H->status_new(SY_ERR_SHAPE, "%s: %d sequence lengths expected", op, nb);
         return NULL;
     }
-    case MK_UNIQUE: { /* the shapes are the run's: the session re-infers with the data (docs/mcu.md) */
-        tflk_unique *p = &k->u.uq;
-        memset(p, 0, sizeof *p);
+    case MK_UNIQUE: { /* Y, indices and counts planned at their bound, else re-inferred with the data (docs/mcu.md) */
+        tflk_unique *p = &k->u.uq.p;
+        memset(&k->u.uq, 0, sizeof k->u.uq);
+        k->u.uq.bounded = sy_host_has_bounded_outputs(H) && H->node_output_bounded(n, 0);
         p->dt = uq_code(x->dtype);
         p->outer = p->inner = 1;
         p->n_items = (int32_t)sy_tensor_numel(x);
@@ -850,6 +851,7 @@ sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
             p->outer = (int32_t)sy_dims_prod(x->dims, 0, (int32_t)ax);
             p->n_items = (int32_t)x->dims[ax];
             p->inner = (int32_t)sy_dims_prod(x->dims, (int32_t)ax + 1, x->rank);
+            k->u.uq.axis = (int32_t)ax;
         }
         const sy_tensor *ix = H->node_num_outputs(n) > 1 ? H->node_output(n, 1) : NULL;
         if (!ix && H->node_num_outputs(n) > 2)
@@ -994,20 +996,28 @@ sy_status *mcu_shape_run(const mcu_node *k, const sy_kernel_io *io)
     }
     case MK_GATHER_EL: return tflk_gather_el_run(&k->u.sel, x, a, y, &bad) ? bad_index(k, bad) : NULL;
     case MK_UNIQUE: {
-        const tflk_unique *p = &k->u.uq;
+        const tflk_unique *p = &k->u.uq.p;
+        bool bounded = k->u.uq.bounded;
         int32_t u = tflk_unique_run(p, x, NULL, NULL, NULL, NULL, io->scratch);
         int64_t slab = (int64_t)p->outer * p->inner, planned = slab > 0 ? sy_tensor_numel(io->outputs[0]) / slab : u;
-        if (u != planned)
-            return H->status_new(SY_ERR_RUNTIME, "%s '%s': %d unique values, the output was planned for %lld", k->op,
-                                 k->name, (int)u, (long long)planned);
+        if (bounded ? u > planned : u != planned)
+            return H->status_new(SY_ERR_RUNTIME, "%s '%s': %d unique values, the output was planned for %s%lld",
+                                 k->op, k->name, (int)u, bounded ? "at most " : "", (long long)planned);
         /* TFLite: (values, idx); ONNX: (Y, indices, inverse_indices, counts) */
         void *o1 = io->n_outputs > 1 && io->outputs[1] ? io->outputs[1]->data : NULL;
         void *o2 = io->n_outputs > 2 && io->outputs[2] ? io->outputs[2]->data : NULL;
         void *o3 = io->n_outputs > 3 && io->outputs[3] ? io->outputs[3]->data : NULL;
-        if (!strcmp(k->op, "UNIQUE"))
+        bool tfl = !strcmp(k->op, "UNIQUE");
+        if (tfl)
             tflk_unique_run(p, x, y, NULL, o1, NULL, io->scratch);
         else
             tflk_unique_run(p, x, y, o1, o2, o3, io->scratch);
+        if (bounded) { /* the run's lengths: TFLite's idx and ONNX's inverse_indices keep one per item */
+            sy_bound_set_len(io->outputs[0], io->outputs[0]->rank > 1 ? k->u.uq.axis : 0, u);
+            for (uint32_t i = 1; !tfl && i < io->n_outputs; i++)
+                if (i != 2 && io->outputs[i])
+                    sy_bound_set_len(io->outputs[i], 0, u);
+        }
         return NULL;
     }
     case MK_EINSUM: {

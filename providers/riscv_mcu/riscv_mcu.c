@@ -43,8 +43,8 @@
  * refuse negative inputs, LOG_SOFTMAX); the reductions, ARG_MAX/MIN, CUMSUM,
  * TOPK_V2, L2_NORMALIZATION and their ONNX rows (mcu_reduce.c, tflk_reduce.c);
  * the shape, normalization and resize rows of mcu_shape.c (TFLite and ONNX),
- * with ONNX Einsum and UNIQUE / ONNX Unique (host run only: a data-dependent
- * output length makes the session dynamic, which codegen cannot package);
+ * with ONNX Einsum and UNIQUE / ONNX Unique (a data-dependent output length:
+ * packaged at its bound when no node reads the outputs, ABI 1.6);
  * the ONNX path (mcu_quant.c, plugin_sdk/kernels): switchyard.quant QConv,
  * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary (a table),
  * QSoftmax, QRNN (int8, NCHW) and ONNX QuantizeLinear, DequantizeLinear,

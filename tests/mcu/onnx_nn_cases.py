@@ -32,7 +32,7 @@ from onnx import TensorProto, helper, numpy_helper
 def save(out, name, node, inputs, inits, outputs, feeds, expected, opset=13):
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    g = helper.make_graph([node], name, inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    g = helper.make_graph(node if isinstance(node, list) else [node], name, inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     onnx.save(m, os.path.join(d, "model.onnx"))
     for i, v in enumerate(feeds):
@@ -280,8 +280,8 @@ def main():
         save(out, "test_einsum_transpose_f32", helper.make_node("Einsum", ["x"], ["y"], equation="ij->ji"),
              [vi("x", tx32)], {}, [vi("y", ty32)], [tx32], [ty32], opset=12)
     # Unique (Table B #109): ONNX's definition in numpy (np.unique, sorted = 1; sorted = 0 reorders the unique
-    # values by their first occurrence), int64 indices; fp32 and int8, 1D and with an axis (runs on riscv_mcu's
-    # host run only: the output length depends on the data, see docs/mcu.md)
+    # values by their first occurrence), int64 indices; fp32 and int8, 1D and with an axis (the output length
+    # depends on the data: planned at its bound, see docs/mcu.md)
     def unique_ref(x, axis, srt):
         y, idx, inv, cnt = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
         inv = inv.reshape(-1)
@@ -309,6 +309,14 @@ def main():
         ovi = [vt("y", outs[0], et)] + [vt(k, v, TensorProto.INT64) for k, v in
                                         zip(("indices", "inverse_indices", "counts"), outs[1:])]
         save(out, name, node, [vt("x", ux, et)], {}, ovi, [ux], outs, opset=11)
+    # a Unique whose Y another node reads (Neg): a package cannot hold it (codegen refuses, quoting the seed's
+    # "must be terminal graph outputs"); the host run infers Neg's shape with the data in hand
+    ux = np.array([2.5, -1, 2.5, 7], np.float32)
+    uy, uidx = unique_ref(ux, None, 1)[:2]
+    save(out, "mcu_unique_then_neg", [helper.make_node("Unique", ["x"], ["y", "indices"]),
+                                      helper.make_node("Neg", ["y"], ["z"])],
+         [vt("x", ux, TensorProto.FLOAT)], {}, [vt("z", uy, TensorProto.FLOAT), vt("indices", uidx, TensorProto.INT64)],
+         [ux], [-uy, uidx], opset=11)
     # QLinearConv int8: per-channel w_scale, int32 B, asymmetric pads, strides (2, 1)
     qx = rng.integers(-128, 128, size=(1, 3, 5, 6)).astype(np.int8)
     qw = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)

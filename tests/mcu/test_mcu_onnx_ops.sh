@@ -477,7 +477,7 @@ exact="$exact $g8cases $qdqcases"
 # (Gemm transA, batched MatMul with a constant B, 5-D Conv, an LSTM with
 # Y, Y_h and Y_c, GRUs bidirectional and reverse, fp32 RNNs over the eleven
 # activations with clip and sequence_lens, Einsums (fp32, int8, int32; ONNX's
-# test_einsum_transpose as float32), Unique (host run only), int8 QLinearConv and
+# test_einsum_transpose as float32), Unique (terminal and read by a Neg), int8 QLinearConv and
 # 3-D QLinearMatMul) with numpy's
 # outputs. `switchyard conformance` checks every one of them on riscv_mcu
 # alone against those outputs (float tolerance), the loop below host/QEMU.
@@ -499,17 +499,22 @@ for t in test_matmul_4d test_matmul_2d; do cp -r "$NODE/$t" "$gen/"; done
 "$SY" conformance "$gen" --config "$(dirname "$0")/conformance_riscv_mcu.ini" > "$WORK/conformance.log" 2>&1 ||
   { cat "$WORK/conformance.log"; fail "the nn rows on riscv_mcu differ from ONNX's / numpy's outputs"; }
 grep -q ' 0 failed, 0 skipped' "$WORK/conformance.log" || { cat "$WORK/conformance.log"; fail "nn rows: not all passed"; }
-# Unique (mcu_unique_* above: numpy's np.unique, on riscv_mcu's host run): its output length depends on the
-# data, so the session runs node by node and codegen must refuse it with the reason, not write a package
-t=mcu_unique_f32_unsorted
+# Unique (mcu_unique_* above: numpy's np.unique): its output length depends on the data. Y, indices and
+# counts that no node reads are planned at their bound (ABI 1.6), so the packages below hold them there and
+# report the run's count; a Unique whose Y feeds another node (mcu_unique_then_neg) keeps the node-by-node
+# session, which no package can hold: codegen refuses it with the seed's rule
+t=mcu_unique_then_neg
 if "$SY" codegen "$gen/$t/model.onnx" --target ws63 -o "$WORK/$t" --input "x=$gen/$t/test_data_set_0/input_0.pb" \
     > "$WORK/$t.codegen.log" 2>&1; then
-  fail "$t: codegen wrote a package for a data-dependent output length"
-elif ! grep -q 'no mcu_sram arena: a shape known only at run time' "$WORK/$t.codegen.log"; then
-  cat "$WORK/$t.codegen.log"; fail "$t: codegen refused without the reason"
+  fail "$t: codegen wrote a package for a Unique whose Y another node reads"
+elif ! grep -q 'must be terminal graph outputs' "$WORK/$t.codegen.log"; then
+  cat "$WORK/$t.codegen.log"; fail "$t: codegen refused without the seed's rule"
 else
-  echo "ok   $t: conformance on riscv_mcu's host run; codegen refuses (a data-dependent output length)"
+  echo "ok   $t: conformance on riscv_mcu's host run; codegen refuses (Y read by Neg: not a terminal output)"
 fi
+uniq_cases="mcu_unique_f32_unsorted mcu_unique_f32_axis_unsorted mcu_unique_int8_sorted_axis mcu_unique_int8_unsorted
+  mcu_unique_uint8_sorted mcu_unique_int32_unsorted"
+exact="$exact $uniq_cases"
 exact="$exact test_convtranspose test_convtranspose_pads test_convtranspose_dilations test_convtranspose_autopad_same
   test_convtranspose_pad test_qlinearmatmul_2D_int8_float32 test_matmulinteger test_convinteger_without_padding
   mcu_qlinearconv_int8 mcu_qlinearmatmul_3d_int8 mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum
@@ -531,7 +536,7 @@ baked="test_resize_upsample_sizes_nearest test_resize_downsample_sizes_nearest
   test_split_variable_parts_2d_opset13 test_split_1d_uneven_split_opset18 test_slice_neg test_slice_default_axes
   test_slice_end_out_of_bounds test_slice_negative_axes test_edge_pad test_reflect_pad"
 # riscv_mcu and cpu_ref run one shared kernel for these: byte-equal outputs
-same_as_cpu_ref="mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh
+same_as_cpu_ref="$uniq_cases mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_rnn_reverse_seq_lens mcu_rnn_bidir_affine_scaledtanh
   mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul
   mcu_einsum_batch_matmul mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs
   mcu_einsum_implicit mcu_einsum_outer mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum mcu_einsum_int32_batch

@@ -408,7 +408,7 @@ static bool mcu_has_kernel(int code, bool int8)
                                   /* resize, casts, fills, selection (mcu_shape.c) */
                                   OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST_NEIGHBOR, OP_CAST, OP_REVERSE_SEQUENCE, OP_FILL,
                                   OP_SHAPE, OP_SELECT, OP_SELECT_V2, OP_ONE_HOT,
-                                  /* a data-dependent length: the session runs node by node (tflk_unique.c) */
+                                  /* a data-dependent length: the values planned at their bound (tflk_unique.c) */
                                   OP_UNIQUE};
     for (size_t i = 0; i < sizeof any_ops / sizeof any_ops[0]; i++)
         if (code == any_ops[i])

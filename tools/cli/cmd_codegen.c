@@ -221,12 +221,16 @@ int cmd_codegen(int argc, char **argv)
         }
     }
     if (!found) {
-        /* no static plan: a shape known only at run time (Unique's output length, a value-dependent shape)
-         * makes the session run node by node, and a package's workspace is planned once */
+        /* no static plan: a shape known only at run time makes the session run node by node, and a
+         * package's workspace is planned once. Unique's outputs are planned at their bound when nothing
+         * but the application reads them (ABI 1.6), the seed's own rule for them */
         rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED,
-                                       "the session has no mcu_sram arena: a shape known only at run time (a data-"
-                                       "dependent output such as Unique's) makes it run node by node, while a "
-                                       "package plans its workspace statically (docs/mcu.md, \"Not done yet\")"),
+                                       "the session has no mcu_sram arena: a shape known only at run time makes "
+                                       "it run node by node, while a package plans its workspace statically. A "
+                                       "Unique's Y, indices and counts are planned at their bound only when no "
+                                       "node reads them (ops-mcu.md Table A #86, Table B #109: they \"must be "
+                                       "terminal graph outputs\"); other value-dependent shapes are not "
+                                       "packaged (docs/mcu.md)"),
                       "codegen");
         goto done;
     }

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 5
+#define SY_ABI_MINOR 6
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -452,6 +452,25 @@ typedef struct sy_host_api {
      * node_provider_session). Check sy_host_has_session_threads first: a 1.4
      * host has no such field. */
     uint32_t (*session_threads)(void);
+
+    /* ---- ABI 1.6: outputs planned at a bound ---- */
+    /* In infer, after node_set_output(n, i, ...): the dims just set are an
+     * upper bound of output i, not its shape (Unique: as many values as
+     * the input has items). NULL when the core plans the output at that
+     * bound: run then writes the output from its start and sets its
+     * outputs[i]->dims (the same rank, each dim at most the bound's) and
+     * nbytes to the run's; the core puts the bound back before the next
+     * run and refuses a run that left dims above it or nbytes that do not
+     * match them. The core accepts it only for a value no node reads (the
+     * application alone sees the run's dims) in a session it plans
+     * statically; otherwise it returns SY_ERR_DYNAMIC_SHAPE, and infer
+     * returns that status, as it would without this function: the session
+     * then runs node by node and infers with the data in hand. Check
+     * sy_host_has_bounded_outputs first: a 1.5 host has no such fields. */
+    sy_status *(*node_bound_output)(sy_node *n, uint32_t i);
+    /* In prepare (and later): did the core accept node_bound_output for
+     * output i of n in this plan? */
+    bool (*node_output_bounded)(const sy_node *n, uint32_t i);
 } sy_host_api;
 
 /* Does this host table have run_alloc (ABI >= 1.3)? */
@@ -466,6 +485,11 @@ typedef struct sy_host_api {
 /* Does this host table have session_threads (ABI >= 1.5)? */
 #define sy_host_has_session_threads(h)                                                                            \
     ((h)->struct_size >= offsetof(sy_host_api, session_threads) + sizeof(void *) && (h)->session_threads != NULL)
+
+/* Does this host table have node_bound_output and node_output_bounded (ABI >= 1.6)? */
+#define sy_host_has_bounded_outputs(h)                                                                            \
+    ((h)->struct_size >= offsetof(sy_host_api, node_output_bounded) + sizeof(void *) &&                          \
+     (h)->node_bound_output != NULL && (h)->node_output_bounded != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 

@@ -181,6 +181,16 @@ int64_t sy_numel(int32_t rank, const int64_t *dims);
 #define SY_SDK_TENSOR_NUMEL 1
 static inline int64_t sy_tensor_numel(const sy_tensor *t) { return sy_numel(t->rank, t->dims); }
 #endif
+/* In run, for an output planned at a bound (host->node_bound_output, ABI
+ * 1.6): its length along `axis` is n this run (n <= dims[axis]); dims and
+ * nbytes shrink in proportion, the layout is the run's (written from the
+ * start) */
+static inline void sy_bound_set_len(sy_tensor *t, int32_t axis, int64_t n)
+{
+    if (t->dims[axis] > 0)
+        t->nbytes = t->nbytes / (size_t)t->dims[axis] * (size_t)n;
+    t->dims[axis] = n;
+}
 /* row-major element strides */
 void sy_strides(int32_t rank, const int64_t *dims, int64_t *strides);
 bool sy_shape_equal(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b);
