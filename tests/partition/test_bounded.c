@@ -92,6 +92,19 @@ static void expect_i64(sy_session *s, size_t o, int64_t n, const int64_t *want)
                  (long long)((const int64_t *)t->data)[i], (long long)want[i]);
 }
 
+/* env, model and session of pm on the partition tests' plugins; false (and a failure counted) if any fails */
+static bool open_session(pt_model *pm, sy_env **env, sy_model **model, sy_session **s)
+{
+    *env = pt_env("%s", "");
+    *model = *env ? pt_load(*env, pm) : NULL;
+    *s = NULL;
+    if (!*model)
+        return false;
+    sy_status *st = sy_session_create(*env, *model, NULL, s);
+    PT_CHECK(!st, "session: %s", pt_msg(st));
+    return *s != NULL;
+}
+
 static sy_status *run_with(sy_session *s, float *x, int32_t rank, const int64_t *dims)
 {
     sy_tensor t = pt_tensor_f32(x, rank, dims);
@@ -103,12 +116,11 @@ static sy_status *run_with(sy_session *s, float *x, int32_t rank, const int64_t 
 static void test_terminal_outputs_static(void)
 {
     pt_model *pm = unique_model("unique", false, false);
-    sy_env *env = pt_env("%s", "");
-    sy_model *model = env ? pt_load(env, pm) : NULL;
-    sy_session *s = NULL;
-    PT_REQUIRE(model, "model");
-    sy_status *st = sy_session_create(env, model, NULL, &s);
-    PT_REQUIRE(!st, "session: %s", pt_msg(st));
+    sy_env *env;
+    sy_model *model;
+    sy_session *s;
+    sy_status *st;
+    PT_REQUIRE(open_session(pm, &env, &model, &s), "setup");
     /* planned at creation: Y (8 floats), indices, inverse, counts (8 int64 each) live in the arena */
     PT_CHECK(host_arena(s) >= 32 + 3 * 64, "a static plan holds the outputs at their bound: arena %zu bytes",
              host_arena(s));
@@ -146,12 +158,11 @@ done:
 static void test_read_output_dynamic(void)
 {
     pt_model *pm = unique_model("unique_neg", true, false);
-    sy_env *env = pt_env("%s", "");
-    sy_model *model = env ? pt_load(env, pm) : NULL;
-    sy_session *s = NULL;
-    PT_REQUIRE(model, "model");
-    sy_status *st = sy_session_create(env, model, NULL, &s);
-    PT_REQUIRE(!st, "session: %s", pt_msg(st));
+    sy_env *env;
+    sy_model *model;
+    sy_session *s;
+    sy_status *st;
+    PT_REQUIRE(open_session(pm, &env, &model, &s), "setup");
     PT_CHECK(host_arena(s) == 0, "a Unique read by another node keeps the node-by-node mode: arena %zu bytes",
              host_arena(s));
     float x1[8] = {3, 1, 3, 3, 1, 2, 2, 3};
@@ -170,12 +181,11 @@ done:
 static void test_axis_rows(void)
 {
     pt_model *pm = unique_model("unique_rows", false, true);
-    sy_env *env = pt_env("%s", "");
-    sy_model *model = env ? pt_load(env, pm) : NULL;
-    sy_session *s = NULL;
-    PT_REQUIRE(model, "model");
-    sy_status *st = sy_session_create(env, model, NULL, &s);
-    PT_REQUIRE(!st, "session: %s", pt_msg(st));
+    sy_env *env;
+    sy_model *model;
+    sy_session *s;
+    sy_status *st;
+    PT_REQUIRE(open_session(pm, &env, &model, &s), "setup");
     PT_CHECK(host_arena(s) > 0, "static plan: arena %zu bytes", host_arena(s));
     const int64_t d42[2] = {4, 2};
     float x[8] = {1, 2, 3, 4, 1, 2, 0, 0};
