@@ -8,6 +8,8 @@
 #include "qk.h"
 #include "qrnn_params.h"
 
+#include <stdio.h>
+
 extern const sy_host_api *mcu_H;
 
 struct mcu_env;
@@ -312,6 +314,41 @@ bool mcu_shape_has(const sy_node *n);
 bool mcu_shape_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k);
 sy_status *mcu_shape_run(const mcu_node *k, const sy_kernel_io *io);
+
+/* a package file being written (mcu_emit.c): `failed` remembers a short write */
+typedef struct mcu_out {
+    FILE *f;
+    bool failed;
+} mcu_out;
+void mcu_P(mcu_out *o, const char *fmt, ...) SY_PRINTF(2, 3);
+sy_status *mcu_open_out(const char *dir, const char *rel, mcu_out *o);
+sy_status *mcu_close_out(const char *dir, const char *rel, mcu_out *o);
+
+/* The package's runtime API (mcu_emit_api.c): what mcu_emit found of the
+ * graph's inputs and outputs. An output a Unique writes at its bound has
+ * the count slot of that Unique (else -1), the axis the count is and the
+ * bytes of one item. */
+#define MCU_API_PREFIX_MAX 24
+#define MCU_API_MAX_COUNTS 64
+typedef struct mcu_api_io {
+    size_t off, bytes, per;
+    int32_t slot, axis;
+} mcu_api_io;
+typedef struct mcu_api {
+    const char *pf; /* the names' prefix: PF_model_create ... */
+    const sy_mcu_codegen_request *req;
+    const mcu_chip *chip;
+    mcu_api_io in[16], out[16];
+    uint32_t n_counts;
+    int32_t count_bound[MCU_API_MAX_COUNTS]; /* per slot: the Unique's item count */
+    uint64_t macs, stack;
+} mcu_api;
+sy_status *mcu_api_check_prefix(const char *pf);
+sy_status *mcu_api_write_header(const char *dir, const mcu_api *a);
+/* model.c: the tensor tables and every call but predict's body; then the one-instance calls */
+void mcu_api_model_c(mcu_out *o, const mcu_api *a);
+void mcu_api_model_c_tail(mcu_out *o, const mcu_api *a);
+sy_status *mcu_api_write_main(const char *dir, const mcu_api *a);
 
 /* the package from the record `cap` of a run, for the target and budgets `cfg` (mcu_emit.c) */
 sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_codegen_request *req, char *summary,

@@ -5,10 +5,10 @@
  * host ran), one parameter constant per node, the weights as const arrays,
  * and a run function that calls the kernels in execution order on buffers
  * at the offsets the core planned in the "mcu_sram" arena. No malloc, no
- * OS: the application passes the workspace to sy_model_init.
+ * OS: the application passes the workspace to PF_model_create.
  *
- *   DIR/include/sy_model.h     the API and the sizes
- *   DIR/src/model.c            weights, parameters, sy_model_run
+ *   DIR/include/PF_model.h     the API and the sizes (mcu_emit_api.c; PF: --prefix, "sy")
+ *   DIR/src/model.c            weights, parameters, PF_model_predict and the API
  *   DIR/src/main.c             test main: input0.bin (or the built-in test
  *                              input), one run, outputs in hex, instret/cycle
  *   DIR/src/test_input.c       the input of the host run
@@ -26,13 +26,10 @@
 
 /* ---- small output helpers ------------------------------------------------- */
 
-typedef struct out {
-    FILE *f;
-    bool failed;
-} out;
+typedef mcu_out out;
+#define P mcu_P
 
-static void P(out *o, const char *fmt, ...) SY_PRINTF(2, 3);
-static void P(out *o, const char *fmt, ...)
+void mcu_P(mcu_out *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,7 +66,7 @@ static sy_status *mkdir_p(const char *path)
     return NULL;
 }
 
-static sy_status *open_out(const char *dir, const char *rel, out *o)
+sy_status *mcu_open_out(const char *dir, const char *rel, mcu_out *o)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
@@ -80,7 +77,7 @@ static sy_status *open_out(const char *dir, const char *rel, out *o)
     return NULL;
 }
 
-static sy_status *close_out(const char *dir, const char *rel, out *o)
+sy_status *mcu_close_out(const char *dir, const char *rel, mcu_out *o)
 {
     bool bad = o->failed | (fclose(o->f) != 0);
     o->f = NULL;
@@ -107,6 +104,10 @@ typedef struct layout {
     size_t flash_params;  /* bytes of parameter constants */
     bool used[MK__COUNT];
     size_t ws_bytes;
+    /* the Unique nodes in call order: their count slots in the model handle */
+    uint32_t n_uq;
+    uint32_t uq_rec[MCU_API_MAX_COUNTS];
+    int32_t uq_bound[MCU_API_MAX_COUNTS];
 } layout;
 
 static void consider(layout *L, const void *p, size_t n)
@@ -711,15 +712,19 @@ static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
         P(o, "static const tflk_unique n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->outer, p->n_items, p->inner, p->dt,
           p->sorted, p->idx64);
-        P(o, "static int32_t n%u_count = %d; /* unique items of the last run (at most n_items) */\n", i, p->n_items);
+        if (L->n_uq == MCU_API_MAX_COUNTS)
+            return H->status_new(SY_ERR_UNSUPPORTED, "codegen: more than %d Unique nodes", MCU_API_MAX_COUNTS);
+        uint32_t slot = L->n_uq++;
+        L->uq_rec[slot] = i;
+        L->uq_bound[slot] = p->n_items;
         L->flash_params += sizeof(tflk_unique);
         /* TFLite: (values, idx), idx is the inverse; ONNX: (Y, indices, inverse_indices, counts) */
         if (tfl)
-            P(calls, "    n%u_count = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), NULL, %s, NULL, (void *)(ws + %zu));\n",
-              i, i, x, yo, ob[0], so);
+            P(calls, "    m->count[%u] = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), NULL, %s, NULL, (void *)(ws + %zu));\n",
+              slot, i, x, yo, ob[0], so);
         else
-            P(calls, "    n%u_count = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), %s, %s, %s, (void *)(ws + %zu));\n",
-              i, i, x, yo, ob[0], ob[1], ob[2], so);
+            P(calls, "    m->count[%u] = tflk_unique_run(&n%u, %s, (void *)(ws + %zu), %s, %s, %s, (void *)(ws + %zu));\n",
+              slot, i, x, yo, ob[0], ob[1], ob[2], so);
         return NULL;
     }
     case MK_EINSUM: {
@@ -1567,9 +1572,9 @@ static sy_status *write_source(const char *dir, const char *name)
             char rel[128];
             snprintf(rel, sizeof rel, "kernels/%s", name);
             out o;
-            SY_TRY(open_out(dir, rel, &o));
+            SY_TRY(mcu_open_out(dir, rel, &o));
             P(&o, "%s", mcu_sources[i].text);
-            return close_out(dir, rel, &o);
+            return mcu_close_out(dir, rel, &o);
         }
     return H->status_new(SY_ERR_INTERNAL, "codegen: kernel source %s is not embedded in the plugin", name);
 }
@@ -1582,17 +1587,6 @@ static void hex_line(out *o, const char *tag, uint32_t i, const sy_tensor *t)
     P(o, "\n");
 }
 
-static void describe(out *o, const sy_tensor *t)
-{
-    char dims[128] = "";
-    size_t at = 0;
-    for (int32_t d = 0; d < t->rank && at < sizeof dims - 24; d++)
-        at += (size_t)snprintf(dims + at, sizeof dims - at, "%s%lld", d ? "," : "", (long long)t->dims[d]);
-    P(o, "%s [%s]", sy_dt_name(t->dtype), dims);
-    if (t->quant && t->quant->count == 1 && t->quant->scales)
-        P(o, " scale %.9g zero point %d", (double)t->quant->scales[0],
-          t->quant->zero_points ? t->quant->zero_points[0] : 0);
-}
 
 /* The multiply-accumulates of one run: CONV_2D / DEPTHWISE_CONV_2D (every
  * output times its filter window, taps in the padding included, as MAC
@@ -1659,153 +1653,23 @@ static uint64_t node_macs(const mcu_node *k)
     }
 }
 
-static sy_status *write_header(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                               const size_t *in_off, const size_t *out_off, const size_t *out_cap,
-                               const bool *out_bounded, uint64_t macs, uint64_t stack)
-{
-    out o;
-    SY_TRY(open_out(dir, "include/sy_model.h", &o));
-    P(&o, "/* Generated by switchyard codegen from %s for %s (%s): do not edit. */\n", req->model_name,
-      chip->name, chip->isa);
-    P(&o, "#ifndef SY_MODEL_H\n#define SY_MODEL_H\n\n#include <stddef.h>\n\n");
-    P(&o, "/* the one static workspace (activations and scratch), planned by the core */\n");
-    P(&o, "#define SY_MODEL_WORKSPACE_BYTES %zu\n", req->workspace_bytes);
-    P(&o, "/* multiply-accumulates per inference: conv, depthwise, fully-connected, LSTM gates */\n");
-    P(&o, "#define SY_MODEL_MACS %lluu\n", (unsigned long long)macs);
-    P(&o, "/* the stack the package's image reserves ([provider.riscv_mcu] stack_bytes) */\n");
-    P(&o, "#define SY_MODEL_STACK_BYTES %lluu\n", (unsigned long long)stack);
-    P(&o, "#define SY_MODEL_NUM_INPUTS %u\n#define SY_MODEL_NUM_OUTPUTS %u\n\n", req->n_inputs, req->n_outputs);
-    for (uint32_t i = 0; i < req->n_inputs; i++) {
-        P(&o, "/* input %u '%s': ", i, req->inputs[i]->name ? req->inputs[i]->name : "");
-        describe(&o, req->inputs[i]);
-        P(&o, ", workspace offset %zu */\n#define SY_MODEL_INPUT%u_BYTES %zu\n", in_off[i], i, req->inputs[i]->nbytes);
-    }
-    for (uint32_t i = 0; i < req->n_outputs; i++) {
-        P(&o, "/* output %u '%s': ", i, req->outputs[i]->name ? req->outputs[i]->name : "");
-        describe(&o, req->outputs[i]);
-        if (out_bounded[i]) /* Unique's: the host run's shape above, the buffer holds the bound */
-            P(&o, " in the host run; its length is the run's (sy_model_output_bytes), at most\n"
-                  " * SY_MODEL_OUTPUT%u_BYTES, one per input item", i);
-        P(&o, ", workspace offset %zu */\n#define SY_MODEL_OUTPUT%u_BYTES %zu\n", out_off[i], i,
-          out_bounded[i] ? out_cap[i] : req->outputs[i]->nbytes);
-    }
-    P(&o, "\n/* 0 on success; -1 when the workspace is NULL, smaller than\n"
-          " * SY_MODEL_WORKSPACE_BYTES or not 8-byte aligned */\n"
-          "int sy_model_init(void *workspace, size_t bytes);\n"
-          "/* where to write input `index` (inside the workspace), NULL for a bad index */\n"
-          "void *sy_model_input(int index);\n"
-          "size_t sy_model_input_bytes(int index);\n"
-          "/* one inference; 0 on success */\n"
-          "int sy_model_run(void);\n"
-          "/* output `index` after sy_model_run (inside the workspace) */\n"
-          "const void *sy_model_output(int index);\n"
-          "/* its bytes in the last run (a data-dependent output: at most SY_MODEL_OUTPUTn_BYTES) */\n"
-          "size_t sy_model_output_bytes(int index);\n\n#endif\n");
-    return close_out(dir, "include/sy_model.h", &o);
-}
-
-static sy_status *write_main(const char *dir, const sy_mcu_codegen_request *req)
-{
-    out o;
-    SY_TRY(open_out(dir, "src/main.c", &o));
-    P(&o, "/* Generated by switchyard codegen: the test main. Reads inputN.bin from the\n"
-          " * current folder (semihosting on the MCU) or uses the built-in test input,\n"
-          " * runs once, prints each output in hex and the retired-instruction and\n"
-          " * cycle counts of sy_model_run (0 off RISC-V). */\n");
-    P(&o, "#include \"sy_model.h\"\n\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
-    for (uint32_t i = 0; i < req->n_inputs; i++)
-        P(&o, "extern const unsigned char sy_test_input%u[%zu];\n", i, req->inputs[i]->nbytes ? req->inputs[i]->nbytes : 1);
-    P(&o, "\nstatic uint64_t workspace[(SY_MODEL_WORKSPACE_BYTES + 7) / 8 + 1];\n\n");
-    P(&o, "#if defined(__riscv) && __riscv_xlen == 32\n"
-          "static uint64_t rd_instret(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
-          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi));\n"
-          "        __asm__ volatile(\"csrr %%0, instret\" : \"=r\"(lo));\n"
-          "        __asm__ volatile(\"csrr %%0, instreth\" : \"=r\"(hi2));\n"
-          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
-          "static uint64_t rd_cycle(void)\n{\n    uint32_t hi, lo, hi2;\n    do {\n"
-          "        __asm__ volatile(\"csrr %%0, cycleh\" : \"=r\"(hi));\n"
-          "        __asm__ volatile(\"csrr %%0, cycle\" : \"=r\"(lo));\n"
-          "        __asm__ volatile(\"csrr %%0, cycleh\" : \"=r\"(hi2));\n"
-          "    } while (hi != hi2);\n    return (uint64_t)hi << 32 | lo;\n}\n"
-          "#else\nstatic uint64_t rd_instret(void) { return 0; }\nstatic uint64_t rd_cycle(void) { return 0; }\n#endif\n\n");
-    /* The stack's high-water mark on the MCU: the words below this frame are
-     * painted before the run and the lowest one the run changed is found
-     * after it; measured from the stack's top (picolibc's __stack). */
-    P(&o, "#if defined(__riscv)\n"
-          "extern char __stack[]; /* the top of the stack (picolibc's linker script) */\n"
-          "#define SY_PAINT 0xa5c3e17bu\n"
-          "static uintptr_t stack_floor(void) { return (uintptr_t)__stack - SY_MODEL_STACK_BYTES; }\n"
-          "__attribute__((noinline)) static void stack_paint(void)\n{\n"
-          "    volatile char here = 0;\n"
-          "    uintptr_t end = ((uintptr_t)&here - 128u) & ~(uintptr_t)3u;\n"
-          "    for (uintptr_t a = stack_floor(); a < end; a += 4u)\n"
-          "        *(volatile uint32_t *)a = SY_PAINT;\n"
-          "    (void)here;\n}\n"
-          "/* bytes of the stack in use at the deepest point since stack_paint; the\n"
-          " * reserve itself when its lowest word was written (an overflow) */\n"
-          "static uintptr_t stack_used(void)\n{\n"
-          "    uintptr_t a = stack_floor();\n"
-          "    while (a < (uintptr_t)__stack && *(volatile const uint32_t *)a == SY_PAINT)\n"
-          "        a += 4u;\n"
-          "    return (uintptr_t)__stack - a;\n}\n"
-          "#endif\n\n");
-    P(&o, "static void print_u64(const char *label, uint64_t v)\n{\n    char b[24];\n    int i = 23;\n"
-          "    b[i] = '\\0';\n    do {\n        b[--i] = (char)('0' + (int)(v %% 10u));\n        v /= 10u;\n"
-          "    } while (v);\n    printf(\"%%s %%s\\n\", label, b + i);\n}\n\n");
-    P(&o, "static int load_input(int i, const unsigned char *builtin)\n{\n"
-          "    char name[32];\n    unsigned char *dst = sy_model_input(i);\n    size_t n = sy_model_input_bytes(i);\n"
-          "    snprintf(name, sizeof name, \"input%%d.bin\", i);\n    FILE *f = fopen(name, \"rb\");\n"
-          "    if (!f) {\n        memcpy(dst, builtin, n);\n        printf(\"input%%d built in\\n\", i);\n        return 0;\n    }\n"
-          "    size_t got = fread(dst, 1, n, f);\n    int extra = fgetc(f) != EOF;\n    fclose(f);\n"
-          "    if (got != n || extra) {\n"
-          "        printf(\"error: %%s does not have the %%lu bytes input %%d needs\\n\", name, (unsigned long)n, i);\n"
-          "        return -1;\n    }\n    printf(\"input%%d from %%s\\n\", i, name);\n    return 0;\n}\n\n");
-    P(&o, "int main(void)\n{\n    if (sy_model_init(workspace, sizeof workspace)) {\n"
-          "        printf(\"error: sy_model_init\\n\");\n        return 2;\n    }\n");
-    for (uint32_t i = 0; i < req->n_inputs; i++)
-        P(&o, "    if (load_input(%u, sy_test_input%u))\n        return 2;\n", i, i);
-    P(&o, "#if defined(__riscv)\n    stack_paint();\n#endif\n"
-          "    uint64_t i0 = rd_instret(), c0 = rd_cycle();\n    int rc = sy_model_run();\n"
-          "    uint64_t i1 = rd_instret(), c1 = rd_cycle();\n"
-          "#if defined(__riscv)\n    uintptr_t used = stack_used();\n#endif\n"
-          "    for (int o = 0; o < SY_MODEL_NUM_OUTPUTS; o++) {\n"
-          "        const unsigned char *y = sy_model_output(o);\n        size_t n = sy_model_output_bytes(o);\n"
-          "        printf(\"out%%d %%lu:\", o, (unsigned long)n);\n"
-          "        for (size_t b = 0; b < n; b++)\n            printf(\" %%02x\", y[b]);\n        printf(\"\\n\");\n    }\n"
-          "    print_u64(\"instret\", i1 - i0);\n"
-          "    print_u64(\"cycles\", c1 - c0);\n"
-          "#if defined(__riscv)\n"
-          "    print_u64(\"stack\", used);\n"
-          "    print_u64(\"stack_reserved\", SY_MODEL_STACK_BYTES);\n"
-          "    if (used >= SY_MODEL_STACK_BYTES) {\n"
-          "        printf(\"error: the run used the whole %%lu-byte stack (overflow)\\n\", (unsigned long)SY_MODEL_STACK_BYTES);\n"
-          "        return 3;\n    }\n#endif\n"
-          "    return rc ? 1 : 0;\n}\n");
-    SY_TRY(close_out(dir, "src/main.c", &o));
-
-    SY_TRY(open_out(dir, "src/test_input.c", &o));
-    P(&o, "/* Generated by switchyard codegen: the input of the host run. */\n");
-    for (uint32_t i = 0; i < req->n_inputs; i++) {
-        const sy_tensor *t = req->inputs[i];
-        P(&o, "const unsigned char sy_test_input%u[%zu] = {", i, t->nbytes ? t->nbytes : 1);
-        for (size_t b = 0; b < t->nbytes; b++)
-            P(&o, "%s%u,", b % 24 == 0 ? "\n   " : "", ((const uint8_t *)t->data)[b]);
-        P(&o, "%s\n};\n", t->nbytes ? "" : " 0");
-    }
-    return close_out(dir, "src/test_input.c", &o);
-}
 
 static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mcu_codegen_request *req,
-                              const layout *L, uint64_t stack)
+                              const layout *L, uint64_t stack, const char *pf)
 {
+    char up[MCU_API_PREFIX_MAX + 1];
+    size_t n = 0;
+    for (; pf[n] && n < MCU_API_PREFIX_MAX; n++)
+        up[n] = (char)(pf[n] >= 'a' && pf[n] <= 'z' ? pf[n] - 'a' + 'A' : pf[n]);
+    up[n] = '\0';
     out o;
-    SY_TRY(open_out(dir, "CMakeLists.txt", &o));
+    SY_TRY(mcu_open_out(dir, "CMakeLists.txt", &o));
     P(&o, "# Generated by switchyard codegen from %s for %s.\n"
           "# RISC-V: cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
           "# host:   cmake -S . -B build-host && cmake --build build-host\n"
           "cmake_minimum_required(VERSION 3.13)\nproject(sy_model C)\n"
           "set(CMAKE_C_STANDARD 99)\nset(CMAKE_C_STANDARD_REQUIRED ON)\nset(CMAKE_C_EXTENSIONS OFF)\n\n"
-          "# the model: no malloc, no OS (sy_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c kernels/tflk_fixed.c",
+          "# the model: no malloc, no OS (include/*_model.h)\nadd_library(sy_model STATIC src/model.c kernels/tflk_math.c kernels/tflk_fixed.c",
       req->model_name, chip->name);
     bool seen[MK__COUNT] = {false};
     const char *files[MK__COUNT];
@@ -1836,14 +1700,14 @@ static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mc
           "  # --gc-sections drops what the model does not call; the map attributes each linked byte to its object\n"
           "  target_link_options(sy_model_main PRIVATE -Wl,--gc-sections -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/sy_model_main.map)\n"
           "  set_target_properties(sy_model_main PROPERTIES SUFFIX \".elf\")\nendif()\n");
-    SY_TRY(close_out(dir, "CMakeLists.txt", &o));
+    SY_TRY(mcu_close_out(dir, "CMakeLists.txt", &o));
 
-    SY_TRY(open_out(dir, "toolchain-riscv32.cmake", &o));
+    SY_TRY(mcu_open_out(dir, "toolchain-riscv32.cmake", &o));
     P(&o, "# %s: %s, %llu bytes SRAM, %llu bytes flash. Debian: gcc-riscv64-unknown-elf,\n"
           "# picolibc-riscv64-unknown-elf. The image links at QEMU virt's RAM (0x80000000):\n"
           "# 'flash' (text, rodata) first, then 'ram' (data, bss, stack), each the chip's size,\n"
           "# so an image that would not fit the chip does not link. The stack is %llu bytes\n"
-          "# (SY_MODEL_STACK_BYTES; the test main paints it and prints what the model used).\n",
+          "# (*_MODEL_STACK_BYTES; the test main paints it and prints what the model used).\n",
       chip->name, chip->isa, (unsigned long long)chip->sram, (unsigned long long)chip->flash,
       (unsigned long long)stack);
     P(&o, "set(CMAKE_SYSTEM_NAME Generic)\nset(CMAKE_SYSTEM_PROCESSOR riscv32)\n"
@@ -1856,33 +1720,35 @@ static sy_status *write_build(const char *dir, const mcu_chip *chip, const sy_mc
           "-Wl,--defsym=__ram=0x%llx -Wl,--defsym=__ram_size=%llu -Wl,--defsym=__stack_size=%llu\")\n",
       (unsigned long long)chip->flash, 0x80000000ull + chip->flash, (unsigned long long)chip->sram,
       (unsigned long long)stack);
-    SY_TRY(close_out(dir, "toolchain-riscv32.cmake", &o));
+    SY_TRY(mcu_close_out(dir, "toolchain-riscv32.cmake", &o));
 
-    SY_TRY(open_out(dir, "README.md", &o));
+    SY_TRY(mcu_open_out(dir, "README.md", &o));
     P(&o, "# %s for %s (generated by `switchyard codegen`)\n\n"
-          "A standalone C99 package: `include/sy_model.h` is the API (init with a workspace of\n"
-          "`SY_MODEL_WORKSPACE_BYTES` = %zu bytes, input pointer, run, output pointer); `src/model.c` holds the\n"
+          "A standalone C99 package: `include/%s_model.h` is the API (a `%s_model` handle created on a workspace\n"
+          "of `%s_MODEL_WORKSPACE_BYTES` = %zu bytes, inputs and outputs by index or name with dtype, shape and\n"
+          "quantization, predict; docs/mcu.md in the Switchyard tree); `src/model.c` holds the\n"
           "weights as `const` arrays and calls the kernels in `kernels/` (the same files the Switchyard host\n"
           "plugins run). No malloc, no OS.\n\n"
           "```sh\ncmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=toolchain-riscv32.cmake && cmake --build build\n"
           "qemu-system-riscv32 -machine virt -bios none -nographic -semihosting-config enable=on,target=native \\\n"
           "    -icount shift=0 -kernel build/sy_model_main.elf\n```\n\n"
           "`main` reads `input0.bin` from the current folder when present (else the built-in input of the host run),\n"
-          "prints each output in hex, then the instructions and cycles of one `sy_model_run`.\n"
+          "prints each output in hex, then the instructions and cycles of one `%s_model_predict`.\n"
           "`expected_output.txt` is what the host run of the riscv_mcu provider produced for the built-in input.\n",
-      req->model_name, chip->name, req->workspace_bytes);
-    SY_TRY(close_out(dir, "README.md", &o));
+      req->model_name, chip->name, pf, pf, up, req->workspace_bytes, pf);
+    SY_TRY(mcu_close_out(dir, "README.md", &o));
 
-    SY_TRY(open_out(dir, "expected_output.txt", &o));
+    SY_TRY(mcu_open_out(dir, "expected_output.txt", &o));
     for (uint32_t i = 0; i < req->n_outputs; i++)
         hex_line(&o, "out", i, req->outputs[i]);
-    return close_out(dir, "expected_output.txt", &o);
+    return mcu_close_out(dir, "expected_output.txt", &o);
 }
 
 /* A graph output written by a Unique node at its bound (Y, indices or
  * counts; not inverse_indices or TFLite's idx, one per item): the record's
  * index and the bytes per unique item, else false */
-static bool bounded_source(const mcu_capture *cap, uint32_t n_recs, const mcu_buf *b, uint32_t *rec, size_t *per)
+static bool bounded_source(const mcu_capture *cap, uint32_t n_recs, const mcu_buf *b, uint32_t *rec, size_t *per,
+                           int32_t *axis)
 {
     for (uint32_t r = 0; r < n_recs; r++) {
         const mcu_rec *rc = &cap->recs[r];
@@ -1894,6 +1760,7 @@ static bool bounded_source(const mcu_capture *cap, uint32_t n_recs, const mcu_bu
                 int32_t n = rc->k->u.uq.p.n_items;
                 *rec = r;
                 *per = n > 0 ? rc->out[i].nbytes / (size_t)n : 0;
+                *axis = i == 0 ? rc->k->u.uq.axis : 0; /* Y along ONNX's axis (0: the flattened input) */
                 return true;
             }
     }
@@ -1945,10 +1812,17 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
             consider(&L, rc->out[i].data, rc->out[i].nbytes);
         consider(&L, rc->scratch, rc->scratch_bytes);
     }
-    size_t in_off[16] = {0}, out_off[16] = {0};
     if (req->n_inputs > 16 || req->n_outputs > 16)
         return H->status_new(SY_ERR_UNSUPPORTED, "codegen: at most 16 inputs and 16 outputs");
-    sy_status *st = NULL;
+    mcu_api api;
+    memset(&api, 0, sizeof api);
+    api.req = req;
+    api.chip = cfg->chip;
+    api.stack = cfg->stack_bytes;
+    api.pf = req->struct_size >= offsetof(sy_mcu_codegen_request, prefix) + sizeof req->prefix && req->prefix
+                 ? req->prefix
+                 : "sy";
+    sy_status *st = mcu_api_check_prefix(api.pf);
     for (uint32_t i = 0; i < req->n_inputs && !st; i++) {
         const mcu_buf *b = find_named(cap, req->inputs[i]->name, false);
         if (!b)
@@ -1958,21 +1832,25 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
             st = H->status_new(SY_ERR_INTERNAL, "codegen: input '%s' has %zu bytes in the workspace, %zu given",
                                b->name, b->nbytes, req->inputs[i]->nbytes);
         else
-            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &in_off[i]);
+            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &api.in[i].off);
+        api.in[i].bytes = req->inputs[i]->nbytes;
+        api.in[i].slot = -1;
     }
-    /* an output at its bound (Unique's): its buffer's bytes and where the run's count is */
-    bool out_bounded[16] = {false};
+    /* an output at its bound (Unique's): its buffer's bytes, the Unique's record (its slot once emitted) */
     uint32_t out_rec[16] = {0};
-    size_t out_per[16] = {0}, out_cap[16] = {0};
     for (uint32_t i = 0; i < req->n_outputs && !st; i++) {
         const mcu_buf *b = find_named(cap, req->outputs[i]->name, true);
+        api.out[i].slot = -1;
         if (!b) {
             st = H->status_new(SY_ERR_UNSUPPORTED, "codegen: output '%s' is not written by an MCU kernel",
                                req->outputs[i]->name ? req->outputs[i]->name : "");
         } else {
-            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &out_off[i]);
-            out_cap[i] = b->nbytes;
-            out_bounded[i] = bounded_source(cap, n_recs, b, &out_rec[i], &out_per[i]);
+            st = offset_of(&L, b->data, b->nbytes, req->workspace_bytes, b->name, &api.out[i].off);
+            api.out[i].bytes = req->outputs[i]->nbytes;
+            if (bounded_source(cap, n_recs, b, &out_rec[i], &api.out[i].per, &api.out[i].axis)) {
+                api.out[i].bytes = b->nbytes;
+                api.out[i].slot = 0; /* found; the slot below */
+            }
         }
     }
     if (st)
@@ -1998,6 +1876,13 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         st = emit_node(&params, &calls, &L, &cap->recs[r], r, req->workspace_bytes);
     for (uint32_t b = 0; b < L.n_blobs; b++)
         L.flash_weights += L.blobs[b].nbytes;
+    api.n_counts = L.n_uq;
+    for (uint32_t k = 0; k < L.n_uq; k++)
+        api.count_bound[k] = L.uq_bound[k];
+    for (uint32_t i = 0; i < req->n_outputs; i++)
+        for (uint32_t k = 0; api.out[i].slot >= 0 && k < L.n_uq; k++)
+            if (L.uq_rec[k] == out_rec[i])
+                api.out[i].slot = (int32_t)k;
     if (!st && L.flash_weights > cfg->flash_budget)
         st = H->status_new(SY_ERR_BUDGET, "codegen: the weights need %zu bytes of flash, the flash budget is %llu (%s)",
                            L.flash_weights, (unsigned long long)cfg->flash_budget, cfg->chip->name);
@@ -2005,7 +1890,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         st = H->status_new(SY_ERR_BUDGET, "codegen: the workspace needs %zu bytes, the SRAM budget is %llu (%s)",
                            req->workspace_bytes, (unsigned long long)cfg->sram_budget, cfg->chip->name);
     if (!st)
-        st = open_out(req->dir, "src/model.c", &model);
+        st = mcu_open_out(req->dir, "src/model.c", &model);
     if (st) {
         fclose(params.f);
         fclose(calls.f);
@@ -2018,8 +1903,8 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
     bool uses_qk = false;
     for (int k = MK_QCONV; k <= MK_QTCONV; k++)
         uses_qk |= L.used[k];
-    P(&model, "#include \"sy_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
-              "#include <stdint.h>\n\nstatic unsigned char *ws;\n\n/* ---- weights ---- */\n",
+    P(&model, "#include \"%s_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
+              "#include <stdint.h>\n\n/* ---- weights ---- */\n", api.pf,
       uses_qk ? (L.used[MK_QRNN] ? "#include \"qk.h\"\n#include \"qk_rnn.h\"\n" : "#include \"qk.h\"\n") : "");
     for (uint32_t b = 0; b < L.n_blobs; b++)
         emit_blob(&model, &L.blobs[b]);
@@ -2031,42 +1916,26 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
         if (fwrite(buf, 1, got, model.f) != got)
             model.failed = true;
     fclose(params.f);
-    P(&model, "\nint sy_model_init(void *workspace, size_t bytes)\n{\n"
-              "    if (!workspace || bytes < SY_MODEL_WORKSPACE_BYTES || ((uintptr_t)workspace & 7u))\n"
-              "        return -1;\n    ws = workspace;\n    return 0;\n}\n\n");
-    P(&model, "void *sy_model_input(int index)\n{\n    if (!ws)\n        return NULL;\n    switch (index) {\n");
-    for (uint32_t i = 0; i < req->n_inputs; i++)
-        P(&model, "    case %u: return ws + %zu;\n", i, in_off[i]);
-    P(&model, "    default: return NULL;\n    }\n}\n\nsize_t sy_model_input_bytes(int index)\n{\n    switch (index) {\n");
-    for (uint32_t i = 0; i < req->n_inputs; i++)
-        P(&model, "    case %u: return %zu;\n", i, req->inputs[i]->nbytes);
-    P(&model, "    default: return 0;\n    }\n}\n\nconst void *sy_model_output(int index)\n{\n    if (!ws)\n"
-              "        return NULL;\n    switch (index) {\n");
-    for (uint32_t i = 0; i < req->n_outputs; i++)
-        P(&model, "    case %u: return ws + %zu;\n", i, out_off[i]);
-    P(&model, "    default: return NULL;\n    }\n}\n\nsize_t sy_model_output_bytes(int index)\n{\n    switch (index) {\n");
-    for (uint32_t i = 0; i < req->n_outputs; i++)
-        if (out_bounded[i]) /* the run's count of unique items, never above the buffer */
-            P(&model, "    case %u: return (size_t)n%u_count * %zuu;\n", i, out_rec[i], out_per[i]);
-        else
-            P(&model, "    case %u: return %zu;\n", i, req->outputs[i]->nbytes);
-    P(&model, "    default: return 0;\n    }\n}\n\nint sy_model_run(void)\n{\n    if (!ws)\n        return -1;\n");
+    mcu_api_model_c(&model, &api);
+    /* the kernels' calls address the workspace as `ws` */
+    P(&model, "int %s_model_predict(%s_model *m)\n{\n    if (!m || !m->ws)\n        return -1;\n"
+              "    unsigned char *ws = m->ws;\n", api.pf, api.pf);
     rewind(calls.f);
     while ((got = fread(buf, 1, sizeof buf, calls.f)) > 0)
         if (fwrite(buf, 1, got, model.f) != got)
             model.failed = true;
     fclose(calls.f);
-    P(&model, "    return 0;\n}\n");
-    st = close_out(req->dir, "src/model.c", &model);
-    uint64_t macs = 0;
+    P(&model, "    (void)ws;\n    return 0;\n}\n");
+    mcu_api_model_c_tail(&model, &api);
+    st = mcu_close_out(req->dir, "src/model.c", &model);
     for (uint32_t r = 0; r < n_recs; r++)
-        macs += node_macs(cap->recs[r].k);
+        api.macs += node_macs(cap->recs[r].k);
     if (!st)
-        st = write_header(req->dir, cfg->chip, req, in_off, out_off, out_cap, out_bounded, macs, cfg->stack_bytes);
+        st = mcu_api_write_header(req->dir, &api);
     if (!st)
-        st = write_main(req->dir, req);
+        st = mcu_api_write_main(req->dir, &api);
     if (!st)
-        st = write_build(req->dir, cfg->chip, req, &L, cfg->stack_bytes);
+        st = write_build(req->dir, cfg->chip, req, &L, cfg->stack_bytes, api.pf);
     if (!st)
         st = write_source(req->dir, "tflk.h");
     if (!st) /* the SDK's fixed-point primitives, which tflk.h and qk.c include */

@@ -31,6 +31,9 @@ static void usage(FILE *f)
             "  --rules R           seed (default): ops-mcu.md Table A as the seed states it;\n"
             "                      tflm: also an int8 depth multiplier > 1 and the LSTM\n"
             "  --input NAME=FILE   an input (.npy or .pb); others get a deterministic pattern\n"
+            "  --prefix P          the package's public names: include/P_model.h, P_model_create,\n"
+            "                      P_MODEL_WORKSPACE_BYTES ... (a-z, 0-9, _; default sy), so several\n"
+            "                      models link into one image\n"
             "  --config INI        use this configuration instead (it must configure\n"
             "                      [provider.riscv_mcu]; then --target and the budgets are not allowed)\n"
             "\n"
@@ -58,7 +61,7 @@ static sy_tensor *read_input(const char *file, sy_status **st)
 int cmd_codegen(int argc, char **argv)
 {
     const char *model_path = NULL, *target = NULL, *dir = NULL, *sram = NULL, *flash = NULL, *rules = NULL,
-               *config = NULL;
+               *config = NULL, *prefix = NULL;
     const char *pairs[16];
     int n_pairs = 0;
     for (int i = 1; i < argc; i++)
@@ -86,6 +89,7 @@ int cmd_codegen(int argc, char **argv)
         OPT("--flash-budget", flash)
         OPT("--rules", rules)
         OPT("--config", config)
+        OPT("--prefix", prefix)
 #undef OPT
         if (!strcmp(a, "--input")) {
             if (!v || !strchr(v, '='))
@@ -244,6 +248,7 @@ int cmd_codegen(int argc, char **argv)
         .n_outputs = (uint32_t)n_out,
         .inputs = (const sy_tensor *const *)ins,
         .outputs = outs,
+        .prefix = prefix,
     };
     char summary[512] = "";
     if ((st = ext->capture_emit(cap, &req, summary, sizeof summary))) {

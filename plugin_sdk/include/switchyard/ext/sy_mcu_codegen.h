@@ -55,6 +55,10 @@ typedef struct sy_mcu_codegen_request {
     uint32_t n_inputs, n_outputs;
     const sy_tensor *const *inputs;
     const sy_tensor *const *outputs;
+    /* appended: the prefix of the package's public names (PREFIX_model.h,
+     * PREFIX_model_create, PREFIX_MODEL_WORKSPACE_BYTES ...), so several
+     * packages link into one image; NULL or a shorter struct: "sy" */
+    const char *prefix;
 } sy_mcu_codegen_request;
 
 /* A training package (`switchyard codegen --train`): QAS-INT8 steps of a
