@@ -69,14 +69,19 @@ void sy_q_dtype_range(sy_dtype dt, int32_t *lo, int32_t *hi)
     }
 }
 
+/* round(f / scale) + zp, saturated to int32; a scale that gives NaN
+ * (0, NaN: refused by the loaders' checks, but this is the SDK) counts as 0 */
 static int32_t q_round(float f, float scale, int32_t zp)
 {
     float v = roundf(f / scale);
+    if (v != v)
+        v = 0.0f;
     if (v > 2147483520.0f)
         v = 2147483520.0f;
     if (v < -2147483520.0f)
         v = -2147483520.0f;
-    return zp + (int32_t)v;
+    int64_t r = (int64_t)zp + (int64_t)v;
+    return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r;
 }
 
 bool sy_q_act_range(sy_dtype dt, const char *act, float scale, int32_t zp, int32_t *lo, int32_t *hi)

@@ -75,6 +75,10 @@ static inline bool tfl_qparams(const sy_tensor *t, float *scale, int32_t *zp)
     }
     if (*zp < lo || *zp > hi)
         return false;
+    /* nor is a scale that is not a positive finite number: kernels divide
+     * by it (0/0 became a NaN activation bound, fuzz_tflite seed 4) */
+    if (!(*scale > 0.0f) || *scale > 3.4e38f)
+        return false;
     return t->quant->count == 1 || t->quant->axis < 0;
 }
 

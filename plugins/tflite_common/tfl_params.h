@@ -62,8 +62,9 @@ static inline sy_status *tfl_act_q(const sy_host_api *H, const sy_node *n, const
     float sc;
     int32_t zp;
     if (!tfl_qparams(out, &sc, &zp))
-        return H->status_new(SY_ERR_INVALID_ARGUMENT, "int8 output '%s' has no per-tensor quantization parameters",
-                             out->name ? out->name : "");
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "int8 output '%s' has no usable per-tensor quantization parameters (one positive finite "
+                             "scale, a zero point in its type's range)", out->name ? out->name : "");
     if (!sy_q_act_range(out->dtype, act, sc, zp, lo, hi))
         return H->status_new(SY_ERR_UNSUPPORTED, "fused_activation_function %s is not supported on int8 outputs", act);
     return NULL;
