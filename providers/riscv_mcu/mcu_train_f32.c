@@ -2,7 +2,10 @@
  * The FP32 training package `switchyard codegen --train --mode fp32` writes
  * (seed 001 §4: on-device training on ws63): a float model's whole chain of
  * layers on the device, batch 1 — the forward in tflk's float kernels
- * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm),
+ * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
+ * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
+ * and Transpose, tflk_reduce_run for ReduceSum/Mean; the shapes of those
+ * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
  * tensors, the optimizer state, the activations (one arena, placed on the
@@ -15,12 +18,14 @@
  *   DIR/src/train.c         the layers' state and sy_train_step
  *   DIR/src/samples.c       the samples (float32) and labels (const)
  *   DIR/src/main.c          every sample once, the trained tensors printed
- *   DIR/kernels/            trk.c, trk.h, tflk_conv.c, tflk_fc.c, tflk_math.c, tflk.h, sy_fixedpoint.h
+ *   DIR/kernels/            trk.c, trk.h, tflk.h, sy_fixedpoint.h and tflk's math, conv, fc, unary,
+ *                           strided, move, reduce and fixed files
  *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
  *   DIR/expected_output.txt the host trainer's tensors after the same steps
  */
 #include "mcu.h"
 #include "mcu_train.h"
+#include "mcu_train_f32_geom.h"
 
 #include <math.h>
 
@@ -55,12 +60,12 @@ static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
     return i;
 }
 
-/* what layer j's backward reads of its input: a Relu's input for the mask, a
+/* what layer j's backward reads of its input: a Relu's or Abs's input for the mask or sign, a
  * trained layer's input for its weight gradient (trk_fc_backward_update and
  * trk_conv_grad read x only then) */
 static bool backward_reads(const sy_mcu_f32_layer *L)
 {
-    return L->kind == SY_MCU_F32_RELU || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
+    return L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_ABS || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
 }
 
 /* Lifetime-based placement of the activations in one arena, first fit in
@@ -211,7 +216,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
       (long long)p->arena);
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
-        static const char *kinds[] = {"", "depthwise Conv", "Relu", "Flatten", "Concat (self)", "Gemm"};
+        static const char *kinds[] = {"",          "depthwise Conv", "Relu",      "Flatten (a reshape)",
+                                      "Concat (self)", "Gemm",     "Abs",       "Pad (constant)",
+                                      "Slice",     "Transpose",      "ReduceSum", "ReduceMean"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -246,6 +253,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             if (L->train_w)
                 P(&o, "static float gw%u[%d];\n", i, L->w_numel);
         }
+        if (mcu_f32_geom_kind(L->kind))
+            mcu_f32_geom_decl(&o, L->kind, &r->geom[i], i, (int32_t)i > p->first);
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
@@ -297,7 +306,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             snprintf(bsym, sizeof bsym, L->b ? "b%u" : "NULL", i);
             P(&o, "    tflk_fc_f32(&fc%u, %s, w%u, %s, a%u);\n", i, in, i, bsym, i);
             break;
-        default: /* Flatten: the same values */
+        case SY_MCU_F32_FLATTEN: /* the same values */
+            break;
+        default:
+            mcu_f32_geom_forward(&o, L->kind, &r->geom[i], i, in);
             break;
         }
     }
@@ -345,7 +357,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             if (dx)
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
-        default:
+        case SY_MCU_F32_FLATTEN:
+            break;
+        default: /* never the first trained layer (no tensor of their own): dx is wanted */
+            mcu_f32_geom_backward(&o, L->kind, &r->geom[j], (uint32_t)j, in);
             break;
         }
     }
@@ -436,10 +451,13 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
         bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM;
-        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_GEMM || in < 1 || numel_out(L) < 1 ||
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_REDUCE_MEAN || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
+        if (mcu_f32_geom_kind(L->kind))
+            bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->w || L->b ||
+                   L->train_w || L->train_b;
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
         if (L->kind == SY_MCU_F32_CONV_DW)
@@ -495,11 +513,16 @@ static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_m
         SY_TRY(mcu_tr_mkdirs(sub));
     }
     SY_TRY(write_train_c(chip, r, &p));
-    const char *kern[7] = {"trk.c", "trk.h", "tflk.h", "tflk_math.c", "tflk_conv.c", "tflk_fc.c", "sy_fixedpoint.h"};
-    for (int i = 0; i < 7; i++)
+    /* trk.c's data-movement backwards are tflk's strided copy and pad; tflk_reduce.c's int8 paths need tflk_fixed.c */
+    const char *kern[] = {"trk.c",       "trk.h",         "tflk.h",      "sy_fixedpoint.h", "tflk_math.c",
+                          "tflk_conv.c", "tflk_fc.c",     "tflk_unary.c", "tflk_strided.c", "tflk_move.c",
+                          "tflk_reduce.c", "tflk_fixed.c"};
+    for (size_t i = 0; i < sizeof kern / sizeof *kern; i++)
         SY_TRY(mcu_tr_copy_source(r->dir, kern[i]));
     SY_TRY(mcu_tr_build_files(r->dir, chip, budget, r->model_name,
-                              "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c"));
+                              "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c "
+                              "kernels/tflk_unary.c kernels/tflk_strided.c kernels/tflk_move.c kernels/tflk_reduce.c "
+                              "kernels/tflk_fixed.c"));
     tout o;
     SY_TRY(mcu_tr_topen(r->dir, "README.md", &o));
     P(&o, "# FP32 training package for %s (generated by `switchyard codegen --train --mode fp32`)\n\n"
