@@ -101,6 +101,38 @@ void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k,
         dx[i] = dx[i] * k;
 }
 
+void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
+                      float *dx, float *dc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float g = dy[i];
+        switch (op) {
+        case TFLK_ADD:
+            if (dc)
+                dc[i] = g;
+            if (dx)
+                dx[i] = g;
+            break;
+        case TFLK_SUB: /* the subtrahend's gradient is negated */
+            if (dc)
+                dc[i] = c_first ? g : -g;
+            if (dx)
+                dx[i] = c_first ? -g : g;
+            break;
+        case TFLK_MUL:
+            if (dc)
+                dc[i] = g * x[i];
+            if (dx)
+                dx[i] = g * c[i];
+            break;
+        default: /* TFLK_DIV, x / c */
+            if (dx)
+                dx[i] = g / c[i];
+            break;
+        }
+    }
+}
+
 int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
                               float *ds)
 {

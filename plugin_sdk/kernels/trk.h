@@ -52,6 +52,17 @@ void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, co
 void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx);
 void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k, const float *dy, float *dx);
 
+/* The backward of an element-wise layer of x and a constant c of x's shape
+ * (the seed's FP32 Add/Sub/Mul/Div rows: no broadcasting), op TFLK_ADD,
+ * TFLK_SUB, TFLK_MUL or TFLK_DIV; c_first: y = c ∘ x (Sub only; Div's c is
+ * the divisor). Per element, the host graph's forward operators:
+ *   Add: dx = dy, dc = dy;   Sub x − c: dx = dy, dc = −dy;   c − x: dx = −dy, dc = dy
+ *   Mul: dx = dy·c, dc = dy·x;   Div x / c: dx = dy / c (c is never trained)
+ * dx or dc NULL: not wanted; dx may be dy (each element is read before it
+ * is written); x is read by Mul's dc only. */
+void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
+                      float *dx, float *dc);
+
 /* SoftmaxCrossEntropyGrad of scores [batch, classes] against labels:
  * ds = scale·(softmax(s) − onehot(label)), scale = dL / D (D = batch for the
  * mean, 1 for the sum). The softmax's exponentials are tflk_expf_d's (e^x

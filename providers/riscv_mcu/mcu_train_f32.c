@@ -4,7 +4,8 @@
  * layers on the device, batch 1 — the forward in tflk's float kernels
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
- * and Transpose, tflk_reduce_run for ReduceSum/Mean; the shapes of those
+ * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
+ * Add/Sub/Mul/Div with a constant; the shapes of those
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
@@ -19,7 +20,7 @@
  *   DIR/src/samples.c       the samples (float32) and labels (const)
  *   DIR/src/main.c          every sample once, the trained tensors printed
  *   DIR/kernels/            trk.c, trk.h, tflk.h, sy_fixedpoint.h and tflk's math, conv, fc, unary,
- *                           strided, move, reduce and fixed files
+ *                           strided, move, reduce, fixed and binary files
  *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
  *   DIR/expected_output.txt the host trainer's tensors after the same steps
  */
@@ -40,6 +41,7 @@ typedef struct plan32 {
     size_t peak, lower;
     int32_t first; /* the first layer with a trained tensor */
     int64_t gmax, rowmax;
+    int64_t eltmax; /* the largest trained constant of an element-wise layer: its gradient buffer */
     /* the activations share one arena (floats): layer i's output (not a
      * Flatten's, which is its input's) at off[i], live from its writer to
      * its last reader, forward or backward (last[i], in step times: layer i's
@@ -61,11 +63,13 @@ static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
 }
 
 /* what layer j's backward reads of its input: a Relu's or Abs's input for the mask or sign, a
+ * Mul's for its trained constant's gradient, a
  * trained layer's input for its weight gradient (trk_fc_backward_update and
  * trk_conv_grad read x only then) */
 static bool backward_reads(const sy_mcu_f32_layer *L)
 {
-    return L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_ABS || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
+    return L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_ABS || (L->kind == SY_MCU_F32_MUL && L->train_w) ||
+           ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
 }
 
 /* Lifetime-based placement of the activations in one arena, first fit in
@@ -149,6 +153,8 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
             convgw += 4 * (size_t)L->w_numel;
         if (L->kind == SY_MCU_F32_GEMM && L->train_w && L->ic > p->rowmax)
             p->rowmax = L->ic;
+        if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
+            p->eltmax = L->w_numel;
     }
     for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
@@ -159,7 +165,7 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (backward_reads(L) && i > 0)
             p->kept += 4 * (size_t)numel_in(L);
     }
-    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw;
+    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
     place_acts(r, p);
     p->acts = 4 * (size_t)p->arena;
@@ -218,7 +224,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         const sy_mcu_f32_layer *L = &r->layers[i];
         static const char *kinds[] = {"",          "depthwise Conv", "Relu",      "Flatten (a reshape)",
                                       "Concat (self)", "Gemm",     "Abs",       "Pad (constant)",
-                                      "Slice",     "Transpose",      "ReduceSum", "ReduceMean"};
+                                      "Slice",     "Transpose",      "ReduceSum", "ReduceMean",
+                                      "Add (a constant)", "Sub (a constant)", "Mul (a constant)", "Div (by a constant)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -266,6 +273,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
     if (p->rowmax)
         P(&o, "/* one output channel's weight gradient: the update is in place */\nstatic float row[%lld];\n",
           (long long)p->rowmax);
+    if (p->eltmax)
+        P(&o, "/* an element-wise layer's trained constant's gradient (one layer at a time) */\n"
+              "static float gw_e[%lld];\n",
+          (long long)p->eltmax);
     const sy_mcu_f32_layer *last = &r->layers[r->n_layers - 1];
     P(&o, "\nint sy_train_step(const float *x, int32_t label, int64_t t, float lr)\n{\n"
           "    trk_opt o = {.kind = %s, .alpha = ",
@@ -359,6 +370,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             break;
         case SY_MCU_F32_FLATTEN:
             break;
+        case SY_MCU_F32_ADD:
+        case SY_MCU_F32_SUB:
+        case SY_MCU_F32_MUL:
+        case SY_MCU_F32_DIV:
+            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, dx, adam);
+            break;
         default: /* never the first trained layer (no tensor of their own): dx is wanted */
             mcu_f32_geom_backward(&o, L->kind, &r->geom[j], (uint32_t)j, in);
             break;
@@ -450,14 +467,15 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
-        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM;
-        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_REDUCE_MEAN || in < 1 || numel_out(L) < 1 ||
+        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || mcu_f32_elt_kind(L->kind);
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
         if (mcu_f32_geom_kind(L->kind))
-            bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->w || L->b ||
-                   L->train_w || L->train_b;
+            bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->b || L->train_b ||
+                   (mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
+                                              : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
         if (L->kind == SY_MCU_F32_CONV_DW)
@@ -516,13 +534,13 @@ static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_m
     /* trk.c's data-movement backwards are tflk's strided copy and pad; tflk_reduce.c's int8 paths need tflk_fixed.c */
     const char *kern[] = {"trk.c",       "trk.h",         "tflk.h",      "sy_fixedpoint.h", "tflk_math.c",
                           "tflk_conv.c", "tflk_fc.c",     "tflk_unary.c", "tflk_strided.c", "tflk_move.c",
-                          "tflk_reduce.c", "tflk_fixed.c"};
+                          "tflk_reduce.c", "tflk_fixed.c", "tflk_binary.c"};
     for (size_t i = 0; i < sizeof kern / sizeof *kern; i++)
         SY_TRY(mcu_tr_copy_source(r->dir, kern[i]));
     SY_TRY(mcu_tr_build_files(r->dir, chip, budget, r->model_name,
                               "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c "
                               "kernels/tflk_unary.c kernels/tflk_strided.c kernels/tflk_move.c kernels/tflk_reduce.c "
-                              "kernels/tflk_fixed.c"));
+                              "kernels/tflk_fixed.c kernels/tflk_binary.c"));
     tout o;
     SY_TRY(mcu_tr_topen(r->dir, "README.md", &o));
     P(&o, "# FP32 training package for %s (generated by `switchyard codegen --train --mode fp32`)\n\n"

@@ -29,7 +29,14 @@ static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
     }
 }
 
-bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_REDUCE_MEAN; }
+bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_DIV; }
+bool mcu_f32_elt_kind(int32_t kind) { return kind >= SY_MCU_F32_ADD && kind <= SY_MCU_F32_DIV; }
+
+/* tflk_binary's and trk_eltwise_grad's op */
+static const char *elt_op(int32_t kind)
+{
+    return kind == SY_MCU_F32_ADD ? "TFLK_ADD" : kind == SY_MCU_F32_SUB ? "TFLK_SUB" : kind == SY_MCU_F32_MUL ? "TFLK_MUL" : "TFLK_DIV";
+}
 
 bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64_t n_out)
 {
@@ -46,6 +53,10 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
         const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
         switch (kind) {
         case SY_MCU_F32_ABS:
+        case SY_MCU_F32_ADD:
+        case SY_MCU_F32_SUB:
+        case SY_MCU_F32_MUL:
+        case SY_MCU_F32_DIV:
             if (o != i)
                 return false;
             break;
@@ -68,6 +79,8 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             break;
         }
     }
+    if (kind == SY_MCU_F32_DIV && G->const_first)
+        return false; /* the constant is the divisor */
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
 }
 
@@ -93,6 +106,13 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
     const int32_t r = G->rank;
     int32_t is[SY_MCU_F32_MAX_RANK], st[SY_MCU_F32_MAX_RANK];
     strides_of(r, G->idims, is);
+    if (mcu_f32_elt_kind(kind)) {
+        /* one flat walk: the same shape on both sides, no broadcasting */
+        P(o, "static const tflk_binary el%u = {.op = %s, .rank = 1, .dims = {%lld}, .sa = {1}, .sb = {1}, "
+             ".act = {0, -INFINITY, INFINITY}};\n",
+          i, elt_op(kind), (long long)numel(r, G->idims));
+        return;
+    }
     switch (kind) {
     case SY_MCU_F32_ABS:
         P(o, "static const tflk_unary un%u = {.kind = TFLK_U_ABS};\n", i);
@@ -161,6 +181,13 @@ void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint3
     int32_t is[SY_MCU_F32_MAX_RANK];
     strides_of(r, G->idims, is);
     int64_t off = 0;
+    if (mcu_f32_elt_kind(kind)) {
+        if (G->const_first)
+            P(o, "    tflk_binary_f32(&el%u, w%u, %s, a%u);\n", i, i, in, i);
+        else
+            P(o, "    tflk_binary_f32(&el%u, %s, w%u, a%u);\n", i, in, i, i);
+        return;
+    }
     switch (kind) {
     case SY_MCU_F32_ABS:
         P(o, "    tflk_unary_f32(&un%u, %s, a%u, %lld);\n", i, in, i, (long long)numel(r, G->idims));
@@ -206,4 +233,20 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
     }
     }
     P(o, "    sw = g, g = h, h = sw;\n");
+}
+
+void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *G, uint32_t j, const char *in,
+                          bool dx, bool adam)
+{
+    const int64_t n = numel(G->rank, G->idims);
+    /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update
+     * (after dx: dx reads the constant before the step, as the host's gradients do) */
+    P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, w%u, %s, %s);\n", elt_op(L->kind), (int)G->const_first,
+      (long long)n, L->kind == SY_MCU_F32_MUL && L->train_w ? in : "NULL", j, dx ? "g" : "NULL",
+      L->train_w ? "gw_e" : "NULL");
+    char s2[24] = "NULL";
+    if (adam)
+        snprintf(s2, sizeof s2, "w%u_s2", j);
+    if (L->train_w)
+        P(o, "    trk_opt_step(&o, %lld, w%u, gw_e, w%u_s1, %s, w%u, w%u_s1, %s);\n", (long long)n, j, j, s2, j, j, s2);
 }

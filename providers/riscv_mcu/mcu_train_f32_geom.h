@@ -12,6 +12,8 @@
 
 /* kind takes its shapes from geom */
 bool mcu_f32_geom_kind(int32_t kind);
+/* Add, Sub, Mul, Div with a constant w<i> of the input's shape */
+bool mcu_f32_elt_kind(int32_t kind);
 /* geom agrees with the kind and the layer's element counts */
 bool mcu_f32_geom_ok(const sy_mcu_f32_geom *g, int32_t kind, int64_t n_in, int64_t n_out);
 /* layer i's static descriptors (the backward's shapes too when it runs) */
@@ -20,5 +22,10 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t
 void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t i, const char *in);
 /* its backward: g holds dy; afterwards g holds dx (h the scratch); `in`: its input's buffer (Abs's sign) */
 void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t j, const char *in);
+
+/* an element-wise layer's backward and, its constant trained, the constant's update (gradient in the
+ * shared gw_e); dx: the input's gradient is wanted (in place in g) */
+void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *g, uint32_t j, const char *in,
+                          bool dx, bool adam);
 
 #endif

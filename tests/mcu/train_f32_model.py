@@ -2,7 +2,7 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum] [--maxpool] [--batch-transpose]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual]] [--maxpool] [--batch-transpose]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -18,10 +18,18 @@ inverse) [1, 28, 28, 2] -> Slice [0:1, 2:26, 1:27, 0:2] [1, 24, 26, 2] -> then
         [1, 26, 2] -> Reshape [1, -1] [1, 52]
 -> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
 
+--shapes elt: the element-wise rows with a constant of the input's shape (no
+broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
+trained one (the first trained layer) -> Concat(self) -> depthwise 3x3 Conv
+(pads 1) -> Sub from a trained constant (c - x) -> Abs -> ReduceMean (axis
+3) -> Flatten [1, 56] -> Add a trained constant -> Gemm 56 -> 8 -> Relu ->
+Gemm 8 -> 10 -> Softmax. With --residual, Abs's output plus Sub's
+(y = |o| + o, a residual: two activations) feeds the ReduceMean.
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis.
+which moves the batch axis; --shapes elt --residual is a graph, not a chain.
 """
 import sys
 
@@ -59,6 +67,33 @@ if shapes is None:
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
         else helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
         helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
+    ]
+elif shapes == "elt":
+    inits = [
+        numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
+        numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
+        numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
+        numpy_helper.from_array((0.1 * rng.standard_normal((1, 2, 28, 28))).astype(np.float32), "off.B"),
+        numpy_helper.from_array(np.zeros((1, 56), np.float32), "shift.B"),
+        numpy_helper.from_array(he((8, 56), 56), "fc1.W"),
+        numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+    ]
+    nodes = [
+        helper.make_node("Div", ["image", "div.C"], ["d"], name="div"),
+        helper.make_node("Mul", ["d", "scale.W"], ["m"], name="scale"),
+        helper.make_node("Concat", ["m", "m"], ["x2"], name="copy2", axis=1),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
+        helper.make_node("Abs", ["o"], ["oa"], name="abs"),
+    ]
+    if "--residual" in args:
+        nodes.append(helper.make_node("Add", ["oa", "o"], ["res"], name="residual"))
+    nodes += [
+        helper.make_node("ReduceMean", ["res" if "--residual" in args else "oa"], ["r"], name="mean_w", axes=[3],
+                         keepdims=1),
+        helper.make_node("Flatten", ["r"], ["f0"], name="flatten", axis=1),
+        helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
 else:

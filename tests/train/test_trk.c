@@ -18,9 +18,13 @@
  *                            ReduceSum/ReduceMean over two axes: dL/dx of
  *                            L = Σ c·f(x) by central finite differences in
  *                            double, f written here by its index arithmetic
+ *   trk_eltwise_grad         Add, Sub (both operand orders), Mul, Div with a
+ *                            constant: dL/dx and dL/dc of L = Σ w·(x ∘ c)
+ *                            by central finite differences in double
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
  */
 #include "sy_test.h"
+#include "tflk.h" /* TFLK_ADD .. TFLK_DIV: trk_eltwise_grad's ops */
 #include "trk.h"
 
 #include <math.h>
@@ -229,10 +233,55 @@ static void test_shape_grads(void)
     }
 }
 
+static double elt(int op, int c_first, double x, double c)
+{
+    double a = c_first ? c : x, b = c_first ? x : c;
+    return op == TFLK_ADD ? a + b : op == TFLK_SUB ? a - b : op == TFLK_MUL ? a * b : a / b;
+}
+
+static void test_eltwise_grad(void)
+{
+    enum { N = 12 };
+    static const struct {
+        int op, c_first;
+        const char *name;
+    } cases[] = {{TFLK_ADD, 0, "Add"}, {TFLK_SUB, 0, "Sub x - c"}, {TFLK_SUB, 1, "Sub c - x"},
+                 {TFLK_MUL, 0, "Mul"}, {TFLK_DIV, 0, "Div x / c"}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        float x[N], c[N], dy[N], dx[N], dc[N], dxi[N];
+        double w[N];
+        for (int i = 0; i < N; i++) {
+            x[i] = (float)urand();
+            c[i] = (float)(1.5 + 0.5 * urand()); /* away from 0: Div's divisor */
+            dy[i] = (float)(w[i] = (float)urand());
+        }
+        trk_eltwise_grad(cases[t].op, cases[t].c_first, N, dy, x, c, dx, cases[t].op == TFLK_DIV ? NULL : dc);
+        double worst = 0;
+        for (int i = 0; i < N; i++) {
+            /* L = Σ w·f: element i's derivatives are w_i·∂f/∂x_i and w_i·∂f/∂c_i */
+            const double h = 1e-4;
+            double fx = w[i] * (elt(cases[t].op, cases[t].c_first, x[i] + h, c[i]) -
+                                elt(cases[t].op, cases[t].c_first, x[i] - h, c[i])) / (2 * h);
+            double fc = w[i] * (elt(cases[t].op, cases[t].c_first, x[i], c[i] + h) -
+                                elt(cases[t].op, cases[t].c_first, x[i], c[i] - h)) / (2 * h);
+            double ex = fabs(dx[i] - fx), ec = cases[t].op == TFLK_DIV ? 0 : fabs(dc[i] - fc);
+            worst = fmax(worst, fmax(ex, ec));
+            CHECK(ex <= 1e-6, "%s: dx[%d] = %.9g, finite differences %.9g", cases[t].name, i, (double)dx[i], fx);
+            CHECK(ec <= 1e-6, "%s: dc[%d] = %.9g, finite differences %.9g", cases[t].name, i, (double)dc[i], fc);
+        }
+        /* dx over dy itself (the packages' in-place call): the same values */
+        memcpy(dxi, dy, sizeof dxi);
+        trk_eltwise_grad(cases[t].op, cases[t].c_first, N, dxi, x, c, dxi, NULL);
+        CHECK(!memcmp(dxi, dx, sizeof dxi), "%s: dx in place differs", cases[t].name);
+        printf("%s backward: worst absolute error %.1e against finite differences\n", cases[t].name, worst);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
     RUN_TEST(test_concat_adam);
     RUN_TEST(test_shape_grads);
+    RUN_TEST(test_eltwise_grad);
     return SY_TEST_MAIN_RESULT();
 }

@@ -215,6 +215,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
         G->rank = L->in_rank;
         G->axes = L->axes;
         G->value = L->value;
+        G->const_first = L->const_first;
         for (int32_t d = 0; d < L->in_rank && d < SY_MCU_F32_MAX_RANK; d++) {
             G->idims[d] = (int32_t)L->in_dims[d];
             G->odims[d] = L->kind == SY_TRAIN_LAYER_REDUCE_SUM || L->kind == SY_TRAIN_LAYER_REDUCE_MEAN

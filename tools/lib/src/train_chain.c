@@ -385,12 +385,43 @@ static sy_status *reduce_layer(const Onnx__GraphProto *g, const Onnx__NodeProto 
     return set_out(L, nm, op);
 }
 
+/* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
+ * (the seed's rows: no broadcasting); the residual (two activations) is not
+ * a chain */
+static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
+                                sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const bool div = !strcmp(op, "Div");
+    const char *row = div ? ROW_DIV : ROW_ELTWISE;
+    const int first = n->n_input == 2 && !strcmp(n->input[1], cur) && strcmp(n->input[0], cur) ? 1 : 0;
+    const Onnx__TensorProto *w = n->n_input == 2 ? init_of(g, n->input[1 - first]) : NULL;
+    if (!w || !strcmp(n->input[1 - first], cur) || (div && first))
+        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (two "
+                          "activations are a graph, not a chain)", op, div ? " as the dividend" : "");
+    bool same = w->n_dims == (size_t)L->in_rank;
+    for (int32_t d = 0; same && d < L->in_rank; d++)
+        same = w->dims[d] == L->in_dims[d];
+    if (!same)
+        return REFUSE_ROW(nm, op, row, "a constant of exactly the input's shape (rank %d; no broadcasting)",
+                          (int)L->in_rank);
+    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
+              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
+              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
+                                   : SY_TRAIN_LAYER_DIV;
+    L->const_first = first;
+    L->w_name = w->name;
+    return floats(c, w, &L->w, &L->w_numel);
+}
+
 static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                              sy_train_layer *prev, sy_train_layer *L)
 {
     const char *op = n->op_type;
     const char *nm = n->name && *n->name ? n->name : "";
-    if (n->n_input < 1 || strcmp(n->input[0], cur) || n->n_output < 1)
+    const bool elt = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
+    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(elt && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
+        n->n_output < 1)
         return REFUSE("node '%s' (%s) does not read the previous layer's output: an FP32 training package runs a chain",
                       nm, op);
     memset(L, 0, sizeof *L);
@@ -415,6 +446,8 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         return transpose_layer(n, L);
     if (!strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMean"))
         return reduce_layer(g, n, L);
+    if (elt)
+        return eltwise_layer(c, g, n, cur, L);
     if (!strcmp(op, "Concat")) {
         if (n->n_input != 2 || strcmp(n->input[1], cur) || axis_of(attr_i(n, "axis", 0), L->in_rank) != 1 ||
             L->in_rank != 4)
@@ -471,8 +504,8 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         return NULL;
     }
     return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
-                  "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean "
-                  "and Gemm (B transposed) only", nm, op);
+                  "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
+                  "Add/Sub/Mul/Div with a constant and Gemm (B transposed) only", nm, op);
 }
 
 static sy_status *read_chain(chain_priv *c, const char *dir)

@@ -119,7 +119,12 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_SLICE = 8,       /* steps 1: start = the starts */
     SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
-    SY_MCU_F32_REDUCE_MEAN = 11
+    SY_MCU_F32_REDUCE_MEAN = 11,
+    /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
+    SY_MCU_F32_ADD = 12,
+    SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
+    SY_MCU_F32_MUL = 14,
+    SY_MCU_F32_DIV = 15         /* y = x / w */
 } sy_mcu_f32_kind;
 
 /* The shapes of an FP32 layer, batch (1) first, rank <= 6 (tflk's): the
@@ -133,6 +138,7 @@ typedef struct sy_mcu_f32_geom {
     int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
     uint32_t axes;                      /* Reduce: bit d, axis d reduced */
     float value;                        /* Pad: the constant */
+    int32_t const_first;                /* Add/Sub/Mul: w is the first operand */
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {

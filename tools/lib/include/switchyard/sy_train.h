@@ -131,7 +131,8 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * Relu, Abs, Flatten (axis 1), Reshape, Squeeze or Unsqueeze keeping the
  * batch axis first, a Concat of one value with itself on the channel axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
- * 1), a Transpose, a ReduceSum or ReduceMean over constant axes (the batch
+ * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
+ * input's shape, a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
  * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
  * [O]) — ending in the logits (a final Softmax looked through), and the
@@ -148,7 +149,12 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_SLICE = 8,     /* steps 1: start = the starts */
     SY_TRAIN_LAYER_TRANSPOSE = 9, /* perm */
     SY_TRAIN_LAYER_REDUCE_SUM = 10, /* axes */
-    SY_TRAIN_LAYER_REDUCE_MEAN = 11
+    SY_TRAIN_LAYER_REDUCE_MEAN = 11,
+    /* with a constant of the input's shape (w, w_name): no broadcasting */
+    SY_TRAIN_LAYER_ADD = 12,
+    SY_TRAIN_LAYER_SUB = 13, /* const_first: y = c − x */
+    SY_TRAIN_LAYER_MUL = 14,
+    SY_TRAIN_LAYER_DIV = 15  /* y = x / c */
 } sy_train_layer_kind;
 typedef struct sy_train_layer {
     int kind;               /* sy_train_layer_kind */
@@ -166,6 +172,7 @@ typedef struct sy_train_layer {
     int64_t start[SY_TRAIN_MAX_RANK]; /* Slice: the starts; Pad: the leading pads (in_rank entries) */
     uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced */
     float value;                      /* Pad: the constant */
+    int32_t const_first;              /* Add/Sub/Mul: the constant is the first operand */
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;
