@@ -133,6 +133,12 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
     }
 }
 
+void trk_grad_add(int64_t n, const float *a, float *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        acc[i] = acc[i] + a[i];
+}
+
 int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
                               float *ds)
 {

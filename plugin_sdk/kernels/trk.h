@@ -63,6 +63,10 @@ void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k,
 void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
                       float *dx, float *dc);
 
+/* acc += a: a second gradient of a value read twice (a residual's skip),
+ * as the host graph's Sum of the two */
+void trk_grad_add(int64_t n, const float *a, float *acc);
+
 /* SoftmaxCrossEntropyGrad of scores [batch, classes] against labels:
  * ds = scale·(softmax(s) − onehot(label)), scale = dL / D (D = batch for the
  * mean, 1 for the sum). The softmax's exponentials are tflk_expf_d's (e^x

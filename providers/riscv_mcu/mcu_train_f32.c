@@ -42,6 +42,7 @@ typedef struct plan32 {
     int32_t first; /* the first layer with a trained tensor */
     int64_t gmax, rowmax;
     int64_t eltmax; /* the largest trained constant of an element-wise layer: its gradient buffer */
+    int64_t pend;   /* residuals' second gradients held until the backward reaches their other operand */
     /* the activations share one arena (floats): layer i's output (not a
      * Flatten's, which is its input's) at off[i], live from its writer to
      * its last reader, forward or backward (last[i], in step times: layer i's
@@ -49,6 +50,12 @@ typedef struct plan32 {
     int64_t arena;
     int64_t *off, *last;
 } plan32;
+
+/* layer i adds or subtracts two activations: its other operand is layer geom.other's output */
+static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    return r->geom && mcu_f32_elt_kind(r->layers[i].kind) && r->geom[i].residual;
+}
 
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
@@ -85,6 +92,10 @@ static void place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
         p->last[i] = i;
     for (int32_t i = 1; i < n; i++) {
         int32_t b = buf_of(r, i - 1);
+        if (b >= 0 && p->last[b] < i)
+            p->last[b] = i;
+        /* a residual's other operand is read by its forward too */
+        b = residual_of(r, (uint32_t)i) ? buf_of(r, r->geom[i].other) : -1;
         if (b >= 0 && p->last[b] < i)
             p->last[b] = i;
     }
@@ -156,6 +167,11 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
             p->eltmax = L->w_numel;
     }
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        if (p->first >= 0 && residual_of(r, i) && r->geom[i].other >= p->first)
+            p->pend += numel_in(L);
+    }
     for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t g = numel_out(L) > numel_in(L) ? numel_out(L) : numel_in(L);
@@ -165,7 +181,7 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (backward_reads(L) && i > 0)
             p->kept += 4 * (size_t)numel_in(L);
     }
-    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax;
+    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
     place_acts(r, p);
     p->acts = 4 * (size_t)p->arena;
@@ -225,7 +241,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         static const char *kinds[] = {"",          "depthwise Conv", "Relu",      "Flatten (a reshape)",
                                       "Concat (self)", "Gemm",     "Abs",       "Pad (constant)",
                                       "Slice",     "Transpose",      "ReduceSum", "ReduceMean",
-                                      "Add (a constant)", "Sub (a constant)", "Mul (a constant)", "Div (by a constant)"};
+                                      "Add (a constant or a residual)", "Sub (a constant or a residual)", "Mul (a constant)", "Div (by a constant)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -262,6 +278,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         }
         if (mcu_f32_geom_kind(L->kind))
             mcu_f32_geom_decl(&o, L->kind, &r->geom[i], i, (int32_t)i > p->first);
+        if (residual_of(r, i) && p->first >= 0 && r->geom[i].other >= p->first)
+            P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it */\n"
+                  "static float gp%u[%lld];\n",
+              (int)r->geom[i].other, i, (long long)numel_in(L));
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
@@ -320,7 +340,13 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         case SY_MCU_F32_FLATTEN: /* the same values */
             break;
         default:
-            mcu_f32_geom_forward(&o, L->kind, &r->geom[i], i, in);
+            if (residual_of(r, i)) {
+                char oth[16];
+                out_name(r, r->geom[i].other, oth, sizeof oth);
+                P(&o, "    tflk_binary_f32(&el%u, %s, %s, a%u);\n", i, r->geom[i].const_first ? oth : in,
+                  r->geom[i].const_first ? in : oth, i);
+            } else
+                mcu_f32_geom_forward(&o, L->kind, &r->geom[i], i, in);
             break;
         }
     }
@@ -333,6 +359,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         const sy_mcu_f32_layer *L = &r->layers[j];
         const bool dx = j > p->first;
         out_name(r, j - 1, in, sizeof in);
+        /* g is the gradient of layer j's output: add what residuals reading it left */
+        for (uint32_t i = (uint32_t)j + 1; i < r->n_layers; i++)
+            if (residual_of(r, i) && r->geom[i].other == j)
+                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)numel_in(&r->layers[i]), i);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
             /* a frozen W's backward does not read x, whose floats may hold another activation by now */
@@ -374,7 +404,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         case SY_MCU_F32_SUB:
         case SY_MCU_F32_MUL:
         case SY_MCU_F32_DIV:
-            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, dx, adam);
+            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, dx, adam,
+                                 residual_of(r, (uint32_t)j) && r->geom[j].other >= p->first);
             break;
         default: /* never the first trained layer (no tensor of their own): dx is wanted */
             mcu_f32_geom_backward(&o, L->kind, &r->geom[j], (uint32_t)j, in);
@@ -467,15 +498,19 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
-        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || mcu_f32_elt_kind(L->kind);
+        const bool res = residual_of(r, i);
+        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
         bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
         if (mcu_f32_geom_kind(L->kind))
             bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->b || L->train_b ||
-                   (mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
-                                              : L->w || L->train_w);
+                   (res ? L->w || L->train_w || (L->kind != SY_MCU_F32_ADD && L->kind != SY_MCU_F32_SUB) ||
+                              r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
+                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) != in
+                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
+                                                : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
         if (L->kind == SY_MCU_F32_CONV_DW)

@@ -236,9 +236,18 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
 }
 
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *G, uint32_t j, const char *in,
-                          bool dx, bool adam)
+                          bool dx, bool adam, bool pending)
 {
     const int64_t n = numel(G->rank, G->idims);
+    if (G->residual) {
+        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL) */
+        char gp[24] = "NULL";
+        if (pending)
+            snprintf(gp, sizeof gp, "gp%u", j);
+        P(o, "    trk_eltwise_grad(%s, %d, %lld, g, NULL, NULL, g, %s);\n", elt_op(L->kind), (int)G->const_first,
+          (long long)n, gp);
+        return;
+    }
     /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update
      * (after dx: dx reads the constant before the step, as the host's gradients do) */
     P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, w%u, %s, %s);\n", elt_op(L->kind), (int)G->const_first,

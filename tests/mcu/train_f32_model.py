@@ -2,7 +2,7 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual]] [--maxpool] [--batch-transpose]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product]] [--maxpool] [--batch-transpose]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -24,12 +24,14 @@ trained one (the first trained layer) -> Concat(self) -> depthwise 3x3 Conv
 (pads 1) -> Sub from a trained constant (c - x) -> Abs -> ReduceMean (axis
 3) -> Flatten [1, 56] -> Add a trained constant -> Gemm 56 -> 8 -> Relu ->
 Gemm 8 -> 10 -> Softmax. With --residual, Abs's output plus Sub's
-(y = |o| + o, a residual: two activations) feeds the ReduceMean.
+(y = |o| + o, a residual: two activations) feeds the ReduceMean; with
+--product, their product.
 
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --residual is a graph, not a chain.
+which moves the batch axis; --shapes elt --product multiplies two
+activations.
 """
 import sys
 
@@ -87,10 +89,11 @@ elif shapes == "elt":
         helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
-    if "--residual" in args:
-        nodes.append(helper.make_node("Add", ["oa", "o"], ["res"], name="residual"))
+    two = "--residual" in args or "--product" in args
+    if two:
+        nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     nodes += [
-        helper.make_node("ReduceMean", ["res" if "--residual" in args else "oa"], ["r"], name="mean_w", axes=[3],
+        helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
         helper.make_node("Flatten", ["r"], ["f0"], name="flatten", axis=1),
         helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),

@@ -11,7 +11,7 @@
  *                            b 1 the state after the step is the gradient
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
- *   trk_concat_self_grad     hand-worked
+ *   trk_concat_self_grad, trk_grad_add   hand-worked
  *   trk_pad_grad, trk_slice_grad, trk_transpose_grad, trk_reduce_grad
  *                            the backwards of a constant Pad, a Slice, a
  *                            Transpose (perm not its own inverse) and a
@@ -109,6 +109,11 @@ static void test_concat_adam(void)
     trk_concat_self_grad(3, dy, dx);
     CHECK(dx[0] == 11 && dx[1] == 22 && dx[2] == 33, "concat grad %g %g %g", (double)dx[0], (double)dx[1],
           (double)dx[2]);
+    /* a residual's two gradients of one value: their sum */
+    float acc[3] = {1.5f, -2, 0.25f};
+    trk_grad_add(3, (const float[]){0.5f, 2, -1}, acc);
+    CHECK(acc[0] == 2 && acc[1] == 0 && acc[2] == -0.75f, "grad add %g %g %g", (double)acc[0], (double)acc[1],
+          (double)acc[2]);
     const int64_t ts[] = {0, 1, 2, 10, 1000};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         int64_t t = ts[i];

@@ -216,6 +216,8 @@ int cmd_codegen_train_f32(int argc, char **argv)
         G->axes = L->axes;
         G->value = L->value;
         G->const_first = L->const_first;
+        G->residual = L->residual;
+        G->other = L->other;
         for (int32_t d = 0; d < L->in_rank && d < SY_MCU_F32_MAX_RANK; d++) {
             G->idims[d] = (int32_t)L->in_dims[d];
             G->odims[d] = L->kind == SY_TRAIN_LAYER_REDUCE_SUM || L->kind == SY_TRAIN_LAYER_REDUCE_MEAN

@@ -22,6 +22,7 @@
 
 typedef struct chain_priv {
     sy_train_chain pub; /* first: the pointer handed out */
+    const sy_train_layer *src; /* the sample, while the chain is read */
     Onnx__ModelProto *fwd, *opt;
     float **owned;
     size_t n_owned;
@@ -227,8 +228,11 @@ static sy_status *reshape_layer(const Onnx__GraphProto *g, const Onnx__NodeProto
     if (k < 1)
         return REFUSE_ROW(nm, op, ROW_RESHAPE, "%s over constant axes (without them the batch axis %s too)", op,
                           !strcmp(op, "Squeeze") ? "would go" : "is unclear");
-    bool at[SY_TRAIN_MAX_RANK + 1] = {false};
+    bool at[SY_TRAIN_MAX_RANK] = {false};
     const int32_t ro = !strcmp(op, "Squeeze") ? r - (int32_t)k : r + (int32_t)k;
+    L->out_rank = ro;
+    if (ro < 1 || ro > SY_TRAIN_MAX_RANK) /* before the axes index `at` by the output's rank */
+        return set_out(L, nm, op);
     for (long i = 0; i < k; i++) {
         int64_t a = axis_of(v[i], !strcmp(op, "Squeeze") ? r : ro);
         if (a <= 0 || at[a] || (!strcmp(op, "Squeeze") && L->in_dims[a] != 1))
@@ -236,9 +240,6 @@ static sy_status *reshape_layer(const Onnx__GraphProto *g, const Onnx__NodeProto
                               !strcmp(op, "Squeeze") ? " and of size 1" : "", (long long)v[i]);
         at[a] = true;
     }
-    L->out_rank = ro;
-    if (ro < 1 || ro > SY_TRAIN_MAX_RANK)
-        return set_out(L, nm, op);
     for (int32_t d = 0, s = 0; d < (!strcmp(op, "Squeeze") ? r : ro); d++) {
         if (!strcmp(op, "Squeeze")) {
             if (!at[d])
@@ -396,9 +397,35 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
     const char *row = div ? ROW_DIV : ROW_ELTWISE;
     const int first = n->n_input == 2 && !strcmp(n->input[1], cur) && strcmp(n->input[0], cur) ? 1 : 0;
     const Onnx__TensorProto *w = n->n_input == 2 ? init_of(g, n->input[1 - first]) : NULL;
+    const char *on = n->n_input == 2 ? n->input[1 - first] : "";
+    if (!w && (!strcmp(op, "Add") || !strcmp(op, "Sub")) && *on && strcmp(on, cur)) {
+        /* a residual: the other operand an earlier layer's output (or the sample) of the very shape */
+        int32_t k = -2;
+        const sy_train_layer *o = NULL;
+        for (size_t i = 0; i < c->pub.n_layers; i++)
+            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
+                k = (int32_t)i, o = &c->pub.layers[i];
+        if (k == -2 && c->src && !strcmp(c->src->output, on))
+            k = -1, o = c->src;
+        if (!o)
+            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output or a "
+                              "constant ('%s' is neither)", op, on);
+        bool same = o->out_rank == L->in_rank;
+        for (int32_t d = 0; same && d < L->in_rank; d++)
+            same = o->out_dims[d] == L->in_dims[d];
+        if (!same)
+            return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
+                              "broadcasting)", on);
+        L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD : SY_TRAIN_LAYER_SUB;
+        L->const_first = first;
+        L->residual = 1, L->other = k;
+        return NULL;
+    }
     if (!w || !strcmp(n->input[1 - first], cur) || (div && first))
-        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (two "
-                          "activations are a graph, not a chain)", op, div ? " as the dividend" : "");
+        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (%s)", op,
+                          div ? " as the dividend" : "",
+                          div || !strcmp(op, "Mul") ? "a product or quotient of two activations is not run yet"
+                                                    : "a value with itself is not run yet");
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];
@@ -536,6 +563,7 @@ static sy_status *read_chain(chain_priv *c, const char *dir)
     }
     src.oc = d[0], src.oh = d[1], src.ow = d[2];
     src.out_rank = (int32_t)sh->n_dim;
+    src.output = in->name;
     src.out_dims[0] = 1;
     for (size_t i = 1; i < sh->n_dim; i++)
         src.out_dims[i] = d[i - 1];
@@ -550,11 +578,14 @@ static sy_status *read_chain(chain_priv *c, const char *dir)
         if (i + 1 == g->n_node && !strcmp(n->op_type, "Softmax") && c->pub.n_layers)
             break;
         sy_train_layer *L = &c->pub.layers[c->pub.n_layers];
+        c->src = &src;
         SY_TRY(node_layer(c, g, n, cur, prev, L));
+        L->output = n->output[0];
         c->pub.n_layers++;
         cur = n->output[0];
         prev = L;
     }
+    c->src = NULL; /* src is this function's */
     if (!c->pub.n_layers || prev->kind != SY_TRAIN_LAYER_GEMM)
         return REFUSE("an FP32 training package's chain ends in a Gemm (the logits)");
     const Onnx__GraphProto *og = c->opt->graph;

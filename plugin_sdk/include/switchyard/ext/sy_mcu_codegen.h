@@ -121,7 +121,7 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
     /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
-    SY_MCU_F32_ADD = 12,
+    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (Add and Sub) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
     SY_MCU_F32_DIV = 15         /* y = x / w */
@@ -138,7 +138,10 @@ typedef struct sy_mcu_f32_geom {
     int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
     uint32_t axes;                      /* Reduce: bit d, axis d reduced */
     float value;                        /* Pad: the constant */
-    int32_t const_first;                /* Add/Sub/Mul: w is the first operand */
+    int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
+    /* Add/Sub of two activations (w NULL): the layer whose output is the
+     * other operand (< this one; -1 the sample) */
+    int32_t residual, other;
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {
