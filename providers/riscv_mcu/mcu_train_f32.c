@@ -181,7 +181,8 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (backward_reads(L) && i > 0)
             p->kept += 4 * (size_t)numel_in(L);
     }
-    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
+    p->grads =
+        2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
     place_acts(r, p);
     p->acts = 4 * (size_t)p->arena;
@@ -238,10 +239,22 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
       (long long)p->arena);
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
-        static const char *kinds[] = {"",          "depthwise Conv", "Relu",      "Flatten (a reshape)",
-                                      "Concat (self)", "Gemm",     "Abs",       "Pad (constant)",
-                                      "Slice",     "Transpose",      "ReduceSum", "ReduceMean",
-                                      "Add (a constant or a residual)", "Sub (a constant or a residual)", "Mul (a constant)", "Div (by a constant)"};
+        static const char *kinds[] = {"",
+                                      "depthwise Conv",
+                                      "Relu",
+                                      "Flatten (a reshape)",
+                                      "Concat (self)",
+                                      "Gemm",
+                                      "Abs",
+                                      "Pad (constant)",
+                                      "Slice",
+                                      "Transpose",
+                                      "ReduceSum",
+                                      "ReduceMean",
+                                      "Add (a constant or a residual)",
+                                      "Sub (a constant or a residual)",
+                                      "Mul (a constant)",
+                                      "Div (by a constant)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -499,7 +512,8 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
         const bool res = residual_of(r, i);
-        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
+        bool weighted =
+            L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
         bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||

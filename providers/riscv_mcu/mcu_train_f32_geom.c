@@ -35,7 +35,10 @@ bool mcu_f32_elt_kind(int32_t kind) { return kind >= SY_MCU_F32_ADD && kind <= S
 /* tflk_binary's and trk_eltwise_grad's op */
 static const char *elt_op(int32_t kind)
 {
-    return kind == SY_MCU_F32_ADD ? "TFLK_ADD" : kind == SY_MCU_F32_SUB ? "TFLK_SUB" : kind == SY_MCU_F32_MUL ? "TFLK_MUL" : "TFLK_DIV";
+    return kind == SY_MCU_F32_ADD   ? "TFLK_ADD"
+           : kind == SY_MCU_F32_SUB ? "TFLK_SUB"
+           : kind == SY_MCU_F32_MUL ? "TFLK_MUL"
+                                    : "TFLK_DIV";
 }
 
 bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64_t n_out)
