@@ -30,6 +30,115 @@ void trk_concat_self_grad(int64_t n, const float *dy, float *dx)
         dx[i] = dy[i] + dy[n + i];
 }
 
+/* row-major element strides of dims */
+static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
+{
+    for (int32_t d = rank - 1, s = 1; d >= 0; d--) {
+        st[d] = s;
+        s *= dims[d];
+    }
+}
+
+void trk_pad_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *before, const float *dy,
+                  float *dx)
+{
+    /* x's shape read from dy at its strides, starting at the window's corner */
+    tflk_strided c = {.rank = rank, .esize = 4};
+    int32_t ys[TFLK_BIN_RANK], off = 0;
+    strides_of(rank, ydims, ys);
+    for (int32_t d = 0; d < rank; d++) {
+        c.dims[d] = xdims[d];
+        c.st[d] = ys[d];
+        off += before[d] * ys[d];
+    }
+    tflk_strided_copy(&c, dy + off, dx);
+}
+
+void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start, const float *dy,
+                    float *dx)
+{
+    /* a constant pad of 0.0f (all bytes zero) back to x's shape */
+    tflk_pad p = {.rank = rank, .esize = 4, .mode = 0};
+    for (int32_t d = 0; d < rank; d++) {
+        p.odims[d] = xdims[d];
+        p.idims[d] = ydims[d];
+        p.before[d] = start[d];
+    }
+    tflk_pad_run(&p, dy, dx);
+}
+
+void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx)
+{
+    /* x's axis perm[d] is y's axis d: walking x, that axis steps y's stride d */
+    int32_t ydims[TFLK_BIN_RANK], ys[TFLK_BIN_RANK];
+    for (int32_t d = 0; d < rank; d++)
+        ydims[d] = xdims[perm[d]];
+    strides_of(rank, ydims, ys);
+    tflk_strided c = {.rank = rank, .esize = 4};
+    for (int32_t d = 0; d < rank; d++) {
+        c.dims[perm[d]] = xdims[perm[d]];
+        c.st[perm[d]] = ys[d];
+    }
+    tflk_strided_copy(&c, dy, dx);
+}
+
+void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k, const float *dy, float *dx)
+{
+    /* dy at keepdims' shape (reduced axes of size 1): a reduced axis steps nothing */
+    int32_t ydims[TFLK_BIN_RANK], ys[TFLK_BIN_RANK], n = 1;
+    for (int32_t d = 0; d < rank; d++) {
+        ydims[d] = (axes >> d) & 1u ? 1 : xdims[d];
+        n *= xdims[d];
+    }
+    strides_of(rank, ydims, ys);
+    tflk_strided c = {.rank = rank, .esize = 4};
+    for (int32_t d = 0; d < rank; d++) {
+        c.dims[d] = xdims[d];
+        c.st[d] = (axes >> d) & 1u ? 0 : ys[d];
+    }
+    tflk_strided_copy(&c, dy, dx);
+    for (int32_t i = 0; i < n; i++)
+        dx[i] = dx[i] * k;
+}
+
+void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
+                      float *dx, float *dc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float g = dy[i];
+        switch (op) {
+        case TFLK_ADD:
+            if (dc)
+                dc[i] = g;
+            if (dx)
+                dx[i] = g;
+            break;
+        case TFLK_SUB: /* the subtrahend's gradient is negated */
+            if (dc)
+                dc[i] = c_first ? g : -g;
+            if (dx)
+                dx[i] = c_first ? -g : g;
+            break;
+        case TFLK_MUL:
+            if (dc)
+                dc[i] = g * x[i];
+            if (dx)
+                dx[i] = g * c[i];
+            break;
+        default: /* TFLK_DIV, x / c */
+            if (dx)
+                dx[i] = g / c[i];
+            break;
+        }
+    }
+}
+
+void trk_grad_add(int64_t n, const float *a, float *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        acc[i] = acc[i] + a[i];
+}
+
 int64_t trk_softmax_xent_grad(int64_t batch, int64_t classes, const float *scores, const int64_t *labels, float scale,
                               float *ds)
 {

@@ -34,6 +34,39 @@ void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx);
 void trk_relu(int64_t n, const float *x, float *y);
 void trk_concat_self_grad(int64_t n, const float *dy, float *dx);
 
+/* The backwards of the FP32 rows' data-movement layers, shapes batch
+ * included (rank <= TFLK_BIN_RANK, row-major): the host trainer writes
+ * them with forward operators (docs/training.md), these are the same
+ * copies, in tflk's strided copy and pad:
+ *   Pad (constant):  dx = dy's window of x's shape at `before` (the pad
+ *                    value carries no gradient)
+ *   Slice (steps 1): dx = dy placed at `start` in zeros of x's shape
+ *   Transpose:       dx = dy transposed back (y's axis d is x's perm[d])
+ *   ReduceSum/Mean:  dx[i] = dy[i with the reduced axes at 0]·k (axes:
+ *                    bit d reduced; k = 1 for the sum, Size(Y) / Size(X)
+ *                    in float for the mean, as the host's Div of the two) */
+void trk_pad_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *before, const float *dy,
+                  float *dx);
+void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start, const float *dy,
+                    float *dx);
+void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx);
+void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k, const float *dy, float *dx);
+
+/* The backward of an element-wise layer of x and a constant c of x's shape
+ * (the seed's FP32 Add/Sub/Mul/Div rows: no broadcasting), op TFLK_ADD,
+ * TFLK_SUB, TFLK_MUL or TFLK_DIV; c_first: y = c ∘ x (Sub only; Div's c is
+ * the divisor). Per element, the host graph's forward operators:
+ *   Add: dx = dy, dc = dy;   Sub x − c: dx = dy, dc = −dy;   c − x: dx = −dy, dc = dy
+ *   Mul: dx = dy·c, dc = dy·x;   Div x / c: dx = dy / c (c is never trained)
+ * dx or dc NULL: not wanted; dx may be dy (each element is read before it
+ * is written); x is read by Mul's dc only. */
+void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
+                      float *dx, float *dc);
+
+/* acc += a: a second gradient of a value read twice (a residual's skip),
+ * as the host graph's Sum of the two */
+void trk_grad_add(int64_t n, const float *a, float *acc);
+
 /* SoftmaxCrossEntropyGrad of scores [batch, classes] against labels:
  * ds = scale·(softmax(s) − onehot(label)), scale = dL / D (D = batch for the
  * mean, 1 for the sum). The softmax's exponentials are tflk_expf_d's (e^x

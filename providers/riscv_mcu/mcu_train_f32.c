@@ -2,7 +2,11 @@
  * The FP32 training package `switchyard codegen --train --mode fp32` writes
  * (seed 001 §4: on-device training on ws63): a float model's whole chain of
  * layers on the device, batch 1 — the forward in tflk's float kernels
- * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm),
+ * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
+ * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
+ * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
+ * Add/Sub/Mul/Div with a constant; the shapes of those
+ * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
  * tensors, the optimizer state, the activations (one arena, placed on the
@@ -15,12 +19,14 @@
  *   DIR/src/train.c         the layers' state and sy_train_step
  *   DIR/src/samples.c       the samples (float32) and labels (const)
  *   DIR/src/main.c          every sample once, the trained tensors printed
- *   DIR/kernels/            trk.c, trk.h, tflk_conv.c, tflk_fc.c, tflk_math.c, tflk.h, sy_fixedpoint.h
+ *   DIR/kernels/            trk.c, trk.h, tflk.h, sy_fixedpoint.h and tflk's math, conv, fc, unary,
+ *                           strided, move, reduce, fixed and binary files
  *   DIR/CMakeLists.txt, DIR/toolchain-riscv32.cmake, DIR/README.md
  *   DIR/expected_output.txt the host trainer's tensors after the same steps
  */
 #include "mcu.h"
 #include "mcu_train.h"
+#include "mcu_train_f32_geom.h"
 
 #include <math.h>
 
@@ -35,6 +41,8 @@ typedef struct plan32 {
     size_t peak, lower;
     int32_t first; /* the first layer with a trained tensor */
     int64_t gmax, rowmax;
+    int64_t eltmax; /* the largest trained constant of an element-wise layer: its gradient buffer */
+    int64_t pend;   /* residuals' second gradients held until the backward reaches their other operand */
     /* the activations share one arena (floats): layer i's output (not a
      * Flatten's, which is its input's) at off[i], live from its writer to
      * its last reader, forward or backward (last[i], in step times: layer i's
@@ -42,6 +50,12 @@ typedef struct plan32 {
     int64_t arena;
     int64_t *off, *last;
 } plan32;
+
+/* layer i adds or subtracts two activations: its other operand is layer geom.other's output */
+static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    return r->geom && mcu_f32_elt_kind(r->layers[i].kind) && r->geom[i].residual;
+}
 
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
@@ -55,12 +69,14 @@ static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
     return i;
 }
 
-/* what layer j's backward reads of its input: a Relu's input for the mask, a
+/* what layer j's backward reads of its input: a Relu's or Abs's input for the mask or sign, a
+ * Mul's for its trained constant's gradient, a
  * trained layer's input for its weight gradient (trk_fc_backward_update and
  * trk_conv_grad read x only then) */
 static bool backward_reads(const sy_mcu_f32_layer *L)
 {
-    return L->kind == SY_MCU_F32_RELU || ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
+    return L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_ABS || (L->kind == SY_MCU_F32_MUL && L->train_w) ||
+           ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
 }
 
 /* Lifetime-based placement of the activations in one arena, first fit in
@@ -76,6 +92,10 @@ static void place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
         p->last[i] = i;
     for (int32_t i = 1; i < n; i++) {
         int32_t b = buf_of(r, i - 1);
+        if (b >= 0 && p->last[b] < i)
+            p->last[b] = i;
+        /* a residual's other operand is read by its forward too */
+        b = residual_of(r, (uint32_t)i) ? buf_of(r, r->geom[i].other) : -1;
         if (b >= 0 && p->last[b] < i)
             p->last[b] = i;
     }
@@ -144,6 +164,13 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
             convgw += 4 * (size_t)L->w_numel;
         if (L->kind == SY_MCU_F32_GEMM && L->train_w && L->ic > p->rowmax)
             p->rowmax = L->ic;
+        if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
+            p->eltmax = L->w_numel;
+    }
+    for (uint32_t i = 0; i < r->n_layers; i++) {
+        const sy_mcu_f32_layer *L = &r->layers[i];
+        if (p->first >= 0 && residual_of(r, i) && r->geom[i].other >= p->first)
+            p->pend += numel_in(L);
     }
     for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
@@ -154,7 +181,8 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (backward_reads(L) && i > 0)
             p->kept += 4 * (size_t)numel_in(L);
     }
-    p->grads = 2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw;
+    p->grads =
+        2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
     place_acts(r, p);
     p->acts = 4 * (size_t)p->arena;
@@ -211,7 +239,22 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
       (long long)p->arena);
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
-        static const char *kinds[] = {"", "depthwise Conv", "Relu", "Flatten", "Concat (self)", "Gemm"};
+        static const char *kinds[] = {"",
+                                      "depthwise Conv",
+                                      "Relu",
+                                      "Flatten (a reshape)",
+                                      "Concat (self)",
+                                      "Gemm",
+                                      "Abs",
+                                      "Pad (constant)",
+                                      "Slice",
+                                      "Transpose",
+                                      "ReduceSum",
+                                      "ReduceMean",
+                                      "Add (a constant or a residual)",
+                                      "Sub (a constant or a residual)",
+                                      "Mul (a constant)",
+                                      "Div (by a constant)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -246,6 +289,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             if (L->train_w)
                 P(&o, "static float gw%u[%d];\n", i, L->w_numel);
         }
+        if (mcu_f32_geom_kind(L->kind))
+            mcu_f32_geom_decl(&o, L->kind, &r->geom[i], i, (int32_t)i > p->first);
+        if (residual_of(r, i) && p->first >= 0 && r->geom[i].other >= p->first)
+            P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it */\n"
+                  "static float gp%u[%lld];\n",
+              (int)r->geom[i].other, i, (long long)numel_in(L));
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
@@ -257,6 +306,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
     if (p->rowmax)
         P(&o, "/* one output channel's weight gradient: the update is in place */\nstatic float row[%lld];\n",
           (long long)p->rowmax);
+    if (p->eltmax)
+        P(&o, "/* an element-wise layer's trained constant's gradient (one layer at a time) */\n"
+              "static float gw_e[%lld];\n",
+          (long long)p->eltmax);
     const sy_mcu_f32_layer *last = &r->layers[r->n_layers - 1];
     P(&o, "\nint sy_train_step(const float *x, int32_t label, int64_t t, float lr)\n{\n"
           "    trk_opt o = {.kind = %s, .alpha = ",
@@ -297,7 +350,16 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             snprintf(bsym, sizeof bsym, L->b ? "b%u" : "NULL", i);
             P(&o, "    tflk_fc_f32(&fc%u, %s, w%u, %s, a%u);\n", i, in, i, bsym, i);
             break;
-        default: /* Flatten: the same values */
+        case SY_MCU_F32_FLATTEN: /* the same values */
+            break;
+        default:
+            if (residual_of(r, i)) {
+                char oth[16];
+                out_name(r, r->geom[i].other, oth, sizeof oth);
+                P(&o, "    tflk_binary_f32(&el%u, %s, %s, a%u);\n", i, r->geom[i].const_first ? oth : in,
+                  r->geom[i].const_first ? in : oth, i);
+            } else
+                mcu_f32_geom_forward(&o, L->kind, &r->geom[i], i, in);
             break;
         }
     }
@@ -310,6 +372,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         const sy_mcu_f32_layer *L = &r->layers[j];
         const bool dx = j > p->first;
         out_name(r, j - 1, in, sizeof in);
+        /* g is the gradient of layer j's output: add what residuals reading it left */
+        for (uint32_t i = (uint32_t)j + 1; i < r->n_layers; i++)
+            if (residual_of(r, i) && r->geom[i].other == j)
+                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)numel_in(&r->layers[i]), i);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
             /* a frozen W's backward does not read x, whose floats may hold another activation by now */
@@ -345,7 +411,17 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             if (dx)
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
-        default:
+        case SY_MCU_F32_FLATTEN:
+            break;
+        case SY_MCU_F32_ADD:
+        case SY_MCU_F32_SUB:
+        case SY_MCU_F32_MUL:
+        case SY_MCU_F32_DIV:
+            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, dx, adam,
+                                 residual_of(r, (uint32_t)j) && r->geom[j].other >= p->first);
+            break;
+        default: /* never the first trained layer (no tensor of their own): dx is wanted */
+            mcu_f32_geom_backward(&o, L->kind, &r->geom[j], (uint32_t)j, in);
             break;
         }
     }
@@ -435,11 +511,20 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t in = numel_in(L), prev = i ? numel_out(&r->layers[i - 1]) : r->sample_numel;
-        bool weighted = L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM;
-        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_GEMM || in < 1 || numel_out(L) < 1 ||
+        const bool res = residual_of(r, i);
+        bool weighted =
+            L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
+        if (mcu_f32_geom_kind(L->kind))
+            bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->b || L->train_b ||
+                   (res ? L->w || L->train_w || (L->kind != SY_MCU_F32_ADD && L->kind != SY_MCU_F32_SUB) ||
+                              r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
+                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) != in
+                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
+                                                : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
         if (L->kind == SY_MCU_F32_CONV_DW)
@@ -495,11 +580,16 @@ static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_m
         SY_TRY(mcu_tr_mkdirs(sub));
     }
     SY_TRY(write_train_c(chip, r, &p));
-    const char *kern[7] = {"trk.c", "trk.h", "tflk.h", "tflk_math.c", "tflk_conv.c", "tflk_fc.c", "sy_fixedpoint.h"};
-    for (int i = 0; i < 7; i++)
+    /* trk.c's data-movement backwards are tflk's strided copy and pad; tflk_reduce.c's int8 paths need tflk_fixed.c */
+    const char *kern[] = {"trk.c",       "trk.h",         "tflk.h",      "sy_fixedpoint.h", "tflk_math.c",
+                          "tflk_conv.c", "tflk_fc.c",     "tflk_unary.c", "tflk_strided.c", "tflk_move.c",
+                          "tflk_reduce.c", "tflk_fixed.c", "tflk_binary.c"};
+    for (size_t i = 0; i < sizeof kern / sizeof *kern; i++)
         SY_TRY(mcu_tr_copy_source(r->dir, kern[i]));
     SY_TRY(mcu_tr_build_files(r->dir, chip, budget, r->model_name,
-                              "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c"));
+                              "kernels/trk.c kernels/tflk_math.c kernels/tflk_conv.c kernels/tflk_fc.c "
+                              "kernels/tflk_unary.c kernels/tflk_strided.c kernels/tflk_move.c kernels/tflk_reduce.c "
+                              "kernels/tflk_fixed.c kernels/tflk_binary.c"));
     tout o;
     SY_TRY(mcu_tr_topen(r->dir, "README.md", &o));
     P(&o, "# FP32 training package for %s (generated by `switchyard codegen --train --mode fp32`)\n\n"

@@ -7,12 +7,18 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Three configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Seven configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
-# (200 steps) and with Adam (100 steps), and graphs/fashion_cnn.onnx's last
-# layer (its 401,408 frozen fc1 weights const in flash). Refused: a plan over
-# 256 KB (fashion_cnn whole), a layer the package does not run (Abs), hi3066
-# with the seed's sentence.
+# (200 steps) and with Adam (100 steps), the same with the FP32 rows'
+# one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
+# with momentum, or ReduceSum, Squeeze and Reshape with Adam), the
+# element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
+# trained ones; then a residual |o| + o of two activations), and
+# graphs/fashion_cnn.onnx's last layer (its 401,408 frozen fc1 weights const
+# in flash). Refused: a plan over 256 KB (fashion_cnn whole), a layer the
+# package does not run (a MaxPool in the frozen front), a MaxPool on the
+# gradient path, a Transpose moving the batch axis and a product of two
+# activations (each quoting seed 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -24,7 +30,19 @@ data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 mcu_prepare "$MODE" "$WORK"
 tiny=$WORK/tiny_cnn.onnx
 /usr/bin/python3 "$SRC/tests/mcu/train_f32_model.py" "$tiny" || { echo "FAIL: the test model"; exit 1; }
-/usr/bin/python3 "$SRC/tests/mcu/train_f32_model.py" "$WORK/tiny_abs.onnx" --abs || { echo "FAIL: the test model"; exit 1; }
+while read -r name opts; do
+  # shellcheck disable=SC2086 # opts are the generator's words
+  /usr/bin/python3 "$SRC/tests/mcu/train_f32_model.py" "$WORK/tiny_$name.onnx" $opts ||
+    { echo "FAIL: the test model $name"; exit 1; }
+done <<'EOF'
+shapes_mean --shapes mean
+shapes_sum --shapes sum
+elt --shapes elt
+residual --shapes elt --residual
+product --shapes elt --product
+maxpool --maxpool
+batch_t --batch-transpose
+EOF
 
 run_cfg() { # NAME MODEL STEPS ARGS...
   local name=$1 model=$2 steps=$3
@@ -53,6 +71,10 @@ run_cfg() { # NAME MODEL STEPS ARGS...
 
 run_cfg tiny_sgd "$tiny" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg tiny_adam "$tiny" 100 --trainable all --optimizer adam --lr 0.002
+run_cfg shapes_mean "$WORK/tiny_shapes_mean.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg shapes_sum "$WORK/tiny_shapes_sum.onnx" 100 --trainable all --optimizer adam --lr 0.002
+run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg fashion_last1 "$SRC/graphs/fashion_cnn.onnx" 100 --trainable last:1 --optimizer sgd --momentum 0 --lr 0.01
 # the frozen front's activations share one arena by lifetime: conv, Relu and
 # fc1 run ping-pong in two 6,272-float halves and only fc2's input (64
@@ -68,11 +90,27 @@ peak=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
 out=$("$SY" codegen --train --mode fp32 "$SRC/graphs/fashion_cnn.onnx" --target ws63 --data "$data" -o "$WORK/big" \
       --steps 2 --optimizer sgd --momentum 0.9 --sram-budget 256K 2>&1) && fail "a plan over 256 KB was accepted"
 echo "$out" | grep -q "over the budget of 262144 bytes on ws63" || fail "unclear refusal: $out"
-# an Abs is within seed 001's FP32 rows but not a layer the package runs
-out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_abs.onnx" --target ws63 --data "$data" -o "$WORK/abs" \
-      --steps 2 2>&1) && fail "a chain with Abs was accepted"
-echo "$out" | grep -q "node 'relu2' (Abs): an FP32 training package runs depthwise Conv, Relu" ||
-  fail "unclear refusal of Abs: $out"
+# a MaxPool in the frozen front (no gradient through it, so the build takes
+# it) is not a layer the package runs
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
+      --steps 2 --trainable last:1 2>&1) && fail "a chain with MaxPool was accepted"
+echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant and Gemm (B transposed) only" ||
+  fail "unclear refusal of MaxPool in the chain: $out"
+# on the gradient path the seed's row refuses it
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
+      --steps 2 2>&1) && fail "a MaxPool to train through was accepted"
+echo "$out" | grep -q "FP32 training is explicitly not supported for MaxPool2D/MaxPool" ||
+  fail "MaxPool refused without the seed's row: $out"
+# one sample per step: the batch axis stays first
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_batch_t.onnx" --target ws63 --data "$data" -o "$WORK/bt" \
+      --steps 2 2>&1) && fail "a Transpose of the batch axis was accepted"
+echo "$out" | grep -q "node 'swap' (Transpose): an FP32 training package takes an explicit permutation of the 4 axes keeping the batch axis first; seed 001 §4: \"FP32 Transpose: perm a valid int32 constant full permutation" ||
+  fail "unclear refusal of a batch Transpose: $out"
+# a product of two activations is not run yet
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_product.onnx" --target ws63 --data "$data" -o "$WORK/prod" \
+      --steps 2 2>&1) && fail "a product of two activations was accepted"
+echo "$out" | grep -q "node 'residual' (Mul): an FP32 training package takes Mul of the previous layer's output and a constant initializer only (a product or quotient of two activations is not run yet); seed 001 §4: \"FP32 Mul/Add/Sub: no broadcasting" ||
+  fail "unclear refusal of a product of activations: $out"
 out=$("$SY" codegen --train --mode fp32 "$tiny" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) &&
   fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"

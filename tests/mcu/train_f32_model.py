@@ -1,14 +1,37 @@
 #!/usr/bin/env python3
-"""Writes the small CNN the FP32 training package test trains whole on the
-device: image [1, 1, 28, 28] -> Concat(image, image) on channels -> depthwise
-3x3 Conv (group 2, pads 1, no bias: seed 001's FP32 Conv row) -> Relu ->
-Flatten -> Gemm 1568 -> 8 (B transposed) -> Relu -> Gemm 8 -> 10 ->
-Softmax. Weights: a fixed-seed He initialisation, biases 0.
+"""Writes the small CNNs the FP32 training package test trains whole on the
+device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--abs]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product]] [--maxpool] [--batch-transpose]
 
---abs puts an Abs where the second Relu is: within seed 001's FP32 rows,
-but not a layer the FP32 training package runs (its refusal is tested).
+Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
+Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
+bias: seed 001's FP32 Conv row) -> Relu -> Flatten -> Gemm 1568 -> 8 (B
+transposed) -> Relu -> Gemm 8 -> 10 -> Softmax.
+
+--shapes puts the FP32 rows' one-input layers in it: image -> Pad (constant
+0.25, one pixel each side) [1, 1, 30, 30] -> Concat(self) -> depthwise 3x3
+Conv (no pads) [1, 2, 28, 28] -> Abs -> Transpose (0, 2, 3, 1: not its own
+inverse) [1, 28, 28, 2] -> Slice [0:1, 2:26, 1:27, 0:2] [1, 24, 26, 2] -> then
+  mean: ReduceMean (axes attribute [2], keepdims 1) [1, 24, 1, 2] -> Flatten [1, 48]
+  sum:  ReduceSum (axes input [1], keepdims 1) [1, 1, 26, 2] -> Squeeze (axis 1)
+        [1, 26, 2] -> Reshape [1, -1] [1, 52]
+-> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
+
+--shapes elt: the element-wise rows with a constant of the input's shape (no
+broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
+trained one (the first trained layer) -> Concat(self) -> depthwise 3x3 Conv
+(pads 1) -> Sub from a trained constant (c - x) -> Abs -> ReduceMean (axis
+3) -> Flatten [1, 56] -> Add a trained constant -> Gemm 56 -> 8 -> Relu ->
+Gemm 8 -> 10 -> Softmax. With --residual, Abs's output plus Sub's
+(y = |o| + o, a residual: two activations) feeds the ReduceMean; with
+--product, their product.
+
+Refused by the package (their refusals are tested): --maxpool puts a 1x1
+MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
+package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
+which moves the batch axis; --shapes elt --product multiplies two
+activations.
 """
 import sys
 
@@ -17,26 +40,105 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 rng = np.random.default_rng(15)
+args = sys.argv[2:]
+shapes = args[args.index("--shapes") + 1] if "--shapes" in args else None
 
 
 def he(shape, fan_in):
     return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
 
 
-inits = [
-    numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
-    numpy_helper.from_array(he((8, 1568), 1568), "fc1.W"),
-    numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+def ints(name, v):
+    return numpy_helper.from_array(np.array(v, np.int64), name)
+
+
+if shapes is None:
+    inits = [
+        numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
+        numpy_helper.from_array(he((8, 1568), 1568), "fc1.W"),
+        numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+    ]
+    first = "image"
+    nodes = []
+    if "--batch-transpose" in args:
+        nodes.append(helper.make_node("Transpose", ["image"], ["imt"], name="swap", perm=[1, 0, 2, 3]))
+        first = "imt"
+    nodes += [
+        helper.make_node("Concat", [first, first], ["x2"], name="copy2", axis=1),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
+        else helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
+        helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
+    ]
+elif shapes == "elt":
+    inits = [
+        numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
+        numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
+        numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
+        numpy_helper.from_array((0.1 * rng.standard_normal((1, 2, 28, 28))).astype(np.float32), "off.B"),
+        numpy_helper.from_array(np.zeros((1, 56), np.float32), "shift.B"),
+        numpy_helper.from_array(he((8, 56), 56), "fc1.W"),
+        numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+    ]
+    nodes = [
+        helper.make_node("Div", ["image", "div.C"], ["d"], name="div"),
+        helper.make_node("Mul", ["d", "scale.W"], ["m"], name="scale"),
+        helper.make_node("Concat", ["m", "m"], ["x2"], name="copy2", axis=1),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
+        helper.make_node("Abs", ["o"], ["oa"], name="abs"),
+    ]
+    two = "--residual" in args or "--product" in args
+    if two:
+        nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
+    nodes += [
+        helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
+                         keepdims=1),
+        helper.make_node("Flatten", ["r"], ["f0"], name="flatten", axis=1),
+        helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),
+        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
+    ]
+else:
+    k = 48 if shapes == "mean" else 52
+    inits = [
+        ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
+        numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
+        numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
+        ints("cut.starts", [0, 2, 1, 0]),
+        ints("cut.ends", [1, 26, 27, 2]),
+        ints("cut.axes", [0, 1, 2, 3]),
+        ints("cut.steps", [1, 1, 1, 1]),
+        numpy_helper.from_array(he((8, k), k), "fc1.W"),
+        numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+    ]
+    nodes = [
+        helper.make_node("Pad", ["image", "pad.pads", "pad.value"], ["p"], name="pad", mode="constant"),
+        helper.make_node("Concat", ["p", "p"], ["x2"], name="copy2", axis=1),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3]),
+        helper.make_node("Abs", ["c"], ["ca"], name="abs"),
+        helper.make_node("Transpose", ["ca"], ["t"], name="to_nhwc", perm=[0, 2, 3, 1]),
+        helper.make_node("Slice", ["t", "cut.starts", "cut.ends", "cut.axes", "cut.steps"], ["s"], name="cut"),
+    ]
+    if shapes == "mean":
+        nodes += [
+            helper.make_node("ReduceMean", ["s"], ["r"], name="mean_w", axes=[2], keepdims=1),
+            helper.make_node("Flatten", ["r"], ["f"], name="flatten", axis=1),
+        ]
+    else:
+        inits += [ints("sum.axes", [1]), ints("sq.axes", [1]), ints("flat.shape", [1, -1])]
+        nodes += [
+            helper.make_node("ReduceSum", ["s", "sum.axes"], ["r"], name="sum_h", keepdims=1),
+            helper.make_node("Squeeze", ["r", "sq.axes"], ["q"], name="squeeze"),
+            helper.make_node("Reshape", ["q", "flat.shape"], ["f"], name="flatten"),
+        ]
+    nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
+inits += [
     numpy_helper.from_array(he((10, 8), 8), "fc2.W"),
     numpy_helper.from_array(np.zeros(10, np.float32), "fc2.B"),
 ]
-nodes = [
-    helper.make_node("Concat", ["image", "image"], ["x2"], name="copy2", axis=1),
-    helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
-    helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
-    helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
-    helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
-    helper.make_node("Abs" if "--abs" in sys.argv else "Relu", ["h"], ["hr"], name="relu2"),
+nodes += [
+    helper.make_node("Relu", ["h"], ["hr"], name="relu2"),
     helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=1),
     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
 ]

@@ -11,13 +11,24 @@
  *                            b 1 the state after the step is the gradient
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
- *   trk_concat_self_grad     hand-worked
+ *   trk_concat_self_grad, trk_grad_add   hand-worked
+ *   trk_pad_grad, trk_slice_grad, trk_transpose_grad, trk_reduce_grad
+ *                            the backwards of a constant Pad, a Slice, a
+ *                            Transpose (perm not its own inverse) and a
+ *                            ReduceSum/ReduceMean over two axes: dL/dx of
+ *                            L = Σ c·f(x) by central finite differences in
+ *                            double, f written here by its index arithmetic
+ *   trk_eltwise_grad         Add, Sub (both operand orders), Mul, Div with a
+ *                            constant: dL/dx and dL/dc of L = Σ w·(x ∘ c)
+ *                            by central finite differences in double
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
  */
 #include "sy_test.h"
+#include "tflk.h" /* TFLK_ADD .. TFLK_DIV: trk_eltwise_grad's ops */
 #include "trk.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 static uint32_t rng = 1515u;
@@ -98,6 +109,11 @@ static void test_concat_adam(void)
     trk_concat_self_grad(3, dy, dx);
     CHECK(dx[0] == 11 && dx[1] == 22 && dx[2] == 33, "concat grad %g %g %g", (double)dx[0], (double)dx[1],
           (double)dx[2]);
+    /* a residual's two gradients of one value: their sum */
+    float acc[3] = {1.5f, -2, 0.25f};
+    trk_grad_add(3, (const float[]){0.5f, 2, -1}, acc);
+    CHECK(acc[0] == 2 && acc[1] == 0 && acc[2] == -0.75f, "grad add %g %g %g", (double)acc[0], (double)acc[1],
+          (double)acc[2]);
     const int64_t ts[] = {0, 1, 2, 10, 1000};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         int64_t t = ts[i];
@@ -109,9 +125,168 @@ static void test_concat_adam(void)
     }
 }
 
+/* ---- the data-movement backwards ----------------------------------------- */
+
+enum { R4 = 4, NMAX = 256 };
+
+static int64_t count4(const int32_t *d) { return (int64_t)d[0] * d[1] * d[2] * d[3]; }
+static void unravel(int64_t i, const int32_t *d, int32_t *e)
+{
+    for (int k = R4 - 1; k >= 0; k--) {
+        e[k] = (int32_t)(i % d[k]);
+        i /= d[k];
+    }
+}
+static int64_t ravel(const int32_t *e, const int32_t *d)
+{
+    int64_t i = 0;
+    for (int k = 0; k < R4; k++)
+        i = i * d[k] + e[k];
+    return i;
+}
+
+/* one layer's forward in double: y over ydims from x over xdims */
+typedef struct shape_case {
+    const char *name;
+    int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean */
+    int32_t xd[R4], yd[R4], at[R4], perm[R4];
+    uint32_t axes;
+    double value;
+} shape_case;
+
+static void fwd(const shape_case *c, const double *x, double *y)
+{
+    int32_t e[R4], f[R4];
+    for (int64_t j = 0; j < count4(c->yd); j++)
+        y[j] = c->kind == 0 ? c->value : 0.0;
+    for (int64_t i = 0; i < count4(c->xd); i++) {
+        unravel(i, c->xd, e);
+        bool inside = true;
+        for (int k = 0; k < R4; k++) {
+            switch (c->kind) {
+            case 0: f[k] = e[k] + c->at[k]; break;                      /* Pad: x lands at + before */
+            case 1: f[k] = e[k] - c->at[k]; break;                      /* Slice: x at start lands at 0 */
+            case 2: f[k] = e[c->perm[k]]; break;                        /* y's axis k is x's perm[k] */
+            default: f[k] = (c->axes >> k) & 1u ? 0 : e[k]; break;       /* Reduce: keepdims */
+            }
+            inside = inside && f[k] >= 0 && f[k] < c->yd[k];
+        }
+        if (!inside)
+            continue;
+        double v = x[i];
+        if (c->kind == 4)
+            v /= (double)(count4(c->xd) / count4(c->yd));
+        if (c->kind >= 3)
+            y[ravel(f, c->yd)] += v;
+        else
+            y[ravel(f, c->yd)] = v;
+    }
+}
+
+static double lin_loss(const shape_case *c, const double *x, const double *w)
+{
+    double y[NMAX], l = 0;
+    fwd(c, x, y);
+    for (int64_t j = 0; j < count4(c->yd); j++)
+        l += w[j] * y[j];
+    return l;
+}
+
+static void test_shape_grads(void)
+{
+    static const shape_case cases[] = {
+        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25},
+        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0},
+        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0},
+        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
+        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const shape_case *c = &cases[t];
+        const int64_t nx = count4(c->xd), ny = count4(c->yd);
+        double xd[NMAX], wd[NMAX];
+        float dy[NMAX], dx[NMAX];
+        for (int64_t i = 0; i < nx; i++)
+            xd[i] = urand();
+        for (int64_t j = 0; j < ny; j++)
+            dy[j] = (float)(wd[j] = (float)urand());
+        for (int64_t i = 0; i < nx; i++)
+            dx[i] = 1e30f; /* every element must be written */
+        switch (c->kind) {
+        case 0: trk_pad_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
+        case 1: trk_slice_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
+        case 2: trk_transpose_grad(R4, c->xd, c->perm, dy, dx); break;
+        default:
+            trk_reduce_grad(R4, c->xd, c->axes, c->kind == 4 ? (float)ny / (float)nx : 1.0f, dy, dx);
+            break;
+        }
+        double worst = 0;
+        for (int64_t i = 0; i < nx; i++) {
+            const double h = 1e-3, s = xd[i];
+            xd[i] = s + h;
+            double lp = lin_loss(c, xd, wd);
+            xd[i] = s - h;
+            double lm = lin_loss(c, xd, wd);
+            xd[i] = s;
+            double fd = (lp - lm) / (2 * h), e = fabs(dx[i] - fd);
+            worst = fmax(worst, e);
+            CHECK(e <= 1e-6, "%s: dx[%lld] = %.9g, finite differences %.9g", c->name, (long long)i, (double)dx[i],
+                  fd);
+        }
+        printf("%s backward: %lld values, worst absolute error %.1e against finite differences\n", c->name,
+               (long long)nx, worst);
+    }
+}
+
+static double elt(int op, int c_first, double x, double c)
+{
+    double a = c_first ? c : x, b = c_first ? x : c;
+    return op == TFLK_ADD ? a + b : op == TFLK_SUB ? a - b : op == TFLK_MUL ? a * b : a / b;
+}
+
+static void test_eltwise_grad(void)
+{
+    enum { N = 12 };
+    static const struct {
+        int op, c_first;
+        const char *name;
+    } cases[] = {{TFLK_ADD, 0, "Add"}, {TFLK_SUB, 0, "Sub x - c"}, {TFLK_SUB, 1, "Sub c - x"},
+                 {TFLK_MUL, 0, "Mul"}, {TFLK_DIV, 0, "Div x / c"}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        float x[N], c[N], dy[N], dx[N], dc[N], dxi[N];
+        double w[N];
+        for (int i = 0; i < N; i++) {
+            x[i] = (float)urand();
+            c[i] = (float)(1.5 + 0.5 * urand()); /* away from 0: Div's divisor */
+            dy[i] = (float)(w[i] = (float)urand());
+        }
+        trk_eltwise_grad(cases[t].op, cases[t].c_first, N, dy, x, c, dx, cases[t].op == TFLK_DIV ? NULL : dc);
+        double worst = 0;
+        for (int i = 0; i < N; i++) {
+            /* L = Σ w·f: element i's derivatives are w_i·∂f/∂x_i and w_i·∂f/∂c_i */
+            const double h = 1e-4;
+            double fx = w[i] * (elt(cases[t].op, cases[t].c_first, x[i] + h, c[i]) -
+                                elt(cases[t].op, cases[t].c_first, x[i] - h, c[i])) / (2 * h);
+            double fc = w[i] * (elt(cases[t].op, cases[t].c_first, x[i], c[i] + h) -
+                                elt(cases[t].op, cases[t].c_first, x[i], c[i] - h)) / (2 * h);
+            double ex = fabs(dx[i] - fx), ec = cases[t].op == TFLK_DIV ? 0 : fabs(dc[i] - fc);
+            worst = fmax(worst, fmax(ex, ec));
+            CHECK(ex <= 1e-6, "%s: dx[%d] = %.9g, finite differences %.9g", cases[t].name, i, (double)dx[i], fx);
+            CHECK(ec <= 1e-6, "%s: dc[%d] = %.9g, finite differences %.9g", cases[t].name, i, (double)dc[i], fc);
+        }
+        /* dx over dy itself (the packages' in-place call): the same values */
+        memcpy(dxi, dy, sizeof dxi);
+        trk_eltwise_grad(cases[t].op, cases[t].c_first, N, dxi, x, c, dxi, NULL);
+        CHECK(!memcmp(dxi, dx, sizeof dxi), "%s: dx in place differs", cases[t].name);
+        printf("%s backward: worst absolute error %.1e against finite differences\n", cases[t].name, worst);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
     RUN_TEST(test_concat_adam);
+    RUN_TEST(test_shape_grads);
+    RUN_TEST(test_eltwise_grad);
     return SY_TEST_MAIN_RESULT();
 }

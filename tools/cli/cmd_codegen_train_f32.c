@@ -114,6 +114,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
     sy_train_chain *ch = NULL;
     sy_dataset *train = NULL;
     sy_mcu_f32_layer *layers = NULL;
+    sy_mcu_f32_geom *geom = NULL;
     float *samples = NULL, *rates = NULL;
     int32_t *labs = NULL;
     int rc = 1;
@@ -166,10 +167,11 @@ int cmd_codegen_train_f32(int argc, char **argv)
     }
     const int64_t classes = ch->layers[ch->n_layers - 1].oc;
     layers = calloc(ch->n_layers, sizeof *layers);
+    geom = calloc(ch->n_layers, sizeof *geom);
     samples = malloc((size_t)(steps * px) * sizeof *samples);
     labs = malloc((size_t)steps * sizeof *labs);
     rates = malloc((size_t)steps * sizeof *rates);
-    if (!layers || !samples || !labs || !rates) {
+    if (!layers || !geom || !samples || !labs || !rates) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
@@ -208,6 +210,23 @@ int cmd_codegen_train_f32(int argc, char **argv)
                                 .kh = (int32_t)L->kh, .kw = (int32_t)L->kw, .pt = (int32_t)L->pt,
                                 .pl = (int32_t)L->pl, .w = L->w, .b = L->b, .w_numel = (int32_t)L->w_numel,
                                 .b_numel = (int32_t)L->b_numel};
+        /* the shapes at one rank: a Reduce's output with its reduced axes of size 1 (keepdims' form) */
+        sy_mcu_f32_geom *G = &geom[i];
+        G->rank = L->in_rank;
+        G->axes = L->axes;
+        G->value = L->value;
+        G->const_first = L->const_first;
+        G->residual = L->residual;
+        G->other = L->other;
+        for (int32_t d = 0; d < L->in_rank && d < SY_MCU_F32_MAX_RANK; d++) {
+            G->idims[d] = (int32_t)L->in_dims[d];
+            G->odims[d] = L->kind == SY_TRAIN_LAYER_REDUCE_SUM || L->kind == SY_TRAIN_LAYER_REDUCE_MEAN
+                              ? ((L->axes >> d) & 1u ? 1 : (int32_t)L->in_dims[d])
+                          : L->out_rank == L->in_rank ? (int32_t)L->out_dims[d]
+                                                      : 0; /* a reshape: the element count is all that matters */
+            G->perm[d] = (int32_t)L->perm[d];
+            G->start[d] = (int32_t)L->start[d];
+        }
         int64_t n = 0;
         if (L->w_name && (D->w_final = sy_train_session_tensor(ts, L->w_name, &n)))
             D->train_w = n == L->w_numel;
@@ -220,7 +239,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
         .layers = layers, .optimizer = ch->optimizer == SY_TRAIN_ADAM ? 1 : 0, .lr = lr, .alpha = ch->alpha,
         .beta = ch->beta, .epsilon = ch->epsilon, .norm = ch->norm, .nesterov = ch->nesterov,
         .n_samples = (uint32_t)steps, .sample_numel = (int32_t)px, .samples = samples, .labels = labs,
-        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL};
+        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL, .geom = geom};
     char summary[1024] = "";
     if ((st = ext->emit_train_f32_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
@@ -234,6 +253,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
     rc = 0;
 done:
     free(layers);
+    free(geom);
     free(samples);
     free(labs);
     free(rates);

@@ -5,6 +5,7 @@
  * these forms only; any other node is refused naming it. */
 #include "train_internal.h"
 #include "tl_files.h"
+#include "train_rows.h"
 
 #include <switchyard/sy_train.h>
 
@@ -21,6 +22,7 @@
 
 typedef struct chain_priv {
     sy_train_chain pub; /* first: the pointer handed out */
+    const sy_train_layer *src; /* the sample, while the chain is read */
     Onnx__ModelProto *fwd, *opt;
     float **owned;
     size_t n_owned;
@@ -106,39 +108,381 @@ static sy_status *floats(chain_priv *c, const Onnx__TensorProto *t, const float 
 
 #define REFUSE(...) sy_status_create(SY_ERR_UNSUPPORTED, __VA_ARGS__)
 
+/* a refusal of a node within seed 001's FP32 row that the package does not
+ * run in the form given: what failed, then the row */
+#define REFUSE_ROW(nm, op, row, fmt, ...)                                                                          \
+    REFUSE("node '%s' (%s): an FP32 training package takes " fmt "; seed 001 §4: \"%s\"", nm, op, __VA_ARGS__, row)
+
+/* the integers of a constant initializer `name` (int64 or int32), at most
+ * cap; -1: not an integer constant (or longer) */
+static long ints_const(const Onnx__GraphProto *g, const char *name, int64_t *out, size_t cap)
+{
+    const Onnx__TensorProto *t = name && *name ? init_of(g, name) : NULL;
+    if (!t)
+        return -1;
+    const bool i64 = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    if (!i64 && t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
+        return -1;
+    const size_t es = i64 ? 8 : 4;
+    const size_t n = t->has_raw_data ? t->raw_data.len / es : i64 ? t->n_int64_data : t->n_int32_data;
+    if (n > cap || (t->has_raw_data && t->raw_data.len % es))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!t->has_raw_data)
+            out[i] = i64 ? t->int64_data[i] : t->int32_data[i];
+        else if (i64)
+            memcpy(&out[i], t->raw_data.data + 8 * i, 8);
+        else {
+            int32_t v;
+            memcpy(&v, t->raw_data.data + 4 * i, 4);
+            out[i] = v;
+        }
+    }
+    return (long)n;
+}
+
+/* a shape's per-sample view (c, h, w): dims 1, 2 and the product of the rest */
+static void chw(int32_t r, const int64_t *d, int64_t *c, int64_t *h, int64_t *w)
+{
+    *c = r > 1 ? d[1] : 1;
+    *h = r > 2 ? d[2] : 1;
+    *w = 1;
+    for (int32_t i = 3; i < r; i++)
+        *w *= d[i];
+}
+
+static int64_t count(int32_t r, const int64_t *d)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < r; i++)
+        n *= d[i];
+    return n;
+}
+
+/* an axis of rank r, negative from the end; -1 when out of range */
+static int64_t axis_of(int64_t a, int32_t r) { return a < -r || a >= r ? -1 : a < 0 ? a + r : a; }
+
+/* the output shape: out_rank, out_dims set; oc, oh, ow from them */
+static sy_status *set_out(sy_train_layer *L, const char *nm, const char *op)
+{
+    if (L->out_rank < 1 || L->out_rank > SY_TRAIN_MAX_RANK || L->out_dims[0] != 1)
+        return REFUSE("node '%s' (%s): an FP32 training package keeps the batch axis first and of size 1, rank 1-%d "
+                      "(the output here has rank %d)", nm, op, SY_TRAIN_MAX_RANK, (int)L->out_rank);
+    for (int32_t d = 0; d < L->out_rank; d++)
+        if (L->out_dims[d] < 1)
+            return REFUSE("node '%s' (%s): output dimension %d is %lld (an empty tensor)", nm, op, (int)d,
+                          (long long)L->out_dims[d]);
+    chw(L->out_rank, L->out_dims, &L->oc, &L->oh, &L->ow);
+    return NULL;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze: the same values in another shape */
+static sy_status *reshape_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *n, sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const int32_t r = L->in_rank;
+    int64_t v[SY_TRAIN_MAX_RANK + 1];
+    L->kind = SY_TRAIN_LAYER_FLATTEN;
+    if (!strcmp(op, "Flatten")) {
+        int64_t a = axis_of(attr_i(n, "axis", 1), r + 1);
+        if (a != 1)
+            return REFUSE_ROW(nm, op, ROW_RESHAPE, "Flatten on axis 1 only (the batch axis stays first)%s", "");
+        L->out_rank = 2;
+        L->out_dims[0] = 1, L->out_dims[1] = count(r, L->in_dims);
+        return set_out(L, nm, op);
+    }
+    if (!strcmp(op, "Reshape")) {
+        long k = n->n_input > 1 ? ints_const(g, n->input[1], v, SY_TRAIN_MAX_RANK) : -1;
+        if (k < 1 || attr_i(n, "allowzero", 0))
+            return REFUSE_ROW(nm, op, ROW_RESHAPE, "a Reshape to a constant shape of rank 1-%d (allowzero 0)",
+                              SY_TRAIN_MAX_RANK);
+        int64_t known = 1;
+        int infer = -1;
+        for (long i = 0; i < k; i++) {
+            int64_t d = v[i] == 0 && i < r ? L->in_dims[i] : v[i];
+            if (d == -1 && infer < 0)
+                infer = (int)i;
+            else if (d < 1)
+                return REFUSE_ROW(nm, op, ROW_RESHAPE, "a shape of positive sizes, 0 (kept) and one -1 (entry %ld "
+                                  "is %lld)", i, (long long)v[i]);
+            else
+                known *= d;
+            L->out_dims[i] = d;
+        }
+        const int64_t total = count(r, L->in_dims);
+        if (infer >= 0)
+            L->out_dims[infer] = known > 0 && total % known == 0 ? total / known : 0;
+        L->out_rank = (int32_t)k;
+        if (count(L->out_rank, L->out_dims) != total)
+            return REFUSE_ROW(nm, op, ROW_RESHAPE, "a shape of %lld elements (the input's)", (long long)total);
+        return set_out(L, nm, op);
+    }
+    /* Squeeze, Unsqueeze: the axes an attribute (opset < 13) or a constant input */
+    const Onnx__AttributeProto *aa = attr_of(n, "axes");
+    long k = -1;
+    if (aa && aa->n_ints <= SY_TRAIN_MAX_RANK) {
+        k = (long)aa->n_ints;
+        memcpy(v, aa->ints, aa->n_ints * sizeof *v);
+    } else if (!aa && n->n_input > 1)
+        k = ints_const(g, n->input[1], v, SY_TRAIN_MAX_RANK);
+    if (k < 1)
+        return REFUSE_ROW(nm, op, ROW_RESHAPE, "%s over constant axes (without them the batch axis %s too)", op,
+                          !strcmp(op, "Squeeze") ? "would go" : "is unclear");
+    bool at[SY_TRAIN_MAX_RANK] = {false};
+    const int32_t ro = !strcmp(op, "Squeeze") ? r - (int32_t)k : r + (int32_t)k;
+    L->out_rank = ro;
+    if (ro < 1 || ro > SY_TRAIN_MAX_RANK) /* before the axes index `at` by the output's rank */
+        return set_out(L, nm, op);
+    for (long i = 0; i < k; i++) {
+        int64_t a = axis_of(v[i], !strcmp(op, "Squeeze") ? r : ro);
+        if (a <= 0 || at[a] || (!strcmp(op, "Squeeze") && L->in_dims[a] != 1))
+            return REFUSE_ROW(nm, op, ROW_RESHAPE, "%s of distinct axes other than the batch axis%s (axis %lld)", op,
+                              !strcmp(op, "Squeeze") ? " and of size 1" : "", (long long)v[i]);
+        at[a] = true;
+    }
+    for (int32_t d = 0, s = 0; d < (!strcmp(op, "Squeeze") ? r : ro); d++) {
+        if (!strcmp(op, "Squeeze")) {
+            if (!at[d])
+                L->out_dims[s++] = L->in_dims[d];
+        } else
+            L->out_dims[d] = at[d] ? 1 : L->in_dims[s++];
+    }
+    return set_out(L, nm, op);
+}
+
+static sy_status *pad_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *n, sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const int32_t r = L->in_rank;
+    const Onnx__AttributeProto *m = attr_of(n, "mode");
+    if (m && m->s.len && !(m->s.len == 8 && !memcmp(m->s.data, "constant", 8)))
+        return REFUSE_ROW(nm, op, ROW_PAD, "constant mode only (mode '%.*s')", (int)(m->s.len > 32 ? 32 : m->s.len),
+                          (const char *)m->s.data);
+    int64_t p[2 * SY_TRAIN_MAX_RANK];
+    long k = -1;
+    const Onnx__AttributeProto *pa = attr_of(n, "pads");
+    if (n->n_input > 1 && *n->input[1])
+        k = ints_const(g, n->input[1], p, 2 * SY_TRAIN_MAX_RANK);
+    else if (pa && pa->n_ints <= 2 * SY_TRAIN_MAX_RANK) {
+        k = (long)pa->n_ints;
+        memcpy(p, pa->ints, pa->n_ints * sizeof *p);
+    }
+    if (k != 2 * r || (n->n_input > 3 && *n->input[3]))
+        return REFUSE_ROW(nm, op, ROW_PAD, "constant pads over every axis (normalized paddings: %d for rank %d)",
+                          2 * (int)r, (int)r);
+    L->value = attr_f(n, "value", 0.0f);
+    if (n->n_input > 2 && *n->input[2]) {
+        const Onnx__TensorProto *cv = init_of(g, n->input[2]);
+        if (!cv || cv->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
+            (cv->has_raw_data ? cv->raw_data.len : cv->n_float_data * 4) != 4)
+            return REFUSE_ROW(nm, op, ROW_PAD, "a constant float32 scalar as the pad value ('%s')", n->input[2]);
+        memcpy(&L->value, cv->has_raw_data ? (const void *)cv->raw_data.data : (const void *)cv->float_data, 4);
+    }
+    L->kind = SY_TRAIN_LAYER_PAD;
+    L->out_rank = r;
+    for (int32_t d = 0; d < r; d++) {
+        if (p[d] < 0 || p[r + d] < 0 || (d == 0 && (p[0] || p[r])))
+            return REFUSE_ROW(nm, op, ROW_PAD, "non-negative padding, none on the batch axis (axis %d: %lld, %lld)",
+                              (int)d, (long long)p[d], (long long)p[r + d]);
+        L->start[d] = p[d];
+        L->out_dims[d] = L->in_dims[d] + p[d] + p[r + d];
+    }
+    return set_out(L, nm, op);
+}
+
+static sy_status *slice_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *n, sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const int32_t r = L->in_rank;
+    int64_t st[SY_TRAIN_MAX_RANK], en[SY_TRAIN_MAX_RANK], v[SY_TRAIN_MAX_RANK];
+    long ks = n->n_input > 1 ? ints_const(g, n->input[1], st, SY_TRAIN_MAX_RANK) : -1;
+    long ke = n->n_input > 2 ? ints_const(g, n->input[2], en, SY_TRAIN_MAX_RANK) : -1;
+    if (ks != r || ke != r)
+        return REFUSE_ROW(nm, op, ROW_SLICE, "constant starts and ends over every axis (full-rank: %d entries)",
+                          (int)r);
+    if (n->n_input > 3 && *n->input[3]) {
+        bool ok = ints_const(g, n->input[3], v, SY_TRAIN_MAX_RANK) == r;
+        for (int32_t d = 0; ok && d < r; d++)
+            ok = v[d] == d;
+        if (!ok)
+            return REFUSE_ROW(nm, op, ROW_SLICE, "the axes 0..%d in order (normalized parameters)", (int)r - 1);
+    }
+    if (n->n_input > 4 && *n->input[4]) {
+        bool ok = ints_const(g, n->input[4], v, SY_TRAIN_MAX_RANK) == r;
+        for (int32_t d = 0; ok && d < r; d++)
+            ok = v[d] == 1;
+        if (!ok)
+            return REFUSE_ROW(nm, op, ROW_SLICE, "steps 1 only (the host trainer's backward has no other)%s", "");
+    }
+    L->kind = SY_TRAIN_LAYER_SLICE;
+    L->out_rank = r;
+    for (int32_t d = 0; d < r; d++) {
+        int64_t e = en[d] > L->in_dims[d] ? L->in_dims[d] : en[d];
+        if (st[d] < 0 || e <= st[d] || (d == 0 && st[0] != 0))
+            return REFUSE_ROW(nm, op, ROW_SLICE, "non-negative starts before their ends, the batch axis whole (axis "
+                              "%d: %lld to %lld of %lld)", (int)d, (long long)st[d], (long long)en[d],
+                              (long long)L->in_dims[d]);
+        L->start[d] = st[d];
+        L->out_dims[d] = e - st[d];
+    }
+    return set_out(L, nm, op);
+}
+
+static sy_status *transpose_layer(const Onnx__NodeProto *n, sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const int32_t r = L->in_rank;
+    const Onnx__AttributeProto *p = attr_of(n, "perm");
+    bool seen[SY_TRAIN_MAX_RANK] = {false}, ok = p && p->n_ints == (size_t)r;
+    for (int32_t d = 0; ok && d < r; d++) {
+        ok = p->ints[d] >= 0 && p->ints[d] < r && !seen[p->ints[d]] && (d || !p->ints[0]);
+        if (ok)
+            seen[p->ints[d]] = true;
+    }
+    if (!ok)
+        return REFUSE_ROW(nm, op, ROW_TRANSPOSE, "an explicit permutation of the %d axes keeping the batch axis first",
+                          (int)r);
+    L->kind = SY_TRAIN_LAYER_TRANSPOSE;
+    L->out_rank = r;
+    for (int32_t d = 0; d < r; d++) {
+        L->perm[d] = p->ints[d];
+        L->out_dims[d] = L->in_dims[p->ints[d]];
+    }
+    return set_out(L, nm, op);
+}
+
+static sy_status *reduce_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *n, sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const int32_t r = L->in_rank;
+    int64_t v[SY_TRAIN_MAX_RANK];
+    long k = 0;
+    const Onnx__AttributeProto *aa = attr_of(n, "axes");
+    if (aa) {
+        k = aa->n_ints <= SY_TRAIN_MAX_RANK ? (long)aa->n_ints : -1;
+        if (k > 0)
+            memcpy(v, aa->ints, aa->n_ints * sizeof *v);
+    } else if (n->n_input > 1 && *n->input[1])
+        k = ints_const(g, n->input[1], v, SY_TRAIN_MAX_RANK);
+    if (k < 0 || attr_i(n, "noop_with_empty_axes", 0))
+        return REFUSE_ROW(nm, op, ROW_REDUCE, "constant axes (empty: every axis; noop_with_empty_axes 0)%s", "");
+    const bool keep = attr_i(n, "keepdims", 1) != 0;
+    L->axes = k ? 0u : (1u << r) - 1u;
+    for (long i = 0; i < k; i++) {
+        int64_t a = axis_of(v[i], r);
+        if (a < 0 || (L->axes >> a & 1u))
+            return REFUSE_ROW(nm, op, ROW_REDUCE, "valid and unique axes (%lld for rank %d)", (long long)v[i], (int)r);
+        L->axes |= 1u << a;
+    }
+    if ((L->axes & 1u) && !keep)
+        return REFUSE_ROW(nm, op, ROW_REDUCE, "keepdims 1 when the batch axis is reduced (it stays first)%s", "");
+    L->kind = !strcmp(op, "ReduceSum") ? SY_TRAIN_LAYER_REDUCE_SUM : SY_TRAIN_LAYER_REDUCE_MEAN;
+    L->out_rank = 0;
+    for (int32_t d = 0; d < r; d++)
+        if (!(L->axes >> d & 1u))
+            L->out_dims[L->out_rank++] = L->in_dims[d];
+        else if (keep)
+            L->out_dims[L->out_rank++] = 1;
+    return set_out(L, nm, op);
+}
+
+/* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
+ * (the seed's rows: no broadcasting); the residual (two activations) is not
+ * a chain */
+static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
+                                sy_train_layer *L)
+{
+    const char *op = n->op_type, *nm = L->name;
+    const bool div = !strcmp(op, "Div");
+    const char *row = div ? ROW_DIV : ROW_ELTWISE;
+    const int first = n->n_input == 2 && !strcmp(n->input[1], cur) && strcmp(n->input[0], cur) ? 1 : 0;
+    const Onnx__TensorProto *w = n->n_input == 2 ? init_of(g, n->input[1 - first]) : NULL;
+    const char *on = n->n_input == 2 ? n->input[1 - first] : "";
+    if (!w && (!strcmp(op, "Add") || !strcmp(op, "Sub")) && *on && strcmp(on, cur)) {
+        /* a residual: the other operand an earlier layer's output (or the sample) of the very shape */
+        int32_t k = -2;
+        const sy_train_layer *o = NULL;
+        for (size_t i = 0; i < c->pub.n_layers; i++)
+            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
+                k = (int32_t)i, o = &c->pub.layers[i];
+        if (k == -2 && c->src && !strcmp(c->src->output, on))
+            k = -1, o = c->src;
+        if (!o)
+            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output or a "
+                              "constant ('%s' is neither)", op, on);
+        bool same = o->out_rank == L->in_rank;
+        for (int32_t d = 0; same && d < L->in_rank; d++)
+            same = o->out_dims[d] == L->in_dims[d];
+        if (!same)
+            return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
+                              "broadcasting)", on);
+        L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD : SY_TRAIN_LAYER_SUB;
+        L->const_first = first;
+        L->residual = 1, L->other = k;
+        return NULL;
+    }
+    if (!w || !strcmp(n->input[1 - first], cur) || (div && first))
+        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (%s)", op,
+                          div ? " as the dividend" : "",
+                          div || !strcmp(op, "Mul") ? "a product or quotient of two activations is not run yet"
+                                                    : "a value with itself is not run yet");
+    bool same = w->n_dims == (size_t)L->in_rank;
+    for (int32_t d = 0; same && d < L->in_rank; d++)
+        same = w->dims[d] == L->in_dims[d];
+    if (!same)
+        return REFUSE_ROW(nm, op, row, "a constant of exactly the input's shape (rank %d; no broadcasting)",
+                          (int)L->in_rank);
+    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
+              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
+              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
+                                   : SY_TRAIN_LAYER_DIV;
+    L->const_first = first;
+    L->w_name = w->name;
+    return floats(c, w, &L->w, &L->w_numel);
+}
+
 static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                              sy_train_layer *prev, sy_train_layer *L)
 {
     const char *op = n->op_type;
     const char *nm = n->name && *n->name ? n->name : "";
-    if (n->n_input < 1 || strcmp(n->input[0], cur) || n->n_output < 1)
+    const bool elt = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
+    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(elt && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
+        n->n_output < 1)
         return REFUSE("node '%s' (%s) does not read the previous layer's output: an FP32 training package runs a chain",
                       nm, op);
     memset(L, 0, sizeof *L);
     L->name = nm;
-    L->ic = prev->oc, L->ih = prev->oh, L->iw = prev->ow;
+    L->in_rank = prev->out_rank;
+    memcpy(L->in_dims, prev->out_dims, sizeof L->in_dims);
+    chw(L->in_rank, L->in_dims, &L->ic, &L->ih, &L->iw);
+    L->out_rank = L->in_rank;
+    memcpy(L->out_dims, L->in_dims, sizeof L->out_dims);
     L->oc = L->ic, L->oh = L->ih, L->ow = L->iw;
-    if (!strcmp(op, "Relu")) {
-        L->kind = SY_TRAIN_LAYER_RELU;
+    if (!strcmp(op, "Relu") || !strcmp(op, "Abs")) {
+        L->kind = !strcmp(op, "Relu") ? SY_TRAIN_LAYER_RELU : SY_TRAIN_LAYER_ABS;
         return NULL;
     }
-    if (!strcmp(op, "Flatten") || !strcmp(op, "Reshape")) {
-        const Onnx__TensorProto *sh = n->n_input > 1 ? init_of(g, n->input[1]) : NULL;
-        if (!strcmp(op, "Flatten") ? attr_i(n, "axis", 1) != 1
-                                   : !sh || sh->n_dims != 1 || sh->dims[0] != 2 || !sh->n_int64_data ||
-                                         (sh->int64_data[1] != -1 && sh->int64_data[1] != L->ic * L->ih * L->iw))
-            return REFUSE("node '%s' (%s): an FP32 training package flattens to [N, C*H*W] only", nm, op);
-        L->kind = SY_TRAIN_LAYER_FLATTEN;
-        L->oc = L->ic * L->ih * L->iw, L->oh = L->ow = 1;
-        return NULL;
-    }
+    if (!strcmp(op, "Flatten") || !strcmp(op, "Reshape") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+        return reshape_layer(g, n, L);
+    if (!strcmp(op, "Pad"))
+        return pad_layer(g, n, L);
+    if (!strcmp(op, "Slice"))
+        return slice_layer(g, n, L);
+    if (!strcmp(op, "Transpose"))
+        return transpose_layer(n, L);
+    if (!strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMean"))
+        return reduce_layer(g, n, L);
+    if (elt)
+        return eltwise_layer(c, g, n, cur, L);
     if (!strcmp(op, "Concat")) {
-        if (n->n_input != 2 || strcmp(n->input[1], cur) || attr_i(n, "axis", 0) != 1 || L->ih * L->iw == 1)
+        if (n->n_input != 2 || strcmp(n->input[1], cur) || axis_of(attr_i(n, "axis", 0), L->in_rank) != 1 ||
+            L->in_rank != 4)
             return REFUSE("node '%s' (Concat): an FP32 training package concatenates a value with itself on the "
                           "channel axis only", nm);
         L->kind = SY_TRAIN_LAYER_CONCAT_SELF;
-        L->oc = 2 * L->ic;
-        return NULL;
+        L->out_dims[1] *= 2;
+        return set_out(L, nm, op);
     }
     if (!strcmp(op, "Conv")) {
         const Onnx__TensorProto *w = n->n_input > 1 ? init_of(g, n->input[1]) : NULL;
@@ -147,7 +491,7 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         if (!w || w->n_dims != 4 || w->dims[0] != L->ic || w->dims[1] != 1 || attr_i(n, "group", 1) != L->ic ||
             (n->n_input > 2 && *n->input[2]) || !ints_all(n, "strides", 1) || !ints_all(n, "dilations", 1) ||
             (ap && ap->s.len && !(ap->s.len == 6 && !memcmp(ap->s.data, "NOTSET", 6))) ||
-            (pads && pads->n_ints != 4) || L->ih * L->iw == 1)
+            (pads && pads->n_ints != 4) || L->in_rank != 4)
             return REFUSE("node '%s' (Conv): an FP32 training package takes the seed's FP32 Conv only: depthwise "
                           "(group = C_in = C_out, W [C, 1, kh, kw]), stride 1, dilation 1, explicit pads, no bias", nm);
         L->kind = SY_TRAIN_LAYER_CONV_DW;
@@ -158,9 +502,10 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
             return REFUSE("node '%s' (Conv): negative pads", nm);
         L->pt = p[0], L->pl = p[1];
-        L->oh = L->ih + p[0] + p[2] - L->kh + 1, L->ow = L->iw + p[1] + p[3] - L->kw + 1;
-        if (L->oh < 1 || L->ow < 1)
+        L->out_dims[2] = L->ih + p[0] + p[2] - L->kh + 1, L->out_dims[3] = L->iw + p[1] + p[3] - L->kw + 1;
+        if (L->out_dims[2] < 1 || L->out_dims[3] < 1)
             return REFUSE("node '%s' (Conv): an empty output", nm);
+        SY_TRY(set_out(L, nm, op));
         L->w_name = w->name;
         return floats(c, w, &L->w, &L->w_numel);
     }
@@ -169,13 +514,14 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         const Onnx__TensorProto *b = n->n_input > 2 && *n->input[2] ? init_of(g, n->input[2]) : NULL;
         int64_t k = L->ic * L->ih * L->iw;
         if (!w || w->n_dims != 2 || w->dims[1] != k || attr_i(n, "transA", 0) || attr_i(n, "transB", 0) != 1 ||
-            attr_f(n, "alpha", 1.0f) != 1.0f || attr_f(n, "beta", 1.0f) != 1.0f || L->ih * L->iw != 1 ||
+            attr_f(n, "alpha", 1.0f) != 1.0f || attr_f(n, "beta", 1.0f) != 1.0f || L->in_rank != 2 ||
             (n->n_input > 2 && *n->input[2] && (!b || b->n_dims != 1 || b->dims[0] != w->dims[0])))
             return REFUSE("node '%s' (Gemm): an FP32 training package takes Gemm with A [1, K] not transposed, a "
                           "constant B [O, K] transposed, an optional constant C [O], alpha = beta = 1", nm);
         L->kind = SY_TRAIN_LAYER_GEMM;
         L->ic = k, L->ih = L->iw = 1;
-        L->oc = w->dims[0], L->oh = L->ow = 1;
+        L->out_dims[1] = w->dims[0];
+        SY_TRY(set_out(L, nm, op));
         L->w_name = w->name;
         SY_TRY(floats(c, w, &L->w, &L->w_numel));
         if (b) {
@@ -184,8 +530,9 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         }
         return NULL;
     }
-    return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Flatten/Reshape, Concat of a "
-                  "value with itself and Gemm (B transposed) only", nm, op);
+    return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
+                  "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
+                  "Add/Sub/Mul/Div with a constant and Gemm (B transposed) only", nm, op);
 }
 
 static sy_status *read_chain(chain_priv *c, const char *dir)
@@ -215,6 +562,11 @@ static sy_status *read_chain(chain_priv *c, const char *dir)
         d[i - 1] = sh->dim[i]->dim_value;
     }
     src.oc = d[0], src.oh = d[1], src.ow = d[2];
+    src.out_rank = (int32_t)sh->n_dim;
+    src.output = in->name;
+    src.out_dims[0] = 1;
+    for (size_t i = 1; i < sh->n_dim; i++)
+        src.out_dims[i] = d[i - 1];
     c->pub.layers = calloc(g->n_node ? g->n_node : 1, sizeof *c->pub.layers);
     if (!c->pub.layers)
         return sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory");
@@ -226,11 +578,14 @@ static sy_status *read_chain(chain_priv *c, const char *dir)
         if (i + 1 == g->n_node && !strcmp(n->op_type, "Softmax") && c->pub.n_layers)
             break;
         sy_train_layer *L = &c->pub.layers[c->pub.n_layers];
+        c->src = &src;
         SY_TRY(node_layer(c, g, n, cur, prev, L));
+        L->output = n->output[0];
         c->pub.n_layers++;
         cur = n->output[0];
         prev = L;
     }
+    c->src = NULL; /* src is this function's */
     if (!c->pub.n_layers || prev->kind != SY_TRAIN_LAYER_GEMM)
         return REFUSE("an FP32 training package's chain ends in a Gemm (the logits)");
     const Onnx__GraphProto *og = c->opt->graph;

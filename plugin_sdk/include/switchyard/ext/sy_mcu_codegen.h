@@ -116,8 +116,37 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_RELU = 2,
     SY_MCU_F32_FLATTEN = 3,
     SY_MCU_F32_CONCAT_SELF = 4, /* the input twice on the channel axis */
-    SY_MCU_F32_GEMM = 5         /* y = x·Wᵀ + b, W [oc, ic] */
+    SY_MCU_F32_GEMM = 5,        /* y = x·Wᵀ + b, W [oc, ic] */
+    /* appended: these read their shapes from the request's geom */
+    SY_MCU_F32_ABS = 6,
+    SY_MCU_F32_PAD = 7,         /* constant: start = the leading pads, value */
+    SY_MCU_F32_SLICE = 8,       /* steps 1: start = the starts */
+    SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
+    SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
+    SY_MCU_F32_REDUCE_MEAN = 11,
+    /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
+    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (Add and Sub) */
+    SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
+    SY_MCU_F32_MUL = 14,
+    SY_MCU_F32_DIV = 15         /* y = x / w */
 } sy_mcu_f32_kind;
+
+/* The shapes of an FP32 layer, batch (1) first, rank <= 6 (tflk's): the
+ * input's and the output's at the same rank (a Reduce's reduced axes of
+ * size 1, whatever its keepdims: the values are the same) */
+#define SY_MCU_F32_MAX_RANK 6
+typedef struct sy_mcu_f32_geom {
+    int32_t rank;
+    int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
+    int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
+    int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
+    uint32_t axes;                      /* Reduce: bit d, axis d reduced */
+    float value;                        /* Pad: the constant */
+    int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
+    /* Add/Sub of two activations (w NULL): the layer whose output is the
+     * other operand (< this one; -1 the sample) */
+    int32_t residual, other;
+} sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {
     int32_t kind;             /* sy_mcu_f32_kind */
@@ -147,6 +176,9 @@ typedef struct sy_mcu_train_f32_request {
      * (libm's powf there; stored in flash, one per step); NULL: the package
      * computes it (trk_adam_rate) */
     const float *rates;
+    /* ---- appended (check struct_size): [n_layers], each layer's shapes;
+     * NULL: the chain has none of the kinds from SY_MCU_F32_ABS on */
+    const sy_mcu_f32_geom *geom;
 } sy_mcu_train_f32_request;
 
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */

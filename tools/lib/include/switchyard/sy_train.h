@@ -128,17 +128,34 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * training package runs at batch 1: the forward model's nodes in order, each
  * reading the previous one's output — a depthwise Conv (group = C_in =
  * C_out, W [C, 1, kh, kw], stride 1, dilation 1, explicit pads, no bias),
- * Relu, Flatten (axis 1) or a Reshape to [N, rest], a Concat of one value
- * with itself on the channel axis, a Gemm with B transposed (alpha = beta =
- * 1, constant B [O, K] and optional C [O]) — ending in the logits (a final
- * Softmax looked through), and the optimizer node's attributes. Another
- * node is refused naming it. */
+ * Relu, Abs, Flatten (axis 1), Reshape, Squeeze or Unsqueeze keeping the
+ * batch axis first, a Concat of one value with itself on the channel axis,
+ * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
+ * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
+ * input's shape, an Add or Sub of the previous output and an earlier one of
+ * its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
+ * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
+ * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
+ * [O]) — ending in the logits (a final Softmax looked through), and the
+ * optimizer node's attributes. Another node is refused naming it. */
+#define SY_TRAIN_MAX_RANK 6
 typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_CONV_DW = 1,
     SY_TRAIN_LAYER_RELU = 2,
-    SY_TRAIN_LAYER_FLATTEN = 3, /* no arithmetic: the same values */
+    SY_TRAIN_LAYER_FLATTEN = 3, /* any reshape: no arithmetic, the same values */
     SY_TRAIN_LAYER_CONCAT_SELF = 4,
-    SY_TRAIN_LAYER_GEMM = 5
+    SY_TRAIN_LAYER_GEMM = 5,
+    SY_TRAIN_LAYER_ABS = 6,
+    SY_TRAIN_LAYER_PAD = 7,       /* constant mode: start = the leading pads, value */
+    SY_TRAIN_LAYER_SLICE = 8,     /* steps 1: start = the starts */
+    SY_TRAIN_LAYER_TRANSPOSE = 9, /* perm */
+    SY_TRAIN_LAYER_REDUCE_SUM = 10, /* axes */
+    SY_TRAIN_LAYER_REDUCE_MEAN = 11,
+    /* with a constant of the input's shape (w, w_name): no broadcasting */
+    SY_TRAIN_LAYER_ADD = 12,
+    SY_TRAIN_LAYER_SUB = 13, /* const_first: y = c − x */
+    SY_TRAIN_LAYER_MUL = 14,
+    SY_TRAIN_LAYER_DIV = 15  /* y = x / c */
 } sy_train_layer_kind;
 typedef struct sy_train_layer {
     int kind;               /* sy_train_layer_kind */
@@ -149,6 +166,18 @@ typedef struct sy_train_layer {
     const char *w_name, *b_name; /* initializers (NULL: none) */
     const float *w, *b;     /* their values in the forward model */
     int64_t w_numel, b_numel;
+    /* the shapes, batch (1) first: ic·ih·iw and oc·oh·ow are their element counts */
+    int32_t in_rank, out_rank;
+    int64_t in_dims[SY_TRAIN_MAX_RANK], out_dims[SY_TRAIN_MAX_RANK];
+    int64_t perm[SY_TRAIN_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
+    int64_t start[SY_TRAIN_MAX_RANK]; /* Slice: the starts; Pad: the leading pads (in_rank entries) */
+    uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced */
+    float value;                      /* Pad: the constant */
+    int32_t const_first;              /* Add/Sub/Mul: the constant (or the other activation) is the first operand */
+    /* Add/Sub of two activations (a residual, w NULL): the layer whose
+     * output is the other operand, -1 the sample */
+    int32_t residual, other;
+    const char *output;               /* the value the layer writes */
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;

@@ -1,0 +1,264 @@
+/*
+ * The FP32 training package's layers that take their shapes from the
+ * request's geom (mcu_train_f32.c writes the rest of the package): Abs, a
+ * constant Pad, a Slice, a Transpose, ReduceSum and ReduceMean. Each is
+ * checked against its shapes here, then written as static descriptors, a
+ * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
+ * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
+ * (trk_abs_grad, trk_pad_grad, trk_slice_grad, trk_transpose_grad,
+ * trk_reduce_grad). Shapes are batch first, rank <= 6, and static: every
+ * stride and offset is the host's arithmetic, the device only copies.
+ */
+#include "mcu_train_f32_geom.h"
+
+#define P mcu_tr_P
+
+static int64_t numel(int32_t rank, const int32_t *d)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < rank; i++)
+        n *= d[i];
+    return n;
+}
+
+static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
+{
+    for (int32_t d = rank - 1, s = 1; d >= 0; d--) {
+        st[d] = s;
+        s *= dims[d];
+    }
+}
+
+bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_DIV; }
+bool mcu_f32_elt_kind(int32_t kind) { return kind >= SY_MCU_F32_ADD && kind <= SY_MCU_F32_DIV; }
+
+/* tflk_binary's and trk_eltwise_grad's op */
+static const char *elt_op(int32_t kind)
+{
+    return kind == SY_MCU_F32_ADD   ? "TFLK_ADD"
+           : kind == SY_MCU_F32_SUB ? "TFLK_SUB"
+           : kind == SY_MCU_F32_MUL ? "TFLK_MUL"
+                                    : "TFLK_DIV";
+}
+
+bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64_t n_out)
+{
+    const int32_t r = G->rank;
+    if (r < 1 || r > SY_MCU_F32_MAX_RANK || G->idims[0] != 1 || G->odims[0] != 1)
+        return false;
+    for (int32_t d = 0; d < r; d++)
+        if (G->idims[d] < 1 || G->odims[d] < 1)
+            return false;
+    if (numel(r, G->idims) != n_in || numel(r, G->odims) != n_out)
+        return false;
+    bool seen[SY_MCU_F32_MAX_RANK] = {false};
+    for (int32_t d = 0; d < r; d++) {
+        const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
+        switch (kind) {
+        case SY_MCU_F32_ABS:
+        case SY_MCU_F32_ADD:
+        case SY_MCU_F32_SUB:
+        case SY_MCU_F32_MUL:
+        case SY_MCU_F32_DIV:
+            if (o != i)
+                return false;
+            break;
+        case SY_MCU_F32_PAD: /* the leading pads and the trailing ones, none negative */
+            if (s < 0 || o < i + s)
+                return false;
+            break;
+        case SY_MCU_F32_SLICE:
+            if (s < 0 || s + o > i)
+                return false;
+            break;
+        case SY_MCU_F32_TRANSPOSE:
+            if (G->perm[d] < 0 || G->perm[d] >= r || seen[G->perm[d]] || o != G->idims[G->perm[d]])
+                return false;
+            seen[G->perm[d]] = true;
+            break;
+        default: /* Reduce */
+            if (o != ((G->axes >> d) & 1u ? 1 : i))
+                return false;
+            break;
+        }
+    }
+    if (kind == SY_MCU_F32_DIV && G->const_first)
+        return false; /* the constant is the divisor */
+    return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
+}
+
+static void ints(tout *o, const char *sym, uint32_t i, const int32_t *v, int32_t n)
+{
+    P(o, "static const int32_t %s%u[%d] = {", sym, i, n);
+    for (int32_t d = 0; d < n; d++)
+        P(o, "%s%ld", d ? ", " : "", (long)v[d]);
+    P(o, "};\n");
+}
+
+/* "{a, b, c}" for a descriptor's array field */
+static void field(tout *o, const char *name, const int32_t *v, int32_t n)
+{
+    P(o, ", .%s = {", name);
+    for (int32_t d = 0; d < n; d++)
+        P(o, "%s%ld", d ? ", " : "", (long)v[d]);
+    P(o, "}");
+}
+
+void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t i, bool backward)
+{
+    const int32_t r = G->rank;
+    int32_t is[SY_MCU_F32_MAX_RANK], st[SY_MCU_F32_MAX_RANK];
+    strides_of(r, G->idims, is);
+    if (mcu_f32_elt_kind(kind)) {
+        /* one flat walk: the same shape on both sides, no broadcasting */
+        P(o, "static const tflk_binary el%u = {.op = %s, .rank = 1, .dims = {%lld}, .sa = {1}, .sb = {1}, "
+             ".act = {0, -INFINITY, INFINITY}};\n",
+          i, elt_op(kind), (long long)numel(r, G->idims));
+        return;
+    }
+    switch (kind) {
+    case SY_MCU_F32_ABS:
+        P(o, "static const tflk_unary un%u = {.kind = TFLK_U_ABS};\n", i);
+        break;
+    case SY_MCU_F32_PAD: {
+        uint8_t b[4];
+        memcpy(b, &G->value, 4); /* the constant's bytes: host and rv32 are both little-endian */
+        P(o, "/* the constant %a */\nstatic const tflk_pad pd%u = {.rank = %d, .esize = 4, .mode = 0", (double)G->value,
+          i, r);
+        field(o, "odims", G->odims, r);
+        field(o, "idims", G->idims, r);
+        field(o, "before", G->start, r);
+        P(o, ", .fill = {%u, %u, %u, %u}};\n", b[0], b[1], b[2], b[3]);
+        break;
+    }
+    case SY_MCU_F32_SLICE:
+        /* the output's elements read the input at its strides from the window's corner */
+        P(o, "static const tflk_strided sl%u = {.rank = %d, .esize = 4", i, r);
+        field(o, "dims", G->odims, r);
+        field(o, "st", is, r);
+        P(o, "};\n");
+        break;
+    case SY_MCU_F32_TRANSPOSE:
+        for (int32_t d = 0; d < r; d++)
+            st[d] = is[G->perm[d]];
+        P(o, "static const tflk_strided tp%u = {.rank = %d, .esize = 4", i, r);
+        field(o, "dims", G->odims, r);
+        field(o, "st", st, r);
+        P(o, "};\n");
+        break;
+    default: { /* Reduce: the kept and reduced dims planned here, as the riscv_mcu kernels plan theirs */
+        tflk_reduce rp = {0};
+        int64_t dims[SY_MCU_F32_MAX_RANK];
+        for (int32_t d = 0; d < r; d++)
+            dims[d] = G->idims[d];
+        (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 6, sizes checked */
+        P(o, "static const tflk_reduce rd%u = {.kind = %s, .mode = TFLK_RQ_F32, .onnx = 1, .nk = %d, .nr = %d", i,
+          kind == SY_MCU_F32_REDUCE_SUM ? "TFLK_R_SUM" : "TFLK_R_MEAN", rp.nk, rp.nr);
+        if (rp.nk) {
+            field(o, "kd", rp.kd, rp.nk);
+            field(o, "ks", rp.ks, rp.nk);
+        }
+        if (rp.nr) {
+            field(o, "rd", rp.rd, rp.nr);
+            field(o, "rs", rp.rs, rp.nr);
+        }
+        P(o, "};\n");
+        break;
+    }
+    }
+    if (!backward || kind == SY_MCU_F32_ABS)
+        return;
+    /* the backward's shapes */
+    ints(o, "xd", i, G->idims, r);
+    if (kind == SY_MCU_F32_PAD || kind == SY_MCU_F32_SLICE) {
+        ints(o, "yd", i, G->odims, r);
+        ints(o, "st", i, G->start, r);
+    }
+    if (kind == SY_MCU_F32_TRANSPOSE)
+        ints(o, "pm", i, G->perm, r);
+}
+
+void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t i, const char *in)
+{
+    const int32_t r = G->rank;
+    int32_t is[SY_MCU_F32_MAX_RANK];
+    strides_of(r, G->idims, is);
+    int64_t off = 0;
+    if (mcu_f32_elt_kind(kind)) {
+        if (G->const_first)
+            P(o, "    tflk_binary_f32(&el%u, w%u, %s, a%u);\n", i, i, in, i);
+        else
+            P(o, "    tflk_binary_f32(&el%u, %s, w%u, a%u);\n", i, in, i, i);
+        return;
+    }
+    switch (kind) {
+    case SY_MCU_F32_ABS:
+        P(o, "    tflk_unary_f32(&un%u, %s, a%u, %lld);\n", i, in, i, (long long)numel(r, G->idims));
+        break;
+    case SY_MCU_F32_PAD:
+        P(o, "    tflk_pad_run(&pd%u, %s, a%u);\n", i, in, i);
+        break;
+    case SY_MCU_F32_SLICE:
+        for (int32_t d = 0; d < r; d++)
+            off += (int64_t)G->start[d] * is[d];
+        P(o, "    tflk_strided_copy(&sl%u, %s + %lld, a%u);\n", i, in, (long long)off, i);
+        break;
+    case SY_MCU_F32_TRANSPOSE:
+        P(o, "    tflk_strided_copy(&tp%u, %s, a%u);\n", i, in, i);
+        break;
+    default:
+        P(o, "    tflk_reduce_run(&rd%u, %s, a%u);\n", i, in, i);
+        break;
+    }
+}
+
+void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t j, const char *in)
+{
+    const int32_t r = G->rank;
+    switch (kind) {
+    case SY_MCU_F32_ABS: /* element by element: in place */
+        P(o, "    trk_abs_grad(%lld, g, %s, g);\n", (long long)numel(r, G->idims), in);
+        return;
+    case SY_MCU_F32_PAD:
+        P(o, "    trk_pad_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
+        break;
+    case SY_MCU_F32_SLICE:
+        P(o, "    trk_slice_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
+        break;
+    case SY_MCU_F32_TRANSPOSE:
+        P(o, "    trk_transpose_grad(%d, xd%u, pm%u, g, h);\n", r, j, j);
+        break;
+    default: {
+        /* the host's factor: Div(Cast(Size(Y)), Cast(Size(X))) in float; the sum's 1 multiplies exactly */
+        float k = kind == SY_MCU_F32_REDUCE_MEAN ? (float)numel(r, G->odims) / (float)numel(r, G->idims) : 1.0f;
+        P(o, "    trk_reduce_grad(%d, xd%u, 0x%lxu, %af, g, h);\n", r, j, (unsigned long)G->axes, (double)k);
+        break;
+    }
+    }
+    P(o, "    sw = g, g = h, h = sw;\n");
+}
+
+void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *G, uint32_t j, const char *in,
+                          bool dx, bool adam, bool pending)
+{
+    const int64_t n = numel(G->rank, G->idims);
+    if (G->residual) {
+        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL) */
+        char gp[24] = "NULL";
+        if (pending)
+            snprintf(gp, sizeof gp, "gp%u", j);
+        P(o, "    trk_eltwise_grad(%s, %d, %lld, g, NULL, NULL, g, %s);\n", elt_op(L->kind), (int)G->const_first,
+          (long long)n, gp);
+        return;
+    }
+    /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update
+     * (after dx: dx reads the constant before the step, as the host's gradients do) */
+    P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, w%u, %s, %s);\n", elt_op(L->kind), (int)G->const_first,
+      (long long)n, L->kind == SY_MCU_F32_MUL && L->train_w ? in : "NULL", j, dx ? "g" : "NULL",
+      L->train_w ? "gw_e" : "NULL");
+    char s2[24] = "NULL";
+    if (adam)
+        snprintf(s2, sizeof s2, "w%u_s2", j);
+    if (L->train_w)
+        P(o, "    trk_opt_step(&o, %lld, w%u, gw_e, w%u_s1, %s, w%u, w%u_s1, %s);\n", (long long)n, j, j, s2, j, j, s2);
+}

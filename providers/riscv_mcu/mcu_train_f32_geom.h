@@ -1,0 +1,32 @@
+/* The FP32 training package's shape layers (Abs, Pad, Slice, Transpose,
+ * ReduceSum/Mean): their checks and the C the package runs for them
+ * (mcu_train_f32_geom.c), for mcu_train_f32.c. */
+#ifndef MCU_TRAIN_F32_GEOM_H
+#define MCU_TRAIN_F32_GEOM_H
+
+#include "mcu_train.h"
+
+#include "tflk.h"
+
+#include <string.h>
+
+/* kind takes its shapes from geom */
+bool mcu_f32_geom_kind(int32_t kind);
+/* Add, Sub, Mul, Div with a constant w<i> of the input's shape */
+bool mcu_f32_elt_kind(int32_t kind);
+/* geom agrees with the kind and the layer's element counts */
+bool mcu_f32_geom_ok(const sy_mcu_f32_geom *g, int32_t kind, int64_t n_in, int64_t n_out);
+/* layer i's static descriptors (the backward's shapes too when it runs) */
+void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t i, bool backward);
+/* its forward from buffer `in` into a<i> */
+void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t i, const char *in);
+/* its backward: g holds dy; afterwards g holds dx (h the scratch); `in`: its input's buffer (Abs's sign) */
+void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t j, const char *in);
+
+/* an element-wise layer's backward and, its constant trained, the constant's update (gradient in the
+ * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's: the other operand's
+ * gradient into gp<j> when `pending` (it is wanted) */
+void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *g, uint32_t j, const char *in,
+                          bool dx, bool adam, bool pending);
+
+#endif
