@@ -139,6 +139,17 @@ static inline sy_status *tfl_build_conv(const sy_host_api *H, const sy_node *n, 
     SY_TRY(tfl_dim32(H, w, &p->kh, 1));
     SY_TRY(tfl_dim32(H, w, &p->kw, 2));
     p->fic = p->depthwise ? 1 : (int32_t)w->dims[3];
+    /* the kernels step through x in int32 element offsets: a row step of
+     * stride or dilation (and the dilated kernel's extent) times a row
+     * must stay inside int32 (a stride of 1835627521 times 64 channels overflowed, seed-5
+     * tflite half hour) */
+    int64_t row = (int64_t)p->iw * p->ic, ext_h = ((int64_t)p->kh - 1) * dh + 1, ext_w = ((int64_t)p->kw - 1) * dw + 1;
+    if (p->kh < 1 || p->kw < 1 || sh > INT32_MAX / (row ? row : 1) || ext_h > INT32_MAX / (row ? row : 1) ||
+        sw > INT32_MAX / (p->ic ? p->ic : 1) || ext_w > INT32_MAX / (p->ic ? p->ic : 1))
+        return H->status_new(SY_ERR_INVALID_ARGUMENT,
+                             "strides (%lld, %lld) and dilations (%lld, %lld) of a %dx%d kernel over a %d x %d x %d "
+                             "input reach past 2^31 elements", (long long)sh, (long long)sw, (long long)dh,
+                             (long long)dw, p->kh, p->kw, p->ih, p->iw, p->ic);
     p->sh = (int32_t)sh;
     p->sw = (int32_t)sw;
     p->dh = (int32_t)dh;
