@@ -131,6 +131,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
     free(q->bias);
     free(q->mult);
     free(q->tapoff);
+    free(q->w8);
+    q->w8 = NULL;
     q->w = NULL;
     q->bias = NULL;
     q->mult = NULL;
@@ -218,7 +220,7 @@ static void widen_row(void *ctx, size_t img, size_t r)
     int64_t plane = g->ih * g->iw;
     const uint8_t *src = j->x + (int64_t)img * g->c * plane + y * g->iw;
 #ifdef CPU_HAVE_X86
-    if (q->isa == CPU_ISA_AVX2 && q->gicp == q->gic) {
+    if (q->isa >= CPU_ISA_AVX2 && q->gicp == q->gic) {
         int64_t c8 = g->c / 8 * 8, x8 = g->iw / 8 * 8;
         for (int64_t c0 = 0; c0 < c8; c0 += 8)
             for (int64_t x0 = 0; x0 < x8; x0 += 8)
@@ -352,7 +354,7 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
                 for (int64_t p = 0; p < TP; p++)
                     xp[p] = base[t - t0][p] + gr * q->gicp;
 #ifdef CPU_HAVE_X86
-                if (q->isa == CPU_ISA_AVX2)
+                if (q->isa >= CPU_ISA_AVX2)
                     tile_avx2(j, xp, w, blk, codes);
                 else
 #endif

@@ -38,6 +38,8 @@ sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int3
     q->hp = g->ih + g->pt + g->pb;
     q->wp = g->iw + g->pl + g->pr;
     q->plane = q->hp * q->wp;
+    if (cpu_q8v_fits(q, w, wz))
+        return cpu_q8v_init(q, w, wz, bias, mult);
     size_t nch = (size_t)(g->group * q->goc6), wn = nch * (size_t)(q->cpairs * q->ntap) * 2;
     q->w = aligned_alloc(64, align64(wn * sizeof(int16_t)));
     q->bias = aligned_alloc(64, align64(nch * sizeof(int32_t)));
@@ -76,6 +78,8 @@ sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int3
 
 size_t cpu_q8s1_scratch(const cpu_q8conv *q)
 {
+    if (q->vnni)
+        return cpu_q8v_scratch(q);
     return align64((size_t)(q->g.n * q->g.group * q->cpairs * q->plane * 2 + SLACK) * sizeof(int16_t)) + 64;
 }
 
@@ -129,7 +133,7 @@ static void pack_plane(void *ctx, size_t img, size_t pg)
         const uint8_t *s0 = r0 + y * g->iw, *s1 = r1 ? r1 + y * g->iw : NULL;
         int64_t p = 0;
 #ifdef CPU_HAVE_X86
-        if (q->isa == CPU_ISA_AVX2 && s1)
+        if (q->isa >= CPU_ISA_AVX2 && s1)
             for (; p + 16 <= g->iw; p += 16)
                 pack16(s0 + p, s1 + p, dr + 2 * p, q->u8, xz);
 #endif
@@ -246,7 +250,7 @@ static void conv_row(void *ctx, size_t img, size_t oy)
             for (int64_t ox = 0; ox < g->ow; ox += PT) {
                 int64_t np = g->ow - ox < PT ? g->ow - ox : PT, p0 = (int64_t)oy * g->ow + ox;
 #ifdef CPU_HAVE_X86
-                if (q->isa == CPU_ISA_AVX2) {
+                if (q->isa >= CPU_ISA_AVX2) {
                     uint8_t *out = j->y + ((int64_t)img * g->m + gr * q->goc + m0) * ohw + p0;
                     tile_avx2(j, xrow + 2 * ox, w, k0, out, ohw, nm, np, codes);
                     if (np < PT)
@@ -263,6 +267,10 @@ static void conv_row(void *ctx, size_t img, size_t oy)
 
 void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
+    if (q->vnni) {
+        cpu_q8v_run(q, pool, x, y, scratch);
+        return;
+    }
     s1_job j = {q, x, y, (int16_t *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u)};
     const cpu_conv_geom *g = &q->g;
     /* the slack past the last plane is read (lanes not stored) but must be defined */
