@@ -202,7 +202,8 @@ int main(void)
         printf("FAIL: no thread pools\n");
         return 1;
     }
-    bool vnni = cpu_has_vnni(), avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    /* the integer kernels need AVX2 only (F16C is for the layout changes, not compiled in here) */
+    bool vnni = cpu_has_vnni(), avx2 = __builtin_cpu_supports("avx2");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vdata d;
         make_case(&cases[i], &d);
@@ -219,7 +220,7 @@ int main(void)
     if (failures)
         return 1;
     if (!avx2)
-        printf("SKIPPED: no AVX2 + F16C on this CPU: the avx2 path was not run\n");
+        printf("SKIPPED: no AVX2 on this CPU: the avx2 path was not run\n");
     if (!vnni) {
         printf("SKIPPED: no AVX-512 F/BW/VL + VNNI on this CPU: the VNNI kernel was not run "
                "(the portable%s path passed)\n",
