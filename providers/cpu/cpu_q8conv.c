@@ -22,10 +22,17 @@
  * padded row one column wider for an odd kernel width).
  *
  * Integer sums are exact and each output is computed by one call, summed in
- * one fixed order, so the result is the same on every path (AVX2, portable
- * C) and for every thread count. Tiles of 6 output pixels (consecutive in
- * the NCHW plane, so they are written straight into it) x 16 channels.
- * No AVX-512 path: the host this was written on has none to test it on.
+ * one fixed order, so the result is the same on every path (AVX-512 VNNI,
+ * AVX2, portable C) and for every thread count. Tiles of 6 output pixels
+ * (consecutive in the NCHW plane, so they are written straight into it) x
+ * 16 channels.
+ *
+ * On CPU_ISA_AVX512 (AVX-512 F/BW/VL + VNNI) the stride-1 layers whose
+ * w - w_zp all fit int8 run on vpdpbusd instead (cpu_q8conv_vnni.c, chosen
+ * in cpu_q8s1_init), four byte products per lane and instruction, same
+ * bytes; the other strides (this file) keep the int16 AVX2 tiles there for
+ * now (super_resolution-10 has no strided layer; ultraface_rfb_320's 3 -> 16
+ * stride-2 first layer would be the one to gain, see docs/cpu.md).
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"

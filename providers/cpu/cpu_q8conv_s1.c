@@ -10,7 +10,9 @@
  * per channel, 12 pmaddwd; a whole tile writes each channel's 16 codes with
  * two 8-byte stores. The sums, the requantization and the bytes are those of
  * cpu_q8conv.c (exact int32, single-precision product, round half to even),
- * on the AVX2 and the plain C path alike.
+ * on the AVX2 and the plain C path alike. On CPU_ISA_AVX512 a layer whose
+ * w - w_zp fit int8 goes to cpu_q8conv_vnni.c instead (decided here, at
+ * init), which gives the same bytes.
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"
