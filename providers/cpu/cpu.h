@@ -145,10 +145,10 @@ typedef struct cpu_q8conv {
     int32_t *bias;   /* [group][block][16] */
     float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */
     int64_t *tapoff; /* per tap, its offset in the padded NHWC int16 input */
-    /* s1 on AVX-512 VNNI (cpu_q8conv_vnni.c): codes as unsigned bytes in quads, weights as int8 */
+    /* AVX-512 VNNI (cpu_q8conv_vnni.c): codes as unsigned bytes in quads, weights as int8 */
     bool vnni;           /* taken when isa = avx512 and every w - w_zp fits int8 */
-    bool xquad;          /* vnni with one input channel: quads of horizontally adjacent taps */
-    int64_t quads, goc8, wq; /* input quads per group, goc rounded up to 8, packed row width (pixels) */
+    bool xquad;          /* vnni, one input channel, stride 1: quads of horizontally adjacent taps */
+    int64_t quads, goc8, wq; /* input quads per group, goc rounded up to 8, packed row width (pixels, per phase) */
     int8_t *w8;          /* w - w_zp, [group][tile of 8 out][quad][tap][8][4] */
     uint8_t zb;          /* the byte of x = x_zp in the packed input (padding) */
     bool u8;
@@ -169,7 +169,7 @@ bool cpu_q8s1_fits(const cpu_conv_geom *g);
 sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
 size_t cpu_q8s1_scratch(const cpu_q8conv *q);
 void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
-/* the stride-1 case on vpdpbusd (cpu_q8conv_vnni.c), chosen by cpu_q8s1_init: fits when the CPU path is
+/* any stride on vpdpbusd (cpu_q8conv_vnni.c), chosen by cpu_q8conv_init: fits when the CPU path is
  * CPU_ISA_AVX512 and every w - w_zp lies in [-128, 127] */
 bool cpu_q8v_fits(const cpu_q8conv *q, const uint8_t *w, int32_t wz);
 sy_status *cpu_q8v_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);

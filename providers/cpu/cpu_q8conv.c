@@ -27,12 +27,11 @@
  * (consecutive in the NCHW plane, so they are written straight into it) x
  * 16 channels.
  *
- * On CPU_ISA_AVX512 (AVX-512 F/BW/VL + VNNI) the stride-1 layers whose
- * w - w_zp all fit int8 run on vpdpbusd instead (cpu_q8conv_vnni.c, chosen
- * in cpu_q8s1_init), four byte products per lane and instruction, same
- * bytes; the other strides (this file) keep the int16 AVX2 tiles there for
- * now (super_resolution-10 has no strided layer; ultraface_rfb_320's 3 -> 16
- * stride-2 first layer would be the one to gain, see docs/cpu.md).
+ * On CPU_ISA_AVX512 (AVX-512 F/BW/VL + VNNI) every layer whose w - w_zp
+ * all fit int8 runs on vpdpbusd instead (cpu_q8conv_vnni.c, chosen here at
+ * init, any stride), four byte products per lane and instruction, the same
+ * bytes; the int16 tiles of this file and cpu_q8conv_s1.c are the AVX2 and
+ * portable paths, and the AVX-512 one for the other layers.
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"
@@ -83,6 +82,12 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
     q->lo = lo;
     q->hi = hi;
     q->isa = isa;
+    if (cpu_q8v_fits(q, w, wz)) { /* AVX-512 VNNI, any stride (cpu_q8conv_vnni.c) */
+        sy_status *st = cpu_q8v_init(q, w, wz, bias, mult);
+        if (st)
+            cpu_q8conv_free(q);
+        return st;
+    }
     if (cpu_q8s1_fits(g)) {
         sy_status *st = cpu_q8s1_init(q, w, wz, bias, mult);
         if (st)
@@ -148,6 +153,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
 
 size_t cpu_q8conv_scratch(const cpu_q8conv *q)
 {
+    if (q->vnni)
+        return cpu_q8v_scratch(q);
     if (q->s1)
         return cpu_q8s1_scratch(q);
     return align64((size_t)(q->g.n * q->hp * q->wp * q->cs) * sizeof(int16_t)) + 64;
@@ -373,6 +380,10 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
 
 void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
+    if (q->vnni) {
+        cpu_q8v_run(q, pool, x, y, scratch);
+        return;
+    }
     if (q->s1) {
         cpu_q8s1_run(q, pool, x, y, scratch);
         return;

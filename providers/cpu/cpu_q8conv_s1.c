@@ -11,8 +11,8 @@
  * two 8-byte stores. The sums, the requantization and the bytes are those of
  * cpu_q8conv.c (exact int32, single-precision product, round half to even),
  * on the AVX2 and the plain C path alike. On CPU_ISA_AVX512 a layer whose
- * w - w_zp fit int8 goes to cpu_q8conv_vnni.c instead (decided here, at
- * init), which gives the same bytes.
+ * w - w_zp fit int8 goes to cpu_q8conv_vnni.c instead (cpu_q8conv_init
+ * decides), which gives the same bytes.
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"
@@ -40,8 +40,6 @@ sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int3
     q->hp = g->ih + g->pt + g->pb;
     q->wp = g->iw + g->pl + g->pr;
     q->plane = q->hp * q->wp;
-    if (cpu_q8v_fits(q, w, wz))
-        return cpu_q8v_init(q, w, wz, bias, mult);
     size_t nch = (size_t)(g->group * q->goc6), wn = nch * (size_t)(q->cpairs * q->ntap) * 2;
     q->w = aligned_alloc(64, align64(wn * sizeof(int16_t)));
     q->bias = aligned_alloc(64, align64(nch * sizeof(int32_t)));
@@ -80,8 +78,6 @@ sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int3
 
 size_t cpu_q8s1_scratch(const cpu_q8conv *q)
 {
-    if (q->vnni)
-        return cpu_q8v_scratch(q);
     return align64((size_t)(q->g.n * q->g.group * q->cpairs * q->plane * 2 + SLACK) * sizeof(int16_t)) + 64;
 }
 
@@ -269,10 +265,6 @@ static void conv_row(void *ctx, size_t img, size_t oy)
 
 void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
-    if (q->vnni) {
-        cpu_q8v_run(q, pool, x, y, scratch);
-        return;
-    }
     s1_job j = {q, x, y, (int16_t *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u)};
     const cpu_conv_geom *g = &q->g;
     /* the slack past the last plane is read (lanes not stored) but must be defined */

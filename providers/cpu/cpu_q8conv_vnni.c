@@ -74,14 +74,19 @@ sy_status *cpu_q8v_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32
 {
     const cpu_conv_geom *g = &q->g;
     q->vnni = true;
-    q->xquad = q->gic == 1 && g->group == 1 && g->dw == 1 && g->kw > 1;
+    q->s1 = false;
+    q->xpair = false;
+    q->xquad = q->gic == 1 && g->group == 1 && g->dw == 1 && g->kw > 1 && g->sw == 1;
     int64_t nq = (g->kw + 3) / 4; /* xquad: quads per row of taps */
     q->quads = q->xquad ? 1 : (q->gic + 3) / 4;
     q->ntap = q->xquad ? g->kh * nq : g->kh * g->kw;
     q->goc8 = (q->goc + VM - 1) / VM * VM;
-    /* xquad: the last quad of a row reads up to 4 * nq - kw columns past the padded row */
-    q->wq = q->xquad ? q->wp + 4 * nq - g->kw : q->wp;
-    q->plane = q->hp * q->wq;
+    q->hp = g->ih + g->pt + g->pb;
+    q->wp = g->iw + g->pl + g->pr;
+    /* xquad: the last quad of a row reads up to 4 * nq - kw columns past the padded row; a stride sw
+     * splits the padded columns into sw phases of ceil(wp / sw) */
+    q->wq = q->xquad ? q->wp + 4 * nq - g->kw : (q->wp + g->sw - 1) / g->sw;
+    q->plane = g->sw * q->hp * q->wq; /* per quad: its phases one after the other */
     q->zb = (uint8_t)(q->u8 ? q->xz : q->xz + 128);
     size_t nch = (size_t)(g->group * q->goc8), wn = nch * (size_t)(q->quads * q->ntap) * 4;
     q->w8 = aligned_alloc(64, align64(wn));
@@ -90,9 +95,15 @@ sy_status *cpu_q8v_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32
     q->tapoff = malloc((size_t)q->ntap * sizeof(int64_t));
     if (!q->w8 || !q->bias || !q->mult || !q->tapoff)
         return cpu_host->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory for %zu packed weights", wn);
+    /* output (oy, ox) at tap (ky, kx) reads padded column ox * sw + kx * dw: in phase (kx * dw) % sw,
+     * at ox + (kx * dw) / sw, so 16 neighbouring outputs read 16 neighbouring quads at any stride */
     for (int64_t ky = 0; ky < g->kh; ky++)
-        for (int64_t t = 0; t < (q->xquad ? nq : g->kw); t++)
-            q->tapoff[ky * (q->xquad ? nq : g->kw) + t] = (ky * g->dh * q->wq + (q->xquad ? 4 * t : t * g->dw)) * 4;
+        for (int64_t t = 0; t < (q->xquad ? nq : g->kw); t++) {
+            int64_t col = t * g->dw, ph = col % g->sw;
+            q->tapoff[ky * (q->xquad ? nq : g->kw) + t] =
+                q->xquad ? (ky * g->dh * q->wq + 4 * t) * 4
+                         : ((ph * q->hp + ky * g->dh) * q->wq + col / g->sw) * 4;
+        }
     int8_t *d = q->w8;
     for (int64_t gr = 0; gr < g->group; gr++)
         for (int64_t m0 = 0; m0 < q->goc8; m0 += VM) {
@@ -144,13 +155,9 @@ static uint8_t *vplane(const v_job *j, int64_t img, int64_t gr, int64_t jq)
     return j->xp + ((img * q->g.group + gr) * q->quads + jq) * q->plane * 4;
 }
 
-/* 16 pixels of four channel rows (NULL: a channel past the group's, any byte does: its weights are 0),
- * interleaved into 16 quads, shifted to unsigned */
-VNNI_TARGET static void pack16q(const uint8_t *const r[4], int64_t p, uint8_t *d, __m128i flip, __m128i zb)
+/* 16 pixels of four channel rows, interleaved into 16 quads */
+VNNI_TARGET static void quad16(const __m128i v[4], uint8_t *d)
 {
-    __m128i v[4];
-    for (int k = 0; k < 4; k++)
-        v[k] = r[k] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(r[k] + p)), flip) : zb;
     __m128i a0 = _mm_unpacklo_epi8(v[0], v[1]), a1 = _mm_unpackhi_epi8(v[0], v[1]);
     __m128i b0 = _mm_unpacklo_epi8(v[2], v[3]), b1 = _mm_unpackhi_epi8(v[2], v[3]);
     _mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(a0, b0));
@@ -159,7 +166,29 @@ VNNI_TARGET static void pack16q(const uint8_t *const r[4], int64_t p, uint8_t *d
     _mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(a1, b1));
 }
 
-/* padded row r of packed plane pq (group * quads + quad) of image img */
+/* 16 pixels from x (stride 1) or every other of 32 (stride 2) of four channel rows (NULL: a channel past
+ * the group's, any byte does: its weights are 0), shifted to unsigned, as 16 quads */
+VNNI_TARGET static void pack16q(const uint8_t *const r[4], int64_t ix, int64_t sw, uint8_t *d, __m128i flip,
+                                __m128i zb)
+{
+    __m128i v[4];
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    for (int k = 0; k < 4; k++) {
+        if (!r[k]) {
+            v[k] = zb;
+            continue;
+        }
+        __m128i a = _mm_loadu_si128((const __m128i *)(r[k] + ix));
+        if (sw == 2) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(r[k] + ix + 16));
+            a = _mm_unpacklo_epi64(_mm_shuffle_epi8(a, even), _mm_shuffle_epi8(b, even));
+        }
+        v[k] = _mm_xor_si128(a, flip);
+    }
+    quad16(v, d);
+}
+
+/* padded row r of packed plane pq (group * quads + quad) of image img, each phase */
 VNNI_TARGET static void pack_row(void *ctx, size_t item, size_t r)
 {
     const v_job *j = ctx;
@@ -167,9 +196,11 @@ VNNI_TARGET static void pack_row(void *ctx, size_t item, size_t r)
     const cpu_conv_geom *g = &q->g;
     int64_t img = (int64_t)item / (g->group * q->quads), pq = (int64_t)item % (g->group * q->quads);
     int64_t gr = pq / q->quads, jq = pq % q->quads, hw = g->ih * g->iw, y = (int64_t)r - g->pt;
-    uint8_t *d = vplane(j, img, gr, jq) + (int64_t)r * q->wq * 4, zb = q->zb, flip = q->u8 ? 0 : 0x80;
+    int64_t sw = q->xquad ? 1 : g->sw;
+    uint8_t *d0 = vplane(j, img, gr, jq) + (int64_t)r * q->wq * 4, zb = q->zb, flip = q->u8 ? 0 : 0x80;
     if (y < 0 || y >= g->ih) {
-        memset(d, zb, (size_t)(q->wq * 4));
+        for (int64_t ph = 0; ph < sw; ph++)
+            memset(d0 + ph * q->hp * q->wq * 4, zb, (size_t)(q->wq * 4));
         return;
     }
     const uint8_t *src = j->x + (img * g->c + gr * q->gic) * hw + y * g->iw;
@@ -178,23 +209,40 @@ VNNI_TARGET static void pack_row(void *ctx, size_t item, size_t r)
         for (int64_t c = 0; c < q->wq; c++)
             for (int64_t k = 0; k < 4; k++) {
                 int64_t ix = c + k - g->pl;
-                d[4 * c + k] = ix >= 0 && ix < g->iw ? (uint8_t)(src[ix] ^ flip) : zb;
+                d0[4 * c + k] = ix >= 0 && ix < g->iw ? (uint8_t)(src[ix] ^ flip) : zb;
             }
         return;
     }
-    memset(d, zb, (size_t)(g->pl * 4));
-    memset(d + (g->pl + g->iw) * 4, zb, (size_t)((q->wq - g->pl - g->iw) * 4));
-    d += g->pl * 4;
     const uint8_t *rows[4];
     for (int k = 0; k < 4; k++)
         rows[k] = 4 * jq + k < q->gic ? src + (4 * jq + k) * hw : NULL;
-    int64_t p = 0;
     __m128i vflip = _mm_set1_epi8((char)flip), vzb = _mm_set1_epi8((char)zb);
-    for (; p + 16 <= g->iw; p += 16)
-        pack16q(rows, p, d + 4 * p, vflip, vzb);
-    for (; p < g->iw; p++)
-        for (int k = 0; k < 4; k++)
-            d[4 * p + k] = rows[k] ? (uint8_t)(rows[k][p] ^ flip) : zb;
+    for (int64_t ph = 0; ph < sw; ph++) {
+        /* entry i of phase ph: padded column ph + sw * i, input column ix = ph + sw * i - pl */
+        uint8_t *d = d0 + ph * q->hp * q->wq * 4;
+        int64_t i = 0;
+        for (; i < q->wq; i++) {
+            int64_t ix = ph + sw * i - g->pl;
+            if (ix >= 0 && (sw <= 2 || ix >= g->iw))
+                break;
+            if (ix < 0 || ix >= g->iw)
+                memset(d + 4 * i, zb, 4);
+            else
+                for (int k = 0; k < 4; k++)
+                    d[4 * i + k] = rows[k] ? (uint8_t)(rows[k][ix] ^ flip) : zb;
+        }
+        if (sw <= 2) /* blocks of 16 entries whose 16 (or 32) input bytes lie inside the row */
+            for (; i + 16 <= q->wq && ph + sw * i - g->pl + 16 * sw <= g->iw; i += 16)
+                pack16q(rows, ph + sw * i - g->pl, sw, d + 4 * i, vflip, vzb);
+        for (; i < q->wq; i++) {
+            int64_t ix = ph + sw * i - g->pl;
+            if (ix < 0 || ix >= g->iw)
+                memset(d + 4 * i, zb, 4);
+            else
+                for (int k = 0; k < 4; k++)
+                    d[4 * i + k] = rows[k] ? (uint8_t)(rows[k][ix] ^ flip) : zb;
+        }
+    }
 }
 
 /* accumulators of one channel: the two 16-pixel halves */
@@ -257,8 +305,8 @@ VNNI_TARGET static void conv_row(void *ctx, size_t img, size_t oy)
     int64_t ohw = g->oh * g->ow;
     size_t wtile = (size_t)(q->quads * q->ntap) * VM * 4;
     for (int64_t gr = 0; gr < g->group; gr++) {
-        /* output (oy, ox) reads padded (oy + ky * dh, ox + kx * dw) */
-        const uint8_t *xrow = vplane(j, (int64_t)img, gr, 0) + (int64_t)oy * q->wq * 4;
+        /* output (oy, ox) reads padded (oy * sh + ky * dh, ox * sw + kx * dw) */
+        const uint8_t *xrow = vplane(j, (int64_t)img, gr, 0) + (int64_t)oy * g->sh * q->wq * 4;
         for (int64_t m0 = 0; m0 < q->goc; m0 += VM) {
             size_t k0 = (size_t)(gr * q->goc8 + m0);
             const int8_t *w = q->w8 + (k0 / VM) * wtile;

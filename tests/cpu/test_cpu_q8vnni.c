@@ -2,8 +2,8 @@
  * The provider's integer convolution kernel (cpu_q8conv*.c) called directly,
  * not through a session, so the test sees which path a layer took: on
  * CPU_ISA_AVX512 the stride-1 layers whose w - w_zp fit int8 must take the
- * VNNI kernel (cpu_q8conv_vnni.c; one input channel: quads of taps), the
- * others the int16 one. Every path's bytes are compared with the formula
+ * VNNI kernel (cpu_q8conv_vnni.c; any stride; one input channel at stride
+ * 1: quads of taps), the others the int16 one. Every path's bytes are compared with the formula
  * written out here, not with another kernel:
  *   acc  = sum over valid taps (x - x_zp) * (w - w_zp)            (exact)
  *   a    = acc + bias[m], wrapped to int32
@@ -62,8 +62,14 @@ static const vcase cases[] = {
     {"uint8 w zp 128 groups 2 gic 5", true, false, 1, 10, 8, 20, 18, 2, 3, 1, 1, 1, 128, false, true, false},
     {"uint8 per channel w zp 100", true, true, 1, 4, 7, 18, 8, 1, 3, 1, 1, 1, 100, false, true, false},
     {"uint8 w zp 131: w - w_zp leaves int8", true, false, 1, 3, 8, 8, 8, 1, 3, 1, 0, 1, 131, false, false, false},
-    {"int8 per channel stride 2 c5 m17", false, true, 1, 5, 13, 10, 17, 1, 3, 2, 1, 1, 0, false, false, false},
-    {"uint8 w zp 128 c1 m16 5x5 stride 2", true, false, 1, 1, 13, 9, 16, 1, 5, 2, 2, 1, 128, false, false, false},
+    /* strides above 1: the padded columns split into phases */
+    {"int8 per channel stride 2 c5 m17", false, true, 1, 5, 13, 10, 17, 1, 3, 2, 1, 1, 0, false, true, false},
+    {"uint8 w zp 128 c1 m16 5x5 stride 2", true, false, 1, 1, 13, 9, 16, 1, 5, 2, 2, 1, 128, false, true, false},
+    {"int8 c3 m16 3x3 stride 2 w 71 (uf first)", false, true, 2, 3, 9, 71, 16, 1, 3, 2, 1, 1, 0, true, true, false},
+    {"uint8 w zp 128 c8 m24 stride 2 dil 2", true, false, 1, 8, 15, 45, 24, 1, 3, 2, 2, 2, 128, false, true, false},
+    {"int8 per channel groups 3 stride 3 w 50", false, true, 1, 9, 11, 50, 24, 3, 3, 3, 1, 1, 0, false, true, false},
+    {"int8 1x1 stride 2 c12 m16", false, false, 1, 12, 9, 40, 16, 1, 1, 2, 0, 1, 0, false, true, false},
+    {"uint8 w zp 131 stride 2 (int16)", true, false, 1, 4, 9, 9, 8, 1, 3, 2, 1, 1, 131, false, false, false},
 };
 
 static uint32_t lcg = 2026u;
