@@ -205,12 +205,26 @@ VNNI_TARGET static void pack_row(void *ctx, size_t item, size_t r)
     }
     const uint8_t *src = j->x + (img * g->c + gr * q->gic) * hw + y * g->iw;
     if (q->xquad) {
-        /* column c: padded columns c .. c + 3 of the one channel */
-        for (int64_t c = 0; c < q->wq; c++)
+        /* column c: padded columns c .. c + 3 of the one channel; inside the row 16 columns at a time, four
+         * byte shuffles of four overlapping loads */
+        const __m128i sh = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
+        const __m128i vflip = _mm_set1_epi8((char)flip);
+        int64_t c = 0;
+        for (; c < q->wq; c++) {
+            if (c >= g->pl && c + 16 <= q->wq && c - g->pl + 28 <= g->iw) {
+                const uint8_t *sx = src + (c - g->pl);
+                for (int h = 0; h < 4; h++) {
+                    __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(sx + 4 * h)), vflip);
+                    _mm_storeu_si128((__m128i *)(d0 + 4 * c + 16 * h), _mm_shuffle_epi8(v, sh));
+                }
+                c += 15;
+                continue;
+            }
             for (int64_t k = 0; k < 4; k++) {
                 int64_t ix = c + k - g->pl;
                 d0[4 * c + k] = ix >= 0 && ix < g->iw ? (uint8_t)(src[ix] ^ flip) : zb;
             }
+        }
         return;
     }
     const uint8_t *rows[4];

@@ -59,6 +59,7 @@ static const vcase cases[] = {
     {"int8 pad 3 > kernel reach, c5 m8", false, true, 1, 5, 4, 6, 8, 1, 3, 1, 3, 1, 0, false, true, false},
     {"uint8 w zp 128 c6 m10 3x3", true, false, 1, 6, 9, 37, 10, 1, 3, 1, 1, 1, 128, false, true, false},
     {"uint8 w zp 128 c1 m9 5x5 pad 2", true, false, 2, 1, 11, 13, 9, 1, 5, 1, 2, 1, 128, true, true, true},
+    {"uint8 w zp 128 c1 m16 3x3 pad 1 w 70", true, false, 1, 1, 6, 70, 16, 1, 3, 1, 1, 1, 128, false, true, true},
     {"uint8 w zp 128 groups 2 gic 5", true, false, 1, 10, 8, 20, 18, 2, 3, 1, 1, 1, 128, false, true, false},
     {"uint8 per channel w zp 100", true, true, 1, 4, 7, 18, 8, 1, 3, 1, 1, 1, 100, false, true, false},
     {"uint8 w zp 131: w - w_zp leaves int8", true, false, 1, 3, 8, 8, 8, 1, 3, 1, 0, 1, 131, false, false, false},
