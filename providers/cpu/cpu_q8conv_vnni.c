@@ -1,9 +1,10 @@
 /*
- * The stride-1 integer convolution on AVX-512 VNNI (vpdpbusd: 64 unsigned
- * bytes times 64 signed bytes, four products summed into each of 16 int32
- * lanes), in the graph's NCHW order as cpu_q8conv_s1.c, which it replaces
- * when [provider.cpu] isa is avx512 (auto on a CPU with AVX-512 F/BW/VL and
- * VNNI) and every w - w_zp fits a signed byte. vpdpbusd wants one operand
+ * The integer convolution on AVX-512 VNNI (vpdpbusd: 64 unsigned bytes
+ * times 64 signed bytes, four products summed into each of 16 int32 lanes),
+ * any stride, in the graph's NCHW order as cpu_q8conv_s1.c; it replaces
+ * that file and cpu_q8conv.c's NHWC tiles when [provider.cpu] isa is avx512
+ * (auto on a CPU with AVX-512 F/BW/VL and VNNI) and every w - w_zp fits a
+ * signed byte (cpu_q8conv_init decides). vpdpbusd wants one operand
  * unsigned, so the input codes are shifted:
  *
  *   x_u = x + 128 (int8 codes: x ^ 0x80) or x (uint8 codes), in [0, 255];
@@ -18,10 +19,14 @@
  * acc + bias is the same int32 as on the AVX2 and portable paths and the
  * requantization gives the same bytes.
  *
- *   run:     per image, padded planes of channel quads [group][quad][padded
- *            row][padded column][4] bytes x_u: for any tap, 16 consecutive
+ *   run:     per image, padded planes of channel quads [group][quad][phase]
+ *            [padded row][column][4] bytes x_u: for any tap, 16 consecutive
  *            output pixels of a row read 64 contiguous bytes, the unsigned
- *            operand of one vpdpbusd;
+ *            operand of one vpdpbusd. At stride sw the padded columns are
+ *            split into sw phases (column ph + sw * i is entry i of phase
+ *            ph), so output ox at tap kx reads entry ox + kx * dw / sw of
+ *            phase kx * dw % sw: neighbours still at any stride (one phase
+ *            at stride 1);
  *   prepare: [group][tile of 8 output channels][quad][tap][8][4] bytes w',
  *            a channel's 4 bytes broadcast as the signed operand;
  *   tile:    32 pixels of one output row x 8 output channels, 16
@@ -29,8 +34,9 @@
  *            16 vpdpbusd; the codes go straight into the NCHW output with
  *            masked stores (partial tiles too).
  *
- * With one input channel (a network's first layer, super_resolution-10's
- * 1 -> 64 5x5) a channel quad would be three quarters zeros, so the quad runs
+ * With one input channel at stride 1 (a network's first layer,
+ * super_resolution-10's 1 -> 64 5x5) a channel quad would be three quarters
+ * zeros, so the quad runs
  * over four horizontally adjacent taps instead (xquad): packed column c holds
  * the padded row's columns c .. c + 3, and a row of kw taps is ceil(kw / 4)
  * quads (the taps past kw have zero weights).
