@@ -6,8 +6,10 @@
  *   [provider.cpu] threads = N   intra-op workers, 1 to 256; absent: each
  *   session's own thread count (sy_session_options.threads / --threads /
  *   [switchyard] threads), a pool per session made at session_begin
- *   isa = auto | avx2 | portable   the path of the hand-written code
- *   (layout changes, fp16 conversion); auto picks from the CPU at run time
+ *   isa = auto | avx512 | avx2 | portable   the path of the hand-written code
+ *   (layout changes, fp16 conversion, the integer convolutions); auto picks
+ *   from the CPU at run time; avx512 (F/BW/VL + VNNI) only changes the
+ *   integer convolutions, everything else runs its AVX2 form there
  *   int8_conv = own | xnnpack   QConv on the provider's kernel (cpu_q8conv.c) or XNNPACK
  *   fuse_bn, fuse_activation, nhwc_chains = true/false   the graph
  *   optimizations of cpu_chain.c, each switchable off for comparison
@@ -114,15 +116,23 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
     if (isa && !strcmp(isa, "portable")) {
         p->isa = CPU_ISA_PORTABLE;
     } else if (isa && !strcmp(isa, "avx2")) {
-        if (best != CPU_ISA_AVX2) {
+        if (best < CPU_ISA_AVX2) {
             free(p);
             return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
                                         "[provider.cpu] isa = avx2: this CPU lacks AVX2 or F16C (use auto or portable)");
         }
+        p->isa = CPU_ISA_AVX2; /* also on an AVX-512 CPU: the AVX2 kernels, for comparison */
+    } else if (isa && !strcmp(isa, "avx512")) {
+        if (best < CPU_ISA_AVX512) {
+            free(p);
+            return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
+                                        "[provider.cpu] isa = avx512: this CPU lacks AVX-512 F/BW/VL or VNNI "
+                                        "(use auto, avx2 or portable)");
+        }
     } else if (isa && strcmp(isa, "auto")) {
         free(p);
-        return cpu_host->status_new(SY_ERR_INVALID_CONFIG, "[provider.cpu] isa = %s: expected auto, avx2 or portable",
-                                    isa);
+        return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
+                                    "[provider.cpu] isa = %s: expected auto, avx512, avx2 or portable", isa);
     }
     if (threads > 1 && !pool_start((uint32_t)threads, &p->pool, &p->own_pool)) {
         free(p);

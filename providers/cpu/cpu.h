@@ -124,8 +124,11 @@ sy_status *cpu_chain_run(void *compiled, const sy_kernel_io *io);
 void cpu_chain_release(void *compiled);
 
 /* The code paths of the hand-written parts (cpu_layout.c); XNNPACK picks
- * its own micro-kernels from cpuinfo. */
-typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1 } cpu_isa;
+ * its own micro-kernels from cpuinfo. Ordered: each level has the ones
+ * below it, so code with an AVX2 form only tests isa >= CPU_ISA_AVX2.
+ * CPU_ISA_AVX512 is AVX-512 F/BW/VL plus VNNI (vpdpbusd): only the integer
+ * convolutions have a form of their own there (cpu_q8conv_vnni.c). */
+typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 } cpu_isa;
 cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
 
 /* The provider's own integer convolution (cpu_q8conv.c): NCHW 8-bit codes in
@@ -142,6 +145,12 @@ typedef struct cpu_q8conv {
     int32_t *bias;   /* [group][block][16] */
     float *mult;     /* s_x * s_w[m] / s_y, [group][block][16] */
     int64_t *tapoff; /* per tap, its offset in the padded NHWC int16 input */
+    /* AVX-512 VNNI (cpu_q8conv_vnni.c): codes as unsigned bytes in quads, weights as int8 */
+    bool vnni;           /* taken when isa = avx512 and every w - w_zp fits int8 */
+    bool xquad;          /* vnni, one input channel, stride 1: quads of horizontally adjacent taps */
+    int64_t quads, goc8, wq; /* input quads per group, goc rounded up to 8, packed row width (pixels, per phase) */
+    int8_t *w8;          /* w - w_zp, [group][tile of 8 out][quad][tap][8][4] */
+    uint8_t zb;          /* the byte of x = x_zp in the packed input (padding) */
     bool u8;
     int32_t xz, yz, lo, hi; /* zero points; output code range (fused activation) */
     cpu_isa isa;
@@ -160,6 +169,12 @@ bool cpu_q8s1_fits(const cpu_conv_geom *g);
 sy_status *cpu_q8s1_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
 size_t cpu_q8s1_scratch(const cpu_q8conv *q);
 void cpu_q8s1_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
+/* any stride on vpdpbusd (cpu_q8conv_vnni.c), chosen by cpu_q8conv_init: fits when the CPU path is
+ * CPU_ISA_AVX512 and every w - w_zp lies in [-128, 127] */
+bool cpu_q8v_fits(const cpu_q8conv *q, const uint8_t *w, int32_t wz);
+sy_status *cpu_q8v_init(cpu_q8conv *q, const uint8_t *w, int32_t wz, const int32_t *bias, const float *mult);
+size_t cpu_q8v_scratch(const cpu_q8conv *q);
+void cpu_q8v_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch);
 
 /* NCHW <-> NHWC repacking of n images of c channels x hw pixels; the f16
  * kinds convert while they move. The NHWC side has pixel stride ld >= c (a

@@ -193,7 +193,7 @@ static void move_tile(void *ctx, size_t img, size_t tile)
     for (int64_t c0 = 0; c0 < c; c0 += TILE) {
         int64_t c1 = c0 + TILE < c ? c0 + TILE : c;
 #ifdef CPU_HAVE_X86
-        if (j->isa == CPU_ISA_AVX2 && (j->kind == CPU_TO_NHWC_8 || j->kind == CPU_TO_NCHW_8)) {
+        if (j->isa >= CPU_ISA_AVX2 && (j->kind == CPU_TO_NHWC_8 || j->kind == CPU_TO_NCHW_8)) {
             int64_t c16 = c0 + (c1 - c0) / 16 * 16, p16 = p0 + (p1 - p0) / 16 * 16;
             for (int64_t cb = c0; cb < c16; cb += 16)
                 for (int64_t pb = p0; pb < p16; pb += 16)
@@ -202,7 +202,7 @@ static void move_tile(void *ctx, size_t img, size_t tile)
             move_scalar(j, base, nbase, c0, c16, p16, p1);
             continue;
         }
-        if (j->isa == CPU_ISA_AVX2) {
+        if (j->isa >= CPU_ISA_AVX2) {
             int64_t c8 = c0 + (c1 - c0) / 8 * 8, p8 = p0 + (p1 - p0) / 8 * 8;
             for (int64_t cb = c0; cb < c8; cb += 8)
                 for (int64_t pb = p0; pb < p8; pb += 8)
@@ -227,7 +227,8 @@ void cpu_layout_move(pthreadpool_t pool, cpu_isa isa, cpu_move_kind kind, const 
     pthreadpool_parallelize_2d(pool, move_tile, &j, (size_t)n, tiles, 0);
 }
 
-/* AVX2 and F16C from CPUID, and the OS saving the YMM registers (XGETBV) */
+/* AVX2 and F16C from CPUID, and the OS saving the YMM registers (XGETBV);
+ * then AVX-512 F/BW/VL and VNNI, and the OS saving the opmask and ZMM state */
 cpu_isa cpu_isa_detect(void)
 {
 #ifdef CPU_HAVE_X86
@@ -243,6 +244,9 @@ cpu_isa cpu_isa_detect(void)
         return CPU_ISA_PORTABLE;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((b >> 5) & 1u))
         return CPU_ISA_PORTABLE;
+    bool f = (b >> 16) & 1u, bw = (b >> 30) & 1u, vl = (b >> 31) & 1u, vnni = (c >> 11) & 1u;
+    if (f && bw && vl && vnni && (lo & 0xE0u) == 0xE0u) /* opmask, upper ZMM0-15, ZMM16-31 */
+        return CPU_ISA_AVX512;
     return CPU_ISA_AVX2;
 #else
     return CPU_ISA_PORTABLE;

@@ -126,7 +126,7 @@ static size_t scratch_floats(const lstm_state *s)
 static bool rec_own(const lstm_state *s)
 {
 #ifdef CPU_HAVE_X86
-    return s->isa == CPU_ISA_AVX2 && (4 * s->hidden) % 8 == 0 && __builtin_cpu_supports("fma");
+    return s->isa >= CPU_ISA_AVX2 && (4 * s->hidden) % 8 == 0 && __builtin_cpu_supports("fma");
 #else
     (void)s;
     return false;

@@ -22,10 +22,16 @@
  * padded row one column wider for an odd kernel width).
  *
  * Integer sums are exact and each output is computed by one call, summed in
- * one fixed order, so the result is the same on every path (AVX2, portable
- * C) and for every thread count. Tiles of 6 output pixels (consecutive in
- * the NCHW plane, so they are written straight into it) x 16 channels.
- * No AVX-512 path: the host this was written on has none to test it on.
+ * one fixed order, so the result is the same on every path (AVX-512 VNNI,
+ * AVX2, portable C) and for every thread count. Tiles of 6 output pixels
+ * (consecutive in the NCHW plane, so they are written straight into it) x
+ * 16 channels.
+ *
+ * On CPU_ISA_AVX512 (AVX-512 F/BW/VL + VNNI) every layer whose w - w_zp
+ * all fit int8 runs on vpdpbusd instead (cpu_q8conv_vnni.c, chosen here at
+ * init, any stride), four byte products per lane and instruction, the same
+ * bytes; the int16 tiles of this file and cpu_q8conv_s1.c are the AVX2 and
+ * portable paths, and the AVX-512 one for the other layers.
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"
@@ -76,6 +82,12 @@ sy_status *cpu_q8conv_init(cpu_q8conv *q, const cpu_conv_geom *g, const uint8_t 
     q->lo = lo;
     q->hi = hi;
     q->isa = isa;
+    if (cpu_q8v_fits(q, w, wz)) { /* AVX-512 VNNI, any stride (cpu_q8conv_vnni.c) */
+        sy_status *st = cpu_q8v_init(q, w, wz, bias, mult);
+        if (st)
+            cpu_q8conv_free(q);
+        return st;
+    }
     if (cpu_q8s1_fits(g)) {
         sy_status *st = cpu_q8s1_init(q, w, wz, bias, mult);
         if (st)
@@ -131,6 +143,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
     free(q->bias);
     free(q->mult);
     free(q->tapoff);
+    free(q->w8);
+    q->w8 = NULL;
     q->w = NULL;
     q->bias = NULL;
     q->mult = NULL;
@@ -139,6 +153,8 @@ void cpu_q8conv_free(cpu_q8conv *q)
 
 size_t cpu_q8conv_scratch(const cpu_q8conv *q)
 {
+    if (q->vnni)
+        return cpu_q8v_scratch(q);
     if (q->s1)
         return cpu_q8s1_scratch(q);
     return align64((size_t)(q->g.n * q->hp * q->wp * q->cs) * sizeof(int16_t)) + 64;
@@ -218,7 +234,7 @@ static void widen_row(void *ctx, size_t img, size_t r)
     int64_t plane = g->ih * g->iw;
     const uint8_t *src = j->x + (int64_t)img * g->c * plane + y * g->iw;
 #ifdef CPU_HAVE_X86
-    if (q->isa == CPU_ISA_AVX2 && q->gicp == q->gic) {
+    if (q->isa >= CPU_ISA_AVX2 && q->gicp == q->gic) {
         int64_t c8 = g->c / 8 * 8, x8 = g->iw / 8 * 8;
         for (int64_t c0 = 0; c0 < c8; c0 += 8)
             for (int64_t x0 = 0; x0 < x8; x0 += 8)
@@ -352,7 +368,7 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
                 for (int64_t p = 0; p < TP; p++)
                     xp[p] = base[t - t0][p] + gr * q->gicp;
 #ifdef CPU_HAVE_X86
-                if (q->isa == CPU_ISA_AVX2)
+                if (q->isa >= CPU_ISA_AVX2)
                     tile_avx2(j, xp, w, blk, codes);
                 else
 #endif
@@ -364,6 +380,10 @@ static void conv_chunk(void *ctx, size_t img, size_t chunk)
 
 void cpu_q8conv_run(const cpu_q8conv *q, pthreadpool_t pool, const void *x, void *y, void *scratch)
 {
+    if (q->vnni) {
+        cpu_q8v_run(q, pool, x, y, scratch);
+        return;
+    }
     if (q->s1) {
         cpu_q8s1_run(q, pool, x, y, scratch);
         return;

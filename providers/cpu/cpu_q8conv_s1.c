@@ -10,7 +10,9 @@
  * per channel, 12 pmaddwd; a whole tile writes each channel's 16 codes with
  * two 8-byte stores. The sums, the requantization and the bytes are those of
  * cpu_q8conv.c (exact int32, single-precision product, round half to even),
- * on the AVX2 and the plain C path alike.
+ * on the AVX2 and the plain C path alike. On CPU_ISA_AVX512 a layer whose
+ * w - w_zp fit int8 goes to cpu_q8conv_vnni.c instead (cpu_q8conv_init
+ * decides), which gives the same bytes.
  */
 #include "cpu.h"
 #include "cpu_q8_requant.h"
@@ -129,7 +131,7 @@ static void pack_plane(void *ctx, size_t img, size_t pg)
         const uint8_t *s0 = r0 + y * g->iw, *s1 = r1 ? r1 + y * g->iw : NULL;
         int64_t p = 0;
 #ifdef CPU_HAVE_X86
-        if (q->isa == CPU_ISA_AVX2 && s1)
+        if (q->isa >= CPU_ISA_AVX2 && s1)
             for (; p + 16 <= g->iw; p += 16)
                 pack16(s0 + p, s1 + p, dr + 2 * p, q->u8, xz);
 #endif
@@ -246,7 +248,7 @@ static void conv_row(void *ctx, size_t img, size_t oy)
             for (int64_t ox = 0; ox < g->ow; ox += PT) {
                 int64_t np = g->ow - ox < PT ? g->ow - ox : PT, p0 = (int64_t)oy * g->ow + ox;
 #ifdef CPU_HAVE_X86
-                if (q->isa == CPU_ISA_AVX2) {
+                if (q->isa >= CPU_ISA_AVX2) {
                     uint8_t *out = j->y + ((int64_t)img * g->m + gr * q->goc + m0) * ohw + p0;
                     tile_avx2(j, xrow + 2 * ox, w, k0, out, ohw, nm, np, codes);
                     if (np < PT)

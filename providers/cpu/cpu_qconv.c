@@ -27,7 +27,7 @@ enum { Q_S8, Q_C8, Q_U8 };
 typedef struct qconv_state {
     cpu_conv_geom g;
     int kind;
-    xnn_operator_t op; /* XNNPACK's, or NULL when own.w is set (the provider's kernel) */
+    xnn_operator_t op; /* XNNPACK's, or NULL when own.w or own.w8 is set (the provider's kernel) */
     cpu_q8conv own;
     pthreadpool_t pool;
     cpu_isa isa;
@@ -231,7 +231,7 @@ static sy_status *qconv_run(void *state, const sy_kernel_io *io)
 {
     qconv_state *s = state;
     const cpu_conv_geom *g = &s->g;
-    if (s->own.w) {
+    if (s->own.w || s->own.w8) {
         cpu_q8conv_run(&s->own, s->pool, io->inputs[0]->data, io->outputs[0]->data, io->scratch);
         return NULL;
     }

@@ -136,7 +136,7 @@ static void qdq_block(void *ctx, size_t b)
     const qdq_state *s = j->s;
     size_t i0 = b * BLOCK, i1 = i0 + BLOCK < j->n ? i0 + BLOCK : j->n;
 #ifdef CPU_HAVE_X86
-    if (s->isa == CPU_ISA_AVX2) {
+    if (s->isa >= CPU_ISA_AVX2) {
         if (s->quantize)
             quant_avx2(s, j->x, j->y, i0, i1);
         else

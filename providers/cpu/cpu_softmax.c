@@ -113,7 +113,7 @@ __attribute__((target("avx2"))) static float sum_avx2(const float *v, size_t n)
 static float row_sum(cpu_isa isa, const float *v, size_t n)
 {
 #ifdef SM_X86
-    if (isa == CPU_ISA_AVX2)
+    if (isa >= CPU_ISA_AVX2)
         return sum_avx2(v, n);
 #endif
     (void)isa;

@@ -171,7 +171,7 @@ __attribute__((target("avx2"))) static void exp_avx2(float *x, size_t n)
 void cpu_exp_f32(cpu_isa isa, float *x, size_t n)
 {
 #ifdef VM_X86
-    if (isa == CPU_ISA_AVX2) {
+    if (isa >= CPU_ISA_AVX2) {
         exp_avx2(x, n);
         return;
     }
@@ -184,7 +184,7 @@ void cpu_exp_f32(cpu_isa isa, float *x, size_t n)
 void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n)
 {
 #ifdef VM_X86
-    if (isa == CPU_ISA_AVX2) {
+    if (isa >= CPU_ISA_AVX2) {
         sigmoid_avx2(x, n);
         return;
     }
@@ -197,7 +197,7 @@ void cpu_sigmoid_f32(cpu_isa isa, float *x, size_t n)
 void cpu_tanh_f32(cpu_isa isa, float *x, size_t n)
 {
 #ifdef VM_X86
-    if (isa == CPU_ISA_AVX2) {
+    if (isa >= CPU_ISA_AVX2) {
         tanh_avx2(x, n);
         return;
     }

@@ -7,7 +7,9 @@
  * form): the outputs must be equal code for code, and within one code of the
  * same formula in double precision (cpu_ref's form). Cases: int8 per tensor,
  * int8 per output channel, uint8 with a weight zero point, strided and
- * padded, depthwise. With requant = gemmlowp the node goes to cpu_ref (and
+ * padded, depthwise; each on every path of the provider (AVX-512 VNNI, AVX2,
+ * plain C, XNNPACK, threads), the VNNI one skipped, and said so, on a CPU
+ * without it. With requant = gemmlowp the node goes to cpu_ref (and
  * stays within one code of the formula).
  */
 #include "cpu_test_q.h"
@@ -22,34 +24,48 @@ typedef struct qcase {
     const char *name;
     bool u8, per_channel;
     int64_t c, h, w, m, group, k, stride, pad, dil;
+    int32_t wzu; /* uint8: the weight zero point (0: 131, which leaves w - w_zp outside int8) */
 } qcase;
 
 static const qcase cases[] = {
-    {"int8 per tensor 3x3 pad 1", false, false, 4, 9, 8, 6, 1, 3, 1, 1, 1},
-    {"int8 per channel stride 2", false, true, 5, 11, 10, 7, 1, 3, 2, 1, 1},
-    {"uint8 weight zero point", true, false, 3, 8, 8, 4, 1, 3, 1, 0, 1},
-    {"int8 depthwise per channel", false, true, 8, 7, 7, 8, 8, 3, 1, 1, 1},
+    {"int8 per tensor 3x3 pad 1", false, false, 4, 9, 8, 6, 1, 3, 1, 1, 1, 0},
+    {"int8 per channel stride 2", false, true, 5, 11, 10, 7, 1, 3, 2, 1, 1, 0},
+    {"uint8 weight zero point", true, false, 3, 8, 8, 4, 1, 3, 1, 0, 1, 0},
+    {"int8 depthwise per channel", false, true, 8, 7, 7, 8, 8, 3, 1, 1, 1, 0},
     /* depthwise on XNNPACK: 16 x 16 byte blocks of the layout change plus ragged edges */
-    {"uint8 depthwise c40 stride 2", true, false, 40, 19, 21, 40, 40, 3, 2, 1, 1},
-    {"int8 depthwise per channel c32", false, true, 32, 16, 17, 32, 32, 3, 1, 1, 1},
+    {"uint8 depthwise c40 stride 2", true, false, 40, 19, 21, 40, 40, 3, 2, 1, 1, 0},
+    {"int8 depthwise per channel c32", false, true, 32, 16, 17, 32, 32, 3, 1, 1, 1, 0},
     /* 8 or more output channels per group: the provider's own kernels unless int8_conv = xnnpack. Stride 1
      * (cpu_q8conv_s1.c, NCHW): rows that leave a partial tile of 16 pixels, channel counts that leave a partial
      * tile of 6, padding, dilation, groups, odd channel counts. Stride 2 (cpu_q8conv.c, NHWC): planes that leave
      * a partial tile of 6 pixels, a partial block of 16 channels, one input channel (pairs of taps). */
-    {"int8 per tensor c16 m24 3x3", false, false, 16, 9, 11, 24, 1, 3, 1, 1, 1},
-    {"int8 per channel c5 m17 stride 2", false, true, 5, 13, 10, 17, 1, 3, 2, 1, 1},
-    {"uint8 w zp c1 m20 5x5 pad 2", true, false, 1, 12, 9, 20, 1, 5, 1, 2, 1},
-    {"int8 per channel groups 2 gic 3", false, true, 6, 8, 7, 16, 2, 3, 1, 1, 1},
-    {"int8 per tensor dilation 2", false, false, 4, 10, 10, 8, 1, 3, 1, 2, 2},
+    {"int8 per tensor c16 m24 3x3", false, false, 16, 9, 11, 24, 1, 3, 1, 1, 1, 0},
+    {"int8 per channel c5 m17 stride 2", false, true, 5, 13, 10, 17, 1, 3, 2, 1, 1, 0},
+    {"uint8 w zp c1 m20 5x5 pad 2", true, false, 1, 12, 9, 20, 1, 5, 1, 2, 1, 0},
+    {"int8 per channel groups 2 gic 3", false, true, 6, 8, 7, 16, 2, 3, 1, 1, 1, 0},
+    {"int8 per tensor dilation 2", false, false, 4, 10, 10, 8, 1, 3, 1, 2, 2, 0},
     /* 1x1 stride 1 unpadded: the NCHW matrix product (cpu_q8conv_pw.c); several 64-pixel blocks, partial tiles */
-    {"int8 per channel 1x1 c33 m40", false, true, 33, 5, 7, 40, 1, 1, 1, 0, 1},
-    {"uint8 1x1 groups 2 c16 m24", true, false, 16, 12, 12, 24, 2, 1, 1, 0, 1},
-    {"int8 per tensor 1x1 stride 2", false, false, 12, 9, 9, 16, 1, 1, 2, 0, 1},
-    {"uint8 groups 3 stride 2 pad 0", true, false, 9, 11, 11, 27, 3, 3, 2, 0, 1},
-    {"int8 c1 m16 3x3 stride 2", false, false, 1, 11, 12, 16, 1, 3, 2, 1, 1},
-    {"uint8 c1 m8 5x5 stride 2 pad 2", true, false, 1, 13, 9, 8, 1, 5, 2, 2, 1},
+    {"int8 per channel 1x1 c33 m40", false, true, 33, 5, 7, 40, 1, 1, 1, 0, 1, 0},
+    {"uint8 1x1 groups 2 c16 m24", true, false, 16, 12, 12, 24, 2, 1, 1, 0, 1, 0},
+    {"int8 per tensor 1x1 stride 2", false, false, 12, 9, 9, 16, 1, 1, 2, 0, 1, 0},
+    {"uint8 groups 3 stride 2 pad 0", true, false, 9, 11, 11, 27, 3, 3, 2, 0, 1, 0},
+    {"int8 c1 m16 3x3 stride 2", false, false, 1, 11, 12, 16, 1, 3, 2, 1, 1, 0},
+    {"uint8 c1 m8 5x5 stride 2 pad 2", true, false, 1, 13, 9, 8, 1, 5, 2, 2, 1, 0},
     /* above CPU_PARALLEL_MIN_WORK (12 M multiply-adds): split over the pool when threads > 1 */
-    {"int8 per channel c32 m48 30x30", false, true, 32, 30, 30, 48, 1, 3, 1, 1, 1},
+    {"int8 per channel c32 m48 30x30", false, true, 32, 30, 30, 48, 1, 3, 1, 1, 1, 0},
+    /* stride 1 on AVX-512 VNNI (cpu_q8conv_vnni.c, when isa is avx512): uint8 with w - w_zp inside int8
+     * (w_zp 128), channel counts that leave a partial quad of 4 and a partial tile of 8, rows that leave a
+     * partial tile of 32 pixels (and rows shorter than 16), one input channel (quads of taps; not with
+     * dilation), groups, padding wider than the kernel's reach */
+    {"uint8 w zp 128 c6 m10 3x3", true, false, 6, 9, 37, 10, 1, 3, 1, 1, 1, 128},
+    {"int8 c1 m64 5x5 pad 2", false, false, 1, 14, 40, 64, 1, 5, 1, 2, 1, 0},
+    {"uint8 w zp 128 c1 m9 5x5 pad 2", true, false, 1, 11, 13, 9, 1, 5, 1, 2, 1, 128},
+    {"int8 c1 m8 3x3 pad 1 dilation 2", false, true, 1, 12, 19, 8, 1, 3, 1, 2, 2, 0},
+    {"int8 c1 m12 7x7 pad 3", false, false, 1, 9, 33, 12, 1, 7, 1, 3, 1, 0},
+    {"int8 per channel c7 m9 3x3 w 5", false, true, 7, 6, 5, 9, 1, 3, 1, 1, 1, 0},
+    {"uint8 w zp 128 groups 2 gic 5", true, false, 10, 8, 20, 18, 2, 3, 1, 1, 1, 128},
+    {"int8 per channel c64 m32 3x3", false, true, 64, 12, 64, 32, 1, 3, 1, 1, 1, 0},
+    {"uint8 w zp 128 stride 2", true, false, 5, 13, 10, 17, 1, 3, 2, 1, 1, 128},
 };
 
 static uint32_t lcg = 4242u;
@@ -86,7 +102,7 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
     int32_t *bias = malloc((size_t)q->m * 4);
     float ws[64];
     float xs = 0.02f, ys = 0.05f;
-    int32_t xz = q->u8 ? 128 : -3, yz = q->u8 ? 120 : 5, wz = q->u8 ? 131 : 0;
+    int32_t xz = q->u8 ? 128 : -3, yz = q->u8 ? 120 : 5, wz = q->u8 ? (q->wzu ? q->wzu : 131) : 0;
     for (size_t i = 0; i < xn; i++)
         x[i] = (uint8_t)rndi(lo, hi);
     for (size_t i = 0; i < wn; i++)
@@ -182,19 +198,34 @@ static void run_case(const qcase *q, sy_env *env, const char *session_requant, c
     free(bias);
 }
 
-/* every case on every path: the best this CPU runs, AVX2 forced when it has
- * it, plain C, XNNPACK instead of the provider's kernel, two and three
- * intra-op threads; each must give the formula's bytes */
+static bool cpu_has_vnni(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+/* every case on every path: the best this CPU runs, AVX-512 VNNI and AVX2
+ * forced when it has them, plain C, XNNPACK instead of the provider's
+ * kernel, two and three intra-op threads (two on VNNI); each must give the
+ * formula's bytes */
 static void test_cases(void)
 {
     const char *configs[] = {"",
+                             "[provider.cpu]\nisa = avx512\n",
+                             "[provider.cpu]\nthreads = 2\nisa = avx512\n",
                              "[provider.cpu]\nisa = avx2\n",
                              "[provider.cpu]\nisa = portable\n",
                              "[provider.cpu]\nint8_conv = xnnpack\n",
                              "[provider.cpu]\nthreads = 2\n",
                              "[provider.cpu]\nthreads = 3\nisa = portable\n"};
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
-        if (c == 1 && !__builtin_cpu_supports("avx2")) {
+        if ((c == 1 || c == 2) && !cpu_has_vnni()) {
+            printf("  SKIPPED: no AVX-512 F/BW/VL + VNNI on this CPU: the forced avx512 configuration (%s) is not "
+                   "run\n",
+                   configs[c] + 15);
+            continue;
+        }
+        if (c == 3 && !__builtin_cpu_supports("avx2")) {
             printf("  (no AVX2 on this CPU: the forced avx2 configuration is not run)\n");
             continue;
         }
