@@ -27,15 +27,6 @@
 
 #define H mcu_H
 
-void mcu_tr_P(tout *o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (vfprintf(o->f, fmt, ap) < 0)
-        o->failed = true;
-    va_end(ap);
-}
-
 sy_status *mcu_tr_topen(const char *dir, const char *rel, tout *o)
 {
     char path[4096];

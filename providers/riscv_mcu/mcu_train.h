@@ -7,13 +7,9 @@
 
 #include <stdio.h>
 
-/* a file being written; `failed` remembers a short write */
-typedef struct tout {
-    FILE *f;
-    bool failed;
-} tout;
-
-void mcu_tr_P(tout *o, const char *fmt, ...) SY_PRINTF(2, 3);
+/* a file being written: the packages' own (mcu.h) */
+typedef mcu_out tout;
+#define mcu_tr_P mcu_P
 /* DIR/rel opened for writing, closed (a failed write is an error) */
 sy_status *mcu_tr_topen(const char *dir, const char *rel, tout *o);
 sy_status *mcu_tr_tclose(const char *dir, const char *rel, tout *o);
