@@ -701,14 +701,14 @@ static sy_status *emit_shape_node(out *o, out *calls, layout *L, const mcu_rec *
         for (uint32_t j = 1; j <= 3; j++) {
             snprintf(ob[j - 1], sizeof ob[j - 1], "NULL");
             if (j < r->n_out && r->out[j].data) {
-                size_t oo;
+                size_t oo = 0;
                 SY_TRY(offset_of(L, r->out[j].data, r->out[j].nbytes, L->ws_bytes, r->out[j].name, &oo));
                 snprintf(ob[j - 1], sizeof ob[j - 1], "(void *)(ws + %zu)", oo);
             }
         }
         if (!r->scratch)
             return H->status_new(SY_ERR_INTERNAL, "codegen: %s node %u has no scratch", k->op, i);
-        size_t so;
+        size_t so = 0;
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, L->ws_bytes, "scratch", &so));
         P(o, "static const tflk_unique n%u = {%d, %d, %d, %d, %d, %d};\n", i, p->outer, p->n_items, p->inner, p->dt,
           p->sorted, p->idx64);

@@ -148,7 +148,7 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         break;
     default: { /* Reduce: the kept and reduced dims planned here, as the riscv_mcu kernels plan theirs */
         tflk_reduce rp = {0};
-        int64_t dims[SY_MCU_F32_MAX_RANK];
+        int64_t dims[SY_MCU_F32_MAX_RANK] = {0};
         for (int32_t d = 0; d < r; d++)
             dims[d] = G->idims[d];
         (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 6, sizes checked */
