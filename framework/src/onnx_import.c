@@ -418,6 +418,12 @@ typedef struct import_ctx {
     const char *where;   /* file path or buffer name, first in every message */
     const char *base_dir;
     char **map_paths;    /* real path of each external-data mapping in m->mappings */
+    /* the last external location resolved and its mapping: a model's
+     * initializers mostly name one file, and two realpath() calls per
+     * tensor were most of a large model's load syscalls */
+    const char *last_base;
+    char *last_loc;
+    uint32_t last_map;
     const pb_arena *arena; /* where the decoded message's small blocks are */
     int depth;
     /* the main graph's nodes and initializers when they stay on the wire
@@ -493,6 +499,14 @@ static sy_status *check_location(const char *loc)
     return NULL;
 }
 
+static void remember_location(import_ctx *c, const char *base_dir, const char *loc, uint32_t map)
+{
+    free(c->last_loc);
+    c->last_loc = sy_strdup(loc); /* NULL (out of memory): only the memo is lost */
+    c->last_base = base_dir;
+    c->last_map = map;
+}
+
 /* Map (or find already mapped) an external data file. With a ctx the mapping
  * lives as long as the model; without one it is returned to the caller. */
 static sy_status *map_external(import_ctx *c, const char *base_dir, const char *loc, const uint8_t **addr,
@@ -501,6 +515,12 @@ static sy_status *map_external(import_ctx *c, const char *base_dir, const char *
     SY_TRY(check_location(loc));
     if (!base_dir)
         return sy_error(SY_ERR_INVALID_ARGUMENT, "external data '%s' needs a base directory, and none was given", loc);
+    if (c && c->last_loc && c->last_base == base_dir && strcmp(c->last_loc, loc) == 0) {
+        *addr = c->m->mappings[c->last_map].addr;
+        *size = c->m->mappings[c->last_map].size;
+        *caller_unmaps = false;
+        return NULL;
+    }
     char *full = sy_path_join(base_dir, loc);
     if (!full)
         return oom();
@@ -531,6 +551,7 @@ static sy_status *map_external(import_ctx *c, const char *base_dir, const char *
                 *size = c->m->mappings[i].size;
                 *caller_unmaps = false;
                 free(full);
+                remember_location(c, base_dir, loc, i);
                 return NULL;
             }
         }
@@ -576,6 +597,7 @@ static sy_status *map_external(import_ctx *c, const char *base_dir, const char *
         np[n] = rp;
         c->m->n_mappings = n + 1;
         *caller_unmaps = false;
+        remember_location(c, base_dir, loc, n);
     }
     return NULL;
 }
@@ -1740,6 +1762,7 @@ static sy_status *import_bytes(const void *data, size_t size, const char *where,
     for (uint32_t i = 0; i < m->n_mappings; i++)
         free(c.map_paths[i]);
     free(c.map_paths);
+    free(c.last_loc);
     /* nothing in the IR points into the tree (initializers took their
      * raw_data out of it, everything else was copied): it is not kept, where
      * it used to cost some 170 bytes and 6 heap blocks a node */
@@ -1754,6 +1777,7 @@ fail:
     for (uint32_t i = 0; i < m->n_mappings; i++)
         free(c.map_paths[i]);
     free(c.map_paths);
+    free(c.last_loc);
     ir_model_free(m);
     one_done(&c);
     onnx__model_proto__free_unpacked(mp, &pa);
