@@ -294,6 +294,8 @@ sy_status *mcu_ops_run(const mcu_node *k, const sy_kernel_io *io);
 
 /* ONNX (domain "") ops of Table B on the same kernels (mcu_onnx.c): does
  * it map the node, Table B's rules (false: declined, claim filled), prepare */
+/* GatherElements/ScatterElements parameters, shared by mcu_shape.c and mcu_onnx.c */
+sy_status *mcu_elements_params(sy_node *n, const sy_tensor *x, tflk_scatter_el *p);
 bool mcu_onnx_has(const sy_node *n);
 bool mcu_onnx_check(const mcu_cfg *cfg, const sy_node *n, sy_claim *claim);
 sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k);

@@ -708,21 +708,7 @@ sy_status *mcu_onnx_prepare(sy_node *n, mcu_node *k)
         return NULL;
     }
     case MK_SCATTER_EL: {
-        const sy_tensor *ix = H->node_input(n, 1);
-        tflk_scatter_el *p = &k->u.sel;
-        int32_t axis;
-        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
-        memset(p, 0, sizeof *p);
-        p->rank = x->rank;
-        p->axis = axis;
-        p->esize = (int32_t)sy_dt_size(x->dtype);
-        p->idx64 = ix->dtype == SY_DT_INT64;
-        p->total = (int32_t)sy_tensor_numel(x);
-        for (int32_t d = 0; d < x->rank; d++) {
-            p->idims[d] = (int32_t)ix->dims[d];
-            p->ydims[d] = (int32_t)x->dims[d];
-        }
-        return NULL;
+        return mcu_elements_params(n, x, &k->u.sel);
     }
     case MK_VIEW: {
         int64_t len[2 * SY_MAX_RANK], step[2 * SY_MAX_RANK], v[SY_MAX_RANK], cnt = 0;

@@ -791,6 +791,26 @@ static int32_t elem_code(sy_dtype d)
     }
 }
 
+
+/* GatherElements' and ScatterElements' (Scatter's) parameters: the data x,
+ * the indices (input 1) of the same rank, the axis attribute (default 0) */
+sy_status *mcu_elements_params(sy_node *n, const sy_tensor *x, tflk_scatter_el *p)
+{
+    const sy_tensor *ix = H->node_input(n, 1);
+    int32_t axis;
+    SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
+    memset(p, 0, sizeof *p);
+    p->rank = x->rank;
+    p->axis = axis;
+    p->esize = (int32_t)sy_dt_size(x->dtype);
+    p->idx64 = ix->dtype == SY_DT_INT64;
+    p->total = (int32_t)sy_tensor_numel(x);
+    for (int32_t d = 0; d < x->rank; d++) {
+        p->idims[d] = (int32_t)ix->dims[d];
+        p->ydims[d] = (int32_t)x->dims[d];
+    }
+    return NULL;
+}
 sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
 {
     const shape_row *r = row_of(n);
@@ -933,21 +953,7 @@ sy_status *mcu_shape_prepare(sy_node *n, mcu_node *k)
         return NULL;
     }
     case MK_GATHER_EL: {
-        const sy_tensor *ix = H->node_input(n, 1);
-        tflk_scatter_el *p = &k->u.sel;
-        int32_t axis;
-        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), x->rank, false, "axis", &axis));
-        memset(p, 0, sizeof *p);
-        p->rank = x->rank;
-        p->axis = axis;
-        p->esize = (int32_t)sy_dt_size(x->dtype);
-        p->idx64 = ix->dtype == SY_DT_INT64;
-        p->total = (int32_t)sy_tensor_numel(x);
-        for (int32_t d = 0; d < x->rank; d++) {
-            p->idims[d] = (int32_t)ix->dims[d];
-            p->ydims[d] = (int32_t)x->dims[d];
-        }
-        return NULL;
+        return mcu_elements_params(n, x, &k->u.sel);
     }
     default: return H->status_new(SY_ERR_INTERNAL, "%s: no shape-family mapping", op);
     }
