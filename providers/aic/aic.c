@@ -57,12 +57,8 @@ typedef struct aic_env {
     aic_state *s;
 } aic_env;
 
-/* The latest created state, for the report extension: version 1 of it has
- * no handle, so this one pointer is process-wide by that contract; read and
- * written under live_lock (several environments may be created, placed and
- * released from different threads). */
-static aic_state *live_;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The latest created state, for the report extension (emu_live) */
+static emu_live live = EMU_LIVE_INIT;
 
 static sy_memory_domain_def aic_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -191,9 +187,7 @@ static sy_status *aic_create(const sy_options *o, void **state)
              s->mos, s->clock_hz / 1e9);
     H_->log(SY_LOG_INFO, "aic", "EMULATOR of Cloud AI 100: %s", s->compat);
     emu_board_init(&s->board);
-    pthread_mutex_lock(&live_lock);
-    live_ = s;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_set(&live, s);
     *state = s;
     return NULL;
 }
@@ -212,10 +206,7 @@ static void aic_destroy(void *state)
     aic_state *s = state;
     if (s->env)
         s->env->s = NULL;
-    pthread_mutex_lock(&live_lock);
-    if (live_ == s)
-        live_ = NULL;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_drop(&live, s);
     emu_board_free(&s->board);
     free(s);
 }
@@ -315,8 +306,7 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
 static bool aic_can_copy(void *state, const char *src, const char *dst)
 {
     (void)state;
-    bool sd = !strcmp(src, aic_domain.name), dd = !strcmp(dst, aic_domain.name);
-    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+    return emu_can_copy_host(aic_domain.name, src, dst);
 }
 
 /* host <-> device: with convert_to_fp16 every float crossing is fp16 */
@@ -326,8 +316,9 @@ static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 }
 
 /* the report of one provider state (NULL: none) */
-static size_t report_of(aic_state *s, char *buf, size_t len)
+static size_t report_of(void *state, char *buf, size_t len)
 {
+    aic_state *s = state;
     size_t k = 0;
     if (!s) {
         emu_out(buf, len, &k, "aic: no provider state\n");
@@ -345,24 +336,12 @@ static size_t report_of(aic_state *s, char *buf, size_t len)
     return k;
 }
 
-static size_t aic_report(char *buf, size_t len)
-{
-    pthread_mutex_lock(&live_lock);
-    size_t k = report_of(live_, buf, len);
-    pthread_mutex_unlock(&live_lock);
-    return k;
-}
+static size_t aic_report(char *buf, size_t len) { return emu_live_report(&live, report_of, buf, len); }
 
-static const char *aic_compat_ext(void)
-{
-    pthread_mutex_lock(&live_lock);
-    const char *c = live_ ? live_->compat : "";
-    pthread_mutex_unlock(&live_lock);
-    return c;
-}
+static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
+static const char *aic_compat_ext(void) { return emu_live_compat(&live, aic_compat); }
 static sy_status *aic_session_begin(void *state, void **ss) { return emu_board_begin(&((aic_state *)state)->board, ss); }
 static void aic_session_end(void *state, void *ss) { emu_board_end(&((aic_state *)state)->board, ss); }
-static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
 static size_t aic_report_env(const emu_report_ext *self, char *buf, size_t len)
 {
     return report_of(((const aic_env *)self)->s, buf, len);

@@ -1381,6 +1381,50 @@ bool emu_recs_new_pass(emu_recs *rs, const sy_node *n)
     return again;
 }
 
+void emu_live_set(emu_live *l, void *state)
+{
+    pthread_mutex_lock(&l->lock);
+    l->state = state;
+    pthread_mutex_unlock(&l->lock);
+}
+
+void emu_live_drop(emu_live *l, void *state)
+{
+    pthread_mutex_lock(&l->lock);
+    if (l->state == state)
+        l->state = NULL;
+    pthread_mutex_unlock(&l->lock);
+}
+
+void *emu_live_lock(emu_live *l)
+{
+    pthread_mutex_lock(&l->lock);
+    return l->state;
+}
+
+void emu_live_unlock(emu_live *l) { pthread_mutex_unlock(&l->lock); }
+
+size_t emu_live_report(emu_live *l, size_t (*report_of)(void *state, char *buf, size_t len), char *buf, size_t len)
+{
+    size_t k = report_of(emu_live_lock(l), buf, len);
+    emu_live_unlock(l);
+    return k;
+}
+
+const char *emu_live_compat(emu_live *l, const char *(*compat_of)(void *state))
+{
+    void *s = emu_live_lock(l);
+    const char *c = s ? compat_of(s) : "";
+    emu_live_unlock(l);
+    return c;
+}
+
+bool emu_can_copy_host(const char *domain, const char *src, const char *dst)
+{
+    bool sd = !strcmp(src, domain), dd = !strcmp(dst, domain);
+    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+}
+
 void emu_board_init(emu_board *b)
 {
     memset(b, 0, sizeof *b);

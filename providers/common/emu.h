@@ -221,6 +221,29 @@ void emu_out(char *buf, size_t len, size_t *k, const char *fmt, ...) SY_PRINTF(4
 /* One line per record ("<mem_label> <ws> B"); returns the summed cycles. */
 double emu_out_recs(char *buf, size_t len, size_t *k, const emu_recs *rs, const char *mem_label);
 
+/* The provider state version 1 of the report extension reads: the latest
+ * one created and not yet destroyed, process-wide (the extension has no
+ * handle), under its own lock: several environments may be created, placed
+ * and released concurrently. */
+typedef struct emu_live {
+    pthread_mutex_t lock;
+    void *state;
+} emu_live;
+#define EMU_LIVE_INIT {PTHREAD_MUTEX_INITIALIZER, NULL}
+void emu_live_set(emu_live *l, void *state);
+/* forgets state if it is the live one (a provider's destroy) */
+void emu_live_drop(emu_live *l, void *state);
+/* the live state (NULL: none), held until emu_live_unlock */
+void *emu_live_lock(emu_live *l);
+void emu_live_unlock(emu_live *l);
+/* report_of(the live state or NULL, buf, len) under the lock */
+size_t emu_live_report(emu_live *l, size_t (*report_of)(void *state, char *buf, size_t len), char *buf, size_t len);
+/* compat_of(the live state), "" when none */
+const char *emu_live_compat(emu_live *l, const char *(*compat_of)(void *state));
+
+/* can_copy of an emulator's memory domain: to and from "host" only */
+bool emu_can_copy_host(const char *domain, const char *src, const char *dst);
+
 /* The "qnn_emu.<provider>" extension table: a text report of the latest
  * env's provider (compatibility string, a line per node its latest session
  * checked); the installed switchyard/ext/sy_emu_report.h. Version 1 has no

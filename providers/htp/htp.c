@@ -86,12 +86,8 @@ typedef struct htp_env {
     htp_state *s;
 } htp_env;
 
-/* The latest created state, for the report extension: version 1 of it has
- * no handle, so this one pointer is process-wide by that contract; read and
- * written under live_lock (several environments may be created, placed and
- * released from different threads). */
-static htp_state *live_;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The latest created state, for the report extension (emu_live) */
+static emu_live live = EMU_LIVE_INIT;
 
 static sy_memory_domain_def htp_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -277,9 +273,7 @@ static sy_status *htp_create(const sy_options *o, void **state)
     H_->log(SY_LOG_INFO, "htp", "EMULATOR of QNN HTP: %s (V%d), VTCM %d MB, %s", s->soc->name, s->soc->arch,
             s->vtcm_mb, s->perf->name);
     emu_board_init(&s->board);
-    pthread_mutex_lock(&live_lock);
-    live_ = s;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_set(&live, s);
     *state = s;
     return NULL;
 }
@@ -298,10 +292,7 @@ static void htp_destroy(void *state)
     htp_state *s = state;
     if (s->env)
         s->env->s = NULL;
-    pthread_mutex_lock(&live_lock);
-    if (live_ == s)
-        live_ = NULL;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_drop(&live, s);
     emu_board_free(&s->board);
     free(s);
 }
@@ -470,8 +461,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
 static bool htp_can_copy(void *state, const char *src, const char *dst)
 {
     (void)state;
-    bool sd = !strcmp(src, htp_domain.name), dd = !strcmp(dst, htp_domain.name);
-    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+    return emu_can_copy_host(htp_domain.name, src, dst);
 }
 
 /* into the device: fp32 -> fp16 storage; out of it: values are fp16 already,
@@ -484,8 +474,9 @@ static sy_status *htp_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 
 /* ---- report extension ("qnn_emu.htp", v1) --------------------------------- */
 /* the report of one provider state (NULL: none) */
-static size_t report_of(htp_state *s, char *buf, size_t len)
+static size_t report_of(void *state, char *buf, size_t len)
 {
+    htp_state *s = state;
     size_t k = 0;
     if (!s) {
         emu_out(buf, len, &k, "htp: no provider state\n");
@@ -501,22 +492,10 @@ static size_t report_of(htp_state *s, char *buf, size_t len)
     return k;
 }
 
-static size_t htp_report(char *buf, size_t len)
-{
-    pthread_mutex_lock(&live_lock);
-    size_t k = report_of(live_, buf, len);
-    pthread_mutex_unlock(&live_lock);
-    return k;
-}
+static size_t htp_report(char *buf, size_t len) { return emu_live_report(&live, report_of, buf, len); }
 
-static const char *htp_compat_ext(void)
-{
-    pthread_mutex_lock(&live_lock);
-    const char *c = live_ ? live_->compat : "";
-    pthread_mutex_unlock(&live_lock);
-    return c;
-}
 static const char *htp_compat(void *state) { return ((htp_state *)state)->compat; }
+static const char *htp_compat_ext(void) { return emu_live_compat(&live, htp_compat); }
 
 static size_t htp_report_env(const emu_report_ext *self, char *buf, size_t len)
 {

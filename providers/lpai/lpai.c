@@ -52,12 +52,8 @@ typedef struct lpai_state {
     struct lpai_env *env;  /* the plugin state of its environment */
 } lpai_state;
 
-/* The latest created state, for the report extension: version 1 of it has
- * no handle, so this one pointer is process-wide by that contract; read and
- * written under live_lock (several environments may be created, placed and
- * released from different threads). */
-static lpai_state *live_;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The latest created state, for the report extension (emu_live) */
+static emu_live live = EMU_LIVE_INIT;
 
 static const sy_memory_domain_def lpai_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -175,9 +171,7 @@ static sy_status *lpai_create(const sy_options *o, void **state)
              s->hw, s->simulate, mem_types[s->scratch_type], mem_types[s->persistent_type],
              (unsigned long long)s->alignment);
     emu_board_init(&s->board);
-    pthread_mutex_lock(&live_lock);
-    live_ = s;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_set(&live, s);
     *state = s;
     return NULL;
 }
@@ -231,10 +225,7 @@ static void lpai_destroy(void *state)
     lpai_state *s = state;
     if (s->env)
         s->env->s = NULL;
-    pthread_mutex_lock(&live_lock);
-    if (live_ == s)
-        live_ = NULL;
-    pthread_mutex_unlock(&live_lock);
+    emu_live_drop(&live, s);
     emu_board_free(&s->board);
     free(s);
 }
@@ -402,8 +393,7 @@ static void lpai_check(void *state, const sy_node *n, sy_claim *c)
 static bool lpai_can_copy(void *state, const char *src, const char *dst)
 {
     (void)state;
-    bool sd = !strcmp(src, lpai_domain.name), dd = !strcmp(dst, lpai_domain.name);
-    return (sd && !strcmp(dst, "host")) || (dd && !strcmp(src, "host"));
+    return emu_can_copy_host(lpai_domain.name, src, dst);
 }
 
 static sy_status *lpai_copy(void *state, const sy_tensor *src, sy_tensor *dst)
@@ -413,8 +403,9 @@ static sy_status *lpai_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 }
 
 /* the report of one provider state (NULL: none) */
-static size_t report_of(lpai_state *s, char *buf, size_t len)
+static size_t report_of(void *state, char *buf, size_t len)
 {
+    lpai_state *s = state;
     size_t k = 0;
     if (!s) {
         emu_out(buf, len, &k, "lpai: no provider state\n");
@@ -433,21 +424,10 @@ static size_t report_of(lpai_state *s, char *buf, size_t len)
     return k;
 }
 
-static size_t lpai_report(char *buf, size_t len)
-{
-    pthread_mutex_lock(&live_lock);
-    size_t k = report_of(live_, buf, len);
-    pthread_mutex_unlock(&live_lock);
-    return k;
-}
+static size_t lpai_report(char *buf, size_t len) { return emu_live_report(&live, report_of, buf, len); }
 
-static const char *lpai_compat_ext(void)
-{
-    pthread_mutex_lock(&live_lock);
-    const char *c = live_ ? live_->compat : "";
-    pthread_mutex_unlock(&live_lock);
-    return c;
-}
+static const char *lpai_compat(void *state) { return ((lpai_state *)state)->compat; }
+static const char *lpai_compat_ext(void) { return emu_live_compat(&live, lpai_compat); }
 
 /* persistent_mem_size of the latest session's placement */
 static uint64_t persistent_of(lpai_state *s)
@@ -460,9 +440,8 @@ static uint64_t persistent_of(lpai_state *s)
 
 static uint64_t lpai_persistent(void)
 {
-    pthread_mutex_lock(&live_lock);
-    uint64_t v = persistent_of(live_);
-    pthread_mutex_unlock(&live_lock);
+    uint64_t v = persistent_of(emu_live_lock(&live));
+    emu_live_unlock(&live);
     return v;
 }
 
@@ -493,10 +472,9 @@ static bool check_mem_of(lpai_state *s, uint64_t scratch_need, uint64_t scratch_
 static bool lpai_check_mem(uint64_t scratch_need, uint64_t scratch_size, uint64_t scratch_addr,
                            uint64_t persistent_size, uint64_t persistent_addr, char *why, size_t why_len)
 {
-    pthread_mutex_lock(&live_lock);
-    bool ok = check_mem_of(live_, scratch_need, scratch_size, scratch_addr, persistent_size, persistent_addr, why,
+    bool ok = check_mem_of(emu_live_lock(&live), scratch_need, scratch_size, scratch_addr, persistent_size, persistent_addr, why,
                            why_len);
-    pthread_mutex_unlock(&live_lock);
+    emu_live_unlock(&live);
     return ok;
 }
 
@@ -524,7 +502,6 @@ static sy_status *lpai_group(void *state, const sy_node *const *nodes, uint32_t 
 static const lpai_ext ext = {sizeof(lpai_ext),  lpai_report,     lpai_compat_ext,     lpai_persistent,
                              lpai_check_mem,    lpai_report_env, lpai_compat_env, lpai_persistent_env,
                              lpai_check_mem_env};
-static const char *lpai_compat(void *state) { return ((lpai_state *)state)->compat; }
 
 static const sy_provider_def provider = {
     .struct_size = sizeof(sy_provider_def),
