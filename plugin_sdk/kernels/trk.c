@@ -133,6 +133,19 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
     }
 }
 
+void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float g = dy[i], d = b[i];
+        /* the host's Mul(dY, Y), Div(·, B), Neg: three roundings in this order, not dy·a/b² */
+        const float gb = -((g * y[i]) / d);
+        if (da)
+            da[i] = g / d;
+        if (db)
+            db[i] = gb;
+    }
+}
+
 void trk_grad_add(int64_t n, const float *a, float *acc)
 {
     for (int64_t i = 0; i < n; i++)

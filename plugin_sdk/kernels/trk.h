@@ -63,6 +63,13 @@ void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k,
 void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
                       float *dx, float *dc);
 
+/* The backward of y = a / b, a and b two activations of one shape (b the
+ * divisor), in the host graph's operations and order (train_autodiff.c's
+ * Div rule): da = dy / b,  db = −((dy·y) / b), y the forward's quotient.
+ * da or db NULL: not wanted; either may be dy (each element is read before
+ * it is written). */
+void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db);
+
 /* acc += a: a second gradient of a value read twice (a residual's skip),
  * as the host graph's Sum of the two */
 void trk_grad_add(int64_t n, const float *a, float *acc);

@@ -82,8 +82,8 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             break;
         }
     }
-    if (kind == SY_MCU_F32_DIV && G->const_first)
-        return false; /* the constant is the divisor */
+    if (kind == SY_MCU_F32_DIV && G->const_first && !G->residual)
+        return false; /* a constant is the divisor (two activations: either order) */
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
 }
 
@@ -239,16 +239,22 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
 }
 
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *G, uint32_t j, const char *in,
-                          bool dx, bool adam, bool pending)
+                          const char *oth, bool dx, bool adam, bool pending)
 {
     const int64_t n = numel(G->rank, G->idims);
     if (G->residual) {
-        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL) */
+        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL); the
+         * input's is formed in place over dy (each element read first). x ∘ x is the same call, oth being
+         * in: its second gradient reaches the input's layer through gp<j> as any residual's */
         char gp[24] = "NULL";
         if (pending)
             snprintf(gp, sizeof gp, "gp%u", j);
-        P(o, "    trk_eltwise_grad(%s, %d, %lld, g, NULL, NULL, g, %s);\n", elt_op(L->kind), (int)G->const_first,
-          (long long)n, gp);
+        if (L->kind == SY_MCU_F32_DIV) /* the divisor: the other operand, or the input when it is first */
+            P(o, "    trk_div_grad(%lld, g, a%u, %s, %s, %s);\n", (long long)n, j, G->const_first ? in : oth,
+              G->const_first ? gp : "g", G->const_first ? "g" : gp);
+        else /* Mul: d(in) = dy·other, d(other) = dy·in; Add, Sub read neither */
+            P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, %s, g, %s);\n", elt_op(L->kind), (int)G->const_first,
+              (long long)n, L->kind == SY_MCU_F32_MUL ? in : "NULL", L->kind == SY_MCU_F32_MUL ? oth : "NULL", gp);
         return;
     }
     /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update

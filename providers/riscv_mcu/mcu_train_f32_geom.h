@@ -24,9 +24,9 @@ void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint3
 void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t j, const char *in);
 
 /* an element-wise layer's backward and, its constant trained, the constant's update (gradient in the
- * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's: the other operand's
- * gradient into gp<j> when `pending` (it is wanted) */
+ * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's (two activations, the
+ * other's buffer `oth`): the other operand's gradient into gp<j> when `pending` (it is wanted) */
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *g, uint32_t j, const char *in,
-                          bool dx, bool adam, bool pending);
+                          const char *oth, bool dx, bool adam, bool pending);
 
 #endif

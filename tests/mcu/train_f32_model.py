@@ -2,7 +2,8 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product]] [--maxpool] [--batch-transpose]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product|--quotient|--self|--const-dividend]]
+                       [--maxpool] [--batch-transpose]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -23,15 +24,18 @@ broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
 trained one (the first trained layer) -> Concat(self) -> depthwise 3x3 Conv
 (pads 1) -> Sub from a trained constant (c - x) -> Abs -> ReduceMean (axis
 3) -> Flatten [1, 56] -> Add a trained constant -> Gemm 56 -> 8 -> Relu ->
-Gemm 8 -> 10 -> Softmax. With --residual, Abs's output plus Sub's
-(y = |o| + o, a residual: two activations) feeds the ReduceMean; with
---product, their product.
+Gemm 8 -> 10 -> Softmax. Two activations of one shape (no broadcasting)
+feed the ReduceMean instead: with --residual, Abs's output plus Sub's
+(y = |o| + o, a residual); with --product, their product |o|·o; with
+--quotient, Abs's output plus a frozen constant of ones, then Sub's output
+divided by that (o / (|o| + 1): the previous layer's output the divisor,
+never 0; the constant is trained, an Add's); with --self, a value with itself: |o|·|o|, then that plus itself.
 
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --product multiplies two
-activations.
+which moves the batch axis; --shapes elt --const-dividend divides a frozen
+constant by an activation (1 / (|o| + 1)).
 """
 import sys
 
@@ -89,9 +93,19 @@ elif shapes == "elt":
         helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
-    two = "--residual" in args or "--product" in args
-    if two:
+    two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--const-dividend"))
+    if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
+    elif "--quotient" in args or "--const-dividend" in args:
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "one.C"))
+        nodes.append(helper.make_node("Add", ["oa", "one.C"], ["oa1"], name="plus1"))
+        if "--const-dividend" in args:
+            inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "num.C"))
+        nodes.append(helper.make_node("Div", ["num.C" if "--const-dividend" in args else "o", "oa1"], ["res"],
+                                      name="residual"))
+    elif "--self" in args:
+        nodes.append(helper.make_node("Mul", ["oa", "oa"], ["sq"], name="square"))
+        nodes.append(helper.make_node("Add", ["sq", "sq"], ["res"], name="residual"))
     nodes += [
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),

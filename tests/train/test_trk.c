@@ -21,6 +21,11 @@
  *   trk_eltwise_grad         Add, Sub (both operand orders), Mul, Div with a
  *                            constant: dL/dx and dL/dc of L = Σ w·(x ∘ c)
  *                            by central finite differences in double
+ *   trk_div_grad             y = a / b of two activations: dL/da and dL/db
+ *                            of L = Σ w·(a / b) by central finite
+ *                            differences in double; the divisor's gradient
+ *                            in the host graph's float operations
+ *                            −((dy·y) / b), bit for bit; both in place
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
  */
 #include "sy_test.h"
@@ -282,11 +287,47 @@ static void test_eltwise_grad(void)
     }
 }
 
+static void test_div_grad(void)
+{
+    enum { N = 12 };
+    float a[N], b[N], y[N], dy[N], da[N], db[N], t[N];
+    double w[N], worst = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)urand();
+        b[i] = (float)(1.5 + 0.5 * urand()); /* away from 0 */
+        y[i] = a[i] / b[i];                  /* the forward's quotient, as tflk_binary_f32 rounds it */
+        dy[i] = (float)(w[i] = (float)urand());
+    }
+    trk_div_grad(N, dy, y, b, da, db);
+    for (int i = 0; i < N; i++) {
+        const double h = 1e-4;
+        double fa = w[i] * ((a[i] + h) / (double)b[i] - (a[i] - h) / (double)b[i]) / (2 * h);
+        double fb = w[i] * (a[i] / (b[i] + h) - a[i] / (b[i] - h)) / (2 * h);
+        double ea = fabs(da[i] - fa), eb = fabs(db[i] - fb);
+        worst = fmax(worst, fmax(ea, eb));
+        CHECK(ea <= 1e-6, "Div a / b: da[%d] = %.9g, finite differences %.9g", i, (double)da[i], fa);
+        CHECK(eb <= 1e-6, "Div a / b: db[%d] = %.9g, finite differences %.9g", i, (double)db[i], fb);
+        /* the host's Mul(dY, Y) → Div(·, B) → Neg, each rounded to float */
+        volatile float m = dy[i] * y[i];
+        volatile float q = m / b[i];
+        CHECK(db[i] == -q, "Div a / b: db[%d] = %a, the host's operations give %a", i, (double)db[i], (double)-q);
+    }
+    /* the packages' in-place calls: da over dy (the input the dividend), then db over dy (the input the divisor) */
+    memcpy(t, dy, sizeof t);
+    trk_div_grad(N, t, y, b, t, NULL);
+    CHECK(!memcmp(t, da, sizeof t), "Div: da in place differs");
+    memcpy(t, dy, sizeof t);
+    trk_div_grad(N, t, y, b, NULL, t);
+    CHECK(!memcmp(t, db, sizeof t), "Div: db in place differs");
+    printf("Div of two activations backward: worst absolute error %.1e against finite differences\n", worst);
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
     RUN_TEST(test_concat_adam);
     RUN_TEST(test_shape_grads);
     RUN_TEST(test_eltwise_grad);
+    RUN_TEST(test_div_grad);
     return SY_TEST_MAIN_RESULT();
 }

@@ -387,8 +387,10 @@ static sy_status *reduce_layer(const Onnx__GraphProto *g, const Onnx__NodeProto 
 }
 
 /* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
- * (the seed's rows: no broadcasting); the residual (two activations) is not
- * a chain */
+ * (the seed's rows: no broadcasting), or of two activations of that shape:
+ * the input and an earlier layer's output, the sample or the input itself
+ * (x + x, x * x: the other operand is then the previous layer's output) —
+ * the one place the chain is a graph */
 static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                                 sy_train_layer *L)
 {
@@ -398,8 +400,13 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
     const int first = n->n_input == 2 && !strcmp(n->input[1], cur) && strcmp(n->input[0], cur) ? 1 : 0;
     const Onnx__TensorProto *w = n->n_input == 2 ? init_of(g, n->input[1 - first]) : NULL;
     const char *on = n->n_input == 2 ? n->input[1 - first] : "";
-    if (!w && (!strcmp(op, "Add") || !strcmp(op, "Sub")) && *on && strcmp(on, cur)) {
-        /* a residual: the other operand an earlier layer's output (or the sample) of the very shape */
+    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
+              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
+              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
+                                   : SY_TRAIN_LAYER_DIV;
+    L->const_first = first;
+    if (!w && *on) {
+        /* two activations: the last layer writing `on` (the previous one for x ∘ x), else the sample */
         int32_t k = -2;
         const sy_train_layer *o = NULL;
         for (size_t i = 0; i < c->pub.n_layers; i++)
@@ -408,35 +415,29 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         if (k == -2 && c->src && !strcmp(c->src->output, on))
             k = -1, o = c->src;
         if (!o)
-            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output or a "
-                              "constant ('%s' is neither)", op, on);
+            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output, the "
+                              "sample or a constant ('%s' is none of them)", op, on);
         bool same = o->out_rank == L->in_rank;
         for (int32_t d = 0; same && d < L->in_rank; d++)
             same = o->out_dims[d] == L->in_dims[d];
         if (!same)
             return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
                               "broadcasting)", on);
-        L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD : SY_TRAIN_LAYER_SUB;
-        L->const_first = first;
         L->residual = 1, L->other = k;
         return NULL;
     }
-    if (!w || !strcmp(n->input[1 - first], cur) || (div && first))
-        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (%s)", op,
-                          div ? " as the dividend" : "",
-                          div || !strcmp(op, "Mul") ? "a product or quotient of two activations is not run yet"
-                                                    : "a value with itself is not run yet");
+    if (div && w && first)
+        return REFUSE_ROW(nm, op, row, "Div by a constant initializer or of two activations of one shape (a constant "
+                          "divided by the previous layer's output, '%s' / '%s', is not run yet)", on, cur);
+    if (!w)
+        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
+                          "activation of its shape%s", op, "");
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];
     if (!same)
         return REFUSE_ROW(nm, op, row, "a constant of exactly the input's shape (rank %d; no broadcasting)",
                           (int)L->in_rank);
-    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
-              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
-              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
-                                   : SY_TRAIN_LAYER_DIV;
-    L->const_first = first;
     L->w_name = w->name;
     return floats(c, w, &L->w, &L->w_numel);
 }
@@ -532,7 +533,7 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     }
     return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
                   "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
-                  "Add/Sub/Mul/Div with a constant and Gemm (B transposed) only", nm, op);
+                  "Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only", nm, op);
 }
 
 static sy_status *read_chain(chain_priv *c, const char *dir)
