@@ -125,7 +125,7 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
     /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
-    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (Add and Sub) */
+    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (all four; Div either order) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
     SY_MCU_F32_DIV = 15         /* y = x / w */
@@ -143,7 +143,7 @@ typedef struct sy_mcu_f32_geom {
     uint32_t axes;                      /* Reduce: bit d, axis d reduced */
     float value;                        /* Pad: the constant */
     int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
-    /* Add/Sub of two activations (w NULL): the layer whose output is the
+    /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the
      * other operand (< this one; -1 the sample) */
     int32_t residual, other;
 } sy_mcu_f32_geom;

@@ -132,8 +132,8 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * batch axis first, a Concat of one value with itself on the channel axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
  * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
- * input's shape, an Add or Sub of the previous output and an earlier one of
- * its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
+ * input's shape, an Add, Sub, Mul or Div of the previous output and an
+ * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
  * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
  * [O]) — ending in the logits (a final Softmax looked through), and the
@@ -174,7 +174,7 @@ typedef struct sy_train_layer {
     uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced */
     float value;                      /* Pad: the constant */
     int32_t const_first;              /* Add/Sub/Mul: the constant (or the other activation) is the first operand */
-    /* Add/Sub of two activations (a residual, w NULL): the layer whose
+    /* Add/Sub/Mul/Div of two activations (a residual, w NULL; x ∘ x: the previous layer): the layer whose
      * output is the other operand, -1 the sample */
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
