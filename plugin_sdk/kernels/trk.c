@@ -133,6 +133,17 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
     }
 }
 
+void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, float *da, float *db)
+{
+    for (int64_t o = 0; o < outer; o++) {
+        const float *row = dy + o * (ra + rb);
+        if (da)
+            memcpy(da + o * ra, row, (size_t)ra * sizeof *da);
+        if (db)
+            memcpy(db + o * rb, row + ra, (size_t)rb * sizeof *db);
+    }
+}
+
 void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db)
 {
     for (int64_t i = 0; i < n; i++) {

@@ -70,6 +70,11 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
  * it is written). */
 void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db);
 
+/* The backward of a Concat of two values a and b, each of `outer` rows (a
+ * row: a's ra elements, then b's rb): the host's Slices of dy, copies.
+ * da or db NULL: not wanted. */
+void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, float *da, float *db);
+
 /* acc += a: a second gradient of a value read twice (a residual's skip),
  * as the host graph's Sum of the two */
 void trk_grad_add(int64_t n, const float *a, float *acc);

@@ -55,10 +55,19 @@ typedef struct plan32 {
  * output (the sample for -1; its own input for x ∘ x) */
 static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
 {
-    return r->geom && mcu_f32_elt_kind(r->layers[i].kind) && r->geom[i].residual;
+    return r->geom && (mcu_f32_elt_kind(r->layers[i].kind) || r->layers[i].kind == SY_MCU_F32_CONCAT) &&
+           r->geom[i].residual;
 }
 
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
+static int64_t numel_out(const sy_mcu_f32_layer *L);
+
+/* a residual's other operand's element count: the input's, but a Concat's output holds both */
+static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L) : numel_in(L);
+}
 
 /* a product's or quotient's backward reads forward values: a product both operands (each one's gradient is
  * dy times the other), a quotient its divisor and its own output (the host's −(dy·y)/b); the layers whose
@@ -194,11 +203,9 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
         if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
             p->eltmax = L->w_numel;
     }
-    for (uint32_t i = 0; i < r->n_layers; i++) {
-        const sy_mcu_f32_layer *L = &r->layers[i];
+    for (uint32_t i = 0; i < r->n_layers; i++)
         if (p->first >= 0 && residual_of(r, i) && r->geom[i].other >= p->first)
-            p->pend += numel_in(L);
-    }
+            p->pend += other_numel(r, i);
     for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t g = numel_out(L) > numel_in(L) ? numel_out(L) : numel_in(L);
@@ -282,7 +289,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
                                       "Mul (a constant or two activations)",
-                                      "Div (by a constant or of two activations)"};
+                                      "Div (by a constant or of two activations)",
+                                      "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -322,7 +330,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         if (residual_of(r, i) && p->first >= 0 && r->geom[i].other >= p->first)
             P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it */\n"
                   "static float gp%u[%lld];\n",
-              (int)r->geom[i].other, i, (long long)numel_in(L));
+              (int)r->geom[i].other, i, (long long)other_numel(r, i));
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
@@ -380,6 +388,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             break;
         case SY_MCU_F32_FLATTEN: /* the same values */
             break;
+        case SY_MCU_F32_CONCAT: {
+            char oth[16];
+            out_name(r, r->geom[i].other, oth, sizeof oth);
+            mcu_f32_concat_forward(&o, &r->geom[i], i, in, oth);
+            break;
+        }
         default:
             if (residual_of(r, i)) {
                 char oth[16];
@@ -403,7 +417,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         /* g is the gradient of layer j's output: add what residuals reading it left */
         for (uint32_t i = (uint32_t)j + 1; i < r->n_layers; i++)
             if (residual_of(r, i) && r->geom[i].other == j)
-                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)numel_in(&r->layers[i]), i);
+                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)other_numel(r, i), i);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
             /* a frozen W's backward does not read x, whose floats may hold another activation by now */
@@ -440,6 +454,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
         case SY_MCU_F32_FLATTEN:
+            break;
+        case SY_MCU_F32_CONCAT: /* never the first trained layer: dx is wanted */
+            mcu_f32_concat_backward(&o, &r->geom[j], (uint32_t)j, r->geom[j].other >= p->first);
             break;
         case SY_MCU_F32_ADD:
         case SY_MCU_F32_SUB:
@@ -547,14 +564,16 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
         const bool res = residual_of(r, i);
         bool weighted =
             L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
-        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_CONCAT || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
         if (mcu_f32_geom_kind(L->kind))
             bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->b || L->train_b ||
+                   (L->kind == SY_MCU_F32_CONCAT && !res) ||
                    (res ? L->w || L->train_w || r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
-                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) != in
+                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) !=
+                                  other_numel(r, i)
                     : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
                                                 : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)

@@ -1,7 +1,9 @@
 /*
  * The FP32 training package's layers that take their shapes from the
  * request's geom (mcu_train_f32.c writes the rest of the package): Abs, a
- * constant Pad, a Slice, a Transpose, ReduceSum and ReduceMean. Each is
+ * constant Pad, a Slice, a Transpose, ReduceSum and ReduceMean, the
+ * element-wise layers and a Concat of two values (tflk_concat_run forward,
+ * trk_concat_grad backward). Each is
  * checked against its shapes here, then written as static descriptors, a
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
@@ -29,7 +31,30 @@ static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
     }
 }
 
-bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_DIV; }
+bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_CONCAT; }
+
+/* a Concat's axis: geom.axes' one bit; -1 when it is not one bit of a non-batch axis below the rank */
+static int32_t concat_axis(const sy_mcu_f32_geom *G)
+{
+    for (int32_t a = 1; a < G->rank; a++)
+        if (G->axes == 1u << a)
+            return a;
+    return -1;
+}
+
+/* a Concat as tflk_concat's rows: `outer` rows of the input's ra elements then the other's rb */
+static void concat_rows(const sy_mcu_f32_geom *G, int64_t *outer, int64_t *ra, int64_t *rb)
+{
+    const int32_t a = concat_axis(G);
+    int64_t inner = 1;
+    *outer = 1;
+    for (int32_t d = 0; d < a; d++)
+        *outer *= G->idims[d];
+    for (int32_t d = a + 1; d < G->rank; d++)
+        inner *= G->idims[d];
+    *ra = (int64_t)G->idims[a] * inner;
+    *rb = (int64_t)(G->odims[a] - G->idims[a]) * inner;
+}
 bool mcu_f32_elt_kind(int32_t kind) { return kind >= SY_MCU_F32_ADD && kind <= SY_MCU_F32_DIV; }
 
 /* tflk_binary's and trk_eltwise_grad's op */
@@ -52,6 +77,9 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
     if (numel(r, G->idims) != n_in || numel(r, G->odims) != n_out)
         return false;
     bool seen[SY_MCU_F32_MAX_RANK] = {false};
+    const int32_t cat = kind == SY_MCU_F32_CONCAT ? concat_axis(G) : -1;
+    if (kind == SY_MCU_F32_CONCAT && (cat < 0 || !G->residual))
+        return false;
     for (int32_t d = 0; d < r; d++) {
         const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
         switch (kind) {
@@ -71,6 +99,10 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             if (s < 0 || s + o > i)
                 return false;
             break;
+        case SY_MCU_F32_CONCAT: /* the other's part of the axis at least 1 */
+            if (d == cat ? o <= i : o != i)
+                return false;
+            break;
         case SY_MCU_F32_TRANSPOSE:
             if (G->perm[d] < 0 || G->perm[d] >= r || seen[G->perm[d]] || o != G->idims[G->perm[d]])
                 return false;
@@ -85,6 +117,27 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
     if (kind == SY_MCU_F32_DIV && G->const_first && !G->residual)
         return false; /* a constant is the divisor (two activations: either order) */
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
+}
+
+void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *G, uint32_t i, const char *in, const char *oth)
+{
+    P(o, "    tflk_concat_run(&cc%u, (const void *const[]){%s, %s}, a%u);\n", i, G->const_first ? oth : in,
+      G->const_first ? in : oth, i);
+}
+
+void mcu_f32_concat_backward(tout *o, const sy_mcu_f32_geom *G, uint32_t j, bool pending)
+{
+    int64_t outer, ra, rb;
+    concat_rows(G, &outer, &ra, &rb);
+    /* the input's part into h, the other's into gp<j> (NULL: not wanted), in the operands' order */
+    char gp[24] = "NULL";
+    if (pending)
+        snprintf(gp, sizeof gp, "gp%u", j);
+    if (G->const_first)
+        P(o, "    trk_concat_grad(%lld, %lld, %lld, g, %s, h);\n", (long long)outer, (long long)rb, (long long)ra, gp);
+    else
+        P(o, "    trk_concat_grad(%lld, %lld, %lld, g, h, %s);\n", (long long)outer, (long long)ra, (long long)rb, gp);
+    P(o, "    sw = g, g = h, h = sw;\n");
 }
 
 static void ints(tout *o, const char *sym, uint32_t i, const int32_t *v, int32_t n)
@@ -109,6 +162,16 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
     const int32_t r = G->rank;
     int32_t is[SY_MCU_F32_MAX_RANK], st[SY_MCU_F32_MAX_RANK];
     strides_of(r, G->idims, is);
+    if (kind == SY_MCU_F32_CONCAT) {
+        int64_t outer, ra, rb;
+        concat_rows(G, &outer, &ra, &rb);
+        /* the operands' rows in their order; no activation (the clamp to ±inf is skipped) */
+        P(o, "static const int32_t cr%u[2] = {%lld, %lld};\n"
+             "static const tflk_concat cc%u = {.n = 2, .outer = %lld, .esize = 4, .is_f32 = 1, .rows = cr%u, "
+             ".act = {0, -INFINITY, INFINITY}};\n",
+          i, (long long)(G->const_first ? rb : ra), (long long)(G->const_first ? ra : rb), i, (long long)outer, i);
+        return;
+    }
     if (mcu_f32_elt_kind(kind)) {
         /* one flat walk: the same shape on both sides, no broadcasting */
         P(o, "static const tflk_binary el%u = {.op = %s, .rank = 1, .dims = {%lld}, .sa = {1}, .sb = {1}, "

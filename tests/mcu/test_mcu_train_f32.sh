@@ -7,15 +7,16 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Ten configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Twelve configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
 # with momentum, or ReduceSum, Squeeze and Reshape with Adam), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; then two activations of one shape: a residual |o| + o, a
-# product |o|·o, a quotient o / (|o| + 1) and a value with itself, |o|·|o|
-# then that plus itself), and graphs/fashion_cnn.onnx's last layer (its
+# product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
+# then that plus itself, and a Concat of o and |o| on the channel axis and
+# of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
 # 401,408 frozen fc1 weights const in flash). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
@@ -44,6 +45,8 @@ residual --shapes elt --residual
 product --shapes elt --product
 quotient --shapes elt --quotient
 self --shapes elt --self
+concat --shapes elt --concat
+concat_w --shapes elt --concat-w
 const_div --shapes elt --const-dividend
 maxpool --maxpool
 batch_t --batch-transpose
@@ -83,10 +86,12 @@ run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd 
 run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg quotient "$WORK/tiny_quotient.onnx" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
 # a product's backward reads both operands and a quotient's its divisor and
 # its own output: they outlive the forward (the plan's lower bound counts
 # each such buffer once, so it stays below the peak)
-for name in product quotient self; do
+for name in product quotient self concat concat_w; do
   plan=$(grep "RAM plan" "$WORK/codegen_$name.log")
   pk=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
   lb=$(echo "$plan" | sed -n 's/.*lower bound \([0-9]*\) bytes.*/\1/p')
@@ -112,7 +117,7 @@ echo "$out" | grep -q "over the budget of 262144 bytes on ws63" || fail "unclear
 # it) is not a layer the package runs
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
       --steps 2 --trainable last:1 2>&1) && fail "a chain with MaxPool was accepted"
-echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only" ||
+echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only" ||
   fail "unclear refusal of MaxPool in the chain: $out"
 # on the gradient path the seed's row refuses it
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \

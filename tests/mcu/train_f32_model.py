@@ -2,7 +2,8 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product|--quotient|--self|--const-dividend]]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+                       |--const-dividend]]
                        [--maxpool] [--batch-transpose]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
@@ -29,7 +30,11 @@ feed the ReduceMean instead: with --residual, Abs's output plus Sub's
 (y = |o| + o, a residual); with --product, their product |o|·o; with
 --quotient, Abs's output plus a frozen constant of ones, then Sub's output
 divided by that (o / (|o| + 1): the previous layer's output the divisor,
-never 0; the constant is trained, an Add's); with --self, a value with itself: |o|·|o|, then that plus itself.
+never 0; the constant is trained, an Add's); with --self, a value with
+itself: |o|·|o|, then that plus itself; with --concat, Concat(o, |o|) on
+the channel axis [1, 4, 28, 28] (the previous output second; Flatten
+[1, 112], Gemm 112 -> 8); with --concat-w, Concat(|o|, o) on the width
+axis [1, 2, 28, 56].
 
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
@@ -76,13 +81,14 @@ if shapes is None:
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
 elif shapes == "elt":
+    k = 112 if "--concat" in args else 56
     inits = [
         numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
         numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
         numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
         numpy_helper.from_array((0.1 * rng.standard_normal((1, 2, 28, 28))).astype(np.float32), "off.B"),
-        numpy_helper.from_array(np.zeros((1, 56), np.float32), "shift.B"),
-        numpy_helper.from_array(he((8, 56), 56), "fc1.W"),
+        numpy_helper.from_array(np.zeros((1, k), np.float32), "shift.B"),
+        numpy_helper.from_array(he((8, k), k), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     nodes = [
@@ -93,7 +99,8 @@ elif shapes == "elt":
         helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
-    two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--const-dividend"))
+    two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
+                                  "--const-dividend"))
     if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     elif "--quotient" in args or "--const-dividend" in args:
@@ -103,6 +110,10 @@ elif shapes == "elt":
             inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "num.C"))
         nodes.append(helper.make_node("Div", ["num.C" if "--const-dividend" in args else "o", "oa1"], ["res"],
                                       name="residual"))
+    elif "--concat" in args:
+        nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))
+    elif "--concat-w" in args:
+        nodes.append(helper.make_node("Concat", ["oa", "o"], ["res"], name="residual", axis=-1))
     elif "--self" in args:
         nodes.append(helper.make_node("Mul", ["oa", "oa"], ["sq"], name="square"))
         nodes.append(helper.make_node("Add", ["sq", "sq"], ["res"], name="residual"))

@@ -11,7 +11,7 @@
  *                            b 1 the state after the step is the gradient
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
- *   trk_concat_self_grad, trk_grad_add   hand-worked
+ *   trk_concat_self_grad, trk_concat_grad, trk_grad_add   hand-worked
  *   trk_pad_grad, trk_slice_grad, trk_transpose_grad, trk_reduce_grad
  *                            the backwards of a constant Pad, a Slice, a
  *                            Transpose (perm not its own inverse) and a
@@ -114,6 +114,15 @@ static void test_concat_adam(void)
     trk_concat_self_grad(3, dy, dx);
     CHECK(dx[0] == 11 && dx[1] == 22 && dx[2] == 33, "concat grad %g %g %g", (double)dx[0], (double)dx[1],
           (double)dx[2]);
+    /* two values concatenated, 2 rows of 1 + 2 elements: each row split at 1; one side not wanted */
+    float da[2] = {0}, db[4] = {0};
+    trk_concat_grad(2, 1, 2, dy, da, db);
+    CHECK(da[0] == 1 && da[1] == 10 && db[0] == 2 && db[1] == 3 && db[2] == 20 && db[3] == 30,
+          "concat grad of two: %g %g | %g %g %g %g", (double)da[0], (double)da[1], (double)db[0], (double)db[1],
+          (double)db[2], (double)db[3]);
+    float db2[4] = {0};
+    trk_concat_grad(2, 1, 2, dy, NULL, db2);
+    CHECK(!memcmp(db2, db, sizeof db2), "concat grad, da not wanted: db differs");
     /* a residual's two gradients of one value: their sum */
     float acc[3] = {1.5f, -2, 0.25f};
     trk_grad_add(3, (const float[]){0.5f, 2, -1}, acc);

@@ -448,7 +448,9 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     const char *op = n->op_type;
     const char *nm = n->name && *n->name ? n->name : "";
     const bool elt = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
-    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(elt && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
+    /* a two-input node may read the previous output second (the other operand first) */
+    const bool two = elt || !strcmp(op, "Concat");
+    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(two && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
         n->n_output < 1)
         return REFUSE("node '%s' (%s) does not read the previous layer's output: an FP32 training package runs a chain",
                       nm, op);
@@ -477,12 +479,40 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     if (elt)
         return eltwise_layer(c, g, n, cur, L);
     if (!strcmp(op, "Concat")) {
-        if (n->n_input != 2 || strcmp(n->input[1], cur) || axis_of(attr_i(n, "axis", 0), L->in_rank) != 1 ||
-            L->in_rank != 4)
-            return REFUSE("node '%s' (Concat): an FP32 training package concatenates a value with itself on the "
-                          "channel axis only", nm);
-        L->kind = SY_TRAIN_LAYER_CONCAT_SELF;
-        L->out_dims[1] *= 2;
+        const int64_t ax = axis_of(attr_i(n, "axis", 0), L->in_rank);
+        if (n->n_input != 2 || ax < 1)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "exactly two inputs, the previous layer's output one of them, on an "
+                              "axis other than the batch axis (%zu inputs, axis %lld)", n->n_input,
+                              (long long)attr_i(n, "axis", 0));
+        if (!strcmp(n->input[0], cur) && !strcmp(n->input[1], cur) && ax == 1 && L->in_rank == 4) {
+            L->kind = SY_TRAIN_LAYER_CONCAT_SELF; /* the first packages' form, kept as it was */
+            L->out_dims[1] *= 2;
+            return set_out(L, nm, op);
+        }
+        /* two values (or one value twice on another axis): the other operand as a residual's */
+        const int first = strcmp(n->input[0], cur) ? 1 : 0;
+        const char *on = n->input[1 - first];
+        int32_t k = -2;
+        const sy_train_layer *o = NULL;
+        for (size_t i = 0; i < c->pub.n_layers; i++)
+            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
+                k = (int32_t)i, o = &c->pub.layers[i];
+        if (k == -2 && c->src && !strcmp(c->src->output, on))
+            k = -1, o = c->src;
+        if (!o)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "the previous layer's output and an earlier layer's output or the "
+                              "sample ('%s' is neither)", on);
+        bool same = o->out_rank == L->in_rank;
+        for (int32_t d = 0; same && d < L->in_rank; d++)
+            same = d == ax || o->out_dims[d] == L->in_dims[d];
+        if (!same)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "two inputs of one rank and the same dims but on axis %lld ('%s' "
+                              "and '%s')", (long long)ax, cur, on);
+        L->kind = SY_TRAIN_LAYER_CONCAT;
+        L->const_first = first;
+        L->residual = 1, L->other = k;
+        L->axes = 1u << ax;
+        L->out_dims[ax] += o->out_dims[ax];
         return set_out(L, nm, op);
     }
     if (!strcmp(op, "Conv")) {
@@ -532,7 +562,7 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         return NULL;
     }
     return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
-                  "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
+                  "Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
                   "Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only", nm, op);
 }
 

@@ -128,7 +128,11 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (all four; Div either order) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
-    SY_MCU_F32_DIV = 15         /* y = x / w */
+    SY_MCU_F32_DIV = 15,        /* y = x / w */
+    /* of two values, geom.residual: the input and geom.other's output (const_first: the other first) on
+     * the axis of geom.axes' one bit (not the batch axis); odims the output's, the other's the same but
+     * odims[axis] − idims[axis] there */
+    SY_MCU_F32_CONCAT = 16
 } sy_mcu_f32_kind;
 
 /* The shapes of an FP32 layer, batch (1) first, rank <= 6 (tflk's): the
@@ -140,7 +144,7 @@ typedef struct sy_mcu_f32_geom {
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
     int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
     int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
-    uint32_t axes;                      /* Reduce: bit d, axis d reduced */
+    uint32_t axes;                      /* Reduce: bit d, axis d reduced; Concat: its axis's bit */
     float value;                        /* Pad: the constant */
     int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
     /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the

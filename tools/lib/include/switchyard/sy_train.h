@@ -155,7 +155,10 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_ADD = 12,
     SY_TRAIN_LAYER_SUB = 13, /* const_first: y = c − x */
     SY_TRAIN_LAYER_MUL = 14,
-    SY_TRAIN_LAYER_DIV = 15  /* y = x / c */
+    SY_TRAIN_LAYER_DIV = 15, /* y = x / c */
+    /* Concat of the input and another value (residual, other; const_first: the other first) on the axis
+     * whose bit is set in axes */
+    SY_TRAIN_LAYER_CONCAT = 16
 } sy_train_layer_kind;
 typedef struct sy_train_layer {
     int kind;               /* sy_train_layer_kind */
@@ -171,7 +174,7 @@ typedef struct sy_train_layer {
     int64_t in_dims[SY_TRAIN_MAX_RANK], out_dims[SY_TRAIN_MAX_RANK];
     int64_t perm[SY_TRAIN_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
     int64_t start[SY_TRAIN_MAX_RANK]; /* Slice: the starts; Pad: the leading pads (in_rank entries) */
-    uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced */
+    uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced; Concat: its axis */
     float value;                      /* Pad: the constant */
     int32_t const_first;              /* Add/Sub/Mul: the constant (or the other activation) is the first operand */
     /* Add/Sub/Mul/Div of two activations (a residual, w NULL; x ∘ x: the previous layer): the layer whose
