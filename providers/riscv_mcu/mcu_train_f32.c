@@ -5,7 +5,8 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
- * Add/Sub/Mul/Div with a constant or of two activations; the shapes of those
+ * Add/Sub/Mul/Div with a constant or of two activations, tflk_concat_run for
+ * a Concat of two values; the shapes of those
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained

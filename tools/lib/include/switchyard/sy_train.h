@@ -129,7 +129,8 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * reading the previous one's output — a depthwise Conv (group = C_in =
  * C_out, W [C, 1, kh, kw], stride 1, dilation 1, explicit pads, no bias),
  * Relu, Abs, Flatten (axis 1), Reshape, Squeeze or Unsqueeze keeping the
- * batch axis first, a Concat of one value with itself on the channel axis,
+ * batch axis first, a Concat of the previous output and an earlier one or
+ * the sample (or itself) on a non-batch axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
  * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
  * input's shape, an Add, Sub, Mul or Div of the previous output and an
