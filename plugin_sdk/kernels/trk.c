@@ -67,6 +67,31 @@ void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, co
     tflk_pad_run(&p, dy, dx);
 }
 
+void trk_slice_step_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start,
+                         const int32_t *step, const float *dy, float *dx)
+{
+    int32_t xs[TFLK_BIN_RANK], idx[TFLK_BIN_RANK] = {0};
+    int64_t nx = 1, ny = 1, off = 0;
+    strides_of(rank, xdims, xs);
+    for (int32_t d = 0; d < rank; d++) {
+        nx *= xdims[d];
+        ny *= ydims[d];
+        off += (int64_t)start[d] * xs[d];
+    }
+    memset(dx, 0, (size_t)nx * sizeof *dx);
+    /* walk dy in order; off is x's offset of dy's index idx */
+    for (int64_t i = 0; i < ny; i++) {
+        dx[off] = dy[i];
+        for (int32_t d = rank - 1; d >= 0; d--) {
+            off += (int64_t)step[d] * xs[d];
+            if (++idx[d] < ydims[d])
+                break;
+            off -= (int64_t)step[d] * xs[d] * ydims[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx)
 {
     /* x's axis perm[d] is y's axis d: walking x, that axis steps y's stride d */

@@ -23,6 +23,17 @@ static int64_t numel(int32_t rank, const int32_t *d)
     return n;
 }
 
+/* a Slice's step on axis d (0, a request from before steps: 1) */
+static int32_t step_of(const sy_mcu_f32_geom *G, int32_t d) { return G->step[d] ? G->step[d] : 1; }
+
+static bool stepped(const sy_mcu_f32_geom *G)
+{
+    for (int32_t d = 0; d < G->rank; d++)
+        if (step_of(G, d) != 1)
+            return true;
+    return false;
+}
+
 static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
 {
     for (int32_t d = rank - 1, s = 1; d >= 0; d--) {
@@ -95,8 +106,8 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             if (s < 0 || o < i + s)
                 return false;
             break;
-        case SY_MCU_F32_SLICE:
-            if (s < 0 || s + o > i)
+        case SY_MCU_F32_SLICE: /* the last element read, start + (o - 1)·step, inside */
+            if (s < 0 || step_of(G, d) < 1 || s + (int64_t)(o - 1) * step_of(G, d) >= i)
                 return false;
             break;
         case SY_MCU_F32_CONCAT: /* the other's part of the axis at least 1 */
@@ -195,10 +206,12 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         break;
     }
     case SY_MCU_F32_SLICE:
-        /* the output's elements read the input at its strides from the window's corner */
+        /* the output's elements read the input at its strides times the steps from the window's corner */
+        for (int32_t d = 0; d < r; d++)
+            st[d] = is[d] * step_of(G, d);
         P(o, "static const tflk_strided sl%u = {.rank = %d, .esize = 4", i, r);
         field(o, "dims", G->odims, r);
-        field(o, "st", is, r);
+        field(o, "st", st, r);
         P(o, "};\n");
         break;
     case SY_MCU_F32_TRANSPOSE:
@@ -236,6 +249,12 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
     if (kind == SY_MCU_F32_PAD || kind == SY_MCU_F32_SLICE) {
         ints(o, "yd", i, G->odims, r);
         ints(o, "st", i, G->start, r);
+    }
+    if (kind == SY_MCU_F32_SLICE && stepped(G)) {
+        int32_t sp[SY_MCU_F32_MAX_RANK];
+        for (int32_t d = 0; d < r; d++)
+            sp[d] = step_of(G, d);
+        ints(o, "sp", i, sp, r);
     }
     if (kind == SY_MCU_F32_TRANSPOSE)
         ints(o, "pm", i, G->perm, r);
@@ -286,7 +305,10 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
         P(o, "    trk_pad_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
         break;
     case SY_MCU_F32_SLICE:
-        P(o, "    trk_slice_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
+        if (stepped(G))
+            P(o, "    trk_slice_step_grad(%d, xd%u, yd%u, st%u, sp%u, g, h);\n", r, j, j, j, j);
+        else
+            P(o, "    trk_slice_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
         break;
     case SY_MCU_F32_TRANSPOSE:
         P(o, "    trk_transpose_grad(%d, xd%u, pm%u, g, h);\n", r, j, j);

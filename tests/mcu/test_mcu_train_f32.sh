@@ -7,11 +7,12 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Twelve configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Fourteen configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
-# with momentum, or ReduceSum, Squeeze and Reshape with Adam), the
+# with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
+# with the Slice's steps [1, 2, 3, 1]), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; then two activations of one shape: a residual |o| + o, a
 # product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
@@ -40,6 +41,8 @@ while read -r name opts; do
 done <<'EOF'
 shapes_mean --shapes mean
 shapes_sum --shapes sum
+shapes_mean_steps --shapes mean --steps
+shapes_sum_steps --shapes sum --steps
 elt --shapes elt
 residual --shapes elt --residual
 product --shapes elt --product
@@ -81,6 +84,9 @@ run_cfg tiny_sgd "$tiny" 200 --trainable all --optimizer sgd --momentum 0.9 --lr
 run_cfg tiny_adam "$tiny" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg shapes_mean "$WORK/tiny_shapes_mean.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg shapes_sum "$WORK/tiny_shapes_sum.onnx" 100 --trainable all --optimizer adam --lr 0.002
+run_cfg shapes_mean_steps "$WORK/tiny_shapes_mean_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 \
+  --lr 0.005
+run_cfg shapes_sum_steps "$WORK/tiny_shapes_sum_steps.onnx" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005

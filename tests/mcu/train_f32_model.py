@@ -2,7 +2,7 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
                        |--const-dividend]]
                        [--maxpool] [--batch-transpose]
 
@@ -18,7 +18,8 @@ inverse) [1, 28, 28, 2] -> Slice [0:1, 2:26, 1:27, 0:2] [1, 24, 26, 2] -> then
   mean: ReduceMean (axes attribute [2], keepdims 1) [1, 24, 1, 2] -> Flatten [1, 48]
   sum:  ReduceSum (axes input [1], keepdims 1) [1, 1, 26, 2] -> Squeeze (axis 1)
         [1, 26, 2] -> Reshape [1, -1] [1, 52]
--> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
+-> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax. With --steps the Slice
+takes steps [1, 2, 3, 1]: [1, 12, 9, 2] (mean: [1, 24]; sum: [1, 18]).
 
 --shapes elt: the element-wise rows with a constant of the input's shape (no
 broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
@@ -126,6 +127,9 @@ elif shapes == "elt":
     ]
 else:
     k = 48 if shapes == "mean" else 52
+    steps = [1, 2, 3, 1] if "--steps" in args else [1, 1, 1, 1]
+    if "--steps" in args:
+        k = 24 if shapes == "mean" else 18
     inits = [
         ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
         numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
@@ -133,7 +137,7 @@ else:
         ints("cut.starts", [0, 2, 1, 0]),
         ints("cut.ends", [1, 26, 27, 2]),
         ints("cut.axes", [0, 1, 2, 3]),
-        ints("cut.steps", [1, 1, 1, 1]),
+        ints("cut.steps", steps),
         numpy_helper.from_array(he((8, k), k), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]

@@ -12,9 +12,9 @@
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
  *   trk_concat_self_grad, trk_concat_grad, trk_grad_add   hand-worked
- *   trk_pad_grad, trk_slice_grad, trk_transpose_grad, trk_reduce_grad
- *                            the backwards of a constant Pad, a Slice, a
- *                            Transpose (perm not its own inverse) and a
+ *   trk_pad_grad, trk_slice_grad, trk_slice_step_grad, trk_transpose_grad, trk_reduce_grad
+ *                            the backwards of a constant Pad, a Slice (and
+ *                            one with steps 3, 3, 2), a Transpose (perm not its own inverse) and a
  *                            ReduceSum/ReduceMean over two axes: dL/dx of
  *                            L = Σ c·f(x) by central finite differences in
  *                            double, f written here by its index arithmetic
@@ -162,10 +162,11 @@ static int64_t ravel(const int32_t *e, const int32_t *d)
 /* one layer's forward in double: y over ydims from x over xdims */
 typedef struct shape_case {
     const char *name;
-    int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean */
+    int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean, 5 Slice with steps */
     int32_t xd[R4], yd[R4], at[R4], perm[R4];
     uint32_t axes;
     double value;
+    int32_t sp[R4]; /* Slice with steps: the steps */
 } shape_case;
 
 static void fwd(const shape_case *c, const double *x, double *y)
@@ -180,6 +181,9 @@ static void fwd(const shape_case *c, const double *x, double *y)
             switch (c->kind) {
             case 0: f[k] = e[k] + c->at[k]; break;                      /* Pad: x lands at + before */
             case 1: f[k] = e[k] - c->at[k]; break;                      /* Slice: x at start lands at 0 */
+            case 5: /* x at start + j·step lands at j; the elements between, nowhere */
+                f[k] = (e[k] - c->at[k]) % c->sp[k] ? -1 : (e[k] - c->at[k]) / c->sp[k];
+                break;
             case 2: f[k] = e[c->perm[k]]; break;                        /* y's axis k is x's perm[k] */
             default: f[k] = (c->axes >> k) & 1u ? 0 : e[k]; break;       /* Reduce: keepdims */
             }
@@ -190,7 +194,7 @@ static void fwd(const shape_case *c, const double *x, double *y)
         double v = x[i];
         if (c->kind == 4)
             v /= (double)(count4(c->xd) / count4(c->yd));
-        if (c->kind >= 3)
+        if (c->kind == 3 || c->kind == 4)
             y[ravel(f, c->yd)] += v;
         else
             y[ravel(f, c->yd)] = v;
@@ -209,11 +213,12 @@ static double lin_loss(const shape_case *c, const double *x, const double *w)
 static void test_shape_grads(void)
 {
     static const shape_case cases[] = {
-        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25},
-        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0},
-        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0},
-        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
-        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
+        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25, {0}},
+        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0, {0}},
+        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0, {0}},
+        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
+        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
+        {"Slice steps", 5, {1, 5, 7, 4}, {1, 2, 3, 2}, {0, 1, 0, 1}, {0}, 0, 0, {1, 3, 3, 2}},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         const shape_case *c = &cases[t];
@@ -229,6 +234,7 @@ static void test_shape_grads(void)
         switch (c->kind) {
         case 0: trk_pad_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
         case 1: trk_slice_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
+        case 5: trk_slice_step_grad(R4, c->xd, c->yd, c->at, c->sp, dy, dx); break;
         case 2: trk_transpose_grad(R4, c->xd, c->perm, dy, dx); break;
         default:
             trk_reduce_grad(R4, c->xd, c->axes, c->kind == 4 ? (float)ny / (float)nx : 1.0f, dy, dx);

@@ -307,12 +307,16 @@ static sy_status *slice_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *
         if (!ok)
             return REFUSE_ROW(nm, op, ROW_SLICE, "the axes 0..%d in order (normalized parameters)", (int)r - 1);
     }
+    for (int32_t d = 0; d < r; d++)
+        L->step[d] = 1;
     if (n->n_input > 4 && *n->input[4]) {
         bool ok = ints_const(g, n->input[4], v, SY_TRAIN_MAX_RANK) == r;
         for (int32_t d = 0; ok && d < r; d++)
-            ok = v[d] == 1;
+            ok = v[d] >= 1 && v[d] <= INT32_MAX && (d || v[0] == 1);
         if (!ok)
-            return REFUSE_ROW(nm, op, ROW_SLICE, "steps 1 only (the host trainer's backward has no other)%s", "");
+            return REFUSE_ROW(nm, op, ROW_SLICE, "constant positive steps over every axis, 1 on the batch axis%s", "");
+        for (int32_t d = 0; d < r; d++)
+            L->step[d] = v[d];
     }
     L->kind = SY_TRAIN_LAYER_SLICE;
     L->out_rank = r;
@@ -323,7 +327,7 @@ static sy_status *slice_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *
                               "%d: %lld to %lld of %lld)", (int)d, (long long)st[d], (long long)en[d],
                               (long long)L->in_dims[d]);
         L->start[d] = st[d];
-        L->out_dims[d] = e - st[d];
+        L->out_dims[d] = (e - st[d] + L->step[d] - 1) / L->step[d]; /* start, start + step, ... before the end */
     }
     return set_out(L, nm, op);
 }

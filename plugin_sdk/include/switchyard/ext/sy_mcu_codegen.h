@@ -120,7 +120,7 @@ typedef enum sy_mcu_f32_kind {
     /* appended: these read their shapes from the request's geom */
     SY_MCU_F32_ABS = 6,
     SY_MCU_F32_PAD = 7,         /* constant: start = the leading pads, value */
-    SY_MCU_F32_SLICE = 8,       /* steps 1: start = the starts */
+    SY_MCU_F32_SLICE = 8,       /* start = the starts, step the steps */
     SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
@@ -150,6 +150,7 @@ typedef struct sy_mcu_f32_geom {
     /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the
      * other operand (< this one; -1 the sample) */
     int32_t residual, other;
+    int32_t step[SY_MCU_F32_MAX_RANK]; /* Slice: the steps (0 taken as 1) */
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {

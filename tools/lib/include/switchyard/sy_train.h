@@ -131,8 +131,8 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * Relu, Abs, Flatten (axis 1), Reshape, Squeeze or Unsqueeze keeping the
  * batch axis first, a Concat of the previous output and an earlier one or
  * the sample (or itself) on a non-batch axis,
- * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
- * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
+ * a constant-mode Pad, a Slice (constant full-rank starts and ends,
+ * positive steps), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
  * input's shape, an Add, Sub, Mul or Div of the previous output and an
  * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
@@ -148,7 +148,7 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_GEMM = 5,
     SY_TRAIN_LAYER_ABS = 6,
     SY_TRAIN_LAYER_PAD = 7,       /* constant mode: start = the leading pads, value */
-    SY_TRAIN_LAYER_SLICE = 8,     /* steps 1: start = the starts */
+    SY_TRAIN_LAYER_SLICE = 8,     /* start = the starts, step the steps */
     SY_TRAIN_LAYER_TRANSPOSE = 9, /* perm */
     SY_TRAIN_LAYER_REDUCE_SUM = 10, /* axes */
     SY_TRAIN_LAYER_REDUCE_MEAN = 11,
@@ -182,6 +182,7 @@ typedef struct sy_train_layer {
      * output is the other operand, -1 the sample */
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
+    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;
