@@ -7,7 +7,7 @@
  * checked against its shapes here, then written as static descriptors, a
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
- * (trk_abs_grad, trk_pad_grad, trk_slice_grad, trk_transpose_grad,
+ * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
  * trk_reduce_grad). Shapes are batch first, rank <= 6, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
