@@ -390,6 +390,20 @@ static sy_status *reduce_layer(const Onnx__GraphProto *g, const Onnx__NodeProto 
     return set_out(L, nm, op);
 }
 
+/* the value `on` as a two-input layer's other operand: the last layer writing
+ * it (the previous one when `on` is the input itself), else the sample;
+ * *k its index (-1 the sample); NULL when it is neither */
+static const sy_train_layer *other_operand(const chain_priv *c, const char *on, int32_t *k)
+{
+    const sy_train_layer *o = NULL;
+    for (size_t i = 0; i < c->pub.n_layers; i++)
+        if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
+            *k = (int32_t)i, o = &c->pub.layers[i];
+    if (!o && c->src && !strcmp(c->src->output, on))
+        *k = -1, o = c->src;
+    return o;
+}
+
 /* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
  * (the seed's rows: no broadcasting), or of two activations of that shape:
  * the input and an earlier layer's output, the sample or the input itself
@@ -410,14 +424,9 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
                                    : SY_TRAIN_LAYER_DIV;
     L->const_first = first;
     if (!w && *on) {
-        /* two activations: the last layer writing `on` (the previous one for x ∘ x), else the sample */
-        int32_t k = -2;
-        const sy_train_layer *o = NULL;
-        for (size_t i = 0; i < c->pub.n_layers; i++)
-            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
-                k = (int32_t)i, o = &c->pub.layers[i];
-        if (k == -2 && c->src && !strcmp(c->src->output, on))
-            k = -1, o = c->src;
+        /* two activations */
+        int32_t k = -1;
+        const sy_train_layer *o = other_operand(c, on, &k);
         if (!o)
             return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output, the "
                               "sample or a constant ('%s' is none of them)", op, on);
@@ -435,7 +444,7 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
                           "divided by the previous layer's output, '%s' / '%s', is not run yet)", on, cur);
     if (!w)
         return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
-                          "activation of its shape%s", op, "");
+                          "activation of its shape", op);
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];
@@ -496,13 +505,8 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         /* two values (or one value twice on another axis): the other operand as a residual's */
         const int first = strcmp(n->input[0], cur) ? 1 : 0;
         const char *on = n->input[1 - first];
-        int32_t k = -2;
-        const sy_train_layer *o = NULL;
-        for (size_t i = 0; i < c->pub.n_layers; i++)
-            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
-                k = (int32_t)i, o = &c->pub.layers[i];
-        if (k == -2 && c->src && !strcmp(c->src->output, on))
-            k = -1, o = c->src;
+        int32_t k = -1;
+        const sy_train_layer *o = other_operand(c, on, &k);
         if (!o)
             return REFUSE_ROW(nm, op, ROW_CONCAT, "the previous layer's output and an earlier layer's output or the "
                               "sample ('%s' is neither)", on);
