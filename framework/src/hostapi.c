@@ -3,6 +3,7 @@
  * through these functions (no core symbol is ever linked by a plugin).
  */
 #include "env.h"
+#include "plan.h"
 #include "session.h"
 #include "status.h"
 #include "util.h"
@@ -404,6 +405,7 @@ const sy_host_api sy_host_api_table = {
     .session_threads = h_session_threads,
     .node_bound_output = h_node_bound_output,
     .node_output_bounded = h_node_output_bounded,
+    .plan_blocks = sy_plan_blocks,
 };
 
 void sy_hostapi_set_log_env(sy_env *env) { log_env = env; }

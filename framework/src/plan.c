@@ -11,6 +11,7 @@
  * thread pool runs a level's nodes concurrently) runs at time 2t+1; the
  * boundary copies it needs run at time 2t, before it.
  */
+#include "plan.h"
 #include "session.h"
 #include "status.h"
 #include "util.h"
@@ -392,5 +393,85 @@ sy_status *sy_plan_memory(struct sy_session *s)
         s->naive_bytes += s->domains[d].naive_bytes;
     }
 #undef T
+    return NULL;
+}
+
+/* Orders the lifetime events of sy_plan_blocks' lower bound: by time, a
+ * block's end (last + 1) before another's start at the same time. */
+typedef struct plan_event {
+    int64_t t;
+    int64_t delta; /* +size at first, -size at last + 1 */
+} plan_event;
+
+static int cmp_event(const void *a, const void *b)
+{
+    const plan_event *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+sy_status *sy_plan_blocks(sy_plan_block *blocks, uint32_t n, uint64_t align, uint64_t *arena_bytes,
+                          uint64_t *lower_bound)
+{
+    if (align == 0 || (align & (align - 1)) || align > (UINT64_C(1) << 30))
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "plan_blocks: alignment %llu is not a power of two up to 2^30",
+                        (unsigned long long)align);
+    if (n && !blocks)
+        return sy_error(SY_ERR_INVALID_ARGUMENT, "plan_blocks: %u blocks and no array", n);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const sy_plan_block *b = &blocks[i];
+        if (b->first > b->last || b->first < INT32_MIN || b->last >= INT32_MAX)
+            return sy_error(SY_ERR_INVALID_ARGUMENT,
+                            "plan_blocks: block %u lives from %lld to %lld (first <= last, both within int32)", i,
+                            (long long)b->first, (long long)b->last);
+        /* every block aligned up stays below 2^62: offsets and sums cannot wrap */
+        if (b->size > (UINT64_C(1) << 62) || (total += b->size + align) > (UINT64_C(1) << 62) ||
+            b->size > SIZE_MAX / 2)
+            return sy_error(SY_ERR_INVALID_ARGUMENT, "plan_blocks: the sizes of blocks 0..%u pass 2^62 bytes", i);
+    }
+    buf *bufs = calloc(n ? n : 1, sizeof *bufs);
+    buf **placed = calloc(n ? n : 1, sizeof *placed);
+    plan_event *ev = calloc(n ? 2 * (size_t)n : 1, sizeof *ev);
+    if (!bufs || !placed || !ev) {
+        free(bufs);
+        free(placed);
+        free(ev);
+        return sy_error_oom();
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        bufs[i] = (buf){(size_t)blocks[i].size, (int32_t)blocks[i].first, (int32_t)blocks[i].last, 0, 0, (int32_t)i,
+                        (int32_t)i, -1};
+        ev[2 * i] = (plan_event){blocks[i].first, (int64_t)blocks[i].size};
+        ev[2 * i + 1] = (plan_event){blocks[i].last + 1, -(int64_t)blocks[i].size};
+    }
+    qsort(bufs, n, sizeof *bufs, cmp_buf);
+    uint64_t arena = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        place_first_fit(&bufs[b], placed, b, (size_t)align);
+        uint32_t at = b;
+        while (at > 0 && placed[at - 1]->offset > bufs[b].offset) {
+            placed[at] = placed[at - 1];
+            at--;
+        }
+        placed[at] = &bufs[b];
+        uint64_t end = align_up(bufs[b].offset + bufs[b].size, (size_t)align);
+        if (end > arena)
+            arena = end;
+        blocks[bufs[b].index].offset = bufs[b].offset;
+    }
+    qsort(ev, 2 * (size_t)n, sizeof *ev, cmp_event);
+    int64_t live = 0, lower = 0;
+    for (size_t e = 0; e < 2 * (size_t)n; e++)
+        if ((live += ev[e].delta) > lower)
+            lower = live;
+    free(bufs);
+    free(placed);
+    free(ev);
+    if (arena_bytes)
+        *arena_bytes = arena;
+    if (lower_bound)
+        *lower_bound = (uint64_t)lower;
     return NULL;
 }

@@ -4,6 +4,7 @@
  * the step list. Everything that can fail on model input fails here, at
  * creation, with the node name and the rule — never at run time.
  */
+#include "plan.h"
 #include "session.h"
 #include "status.h"
 #include "util.h"
@@ -14,7 +15,6 @@
 #include <string.h>
 
 /* plan.c / exec.c / placement.c */
-sy_status *sy_plan_memory(struct sy_session *s);
 sy_status *sy_place_all(struct sy_session *s);
 const sy_kernel_rec *sy_find_kernel(const sy_env *env, const sy_node *node, const char *provider, char *why,
                                     size_t why_len);

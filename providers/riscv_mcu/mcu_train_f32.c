@@ -100,8 +100,9 @@ static bool backward_reads(const sy_mcu_f32_layer *L)
  * dead by the time it is written. A layer's input stays live through the
  * layer's own forward, so no kernel writes over what it reads; outputs of a
  * frozen front nobody reads in the backward die at the next layer and the
- * front runs ping-pong. Sizes are static: the plan is the host's. */
-static void place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
+ * front runs ping-pong. Sizes are static: the plan is the host's, made by
+ * the core's planner (the rule that places a session's arena). */
+static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
 {
     const int32_t n = (int32_t)r->n_layers;
     for (int32_t i = 0; i < n; i++)
@@ -127,41 +128,35 @@ static void place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
             if (rd[k] >= 0 && p->last[rd[k]] < 2 * n - j)
                 p->last[rd[k]] = 2 * (int64_t)n - j;
     }
-    for (int32_t i = 0; i < n; i++)
-        p->off[i] = -1;
-    p->arena = 0;
-    for (int32_t k = 0; k < n; k++) {
-        /* the largest output not placed yet (the lowest index among equals) */
-        int32_t c = -1;
-        for (int32_t i = 0; i < n; i++)
-            if (r->layers[i].kind != SY_MCU_F32_FLATTEN && p->off[i] < 0 &&
-                (c < 0 || numel_out(&r->layers[i]) > numel_out(&r->layers[c])))
-                c = i;
-        if (c < 0)
-            break;
-        const int64_t sz = numel_out(&r->layers[c]);
-        /* candidates: 0 and the end of every placed buffer alive with c; the lowest that clashes with none */
-        int64_t best = -1;
-        for (int32_t q = -1; q < n; q++) {
-            int64_t o = 0;
-            if (q >= 0) {
-                if (p->off[q] < 0 || p->last[q] < c || p->last[c] < q)
-                    continue;
-                o = p->off[q] + numel_out(&r->layers[q]);
-            }
-            if (best >= 0 && o >= best)
-                continue;
-            bool clash = false;
-            for (int32_t e = 0; e < n && !clash; e++)
-                clash = p->off[e] >= 0 && p->last[e] >= c && p->last[c] >= e && o < p->off[e] + numel_out(&r->layers[e]) &&
-                        p->off[e] < o + sz;
-            if (!clash)
-                best = o;
-        }
-        p->off[c] = best;
-        if (best + sz > p->arena)
-            p->arena = best + sz;
+    /* the core's planner places them (sy_host_api.plan_blocks): the rule of
+     * a session's arena, in floats, a Flatten's output being its input's */
+    if (!sy_host_has_plan_blocks(H))
+        return H->status_new(SY_ERR_UNSUPPORTED, "codegen --train --mode fp32: this host (ABI %u.%u) has no "
+                             "plan_blocks (ABI 1.7) to plan the training workspace with", (unsigned)H->abi_major,
+                             (unsigned)H->abi_minor);
+    sy_plan_block *blk = calloc(n ? (size_t)n : 1, sizeof *blk);
+    int32_t *of = calloc(n ? (size_t)n : 1, sizeof *of);
+    if (!blk || !of) {
+        free(blk);
+        free(of);
+        return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train --mode fp32: out of memory planning %d layers", n);
     }
+    uint32_t nb = 0;
+    for (int32_t i = 0; i < n; i++) {
+        p->off[i] = -1;
+        if (r->layers[i].kind == SY_MCU_F32_FLATTEN)
+            continue;
+        of[nb] = i;
+        blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
+    }
+    uint64_t arena = 0;
+    sy_status *st = H->plan_blocks(blk, nb, 1, &arena, NULL);
+    for (uint32_t k = 0; !st && k < nb; k++)
+        p->off[of[k]] = (int64_t)blk[k].offset;
+    p->arena = (int64_t)arena;
+    free(blk);
+    free(of);
+    return st;
 }
 
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads)
@@ -181,7 +176,7 @@ static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t 
     }
 }
 
-static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, int64_t *last)
+static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, int64_t *last)
 {
     memset(p, 0, sizeof *p);
     p->off = off;
@@ -215,7 +210,7 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
     p->grads =
         2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
-    place_acts(r, p);
+    SY_TRY(place_acts(r, p));
     /* what the backward reads (a Relu's input, a trained layer's, a product's operands, a quotient's divisor
      * and output: the buffers live past the loss, each once; the sample itself is in flash) */
     for (uint32_t i = 0; i < r->n_layers; i++)
@@ -224,6 +219,7 @@ static void plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, 
     p->acts = 4 * (size_t)p->arena;
     p->peak = p->params + p->state + p->acts + p->grads;
     p->lower = p->params + p->state + p->kept + p->grads;
+    return NULL;
 }
 
 /* a float as a C99 hexadecimal literal: the exact value */
@@ -605,7 +601,7 @@ static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_m
                                char *summary, size_t len, int64_t *off, int64_t *last)
 {
     plan32 p;
-    plan_of(r, &p, off, last);
+    SY_TRY(plan_of(r, &p, off, last));
     snprintf(summary, len,
              "FP32 training package for %s: %u layers, %s, %u steps\n"
              "RAM plan of a step: peak %zu bytes = trained tensors %zu + optimizer state %zu + activations %zu + "

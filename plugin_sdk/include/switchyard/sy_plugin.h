@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define SY_ABI_MAJOR 1
-#define SY_ABI_MINOR 6
+#define SY_ABI_MINOR 7
 
 /* ---- opaque handles owned by the host ---------------------------------- */
 typedef struct sy_plugin sy_plugin;   /* the library being initialised */
@@ -296,6 +296,16 @@ typedef struct sy_subgraph_sig {
     const sy_dtype *output_dtypes; /* n_outputs entries; SY_DT_UNDEFINED: any; NULL: all any */
 } sy_subgraph_sig;
 
+/* A block of a provider's own arena for the core's planner (ABI 1.7,
+ * sy_host_api.plan_blocks): `size` bytes live from time `first` to time
+ * `last`, both inclusive, in the provider's own time units (a step index,
+ * say). The planner writes `offset`. */
+typedef struct sy_plan_block {
+    uint64_t size;
+    int64_t first, last;
+    uint64_t offset; /* out */
+} sy_plan_block;
+
 /* ---- the host API table, injected into init ------------------------------ */
 typedef struct sy_host_api {
     uint32_t struct_size;
@@ -471,6 +481,23 @@ typedef struct sy_host_api {
     /* In prepare (and later): did the core accept node_bound_output for
      * output i of n in this plan? */
     bool (*node_output_bounded)(const sy_node *n, uint32_t i);
+
+    /* ---- ABI 1.7: the core's memory planner for a provider's own arena ---- */
+    /* Places n blocks in one arena the way the core plans a session's:
+     * largest first (equal sizes: the earlier `first`, then the lower
+     * index), each at the lowest offset, a multiple of `align`, whose bytes
+     * no block placed before it and live at an overlapping time holds. A
+     * code generator plans a device's workspace with it (a training
+     * package's activations kept for the backward) instead of a planner of
+     * its own. Writes every block's offset, the arena's size (*arena_bytes,
+     * a multiple of align) and the largest sum of sizes live at one time
+     * (*lower_bound, no plan does better); either pointer may be NULL.
+     * Refuses, writing nothing, an align that is not a power of two up to
+     * 2^30, a block whose last is before its first or whose times leave
+     * int32, and sizes summing past 2^62. Any thread. Check
+     * sy_host_has_plan_blocks first: a 1.6 host has no such field. */
+    sy_status *(*plan_blocks)(sy_plan_block *blocks, uint32_t n, uint64_t align, uint64_t *arena_bytes,
+                              uint64_t *lower_bound);
 } sy_host_api;
 
 /* Does this host table have run_alloc (ABI >= 1.3)? */
@@ -490,6 +517,10 @@ typedef struct sy_host_api {
 #define sy_host_has_bounded_outputs(h)                                                                            \
     ((h)->struct_size >= offsetof(sy_host_api, node_output_bounded) + sizeof(void *) &&                          \
      (h)->node_bound_output != NULL && (h)->node_output_bounded != NULL)
+
+/* Does this host table have plan_blocks (ABI >= 1.7)? */
+#define sy_host_has_plan_blocks(h)                                                                                \
+    ((h)->struct_size >= offsetof(sy_host_api, plan_blocks) + sizeof(void *) && (h)->plan_blocks != NULL)
 
 enum { SY_MEM_PERSISTENT = 1, SY_MEM_PACKED_WEIGHTS = 2 };
 
@@ -565,6 +596,12 @@ SY_ABI_PIN(sy_subgraph_sig, input_dtypes, 16);
 SY_ABI_PIN(sy_subgraph_sig, output_dtypes, 24);
 /* ABI 1.5 addition */
 SY_ABI_PIN(sy_host_api, session_threads, 368);
+/* ABI 1.6 additions */
+SY_ABI_PIN(sy_host_api, node_bound_output, 376);
+SY_ABI_PIN(sy_host_api, node_output_bounded, 384);
+/* ABI 1.7 additions */
+SY_ABI_PIN(sy_host_api, plan_blocks, 392);
+SY_ABI_PIN(sy_plan_block, offset, 24);
 #undef SY_ABI_PIN
 #endif
 
