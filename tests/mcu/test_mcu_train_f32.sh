@@ -16,7 +16,8 @@
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; then two activations of one shape: a residual |o| + o, a
 # product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
-# then that plus itself, and a Concat of o and |o| on the channel axis and
+# then that plus itself then that concatenated with itself on the width
+# axis, and a Concat of o and |o| on the channel axis and
 # of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
 # 401,408 frozen fc1 weights const in flash). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the

@@ -32,7 +32,8 @@ feed the ReduceMean instead: with --residual, Abs's output plus Sub's
 --quotient, Abs's output plus a frozen constant of ones, then Sub's output
 divided by that (o / (|o| + 1): the previous layer's output the divisor,
 never 0; the constant is trained, an Add's); with --self, a value with
-itself: |o|·|o|, then that plus itself; with --concat, Concat(o, |o|) on
+itself: |o|·|o|, then that plus itself, then that concatenated with itself
+on the width axis [1, 2, 28, 56]; with --concat, Concat(o, |o|) on
 the channel axis [1, 4, 28, 28] (the previous output second; Flatten
 [1, 112], Gemm 112 -> 8); with --concat-w, Concat(|o|, o) on the width
 axis [1, 2, 28, 56].
@@ -117,7 +118,8 @@ elif shapes == "elt":
         nodes.append(helper.make_node("Concat", ["oa", "o"], ["res"], name="residual", axis=-1))
     elif "--self" in args:
         nodes.append(helper.make_node("Mul", ["oa", "oa"], ["sq"], name="square"))
-        nodes.append(helper.make_node("Add", ["sq", "sq"], ["res"], name="residual"))
+        nodes.append(helper.make_node("Add", ["sq", "sq"], ["dbl"], name="residual"))
+        nodes.append(helper.make_node("Concat", ["dbl", "dbl"], ["res"], name="twice_w", axis=3))
     nodes += [
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
