@@ -1,4 +1,4 @@
-/* The FP32 training package's shape layers (Abs, Pad, Slice, Transpose,
+/* The FP32 training package's shape layers (Abs, Pad, Slice, Transpose, the element-wise layers, Concat,
  * ReduceSum/Mean): their checks and the C the package runs for them
  * (mcu_train_f32_geom.c), for mcu_train_f32.c. */
 #ifndef MCU_TRAIN_F32_GEOM_H
