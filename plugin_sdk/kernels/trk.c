@@ -67,6 +67,31 @@ void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, co
     tflk_pad_run(&p, dy, dx);
 }
 
+void trk_slice_step_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start,
+                         const int32_t *step, const float *dy, float *dx)
+{
+    int32_t xs[TFLK_BIN_RANK], idx[TFLK_BIN_RANK] = {0};
+    int64_t nx = 1, ny = 1, off = 0;
+    strides_of(rank, xdims, xs);
+    for (int32_t d = 0; d < rank; d++) {
+        nx *= xdims[d];
+        ny *= ydims[d];
+        off += (int64_t)start[d] * xs[d];
+    }
+    memset(dx, 0, (size_t)nx * sizeof *dx);
+    /* walk dy in order; off is x's offset of dy's index idx */
+    for (int64_t i = 0; i < ny; i++) {
+        dx[off] = dy[i];
+        for (int32_t d = rank - 1; d >= 0; d--) {
+            off += (int64_t)step[d] * xs[d];
+            if (++idx[d] < ydims[d])
+                break;
+            off -= (int64_t)step[d] * xs[d] * ydims[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx)
 {
     /* x's axis perm[d] is y's axis d: walking x, that axis steps y's stride d */
@@ -130,6 +155,30 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
                 dx[i] = g / c[i];
             break;
         }
+    }
+}
+
+void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, float *da, float *db)
+{
+    for (int64_t o = 0; o < outer; o++) {
+        const float *row = dy + o * (ra + rb);
+        if (da)
+            memcpy(da + o * ra, row, (size_t)ra * sizeof *da);
+        if (db)
+            memcpy(db + o * rb, row + ra, (size_t)rb * sizeof *db);
+    }
+}
+
+void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float g = dy[i], d = b[i];
+        /* the host's Mul(dY, Y), Div(·, B), Neg: three roundings in this order, not dy·a/b² */
+        const float gb = -((g * y[i]) / d);
+        if (da)
+            da[i] = g / d;
+        if (db)
+            db[i] = gb;
     }
 }
 

@@ -49,6 +49,10 @@ void trk_pad_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, cons
                   float *dx);
 void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start, const float *dy,
                     float *dx);
+/* Slice with steps: dx = zeros of x's shape, dy's element k on each axis at start + k·step (the host's
+ * spread-and-pad of dy, copies) */
+void trk_slice_step_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start,
+                         const int32_t *step, const float *dy, float *dx);
 void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx);
 void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k, const float *dy, float *dx);
 
@@ -62,6 +66,18 @@ void trk_reduce_grad(int32_t rank, const int32_t *xdims, uint32_t axes, float k,
  * is written); x is read by Mul's dc only. */
 void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, const float *x, const float *c,
                       float *dx, float *dc);
+
+/* The backward of y = a / b, a and b two activations of one shape (b the
+ * divisor), in the host graph's operations and order (train_autodiff.c's
+ * Div rule): da = dy / b,  db = −((dy·y) / b), y the forward's quotient.
+ * da or db NULL: not wanted; either may be dy (each element is read before
+ * it is written). */
+void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db);
+
+/* The backward of a Concat of two values a and b, each of `outer` rows (a
+ * row: a's ra elements, then b's rb): the host's Slices of dy, copies.
+ * da or db NULL: not wanted. */
+void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, float *da, float *db);
 
 /* acc += a: a second gradient of a value read twice (a residual's skip),
  * as the host graph's Sum of the two */

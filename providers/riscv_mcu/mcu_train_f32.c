@@ -5,7 +5,8 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
- * Add/Sub/Mul/Div with a constant; the shapes of those
+ * Add/Sub/Mul/Div with a constant or of two activations, tflk_concat_run for
+ * a Concat of two values; the shapes of those
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
@@ -51,13 +52,28 @@ typedef struct plan32 {
     int64_t *off, *last;
 } plan32;
 
-/* layer i adds or subtracts two activations: its other operand is layer geom.other's output */
+/* layer i adds, subtracts, multiplies or divides two activations: its other operand is layer geom.other's
+ * output (the sample for -1; its own input for x ∘ x) */
 static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
 {
-    return r->geom && mcu_f32_elt_kind(r->layers[i].kind) && r->geom[i].residual;
+    return r->geom && (mcu_f32_elt_kind(r->layers[i].kind) || r->layers[i].kind == SY_MCU_F32_CONCAT) &&
+           r->geom[i].residual;
 }
 
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
+static int64_t numel_out(const sy_mcu_f32_layer *L);
+
+/* a residual's other operand's element count: the input's, but a Concat's output holds both */
+static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L) : numel_in(L);
+}
+
+/* a product's or quotient's backward reads forward values: a product both operands (each one's gradient is
+ * dy times the other), a quotient its divisor and its own output (the host's −(dy·y)/b); the layers whose
+ * output buffers those are (buf_of's indices: -1 the sample), up to 2; returns how many */
+static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads);
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
 
 /* the buffer layer i's output is in (a Flatten's is its input's): the index
@@ -107,6 +123,10 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
         int32_t b = buf_of(r, j - 1);
         if (b >= 0 && backward_reads(&r->layers[j]) && p->last[b] < 2 * n - j)
             p->last[b] = 2 * (int64_t)n - j;
+        int32_t rd[2];
+        for (int k = residual_reads(r, j, rd); k-- > 0;)
+            if (rd[k] >= 0 && p->last[rd[k]] < 2 * n - j)
+                p->last[rd[k]] = 2 * (int64_t)n - j;
     }
     /* the core's planner places them (sy_host_api.plan_blocks): the rule of
      * a session's arena, in floats, a Flatten's output being its input's */
@@ -139,6 +159,23 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
     return st;
 }
 
+static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads)
+{
+    if (!residual_of(r, (uint32_t)j))
+        return 0;
+    const int32_t in = buf_of(r, j - 1), oth = buf_of(r, r->geom[j].other);
+    switch (r->layers[j].kind) {
+    case SY_MCU_F32_MUL:
+        reads[0] = in, reads[1] = oth;
+        return 2;
+    case SY_MCU_F32_DIV: /* const_first: y = other / input */
+        reads[0] = r->geom[j].const_first ? in : oth, reads[1] = j;
+        return 2;
+    default: /* Add, Sub: dy passed on */
+        return 0;
+    }
+}
+
 static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, int64_t *last)
 {
     memset(p, 0, sizeof *p);
@@ -162,24 +199,23 @@ static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t 
         if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
             p->eltmax = L->w_numel;
     }
-    for (uint32_t i = 0; i < r->n_layers; i++) {
-        const sy_mcu_f32_layer *L = &r->layers[i];
+    for (uint32_t i = 0; i < r->n_layers; i++)
         if (p->first >= 0 && residual_of(r, i) && r->geom[i].other >= p->first)
-            p->pend += numel_in(L);
-    }
+            p->pend += other_numel(r, i);
     for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         int64_t g = numel_out(L) > numel_in(L) ? numel_out(L) : numel_in(L);
         p->gmax = g > p->gmax ? g : p->gmax;
-        /* the backward reads a Relu's input and a trained layer's input (the
-         * sample itself is in flash) */
-        if (backward_reads(L) && i > 0)
-            p->kept += 4 * (size_t)numel_in(L);
     }
     p->grads =
         2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
     SY_TRY(place_acts(r, p));
+    /* what the backward reads (a Relu's input, a trained layer's, a product's operands, a quotient's divisor
+     * and output: the buffers live past the loss, each once; the sample itself is in flash) */
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        if (r->layers[i].kind != SY_MCU_F32_FLATTEN && p->last[i] > (int64_t)r->n_layers)
+            p->kept += 4 * (size_t)numel_out(&r->layers[i]);
     p->acts = 4 * (size_t)p->arena;
     p->peak = p->params + p->state + p->acts + p->grads;
     p->lower = p->params + p->state + p->kept + p->grads;
@@ -249,8 +285,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "ReduceMean",
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
-                                      "Mul (a constant)",
-                                      "Div (by a constant)"};
+                                      "Mul (a constant or two activations)",
+                                      "Div (by a constant or of two activations)",
+                                      "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
@@ -290,7 +327,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         if (residual_of(r, i) && p->first >= 0 && r->geom[i].other >= p->first)
             P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it */\n"
                   "static float gp%u[%lld];\n",
-              (int)r->geom[i].other, i, (long long)numel_in(L));
+              (int)r->geom[i].other, i, (long long)other_numel(r, i));
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
@@ -348,6 +385,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             break;
         case SY_MCU_F32_FLATTEN: /* the same values */
             break;
+        case SY_MCU_F32_CONCAT: {
+            char oth[16];
+            out_name(r, r->geom[i].other, oth, sizeof oth);
+            mcu_f32_concat_forward(&o, &r->geom[i], i, in, oth);
+            break;
+        }
         default:
             if (residual_of(r, i)) {
                 char oth[16];
@@ -371,7 +414,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         /* g is the gradient of layer j's output: add what residuals reading it left */
         for (uint32_t i = (uint32_t)j + 1; i < r->n_layers; i++)
             if (residual_of(r, i) && r->geom[i].other == j)
-                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)numel_in(&r->layers[i]), i);
+                P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)other_numel(r, i), i);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
             /* a frozen W's backward does not read x, whose floats may hold another activation by now */
@@ -409,13 +452,21 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             break;
         case SY_MCU_F32_FLATTEN:
             break;
+        case SY_MCU_F32_CONCAT: /* never the first trained layer: dx is wanted */
+            mcu_f32_concat_backward(&o, &r->geom[j], (uint32_t)j, r->geom[j].other >= p->first);
+            break;
         case SY_MCU_F32_ADD:
         case SY_MCU_F32_SUB:
         case SY_MCU_F32_MUL:
         case SY_MCU_F32_DIV:
-            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, dx, adam,
+        {
+            char oth[16] = "NULL";
+            if (residual_of(r, (uint32_t)j))
+                out_name(r, r->geom[j].other, oth, sizeof oth);
+            mcu_f32_elt_backward(&o, L, &r->geom[j], (uint32_t)j, in, oth, dx, adam,
                                  residual_of(r, (uint32_t)j) && r->geom[j].other >= p->first);
             break;
+        }
         default: /* never the first trained layer (no tensor of their own): dx is wanted */
             mcu_f32_geom_backward(&o, L->kind, &r->geom[j], (uint32_t)j, in);
             break;
@@ -510,15 +561,16 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
         const bool res = residual_of(r, i);
         bool weighted =
             L->kind == SY_MCU_F32_CONV_DW || L->kind == SY_MCU_F32_GEMM || (mcu_f32_elt_kind(L->kind) && !res);
-        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_DIV || in < 1 || numel_out(L) < 1 ||
+        bool bad = L->kind < SY_MCU_F32_CONV_DW || L->kind > SY_MCU_F32_CONCAT || in < 1 || numel_out(L) < 1 ||
                    in != prev || (weighted && (!L->w || L->w_numel < 1)) || (L->train_w && !L->w_final) ||
                    (L->train_b && (!L->b || !L->b_final)) || (L->kind == SY_MCU_F32_CONV_DW && L->b) ||
                    (L->w && !all_finite(L->w, (size_t)L->w_numel)) || (L->b && !all_finite(L->b, (size_t)L->b_numel));
         if (mcu_f32_geom_kind(L->kind))
             bad |= !r->geom || !mcu_f32_geom_ok(&r->geom[i], L->kind, in, numel_out(L)) || L->b || L->train_b ||
-                   (res ? L->w || L->train_w || (L->kind != SY_MCU_F32_ADD && L->kind != SY_MCU_F32_SUB) ||
-                              r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
-                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) != in
+                   (L->kind == SY_MCU_F32_CONCAT && !res) ||
+                   (res ? L->w || L->train_w || r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
+                              (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) !=
+                                  other_numel(r, i)
                     : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
                                                 : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)

@@ -1,11 +1,13 @@
 /*
  * The FP32 training package's layers that take their shapes from the
  * request's geom (mcu_train_f32.c writes the rest of the package): Abs, a
- * constant Pad, a Slice, a Transpose, ReduceSum and ReduceMean. Each is
+ * constant Pad, a Slice, a Transpose, ReduceSum and ReduceMean, the
+ * element-wise layers and a Concat of two values (tflk_concat_run forward,
+ * trk_concat_grad backward). Each is
  * checked against its shapes here, then written as static descriptors, a
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
- * (trk_abs_grad, trk_pad_grad, trk_slice_grad, trk_transpose_grad,
+ * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
  * trk_reduce_grad). Shapes are batch first, rank <= 6, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
@@ -21,6 +23,17 @@ static int64_t numel(int32_t rank, const int32_t *d)
     return n;
 }
 
+/* a Slice's step on axis d (0, a request from before steps: 1) */
+static int32_t step_of(const sy_mcu_f32_geom *G, int32_t d) { return G->step[d] ? G->step[d] : 1; }
+
+static bool stepped(const sy_mcu_f32_geom *G)
+{
+    for (int32_t d = 0; d < G->rank; d++)
+        if (step_of(G, d) != 1)
+            return true;
+    return false;
+}
+
 static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
 {
     for (int32_t d = rank - 1, s = 1; d >= 0; d--) {
@@ -29,7 +42,30 @@ static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
     }
 }
 
-bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_DIV; }
+bool mcu_f32_geom_kind(int32_t kind) { return kind >= SY_MCU_F32_ABS && kind <= SY_MCU_F32_CONCAT; }
+
+/* a Concat's axis: geom.axes' one bit; -1 when it is not one bit of a non-batch axis below the rank */
+static int32_t concat_axis(const sy_mcu_f32_geom *G)
+{
+    for (int32_t a = 1; a < G->rank; a++)
+        if (G->axes == 1u << a)
+            return a;
+    return -1;
+}
+
+/* a Concat as tflk_concat's rows: `outer` rows of the input's ra elements then the other's rb */
+static void concat_rows(const sy_mcu_f32_geom *G, int64_t *outer, int64_t *ra, int64_t *rb)
+{
+    const int32_t a = concat_axis(G);
+    int64_t inner = 1;
+    *outer = 1;
+    for (int32_t d = 0; d < a; d++)
+        *outer *= G->idims[d];
+    for (int32_t d = a + 1; d < G->rank; d++)
+        inner *= G->idims[d];
+    *ra = (int64_t)G->idims[a] * inner;
+    *rb = (int64_t)(G->odims[a] - G->idims[a]) * inner;
+}
 bool mcu_f32_elt_kind(int32_t kind) { return kind >= SY_MCU_F32_ADD && kind <= SY_MCU_F32_DIV; }
 
 /* tflk_binary's and trk_eltwise_grad's op */
@@ -52,6 +88,9 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
     if (numel(r, G->idims) != n_in || numel(r, G->odims) != n_out)
         return false;
     bool seen[SY_MCU_F32_MAX_RANK] = {false};
+    const int32_t cat = kind == SY_MCU_F32_CONCAT ? concat_axis(G) : -1;
+    if (kind == SY_MCU_F32_CONCAT && (cat < 0 || !G->residual))
+        return false;
     for (int32_t d = 0; d < r; d++) {
         const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
         switch (kind) {
@@ -67,8 +106,12 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             if (s < 0 || o < i + s)
                 return false;
             break;
-        case SY_MCU_F32_SLICE:
-            if (s < 0 || s + o > i)
+        case SY_MCU_F32_SLICE: /* the last element read, start + (o - 1)·step, inside */
+            if (s < 0 || step_of(G, d) < 1 || s + (int64_t)(o - 1) * step_of(G, d) >= i)
+                return false;
+            break;
+        case SY_MCU_F32_CONCAT: /* the other's part of the axis at least 1 */
+            if (d == cat ? o <= i : o != i)
                 return false;
             break;
         case SY_MCU_F32_TRANSPOSE:
@@ -82,9 +125,30 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             break;
         }
     }
-    if (kind == SY_MCU_F32_DIV && G->const_first)
-        return false; /* the constant is the divisor */
+    if (kind == SY_MCU_F32_DIV && G->const_first && !G->residual)
+        return false; /* a constant is the divisor (two activations: either order) */
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
+}
+
+void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *G, uint32_t i, const char *in, const char *oth)
+{
+    P(o, "    tflk_concat_run(&cc%u, (const void *const[]){%s, %s}, a%u);\n", i, G->const_first ? oth : in,
+      G->const_first ? in : oth, i);
+}
+
+void mcu_f32_concat_backward(tout *o, const sy_mcu_f32_geom *G, uint32_t j, bool pending)
+{
+    int64_t outer, ra, rb;
+    concat_rows(G, &outer, &ra, &rb);
+    /* the input's part into h, the other's into gp<j> (NULL: not wanted), in the operands' order */
+    char gp[24] = "NULL";
+    if (pending)
+        snprintf(gp, sizeof gp, "gp%u", j);
+    if (G->const_first)
+        P(o, "    trk_concat_grad(%lld, %lld, %lld, g, %s, h);\n", (long long)outer, (long long)rb, (long long)ra, gp);
+    else
+        P(o, "    trk_concat_grad(%lld, %lld, %lld, g, h, %s);\n", (long long)outer, (long long)ra, (long long)rb, gp);
+    P(o, "    sw = g, g = h, h = sw;\n");
 }
 
 static void ints(tout *o, const char *sym, uint32_t i, const int32_t *v, int32_t n)
@@ -109,6 +173,16 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
     const int32_t r = G->rank;
     int32_t is[SY_MCU_F32_MAX_RANK], st[SY_MCU_F32_MAX_RANK];
     strides_of(r, G->idims, is);
+    if (kind == SY_MCU_F32_CONCAT) {
+        int64_t outer, ra, rb;
+        concat_rows(G, &outer, &ra, &rb);
+        /* the operands' rows in their order; no activation (the clamp to ±inf is skipped) */
+        P(o, "static const int32_t cr%u[2] = {%lld, %lld};\n"
+             "static const tflk_concat cc%u = {.n = 2, .outer = %lld, .esize = 4, .is_f32 = 1, .rows = cr%u, "
+             ".act = {0, -INFINITY, INFINITY}};\n",
+          i, (long long)(G->const_first ? rb : ra), (long long)(G->const_first ? ra : rb), i, (long long)outer, i);
+        return;
+    }
     if (mcu_f32_elt_kind(kind)) {
         /* one flat walk: the same shape on both sides, no broadcasting */
         P(o, "static const tflk_binary el%u = {.op = %s, .rank = 1, .dims = {%lld}, .sa = {1}, .sb = {1}, "
@@ -132,10 +206,12 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         break;
     }
     case SY_MCU_F32_SLICE:
-        /* the output's elements read the input at its strides from the window's corner */
+        /* the output's elements read the input at its strides times the steps from the window's corner */
+        for (int32_t d = 0; d < r; d++)
+            st[d] = is[d] * step_of(G, d);
         P(o, "static const tflk_strided sl%u = {.rank = %d, .esize = 4", i, r);
         field(o, "dims", G->odims, r);
-        field(o, "st", is, r);
+        field(o, "st", st, r);
         P(o, "};\n");
         break;
     case SY_MCU_F32_TRANSPOSE:
@@ -173,6 +249,12 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
     if (kind == SY_MCU_F32_PAD || kind == SY_MCU_F32_SLICE) {
         ints(o, "yd", i, G->odims, r);
         ints(o, "st", i, G->start, r);
+    }
+    if (kind == SY_MCU_F32_SLICE && stepped(G)) {
+        int32_t sp[SY_MCU_F32_MAX_RANK];
+        for (int32_t d = 0; d < r; d++)
+            sp[d] = step_of(G, d);
+        ints(o, "sp", i, sp, r);
     }
     if (kind == SY_MCU_F32_TRANSPOSE)
         ints(o, "pm", i, G->perm, r);
@@ -223,7 +305,10 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
         P(o, "    trk_pad_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
         break;
     case SY_MCU_F32_SLICE:
-        P(o, "    trk_slice_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
+        if (stepped(G))
+            P(o, "    trk_slice_step_grad(%d, xd%u, yd%u, st%u, sp%u, g, h);\n", r, j, j, j, j);
+        else
+            P(o, "    trk_slice_grad(%d, xd%u, yd%u, st%u, g, h);\n", r, j, j, j);
         break;
     case SY_MCU_F32_TRANSPOSE:
         P(o, "    trk_transpose_grad(%d, xd%u, pm%u, g, h);\n", r, j, j);
@@ -239,16 +324,22 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint
 }
 
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *G, uint32_t j, const char *in,
-                          bool dx, bool adam, bool pending)
+                          const char *oth, bool dx, bool adam, bool pending)
 {
     const int64_t n = numel(G->rank, G->idims);
     if (G->residual) {
-        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL) */
+        /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL); the
+         * input's is formed in place over dy (each element read first). x ∘ x is the same call, oth being
+         * in: its second gradient reaches the input's layer through gp<j> as any residual's */
         char gp[24] = "NULL";
         if (pending)
             snprintf(gp, sizeof gp, "gp%u", j);
-        P(o, "    trk_eltwise_grad(%s, %d, %lld, g, NULL, NULL, g, %s);\n", elt_op(L->kind), (int)G->const_first,
-          (long long)n, gp);
+        if (L->kind == SY_MCU_F32_DIV) /* the divisor: the other operand, or the input when it is first */
+            P(o, "    trk_div_grad(%lld, g, a%u, %s, %s, %s);\n", (long long)n, j, G->const_first ? in : oth,
+              G->const_first ? gp : "g", G->const_first ? "g" : gp);
+        else /* Mul: d(in) = dy·other, d(other) = dy·in; Add, Sub read neither */
+            P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, %s, g, %s);\n", elt_op(L->kind), (int)G->const_first,
+              (long long)n, L->kind == SY_MCU_F32_MUL ? in : "NULL", L->kind == SY_MCU_F32_MUL ? oth : "NULL", gp);
         return;
     }
     /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update

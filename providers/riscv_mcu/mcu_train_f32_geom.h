@@ -1,4 +1,4 @@
-/* The FP32 training package's shape layers (Abs, Pad, Slice, Transpose,
+/* The FP32 training package's shape layers (Abs, Pad, Slice, Transpose, the element-wise layers, Concat,
  * ReduceSum/Mean): their checks and the C the package runs for them
  * (mcu_train_f32_geom.c), for mcu_train_f32.c. */
 #ifndef MCU_TRAIN_F32_GEOM_H
@@ -23,10 +23,15 @@ void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint3
 /* its backward: g holds dy; afterwards g holds dx (h the scratch); `in`: its input's buffer (Abs's sign) */
 void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t j, const char *in);
 
+/* a Concat of two values: its forward from `in` and the other operand's buffer `oth` into a<i>; its
+ * backward: g holds dy; afterwards g holds the input's gradient, the other's in gp<j> when `pending` */
+void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *g, uint32_t i, const char *in, const char *oth);
+void mcu_f32_concat_backward(tout *o, const sy_mcu_f32_geom *g, uint32_t j, bool pending);
+
 /* an element-wise layer's backward and, its constant trained, the constant's update (gradient in the
- * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's: the other operand's
- * gradient into gp<j> when `pending` (it is wanted) */
+ * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's (two activations, the
+ * other's buffer `oth`): the other operand's gradient into gp<j> when `pending` (it is wanted) */
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *g, uint32_t j, const char *in,
-                          bool dx, bool adam, bool pending);
+                          const char *oth, bool dx, bool adam, bool pending);
 
 #endif

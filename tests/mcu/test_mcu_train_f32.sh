@@ -7,18 +7,23 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Seven configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Fourteen configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
-# with momentum, or ReduceSum, Squeeze and Reshape with Adam), the
+# with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
+# with the Slice's steps [1, 2, 3, 1]), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
-# trained ones; then a residual |o| + o of two activations), and
-# graphs/fashion_cnn.onnx's last layer (its 401,408 frozen fc1 weights const
-# in flash). Refused: a plan over 256 KB (fashion_cnn whole), a layer the
-# package does not run (a MaxPool in the frozen front), a MaxPool on the
-# gradient path, a Transpose moving the batch axis and a product of two
-# activations (each quoting seed 001's row), hi3066 with the seed's sentence.
+# trained ones; then two activations of one shape: a residual |o| + o, a
+# product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
+# then that plus itself then that concatenated with itself on the width
+# axis, and a Concat of o and |o| on the channel axis and
+# of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
+# 401,408 frozen fc1 weights const in flash). Refused: a plan over 256 KB
+# (fashion_cnn whole), a layer the package does not run (a MaxPool in the
+# frozen front), a MaxPool on the gradient path, a Transpose moving the
+# batch axis and a constant divided by an activation (each quoting seed
+# 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -37,9 +42,16 @@ while read -r name opts; do
 done <<'EOF'
 shapes_mean --shapes mean
 shapes_sum --shapes sum
+shapes_mean_steps --shapes mean --steps
+shapes_sum_steps --shapes sum --steps
 elt --shapes elt
 residual --shapes elt --residual
 product --shapes elt --product
+quotient --shapes elt --quotient
+self --shapes elt --self
+concat --shapes elt --concat
+concat_w --shapes elt --concat-w
+const_div --shapes elt --const-dividend
 maxpool --maxpool
 batch_t --batch-transpose
 EOF
@@ -73,8 +85,26 @@ run_cfg tiny_sgd "$tiny" 200 --trainable all --optimizer sgd --momentum 0.9 --lr
 run_cfg tiny_adam "$tiny" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg shapes_mean "$WORK/tiny_shapes_mean.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg shapes_sum "$WORK/tiny_shapes_sum.onnx" 100 --trainable all --optimizer adam --lr 0.002
+run_cfg shapes_mean_steps "$WORK/tiny_shapes_mean_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 \
+  --lr 0.005
+run_cfg shapes_sum_steps "$WORK/tiny_shapes_sum_steps.onnx" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg quotient "$WORK/tiny_quotient.onnx" 100 --trainable all --optimizer adam --lr 0.002
+run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
+# a product's backward reads both operands and a quotient's its divisor and
+# its own output: they outlive the forward (the plan's lower bound counts
+# each such buffer once, so it stays below the peak)
+for name in product quotient self concat concat_w; do
+  plan=$(grep "RAM plan" "$WORK/codegen_$name.log")
+  pk=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
+  lb=$(echo "$plan" | sed -n 's/.*lower bound \([0-9]*\) bytes.*/\1/p')
+  [ -n "$pk" ] && [ -n "$lb" ] && [ "$lb" -le "$pk" ] && [ "$pk" -le 262144 ] ||
+    fail "$name: the plan's lower bound '$lb' is not at most its peak '$pk' (within 256 KB): $plan"
+done
 run_cfg fashion_last1 "$SRC/graphs/fashion_cnn.onnx" 100 --trainable last:1 --optimizer sgd --momentum 0 --lr 0.01
 # the frozen front's activations share one arena by lifetime: conv, Relu and
 # fc1 run ping-pong in two 6,272-float halves and only fc2's input (64
@@ -94,7 +124,7 @@ echo "$out" | grep -q "over the budget of 262144 bytes on ws63" || fail "unclear
 # it) is not a layer the package runs
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
       --steps 2 --trainable last:1 2>&1) && fail "a chain with MaxPool was accepted"
-echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant and Gemm (B transposed) only" ||
+echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only" ||
   fail "unclear refusal of MaxPool in the chain: $out"
 # on the gradient path the seed's row refuses it
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
@@ -106,11 +136,11 @@ out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_batch_t.onnx" --target ws63 
       --steps 2 2>&1) && fail "a Transpose of the batch axis was accepted"
 echo "$out" | grep -q "node 'swap' (Transpose): an FP32 training package takes an explicit permutation of the 4 axes keeping the batch axis first; seed 001 §4: \"FP32 Transpose: perm a valid int32 constant full permutation" ||
   fail "unclear refusal of a batch Transpose: $out"
-# a product of two activations is not run yet
-out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_product.onnx" --target ws63 --data "$data" -o "$WORK/prod" \
-      --steps 2 2>&1) && fail "a product of two activations was accepted"
-echo "$out" | grep -q "node 'residual' (Mul): an FP32 training package takes Mul of the previous layer's output and a constant initializer only (a product or quotient of two activations is not run yet); seed 001 §4: \"FP32 Mul/Add/Sub: no broadcasting" ||
-  fail "unclear refusal of a product of activations: $out"
+# a constant divided by an activation is not run yet
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_const_div.onnx" --target ws63 --data "$data" -o "$WORK/cdiv" \
+      --steps 2 2>&1) && fail "a constant divided by an activation was accepted"
+echo "$out" | grep -q "node 'residual' (Div): an FP32 training package takes Div by a constant initializer or of two activations of one shape (a constant divided by the previous layer's output, 'num.C' / 'oa1', is not run yet); seed 001 §4: \"FP32 Div: broadcast-compatible shapes allowed" ||
+  fail "unclear refusal of a constant divided by an activation: $out"
 out=$("$SY" codegen --train --mode fp32 "$tiny" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) &&
   fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"

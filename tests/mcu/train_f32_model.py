@@ -2,7 +2,9 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum|elt [--residual|--product]] [--maxpool] [--batch-transpose]
+    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+                       |--const-dividend]]
+                       [--maxpool] [--batch-transpose]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -16,22 +18,31 @@ inverse) [1, 28, 28, 2] -> Slice [0:1, 2:26, 1:27, 0:2] [1, 24, 26, 2] -> then
   mean: ReduceMean (axes attribute [2], keepdims 1) [1, 24, 1, 2] -> Flatten [1, 48]
   sum:  ReduceSum (axes input [1], keepdims 1) [1, 1, 26, 2] -> Squeeze (axis 1)
         [1, 26, 2] -> Reshape [1, -1] [1, 52]
--> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
+-> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax. With --steps the Slice
+takes steps [1, 2, 3, 1]: [1, 12, 9, 2] (mean: [1, 24]; sum: [1, 18]).
 
 --shapes elt: the element-wise rows with a constant of the input's shape (no
 broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
 trained one (the first trained layer) -> Concat(self) -> depthwise 3x3 Conv
 (pads 1) -> Sub from a trained constant (c - x) -> Abs -> ReduceMean (axis
 3) -> Flatten [1, 56] -> Add a trained constant -> Gemm 56 -> 8 -> Relu ->
-Gemm 8 -> 10 -> Softmax. With --residual, Abs's output plus Sub's
-(y = |o| + o, a residual: two activations) feeds the ReduceMean; with
---product, their product.
+Gemm 8 -> 10 -> Softmax. Two activations of one shape (no broadcasting)
+feed the ReduceMean instead: with --residual, Abs's output plus Sub's
+(y = |o| + o, a residual); with --product, their product |o|·o; with
+--quotient, Abs's output plus a frozen constant of ones, then Sub's output
+divided by that (o / (|o| + 1): the previous layer's output the divisor,
+never 0; the constant is trained, an Add's); with --self, a value with
+itself: |o|·|o|, then that plus itself, then that concatenated with itself
+on the width axis [1, 2, 28, 56]; with --concat, Concat(o, |o|) on
+the channel axis [1, 4, 28, 28] (the previous output second; Flatten
+[1, 112], Gemm 112 -> 8); with --concat-w, Concat(|o|, o) on the width
+axis [1, 2, 28, 56].
 
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --product multiplies two
-activations.
+which moves the batch axis; --shapes elt --const-dividend divides a frozen
+constant by an activation (1 / (|o| + 1)).
 """
 import sys
 
@@ -72,13 +83,14 @@ if shapes is None:
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
 elif shapes == "elt":
+    k = 112 if "--concat" in args else 56
     inits = [
         numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
         numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
         numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
         numpy_helper.from_array((0.1 * rng.standard_normal((1, 2, 28, 28))).astype(np.float32), "off.B"),
-        numpy_helper.from_array(np.zeros((1, 56), np.float32), "shift.B"),
-        numpy_helper.from_array(he((8, 56), 56), "fc1.W"),
+        numpy_helper.from_array(np.zeros((1, k), np.float32), "shift.B"),
+        numpy_helper.from_array(he((8, k), k), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     nodes = [
@@ -89,9 +101,25 @@ elif shapes == "elt":
         helper.make_node("Sub", ["off.B", "c"], ["o"], name="off"),
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
-    two = "--residual" in args or "--product" in args
-    if two:
+    two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
+                                  "--const-dividend"))
+    if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
+    elif "--quotient" in args or "--const-dividend" in args:
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "one.C"))
+        nodes.append(helper.make_node("Add", ["oa", "one.C"], ["oa1"], name="plus1"))
+        if "--const-dividend" in args:
+            inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "num.C"))
+        nodes.append(helper.make_node("Div", ["num.C" if "--const-dividend" in args else "o", "oa1"], ["res"],
+                                      name="residual"))
+    elif "--concat" in args:
+        nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))
+    elif "--concat-w" in args:
+        nodes.append(helper.make_node("Concat", ["oa", "o"], ["res"], name="residual", axis=-1))
+    elif "--self" in args:
+        nodes.append(helper.make_node("Mul", ["oa", "oa"], ["sq"], name="square"))
+        nodes.append(helper.make_node("Add", ["sq", "sq"], ["dbl"], name="residual"))
+        nodes.append(helper.make_node("Concat", ["dbl", "dbl"], ["res"], name="twice_w", axis=3))
     nodes += [
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
@@ -101,6 +129,9 @@ elif shapes == "elt":
     ]
 else:
     k = 48 if shapes == "mean" else 52
+    steps = [1, 2, 3, 1] if "--steps" in args else [1, 1, 1, 1]
+    if "--steps" in args:
+        k = 24 if shapes == "mean" else 18
     inits = [
         ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
         numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
@@ -108,7 +139,7 @@ else:
         ints("cut.starts", [0, 2, 1, 0]),
         ints("cut.ends", [1, 26, 27, 2]),
         ints("cut.axes", [0, 1, 2, 3]),
-        ints("cut.steps", [1, 1, 1, 1]),
+        ints("cut.steps", steps),
         numpy_helper.from_array(he((8, k), k), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]

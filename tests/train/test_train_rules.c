@@ -297,8 +297,9 @@ static void test_pad_reduce_gradients(void)
 /* The backward rule of Slice (constant full-rank starts and ends, steps 1:
  * dX is dY padded back with zeros) against central differences:
  * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
- * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row; a
- * step of 2 is refused naming the node. */
+ * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row. Steps
+ * of 2 (dY spread 2 apart, then cropped: z[0] and z[2] of 3) likewise, and
+ * from start 1 (z[1] only); a negative step is refused naming the node. */
 static void test_slice_gradients(void)
 {
     pt_model *m = fc_then("slice");
@@ -317,10 +318,34 @@ static void test_slice_gradients(void)
     pt_init_i64(m2, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
     pt_init_i64(m2, "steps", 1, (int64_t[]){2}, (int64_t[]){1, 2});
     pt_node(m2, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m2, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m2, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m2, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m2, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m2, "slice2", "Slice steps 2 + ReduceSum");
+    pt_model *m3 = fc_then("slice3");
+    pt_init_i64(m3, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m3, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
+    pt_init_i64(m3, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m3, "steps", 1, (int64_t[]){2}, (int64_t[]){1, 2});
+    pt_node(m3, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m3, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m3, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m3, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m3, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m3, "slice3", "Slice steps 2 from 1 + ReduceSum");
+    pt_model *m4 = fc_then("slice4");
+    pt_init_i64(m4, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 0});
+    pt_init_i64(m4, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
+    pt_init_i64(m4, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m4, "steps", 1, (int64_t[]){2}, (int64_t[]){1, -1});
+    pt_node(m4, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
             (const char *[]){"y", NULL});
-    pt_output(m2, "y", PT_F32, 2, (int64_t[]){1, 2});
-    const char *s = build_for(m2, NULL, SY_TRAIN_LOSS_MSE);
-    CHECK_STR_HAS(s, "node 'slice' (Slice): steps other than 1 have no backward rule");
+    pt_output(m4, "y", PT_F32, 2, (int64_t[]){1, 3});
+    const char *s = build_for(m4, NULL, SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(s, "node 'slice' (Slice): steps below 1 have no backward rule");
 }
 
 static void test_targets(void)

@@ -11,16 +11,21 @@
  *                            b 1 the state after the step is the gradient
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
- *   trk_concat_self_grad, trk_grad_add   hand-worked
- *   trk_pad_grad, trk_slice_grad, trk_transpose_grad, trk_reduce_grad
- *                            the backwards of a constant Pad, a Slice, a
- *                            Transpose (perm not its own inverse) and a
+ *   trk_concat_self_grad, trk_concat_grad, trk_grad_add   hand-worked
+ *   trk_pad_grad, trk_slice_grad, trk_slice_step_grad, trk_transpose_grad, trk_reduce_grad
+ *                            the backwards of a constant Pad, a Slice (and
+ *                            one with steps 3, 3, 2), a Transpose (perm not its own inverse) and a
  *                            ReduceSum/ReduceMean over two axes: dL/dx of
  *                            L = Σ c·f(x) by central finite differences in
  *                            double, f written here by its index arithmetic
  *   trk_eltwise_grad         Add, Sub (both operand orders), Mul, Div with a
  *                            constant: dL/dx and dL/dc of L = Σ w·(x ∘ c)
  *                            by central finite differences in double
+ *   trk_div_grad             y = a / b of two activations: dL/da and dL/db
+ *                            of L = Σ w·(a / b) by central finite
+ *                            differences in double; the divisor's gradient
+ *                            in the host graph's float operations
+ *                            −((dy·y) / b), bit for bit; both in place
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
  */
 #include "sy_test.h"
@@ -109,6 +114,15 @@ static void test_concat_adam(void)
     trk_concat_self_grad(3, dy, dx);
     CHECK(dx[0] == 11 && dx[1] == 22 && dx[2] == 33, "concat grad %g %g %g", (double)dx[0], (double)dx[1],
           (double)dx[2]);
+    /* two values concatenated, 2 rows of 1 + 2 elements: each row split at 1; one side not wanted */
+    float da[2] = {0}, db[4] = {0};
+    trk_concat_grad(2, 1, 2, dy, da, db);
+    CHECK(da[0] == 1 && da[1] == 10 && db[0] == 2 && db[1] == 3 && db[2] == 20 && db[3] == 30,
+          "concat grad of two: %g %g | %g %g %g %g", (double)da[0], (double)da[1], (double)db[0], (double)db[1],
+          (double)db[2], (double)db[3]);
+    float db2[4] = {0};
+    trk_concat_grad(2, 1, 2, dy, NULL, db2);
+    CHECK(!memcmp(db2, db, sizeof db2), "concat grad, da not wanted: db differs");
     /* a residual's two gradients of one value: their sum */
     float acc[3] = {1.5f, -2, 0.25f};
     trk_grad_add(3, (const float[]){0.5f, 2, -1}, acc);
@@ -148,10 +162,11 @@ static int64_t ravel(const int32_t *e, const int32_t *d)
 /* one layer's forward in double: y over ydims from x over xdims */
 typedef struct shape_case {
     const char *name;
-    int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean */
+    int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean, 5 Slice with steps */
     int32_t xd[R4], yd[R4], at[R4], perm[R4];
     uint32_t axes;
     double value;
+    int32_t sp[R4]; /* Slice with steps: the steps */
 } shape_case;
 
 static void fwd(const shape_case *c, const double *x, double *y)
@@ -166,6 +181,9 @@ static void fwd(const shape_case *c, const double *x, double *y)
             switch (c->kind) {
             case 0: f[k] = e[k] + c->at[k]; break;                      /* Pad: x lands at + before */
             case 1: f[k] = e[k] - c->at[k]; break;                      /* Slice: x at start lands at 0 */
+            case 5: /* x at start + j·step lands at j; the elements between, nowhere */
+                f[k] = (e[k] - c->at[k]) % c->sp[k] ? -1 : (e[k] - c->at[k]) / c->sp[k];
+                break;
             case 2: f[k] = e[c->perm[k]]; break;                        /* y's axis k is x's perm[k] */
             default: f[k] = (c->axes >> k) & 1u ? 0 : e[k]; break;       /* Reduce: keepdims */
             }
@@ -176,7 +194,7 @@ static void fwd(const shape_case *c, const double *x, double *y)
         double v = x[i];
         if (c->kind == 4)
             v /= (double)(count4(c->xd) / count4(c->yd));
-        if (c->kind >= 3)
+        if (c->kind == 3 || c->kind == 4)
             y[ravel(f, c->yd)] += v;
         else
             y[ravel(f, c->yd)] = v;
@@ -195,11 +213,12 @@ static double lin_loss(const shape_case *c, const double *x, const double *w)
 static void test_shape_grads(void)
 {
     static const shape_case cases[] = {
-        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25},
-        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0},
-        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0},
-        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
-        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0},
+        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25, {0}},
+        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0, {0}},
+        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0, {0}},
+        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
+        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
+        {"Slice steps", 5, {1, 5, 7, 4}, {1, 2, 3, 2}, {0, 1, 0, 1}, {0}, 0, 0, {1, 3, 3, 2}},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         const shape_case *c = &cases[t];
@@ -215,6 +234,7 @@ static void test_shape_grads(void)
         switch (c->kind) {
         case 0: trk_pad_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
         case 1: trk_slice_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
+        case 5: trk_slice_step_grad(R4, c->xd, c->yd, c->at, c->sp, dy, dx); break;
         case 2: trk_transpose_grad(R4, c->xd, c->perm, dy, dx); break;
         default:
             trk_reduce_grad(R4, c->xd, c->axes, c->kind == 4 ? (float)ny / (float)nx : 1.0f, dy, dx);
@@ -282,11 +302,47 @@ static void test_eltwise_grad(void)
     }
 }
 
+static void test_div_grad(void)
+{
+    enum { N = 12 };
+    float a[N], b[N], y[N], dy[N], da[N], db[N], t[N];
+    double w[N], worst = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)urand();
+        b[i] = (float)(1.5 + 0.5 * urand()); /* away from 0 */
+        y[i] = a[i] / b[i];                  /* the forward's quotient, as tflk_binary_f32 rounds it */
+        dy[i] = (float)(w[i] = (float)urand());
+    }
+    trk_div_grad(N, dy, y, b, da, db);
+    for (int i = 0; i < N; i++) {
+        const double h = 1e-4;
+        double fa = w[i] * ((a[i] + h) / (double)b[i] - (a[i] - h) / (double)b[i]) / (2 * h);
+        double fb = w[i] * (a[i] / (b[i] + h) - a[i] / (b[i] - h)) / (2 * h);
+        double ea = fabs(da[i] - fa), eb = fabs(db[i] - fb);
+        worst = fmax(worst, fmax(ea, eb));
+        CHECK(ea <= 1e-6, "Div a / b: da[%d] = %.9g, finite differences %.9g", i, (double)da[i], fa);
+        CHECK(eb <= 1e-6, "Div a / b: db[%d] = %.9g, finite differences %.9g", i, (double)db[i], fb);
+        /* the host's Mul(dY, Y) → Div(·, B) → Neg, each rounded to float */
+        volatile float m = dy[i] * y[i];
+        volatile float q = m / b[i];
+        CHECK(db[i] == -q, "Div a / b: db[%d] = %a, the host's operations give %a", i, (double)db[i], (double)-q);
+    }
+    /* the packages' in-place calls: da over dy (the input the dividend), then db over dy (the input the divisor) */
+    memcpy(t, dy, sizeof t);
+    trk_div_grad(N, t, y, b, t, NULL);
+    CHECK(!memcmp(t, da, sizeof t), "Div: da in place differs");
+    memcpy(t, dy, sizeof t);
+    trk_div_grad(N, t, y, b, NULL, t);
+    CHECK(!memcmp(t, db, sizeof t), "Div: db in place differs");
+    printf("Div of two activations backward: worst absolute error %.1e against finite differences\n", worst);
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
     RUN_TEST(test_concat_adam);
     RUN_TEST(test_shape_grads);
     RUN_TEST(test_eltwise_grad);
+    RUN_TEST(test_div_grad);
     return SY_TEST_MAIN_RESULT();
 }

@@ -44,7 +44,7 @@ static void usage(FILE *f)
             "                      --trainable last:K|bias:K (default last:1), --steps N (default 200),\n"
             "                      --lr LR (0.01), --momentum M (0.9), --sram-budget B (default the chip's)\n"
             "  --train --mode fp32 an FP32 training package: MODEL is a float model (a chain of depthwise\n"
-            "                      Conv, Relu, Flatten, Concat of a value with itself, Gemm) trained whole on\n"
+            "                      Conv, Relu, Flatten, Concat, Gemm, ... docs/training.md) trained whole on\n"
             "                      the device, batch 1, as 'switchyard train --target ws63' trains it;\n"
             "                      --trainable all|last:K|bias (default all), --steps N (default 100),\n"
             "                      --lr LR (0.01), --optimizer sgd|adam (sgd), --momentum M (0),\n"

@@ -226,6 +226,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
                                                       : 0; /* a reshape: the element count is all that matters */
             G->perm[d] = (int32_t)L->perm[d];
             G->start[d] = (int32_t)L->start[d];
+            G->step[d] = (int32_t)L->step[d];
         }
         int64_t n = 0;
         if (L->w_name && (D->w_final = sy_train_session_tensor(ts, L->w_name, &n)))

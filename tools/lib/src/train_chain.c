@@ -307,12 +307,16 @@ static sy_status *slice_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *
         if (!ok)
             return REFUSE_ROW(nm, op, ROW_SLICE, "the axes 0..%d in order (normalized parameters)", (int)r - 1);
     }
+    for (int32_t d = 0; d < r; d++)
+        L->step[d] = 1;
     if (n->n_input > 4 && *n->input[4]) {
         bool ok = ints_const(g, n->input[4], v, SY_TRAIN_MAX_RANK) == r;
         for (int32_t d = 0; ok && d < r; d++)
-            ok = v[d] == 1;
+            ok = v[d] >= 1 && v[d] <= INT32_MAX && (d || v[0] == 1);
         if (!ok)
-            return REFUSE_ROW(nm, op, ROW_SLICE, "steps 1 only (the host trainer's backward has no other)%s", "");
+            return REFUSE_ROW(nm, op, ROW_SLICE, "constant positive steps over every axis, 1 on the batch axis%s", "");
+        for (int32_t d = 0; d < r; d++)
+            L->step[d] = v[d];
     }
     L->kind = SY_TRAIN_LAYER_SLICE;
     L->out_rank = r;
@@ -323,7 +327,7 @@ static sy_status *slice_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *
                               "%d: %lld to %lld of %lld)", (int)d, (long long)st[d], (long long)en[d],
                               (long long)L->in_dims[d]);
         L->start[d] = st[d];
-        L->out_dims[d] = e - st[d];
+        L->out_dims[d] = (e - st[d] + L->step[d] - 1) / L->step[d]; /* start, start + step, ... before the end */
     }
     return set_out(L, nm, op);
 }
@@ -386,9 +390,25 @@ static sy_status *reduce_layer(const Onnx__GraphProto *g, const Onnx__NodeProto 
     return set_out(L, nm, op);
 }
 
+/* the value `on` as a two-input layer's other operand: the last layer writing
+ * it (the previous one when `on` is the input itself), else the sample;
+ * *k its index (-1 the sample); NULL when it is neither */
+static const sy_train_layer *other_operand(const chain_priv *c, const char *on, int32_t *k)
+{
+    const sy_train_layer *o = NULL;
+    for (size_t i = 0; i < c->pub.n_layers; i++)
+        if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
+            *k = (int32_t)i, o = &c->pub.layers[i];
+    if (!o && c->src && !strcmp(c->src->output, on))
+        *k = -1, o = c->src;
+    return o;
+}
+
 /* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
- * (the seed's rows: no broadcasting); the residual (two activations) is not
- * a chain */
+ * (the seed's rows: no broadcasting), or of two activations of that shape:
+ * the input and an earlier layer's output, the sample or the input itself
+ * (x + x, x * x: the other operand is then the previous layer's output) —
+ * the one place the chain is a graph */
 static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                                 sy_train_layer *L)
 {
@@ -398,45 +418,39 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
     const int first = n->n_input == 2 && !strcmp(n->input[1], cur) && strcmp(n->input[0], cur) ? 1 : 0;
     const Onnx__TensorProto *w = n->n_input == 2 ? init_of(g, n->input[1 - first]) : NULL;
     const char *on = n->n_input == 2 ? n->input[1 - first] : "";
-    if (!w && (!strcmp(op, "Add") || !strcmp(op, "Sub")) && *on && strcmp(on, cur)) {
-        /* a residual: the other operand an earlier layer's output (or the sample) of the very shape */
-        int32_t k = -2;
-        const sy_train_layer *o = NULL;
-        for (size_t i = 0; i < c->pub.n_layers; i++)
-            if (c->pub.layers[i].output && !strcmp(c->pub.layers[i].output, on))
-                k = (int32_t)i, o = &c->pub.layers[i];
-        if (k == -2 && c->src && !strcmp(c->src->output, on))
-            k = -1, o = c->src;
+    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
+              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
+              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
+                                   : SY_TRAIN_LAYER_DIV;
+    L->const_first = first;
+    if (!w && *on) {
+        /* two activations */
+        int32_t k = -1;
+        const sy_train_layer *o = other_operand(c, on, &k);
         if (!o)
-            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output or a "
-                              "constant ('%s' is neither)", op, on);
+            return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and an earlier layer's output, the "
+                              "sample or a constant ('%s' is none of them)", op, on);
         bool same = o->out_rank == L->in_rank;
         for (int32_t d = 0; same && d < L->in_rank; d++)
             same = o->out_dims[d] == L->in_dims[d];
         if (!same)
             return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
                               "broadcasting)", on);
-        L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD : SY_TRAIN_LAYER_SUB;
-        L->const_first = first;
         L->residual = 1, L->other = k;
         return NULL;
     }
-    if (!w || !strcmp(n->input[1 - first], cur) || (div && first))
-        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output%s and a constant initializer only (%s)", op,
-                          div ? " as the dividend" : "",
-                          div || !strcmp(op, "Mul") ? "a product or quotient of two activations is not run yet"
-                                                    : "a value with itself is not run yet");
+    if (div && w && first)
+        return REFUSE_ROW(nm, op, row, "Div by a constant initializer or of two activations of one shape (a constant "
+                          "divided by the previous layer's output, '%s' / '%s', is not run yet)", on, cur);
+    if (!w)
+        return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
+                          "activation of its shape", op);
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];
     if (!same)
         return REFUSE_ROW(nm, op, row, "a constant of exactly the input's shape (rank %d; no broadcasting)",
                           (int)L->in_rank);
-    L->kind = !strcmp(op, "Add") ? SY_TRAIN_LAYER_ADD
-              : !strcmp(op, "Sub") ? SY_TRAIN_LAYER_SUB
-              : !strcmp(op, "Mul") ? SY_TRAIN_LAYER_MUL
-                                   : SY_TRAIN_LAYER_DIV;
-    L->const_first = first;
     L->w_name = w->name;
     return floats(c, w, &L->w, &L->w_numel);
 }
@@ -447,7 +461,9 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     const char *op = n->op_type;
     const char *nm = n->name && *n->name ? n->name : "";
     const bool elt = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
-    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(elt && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
+    /* a two-input node may read the previous output second (the other operand first) */
+    const bool two = elt || !strcmp(op, "Concat");
+    if (n->n_input < 1 || (strcmp(n->input[0], cur) && !(two && n->n_input == 2 && !strcmp(n->input[1], cur))) ||
         n->n_output < 1)
         return REFUSE("node '%s' (%s) does not read the previous layer's output: an FP32 training package runs a chain",
                       nm, op);
@@ -476,12 +492,35 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     if (elt)
         return eltwise_layer(c, g, n, cur, L);
     if (!strcmp(op, "Concat")) {
-        if (n->n_input != 2 || strcmp(n->input[1], cur) || axis_of(attr_i(n, "axis", 0), L->in_rank) != 1 ||
-            L->in_rank != 4)
-            return REFUSE("node '%s' (Concat): an FP32 training package concatenates a value with itself on the "
-                          "channel axis only", nm);
-        L->kind = SY_TRAIN_LAYER_CONCAT_SELF;
-        L->out_dims[1] *= 2;
+        const int64_t ax = axis_of(attr_i(n, "axis", 0), L->in_rank);
+        if (n->n_input != 2 || ax < 1)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "exactly two inputs, the previous layer's output one of them, on an "
+                              "axis other than the batch axis (%zu inputs, axis %lld)", n->n_input,
+                              (long long)attr_i(n, "axis", 0));
+        if (!strcmp(n->input[0], cur) && !strcmp(n->input[1], cur) && ax == 1 && L->in_rank == 4) {
+            L->kind = SY_TRAIN_LAYER_CONCAT_SELF; /* the first packages' form, kept as it was */
+            L->out_dims[1] *= 2;
+            return set_out(L, nm, op);
+        }
+        /* two values (or one value twice on another axis): the other operand as a residual's */
+        const int first = strcmp(n->input[0], cur) ? 1 : 0;
+        const char *on = n->input[1 - first];
+        int32_t k = -1;
+        const sy_train_layer *o = other_operand(c, on, &k);
+        if (!o)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "the previous layer's output and an earlier layer's output or the "
+                              "sample ('%s' is neither)", on);
+        bool same = o->out_rank == L->in_rank;
+        for (int32_t d = 0; same && d < L->in_rank; d++)
+            same = d == ax || o->out_dims[d] == L->in_dims[d];
+        if (!same)
+            return REFUSE_ROW(nm, op, ROW_CONCAT, "two inputs of one rank and the same dims but on axis %lld ('%s' "
+                              "and '%s')", (long long)ax, cur, on);
+        L->kind = SY_TRAIN_LAYER_CONCAT;
+        L->const_first = first;
+        L->residual = 1, L->other = k;
+        L->axes = 1u << ax;
+        L->out_dims[ax] += o->out_dims[ax];
         return set_out(L, nm, op);
     }
     if (!strcmp(op, "Conv")) {
@@ -531,8 +570,8 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         return NULL;
     }
     return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
-                  "Unsqueeze, Concat of a value with itself, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
-                  "Add/Sub/Mul/Div with a constant and Gemm (B transposed) only", nm, op);
+                  "Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
+                  "Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only", nm, op);
 }
 
 static sy_status *read_chain(chain_priv *c, const char *dir)

@@ -120,15 +120,19 @@ typedef enum sy_mcu_f32_kind {
     /* appended: these read their shapes from the request's geom */
     SY_MCU_F32_ABS = 6,
     SY_MCU_F32_PAD = 7,         /* constant: start = the leading pads, value */
-    SY_MCU_F32_SLICE = 8,       /* steps 1: start = the starts */
+    SY_MCU_F32_SLICE = 8,       /* start = the starts, step the steps */
     SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
     /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
-    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (Add and Sub) */
+    SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (all four; Div either order) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
-    SY_MCU_F32_DIV = 15         /* y = x / w */
+    SY_MCU_F32_DIV = 15,        /* y = x / w */
+    /* of two values, geom.residual: the input and geom.other's output (const_first: the other first) on
+     * the axis of geom.axes' one bit (not the batch axis); odims the output's, the other's the same but
+     * odims[axis] − idims[axis] there */
+    SY_MCU_F32_CONCAT = 16
 } sy_mcu_f32_kind;
 
 /* The shapes of an FP32 layer, batch (1) first, rank <= 6 (tflk's): the
@@ -140,12 +144,13 @@ typedef struct sy_mcu_f32_geom {
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
     int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
     int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
-    uint32_t axes;                      /* Reduce: bit d, axis d reduced */
+    uint32_t axes;                      /* Reduce: bit d, axis d reduced; Concat: its axis's bit */
     float value;                        /* Pad: the constant */
     int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
-    /* Add/Sub of two activations (w NULL): the layer whose output is the
+    /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the
      * other operand (< this one; -1 the sample) */
     int32_t residual, other;
+    int32_t step[SY_MCU_F32_MAX_RANK]; /* Slice: the steps (0 taken as 1) */
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {

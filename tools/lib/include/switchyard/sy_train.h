@@ -129,11 +129,12 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * reading the previous one's output — a depthwise Conv (group = C_in =
  * C_out, W [C, 1, kh, kw], stride 1, dilation 1, explicit pads, no bias),
  * Relu, Abs, Flatten (axis 1), Reshape, Squeeze or Unsqueeze keeping the
- * batch axis first, a Concat of one value with itself on the channel axis,
- * a constant-mode Pad, a Slice (constant full-rank starts and ends, steps
- * 1), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
- * input's shape, an Add or Sub of the previous output and an earlier one of
- * its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
+ * batch axis first, a Concat of the previous output and an earlier one or
+ * the sample (or itself) on a non-batch axis,
+ * a constant-mode Pad, a Slice (constant full-rank starts and ends,
+ * positive steps), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
+ * input's shape, an Add, Sub, Mul or Div of the previous output and an
+ * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
  * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
  * [O]) — ending in the logits (a final Softmax looked through), and the
@@ -147,7 +148,7 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_GEMM = 5,
     SY_TRAIN_LAYER_ABS = 6,
     SY_TRAIN_LAYER_PAD = 7,       /* constant mode: start = the leading pads, value */
-    SY_TRAIN_LAYER_SLICE = 8,     /* steps 1: start = the starts */
+    SY_TRAIN_LAYER_SLICE = 8,     /* start = the starts, step the steps */
     SY_TRAIN_LAYER_TRANSPOSE = 9, /* perm */
     SY_TRAIN_LAYER_REDUCE_SUM = 10, /* axes */
     SY_TRAIN_LAYER_REDUCE_MEAN = 11,
@@ -155,7 +156,10 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_ADD = 12,
     SY_TRAIN_LAYER_SUB = 13, /* const_first: y = c − x */
     SY_TRAIN_LAYER_MUL = 14,
-    SY_TRAIN_LAYER_DIV = 15  /* y = x / c */
+    SY_TRAIN_LAYER_DIV = 15, /* y = x / c */
+    /* Concat of the input and another value (residual, other; const_first: the other first) on the axis
+     * whose bit is set in axes */
+    SY_TRAIN_LAYER_CONCAT = 16
 } sy_train_layer_kind;
 typedef struct sy_train_layer {
     int kind;               /* sy_train_layer_kind */
@@ -171,13 +175,14 @@ typedef struct sy_train_layer {
     int64_t in_dims[SY_TRAIN_MAX_RANK], out_dims[SY_TRAIN_MAX_RANK];
     int64_t perm[SY_TRAIN_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
     int64_t start[SY_TRAIN_MAX_RANK]; /* Slice: the starts; Pad: the leading pads (in_rank entries) */
-    uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced */
+    uint32_t axes;                    /* ReduceSum/ReduceMean: bit d, input axis d reduced; Concat: its axis */
     float value;                      /* Pad: the constant */
     int32_t const_first;              /* Add/Sub/Mul: the constant (or the other activation) is the first operand */
-    /* Add/Sub of two activations (a residual, w NULL): the layer whose
+    /* Add/Sub/Mul/Div of two activations (a residual, w NULL; x ∘ x: the previous layer): the layer whose
      * output is the other operand, -1 the sample */
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
+    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;
