@@ -45,7 +45,7 @@ typedef struct plan32 {
     int64_t eltmax; /* the largest trained constant of an element-wise layer: its gradient buffer */
     int64_t pend;   /* residuals' second gradients held until the backward reaches their other operand */
     /* the activations share one arena (floats): layer i's output (not a
-     * Flatten's, which is its input's) at off[i], live from its writer to
+     * Flatten's or an in-place Relu's, which are its input's) at off[i], live from its writer to
      * its last reader, forward or backward (last[i], in step times: layer i's
      * forward is time i, the loss n, layer j's backward 2n - j) */
     int64_t arena;
@@ -76,22 +76,45 @@ static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads);
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
 
-/* the buffer layer i's output is in (a Flatten's is its input's): the index
- * of the layer that wrote it, -1 for the sample (in flash) */
+static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i);
+
+/* the buffer layer i's output is in (a Flatten's and an in-place Relu's are
+ * their input's): the index of the layer that wrote it, -1 for the sample
+ * (in flash) */
 static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
 {
-    while (i >= 0 && r->layers[i].kind == SY_MCU_F32_FLATTEN)
+    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i)))
         i--;
     return i;
 }
 
-/* what layer j's backward reads of its input: a Relu's or Abs's input for the mask or sign, a
+/* Relu i writes its output over its input when nothing reads the input
+ * after the Relu's forward: the input is an activation (not the sample in
+ * flash), no residual, product, quotient or Concat takes it (or a Flatten
+ * of it) as its other operand, and the layer that wrote it is not a
+ * quotient (whose backward reads its own output). The Relu's backward reads
+ * its output instead: y > 0 exactly where x > 0 (a NaN or -0 gives y = 0,
+ * and neither is > 0), so the mask, and every bit after it, is the host's. */
+static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
+        return false;
+    const int32_t b = buf_of(r, i - 1);
+    if (b < 0 || (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && r->geom[b].residual))
+        return false;
+    for (uint32_t k = 0; k < r->n_layers; k++)
+        if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
+            return false;
+    return true;
+}
+
+/* what layer j's backward reads of its input: an Abs's input for the sign, a
  * Mul's for its trained constant's gradient, a
  * trained layer's input for its weight gradient (trk_fc_backward_update and
- * trk_conv_grad read x only then) */
+ * trk_conv_grad read x only then); a Relu's backward reads its output */
 static bool backward_reads(const sy_mcu_f32_layer *L)
 {
-    return L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_ABS || (L->kind == SY_MCU_F32_MUL && L->train_w) ||
+    return L->kind == SY_MCU_F32_ABS || (L->kind == SY_MCU_F32_MUL && L->train_w) ||
            ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
 }
 
@@ -123,6 +146,10 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
         int32_t b = buf_of(r, j - 1);
         if (b >= 0 && backward_reads(&r->layers[j]) && p->last[b] < 2 * n - j)
             p->last[b] = 2 * (int64_t)n - j;
+        /* a Relu's backward reads its own output, the mask */
+        b = r->layers[j].kind == SY_MCU_F32_RELU ? buf_of(r, j) : -1;
+        if (b >= 0 && p->last[b] < 2 * n - j)
+            p->last[b] = 2 * (int64_t)n - j;
         int32_t rd[2];
         for (int k = residual_reads(r, j, rd); k-- > 0;)
             if (rd[k] >= 0 && p->last[rd[k]] < 2 * n - j)
@@ -144,7 +171,7 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
     uint32_t nb = 0;
     for (int32_t i = 0; i < n; i++) {
         p->off[i] = -1;
-        if (r->layers[i].kind == SY_MCU_F32_FLATTEN)
+        if (buf_of(r, i) != i) /* a Flatten, an in-place Relu: its input's buffer */
             continue;
         of[nb] = i;
         blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
@@ -214,7 +241,7 @@ static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t 
     /* what the backward reads (a Relu's input, a trained layer's, a product's operands, a quotient's divisor
      * and output: the buffers live past the loss, each once; the sample itself is in flash) */
     for (uint32_t i = 0; i < r->n_layers; i++)
-        if (r->layers[i].kind != SY_MCU_F32_FLATTEN && p->last[i] > (int64_t)r->n_layers)
+        if (buf_of(r, (int32_t)i) == (int32_t)i && p->last[i] > (int64_t)r->n_layers)
             p->kept += 4 * (size_t)numel_out(&r->layers[i]);
     p->acts = 4 * (size_t)p->arena;
     p->peak = p->params + p->state + p->acts + p->grads;
@@ -305,7 +332,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 for (int g = 0; g < groups; g++)
                     P(&o, "static float b%u_s%d[%d];\n", i, g + 1, L->b_numel);
         }
-        if (L->kind != SY_MCU_F32_FLATTEN)
+        if (relu_in_place(r, (int32_t)i))
+            P(&o, "/* its output: in place over its input, layer %d's buffer */\n", (int)buf_of(r, (int32_t)i));
+        else if (L->kind != SY_MCU_F32_FLATTEN)
             P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
                   "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
               (long long)numel_out(L), (long long)p->last[i], r->n_layers, 2 * r->n_layers, i, (long long)p->off[i]);
@@ -373,7 +402,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
               L->ic, i, in, L->ih * L->iw, i, L->kh * L->kw, i, L->oh * L->ow);
             break;
         case SY_MCU_F32_RELU:
-            P(&o, "    trk_relu(%lld, %s, a%u);\n", (long long)numel_in(L), in, i);
+            out_name(r, (int32_t)i, out, sizeof out);
+            P(&o, "    trk_relu(%lld, %s, %s);\n", (long long)numel_in(L), in, out);
             break;
         case SY_MCU_F32_CONCAT_SELF:
             P(&o, "    memcpy(a%u, %s, %lld);\n    memcpy(a%u + %lld, %s, %lld);\n", i, in,
@@ -434,7 +464,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
         case SY_MCU_F32_RELU:
-            P(&o, "    trk_relu_grad(%lld, g, %s, g);\n", (long long)numel_in(L), in);
+            /* the mask from the output (y > 0 exactly where x > 0): the input may be overwritten by it */
+            out_name(r, j, out, sizeof out);
+            P(&o, "    trk_relu_grad(%lld, g, %s, g);\n", (long long)numel_in(L), out);
             break;
         case SY_MCU_F32_CONCAT_SELF:
             if (dx)

@@ -105,6 +105,14 @@ for name in product quotient self concat concat_w; do
   [ -n "$pk" ] && [ -n "$lb" ] && [ "$lb" -le "$pk" ] && [ "$pk" -le 262144 ] ||
     fail "$name: the plan's lower bound '$lb' is not at most its peak '$pk' (within 256 KB): $plan"
 done
+# the small CNN's two Relus write over their inputs (nothing reads a Relu's
+# input after its forward; its backward takes the mask from its output):
+# Concat 1,568 + Conv/Relu 1,568 + fc1/Relu 8 + logits 10 floats = 12,616
+# bytes, where a buffer per Relu needed 18,920
+plan=$(grep "RAM plan" "$WORK/codegen_tiny_sgd.log")
+echo "$plan" | grep -q "activations 12616 " || fail "tiny_sgd: the Relus are not in place: $plan"
+[ "$(grep -c "in place over its input" "$WORK/pkg_tiny_sgd/src/train.c")" = 2 ] ||
+  fail "tiny_sgd: train.c does not say both Relus are in place"
 run_cfg fashion_last1 "$SRC/graphs/fashion_cnn.onnx" 100 --trainable last:1 --optimizer sgd --momentum 0 --lr 0.01
 # the frozen front's activations share one arena by lifetime: conv, Relu and
 # fc1 run ping-pong in two 6,272-float halves and only fc2's input (64
