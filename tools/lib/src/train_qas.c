@@ -453,7 +453,9 @@ static sy_status *build_front(sy_qas_session *s, sy_env *env, const char *codes)
         goto done;
     }
     st = sy_model_load_buffer(env, buf, len, "qas front", NULL, &s->pm);
-    free(buf);
+    /* kept: a training package runs this same front on the device */
+    s->front_onnx = buf;
+    s->front_len = len;
     if (!st)
         st = sy_session_create(env, s->pm, NULL, &s->ps);
     if (st)
@@ -483,6 +485,7 @@ void sy_qas_session_release(sy_qas_session *s)
         layer_free(&s->L[i]);
     sy_session_release(s->ps);
     sy_model_release(s->pm);
+    free(s->front_onnx);
     if (s->model)
         onnx__model_proto__free_unpacked(s->model, NULL);
     free(s->labels), free(s->logits), free(s->dlogits);
@@ -804,4 +807,10 @@ sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *in, s
     if (!st)
         st = geometry(s, *codes);
     return st;
+}
+
+const uint8_t *sy_qas_session_front_onnx(const sy_qas_session *s, size_t *len)
+{
+    *len = s ? s->front_len : 0;
+    return s ? s->front_onnx : NULL;
 }

@@ -35,6 +35,8 @@ struct sy_qas_session {
     Onnx__ModelProto *model;
     sy_model *pm;
     sy_session *ps;
+    uint8_t *front_onnx;       /* pm as ONNX bytes (the device's front: codegen --train) */
+    size_t front_len;
     size_t n_data;             /* inputs of the model (the labels follow) */
     qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
     size_t n;

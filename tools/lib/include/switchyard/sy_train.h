@@ -271,6 +271,10 @@ SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qa
  * trained layer reads (borrowed until the next call). */
 SY_EXPORT sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
                                           const sy_tensor **codes);
+/* The frozen front as the ONNX model the session runs (the model's inputs
+ * to the first trained layer's int8 codes), owned by the session: what a
+ * training package writes for the device (switchyard codegen --train). */
+SY_EXPORT const uint8_t *sy_qas_session_front_onnx(const sy_qas_session *s, size_t *len);
 
 /* ---- data ---------------------------------------------------------------- */
 
