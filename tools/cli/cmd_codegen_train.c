@@ -127,6 +127,12 @@ int cmd_codegen_train(int argc, char **argv)
     size_t nl = 0;
     int8_t *samples = NULL;
     unsigned char *inputs = NULL; /* the model's inputs of the steps, for the front on the device */
+    /* the image's codes instead, when the front begins with its input's
+     * QuantizeLinear: that node runs here (qm, qsn), the rest on the device */
+    sy_model *qm = NULL;
+    sy_session *qsn = NULL;
+    sy_dtype in_dt = SY_DT_FLOAT32;
+    size_t in_bytes = 0;
     sy_model *fm = NULL;
     sy_session *fs = NULL;
     sy_mcu_capture *cap = NULL;
@@ -197,7 +203,22 @@ int cmd_codegen_train(int argc, char **argv)
     int64_t K = 0;
     labs = malloc((size_t)steps * 4);
     x = malloc((size_t)px * 4);
-    inputs = front_device ? malloc((size_t)steps * (size_t)px * 4) : NULL;
+    size_t qlen = 0, alen = 0;
+    const uint8_t *qb = front_device ? sy_qas_session_front_onnx(qs, SY_QAS_FRONT_INPUT_Q, &qlen) : NULL;
+    if (qb && !sy_qas_session_front_onnx(qs, SY_QAS_FRONT_AFTER_INPUT_Q, &alen)) {
+        /* nothing but the image's quantization: its codes are the samples */
+        printf("the frozen front is the input's QuantizeLinear alone: the samples are the image's codes, computed "
+               "on the host\n");
+        front_device = false;
+        qb = NULL;
+    }
+    if (qb && ((st = sy_model_load_buffer(henv, qb, qlen, "qas front input quantization", NULL, &qm)) ||
+               (st = sy_session_create(henv, qm, NULL, &qsn)))) {
+        rc = cli_fail(st, "codegen --train: the front's input QuantizeLinear");
+        goto done;
+    }
+    in_bytes = (size_t)px * (qb ? 1 : 4);
+    inputs = front_device ? malloc((size_t)steps * in_bytes) : NULL;
     if (!labs || !x || (front_device && !inputs)) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
@@ -210,8 +231,8 @@ int cmd_codegen_train(int argc, char **argv)
             goto done;
         }
         labs[s] = (int32_t)lab;
-        if (inputs)
-            memcpy(inputs + (size_t)s * (size_t)px * 4, x, (size_t)px * 4);
+        if (inputs && !qsn)
+            memcpy(inputs + (size_t)s * in_bytes, x, in_bytes);
         sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .data = x, .nbytes = (size_t)px * 4};
         int64_t sd[SY_MAX_RANK];
         int32_t sr = sy_dataset_sample_shape(train, sd);
@@ -222,6 +243,23 @@ int cmd_codegen_train(int argc, char **argv)
                         .nbytes = 8};
         const sy_tensor *codes = NULL;
         float loss;
+        if (qsn) {
+            const sy_tensor *qc = NULL;
+            if ((st = sy_session_set_input_by_index(qsn, 0, &tx, SY_INPUT_BORROW)) || (st = sy_session_run(qsn)) ||
+                (st = sy_session_get_output(qsn, 0, &qc))) {
+                rc = cli_fail(st, "codegen --train: the front's input QuantizeLinear");
+                goto done;
+            }
+            if (qc->nbytes != in_bytes || (qc->dtype != SY_DT_INT8 && qc->dtype != SY_DT_UINT8)) {
+                rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "the front's input QuantizeLinear gave %zu bytes of %s "
+                                               "for sample %ld, expected %zu int8 or uint8 codes", qc->nbytes,
+                                               sy_dtype_name(qc->dtype), s, in_bytes),
+                              "codegen --train");
+                goto done;
+            }
+            in_dt = qc->dtype;
+            memcpy(inputs + (size_t)s * in_bytes, qc->data, in_bytes);
+        }
         if ((st = sy_qas_session_front(qs, (const sy_tensor *[]){&tx}, 1, &codes))) {
             rc = cli_fail(st, "codegen --train: the front");
             goto done;
@@ -263,7 +301,8 @@ int cmd_codegen_train(int argc, char **argv)
         /* the front as an inference package of its own: the session the
          * host trainer runs, now on riscv_mcu with its kernels recording */
         size_t flen = 0;
-        const uint8_t *fb = sy_qas_session_front_onnx(qs, &flen);
+        const uint8_t *fb =
+            sy_qas_session_front_onnx(qs, qsn ? SY_QAS_FRONT_AFTER_INPUT_Q : SY_QAS_FRONT_ALL, &flen);
         if (!fb || (st = sy_model_load_buffer(menv, fb, flen, "qas front", NULL, &fm))) {
             rc = cli_fail(st ? st : sy_status_create(SY_ERR_INTERNAL, "the QAS session kept no front"),
                           "codegen --train: the front on the device");
@@ -297,8 +336,8 @@ int cmd_codegen_train(int argc, char **argv)
         /* the capture runs sample 0; its codes must be the host trainer's */
         sy_model_input_info(fm, 0, &vi);
         sy_model_output_info(fm, 0, &vo);
-        sy_tensor tx = {.struct_size = sizeof tx, .name = vi.name, .dtype = SY_DT_FLOAT32, .data = inputs,
-                        .nbytes = (size_t)px * 4};
+        sy_tensor tx = {.struct_size = sizeof tx, .name = vi.name, .dtype = in_dt, .data = inputs,
+                        .nbytes = in_bytes};
         int64_t sd[SY_MAX_RANK];
         int32_t sr = sy_dataset_sample_shape(train, sd);
         tx.rank = sr + 1 <= SY_MAX_RANK ? sr + 1 : SY_MAX_RANK;
@@ -345,7 +384,7 @@ int cmd_codegen_train(int argc, char **argv)
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
                                 .labels = labs, .sram_budget = budget, .convs = convs,
                                 .front_prefix = front_device ? "front" : NULL, .front_workspace_bytes = front_ws,
-                                .front_input_bytes = front_device ? (uint64_t)px * 4 : 0, .front_inputs = inputs,
+                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs,
                                 .front_summary = front_device ? front_summary : NULL};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
@@ -366,6 +405,8 @@ done:
     }
     free(samples);
     free(inputs);
+    sy_session_release(qsn);
+    sy_model_release(qm);
     if (ext && cap)
         ext->capture_release(cap);
     sy_session_release(fs);
