@@ -11,12 +11,15 @@
  * the first trained one) runs on the device by default: it is written as an
  * inference package of its own in DIR/front (the riscv_mcu capture of the
  * front's session, the int8 kernels of `switchyard codegen`, strict: every
- * front node on riscv_mcu under the seed's rules), the samples are the
- * model's inputs, and the package runs the front on each before its step.
- * With --front host the front runs here and its int8 codes are the samples;
- * --front auto (the default) takes the device when riscv_mcu places the
- * whole front and says why not otherwise, --front device refuses then. The host trainer takes the same
- * N steps, and its final state is the package's expected_output.txt. The
+ * front node on riscv_mcu under the seed's rules), and the package runs it
+ * on each sample before the step. The samples are the image's int8 codes
+ * when the front begins with its input's QuantizeLinear (that node runs
+ * here, the rest on the device), else the model's inputs. With --front host
+ * the whole front runs here and its output codes are the samples; --front
+ * auto (the default) takes the device when riscv_mcu places the front and
+ * says why not otherwise, --front device refuses then. The host trainer
+ * takes the same N steps, and its final state is the package's
+ * expected_output.txt. The
  * riscv_mcu plugin writes the package (its "riscv_mcu.codegen" extension,
  * emit_train_env), checking the step's RAM plan against the chip of its
  * environment.
@@ -126,7 +129,7 @@ int cmd_codegen_train(int argc, char **argv)
     layer_copy lc[16];
     size_t nl = 0;
     int8_t *samples = NULL;
-    unsigned char *inputs = NULL; /* the model's inputs of the steps, for the front on the device */
+    unsigned char *inputs = NULL; /* the front's inputs of the steps, for the front on the device */
     /* the image's codes instead, when the front begins with its input's
      * QuantizeLinear: that node runs here (qm, qsn), the rest on the device */
     sy_model *qm = NULL;
