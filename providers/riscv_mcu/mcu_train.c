@@ -120,7 +120,7 @@ static const sy_mcu_train_conv *conv_of(const sy_mcu_train_request *r, uint32_t 
 /* the request's front on the device (DIR/front, an inference package), NULL: the samples are its codes */
 static const char *front_of(const sy_mcu_train_request *r)
 {
-    bool has = r->struct_size >= offsetof(sy_mcu_train_request, front_summary) + sizeof r->front_summary;
+    bool has = r->struct_size >= offsetof(sy_mcu_train_request, front_inputs) + sizeof r->front_inputs;
     return has ? r->front_prefix : NULL;
 }
 
@@ -559,12 +559,12 @@ sy_status *mcu_emit_train(const mcu_cfg *cfg, const sy_mcu_train_request *r, cha
              "training package for %s: %u layers%s, %u steps\n"
              "RAM plan of a step: peak %zu bytes = trained codes %zu + master copies %zu + momentum %zu + gradients %zu"
              " + activations %zu + the front's workspace %zu; lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
-             "flash: frozen weights and scales %zu bytes, samples %zu bytes (%s)%s%s",
+             "flash: frozen weights and scales %zu bytes, samples %zu bytes (%s)",
              chip->name, r->n_layers, r->biases_only ? " (biases only)" : "", r->n_samples, p.peak, p.codes,
              p.masters, p.momentum, p.grads, p.acts, p.front_ws, p.lower, (unsigned long long)budget, chip->name,
              (unsigned long long)chip->sram, p.flash_w, p.samples,
-             fp ? "the front's inputs; it runs on the device" : "the front's codes, computed on the host",
-             fp && r->front_summary ? "\nthe front (front/): " : "", fp && r->front_summary ? r->front_summary : "");
+             fp ? "the front's inputs; it runs on the device, front/ its inference package"
+                : "the front's codes, computed on the host");
     if (p.peak > budget)
         return H->status_new(SY_ERR_BUDGET,
                              "codegen --train: the training plan needs %zu bytes of RAM (trained codes %zu, master "

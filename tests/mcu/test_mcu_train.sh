@@ -105,6 +105,14 @@ out=$("$SY" codegen --train "$WORK/conv5_q.onnx" --target ws63 --data "$data" -o
       --steps 2 2>&1) && fail "a 5x5 Conv was accepted"
 echo "$out" | grep -q "a 5x5 kernel; seed 001 §4: \"QAS INT8 Conv2D/Conv: .*3x3 convolution only" ||
   fail "5x5 Conv refused without the seed's row: $out"
+# the front's workspace counts against the budget: the conv model's last:1
+# (75,540 B with its 1,664 B) is refused at 74,000 B, and nothing is written
+rm -rf "$WORK/tight"
+out=$("$SY" codegen --train "$qc" --target ws63 --data "$data" -o "$WORK/tight" --trainable last:1 --steps 2 \
+      --sram-budget 74000 2>&1) && fail "a plan over 74,000 B with the front's workspace was accepted"
+echo "$out" | grep -q "the front's workspace 1664), over the budget of 74000 bytes" ||
+  fail "the refusal does not count the front's workspace: $out"
+[ ! -e "$WORK/tight" ] || fail "a refused plan wrote $WORK/tight"
 # fashion_cnn's front on the device: declined, naming the nodes and the seed's rule
 out=$("$SY" codegen --train "$q" --target ws63 --data "$data" -o "$WORK/fd" --trainable last:1 --steps 2 \
       --front device 2>&1) && fail "fashion_cnn's front was accepted on the device"

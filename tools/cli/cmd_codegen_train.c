@@ -139,7 +139,7 @@ int cmd_codegen_train(int argc, char **argv)
     sy_model *fm = NULL;
     sy_session *fs = NULL;
     sy_mcu_capture *cap = NULL;
-    char front_dir[4096], front_summary[512] = "";
+    char front_dir[4096] = "", front_summary[512] = "";
     uint64_t front_ws = 0;
     int32_t *labs = NULL;
     float *x = NULL;
@@ -334,13 +334,22 @@ int cmd_codegen_train(int argc, char **argv)
             front_device = false;
         }
     }
+    /* the front's package request: written after the training files, so a
+     * refused plan writes nothing */
+    sy_tensor tx = {.struct_size = sizeof tx}, yo = {.struct_size = sizeof yo};
+    const sy_tensor *fin[1] = {&tx}, *fout[1] = {&yo};
+    sy_mcu_codegen_request creq = {.struct_size = sizeof creq, .dir = front_dir, .model_name = "the frozen front",
+                                   .n_inputs = 1, .n_outputs = 1, .inputs = fin, .outputs = fout,
+                                   .prefix = "front"};
     if (front_device) {
         sy_value_info vi = {.struct_size = sizeof vi}, vo = {.struct_size = sizeof vo};
         /* the capture runs sample 0; its codes must be the host trainer's */
         sy_model_input_info(fm, 0, &vi);
         sy_model_output_info(fm, 0, &vo);
-        sy_tensor tx = {.struct_size = sizeof tx, .name = vi.name, .dtype = in_dt, .data = inputs,
-                        .nbytes = in_bytes};
+        tx.name = vi.name;
+        tx.dtype = in_dt;
+        tx.data = inputs;
+        tx.nbytes = in_bytes;
         int64_t sd[SY_MAX_RANK];
         int32_t sr = sy_dataset_sample_shape(train, sd);
         tx.rank = sr + 1 <= SY_MAX_RANK ? sr + 1 : SY_MAX_RANK;
@@ -370,25 +379,17 @@ int cmd_codegen_train(int argc, char **argv)
                           "codegen --train: the front on the device");
             goto done;
         }
-        sy_tensor yo = *fy;
+        yo = *fy;
         yo.name = vo.name;
-        const sy_tensor *fin[1] = {&tx}, *fout[1] = {&yo};
         snprintf(front_dir, sizeof front_dir, "%s/front", dir);
-        sy_mcu_codegen_request creq = {.struct_size = sizeof creq, .dir = front_dir, .model_name = "the frozen front",
-                                       .workspace_bytes = (size_t)front_ws, .n_inputs = 1, .n_outputs = 1,
-                                       .inputs = fin, .outputs = fout, .prefix = "front"};
-        if ((st = ext->capture_emit(cap, &creq, front_summary, sizeof front_summary))) {
-            rc = cli_fail(st, "codegen --train: writing the front");
-            goto done;
-        }
+        creq.workspace_bytes = (size_t)front_ws;
     }
     sy_mcu_train_request req = {.struct_size = sizeof req, .dir = dir, .model_name = base ? base + 1 : model,
                                 .n_layers = (uint32_t)nl, .layers = layers, .biases_only = qo.biases_only,
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
                                 .labels = labs, .sram_budget = budget, .convs = convs,
                                 .front_prefix = front_device ? "front" : NULL, .front_workspace_bytes = front_ws,
-                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs,
-                                .front_summary = front_device ? front_summary : NULL};
+                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
@@ -396,6 +397,12 @@ int cmd_codegen_train(int argc, char **argv)
         rc = cli_fail(st, "codegen --train");
         goto done;
     }
+    if (front_device && (st = ext->capture_emit(cap, &creq, front_summary, sizeof front_summary))) {
+        rc = cli_fail(st, "codegen --train: writing the front");
+        goto done;
+    }
+    if (front_device)
+        printf("the front (front/): %s\n", front_summary);
     printf("%s\nwrote %s: %ld QAS-INT8 steps of %zu layers%s; expected_output.txt is the host trainer's state "
            "after them\n",
            summary, dir, steps, nl, front_device ? " after the frozen front (front/), all on the device" : "");

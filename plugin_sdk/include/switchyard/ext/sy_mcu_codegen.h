@@ -107,13 +107,13 @@ typedef struct sy_mcu_train_request {
      * on the host). Else DIR/front is an inference package of the front
      * (capture_emit with that prefix: PREFIX_model_predict, its own
      * workspace of front_workspace_bytes, its weights const in flash), the
-     * samples are the model's inputs, front_input_bytes each, and the
+     * samples are the front's inputs, front_input_bytes each, and the
      * package runs the front on each before its training step; `samples`
-     * is then unread. front_summary: capture_emit's, for the README. */
+     * is then unread. The caller writes DIR/front after this succeeds, so
+     * that a refused plan writes nothing. */
     const char *front_prefix;
     uint64_t front_workspace_bytes, front_input_bytes;
     const void *front_inputs; /* [n_samples, front_input_bytes] */
-    const char *front_summary;
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the
