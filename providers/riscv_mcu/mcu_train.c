@@ -520,11 +520,14 @@ sy_status *mcu_emit_train(const mcu_cfg *cfg, const sy_mcu_train_request *r, cha
         !r->n_samples || !r->labels)
         return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: incomplete request");
     const char *fp = front_of(r);
+    if (fp)
+        SY_TRY(mcu_api_check_prefix(fp)); /* it begins the names main.c calls */
     if (fp ? !r->front_inputs || r->front_input_bytes < 1 || r->front_input_bytes > (1u << 24) ||
-                 !r->front_workspace_bytes || mcu_api_check_prefix(fp) != NULL
+                 !r->front_workspace_bytes
            : !r->samples)
         return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: %s", fp ? "the front on the device: its "
-                             "prefix, inputs or workspace are missing or invalid" : "no samples");
+                             "inputs or its workspace are missing or empty (or over 16 MB a sample)"
+                                                                                 : "no samples");
     const mcu_chip *chip = NULL;
     uint64_t budget = 0;
     SY_TRY(mcu_tr_check_chip(cfg, r->sram_budget, &chip, &budget));
