@@ -24,10 +24,12 @@ uint32_t mcu_tr_fnv(const void *p, size_t n);
 sy_status *mcu_tr_check_chip(const mcu_cfg *cfg, uint64_t want_budget, const mcu_chip **chip, uint64_t *budget);
 
 /* DIR/CMakeLists.txt (sy_train_main from src/main.c, src/train.c,
- * src/samples.c and kernel_c) and DIR/toolchain-riscv32.cmake, whose RAM is
- * the budget */
+ * src/samples.c and kernel_c; then extra's lines, NULL: none) and
+ * DIR/toolchain-riscv32.cmake, whose RAM is the budget */
 sy_status *mcu_tr_build_files(const char *dir, const mcu_chip *chip, uint64_t budget, const char *model_name,
                               const char *kernel_c);
+sy_status *mcu_tr_build_files_ex(const char *dir, const mcu_chip *chip, uint64_t budget, const char *model_name,
+                                 const char *kernel_c, const char *extra);
 
 sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request *req, char *summary, size_t len);
 

@@ -10,10 +10,17 @@
 # package trains a Conv: tests/mcu/make_qas_conv_model.py's Conv 3x3 (stride
 # 2, pads 1, 4 filters) -> Relu -> Flatten -> Gemm(784 -> 10), quantized the
 # same way, both layers (--trainable last:2), and its Conv weights must have
-# moved from their starting codes; a fourth, its two layers' biases. The
-# memory plan is printed; a plan over a 256 KB budget (the last two layers'
-# weights) is refused, a 5x5 Conv with the seed's QAS Conv row, and hi3066
-# with the seed's sentence.
+# moved from their starting codes; a fourth, its two layers' biases; a
+# fifth, its Gemm only (--trainable last:1), whose frozen front (the Conv,
+# the Relu, the Flatten) runs on the device as an inference package in
+# front/ before each step, on samples that are the image's int8 codes (the
+# front's input QuantizeLinear runs on the host). The other conv packages'
+# front is that QuantizeLinear alone (their samples are its codes);
+# fashion_cnn's front (QConcat, a depthwise QConv of group 8) is declined by
+# riscv_mcu under the seed's rules, so those packages keep the host's codes
+# (--front auto), and --front device is refused naming the nodes. The memory plan is printed; a plan over a 256 KB budget (the last
+# two layers' weights) is refused, a 5x5 Conv with the seed's QAS Conv row,
+# and hi3066 with the seed's sentence.
 #
 #   test_mcu_train.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -37,14 +44,26 @@ done
 mv "$WORK/conv3_q.onnx" "$qc"
 
 # name model --trainable
-for case in "last:1 $q last:1" "bias:2 $q bias:2" "conv $qc last:2" "conv-bias:2 $qc bias:2"; do
+# name model --trainable where-the-front-runs
+for case in "last:1 $q last:1 host" "bias:2 $q bias:2 host" "conv $qc last:2 host" "conv-bias:2 $qc bias:2 host" \
+            "conv-front $qc last:1 device"; do
   set -- $case
-  name=$1 model=$2 cfg=$3
+  name=$1 model=$2 cfg=$3 front=$4
   pkg=$WORK/pkg_${name%%:*}
   "$SY" codegen --train "$model" --target ws63 --data "$data" -o "$pkg" --trainable $cfg --steps 200 --lr 0.01 \
       --sram-budget 256K > "$WORK/codegen_${name%%:*}.log" 2>&1 ||
     { cat "$WORK/codegen_${name%%:*}.log"; fail "$name: codegen --train"; continue; }
   grep "RAM plan" "$WORK/codegen_${name%%:*}.log"
+  if [ "$front" = device ]; then
+    grep -q "the front's inputs; it runs on the device" "$WORK/codegen_${name%%:*}.log" && [ -f "$pkg/front/src/model.c" ] &&
+      grep -q "front_model_predict" "$pkg/src/main.c" || fail "$name: the front does not run on the device"
+    grep "^the front (front/)" "$WORK/codegen_${name%%:*}.log"
+  else
+    grep -q "the frozen front stays on the host\|the frozen front is the input's QuantizeLinear alone" \
+        "$WORK/codegen_${name%%:*}.log" &&
+      ! grep -q "front_model_predict" "$pkg/src/main.c" ||
+      fail "$name: expected the host's front (riscv_mcu declines fashion_cnn's; the conv model's last:2 front is its input's QuantizeLinear)"
+  fi
   if [ "$name" = conv ]; then
     # the Conv trained: its 36 weight codes after 200 steps (expected_output.txt,
     # the host's) are not the package's starting ones (src/train.c)
@@ -86,6 +105,22 @@ out=$("$SY" codegen --train "$WORK/conv5_q.onnx" --target ws63 --data "$data" -o
       --steps 2 2>&1) && fail "a 5x5 Conv was accepted"
 echo "$out" | grep -q "a 5x5 kernel; seed 001 §4: \"QAS INT8 Conv2D/Conv: .*3x3 convolution only" ||
   fail "5x5 Conv refused without the seed's row: $out"
+# the front's workspace counts against the budget: the conv model's last:1
+# (75,540 B with its 1,664 B) is refused at 74,000 B, and nothing is written
+rm -rf "$WORK/tight"
+out=$("$SY" codegen --train "$qc" --target ws63 --data "$data" -o "$WORK/tight" --trainable last:1 --steps 2 \
+      --sram-budget 74000 2>&1) && fail "a plan over 74,000 B with the front's workspace was accepted"
+echo "$out" | grep -q "the front's workspace 1664), over the budget of 74000 bytes" ||
+  fail "the refusal does not count the front's workspace: $out"
+[ ! -e "$WORK/tight" ] || fail "a refused plan wrote $WORK/tight"
+# fashion_cnn's front on the device: declined, naming the nodes and the seed's rule
+out=$("$SY" codegen --train "$q" --target ws63 --data "$data" -o "$WORK/fd" --trainable last:1 --steps 2 \
+      --front device 2>&1) && fail "fashion_cnn's front was accepted on the device"
+echo "$out" | grep -q "node 'dwconv' (QConv) could not be placed.*group must be 1, got 8" ||
+  fail "the front on the device refused without its nodes: $out"
+out=$("$SY" codegen --train "$q" --target ws63 --data "$data" -o "$WORK/fb" --steps 2 --front flash 2>&1) &&
+  fail "--front flash accepted"
+echo "$out" | grep -q "expected auto, device or host, got 'flash'" || fail "unclear --front refusal: $out"
 out=$("$SY" codegen --train "$q" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) && fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"
 if [ $fails -ne 0 ]; then

@@ -572,6 +572,70 @@ static void test_rules(void)
     expect_decline(GOOD, 4, NULL, "last 4 layers: only 3 fully connected or convolution layers", NULL);
 }
 
+/* one run of an ONNX model given as bytes (a part of the front): its one
+ * output's bytes into out (at most cap), the count returned, 0 on failure */
+static size_t run_part(const uint8_t *onnx, size_t len, const sy_tensor *in, uint8_t *out, size_t cap)
+{
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    const sy_tensor *o = NULL;
+    size_t n = 0;
+    sy_status *st = sy_model_load_buffer(env, onnx, len, "front part", NULL, &m);
+    if (!st)
+        st = sy_session_create(env, m, NULL, &s);
+    if (!st && !(st = sy_session_set_input_by_index(s, 0, in, SY_INPUT_BORROW)) && !(st = sy_session_run(s)) &&
+        !(st = sy_session_get_output(s, 0, &o)) && o->nbytes <= cap) {
+        memcpy(out, o->data, o->nbytes);
+        n = o->nbytes;
+    }
+    CHECK(!st, "front part: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    sy_session_release(s);
+    sy_model_release(m);
+    return n;
+}
+
+/* The front in parts (what codegen --train runs on the device): the input's
+ * QuantizeLinear alone, then the rest on its codes, give the whole front's
+ * codes; a front that is that node alone has no rest. */
+static void test_front_parts(void)
+{
+    const char *model = path_of("parts.onnx");
+    write_model(GOOD, model);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .momentum = 0.9f};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, model, &o, &s, NULL);
+    REQUIRE(!st, "create: %s", sy_status_get_message(st));
+    size_t la = 0, lr = 0, lq = 0;
+    const uint8_t *all = sy_qas_session_front_onnx(s, SY_QAS_FRONT_ALL, &la);
+    const uint8_t *rest = sy_qas_session_front_onnx(s, SY_QAS_FRONT_AFTER_INPUT_Q, &lr);
+    const uint8_t *q = sy_qas_session_front_onnx(s, SY_QAS_FRONT_INPUT_Q, &lq);
+    CHECK(all && la && rest && lr && q && lq, "the front's parts: %zu, %zu and %zu bytes", la, lr, lq);
+    CHECK(!sy_qas_session_front_onnx(s, 3, &la) && la == 0, "part 3 exists");
+    for (int i = 0; rest && q && i < 4; i++) {
+        sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {1, IN},
+                        .data = X + i * IN, .nbytes = IN * 4};
+        const sy_tensor *whole = NULL;
+        REQUIRE(!(st = sy_qas_session_front(s, (const sy_tensor *[]){&tx}, 1, &whole)), "front: %s",
+                sy_status_get_message(st));
+        uint8_t codes[IN], out[H0];
+        size_t nq = run_part(q, lq, &tx, codes, sizeof codes);
+        CHECK(nq == IN, "the input's QuantizeLinear gave %zu codes, expected %d", nq, IN);
+        sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_INT8, .rank = 2, .dims = {1, IN}, .data = codes,
+                        .nbytes = IN};
+        size_t nr = nq == IN ? run_part(rest, lr, &tc, out, sizeof out) : 0;
+        CHECK(nr == whole->nbytes && !memcmp(out, whole->data, nr), "sample %d: the parts give other codes than "
+              "the whole front (%zu and %zu bytes)", i, nr, whole->nbytes);
+    }
+    sy_qas_session_release(s);
+    o.last_k = 3; /* all three layers: the front is the input's QuantizeLinear */
+    REQUIRE(!(st = sy_qas_session_create(env, model, &o, &s, NULL)), "create last 3: %s", sy_status_get_message(st));
+    CHECK(!sy_qas_session_front_onnx(s, SY_QAS_FRONT_AFTER_INPUT_Q, &lr) && lr == 0 &&
+              sy_qas_session_front_onnx(s, SY_QAS_FRONT_INPUT_Q, &lq) && lq,
+          "a front of the QuantizeLinear alone: the rest has %zu bytes", lr);
+    sy_qas_session_release(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -590,6 +654,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);
     RUN_TEST(test_rules);
+    RUN_TEST(test_front_parts);
     sy_env_release(env);
     return SY_TEST_MAIN_RESULT();
 }

@@ -1,15 +1,25 @@
 /*
  * switchyard codegen --train MODEL --target ws63 --data DIR -o DIR
  *                    [--trainable last:K|bias:K] [--steps N] [--lr LR]
- *                    [--momentum M] [--sram-budget B]
+ *                    [--momentum M] [--sram-budget B] [--front auto|device|host]
  *
  * A ws63 package that runs QAS-INT8 training steps on the device: the int8
  * QDQ MODEL's last fully connected and 3x3 Conv layers (sy_qas_session_*,
  * the ws63 QAS rows of seed 001 §4 checked), one step per sample over the first N
  * training samples of DIR (IDX or .npy/.pb folders: sy_dataset, as
- * `switchyard train --data` reads them). The frozen front runs here, on the host, and
- * its int8 codes are the package's samples; the host trainer takes the same
- * N steps, and its final state is the package's expected_output.txt. The
+ * `switchyard train --data` reads them). The frozen front (the layers before
+ * the first trained one) runs on the device by default: it is written as an
+ * inference package of its own in DIR/front (the riscv_mcu capture of the
+ * front's session, the int8 kernels of `switchyard codegen`, strict: every
+ * front node on riscv_mcu under the seed's rules), and the package runs it
+ * on each sample before the step. The samples are the image's int8 codes
+ * when the front begins with its input's QuantizeLinear (that node runs
+ * here, the rest on the device), else the model's inputs. With --front host
+ * the whole front runs here and its output codes are the samples; --front
+ * auto (the default) takes the device when riscv_mcu places the front and
+ * says why not otherwise, --front device refuses then. The host trainer
+ * takes the same N steps, and its final state is the package's
+ * expected_output.txt. The
  * riscv_mcu plugin writes the package (its "riscv_mcu.codegen" extension,
  * emit_train_env), checking the step's RAM plan against the chip of its
  * environment.
@@ -51,6 +61,7 @@ static bool copy_layer(const sy_qas_layer_info *in, layer_copy *c)
 int cmd_codegen_train(int argc, char **argv)
 {
     const char *model = NULL, *target = NULL, *dir = NULL, *data = NULL, *trainable = "last:1", *sram = NULL;
+    bool front_device = true, front_auto = true;
     long steps = 200;
     float lr = 0.01f, momentum = 0.9f;
     for (int i = 1; i + 1 < argc; i++)
@@ -78,6 +89,12 @@ int cmd_codegen_train(int argc, char **argv)
             trainable = argv[++i];
         else if (!strcmp(a, "--sram-budget"))
             sram = argv[++i];
+        else if (!strcmp(a, "--front")) {
+            if (strcmp(v, "auto") && strcmp(v, "device") && strcmp(v, "host"))
+                return cli_usage_error("codegen", "--train --front: expected auto, device or host, got '%s'", v);
+            front_auto = !strcmp(v, "auto");
+            front_device = strcmp(argv[++i], "host") != 0;
+        }
         else if (!strcmp(a, "--steps")) {
             if ((steps = cli_parse_long(argv[++i], 1, 100000)) < 0)
                 return cli_usage_error("codegen", "--steps: expected an integer from 1 to 100000");
@@ -112,6 +129,18 @@ int cmd_codegen_train(int argc, char **argv)
     layer_copy lc[16];
     size_t nl = 0;
     int8_t *samples = NULL;
+    unsigned char *inputs = NULL; /* the front's inputs of the steps, for the front on the device */
+    /* the image's codes instead, when the front begins with its input's
+     * QuantizeLinear: that node runs here (qm, qsn), the rest on the device */
+    sy_model *qm = NULL;
+    sy_session *qsn = NULL;
+    sy_dtype in_dt = SY_DT_FLOAT32;
+    size_t in_bytes = 0;
+    sy_model *fm = NULL;
+    sy_session *fs = NULL;
+    sy_mcu_capture *cap = NULL;
+    char front_dir[4096] = "", front_summary[512] = "";
+    uint64_t front_ws = 0;
     int32_t *labs = NULL;
     float *x = NULL;
     int rc = 1;
@@ -177,7 +206,23 @@ int cmd_codegen_train(int argc, char **argv)
     int64_t K = 0;
     labs = malloc((size_t)steps * 4);
     x = malloc((size_t)px * 4);
-    if (!labs || !x) {
+    size_t qlen = 0, alen = 0;
+    const uint8_t *qb = front_device ? sy_qas_session_front_onnx(qs, SY_QAS_FRONT_INPUT_Q, &qlen) : NULL;
+    if (qb && !sy_qas_session_front_onnx(qs, SY_QAS_FRONT_AFTER_INPUT_Q, &alen)) {
+        /* nothing but the image's quantization: its codes are the samples */
+        printf("the frozen front is the input's QuantizeLinear alone: the samples are the image's codes, computed "
+               "on the host\n");
+        front_device = false;
+        qb = NULL;
+    }
+    if (qb && ((st = sy_model_load_buffer(henv, qb, qlen, "qas front input quantization", NULL, &qm)) ||
+               (st = sy_session_create(henv, qm, NULL, &qsn)))) {
+        rc = cli_fail(st, "codegen --train: the front's input QuantizeLinear");
+        goto done;
+    }
+    in_bytes = (size_t)px * (qb ? 1 : 4);
+    inputs = front_device ? malloc((size_t)steps * in_bytes) : NULL;
+    if (!labs || !x || (front_device && !inputs)) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
@@ -189,6 +234,8 @@ int cmd_codegen_train(int argc, char **argv)
             goto done;
         }
         labs[s] = (int32_t)lab;
+        if (inputs && !qsn)
+            memcpy(inputs + (size_t)s * in_bytes, x, in_bytes);
         sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .data = x, .nbytes = (size_t)px * 4};
         int64_t sd[SY_MAX_RANK];
         int32_t sr = sy_dataset_sample_shape(train, sd);
@@ -199,6 +246,23 @@ int cmd_codegen_train(int argc, char **argv)
                         .nbytes = 8};
         const sy_tensor *codes = NULL;
         float loss;
+        if (qsn) {
+            const sy_tensor *qc = NULL;
+            if ((st = sy_session_set_input_by_index(qsn, 0, &tx, SY_INPUT_BORROW)) || (st = sy_session_run(qsn)) ||
+                (st = sy_session_get_output(qsn, 0, &qc))) {
+                rc = cli_fail(st, "codegen --train: the front's input QuantizeLinear");
+                goto done;
+            }
+            if (qc->nbytes != in_bytes || (qc->dtype != SY_DT_INT8 && qc->dtype != SY_DT_UINT8)) {
+                rc = cli_fail(sy_status_create(SY_ERR_SHAPE, "the front's input QuantizeLinear gave %zu bytes of %s "
+                                               "for sample %ld, expected %zu int8 or uint8 codes", qc->nbytes,
+                                               sy_dtype_name(qc->dtype), s, in_bytes),
+                              "codegen --train");
+                goto done;
+            }
+            in_dt = qc->dtype;
+            memcpy(inputs + (size_t)s * in_bytes, qc->data, in_bytes);
+        }
         if ((st = sy_qas_session_front(qs, (const sy_tensor *[]){&tx}, 1, &codes))) {
             rc = cli_fail(st, "codegen --train: the front");
             goto done;
@@ -236,10 +300,96 @@ int cmd_codegen_train(int argc, char **argv)
         layers[i].b_master_final = li.b_master;
     }
     const char *base = strrchr(model, '/');
+    if (front_device) {
+        /* the front as an inference package of its own: the session the
+         * host trainer runs, now on riscv_mcu with its kernels recording */
+        size_t flen = 0;
+        const uint8_t *fb =
+            sy_qas_session_front_onnx(qs, qsn ? SY_QAS_FRONT_AFTER_INPUT_Q : SY_QAS_FRONT_ALL, &flen);
+        if (!fb || (st = sy_model_load_buffer(menv, fb, flen, "qas front", NULL, &fm))) {
+            rc = cli_fail(st ? st : sy_status_create(SY_ERR_INTERNAL, "the QAS session kept no front"),
+                          "codegen --train: the front on the device");
+            goto done;
+        }
+        if (sy_model_input_count(fm) != 1 || sy_model_output_count(fm) != 1) {
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "the front has %zu inputs and %zu outputs; on the "
+                                           "device it takes one input (use --front host)",
+                                           sy_model_input_count(fm), sy_model_output_count(fm)),
+                          "codegen --train: the front on the device");
+            goto done;
+        }
+        /* strict: a node riscv_mcu declines would run nowhere on the device */
+        sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = 1};
+        if ((st = ext->session_create(ext, menv, fm, &so, &fs, &cap))) {
+            if (!front_auto) {
+                rc = cli_fail(st, "codegen --train --front device: placing the front on riscv_mcu (or --front host)");
+                goto done;
+            }
+            printf("the frozen front stays on the host (the samples are its codes): riscv_mcu does not place it: "
+                   "%s\n", sy_status_get_message(st));
+            sy_status_free(st);
+            st = NULL;
+            sy_model_release(fm);
+            fm = NULL;
+            front_device = false;
+        }
+    }
+    /* the front's package request: written after the training files, so a
+     * refused plan writes nothing */
+    sy_tensor tx = {.struct_size = sizeof tx}, yo = {.struct_size = sizeof yo};
+    const sy_tensor *fin[1] = {&tx}, *fout[1] = {&yo};
+    sy_mcu_codegen_request creq = {.struct_size = sizeof creq, .dir = front_dir, .model_name = "the frozen front",
+                                   .n_inputs = 1, .n_outputs = 1, .inputs = fin, .outputs = fout,
+                                   .prefix = "front"};
+    if (front_device) {
+        sy_value_info vi = {.struct_size = sizeof vi}, vo = {.struct_size = sizeof vo};
+        /* the capture runs sample 0; its codes must be the host trainer's */
+        sy_model_input_info(fm, 0, &vi);
+        sy_model_output_info(fm, 0, &vo);
+        tx.name = vi.name;
+        tx.dtype = in_dt;
+        tx.data = inputs;
+        tx.nbytes = in_bytes;
+        int64_t sd[SY_MAX_RANK];
+        int32_t sr = sy_dataset_sample_shape(train, sd);
+        tx.rank = sr + 1 <= SY_MAX_RANK ? sr + 1 : SY_MAX_RANK;
+        tx.dims[0] = 1;
+        memcpy(tx.dims + 1, sd, (size_t)(tx.rank - 1) * sizeof *sd);
+        const sy_tensor *fy = NULL;
+        if ((st = sy_session_set_input_by_index(fs, 0, &tx, SY_INPUT_COPY)) || (st = ext->capture_run(cap)) ||
+            (st = sy_session_get_output(fs, 0, &fy))) {
+            rc = cli_fail(st, "codegen --train: the front's host run on riscv_mcu");
+            goto done;
+        }
+        if (fy->nbytes != (size_t)K || memcmp(fy->data, samples, (size_t)K)) {
+            rc = cli_fail(sy_status_create(SY_ERR_INTERNAL, "the front's codes on riscv_mcu differ from the host "
+                                           "trainer's for sample 0 (%zu and %lld bytes): use --front host",
+                                           fy->nbytes, (long long)K),
+                          "codegen --train: the front on the device");
+            goto done;
+        }
+        for (size_t d = 0; d < sy_session_memory_domain_count(fs); d++) {
+            sy_memory_report mr = {.struct_size = sizeof mr};
+            if (sy_session_memory_report(fs, d, &mr) && mr.domain && !strcmp(mr.domain, "mcu_sram"))
+                front_ws = mr.arena_bytes;
+        }
+        if (!front_ws) {
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "the front's session has no mcu_sram arena (no "
+                                           "static plan): use --front host"),
+                          "codegen --train: the front on the device");
+            goto done;
+        }
+        yo = *fy;
+        yo.name = vo.name;
+        snprintf(front_dir, sizeof front_dir, "%s/front", dir);
+        creq.workspace_bytes = (size_t)front_ws;
+    }
     sy_mcu_train_request req = {.struct_size = sizeof req, .dir = dir, .model_name = base ? base + 1 : model,
                                 .n_layers = (uint32_t)nl, .layers = layers, .biases_only = qo.biases_only,
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
-                                .labels = labs, .sram_budget = budget, .convs = convs};
+                                .labels = labs, .sram_budget = budget, .convs = convs,
+                                .front_prefix = front_device ? "front" : NULL, .front_workspace_bytes = front_ws,
+                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
@@ -247,9 +397,15 @@ int cmd_codegen_train(int argc, char **argv)
         rc = cli_fail(st, "codegen --train");
         goto done;
     }
-    printf("%s\nwrote %s: %ld QAS-INT8 steps of %zu layers; expected_output.txt is the host trainer's state after "
-           "them\n",
-           summary, dir, steps, nl);
+    if (front_device && (st = ext->capture_emit(cap, &creq, front_summary, sizeof front_summary))) {
+        rc = cli_fail(st, "codegen --train: writing the front");
+        goto done;
+    }
+    if (front_device)
+        printf("the front (front/): %s\n", front_summary);
+    printf("%s\nwrote %s: %ld QAS-INT8 steps of %zu layers%s; expected_output.txt is the host trainer's state "
+           "after them\n",
+           summary, dir, steps, nl, front_device ? " after the frozen front (front/), all on the device" : "");
     rc = 0;
 done:
     for (size_t i = 0; i < nl; i++) {
@@ -258,6 +414,13 @@ done:
         free(lc[i].ws);
     }
     free(samples);
+    free(inputs);
+    sy_session_release(qsn);
+    sy_model_release(qm);
+    if (ext && cap)
+        ext->capture_release(cap);
+    sy_session_release(fs);
+    sy_model_release(fm);
     free(labs);
     free(x);
     sy_dataset_release(train);

@@ -369,6 +369,65 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
     return NULL;
 }
 
+/* The front cut after the QuantizeLinear of its one data input, when that
+ * node alone reads it and its zero point is an int8/uint8 initializer: the
+ * part after it reads the image's codes (a training package's samples, one
+ * byte a value instead of a float's four) and the node alone makes them on
+ * the host. Neither is written otherwise (the whole front serves); a front
+ * that is that QuantizeLinear alone has the second only. */
+static sy_status *split_input_q(sy_qas_session *s, const Onnx__ModelProto *fm, Onnx__NodeProto **nodes, size_t nn,
+                                Onnx__TensorProto **inits, size_t ni, const Onnx__ValueInfoProto *in, tl_pool *pl)
+{
+    const Onnx__GraphProto *g = fm->graph;
+    size_t qi = nn, readers = 0;
+    for (size_t i = 0; i < nn; i++)
+        for (size_t k = 0; k < nodes[i]->n_input; k++)
+            if (!strcmp(nodes[i]->input[k], in->name)) {
+                readers++;
+                if (k == 0 && !strcmp(nodes[i]->op_type, "QuantizeLinear"))
+                    qi = i;
+            }
+    if (qi == nn || readers != 1)
+        return NULL;
+    Onnx__NodeProto *q = nodes[qi];
+    const Onnx__TensorProto *zp = q->n_input >= 3 ? tr_qas_init(s->model->graph, q->input[2]) : NULL;
+    if (!zp || (zp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 &&
+                zp->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8) || q->n_output != 1)
+        return NULL;
+    Onnx__ValueInfoProto *codes_in = tr_with_batch(pl, in, q->output[0], zp->data_type);
+    Onnx__NodeProto **rest = tl_alloc(pl, nn * sizeof *rest);
+    Onnx__TensorProto **qinit = tl_alloc(pl, 2 * sizeof *qinit);
+    if (!codes_in || !rest || !qinit)
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    size_t nr = 0, nq = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (i != qi)
+            rest[nr++] = nodes[i];
+    for (size_t i = 0; i < ni && nq < 2; i++)
+        if (!strcmp(inits[i]->name, q->input[1]) || !strcmp(inits[i]->name, q->input[2]))
+            qinit[nq++] = inits[i];
+    Onnx__ValueInfoProto qout;
+    onnx__value_info_proto__init(&qout);
+    qout.name = q->output[0];
+    Onnx__ValueInfoProto *qouts[1] = {&qout};
+    Onnx__ValueInfoProto *rins[1] = {codes_in};
+    Onnx__ValueInfoProto *qins[1] = {(Onnx__ValueInfoProto *)in};
+    Onnx__GraphProto rg = *g, qg = *g;
+    rg.node = rest, rg.n_node = nr, rg.input = rins, rg.n_input = 1;
+    qg.node = &nodes[qi], qg.n_node = 1, qg.input = qins, qg.n_input = 1;
+    qg.initializer = qinit, qg.n_initializer = nq, qg.output = qouts, qg.n_output = 1;
+    Onnx__ModelProto rm = *fm, qm = *fm;
+    rm.graph = &rg;
+    qm.graph = &qg;
+    /* a front that is the QuantizeLinear alone has no part after it */
+    if (nr)
+        s->front_onnx[SY_QAS_FRONT_AFTER_INPUT_Q] = tl_pack_model(&rm, &s->front_len[SY_QAS_FRONT_AFTER_INPUT_Q]);
+    s->front_onnx[SY_QAS_FRONT_INPUT_Q] = tl_pack_model(&qm, &s->front_len[SY_QAS_FRONT_INPUT_Q]);
+    if ((nr && !s->front_onnx[SY_QAS_FRONT_AFTER_INPUT_Q]) || !s->front_onnx[SY_QAS_FRONT_INPUT_Q])
+        return err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    return NULL;
+}
+
 /* the front: the nodes the codes of the first trained layer need */
 static sy_status *build_front(sy_qas_session *s, sy_env *env, const char *codes)
 {
@@ -453,7 +512,11 @@ static sy_status *build_front(sy_qas_session *s, sy_env *env, const char *codes)
         goto done;
     }
     st = sy_model_load_buffer(env, buf, len, "qas front", NULL, &s->pm);
-    free(buf);
+    /* kept: a training package runs this same front on the device */
+    s->front_onnx[SY_QAS_FRONT_ALL] = buf;
+    s->front_len[SY_QAS_FRONT_ALL] = len;
+    if (!st && nin == 1)
+        st = split_input_q(s, &fm, nodes, nn, inits, ni, ins[0], &pl);
     if (!st)
         st = sy_session_create(env, s->pm, NULL, &s->ps);
     if (st)
@@ -483,6 +546,8 @@ void sy_qas_session_release(sy_qas_session *s)
         layer_free(&s->L[i]);
     sy_session_release(s->ps);
     sy_model_release(s->pm);
+    for (int i = 0; i < 3; i++)
+        free(s->front_onnx[i]);
     if (s->model)
         onnx__model_proto__free_unpacked(s->model, NULL);
     free(s->labels), free(s->logits), free(s->dlogits);
@@ -804,4 +869,11 @@ sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *in, s
     if (!st)
         st = geometry(s, *codes);
     return st;
+}
+
+const uint8_t *sy_qas_session_front_onnx(const sy_qas_session *s, int part, size_t *len)
+{
+    bool ok = s && part >= SY_QAS_FRONT_ALL && part <= SY_QAS_FRONT_INPUT_Q;
+    *len = ok ? s->front_len[part] : 0;
+    return ok ? s->front_onnx[part] : NULL;
 }

@@ -35,6 +35,11 @@ struct sy_qas_session {
     Onnx__ModelProto *model;
     sy_model *pm;
     sy_session *ps;
+    /* the front as ONNX bytes (codegen --train): [SY_QAS_FRONT_ALL] pm,
+     * [SY_QAS_FRONT_AFTER_INPUT_Q] pm without its input's QuantizeLinear,
+     * [SY_QAS_FRONT_INPUT_Q] that QuantizeLinear alone (NULL: no such split) */
+    uint8_t *front_onnx[3];
+    size_t front_len[3];
     size_t n_data;             /* inputs of the model (the labels follow) */
     qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
     size_t n;

@@ -102,6 +102,18 @@ typedef struct sy_mcu_train_request {
     uint64_t sram_budget;             /* 0: the chip's SRAM */
     /* ---- appended (check struct_size): the layers that are Convs */
     const struct sy_mcu_train_conv *convs; /* [n_layers], NULL: all fully connected */
+    /* ---- appended (check struct_size): the frozen front on the device.
+     * front_prefix NULL: the samples are the front's output codes (computed
+     * on the host). Else DIR/front is an inference package of the front
+     * (capture_emit with that prefix: PREFIX_model_predict, its own
+     * workspace of front_workspace_bytes, its weights const in flash), the
+     * samples are the front's inputs, front_input_bytes each, and the
+     * package runs the front on each before its training step; `samples`
+     * is then unread. The caller writes DIR/front after this succeeds, so
+     * that a refused plan writes nothing. */
+    const char *front_prefix;
+    uint64_t front_workspace_bytes, front_input_bytes;
+    const void *front_inputs; /* [n_samples, front_input_bytes] */
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the

@@ -276,6 +276,16 @@ SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qa
  * trained layer reads (borrowed until the next call). */
 SY_EXPORT sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *inputs, size_t n_inputs,
                                           const sy_tensor **codes);
+/* The frozen front as ONNX bytes, owned by the session: what a training
+ * package runs on the device (switchyard codegen --train). ALL: the model
+ * the session runs (the model's inputs to the first trained layer's int8
+ * codes); when the front's one input is read by a QuantizeLinear alone (an
+ * int8 or uint8 zero point), AFTER_INPUT_Q: the front from that node's
+ * codes on (NULL when the front is that node alone), and INPUT_Q: that
+ * node alone (the image to its codes); NULL (*len 0) when there is no such
+ * part. */
+enum { SY_QAS_FRONT_ALL = 0, SY_QAS_FRONT_AFTER_INPUT_Q = 1, SY_QAS_FRONT_INPUT_Q = 2 };
+SY_EXPORT const uint8_t *sy_qas_session_front_onnx(const sy_qas_session *s, int part, size_t *len);
 
 /* ---- data ---------------------------------------------------------------- */
 
