@@ -12,10 +12,7 @@
  *   - threads = 1 and 2 give bit-identical outputs
  *   - isa = portable gives the default path's bits, fp32 and fp16
  */
-#include "pt_common.h"
-#include "switchyard/sy_sdk.h"
-
-#include <math.h>
+#include "cpu_test_common.h"
 
 #define CHECK PT_CHECK
 
@@ -28,37 +25,7 @@ static float bn_s[C1], bn_b[C1], bn_m[C1], bn_v[C1];
 static double r_bn[N * C1 * HH * WW], r_relu[N * C1 * HH * WW], r_y[N * C2 * OH2 * OW2];
 static double m_y[N * C2 * OH2 * OW2], m_bn[N * C1 * HH * WW]; /* sums of |terms| */
 static const float eps = 1e-3f;
-
 static uint32_t lcg = 777u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-/* 3x3 convolution, pad 1, stride s, on one image, accumulating magnitudes */
-static void conv3x3(const double *in, int ci, int h, int w, const float *wt, const float *b, int co, int s,
-                    double *out, double *mag)
-{
-    int oh = (h + 2 - 3) / s + 1, ow = (w + 2 - 3) / s + 1;
-    for (int m = 0; m < co; m++)
-        for (int oy = 0; oy < oh; oy++)
-            for (int ox = 0; ox < ow; ox++) {
-                double acc = b[m], a = fabs(b[m]);
-                for (int c = 0; c < ci; c++)
-                    for (int ky = 0; ky < 3; ky++)
-                        for (int kx = 0; kx < 3; kx++) {
-                            int iy = oy * s - 1 + ky, ix = ox * s - 1 + kx;
-                            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                                continue;
-                            double t = in[(c * h + iy) * w + ix] * wt[((m * ci + c) * 3 + ky) * 3 + kx];
-                            acc += t;
-                            a += fabs(t);
-                        }
-                out[(m * oh + oy) * ow + ox] = acc;
-                mag[(m * oh + oy) * ow + ox] = a;
-            }
-}
 
 static void make_data(bool f16)
 {
@@ -67,7 +34,7 @@ static void make_data(bool f16)
                     sizeof bn_v};
     for (int a = 0; a < 9; a++)
         for (size_t i = 0; i < cnt[a] / sizeof(float); i++) {
-            float v = rnd();
+            float v = cpu_rnd(&lcg);
             if (all[a] == bn_v)
                 v = 0.5f + fabsf(v); /* variance > 0 */
             if (all[a] == bn_s)
@@ -77,7 +44,7 @@ static void make_data(bool f16)
     static double xd[N * C0 * HH * WW], t1[N * C1 * HH * WW], m1[N * C1 * HH * WW];
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         xd[i] = x[i];
-    conv3x3(xd, C0, HH, WW, w1, b1, C1, 1, t1, m1);
+    cpu_ref_conv(xd, NULL, C0, HH, WW, w1, b1, C1, 3, 1, 1, false, t1, m1);
     for (int c = 0; c < C1; c++)
         for (int p = 0; p < HH * WW; p++) {
             size_t i = (size_t)(c * HH * WW + p);
@@ -86,22 +53,9 @@ static void make_data(bool f16)
             m_bn[i] = (m1[i] + fabs((double)bn_m[c])) * fabs(k) + fabs((double)bn_b[c]);
             r_relu[i] = r_bn[i] > 0 ? r_bn[i] : 0;
         }
-    conv3x3(r_relu, C1, HH, WW, w2, b2, C2, 2, r_y, m_y);
+    cpu_ref_conv(r_relu, NULL, C1, HH, WW, w2, b2, C2, 3, 2, 1, false, r_y, m_y);
     for (size_t i = 0; i < sizeof r_y / sizeof r_y[0]; i++)
         r_y[i] = r_y[i] < 0 ? 0 : r_y[i] > 6 ? 6 : r_y[i];
-}
-
-static void init(pt_model *m, const char *name, int32_t rank, const int64_t *dims, const float *v, size_t n, bool f16)
-{
-    if (!f16) {
-        pt_init_raw(m, name, PT_F32, rank, dims, v, n * 4);
-        return;
-    }
-    uint16_t *h = malloc(n * 2);
-    for (size_t i = 0; i < n; i++)
-        h[i] = sy_f32_to_f16(v[i]);
-    pt_init_raw(m, name, PT_F16, rank, dims, h, n * 2);
-    free(h);
 }
 
 static pt_model *build(bool taps, bool f16)
@@ -109,17 +63,17 @@ static pt_model *build(bool taps, bool f16)
     int el = f16 ? PT_F16 : PT_F32;
     pt_model *m = pt_model_new(taps ? "chain_taps" : "chain");
     pt_input(m, "x", el, 4, (int64_t[]){N, C0, HH, WW});
-    init(m, "w1", 4, (int64_t[]){C1, C0, 3, 3}, w1, C1 * C0 * 9, f16);
-    init(m, "b1", 1, (int64_t[]){C1}, b1, C1, f16);
-    init(m, "s", 1, (int64_t[]){C1}, bn_s, C1, f16);
-    init(m, "bb", 1, (int64_t[]){C1}, bn_b, C1, f16);
-    init(m, "mean", 1, (int64_t[]){C1}, bn_m, C1, f16);
-    init(m, "var", 1, (int64_t[]){C1}, bn_v, C1, f16);
-    init(m, "w2", 4, (int64_t[]){C2, C1, 3, 3}, w2, C2 * C1 * 9, f16);
-    init(m, "b2", 1, (int64_t[]){C2}, b2, C2, f16);
+    cpu_init_floats(m, "w1", 4, (int64_t[]){C1, C0, 3, 3}, w1, C1 * C0 * 9, f16);
+    cpu_init_floats(m, "b1", 1, (int64_t[]){C1}, b1, C1, f16);
+    cpu_init_floats(m, "s", 1, (int64_t[]){C1}, bn_s, C1, f16);
+    cpu_init_floats(m, "bb", 1, (int64_t[]){C1}, bn_b, C1, f16);
+    cpu_init_floats(m, "mean", 1, (int64_t[]){C1}, bn_m, C1, f16);
+    cpu_init_floats(m, "var", 1, (int64_t[]){C1}, bn_v, C1, f16);
+    cpu_init_floats(m, "w2", 4, (int64_t[]){C2, C1, 3, 3}, w2, C2 * C1 * 9, f16);
+    cpu_init_floats(m, "b2", 1, (int64_t[]){C2}, b2, C2, f16);
     float lo = 0, hi = 6;
-    init(m, "lo", 0, (int64_t[]){1}, &lo, 1, f16);
-    init(m, "hi", 0, (int64_t[]){1}, &hi, 1, f16);
+    cpu_init_floats(m, "lo", 0, (int64_t[]){1}, &lo, 1, f16);
+    cpu_init_floats(m, "hi", 0, (int64_t[]){1}, &hi, 1, f16);
     pt_node(m, "Conv", "conv1", (const char *[]){"x", "w1", "b1", NULL}, (const char *[]){"t1", NULL});
     pt_attr_ints(m, "pads", 4, (int64_t[]){1, 1, 1, 1});
     pt_node(m, "BatchNormalization", "bn", (const char *[]){"t1", "s", "bb", "mean", "var", NULL},
@@ -140,74 +94,18 @@ static pt_model *build(bool taps, bool f16)
 
 typedef struct result {
     float y[N * C2 * OH2 * OW2], t2[N * C1 * HH * WW], t3[N * C1 * HH * WW];
-    size_t cpu_parts;
-    uint32_t part_nodes;
+    cpu_run_info info;
 } result;
 
 static bool run(const char *cpu_opts, bool taps, bool f16, result *r)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\n"
-             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_cpu.so\nproviders = cpu\n"
-             "[provider.cpu]\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, cpu_opts);
     memset(r, 0, sizeof *r);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    if (!env)
-        return false;
     pt_model *pm = build(taps, f16);
-    sy_model *model = pt_load(env, pm);
-    sy_session *s = NULL;
-    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
-    st = model ? sy_session_create(env, model, &so, &s) : NULL;
-    CHECK(!st, "session: %s", pt_msg(st));
-    bool ok = false;
-    if (s) {
-        uint16_t xh[sizeof x / sizeof x[0]];
-        for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-            xh[i] = sy_f32_to_f16(x[i]);
-        sy_tensor t = pt_tensor_f32(x, 4, (int64_t[]){N, C0, HH, WW});
-        if (f16) {
-            t.dtype = SY_DT_FLOAT16;
-            t.data = xh;
-            t.nbytes = sizeof xh;
-        }
-        st = sy_session_set_input(s, "x", &t, SY_INPUT_COPY);
-        if (!st)
-            st = sy_session_run(s);
-        CHECK(!st, "run: %s", pt_msg(st));
-        float *dst[3] = {r->y, r->t2, r->t3};
-        size_t cnt[3] = {N * C2 * OH2 * OW2, N * C1 * HH * WW, N * C1 * HH * WW};
-        ok = !st;
-        for (size_t o = 0; ok && o < (taps ? 3u : 1u); o++) {
-            const sy_tensor *out = NULL;
-            st = sy_session_get_output(s, o, &out);
-            CHECK(!st && out && out->nbytes == cnt[o] * (f16 ? 2 : 4), "output %zu: %s", o, pt_msg(st));
-            if (!out || out->nbytes != cnt[o] * (f16 ? 2 : 4)) {
-                ok = false;
-                break;
-            }
-            for (size_t i = 0; i < cnt[o]; i++)
-                dst[o][i] = f16 ? sy_f16_to_f32(((const uint16_t *)out->data)[i]) : ((const float *)out->data)[i];
-        }
-        for (size_t i = 0; i < sy_session_partition_count(s); i++) {
-            const char *prov = NULL;
-            uint32_t nn = 0;
-            bool compiled = false, cached = false;
-            if (sy_session_partition_info(s, i, &prov, &nn, &compiled, &cached) && prov && !strcmp(prov, "cpu") &&
-                compiled) {
-                r->cpu_parts++;
-                r->part_nodes += nn;
-            }
-        }
-        sy_session_release(s);
-    }
-    sy_model_release(model);
+    float *dst[3] = {r->y, r->t2, r->t3};
+    size_t cnt[3] = {N * C2 * OH2 * OW2, N * C1 * HH * WW, N * C1 * HH * WW};
+    bool ok = cpu_run_model("ops_nn ops_activation", cpu_opts, pm, x, 4, (int64_t[]){N, C0, HH, WW}, f16,
+                            taps ? 3u : 1u, dst, cnt, &r->info, NULL, NULL);
     pt_model_free(pm);
-    sy_env_release(env);
     return ok;
 }
 
@@ -231,8 +129,8 @@ static void test_fused(void)
     make_data(false);
     if (!run("", false, false, &r_fused))
         return;
-    CHECK(r_fused.cpu_parts == 1 && r_fused.part_nodes == 5, "expected one cpu partition of 5 nodes, got %zu (%u nodes)",
-          r_fused.cpu_parts, r_fused.part_nodes);
+    CHECK(r_fused.info.cpu_parts == 1 && r_fused.info.part_nodes == 5, "expected one cpu partition of 5 nodes, got %zu (%u nodes)",
+          r_fused.info.cpu_parts, r_fused.info.part_nodes);
     compare("fused y", r_fused.y, r_y, m_y, N * C2 * OH2 * OW2, false);
 }
 
@@ -240,8 +138,8 @@ static void test_taps(void)
 {
     if (!run("", true, false, &r_taps))
         return;
-    CHECK(r_taps.cpu_parts == 1 && r_taps.part_nodes == 5, "expected one cpu partition of 5 nodes, got %zu (%u)",
-          r_taps.cpu_parts, r_taps.part_nodes);
+    CHECK(r_taps.info.cpu_parts == 1 && r_taps.info.part_nodes == 5, "expected one cpu partition of 5 nodes, got %zu (%u)",
+          r_taps.info.cpu_parts, r_taps.info.part_nodes);
     compare("taps y", r_taps.y, r_y, m_y, N * C2 * OH2 * OW2, false);
     compare("taps t2 (BN)", r_taps.t2, r_bn, m_bn, N * C1 * HH * WW, false);
     compare("taps t3 (Relu)", r_taps.t3, r_relu, m_bn, N * C1 * HH * WW, false);
@@ -251,7 +149,7 @@ static void test_off(void)
 {
     if (!run("fuse_bn = false\nfuse_activation = off\nnhwc_chains = no\n", false, false, &r_off))
         return;
-    CHECK(r_off.cpu_parts == 0, "fusion off: %zu cpu partitions", r_off.cpu_parts);
+    CHECK(r_off.info.cpu_parts == 0, "fusion off: %zu cpu partitions", r_off.info.cpu_parts);
     compare("off y", r_off.y, r_y, m_y, N * C2 * OH2 * OW2, false);
 }
 
@@ -269,8 +167,8 @@ static void test_fp16(void)
     make_data(true);
     if (!run("", false, true, &r_f16))
         return;
-    CHECK(r_f16.cpu_parts == 1 && r_f16.part_nodes == 5, "fp16: expected one cpu partition of 5 nodes, got %zu (%u)",
-          r_f16.cpu_parts, r_f16.part_nodes);
+    CHECK(r_f16.info.cpu_parts == 1 && r_f16.info.part_nodes == 5, "fp16: expected one cpu partition of 5 nodes, got %zu (%u)",
+          r_f16.info.cpu_parts, r_f16.info.part_nodes);
     compare("fp16 y", r_f16.y, r_y, m_y, N * C2 * OH2 * OW2, true);
     if (run("isa = portable\n", false, true, &r_port16))
         CHECK(!memcmp(r_port16.y, r_f16.y, sizeof r_f16.y), "fp16: isa = portable differs from the default path");

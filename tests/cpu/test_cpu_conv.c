@@ -14,6 +14,7 @@
  * changes and fp16 conversions) and must give the same bits as the default
  * (AVX2/F16C where the CPU has them).
  */
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -48,11 +49,7 @@ static const conv_case cases[] = {
 };
 
 static uint32_t lcg = 12345u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
+static float rnd(void) { return cpu_rnd(&lcg); }
 
 /* the ONNX output size and begin padding of one axis */
 static void axis(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, const char *ap, int64_t *out,
@@ -188,17 +185,9 @@ static void reference(const conv_case *cc, const built *o, double *ref, double *
                 }
 }
 
-static sy_env *cpu_env(const char *extra)
+static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\nplugins = %s/libsy_cpu.so\n"
-             "providers = cpu\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_nn", "cpu", extra);
 }
 
 /* Runs the model once; copies output 0 into out (its byte size); returns
@@ -256,7 +245,7 @@ static const char *run_once(sy_env *env, const conv_case *cc, const built *o, vo
 
 static void test_cases(void)
 {
-    sy_env *env = cpu_env(""), *portable = cpu_env("[provider.cpu]\nisa = portable\n");
+    sy_env *env = env_with(""), *portable = env_with("[provider.cpu]\nisa = portable\n");
     if (!env || !portable) {
         sy_env_release(env);
         sy_env_release(portable);
@@ -311,7 +300,7 @@ static void test_threads_bit_identical(void)
         char extra[64];
         snprintf(extra, sizeof extra, "[provider.cpu]\nthreads = %d\n", counts[t]);
         y[t] = calloc(o.yn, sizeof(float));
-        sy_env *env = cpu_env(extra);
+        sy_env *env = env_with(extra);
         if (!env)
             continue;
         const char *prov = run_once(env, cc, &o, y[t], o.yn * 4, NULL, 0);
@@ -370,7 +359,7 @@ static void test_concurrent_sessions(void)
     built o;
     build(cc, false, &o);
     float *ref = calloc(o.yn, sizeof(float));
-    sy_env *one = cpu_env(""), *env = cpu_env("[provider.cpu]\nthreads = 2\n");
+    sy_env *one = env_with(""), *env = env_with("[provider.cpu]\nthreads = 2\n");
     sy_model *model = env ? pt_load(env, o.model) : NULL;
     if (one && model && run_once(one, cc, &o, ref, o.yn * 4, NULL, 0)) {
         enum { NT = 3 };
@@ -454,8 +443,8 @@ static void test_session_threads(void)
     const conv_case *cc = &cases[sizeof cases / sizeof cases[0] - 1];
     built o;
     build(cc, false, &o);
-    sy_env *env = cpu_env("log_level = info\n");
-    sy_env *fixed = cpu_env("log_level = info\n[provider.cpu]\nthreads = 1\n");
+    sy_env *env = env_with("log_level = info\n");
+    sy_env *fixed = env_with("log_level = info\n[provider.cpu]\nthreads = 1\n");
     if (!env || !fixed) {
         sy_env_release(env);
         sy_env_release(fixed);
@@ -511,7 +500,7 @@ static void test_concurrent_session_threads(void)
     built o;
     build(cc, false, &o);
     float *ref = calloc(o.yn, sizeof(float));
-    sy_env *env = cpu_env("");
+    sy_env *env = env_with("");
     sy_model *model = env ? pt_load(env, o.model) : NULL;
     if (model && run_once(env, cc, &o, ref, o.yn * 4, NULL, 0)) {
         enum { NT = 4 };
@@ -540,7 +529,7 @@ static void test_concurrent_session_threads(void)
 /* A weight that is a graph input cannot be packed: cpu_ref runs it. */
 static void test_fallback(void)
 {
-    sy_env *env = cpu_env("");
+    sy_env *env = env_with("");
     if (!env)
         return;
     const conv_case *cc = &cases[0];

@@ -11,6 +11,7 @@
  * 2 give the default path's bits; peepholes and sequence_lens are declined
  * (the node runs on cpu_ref, with the reason).
  */
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -34,11 +35,7 @@ static const lcase cases[] = {
 };
 
 static uint32_t lcg = 4242u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
+static float rnd(void) { return cpu_rnd(&lcg); }
 
 typedef struct data {
     int ndir;
@@ -185,15 +182,7 @@ static pt_model *build(const lcase *c, const data *d, const char *extra)
 
 static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_recurrent.so\n"
-             "plugins = %s/libsy_cpu.so\nproviders = cpu\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_recurrent", "cpu", extra);
 }
 
 /* runs once; out: Y, Y_h, Y_c one after the other; returns the provider of

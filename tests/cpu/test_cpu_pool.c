@@ -7,6 +7,7 @@
  *   - alone, fp32 and fp16 storage, with begin padding and ceil_mode: the
  *     direct kernel, equal value for value
  */
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -15,23 +16,11 @@
 #define CHECK PT_CHECK
 
 static uint32_t lcg = 99u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
+static float rnd(void) { return cpu_rnd(&lcg); }
 
 static sy_env *env_cpu(void)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\n"
-             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_cpu.so\nproviders = cpu\n",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_nn ops_activation", "cpu", "");
 }
 
 /* max over a k x k window, stride s, begin pads pt/pl, of one plane */

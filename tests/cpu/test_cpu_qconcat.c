@@ -8,6 +8,7 @@
  * (axis -1), every code of each input, and the node on `cpu`.
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -121,14 +122,7 @@ static void run(sy_env *env, bool u8, int64_t axis)
 
 static void test_qconcat(void)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_ops_tensor.so\n"
-             "plugins = %s/libsy_cpu.so\nproviders = cpu, cpu_ref\n",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
+    sy_env *env = cpu_env("ops_quant ops_tensor", "cpu, cpu_ref", "");
     for (int u = 0; env && u < 2; u++) {
         run(env, u, 1);
         run(env, u, -1);

@@ -13,6 +13,7 @@
  * stays within one code of the formula).
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -79,15 +80,7 @@ static int32_t sat(double v, int32_t lo, int32_t hi) { return v < lo ? lo : v > 
 
 static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_cpu.so\n"
-             "providers = cpu\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_quant", "cpu", extra);
 }
 
 static void run_case(const qcase *q, sy_env *env, const char *session_requant, const char *want_provider)

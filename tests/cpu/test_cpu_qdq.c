@@ -9,6 +9,7 @@
  * tensor large enough for the pool; per-axis scales go to cpu_ref.
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -25,15 +26,7 @@ static float rndf(void)
 
 static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_cpu.so\n"
-             "providers = cpu, cpu_ref\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_quant", "cpu, cpu_ref", extra);
 }
 
 /* x [1, n] -> QuantizeLinear -> q -> DequantizeLinear -> y; both outputs checked */

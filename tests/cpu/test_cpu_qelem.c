@@ -9,6 +9,7 @@
  * node on `cpu`.
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -18,15 +19,7 @@
 
 static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_ops_math.so\n"
-             "plugins = %s/libsy_cpu.so\nproviders = cpu, cpu_ref\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_quant ops_math", "cpu, cpu_ref", extra);
 }
 
 /* op: 'a' add, 's' sub, 'm' mul. bcast: b is one code [1, 1] */

@@ -11,6 +11,7 @@
  * on `cpu` (it must not fall back to cpu_ref).
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -177,14 +178,7 @@ static void run(sy_env *env, const mm_case *c)
 
 static void test_qmatmul(void)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_ops_math.so\n"
-             "plugins = %s/libsy_ops_nn.so\nplugins = %s/libsy_cpu.so\nproviders = cpu, cpu_ref\n",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
+    sy_env *env = cpu_env("ops_quant ops_math ops_nn", "cpu, cpu_ref", "");
     static const mm_case cases[] = {
         {"int8 weights [64, 48] per column, one row", false, true, true, false, 2, 2, {1, 64}, {64, 48}},
         {"uint8 weights [37, 19], 5 rows", true, true, false, false, 2, 2, {5, 37}, {37, 19}},

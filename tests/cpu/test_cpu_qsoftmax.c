@@ -10,6 +10,7 @@
  * and an inner axis, and the node on `cpu` (not cpu_ref).
  */
 #include "cpu_test_q.h"
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -113,14 +114,7 @@ static void run(sy_env *env, bool u8, bool lg, int32_t rank, const int64_t *d, i
 
 static void test_qsoftmax(void)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_quant.so\nplugins = %s/libsy_ops_nn.so\n"
-             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_cpu.so\nproviders = cpu, cpu_ref\n",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
+    sy_env *env = cpu_env("ops_quant ops_nn ops_activation", "cpu, cpu_ref", "");
     for (int u = 0; env && u < 2; u++) {
         run(env, u, false, 3, (int64_t[]){1, 8, 512}, -1, 0.043f, 1.0f / 256.0f);
         run(env, u, false, 3, (int64_t[]){3, 17, 5}, 1, 0.11f, 1.0f / 256.0f);

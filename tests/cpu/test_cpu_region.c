@@ -17,10 +17,7 @@
  * Error bound: 2e-6 of the sum of |terms| through the layers (fp32), plus one
  * rounding to half of the value for fp16 storage.
  */
-#include "pt_common.h"
-#include "switchyard/sy_sdk.h"
-
-#include <math.h>
+#include "cpu_test_common.h"
 
 #define CHECK PT_CHECK
 
@@ -33,36 +30,6 @@ static double r_s[CS * HH * WW], m_s[CS * HH * WW], r_c[CC * HH * WW], m_c[CC * 
 static double r_y[CY * PH * PW], m_y[CY * PH * PW], r_g[CY], m_g[CY];
 
 static uint32_t lcg = 99u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-/* kxk convolution, stride 1, pad k/2, one image; relu optional */
-static void conv(const double *in, const double *min, int ci, int h, int w, const float *wt, const float *b, int co,
-                 int k, bool relu, double *out, double *mout)
-{
-    int pad = k / 2;
-    for (int o = 0; o < co; o++)
-        for (int y = 0; y < h; y++)
-            for (int xx = 0; xx < w; xx++) {
-                double acc = b[o], mag = fabs((double)b[o]);
-                for (int i = 0; i < ci; i++)
-                    for (int ky = 0; ky < k; ky++)
-                        for (int kx = 0; kx < k; kx++) {
-                            int iy = y - pad + ky, ix = xx - pad + kx;
-                            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                                continue;
-                            double wv = wt[((o * ci + i) * k + ky) * k + kx];
-                            acc += in[(i * h + iy) * w + ix] * wv;
-                            mag += min[(i * h + iy) * w + ix] * fabs(wv);
-                        }
-                out[(o * h + y) * w + xx] = relu && acc < 0 ? 0 : acc;
-                mout[(o * h + y) * w + xx] = mag;
-            }
-}
-
 static void make_data(bool f16)
 {
     float *all[] = {x, ws, bs, we1, be1, we3, be3, wy, by};
@@ -70,7 +37,7 @@ static void make_data(bool f16)
                     sizeof by};
     for (int a = 0; a < 9; a++)
         for (size_t i = 0; i < cnt[a] / sizeof(float); i++) {
-            float v = rnd();
+            float v = cpu_rnd(&lcg);
             all[a][i] = f16 ? sy_f16_to_f32(sy_f32_to_f16(v)) : v;
         }
     static double xd[C0 * HH * WW], xm[C0 * HH * WW], p[CC * PH * PW], pm[CC * PH * PW];
@@ -78,9 +45,9 @@ static void make_data(bool f16)
         xd[i] = x[i];
         xm[i] = fabs((double)x[i]);
     }
-    conv(xd, xm, C0, HH, WW, ws, bs, CS, 1, true, r_s, m_s);
-    conv(r_s, m_s, CS, HH, WW, we1, be1, CE1, 1, true, r_c, m_c);
-    conv(r_s, m_s, CS, HH, WW, we3, be3, CE3, 3, true, r_c + CE1 * HH * WW, m_c + CE1 * HH * WW);
+    cpu_ref_conv(xd, xm, C0, HH, WW, ws, bs, CS, 1, 1, 0, true, r_s, m_s);
+    cpu_ref_conv(r_s, m_s, CS, HH, WW, we1, be1, CE1, 1, 1, 0, true, r_c, m_c);
+    cpu_ref_conv(r_s, m_s, CS, HH, WW, we3, be3, CE3, 3, 1, 1, true, r_c + CE1 * HH * WW, m_c + CE1 * HH * WW);
     for (int c = 0; c < CC; c++) /* 3x3 stride 2 windows, no padding */
         for (int y = 0; y < PH; y++)
             for (int xx = 0; xx < PW; xx++) {
@@ -94,7 +61,7 @@ static void make_data(bool f16)
                 p[(c * PH + y) * PW + xx] = best;
                 pm[(c * PH + y) * PW + xx] = bm;
             }
-    conv(p, pm, CC, PH, PW, wy, by, CY, 1, false, r_y, m_y);
+    cpu_ref_conv(p, pm, CC, PH, PW, wy, by, CY, 1, 1, 0, false, r_y, m_y);
     for (int c = 0; c < CY; c++) { /* the mean of each plane */
         r_g[c] = m_g[c] = 0;
         for (int i = 0; i < PH * PW; i++) {
@@ -104,32 +71,19 @@ static void make_data(bool f16)
     }
 }
 
-static void init(pt_model *m, const char *name, int32_t rank, const int64_t *dims, const float *v, size_t n, bool f16)
-{
-    if (!f16) {
-        pt_init_raw(m, name, PT_F32, rank, dims, v, n * 4);
-        return;
-    }
-    uint16_t *h = malloc(n * 2);
-    for (size_t i = 0; i < n; i++)
-        h[i] = sy_f32_to_f16(v[i]);
-    pt_init_raw(m, name, PT_F16, rank, dims, h, n * 2);
-    free(h);
-}
-
 static pt_model *build(bool taps, bool f16)
 {
     int el = f16 ? PT_F16 : PT_F32;
     pt_model *m = pt_model_new("fire");
     pt_input(m, "x", el, 4, (int64_t[]){1, C0, HH, WW});
-    init(m, "ws", 4, (int64_t[]){CS, C0, 1, 1}, ws, CS * C0, f16);
-    init(m, "bs", 1, (int64_t[]){CS}, bs, CS, f16);
-    init(m, "we1", 4, (int64_t[]){CE1, CS, 1, 1}, we1, CE1 * CS, f16);
-    init(m, "be1", 1, (int64_t[]){CE1}, be1, CE1, f16);
-    init(m, "we3", 4, (int64_t[]){CE3, CS, 3, 3}, we3, CE3 * CS * 9, f16);
-    init(m, "be3", 1, (int64_t[]){CE3}, be3, CE3, f16);
-    init(m, "wy", 4, (int64_t[]){CY, CC, 1, 1}, wy, CY * CC, f16);
-    init(m, "by", 1, (int64_t[]){CY}, by, CY, f16);
+    cpu_init_floats(m, "ws", 4, (int64_t[]){CS, C0, 1, 1}, ws, CS * C0, f16);
+    cpu_init_floats(m, "bs", 1, (int64_t[]){CS}, bs, CS, f16);
+    cpu_init_floats(m, "we1", 4, (int64_t[]){CE1, CS, 1, 1}, we1, CE1 * CS, f16);
+    cpu_init_floats(m, "be1", 1, (int64_t[]){CE1}, be1, CE1, f16);
+    cpu_init_floats(m, "we3", 4, (int64_t[]){CE3, CS, 3, 3}, we3, CE3 * CS * 9, f16);
+    cpu_init_floats(m, "be3", 1, (int64_t[]){CE3}, be3, CE3, f16);
+    cpu_init_floats(m, "wy", 4, (int64_t[]){CY, CC, 1, 1}, wy, CY * CC, f16);
+    cpu_init_floats(m, "by", 1, (int64_t[]){CY}, by, CY, f16);
     pt_node(m, "Conv", "squeeze", (const char *[]){"x", "ws", "bs", NULL}, (const char *[]){"s0", NULL});
     pt_node(m, "Relu", "squeeze_relu", (const char *[]){"s0", NULL}, (const char *[]){"s", NULL});
     pt_node(m, "Conv", "expand1", (const char *[]){"s", "we1", "be1", NULL}, (const char *[]){"e1a", NULL});
@@ -158,82 +112,30 @@ static pt_model *build(bool taps, bool f16)
 typedef struct result {
     float y[CY * PH * PW], g[CY], s[CS * HH * WW], c[CC * HH * WW];
     bool mask_all_true;
-    size_t cpu_parts, cpu_nodes;
-    uint32_t part_nodes;
+    cpu_run_info info;
 } result;
+
+/* the Dropout mask (output 4 with taps): every element true */
+static void read_mask(sy_session *s, void *arg)
+{
+    bool *all_true = arg;
+    const sy_tensor *mask = NULL;
+    if (!sy_session_get_output(s, 4, &mask) && mask && mask->nbytes == CC * PH * PW) {
+        *all_true = true;
+        for (size_t i = 0; i < mask->nbytes; i++)
+            *all_true &= ((const uint8_t *)mask->data)[i] == 1;
+    }
+}
 
 static bool run(const char *cpu_opts, bool taps, bool f16, result *r)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\n"
-             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_ops_tensor.so\nplugins = %s/libsy_cpu.so\n"
-             "providers = cpu\n"
-             "[provider.cpu]\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, cpu_opts);
     memset(r, 0, sizeof *r);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    if (!env)
-        return false;
     pt_model *pm = build(taps, f16);
-    sy_model *model = pt_load(env, pm);
+    float *dst[4] = {r->y, r->g, r->s, r->c};
+    size_t cnt[4] = {CY * PH * PW, CY, CS * HH * WW, CC * HH * WW};
+    bool ok = cpu_run_model("ops_nn ops_activation ops_tensor", cpu_opts, pm, x, 4, (int64_t[]){1, C0, HH, WW}, f16,
+                            taps ? 4u : 2u, dst, cnt, &r->info, taps ? read_mask : NULL, &r->mask_all_true);
     pt_model_free(pm);
-    sy_session *s = NULL;
-    sy_session_options so = {.struct_size = sizeof so, .threads = 1, .strict = -1};
-    st = model ? sy_session_create(env, model, &so, &s) : NULL;
-    CHECK(!st, "session: %s", pt_msg(st));
-    bool ok = false;
-    if (s) {
-        uint16_t xh[sizeof x / sizeof x[0]];
-        for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-            xh[i] = sy_f32_to_f16(x[i]);
-        sy_tensor t = pt_tensor_f32(x, 4, (int64_t[]){1, C0, HH, WW});
-        if (f16) {
-            t.dtype = SY_DT_FLOAT16;
-            t.data = xh;
-            t.nbytes = sizeof xh;
-        }
-        st = sy_session_set_input(s, "x", &t, SY_INPUT_COPY);
-        if (!st)
-            st = sy_session_run(s);
-        CHECK(!st, "run: %s", pt_msg(st));
-        float *dst[4] = {r->y, r->g, r->s, r->c};
-        size_t cnt[4] = {CY * PH * PW, CY, CS * HH * WW, CC * HH * WW};
-        ok = !st;
-        for (size_t o = 0; ok && o < (taps ? 4u : 2u); o++) {
-            const sy_tensor *out = NULL;
-            st = sy_session_get_output(s, o, &out);
-            ok = !st && out && out->nbytes == cnt[o] * (f16 ? 2 : 4);
-            CHECK(ok, "output %zu: %s", o, pt_msg(st));
-            for (size_t i = 0; ok && i < cnt[o]; i++)
-                dst[o][i] = f16 ? sy_f16_to_f32(((const uint16_t *)out->data)[i]) : ((const float *)out->data)[i];
-        }
-        const sy_tensor *mask = NULL;
-        if (ok && taps && !sy_session_get_output(s, 4, &mask) && mask && mask->nbytes == CC * PH * PW) {
-            r->mask_all_true = true;
-            for (size_t i = 0; i < mask->nbytes; i++)
-                r->mask_all_true &= ((const uint8_t *)mask->data)[i] == 1;
-        }
-        for (size_t i = 0; i < sy_session_partition_count(s); i++) {
-            const char *prov = NULL;
-            uint32_t nn = 0;
-            bool compiled = false, cached = false;
-            if (sy_session_partition_info(s, i, &prov, &nn, &compiled, &cached) && prov && !strcmp(prov, "cpu") &&
-                compiled) {
-                r->cpu_parts++;
-                r->part_nodes = nn;
-            }
-        }
-        sy_node_placement pl = {.struct_size = sizeof pl};
-        for (size_t i = 0; i < sy_session_node_count(s); i++)
-            if (sy_session_node_placement(s, i, &pl) && pl.provider && !strcmp(pl.provider, "cpu"))
-                r->cpu_nodes++;
-        sy_session_release(s);
-    }
-    sy_model_release(model);
-    sy_env_release(env);
     return ok;
 }
 
@@ -254,8 +156,8 @@ static void test_fused(void)
     static result r, rp, r2;
     if (!run("", false, false, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "expected one cpu partition of 11 nodes, got %zu (%u nodes)",
-          r.cpu_parts, r.part_nodes);
+    CHECK(r.info.cpu_parts == 1 && r.info.part_nodes == 11, "expected one cpu partition of 11 nodes, got %zu (%u nodes)",
+          r.info.cpu_parts, r.info.part_nodes);
     compare("y", r.y, r_y, m_y, CY * PH * PW, false);
     compare("g", r.g, r_g, m_g, CY, false);
     if (run("isa = portable\n", false, false, &rp))
@@ -270,8 +172,8 @@ static void test_taps(void)
     static result r;
     if (!run("", true, false, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "taps: expected one cpu partition of 11 nodes, got %zu (%u)",
-          r.cpu_parts, r.part_nodes);
+    CHECK(r.info.cpu_parts == 1 && r.info.part_nodes == 11, "taps: expected one cpu partition of 11 nodes, got %zu (%u)",
+          r.info.cpu_parts, r.info.part_nodes);
     CHECK(r.mask_all_true, "taps: the Dropout mask is not all true");
     compare("y", r.y, r_y, m_y, CY * PH * PW, false);
     compare("g", r.g, r_g, m_g, CY, false);
@@ -285,8 +187,8 @@ static void test_off(void)
     static result r;
     if (!run("fuse_bn = false\nfuse_activation = false\nnhwc_chains = false\n", true, false, &r))
         return;
-    CHECK(r.cpu_parts == 0, "optimizations off: %zu cpu partitions", r.cpu_parts);
-    CHECK(r.cpu_nodes == 11, "optimizations off: %zu of 11 nodes on cpu", r.cpu_nodes);
+    CHECK(r.info.cpu_parts == 0, "optimizations off: %zu cpu partitions", r.info.cpu_parts);
+    CHECK(r.info.cpu_nodes == 11, "optimizations off: %zu of 11 nodes on cpu", r.info.cpu_nodes);
     CHECK(r.mask_all_true, "optimizations off: the Dropout mask is not all true");
     compare("y (off)", r.y, r_y, m_y, CY * PH * PW, false);
     compare("g (off)", r.g, r_g, m_g, CY, false);
@@ -299,8 +201,8 @@ static void test_f16(void)
     static result r, rp;
     if (!run("", true, true, &r))
         return;
-    CHECK(r.cpu_parts == 1 && r.part_nodes == 11, "fp16: expected one cpu partition of 11 nodes, got %zu (%u)",
-          r.cpu_parts, r.part_nodes);
+    CHECK(r.info.cpu_parts == 1 && r.info.part_nodes == 11, "fp16: expected one cpu partition of 11 nodes, got %zu (%u)",
+          r.info.cpu_parts, r.info.part_nodes);
     compare("fp16 g", r.g, r_g, m_g, CY, true);
     compare("fp16 y", r.y, r_y, m_y, CY * PH * PW, true);
     compare("fp16 c", r.c, r_c, m_c, CC * HH * WW, true);

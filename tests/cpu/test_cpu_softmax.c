@@ -10,6 +10,7 @@
  * on cpu; isa = portable and threads = 2 give the default path's bits; an
  * opset-13 axis other than the last goes to cpu_ref with the reason.
  */
+#include "cpu_test_common.h"
 #include "pt_common.h"
 #include "switchyard/sy_sdk.h"
 
@@ -37,11 +38,7 @@ static const scase cases[] = {
 };
 
 static uint32_t lcg = 777u;
-static float rnd(void)
-{
-    lcg = lcg * 1664525u + 1013904223u;
-    return (float)((lcg >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
+static float rnd(void) { return cpu_rnd(&lcg); }
 
 static int64_t numel(const scase *c)
 {
@@ -93,15 +90,7 @@ static pt_model *build(const scase *c)
 
 static sy_env *env_with(const char *extra)
 {
-    char ini[4096];
-    snprintf(ini, sizeof ini,
-             "[switchyard]\nplugins = %s/libsy_cpu_ref.so\nplugins = %s/libsy_ops_nn.so\n"
-             "plugins = %s/libsy_ops_activation.so\nplugins = %s/libsy_cpu.so\nproviders = cpu\n%s",
-             PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, PT_PLUGIN_DIR, extra);
-    sy_env *env = NULL;
-    sy_status *st = sy_env_create_from_string(ini, NULL, &env);
-    CHECK(!st, "env: %s", pt_msg(st));
-    return env;
+    return cpu_env("ops_nn ops_activation", "cpu", extra);
 }
 
 /* runs once into out; returns the provider of the Softmax (static storage) or NULL */
