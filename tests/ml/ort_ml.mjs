@@ -9,7 +9,8 @@ import path from 'path';
 const require = createRequire(process.env.ORT_NODE_MODULES + '/');
 const ort = require('onnxruntime-node');
 const work = process.argv[2];
-const ARR = { float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array };
+// float16 data travels as the 16-bit patterns (Uint16Array both ways)
+const ARR = { float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, float16: Uint16Array };
 const cases = JSON.parse(fs.readFileSync(path.join(work, 'cases.json'), 'utf8'));
 for (const c of cases) {
   const out = path.join(work, c.name, 'ort.json');

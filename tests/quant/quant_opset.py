@@ -10,13 +10,20 @@ Cases (float models, written here with onnx.helper):
           flattens to rows of 4; from 13 the default is -1, a row of 1)
   refuse  opset 11: Conv -> Softmax(axis 1) on [1, 4, 6, 6]: the two opsets
           disagree, so the quantizer must refuse
-  half    opset 13, float16: Conv -> Relu; nothing QuantizeLinear-13 takes
+  half    opset 13, float16: Conv -> Relu; quantized as its float32 form
+          (quant_widen.c) with its float16 input and output behind Casts
+  half_rand  float16 with a RandomNormalLike of dtype float16: refused
 The check: the quantized `old` is opset 13 with Softmax axis = 1 written out
 and Dropout's ratio as input 1; ONNX Runtime runs it (a Dropout with a
 `ratio` attribute at 13 is invalid there), its probabilities sum to 1 over
 the four channels and stay within 0.05 of the float model's (int8
 activations); `switchyard run` gives the QDQ graph's formula written out
-here (qdq_reference), and ONNX Runtime lands within two codes of it.
+here (qdq_reference), and ONNX Runtime lands within two codes of it. The
+quantized `half` keeps float16 x and y, reads x through Cast(to=FLOAT) and
+writes y through Cast(to=FLOAT16) with QuantizeLinear/DequantizeLinear in
+float32 between; `switchyard run` gives its QDQ formula (half_reference)
+rounded to float16, ONNX Runtime runs it within two codes of the formula,
+and it stays within 2.5 codes of the float16 model's output (ONNX Runtime).
 """
 import json
 import os
@@ -67,6 +74,10 @@ def gen(work):
     nodes += [helper.make_node("Relu", ["c"], ["y"], name="relu")]
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 4, 6, 6])
     save(work, "half", helper.make_graph(nodes, "half", [xh], [y], inits), 13)
+    nodes, inits = conv_nodes(TensorProto.FLOAT16, np.float16)
+    nodes += [helper.make_node("RandomNormalLike", ["c"], ["n"], name="noise", dtype=TensorProto.FLOAT16),
+              helper.make_node("Add", ["c", "n"], ["y"], name="add")]
+    save(work, "half_rand", helper.make_graph(nodes, "half_rand", [xh], [y], inits), 13)
 
     calib = os.path.join(work, "calib")
     os.makedirs(calib, exist_ok=True)
@@ -74,9 +85,13 @@ def gen(work):
     np.save(os.path.join(calib, "input_0.npy"), xv)
     os.makedirs(os.path.join(work, "calib16"), exist_ok=True)
     np.save(os.path.join(work, "calib16", "input_0.npy"), xv.astype(np.float16))
-    os.makedirs(os.path.join(work, "q"), exist_ok=True)
+    for d in ("q", "hq"):
+        os.makedirs(os.path.join(work, d), exist_ok=True)
     inputs = [{"name": "x", "dtype": "float32", "dims": [1, 2, 6, 6], "data": [float(v) for v in xv.ravel()]}]
-    cases = [{"name": "old", "inputs": inputs}, {"name": "q", "inputs": inputs}]
+    bits = [int(b) for b in xv.astype(np.float16).view(np.uint16).ravel()]
+    inputs16 = [{"name": "x", "dtype": "float16", "dims": [1, 2, 6, 6], "data": bits}]
+    cases = [{"name": "old", "inputs": inputs}, {"name": "q", "inputs": inputs},
+             {"name": "half", "inputs": inputs16}, {"name": "hq", "inputs": inputs16}]
     with open(os.path.join(work, "cases.json"), "w") as f:
         json.dump(cases, f)
 
@@ -91,7 +106,10 @@ def ort_out(work, name):
         r = json.load(f)
     if not r["ok"]:
         fail(f"ONNX Runtime refused {name}/model.onnx: {r['error']}")
-    return np.array(r["outputs"][0]["data"], dtype=np.float64)
+    o = r["outputs"][0]
+    if o["type"] == "float16":  # the 16-bit patterns
+        return np.array(o["data"], dtype=np.uint16).view(np.float16).astype(np.float64)
+    return np.array(o["data"], dtype=np.float64)
 
 
 def check(work):
@@ -132,19 +150,104 @@ def check(work):
         fail(f"ONNX Runtime {q.tolist()} against the QDQ formula {ref.tolist()}: more than two codes of g apart")
     print(f"ok: quantized old model: Softmax axis 1, Dropout ratio input; ONNX Runtime float {np.round(f, 4).tolist()}, "
           f"quantized {np.round(q, 4).tolist()}; switchyard within {np.max(np.abs(ours - ref)):.2g} of the QDQ formula")
+    check_half(work)
+
+
+def elem_type(vi):
+    return vi.type.tensor_type.elem_type
+
+
+def check_half(work):
+    m = onnx.load(os.path.join(work, "hq", "model.onnx"))
+    if [elem_type(i) for i in m.graph.input] != [TensorProto.FLOAT16] or \
+            [elem_type(o) for o in m.graph.output] != [TensorProto.FLOAT16]:
+        fail("the quantized float16 model's input and output are not float16")
+    ops = [n.op_type for n in m.graph.node]
+    casts = [n for n in m.graph.node if n.op_type == "Cast"]
+    to = [a.i for n in casts for a in n.attribute if a.name == "to"]
+    if sorted(to) != [TensorProto.FLOAT, TensorProto.FLOAT16] or casts[0].input[0] != "x" or \
+            m.graph.node[-1].op_type != "Cast" or m.graph.node[-1].output[0] != "y":
+        fail(f"expected Cast(x, to=FLOAT) in and Cast(to=FLOAT16) -> y out, got {ops} with to={to}")
+    if "QuantizeLinear" not in ops:
+        fail(f"the quantized float16 model has no QuantizeLinear: {ops}")
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    if any(v.dtype == np.float16 for v in inits.values()):
+        fail("a float16 initializer is left in the quantized model")
+    ref = half_reference(work, m, inits)
+    ours = numpy_helper.to_array(onnx.load_tensor(os.path.join(work, "hq_out", "output_0.pb")))
+    if ours.dtype != np.float16:
+        fail(f"switchyard run of the quantized float16 model gave {ours.dtype}, float16 expected")
+    ours = ours.astype(np.float64).ravel()
+    # the formula's value rounded to float16 once: one half ulp of float16
+    # apart at most, plus a tie rounded the other way
+    tol = np.maximum(np.abs(ref), 2.0 ** -14) * 2.0 ** -10
+    if np.any(np.abs(ours - ref) > tol):
+        fail(f"switchyard run of the quantized float16 model against the QDQ formula: worst "
+             f"{np.max(np.abs(ours - ref)):.3g}")
+    s_y = float(inits[[n for n in m.graph.node if n.op_type == "QuantizeLinear"][-1].input[1]])
+    q = ort_out(work, "hq")
+    if np.max(np.abs(q - ref)) > 2 * s_y + np.max(tol):
+        fail(f"ONNX Runtime on the quantized float16 model: {np.max(np.abs(q - ref)):.3g} from the formula, more "
+             f"than two codes ({s_y:.3g} each)")
+    f = ort_out(work, "half")
+    if np.max(np.abs(q - f)) > 2.5 * s_y:
+        fail(f"quantized float16 model {np.max(np.abs(q - f)):.3g} from the float16 model (ONNX Runtime), more than "
+             f"2.5 codes ({s_y:.3g} each)")
+    print(f"ok: quantized float16 model: float16 x and y behind Casts; switchyard within "
+          f"{np.max(np.abs(ours - ref)):.2g} of the QDQ formula, ONNX Runtime {np.max(np.abs(q - ref)):.2g}, "
+          f"{np.max(np.abs(q - f)):.2g} from the float16 model (codes of {s_y:.3g})")
+
+
+def half_reference(work, m, I):
+    """The quantized `half` graph written out in double: x as float16 values,
+    Q/DQ of the Conv's input, the dequantized weights and bias, Conv, Relu,
+    Q/DQ of its output."""
+    node = {n.output[0]: n for n in m.graph.node}
+    qdq = lambda v, n: dq(q(v, I[n.input[1]], I[n.input[2]]), I[n.input[1]], I[n.input[2]])
+    x = np.load(os.path.join(work, "calib16", "input_0.npy")).astype(np.float64)
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][0]
+    xq = node[conv.input[0]]  # DequantizeLinear of the QuantizeLinear of the Cast
+    xd = qdq(x, xq)
+    w, b = dq_weight(I, node[conv.input[1]]), dq_bias(I, node[conv.input[2]])
+    r = np.maximum(conv3x3(xd, w, b), 0.0)
+    yq = node[m.graph.node[-1].input[0]]
+    return qdq(r, yq).ravel()
+
+
+def q(v, s, z):
+    lo, hi = (0, 255) if z.dtype == np.uint8 else (-128, 127)
+    return np.clip(np.rint(v / np.float64(s)) + int(z), lo, hi)
+
+
+def dq(c, s, z):
+    return (np.asarray(c, np.float64) - np.asarray(z, np.float64)) * np.asarray(s, np.float64)
+
+
+def dq_weight(I, wn):
+    ws = np.asarray(I[wn.input[1]], np.float64).reshape(-1, 1, 1, 1)
+    wz = np.asarray(I[wn.input[2]] if len(wn.input) > 2 else 0, np.float64).reshape(-1, 1, 1, 1)
+    return (I[wn.input[0]].astype(np.float64) - wz) * ws
+
+
+def dq_bias(I, bn):
+    return I[bn.input[0]].astype(np.float64) * np.asarray(I[bn.input[1]], np.float64)
+
+
+def conv3x3(xd, w, b):
+    """Conv of [1, 2, 6, 6] with [4, 2, 3, 3], pads 1"""
+    xp = np.pad(xd, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    c = np.zeros((1, 4, 6, 6))
+    for o in range(4):
+        for i in range(6):
+            for j in range(6):
+                c[0, o, i, j] = np.sum(xp[0, :, i:i + 3, j:j + 3] * w[o]) + b[o]
+    return c
 
 
 def qdq_reference(work, I):
     """The quantized `old` graph written out: every QuantizeLinear a
     round-half-even of v / s plus the zero point, clamped to the codes;
     every DequantizeLinear (c - z) * s; the float ops in double."""
-    def q(v, s, z):
-        lo, hi = (0, 255) if z.dtype == np.uint8 else (-128, 127)
-        return np.clip(np.rint(v / np.float64(s)) + int(z), lo, hi)
-
-    def dq(c, s, z):
-        return (np.asarray(c, np.float64) - np.asarray(z, np.float64)) * np.asarray(s, np.float64)
-
     m = onnx.load(os.path.join(work, "q", "model.onnx"))
     node = {n.output[0]: n for n in m.graph.node}
     def params(out):  # (scale, zero point) of the Q/DQ pair that produces `out`
@@ -154,17 +257,7 @@ def qdq_reference(work, I):
     x = np.load(os.path.join(work, "calib", "input_0.npy")).astype(np.float64)
     conv = node["c"]
     xd = dq(q(x, *params(conv.input[0])), *params(conv.input[0]))
-    wn, bn = node[conv.input[1]], node[conv.input[2]]
-    ws = np.asarray(I[wn.input[1]], np.float64).reshape(-1, 1, 1, 1)
-    wz = np.asarray(I[wn.input[2]] if len(wn.input) > 2 else 0, np.float64).reshape(-1, 1, 1, 1)
-    w = (I[wn.input[0]].astype(np.float64) - wz) * ws
-    b = I[bn.input[0]].astype(np.float64) * np.asarray(I[bn.input[1]], np.float64)
-    xp = np.pad(xd, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    c = np.zeros((1, 4, 6, 6))
-    for o in range(4):
-        for i in range(6):
-            for j in range(6):
-                c[0, o, i, j] = np.sum(xp[0, :, i:i + 3, j:j + 3] * w[o]) + b[o]
+    c = conv3x3(xd, dq_weight(I, node[conv.input[1]]), dq_bias(I, node[conv.input[2]]))
     r = dq(q(np.maximum(c, 0.0), *params("r")), *params("r"))
     d = dq(q(r, *params("d")), *params("d"))
     g = dq(q(d.mean(axis=(2, 3)), *params("g")), *params("g")).ravel()

@@ -30,12 +30,19 @@ echo "$out" | grep -q "node 'softmax' (Softmax, axis 1): cannot raise the opset 
   fail "refusal message: $out"
 [ ! -e "$work/refused.onnx" ] || fail "a refused model was written"
 
-out=$("$sy" quantize "$work/half/model.onnx" --calib "$work/calib16" -o "$work/half_q.onnx" 2>&1) &&
-  fail "quantize wrote a float16 model it could not quantize"
-echo "$out" | grep -q "nothing to quantize: .*float16.*nothing was written" || fail "float16 refusal message: $out"
-[ ! -e "$work/half_q.onnx" ] || fail "the float16 model was written"
+"$sy" quantize "$work/half/model.onnx" --calib "$work/calib16" -o "$work/hq/model.onnx" >"$work/half.log" 2>&1 ||
+  { cat "$work/half.log"; fail "quantize refused the float16 model"; }
+grep -q "float16 model widened to float32 (2 initializers; float16 inputs and outputs kept)" "$work/half.log" ||
+  { cat "$work/half.log"; fail "the float16 widening is not reported"; }
+out=$("$sy" quantize "$work/half_rand/model.onnx" --calib "$work/calib16" -o "$work/half_rand_q.onnx" 2>&1) &&
+  fail "quantize took a float16 model with a RandomNormalLike of dtype float16"
+echo "$out" | grep -q "node 'noise' (RandomNormalLike): its attribute 'dtype' makes float16 values" ||
+  fail "float16 refusal message: $out"
+[ ! -e "$work/half_rand_q.onnx" ] || fail "a refused float16 model was written"
 
 ORT_NODE_MODULES=$mods node "$here/../ml/ort_ml.mjs" "$work" || fail "ONNX Runtime"
 "$sy" run "$work/q/model.onnx" --input-dir "$work/calib" --output-dir "$work/q_out" >"$work/run.log" 2>&1 ||
   { cat "$work/run.log"; fail "switchyard run of the quantized model"; }
+"$sy" run "$work/hq/model.onnx" --input-dir "$work/calib16" --output-dir "$work/hq_out" >"$work/run16.log" 2>&1 ||
+  { cat "$work/run16.log"; fail "switchyard run of the quantized float16 model"; }
 "$py" "$here/quant_opset.py" check "$work"

@@ -8,6 +8,7 @@
  *   quant_qdq.c          the QDQ rewrite (Q/DQ pairs, weights, biases)
  *   quant_weight_only.c  fp16 storage and int4 blocks
  *   quant_external.c     external data read into the tensors
+ *   quant_widen.c        a float16 model widened to its float32 form
  * Internal: the functions return 0, -1 (out of memory) or 1 (refused, the
  * message in err), as the rewrite needs no more. */
 #ifndef SY_QUANT_INTERNAL_H
@@ -81,6 +82,12 @@ char *q_uniq(wgraph *g, const char *base, const char *suffix);
  * protobuf. 0, -1 (out of memory), 1 (refused, err). */
 int q_inline_external(Onnx__ModelProto *m, const char *dir, size_t model_bytes, size_t *n_inlined, char *err,
                       size_t err_len);
+/* A float16 model as its float32 form (quant_widen.c): float16
+ * initializers and Constants widened, Casts to float16 made Casts to
+ * float32, float16 graph inputs and outputs kept behind Casts. *n_widened:
+ * the initializers widened. 0 (also for a model without float16), -1 out
+ * of memory, 1 refused (err names the node). */
+int q_widen_f16(wgraph *g, size_t *n_widened, char *err, size_t elen);
 /* drop nodes nothing reads, then initializers nothing reads */
 void q_drop_unused(wgraph *g);
 /* The working graph as a model; extra: names made graph outputs (the

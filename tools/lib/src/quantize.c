@@ -4,7 +4,9 @@
  * that any ONNX runtime loads, and that Switchyard's QDQ pass folds into
  * integer kernels.
  *
- *   1. the model is read with protobuf-c; Conv + BatchNormalization and
+ *   1. the model is read with protobuf-c; a float16 model is widened to
+ *      its float32 form with float16 inputs and outputs (quant_widen.c);
+ *      Conv + BatchNormalization and
  *      Conv + Add(constant per-channel) are folded into the Conv's weights
  *      and bias (quant_fold.c);
  *   2. calibration: every intermediate value becomes a graph output of a
@@ -160,8 +162,26 @@ typedef struct qctx {
     float **ref; /* [sample * n_out] reference outputs */
     size_t *ref_n;
     size_t n_orig_out;
+    size_t widened; /* float16 initializers widened to float32 (quant_widen.c) */
     sy_quantize_report r;
 } qctx;
+
+/* A model output as floats: float32 borrowed, float16 converted into *tmp
+ * (malloc'd, the caller frees); NULL for other types or out of memory. */
+static const float *output_floats(const sy_tensor *t, float **tmp)
+{
+    *tmp = NULL;
+    if (t->dtype == SY_DT_FLOAT32)
+        return t->data;
+    if (t->dtype != SY_DT_FLOAT16)
+        return NULL;
+    size_t n = (size_t)sy_tensor_numel(t);
+    if (!(*tmp = malloc(n * 4 + 4)))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        (*tmp)[i] = sy_f16_to_f32(((const uint16_t *)t->data)[i]);
+    return *tmp;
+}
 
 static sy_status *oom(void) { return sy_status_create(SY_ERR_OUT_OF_MEMORY, "quantize: out of memory"); }
 
@@ -232,6 +252,13 @@ static sy_status *decode(qctx *c, const void *data, size_t size, const char *mod
         return oom();
     if (!q_load_graph(&c->g))
         return oom();
+    size_t n_wide = 0;
+    rc = q_widen_f16(&c->g, &n_wide, err, sizeof err);
+    if (rc > 0)
+        return sy_status_create(SY_ERR_UNSUPPORTED, "%s: %s", c->model_name, err);
+    if (rc < 0)
+        return oom();
+    c->widened = n_wide;
     int nf = q_fold_conv_affine(&c->g);
     if (nf < 0)
         return oom();
@@ -295,10 +322,14 @@ static sy_status *calibrate(qctx *c, const sy_calib_source *src, const char *mod
             return oom();
     }
     char msg[1024];
-    snprintf(msg, sizeof msg, "quantize: %s, scheme %s%s, %s observer, %zu calibration sample%s, %d conv fold%s",
+    char wide[128] = "";
+    if (c->widened)
+        snprintf(wide, sizeof wide, ", float16 model widened to float32 (%zu initializer%s; float16 inputs and "
+                 "outputs kept)", c->widened, c->widened == 1 ? "" : "s");
+    snprintf(msg, sizeof msg, "quantize: %s, scheme %s%s, %s observer, %zu calibration sample%s, %d conv fold%s%s",
              c->model_name, c->o.scheme, c->o.per_channel ? " (per-channel weights)" : "",
              c->o.method == SY_CALIB_PERCENTILE ? "percentile" : "minmax", c->samples.n,
-             c->samples.n == 1 ? "" : "s", c->r.conv_folds, c->r.conv_folds == 1 ? "" : "s");
+             c->samples.n == 1 ? "" : "s", c->r.conv_folds, c->r.conv_folds == 1 ? "" : "s", wide);
     say(&c->o, "calibrating", 0, c->samples.n, msg);
     for (size_t si = 0; si < c->samples.n; si++) {
         st = q_feed(c->s, &c->samples, si);
@@ -335,11 +366,21 @@ static sy_status *calibrate(qctx *c, const sy_calib_source *src, const char *mod
             }
             if (v->obs && (st = q->rc->activations->observer_update(v->obs, t)))
                 return tl_status_prefix(st, "quantize: observer");
-            if (o < c->n_orig_out && t->dtype == SY_DT_FLOAT32) {
+            if (o < c->n_orig_out && (t->dtype == SY_DT_FLOAT32 || t->dtype == SY_DT_FLOAT16)) {
+                /* the reference of the evaluation: the float model's output
+                 * (a float16 model's in its float32 form, rounded to its
+                 * float16 output) */
                 float *r = malloc(numel * 4 + 4);
                 if (!r)
                     return oom();
-                memcpy(r, t->data, numel * 4);
+                float *tmp = NULL;
+                const float *v = output_floats(t, &tmp);
+                if (!v) {
+                    free(r);
+                    return oom();
+                }
+                memcpy(r, v, numel * 4);
+                free(tmp);
                 c->ref[si * c->n_orig_out + o] = r;
                 c->ref_n[si * c->n_orig_out + o] = numel;
             }
@@ -395,13 +436,8 @@ static sy_status *transform(qctx *c, bool weight_only, int32_t block)
         return step_failed(rc, q->err);
     if (!weight_only && count_quantize(g) == q_before) {
         /* writing the float model again under an int8 name would mislead */
-        bool f16 = false;
-        for (size_t v = 0; v < q->n_vals; v++)
-            f16 |= q->vals[v].dtype == SY_DT_FLOAT16;
         return sy_status_create(SY_ERR_UNSUPPORTED, "nothing to quantize: no float32 value reaches an op that "
-                                "folds into an integer kernel%s; nothing was written",
-                                f16 ? " (the model computes in float16: QuantizeLinear takes float32 at opset 13, so "
-                                      "convert the model to float32 first)" : "");
+                                "folds into an integer kernel; nothing was written");
     }
     c->r.opset = g->opset;
     return NULL;
@@ -427,10 +463,16 @@ static sy_status *evaluate(qctx *c, const char *tmp_path)
         for (size_t o = 0; o < c->n_orig_out && o < sy_session_output_count(c->s); o++) {
             const sy_tensor *t = NULL;
             const float *r = c->ref[si * c->n_orig_out + o];
-            if (sy_session_get_output(c->s, o, &t) || !t || !r || t->dtype != SY_DT_FLOAT32 ||
+            if (sy_session_get_output(c->s, o, &t) || !t || !r ||
                 (size_t)sy_tensor_numel(t) != c->ref_n[si * c->n_orig_out + o])
                 continue;
-            const float *y = t->data;
+            float *tmp = NULL;
+            const float *y = output_floats(t, &tmp);
+            if (!y) {
+                if (t->dtype == SY_DT_FLOAT16)
+                    return oom();
+                continue;
+            }
             size_t n = c->ref_n[si * c->n_orig_out + o];
             for (size_t i = 0; i < n; i++) {
                 double d = fabs((double)y[i] - r[i]);
@@ -443,6 +485,7 @@ static sy_status *evaluate(qctx *c, const char *tmp_path)
                 compared++;
                 agree += argmax(y, n) == argmax(r, n);
             }
+            free(tmp);
         }
         say(&c->o, "evaluating", si + 1, c->samples.n, NULL);
     }
