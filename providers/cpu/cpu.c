@@ -264,6 +264,8 @@ static sy_status *cpu_init(const sy_host_api *host, sy_plugin *p, const sy_optio
     if (!st)
         st = cpu_qconcat_register(host, p);
     if (!st)
+        st = cpu_qpool_register(host, p);
+    if (!st)
         st = cpu_lstm_register(host, p);
     if (!st)
         st = cpu_copy_register(host, p);

@@ -102,6 +102,8 @@ sy_status *cpu_qmatmul_register(const sy_host_api *host, sy_plugin *p);
 sy_status *cpu_qsoftmax_register(const sy_host_api *host, sy_plugin *p);
 /* QConcat on 8-bit codes: copies, or a 256-entry requantization table per input, cpu_ref's codes (cpu_qconcat.c) */
 sy_status *cpu_qconcat_register(const sy_host_api *host, sy_plugin *p);
+/* QMaxPool on 8-bit NCHW codes: the window's largest code, mapped once, cpu_ref's codes (cpu_qpool.c) */
+sy_status *cpu_qpool_register(const sy_host_api *host, sy_plugin *p);
 
 /* ---- Relu, Clip, BatchNormalization, MaxPool on NCHW (cpu_eltwise.c) ---- */
 sy_status *cpu_eltwise_register(const sy_host_api *host, sy_plugin *p);
