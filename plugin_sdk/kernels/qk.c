@@ -238,6 +238,26 @@ void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
     }
 }
 
+void qk_concat_run(const qk_concat *p, const void *const *x, void *y)
+{
+    int32_t off = 0;
+    for (int32_t i = 0; i < p->n; i++) {
+        const int32_t inner = p->inner[i];
+        for (int32_t o = 0; o < p->outer; o++) {
+            const size_t xi = (size_t)o * (size_t)inner, yi = (size_t)o * (size_t)p->yinner + (size_t)off;
+            if (p->copy[i]) {
+                for (int32_t j = 0; j < inner; j++)
+                    st(y, p->ydt, yi + (size_t)j, ld(x[i], p->xdt, xi + (size_t)j));
+            } else {
+                for (int32_t j = 0; j < inner; j++)
+                    st(y, p->ydt, yi + (size_t)j,
+                       qk_rq_apply(&p->rq[i], (int64_t)ld(x[i], p->xdt, xi + (size_t)j) - p->zx[i]));
+            }
+        }
+        off += inner;
+    }
+}
+
 void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y)
 {
     int32_t lo = ydt == QK_U8 ? 0 : -128, hi = ydt == QK_U8 ? 255 : 127;

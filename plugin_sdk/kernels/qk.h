@@ -1,6 +1,6 @@
 /* qk: portable C99 integer kernels of the switchyard.quant ops (QConv and
  * QConvTranspose NCHW,
- * QMaxPool, QAveragePool, QMatMul, QAdd/QSub/QMul, QuantizeLinear,
+ * QMaxPool, QAveragePool, QMatMul, QAdd/QSub/QMul, QConcat, QuantizeLinear,
  * DequantizeLinear; QSoftmax in qk_softmax.c, QUnary's tables in
  * qk_unary.c) for int8/uint8
  * codes. No plugin ABI, no malloc, no libm: shared by plugins/ops_quant and
@@ -117,6 +117,22 @@ typedef struct qk_add {
 } qk_add;
 int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b);
 void qk_add_run(const qk_add *p, const void *a, const void *b, void *y);
+
+/* QConcat (what the QDQ pass folds DQ(x_0) ... DQ(x_n-1) -> Concat -> Q
+ * into) on 8-bit codes: n inputs of one code type xdt along one axis;
+ * outer is the product of the dims before the axis, yinner the output's
+ * codes per outer step (the axis dim times the dims after it), inner[i]
+ * input i's. copy[i] != 0: input i has the output's scale, zero point and
+ * type, its codes are copied; else y = rq[i](x - zx[i]) with rq[i] =
+ * sy_rq_init(mode, s_x / s_y, z_y, the storage range). ops_quant's 8-bit
+ * QConcat and riscv_mcu (host and packages) run this; y may point into a
+ * larger output (a run of inputs at an offset along the axis). */
+typedef struct qk_concat {
+    int32_t n, outer, yinner, xdt, ydt;
+    const int32_t *inner, *zx, *copy; /* n entries each */
+    const qk_rq *rq;                  /* n entries (unused where copy[i]) */
+} qk_concat;
+void qk_concat_run(const qk_concat *p, const void *const *x, void *y);
 
 void qk_quantize_run(size_t n, const float *x, float scale, int32_t zp, int32_t ydt, void *y);
 void qk_dequantize_run(size_t n, const void *x, int32_t xdt, float scale, int32_t zp, float *y);

@@ -302,6 +302,44 @@ static sy_status *prepare_axis(sy_node *n, void **state)
     return NULL;
 }
 
+static bool is8(sy_dtype dt) { return dt == SY_DT_INT8 || dt == SY_DT_UINT8; }
+
+/* 8-bit codes (every input has the first one's dtype: infer_concat): the
+ * portable kernel, riscv_mcu's too (qk.c, qk_concat_run), over runs of up
+ * to 16 inputs written at their offset along the axis */
+static sy_status *run_concat8(const axis_state *st, const sy_kernel_io *io, int32_t axis, int64_t outer, int64_t yinner,
+                              float sy, int32_t zy, int32_t lo, int32_t hi)
+{
+    enum { RUN = 16 };
+    sy_tensor *y = io->outputs[0];
+    int32_t inner[RUN], zx[RUN], copy[RUN];
+    qk_rq rq[RUN];
+    const void *xs[RUN];
+    int64_t offset = 0;
+    uint32_t i = 2;
+    while (i + 1 < io->n_inputs) {
+        int32_t m = 0;
+        int64_t run_off = offset;
+        for (; m < RUN && i + 1 < io->n_inputs; m++, i += 3) {
+            const sy_tensor *x = io->inputs[i];
+            float sx = q_scale_at(io->inputs[i + 1], 0);
+            inner[m] = (int32_t)sy_dims_prod(x->dims, axis, x->rank);
+            zx[m] = q_zp_at(q_in(io, i + 2), 0);
+            copy[m] = sx == sy && zx[m] == zy && x->dtype == y->dtype;
+            sy_requant r;
+            sy_rq_init(&r, st->mode, (double)sx / sy, zy, lo, hi);
+            rq[m] = (qk_rq){(int32_t)r.mode, r.real_mult, r.mult, r.shift, r.zp, r.lo, r.hi};
+            xs[m] = x->data;
+            offset += inner[m];
+        }
+        const int32_t dt = io->inputs[2]->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8;
+        qk_concat p = {m, (int32_t)outer, (int32_t)yinner, dt, y->dtype == SY_DT_UINT8 ? QK_U8 : QK_S8,
+                       inner, zx, copy, rq};
+        qk_concat_run(&p, xs, (char *)y->data + run_off);
+    }
+    return NULL;
+}
+
 static sy_status *run_concat(void *state, const sy_kernel_io *io)
 {
     const axis_state *st = state;
@@ -313,6 +351,8 @@ static sy_status *run_concat(void *state, const sy_kernel_io *io)
     float sy = q_scale_at(ys, 0);
     int32_t zy = q_zp_at(yz, 0), lo, hi;
     sy_q_storage_range(y->dtype, &lo, &hi);
+    if (is8(y->dtype) && io->n_inputs > 2 && is8(io->inputs[2]->dtype) && outer <= INT32_MAX && yinner <= INT32_MAX)
+        return run_concat8(st, io, axis, outer, yinner, sy, zy, lo, hi);
     int64_t offset = 0;
     for (uint32_t i = 2; i + 1 < io->n_inputs; i += 3) {
         const sy_tensor *x = io->inputs[i], *xs = io->inputs[i + 1], *xz = q_in(io, i + 2);

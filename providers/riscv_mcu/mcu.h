@@ -95,6 +95,7 @@ typedef enum mcu_kind {
     MK_QNORM,    /* QNorm: qk.c's dequantize, tflk_norm.c, qk.c's quantize */
     MK_QSOFTMAX, /* qk_softmax.c */
     MK_QTCONV,   /* qk.c: QConvTranspose (Table B #113 int8) on the qk_conv of QConv */
+    MK_QCONCAT,  /* qk.c: QConcat (Table B #17 Concat, int8): copies or requantizes each input */
     /* mcu_reduce.c: reductions and the ops along one axis (tflk_reduce.c) */
     MK_REDUCE, MK_AXIS, MK__COUNT
 } mcu_kind;
@@ -166,6 +167,7 @@ typedef struct mcu_node {
         qk_mm qmm;
         qk_add qadd;
         qk_softmax qsm;
+        qk_concat qcat; /* MK_QCONCAT: inner / zx / copy in `own`, rq in q_rq */
         struct {
             tflk_norm p;
             tflk_axisop ax; /* LpNormalization (lp): tflk_reduce.c's LPNORM */

@@ -1237,6 +1237,41 @@ static sy_status *emit_nn_node(out *o, out *calls, layout *L, const mcu_rec *r, 
     return NULL;
 }
 
+/* QConcat (qk_concat_run): its per-input arrays (codes per outer step, zero
+ * points, copy flags, requantizers) and the data inputs 2, 5, 8, ... (the
+ * others are y_scale, y_zp and the inputs' scales and zero points, which
+ * the arrays hold), each in flash or the workspace */
+static sy_status *emit_qconcat(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i)
+{
+    const mcu_node *k = r->k;
+    const qk_concat *p = &k->u.qcat;
+    size_t yo = 0;
+    SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, L->ws_bytes, r->out[0].name, &yo));
+    P(o, "\n/* node %u: %s '%s' */\n", i, k->op, k->name);
+    P(calls, "    /* %u %s '%s' */\n", i, k->op, k->name);
+    L->used[k->kind] = true;
+    char inner[32], zx[32], cp[32], rq[32];
+    snprintf(inner, sizeof inner, "n%u_inner", i);
+    snprintf(zx, sizeof zx, "n%u_zx", i);
+    snprintf(cp, sizeof cp, "n%u_copy", i);
+    snprintf(rq, sizeof rq, "n%u_rq", i);
+    emit_i32s(o, inner, p->inner, p->n);
+    emit_i32s(o, zx, p->zx, p->n);
+    emit_i32s(o, cp, p->copy, p->n);
+    emit_rqs(o, rq, p->rq, p->n);
+    P(o, "static const qk_concat n%u = {%d, %d, %d, %d, %d, %s, %s, %s, %s};\n", i, p->n, p->outer, p->yinner, p->xdt,
+      p->ydt, inner, zx, cp, rq);
+    L->flash_params += sizeof(qk_concat) + (size_t)p->n * (12 + sizeof(qk_rq));
+    P(calls, "    {\n        const void *in[%d];\n", p->n);
+    for (int32_t j = 0; j < p->n; j++) {
+        char e[96];
+        SY_TRY(operand(L, r, (uint32_t)(2 + 3 * j), e, sizeof e));
+        P(calls, "        in[%d] = %s;\n", j, e);
+    }
+    P(calls, "        qk_concat_run(&n%u, in, ws + %zu);\n    }\n", i, yo);
+    return NULL;
+}
+
 static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uint32_t i, size_t ws_bytes)
 {
     const mcu_node *k = r->k;
@@ -1248,6 +1283,8 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         return emit_ops_node(o, calls, L, r, i);
     if (k->kind >= MK_TCONV_S8 && k->kind <= MK_RNN_ONNX)
         return emit_nn_node(o, calls, L, r, i);
+    if (k->kind == MK_QCONCAT) /* input 0 is y_scale, a constant */
+        return emit_qconcat(o, calls, L, r, i);
     SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
@@ -1557,7 +1594,8 @@ static const char *kernel_file(mcu_kind k)
     case MK_QRNN: return "qk_rnn.c";
     case MK_QAVGPOOL: return "qk.c";
     case MK_QSOFTMAX: return "qk_softmax.c";
-    case MK_QTCONV: return "qk.c";
+    case MK_QTCONV:
+    case MK_QCONCAT: return "qk.c";
     case MK_QNORM: return "tflk_norm.c";
     case MK_REDUCE:
     case MK_AXIS: return "tflk_reduce.c";
@@ -1901,7 +1939,7 @@ sy_status *mcu_emit(const mcu_cfg *cfg, const mcu_capture *cap, const sy_mcu_cod
               " * %u nodes; weights %zu bytes (const, flash); workspace %zu bytes (SRAM). */\n",
       req->model_name, cfg->chip->name, cfg->chip->isa, n_recs, L.flash_weights, req->workspace_bytes);
     bool uses_qk = false;
-    for (int k = MK_QCONV; k <= MK_QTCONV; k++)
+    for (int k = MK_QCONV; k <= MK_QCONCAT; k++)
         uses_qk |= L.used[k];
     P(&model, "#include \"%s_model.h\"\n#include \"tflk.h\"\n%s\n#include <math.h> /* INFINITY, NAN: no libm call */\n"
               "#include <stdint.h>\n\n/* ---- weights ---- */\n", api.pf,

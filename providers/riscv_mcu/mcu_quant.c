@@ -1,8 +1,8 @@
 /*
  * riscv_mcu: the ONNX path to the MCU. `switchyard quantize` writes a QDQ
  * model; the core's QDQ pass folds it into switchyard.quant QConv, QConvTranspose,
- * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QUnary, QSoftmax, QRNN
- * between an ONNX QuantizeLinear and
+ * QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QConcat, QUnary, QSoftmax,
+ * QRNN between an ONNX QuantizeLinear and
  * DequantizeLinear. This file checks those nodes for the MCU, builds the
  * parameters of the portable integer kernels (plugin_sdk/kernels/qk.c:
  * NCHW, int8 activations, per-tensor or per-channel weights) with the same
@@ -379,6 +379,69 @@ static bool check_qconvt(const sy_node *n, const sy_tensor *x, const sy_tensor *
     return i8act(n, x, c) && i8act(n, y, c);
 }
 
+/* QConcat, what the QDQ pass folds DQ(x_i) ... -> Concat -> Q into (inputs
+ * y_scale, y_zp, then (x, scale, zero point) per input): Table B #17
+ * Concat's rules (inputs and output 2-4D, -rank <= axis < rank, the non-axis
+ * dims equal; the FP32 training column's "exactly 2 inputs" is a training
+ * rule, not an inference one) with int8 codes and constant per-tensor
+ * parameters, at most (MCU_MAX_IO - 2) / 3 inputs (what a package records) */
+static bool check_qconcat(const sy_node *n, const sy_tensor *y, sy_claim *c)
+{
+    static const char row[] = "ops-mcu.md Table B #17 Concat, seed L7023";
+    uint32_t nin = H->node_num_inputs(n);
+    if (nin < 5 || (nin - 2) % 3) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConcat: y_scale, y_zp, then (x, scale, zero point) triples expected, got "
+                    "%u inputs", nin);
+        return false;
+    }
+    if (nin > MCU_MAX_IO) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConcat: %u inputs (%u tensors); a package records at most %d inputs",
+                    nin, (nin - 2) / 3, MCU_MAX_IO);
+        return false;
+    }
+    if (!qparam(n, 0, true, SY_DT_FLOAT32, 1, 1, "y_scale", row, c) ||
+        !qparam(n, 1, false, SY_DT_INT8, 1, 1, "y_zero_point", row, c))
+        return false;
+    if (y->rank < 2 || y->rank > 4) {
+        mcu_decline(c, SY_REASON_RANK, "QConcat: the output must be 2-4D, got rank %d (%s: concat_result 2-4D)", y->rank,
+                    row);
+        return false;
+    }
+    int64_t axis = sy_attr_int_or(H, n, "axis", 0);
+    if (axis < -y->rank || axis >= y->rank) {
+        mcu_decline(c, SY_REASON_ATTRIBUTE, "QConcat: axis %lld is outside [-%d, %d) (%s: -rank <= axis)",
+                    (long long)axis, y->rank, y->rank, row);
+        return false;
+    }
+    int32_t ax = (int32_t)(axis < 0 ? axis + y->rank : axis);
+    int64_t sum = 0;
+    for (uint32_t i = 2; i < nin; i += 3) {
+        const sy_tensor *x = qin(n, i);
+        if (!x || x->rank < 2 || x->rank > 4 || x->rank != y->rank) {
+            mcu_decline(c, SY_REASON_RANK, "QConcat: input %u must be 2-4D of the output's rank %d, got rank %d (%s: "
+                        "inputs: list of 2-4D)", (i - 2) / 3, y->rank, x ? x->rank : 0, row);
+            return false;
+        }
+        for (int32_t d = 0; d < x->rank; d++)
+            if (d != ax && x->dims[d] != y->dims[d]) {
+                mcu_decline(c, SY_REASON_SHAPE, "QConcat: input %u differs from the output on dim %d (%lld, %lld) (%s: "
+                            "the non-axis dims equal)", (i - 2) / 3, (int)d, (long long)x->dims[d],
+                            (long long)y->dims[d], row);
+                return false;
+            }
+        sum += x->dims[ax];
+        if (!qparam(n, i + 1, true, SY_DT_FLOAT32, 1, 1, "an input's scale", row, c) ||
+            !qparam(n, i + 2, false, SY_DT_INT8, 1, 1, "an input's zero point", row, c) || !i8act(n, x, c))
+            return false;
+    }
+    if (sum != y->dims[ax] || numel(y) > INT32_MAX) {
+        mcu_decline(c, SY_REASON_SHAPE, "QConcat: the inputs' axis dims add to %lld, the output's is %lld, or it holds "
+                    "2^31 or more codes (%s: axis dim = sum)", (long long)sum, (long long)y->dims[ax], row);
+        return false;
+    }
+    return i8act(n, y, c);
+}
+
 bool mcu_quant_check(const sy_node *n, sy_claim *c)
 {
     const char *op = H->node_op(n), *dom = H->node_domain(n);
@@ -387,6 +450,8 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: missing input or output", op);
         return false;
     }
+    if (!is_onnx(dom) && !strcmp(op, "QConcat")) /* input 0 is y_scale */
+        return check_qconcat(n, y, c);
     if (onnx_int_op(n) != OQ_NONE)
         return check_onnx_int(n, onnx_int_op(n), x, y, c);
     if (is_onnx(dom)) {
@@ -642,7 +707,7 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         }
         return i8act(n, x, c) && i8act(n, y, c) && i8act(n, h0, c);
     }
-    mcu_decline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QConvTranspose, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
+    mcu_decline(c, SY_REASON_NO_KERNEL, "%s (domain '%s'): no MCU kernel in this build (it has QConv, QConvTranspose, QMaxPool, QAveragePool, QMatMul, QAdd, QSub, QMul, QPRelu, QPow, QConcat, QNorm, QUnary, QSoftmax, QLogSoftmax, QRNN)",
              op, dom ? dom : "");
     return false;
 }
@@ -1074,6 +1139,37 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
         k->u.lut.min_valid = -128;
         return NULL;
     }
+    if (!strcmp(op, "QConcat")) { /* as ops_quant's run_concat for 8-bit codes (qk_concat_run) */
+        int32_t axis;
+        SY_TRY(sy_norm_axis(H, sy_attr_int_or(H, n, "axis", 0), y->rank, false, "axis", &axis));
+        const int32_t m = (int32_t)(H->node_num_inputs(n) - 2) / 3;
+        int32_t *arr = calloc((size_t)m * 3, sizeof *arr);
+        k->q_rq = calloc((size_t)m, sizeof *k->q_rq);
+        k->own = arr;
+        if (!arr || !k->q_rq)
+            return H->status_new(SY_ERR_OUT_OF_MEMORY, "out of memory");
+        k->q_n = m;
+        sy_rq_mode mode;
+        SY_TRY(rq_mode(n, &mode));
+        float sy = scale_at(qin(n, 0), 0);
+        int32_t zy = zp_at(qin(n, 1), 0), lo, hi;
+        sy_q_storage_range(y->dtype, &lo, &hi);
+        for (int32_t i = 0; i < m; i++) {
+            const sy_tensor *xi = qin(n, 2 + 3 * (uint32_t)i);
+            float sx = scale_at(qin(n, 3 + 3 * (uint32_t)i), 0);
+            int32_t zx = zp_at(qin(n, 4 + 3 * (uint32_t)i), 0);
+            arr[i] = (int32_t)sy_dims_prod(xi->dims, axis, xi->rank);
+            arr[m + i] = zx;
+            arr[2 * m + i] = sx == sy && zx == zy && xi->dtype == y->dtype;
+            sy_requant r;
+            sy_rq_init(&r, mode, (double)sx / sy, zy, lo, hi);
+            to_qk(&r, &k->q_rq[i]);
+        }
+        k->kind = MK_QCONCAT;
+        k->u.qcat = (qk_concat){m, (int32_t)sy_dims_prod(y->dims, 0, axis), (int32_t)sy_dims_prod(y->dims, axis, y->rank),
+                                qdt(qin(n, 2)->dtype), qdt(y->dtype), arr, arr + m, arr + 2 * m, k->q_rq};
+        return NULL;
+    }
     if (!strcmp(op, "QRNN")) {
         k->kind = MK_QRNN;
         sy_rq_mode mode;
@@ -1110,6 +1206,13 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
         break;
     }
     case MK_QMM: qk_matmul_run(&k->u.qmm, x, io->inputs[k->q_w]->data, y); break;
+    case MK_QCONCAT: {
+        const void *xs[MCU_MAX_IO];
+        for (int32_t i = 0; i < k->u.qcat.n; i++)
+            xs[i] = io->inputs[2 + 3 * i]->data;
+        qk_concat_run(&k->u.qcat, xs, y);
+        break;
+    }
     case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;
     case MK_DEQUANT: qk_dequantize_run((size_t)k->u.qdq.n, x, k->u.qdq.dt, k->u.qdq.scale, k->u.qdq.zp, y); break;

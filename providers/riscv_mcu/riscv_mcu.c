@@ -605,6 +605,9 @@ static const sy_kernel_def kernels[] = {
     MCU_QKERNEL("switchyard.quant", "QLogSoftmax", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QNorm", 1, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("switchyard.quant", "QRNN", 1, SY_DT_BIT(SY_DT_INT8)),
+    /* QConcat: input 0 is y_scale, the first data input (2) gives the type */
+    {sizeof(sy_kernel_def), "switchyard.quant", "QConcat", 1, 0, "riscv_mcu", SY_DT_BIT(SY_DT_INT8), 2, 0u, NULL,
+     mcu_prepare, mcu_run, node_release, NULL},
     MCU_QKERNEL("", "QuantizeLinear", 10, SY_DT_BIT(SY_DT_FLOAT32)),
     MCU_QKERNEL("", "DequantizeLinear", 10, SY_DT_BIT(SY_DT_INT8)),
     MCU_QKERNEL("", "Reshape", 5, MCU_F32_I8),

@@ -440,20 +440,57 @@ convt_case("qdq_convtranspose_s2_pads", xt, (0.05, 3), wt, ([0.004, 0.007], [0, 
 ws_ = (np.arange(3 * 4 * 2 * 2) * 29 % 251 - 125).astype(np.int8).reshape(3, 4, 2, 2)
 convt_case("qdq_convtranspose_same", xt, (0.05, 3), ws_, (0.006, 2), None, (0.12, 7),
            {"auto_pad": "SAME_UPPER", "kernel_shape": [2, 2]}, (1, 1), (0, 0), (4, 5))
+def concat_case(name, xs, qs, yq, axis):
+    """DQ(x_i) ... -> Concat -> Q with inputs of other scales and zero points
+    than the output's: one QConcat (Table B #17 Concat, int8); an input with
+    the output's encoding is copied. The scales make every step exact in
+    float32 (DequantizeLinear, x / y_scale), so numpy's codes are ONNX's."""
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    names = ["x%d" % i for i in range(len(xs))]
+    inits, nodes = [], []
+    for nm, (s_, z_) in zip(names, qs):
+        inits += [numpy_helper.from_array(np.array(s_, f32), nm + "_s"), numpy_helper.from_array(np.array(z_, np.int8), nm + "_z")]
+        nodes.append(helper.make_node("DequantizeLinear", [nm, nm + "_s", nm + "_z"], [nm + "_f"]))
+    inits += [numpy_helper.from_array(np.array(yq[0], f32), "ys"), numpy_helper.from_array(np.array(yq[1], np.int8), "yz")]
+    nodes += [helper.make_node("Concat", [nm + "_f" for nm in names], ["yf"], axis=axis),
+              helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+    y = quant(np.concatenate([deq(x, *q) for x, q in zip(xs, qs)], axis=axis), *yq)
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(nm, TP.INT8, x.shape) for nm, x in zip(names, xs)],
+                          [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    onnx.save(mo, d + "/model.onnx")
+    for k, (nm, x) in enumerate(zip(names, xs)):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(x, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+# every code of each requantized input: a scale 0.5 zp 3 (multiplier 1: a shift
+# of the zero point, saturating), b 0.25 zp -2 (multiplier 0.5: ties half to
+# even), c the output's 0.5 zp 1 (copied), concatenated on the channel axis
+ca = (np.arange(256) - 128).astype(np.int8).reshape(2, 4, 32)
+cb = (np.arange(256) * 37 % 256 - 128).astype(np.int8).reshape(2, 4, 32)
+cc = (np.arange(64) * 53 % 256 - 128).astype(np.int8).reshape(2, 1, 32)
+concat_case("qdq_concat", [ca, cb, cc], [(0.5, 3), (0.25, -2), (0.5, 1)], (0.5, 1), 1)
+# the last axis (axis -1), 4-D: multipliers 1.5 and 0.25 (quarters; ties half to even)
+cd = (np.arange(96) * 29 % 256 - 128).astype(np.int8).reshape(1, 2, 3, 16)
+ce = (np.arange(48) * 71 % 256 - 128).astype(np.int8).reshape(1, 2, 3, 8)
+concat_case("qdq_concat_last", [cd, ce], [(0.75, -5), (0.125, 0)], (0.5, -3), -1)
 PY
 qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
   test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm test_qdq_lpnorm_p2
-  test_qdq_lpnorm_p1 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same"
+  test_qdq_lpnorm_p1 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same test_qdq_concat test_qdq_concat_last"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
 if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 12 ]; then
-    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization/ConvTranspose cases' expected codes"
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 14 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization/ConvTranspose/Concat cases' expected codes"
   else
     cat "$WORK/ort_qdq.log"
-    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization/ConvTranspose expected codes"
+    fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization/ConvTranspose/Concat expected codes"
   fi
 else
   echo "note ONNX Runtime (node, onnxruntime-node in ORT_NODE_MODULES) absent: the QDQ PRelu/Pow codes rest on numpy's formula"
@@ -461,13 +498,39 @@ fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "17 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax/ConvTranspose on $cfg: $res"; }
+  [ "$res" = "19 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax/ConvTranspose/Concat on $cfg: $res"; }
 done
 for t in $qdqcases; do
-  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm|ConvTranspose)  *riscv_mcu  *taken' ||
-    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose node on riscv_mcu"
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm|ConvTranspose|Concat)  *riscv_mcu  *taken' ||
+    fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat node on riscv_mcu"
 done
-echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations/ConvTranspose (one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations/ConvTranspose/Concat (one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+# a 5-D Concat of int8 codes with other scales: the QConcat is declined
+# quoting Table B #17's "2-4D" (strict: nothing else may take it)
+/usr/bin/python3 - "$WORK/qconcat_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Concat model"
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
+         (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
+          ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
+nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
+         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
+         helper.make_node("Concat", ["af", "bf"], ["yf"], axis=1),
+         helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+g = helper.make_graph(nodes, "concat_5d", [helper.make_tensor_value_info("a", TP.INT8, [1, 2, 2, 2, 2]),
+                                           helper.make_tensor_value_info("b", TP.INT8, [1, 1, 2, 2, 2])],
+                      [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+PY
+out=$("$SY" explain "$WORK/qconcat_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
+  fail "a 5-D QConcat was placed on riscv_mcu alone"
+echo "$out" | grep -q "QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat" ||
+  fail "the 5-D QConcat was refused without Table B #17's rule: $out"
+echo "ok   a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
@@ -540,7 +603,8 @@ same_as_cpu_ref="$uniq_cases mcu_rnn_forward mcu_rnn_bidir_relu_leaky_clip mcu_r
   mcu_rnn_bidir_hardsigmoid_elu mcu_rnn_bidir_softsign_softplus mcu_rnn_thresholdedrelu mcu_einsum_matmul
   mcu_einsum_batch_matmul mcu_einsum_transpose_4d mcu_einsum_diagonal mcu_einsum_reduce mcu_einsum_three_inputs
   mcu_einsum_implicit mcu_einsum_outer mcu_einsum_int8_matmul mcu_einsum_int8_diagonal_sum mcu_einsum_int32_batch
-  mcu_einsum_uint8_matmul test_einsum_transpose_f32 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same"
+  mcu_einsum_uint8_matmul test_einsum_transpose_f32 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same
+  test_qdq_concat test_qdq_concat_last"
 n=0
 for t in $exact $approx; do
   d=$NODE/$t

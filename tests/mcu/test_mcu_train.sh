@@ -16,7 +16,7 @@
 # front/ before each step, on samples that are the image's int8 codes (the
 # front's input QuantizeLinear runs on the host). The other conv packages'
 # front is that QuantizeLinear alone (their samples are its codes);
-# fashion_cnn's front (QConcat, a depthwise QConv of group 8) is declined by
+# fashion_cnn's front (a depthwise QConv of group 8; its QConcat runs) is declined by
 # riscv_mcu under the seed's rules, so those packages keep the host's codes
 # (--front auto), and --front device is refused naming the nodes. The memory plan is printed; a plan over a 256 KB budget (the last
 # two layers' weights) is refused, a 5x5 Conv with the seed's QAS Conv row,
