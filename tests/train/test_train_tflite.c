@@ -25,6 +25,8 @@
  *             artifacts, each with its message.
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite).
+ *   cli-files D  writes D/cnn.tflite and a data folder D/data for
+ *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
  *   test_train_tflite GROUP SHARED_DIR WORK_DIR
  */
@@ -770,6 +772,62 @@ static void export_for_real(const char *out)
     sy_train_session_release(s);
 }
 
+/* ---- files for the `switchyard train` check (tflite_cli.sh) ------------------------------------- */
+
+static bool npy(const char *path, const char *descr, const int64_t *dims, int rank, const void *data, size_t nbytes)
+{
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int d = 0; d < rank; d++)
+        n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%lld, ", (long long)dims[d]);
+    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "), }");
+    while ((10 + n + 1) % 64)
+        hdr[n++] = ' ';
+    hdr[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(n & 0xff), (uint8_t)(n >> 8)};
+    bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) == (size_t)n &&
+              fwrite(data, 1, nbytes, f) == nbytes;
+    return fclose(f) == 0 && ok;
+}
+
+/* D/cnn.tflite and D/data/{train,test}: 32 and 8 samples [6, 6, 2] of 3
+ * classes (the class is where the sample's largest value lies) */
+static void cli_files(const char *out)
+{
+    char p[900], cmd[2000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data/train' '%s/data/test'", out, out);
+    REQUIRE(system(cmd) == 0, "mkdir");
+    snprintf(p, sizeof p, "%s/cnn.tflite", out);
+    REQUIRE(write_cnn(p, TAIL_FC), "write %s", p);
+    static float x[32 * 72];
+    static int64_t lab[32];
+    rng = 31;
+    for (int i = 0; i < 32; i++) {
+        int best = 0;
+        for (int k = 0; k < 72; k++) {
+            x[i * 72 + k] = urand();
+            if (x[i * 72 + k] > x[i * 72 + best])
+                best = k;
+        }
+        lab[i] = best % 3;
+    }
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/in'", out);
+    REQUIRE(system(cmd) == 0, "mkdir");
+    snprintf(p, sizeof p, "%s/in/input_0.npy", out); /* one sample, as the model's input [1, 6, 6, 2] */
+    CHECK(npy(p, "<f4", (int64_t[]){1, 6, 6, 2}, 4, x, 72 * 4), "write %s", p);
+    const char *split[2] = {"train", "test"};
+    for (int sp = 0; sp < 2; sp++) {
+        int64_t n = sp ? 8 : 32;
+        snprintf(p, sizeof p, "%s/data/%s/input_0.npy", out, split[sp]);
+        CHECK(npy(p, "<f4", (int64_t[]){n, 6, 6, 2}, 4, x, (size_t)n * 72 * 4), "write %s", p);
+        snprintf(p, sizeof p, "%s/data/%s/label_0.npy", out, split[sp]);
+        CHECK(npy(p, "<i8", (int64_t[]){n}, 1, lab, (size_t)n * 8), "write %s", p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -786,6 +844,11 @@ int main(int argc, char **argv)
     if (st) {
         fprintf(stderr, "env: %s\n", msg(st));
         return 1;
+    }
+    if (!strcmp(group, "cli-files")) {
+        cli_files(argv[3]);
+        sy_env_release(env);
+        return SY_TEST_MAIN_RESULT();
     }
     if (!strcmp(group, "export")) {
         snprintf(work, sizeof work, "%s", argv[3]);
