@@ -7,10 +7,12 @@
 //     lies inside the buffer of a float constant tensor (the trained ones;
 //     read with tflite_fb.mjs, a reader independent of switchyard's);
 //   - real TFLite runs model.tflite, and agrees with `switchyard run` of
-//     model.tflite and of model.onnx on random inputs within
-//     1e-5 max(1, |y|) (float kernels of two implementations).
+//     model.tflite and of model.onnx, and with ONNX Runtime (npm
+//     onnxruntime-node, when ORT_NODE_MODULES holds it) on model.onnx, on
+//     random inputs within 1e-5 max(1, |y|) (float kernels of two
+//     implementations).
 //
-//   node tflite_export_real.mjs SWITCHYARD WORK_DIR   env: TFLITE_NODE_MODULES
+//   node tflite_export_real.mjs SWITCHYARD WORK_DIR   env: TFLITE_NODE_MODULES [ORT_NODE_MODULES]
 import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
@@ -19,6 +21,12 @@ import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
 import { readModel } from '../tflite/tflite_fb.mjs';
 
 const [sy, work] = process.argv.slice(2);
+// ONNX Runtime (npm onnxruntime-node) runs model.onnx too when
+// ORT_NODE_MODULES holds it; otherwise that comparison is left out (noted)
+let ort = null;
+if (process.env.ORT_NODE_MODULES && fs.existsSync(path.join(process.env.ORT_NODE_MODULES, 'onnxruntime-node')))
+  ort = createRequire(process.env.ORT_NODE_MODULES + '/')('onnxruntime-node');
+else console.log('note: onnxruntime-node is absent: the exported .onnx is not run in ONNX Runtime');
 const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
 const require = createRequire(wasmDir + '/');
 const factory = require('./tflite_web_api_cc.js');
@@ -85,25 +93,33 @@ for (const name of ['sine', 'conv']) {
 
   const dims = m.tensors[m.inputs[0]].dims;
   const n = dims.reduce((a, b) => a * b, 1);
-  let worstReal = 0, worstOnnx = 0, big = 0, badRun = false;
+  let worstReal = 0, worstOnnx = 0, worstOrt = 0, big = 0, badRun = false;
+  const ortSession = ort ? await ort.InferenceSession.create(path.join(d, 'model.onnx')) : null;
   for (let s = 0; s < 6; s++) {
     const feed = Float32Array.from({ length: n }, () => (name === 'sine' ? 6.28 * rnd() : 2 * rnd() - 1));
     const real = runTflite(exp, feed);
     const a = runSwitchyard(path.join(d, 'model.tflite'), path.join(d, `run${s}_t`), dims, feed);
     const b = runSwitchyard(path.join(d, 'model.onnx'), path.join(d, `run${s}_o`), dims, feed);
-    if (a.length !== real.length || b.length !== real.length) { badRun = true; break; }
+    let c = b;
+    if (ortSession) {
+      const feeds = { [ortSession.inputNames[0]]: new ort.Tensor('float32', feed, dims) };
+      c = (await ortSession.run(feeds))[ortSession.outputNames[0]].data;
+    }
+    if (a.length !== real.length || b.length !== real.length || c.length !== real.length) { badRun = true; break; }
     for (let i = 0; i < real.length; i++) {
       const tol = 1e-5 * Math.max(1, Math.abs(real[i]));
-      const e1 = Math.abs(real[i] - a[i]), e2 = Math.abs(real[i] - b[i]);
+      const e1 = Math.abs(real[i] - a[i]), e2 = Math.abs(real[i] - b[i]), e3 = Math.abs(real[i] - c[i]);
       worstReal = Math.max(worstReal, e1);
       worstOnnx = Math.max(worstOnnx, e2);
+      worstOrt = Math.max(worstOrt, e3);
       big = Math.max(big, Math.abs(real[i]));
-      if (e1 > tol || e2 > tol) badRun = true;
+      if (e1 > tol || e2 > tol || e3 > tol) badRun = true;
     }
   }
   failed += badRun;
   console.log(`${badRun ? 'FAIL' : 'ok  '} ${name}: real TFLite on the exported .tflite vs switchyard: max |diff| ` +
-              `${worstReal.toExponential(2)} (.tflite), ${worstOnnx.toExponential(2)} (.onnx); outputs up to ` +
+              `${worstReal.toExponential(2)} (.tflite), ${worstOnnx.toExponential(2)} (.onnx)` +
+              `${ortSession ? `, ONNX Runtime on the .onnx ${worstOrt.toExponential(2)}` : ''}; outputs up to ` +
               `${big.toPrecision(3)}, 6 random inputs`);
 }
 if (!cases) { console.log('SKIPPED: no export to check'); process.exit(77); }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The .tflite export against real TFLite (tflite_export_real.mjs): the
+# The .tflite export against real TFLite and ONNX Runtime (tflite_export_real.mjs): the
 # sine model (when the shared folder has it) and the CNN of
 # test_train_tflite.c, trained and exported by `test_train_tflite export`.
 #
@@ -13,4 +13,7 @@ trap 'rm -rf "$dir"' EXIT
 tfljs_modules "$dir"
 mkdir "$dir/work"
 "$1" export "$3" "$dir/work" >/dev/null
-TFLITE_NODE_MODULES="$mods" node "$here/tflite_export_real.mjs" "$2" "$dir/work"
+# ONNX Runtime runs the exported .onnx too when onnxruntime-node sits next to
+# the TFLite package (or in $ORT_NODE_MODULES); without it that part is noted
+ort=${ORT_NODE_MODULES:-$mods}
+TFLITE_NODE_MODULES="$mods" ORT_NODE_MODULES="$ort" node "$here/tflite_export_real.mjs" "$2" "$dir/work"
