@@ -8,7 +8,8 @@
  * artifacts into OUT (unless --resume), trains on a data set (sy_dataset_*:
  * IDX files with the MNIST names, or DIR/train and DIR/test folders of
  * input_K / label_K .npy or .pb pairs), evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
- * current and writes the trained model OUT/model.onnx. --mode qas-int8
+ * current and writes the trained model OUT/model.onnx (and OUT/model.tflite
+ * when MODEL is a TFLite model). --mode qas-int8
  * fine-tunes an int8 QDQ model instead (sy_qas_session_*).
  */
 #include "cli.h"
@@ -28,12 +29,15 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: switchyard train MODEL --data DIR -o OUT [options]\n\n"
-            "Trains a float ONNX classifier on labelled data. Builds training artifacts\n"
-            "into OUT (training.onnx, eval.onnx, optimizer.onnx, checkpoint.onnx: ONNX files\n"
-            "any tool opens), runs the epochs with a progress bar (loss, accuracy,\n"
+            "Trains a float ONNX or TFLite classifier on labelled data. Builds training\n"
+            "artifacts into OUT (training.onnx, eval.onnx, optimizer.onnx, checkpoint.onnx:\n"
+            "ONNX files any tool opens), runs the epochs with a progress bar (loss, accuracy,\n"
             "samples/s), evaluates on the test set after each epoch, saves\n"
             "OUT/checkpoint.onnx after each epoch (through a temporary file and a rename)\n"
-            "and writes the trained model OUT/model.onnx.\n\n"
+            "and writes the trained model OUT/model.onnx. A .tflite MODEL (float; see\n"
+            "docs/training.md for the operators translated) is trained through its ONNX\n"
+            "translation, and the trained model is also written as OUT/model.tflite: the\n"
+            "original file with the trained tensors' buffers overwritten.\n\n"
             "  --data DIR         IDX files with the MNIST names (the MNIST and Fashion-MNIST\n"
             "                     format, gzip or not): train-images-idx3-ubyte[.gz],\n"
             "                     train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz],\n"
@@ -492,10 +496,22 @@ int cmd_train(int argc, char **argv)
         rc = cli_fail(st, "export");
         goto done;
     }
-    if (T.qs)
+    if (T.qs) {
         printf("fine-tuned int8 model: %s (%lld steps)\n", mp, (long long)tr_steps(&T));
-    else
+    } else {
         printf("trained model: %s (checkpoint %s/checkpoint.onnx, %lld steps)\n", mp, out, (long long)tr_steps(&T));
+        /* built from a TFLite model: the trained .tflite as well */
+        char src[4096];
+        snprintf(src, sizeof src, "%s/source.tflite", out);
+        if (access(src, F_OK) == 0) {
+            snprintf(mp, sizeof mp, "%s/model.tflite", out);
+            if ((st = sy_train_session_export(T.ts, mp))) {
+                rc = cli_fail(st, "export");
+                goto done;
+            }
+            printf("trained model: %s (the TFLite model with its trained buffers)\n", mp);
+        }
+    }
 done:
     if (log)
         fclose(log);

@@ -22,7 +22,7 @@ static const command commands[] = {
     {"cts", cmd_cts, "conformance kit for a plugin: its kernels against cpu_ref, and the ABI rules"},
     {"codegen", cmd_codegen, "write a standalone C99 package of a model for a RISC-V MCU (ws63, hi3066)"},
     {"quantize", cmd_quantize, "quantize a float ONNX model to QDQ int8 with calibration data"},
-    {"train", cmd_train, "train a float ONNX classifier on IDX data (training artifacts, checkpoints, export)"},
+    {"train", cmd_train, "train a float ONNX or TFLite classifier on labelled data (artifacts, checkpoints, export)"},
     {"plugins", cmd_plugins, "list the plugin libraries the configuration loads, and what each registered"},
     {"ops", cmd_ops, "the seed's MCU operator contract (ops-mcu.md Tables A, B): the dtypes each provider runs"},
 };

@@ -14,8 +14,12 @@
  *      optimizer.onnx holds one Adam or Momentum node over all of them;
  *      checkpoint.onnx the initial tensors, zero optimizer state and step 0;
  *      forward.onnx the model as given (the export starts from it).
+ * A TFLite model is first translated into an ONNX forward model
+ * (train_tflite.c), which forward.onnx then holds; source.tflite keeps the
+ * original for the .tflite export.
  * Every file goes through a temporary file and a rename. */
 #include "train_internal.h"
+#include "train_tflite.h"
 #include "tl_files.h"
 
 #include <switchyard/sy_train.h>
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FLOAT_T ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define INT64_T ONNX__TENSOR_PROTO__DATA_TYPE__INT64
@@ -558,6 +563,42 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
     sy_status *st = tl_read_file(model_path, &data, &size);
     if (st)
         return st;
+    /* a TFLite model (the FlatBuffer identifier, whatever the extension):
+     * its ONNX translation is the forward model from here on, written to
+     * forward.onnx now (the target's rules probe its shapes) with the
+     * original next to it as source.tflite (the .tflite export rewrites it) */
+    const bool from_tflite = tr_tflite_is_tflite(data, size);
+    char fwd_path[4096];
+    const char *probe_path = model_path;
+    if (from_tflite) {
+        tr_tfl_model tm;
+        st = tr_tflite_translate(data, size, model_path, &tm);
+        if (st) {
+            tr_tflite_model_free(&tm);
+            st = tl_status_prefix(st, "sy_train_build");
+            goto done;
+        }
+        if ((size_t)snprintf(fwd_path, sizeof fwd_path, "%s/%s", out_dir, TR_FORWARD_FILE) >= sizeof fwd_path) {
+            tr_tflite_model_free(&tm);
+            st = sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_build: output folder path too long");
+            goto done;
+        }
+        if (!(st = tl_mkdirs(out_dir)) && !(st = write_file(out_dir, TR_SOURCE_TFLITE_FILE, data, size)))
+            st = write_file(out_dir, TR_FORWARD_FILE, tm.onnx, tm.onnx_len);
+        free(data);
+        data = tm.onnx; /* malloc'd by the model writer */
+        size = tm.onnx_len;
+        tm.onnx = NULL;
+        tr_tflite_model_free(&tm);
+        if (st)
+            goto done;
+        probe_path = fwd_path;
+    } else {
+        /* a folder rebuilt from an ONNX model keeps no stale TFLite source */
+        char src[4096];
+        if ((size_t)snprintf(src, sizeof src, "%s/%s", out_dir, TR_SOURCE_TFLITE_FILE) < sizeof src)
+            (void)unlink(src);
+    }
     b.model = onnx__model_proto__unpack(NULL, size, data);
     if (!b.model || !b.model->graph) {
         st = sy_status_create(SY_ERR_INVALID_MODEL, "sy_train_build: %s is not an ONNX model", model_path);
@@ -589,7 +630,7 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
     if (o.loss == SY_TRAIN_LOSS_CROSS_ENTROPY && p >= 0 && !strcmp(b.fg->node[p]->op_type, "Softmax") &&
         b.fg->node[p]->n_input)
         b.logits = b.fg->node[p]->input[0];
-    if ((st = tr_rules_create(o.target, o.env, model_path, b.fg, &b.rules)))
+    if ((st = tr_rules_create(o.target, o.env, probe_path, b.fg, &b.rules)))
         goto done;
     if ((st = choose_trainable(&b)))
         goto done;
@@ -601,7 +642,7 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
     int64_t elements = 0;
     if ((st = tl_mkdirs(out_dir)) || (st = build_training(&b, out_dir, &rep)) || (st = build_eval(&b, out_dir)) ||
         (st = build_optimizer(&b, out_dir)) || (st = build_checkpoint(&b, out_dir, &elements)) ||
-        (st = write_file(out_dir, TR_FORWARD_FILE, data, size)))
+        (!from_tflite && (st = write_file(out_dir, TR_FORWARD_FILE, data, size))))
         goto done;
     rep.n_trainable = b.n_train;
     rep.trainable_elements = elements;

@@ -8,6 +8,7 @@
  * and copies the updated tensors and state back. The optimizers' T is the
  * 1-based number of the update (Adam's bias correction starts at T = 1). */
 #include "train_internal.h"
+#include "train_tflite.h"
 #include "tl_files.h"
 
 #include <switchyard/sy_train.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct tr_tensor {
     char *name;
@@ -416,10 +418,46 @@ SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path
     return st;
 }
 
+/* The source .tflite with the trained tensors written into their buffers
+ * (artifacts built from a TFLite model only). */
+static sy_status *export_tflite(sy_train_session *s, const char *path)
+{
+    char src[4096];
+    if ((size_t)snprintf(src, sizeof src, "%s/%s", s->dir, TR_SOURCE_TFLITE_FILE) >= sizeof src)
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_export: path too long");
+    if (access(src, F_OK) != 0)
+        return sy_status_create(SY_ERR_UNSUPPORTED,
+                                "sy_train_session_export: %s: a .tflite export needs artifacts built from a TFLite "
+                                "model, and %s has no %s (built from an ONNX model: export .onnx)",
+                                path, s->dir, TR_SOURCE_TFLITE_FILE);
+    const char **names = calloc(s->n_param ? s->n_param : 1, sizeof *names);
+    const float **vals = calloc(s->n_param ? s->n_param : 1, sizeof *vals);
+    size_t *nb = calloc(s->n_param ? s->n_param : 1, sizeof *nb);
+    sy_status *st = NULL;
+    if (!names || !vals || !nb) {
+        st = sy_status_create(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    } else {
+        for (size_t k = 0; k < s->n_param; k++) {
+            names[k] = s->param[k].name;
+            vals[k] = s->param[k].data;
+            nb[k] = s->param[k].nbytes;
+        }
+        st = tr_tflite_export(src, path, s->n_param, names, vals, nb);
+        st = tl_status_prefix(st, "sy_train_session_export");
+    }
+    free(names);
+    free(vals);
+    free(nb);
+    return st;
+}
+
 SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path)
 {
     if (!s || !path)
         return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_export: session and path are required");
+    size_t plen = strlen(path);
+    if (plen >= 7 && !strcmp(path + plen - 7, ".tflite"))
+        return export_tflite(s, path);
     char fpath[4096];
     snprintf(fpath, sizeof fpath, "%s/%s", s->dir, TR_FORWARD_FILE);
     uint8_t *data = NULL;

@@ -76,6 +76,12 @@ typedef struct sy_train_build_report {
 
 /* Build the training artifacts of a float ONNX model into out_dir (created
  * if needed): training.onnx, eval.onnx, optimizer.onnx, checkpoint.onnx.
+ * A float TFLite model (the "TFL3" identifier at byte 4, whatever the
+ * file's name) is translated to an ONNX forward model first (NHWC kept,
+ * the layout-sensitive operators wrapped in Transposes; docs/training.md
+ * lists what is translated and what is refused, naming the operator or
+ * tensor): forward.onnx then holds the translation and source.tflite the
+ * original, which a .tflite export rewrites.
  * The data inputs keep their names with a symbolic batch dimension; the
  * labels (or target) input is "labels". A node on the gradient path that has
  * no backward rule is refused naming it. */
@@ -116,7 +122,11 @@ SY_EXPORT sy_status *sy_train_session_save(sy_train_session *s, const char *path
 SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path);
 
 /* The forward model with the trained tensors, as ONNX (the model the
- * artifacts were built from, its initializers replaced). */
+ * artifacts were built from, its initializers replaced); a path ending in
+ * ".tflite": the TFLite model the artifacts were built from, each trained
+ * tensor's buffer overwritten in place in the TFLite layout (refused for
+ * artifacts built from an ONNX model). Written through a temporary file
+ * and a rename. */
 SY_EXPORT sy_status *sy_train_session_export(sy_train_session *s, const char *path);
 
 /* A trainable tensor's present values (borrowed until the next step, load

@@ -1,0 +1,882 @@
+/*
+ * TFLite models as training input and the .tflite export (sy_train.h,
+ * tools/lib/src/train_tflite.c; docs/training.md, "TFLite models"):
+ *
+ *   sine      TFLite Micro's float hello_world (three FULLY_CONNECTED, two
+ *             fused RELUs) and the same model converted to ONNX by someone
+ *             else (onnx2c's test model: MatMul + Add + Relu): artifacts from
+ *             each (MSE), 20 SGD steps on the same samples (a shifted sine,
+ *             so there is something to learn) from the .tflite's tensors
+ *             (onnx2c's model is another training of the network: its session
+ *             loads them); the losses of every step and the trained tensors
+ *             agree. The exported
+ *             .tflite run by switchyard gives the exported ONNX's outputs.
+ *             Skipped (77) without the shared models.
+ *   conv      a float CNN written here with tfl_writer (CONV_2D SAME + RELU,
+ *             DEPTHWISE_CONV_2D SAME stride 2 multiplier 2 + RELU, RESHAPE,
+ *             FULLY_CONNECTED): the translated forward.onnx against the
+ *             .tflite run by the core's TFLite importer on random inputs (two
+ *             implementations of the same arithmetic); a few training steps;
+ *             the exported .tflite against the exported ONNX; a depthwise
+ *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
+ *             Transposes in the Transpose row), with a bias it is declined.
+ *   refusals  a quantized model, an untranslated operator, a truncated file,
+ *             an unsupported form, and a .tflite export of ONNX-built
+ *             artifacts, each with its message.
+ *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
+ *             model.onnx) for tflite_export_real.mjs (real TFLite).
+ *   cli-files D  writes D/cnn.tflite and a data folder D/data for
+ *             tflite_cli.sh (`switchyard train` on a TFLite model).
+ *
+ *   test_train_tflite GROUP SHARED_DIR WORK_DIR
+ */
+#include "pt_onnx.h"
+#include "sy_test.h"
+#include "switchyard/switchyard.h"
+#include "switchyard/sy_train.h"
+#include "tfl_writer.h"
+
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static sy_env *env;
+static char work[512];
+static const char *shared = "../shared";
+
+static const char *msg(sy_status *st)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf, "%s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return buf;
+}
+
+static bool exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)sz + 1);
+    if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+static bool spit(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static sy_tensor f32(float *d, int32_t rank, const int64_t *dims)
+{
+    sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = rank, .data = d};
+    size_t n = 1;
+    for (int32_t i = 0; i < rank; i++)
+        n *= (size_t)(t.dims[i] = dims[i]);
+    t.nbytes = n * 4;
+    return t;
+}
+
+/* model output 0 on one input, copied into out[cap]; the count */
+static size_t run_model(const char *path, const sy_tensor *in, float *out, size_t cap)
+{
+    sy_model *m = NULL;
+    sy_session *s = NULL;
+    const sy_tensor *y = NULL;
+    sy_status *st = sy_model_load(env, path, &m);
+    if (!st)
+        st = sy_session_create(env, m, NULL, &s);
+    if (!st)
+        st = sy_session_set_input_by_index(s, 0, in, SY_INPUT_COPY);
+    if (!st)
+        st = sy_session_run(s);
+    if (!st)
+        st = sy_session_get_output(s, 0, &y);
+    size_t n = 0;
+    if (st) {
+        CHECK(!st, "%s: %s", path, msg(st));
+    } else {
+        n = y->nbytes / 4 < cap ? y->nbytes / 4 : cap;
+        memcpy(out, y->data, n * 4);
+    }
+    sy_session_release(s);
+    sy_model_release(m);
+    return n;
+}
+
+/* The trained tensors' names in training order: the checkpoint's
+ * initializers are each tensor followed by its optimizer state (SGD: one),
+ * then the step. The ONNX messages are not needed: the names are read
+ * through the session, in the order sy_train_session_tensor finds them. */
+typedef struct tensors {
+    size_t n;
+    char names[16][256];
+} tensors;
+
+/* Read names from the artifacts' checkpoint.onnx with a minimal protobuf
+ * walk: GraphProto (field 7 of ModelProto) -> initializer (field 5) ->
+ * name (field 8). */
+static uint64_t varint(const uint8_t *p, size_t n, size_t *i)
+{
+    uint64_t v = 0;
+    for (int s = 0; *i < n && s < 64; s += 7) {
+        uint8_t b = p[(*i)++];
+        v |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+static bool pb_field(const uint8_t *p, size_t n, unsigned want, size_t *at, const uint8_t **sub, size_t *len)
+{
+    while (*at < n) {
+        uint64_t key = varint(p, n, at);
+        unsigned f = (unsigned)(key >> 3), wt = (unsigned)(key & 7);
+        if (wt == 2) {
+            uint64_t l = varint(p, n, at);
+            if (l > n - *at)
+                return false;
+            if (f == want) {
+                *sub = p + *at;
+                *len = (size_t)l;
+                *at += (size_t)l;
+                return true;
+            }
+            *at += (size_t)l;
+        } else if (wt == 0) {
+            varint(p, n, at);
+        } else if (wt == 1) {
+            *at += 8;
+        } else if (wt == 5) {
+            *at += 4;
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+static void trained_names(const char *dir, tensors *t)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/checkpoint.onnx", dir);
+    size_t n;
+    uint8_t *b = slurp(path, &n);
+    t->n = 0;
+    if (!b)
+        return;
+    size_t at = 0, glen, k = 0;
+    const uint8_t *g;
+    if (pb_field(b, n, 7, &at, &g, &glen)) {
+        size_t gi = 0, ilen;
+        const uint8_t *init;
+        while (pb_field(g, glen, 5, &gi, &init, &ilen)) {
+            size_t ii = 0, nlen;
+            const uint8_t *nm;
+            if (pb_field(init, ilen, 8, &ii, &nm, &nlen) && k++ % 2 == 0 && t->n < 16 && nlen < 255 &&
+                (nlen != 4 || memcmp(nm, "step", 4))) {
+                memcpy(t->names[t->n], nm, nlen);
+                t->names[t->n++][nlen] = 0;
+            }
+        }
+    }
+    free(b);
+}
+
+/* ---- sine --------------------------------------------------------------------- */
+
+#define SINE_STEPS 20
+#define SINE_BATCH 16
+#define SINE_LR 0.01f
+
+static sy_status *build_mse(const char *model, const char *dir)
+{
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .optimizer = SY_TRAIN_SGD};
+    return sy_train_build(model, &o, dir, NULL);
+}
+
+/* 20 SGD steps; losses[k] of step k; the session is returned */
+static sy_train_session *train_sine(const char *dir, float *losses, const char *start)
+{
+    sy_train_session *s = NULL;
+    sy_status *st = sy_train_session_create(env, dir, &s);
+    if (!st && start)
+        st = sy_train_session_load(s, start);
+    CHECK(!st, "session %s: %s", dir, msg(st));
+    if (st)
+        return NULL;
+    for (int k = 0; k < SINE_STEPS; k++) {
+        float x[SINE_BATCH], y[SINE_BATCH];
+        for (int i = 0; i < SINE_BATCH; i++) {
+            /* spread over [0, 2 pi), a different phase each step */
+            double u = fmod((i + 0.5) / SINE_BATCH + 0.137 * k, 1.0);
+            x[i] = (float)(2 * M_PI * u);
+            y[i] = (float)(0.8 * sin(x[i]) + 0.1); /* a new target: the model learns */
+        }
+        sy_tensor tx = f32(x, 2, (int64_t[]){SINE_BATCH, 1}), ty = f32(y, 2, (int64_t[]){SINE_BATCH, 1});
+        st = sy_train_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, SINE_LR, &losses[k]);
+        CHECK(!st, "step %d: %s", k, msg(st));
+        if (st)
+            break;
+    }
+    return s;
+}
+
+/* |a - b| <= rel max(|a|, |b|) + 1e-7 */
+static bool close_to(double a, double b, double rel) { return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-7; }
+/* two float implementations of one output: |a - b| <= 1e-5 max(1, |a|, |b|)
+ * (sums of a few dozen products of magnitude up to ~10 in float32, added in
+ * another order: a few ulp of the terms, well below 1e-5) */
+static bool same_output(double a, double b) { return fabs(a - b) <= 1e-5 * fmax(1.0, fmax(fabs(a), fabs(b))); }
+
+static void test_sine(void)
+{
+    char tfl[700], onnx[700], dt[700], dx[700];
+    snprintf(tfl, sizeof tfl, "%s/models/tflite/hello_world_float/model.tflite", shared);
+    snprintf(onnx, sizeof onnx, "%s/models/onnx/tfl_hello_world_sine/model.onnx", shared);
+    snprintf(dt, sizeof dt, "%s/sine_tflite", work);
+    snprintf(dx, sizeof dx, "%s/sine_onnx", work);
+    sy_status *st = build_mse(tfl, dt);
+    REQUIRE(!st, "build from TFLite: %s", msg(st));
+    st = build_mse(onnx, dx);
+    REQUIRE(!st, "build from ONNX: %s", msg(st));
+    char p[800];
+    snprintf(p, sizeof p, "%s/source.tflite", dt);
+    CHECK(exists(p), "the artifacts keep the TFLite source");
+    snprintf(p, sizeof p, "%s/source.tflite", dx);
+    CHECK(!exists(p), "ONNX-built artifacts have no TFLite source");
+
+    tensors nt, nx;
+    trained_names(dt, &nt);
+    trained_names(dx, &nx);
+    REQUIRE(nt.n == 6 && nx.n == 6, "6 trained tensors each (3 weights, 3 biases): %zu and %zu", nt.n, nx.n);
+
+    float lt[SINE_STEPS], lx[SINE_STEPS], start[6][256];
+    sy_train_session *st_ = NULL, *sx = NULL;
+    /* the starting tensors agree: the mapping (TFLite [O, K] weights are
+     * onnx2c's MatMul [K, O] transposed, biases alike) is the right one */
+    sy_train_session *s0t = NULL, *s0x = NULL;
+    st = sy_train_session_create(env, dt, &s0t);
+    if (!st)
+        st = sy_train_session_create(env, dx, &s0x);
+    REQUIRE(!st, "sessions: %s", msg(st));
+    double worst0 = 0;
+    for (size_t k = 0; k < 6; k++) {
+        int64_t n1 = 0, n2 = 0;
+        const float *a = sy_train_session_tensor(s0t, nt.names[k], &n1), *b = sy_train_session_tensor(s0x, nx.names[k], &n2);
+        CHECK(a && b && n1 == n2, "tensor %zu: '%s' (%lld) and '%s' (%lld)", k, nt.names[k], (long long)n1,
+              nx.names[k], (long long)n2);
+        if (!a || !b || n1 != n2)
+            continue;
+        /* odd positions are biases; weights [O, K] vs [K, O] */
+        int64_t O = k % 2 ? n1 : (k == 0 ? 16 : k == 2 ? 16 : 1), K = n1 / O;
+        for (int64_t i = 0; i < n1; i++) {
+            float bv = k % 2 ? b[i] : b[(i % K) * O + i / K];
+            worst0 = fmax(worst0, fabs((double)a[i] - bv));
+        }
+    }
+    sy_train_session_release(s0x);
+    /* onnx2c's model is another training of the same network (its tensors
+     * differ from the .tflite's by up to this much): the ONNX session starts
+     * from the TFLite model's tensors, written into a checkpoint under the
+     * ONNX names in the ONNX layout, so both train the same numbers */
+    printf("sine: onnx2c's ONNX and the .tflite start %.3g apart; the ONNX session loads the .tflite's tensors\n",
+           worst0);
+    char ck[800];
+    snprintf(ck, sizeof ck, "%s/from_tflite.onnx", work);
+    pt_model *cm = pt_model_new("from_tflite");
+    for (size_t k = 0; k < 6; k++) {
+        int64_t n1 = 0;
+        const float *a = sy_train_session_tensor(s0t, nt.names[k], &n1);
+        REQUIRE(a && n1 <= 256, "tensor '%s'", nt.names[k]);
+        memcpy(start[k], a, (size_t)n1 * 4);
+        int64_t O = k % 2 ? n1 : (k == 0 ? 16 : k == 2 ? 16 : 1), K = n1 / O;
+        float v[256], z[256] = {0};
+        for (int64_t i = 0; i < n1; i++) /* ONNX [K, O] from TFLite [O, K] */
+            v[k % 2 ? i : (i % K) * O + i / K] = a[i];
+        char mname[300];
+        snprintf(mname, sizeof mname, "%s.m", nx.names[k]);
+        if (k % 2) {
+            pt_init_f32(cm, nx.names[k], 1, (int64_t[]){n1}, v);
+            pt_init_f32(cm, mname, 1, (int64_t[]){n1}, z);
+        } else {
+            pt_init_f32(cm, nx.names[k], 2, (int64_t[]){K, O}, v);
+            pt_init_f32(cm, mname, 2, (int64_t[]){K, O}, z);
+        }
+    }
+    pt_init_i64(cm, "step", 0, NULL, (const int64_t[]){0});
+    uint8_t *cbuf;
+    size_t clen;
+    pt_model_pack(cm, &cbuf, &clen);
+    pt_model_free(cm);
+    CHECK(spit(ck, cbuf, clen), "write %s", ck);
+    free(cbuf);
+    sy_train_session_release(s0t);
+
+    st_ = train_sine(dt, lt, NULL);
+    sx = train_sine(dx, lx, ck);
+    REQUIRE(st_ && sx, "training sessions");
+    /* The losses are means of (y - t)^2 of at most 0.03 (|y - t| < 0.2): a
+     * rounding difference d ~ 1e-7 in an output y (Gemm against MatMul + Add)
+     * moves them by 2 |y - t| d < 4e-8, so 1e-7 absolute; the trained
+     * tensors take 20 updates whose gradients differ by rounding alone:
+     * 1e-5 relative (measured: 1.3e-8 and 4.6e-7) */
+    double worst_loss = 0, worst_w = 0, moved = 0;
+    for (int k = 0; k < SINE_STEPS; k++) {
+        worst_loss = fmax(worst_loss, fabs((double)lt[k] - lx[k]));
+        CHECK(fabs((double)lt[k] - lx[k]) <= 1e-7, "step %d: loss %.9g (TFLite) vs %.9g (ONNX)", k, (double)lt[k],
+              (double)lx[k]);
+    }
+    for (size_t k = 0; k < 6; k++) {
+        int64_t n1 = 0, n2 = 0;
+        const float *a = sy_train_session_tensor(st_, nt.names[k], &n1), *b = sy_train_session_tensor(sx, nx.names[k], &n2);
+        if (!a || !b || n1 != n2)
+            continue;
+        int64_t O = k % 2 ? n1 : (k == 0 ? 16 : k == 2 ? 16 : 1), K = n1 / O;
+        for (int64_t i = 0; i < n1; i++) {
+            float bv = k % 2 ? b[i] : b[(i % K) * O + i / K];
+            worst_w = fmax(worst_w, fabs((double)a[i] - bv) / fmax(fabs((double)bv), 1e-3));
+            moved = fmax(moved, fabs((double)a[i] - start[k][i]));
+            CHECK(close_to(a[i], bv, 1e-5), "trained '%s'[%lld] %.9g vs '%s' %.9g", nt.names[k], (long long)i,
+                  (double)a[i], nx.names[k], (double)bv);
+        }
+    }
+    CHECK(moved > 1e-3, "training moved the tensors (by %g)", moved);
+    CHECK(lt[SINE_STEPS - 1] < 0.5f * lt[0], "the loss falls: %g -> %g", (double)lt[0], (double)lt[SINE_STEPS - 1]);
+    printf("sine: %d steps, losses %.6g -> %.6g; TFLite-built vs ONNX-built: losses differ by <= %.2g, trained "
+           "tensors by <= %.2g relative (they moved up to %.3g)\n", SINE_STEPS, (double)lt[0],
+           (double)lt[SINE_STEPS - 1], worst_loss, worst_w, moved);
+
+    /* export: the .tflite and the .onnx compute the same sine */
+    char et[800], ex[800];
+    snprintf(et, sizeof et, "%s/model.tflite", dt);
+    snprintf(ex, sizeof ex, "%s/model.onnx", dt);
+    st = sy_train_session_export(st_, et);
+    CHECK(!st, "export .tflite: %s", msg(st));
+    st = sy_train_session_export(st_, ex);
+    CHECK(!st, "export .onnx: %s", msg(st));
+    double worst = 0;
+    for (int i = 0; i < 8; i++) {
+        float x = (float)(0.8 * i), a = 0, b = 0;
+        sy_tensor tx = f32(&x, 2, (int64_t[]){1, 1});
+        CHECK(run_model(et, &tx, &a, 1) == 1 && run_model(ex, &tx, &b, 1) == 1, "runs at x = %g", (double)x);
+        worst = fmax(worst, fabs((double)a - b));
+        CHECK(same_output(a, b), "x = %g: exported .tflite %.9g, .onnx %.9g", (double)x, (double)a, (double)b);
+    }
+    printf("sine: exported .tflite vs .onnx in switchyard: max |diff| %.3g\n", worst);
+    sy_train_session_release(st_);
+    sy_train_session_release(sx);
+}
+
+/* ---- a float CNN built here ----------------------------------------------------------- */
+
+enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_FULLY_CONNECTED = 9, OP_RESHAPE = 22, OP_TANH = 28,
+       OP_MEAN = 40, OP_STRIDED_SLICE = 45 };
+enum { BO_CONV2D = 1, BO_DWCONV = 2, BO_FC = 8, BO_RESHAPE = 17, BO_REDUCER = 27, BO_STRIDED_SLICE = 32 };
+
+static uint32_t rng = 12345;
+static float urand(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)(rng >> 8) / 16777216.0f * 2.0f - 1.0f;
+}
+
+/* x [1,6,6,2] -> CONV_2D 3x3 SAME RELU [1,6,6,4] -> DEPTHWISE 3x3 SAME
+ * stride 2 multiplier 2 RELU [1,3,3,8] -> RESHAPE [1,72] -> FULLY_CONNECTED
+ * [1,3]; `tail` picks the last operator (0 the model as described, other
+ * values a refusal case). */
+enum { TAIL_FC = 0, TAIL_TANH = 1, TAIL_SHRINK_ELLIPSIS = 2 };
+static uint8_t *cnn_model(size_t *size, int tail)
+{
+    static float w1[4 * 3 * 3 * 2], b1[4], w2[1 * 3 * 3 * 8], b2[8], w3[3 * 72], b3[3];
+    static const int32_t shape[2] = {1, 72}, ss[2] = {0, 0}, se[2] = {1, 3}, sst[2] = {1, 1};
+    rng = 777;
+    for (size_t i = 0; i < sizeof w1 / 4; i++)
+        w1[i] = 0.4f * urand();
+    for (size_t i = 0; i < 4; i++)
+        b1[i] = 0.1f * urand();
+    for (size_t i = 0; i < sizeof w2 / 4; i++)
+        w2[i] = 0.4f * urand();
+    for (size_t i = 0; i < 8; i++)
+        b2[i] = 0.1f * urand();
+    for (size_t i = 0; i < sizeof w3 / 4; i++)
+        w3[i] = 0.2f * urand();
+    for (size_t i = 0; i < 3; i++)
+        b3[i] = 0.1f * urand();
+    tflw_tensor t[16] = {
+        {.name = "x", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 6, 6, 2}},
+        {.name = "conv/filter", .type = TFLW_FLOAT32, .rank = 4, .dims = {4, 3, 3, 2}, .data = w1, .nbytes = sizeof w1},
+        {.name = "conv/bias", .type = TFLW_FLOAT32, .rank = 1, .dims = {4}, .data = b1, .nbytes = sizeof b1},
+        {.name = "conv/out", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 6, 6, 4}},
+        {.name = "dw/filter", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 3, 3, 8}, .data = w2, .nbytes = sizeof w2},
+        {.name = "dw/bias", .type = TFLW_FLOAT32, .rank = 1, .dims = {8}, .data = b2, .nbytes = sizeof b2},
+        {.name = "dw/out", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 3, 3, 8}},
+        {.name = "flat/shape", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = shape, .nbytes = sizeof shape},
+        {.name = "flat", .type = TFLW_FLOAT32, .rank = 2, .dims = {1, 72}},
+        {.name = "fc/weights", .type = TFLW_FLOAT32, .rank = 2, .dims = {3, 72}, .data = w3, .nbytes = sizeof w3},
+        {.name = "fc/bias", .type = TFLW_FLOAT32, .rank = 1, .dims = {3}, .data = b3, .nbytes = sizeof b3},
+        {.name = "y", .type = TFLW_FLOAT32, .rank = 2, .dims = {1, 3}},
+        {.name = "ss/begin", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = ss, .nbytes = sizeof ss},
+        {.name = "ss/end", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = se, .nbytes = sizeof se},
+        {.name = "ss/strides", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = sst, .nbytes = sizeof sst},
+    };
+    int nt = 12;
+    const tflw_opt oc[4] = {{.id = 0, .kind = TFLW_OPT_U8, .i = 0}, {.id = 1, .kind = TFLW_OPT_I32, .i = 1},
+                            {.id = 2, .kind = TFLW_OPT_I32, .i = 1}, {.id = 3, .kind = TFLW_OPT_U8, .i = 1}};
+    const tflw_opt od[5] = {{.id = 0, .kind = TFLW_OPT_U8, .i = 0}, {.id = 1, .kind = TFLW_OPT_I32, .i = 2},
+                            {.id = 2, .kind = TFLW_OPT_I32, .i = 2}, {.id = 3, .kind = TFLW_OPT_I32, .i = 2},
+                            {.id = 4, .kind = TFLW_OPT_U8, .i = 1}};
+    const tflw_opt orr = {.id = 0, .kind = TFLW_OPT_I32VEC, .vec = shape, .n_vec = 2};
+    const tflw_opt of = {.id = 0, .kind = TFLW_OPT_U8, .i = 0};
+    const tflw_opt oss[2] = {{.id = 2, .kind = TFLW_OPT_I32, .i = 1}, {.id = 4, .kind = TFLW_OPT_I32, .i = 1}};
+    static const int32_t i0[3] = {0, 1, 2}, o0 = 3, i1[3] = {3, 4, 5}, o1 = 6, i2[2] = {6, 7}, o2 = 8,
+                         i3[3] = {8, 9, 10}, o3 = 11, i4[1] = {8}, i5[4] = {8, 12, 13, 14};
+    tflw_op ops[4] = {
+        {.code = OP_CONV_2D, .inputs = i0, .n_inputs = 3, .outputs = &o0, .n_outputs = 1, .options_type = BO_CONV2D,
+         .opts = oc, .n_opts = 4},
+        {.code = OP_DEPTHWISE_CONV_2D, .version = 2, .inputs = i1, .n_inputs = 3, .outputs = &o1, .n_outputs = 1,
+         .options_type = BO_DWCONV, .opts = od, .n_opts = 5},
+        {.code = OP_RESHAPE, .inputs = i2, .n_inputs = 2, .outputs = &o2, .n_outputs = 1, .options_type = BO_RESHAPE,
+         .opts = &orr, .n_opts = 1},
+        {.code = OP_FULLY_CONNECTED, .inputs = i3, .n_inputs = 3, .outputs = &o3, .n_outputs = 1, .options_type = BO_FC,
+         .opts = &of, .n_opts = 1},
+    };
+    if (tail == TAIL_TANH) {
+        t[11].dims[1] = 72;
+        ops[3] = (tflw_op){.code = OP_TANH, .inputs = i4, .n_inputs = 1, .outputs = &o3, .n_outputs = 1};
+    } else if (tail == TAIL_SHRINK_ELLIPSIS) {
+        t[11].dims[1] = 3;
+        nt = 15;
+        ops[3] = (tflw_op){.code = OP_STRIDED_SLICE, .inputs = i5, .n_inputs = 4, .outputs = &o3, .n_outputs = 1,
+                           .options_type = BO_STRIDED_SLICE, .opts = oss, .n_opts = 2};
+    }
+    static const int32_t gin = 0, gout = 11;
+    tflw_model m = {.tensors = t, .n_tensors = nt, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    return tflw_build(&m, size);
+}
+
+static bool write_cnn(const char *path, int tail)
+{
+    size_t n;
+    uint8_t *b = cnn_model(&n, tail);
+    bool ok = b && spit(path, b, n);
+    free(b);
+    return ok;
+}
+
+static void test_conv(void)
+{
+    char model[700], dir[700], fwd[800];
+    snprintf(model, sizeof model, "%s/cnn.tflite", work);
+    snprintf(dir, sizeof dir, "%s/cnn", work);
+    snprintf(fwd, sizeof fwd, "%s/forward.onnx", dir);
+    REQUIRE(write_cnn(model, TAIL_FC), "write %s", model);
+    sy_status *st = build_mse(model, dir);
+    REQUIRE(!st, "build: %s", msg(st));
+    /* the translation against the core's TFLite import of the same file */
+    double worst = 0, big = 0;
+    rng = 99;
+    for (int k = 0; k < 4; k++) {
+        float x[72], a[3] = {0}, b[3] = {0};
+        for (int i = 0; i < 72; i++)
+            x[i] = urand();
+        sy_tensor tx = f32(x, 4, (int64_t[]){1, 6, 6, 2});
+        CHECK(run_model(model, &tx, a, 3) == 3 && run_model(fwd, &tx, b, 3) == 3, "forward runs");
+        for (int c = 0; c < 3; c++) {
+            worst = fmax(worst, fabs((double)a[c] - b[c]));
+            big = fmax(big, fabs((double)a[c]));
+            CHECK(same_output(a[c], b[c]), "input %d output %d: .tflite %.9g, translated %.9g", k, c, (double)a[c],
+                  (double)b[c]);
+        }
+    }
+    CHECK(big > 0.05, "the outputs are not all near zero (max %g)", big);
+    printf("conv: translated forward.onnx vs the .tflite (core importer), 4 random inputs: max |diff| %.3g (outputs "
+           "up to %.3g)\n", worst, big);
+
+    /* training steps: the loss falls; the export keeps computing the same */
+    sy_train_session *s = NULL;
+    st = sy_train_session_create(env, dir, &s);
+    REQUIRE(!st, "session: %s", msg(st));
+    float x[4 * 72], y[4 * 3], loss[6] = {0};
+    rng = 5;
+    for (int i = 0; i < 4 * 72; i++)
+        x[i] = urand();
+    for (int i = 0; i < 12; i++)
+        y[i] = 0.5f * urand();
+    sy_tensor tx = f32(x, 4, (int64_t[]){4, 6, 6, 2}), ty = f32(y, 2, (int64_t[]){4, 3});
+    for (int k = 0; k < 6 && !st; k++)
+        st = sy_train_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, 0.05f, &loss[k]);
+    CHECK(!st, "steps: %s", msg(st));
+    CHECK(loss[5] < loss[0], "the loss falls: %g -> %g", (double)loss[0], (double)loss[5]);
+    char et[800], ex[800];
+    snprintf(et, sizeof et, "%s/model.tflite", dir);
+    snprintf(ex, sizeof ex, "%s/model.onnx", dir);
+    st = sy_train_session_export(s, et);
+    CHECK(!st, "export .tflite: %s", msg(st));
+    st = sy_train_session_export(s, ex);
+    CHECK(!st, "export .onnx: %s", msg(st));
+    double worst_e = 0, moved = 0;
+    for (int k = 0; k < 2; k++) {
+        float a[3] = {0}, b[3] = {0}, o[3] = {0};
+        sy_tensor t1 = f32(x + 72 * k, 4, (int64_t[]){1, 6, 6, 2});
+        CHECK(run_model(et, &t1, a, 3) == 3 && run_model(ex, &t1, b, 3) == 3 && run_model(model, &t1, o, 3) == 3,
+              "exported models run");
+        for (int c = 0; c < 3; c++) {
+            worst_e = fmax(worst_e, fabs((double)a[c] - b[c]));
+            moved = fmax(moved, fabs((double)a[c] - o[c]));
+            CHECK(same_output(a[c], b[c]), "sample %d output %d: exported .tflite %.9g, .onnx %.9g", k, c,
+                  (double)a[c], (double)b[c]);
+        }
+    }
+    CHECK(moved > 1e-4, "training changed the exported model's outputs (by %g)", moved);
+    printf("conv: loss %.5f -> %.5f in 6 steps; exported .tflite vs .onnx: max |diff| %.3g (moved %.3g from the "
+           "source)\n", (double)loss[0], (double)loss[5], worst_e, moved);
+    /* the exported file is the source's size: buffers overwritten in place */
+    size_t n1 = 0, n2 = 0;
+    uint8_t *b1 = slurp(model, &n1), *b2 = slurp(et, &n2);
+    CHECK(b1 && b2 && n1 == n2, "sizes %zu and %zu", n1, n2);
+    free(b1);
+    free(b2);
+    sy_train_session_release(s);
+}
+
+/* Within seed 001's FP32 rows: x [1,5,5,3] -> DEPTHWISE_CONV_2D 3x3 SAME
+ * stride 1 multiplier 1, no bias, fused RELU -> RESHAPE [1,75] ->
+ * FULLY_CONNECTED [4,75] with bias. Its translation (Transposes around the
+ * Conv, the Relu after) builds for target ws63; with a bias on the
+ * depthwise filter the Conv is declined quoting its row. */
+static uint8_t *dw_model(size_t *size, bool dw_bias)
+{
+    static float w1[27], b1[3], w2[4 * 75], b2[4];
+    static const int32_t shape[2] = {1, 75};
+    rng = 4242;
+    for (size_t i = 0; i < 27; i++)
+        w1[i] = 0.5f * urand();
+    for (size_t i = 0; i < 3; i++)
+        b1[i] = 0.1f * urand();
+    for (size_t i = 0; i < 300; i++)
+        w2[i] = 0.2f * urand();
+    for (size_t i = 0; i < 4; i++)
+        b2[i] = 0.1f * urand();
+    const tflw_tensor t[9] = {
+        {.name = "x", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 5, 5, 3}},
+        {.name = "dw/filter", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 3, 3, 3}, .data = w1, .nbytes = sizeof w1},
+        {.name = "dw/out", .type = TFLW_FLOAT32, .rank = 4, .dims = {1, 5, 5, 3}},
+        {.name = "flat/shape", .type = TFLW_INT32, .rank = 1, .dims = {2}, .data = shape, .nbytes = sizeof shape},
+        {.name = "flat", .type = TFLW_FLOAT32, .rank = 2, .dims = {1, 75}},
+        {.name = "fc/weights", .type = TFLW_FLOAT32, .rank = 2, .dims = {4, 75}, .data = w2, .nbytes = sizeof w2},
+        {.name = "fc/bias", .type = TFLW_FLOAT32, .rank = 1, .dims = {4}, .data = b2, .nbytes = sizeof b2},
+        {.name = "y", .type = TFLW_FLOAT32, .rank = 2, .dims = {1, 4}},
+        {.name = "dw/bias", .type = TFLW_FLOAT32, .rank = 1, .dims = {3}, .data = b1, .nbytes = sizeof b1},
+    };
+    const tflw_opt od[5] = {{.id = 0, .kind = TFLW_OPT_U8, .i = 0}, {.id = 1, .kind = TFLW_OPT_I32, .i = 1},
+                            {.id = 2, .kind = TFLW_OPT_I32, .i = 1}, {.id = 3, .kind = TFLW_OPT_I32, .i = 1},
+                            {.id = 4, .kind = TFLW_OPT_U8, .i = 1}};
+    const tflw_opt orr = {.id = 0, .kind = TFLW_OPT_I32VEC, .vec = shape, .n_vec = 2};
+    const tflw_opt of = {.id = 0, .kind = TFLW_OPT_U8, .i = 0};
+    static const int32_t i0[3] = {0, 1, -1}, i0b[3] = {0, 1, 8}, o0 = 2, i1[2] = {2, 3}, o1 = 4, i2[3] = {4, 5, 6},
+                         o2 = 7;
+    const tflw_op ops[3] = {
+        {.code = OP_DEPTHWISE_CONV_2D, .inputs = dw_bias ? i0b : i0, .n_inputs = 3, .outputs = &o0, .n_outputs = 1,
+         .options_type = BO_DWCONV, .opts = od, .n_opts = 5},
+        {.code = OP_RESHAPE, .inputs = i1, .n_inputs = 2, .outputs = &o1, .n_outputs = 1, .options_type = BO_RESHAPE,
+         .opts = &orr, .n_opts = 1},
+        {.code = OP_FULLY_CONNECTED, .inputs = i2, .n_inputs = 3, .outputs = &o2, .n_outputs = 1, .options_type = BO_FC,
+         .opts = &of, .n_opts = 1},
+    };
+    static const int32_t gin = 0, gout = 7;
+    tflw_model m = {.tensors = t, .n_tensors = 9, .ops = ops, .n_ops = 3, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    return tflw_build(&m, size);
+}
+
+static void test_ws63(void)
+{
+    for (int bias = 0; bias < 2; bias++) {
+        char model[700], dir[700];
+        snprintf(model, sizeof model, "%s/dw%d.tflite", work, bias);
+        snprintf(dir, sizeof dir, "%s/dw%d", work, bias);
+        size_t n;
+        uint8_t *b = dw_model(&n, bias);
+        REQUIRE(b && spit(model, b, n), "write %s", model);
+        free(b);
+        sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_CROSS_ENTROPY, .target = "ws63",
+                                    .env = env};
+        sy_status *st = sy_train_build(model, &o, dir, NULL);
+        if (!bias) {
+            CHECK(!st, "the depthwise TFLite CNN on ws63: %s", msg(st));
+            continue;
+        }
+        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "(Conv): not trainable on ws63: it has a bias; seed 001 "
+                      "\xc2\xa7" "4: \"FP32 Conv:");
+        if (st)
+            printf("ws63: %s\n", sy_status_get_message(st));
+        sy_status_free(st);
+    }
+}
+
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static void expect_build(const char *model, const char *want)
+{
+    char dir[800];
+    snprintf(dir, sizeof dir, "%s/refused", work);
+    sy_status *st = build_mse(model, dir);
+    CHECK(st != NULL, "%s was accepted", model);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+}
+
+static void test_refusals(void)
+{
+    char p[800], want[2400];
+    /* an operator with no translation (TANH), named with its index */
+    snprintf(p, sizeof p, "%s/tanh.tflite", work);
+    REQUIRE(write_cnn(p, TAIL_TANH), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (TANH, builtin code 28) has no ONNX translation for "
+             "training (the translated operators are listed in docs/training.md)", p);
+    expect_build(p, want);
+    /* a form not translated: STRIDED_SLICE with an ellipsis mask */
+    snprintf(p, sizeof p, "%s/ellipsis.tflite", work);
+    REQUIRE(write_cnn(p, TAIL_SHRINK_ELLIPSIS), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (STRIDED_SLICE): ellipsis_mask 1, new_axis_mask 0, "
+             "offset 0 (only 0 is translated)", p);
+    expect_build(p, want);
+    /* truncated: the identifier is there, the tables are not */
+    size_t n;
+    uint8_t *b = cnn_model(&n, TAIL_FC);
+    REQUIRE(b, "model");
+    snprintf(p, sizeof p, "%s/truncated.tflite", work);
+    CHECK(spit(p, b, n / 3), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: corrupt TFLite file: ", p);
+    expect_build(p, want);
+    /* every shorter prefix is refused without a crash (the reader bounds-checks) */
+    int refused = 0, tried = 0;
+    for (size_t len = 8; len < n; len += 7) {
+        char d2[800];
+        snprintf(d2, sizeof d2, "%s/prefix", work);
+        CHECK(spit(p, b, len), "write");
+        sy_status *st = build_mse(p, d2);
+        refused += st != NULL;
+        tried++;
+        sy_status_free(st);
+    }
+    CHECK(refused == tried, "%d of %d truncated files refused", refused, tried);
+    free(b);
+    /* a quantized model: the first quantized tensor is named */
+    snprintf(p, sizeof p, "%s/models/tflite/hello_world_int8/model.tflite", shared);
+    if (exists(p)) {
+        snprintf(want, sizeof want, "sy_train_build: %s: tensor #0 'serving_default_dense_input:0' is quantized "
+                 "INT8: only float TFLite models are translated for training", p);
+        expect_build(p, want);
+    } else {
+        printf("note: %s is absent: the quantized refusal is not checked\n", p);
+    }
+    /* .tflite export of artifacts built from ONNX */
+    char onnx[800], dir[800], out[900];
+    snprintf(onnx, sizeof onnx, "%s/cnn_fwd.onnx", work);
+    snprintf(dir, sizeof dir, "%s/cnn_onnx", work);
+    snprintf(p, sizeof p, "%s/cnn2.tflite", work);
+    char d1[800], fwd[900];
+    snprintf(d1, sizeof d1, "%s/cnn2", work);
+    snprintf(fwd, sizeof fwd, "%s/forward.onnx", d1);
+    REQUIRE(write_cnn(p, TAIL_FC), "write");
+    sy_status *st = build_mse(p, d1);
+    REQUIRE(!st, "build: %s", msg(st));
+    st = build_mse(fwd, dir);
+    REQUIRE(!st, "build from the translated ONNX: %s", msg(st));
+    sy_train_session *s = NULL;
+    st = sy_train_session_create(env, dir, &s);
+    REQUIRE(!st, "session: %s", msg(st));
+    snprintf(out, sizeof out, "%s/out.tflite", dir);
+    st = sy_train_session_export(s, out);
+    snprintf(want, sizeof want, "sy_train_session_export: %s: a .tflite export needs artifacts built from a TFLite "
+             "model, and %s has no source.tflite (built from an ONNX model: export .onnx)", out, dir);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    CHECK(!exists(out), "nothing written");
+    sy_train_session_release(s);
+}
+
+/* ---- files for the real-TFLite check --------------------------------------------------------- */
+
+static void export_for_real(const char *out)
+{
+    char d[800], cmd[2000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sine' '%s/conv'", out, out);
+    REQUIRE(system(cmd) == 0, "mkdir");
+    /* the sine model trained as in test_sine, the CNN as in test_conv */
+    char tfl[800];
+    snprintf(tfl, sizeof tfl, "%s/models/tflite/hello_world_float/model.tflite", shared);
+    if (exists(tfl)) {
+        snprintf(d, sizeof d, "%s/sine", out);
+        sy_status *st = build_mse(tfl, d);
+        REQUIRE(!st, "build: %s", msg(st));
+        float l[SINE_STEPS];
+        sy_train_session *s = train_sine(d, l, NULL);
+        REQUIRE(s, "train");
+        char p[900];
+        snprintf(p, sizeof p, "%s/model.tflite", d);
+        st = sy_train_session_export(s, p);
+        snprintf(p, sizeof p, "%s/model.onnx", d);
+        st = st ? st : sy_train_session_export(s, p);
+        CHECK(!st, "export: %s", msg(st));
+        sy_train_session_release(s);
+    }
+    char model[900];
+    snprintf(d, sizeof d, "%s/conv", out);
+    snprintf(model, sizeof model, "%s/conv/cnn.tflite", out);
+    REQUIRE(write_cnn(model, TAIL_FC), "write");
+    sy_status *st = build_mse(model, d);
+    REQUIRE(!st, "build: %s", msg(st));
+    sy_train_session *s = NULL;
+    st = sy_train_session_create(env, d, &s);
+    REQUIRE(!st, "session: %s", msg(st));
+    float x[4 * 72], y[12], loss;
+    rng = 5;
+    for (int i = 0; i < 4 * 72; i++)
+        x[i] = urand();
+    for (int i = 0; i < 12; i++)
+        y[i] = 0.5f * urand();
+    sy_tensor tx = f32(x, 4, (int64_t[]){4, 6, 6, 2}), ty = f32(y, 2, (int64_t[]){4, 3});
+    for (int k = 0; k < 6 && !st; k++)
+        st = sy_train_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, 0.05f, &loss);
+    char p[900];
+    snprintf(p, sizeof p, "%s/model.tflite", d);
+    st = st ? st : sy_train_session_export(s, p);
+    snprintf(p, sizeof p, "%s/model.onnx", d);
+    st = st ? st : sy_train_session_export(s, p);
+    CHECK(!st, "train and export: %s", msg(st));
+    sy_train_session_release(s);
+}
+
+/* ---- files for the `switchyard train` check (tflite_cli.sh) ------------------------------------- */
+
+static bool npy(const char *path, const char *descr, const int64_t *dims, int rank, const void *data, size_t nbytes)
+{
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int d = 0; d < rank; d++)
+        n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%lld, ", (long long)dims[d]);
+    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "), }");
+    while ((10 + n + 1) % 64)
+        hdr[n++] = ' ';
+    hdr[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(n & 0xff), (uint8_t)(n >> 8)};
+    bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) == (size_t)n &&
+              fwrite(data, 1, nbytes, f) == nbytes;
+    return fclose(f) == 0 && ok;
+}
+
+/* D/cnn.tflite and D/data/{train,test}: 32 and 8 samples [6, 6, 2] of 3
+ * classes (the class is where the sample's largest value lies) */
+static void cli_files(const char *out)
+{
+    char p[900], cmd[2000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data/train' '%s/data/test'", out, out);
+    REQUIRE(system(cmd) == 0, "mkdir");
+    snprintf(p, sizeof p, "%s/cnn.tflite", out);
+    REQUIRE(write_cnn(p, TAIL_FC), "write %s", p);
+    static float x[32 * 72];
+    static int64_t lab[32];
+    rng = 31;
+    for (int i = 0; i < 32; i++) {
+        int best = 0;
+        for (int k = 0; k < 72; k++) {
+            x[i * 72 + k] = urand();
+            if (x[i * 72 + k] > x[i * 72 + best])
+                best = k;
+        }
+        lab[i] = best % 3;
+    }
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/in'", out);
+    REQUIRE(system(cmd) == 0, "mkdir");
+    snprintf(p, sizeof p, "%s/in/input_0.npy", out); /* one sample, as the model's input [1, 6, 6, 2] */
+    CHECK(npy(p, "<f4", (int64_t[]){1, 6, 6, 2}, 4, x, 72 * 4), "write %s", p);
+    const char *split[2] = {"train", "test"};
+    for (int sp = 0; sp < 2; sp++) {
+        int64_t n = sp ? 8 : 32;
+        snprintf(p, sizeof p, "%s/data/%s/input_0.npy", out, split[sp]);
+        CHECK(npy(p, "<f4", (int64_t[]){n, 6, 6, 2}, 4, x, (size_t)n * 72 * 4), "write %s", p);
+        snprintf(p, sizeof p, "%s/data/%s/label_0.npy", out, split[sp]);
+        CHECK(npy(p, "<i8", (int64_t[]){n}, 1, lab, (size_t)n * 8), "write %s", p);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_train_tflite sine|conv|refusals|export SHARED_DIR WORK_DIR\n");
+        return 2;
+    }
+    const char *group = argv[1];
+    shared = argv[2];
+    char hw[700];
+    snprintf(hw, sizeof hw, "%s/models/tflite/hello_world_float/model.tflite", shared);
+    if (!strcmp(group, "sine") && !exists(hw))
+        SY_TEST_SKIP("%s is absent (the shared folder)", hw);
+    sy_status *st = sy_env_create_from_string("[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n", NULL, &env);
+    if (st) {
+        fprintf(stderr, "env: %s\n", msg(st));
+        return 1;
+    }
+    if (!strcmp(group, "cli-files")) {
+        cli_files(argv[3]);
+        sy_env_release(env);
+        return SY_TEST_MAIN_RESULT();
+    }
+    if (!strcmp(group, "export")) {
+        snprintf(work, sizeof work, "%s", argv[3]);
+        export_for_real(argv[3]);
+        sy_env_release(env);
+        return SY_TEST_MAIN_RESULT();
+    }
+    snprintf(work, sizeof work, "%s/train_tflite_XXXXXX", argv[3]);
+    if (!mkdtemp(work)) {
+        fprintf(stderr, "cannot make a work folder under %s\n", argv[3]);
+        return 1;
+    }
+    if (!strcmp(group, "sine"))
+        RUN_TEST(test_sine);
+    else if (!strcmp(group, "conv")) {
+        RUN_TEST(test_conv);
+        RUN_TEST(test_ws63);
+    }
+    else if (!strcmp(group, "refusals"))
+        RUN_TEST(test_refusals);
+    else {
+        fprintf(stderr, "unknown group '%s'\n", group);
+        return 2;
+    }
+    sy_env_release(env);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", work);
+    return SY_TEST_MAIN_RESULT();
+}

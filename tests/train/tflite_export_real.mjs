@@ -1,0 +1,127 @@
+// The .tflite export of sy_train_session_export against real TFLite (npm
+// @tensorflow/tfjs-tflite: TFLite compiled to WebAssembly, one thread), for
+// each folder WORK/sine and WORK/conv that `test_train_tflite export` wrote
+// (source.tflite: the model trained; model.tflite and model.onnx: the
+// exports):
+//   - model.tflite has source.tflite's size, and every byte that differs
+//     lies inside the buffer of a float constant tensor (the trained ones;
+//     read with tflite_fb.mjs, a reader independent of switchyard's);
+//   - real TFLite runs model.tflite, and agrees with `switchyard run` of
+//     model.tflite and of model.onnx, and with ONNX Runtime (npm
+//     onnxruntime-node, when ORT_NODE_MODULES holds it) on model.onnx, on
+//     random inputs within 1e-5 max(1, |y|) (float kernels of two
+//     implementations).
+//
+//   node tflite_export_real.mjs SWITCHYARD WORK_DIR   env: TFLITE_NODE_MODULES [ORT_NODE_MODULES]
+import { createRequire } from 'module';
+import { execFileSync } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { readModel } from '../tflite/tflite_fb.mjs';
+
+const [sy, work] = process.argv.slice(2);
+// ONNX Runtime (npm onnxruntime-node) runs model.onnx too when
+// ORT_NODE_MODULES holds it; otherwise that comparison is left out (noted)
+let ort = null;
+if (process.env.ORT_NODE_MODULES && fs.existsSync(path.join(process.env.ORT_NODE_MODULES, 'onnxruntime-node')))
+  ort = createRequire(process.env.ORT_NODE_MODULES + '/')('onnxruntime-node');
+else console.log('note: onnxruntime-node is absent: the exported .onnx is not run in ONNX Runtime');
+const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
+const require = createRequire(wasmDir + '/');
+const factory = require('./tflite_web_api_cc.js');
+const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
+                            print: () => {}, printErr: () => {} });
+
+let seed = 20261207;
+const rnd = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 4294967296; };
+
+function runTflite(bytes, feed) {
+  const p = tfl._malloc(bytes.length);
+  tfl.HEAPU8.set(bytes, p);
+  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
+    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
+  if (!made.ok()) throw new Error(made.errorMessage());
+  const r = made.value();
+  r.GetInputs().get(0).data().set(feed);
+  if (!r.Infer()) throw new Error('Infer failed');
+  const out = r.GetOutputs().get(0).data().slice();
+  r.delete();
+  tfl._free(p);
+  return out;
+}
+
+function runSwitchyard(model, dir, dims, feed) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'input_0.pb'), tensorProto('x', 'float32', dims, feed));
+  const od = path.join(dir, 'out');
+  execFileSync(sy, ['run', model, '--input-dir', dir, '--output-dir', od], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return readTensor(fs.readFileSync(path.join(od, 'output_0.pb'))).data;
+}
+
+let failed = 0, cases = 0;
+for (const name of ['sine', 'conv']) {
+  const d = path.join(work, name);
+  if (!fs.existsSync(path.join(d, 'model.tflite'))) {
+    console.log(`note: ${name}: no export (the shared model is absent)`);
+    continue;
+  }
+  cases++;
+  const src = new Uint8Array(fs.readFileSync(path.join(d, 'source.tflite')));
+  const exp = new Uint8Array(fs.readFileSync(path.join(d, 'model.tflite')));
+  // the bytes that may change: the buffers of float constant tensors
+  const m = readModel(src);
+  const ranges = m.tensors.filter((t) => t.raw && t.dtype === 'float32')
+                          .map((t) => [t.raw.byteOffset - src.byteOffset, t.raw.byteOffset - src.byteOffset + t.raw.length]);
+  let outside = 0, changed = 0;
+  const touched = new Set();
+  if (src.length !== exp.length) {
+    console.log(`FAIL ${name}: model.tflite is ${exp.length} bytes, source.tflite ${src.length}`);
+    failed++;
+    continue;
+  }
+  for (let i = 0; i < src.length; i++) {
+    if (src[i] === exp[i]) continue;
+    changed++;
+    const k = ranges.findIndex(([a, b]) => i >= a && i < b);
+    if (k < 0) outside++; else touched.add(k);
+  }
+  const bad = outside !== 0 || touched.size === 0;
+  failed += bad;
+  console.log(`${bad ? 'FAIL' : 'ok  '} ${name}: ${changed} bytes differ from source.tflite, all inside ` +
+              `${touched.size} of its ${ranges.length} float constant buffers (${outside} outside)`);
+
+  const dims = m.tensors[m.inputs[0]].dims;
+  const n = dims.reduce((a, b) => a * b, 1);
+  let worstReal = 0, worstOnnx = 0, worstOrt = 0, big = 0, badRun = false;
+  const ortSession = ort ? await ort.InferenceSession.create(path.join(d, 'model.onnx')) : null;
+  for (let s = 0; s < 6; s++) {
+    const feed = Float32Array.from({ length: n }, () => (name === 'sine' ? 6.28 * rnd() : 2 * rnd() - 1));
+    const real = runTflite(exp, feed);
+    const a = runSwitchyard(path.join(d, 'model.tflite'), path.join(d, `run${s}_t`), dims, feed);
+    const b = runSwitchyard(path.join(d, 'model.onnx'), path.join(d, `run${s}_o`), dims, feed);
+    let c = b;
+    if (ortSession) {
+      const feeds = { [ortSession.inputNames[0]]: new ort.Tensor('float32', feed, dims) };
+      c = (await ortSession.run(feeds))[ortSession.outputNames[0]].data;
+    }
+    if (a.length !== real.length || b.length !== real.length || c.length !== real.length) { badRun = true; break; }
+    for (let i = 0; i < real.length; i++) {
+      const tol = 1e-5 * Math.max(1, Math.abs(real[i]));
+      const e1 = Math.abs(real[i] - a[i]), e2 = Math.abs(real[i] - b[i]), e3 = Math.abs(real[i] - c[i]);
+      worstReal = Math.max(worstReal, e1);
+      worstOnnx = Math.max(worstOnnx, e2);
+      worstOrt = Math.max(worstOrt, e3);
+      big = Math.max(big, Math.abs(real[i]));
+      if (e1 > tol || e2 > tol || e3 > tol) badRun = true;
+    }
+  }
+  failed += badRun;
+  console.log(`${badRun ? 'FAIL' : 'ok  '} ${name}: real TFLite on the exported .tflite vs switchyard: max |diff| ` +
+              `${worstReal.toExponential(2)} (.tflite), ${worstOnnx.toExponential(2)} (.onnx)` +
+              `${ortSession ? `, ONNX Runtime on the .onnx ${worstOrt.toExponential(2)}` : ''}; outputs up to ` +
+              `${big.toPrecision(3)}, 6 random inputs`);
+}
+if (!cases) { console.log('SKIPPED: no export to check'); process.exit(77); }
+console.log(failed ? `${failed} check(s) failed` : `every export agrees with real TFLite (${cases} models)`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,67 @@
+/* TFLite models for training (train_tflite.c): a float TFLite model's
+ * subgraph 0 translated into an ONNX forward model in memory, which
+ * sy_train_build then turns into artifacts like any ONNX model; and the
+ * trained tensors written back into the original .tflite file.
+ *
+ * The translation keeps the model's NHWC interface: the layout-sensitive
+ * operators (CONV_2D, DEPTHWISE_CONV_2D, the 2-D pools) are wrapped in
+ * Transposes to and from NCHW, their filters become initializers in ONNX's
+ * layout. Every float constant becomes an initializer named after its
+ * TFLite tensor (a repeated name made unique with "#<index>"),
+ * so a trained tensor maps back to the TFLite buffer it came from. */
+#ifndef SY_TRAIN_TFLITE_H
+#define SY_TRAIN_TFLITE_H
+
+#include "tl_pool.h"
+
+#include <switchyard/switchyard.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TR_SOURCE_TFLITE_FILE "source.tflite"
+
+/* How an initializer's values sit relative to its TFLite buffer. */
+typedef enum tr_tfl_layout {
+    TR_TFL_AS_IS = 0, /* the same order (FULLY_CONNECTED weights [O, K], biases, constants) */
+    TR_TFL_OHWI = 1,  /* CONV_2D filter [O, H, W, I] as ONNX Conv's [O, I, H, W] */
+    TR_TFL_1HWC = 2   /* DEPTHWISE_CONV_2D filter [1, H, W, C] as [C, 1, H, W] */
+} tr_tfl_layout;
+
+/* A float constant of the TFLite model that became an ONNX initializer. */
+typedef struct tr_tfl_param {
+    const char *name;   /* the initializer (and value) name */
+    int32_t tensor;     /* TFLite tensor index in subgraph 0 */
+    uint32_t buffer;    /* its buffer index */
+    uint64_t offset;    /* where the buffer's bytes are in the file */
+    uint64_t nbytes;
+    int layout;         /* tr_tfl_layout */
+    int32_t rank;       /* the TFLite shape */
+    int64_t dims[8];
+    bool shared;        /* another tensor reads the same buffer */
+} tr_tfl_param;
+
+typedef struct tr_tfl_model {
+    tl_pool pl;             /* names */
+    uint8_t *onnx;          /* malloc'd ONNX bytes (opset 13) */
+    size_t onnx_len;
+    tr_tfl_param *params;   /* in the pool */
+    size_t n_params;
+} tr_tfl_model;
+
+/* The FlatBuffer file identifier "TFL3" at byte 4. */
+bool tr_tflite_is_tflite(const uint8_t *data, size_t size);
+/* Translate; every refusal (a quantized model, an operator or a form with
+ * no translation, a corrupt file) names `where` and the operator or tensor.
+ * Free *out with tr_tflite_model_free, also after a failure. */
+sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out);
+void tr_tflite_model_free(tr_tfl_model *m);
+
+/* The .tflite at src with the trained tensors' buffers overwritten in
+ * place by `values` (ONNX layout, transposed back to TFLite's), written to
+ * path through a temporary file and a rename. */
+sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const char *const *names,
+                            const float *const *values, const size_t *nbytes);
+
+#endif
