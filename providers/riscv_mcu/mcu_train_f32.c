@@ -63,6 +63,16 @@ static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
 static int64_t numel_out(const sy_mcu_f32_layer *L);
 
+/* layer i is a Gemm whose w is [ic, oc] in the model (MatMul, transB = 0): the package holds it as
+ * [oc, ic], the layout of tflk_fc_f32 and trk_fc_backward_update, and prints it back as [ic, oc]. The
+ * transposition moves values only: every product and sum of the forward, the backward and the
+ * element-wise update is the one it would be in the model's layout. */
+static bool w_kn(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    return r->w_kn && r->layers[i].kind == SY_MCU_F32_GEMM && r->w_kn[i];
+}
+
+
 /* a residual's other operand's element count: the input's, but a Concat's output holds both */
 static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 {
@@ -263,6 +273,18 @@ static void arr_f(tout *o, const char *qual, const char *sym, const float *v, si
     P(o, "\n};\n");
 }
 
+/* v [rows, cols] as the array of its transpose [cols, rows] */
+static void arr_ft(tout *o, const char *qual, const char *sym, const float *v, int32_t rows, int32_t cols)
+{
+    P(o, "%sfloat %s[%lld] = {", qual, sym, (long long)rows * cols);
+    for (int64_t i = 0; i < (int64_t)rows * cols; i++) {
+        P(o, "%s", i % 6 ? " " : "\n   ");
+        hexf(o, v[i % rows * cols + i / rows]);
+        P(o, ",");
+    }
+    P(o, "\n};\n");
+}
+
 static bool all_finite(const float *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -318,9 +340,16 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
-        if (L->w) {
+        if (L->w && w_kn(r, i)) {
+            P(&o, "/* B [%d, %d] in the model, held transposed [%d, %d] (tflk_fc_f32's layout) */\n", L->ic, L->oc,
+              L->oc, L->ic);
+            snprintf(sym, sizeof sym, "w%u", i);
+            arr_ft(&o, L->train_w ? "static " : "static const ", sym, L->w, L->ic, L->oc);
+        } else if (L->w) {
             snprintf(sym, sizeof sym, "w%u", i);
             arr_f(&o, L->train_w ? "static " : "static const ", sym, L->w, (size_t)L->w_numel);
+        }
+        if (L->w) {
             if (L->train_w)
                 for (int g = 0; g < groups; g++)
                     P(&o, "static float w%u_s%d[%d];\n", i, g + 1, L->w_numel);
@@ -508,11 +537,23 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
     /* the trained tensors, each value's float bits in hex (expected_output.txt's format) */
     P(&o, "static void put(const char *tag, const float *v, int n)\n{\n    printf(\"%%s %%d:\", tag, n);\n"
           "    for (int i = 0; i < n; i++) {\n        uint32_t b;\n        memcpy(&b, &v[i], 4);\n"
-          "        printf(\" %%08lx\", (unsigned long)b);\n    }\n    printf(\"\\n\");\n}\n\n"
-          "void sy_train_print(void)\n{\n");
+          "        printf(\" %%08lx\", (unsigned long)b);\n    }\n    printf(\"\\n\");\n}\n\n");
+    bool any_kn = false;
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        any_kn |= w_kn(r, i) && r->layers[i].train_w;
+    if (any_kn)
+        P(&o, "/* v [rows, cols] printed as its transpose [cols, rows]: a B held transposed, in the model's layout */\n"
+              "static void put_t(const char *tag, const float *v, int rows, int cols)\n{\n"
+              "    printf(\"%%s %%d:\", tag, rows * cols);\n"
+              "    for (int c = 0; c < cols; c++)\n        for (int i = 0; i < rows; i++) {\n"
+              "            uint32_t b;\n            memcpy(&b, &v[(long)i * cols + c], 4);\n"
+              "            printf(\" %%08lx\", (unsigned long)b);\n        }\n    printf(\"\\n\");\n}\n\n");
+    P(&o, "void sy_train_print(void)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
-        if (L->train_w)
+        if (L->train_w && w_kn(r, i))
+            P(&o, "    put_t(\"w%u\", w%u, %d, %d);\n", i, i, L->oc, L->ic);
+        else if (L->train_w)
             P(&o, "    put(\"w%u\", w%u, %d);\n", i, i, L->w_numel);
         if (L->train_b)
             P(&o, "    put(\"b%u\", b%u, %d);\n", i, i, L->b_numel);

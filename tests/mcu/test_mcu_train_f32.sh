@@ -7,9 +7,11 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Fourteen configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Sixteen configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
-# (200 steps) and with Adam (100 steps), the same with the FP32 rows'
+# (200 steps) and with Adam (100 steps), its fully connected layers as a
+# MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
+# then a MatMul (Adam), B [K, O] in both, the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
 # with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
 # with the Slice's steps [1, 2, 3, 1]), the
@@ -52,6 +54,8 @@ self --shapes elt --self
 concat --shapes elt --concat
 concat_w --shapes elt --concat-w
 const_div --shapes elt --const-dividend
+fc_matmul --fc matmul
+fc_kn --fc kn
 maxpool --maxpool
 batch_t --batch-transpose
 EOF
@@ -83,6 +87,12 @@ run_cfg() { # NAME MODEL STEPS ARGS...
 
 run_cfg tiny_sgd "$tiny" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg tiny_adam "$tiny" 100 --trainable all --optimizer adam --lr 0.002
+# B [K, O]: held transposed in the package (tflk_fc_f32's [O, K]), printed back in the model's layout
+run_cfg fc_matmul "$WORK/tiny_fc_matmul.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg fc_kn "$WORK/tiny_fc_kn.onnx" 100 --trainable all --optimizer adam --lr 0.002
+grep -q "B \[1568, 8\] in the model, held transposed \[8, 1568\]" "$WORK/pkg_fc_matmul/src/train.c" &&
+  grep -q 'put_t("w6", w6, 10, 8);' "$WORK/pkg_fc_matmul/src/train.c" ||
+  fail "fc_matmul: train.c does not hold B transposed and print it back"
 run_cfg shapes_mean "$WORK/tiny_shapes_mean.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg shapes_sum "$WORK/tiny_shapes_sum.onnx" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg shapes_mean_steps "$WORK/tiny_shapes_mean_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 \
@@ -132,7 +142,7 @@ echo "$out" | grep -q "over the budget of 262144 bytes on ws63" || fail "unclear
 # it) is not a layer the package runs
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
       --steps 2 --trainable last:1 2>&1) && fail "a chain with MaxPool was accepted"
-echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only" ||
+echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm/MatMul only" ||
   fail "unclear refusal of MaxPool in the chain: $out"
 # on the gradient path the seed's row refuses it
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \

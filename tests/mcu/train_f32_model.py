@@ -4,7 +4,7 @@ device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
                        |--const-dividend]]
-                       [--maxpool] [--batch-transpose]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -38,6 +38,12 @@ the channel axis [1, 4, 28, 28] (the previous output second; Flatten
 [1, 112], Gemm 112 -> 8); with --concat-w, Concat(|o|, o) on the width
 axis [1, 2, 28, 56].
 
+--fc sets the layout of the two fully connected layers (seed 001's "FP32
+Gemm/MatMul" row: B [K, O] not transposed): with matmul, fc1 is a MatMul by
+B [K, 8] (no bias; a hidden layer) and fc2 a Gemm with transB = 0, B [8, 10]
+and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
+[8]) and fc2 a MatMul by B [8, 10].
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
@@ -53,6 +59,7 @@ from onnx import TensorProto, helper, numpy_helper
 rng = np.random.default_rng(15)
 args = sys.argv[2:]
 shapes = args[args.index("--shapes") + 1] if "--shapes" in args else None
+fc = args[args.index("--fc") + 1] if "--fc" in args else None
 
 
 def he(shape, fan_in):
@@ -80,8 +87,15 @@ if shapes is None:
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
         else helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
         helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
-        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
+    if fc is None:
+        nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
+    else:
+        inits[1] = numpy_helper.from_array(he((1568, 8), 1568), "fc1.W")
+        if fc == "matmul":
+            nodes.append(helper.make_node("MatMul", ["f", "fc1.W"], ["h"], name="fc1"))
+        else:
+            nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1"))
 elif shapes == "elt":
     k = 112 if "--concat" in args else 56
     inits = [
@@ -165,14 +179,18 @@ else:
         ]
     nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
 inits += [
-    numpy_helper.from_array(he((10, 8), 8), "fc2.W"),
+    numpy_helper.from_array(he((10, 8) if fc is None else (8, 10), 8), "fc2.W"),
     numpy_helper.from_array(np.zeros(10, np.float32), "fc2.B"),
 ]
 nodes += [
     helper.make_node("Relu", ["h"], ["hr"], name="relu2"),
-    helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=1),
+    helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=1) if fc is None
+    else helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=0) if fc == "matmul"
+    else helper.make_node("MatMul", ["hr", "fc2.W"], ["logits"], name="fc2"),
     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
 ]
+used = {i for n in nodes for i in n.input}
+inits = [t for t in inits if t.name in used]  # a MatMul has no bias
 g = helper.make_graph(nodes, "tiny_train_cnn",
                       [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
                       [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])], inits)

@@ -128,7 +128,7 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_RELU = 2,
     SY_MCU_F32_FLATTEN = 3,
     SY_MCU_F32_CONCAT_SELF = 4, /* the input twice on the channel axis */
-    SY_MCU_F32_GEMM = 5,        /* y = x·Wᵀ + b, W [oc, ic] */
+    SY_MCU_F32_GEMM = 5,        /* y = x·Wᵀ + b, W [oc, ic] (request.w_kn: [ic, oc], y = x·W + b) */
     /* appended: these read their shapes from the request's geom */
     SY_MCU_F32_ABS = 6,
     SY_MCU_F32_PAD = 7,         /* constant: start = the leading pads, value */
@@ -196,6 +196,11 @@ typedef struct sy_mcu_train_f32_request {
     /* ---- appended (check struct_size): [n_layers], each layer's shapes;
      * NULL: the chain has none of the kinds from SY_MCU_F32_ABS on */
     const sy_mcu_f32_geom *geom;
+    /* ---- appended: [n_layers], 1 where a Gemm's w (and w_final) is in the
+     * model's [ic, oc] layout (a MatMul, a Gemm with transB = 0): the package
+     * holds it transposed, [oc, ic], for tflk_fc_f32 and trk.c, and prints it
+     * back in [ic, oc]; NULL: every Gemm's w is [oc, ic] */
+    const int32_t *w_kn;
 } sy_mcu_train_f32_request;
 
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */

@@ -136,8 +136,9 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * input's shape, an Add, Sub, Mul or Div of the previous output and an
  * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
- * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
- * [O]) — ending in the logits (a final Softmax looked through), and the
+ * (alpha = beta = 1, A [1, K] not transposed, constant B [O, K] transposed
+ * or [K, O] not, optional C [O]) or a MatMul of A [1, K] and a constant B
+ * [K, O] — ending in the logits (a final Softmax looked through), and the
  * optimizer node's attributes. Another node is refused naming it. */
 #define SY_TRAIN_MAX_RANK 6
 typedef enum sy_train_layer_kind {
@@ -183,6 +184,9 @@ typedef struct sy_train_layer {
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
     int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
+    /* Gemm: 1 when w (and the trained tensor of w_name) is B [K, O] in the model's layout (a MatMul, a
+     * Gemm with transB = 0), 0 for B [O, K] (transB = 1) */
+    int32_t w_kn;
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;
