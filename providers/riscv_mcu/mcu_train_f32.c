@@ -5,7 +5,7 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
- * Add/Sub/Mul/Div with a constant or of two activations, tflk_concat_run for
+ * Add/Sub/Mul/Div with a constant (a Div's broadcast, either order) or of two activations, tflk_concat_run for
  * a Concat of two values; the shapes of those
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
@@ -110,7 +110,7 @@ static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
         return false;
     const int32_t b = buf_of(r, i - 1);
-    if (b < 0 || (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && r->geom[b].residual))
+    if (b < 0 || (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
     for (uint32_t k = 0; k < r->n_layers; k++)
         if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
@@ -198,6 +198,10 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
 
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads)
 {
+    if (r->geom && r->layers[j].kind == SY_MCU_F32_DIV && !r->geom[j].residual && r->geom[j].const_first) {
+        reads[0] = buf_of(r, j - 1), reads[1] = j; /* c / x: its divisor, the input, and its output */
+        return 2;
+    }
     if (!residual_of(r, (uint32_t)j))
         return 0;
     const int32_t in = buf_of(r, j - 1), oth = buf_of(r, r->geom[j].other);
@@ -335,7 +339,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
                                       "Mul (a constant or two activations)",
-                                      "Div (by a constant or of two activations)",
+                                      "Div (by or of a constant, broadcast, or of two activations)",
                                       "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
@@ -644,7 +648,8 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
                    (res ? L->w || L->train_w || r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
                               (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) !=
                                   other_numel(r, i)
-                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
+                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != mcu_f32_elt_w_numel(&r->geom[i], L->kind, in) ||
+                                                      (L->kind == SY_MCU_F32_DIV && L->train_w)
                                                 : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);

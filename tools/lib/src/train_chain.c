@@ -404,8 +404,9 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
     return o;
 }
 
-/* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
- * (the seed's rows: no broadcasting), or of two activations of that shape:
+/* Add, Sub, Mul of the layer's input and a constant of its very shape
+ * (the seed's rows: no broadcasting), Div of it and a constant broadcast to
+ * it (the Div row allows broadcasting), or of two activations of that shape:
  * the input and an earlier layer's output, the sample or the input itself
  * (x + x, x * x: the other operand is then the previous layer's output) —
  * the one place the chain is a graph */
@@ -439,12 +440,26 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         L->residual = 1, L->other = k;
         return NULL;
     }
-    if (div && w && first)
-        return REFUSE_ROW(nm, op, row, "Div by a constant initializer or of two activations of one shape (a constant "
-                          "divided by the previous layer's output, '%s' / '%s', is not run yet)", on, cur);
     if (!w)
         return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
                           "activation of its shape", op);
+    if (div) {
+        /* x / c or c / x, c broadcast to the input's shape (numpy's rule, dims aligned from the last):
+         * the previous layer's output is never stretched, so the output is the input's shape and x's
+         * gradient needs no sum over broadcast axes (the host's ReduceToShape keeps it as it is) */
+        const int32_t r = L->in_rank, lead = r - (int32_t)w->n_dims;
+        bool ok = lead >= 0;
+        for (int32_t d = 0; ok && d < r; d++) {
+            L->w_dims[d] = d < lead ? 1 : w->dims[d - lead];
+            ok = L->w_dims[d] == 1 || L->w_dims[d] == L->in_dims[d];
+        }
+        if (!ok)
+            return REFUSE_ROW(nm, op, row, "a constant broadcast to the input's shape (rank %d at most, each "
+                              "dimension 1 or the input's: the previous layer's output is not stretched; '%s')",
+                              (int)r, w->name);
+        L->w_name = w->name;
+        return floats(c, w, &L->w, &L->w_numel);
+    }
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];

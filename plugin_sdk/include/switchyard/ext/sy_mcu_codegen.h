@@ -136,11 +136,11 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
-    /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
+    /* with a constant w of the input's shape (trained or frozen; Div's never trained, and broadcast) */
     SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (all four; Div either order) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
-    SY_MCU_F32_DIV = 15,        /* y = x / w */
+    SY_MCU_F32_DIV = 15,        /* y = x / w (const_first: w / x), w broadcast: geom.start its dims */
     /* of two values, geom.residual: the input and geom.other's output (const_first: the other first) on
      * the axis of geom.axes' one bit (not the batch axis); odims the output's, the other's the same but
      * odims[axis] − idims[axis] there */
@@ -155,7 +155,9 @@ typedef struct sy_mcu_f32_geom {
     int32_t rank;
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
     int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
-    int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
+    /* Slice: the starts; Pad: the leading pads; Div by or of a constant: the constant's dims at the
+     * input's rank, 1 where broadcast (all 0: the input's) */
+    int32_t start[SY_MCU_F32_MAX_RANK];
     uint32_t axes;                      /* Reduce: bit d, axis d reduced; Concat: its axis's bit */
     float value;                        /* Pad: the constant */
     int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
