@@ -102,7 +102,8 @@ static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
  * after the Relu's forward: the input is an activation (not the sample in
  * flash), no residual, product, quotient or Concat takes it (or a Flatten
  * of it) as its other operand, and the layer that wrote it is not a
- * quotient (whose backward reads its own output). The Relu's backward reads
+ * quotient of two activations or a constant's c / x (whose backwards read
+ * their own output). The Relu's backward reads
  * its output instead: y > 0 exactly where x > 0 (a NaN or -0 gives y = 0,
  * and neither is > 0), so the mask, and every bit after it, is the host's. */
 static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
@@ -110,7 +111,8 @@ static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
         return false;
     const int32_t b = buf_of(r, i - 1);
-    if (b < 0 || (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
+    if (b < 0 ||
+        (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
     for (uint32_t k = 0; k < r->n_layers; k++)
         if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)

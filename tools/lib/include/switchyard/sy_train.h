@@ -133,7 +133,8 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * the sample (or itself) on a non-batch axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends,
  * positive steps), a Transpose, an Add, Sub or Mul with a constant c of the
- * input's shape, a Div x / c or c / x with a constant c broadcast to the input's shape, an Add, Sub, Mul or Div of the previous output and an
+ * input's shape, a Div x / c or c / x with a constant c broadcast to the
+ * input's shape, an Add, Sub, Mul or Div of the previous output and an
  * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
  * (alpha = beta = 1, A [1, K] not transposed, constant B [O, K] transposed
