@@ -5,7 +5,7 @@
  * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
- * Add/Sub/Mul/Div with a constant or of two activations, tflk_concat_run for
+ * Add/Sub/Mul/Div with a constant (a Div's broadcast, either order) or of two activations, tflk_concat_run for
  * a Concat of two values; the shapes of those
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
@@ -63,6 +63,16 @@ static bool residual_of(const sy_mcu_train_f32_request *r, uint32_t i)
 static int64_t numel_in(const sy_mcu_f32_layer *L) { return (int64_t)L->ic * L->ih * L->iw; }
 static int64_t numel_out(const sy_mcu_f32_layer *L);
 
+/* layer i is a Gemm whose w is [ic, oc] in the model (MatMul, transB = 0): the package holds it as
+ * [oc, ic], the layout of tflk_fc_f32 and trk_fc_backward_update, and prints it back as [ic, oc]. The
+ * transposition moves values only: every product and sum of the forward, the backward and the
+ * element-wise update is the one it would be in the model's layout. */
+static bool w_kn(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    return r->w_kn && r->layers[i].kind == SY_MCU_F32_GEMM && r->w_kn[i];
+}
+
+
 /* a residual's other operand's element count: the input's, but a Concat's output holds both */
 static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 {
@@ -92,7 +102,8 @@ static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
  * after the Relu's forward: the input is an activation (not the sample in
  * flash), no residual, product, quotient or Concat takes it (or a Flatten
  * of it) as its other operand, and the layer that wrote it is not a
- * quotient (whose backward reads its own output). The Relu's backward reads
+ * quotient of two activations or a constant's c / x (whose backwards read
+ * their own output). The Relu's backward reads
  * its output instead: y > 0 exactly where x > 0 (a NaN or -0 gives y = 0,
  * and neither is > 0), so the mask, and every bit after it, is the host's. */
 static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
@@ -100,7 +111,8 @@ static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
         return false;
     const int32_t b = buf_of(r, i - 1);
-    if (b < 0 || (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && r->geom[b].residual))
+    if (b < 0 ||
+        (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
     for (uint32_t k = 0; k < r->n_layers; k++)
         if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
@@ -188,6 +200,10 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
 
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads)
 {
+    if (r->geom && r->layers[j].kind == SY_MCU_F32_DIV && !r->geom[j].residual && r->geom[j].const_first) {
+        reads[0] = buf_of(r, j - 1), reads[1] = j; /* c / x: its divisor, the input, and its output */
+        return 2;
+    }
     if (!residual_of(r, (uint32_t)j))
         return 0;
     const int32_t in = buf_of(r, j - 1), oth = buf_of(r, r->geom[j].other);
@@ -263,6 +279,18 @@ static void arr_f(tout *o, const char *qual, const char *sym, const float *v, si
     P(o, "\n};\n");
 }
 
+/* v [rows, cols] as the array of its transpose [cols, rows] */
+static void arr_ft(tout *o, const char *qual, const char *sym, const float *v, int32_t rows, int32_t cols)
+{
+    P(o, "%sfloat %s[%lld] = {", qual, sym, (long long)rows * cols);
+    for (int64_t i = 0; i < (int64_t)rows * cols; i++) {
+        P(o, "%s", i % 6 ? " " : "\n   ");
+        hexf(o, v[i % rows * cols + i / rows]);
+        P(o, ",");
+    }
+    P(o, "\n};\n");
+}
+
 static bool all_finite(const float *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -313,14 +341,21 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
                                       "Mul (a constant or two activations)",
-                                      "Div (by a constant or of two activations)",
+                                      "Div (by or of a constant, broadcast, or of two activations)",
                                       "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
         char sym[32];
-        if (L->w) {
+        if (L->w && w_kn(r, i)) {
+            P(&o, "/* B [%d, %d] in the model, held transposed [%d, %d] (tflk_fc_f32's layout) */\n", L->ic, L->oc,
+              L->oc, L->ic);
+            snprintf(sym, sizeof sym, "w%u", i);
+            arr_ft(&o, L->train_w ? "static " : "static const ", sym, L->w, L->ic, L->oc);
+        } else if (L->w) {
             snprintf(sym, sizeof sym, "w%u", i);
             arr_f(&o, L->train_w ? "static " : "static const ", sym, L->w, (size_t)L->w_numel);
+        }
+        if (L->w) {
             if (L->train_w)
                 for (int g = 0; g < groups; g++)
                     P(&o, "static float w%u_s%d[%d];\n", i, g + 1, L->w_numel);
@@ -508,11 +543,23 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
     /* the trained tensors, each value's float bits in hex (expected_output.txt's format) */
     P(&o, "static void put(const char *tag, const float *v, int n)\n{\n    printf(\"%%s %%d:\", tag, n);\n"
           "    for (int i = 0; i < n; i++) {\n        uint32_t b;\n        memcpy(&b, &v[i], 4);\n"
-          "        printf(\" %%08lx\", (unsigned long)b);\n    }\n    printf(\"\\n\");\n}\n\n"
-          "void sy_train_print(void)\n{\n");
+          "        printf(\" %%08lx\", (unsigned long)b);\n    }\n    printf(\"\\n\");\n}\n\n");
+    bool any_kn = false;
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        any_kn |= w_kn(r, i) && r->layers[i].train_w;
+    if (any_kn)
+        P(&o, "/* v [rows, cols] printed as its transpose [cols, rows]: a B held transposed, in the model's layout */\n"
+              "static void put_t(const char *tag, const float *v, int rows, int cols)\n{\n"
+              "    printf(\"%%s %%d:\", tag, rows * cols);\n"
+              "    for (int c = 0; c < cols; c++)\n        for (int i = 0; i < rows; i++) {\n"
+              "            uint32_t b;\n            memcpy(&b, &v[(long)i * cols + c], 4);\n"
+              "            printf(\" %%08lx\", (unsigned long)b);\n        }\n    printf(\"\\n\");\n}\n\n");
+    P(&o, "void sy_train_print(void)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
-        if (L->train_w)
+        if (L->train_w && w_kn(r, i))
+            P(&o, "    put_t(\"w%u\", w%u, %d, %d);\n", i, i, L->oc, L->ic);
+        else if (L->train_w)
             P(&o, "    put(\"w%u\", w%u, %d);\n", i, i, L->w_numel);
         if (L->train_b)
             P(&o, "    put(\"b%u\", b%u, %d);\n", i, i, L->b_numel);
@@ -603,7 +650,8 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
                    (res ? L->w || L->train_w || r->geom[i].other < -1 || r->geom[i].other >= (int32_t)i ||
                               (r->geom[i].other < 0 ? r->sample_numel : numel_out(&r->layers[r->geom[i].other])) !=
                                   other_numel(r, i)
-                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != in || (L->kind == SY_MCU_F32_DIV && L->train_w)
+                    : mcu_f32_elt_kind(L->kind) ? L->w_numel != mcu_f32_elt_w_numel(&r->geom[i], L->kind, in) ||
+                                                      (L->kind == SY_MCU_F32_DIV && L->train_w)
                                                 : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);

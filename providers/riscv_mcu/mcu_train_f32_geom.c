@@ -77,6 +77,21 @@ static const char *elt_op(int32_t kind)
                                     : "TFLK_DIV";
 }
 
+/* a Div by or of a constant: the constant is broadcast (geom.start holds its dims, 1 where broadcast;
+ * all 0 from an older request: the input's shape) */
+static bool div_bcast(const sy_mcu_f32_geom *G, int32_t kind)
+{
+    bool b = false;
+    for (int32_t d = 0; kind == SY_MCU_F32_DIV && !G->residual && d < G->rank; d++)
+        b |= G->start[d] != 0 && G->start[d] != G->idims[d];
+    return b;
+}
+
+int64_t mcu_f32_elt_w_numel(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in)
+{
+    return div_bcast(G, kind) ? numel(G->rank, G->start) : n_in;
+}
+
 bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64_t n_out)
 {
     const int32_t r = G->rank;
@@ -99,7 +114,7 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
         case SY_MCU_F32_SUB:
         case SY_MCU_F32_MUL:
         case SY_MCU_F32_DIV:
-            if (o != i)
+            if (o != i || (div_bcast(G, kind) && s != 1 && s != i))
                 return false;
             break;
         case SY_MCU_F32_PAD: /* the leading pads and the trailing ones, none negative */
@@ -125,8 +140,6 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
             break;
         }
     }
-    if (kind == SY_MCU_F32_DIV && G->const_first && !G->residual)
-        return false; /* a constant is the divisor (two activations: either order) */
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
 }
 
@@ -181,6 +194,21 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
              "static const tflk_concat cc%u = {.n = 2, .outer = %lld, .esize = 4, .is_f32 = 1, .rows = cr%u, "
              ".act = {0, -INFINITY, INFINITY}};\n",
           i, (long long)(G->const_first ? rb : ra), (long long)(G->const_first ? ra : rb), i, (long long)outer, i);
+        return;
+    }
+    if (div_bcast(G, kind)) {
+        /* the output's walk, the constant's strides 0 on its broadcast axes */
+        strides_of(r, G->start, st);
+        for (int32_t d = 0; d < r; d++)
+            st[d] = G->start[d] == 1 ? 0 : st[d];
+        P(o, "/* the constant [");
+        for (int32_t d = 0; d < r; d++)
+            P(o, "%s%ld", d ? ", " : "", (long)G->start[d]);
+        P(o, "] broadcast to the input's shape */\nstatic const tflk_binary el%u = {.op = TFLK_DIV, .rank = %d", i, r);
+        field(o, "dims", G->idims, r);
+        field(o, "sa", G->const_first ? st : is, r);
+        field(o, "sb", G->const_first ? is : st, r);
+        P(o, ", .act = {0, -INFINITY, INFINITY}};\n");
         return;
     }
     if (mcu_f32_elt_kind(kind)) {
@@ -340,6 +368,18 @@ void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_g
         else /* Mul: d(in) = dy·other, d(other) = dy·in; Add, Sub read neither */
             P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, %s, g, %s);\n", elt_op(L->kind), (int)G->const_first,
               (long long)n, L->kind == SY_MCU_F32_MUL ? in : "NULL", L->kind == SY_MCU_F32_MUL ? oth : "NULL", gp);
+        return;
+    }
+    if (L->kind == SY_MCU_F32_DIV && G->const_first) {
+        /* y = c / x: the host's -((dy·y) / x) (Mul, Div, Neg; c is never trained), in place over dy;
+         * x has the output's shape, so its ReduceToShape sums nothing */
+        P(o, "    trk_div_grad(%lld, g, a%u, %s, NULL, g);\n", (long long)n, j, in);
+        return;
+    }
+    if (div_bcast(G, L->kind)) {
+        /* x / c, c broadcast: the host's Div(dy, c) at the output's shape (x's: nothing to sum), in
+         * place over dy by el<j>'s walk (dy has x's strides) */
+        P(o, "    tflk_binary_f32(&el%u, g, w%u, g);\n", j, j);
         return;
     }
     /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update

@@ -7,14 +7,17 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Fourteen configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Eighteen configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
-# (200 steps) and with Adam (100 steps), the same with the FP32 rows'
+# (200 steps) and with Adam (100 steps), its fully connected layers as a
+# MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
+# then a MatMul (Adam), B [K, O] in both, the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
 # with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
 # with the Slice's steps [1, 2, 3, 1]), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
-# trained ones; then two activations of one shape: a residual |o| + o, a
+# trained ones; Div broadcasting a frozen constant, |o| / c[2, 1, 1], and a
+# constant dividend, c[1, 28] / (|o| + 1); then two activations of one shape: a residual |o| + o, a
 # product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
 # then that plus itself then that concatenated with itself on the width
 # axis, and a Concat of o and |o| on the channel axis and
@@ -22,8 +25,8 @@
 # 401,408 frozen fc1 weights const in flash). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
-# batch axis and a constant divided by an activation (each quoting seed
-# 001's row), hi3066 with the seed's sentence.
+# batch axis and a Div whose constant stretches the activation (each quoting
+# seed 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -52,6 +55,10 @@ self --shapes elt --self
 concat --shapes elt --concat
 concat_w --shapes elt --concat-w
 const_div --shapes elt --const-dividend
+bcast_div --shapes elt --bcast-div
+stretch_div --shapes elt --stretch-div
+fc_matmul --fc matmul
+fc_kn --fc kn
 maxpool --maxpool
 batch_t --batch-transpose
 EOF
@@ -83,6 +90,12 @@ run_cfg() { # NAME MODEL STEPS ARGS...
 
 run_cfg tiny_sgd "$tiny" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg tiny_adam "$tiny" 100 --trainable all --optimizer adam --lr 0.002
+# B [K, O]: held transposed in the package (tflk_fc_f32's [O, K]), printed back in the model's layout
+run_cfg fc_matmul "$WORK/tiny_fc_matmul.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg fc_kn "$WORK/tiny_fc_kn.onnx" 100 --trainable all --optimizer adam --lr 0.002
+grep -q "B \[1568, 8\] in the model, held transposed \[8, 1568\]" "$WORK/pkg_fc_matmul/src/train.c" &&
+  grep -q 'put_t("w6", w6, 10, 8);' "$WORK/pkg_fc_matmul/src/train.c" ||
+  fail "fc_matmul: train.c does not hold B transposed and print it back"
 run_cfg shapes_mean "$WORK/tiny_shapes_mean.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg shapes_sum "$WORK/tiny_shapes_sum.onnx" 100 --trainable all --optimizer adam --lr 0.002
 run_cfg shapes_mean_steps "$WORK/tiny_shapes_mean_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 \
@@ -92,6 +105,13 @@ run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum
 run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg quotient "$WORK/tiny_quotient.onnx" 100 --trainable all --optimizer adam --lr 0.002
+# seed 001's Div row allows broadcasting: |o| / c[2, 1, 1] and c[1, 28] / (|o| + 1), the constants
+# broadcast in tflk_binary_f32's walk (strides 0), the activation's gradient the host's at its own shape
+run_cfg bcast_div "$WORK/tiny_bcast_div.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+run_cfg const_div "$WORK/tiny_const_div.onnx" 100 --trainable all --optimizer adam --lr 0.002
+grep -q "the constant \[1, 2, 1, 1\] broadcast to the input's shape" "$WORK/pkg_bcast_div/src/train.c" &&
+  grep -q "the constant \[1, 1, 1, 28\] broadcast to the input's shape" "$WORK/pkg_const_div/src/train.c" ||
+  fail "bcast_div, const_div: train.c does not broadcast the constants"
 run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
@@ -132,7 +152,7 @@ echo "$out" | grep -q "over the budget of 262144 bytes on ws63" || fail "unclear
 # it) is not a layer the package runs
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
       --steps 2 --trainable last:1 2>&1) && fail "a chain with MaxPool was accepted"
-echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only" ||
+echo "$out" | grep -q "node 'relu1' (MaxPool): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, Add/Sub/Mul/Div with a constant or another activation and Gemm/MatMul only" ||
   fail "unclear refusal of MaxPool in the chain: $out"
 # on the gradient path the seed's row refuses it
 out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_maxpool.onnx" --target ws63 --data "$data" -o "$WORK/mp" \
@@ -144,11 +164,11 @@ out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_batch_t.onnx" --target ws63 
       --steps 2 2>&1) && fail "a Transpose of the batch axis was accepted"
 echo "$out" | grep -q "node 'swap' (Transpose): an FP32 training package takes an explicit permutation of the 4 axes keeping the batch axis first; seed 001 §4: \"FP32 Transpose: perm a valid int32 constant full permutation" ||
   fail "unclear refusal of a batch Transpose: $out"
-# a constant divided by an activation is not run yet
-out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_const_div.onnx" --target ws63 --data "$data" -o "$WORK/cdiv" \
-      --steps 2 2>&1) && fail "a constant divided by an activation was accepted"
-echo "$out" | grep -q "node 'residual' (Div): an FP32 training package takes Div by a constant initializer or of two activations of one shape (a constant divided by the previous layer's output, 'num.C' / 'oa1', is not run yet); seed 001 §4: \"FP32 Div: broadcast-compatible shapes allowed" ||
-  fail "unclear refusal of a constant divided by an activation: $out"
+# a Div whose constant would stretch the activation (the gradient would then sum over the broadcast axes)
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_stretch_div.onnx" --target ws63 --data "$data" -o "$WORK/sdiv" \
+      --steps 2 2>&1) && fail "a Div stretching the activation was accepted"
+echo "$out" | grep -q "node 'stretch' (Div): an FP32 training package takes a constant broadcast to the input's shape (rank 4 at most, each dimension 1 or the input's: the previous layer's output is not stretched; 'wide.C'); seed 001 §4: \"FP32 Div: broadcast-compatible shapes allowed" ||
+  fail "unclear refusal of a Div stretching the activation: $out"
 out=$("$SY" codegen --train --mode fp32 "$tiny" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) &&
   fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"

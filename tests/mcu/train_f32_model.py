@@ -3,8 +3,8 @@
 device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend]]
-                       [--maxpool] [--batch-transpose]
+                       |--const-dividend|--bcast-div]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --stretch-div]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -33,16 +33,27 @@ feed the ReduceMean instead: with --residual, Abs's output plus Sub's
 divided by that (o / (|o| + 1): the previous layer's output the divisor,
 never 0; the constant is trained, an Add's); with --self, a value with
 itself: |o|·|o|, then that plus itself, then that concatenated with itself
-on the width axis [1, 2, 28, 56]; with --concat, Concat(o, |o|) on
+on the width axis [1, 2, 28, 56]; with --bcast-div, |o| divided by a frozen
+constant [2, 1, 1] in [1, 2) (seed 001's Div row: broadcasting allowed);
+with --const-dividend, a frozen constant [1, 28] in [1, 2) divided by |o| +
+1 (a constant dividend, broadcast over channels and rows; the ones are an
+Add's trained constant); with --concat, Concat(o, |o|) on
 the channel axis [1, 4, 28, 28] (the previous output second; Flatten
 [1, 112], Gemm 112 -> 8); with --concat-w, Concat(|o|, o) on the width
 axis [1, 2, 28, 56].
 
+--fc sets the layout of the two fully connected layers (seed 001's "FP32
+Gemm/MatMul" row: B [K, O] not transposed): with matmul, fc1 is a MatMul by
+B [K, 8] (no bias; a hidden layer) and fc2 a Gemm with transB = 0, B [8, 10]
+and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
+[8]) and fc2 a MatMul by B [8, 10].
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --const-dividend divides a frozen
-constant by an activation (1 / (|o| + 1)).
+which moves the batch axis; --shapes elt --stretch-div divides the
+ReduceMean's [1, 2, 28, 1] by a constant [1, 1, 1, 2], which stretches the
+activation to [1, 2, 28, 2] (Flatten [1, 112], Gemm 112 -> 8).
 """
 import sys
 
@@ -53,6 +64,7 @@ from onnx import TensorProto, helper, numpy_helper
 rng = np.random.default_rng(15)
 args = sys.argv[2:]
 shapes = args[args.index("--shapes") + 1] if "--shapes" in args else None
+fc = args[args.index("--fc") + 1] if "--fc" in args else None
 
 
 def he(shape, fan_in):
@@ -80,10 +92,17 @@ if shapes is None:
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
         else helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
         helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
-        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
+    if fc is None:
+        nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
+    else:
+        inits[1] = numpy_helper.from_array(he((1568, 8), 1568), "fc1.W")
+        if fc == "matmul":
+            nodes.append(helper.make_node("MatMul", ["f", "fc1.W"], ["h"], name="fc1"))
+        else:
+            nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1"))
 elif shapes == "elt":
-    k = 112 if "--concat" in args else 56
+    k = 112 if "--concat" in args or "--stretch-div" in args else 56
     inits = [
         numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
         numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
@@ -102,16 +121,19 @@ elif shapes == "elt":
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
     two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
-                                  "--const-dividend"))
+                                  "--const-dividend", "--bcast-div"))
     if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     elif "--quotient" in args or "--const-dividend" in args:
         inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "one.C"))
         nodes.append(helper.make_node("Add", ["oa", "one.C"], ["oa1"], name="plus1"))
         if "--const-dividend" in args:
-            inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "num.C"))
+            inits.append(numpy_helper.from_array((1 + rng.random((1, 28))).astype(np.float32), "num.C"))
         nodes.append(helper.make_node("Div", ["num.C" if "--const-dividend" in args else "o", "oa1"], ["res"],
                                       name="residual"))
+    elif "--bcast-div" in args:
+        inits.append(numpy_helper.from_array((1 + rng.random((2, 1, 1))).astype(np.float32), "div2.C"))
+        nodes.append(helper.make_node("Div", ["oa", "div2.C"], ["res"], name="residual"))
     elif "--concat" in args:
         nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))
     elif "--concat-w" in args:
@@ -123,7 +145,12 @@ elif shapes == "elt":
     nodes += [
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
-        helper.make_node("Flatten", ["r"], ["f0"], name="flatten", axis=1),
+    ]
+    if "--stretch-div" in args:
+        inits.append(numpy_helper.from_array((1 + rng.random((1, 1, 1, 2))).astype(np.float32), "wide.C"))
+        nodes.append(helper.make_node("Div", ["r", "wide.C"], ["rw"], name="stretch"))
+    nodes += [
+        helper.make_node("Flatten", ["rw" if "--stretch-div" in args else "r"], ["f0"], name="flatten", axis=1),
         helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
@@ -165,14 +192,18 @@ else:
         ]
     nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
 inits += [
-    numpy_helper.from_array(he((10, 8), 8), "fc2.W"),
+    numpy_helper.from_array(he((10, 8) if fc is None else (8, 10), 8), "fc2.W"),
     numpy_helper.from_array(np.zeros(10, np.float32), "fc2.B"),
 ]
 nodes += [
     helper.make_node("Relu", ["h"], ["hr"], name="relu2"),
-    helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=1),
+    helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=1) if fc is None
+    else helper.make_node("Gemm", ["hr", "fc2.W", "fc2.B"], ["logits"], name="fc2", transB=0) if fc == "matmul"
+    else helper.make_node("MatMul", ["hr", "fc2.W"], ["logits"], name="fc2"),
     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
 ]
+used = {i for n in nodes for i in n.input}
+inits = [t for t in inits if t.name in used]  # a MatMul has no bias
 g = helper.make_graph(nodes, "tiny_train_cnn",
                       [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
                       [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])], inits)

@@ -116,7 +116,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
     sy_mcu_f32_layer *layers = NULL;
     sy_mcu_f32_geom *geom = NULL;
     float *samples = NULL, *rates = NULL;
-    int32_t *labs = NULL;
+    int32_t *labs = NULL, *w_kn = NULL;
     int rc = 1;
     sy_status *st;
     char ini[512], art[4096];
@@ -171,7 +171,8 @@ int cmd_codegen_train_f32(int argc, char **argv)
     samples = malloc((size_t)(steps * px) * sizeof *samples);
     labs = malloc((size_t)steps * sizeof *labs);
     rates = malloc((size_t)steps * sizeof *rates);
-    if (!layers || !geom || !samples || !labs || !rates) {
+    w_kn = calloc(ch->n_layers, sizeof *w_kn);
+    if (!layers || !geom || !samples || !labs || !rates || !w_kn) {
         rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
         goto done;
     }
@@ -211,6 +212,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
                                 .pl = (int32_t)L->pl, .w = L->w, .b = L->b, .w_numel = (int32_t)L->w_numel,
                                 .b_numel = (int32_t)L->b_numel};
         /* the shapes at one rank: a Reduce's output with its reduced axes of size 1 (keepdims' form) */
+        w_kn[i] = L->kind == SY_TRAIN_LAYER_GEMM && L->w_kn;
         sy_mcu_f32_geom *G = &geom[i];
         G->rank = L->in_rank;
         G->axes = L->axes;
@@ -225,7 +227,8 @@ int cmd_codegen_train_f32(int argc, char **argv)
                           : L->out_rank == L->in_rank ? (int32_t)L->out_dims[d]
                                                       : 0; /* a reshape: the element count is all that matters */
             G->perm[d] = (int32_t)L->perm[d];
-            G->start[d] = (int32_t)L->start[d];
+            /* a Div by (or of) a constant: its dims, broadcast (geom.start's meaning for a Div) */
+            G->start[d] = (int32_t)(L->kind == SY_TRAIN_LAYER_DIV && !L->residual ? L->w_dims[d] : L->start[d]);
             G->step[d] = (int32_t)L->step[d];
         }
         int64_t n = 0;
@@ -240,7 +243,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
         .layers = layers, .optimizer = ch->optimizer == SY_TRAIN_ADAM ? 1 : 0, .lr = lr, .alpha = ch->alpha,
         .beta = ch->beta, .epsilon = ch->epsilon, .norm = ch->norm, .nesterov = ch->nesterov,
         .n_samples = (uint32_t)steps, .sample_numel = (int32_t)px, .samples = samples, .labels = labs,
-        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL, .geom = geom};
+        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL, .geom = geom, .w_kn = w_kn};
     char summary[1024] = "";
     if ((st = ext->emit_train_f32_env(ext, &req, summary, sizeof summary))) {
         if (*summary)
@@ -258,6 +261,7 @@ done:
     free(samples);
     free(labs);
     free(rates);
+    free(w_kn);
     sy_dataset_release(train);
     sy_train_session_release(ts);
     sy_train_chain_free(ch);

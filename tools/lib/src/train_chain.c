@@ -404,8 +404,9 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
     return o;
 }
 
-/* Add, Sub, Mul, Div of the layer's input and a constant of its very shape
- * (the seed's rows: no broadcasting), or of two activations of that shape:
+/* Add, Sub, Mul of the layer's input and a constant of its very shape
+ * (the seed's rows: no broadcasting), Div of it and a constant broadcast to
+ * it (the Div row allows broadcasting), or of two activations of that shape:
  * the input and an earlier layer's output, the sample or the input itself
  * (x + x, x * x: the other operand is then the previous layer's output) —
  * the one place the chain is a graph */
@@ -439,12 +440,26 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         L->residual = 1, L->other = k;
         return NULL;
     }
-    if (div && w && first)
-        return REFUSE_ROW(nm, op, row, "Div by a constant initializer or of two activations of one shape (a constant "
-                          "divided by the previous layer's output, '%s' / '%s', is not run yet)", on, cur);
     if (!w)
         return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
                           "activation of its shape", op);
+    if (div) {
+        /* x / c or c / x, c broadcast to the input's shape (numpy's rule, dims aligned from the last):
+         * the previous layer's output is never stretched, so the output is the input's shape and x's
+         * gradient needs no sum over broadcast axes (the host's ReduceToShape keeps it as it is) */
+        const int32_t r = L->in_rank, lead = r - (int32_t)w->n_dims;
+        bool ok = lead >= 0;
+        for (int32_t d = 0; ok && d < r; d++) {
+            L->w_dims[d] = d < lead ? 1 : w->dims[d - lead];
+            ok = L->w_dims[d] == 1 || L->w_dims[d] == L->in_dims[d];
+        }
+        if (!ok)
+            return REFUSE_ROW(nm, op, row, "a constant broadcast to the input's shape (rank %d at most, each "
+                              "dimension 1 or the input's: the previous layer's output is not stretched; '%s')",
+                              (int)r, w->name);
+        L->w_name = w->name;
+        return floats(c, w, &L->w, &L->w_numel);
+    }
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)
         same = w->dims[d] == L->in_dims[d];
@@ -548,18 +563,28 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         L->w_name = w->name;
         return floats(c, w, &L->w, &L->w_numel);
     }
-    if (!strcmp(op, "Gemm")) {
+    if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul")) {
+        /* y = x·Bᵀ + C with B [O, K] (Gemm, transB = 1), or y = x·B (+ C) with B [K, O] (MatMul, Gemm
+         * transB = 0): w is B in the model's layout either way, w_kn says which */
+        const bool mm = !strcmp(op, "MatMul");
         const Onnx__TensorProto *w = n->n_input > 1 ? init_of(g, n->input[1]) : NULL;
-        const Onnx__TensorProto *b = n->n_input > 2 && *n->input[2] ? init_of(g, n->input[2]) : NULL;
-        int64_t k = L->ic * L->ih * L->iw;
-        if (!w || w->n_dims != 2 || w->dims[1] != k || attr_i(n, "transA", 0) || attr_i(n, "transB", 0) != 1 ||
+        const Onnx__TensorProto *b = !mm && n->n_input > 2 && *n->input[2] ? init_of(g, n->input[2]) : NULL;
+        const int64_t k = L->ic * L->ih * L->iw;
+        const int kn = mm || !attr_i(n, "transB", 0);
+        const int64_t o = w && w->n_dims == 2 ? w->dims[kn ? 1 : 0] : 0;
+        if (mm && (n->n_input != 2 || !w || w->n_dims != 2 || w->dims[0] != k || L->in_rank != 2))
+            return REFUSE_ROW(nm, op, ROW_FC, "MatMul of A [1, K] (the previous layer's output) and a constant B "
+                              "[K, O] (K = %lld)", (long long)k);
+        if (!w || w->n_dims != 2 || w->dims[kn ? 0 : 1] != k || attr_i(n, "transA", 0) ||
             attr_f(n, "alpha", 1.0f) != 1.0f || attr_f(n, "beta", 1.0f) != 1.0f || L->in_rank != 2 ||
-            (n->n_input > 2 && *n->input[2] && (!b || b->n_dims != 1 || b->dims[0] != w->dims[0])))
+            (n->n_input > 2 && *n->input[2] && (!b || b->n_dims != 1 || b->dims[0] != o)))
             return REFUSE("node '%s' (Gemm): an FP32 training package takes Gemm with A [1, K] not transposed, a "
-                          "constant B [O, K] transposed, an optional constant C [O], alpha = beta = 1", nm);
+                          "constant B [O, K] transposed or [K, O] not, an optional constant C [O], alpha = beta = 1",
+                          nm);
         L->kind = SY_TRAIN_LAYER_GEMM;
+        L->w_kn = kn;
         L->ic = k, L->ih = L->iw = 1;
-        L->out_dims[1] = w->dims[0];
+        L->out_dims[1] = o;
         SY_TRY(set_out(L, nm, op));
         L->w_name = w->name;
         SY_TRY(floats(c, w, &L->w, &L->w_numel));
@@ -571,7 +596,7 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     }
     return REFUSE("node '%s' (%s): an FP32 training package runs depthwise Conv, Relu, Abs, Flatten/Reshape/Squeeze/"
                   "Unsqueeze, Concat of two values, Pad (constant), Slice, Transpose, ReduceSum/ReduceMean, "
-                  "Add/Sub/Mul/Div with a constant or another activation and Gemm (B transposed) only", nm, op);
+                  "Add/Sub/Mul/Div with a constant or another activation and Gemm/MatMul only", nm, op);
 }
 
 static sy_status *read_chain(chain_priv *c, const char *dir)

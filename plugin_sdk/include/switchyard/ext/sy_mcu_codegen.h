@@ -128,7 +128,7 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_RELU = 2,
     SY_MCU_F32_FLATTEN = 3,
     SY_MCU_F32_CONCAT_SELF = 4, /* the input twice on the channel axis */
-    SY_MCU_F32_GEMM = 5,        /* y = x·Wᵀ + b, W [oc, ic] */
+    SY_MCU_F32_GEMM = 5,        /* y = x·Wᵀ + b, W [oc, ic] (request.w_kn: [ic, oc], y = x·W + b) */
     /* appended: these read their shapes from the request's geom */
     SY_MCU_F32_ABS = 6,
     SY_MCU_F32_PAD = 7,         /* constant: start = the leading pads, value */
@@ -136,11 +136,11 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_TRANSPOSE = 9,   /* odims[d] = idims[perm[d]] */
     SY_MCU_F32_REDUCE_SUM = 10, /* over the axes of the mask */
     SY_MCU_F32_REDUCE_MEAN = 11,
-    /* with a constant w of the input's shape (trained or frozen; Div's never trained) */
+    /* with a constant w of the input's shape (trained or frozen; Div's never trained, and broadcast) */
     SY_MCU_F32_ADD = 12,        /* or, geom.residual, of two activations (all four; Div either order) */
     SY_MCU_F32_SUB = 13,        /* const_first: y = w − x */
     SY_MCU_F32_MUL = 14,
-    SY_MCU_F32_DIV = 15,        /* y = x / w */
+    SY_MCU_F32_DIV = 15,        /* y = x / w (const_first: w / x), w broadcast: geom.start its dims */
     /* of two values, geom.residual: the input and geom.other's output (const_first: the other first) on
      * the axis of geom.axes' one bit (not the batch axis); odims the output's, the other's the same but
      * odims[axis] − idims[axis] there */
@@ -155,7 +155,9 @@ typedef struct sy_mcu_f32_geom {
     int32_t rank;
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
     int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
-    int32_t start[SY_MCU_F32_MAX_RANK]; /* Slice: the starts; Pad: the leading pads */
+    /* Slice: the starts; Pad: the leading pads; Div by or of a constant: the constant's dims at the
+     * input's rank, 1 where broadcast (all 0: the input's) */
+    int32_t start[SY_MCU_F32_MAX_RANK];
     uint32_t axes;                      /* Reduce: bit d, axis d reduced; Concat: its axis's bit */
     float value;                        /* Pad: the constant */
     int32_t const_first;                /* Add/Sub/Mul: w (or the other activation) is the first operand */
@@ -196,6 +198,11 @@ typedef struct sy_mcu_train_f32_request {
     /* ---- appended (check struct_size): [n_layers], each layer's shapes;
      * NULL: the chain has none of the kinds from SY_MCU_F32_ABS on */
     const sy_mcu_f32_geom *geom;
+    /* ---- appended: [n_layers], 1 where a Gemm's w (and w_final) is in the
+     * model's [ic, oc] layout (a MatMul, a Gemm with transB = 0): the package
+     * holds it transposed, [oc, ic], for tflk_fc_f32 and trk.c, and prints it
+     * back in [ic, oc]; NULL: every Gemm's w is [oc, ic] */
+    const int32_t *w_kn;
 } sy_mcu_train_f32_request;
 
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */

@@ -142,12 +142,14 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * batch axis first, a Concat of the previous output and an earlier one or
  * the sample (or itself) on a non-batch axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends,
- * positive steps), a Transpose, an Add, Sub, Mul or Div (x / c) with a constant c of the
+ * positive steps), a Transpose, an Add, Sub or Mul with a constant c of the
+ * input's shape, a Div x / c or c / x with a constant c broadcast to the
  * input's shape, an Add, Sub, Mul or Div of the previous output and an
  * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
- * with B transposed (alpha = beta = 1, constant B [O, K] and optional C
- * [O]) — ending in the logits (a final Softmax looked through), and the
+ * (alpha = beta = 1, A [1, K] not transposed, constant B [O, K] transposed
+ * or [K, O] not, optional C [O]) or a MatMul of A [1, K] and a constant B
+ * [K, O] — ending in the logits (a final Softmax looked through), and the
  * optimizer node's attributes. Another node is refused naming it. */
 #define SY_TRAIN_MAX_RANK 6
 typedef enum sy_train_layer_kind {
@@ -166,7 +168,7 @@ typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_ADD = 12,
     SY_TRAIN_LAYER_SUB = 13, /* const_first: y = c − x */
     SY_TRAIN_LAYER_MUL = 14,
-    SY_TRAIN_LAYER_DIV = 15, /* y = x / c */
+    SY_TRAIN_LAYER_DIV = 15, /* y = x / c (const_first: c / x); c broadcast, its dims w_dims */
     /* Concat of the input and another value (residual, other; const_first: the other first) on the axis
      * whose bit is set in axes */
     SY_TRAIN_LAYER_CONCAT = 16
@@ -193,6 +195,12 @@ typedef struct sy_train_layer {
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
     int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
+    /* Gemm: 1 when w (and the trained tensor of w_name) is B [K, O] in the model's layout (a MatMul, a
+     * Gemm with transB = 0), 0 for B [O, K] (transB = 1) */
+    int32_t w_kn;
+    /* Div by a constant or of one (const_first, c / x): the constant's dims at the input's rank, 1
+     * where it is broadcast (seed 001's Div row allows broadcasting; the output is the input's shape) */
+    int64_t w_dims[SY_TRAIN_MAX_RANK];
 } sy_train_layer;
 typedef struct sy_train_chain {
     size_t n_layers;
