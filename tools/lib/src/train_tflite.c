@@ -960,7 +960,7 @@ static sy_status *t_reduce(tx *c, const opio *io, const opts *p, bool mean)
     sy_model_attr ka = int_attr("keepdims", keep), aa = ints_attr("axes", axes, na);
     if (mean) /* opset 13: the axes an attribute */
         return node(c, "ReduceMean", &a, 1, out, (sy_model_attr[]){aa, ka}, 2);
-    const char *an;
+    const char *an = NULL;
     if ((st = const_i64(c, out, "axes", axes, na, false, &an)))
         return st;
     return node(c, "ReduceSum", (const char *[]){a, an}, 2, out, &ka, 1);
