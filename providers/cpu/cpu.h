@@ -132,6 +132,11 @@ void cpu_chain_release(void *compiled);
  * convolutions have a form of their own there (cpu_q8conv_vnni.c). */
 typedef enum cpu_isa { CPU_ISA_PORTABLE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 } cpu_isa;
 cpu_isa cpu_isa_detect(void); /* the best path this CPU runs */
+/* AVX-512 VBMI (vpermi2b) besides CPU_ISA_AVX512: the byte tables of cpu_map_bytes */
+bool cpu_has_vbmi(void);
+/* y[i] = map[x[i]] for n bytes: the 256-entry requantization tables of the 8-bit
+ * kernels (cpu_bytemap.c); vbmi: 64 bytes per step, else one at a time. Same bytes. */
+void cpu_map_bytes(bool vbmi, const uint8_t map[256], const uint8_t *x, uint8_t *y, size_t n);
 
 /* The provider's own integer convolution (cpu_q8conv.c): NCHW 8-bit codes in
  * and out, 16-bit products summed exactly in int32, the ONNX requantization

@@ -24,6 +24,7 @@ typedef struct qcat_input {
 typedef struct qcat_state {
     int64_t axis;
     uint32_t n;
+    bool vbmi; /* cpu_map_bytes's 64-byte path */
     qcat_input in[];
 } qcat_state;
 
@@ -90,6 +91,8 @@ static sy_status *qcat_prepare(sy_node *n, void **state)
         for (int32_t b = 0; b < 256; b++)
             in->map[b] = (uint8_t)codes[b];
     }
+    const cpu_provider *prov = H->node_provider_state(n);
+    s->vbmi = prov && prov->isa >= CPU_ISA_AVX512 && cpu_has_vbmi();
     *state = s;
     return NULL;
 }
@@ -115,8 +118,7 @@ static sy_status *qcat_run(void *state, const sy_kernel_io *io)
                 memcpy(dst, src, (size_t)inner);
                 continue;
             }
-            for (int64_t j = 0; j < inner; j++)
-                dst[j] = map[src[j]];
+            cpu_map_bytes(s->vbmi, map, src, dst, (size_t)inner);
         }
         offset += inner;
     }

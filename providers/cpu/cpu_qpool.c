@@ -27,6 +27,7 @@ typedef struct qpool_state {
     cpu_pool_geom g;
     bool x_s8;        /* int8 codes (else uint8) */
     bool same;        /* y has x's parameters and type: the code itself */
+    bool vbmi;        /* cpu_map_bytes's 64-byte path */
     uint8_t empty;    /* the byte of y_zp (a window with no cell inside) */
     int64_t in_lo, in_hi; /* the output columns whose taps all lie inside the row */
     uint8_t map[256]; /* x code byte -> y code byte when !same */
@@ -104,64 +105,88 @@ static sy_status *qpool_prepare(sy_node *n, void **state)
     sy_rq_apply_n(&rq, 0, cen, codes, 256);
     for (int32_t b = 0; b < 256; b++)
         s->map[b] = (uint8_t)codes[b];
+    const cpu_provider *prov = H->node_provider_state(n);
+    s->vbmi = prov && prov->isa >= CPU_ISA_AVX512 && cpu_has_vbmi();
     *state = s;
     return NULL;
 }
 
-/* One plane, codes of type T (int8_t or uint8_t: the order of the maximum). */
+/* One plane, codes of type T (int8_t or uint8_t: the order of the maximum).
+ * The geometry is read into locals first: y is bytes, which may alias
+ * anything, so reading it through s after every store kept the loops
+ * scalar (a reload of g->iw per element of the kernel rows' maximum). */
 #define QPOOL_PLANE(NAME, T)                                                                                           \
-    static void NAME(const qpool_state *s, const T *x, uint8_t *y, T *row)                                             \
+    static void NAME(const qpool_state *s, const T *restrict x, uint8_t *restrict y, T *restrict row)                  \
     {                                                                                                                  \
         const cpu_pool_geom *g = &s->g;                                                                                \
-        for (int64_t oy = 0; oy < g->oh; oy++) {                                                                       \
-            uint8_t *yr = y + oy * g->ow;                                                                              \
-            int64_t ih0 = oy * g->sh - g->pt, k0 = 0, k1 = g->kh;                                                      \
-            while (k0 < k1 && ih0 + k0 * g->dh < 0)                                                                    \
+        const int64_t ih = g->ih, iw = g->iw, oh = g->oh, ow = g->ow, kh = g->kh, kw = g->kw;                          \
+        const int64_t sh = g->sh, sw = g->sw, dh = g->dh, dw = g->dw, pt = g->pt, pl = g->pl;                          \
+        const int64_t in_lo = s->in_lo, in_hi = s->in_hi;                                                              \
+        const bool same = s->same;                                                                                     \
+        const uint8_t empty = s->empty, *map = s->map;                                                                 \
+        for (int64_t oy = 0; oy < oh; oy++) {                                                                          \
+            uint8_t *restrict yr = y + oy * ow;                                                                        \
+            int64_t ih0 = oy * sh - pt, k0 = 0, k1 = kh;                                                               \
+            while (k0 < k1 && ih0 + k0 * dh < 0)                                                                       \
                 k0++;                                                                                                  \
-            while (k1 > k0 && ih0 + (k1 - 1) * g->dh >= g->ih)                                                         \
+            while (k1 > k0 && ih0 + (k1 - 1) * dh >= ih)                                                               \
                 k1--;                                                                                                  \
             if (k0 == k1) { /* no input row in the windows */                                                          \
-                memset(yr, s->empty, (size_t)g->ow);                                                                   \
+                memset(yr, empty, (size_t)ow);                                                                         \
                 continue;                                                                                              \
             }                                                                                                          \
-            const T *src = x + (ih0 + k0 * g->dh) * g->iw;                                                             \
+            const T *restrict src = x + (ih0 + k0 * dh) * iw;                                                          \
             if (k1 - k0 > 1) {                                                                                         \
-                memcpy(row, src, (size_t)g->iw * sizeof(T));                                                           \
+                memcpy(row, src, (size_t)iw * sizeof(T));                                                              \
                 for (int64_t k = k0 + 1; k < k1; k++) {                                                                \
-                    const T *r = x + (ih0 + k * g->dh) * g->iw;                                                        \
-                    for (int64_t i = 0; i < g->iw; i++)                                                                \
+                    const T *restrict r = x + (ih0 + k * dh) * iw;                                                     \
+                    for (int64_t i = 0; i < iw; i++)                                                                   \
                         row[i] = r[i] > row[i] ? r[i] : row[i];                                                        \
                 }                                                                                                      \
                 src = row;                                                                                             \
             }                                                                                                          \
-            int64_t ox = 0;                                                                                            \
-            for (; ox < g->ow; ox++) {                                                                                 \
-                if (ox >= s->in_lo && ox < s->in_hi) { /* every tap inside: no checks */                               \
-                    for (; ox < s->in_hi; ox++) {                                                                      \
-                        const T *w = src + ox * g->sw - g->pl;                                                         \
-                        T best = w[0];                                                                                 \
-                        for (int64_t j = 1; j < g->kw; j++)                                                            \
-                            best = w[j * g->dw] > best ? w[j * g->dw] : best;                                          \
-                        yr[ox] = s->same ? (uint8_t)best : s->map[(uint8_t)best];                                      \
-                    }                                                                                                  \
-                    if (ox >= g->ow)                                                                                   \
-                        break;                                                                                         \
+            /* the interior, every tap inside: the 3-wide windows of SqueezeNet's and most CNNs' pools unrolled */     \
+            const T *restrict w0 = src + in_lo * sw - pl;                                                              \
+            if (kw == 3 && dw == 1 && sw == 2) /* stride 2 as a constant: the compiler's interleaved loads */         \
+                for (int64_t i = 0; i < in_hi - in_lo; i++) {                                                          \
+                    T a = w0[2 * i] > w0[2 * i + 1] ? w0[2 * i] : w0[2 * i + 1];                                       \
+                    yr[in_lo + i] = (uint8_t)(a > w0[2 * i + 2] ? a : w0[2 * i + 2]);                                  \
                 }                                                                                                      \
-                int64_t iw0 = ox * g->sw - g->pl, j0 = 0, j1 = g->kw;                                                  \
-                while (j0 < j1 && iw0 + j0 * g->dw < 0)                                                                \
-                    j0++;                                                                                              \
-                while (j1 > j0 && iw0 + (j1 - 1) * g->dw >= g->iw)                                                     \
-                    j1--;                                                                                              \
-                if (j0 == j1) {                                                                                        \
-                    yr[ox] = s->empty;                                                                                 \
+            else if (kw == 3 && dw == 1)                                                                               \
+                for (int64_t ox = in_lo; ox < in_hi; ox++, w0 += sw) {                                                 \
+                    T a = w0[0] > w0[1] ? w0[0] : w0[1];                                                               \
+                    yr[ox] = (uint8_t)(a > w0[2] ? a : w0[2]);                                                         \
+                }                                                                                                      \
+            else                                                                                                       \
+                for (int64_t ox = in_lo; ox < in_hi; ox++, w0 += sw) {                                                 \
+                    T best = w0[0];                                                                                    \
+                    for (int64_t j = 1; j < kw; j++)                                                                   \
+                        best = w0[j * dw] > best ? w0[j * dw] : best;                                                  \
+                    yr[ox] = (uint8_t)best;                                                                            \
+                }                                                                                                      \
+            if (!same && in_hi > in_lo)                                                                                \
+                cpu_map_bytes(s->vbmi, map, yr + in_lo, yr + in_lo, (size_t)(in_hi - in_lo));                          \
+            /* the border columns, with the checks */                                                                  \
+            for (int64_t ox = 0; ox < ow; ox++) {                                                                      \
+                if (ox == in_lo && in_hi > in_lo) {                                                                    \
+                    ox = in_hi - 1;                                                                                    \
                     continue;                                                                                          \
                 }                                                                                                      \
-                T best = src[iw0 + j0 * g->dw];                                                                        \
+                int64_t iw0 = ox * sw - pl, j0 = 0, j1 = kw;                                                           \
+                while (j0 < j1 && iw0 + j0 * dw < 0)                                                                   \
+                    j0++;                                                                                              \
+                while (j1 > j0 && iw0 + (j1 - 1) * dw >= iw)                                                           \
+                    j1--;                                                                                              \
+                if (j0 == j1) {                                                                                        \
+                    yr[ox] = empty;                                                                                    \
+                    continue;                                                                                          \
+                }                                                                                                      \
+                T best = src[iw0 + j0 * dw];                                                                           \
                 for (int64_t j = j0 + 1; j < j1; j++) {                                                                \
-                    T v = src[iw0 + j * g->dw];                                                                        \
+                    T v = src[iw0 + j * dw];                                                                           \
                     best = v > best ? v : best;                                                                        \
                 }                                                                                                      \
-                yr[ox] = s->same ? (uint8_t)best : s->map[(uint8_t)best];                                              \
+                yr[ox] = same ? (uint8_t)best : map[(uint8_t)best];                                                    \
             }                                                                                                          \
         }                                                                                                              \
     }

@@ -1,7 +1,9 @@
 /*
  * Softmax on the cpu provider, fp32: y = exp(x - max) / sum(exp(x - max))
- * over rows of the last axis (opset 13: `axis` must name the last one; the
- * node goes to cpu_ref otherwise) or, before opset 13, over the 2-D rows
+ * over rows of the last axis (opset 13: `axis` must name the last one, or
+ * one followed only by axes of size 1, whose values are then contiguous
+ * too: the [1, 1000, 1, 1] classifier of SqueezeNet; the node goes to
+ * cpu_ref otherwise) or, before opset 13, over the 2-D rows
  * the input is coerced into at `axis`. The exponentials are cpu_vmath.c's
  * (AVX2 and portable give the same bits); the row sum is taken in eight
  * interleaved partial sums folded in one fixed order on both paths, so
@@ -39,11 +41,14 @@ static int64_t row_length(const sy_node *n, const sy_tensor *x)
     int64_t axis = sy_attr_int_or(H, n, "axis", old ? 1 : -1);
     if (axis < 0)
         axis += x->rank;
-    if (axis < 0 || axis >= x->rank || (!old && axis != x->rank - 1))
+    if (axis < 0 || axis >= x->rank)
         return 0;
     int64_t cols = 1;
-    for (int32_t d = (int32_t)axis; d < x->rank; d++)
+    for (int32_t d = (int32_t)axis; d < x->rank; d++) {
+        if (!old && d > axis && x->dims[d] != 1)
+            return 0; /* opset 13 rows run along `axis` alone: strided here */
         cols *= x->dims[d];
+    }
     return cols;
 }
 
@@ -51,7 +56,7 @@ static bool softmax_accepts(const sy_node *n, char *why, size_t len)
 {
     const sy_tensor *x = H->node_input(n, 0);
     if (!row_length(n, x))
-        return cpu_decline(why, len, "cpu Softmax takes the last axis only (opset 13) and a non-empty row");
+        return cpu_decline(why, len, "cpu Softmax takes the last axis only (opset 13; or one followed by axes of size 1) and a non-empty row");
     return true;
 }
 

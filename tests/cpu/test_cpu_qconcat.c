@@ -18,14 +18,16 @@ static void run(sy_env *env, bool u8, int64_t axis)
 {
     int elem = u8 ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 : PT_I8;
     int32_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
-    /* three inputs [2, c_i, 8, 16] (axis 1) or [2, 3, 8, w_i] (axis -1); 256 elements or more each */
+    /* three inputs [2, c_i, 7, 16] (axis 1: runs of 336, 224 and 448 codes, the
+     * table path's 64-byte steps and tails) or [2, 3, 7, w_i] (axis -1); 256
+     * elements or more each */
     const int64_t ext[3] = {3, 2, 4};
     float sx[3] = {0.05f, 0.013f, 0.021f}, sy = 0.021f;
     uint8_t zx[3], zy = u8 ? 128 : 0;
     zx[0] = u8 ? 100 : (uint8_t)(int8_t)-9;
     zx[1] = u8 ? 140 : 17;
     zx[2] = zy; /* input 2 has the output's parameters: copied */
-    int64_t d[3][4], yd[4] = {2, 3, 8, 16};
+    int64_t d[3][4], yd[4] = {2, 3, 7, 16};
     int32_t ax = axis < 0 ? 3 : 1;
     yd[ax] = 0;
     uint8_t *x[3];
@@ -34,7 +36,7 @@ static void run(sy_env *env, bool u8, int64_t axis)
     const char *names[3] = {"a", "b", "c"}, *fnames[3] = {"fa", "fb", "fc"};
     char sn[3][8], zn[3][8];
     for (int i = 0; i < 3; i++) {
-        int64_t base[4] = {2, 3, 8, 16};
+        int64_t base[4] = {2, 3, 7, 16};
         base[ax] = ext[i] * (axis < 0 ? 4 : 1);
         memcpy(d[i], base, sizeof base);
         yd[ax] += base[ax];
@@ -122,12 +124,16 @@ static void run(sy_env *env, bool u8, int64_t axis)
 
 static void test_qconcat(void)
 {
-    sy_env *env = cpu_env("ops_quant ops_tensor", "cpu, cpu_ref", "");
-    for (int u = 0; env && u < 2; u++) {
-        run(env, u, 1);
-        run(env, u, -1);
+    /* the default path (64-byte tables on an AVX-512 VBMI CPU) and the portable one */
+    const char *isas[2] = {"", "[provider.cpu]\nisa = portable\n"};
+    for (int p = 0; p < 2; p++) {
+        sy_env *env = cpu_env("ops_quant ops_tensor", "cpu, cpu_ref", isas[p]);
+        for (int u = 0; env && u < 2; u++) {
+            run(env, u, 1);
+            run(env, u, -1);
+        }
+        sy_env_release(env);
     }
-    sy_env_release(env);
 }
 
 int main(void)

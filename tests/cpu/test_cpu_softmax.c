@@ -6,9 +6,10 @@
  * Cases: rows shorter than a vector, with a tail, the attention rows of the
  * LLM decode step ([1, 8, 1, 512]), inputs spread over +-40 (exponentials
  * down to e^-80), a masked row (-inf entries give exactly 0) and rows
- * holding NaN or +inf (NaN where the formula gives NaN). The node must run
+ * holding NaN or +inf (NaN where the formula gives NaN), and an opset-13
+ * axis followed by axes of size 1 (contiguous rows). The node must run
  * on cpu; isa = portable and threads = 2 give the default path's bits; an
- * opset-13 axis other than the last goes to cpu_ref with the reason.
+ * opset-13 axis with larger axes after it goes to cpu_ref with the reason.
  */
 #include "cpu_test_common.h"
 #include "pt_common.h"
@@ -35,6 +36,7 @@ static const scase cases[] = {
     {"[2, 3, 4] opset 11, axis 1 (rows of 12)", 3, {2, 3, 4}, 11, 1, 2.0f, 0},
     {"[3, 33] masked row", 2, {3, 33}, 13, -1, 2.0f, 1},
     {"[3, 20] NaN and +inf rows", 2, {3, 20}, 13, -1, 2.0f, 2},
+    {"[2, 37, 1, 1] opset 13, axis 1 (trailing ones)", 4, {2, 37, 1, 1}, 13, 1, 3.0f, 0},
 };
 
 static uint32_t lcg = 777u;
