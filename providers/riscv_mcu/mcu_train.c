@@ -76,6 +76,15 @@ sy_status *mcu_tr_copy_source(const char *dir, const char *name)
     return H->status_new(SY_ERR_INTERNAL, "codegen --train: kernel source %s is not embedded in the plugin", name);
 }
 
+sy_status *mcu_tr_plan_blocks(const char *what, sy_plan_block *blocks, uint32_t n, uint64_t align,
+                              uint64_t *arena_bytes, uint64_t *lower_bound)
+{
+    if (!sy_host_has_plan_blocks(H))
+        return H->status_new(SY_ERR_UNSUPPORTED, "%s: this host (ABI %u.%u) has no plan_blocks (ABI 1.7) to plan the "
+                             "training workspace with", what, (unsigned)H->abi_major, (unsigned)H->abi_minor);
+    return H->plan_blocks(blocks, n, align, arena_bytes, lower_bound);
+}
+
 /* the float bits of v, exactly */
 void mcu_tr_pf(tout *o, float v)
 {
