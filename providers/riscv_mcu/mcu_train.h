@@ -20,6 +20,12 @@ sy_status *mcu_tr_copy_source(const char *dir, const char *name);
 void mcu_tr_pf(tout *o, float v);
 /* 32-bit FNV-1a */
 uint32_t mcu_tr_fnv(const void *p, size_t n);
+/* The core's planner (sy_host_api.plan_blocks, ABI 1.7) on a package's
+ * workspace: both packages place their transient buffers with the rule of a
+ * session's arena rather than one of their own, so a host without it is
+ * refused, `what` (the command) beginning the message that names the ABI. */
+sy_status *mcu_tr_plan_blocks(const char *what, sy_plan_block *blocks, uint32_t n, uint64_t align,
+                              uint64_t *arena_bytes, uint64_t *lower_bound);
 /* `summary` gets this; NULL: within the budget; hi3066 refused (seed 001 §4) */
 sy_status *mcu_tr_check_chip(const mcu_cfg *cfg, uint64_t want_budget, const mcu_chip **chip, uint64_t *budget);
 

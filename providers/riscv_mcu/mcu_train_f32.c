@@ -167,12 +167,9 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
             if (rd[k] >= 0 && p->last[rd[k]] < 2 * n - j)
                 p->last[rd[k]] = 2 * (int64_t)n - j;
     }
-    /* the core's planner places them (sy_host_api.plan_blocks): the rule of
-     * a session's arena, in floats, a Flatten's output being its input's */
-    if (!sy_host_has_plan_blocks(H))
-        return H->status_new(SY_ERR_UNSUPPORTED, "codegen --train --mode fp32: this host (ABI %u.%u) has no "
-                             "plan_blocks (ABI 1.7) to plan the training workspace with", (unsigned)H->abi_major,
-                             (unsigned)H->abi_minor);
+    /* the core's planner places them (sy_host_api.plan_blocks, refused
+     * without it): the rule of a session's arena, in floats, a Flatten's
+     * output being its input's */
     sy_plan_block *blk = calloc(n ? (size_t)n : 1, sizeof *blk);
     int32_t *of = calloc(n ? (size_t)n : 1, sizeof *of);
     if (!blk || !of) {
@@ -189,7 +186,7 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
         blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
     }
     uint64_t arena = 0;
-    sy_status *st = H->plan_blocks(blk, nb, 1, &arena, NULL);
+    sy_status *st = mcu_tr_plan_blocks("codegen --train --mode fp32", blk, nb, 1, &arena, NULL);
     for (uint32_t k = 0; !st && k < nb; k++)
         p->off[of[k]] = (int64_t)blk[k].offset;
     p->arena = (int64_t)arena;

@@ -18,7 +18,7 @@
 # front is that QuantizeLinear alone (their samples are its codes);
 # fashion_cnn's front (a depthwise QConv of group 8; its QConcat runs) is declined by
 # riscv_mcu under the seed's rules, so those packages keep the host's codes
-# (--front auto), and --front device is refused naming the nodes. The memory plan is printed; a plan over a 256 KB budget (the last
+# (--front auto), and --front device is refused naming the nodes. The memory plan is printed and its peak and lower bound checked; a plan over a 256 KB budget (the last
 # two layers' weights) is refused, a 5x5 Conv with the seed's QAS Conv row,
 # and hi3066 with the seed's sentence.
 #
@@ -43,17 +43,21 @@ for k in 3 5; do
 done
 mv "$WORK/conv3_q.onnx" "$qc"
 
-# name model --trainable
-# name model --trainable where-the-front-runs
-for case in "last:1 $q last:1 host" "bias:2 $q bias:2 host" "conv $qc last:2 host" "conv-bias:2 $qc bias:2 host" \
-            "conv-front $qc last:1 device"; do
+# name model --trainable where-the-front-runs RAM-peak lower-bound
+# (the step's buffers and the front's workspace in one arena placed by the
+# core's planner: the peak is the persistent state and that arena, the
+# lower bound the state and the most bytes of the arena live at one time)
+for case in "last:1 $q last:1 host 6188 6186" "bias:2 $q bias:2 host 1260 1258" "conv $qc last:2 host 78944 78942" \
+            "conv-bias:2 $qc bias:2 host 4140 4138" "conv-front $qc last:1 device 74656 74650"; do
   set -- $case
-  name=$1 model=$2 cfg=$3 front=$4
+  name=$1 model=$2 cfg=$3 front=$4 peak=$5 lower=$6
   pkg=$WORK/pkg_${name%%:*}
   "$SY" codegen --train "$model" --target ws63 --data "$data" -o "$pkg" --trainable $cfg --steps 200 --lr 0.01 \
       --sram-budget 256K > "$WORK/codegen_${name%%:*}.log" 2>&1 ||
     { cat "$WORK/codegen_${name%%:*}.log"; fail "$name: codegen --train"; continue; }
   grep "RAM plan" "$WORK/codegen_${name%%:*}.log"
+  grep -q "RAM plan of a step: peak $peak bytes = .*; lower bound $lower bytes;" "$WORK/codegen_${name%%:*}.log" ||
+    fail "$name: expected a RAM peak of $peak bytes and a lower bound of $lower bytes"
   if [ "$front" = device ]; then
     grep -q "the front's inputs; it runs on the device" "$WORK/codegen_${name%%:*}.log" && [ -f "$pkg/front/src/model.c" ] &&
       grep -q "front_model_predict" "$pkg/src/main.c" || fail "$name: the front does not run on the device"
@@ -106,11 +110,12 @@ out=$("$SY" codegen --train "$WORK/conv5_q.onnx" --target ws63 --data "$data" -o
 echo "$out" | grep -q "a 5x5 kernel; seed 001 §4: \"QAS INT8 Conv2D/Conv: .*3x3 convolution only" ||
   fail "5x5 Conv refused without the seed's row: $out"
 # the front's workspace counts against the budget: the conv model's last:1
-# (75,540 B with its 1,664 B) is refused at 74,000 B, and nothing is written
+# (74,656 B, its 1,664 B sharing the step's arena) is refused at 74,000 B,
+# and nothing is written
 rm -rf "$WORK/tight"
 out=$("$SY" codegen --train "$qc" --target ws63 --data "$data" -o "$WORK/tight" --trainable last:1 --steps 2 \
       --sram-budget 74000 2>&1) && fail "a plan over 74,000 B with the front's workspace was accepted"
-echo "$out" | grep -q "the front's workspace 1664), over the budget of 74000 bytes" ||
+echo "$out" | grep -q "needs 74656 bytes of RAM (.*one arena 3976 of .*the front's workspace 1664), over the budget of 74000 bytes" ||
   fail "the refusal does not count the front's workspace: $out"
 [ ! -e "$WORK/tight" ] || fail "a refused plan wrote $WORK/tight"
 # fashion_cnn's front on the device: declined, naming the nodes and the seed's rule
