@@ -116,8 +116,8 @@ run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --moment
 run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
 # a product's backward reads both operands and a quotient's its divisor and
-# its own output: they outlive the forward (the plan's lower bound counts
-# each such buffer once, so it stays below the peak)
+# its own output: they outlive the forward (the plan's lower bound, the most
+# bytes live at once, counts each such buffer once: at most the peak)
 for name in product quotient self concat concat_w; do
   plan=$(grep "RAM plan" "$WORK/codegen_$name.log")
   pk=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
