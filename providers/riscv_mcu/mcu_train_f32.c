@@ -10,9 +10,10 @@
  * are the request's geom, mcu_train_f32_geom.c checks and writes them),
  * the backward and the ONNX Momentum / Adam update in plugin_sdk/kernels/
  * trk.c, the very code the host trainer's `train` plugin runs. Trained
- * tensors, the optimizer state, the activations (one arena, placed on the
- * host by lifetime: what the backward pass reads outlives the forward, the
- * rest shares floats) and two gradient buffers live in RAM (static arrays);
+ * tensors, the optimizer state and one arena of the activations and the
+ * gradients (placed on the host by lifetime: what the backward pass reads
+ * outlives the forward, the gradients take the floats of what is dead by
+ * then) live in RAM (static arrays);
  * frozen tensors and the
  * samples are const, in flash. The memory plan is checked against the chip
  * (or the budget asked for) before anything is written.
@@ -36,20 +37,23 @@
 
 /* the memory plan of one step (batch 1), bytes */
 typedef struct plan32 {
-    size_t params, state, acts, grads;
-    size_t kept; /* of acts: what the backward pass reads */
+    size_t params, state;
+    size_t acts, grads; /* the arena's activations alone, its gradient buffers alone (each planned by itself) */
+    size_t work;        /* the arena: both placed together */
     size_t flash_frozen, samples;
     size_t peak, lower;
     int32_t first; /* the first layer with a trained tensor */
-    int64_t gmax, rowmax;
-    int64_t eltmax; /* the largest trained constant of an element-wise layer: its gradient buffer */
-    int64_t pend;   /* residuals' second gradients held until the backward reaches their other operand */
-    /* the activations share one arena (floats): layer i's output (not a
-     * Flatten's or an in-place Relu's, which are its input's) at off[i], live from its writer to
-     * its last reader, forward or backward (last[i], in step times: layer i's
-     * forward is time i, the loss n, layer j's backward 2n - j) */
-    int64_t arena;
-    int64_t *off, *last;
+    /* one arena (floats) holds the activations and the gradients, placed by
+     * lifetime in step times (layer i's forward is time i, the loss n, layer
+     * j's backward 2n - j): layer i's output (not a Flatten's or an in-place
+     * Relu's, which are its input's) at off[i], live from its writer to its
+     * last reader, forward or backward (last[i]); the loss's gradient at
+     * gloss; the input gradient layer j's backward writes out of place (h) at
+     * hoff[j]; residual i's pending gradient of its other operand at gpoff[i];
+     * layer j's weight-gradient row (a Gemm's output channel's, a Conv
+     * channel's, an element-wise constant's) at wgoff[j]; -1: none */
+    int64_t arena, gloss;
+    int64_t *off, *last, *hoff, *gpoff, *wgoff;
 } plan32;
 
 /* layer i adds, subtracts, multiplies or divides two activations: its other operand is layer geom.other's
@@ -130,14 +134,56 @@ static bool backward_reads(const sy_mcu_f32_layer *L)
            ((L->kind == SY_MCU_F32_GEMM || L->kind == SY_MCU_F32_CONV_DW) && L->train_w);
 }
 
-/* Lifetime-based placement of the activations in one arena, first fit in
- * decreasing size: an output may take any bytes whose previous holder is
- * dead by the time it is written. A layer's input stays live through the
- * layer's own forward, so no kernel writes over what it reads; outputs of a
- * frozen front nobody reads in the backward die at the next layer and the
- * front runs ping-pong. Sizes are static: the plan is the host's, made by
- * the core's planner (the rule that places a session's arena). */
-static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
+/* layer j's backward writes its input's gradient into a buffer of its own
+ * (h, then swapped into g): a Gemm's, a Conv's, a Concat's and a shape
+ * layer's (Pad, Slice, Transpose, the reductions) change the layout; a
+ * Relu's, an Abs's and an element-wise layer's write it over dy, and a
+ * Flatten has nothing to do. The first trained layer's is not wanted. */
+static bool grad_out_of_place(const sy_mcu_train_f32_request *r, const plan32 *p, int32_t j)
+{
+    switch (r->layers[j].kind) {
+    case SY_MCU_F32_GEMM:
+    case SY_MCU_F32_CONV_DW:
+    case SY_MCU_F32_CONCAT_SELF:
+        return j > p->first;
+    case SY_MCU_F32_CONCAT:
+    case SY_MCU_F32_PAD:
+    case SY_MCU_F32_SLICE:
+    case SY_MCU_F32_TRANSPOSE:
+    case SY_MCU_F32_REDUCE_SUM:
+    case SY_MCU_F32_REDUCE_MEAN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* the floats of layer j's weight-gradient row, 0 for none: a Gemm's output
+ * channel's [ic] and a depthwise Conv channel's [kh·kw] (each updated before
+ * the next is formed), an element-wise layer's trained constant */
+static int64_t wgrad_numel(const sy_mcu_f32_layer *L)
+{
+    if (!L->train_w)
+        return 0;
+    if (L->kind == SY_MCU_F32_GEMM)
+        return L->ic;
+    if (L->kind == SY_MCU_F32_CONV_DW)
+        return (int64_t)L->kh * L->kw;
+    return mcu_f32_elt_kind(L->kind) ? L->w_numel : 0;
+}
+
+/* Lifetime-based placement of the activations and the gradients in one
+ * arena, first fit in decreasing size: a buffer may take any bytes whose
+ * previous holder is dead by the time it is written. A layer's input stays
+ * live through the layer's own forward, so no kernel writes over what it
+ * reads; outputs of a frozen front nobody reads in the backward die at the
+ * next layer and the front runs ping-pong. The backward runs after the
+ * loss: an activation kept for it dies with the last backward reading it,
+ * and the gradients born later take its floats (Lin et al.'s Tiny Training
+ * Engine plans the backward's buffers the same way). Sizes are static: the
+ * plan is the host's, made by the core's planner (the rule that places a
+ * session's arena). */
+static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
 {
     const int32_t n = (int32_t)r->n_layers;
     for (int32_t i = 0; i < n; i++)
@@ -168,30 +214,77 @@ static sy_status *place_acts(const sy_mcu_train_f32_request *r, plan32 *p)
                 p->last[rd[k]] = 2 * (int64_t)n - j;
     }
     /* the core's planner places them (sy_host_api.plan_blocks, refused
-     * without it): the rule of a session's arena, in floats, a Flatten's
-     * output being its input's */
-    sy_plan_block *blk = calloc(n ? (size_t)n : 1, sizeof *blk);
-    int32_t *of = calloc(n ? (size_t)n : 1, sizeof *of);
-    if (!blk || !of) {
+     * without it: mcu_tr_plan_blocks): the rule of a session's arena, in
+     * floats, a Flatten's output being its input's */
+    /* at most n activations, n + 1 carried gradients, n pending ones and n rows */
+    const size_t cap = 4 * (size_t)n + 1;
+    sy_plan_block *blk = calloc(cap, sizeof *blk);
+    int64_t **dst = calloc(cap, sizeof *dst); /* where each block's offset goes */
+    if (!blk || !dst) {
         free(blk);
-        free(of);
+        free(dst);
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train --mode fp32: out of memory planning %d layers", n);
     }
     uint32_t nb = 0;
     for (int32_t i = 0; i < n; i++) {
-        p->off[i] = -1;
+        p->off[i] = p->hoff[i] = p->gpoff[i] = p->wgoff[i] = -1;
         if (buf_of(r, i) != i) /* a Flatten, an in-place Relu: its input's buffer */
             continue;
-        of[nb] = i;
+        dst[nb] = &p->off[i];
         blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
     }
-    uint64_t arena = 0;
-    sy_status *st = mcu_tr_plan_blocks("codegen --train --mode fp32", blk, nb, 1, &arena, NULL);
+    const uint32_t na = nb;
+    p->gloss = -1;
+    if (p->first >= 0) {
+        const int64_t T = 2 * (int64_t)n;
+        /* the gradient the backward carries down (g): the loss writes it at
+         * time n; a layer writing its input's gradient out of place reads it
+         * last and starts the next one, the in-place layers keep it */
+        int64_t *at = &p->gloss, from = n, size = numel_out(&r->layers[n - 1]);
+        for (int32_t j = n - 1; j >= p->first; j--) {
+            const sy_mcu_f32_layer *L = &r->layers[j];
+            if (numel_out(L) > size)
+                size = numel_out(L);
+            if (grad_out_of_place(r, p, j)) {
+                dst[nb] = at;
+                blk[nb++] = (sy_plan_block){(uint64_t)size, from, T - j, 0};
+                at = &p->hoff[j], from = T - j, size = numel_in(L);
+            } else if (numel_in(L) > size)
+                size = numel_in(L);
+            /* a weight gradient is formed and applied within its layer's backward */
+            if (wgrad_numel(L)) {
+                dst[nb] = &p->wgoff[j];
+                blk[nb++] = (sy_plan_block){(uint64_t)wgrad_numel(L), T - j, T - j, 0};
+            }
+        }
+        dst[nb] = at;
+        blk[nb++] = (sy_plan_block){(uint64_t)size, from, T - p->first, 0};
+        /* a residual's other operand's gradient: written by the residual's
+         * backward, added into the carried one (in place, trk_grad_add) when
+         * the backward reaches that operand's layer */
+        for (int32_t i = 0; i < n; i++)
+            if (residual_of(r, (uint32_t)i) && r->geom[i].other >= p->first) {
+                dst[nb] = &p->gpoff[i];
+                blk[nb++] = (sy_plan_block){(uint64_t)other_numel(r, (uint32_t)i), T - i, T - r->geom[i].other, 0};
+            }
+    }
+    /* the activations alone and the gradients alone, for the summary's
+     * figures, then both together: the plan the package uses */
+    uint64_t acts = 0, grads = 0, arena = 0, lower = 0;
+    sy_status *st = mcu_tr_plan_blocks("codegen --train --mode fp32", blk, na, 1, &acts, NULL);
+    if (!st)
+        st = H->plan_blocks(blk + na, nb - na, 1, &grads, NULL);
+    if (!st)
+        st = H->plan_blocks(blk, nb, 1, &arena, &lower);
     for (uint32_t k = 0; !st && k < nb; k++)
-        p->off[of[k]] = (int64_t)blk[k].offset;
+        *dst[k] = (int64_t)blk[k].offset;
+    p->acts = 4 * (size_t)acts;
+    p->grads = 4 * (size_t)grads;
     p->arena = (int64_t)arena;
+    p->work = 4 * (size_t)arena;
+    p->lower = 4 * (size_t)lower;
     free(blk);
-    free(of);
+    free(dst);
     return st;
 }
 
@@ -216,14 +309,14 @@ static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t 
     }
 }
 
-static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *off, int64_t *last)
+/* plan: 5 · n_layers entries, the arena's offsets and lifetimes (plan32's off, last, hoff, gpoff, wgoff) */
+static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *plan)
 {
+    const size_t n = r->n_layers;
     memset(p, 0, sizeof *p);
-    p->off = off;
-    p->last = last;
+    p->off = plan, p->last = plan + n, p->hoff = plan + 2 * n, p->gpoff = plan + 3 * n, p->wgoff = plan + 4 * n;
     const int groups = r->optimizer == 1 ? 2 : 1;
     p->first = -1;
-    size_t convgw = 0;
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
         if (p->first < 0 && (L->train_w || L->train_b))
@@ -232,33 +325,13 @@ static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t 
         p->params += 4 * (tw + tb);
         p->state += 4 * (size_t)groups * (tw + tb);
         p->flash_frozen += 4 * ((L->w && !L->train_w ? (size_t)L->w_numel : 0) + (L->b && !L->train_b ? (size_t)L->b_numel : 0));
-        if (L->kind == SY_MCU_F32_CONV_DW && L->train_w)
-            convgw += 4 * (size_t)L->w_numel;
-        if (L->kind == SY_MCU_F32_GEMM && L->train_w && L->ic > p->rowmax)
-            p->rowmax = L->ic;
-        if (mcu_f32_elt_kind(L->kind) && L->train_w && L->w_numel > p->eltmax)
-            p->eltmax = L->w_numel;
     }
-    for (uint32_t i = 0; i < r->n_layers; i++)
-        if (p->first >= 0 && residual_of(r, i) && r->geom[i].other >= p->first)
-            p->pend += other_numel(r, i);
-    for (uint32_t i = (uint32_t)(p->first < 0 ? 0 : p->first); i < r->n_layers; i++) {
-        const sy_mcu_f32_layer *L = &r->layers[i];
-        int64_t g = numel_out(L) > numel_in(L) ? numel_out(L) : numel_in(L);
-        p->gmax = g > p->gmax ? g : p->gmax;
-    }
-    p->grads =
-        2 * 4 * (size_t)p->gmax + 4 * (size_t)p->rowmax + convgw + 4 * (size_t)p->eltmax + 4 * (size_t)p->pend;
     p->samples = (size_t)r->n_samples * (4 * (size_t)r->sample_numel + 4);
-    SY_TRY(place_acts(r, p));
-    /* what the backward reads (a Relu's input, a trained layer's, a product's operands, a quotient's divisor
-     * and output: the buffers live past the loss, each once; the sample itself is in flash) */
-    for (uint32_t i = 0; i < r->n_layers; i++)
-        if (buf_of(r, (int32_t)i) == (int32_t)i && p->last[i] > (int64_t)r->n_layers)
-            p->kept += 4 * (size_t)numel_out(&r->layers[i]);
-    p->acts = 4 * (size_t)p->arena;
-    p->peak = p->params + p->state + p->acts + p->grads;
-    p->lower = p->params + p->state + p->kept + p->grads;
+    SY_TRY(place_arena(r, p));
+    /* the lower bound: the most floats live at one time (whatever the
+     * placement, those exist together; the sample itself is in flash) */
+    p->peak = p->params + p->state + p->work;
+    p->lower += p->params + p->state;
     return NULL;
 }
 
@@ -376,34 +449,31 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                   ".kh = %d, .kw = %d, .fic = 1, .depthwise = 1,\n    .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = %d, "
                   ".pl = %d, .act = {0, -INFINITY, INFINITY}};\n",
               i, L->ih, L->iw, L->oh, L->ow, L->kh, L->kw, L->pt, L->pl);
+            /* trained, the backward runs one channel at a time (its weight gradient then its step) */
             if ((int32_t)i >= p->first)
                 P(&o, "static const trk_conv tc%u = {.n = 1, .c_in = %d, .ih = %d, .iw = %d, .m = %d, .cg = 1, .kh = %d, "
                   ".kw = %d, .oh = %d, .ow = %d,\n    .group = %d, .s = {1, 1}, .p = {%d, %d}, .d = {1, 1}};\n",
-              i, L->ic, L->ih, L->iw, L->oc, L->kh, L->kw, L->oh, L->ow, L->ic, L->pt, L->pl);
-            if (L->train_w)
-                P(&o, "static float gw%u[%d];\n", i, L->w_numel);
+              i, L->train_w ? 1 : L->ic, L->ih, L->iw, L->train_w ? 1 : L->oc, L->kh, L->kw, L->oh, L->ow,
+              L->train_w ? 1 : L->ic, L->pt, L->pl);
         }
         if (mcu_f32_geom_kind(L->kind))
             mcu_f32_geom_decl(&o, L->kind, &r->geom[i], i, (int32_t)i > p->first);
-        if (residual_of(r, i) && p->first >= 0 && r->geom[i].other >= p->first)
-            P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it */\n"
-                  "static float gp%u[%lld];\n",
-              (int)r->geom[i].other, i, (long long)other_numel(r, i));
+        if (p->gpoff[i] >= 0)
+            P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it: %lld "
+                  "floats of the arena */\nstatic float *const gp%u = sy_act + %lld;\n",
+              (int)r->geom[i].other, (long long)other_numel(r, i), i, (long long)p->gpoff[i]);
+        if (p->wgoff[i] >= 0)
+            P(&o, "/* %s weight gradient, %lld floats of the arena: the update is in place */\n"
+                  "static float *const %s%u = sy_act + %lld;\n",
+              L->kind == SY_MCU_F32_GEMM ? "one output channel's" : L->kind == SY_MCU_F32_CONV_DW ? "one channel's"
+                                                                                                 : "its constant's",
+              (long long)wgrad_numel(L), L->kind == SY_MCU_F32_GEMM ? "row" : "gw", i, (long long)p->wgoff[i]);
         if (L->kind == SY_MCU_F32_GEMM)
             P(&o, "static const tflk_fc fc%u = {.batches = 1, .units = %d, .depth = %d, .act = {0, -INFINITY, "
                   "INFINITY}};\n",
               i, L->oc, L->ic);
         P(&o, "\n");
     }
-    P(&o, "/* the gradients of one layer's output and input */\nstatic float ga[%lld], gb[%lld];\n", (long long)p->gmax,
-      (long long)p->gmax);
-    if (p->rowmax)
-        P(&o, "/* one output channel's weight gradient: the update is in place */\nstatic float row[%lld];\n",
-          (long long)p->rowmax);
-    if (p->eltmax)
-        P(&o, "/* an element-wise layer's trained constant's gradient (one layer at a time) */\n"
-              "static float gw_e[%lld];\n",
-          (long long)p->eltmax);
     const sy_mcu_f32_layer *last = &r->layers[r->n_layers - 1];
     P(&o, "\nint sy_train_step(const float *x, int32_t label, int64_t t, float lr)\n{\n"
           "    trk_opt o = {.kind = %s, .alpha = ",
@@ -422,7 +492,11 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         P(&o, "    o.r = trk_adam_rate(lr, o.alpha, o.beta, t);\n");
     else
         P(&o, "    o.r = lr;\n    if (t <= 0)\n        o.beta = 1.0f;\n");
-    P(&o, "    int64_t lab = label;\n    float *g = ga, *h = gb, *sw;\n    (void)h;\n    (void)sw;\n");
+    /* g: the gradient of the output of the layer the backward is at, from the
+     * loss's down; h: where a layer's input gradient goes when it is not
+     * formed over g (each such buffer placed in the arena by lifetime) */
+    P(&o, "    int64_t lab = label;\n    float *g = sy_act + %lld, *h = NULL, *sw;\n    (void)h;\n    (void)sw;\n",
+      (long long)p->gloss);
     char in[16], out[16], bsym[16];
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];
@@ -477,6 +551,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         for (uint32_t i = (uint32_t)j + 1; i < r->n_layers; i++)
             if (residual_of(r, i) && r->geom[i].other == j)
                 P(&o, "    trk_grad_add(%lld, gp%u, g);\n", (long long)other_numel(r, i), i);
+        if (grad_out_of_place(r, p, j))
+            P(&o, "    h = sy_act + %lld;\n", (long long)p->hoff[j]);
         switch (L->kind) {
         case SY_MCU_F32_GEMM:
             /* a frozen W's backward does not read x, whose floats may hold another activation by now */
@@ -491,7 +567,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 P(&o, "b%d_s1, %s, ", j, adam ? (snprintf(bsym, sizeof bsym, "b%d_s2", j), bsym) : "NULL");
             else
                 P(&o, "NULL, NULL, ");
-            P(&o, "%s);\n", L->train_w ? "row" : "NULL");
+            P(&o, "%s);\n", L->train_w ? (snprintf(bsym, sizeof bsym, "row%d", j), bsym) : "NULL");
             if (dx)
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
@@ -505,12 +581,26 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 P(&o, "    trk_concat_self_grad(%lld, g, h);\n    sw = g, g = h, h = sw;\n", (long long)numel_in(L));
             break;
         case SY_MCU_F32_CONV_DW:
-            P(&o, "    trk_conv_grad(&tc%d, g, %s, w%d, %s, %s, NULL);\n", j, L->train_w ? in : "NULL", j,
-              dx ? "h" : "NULL",
-              L->train_w ? (snprintf(bsym, sizeof bsym, "gw%d", j), bsym) : "NULL");
-            if (L->train_w)
-                P(&o, "    trk_opt_step(&o, %d, w%d, gw%d, w%d_s1, %s, w%d, w%d_s1, %s);\n", L->w_numel, j, j, j,
-                  adam ? (snprintf(bsym, sizeof bsym, "w%d_s2", j), bsym) : "NULL", j, j, adam ? bsym : "NULL");
+            if (!L->train_w) {
+                P(&o, "    trk_conv_grad(&tc%d, g, NULL, w%d, %s, NULL, NULL);\n", j, j, dx ? "h" : "NULL");
+            } else {
+                /* fused per channel, as a Gemm's per output channel: channel c's
+                 * input gradient and weight gradient (tc<j> is one channel's),
+                 * then its step; depthwise, no other channel reads w<j>'s c row,
+                 * and every element's sum runs in the whole call's order */
+                const int64_t ihw = (int64_t)L->ih * L->iw, ohw = (int64_t)L->oh * L->ow, k = wgrad_numel(L);
+                char dxs[64] = "NULL", s2[64] = "NULL";
+                if (dx)
+                    snprintf(dxs, sizeof dxs, "h + c * %lld", (long long)ihw);
+                if (adam)
+                    snprintf(s2, sizeof s2, "w%d_s2 + c * %lld", j, (long long)k);
+                P(&o, "    for (int c = 0; c < %d; c++) {\n"
+                      "        trk_conv_grad(&tc%d, g + c * %lld, %s + c * %lld, w%d + c * %lld, %s, gw%d, NULL);\n"
+                      "        trk_opt_step(&o, %lld, w%d + c * %lld, gw%d, w%d_s1 + c * %lld, %s, w%d + c * %lld, "
+                      "w%d_s1 + c * %lld, %s);\n    }\n",
+                  L->ic, j, (long long)ohw, in, (long long)ihw, j, (long long)k, dxs, j, (long long)k, j,
+                  (long long)k, j, j, (long long)k, s2, j, (long long)k, j, (long long)k, s2);
+            }
             if (dx)
                 P(&o, "    sw = g, g = h, h = sw;\n");
             break;
@@ -673,26 +763,27 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     return NULL;
 }
 
-/* the package of a checked request; off and last: n_layers entries each, the arena's plan */
+/* the package of a checked request; plan: 5 · n_layers entries, the arena's (plan_of) */
 static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_mcu_train_f32_request *r,
-                               char *summary, size_t len, int64_t *off, int64_t *last)
+                               char *summary, size_t len, int64_t *plan)
 {
     plan32 p;
-    SY_TRY(plan_of(r, &p, off, last));
+    SY_TRY(plan_of(r, &p, plan));
     snprintf(summary, len,
              "FP32 training package for %s: %u layers, %s, %u steps\n"
-             "RAM plan of a step: peak %zu bytes = trained tensors %zu + optimizer state %zu + activations %zu + "
-             "gradients %zu (activations: one arena placed by lifetime); lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
+             "RAM plan of a step: peak %zu bytes = trained tensors %zu + optimizer state %zu + workspace %zu "
+             "(activations and gradients in one arena placed by lifetime; alone: activations %zu, gradients %zu); "
+             "lower bound %zu bytes; budget %llu bytes (%s SRAM %llu)\n"
              "flash: frozen tensors %zu bytes, samples %zu bytes",
              chip->name, r->n_layers, r->optimizer == 1 ? "Adam" : "Momentum", r->n_samples, p.peak, p.params,
-             p.state, p.acts, p.grads, p.lower, (unsigned long long)budget, chip->name, (unsigned long long)chip->sram,
+             p.state, p.work, p.acts, p.grads, p.lower, (unsigned long long)budget, chip->name, (unsigned long long)chip->sram,
              p.flash_frozen, p.samples);
     if (p.peak > budget)
         return H->status_new(SY_ERR_BUDGET,
                              "codegen --train --mode fp32: the training plan needs %zu bytes of RAM (trained tensors "
-                             "%zu, optimizer state %zu, activations %zu, gradients %zu), over the budget of %llu bytes "
+                             "%zu, optimizer state %zu, activations and gradients %zu), over the budget of %llu bytes "
                              "on %s: train fewer layers",
-                             p.peak, p.params, p.state, p.acts, p.grads, (unsigned long long)budget, chip->name);
+                             p.peak, p.params, p.state, p.work, (unsigned long long)budget, chip->name);
     if (p.flash_frozen + p.samples > chip->flash)
         return H->status_new(SY_ERR_BUDGET, "codegen --train --mode fp32: %zu bytes of flash (frozen tensors and "
                                             "samples) over %s's %llu: fewer samples",
@@ -743,11 +834,11 @@ sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request
     uint64_t budget = 0;
     SY_TRY(mcu_tr_check_chip(cfg, r ? r->sram_budget : 0, &chip, &budget));
     SY_TRY(check_request(r));
-    int64_t *plan = calloc(2 * (size_t)r->n_layers, sizeof *plan);
+    int64_t *plan = calloc(5 * (size_t)r->n_layers, sizeof *plan);
     if (!plan)
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train --mode fp32: out of memory planning %u layers",
                              r->n_layers);
-    sy_status *st = emit_checked(chip, budget, r, summary, len, plan, plan + r->n_layers);
+    sy_status *st = emit_checked(chip, budget, r, summary, len, plan);
     free(plan);
     return st;
 }

@@ -382,14 +382,17 @@ void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_g
         P(o, "    tflk_binary_f32(&el%u, g, w%u, g);\n", j, j);
         return;
     }
-    /* dx in place over dy (each element read first), the constant's gradient into gw<j>; then its update
+    /* dx in place over dy (each element read first), the constant's gradient into gw<j> (the arena's); then its update
      * (after dx: dx reads the constant before the step, as the host's gradients do) */
+    char gw[24] = "NULL";
+    if (L->train_w)
+        snprintf(gw, sizeof gw, "gw%u", j);
     P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, w%u, %s, %s);\n", elt_op(L->kind), (int)G->const_first,
-      (long long)n, L->kind == SY_MCU_F32_MUL && L->train_w ? in : "NULL", j, dx ? "g" : "NULL",
-      L->train_w ? "gw_e" : "NULL");
+      (long long)n, L->kind == SY_MCU_F32_MUL && L->train_w ? in : "NULL", j, dx ? "g" : "NULL", gw);
     char s2[24] = "NULL";
     if (adam)
         snprintf(s2, sizeof s2, "w%u_s2", j);
     if (L->train_w)
-        P(o, "    trk_opt_step(&o, %lld, w%u, gw_e, w%u_s1, %s, w%u, w%u_s1, %s);\n", (long long)n, j, j, s2, j, j, s2);
+        P(o, "    trk_opt_step(&o, %lld, w%u, gw%u, w%u_s1, %s, w%u, w%u_s1, %s);\n", (long long)n, j, j, j, s2, j, j,
+          s2);
 }

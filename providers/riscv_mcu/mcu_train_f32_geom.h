@@ -31,8 +31,8 @@ void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint
 void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *g, uint32_t i, const char *in, const char *oth);
 void mcu_f32_concat_backward(tout *o, const sy_mcu_f32_geom *g, uint32_t j, bool pending);
 
-/* an element-wise layer's backward and, its constant trained, the constant's update (gradient in the
- * shared gw_e); dx: the input's gradient is wanted (in place in g); a residual's (two activations, the
+/* an element-wise layer's backward and, its constant trained, the constant's update (gradient in
+ * gw<j>, the package's pointer into its arena); dx: the input's gradient is wanted (in place in g); a residual's (two activations, the
  * other's buffer `oth`): the other operand's gradient into gp<j> when `pending` (it is wanted) */
 void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_geom *g, uint32_t j, const char *in,
                           const char *oth, bool dx, bool adam, bool pending);
