@@ -217,7 +217,7 @@ static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
      * without it: mcu_tr_plan_blocks): the rule of a session's arena, in
      * floats, a Flatten's output being its input's */
     /* at most n activations, n + 1 carried gradients, n pending ones and n rows */
-    const size_t cap = 4 * (size_t)n + 1;
+    const size_t cap = 4 * (size_t)r->n_layers + 1;
     sy_plan_block *blk = calloc(cap, sizeof *blk);
     int64_t **dst = calloc(cap, sizeof *dst); /* where each block's offset goes */
     if (!blk || !dst) {
