@@ -134,6 +134,7 @@ static sy_status *cpu_create(const sy_options *opts, void **state)
         return cpu_host->status_new(SY_ERR_INVALID_CONFIG,
                                     "[provider.cpu] isa = %s: expected auto, avx512, avx2 or portable", isa);
     }
+    p->vbmi = p->isa >= CPU_ISA_AVX512 && cpu_has_vbmi(); /* once, after a forced isa */
     if (threads > 1 && !pool_start((uint32_t)threads, &p->pool, &p->own_pool)) {
         free(p);
         return cpu_host->status_new(SY_ERR_RUNTIME, "[provider.cpu] could not start %ld threads", threads);

@@ -19,6 +19,7 @@ typedef struct cpu_provider {
     uint32_t threads;     /* intra-op workers ([provider.cpu] threads) */
     bool threads_set;     /* [provider.cpu] threads was given: it wins over the session's */
     int isa;              /* cpu_isa of the hand-written parts ([provider.cpu] isa) */
+    bool vbmi;            /* isa is CPU_ISA_AVX512 and the CPU has VBMI: cpu_map_bytes's 64-byte path */
     pthreadpool_t pool;   /* NULL when threads == 1: work runs on the caller */
     bool own_pool;        /* pool is a cpu_pool (cpu_pool.c), not libpthreadpool's */
     bool fuse_bn;         /* fold BatchNormalization into the Conv before it */

@@ -92,7 +92,7 @@ static sy_status *qcat_prepare(sy_node *n, void **state)
             in->map[b] = (uint8_t)codes[b];
     }
     const cpu_provider *prov = H->node_provider_state(n);
-    s->vbmi = prov && prov->isa >= CPU_ISA_AVX512 && cpu_has_vbmi();
+    s->vbmi = prov && prov->vbmi;
     *state = s;
     return NULL;
 }

@@ -106,7 +106,7 @@ static sy_status *qpool_prepare(sy_node *n, void **state)
     for (int32_t b = 0; b < 256; b++)
         s->map[b] = (uint8_t)codes[b];
     const cpu_provider *prov = H->node_provider_state(n);
-    s->vbmi = prov && prov->isa >= CPU_ISA_AVX512 && cpu_has_vbmi();
+    s->vbmi = prov && prov->vbmi;
     *state = s;
     return NULL;
 }
