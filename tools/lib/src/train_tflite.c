@@ -255,6 +255,13 @@ static sy_status *read_tensors(tx *c, fb_table sg)
                                         i, vn, d, x);
             ti->dims[d] = x;
         }
+        /* numel_of multiplies the dimensions wherever a shape is needed:
+         * a product past int64 is refused here, once for every tensor */
+        int64_t count = 1;
+        for (int32_t d = 0; d < ti->rank; d++)
+            if (__builtin_mul_overflow(count, ti->dims[d], &count))
+                return sy_status_create(SY_ERR_INVALID_MODEL, "%s: tensor #%u '%s' declares more than 2^63 elements",
+                                        c->where, i, vn);
         CHECK_FB(c);
         sy_status *st = buffer_bytes(c, ti->buffer, i, &ti->data, &ti->nbytes, &ti->offset);
         if (st)
@@ -594,7 +601,7 @@ static sy_status *t_conv(tx *c, const opio *io, const opts *p, bool depthwise)
         if (w->dims[0] != 1 || C < 1 || O % C)
             return refuse(c, "filter '%s' [%lld,%lld,%lld,%lld] for %lld input channels", w->vname,
                           (long long)w->dims[0], (long long)KH, (long long)KW, (long long)O, (long long)C);
-    } else if (w->dims[3] < 1 || C % w->dims[3] || O % (C / w->dims[3])) {
+    } else if (w->dims[3] < 1 || C < w->dims[3] || C % w->dims[3] || O % (C / w->dims[3])) {
         /* grouped: the filter reads C / groups channels, each group of
          * output channels one slice of the input's (ONNX Conv's group) */
         return refuse(c, "filter '%s' has %lld input channels and %lld output channels for an input of %lld channels "
