@@ -294,6 +294,26 @@ static void test_pad_reduce_gradients(void)
     sy_status_free(st);
 }
 
+/* The backward rules of Tanh (dY (1 - y^2)) and Sigmoid (dY y (1 - y)),
+ * written from the forward's output, against central differences:
+ * x [1,4] -> Gemm W [3,4] -> 3z (z + z + z) -> Tanh -> 2t (t + t) ->
+ * Sigmoid -> ReduceSum (keepdims) -> y [1,1]; the scalings put both into
+ * their curved range. */
+static void test_tanh_sigmoid_gradients(void)
+{
+    pt_model *m = fc_then("tanh_sigmoid");
+    /* scalings as sums (a float initializer would be a trained input) */
+    pt_node(m, "Add", "twice", (const char *[]){"z", "z", NULL}, (const char *[]){"z2", NULL});
+    pt_node(m, "Add", "thrice", (const char *[]){"z2", "z", NULL}, (const char *[]){"a", NULL});
+    pt_node(m, "Tanh", "tanh", (const char *[]){"a", NULL}, (const char *[]){"t", NULL});
+    pt_node(m, "Add", "double_t", (const char *[]){"t", "t", NULL}, (const char *[]){"b", NULL});
+    pt_node(m, "Sigmoid", "sigmoid", (const char *[]){"b", NULL}, (const char *[]){"s", NULL});
+    pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"s", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m, "tanh_sigmoid", "Tanh + Sigmoid");
+}
+
 /* The backward rule of Slice (constant full-rank starts and ends, steps 1:
  * dX is dY padded back with zeros) against central differences:
  * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
@@ -383,6 +403,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_pad_reduce);
     RUN_TEST(test_slice_gradients);
     RUN_TEST(test_pad_reduce_gradients);
+    RUN_TEST(test_tanh_sigmoid_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];

@@ -20,11 +20,19 @@
  *             the exported .tflite against the exported ONNX; a depthwise
  *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
  *             Transposes in the Transpose row), with a bias it is declined.
+ *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y) and grouped CONV_2D:
+ *             the models of tflite_ops_models.py ($SY_TFLITE_OPS_MODELS), each
+ *             next to the same network written by hand in ONNX: the forward
+ *             pass of the .tflite, the translation and the reference agree,
+ *             eight SGD steps from each give the same losses and trained
+ *             tensors; a batched right operand and ungroupable channels are
+ *             refused with their messages.
  *   refusals  a quantized model, an untranslated operator, a truncated file,
  *             an unsupported form, and a .tflite export of ONNX-built
  *             artifacts, each with its message.
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
- *             model.onnx) for tflite_export_real.mjs (real TFLite).
+ *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
+ *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/gconv.
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
@@ -387,7 +395,7 @@ static void test_sine(void)
 
 /* ---- a float CNN built here ----------------------------------------------------------- */
 
-enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_FULLY_CONNECTED = 9, OP_RESHAPE = 22, OP_TANH = 28,
+enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_FULLY_CONNECTED = 9, OP_RESHAPE = 22, OP_EXP = 47,
        OP_MEAN = 40, OP_STRIDED_SLICE = 45 };
 enum { BO_CONV2D = 1, BO_DWCONV = 2, BO_FC = 8, BO_RESHAPE = 17, BO_REDUCER = 27, BO_STRIDED_SLICE = 32 };
 
@@ -402,7 +410,7 @@ static float urand(void)
  * stride 2 multiplier 2 RELU [1,3,3,8] -> RESHAPE [1,72] -> FULLY_CONNECTED
  * [1,3]; `tail` picks the last operator (0 the model as described, other
  * values a refusal case). */
-enum { TAIL_FC = 0, TAIL_TANH = 1, TAIL_SHRINK_ELLIPSIS = 2 };
+enum { TAIL_FC = 0, TAIL_EXP = 1, TAIL_SHRINK_ELLIPSIS = 2 };
 static uint8_t *cnn_model(size_t *size, int tail)
 {
     static float w1[4 * 3 * 3 * 2], b1[4], w2[1 * 3 * 3 * 8], b2[8], w3[3 * 72], b3[3];
@@ -458,9 +466,9 @@ static uint8_t *cnn_model(size_t *size, int tail)
         {.code = OP_FULLY_CONNECTED, .inputs = i3, .n_inputs = 3, .outputs = &o3, .n_outputs = 1, .options_type = BO_FC,
          .opts = &of, .n_opts = 1},
     };
-    if (tail == TAIL_TANH) {
+    if (tail == TAIL_EXP) {
         t[11].dims[1] = 72;
-        ops[3] = (tflw_op){.code = OP_TANH, .inputs = i4, .n_inputs = 1, .outputs = &o3, .n_outputs = 1};
+        ops[3] = (tflw_op){.code = OP_EXP, .inputs = i4, .n_inputs = 1, .outputs = &o3, .n_outputs = 1};
     } else if (tail == TAIL_SHRINK_ELLIPSIS) {
         t[11].dims[1] = 3;
         nt = 15;
@@ -633,6 +641,169 @@ static void test_ws63(void)
     }
 }
 
+static void expect_build(const char *model, const char *want);
+
+/* ---- TANH, LOGISTIC, BATCH_MATMUL, grouped CONV_2D ------------------------------------------------ */
+
+/* The models of tflite_ops_models.py (in $SY_TFLITE_OPS_MODELS): NAME.tflite
+ * and NAME_ref.onnx, the same network written by hand in ONNX with its
+ * initializers named after the TFLite tensors and in ONNX's layouts. */
+typedef struct op_case {
+    const char *name;
+    int32_t rank;
+    int64_t in[4];      /* one sample's input shape, batch 1 */
+    int64_t out;        /* one sample's output values */
+    size_t n_trained;
+} op_case;
+
+static const op_case OP_CASES[] = {
+    {"tanh", 2, {1, 8}, 3, 4},
+    {"logistic", 2, {1, 8}, 3, 4},
+    {"bmm", 3, {1, 4, 6}, 15, 2},
+    {"gconv", 4, {1, 5, 5, 4}, 3, 4},
+};
+#define OPS_STEPS 8
+#define OPS_BATCH 4
+#define OPS_LR 0.05f
+
+static const char *ops_models(void)
+{
+    const char *d = getenv("SY_TFLITE_OPS_MODELS");
+    return d && *d ? d : NULL;
+}
+
+/* OPS_STEPS SGD steps on one batch (the same for both builds); the session */
+static sy_train_session *train_ops(const char *dir, const op_case *k, float *losses)
+{
+    sy_train_session *s = NULL;
+    sy_status *st = sy_train_session_create(env, dir, &s);
+    CHECK(!st, "session %s: %s", dir, msg(st));
+    if (st)
+        return NULL;
+    int64_t per = 1;
+    for (int32_t d = 1; d < k->rank; d++)
+        per *= k->in[d];
+    static float x[OPS_BATCH * 150], y[OPS_BATCH * 15];
+    rng = 4242;
+    for (int64_t i = 0; i < OPS_BATCH * per; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < OPS_BATCH * k->out; i++)
+        y[i] = 0.5f * urand();
+    int64_t dims[4];
+    memcpy(dims, k->in, sizeof dims);
+    dims[0] = OPS_BATCH;
+    sy_tensor tx = f32(x, k->rank, dims), ty = f32(y, 2, (int64_t[]){OPS_BATCH, k->out});
+    for (int i = 0; i < OPS_STEPS && !st; i++)
+        st = sy_train_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, OPS_LR, &losses[i]);
+    CHECK(!st, "steps %s: %s", dir, msg(st));
+    return s;
+}
+
+/* Each model built from its .tflite and from its ONNX reference: the
+ * translated forward.onnx computes what the .tflite (the core's TFLite
+ * import) and the reference compute; eight SGD steps from each give the
+ * same losses and the same trained tensors (compared by name: the
+ * reference holds them in the translation's ONNX layouts). Both are run by
+ * switchyard's kernels, but from two graphs written independently: a
+ * translation that read an option (adj_x, adj_y, the group count) or a
+ * layout wrongly trains another network. */
+static void test_ops(void)
+{
+    const char *md = ops_models();
+    REQUIRE(md, "SY_TFLITE_OPS_MODELS names the folder of tflite_ops_models.py's models");
+    for (size_t c = 0; c < sizeof OP_CASES / sizeof OP_CASES[0]; c++) {
+        const op_case *k = &OP_CASES[c];
+        char tfl[800], ref[800], dt[800], dx[800], fwd[900];
+        snprintf(tfl, sizeof tfl, "%s/%s.tflite", md, k->name);
+        snprintf(ref, sizeof ref, "%s/%s_ref.onnx", md, k->name);
+        snprintf(dt, sizeof dt, "%s/%s_tflite", work, k->name);
+        snprintf(dx, sizeof dx, "%s/%s_onnx", work, k->name);
+        snprintf(fwd, sizeof fwd, "%s/forward.onnx", dt);
+        sy_status *st = build_mse(tfl, dt);
+        CHECK(!st, "%s: build from TFLite: %s", k->name, msg(st));
+        if (st)
+            continue;
+        st = build_mse(ref, dx);
+        CHECK(!st, "%s: build from the ONNX reference: %s", k->name, msg(st));
+        if (st)
+            continue;
+        /* the forward pass, three ways */
+        double worst_f = 0, big = 0;
+        rng = 99;
+        for (int r = 0; r < 3; r++) {
+            float x[150], a[15] = {0}, b[15] = {0}, e[15] = {0};
+            int64_t per = 1;
+            for (int32_t d = 1; d < k->rank; d++)
+                per *= k->in[d];
+            for (int64_t i = 0; i < per; i++)
+                x[i] = urand();
+            sy_tensor tx = f32(x, k->rank, k->in);
+            size_t n = (size_t)k->out;
+            CHECK(run_model(tfl, &tx, a, n) == n && run_model(fwd, &tx, b, n) == n && run_model(ref, &tx, e, n) == n,
+                  "%s: forward runs", k->name);
+            for (size_t i = 0; i < n; i++) {
+                worst_f = fmax(worst_f, fmax(fabs((double)a[i] - b[i]), fabs((double)e[i] - b[i])));
+                big = fmax(big, fabs((double)a[i]));
+                CHECK(same_output(a[i], b[i]) && same_output(e[i], b[i]),
+                      "%s: input %d output %zu: .tflite %.9g, translated %.9g, reference %.9g", k->name, r, i,
+                      (double)a[i], (double)b[i], (double)e[i]);
+            }
+        }
+        CHECK(big > 0.05, "%s: the outputs are not all near zero (max %g)", k->name, big);
+        tensors nt;
+        trained_names(dt, &nt);
+        CHECK(nt.n == k->n_trained, "%s: %zu trained tensors, want %zu", k->name, nt.n, k->n_trained);
+        float lt[OPS_STEPS] = {0}, lx[OPS_STEPS] = {0};
+        sy_train_session *sa = train_ops(dt, k, lt), *sb = train_ops(dx, k, lx);
+        if (sa && sb) {
+            double worst_l = 0, worst_w = 0, moved = 0;
+            for (int i = 0; i < OPS_STEPS; i++) {
+                worst_l = fmax(worst_l, fabs((double)lt[i] - lx[i]));
+                CHECK(same_output(lt[i], lx[i]), "%s: step %d: loss %.9g (TFLite) vs %.9g (reference)", k->name, i,
+                      (double)lt[i], (double)lx[i]);
+            }
+            CHECK(lt[OPS_STEPS - 1] < lt[0], "%s: the loss falls: %g -> %g", k->name, (double)lt[0],
+                  (double)lt[OPS_STEPS - 1]);
+            sy_train_session *s0 = NULL;
+            st = sy_train_session_create(env, dt, &s0);
+            CHECK(!st, "session: %s", msg(st));
+            for (size_t t = 0; t < nt.n && s0; t++) {
+                int64_t n1 = 0, n2 = 0, n0 = 0;
+                const float *a = sy_train_session_tensor(sa, nt.names[t], &n1);
+                const float *b = sy_train_session_tensor(sb, nt.names[t], &n2);
+                const float *o = sy_train_session_tensor(s0, nt.names[t], &n0);
+                CHECK(a && b && o && n1 == n2 && n1 == n0, "%s: tensor '%s' in both sessions (%lld, %lld values)",
+                      k->name, nt.names[t], (long long)n1, (long long)n2);
+                for (int64_t i = 0; a && b && o && n1 == n2 && n1 == n0 && i < n1; i++) {
+                    worst_w = fmax(worst_w, fabs((double)a[i] - b[i]));
+                    moved = fmax(moved, fabs((double)a[i] - o[i]));
+                    CHECK(same_output(a[i], b[i]), "%s: trained '%s'[%lld] %.9g (TFLite) vs %.9g (reference)",
+                          k->name, nt.names[t], (long long)i, (double)a[i], (double)b[i]);
+                }
+            }
+            sy_train_session_release(s0);
+            CHECK(moved > 1e-3, "%s: training moved the tensors (by %g)", k->name, moved);
+            printf("%s: forward .tflite / translated / reference agree to %.3g (outputs up to %.3g); %d steps, loss "
+                   "%.6g -> %.6g; TFLite-built vs reference: losses differ by <= %.2g, trained tensors by <= %.2g "
+                   "(moved up to %.3g)\n", k->name, worst_f, big, OPS_STEPS, (double)lt[0],
+                   (double)lt[OPS_STEPS - 1], worst_l, worst_w, moved);
+        }
+        sy_train_session_release(sa);
+        sy_train_session_release(sb);
+    }
+    /* the forms refused: a batched right operand, channels that do not group */
+    char p[800], want[2400];
+    snprintf(p, sizeof p, "%s/bmm_batched.tflite", md);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): the right operand 'w' has batch axes "
+             "(rank 3): only a 2-D right operand is translated (the MatMul backward rule takes 2-D products)", p);
+    expect_build(p, want);
+    snprintf(p, sizeof p, "%s/conv_bad_group.tflite", md);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (CONV_2D): filter 'conv/filter' has 3 input channels "
+             "and 6 output channels for an input of 4 channels (a grouped convolution needs the filter's input "
+             "channels to divide the input's, and the groups to divide the output channels)", p);
+    expect_build(p, want);
+}
+
 /* ---- refusals ------------------------------------------------------------------------------ */
 
 static void expect_build(const char *model, const char *want)
@@ -650,10 +821,10 @@ static void expect_build(const char *model, const char *want)
 static void test_refusals(void)
 {
     char p[800], want[2400];
-    /* an operator with no translation (TANH), named with its index */
-    snprintf(p, sizeof p, "%s/tanh.tflite", work);
-    REQUIRE(write_cnn(p, TAIL_TANH), "write");
-    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (TANH, builtin code 28) has no ONNX translation for "
+    /* an operator with no translation (EXP), named with its index */
+    snprintf(p, sizeof p, "%s/exp.tflite", work);
+    REQUIRE(write_cnn(p, TAIL_EXP), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (EXP, builtin code 47) has no ONNX translation for "
              "training (the translated operators are listed in docs/training.md)", p);
     expect_build(p, want);
     /* a form not translated: STRIDED_SLICE with an ellipsis mask */
@@ -770,6 +941,23 @@ static void export_for_real(const char *out)
     st = st ? st : sy_train_session_export(s, p);
     CHECK(!st, "train and export: %s", msg(st));
     sy_train_session_release(s);
+    /* the models of tflite_ops_models.py, trained as in test_ops */
+    for (size_t c = 0; ops_models() && c < sizeof OP_CASES / sizeof OP_CASES[0]; c++) {
+        const op_case *k = &OP_CASES[c];
+        snprintf(d, sizeof d, "%s/%s", out, k->name);
+        snprintf(model, sizeof model, "%s/%s.tflite", ops_models(), k->name);
+        st = build_mse(model, d);
+        REQUIRE(!st, "build %s: %s", model, msg(st));
+        float l[OPS_STEPS];
+        s = train_ops(d, k, l);
+        REQUIRE(s, "train %s", k->name);
+        snprintf(p, sizeof p, "%s/model.tflite", d);
+        st = sy_train_session_export(s, p);
+        snprintf(p, sizeof p, "%s/model.onnx", d);
+        st = st ? st : sy_train_session_export(s, p);
+        CHECK(!st, "export %s: %s", k->name, msg(st));
+        sy_train_session_release(s);
+    }
 }
 
 /* ---- files for the `switchyard train` check (tflite_cli.sh) ------------------------------------- */
@@ -831,7 +1019,7 @@ static void cli_files(const char *out)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: test_train_tflite sine|conv|refusals|export SHARED_DIR WORK_DIR\n");
+        fprintf(stderr, "usage: test_train_tflite sine|conv|refusals|ops|export SHARED_DIR WORK_DIR\n");
         return 2;
     }
     const char *group = argv[1];
@@ -869,6 +1057,8 @@ int main(int argc, char **argv)
     }
     else if (!strcmp(group, "refusals"))
         RUN_TEST(test_refusals);
+    else if (!strcmp(group, "ops"))
+        RUN_TEST(test_ops);
     else {
         fprintf(stderr, "unknown group '%s'\n", group);
         return 2;

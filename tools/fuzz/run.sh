@@ -19,7 +19,7 @@ root=$PWD
 shared=${SY_SHARED_DIR:-$root/../shared}
 
 time_s=60 runs= seed=1 build=build-fuzz do_build=1 keep=0 log= targets=()
-all=(onnx tflite ini tensor cache llm_bundle llm_text qas dataset)
+all=(onnx tflite ini tensor cache llm_bundle llm_text qas dataset train_tflite)
 while [ $# -gt 0 ]; do
   case $1 in
     --time) time_s=$2; shift 2 ;;
@@ -64,9 +64,16 @@ seed_dir() { # TARGET -> prints the seed folder (built once)
           while read -r f; do cp "$f" "$d/$(echo "$f" | md5sum | cut -c1-12).onnx"; done
       fi
       [ -d "$shared/models/onnx" ] && find "$shared/models/onnx" -name '*.onnx' -size -2M -exec cp {} "$d"/ \; ;;
-    tflite)
+    tflite|train_tflite)
       [ -d "$shared/models/tflite" ] && find "$shared/models/tflite" -name '*.tflite' -size -2M |
-        while read -r f; do cp "$f" "$d/$(basename "$(dirname "$f")")_$(basename "$f")"; done ;;
+        while read -r f; do cp "$f" "$d/$(basename "$(dirname "$f")")_$(basename "$f")"; done
+      if [ "$t" = train_tflite ]; then # the small trainable models of train.tflite_ops (python3 with onnx)
+        local g=$work/tflite_ops
+        mkdir -p "$g"
+        if /usr/bin/python3 "$root/tests/train/tflite_ops_models.py" "$g" >/dev/null 2>&1; then
+          cp "$g"/*.tflite "$d"/
+        fi
+      fi ;;
     ini)
       cp "$root"/conf/*.ini "$d"/ ;;
     tensor)

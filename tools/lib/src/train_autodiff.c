@@ -193,6 +193,27 @@ static int gemm_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
     return 0;
 }
 
+/* Tanh and Sigmoid from their output y (the forward value the backward
+ * graph keeps anyway): dX = dY (1 - y^2) and dX = dY y (1 - y), in default-
+ * domain operators so every provider that runs the forward runs these. */
+static const char *squash_grad(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
+{
+    const char *y = n->output[0];
+    char *one = tr_uniq(ad->g, y, "one");
+    const float k = 1.0f;
+    if (!one || !tr_add_init(ad->g, tl_tensor(ad->g->pl, one, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, NULL, 0, &k, 4)))
+        return NULL;
+    const char *d = NULL;
+    if (!strcmp(n->op_type, "Tanh")) {
+        const char *y2 = emit1(ad, "Mul", "", (const char *[]){y, y}, 2, "sq");
+        d = y2 ? emit1(ad, "Sub", "", (const char *[]){one, y2}, 2, "dtanh") : NULL;
+    } else {
+        const char *om = emit1(ad, "Sub", "", (const char *[]){one, y}, 2, "omy");
+        d = om ? emit1(ad, "Mul", "", (const char *[]){y, om}, 2, "dsigmoid") : NULL;
+    }
+    return d ? emit1(ad, "Mul", "", (const char *[]){gy, d}, 2, "d") : NULL;
+}
+
 static int binary_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
 {
     const char *op = n->op_type, *a = n->input[0], *b = n->input[1];
@@ -474,6 +495,8 @@ int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n)
         return accumulate(ad, n->input[0],
                           emit1(ad, !strcmp(op, "Relu") ? "ReluGrad" : "AbsGrad", TR_DOMAIN,
                                 (const char *[]){gy, n->input[0]}, 2, "d"));
+    if (!strcmp(op, "Tanh") || !strcmp(op, "Sigmoid"))
+        return accumulate(ad, n->input[0], squash_grad(ad, n, gy));
     if (!strcmp(op, "Identity") || !strcmp(op, "Dropout"))
         return accumulate(ad, n->input[0], gy);
     if (!strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) {

@@ -40,6 +40,7 @@ enum {
     OP_CONV_2D = 3,
     OP_DEPTHWISE_CONV_2D = 4,
     OP_FULLY_CONNECTED = 9,
+    OP_LOGISTIC = 14,
     OP_MAX_POOL_2D = 17,
     OP_MUL = 18,
     OP_RELU = 19,
@@ -47,6 +48,7 @@ enum {
     OP_RELU6 = 21,
     OP_RESHAPE = 22,
     OP_SOFTMAX = 25,
+    OP_TANH = 28,
     OP_PAD = 34,
     OP_TRANSPOSE = 39,
     OP_MEAN = 40,
@@ -56,7 +58,8 @@ enum {
     OP_STRIDED_SLICE = 45,
     OP_SLICE = 65,
     OP_SUM = 74,
-    OP_ABS = 101
+    OP_ABS = 101,
+    OP_BATCH_MATMUL = 126
 };
 /* ActivationFunctionType */
 enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
@@ -252,6 +255,13 @@ static sy_status *read_tensors(tx *c, fb_table sg)
                                         i, vn, d, x);
             ti->dims[d] = x;
         }
+        /* numel_of multiplies the dimensions wherever a shape is needed:
+         * a product past int64 is refused here, once for every tensor */
+        int64_t count = 1;
+        for (int32_t d = 0; d < ti->rank; d++)
+            if (__builtin_mul_overflow(count, ti->dims[d], &count))
+                return sy_status_create(SY_ERR_INVALID_MODEL, "%s: tensor #%u '%s' declares more than 2^63 elements",
+                                        c->where, i, vn);
         CHECK_FB(c);
         sy_status *st = buffer_bytes(c, ti->buffer, i, &ti->data, &ti->nbytes, &ti->offset);
         if (st)
@@ -591,10 +601,14 @@ static sy_status *t_conv(tx *c, const opio *io, const opts *p, bool depthwise)
         if (w->dims[0] != 1 || C < 1 || O % C)
             return refuse(c, "filter '%s' [%lld,%lld,%lld,%lld] for %lld input channels", w->vname,
                           (long long)w->dims[0], (long long)KH, (long long)KW, (long long)O, (long long)C);
-    } else if (w->dims[3] != C) {
-        return refuse(c, "filter '%s' has %lld input channels, the input %lld (grouped convolution is not translated)",
-                      w->vname, (long long)w->dims[3], (long long)C);
+    } else if (w->dims[3] < 1 || C < w->dims[3] || C % w->dims[3] || O % (C / w->dims[3])) {
+        /* grouped: the filter reads C / groups channels, each group of
+         * output channels one slice of the input's (ONNX Conv's group) */
+        return refuse(c, "filter '%s' has %lld input channels and %lld output channels for an input of %lld channels "
+                      "(a grouped convolution needs the filter's input channels to divide the input's, and the groups "
+                      "to divide the output channels)", w->vname, (long long)w->dims[3], (long long)O, (long long)C);
     }
+    const int64_t group = depthwise ? C : C / w->dims[3];
     int padding = opt_int(c, p, "padding");
     int64_t sh = opt_int(c, p, "stride_h"), sw = opt_int(c, p, "stride_w");
     int64_t dh = opt_int(c, p, "dilation_h_factor"), dw = opt_int(c, p, "dilation_w_factor");
@@ -625,7 +639,7 @@ static sy_status *t_conv(tx *c, const opio *io, const opts *p, bool depthwise)
         return st;
     const int64_t k[2] = {KH, KW}, s[2] = {sh, sw}, d[2] = {dh, dw}, pads[4] = {pt, pl, pb, pr};
     sy_model_attr ca[5] = {ints_attr("kernel_shape", k, 2), ints_attr("strides", s, 2), ints_attr("dilations", d, 2),
-                           ints_attr("pads", pads, 4), int_attr("group", depthwise ? C : 1)};
+                           ints_attr("pads", pads, 4), int_attr("group", group)};
     sy_model_attr tin = ints_attr("perm", TO_NCHW, 4), tout = ints_attr("perm", TO_NHWC, 4);
     if ((st = node(c, "Transpose", &xn, 1, xt, &tin, 1)) ||
         (st = node(c, "Conv", (const char *[]){xt, w->vname, bn}, bi >= 0 ? 3 : 2, yt, ca, 5)) ||
@@ -750,8 +764,8 @@ static sy_status *t_unary(tx *c, const opio *io, int code)
     sy_status *st = operand(c, io->in[0], &a);
     if (st)
         return st;
-    if (code == OP_ABS)
-        return node(c, "Abs", &a, 1, out, NULL, 0);
+    if (code == OP_ABS || code == OP_TANH || code == OP_LOGISTIC)
+        return node(c, code == OP_ABS ? "Abs" : code == OP_TANH ? "Tanh" : "Sigmoid", &a, 1, out, NULL, 0);
     return activation(c, code == OP_RELU ? ACT_RELU : code == OP_RELU6 ? ACT_RELU6 : ACT_RELU_N1_TO_1, a, out);
 }
 
@@ -1063,6 +1077,97 @@ static sy_status *t_strided_slice(tx *c, const opio *io, const opts *p)
     return emit_slice(c, io, b, e, s, (uint32_t)shr);
 }
 
+/* BATCH_MATMUL: out = X' . Y' with X' = adj_x ? X^T : X (the last two
+ * axes), Y' likewise, batch axes broadcast. The backward MatMul rule takes
+ * 2-D operands, so the forms translated are the ones that are 2-D products
+ * underneath: a right operand with no batch (rank 2, or every batch axis 1)
+ * and a left one of any rank, whose batch rows Reshape folds into the
+ * product's rows and unfolds after. A batched right operand is refused. */
+static sy_status *t_batch_matmul(tx *c, const opio *io, const opts *p)
+{
+    if (io->nin != 2)
+        return refuse(c, "%u inputs (BATCH_MATMUL has 2)", io->nin);
+    int ax = opt_int(c, p, "adj_x"), ay = opt_int(c, p, "adj_y");
+    CHECK_FB(c);
+    const tinfo *x = &c->t[io->in[0]], *y = &c->t[io->in[1]];
+    if (x->rank < 2 || y->rank < 2)
+        return refuse(c, "operands '%s' of rank %d and '%s' of rank %d (both need rank 2 or more)", x->vname, x->rank,
+                      y->vname, y->rank);
+    int64_t ybatch = 1;
+    for (int32_t d = 0; d < y->rank - 2; d++)
+        ybatch *= y->dims[d];
+    if (ybatch != 1 || y->rank > x->rank)
+        return refuse(c, "the right operand '%s' has batch axes (rank %d): only a 2-D right operand is translated (the "
+                      "MatMul backward rule takes 2-D products)", y->vname, y->rank);
+    int32_t r = x->rank;
+    int64_t M = x->dims[r - (ax ? 1 : 2)], K = x->dims[r - (ax ? 2 : 1)];
+    int64_t K2 = y->dims[y->rank - (ay ? 1 : 2)], N = y->dims[y->rank - (ay ? 2 : 1)];
+    if (K != K2)
+        return refuse(c, "'%s' gives %lld columns and '%s' %lld rows", x->vname, (long long)K, y->vname, (long long)K2);
+    int64_t od[MAX_RANK];
+    for (int32_t d = 0; d < r - 2; d++)
+        od[d] = x->dims[d];
+    od[r - 2] = M;
+    od[r - 1] = N;
+    sy_status *st = check_out(c, io->out, od, r);
+    const char *xn = NULL, *yn = NULL;
+    if (!st)
+        st = operand(c, io->in[0], &xn);
+    if (!st)
+        st = operand(c, io->in[1], &yn);
+    if (st)
+        return st;
+    const char *out = c->t[io->out].vname;
+    int64_t perm[MAX_RANK];
+    for (int32_t d = 0; d < r; d++)
+        perm[d] = d;
+    perm[r - 2] = r - 1;
+    perm[r - 1] = r - 2;
+    if (ax) { /* X^T over the last two axes */
+        const char *xt = fresh(c, xn, "adj");
+        sy_model_attr pa = ints_attr("perm", perm, (size_t)r);
+        if (!xt)
+            return oom();
+        if ((st = node(c, "Transpose", &xn, 1, xt, &pa, 1)))
+            return st;
+        xn = xt;
+    }
+    if (y->rank > 2) { /* the batch axes of 1 dropped */
+        const char *shp = NULL, *y2 = fresh(c, yn, "2d");
+        const int64_t s2[2] = {y->dims[y->rank - 2], y->dims[y->rank - 1]};
+        if (!y2)
+            return oom();
+        if ((st = const_i64(c, yn, "shape", s2, 2, false, &shp)) ||
+            (st = node(c, "Reshape", (const char *[]){yn, shp}, 2, y2, NULL, 0)))
+            return st;
+        yn = y2;
+    }
+    if (ay) { /* Y^T */
+        const char *yt = fresh(c, yn, "adj");
+        sy_model_attr pa = ints_attr("perm", (const int64_t[]){1, 0}, 2);
+        if (!yt)
+            return oom();
+        if ((st = node(c, "Transpose", &yn, 1, yt, &pa, 1)))
+            return st;
+        yn = yt;
+    }
+    if (r == 2)
+        return node(c, "MatMul", (const char *[]){xn, yn}, 2, out, NULL, 0);
+    /* [.., M, K] -> [rows, K] . [K, N] -> [.., M, N]; the leading axis is
+     * -1 so a batch of another size folds the same way */
+    const char *s1 = NULL, *s2 = NULL, *x2 = fresh(c, xn, "rows"), *p2 = fresh(c, out, "rows");
+    if (!x2 || !p2)
+        return oom();
+    const int64_t rows[2] = {-1, K};
+    od[0] = -1;
+    if ((st = const_i64(c, xn, "rows_shape", rows, 2, false, &s1)) ||
+        (st = const_i64(c, out, "shape", od, (size_t)r, false, &s2)) ||
+        (st = node(c, "Reshape", (const char *[]){xn, s1}, 2, x2, NULL, 0)) ||
+        (st = node(c, "MatMul", (const char *[]){x2, yn}, 2, p2, NULL, 0)))
+        return st;
+    return node(c, "Reshape", (const char *[]){p2, s2}, 2, out, NULL, 0);
+}
+
 static sy_status *translate_op(tx *c, fb_table op)
 {
     uint32_t opc = fb_u32(&c->r, op, OP_OPCODE_INDEX, 0, "opcode_index");
@@ -1081,7 +1186,8 @@ static sy_status *translate_op(tx *c, fb_table op)
                  code == OP_MUL || code == OP_RELU || code == OP_RELU_N1_TO_1 || code == OP_RELU6 ||
                  code == OP_RESHAPE || code == OP_SOFTMAX || code == OP_PAD || code == OP_TRANSPOSE ||
                  code == OP_MEAN || code == OP_SUB || code == OP_DIV || code == OP_SQUEEZE ||
-                 code == OP_STRIDED_SLICE || code == OP_SLICE || code == OP_SUM || code == OP_ABS;
+                 code == OP_STRIDED_SLICE || code == OP_SLICE || code == OP_SUM || code == OP_ABS ||
+                 code == OP_TANH || code == OP_LOGISTIC || code == OP_BATCH_MATMUL;
     if (!known)
         return sy_status_create(SY_ERR_UNSUPPORTED,
                                 "%s: operator #%u (%s, builtin code %d) has no ONNX translation for training (the "
@@ -1134,7 +1240,10 @@ static sy_status *translate_op(tx *c, fb_table op)
     case OP_RELU:
     case OP_RELU6:
     case OP_RELU_N1_TO_1:
-    case OP_ABS: st = t_unary(c, &io, code); break;
+    case OP_ABS:
+    case OP_TANH:
+    case OP_LOGISTIC: st = t_unary(c, &io, code); break;
+    case OP_BATCH_MATMUL: st = t_batch_matmul(c, &io, &p); break;
     case OP_RESHAPE: st = t_reshape(c, &io); break;
     case OP_SQUEEZE: st = t_squeeze(c, &io, &p); break;
     case OP_CONCATENATION: st = t_concat(c, &io, &p); break;

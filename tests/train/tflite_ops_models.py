@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Models for train.tflite_ops (test_train_tflite.c, group "ops"): small
+float TFLite models with the operators the translator learned last (TANH,
+LOGISTIC, BATCH_MATMUL with adj_x / adj_y, grouped CONV_2D), each written
+twice from the same numbers:
+
+  NAME.tflite      the TFLite model, written here with a FlatBuffer writer of
+                   its own (schema.fbs field ids, no flatbuffers package);
+  NAME_ref.onnx    the same network written by hand in ONNX with the onnx
+                   package (NHWC interface, Conv in NCHW between Transposes,
+                   the ONNX layouts of the filters), its initializers named
+                   after the TFLite tensors so the trained values compare by
+                   name;
+
+and the refusals bmm_batched.tflite (a batched right operand) and
+conv_bad_group.tflite (filter channels that do not divide the input's).
+
+  python3 tflite_ops_models.py OUT_DIR
+"""
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# ---- a FlatBuffer writer, front to back --------------------------------------
+# The root offset comes first and every object is written after the one that
+# refers to it, so each uoffset is positive; a table's vtable sits just
+# before it (soffset = table - vtable).
+
+
+class Table:
+    def __init__(self, fields):
+        self.fields = fields  # [(id, kind, value)], kind: u8 i8 i32 u32 f32 obj
+
+
+class Vec:
+    def __init__(self, kind, items):
+        self.kind = kind  # i32 u8 obj
+        self.items = items
+
+
+class Str:
+    def __init__(self, s):
+        self.s = s.encode()
+
+
+class FB:
+    def __init__(self):
+        self.b = bytearray()
+
+    def align(self, n):
+        while len(self.b) % n:
+            self.b.append(0)
+
+    def patch(self, at, target):
+        struct.pack_into('<I', self.b, at, target - at)
+
+    def write(self, o):
+        if isinstance(o, Str):
+            self.align(4)
+            at = len(self.b)
+            self.b += struct.pack('<I', len(o.s)) + o.s + b'\0'
+            return at
+        if isinstance(o, Vec):
+            if o.kind == 'u8':
+                self.align(16)  # float data inside stays aligned
+                while (len(self.b) + 4) % 16:
+                    self.b.append(0)
+                at = len(self.b)
+                self.b += struct.pack('<I', len(o.items)) + bytes(o.items)
+                return at
+            self.align(4)
+            at = len(self.b)
+            self.b += struct.pack('<I', len(o.items))
+            if o.kind == 'i32':
+                self.b += struct.pack('<%di' % len(o.items), *o.items)
+                return at
+            slots = []
+            for _ in o.items:
+                slots.append(len(self.b))
+                self.b += b'\0\0\0\0'
+            for s, item in zip(slots, o.items):
+                self.patch(s, self.write(item))
+            return at
+        return self.table(o)
+
+    def table(self, t):
+        size = {'u8': 1, 'i8': 1, 'i32': 4, 'u32': 4, 'f32': 4, 'obj': 4}
+        fmt = {'u8': '<B', 'i8': '<b', 'i32': '<i', 'u32': '<I', 'f32': '<f'}
+        # layout of the table body: the soffset, then the fields, each aligned
+        body, off, n_ids = [], 4, 0
+        for fid, kind, val in sorted(t.fields, key=lambda f: -size[f[1]]):
+            k = size[kind]
+            off = (off + k - 1) // k * k
+            body.append((fid, kind, val, off))
+            off += k
+            n_ids = max(n_ids, fid + 1)
+        tsize = (off + 3) // 4 * 4
+        vt = [0] * n_ids
+        for fid, _, _, o in body:
+            vt[fid] = o
+        vbytes = struct.pack('<HH', 4 + 2 * n_ids, tsize) + struct.pack('<%dH' % n_ids, *vt)
+        # the vtable, then the table aligned to 4 right after it
+        self.align(2)
+        while (len(self.b) + len(vbytes)) % 4:
+            self.b.append(0)
+        vat = len(self.b)
+        self.b += vbytes
+        at = len(self.b)
+        self.b += b'\0' * tsize
+        struct.pack_into('<i', self.b, at, at - vat)
+        children = []
+        for fid, kind, val, o in body:
+            if kind == 'obj':
+                children.append((at + o, val))
+            else:
+                struct.pack_into(fmt[kind], self.b, at + o, val)
+        for slot, val in children:
+            self.patch(slot, self.write(val))
+        return at
+
+    def finish(self, root):
+        self.b += b'\0\0\0\0TFL3'
+        self.patch(0, self.write(root))
+        return bytes(self.b)
+
+
+# ---- TFLite models ---------------------------------------------------------------
+TANH, LOGISTIC, CONV_2D, FULLY_CONNECTED, RESHAPE, BATCH_MATMUL = 28, 14, 3, 9, 22, 126
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101}
+FLOAT32, INT32 = 0, 2
+
+
+class Model:
+    def __init__(self):
+        self.tensors, self.ops, self.consts = [], [], {}
+
+    def tensor(self, name, shape, data=None, dtype=FLOAT32):
+        self.tensors.append((name, list(shape), data, dtype))
+        if data is not None:
+            self.consts[name] = data
+        return len(self.tensors) - 1
+
+    def op(self, code, ins, out, opts=()):
+        self.ops.append((code, ins, out, list(opts)))
+
+    def write(self, path, inputs, outputs):
+        codes = sorted({o[0] for o in self.ops})
+        buffers = [Table([])]
+        tensors = []
+        for name, shape, data, dtype in self.tensors:
+            f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
+            if data is not None:
+                raw = np.ascontiguousarray(data, dtype=np.float32 if dtype == FLOAT32 else np.int32).tobytes()
+                f.append((2, 'u32', len(buffers)))
+                buffers.append(Table([(0, 'obj', Vec('u8', raw))]))
+            tensors.append(Table(f))
+        ops = []
+        for code, ins, out, opts in self.ops:
+            f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
+            if code in OPTIONS:
+                f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
+            ops.append(Table(f))
+        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
+                    (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
+        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+        root = Table([(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
+                      (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))])
+        with open(path, 'wb') as fh:
+            fh.write(FB().finish(root))
+
+
+rng = np.random.default_rng(20261207)
+
+
+def rand(*shape, scale=0.5):
+    return (scale * rng.uniform(-1, 1, size=shape)).astype(np.float32)
+
+
+def fc(m, x, k, o, name, out_shape):
+    w = m.tensor(name + '/weights', [o, k], rand(o, k))
+    b = m.tensor(name + '/bias', [o], rand(o, scale=0.1))
+    y = m.tensor(name + '/out', out_shape)
+    m.op(FULLY_CONNECTED, [x, w, b], y, [(0, 'i8', 0)])
+    return y
+
+
+def onnx_model(path, nodes, inits, x_shape, y_name, y_shape):
+    g = helper.make_graph(nodes, 'reference', [helper.make_tensor_value_info('x', TensorProto.FLOAT, x_shape)],
+                          [helper.make_tensor_value_info(y_name, TensorProto.FLOAT, y_shape)],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)], producer_name='tflite_ops_models.py')
+    onnx.checker.check_model(mo)
+    onnx.save(mo, path)
+
+
+def squash(out, op, onnx_op):
+    """x [1, 8] -> FULLY_CONNECTED [1, 6] -> TANH or LOGISTIC -> FULLY_CONNECTED [1, 3]"""
+    m = Model()
+    x = m.tensor('x', [1, 8])
+    h = fc(m, x, 8, 6, 'fc1', [1, 6])
+    a = m.tensor('act', [1, 6])
+    m.op(op, [h], a)
+    y = fc(m, a, 6, 3, 'fc2', [1, 3])
+    name = 'tanh' if op == TANH else 'logistic'
+    m.write('%s/%s.tflite' % (out, name), [x], [y])
+    c = m.consts
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node(onnx_op, ['h'], ['a']),
+             helper.make_node('Gemm', ['a', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/%s_ref.onnx' % (out, name), nodes, c, [1, 8], 'y', [1, 3])
+
+
+def batch_matmul(out):
+    """x [1, 4, 6] -> BATCH_MATMUL adj_y with W1 [5, 6] -> [1, 4, 5] -> TANH
+    -> BATCH_MATMUL adj_x with W2 [1, 4, 3] (a batch axis of 1) -> [1, 5, 3]
+    -> RESHAPE [1, 15]"""
+    m = Model()
+    x = m.tensor('x', [1, 4, 6])
+    w1 = m.tensor('bmm1/w', [5, 6], rand(5, 6))
+    h = m.tensor('bmm1/out', [1, 4, 5])
+    m.op(BATCH_MATMUL, [x, w1], h, [(1, 'u8', 1)])
+    a = m.tensor('act', [1, 4, 5])
+    m.op(TANH, [h], a)
+    w2 = m.tensor('bmm2/w', [1, 4, 3], rand(1, 4, 3))
+    p = m.tensor('bmm2/out', [1, 5, 3])
+    m.op(BATCH_MATMUL, [a, w2], p, [(0, 'u8', 1)])
+    shp = m.tensor('flat/shape', [2], np.array([1, 15]), INT32)
+    y = m.tensor('y', [1, 15])
+    m.op(RESHAPE, [p, shp], y, [(0, 'obj', Vec('i32', [1, 15]))])
+    m.write('%s/bmm.tflite' % out, [x], [y])
+    # the reference: 2-D MatMuls on the rows of the batch, ONNX's own way
+    # of writing x . W1^T and h^T . W2 for a batch of [4, 6] samples
+    inits = {'bmm1/w': m.consts['bmm1/w'], 'bmm2/w': m.consts['bmm2/w'],
+             'rows6': np.array([-1, 6], np.int64), 'b45': np.array([-1, 4, 5], np.int64),
+             'rows4': np.array([-1, 4], np.int64), 'w2_2d': np.array([4, 3], np.int64),
+             'flat': np.array([-1, 15], np.int64)}
+    nodes = [helper.make_node('Reshape', ['x', 'rows6'], ['x2']),
+             helper.make_node('Transpose', ['bmm1/w'], ['w1t'], perm=[1, 0]),
+             helper.make_node('MatMul', ['x2', 'w1t'], ['h2']),
+             helper.make_node('Reshape', ['h2', 'b45'], ['h']),
+             helper.make_node('Tanh', ['h'], ['a']),
+             helper.make_node('Transpose', ['a'], ['at'], perm=[0, 2, 1]),
+             helper.make_node('Reshape', ['at', 'rows4'], ['at2']),
+             helper.make_node('Reshape', ['bmm2/w', 'w2_2d'], ['w2']),
+             helper.make_node('MatMul', ['at2', 'w2'], ['p2']),
+             helper.make_node('Reshape', ['p2', 'flat'], ['y'])]
+    onnx_model('%s/bmm_ref.onnx' % out, nodes, inits, [1, 4, 6], 'y', [1, 15])
+    # refused: a right operand with a batch axis of 2
+    r = Model()
+    x = r.tensor('x', [2, 4, 6])
+    w = r.tensor('w', [2, 6, 3], rand(2, 6, 3))
+    y = r.tensor('y', [2, 4, 3])
+    r.op(BATCH_MATMUL, [x, w], y, [])
+    r.write('%s/bmm_batched.tflite' % out, [x], [y])
+
+
+def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
+    """x [1, 5, 5, 4] -> CONV_2D 3x3 SAME, filter [6, 3, 3, 2] (2 groups)
+    -> [1, 5, 5, 6] -> RESHAPE [1, 150] -> FULLY_CONNECTED [1, 3]"""
+    m = Model()
+    x = m.tensor('x', [1, 5, 5, cin])
+    w = m.tensor('conv/filter', [cout, 3, 3, fin], rand(cout, 3, 3, fin))
+    b = m.tensor('conv/bias', [cout], rand(cout, scale=0.1))
+    h = m.tensor('conv/out', [1, 5, 5, cout])
+    m.op(CONV_2D, [x, w, b], h, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i8', 0)])
+    shp = m.tensor('flat/shape', [2], np.array([1, 25 * cout]), INT32)
+    f = m.tensor('flat', [1, 25 * cout])
+    m.op(RESHAPE, [h, shp], f, [(0, 'obj', Vec('i32', [1, 25 * cout]))])
+    y = fc(m, f, 25 * cout, 3, 'fc', [1, 3])
+    m.write('%s/%s.tflite' % (out, name), [x], [y])
+    if cin % fin:
+        return
+    c = m.consts
+    inits = {'conv/filter': np.transpose(c['conv/filter'], (0, 3, 1, 2)), 'conv/bias': c['conv/bias'],
+             'fc/weights': c['fc/weights'], 'fc/bias': c['fc/bias'], 'flat': np.array([-1, 25 * cout], np.int64)}
+    nodes = [helper.make_node('Transpose', ['x'], ['xc'], perm=[0, 3, 1, 2]),
+             helper.make_node('Conv', ['xc', 'conv/filter', 'conv/bias'], ['hc'], group=cin // fin,
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node('Transpose', ['hc'], ['h'], perm=[0, 2, 3, 1]),
+             helper.make_node('Reshape', ['h', 'flat'], ['f']),
+             helper.make_node('Gemm', ['f', 'fc/weights', 'fc/bias'], ['y'], transB=1)]
+    onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
+
+
+def main():
+    out = sys.argv[1]
+    squash(out, TANH, 'Tanh')
+    squash(out, LOGISTIC, 'Sigmoid')
+    batch_matmul(out)
+    grouped_conv(out)
+    grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
+
+
+if __name__ == '__main__':
+    main()
