@@ -348,10 +348,22 @@ static sy_status *transpose_layer(const Onnx__NodeProto *n, sy_train_layer *L)
                           (int)r);
     L->kind = SY_TRAIN_LAYER_TRANSPOSE;
     L->out_rank = r;
+    /* a permutation that moves only axes of size 1 (a TFLite model's NHWC
+     * [1, H, W, 1] to NCHW and back) leaves every element where it was in
+     * row-major order: the package takes it as a reshape, a view of its
+     * input, instead of a copy into a buffer of its own */
+    int64_t last = -1;
+    bool moves = false;
     for (int32_t d = 0; d < r; d++) {
         L->perm[d] = p->ints[d];
         L->out_dims[d] = L->in_dims[p->ints[d]];
+        if (L->out_dims[d] != 1) {
+            moves |= p->ints[d] < last;
+            last = p->ints[d];
+        }
     }
+    if (!moves)
+        L->kind = SY_TRAIN_LAYER_FLATTEN;
     return set_out(L, nm, op);
 }
 

@@ -99,6 +99,13 @@ long tr_value_index(const tr_autodiff *ad, const char *name);
  * 0 done, -1 out of memory, 1 refused (ad->err says which node and why). */
 int tr_backward_node(tr_autodiff *ad, const Onnx__NodeProto *n);
 
+/* ---- feeding samples (train_feed.c) ------------------------------------------ */
+
+/* sy_session_set_input_by_index (borrowed) of data input i of model m, with a
+ * sample whose shape differs from the input's only by axes of size 1 (an IDX
+ * image [1, H, W] for an NHWC [N, H, W, 1] input) fed in the input's shape. */
+sy_status *tr_feed_input(sy_session *ss, const sy_model *m, size_t i, const sy_tensor *t);
+
 /* ---- the seed's training constraints (train_rules.c) ------------------------ */
 
 /* The value shapes of the forward model (one run at batch 1) and the target

@@ -698,7 +698,7 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
                    n_in);
     sy_status *st = NULL;
     for (size_t i = 0; i < s->n_data && !st; i++)
-        st = sy_session_set_input_by_index(s->ps, i, in[i], SY_INPUT_BORROW);
+        st = tr_feed_input(s->ps, s->pm, i, in[i]);
     if (!st)
         st = sy_session_run(s->ps);
     const sy_tensor *f = NULL;
@@ -861,7 +861,7 @@ sy_status *sy_qas_session_front(sy_qas_session *s, const sy_tensor *const *in, s
         return err(SY_ERR_INVALID_ARGUMENT, "expected the model's %zu inputs, got %zu", s->n_data, n_in);
     sy_status *st = NULL;
     for (size_t i = 0; i < s->n_data && !st; i++)
-        st = sy_session_set_input_by_index(s->ps, i, in[i], SY_INPUT_BORROW);
+        st = tr_feed_input(s->ps, s->pm, i, in[i]);
     if (!st)
         st = sy_session_run(s->ps);
     if (!st)

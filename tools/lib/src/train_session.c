@@ -232,13 +232,15 @@ SY_EXPORT sy_status *sy_train_session_create(sy_env *env, const char *dir, sy_tr
     return NULL;
 }
 
-static sy_status *feed_batch(sy_train_session *s, sy_session *ss, const sy_tensor *const *inputs, size_t n)
+static sy_status *feed_batch(sy_train_session *s, const sy_model *m, sy_session *ss, const sy_tensor *const *inputs,
+                             size_t n)
 {
     if (n != s->n_data + 1)
         return sy_status_create(SY_ERR_INVALID_ARGUMENT, "training step: %zu inputs given, the model takes %zu data "
                                                          "inputs and the labels", n, s->n_data);
     for (size_t i = 0; i <= s->n_data; i++) {
-        sy_status *st = sy_session_set_input_by_index(ss, i, inputs[i], SY_INPUT_BORROW);
+        sy_status *st = i < s->n_data ? tr_feed_input(ss, m, i, inputs[i])
+                                      : sy_session_set_input_by_index(ss, i, inputs[i], SY_INPUT_BORROW);
         if (st)
             return tl_status_prefix(st, "training input %zu", i);
     }
@@ -256,7 +258,7 @@ SY_EXPORT sy_status *sy_train_session_step(sy_train_session *s, const sy_tensor 
 {
     if (!s || !inputs)
         return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_step: session and inputs are required");
-    sy_status *st = feed_batch(s, s->st, inputs, n_inputs);
+    sy_status *st = feed_batch(s, s->mt, s->st, inputs, n_inputs);
     const sy_tensor *l = NULL;
     if (!st)
         st = sy_session_get_output(s->st, 0, &l);
@@ -303,7 +305,7 @@ SY_EXPORT sy_status *sy_train_session_eval(sy_train_session *s, const sy_tensor 
 {
     if (!s || !inputs)
         return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_eval: session and inputs are required");
-    sy_status *st = feed_batch(s, s->se, inputs, n_inputs);
+    sy_status *st = feed_batch(s, s->me, s->se, inputs, n_inputs);
     const sy_tensor *l = NULL;
     if (!st)
         st = sy_session_get_output(s->se, 0, &l);
