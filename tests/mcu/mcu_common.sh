@@ -3,13 +3,16 @@
 #   mcu_prepare MODE WORK   MODE qemu: exit 77 (skipped) without the cross
 #                           toolchain, picolibc or QEMU; then an empty WORK
 #   fail MESSAGE...         prints a failure and counts it in $fails
-#   mcu_pkg_run MODE PKG OUT [SECONDS]
+#   mcu_pkg_run MODE PKG OUT [SECONDS] [PROGRAM]
 #                           builds the codegen package PKG (MODE host: the
 #                           host compiler with -Werror; qemu: rv32imfc with
-#                           picolibc) and runs it (under QEMU at most SECONDS,
-#                           default 600), its output in OUT; a failed build
+#                           picolibc) and runs its PROGRAM (default
+#                           sy_model_main; a training package's is
+#                           sy_train_main) under QEMU at most SECONDS,
+#                           default 600, its output in OUT; a failed build
 #                           prints the log's tail and returns 1 (the run's
-#                           own status is left to the caller's comparison)
+#                           own status is left to the caller's comparison,
+#                           and kept in $mcu_run_rc)
 
 mcu_prepare() {
   if [ "$1" = qemu ]; then
@@ -39,16 +42,18 @@ fail() {
 }
 
 mcu_pkg_run() {
-  local mode=$1 pkg=$2 out=$3 limit=${4:-600}
+  local mode=$1 pkg=$2 out=$3 limit=${4:-600} prog=${5:-sy_model_main}
   if [ "$mode" = qemu ]; then
     cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
       cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; return 1; }
     (cd "$pkg" && timeout "$limit" qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$out" 2>&1
+      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/$prog.elf") > "$out" 2>&1
+    mcu_run_rc=$?
   else
     cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
       cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; return 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$out" 2>&1
+    (cd "$pkg" && "$pkg/build/$prog") > "$out" 2>&1
+    mcu_run_rc=$?
   fi
   return 0
 }

@@ -32,16 +32,7 @@ check() {
   if ! "$SY" codegen "$model" "$@" -o "$pkg" > "$WORK/$name.codegen.log" 2>&1; then
     fail "$name: codegen under the default rules"; cat "$WORK/$name.codegen.log"; return 1
   fi
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "$name: build ($MODE)"; tail -20 "$pkg/build.log"; return 1; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/$name.out" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "$name: build ($MODE)"; tail -20 "$pkg/build.log"; return 1; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/$name.out" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/$name.out" || { fail "$name: build ($MODE)"; return 1; }
   if ! grep '^out' "$WORK/$name.out" | cmp -s - "$pkg/expected_output.txt"; then
     fail "$name: the $MODE run differs from the host run"; cat "$WORK/$name.out"; return 1
   fi

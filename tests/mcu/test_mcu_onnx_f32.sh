@@ -47,16 +47,7 @@ for want in 2 0 9; do
   [ "$top" = "$want" ] || fail "test_data_set_$i: the riscv_mcu host run has argmax '$top', expected $want"
   grep -q 'tflk_conv_f32' "$pkg/src/model.c" && grep -q 'tflk_fc_f32' "$pkg/src/model.c" &&
     grep -q 'tflk_pool_f32' "$pkg/src/model.c" || fail "the package does not run the fp32 conv, fc and pool kernels"
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; i=$((i + 1)); continue; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out$i.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; i=$((i + 1)); continue; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out$i.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out$i.txt" || { fail "build ($MODE)"; i=$((i + 1)); continue; }
   if ! grep '^out' "$WORK/out$i.txt" | cmp -s - "$pkg/expected_output.txt"; then
     fail "test_data_set_$i: the $MODE run differs from the host run"; cat "$WORK/out$i.txt"
   else

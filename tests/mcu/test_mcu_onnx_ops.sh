@@ -655,16 +655,7 @@ for t in $exact $approx; do
     done
     [ "$same" = 1 ] || { fail "$t: riscv_mcu differs from cpu_ref"; continue; }
   fi
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; fail "$t: build"; continue; }
-    (cd "$pkg" && timeout 300 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/$t.out" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; fail "$t: build"; continue; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/$t.out" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/$t.out" 300 || { fail "$t: build"; continue; }
   grep '^out' "$WORK/$t.out" | cmp -s - "$pkg/expected_output.txt" ||
     { cat "$WORK/$t.out"; fail "$t: the $MODE run differs from the host run"; continue; }
   n=$((n + 1))

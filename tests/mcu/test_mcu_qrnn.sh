@@ -39,16 +39,7 @@ for i in 2 5; do
     cpu=$(pb_hex "$WORK/cpu$i/output_$o.pb" "$nb")
     [ -n "$nb" ] && [ "out$o $nb:$cpu" = "$exp" ] || fail "set_$i out$o: riscv_mcu and cpu_ref differ: '$exp' vs 'out$o $nb:$cpu'"
   done
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; continue; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_model_main.elf") > "$WORK/out$i.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { fail "build ($MODE)"; tail -20 "$pkg/build.log"; continue; }
-    (cd "$pkg" && "$pkg/build/sy_model_main") > "$WORK/out$i.txt" 2>&1
-  fi
+  mcu_pkg_run "$MODE" "$pkg" "$WORK/out$i.txt" || { fail "build ($MODE)"; continue; }
   if ! grep '^out' "$WORK/out$i.txt" | cmp -s - "$pkg/expected_output.txt"; then
     fail "set_$i: the $MODE run differs from the host run"; cat "$WORK/out$i.txt"
   else

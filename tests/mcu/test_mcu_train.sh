@@ -82,16 +82,8 @@ print("conv: %d of the Conv's 36 weight codes moved in 200 steps" % moved)
 sys.exit(0 if len(start) == 36 and len(end) == 36 and moved else 1)
 PY
   fi
-  if [ "$MODE" = qemu ]; then
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { cat "$pkg/build.log"; fail "$name: build"; continue; }
-    (cd "$pkg" && timeout 600 qemu-system-riscv32 -machine virt -bios none -nographic \
-      -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_train_main.elf") > "$pkg/out.txt" 2>&1
-  else
-    cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-      cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { cat "$pkg/build.log"; fail "$name: build"; continue; }
-    (cd "$pkg" && "$pkg/build/sy_train_main") > "$pkg/out.txt" 2>&1
-  fi || { cat "$pkg/out.txt"; fail "$name: the package failed"; continue; }
+  mcu_pkg_run "$MODE" "$pkg" "$pkg/out.txt" 600 sy_train_main || { fail "$name: build"; continue; }
+  [ "$mcu_run_rc" = 0 ] || { cat "$pkg/out.txt"; fail "$name: the package failed"; continue; }
   if grep -v '^steps ' "$pkg/out.txt" | cmp -s - "$pkg/expected_output.txt"; then
     echo "ok   $name: 200 QAS-INT8 steps on $MODE give the host trainer's state bit for bit ($(grep '^steps ' "$pkg/out.txt"))"
   else

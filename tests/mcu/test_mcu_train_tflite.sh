@@ -54,16 +54,8 @@ cut -d: -f2 "$WORK/pkg_dw_ref.onnx/expected_output.txt" > "$WORK/onnx.bits"
   fail "the host trainer's tensors from the .tflite are not the ONNX twin's bits"
 
 pkg=$WORK/pkg_dw.tflite
-if [ "$MODE" = qemu ]; then
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_TOOLCHAIN_FILE="$pkg/toolchain-riscv32.cmake" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; fail "build"; }
-  (cd "$pkg" && timeout 900 qemu-system-riscv32 -machine virt -bios none -nographic \
-    -semihosting-config enable=on,target=native -icount shift=0 -kernel "$pkg/build/sy_train_main.elf") > "$pkg/out.txt" 2>&1
-else
-  cmake -S "$pkg" -B "$pkg/build" -DCMAKE_C_FLAGS="-Werror" > "$pkg/build.log" 2>&1 &&
-    cmake --build "$pkg/build" >> "$pkg/build.log" 2>&1 || { tail -20 "$pkg/build.log"; fail "build"; }
-  (cd "$pkg" && "$pkg/build/sy_train_main") > "$pkg/out.txt" 2>&1
-fi || { tail -5 "$pkg/out.txt"; fail "the package failed"; }
+mcu_pkg_run "$MODE" "$pkg" "$pkg/out.txt" 900 sy_train_main || fail "build"
+[ "${mcu_run_rc:-1}" = 0 ] || { tail -5 "$pkg/out.txt"; fail "the package failed"; }
 if /usr/bin/python3 "$SRC/tests/mcu/train_f32_compare.py" "$pkg/out.txt" "$pkg/expected_output.txt"; then
   echo "ok   dw.tflite: 100 FP32 steps on $MODE give the host trainer's tensors within 1e-6 ($(grep '^steps ' "$pkg/out.txt"))"
 else
