@@ -93,13 +93,16 @@ static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L-
 
 static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i);
 static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i);
+static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i);
 
 /* the buffer layer i's output is in (a Flatten's, an in-place Relu's and an
- * in-place Conv's are their input's): the index of the layer that wrote it,
- * -1 for the sample (in flash) */
+ * in-place Conv's are their input's, an in-place Concat(self)'s starts with
+ * its input): the index of the layer that wrote it, -1 for the sample (in
+ * flash) */
 static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
 {
-    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i) || conv_in_place(r, i)))
+    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i) || conv_in_place(r, i) ||
+                      concat_in_place(r, i)))
         i--;
     return i;
 }
@@ -113,29 +116,23 @@ static int32_t first_trained(const sy_mcu_train_f32_request *r)
     return -1;
 }
 
-/* Depthwise Conv i writes its output over its input (trk_dw_conv_in_place,
- * a ring of pt + 1 input rows in the arena, live during its forward) when
- * the output has the input's shape (stride 1 always; pads summing to
- * kh − 1 and kw − 1) and no one reads the input after the Conv's forward:
+/* Layer i may write its output over its input's buffer (a Conv's, a
+ * Concat(self)'s below) when no one reads the input after layer i's
+ * forward but layer i's own backward:
  *   - the input is an activation, not the sample (in flash, const);
- *   - its weights are frozen: a trained Conv's weight gradient reads its
- *     input (trk_conv_grad's dW = dY·X); a frozen one's backward reads
- *     only dy and W (its x is NULL);
  *   - no residual, product, quotient or Concat takes the input's buffer
  *     (the value in it or a Flatten of it) as its other operand;
  *   - the layer that wrote the buffer is not a quotient of two activations
  *     or a constant's c / x (their backwards read their own output);
  *   - no Relu sharing the buffer (in place over it, between its writer and
  *     the Conv) has a backward: that backward reads its mask from it.
- * Within those the buffer's last reader is the Conv's forward, so the
- * floats are the Conv's to overwrite, and its output stays in the buffer
- * for its own readers (a Relu after it may be in place too). */
-static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+ * Within those the buffer's last readers are layer i's forward and
+ * backward, so the floats are layer i's to overwrite, and its output
+ * stays in the buffer for its own readers (a Relu after it may be in
+ * place too). */
+static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i)
 {
-    if (i < 1 || r->layers[i].kind != SY_MCU_F32_CONV_DW)
-        return false;
-    const sy_mcu_f32_layer *L = &r->layers[i];
-    if (L->train_w || L->oh != L->ih || L->ow != L->iw || L->oc != L->ic)
+    if (i < 1)
         return false;
     const int32_t b = buf_of(r, i - 1), first = first_trained(r);
     if (b < 0 ||
@@ -148,6 +145,32 @@ static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
         if (r->layers[k].kind == SY_MCU_F32_RELU && first >= 0 && k >= first)
             return false;
     return true;
+}
+
+/* Depthwise Conv i writes its output over its input (trk_dw_conv_in_place,
+ * a ring of pt + 1 input rows in the arena, live during its forward) when
+ * the output has the input's shape (stride 1 always; pads summing to
+ * kh − 1 and kw − 1), its weights are frozen — a trained Conv's weight
+ * gradient reads its input (trk_conv_grad's dW = dY·X); a frozen one's
+ * backward reads only dy and W (its x is NULL) — and its input is dead
+ * after its forward (input_dead_after). */
+static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    if (i < 1 || r->layers[i].kind != SY_MCU_F32_CONV_DW)
+        return false;
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    return !L->train_w && L->oh == L->ih && L->ow == L->iw && L->oc == L->ic && input_dead_after(r, i);
+}
+
+/* A Concat of a value with itself, [x, x] (batch 1: the halves follow each
+ * other), takes its input's buffer as its first half when the input is dead
+ * after its forward (input_dead_after; its backward reads dy only): the
+ * input's writer writes into the output's block, whose size is then the
+ * largest of the values it holds (place_arena), and the forward copies the
+ * first half into the second, one copy where there were two. */
+static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    return i >= 1 && r->layers[i].kind == SY_MCU_F32_CONCAT_SELF && input_dead_after(r, i);
 }
 
 /* Relu i writes its output over its input when nothing reads the input
@@ -281,10 +304,15 @@ static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
             dst[nb] = &p->lineoff[i];
             blk[nb++] = (sy_plan_block){(uint64_t)(r->layers[i].pt + 1) * (uint64_t)r->layers[i].iw, i, i, 0};
         }
-        if (buf_of(r, i) != i) /* a Flatten, an in-place Relu or Conv: its input's buffer */
+        if (buf_of(r, i) != i) /* a Flatten, an in-place Relu, Conv or Concat(self): its input's buffer */
             continue;
+        /* the buffer holds every value in place over it: an in-place Concat(self)'s is twice its input */
+        int64_t size = numel_out(&r->layers[i]);
+        for (int32_t k = i + 1; k < n && buf_of(r, k) == i; k++)
+            if (numel_out(&r->layers[k]) > size)
+                size = numel_out(&r->layers[k]);
         dst[nb] = &p->off[i];
-        blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
+        blk[nb++] = (sy_plan_block){(uint64_t)size, i, p->last[i], 0};
     }
     const uint32_t na = nb;
     p->gloss = -1;
@@ -493,6 +521,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         }
         if (relu_in_place(r, (int32_t)i) || conv_in_place(r, (int32_t)i))
             P(&o, "/* its output: in place over its input, layer %d's buffer */\n", (int)buf_of(r, (int32_t)i));
+        else if (concat_in_place(r, (int32_t)i))
+            P(&o, "/* its output: layer %d's buffer, its input the first half */\n", (int)buf_of(r, (int32_t)i));
         else if (L->kind != SY_MCU_F32_FLATTEN)
             P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
                   "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
@@ -576,6 +606,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             P(&o, "    trk_relu(%lld, %s, %s);\n", (long long)numel_in(L), in, out);
             break;
         case SY_MCU_F32_CONCAT_SELF:
+            if (concat_in_place(r, (int32_t)i)) { /* the first half is the input */
+                P(&o, "    memcpy(%s + %lld, %s, %lld);\n", in, (long long)numel_in(L), in, (long long)numel_in(L) * 4);
+                break;
+            }
             P(&o, "    memcpy(a%u, %s, %lld);\n    memcpy(a%u + %lld, %s, %lld);\n", i, in,
               (long long)numel_in(L) * 4, i, (long long)numel_in(L), in, (long long)numel_in(L) * 4);
             break;
