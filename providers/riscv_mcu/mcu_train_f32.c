@@ -124,8 +124,9 @@ static int32_t first_trained(const sy_mcu_train_f32_request *r)
  *     (the value in it or a Flatten of it) as its other operand;
  *   - the layer that wrote the buffer is not a quotient of two activations
  *     or a constant's c / x (their backwards read their own output);
- *   - no Relu sharing the buffer (in place over it, between its writer and
- *     the Conv) has a backward: that backward reads its mask from it.
+ *   - no Relu sharing the buffer (its writer, or in place over it between
+ *     its writer and layer i) has a backward: that backward reads its mask
+ *     from it.
  * Within those the buffer's last readers are layer i's forward and
  * backward, so the floats are layer i's to overwrite, and its output
  * stays in the buffer for its own readers (a Relu after it may be in
@@ -141,7 +142,7 @@ static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i)
     for (uint32_t k = 0; k < r->n_layers; k++)
         if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
             return false;
-    for (int32_t k = b + 1; k < i; k++) /* Flattens, in-place Relus and Convs: the buffer's */
+    for (int32_t k = b; k < i; k++) /* its writer, then Flattens and in-place layers: the buffer's */
         if (r->layers[k].kind == SY_MCU_F32_RELU && first >= 0 && k >= first)
             return false;
     return true;
