@@ -22,7 +22,9 @@
 # then that plus itself then that concatenated with itself on the width
 # axis, and a Concat of o and |o| on the channel axis and
 # of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
-# 401,408 frozen fc1 weights const in flash). Refused: a plan over 256 KB
+# 401,408 frozen fc1 weights const in flash; its frozen front in place: two
+# Concat(self)s over their inputs, the depthwise Conv over the last one's
+# output, the trained tensors the out-of-place package's bits). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
 # batch axis and a Div whose constant stretches the activation (each quoting
