@@ -30,6 +30,36 @@ void trk_concat_self_grad(int64_t n, const float *dy, float *dx)
         dx[i] = dy[i] + dy[n + i];
 }
 
+void trk_dw_conv_in_place(int32_t c, int32_t h, int32_t w, int32_t kh, int32_t kw, int32_t pt, int32_t pl,
+                          const float *wt, float *xy, float *line)
+{
+    const int64_t plane = (int64_t)h * w;
+    for (int32_t ch = 0; ch < c; ch++) {
+        float *p = xy + ch * plane;
+        const float *k = wt + (int64_t)ch * kh * kw;
+        for (int32_t oy = 0; oy < h; oy++) {
+            /* row oy's input is overwritten below; rows oy + 1 .. oy + pt still read it */
+            memcpy(line + (int64_t)(oy % (pt + 1)) * w, p + (int64_t)oy * w, (size_t)w * sizeof *p);
+            for (int32_t ox = 0; ox < w; ox++) {
+                float acc = 0.0f;
+                for (int32_t ky = 0; ky < kh; ky++) {
+                    const int32_t iy = oy - pt + ky;
+                    if (iy < 0 || iy >= h)
+                        continue;
+                    const float *row = iy <= oy ? line + (int64_t)(iy % (pt + 1)) * w : p + (int64_t)iy * w;
+                    for (int32_t kx = 0; kx < kw; kx++) {
+                        const int32_t ix = ox - pl + kx;
+                        if (ix < 0 || ix >= w)
+                            continue;
+                        acc += row[ix] * k[ky * kw + kx];
+                    }
+                }
+                p[(int64_t)oy * w + ox] = acc;
+            }
+        }
+    }
+}
+
 /* row-major element strides of dims */
 static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
 {

@@ -34,6 +34,21 @@ void trk_abs_grad(int64_t n, const float *dy, const float *x, float *dx);
 void trk_relu(int64_t n, const float *x, float *y);
 void trk_concat_self_grad(int64_t n, const float *dy, float *dx);
 
+/* The forward of a depthwise convolution (no bias, stride 1, dilation 1)
+ * whose output has its input's shape — pads pt + pb = kh − 1 and
+ * pl + pr = kw − 1 — written over its input: xy holds c planes [h, w], the
+ * input on entry and the output on return; wt [c, kh·kw]. Output row oy
+ * reads input rows oy − pt .. oy − pt + kh − 1, and every row above oy is
+ * output by then, so before row oy is written its input is copied into a
+ * ring of pt + 1 rows (line: (pt + 1)·w floats, the rows oy − pt .. oy),
+ * from which the rows at or above oy are read; the rows below oy are
+ * still the input in place. Each output value is the sum tflk_conv_f32
+ * forms (0, then x·w over ky, kx in order, the taps outside the plane
+ * skipped; its identity activation), so the bits are the out-of-place
+ * conv's. */
+void trk_dw_conv_in_place(int32_t c, int32_t h, int32_t w, int32_t kh, int32_t kw, int32_t pt, int32_t pl,
+                          const float *wt, float *xy, float *line);
+
 /* The backwards of the FP32 rows' data-movement layers, shapes batch
  * included (rank <= TFLK_BIN_RANK, row-major): the host trainer writes
  * them with forward operators (docs/training.md), these are the same

@@ -51,9 +51,10 @@ typedef struct plan32 {
      * gloss; the input gradient layer j's backward writes out of place (h) at
      * hoff[j]; residual i's pending gradient of its other operand at gpoff[i];
      * layer j's weight-gradient row (a Gemm's output channel's, a Conv
-     * channel's, an element-wise constant's) at wgoff[j]; -1: none */
+     * channel's, an element-wise constant's) at wgoff[j]; an in-place
+     * depthwise Conv's ring of input rows at lineoff[j]; -1: none */
     int64_t arena, gloss;
-    int64_t *off, *last, *hoff, *gpoff, *wgoff;
+    int64_t *off, *last, *hoff, *gpoff, *wgoff, *lineoff;
 } plan32;
 
 /* layer i adds, subtracts, multiplies or divides two activations: its other operand is layer geom.other's
@@ -91,15 +92,86 @@ static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t 
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
 
 static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i);
+static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i);
+static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i);
 
-/* the buffer layer i's output is in (a Flatten's and an in-place Relu's are
- * their input's): the index of the layer that wrote it, -1 for the sample
- * (in flash) */
+/* the buffer layer i's output is in (a Flatten's, an in-place Relu's and an
+ * in-place Conv's are their input's, an in-place Concat(self)'s starts with
+ * its input): the index of the layer that wrote it, -1 for the sample (in
+ * flash) */
 static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
 {
-    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i)))
+    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i) || conv_in_place(r, i) ||
+                      concat_in_place(r, i)))
         i--;
     return i;
+}
+
+/* the first layer with a trained tensor, the lowest whose backward runs; -1: none */
+static int32_t first_trained(const sy_mcu_train_f32_request *r)
+{
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        if (r->layers[i].train_w || r->layers[i].train_b)
+            return (int32_t)i;
+    return -1;
+}
+
+/* Layer i may write its output over its input's buffer (a Conv's, a
+ * Concat(self)'s below) when no one reads the input after layer i's
+ * forward but layer i's own backward:
+ *   - the input is an activation, not the sample (in flash, const);
+ *   - no residual, product, quotient or Concat takes the input's buffer
+ *     (the value in it or a Flatten of it) as its other operand;
+ *   - the layer that wrote the buffer is not a quotient of two activations
+ *     or a constant's c / x (their backwards read their own output);
+ *   - no Relu sharing the buffer (its writer, or in place over it between
+ *     its writer and layer i) has a backward: that backward reads its mask
+ *     from it.
+ * Within those the buffer's last readers are layer i's forward and
+ * backward, so the floats are layer i's to overwrite, and its output
+ * stays in the buffer for its own readers (a Relu after it may be in
+ * place too). */
+static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    if (i < 1)
+        return false;
+    const int32_t b = buf_of(r, i - 1), first = first_trained(r);
+    if (b < 0 ||
+        (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
+        return false;
+    for (uint32_t k = 0; k < r->n_layers; k++)
+        if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
+            return false;
+    for (int32_t k = b; k < i; k++) /* its writer, then Flattens and in-place layers: the buffer's */
+        if (r->layers[k].kind == SY_MCU_F32_RELU && first >= 0 && k >= first)
+            return false;
+    return true;
+}
+
+/* Depthwise Conv i writes its output over its input (trk_dw_conv_in_place,
+ * a ring of pt + 1 input rows in the arena, live during its forward) when
+ * the output has the input's shape (stride 1 always; pads summing to
+ * kh − 1 and kw − 1), its weights are frozen — a trained Conv's weight
+ * gradient reads its input (trk_conv_grad's dW = dY·X); a frozen one's
+ * backward reads only dy and W (its x is NULL) — and its input is dead
+ * after its forward (input_dead_after). */
+static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    if (i < 1 || r->layers[i].kind != SY_MCU_F32_CONV_DW)
+        return false;
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    return !L->train_w && L->oh == L->ih && L->ow == L->iw && L->oc == L->ic && input_dead_after(r, i);
+}
+
+/* A Concat of a value with itself, [x, x] (batch 1: the halves follow each
+ * other), takes its input's buffer as its first half when the input is dead
+ * after its forward (input_dead_after; its backward reads dy only): the
+ * input's writer writes into the output's block, whose size is then the
+ * largest of the values it holds (place_arena), and the forward copies the
+ * first half into the second, one copy where there were two. */
+static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    return i >= 1 && r->layers[i].kind == SY_MCU_F32_CONCAT_SELF && input_dead_after(r, i);
 }
 
 /* Relu i writes its output over its input when nothing reads the input
@@ -216,8 +288,8 @@ static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
     /* the core's planner places them (sy_host_api.plan_blocks, refused
      * without it: mcu_tr_plan_blocks): the rule of a session's arena, in
      * floats, a Flatten's output being its input's */
-    /* at most n activations, n + 1 carried gradients, n pending ones and n rows */
-    const size_t cap = 4 * (size_t)r->n_layers + 1;
+    /* at most n activations, n + 1 carried gradients, n pending ones, n rows and n rings */
+    const size_t cap = 5 * (size_t)r->n_layers + 1;
     sy_plan_block *blk = calloc(cap, sizeof *blk);
     int64_t **dst = calloc(cap, sizeof *dst); /* where each block's offset goes */
     if (!blk || !dst) {
@@ -227,11 +299,21 @@ static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
     }
     uint32_t nb = 0;
     for (int32_t i = 0; i < n; i++) {
-        p->off[i] = p->hoff[i] = p->gpoff[i] = p->wgoff[i] = -1;
-        if (buf_of(r, i) != i) /* a Flatten, an in-place Relu: its input's buffer */
+        p->off[i] = p->hoff[i] = p->gpoff[i] = p->wgoff[i] = p->lineoff[i] = -1;
+        /* an in-place Conv's ring: the input rows its later output rows read, during its forward only */
+        if (conv_in_place(r, i)) {
+            dst[nb] = &p->lineoff[i];
+            blk[nb++] = (sy_plan_block){(uint64_t)(r->layers[i].pt + 1) * (uint64_t)r->layers[i].iw, i, i, 0};
+        }
+        if (buf_of(r, i) != i) /* a Flatten, an in-place Relu, Conv or Concat(self): its input's buffer */
             continue;
+        /* the buffer holds every value in place over it: an in-place Concat(self)'s is twice its input */
+        int64_t size = numel_out(&r->layers[i]);
+        for (int32_t k = i + 1; k < n && buf_of(r, k) == i; k++)
+            if (numel_out(&r->layers[k]) > size)
+                size = numel_out(&r->layers[k]);
         dst[nb] = &p->off[i];
-        blk[nb++] = (sy_plan_block){(uint64_t)numel_out(&r->layers[i]), i, p->last[i], 0};
+        blk[nb++] = (sy_plan_block){(uint64_t)size, i, p->last[i], 0};
     }
     const uint32_t na = nb;
     p->gloss = -1;
@@ -309,12 +391,13 @@ static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t 
     }
 }
 
-/* plan: 5 · n_layers entries, the arena's offsets and lifetimes (plan32's off, last, hoff, gpoff, wgoff) */
+/* plan: 6 · n_layers entries, the arena's offsets and lifetimes (plan32's off, last, hoff, gpoff, wgoff, lineoff) */
 static sy_status *plan_of(const sy_mcu_train_f32_request *r, plan32 *p, int64_t *plan)
 {
     const size_t n = r->n_layers;
     memset(p, 0, sizeof *p);
     p->off = plan, p->last = plan + n, p->hoff = plan + 2 * n, p->gpoff = plan + 3 * n, p->wgoff = plan + 4 * n;
+    p->lineoff = plan + 5 * n;
     const int groups = r->optimizer == 1 ? 2 : 1;
     p->first = -1;
     for (uint32_t i = 0; i < r->n_layers; i++) {
@@ -437,14 +520,21 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                 for (int g = 0; g < groups; g++)
                     P(&o, "static float b%u_s%d[%d];\n", i, g + 1, L->b_numel);
         }
-        if (relu_in_place(r, (int32_t)i))
+        if (relu_in_place(r, (int32_t)i) || conv_in_place(r, (int32_t)i))
             P(&o, "/* its output: in place over its input, layer %d's buffer */\n", (int)buf_of(r, (int32_t)i));
+        else if (concat_in_place(r, (int32_t)i))
+            P(&o, "/* its output: layer %d's buffer, its input the first half */\n", (int)buf_of(r, (int32_t)i));
         else if (L->kind != SY_MCU_F32_FLATTEN)
             P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
                   "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
               (long long)numel_out(L), (long long)p->last[i], r->n_layers, 2 * r->n_layers, i, (long long)p->off[i]);
+        if (conv_in_place(r, (int32_t)i))
+            P(&o, "/* the input rows its output rows still read once theirs are overwritten: %d rows of %d "
+                  "floats of the arena, live in its forward only */\nstatic float *const ring%u = sy_act + %lld;\n",
+              L->pt + 1, L->iw, i, (long long)p->lineoff[i]);
         if (L->kind == SY_MCU_F32_CONV_DW) {
-            P(&o, "/* one channel: NCHW's plane is NHWC with C = 1 */\n"
+            if (!conv_in_place(r, (int32_t)i))
+                P(&o, "/* one channel: NCHW's plane is NHWC with C = 1 */\n"
                   "static const tflk_conv cv%u = {.n = 1, .ih = %d, .iw = %d, .ic = 1, .oh = %d, .ow = %d, .oc = 1, "
                   ".kh = %d, .kw = %d, .fic = 1, .depthwise = 1,\n    .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = %d, "
                   ".pl = %d, .act = {0, -INFINITY, INFINITY}};\n",
@@ -503,6 +593,11 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         out_name(r, (int32_t)i - 1, in, sizeof in);
         switch (L->kind) {
         case SY_MCU_F32_CONV_DW:
+            if (conv_in_place(r, (int32_t)i)) { /* the same sums as tflk_conv_f32's, over its input */
+                P(&o, "    trk_dw_conv_in_place(%d, %d, %d, %d, %d, %d, %d, w%u, %s, ring%u);\n", L->ic, L->ih, L->iw,
+                  L->kh, L->kw, L->pt, L->pl, i, in, i);
+                break;
+            }
             P(&o, "    for (int c = 0; c < %d; c++)\n        tflk_conv_f32(&cv%u, %s + c * %d, w%u + c * %d, NULL, "
                   "a%u + c * %d);\n",
               L->ic, i, in, L->ih * L->iw, i, L->kh * L->kw, i, L->oh * L->ow);
@@ -512,6 +607,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             P(&o, "    trk_relu(%lld, %s, %s);\n", (long long)numel_in(L), in, out);
             break;
         case SY_MCU_F32_CONCAT_SELF:
+            if (concat_in_place(r, (int32_t)i)) { /* the first half is the input */
+                P(&o, "    memcpy(%s + %lld, %s, %lld);\n", in, (long long)numel_in(L), in, (long long)numel_in(L) * 4);
+                break;
+            }
             P(&o, "    memcpy(a%u, %s, %lld);\n    memcpy(a%u + %lld, %s, %lld);\n", i, in,
               (long long)numel_in(L) * 4, i, (long long)numel_in(L), in, (long long)numel_in(L) * 4);
             break;
@@ -763,7 +862,7 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     return NULL;
 }
 
-/* the package of a checked request; plan: 5 · n_layers entries, the arena's (plan_of) */
+/* the package of a checked request; plan: 6 · n_layers entries, the arena's (plan_of) */
 static sy_status *emit_checked(const mcu_chip *chip, uint64_t budget, const sy_mcu_train_f32_request *r,
                                char *summary, size_t len, int64_t *plan)
 {
@@ -834,7 +933,7 @@ sy_status *mcu_emit_train_f32(const mcu_cfg *cfg, const sy_mcu_train_f32_request
     uint64_t budget = 0;
     SY_TRY(mcu_tr_check_chip(cfg, r ? r->sram_budget : 0, &chip, &budget));
     SY_TRY(check_request(r));
-    int64_t *plan = calloc(5 * (size_t)r->n_layers, sizeof *plan);
+    int64_t *plan = calloc(6 * (size_t)r->n_layers, sizeof *plan);
     if (!plan)
         return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train --mode fp32: out of memory planning %u layers",
                              r->n_layers);

@@ -27,6 +27,14 @@
  *                            in the host graph's float operations
  *                            −((dy·y) / b), bit for bit; both in place
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
+ *   trk_dw_conv_in_place     the depthwise Conv written over its input with
+ *                            a ring of pt + 1 rows, bit for bit
+ *                            tflk_conv_f32 per channel out of place (the
+ *                            FP32 packages' forward before the in-place
+ *                            plan), over planes of 1 and 2 rows or
+ *                            columns, leading pads from 0 to kh − 1,
+ *                            kernels 1x1 to 5x5, 1 to 8 channels; the ring
+ *                            is exactly (pt + 1)·w floats (guards after it)
  */
 #include "sy_test.h"
 #include "tflk.h" /* TFLK_ADD .. TFLK_DIV: trk_eltwise_grad's ops */
@@ -34,6 +42,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t rng = 1515u;
@@ -337,6 +346,47 @@ static void test_div_grad(void)
     printf("Div of two activations backward: worst absolute error %.1e against finite differences\n", worst);
 }
 
+/* the in-place depthwise Conv against tflk_conv_f32 out of place, channel by
+ * channel as the packages ran it: c, h, w, kh, kw, pt, pl (pb = kh − 1 − pt) */
+static void test_dw_conv_in_place(void)
+{
+    static const int32_t cases[][7] = {
+        {1, 1, 1, 3, 3, 1, 1}, {2, 2, 2, 3, 3, 1, 1}, {3, 1, 5, 3, 3, 1, 1}, {1, 5, 1, 3, 3, 1, 1},
+        {2, 2, 7, 3, 3, 2, 0}, {3, 6, 5, 3, 3, 0, 2}, {1, 4, 4, 1, 1, 0, 0}, {4, 5, 6, 5, 5, 2, 2},
+        {2, 6, 3, 5, 3, 4, 1}, {1, 3, 3, 2, 2, 1, 0}, {2, 1, 2, 3, 3, 2, 2}, {8, 28, 28, 3, 3, 1, 1},
+    };
+    enum { GUARD = 8 };
+    int checked = 0;
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        const int32_t c = cases[t][0], h = cases[t][1], w = cases[t][2], kh = cases[t][3], kw = cases[t][4],
+                      pt = cases[t][5], pl = cases[t][6];
+        const size_t plane = (size_t)h * w, nline = (size_t)(pt + 1) * w;
+        float *x = malloc(c * plane * sizeof *x), *ref = malloc(c * plane * sizeof *ref),
+              *wt = malloc((size_t)c * kh * kw * sizeof *wt), *line = malloc((nline + GUARD) * sizeof *line);
+        REQUIRE(x && ref && wt && line, "out of memory");
+        for (size_t i = 0; i < c * plane; i++)
+            x[i] = (float)urand();
+        for (size_t i = 0; i < (size_t)c * kh * kw; i++)
+            wt[i] = (float)urand();
+        for (size_t i = 0; i < nline + GUARD; i++)
+            line[i] = NAN; /* what the ring holds before is never read */
+        const tflk_conv cv = {.n = 1, .ih = h, .iw = w, .ic = 1, .oh = h, .ow = w, .oc = 1, .kh = kh, .kw = kw,
+                              .fic = 1, .depthwise = 1, .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = pt, .pl = pl,
+                              .act = {0, -INFINITY, INFINITY}};
+        for (int32_t ch = 0; ch < c; ch++)
+            tflk_conv_f32(&cv, x + ch * plane, wt + (size_t)ch * kh * kw, NULL, ref + ch * plane);
+        trk_dw_conv_in_place(c, h, w, kh, kw, pt, pl, wt, x, line);
+        CHECK(memcmp(x, ref, c * plane * sizeof *x) == 0,
+                      "case %zu (c %d, %dx%d, kernel %dx%d, pads %d %d): not tflk_conv_f32's bits", t, (int)c,
+                      (int)h, (int)w, (int)kh, (int)kw, (int)pt, (int)pl);
+        for (size_t i = nline; i < nline + GUARD; i++)
+            CHECK(isnan(line[i]), "case %zu: written past the ring's (pt + 1)·w floats", t);
+        checked++;
+        free(x), free(ref), free(wt), free(line);
+    }
+    CHECK(checked == 12, "%d cases", checked);
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
@@ -344,5 +394,6 @@ int main(void)
     RUN_TEST(test_shape_grads);
     RUN_TEST(test_eltwise_grad);
     RUN_TEST(test_div_grad);
+    RUN_TEST(test_dw_conv_in_place);
     return SY_TEST_MAIN_RESULT();
 }
