@@ -91,9 +91,10 @@ static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads);
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
 
-static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i);
-static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i);
-static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i);
+/* each with b, the buffer of layer i − 1's output (buf_of(r, i − 1)) */
+static bool relu_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b);
+static bool conv_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b);
+static bool concat_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b);
 
 /* the buffer layer i's output is in (a Flatten's, an in-place Relu's and an
  * in-place Conv's are their input's, an in-place Concat(self)'s starts with
@@ -101,10 +102,29 @@ static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i);
  * flash) */
 static int32_t buf_of(const sy_mcu_train_f32_request *r, int32_t i)
 {
-    while (i >= 0 && (r->layers[i].kind == SY_MCU_F32_FLATTEN || relu_in_place(r, i) || conv_in_place(r, i) ||
-                      concat_in_place(r, i)))
-        i--;
-    return i;
+    /* forward from the sample: whether layer k writes over its input
+     * depends on the buffer its input is in, known by then; walking back
+     * from i instead asked the same of every earlier layer again at each
+     * step, 2^n predicate calls over a run of n in-place layers */
+    int32_t b = -1;
+    for (int32_t k = 0; k <= i; k++)
+        if (!(r->layers[k].kind == SY_MCU_F32_FLATTEN || relu_in_place_b(r, k, b) || conv_in_place_b(r, k, b) ||
+              concat_in_place_b(r, k, b)))
+            b = k;
+    return b;
+}
+
+static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    return i >= 1 && relu_in_place_b(r, i, buf_of(r, i - 1));
+}
+static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    return i >= 1 && conv_in_place_b(r, i, buf_of(r, i - 1));
+}
+static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    return i >= 1 && concat_in_place_b(r, i, buf_of(r, i - 1));
 }
 
 /* the first layer with a trained tensor, the lowest whose backward runs; -1: none */
@@ -131,11 +151,11 @@ static int32_t first_trained(const sy_mcu_train_f32_request *r)
  * backward, so the floats are layer i's to overwrite, and its output
  * stays in the buffer for its own readers (a Relu after it may be in
  * place too). */
-static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i)
+static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
     if (i < 1)
         return false;
-    const int32_t b = buf_of(r, i - 1), first = first_trained(r);
+    const int32_t first = first_trained(r);
     if (b < 0 ||
         (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
@@ -155,12 +175,12 @@ static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i)
  * gradient reads its input (trk_conv_grad's dW = dY·X); a frozen one's
  * backward reads only dy and W (its x is NULL) — and its input is dead
  * after its forward (input_dead_after). */
-static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+static bool conv_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_CONV_DW)
         return false;
     const sy_mcu_f32_layer *L = &r->layers[i];
-    return !L->train_w && L->oh == L->ih && L->ow == L->iw && L->oc == L->ic && input_dead_after(r, i);
+    return !L->train_w && L->oh == L->ih && L->ow == L->iw && L->oc == L->ic && input_dead_after(r, i, b);
 }
 
 /* A Concat of a value with itself, [x, x] (batch 1: the halves follow each
@@ -169,9 +189,9 @@ static bool conv_in_place(const sy_mcu_train_f32_request *r, int32_t i)
  * input's writer writes into the output's block, whose size is then the
  * largest of the values it holds (place_arena), and the forward copies the
  * first half into the second, one copy where there were two. */
-static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+static bool concat_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
-    return i >= 1 && r->layers[i].kind == SY_MCU_F32_CONCAT_SELF && input_dead_after(r, i);
+    return i >= 1 && r->layers[i].kind == SY_MCU_F32_CONCAT_SELF && input_dead_after(r, i, b);
 }
 
 /* Relu i writes its output over its input when nothing reads the input
@@ -182,11 +202,10 @@ static bool concat_in_place(const sy_mcu_train_f32_request *r, int32_t i)
  * their own output). The Relu's backward reads
  * its output instead: y > 0 exactly where x > 0 (a NaN or -0 gives y = 0,
  * and neither is > 0), so the mask, and every bit after it, is the host's. */
-static bool relu_in_place(const sy_mcu_train_f32_request *r, int32_t i)
+static bool relu_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
         return false;
-    const int32_t b = buf_of(r, i - 1);
     if (b < 0 ||
         (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
