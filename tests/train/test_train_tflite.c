@@ -20,19 +20,20 @@
  *             the exported .tflite against the exported ONNX; a depthwise
  *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
  *             Transposes in the Transpose row), with a bias it is declined.
- *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y) and grouped CONV_2D:
+ *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y, batched right
+ *             operands: a constant and an activation) and grouped CONV_2D:
  *             the models of tflite_ops_models.py ($SY_TFLITE_OPS_MODELS), each
  *             next to the same network written by hand in ONNX: the forward
  *             pass of the .tflite, the translation and the reference agree,
  *             eight SGD steps from each give the same losses and trained
- *             tensors; a batched right operand and ungroupable channels are
- *             refused with their messages.
+ *             tensors; batch axes that do not broadcast and ungroupable
+ *             channels are refused with their messages.
  *   refusals  a quantized model, an untranslated operator, a truncated file,
  *             an unsupported form, and a .tflite export of ONNX-built
  *             artifacts, each with its message.
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
- *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/gconv.
+ *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv.
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
@@ -660,6 +661,7 @@ static const op_case OP_CASES[] = {
     {"tanh", 2, {1, 8}, 3, 4},
     {"logistic", 2, {1, 8}, 3, 4},
     {"bmm", 3, {1, 4, 6}, 15, 2},
+    {"bmmb", 4, {1, 2, 4, 6}, 30, 2},
     {"gconv", 4, {1, 5, 5, 4}, 3, 4},
 };
 #define OPS_STEPS 8
@@ -683,7 +685,7 @@ static sy_train_session *train_ops(const char *dir, const op_case *k, float *los
     int64_t per = 1;
     for (int32_t d = 1; d < k->rank; d++)
         per *= k->in[d];
-    static float x[OPS_BATCH * 150], y[OPS_BATCH * 15];
+    static float x[OPS_BATCH * 150], y[OPS_BATCH * 30];
     rng = 4242;
     for (int64_t i = 0; i < OPS_BATCH * per; i++)
         x[i] = urand();
@@ -731,7 +733,7 @@ static void test_ops(void)
         double worst_f = 0, big = 0;
         rng = 99;
         for (int r = 0; r < 3; r++) {
-            float x[150], a[15] = {0}, b[15] = {0}, e[15] = {0};
+            float x[150], a[30] = {0}, b[30] = {0}, e[30] = {0};
             int64_t per = 1;
             for (int32_t d = 1; d < k->rank; d++)
                 per *= k->in[d];
@@ -791,11 +793,11 @@ static void test_ops(void)
         sy_train_session_release(sa);
         sy_train_session_release(sb);
     }
-    /* the forms refused: a batched right operand, channels that do not group */
+    /* the forms refused: batch axes that do not broadcast, channels that do not group */
     char p[800], want[2400];
     snprintf(p, sizeof p, "%s/bmm_batched.tflite", md);
-    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): the right operand 'w' has batch axes "
-             "(rank 3): only a 2-D right operand is translated (the MatMul backward rule takes 2-D products)", p);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): batch axis 0: 'x' has 2 and 'w' 3, "
+             "which do not broadcast", p);
     expect_build(p, want);
     snprintf(p, sizeof p, "%s/conv_bad_group.tflite", md);
     snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (CONV_2D): filter 'conv/filter' has 3 input channels "

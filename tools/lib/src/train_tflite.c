@@ -1077,12 +1077,96 @@ static sy_status *t_strided_slice(tx *c, const opio *io, const opts *p)
     return emit_slice(c, io, b, e, s, (uint32_t)shr);
 }
 
+/* BATCH_MATMUL with a batched right operand: out[.., m, n] = sum_k X'[.., m,
+ * k] Y'[.., k, n], the batch axes broadcast as numpy does (aligned on the
+ * right, an axis of 1 stretched), which is how TFLite's BATCH_MATMUL
+ * broadcasts. The training IR's MatMul backward rule takes 2-D products
+ * only (its transposes need a known rank, and the artifacts do not know
+ * ranks), so the product is written as the sum it is: X' unsqueezed to
+ * [.., M, K, 1], Y' to [.., 1, K, N], multiplied (broadcasting) and summed
+ * over K. Mul's backward rule gives both operands their gradients and sums
+ * each over the axes broadcasting stretched, so a constant Y (a trainable
+ * weight) gets its gradient summed over the broadcast batch, and an
+ * activation Y gets one too. The [.., M, K, N] product is K times the
+ * output, acceptable for the small models trained on the host. */
+static sy_status *t_bmm_broadcast(tx *c, const opio *io, int ax, int ay)
+{
+    const tinfo *x = &c->t[io->in[0]], *y = &c->t[io->in[1]];
+    int32_t r = x->rank > y->rank ? x->rank : y->rank;
+    if (r + 1 > MAX_RANK)
+        return refuse(c, "operands of rank %d and %d: the product is written at rank %d, past %d", x->rank, y->rank,
+                      r + 1, MAX_RANK);
+    int64_t M = x->dims[x->rank - (ax ? 1 : 2)], K = x->dims[x->rank - (ax ? 2 : 1)];
+    int64_t K2 = y->dims[y->rank - (ay ? 1 : 2)], N = y->dims[y->rank - (ay ? 2 : 1)];
+    if (K != K2)
+        return refuse(c, "'%s' gives %lld columns and '%s' %lld rows", x->vname, (long long)K, y->vname, (long long)K2);
+    int64_t od[MAX_RANK];
+    for (int32_t d = 0; d < r - 2; d++) { /* axis d of the output, aligned on the right */
+        int32_t dx = d - (r - x->rank), dy = d - (r - y->rank);
+        int64_t a = dx >= 0 ? x->dims[dx] : 1, b = dy >= 0 ? y->dims[dy] : 1;
+        if (a != b && a != 1 && b != 1)
+            return refuse(c, "batch axis %d: '%s' has %lld and '%s' %lld, which do not broadcast", d, x->vname,
+                          (long long)a, y->vname, (long long)b);
+        od[d] = a > b ? a : b;
+    }
+    od[r - 2] = M;
+    od[r - 1] = N;
+    sy_status *st = check_out(c, io->out, od, r);
+    const char *xn = NULL, *yn = NULL;
+    if (!st)
+        st = operand(c, io->in[0], &xn);
+    if (!st)
+        st = operand(c, io->in[1], &yn);
+    if (st)
+        return st;
+    const char *names[2] = {xn, yn};
+    const int adj[2] = {ax, ay};
+    const int32_t ranks[2] = {x->rank, y->rank};
+    /* X' [.., M, K, 1] and Y' [.., 1, K, N]: the unsqueezed axis is the one
+     * of the other operand's N or M */
+    const int64_t unsq[2] = {-1, -3};
+    for (int k = 0; k < 2; k++) {
+        int32_t rk = ranks[k];
+        if (adj[k]) { /* the last two axes swapped */
+            int64_t perm[MAX_RANK];
+            for (int32_t d = 0; d < rk; d++)
+                perm[d] = d;
+            perm[rk - 2] = rk - 1;
+            perm[rk - 1] = rk - 2;
+            const char *t = fresh(c, names[k], "adj");
+            sy_model_attr pa = ints_attr("perm", perm, (size_t)rk);
+            if (!t)
+                return oom();
+            if ((st = node(c, "Transpose", &names[k], 1, t, &pa, 1)))
+                return st;
+            names[k] = t;
+        }
+        const char *an = NULL, *u = fresh(c, names[k], "unsq");
+        if (!u)
+            return oom();
+        if ((st = const_i64(c, names[k], "unsq_axes", &unsq[k], 1, false, &an)) ||
+            (st = node(c, "Unsqueeze", (const char *[]){names[k], an}, 2, u, NULL, 0)))
+            return st;
+        names[k] = u;
+    }
+    const char *out = c->t[io->out].vname, *prod = fresh(c, out, "terms"), *kn = NULL;
+    if (!prod)
+        return oom();
+    /* K sits at axis r - 1 of the rank r + 1 product; a positive axis, as
+     * ReduceSum's backward rule with keepdims = 0 needs */
+    const int64_t kaxis = r - 1;
+    sy_model_attr ka = int_attr("keepdims", 0);
+    if ((st = node(c, "Mul", names, 2, prod, NULL, 0)) || (st = const_i64(c, out, "k_axis", &kaxis, 1, false, &kn)))
+        return st;
+    return node(c, "ReduceSum", (const char *[]){prod, kn}, 2, out, &ka, 1);
+}
+
 /* BATCH_MATMUL: out = X' . Y' with X' = adj_x ? X^T : X (the last two
- * axes), Y' likewise, batch axes broadcast. The backward MatMul rule takes
- * 2-D operands, so the forms translated are the ones that are 2-D products
- * underneath: a right operand with no batch (rank 2, or every batch axis 1)
- * and a left one of any rank, whose batch rows Reshape folds into the
- * product's rows and unfolds after. A batched right operand is refused. */
+ * axes), Y' likewise, batch axes broadcast. A right operand with no batch
+ * (rank 2, or every batch axis 1) is a 2-D product underneath: the left
+ * operand's batch rows are folded by a Reshape into the rows of one 2-D
+ * MatMul (whose backward rule takes 2-D products) and unfolded after. A
+ * batched right operand is t_bmm_broadcast's. */
 static sy_status *t_batch_matmul(tx *c, const opio *io, const opts *p)
 {
     if (io->nin != 2)
@@ -1097,8 +1181,7 @@ static sy_status *t_batch_matmul(tx *c, const opio *io, const opts *p)
     for (int32_t d = 0; d < y->rank - 2; d++)
         ybatch *= y->dims[d];
     if (ybatch != 1 || y->rank > x->rank)
-        return refuse(c, "the right operand '%s' has batch axes (rank %d): only a 2-D right operand is translated (the "
-                      "MatMul backward rule takes 2-D products)", y->vname, y->rank);
+        return t_bmm_broadcast(c, io, ax, ay);
     int32_t r = x->rank;
     int64_t M = x->dims[r - (ax ? 1 : 2)], K = x->dims[r - (ax ? 2 : 1)];
     int64_t K2 = y->dims[y->rank - (ay ? 1 : 2)], N = y->dims[y->rank - (ay ? 2 : 1)];
