@@ -13,7 +13,9 @@ grouped CONV_2D), each written twice from the same numbers:
                    name;
 
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
-activation. The refusals: bmm_batched.tflite (batch axes that do not
+activation. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
+reference. The refusals: bmm_batched.tflite (batch axes that do not
 broadcast) and conv_bad_group.tflite (filter channels that do not divide
 the input's).
 
@@ -149,10 +151,20 @@ class Model:
         self.ops.append((code, ins, out, list(opts)))
 
     def write(self, path, inputs, outputs):
-        codes = sorted({o[0] for o in self.ops})
-        buffers = [Table([])]
+        write_models(path, [(self, inputs, outputs, 'main')], [])
+
+
+def write_models(path, parts, signatures):
+    """One .tflite of several subgraphs: parts [(Model, inputs, outputs,
+    name)], one subgraph each, their operator codes and buffers pooled;
+    signatures [(signature_key, subgraph_index, [(input name, tensor)],
+    [(output name, tensor)])] as SignatureDefs."""
+    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
+    buffers = [Table([])]
+    sgs = []
+    for m, inputs, outputs, sg_name in parts:
         tensors = []
-        for name, shape, data, dtype in self.tensors:
+        for name, shape, data, dtype in m.tensors:
             f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
             if data is not None:
                 raw = np.ascontiguousarray(data, dtype=np.float32 if dtype == FLOAT32 else np.int32).tobytes()
@@ -160,18 +172,26 @@ class Model:
                 buffers.append(Table([(0, 'obj', Vec('u8', raw))]))
             tensors.append(Table(f))
         ops = []
-        for code, ins, out, opts in self.ops:
+        for code, ins, out, opts in m.ops:
             f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
             if code in OPTIONS:
                 f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
             ops.append(Table(f))
-        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
-                    (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
-        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-        root = Table([(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
-                      (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))])
-        with open(path, 'wb') as fh:
-            fh.write(FB().finish(root))
+        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
+                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
+    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
+              (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))]
+    # SignatureDef: inputs (field 0) and outputs (1) as TensorMaps (name 0,
+    # tensor_index 1), signature_key (2), subgraph_index (4); real TFLite
+    # refuses a signature without its inputs and outputs
+    def tmap(pairs):
+        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
+    if signatures:
+        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
+                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
+    with open(path, 'wb') as fh:
+        fh.write(FB().finish(Table(fields)))
 
 
 rng = np.random.default_rng(20261207)
@@ -345,6 +365,28 @@ def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
     onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
 
 
+def two_subgraphs(out):
+    """two_sg.tflite: subgraph 0 (signature 'infer') x [1, 8] ->
+    FULLY_CONNECTED [1, 3]; subgraph 1 (signature 'train_head') the tanh
+    network of squash() with its numbers, whose reference is
+    two_sg_ref.onnx"""
+    a = Model()
+    x = a.tensor('x', [1, 8])
+    y = fc(a, x, 8, 3, 'infer_fc', [1, 3])
+    b = Model()
+    x1 = b.tensor('x', [1, 8])
+    h = fc(b, x1, 8, 6, 'fc1', [1, 6])
+    t = b.tensor('act', [1, 6])
+    b.op(TANH, [h], t)
+    y1 = fc(b, t, 6, 3, 'fc2', [1, 3])
+    write_models('%s/two_sg.tflite' % out, [(a, [x], [y], 'infer'), (b, [x1], [y1], 'train_head')],
+                 [('infer', 0, [('x', x)], [('y', y)]), ('train_head', 1, [('x', x1)], [('y', y1)])])
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Tanh', ['h'], ['a']),
+             helper.make_node('Gemm', ['a', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/two_sg_ref.onnx' % out, nodes, b.consts, [1, 8], 'y', [1, 3])
+
+
 def main():
     out = sys.argv[1]
     squash(out, TANH, 'Tanh')
@@ -352,6 +394,7 @@ def main():
     batch_matmul(out)
     batch_matmul_batched(out)
     grouped_conv(out)
+    two_subgraphs(out)
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
 
 

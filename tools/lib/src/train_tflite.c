@@ -6,7 +6,8 @@
  * (framework/tflite/tflite_fb.c, linked into this library with hidden
  * symbols) and the core's table of builtin operators and their options
  * (tflite_ops.c). The ONNX model is written with sy_model_writer at opset
- * 13. Subgraph 0 is translated operator by operator; each translation
+ * 13. One subgraph (0 unless the caller names another by signature or
+ * index) is translated operator by operator; each translation
  * checks the TFLite output tensor's shape against the shape the ONNX
  * operators compute from the static input shapes, so a form this file
  * does not understand is refused instead of translated wrongly. */
@@ -23,7 +24,8 @@
 #include <string.h>
 
 /* schema.fbs field ids (as framework/src/tflite_import.c reads them) */
-enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4, MODEL_SIGNATURE_DEFS = 7 };
+enum { SIG_KEY = 2, SIG_SUBGRAPH_INDEX = 4 };
 enum { OPC_DEPRECATED_CODE = 0, OPC_VERSION = 2, OPC_BUILTIN_CODE = 3 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3, TENSOR_QUANT = 4, TENSOR_SPARSITY = 6 };
@@ -83,6 +85,7 @@ typedef struct tinfo {
 typedef struct tx {
     fb_reader r;
     const char *where;
+    uint32_t sg;          /* the subgraph translated */
     tr_tfl_model *m;
     sy_model_writer *w;
     tinfo *t;
@@ -213,7 +216,7 @@ static sy_status *read_tensors(tx *c, fb_table sg)
     fb_vec tv = fb_vector(&c->r, sg, SG_TENSORS, 4, "subgraph tensors");
     CHECK_FB(c);
     if (tv.len > (1u << 24))
-        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph 0 has %u tensors", c->where, tv.len);
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph %u has %u tensors", c->where, c->sg, tv.len);
     c->nt = tv.len;
     c->t = tl_alloc(&c->m->pl, (tv.len ? tv.len : 1) * sizeof *c->t);
     if (!c->t)
@@ -1345,7 +1348,55 @@ static sy_status *translate_op(tx *c, fb_table op)
     return st;
 }
 
-static sy_status *translate(tx *c)
+/* The subgraph `want` names (see tr_tflite_translate): a signature key
+ * first, so a signature called "1" is found by its name, then an index. */
+static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char *want, uint32_t *out)
+{
+    *out = 0;
+    if (!want || !*want)
+        return NULL;
+    fb_vec sigs = fb_vector(&c->r, root, MODEL_SIGNATURE_DEFS, 4, "signature_defs");
+    CHECK_FB(c);
+    char known[400];
+    size_t kl = 0;
+    known[0] = 0;
+    for (uint32_t i = 0; i < sigs.len; i++) {
+        fb_table sd = fb_vec_table(&c->r, sigs, i, "signature_def");
+        const char *key = fb_string(&c->r, sd, SIG_KEY, NULL, "signature_key");
+        uint32_t idx = fb_u32(&c->r, sd, SIG_SUBGRAPH_INDEX, 0, "signature subgraph_index");
+        CHECK_FB(c);
+        if (!key)
+            continue;
+        if (!strcmp(key, want)) {
+            if (idx >= n_sgs)
+                return sy_status_create(SY_ERR_INVALID_MODEL, "%s: signature '%s' names subgraph %u, but the model "
+                                        "has %u subgraphs", c->where, key, idx, n_sgs);
+            *out = idx;
+            return NULL;
+        }
+        if (kl < sizeof known - 1) { /* the names listed in a refusal, cut short past the buffer */
+            int k = snprintf(known + kl, sizeof known - kl, "%s'%s' (subgraph %u)", kl ? ", " : "", key, idx);
+            if (k > 0)
+                kl = kl + (size_t)k < sizeof known ? kl + (size_t)k : sizeof known - 1;
+        }
+    }
+    bool digits = strlen(want) <= 9;
+    for (const char *q = want; digits && *q; q++)
+        digits = *q >= '0' && *q <= '9';
+    if (digits) {
+        unsigned long idx = strtoul(want, NULL, 10);
+        if (idx >= n_sgs)
+            return sy_status_create(SY_ERR_NOT_FOUND, "%s: subgraph %lu is out of range: the model has %u "
+                                    "subgraph%s (0 to %u)", c->where, idx, n_sgs, n_sgs == 1 ? "" : "s", n_sgs - 1);
+        *out = (uint32_t)idx;
+        return NULL;
+    }
+    return sy_status_create(SY_ERR_NOT_FOUND, "%s: no subgraph '%s': %s%s; give a signature name or an index from 0 "
+                            "to %u", c->where, want, kl ? "the model's signatures are " : "the model has no signatures",
+                            known, n_sgs - 1);
+}
+
+static sy_status *translate(tx *c, const char *subgraph)
 {
     fb_table root = fb_root(&c->r);
     CHECK_FB(c);
@@ -1370,12 +1421,16 @@ static sy_status *translate(tx *c)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    fb_table sg = fb_vec_table(&c->r, sgs, 0, "subgraph");
+    sy_status *st = pick_subgraph(c, root, sgs.len, subgraph, &c->sg);
+    if (st)
+        return st;
+    c->m->subgraph = c->sg;
+    fb_table sg = fb_vec_table(&c->r, sgs, c->sg, "subgraph");
     fb_vec vin = fb_vector(&c->r, sg, SG_INPUTS, 4, "subgraph inputs");
     fb_vec vout = fb_vector(&c->r, sg, SG_OUTPUTS, 4, "subgraph outputs");
     fb_vec vops = fb_vector(&c->r, sg, SG_OPERATORS, 4, "subgraph operators");
     CHECK_FB(c);
-    sy_status *st = read_tensors(c, sg);
+    st = read_tensors(c, sg);
     if (st)
         return st;
     for (uint32_t i = 0; i < vin.len; i++) {
@@ -1414,7 +1469,8 @@ static sy_status *translate(tx *c)
     return NULL;
 }
 
-sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out)
+sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                               tr_tfl_model *out)
 {
     memset(out, 0, sizeof *out);
     if (!tr_tflite_is_tflite(data, size))
@@ -1426,7 +1482,7 @@ sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *whe
     if (!st)
         st = sy_model_writer_set_producer(c.w, "switchyard train (from TFLite)");
     if (!st)
-        st = translate(&c);
+        st = translate(&c, subgraph);
     if (!st && out->pl.oom)
         st = oom();
     void *buf = NULL;
@@ -1448,8 +1504,8 @@ void tr_tflite_model_free(tr_tfl_model *m)
 
 /* ---- export ----------------------------------------------------------------------- */
 
-sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const char *const *names,
-                            const float *const *values, const size_t *nbytes)
+sy_status *tr_tflite_export(const char *src, const char *subgraph, const char *path, size_t n,
+                            const char *const *names, const float *const *values, const size_t *nbytes)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -1457,7 +1513,7 @@ sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const c
     if (st)
         return st;
     tr_tfl_model m;
-    st = tr_tflite_translate(data, size, src, &m);
+    st = tr_tflite_translate(data, size, src, subgraph, &m);
     float *tmp = NULL;
     for (size_t k = 0; !st && k < n; k++) {
         const tr_tfl_param *p = NULL;
