@@ -26,8 +26,9 @@
  *             next to the same network written by hand in ONNX: the forward
  *             pass of the .tflite, the translation and the reference agree,
  *             eight SGD steps from each give the same losses and trained
- *             tensors; batch axes that do not broadcast and ungroupable
- *             channels are refused with their messages.
+ *             tensors; batch axes that do not broadcast, a product past
+ *             2^63 elements and ungroupable channels are refused with their
+ *             messages.
  *   refusals  a quantized model, an untranslated operator, a truncated file,
  *             an unsupported form, and a .tflite export of ONNX-built
  *             artifacts, each with its message.
@@ -811,6 +812,10 @@ static void test_ops(void)
     snprintf(p, sizeof p, "%s/bmm_batched.tflite", md);
     snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): batch axis 0: 'x' has 2 and 'w' 3, "
              "which do not broadcast", p);
+    expect_build(p, want);
+    snprintf(p, sizeof p, "%s/bmm_huge.tflite", md);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): the product's [.., M, K, N] "
+             "intermediate would have more than 2^63 elements", p);
     expect_build(p, want);
     snprintf(p, sizeof p, "%s/conv_bad_group.tflite", md);
     snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (CONV_2D): filter 'conv/filter' has 3 input channels "

@@ -16,7 +16,7 @@ bmmb has BATCH_MATMULs with batched right operands, a constant and an
 activation. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
 reference. The refusals: bmm_batched.tflite (batch axes that do not
-broadcast) and conv_bad_group.tflite (filter channels that do not divide
+broadcast), bmm_huge.tflite (a product past 2^63 elements) and conv_bad_group.tflite (filter channels that do not divide
 the input's).
 
   python3 tflite_ops_models.py OUT_DIR
@@ -277,6 +277,15 @@ def batch_matmul(out):
     y = r.tensor('y', [2, 4, 3])
     r.op(BATCH_MATMUL, [x, w], y, [])
     r.write('%s/bmm_batched.tflite' % out, [x], [y])
+    # refused: shapes whose product intermediate [b, M, K, N] passes 2^63
+    # elements (2^80) while every tensor's count fits (2^60)
+    h = Model()
+    big = 1 << 20
+    x = h.tensor('x', [big, big, big])
+    w = h.tensor('w', [big, big, big])
+    y = h.tensor('y', [big, big, big])
+    h.op(BATCH_MATMUL, [x, w], y, [])
+    h.write('%s/bmm_huge.tflite' % out, [x, w], [y])
 
 
 def batch_matmul_batched(out):

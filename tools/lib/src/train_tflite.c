@@ -1115,12 +1115,16 @@ static sy_status *t_bmm_broadcast(tx *c, const opio *io, int ax, int ay)
     od[r - 2] = M;
     od[r - 1] = N;
     sy_status *st = check_out(c, io->out, od, r);
-    const char *xn = NULL, *yn = NULL;
-    if (!st)
-        st = operand(c, io->in[0], &xn);
-    if (!st)
-        st = operand(c, io->in[1], &yn);
     if (st)
+        return st;
+    /* every tensor's element count fits int64 (read_tensors), but the
+     * [.., M, K, N] intermediate is K times the output's */
+    int64_t terms = K;
+    for (int32_t d = 0; d < r; d++)
+        if (__builtin_mul_overflow(terms, od[d], &terms))
+            return refuse(c, "the product's [.., M, K, N] intermediate would have more than 2^63 elements");
+    const char *xn = NULL, *yn = NULL;
+    if ((st = operand(c, io->in[0], &xn)) || (st = operand(c, io->in[1], &yn)))
         return st;
     const char *names[2] = {xn, yn};
     const int adj[2] = {ax, ay};
