@@ -844,7 +844,8 @@ static bool tensor_of(const char *dir, const char *name, float *v, int64_t cap, 
  * 'train_head'. The name and the index choose the same translation; the
  * default is subgraph 0; the .tflite export of subgraph 1's training
  * rewrites subgraph 1's buffers and leaves subgraph 0's; an unknown name,
- * an index out of range and a subgraph for an ONNX model are refused. */
+ * an index out of range, a signature naming a subgraph the model lacks and
+ * a subgraph for an ONNX model are refused. */
 static void test_subgraphs(void)
 {
     const char *md = ops_models();
@@ -937,6 +938,16 @@ static void test_subgraphs(void)
     CHECK(st && sy_status_get_code(st) == SY_ERR_NOT_FOUND, "an index out of range is SY_ERR_NOT_FOUND");
     snprintf(want, sizeof want, "sy_train_build: %s: subgraph 2 is out of range: the model has 2 subgraphs (0 to 1)",
              tfl);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    char far[800];
+    snprintf(far, sizeof far, "%s/sig_far.tflite", md);
+    st = build_mse_sg(far, p, "far");
+    CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_MODEL, "a signature past the subgraphs is INVALID_MODEL");
+    snprintf(want, sizeof want, "sy_train_build: %s: signature 'far' names subgraph 5, but the model has 1 "
+             "subgraph", far);
     CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
     if (st)
         printf("refused: %s\n", sy_status_get_message(st));

@@ -1374,7 +1374,7 @@ static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char
         if (!strcmp(key, want)) {
             if (idx >= n_sgs)
                 return sy_status_create(SY_ERR_INVALID_MODEL, "%s: signature '%s' names subgraph %u, but the model "
-                                        "has %u subgraphs", c->where, key, idx, n_sgs);
+                                        "has %u subgraph%s", c->where, key, idx, n_sgs, n_sgs == 1 ? "" : "s");
             *out = idx;
             return NULL;
         }
