@@ -921,8 +921,44 @@ static void test_subgraphs(void)
               t0.names[t]);
     }
     sy_train_session_release(s);
+    /* sig_one.tflite: the signature '1' is subgraph 0 (a name before an
+     * index), and the export of 'head' (subgraph 1) writes subgraph 1: the
+     * artifacts keep the index, which the export does not read as a name */
+    char one[800], o1[800], oh[800], oe[800];
+    snprintf(one, sizeof one, "%s/sig_one.tflite", md);
+    snprintf(o1, sizeof o1, "%s/sig_one_1", work);
+    snprintf(oh, sizeof oh, "%s/sig_one_head", work);
+    snprintf(oe, sizeof oe, "%s/sig_one_export", work);
+    tensors tn;
+    st = build_mse_sg(one, o1, "1");
+    CHECK(!st, "build sig_one '1': %s", msg(st));
+    sy_status_free(st);
+    trained_names(o1, &tn);
+    CHECK(tn.n == 2 && !strcmp(tn.names[0], "infer_fc/weights"), "signature '1' is subgraph 0 (%zu tensors)", tn.n);
+    st = build_mse_sg(one, oh, "head");
+    CHECK(!st, "build sig_one 'head': %s", msg(st));
+    sy_status_free(st);
+    s = train_ops(oh, k, l);
+    REQUIRE(s, "train sig_one 'head'");
+    snprintf(exp, sizeof exp, "%s/sig_one_trained.tflite", work);
+    st = sy_train_session_export(s, exp);
+    CHECK(!st, "export sig_one: %s", msg(st));
+    sy_status_free(st);
+    st = build_mse_sg(exp, oe, "head");
+    CHECK(!st, "build the export's 'head': %s", msg(st));
+    sy_status_free(st);
+    {
+        int64_t n = 0, m = 0;
+        float v[64];
+        const float *trained = sy_train_session_tensor(s, "fc2/weights", &n);
+        CHECK(trained && tensor_of(oe, "fc2/weights", v, 64, &m) && m == n &&
+                  !memcmp(v, trained, (size_t)n * sizeof *v),
+              "the export of 'head' holds subgraph 1's trained fc2/weights");
+    }
+    sy_train_session_release(s);
     printf("two_sg: subgraph 'train_head' = '1' (%zu bytes of forward.onnx); trained %zu tensors (moved up to %.3g), "
-           "exported into subgraph 1, subgraph 0's %zu untouched\n", n1, t1.n, moved, t0.n);
+           "exported into subgraph 1, subgraph 0's %zu untouched; sig_one: signature '1' is subgraph 0, the export "
+           "of 'head' writes subgraph 1\n", n1, t1.n, moved, t0.n);
     /* refusals: a name no signature has, an index past the last, an ONNX model */
     char want[2400];
     snprintf(p, sizeof p, "%s/refused", work);

@@ -15,7 +15,9 @@ grouped CONV_2D), each written twice from the same numbers:
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
 activation. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
-reference; sig_far.tflite's signature 'far' names subgraph 5 of 1. The refusals: bmm_batched.tflite (batch axes that do not
+reference; sig_one.tflite has the same subgraphs with signatures '1'
+(subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
+subgraph 5 of 1. The refusals: bmm_batched.tflite (batch axes that do not
 broadcast), bmm_huge.tflite (a product past 2^63 elements) and conv_bad_group.tflite (filter channels that do not divide
 the input's).
 
@@ -394,6 +396,10 @@ def two_subgraphs(out):
              helper.make_node('Tanh', ['h'], ['a']),
              helper.make_node('Gemm', ['a', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
     onnx_model('%s/two_sg_ref.onnx' % out, nodes, b.consts, [1, 8], 'y', [1, 3])
+    # the same subgraphs with a signature called '1' that names subgraph 0:
+    # a name is looked up before an index
+    write_models('%s/sig_one.tflite' % out, [(a, [x], [y], 'infer'), (b, [x1], [y1], 'train_head')],
+                 [('1', 0, [('x', x)], [('y', y)]), ('head', 1, [('x', x1)], [('y', y1)])])
     # refused when chosen: a signature naming a subgraph the model lacks
     write_models('%s/sig_far.tflite' % out, [(a, [x], [y], 'infer')], [('far', 5, [('x', x)], [('y', y)])])
 

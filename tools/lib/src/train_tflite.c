@@ -1353,10 +1353,20 @@ static sy_status *translate_op(tx *c, fb_table op)
 }
 
 /* The subgraph `want` names (see tr_tflite_translate): a signature key
- * first, so a signature called "1" is found by its name, then an index. */
-static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char *want, uint32_t *out)
+ * first, so a signature called "1" is found by its name, then an index.
+ * `index` >= 0 (the export's, from the artifacts) is taken as it is. */
+static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char *want, int64_t index,
+                                uint32_t *out)
 {
     *out = 0;
+    if (index >= 0) {
+        if (index >= n_sgs)
+            return sy_status_create(SY_ERR_NOT_FOUND, "%s: subgraph %lld is out of range: the model has %u "
+                                    "subgraph%s (0 to %u)", c->where, (long long)index, n_sgs, n_sgs == 1 ? "" : "s",
+                                    n_sgs - 1);
+        *out = (uint32_t)index;
+        return NULL;
+    }
     if (!want || !*want)
         return NULL;
     fb_vec sigs = fb_vector(&c->r, root, MODEL_SIGNATURE_DEFS, 4, "signature_defs");
@@ -1400,7 +1410,7 @@ static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char
                             known, n_sgs - 1);
 }
 
-static sy_status *translate(tx *c, const char *subgraph)
+static sy_status *translate(tx *c, const char *subgraph, int64_t index)
 {
     fb_table root = fb_root(&c->r);
     CHECK_FB(c);
@@ -1425,7 +1435,7 @@ static sy_status *translate(tx *c, const char *subgraph)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    sy_status *st = pick_subgraph(c, root, sgs.len, subgraph, &c->sg);
+    sy_status *st = pick_subgraph(c, root, sgs.len, subgraph, index, &c->sg);
     if (st)
         return st;
     c->m->subgraph = c->sg;
@@ -1473,8 +1483,9 @@ static sy_status *translate(tx *c, const char *subgraph)
     return NULL;
 }
 
-sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
-                               tr_tfl_model *out)
+/* the subgraph by name (index < 0) or by index */
+static sy_status *translate_model(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                                  int64_t index, tr_tfl_model *out)
 {
     memset(out, 0, sizeof *out);
     if (!tr_tflite_is_tflite(data, size))
@@ -1486,7 +1497,7 @@ sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *whe
     if (!st)
         st = sy_model_writer_set_producer(c.w, "switchyard train (from TFLite)");
     if (!st)
-        st = translate(&c, subgraph);
+        st = translate(&c, subgraph, index);
     if (!st && out->pl.oom)
         st = oom();
     void *buf = NULL;
@@ -1495,6 +1506,12 @@ sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *whe
     out->onnx = buf;
     sy_model_writer_release(c.w);
     return st;
+}
+
+sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                               tr_tfl_model *out)
+{
+    return translate_model(data, size, where, subgraph, -1, out);
 }
 
 void tr_tflite_model_free(tr_tfl_model *m)
@@ -1508,7 +1525,7 @@ void tr_tflite_model_free(tr_tfl_model *m)
 
 /* ---- export ----------------------------------------------------------------------- */
 
-sy_status *tr_tflite_export(const char *src, const char *subgraph, const char *path, size_t n,
+sy_status *tr_tflite_export(const char *src, uint32_t subgraph, const char *path, size_t n,
                             const char *const *names, const float *const *values, const size_t *nbytes)
 {
     uint8_t *data = NULL;
@@ -1517,7 +1534,7 @@ sy_status *tr_tflite_export(const char *src, const char *subgraph, const char *p
     if (st)
         return st;
     tr_tfl_model m;
-    st = tr_tflite_translate(data, size, src, subgraph, &m);
+    st = translate_model(data, size, src, NULL, subgraph, &m);
     float *tmp = NULL;
     for (size_t k = 0; !st && k < n; k++) {
         const tr_tfl_param *p = NULL;

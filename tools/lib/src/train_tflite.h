@@ -69,9 +69,10 @@ void tr_tflite_model_free(tr_tfl_model *m);
 
 /* The .tflite at src with the trained tensors' buffers overwritten in
  * place by `values` (ONNX layout, transposed back to TFLite's), written to
- * path through a temporary file and a rename; `subgraph` as for
- * tr_tflite_translate (the one the artifacts were built from). */
-sy_status *tr_tflite_export(const char *src, const char *subgraph, const char *path, size_t n,
+ * path through a temporary file and a rename; `subgraph` is the index the
+ * artifacts were built from (an index, not a name: a signature may be
+ * called "1"). */
+sy_status *tr_tflite_export(const char *src, uint32_t subgraph, const char *path, size_t n,
                             const char *const *names, const float *const *values, const size_t *nbytes);
 
 #endif
