@@ -1,8 +1,10 @@
 /*
  * Fuzz target: a .tflite file as training input -> sy_train_build's TFLite
  * path (tools/lib/src/train_build.c: the translator train_tflite.c turns
- * subgraph 0 into an ONNX forward model, then the backward rules, the loss
- * and the optimizer graphs are built). The bytes are handed over as a memfd
+ * a subgraph into an ONNX forward model, then the backward rules, the loss
+ * and the optimizer graphs are built). The subgraph is chosen as the
+ * caller's --subgraph would: an odd last byte asks for "1" (an index, or a
+ * signature of that name), an even one for the default, subgraph 0. The bytes are handed over as a memfd
  * (the build reads its model by path); the artifacts go to one folder in
  * /dev/shm per process, emptied before every input.
  *
@@ -60,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0)
         return 0;
     sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .optimizer = SY_TRAIN_SGD,
-                                .env = env};
+                                .env = env, .subgraph = size && (data[size - 1] & 1) ? "1" : NULL};
     sy_status *st = sy_train_build(path, &o, dir, NULL);
     close(fd);
     if (st) {

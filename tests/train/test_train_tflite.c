@@ -20,19 +20,22 @@
  *             the exported .tflite against the exported ONNX; a depthwise
  *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
  *             Transposes in the Transpose row), with a bias it is declined.
- *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y) and grouped CONV_2D:
+ *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y, batched right
+ *             operands: a constant and an activation) and grouped CONV_2D:
  *             the models of tflite_ops_models.py ($SY_TFLITE_OPS_MODELS), each
  *             next to the same network written by hand in ONNX: the forward
  *             pass of the .tflite, the translation and the reference agree,
  *             eight SGD steps from each give the same losses and trained
- *             tensors; a batched right operand and ungroupable channels are
- *             refused with their messages.
+ *             tensors; batch axes that do not broadcast, a product past
+ *             2^63 elements and ungroupable channels are refused with their
+ *             messages.
  *   refusals  a quantized model, an untranslated operator, a truncated file,
  *             an unsupported form, and a .tflite export of ONNX-built
  *             artifacts, each with its message.
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
- *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/gconv.
+ *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv,
+ *             D/two_sg (its subgraph 1 trained).
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
@@ -214,11 +217,15 @@ static void trained_names(const char *dir, tensors *t)
 #define SINE_BATCH 16
 #define SINE_LR 0.01f
 
-static sy_status *build_mse(const char *model, const char *dir)
+/* subgraph: sy_train_build_options.subgraph (NULL: subgraph 0) */
+static sy_status *build_mse_sg(const char *model, const char *dir, const char *subgraph)
 {
-    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .optimizer = SY_TRAIN_SGD};
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .optimizer = SY_TRAIN_SGD,
+                                .subgraph = subgraph};
     return sy_train_build(model, &o, dir, NULL);
 }
+
+static sy_status *build_mse(const char *model, const char *dir) { return build_mse_sg(model, dir, NULL); }
 
 /* 20 SGD steps; losses[k] of step k; the session is returned */
 static sy_train_session *train_sine(const char *dir, float *losses, const char *start)
@@ -654,13 +661,17 @@ typedef struct op_case {
     int64_t in[4];      /* one sample's input shape, batch 1 */
     int64_t out;        /* one sample's output values */
     size_t n_trained;
+    const char *subgraph; /* the subgraph trained (NULL: 0) */
 } op_case;
 
 static const op_case OP_CASES[] = {
-    {"tanh", 2, {1, 8}, 3, 4},
-    {"logistic", 2, {1, 8}, 3, 4},
-    {"bmm", 3, {1, 4, 6}, 15, 2},
-    {"gconv", 4, {1, 5, 5, 4}, 3, 4},
+    {"tanh", 2, {1, 8}, 3, 4, NULL},
+    {"logistic", 2, {1, 8}, 3, 4, NULL},
+    {"bmm", 3, {1, 4, 6}, 15, 2, NULL},
+    {"bmmb", 4, {1, 2, 4, 6}, 30, 2, NULL},
+    {"gconv", 4, {1, 5, 5, 4}, 3, 4, NULL},
+    /* subgraph 1 of two, chosen by its signature name */
+    {"two_sg", 2, {1, 8}, 3, 4, "train_head"},
 };
 #define OPS_STEPS 8
 #define OPS_BATCH 4
@@ -683,7 +694,7 @@ static sy_train_session *train_ops(const char *dir, const op_case *k, float *los
     int64_t per = 1;
     for (int32_t d = 1; d < k->rank; d++)
         per *= k->in[d];
-    static float x[OPS_BATCH * 150], y[OPS_BATCH * 15];
+    static float x[OPS_BATCH * 150], y[OPS_BATCH * 30];
     rng = 4242;
     for (int64_t i = 0; i < OPS_BATCH * per; i++)
         x[i] = urand();
@@ -719,7 +730,7 @@ static void test_ops(void)
         snprintf(dt, sizeof dt, "%s/%s_tflite", work, k->name);
         snprintf(dx, sizeof dx, "%s/%s_onnx", work, k->name);
         snprintf(fwd, sizeof fwd, "%s/forward.onnx", dt);
-        sy_status *st = build_mse(tfl, dt);
+        sy_status *st = build_mse_sg(tfl, dt, k->subgraph);
         CHECK(!st, "%s: build from TFLite: %s", k->name, msg(st));
         if (st)
             continue;
@@ -731,7 +742,7 @@ static void test_ops(void)
         double worst_f = 0, big = 0;
         rng = 99;
         for (int r = 0; r < 3; r++) {
-            float x[150], a[15] = {0}, b[15] = {0}, e[15] = {0};
+            float x[150], a[30] = {0}, b[30] = {0}, e[30] = {0};
             int64_t per = 1;
             for (int32_t d = 1; d < k->rank; d++)
                 per *= k->in[d];
@@ -739,8 +750,12 @@ static void test_ops(void)
                 x[i] = urand();
             sy_tensor tx = f32(x, k->rank, k->in);
             size_t n = (size_t)k->out;
-            CHECK(run_model(tfl, &tx, a, n) == n && run_model(fwd, &tx, b, n) == n && run_model(ref, &tx, e, n) == n,
-                  "%s: forward runs", k->name);
+            bool ran = run_model(fwd, &tx, b, n) == n && run_model(ref, &tx, e, n) == n;
+            if (k->subgraph) /* the core's TFLite importer runs subgraph 0: the reference alone */
+                memcpy(a, e, sizeof a);
+            else
+                ran = ran && run_model(tfl, &tx, a, n) == n;
+            CHECK(ran, "%s: forward runs", k->name);
             for (size_t i = 0; i < n; i++) {
                 worst_f = fmax(worst_f, fmax(fabs((double)a[i] - b[i]), fabs((double)e[i] - b[i])));
                 big = fmax(big, fabs((double)a[i]));
@@ -783,25 +798,204 @@ static void test_ops(void)
             }
             sy_train_session_release(s0);
             CHECK(moved > 1e-3, "%s: training moved the tensors (by %g)", k->name, moved);
-            printf("%s: forward .tflite / translated / reference agree to %.3g (outputs up to %.3g); %d steps, loss "
+            printf("%s: forward %s / translated / reference agree to %.3g (outputs up to %.3g); %d steps, loss "
                    "%.6g -> %.6g; TFLite-built vs reference: losses differ by <= %.2g, trained tensors by <= %.2g "
-                   "(moved up to %.3g)\n", k->name, worst_f, big, OPS_STEPS, (double)lt[0],
+                   "(moved up to %.3g)\n", k->name, k->subgraph ? "(subgraph 0's .tflite run left out)" : ".tflite",
+                   worst_f, big, OPS_STEPS, (double)lt[0],
                    (double)lt[OPS_STEPS - 1], worst_l, worst_w, moved);
         }
         sy_train_session_release(sa);
         sy_train_session_release(sb);
     }
-    /* the forms refused: a batched right operand, channels that do not group */
+    /* the forms refused: batch axes that do not broadcast, channels that do not group */
     char p[800], want[2400];
     snprintf(p, sizeof p, "%s/bmm_batched.tflite", md);
-    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): the right operand 'w' has batch axes "
-             "(rank 3): only a 2-D right operand is translated (the MatMul backward rule takes 2-D products)", p);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): batch axis 0: 'x' has 2 and 'w' 3, "
+             "which do not broadcast", p);
+    expect_build(p, want);
+    snprintf(p, sizeof p, "%s/bmm_huge.tflite", md);
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (BATCH_MATMUL): the product's [.., M, K, N] "
+             "intermediate would have more than 2^63 elements", p);
     expect_build(p, want);
     snprintf(p, sizeof p, "%s/conv_bad_group.tflite", md);
     snprintf(want, sizeof want, "sy_train_build: %s: operator #0 (CONV_2D): filter 'conv/filter' has 3 input channels "
              "and 6 output channels for an input of 4 channels (a grouped convolution needs the filter's input "
              "channels to divide the input's, and the groups to divide the output channels)", p);
     expect_build(p, want);
+}
+
+/* ---- subgraphs ------------------------------------------------------------------------------ */
+
+/* a fresh session's values of tensor `name` in the artifacts of `dir` */
+static bool tensor_of(const char *dir, const char *name, float *v, int64_t cap, int64_t *n)
+{
+    sy_train_session *s = NULL;
+    sy_status *st = sy_train_session_create(env, dir, &s);
+    CHECK(!st, "session %s: %s", dir, msg(st));
+    const float *p = s ? sy_train_session_tensor(s, name, n) : NULL;
+    bool ok = p && *n <= cap;
+    if (ok)
+        memcpy(v, p, (size_t)*n * sizeof *v);
+    sy_train_session_release(s);
+    return ok;
+}
+
+/* two_sg.tflite (tflite_ops_models.py): subgraph 0 'infer', subgraph 1
+ * 'train_head'. The name and the index choose the same translation; the
+ * default is subgraph 0; the .tflite export of subgraph 1's training
+ * rewrites subgraph 1's buffers and leaves subgraph 0's; an unknown name,
+ * an index out of range, a signature naming a subgraph the model lacks and
+ * a subgraph for an ONNX model are refused. */
+static void test_subgraphs(void)
+{
+    const char *md = ops_models();
+    REQUIRE(md, "SY_TFLITE_OPS_MODELS names the folder of tflite_ops_models.py's models");
+    char tfl[800], ref[800], d1[800], di[800], d0[800], p[900], q[900];
+    snprintf(tfl, sizeof tfl, "%s/two_sg.tflite", md);
+    snprintf(ref, sizeof ref, "%s/two_sg_ref.onnx", md);
+    snprintf(d1, sizeof d1, "%s/sg_name", work);
+    snprintf(di, sizeof di, "%s/sg_index", work);
+    snprintf(d0, sizeof d0, "%s/sg_default", work);
+    sy_status *st = build_mse_sg(tfl, d1, "train_head");
+    CHECK(!st, "build 'train_head': %s", msg(st));
+    sy_status_free(st);
+    st = build_mse_sg(tfl, di, "1");
+    CHECK(!st, "build '1': %s", msg(st));
+    sy_status_free(st);
+    st = build_mse(tfl, d0);
+    CHECK(!st, "build (default): %s", msg(st));
+    sy_status_free(st);
+    size_t n1 = 0, ni = 0;
+    snprintf(p, sizeof p, "%s/forward.onnx", d1);
+    snprintf(q, sizeof q, "%s/forward.onnx", di);
+    uint8_t *a = slurp(p, &n1), *b = slurp(q, &ni);
+    CHECK(a && b && n1 == ni && !memcmp(a, b, n1), "'train_head' and '1' give the same forward.onnx (%zu, %zu bytes)",
+          n1, ni);
+    free(a);
+    free(b);
+    tensors t0, t1;
+    trained_names(d0, &t0);
+    trained_names(d1, &t1);
+    CHECK(t0.n == 2 && !strcmp(t0.names[0], "infer_fc/weights"), "subgraph 0 trains infer_fc (%zu tensors, '%s')",
+          t0.n, t0.n ? t0.names[0] : "");
+    CHECK(t1.n == 4, "subgraph 1 trains 4 tensors (%zu)", t1.n);
+    /* train subgraph 1, export, read both subgraphs of the export back */
+    const op_case *k = &OP_CASES[sizeof OP_CASES / sizeof OP_CASES[0] - 1];
+    REQUIRE(k->subgraph, "the last case is two_sg");
+    float l[OPS_STEPS];
+    sy_train_session *s = train_ops(d1, k, l);
+    REQUIRE(s, "train subgraph 1");
+    char exp[900], e1[800], e0[800];
+    snprintf(exp, sizeof exp, "%s/two_sg_trained.tflite", work);
+    st = sy_train_session_export(s, exp);
+    CHECK(!st, "export: %s", msg(st));
+    sy_status_free(st);
+    snprintf(e1, sizeof e1, "%s/sg_export1", work);
+    snprintf(e0, sizeof e0, "%s/sg_export0", work);
+    st = build_mse_sg(exp, e1, "train_head");
+    CHECK(!st, "build the export's 'train_head': %s", msg(st));
+    sy_status_free(st);
+    st = build_mse_sg(exp, e0, "infer");
+    CHECK(!st, "build the export's 'infer': %s", msg(st));
+    sy_status_free(st);
+    double moved = 0;
+    for (size_t t = 0; t < t1.n; t++) {
+        int64_t n = 0, m = 0;
+        float v[64], w[64];
+        const float *trained = sy_train_session_tensor(s, t1.names[t], &n);
+        bool ok = trained && n <= 64 && tensor_of(e1, t1.names[t], v, 64, &m) && m == n &&
+                  tensor_of(di, t1.names[t], w, 64, &m);
+        CHECK(ok, "'%s' in the trained session, the export's subgraph 1 and the untrained build", t1.names[t]);
+        for (int64_t i = 0; ok && i < n; i++) {
+            moved = fmax(moved, fabs((double)v[i] - w[i]));
+            CHECK(v[i] == trained[i], "'%s'[%lld]: exported %.9g, trained %.9g", t1.names[t], (long long)i,
+                  (double)v[i], (double)trained[i]);
+        }
+    }
+    CHECK(moved > 1e-3, "the export's subgraph 1 holds trained values (moved by %g)", moved);
+    for (size_t t = 0; t < t0.n; t++) {
+        int64_t n = 0, m = 0;
+        float v[64], w[64];
+        bool ok = tensor_of(e0, t0.names[t], v, 64, &n) && tensor_of(d0, t0.names[t], w, 64, &m) && n == m;
+        CHECK(ok && !memcmp(v, w, (size_t)n * sizeof *v), "'%s' of subgraph 0 is the source's in the export",
+              t0.names[t]);
+    }
+    sy_train_session_release(s);
+    /* sig_one.tflite: the signature '1' is subgraph 0 (a name before an
+     * index), and the export of 'head' (subgraph 1) writes subgraph 1: the
+     * artifacts keep the index, which the export does not read as a name */
+    char one[800], o1[800], oh[800], oe[800];
+    snprintf(one, sizeof one, "%s/sig_one.tflite", md);
+    snprintf(o1, sizeof o1, "%s/sig_one_1", work);
+    snprintf(oh, sizeof oh, "%s/sig_one_head", work);
+    snprintf(oe, sizeof oe, "%s/sig_one_export", work);
+    tensors tn;
+    st = build_mse_sg(one, o1, "1");
+    CHECK(!st, "build sig_one '1': %s", msg(st));
+    sy_status_free(st);
+    trained_names(o1, &tn);
+    CHECK(tn.n == 2 && !strcmp(tn.names[0], "infer_fc/weights"), "signature '1' is subgraph 0 (%zu tensors)", tn.n);
+    st = build_mse_sg(one, oh, "head");
+    CHECK(!st, "build sig_one 'head': %s", msg(st));
+    sy_status_free(st);
+    s = train_ops(oh, k, l);
+    REQUIRE(s, "train sig_one 'head'");
+    snprintf(exp, sizeof exp, "%s/sig_one_trained.tflite", work);
+    st = sy_train_session_export(s, exp);
+    CHECK(!st, "export sig_one: %s", msg(st));
+    sy_status_free(st);
+    st = build_mse_sg(exp, oe, "head");
+    CHECK(!st, "build the export's 'head': %s", msg(st));
+    sy_status_free(st);
+    {
+        int64_t n = 0, m = 0;
+        float v[64];
+        const float *trained = sy_train_session_tensor(s, "fc2/weights", &n);
+        CHECK(trained && tensor_of(oe, "fc2/weights", v, 64, &m) && m == n &&
+                  !memcmp(v, trained, (size_t)n * sizeof *v),
+              "the export of 'head' holds subgraph 1's trained fc2/weights");
+    }
+    sy_train_session_release(s);
+    printf("two_sg: subgraph 'train_head' = '1' (%zu bytes of forward.onnx); trained %zu tensors (moved up to %.3g), "
+           "exported into subgraph 1, subgraph 0's %zu untouched; sig_one: signature '1' is subgraph 0, the export "
+           "of 'head' writes subgraph 1\n", n1, t1.n, moved, t0.n);
+    /* refusals: a name no signature has, an index past the last, an ONNX model */
+    char want[2400];
+    snprintf(p, sizeof p, "%s/refused", work);
+    st = build_mse_sg(tfl, p, "nope");
+    CHECK(st && sy_status_get_code(st) == SY_ERR_NOT_FOUND, "an unknown name is SY_ERR_NOT_FOUND");
+    snprintf(want, sizeof want, "sy_train_build: %s: no subgraph 'nope': the model's signatures are 'infer' (subgraph "
+             "0), 'train_head' (subgraph 1); give a signature name or an index from 0 to 1", tfl);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    st = build_mse_sg(tfl, p, "2");
+    CHECK(st && sy_status_get_code(st) == SY_ERR_NOT_FOUND, "an index out of range is SY_ERR_NOT_FOUND");
+    snprintf(want, sizeof want, "sy_train_build: %s: subgraph 2 is out of range: the model has 2 subgraphs (0 to 1)",
+             tfl);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    char far[800];
+    snprintf(far, sizeof far, "%s/sig_far.tflite", md);
+    st = build_mse_sg(far, p, "far");
+    CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_MODEL, "a signature past the subgraphs is INVALID_MODEL");
+    snprintf(want, sizeof want, "sy_train_build: %s: signature 'far' names subgraph 5, but the model has 1 "
+             "subgraph", far);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
+    st = build_mse_sg(ref, p, "train_head");
+    CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_ARGUMENT, "a subgraph for an ONNX model is refused");
+    snprintf(want, sizeof want, "sy_train_build: %s: subgraph 'train_head' was chosen, but this is not a TFLite model "
+             "(subgraphs are chosen in TFLite models only)", ref);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, want);
+    if (st)
+        printf("refused: %s\n", sy_status_get_message(st));
+    sy_status_free(st);
 }
 
 /* ---- refusals ------------------------------------------------------------------------------ */
@@ -946,7 +1140,7 @@ static void export_for_real(const char *out)
         const op_case *k = &OP_CASES[c];
         snprintf(d, sizeof d, "%s/%s", out, k->name);
         snprintf(model, sizeof model, "%s/%s.tflite", ops_models(), k->name);
-        st = build_mse(model, d);
+        st = build_mse_sg(model, d, k->subgraph);
         REQUIRE(!st, "build %s: %s", model, msg(st));
         float l[OPS_STEPS];
         s = train_ops(d, k, l);
@@ -1057,8 +1251,10 @@ int main(int argc, char **argv)
     }
     else if (!strcmp(group, "refusals"))
         RUN_TEST(test_refusals);
-    else if (!strcmp(group, "ops"))
+    else if (!strcmp(group, "ops")) {
         RUN_TEST(test_ops);
+        RUN_TEST(test_subgraphs);
+    }
     else {
         fprintf(stderr, "unknown group '%s'\n", group);
         return 2;

@@ -1,7 +1,7 @@
 // The .tflite export of sy_train_session_export against real TFLite (npm
 // @tensorflow/tfjs-tflite: TFLite compiled to WebAssembly, one thread), for
-// each folder WORK/sine, WORK/conv (and WORK/tanh, logistic, bmm, gconv:
-// tflite_ops_models.py's) that `test_train_tflite export` wrote
+// each folder WORK/sine, WORK/conv (and WORK/tanh, logistic, bmm, bmmb, gconv,
+// two_sg: tflite_ops_models.py's) that `test_train_tflite export` wrote
 // (source.tflite: the model trained; model.tflite and model.onnx: the
 // exports):
 //   - model.tflite has source.tflite's size, and every byte that differs
@@ -61,7 +61,7 @@ function runSwitchyard(model, dir, dims, feed) {
 }
 
 let failed = 0, cases = 0;
-for (const name of ['sine', 'conv', 'tanh', 'logistic', 'bmm', 'gconv']) {
+for (const name of ['sine', 'conv', 'tanh', 'logistic', 'bmm', 'bmmb', 'gconv']) {
   const d = path.join(work, name);
   if (!fs.existsSync(path.join(d, 'model.tflite'))) {
     console.log(`note: ${name}: no export (the shared model or python3 with numpy and onnx is absent)`);
@@ -122,6 +122,27 @@ for (const name of ['sine', 'conv', 'tanh', 'logistic', 'bmm', 'gconv']) {
               `${worstReal.toExponential(2)} (.tflite), ${worstOnnx.toExponential(2)} (.onnx)` +
               `${ortSession ? `, ONNX Runtime on the .onnx ${worstOrt.toExponential(2)}` : ''}; outputs up to ` +
               `${big.toPrecision(3)}, 6 random inputs`);
+}
+// two_sg: subgraph 1 ('train_head') trained and exported. The runner runs
+// subgraph 0 only, so real TFLite must load the export (its SignatureDefs
+// checked) and give subgraph 0 ('infer') the outputs of the source file:
+// the export wrote into subgraph 1's buffers alone.
+const d2 = path.join(work, 'two_sg');
+if (fs.existsSync(path.join(d2, 'model.tflite'))) {
+  cases++;
+  const src = new Uint8Array(fs.readFileSync(path.join(d2, 'source.tflite')));
+  const exp = new Uint8Array(fs.readFileSync(path.join(d2, 'model.tflite')));
+  let changed = 0, worst = 0;
+  for (let i = 0; i < src.length && src.length === exp.length; i++) changed += src[i] !== exp[i];
+  for (let s = 0; s < 6; s++) {
+    const feed = Float32Array.from({ length: 8 }, () => 2 * rnd() - 1);
+    const a = runTflite(src, feed), b = runTflite(exp, feed);
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  }
+  const bad = src.length !== exp.length || changed === 0 || worst !== 0;
+  failed += bad;
+  console.log(`${bad ? 'FAIL' : 'ok  '} two_sg: real TFLite loads the export of subgraph 1 (${changed} bytes ` +
+              `differ from source.tflite); subgraph 0's outputs equal the source's (max |diff| ${worst}), 6 inputs`);
 }
 if (!cases) { console.log('SKIPPED: no export to check'); process.exit(77); }
 console.log(failed ? `${failed} check(s) failed` : `every export agrees with real TFLite (${cases} models)`);

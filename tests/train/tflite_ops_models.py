@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Models for train.tflite_ops (test_train_tflite.c, group "ops"): small
 float TFLite models with the operators the translator learned last (TANH,
-LOGISTIC, BATCH_MATMUL with adj_x / adj_y, grouped CONV_2D), each written
-twice from the same numbers:
+LOGISTIC, BATCH_MATMUL with adj_x / adj_y and batched right operands,
+grouped CONV_2D), each written twice from the same numbers:
 
   NAME.tflite      the TFLite model, written here with a FlatBuffer writer of
                    its own (schema.fbs field ids, no flatbuffers package);
@@ -12,8 +12,14 @@ twice from the same numbers:
                    after the TFLite tensors so the trained values compare by
                    name;
 
-and the refusals bmm_batched.tflite (a batched right operand) and
-conv_bad_group.tflite (filter channels that do not divide the input's).
+bmmb has BATCH_MATMULs with batched right operands, a constant and an
+activation. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
+reference; sig_one.tflite has the same subgraphs with signatures '1'
+(subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
+subgraph 5 of 1. The refusals: bmm_batched.tflite (batch axes that do not
+broadcast), bmm_huge.tflite (a product past 2^63 elements) and conv_bad_group.tflite (filter channels that do not divide
+the input's).
 
   python3 tflite_ops_models.py OUT_DIR
 """
@@ -147,10 +153,20 @@ class Model:
         self.ops.append((code, ins, out, list(opts)))
 
     def write(self, path, inputs, outputs):
-        codes = sorted({o[0] for o in self.ops})
-        buffers = [Table([])]
+        write_models(path, [(self, inputs, outputs, 'main')], [])
+
+
+def write_models(path, parts, signatures):
+    """One .tflite of several subgraphs: parts [(Model, inputs, outputs,
+    name)], one subgraph each, their operator codes and buffers pooled;
+    signatures [(signature_key, subgraph_index, [(input name, tensor)],
+    [(output name, tensor)])] as SignatureDefs."""
+    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
+    buffers = [Table([])]
+    sgs = []
+    for m, inputs, outputs, sg_name in parts:
         tensors = []
-        for name, shape, data, dtype in self.tensors:
+        for name, shape, data, dtype in m.tensors:
             f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
             if data is not None:
                 raw = np.ascontiguousarray(data, dtype=np.float32 if dtype == FLOAT32 else np.int32).tobytes()
@@ -158,18 +174,26 @@ class Model:
                 buffers.append(Table([(0, 'obj', Vec('u8', raw))]))
             tensors.append(Table(f))
         ops = []
-        for code, ins, out, opts in self.ops:
+        for code, ins, out, opts in m.ops:
             f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
             if code in OPTIONS:
                 f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
             ops.append(Table(f))
-        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
-                    (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
-        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-        root = Table([(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
-                      (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))])
-        with open(path, 'wb') as fh:
-            fh.write(FB().finish(root))
+        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
+                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
+    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
+              (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))]
+    # SignatureDef: inputs (field 0) and outputs (1) as TensorMaps (name 0,
+    # tensor_index 1), signature_key (2), subgraph_index (4); real TFLite
+    # refuses a signature without its inputs and outputs
+    def tmap(pairs):
+        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
+    if signatures:
+        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
+                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
+    with open(path, 'wb') as fh:
+        fh.write(FB().finish(Table(fields)))
 
 
 rng = np.random.default_rng(20261207)
@@ -248,13 +272,80 @@ def batch_matmul(out):
              helper.make_node('MatMul', ['at2', 'w2'], ['p2']),
              helper.make_node('Reshape', ['p2', 'flat'], ['y'])]
     onnx_model('%s/bmm_ref.onnx' % out, nodes, inits, [1, 4, 6], 'y', [1, 15])
-    # refused: a right operand with a batch axis of 2
+    # refused: batch axes of 2 and 3, which do not broadcast
     r = Model()
     x = r.tensor('x', [2, 4, 6])
-    w = r.tensor('w', [2, 6, 3], rand(2, 6, 3))
+    w = r.tensor('w', [3, 6, 3], rand(3, 6, 3))
     y = r.tensor('y', [2, 4, 3])
     r.op(BATCH_MATMUL, [x, w], y, [])
     r.write('%s/bmm_batched.tflite' % out, [x], [y])
+    # refused: shapes whose product intermediate [b, M, K, N] passes 2^63
+    # elements (2^80) while every tensor's count fits (2^60)
+    h = Model()
+    big = 1 << 20
+    x = h.tensor('x', [big, big, big])
+    w = h.tensor('w', [big, big, big])
+    y = h.tensor('y', [big, big, big])
+    h.op(BATCH_MATMUL, [x, w], y, [])
+    h.write('%s/bmm_huge.tflite' % out, [x, w], [y])
+
+
+def batch_matmul_batched(out):
+    """x [1, 2, 4, 6] -> BATCH_MATMUL adj_y with W1 [2, 5, 6] (a batched
+    constant, rank 3 broadcast against rank 4) -> [1, 2, 4, 5] -> TANH -> a;
+    x -> BATCH_MATMUL with W2 [6, 3] -> h2 [1, 2, 4, 3];
+    BATCH_MATMUL adj_x of a and h2 (both activations, batched) -> [1, 2, 5, 3]
+    -> RESHAPE [1, 30]"""
+    m = Model()
+    x = m.tensor('x', [1, 2, 4, 6])
+    w1 = m.tensor('bmmb1/w', [2, 5, 6], rand(2, 5, 6))
+    h1 = m.tensor('bmmb1/out', [1, 2, 4, 5])
+    m.op(BATCH_MATMUL, [x, w1], h1, [(1, 'u8', 1)])
+    a = m.tensor('act', [1, 2, 4, 5])
+    m.op(TANH, [h1], a)
+    w2 = m.tensor('bmmb2/w', [6, 3], rand(6, 3))
+    h2 = m.tensor('bmmb2/out', [1, 2, 4, 3])
+    m.op(BATCH_MATMUL, [x, w2], h2, [])
+    p = m.tensor('bmmb3/out', [1, 2, 5, 3])
+    m.op(BATCH_MATMUL, [a, h2], p, [(0, 'u8', 1)])
+    shp = m.tensor('flat/shape', [2], np.array([1, 30]), INT32)
+    y = m.tensor('y', [1, 30])
+    m.op(RESHAPE, [p, shp], y, [(0, 'obj', Vec('i32', [1, 30]))])
+    m.write('%s/bmmb.tflite' % out, [x], [y])
+    # The reference, written another way. x . W1[g]^T for both groups g is
+    # one 2-D MatMul of x's rows (n, g, m) with W1 laid out [6, (g', j)];
+    # the groups' own products are the diagonal g = g', sliced out and
+    # concatenated. a^T . h2 per (n, g) is the sum over m of a product
+    # broadcast to [n, g, i, j, m], m last.
+    c, big = m.consts, 2**62
+    inits = {'bmmb1/w': c['bmmb1/w'], 'bmmb2/w': c['bmmb2/w'],
+             'rows6': np.array([-1, 6], np.int64), 'w1_2d': np.array([6, 10], np.int64),
+             'r5': np.array([-1, 2, 4, 2, 5], np.int64), 'b245': np.array([-1, 2, 4, 5], np.int64),
+             'b243': np.array([-1, 2, 4, 3], np.int64), 'ax5': np.arange(5, dtype=np.int64),
+             's0': np.array([0, 0, 0, 0, 0], np.int64), 'e0': np.array([big, 1, big, 1, big], np.int64),
+             's1': np.array([0, 1, 0, 1, 0], np.int64), 'e1': np.array([big, 2, big, 2, big], np.int64),
+             'u3': np.array([3], np.int64), 'u2': np.array([2], np.int64), 'm_axis': np.array([4], np.int64),
+             'flat': np.array([-1, 30], np.int64)}
+    nodes = [helper.make_node('Reshape', ['x', 'rows6'], ['xr']),
+             helper.make_node('Transpose', ['bmmb1/w'], ['w1t'], perm=[2, 0, 1]),
+             helper.make_node('Reshape', ['w1t', 'w1_2d'], ['w1all']),
+             helper.make_node('MatMul', ['xr', 'w1all'], ['r']),
+             helper.make_node('Reshape', ['r', 'r5'], ['r5v']),
+             helper.make_node('Slice', ['r5v', 's0', 'e0', 'ax5'], ['d0']),
+             helper.make_node('Slice', ['r5v', 's1', 'e1', 'ax5'], ['d1']),
+             helper.make_node('Concat', ['d0', 'd1'], ['dg'], axis=1),
+             helper.make_node('Reshape', ['dg', 'b245'], ['h1']),
+             helper.make_node('Tanh', ['h1'], ['a']),
+             helper.make_node('MatMul', ['xr', 'bmmb2/w'], ['h2r']),
+             helper.make_node('Reshape', ['h2r', 'b243'], ['h2']),
+             helper.make_node('Transpose', ['a'], ['at'], perm=[0, 1, 3, 2]),
+             helper.make_node('Unsqueeze', ['at', 'u3'], ['au']),
+             helper.make_node('Transpose', ['h2'], ['h2t'], perm=[0, 1, 3, 2]),
+             helper.make_node('Unsqueeze', ['h2t', 'u2'], ['hu']),
+             helper.make_node('Mul', ['au', 'hu'], ['terms']),
+             helper.make_node('ReduceSum', ['terms', 'm_axis'], ['p'], keepdims=0),
+             helper.make_node('Reshape', ['p', 'flat'], ['y'])]
+    onnx_model('%s/bmmb_ref.onnx' % out, nodes, inits, [1, 2, 4, 6], 'y', [1, 30])
 
 
 def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
@@ -285,12 +376,42 @@ def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
     onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
 
 
+def two_subgraphs(out):
+    """two_sg.tflite: subgraph 0 (signature 'infer') x [1, 8] ->
+    FULLY_CONNECTED [1, 3]; subgraph 1 (signature 'train_head') the tanh
+    network of squash() with its numbers, whose reference is
+    two_sg_ref.onnx"""
+    a = Model()
+    x = a.tensor('x', [1, 8])
+    y = fc(a, x, 8, 3, 'infer_fc', [1, 3])
+    b = Model()
+    x1 = b.tensor('x', [1, 8])
+    h = fc(b, x1, 8, 6, 'fc1', [1, 6])
+    t = b.tensor('act', [1, 6])
+    b.op(TANH, [h], t)
+    y1 = fc(b, t, 6, 3, 'fc2', [1, 3])
+    write_models('%s/two_sg.tflite' % out, [(a, [x], [y], 'infer'), (b, [x1], [y1], 'train_head')],
+                 [('infer', 0, [('x', x)], [('y', y)]), ('train_head', 1, [('x', x1)], [('y', y1)])])
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Tanh', ['h'], ['a']),
+             helper.make_node('Gemm', ['a', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/two_sg_ref.onnx' % out, nodes, b.consts, [1, 8], 'y', [1, 3])
+    # the same subgraphs with a signature called '1' that names subgraph 0:
+    # a name is looked up before an index
+    write_models('%s/sig_one.tflite' % out, [(a, [x], [y], 'infer'), (b, [x1], [y1], 'train_head')],
+                 [('1', 0, [('x', x)], [('y', y)]), ('head', 1, [('x', x1)], [('y', y1)])])
+    # refused when chosen: a signature naming a subgraph the model lacks
+    write_models('%s/sig_far.tflite' % out, [(a, [x], [y], 'infer')], [('far', 5, [('x', x)], [('y', y)])])
+
+
 def main():
     out = sys.argv[1]
     squash(out, TANH, 'Tanh')
     squash(out, LOGISTIC, 'Sigmoid')
     batch_matmul(out)
+    batch_matmul_batched(out)
     grouped_conv(out)
+    two_subgraphs(out)
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
 
 

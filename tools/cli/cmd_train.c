@@ -3,6 +3,7 @@
  *                  [--optimizer sgd|adam] [--momentum M] [--schedule S]
  *                  [--trainable all|last:K|bias] [--log FILE.csv] [--resume]
  *                  [--target ws63|hi3066] [--mode fp32|qas-int8]
+ *                  [--subgraph NAME|INDEX]
  *
  * The command over sy_train.h (libswitchyard_tools): builds the training
  * artifacts into OUT (unless --resume), trains on a data set (sy_dataset_*:
@@ -63,6 +64,9 @@ static void help(FILE *f)
             "  --target T         ws63: the gradient path must match seed 001's training table\n"
             "                     (declines quoting the row; needs --batch 1); hi3066 is refused\n"
             "  --config INI       the deployment (its plugins need 'train' and the ops)\n"
+            "  --subgraph S       a .tflite MODEL's subgraph to train: a signature name (a\n"
+            "                     SignatureDef's signature_key) or an index (default 0);\n"
+            "                     OUT/model.tflite is the whole file, that subgraph trained\n"
             "  --mode M           fp32 (default) or qas-int8: MODEL is an int8 QDQ model (from\n"
             "                     'switchyard quantize'); its last Gemm (and 3x3 Conv) layers are\n"
             "                     fine-tuned with Quantization-Aware Scaling (int8 forward,\n"
@@ -213,6 +217,7 @@ int cmd_train(int argc, char **argv)
     const char *trainable = "all";
     const char *target = NULL; /* --target: NULL the host */
     const char *mode = "fp32";
+    const char *subgraph = NULL; /* --subgraph: NULL subgraph 0 */
     run_opts o = {.epochs = 1, .step_epochs = 1, .batch = 32, .lr = -1, .schedule = "constant", .seed = 1};
     float momentum = 0.9f, decay = 0;
     int resume = 0;
@@ -242,6 +247,8 @@ int cmd_train(int argc, char **argv)
             target = argv[++i];
         } else if (!strcmp(a, "--mode")) {
             mode = argv[++i];
+        } else if (!strcmp(a, "--subgraph")) {
+            subgraph = argv[++i];
         } else if (!strcmp(a, "--schedule")) {
             o.schedule = argv[++i];
         } else if (!strcmp(a, "--epochs") || !strcmp(a, "--batch") || !strcmp(a, "--limit") ||
@@ -319,6 +326,10 @@ int cmd_train(int argc, char **argv)
     if (momentum >= 1.0f)
         return cli_usage_error("train", "--momentum must be below 1");
     bo.target = target;
+    bo.subgraph = subgraph;
+    if (qas && subgraph)
+        return cli_usage_error("train", "--subgraph chooses a TFLite model's subgraph; --mode qas-int8 takes an "
+                                        "int8 ONNX QDQ model");
     if (!qas && target && !strcmp(target, "ws63") && o.batch != 1)
         return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
                                         "\"batch 1\"): give --batch 1");

@@ -570,9 +570,15 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
     const bool from_tflite = tr_tflite_is_tflite(data, size);
     char fwd_path[4096];
     const char *probe_path = model_path;
+    if (!from_tflite && o.subgraph && *o.subgraph) {
+        st = sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_build: %s: subgraph '%s' was chosen, but this is "
+                              "not a TFLite model (subgraphs are chosen in TFLite models only)", model_path,
+                              o.subgraph);
+        goto done;
+    }
     if (from_tflite) {
         tr_tfl_model tm;
-        st = tr_tflite_translate(data, size, model_path, &tm);
+        st = tr_tflite_translate(data, size, model_path, o.subgraph, &tm);
         if (st) {
             tr_tflite_model_free(&tm);
             st = tl_status_prefix(st, "sy_train_build");
@@ -583,7 +589,10 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
             st = sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_build: output folder path too long");
             goto done;
         }
-        if (!(st = tl_mkdirs(out_dir)) && !(st = write_file(out_dir, TR_SOURCE_TFLITE_FILE, data, size)))
+        char sgi[16];
+        int sgn = snprintf(sgi, sizeof sgi, "%u\n", tm.subgraph);
+        if (!(st = tl_mkdirs(out_dir)) && !(st = write_file(out_dir, TR_SOURCE_TFLITE_FILE, data, size)) &&
+            !(st = write_file(out_dir, TR_SOURCE_SUBGRAPH_FILE, (const uint8_t *)sgi, (size_t)sgn)))
             st = write_file(out_dir, TR_FORWARD_FILE, tm.onnx, tm.onnx_len);
         free(data);
         data = tm.onnx; /* malloc'd by the model writer */
@@ -597,6 +606,8 @@ SY_EXPORT sy_status *sy_train_build(const char *model_path, const sy_train_build
         /* a folder rebuilt from an ONNX model keeps no stale TFLite source */
         char src[4096];
         if ((size_t)snprintf(src, sizeof src, "%s/%s", out_dir, TR_SOURCE_TFLITE_FILE) < sizeof src)
+            (void)unlink(src);
+        if ((size_t)snprintf(src, sizeof src, "%s/%s", out_dir, TR_SOURCE_SUBGRAPH_FILE) < sizeof src)
             (void)unlink(src);
     }
     b.model = onnx__model_proto__unpack(NULL, size, data);

@@ -11,6 +11,7 @@
  * master copies and momentum. */
 #include "tl_files.h"
 #include "train_qas_internal.h"
+#include "train_tflite.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -575,6 +576,11 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
     uint8_t *data = NULL;
     size_t size = 0;
     sy_status *st = tl_read_file(path, &data, &size);
+    /* a .tflite would otherwise be parsed as protobuf and refused as a
+     * corrupt ONNX file: say what it is and what is taken instead */
+    if (!st && tr_tflite_is_tflite(data, size))
+        st = err(SY_ERR_UNSUPPORTED, "%s is a TFLite model: QAS-INT8 takes an int8 ONNX QDQ model (quantized TFLite "
+                 "models are not translated for QAS-INT8 yet; docs/training.md, \"Still to come\")", path);
     if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data)))
         st = err(SY_ERR_INVALID_MODEL, "%s is not an ONNX model", path);
     free(data);

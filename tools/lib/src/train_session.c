@@ -420,6 +420,33 @@ SY_EXPORT sy_status *sy_train_session_load(sy_train_session *s, const char *path
     return st;
 }
 
+/* The subgraph the artifacts were built from (TR_SOURCE_SUBGRAPH_FILE; a
+ * folder built before the file existed has subgraph 0). */
+static sy_status *built_subgraph(const sy_train_session *s, uint32_t *sg)
+{
+    char p[4096];
+    *sg = 0;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", s->dir, TR_SOURCE_SUBGRAPH_FILE) >= sizeof p)
+        return sy_status_create(SY_ERR_INVALID_ARGUMENT, "sy_train_session_export: path too long");
+    if (access(p, F_OK) != 0)
+        return NULL;
+    uint8_t *d = NULL;
+    size_t n = 0;
+    sy_status *st = tl_read_file(p, &d, &n);
+    if (st)
+        return st;
+    size_t k = 0;
+    while (k < n && k < 10 && d[k] >= '0' && d[k] <= '9')
+        k++;
+    bool ok = k > 0 && k < 10 && (k == n || (k + 1 == n && d[k] == '\n'));
+    for (size_t i = 0; ok && i < k; i++) /* at most 9 digits: no overflow */
+        *sg = *sg * 10 + (uint32_t)(d[i] - '0');
+    free(d);
+    return ok ? NULL
+              : sy_status_create(SY_ERR_INVALID_MODEL, "sy_train_session_export: %s is not a subgraph index (one "
+                                 "decimal number)", p);
+}
+
 /* The source .tflite with the trained tensors written into their buffers
  * (artifacts built from a TFLite model only). */
 static sy_status *export_tflite(sy_train_session *s, const char *path)
@@ -444,8 +471,11 @@ static sy_status *export_tflite(sy_train_session *s, const char *path)
             vals[k] = s->param[k].data;
             nb[k] = s->param[k].nbytes;
         }
-        st = tr_tflite_export(src, path, s->n_param, names, vals, nb);
-        st = tl_status_prefix(st, "sy_train_session_export");
+        uint32_t sg = 0;
+        if (!(st = built_subgraph(s, &sg))) {
+            st = tr_tflite_export(src, sg, path, s->n_param, names, vals, nb);
+            st = tl_status_prefix(st, "sy_train_session_export");
+        }
     }
     free(names);
     free(vals);

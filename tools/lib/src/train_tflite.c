@@ -6,7 +6,8 @@
  * (framework/tflite/tflite_fb.c, linked into this library with hidden
  * symbols) and the core's table of builtin operators and their options
  * (tflite_ops.c). The ONNX model is written with sy_model_writer at opset
- * 13. Subgraph 0 is translated operator by operator; each translation
+ * 13. One subgraph (0 unless the caller names another by signature or
+ * index) is translated operator by operator; each translation
  * checks the TFLite output tensor's shape against the shape the ONNX
  * operators compute from the static input shapes, so a form this file
  * does not understand is refused instead of translated wrongly. */
@@ -23,7 +24,8 @@
 #include <string.h>
 
 /* schema.fbs field ids (as framework/src/tflite_import.c reads them) */
-enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { MODEL_VERSION = 0, MODEL_OPCODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4, MODEL_SIGNATURE_DEFS = 7 };
+enum { SIG_KEY = 2, SIG_SUBGRAPH_INDEX = 4 };
 enum { OPC_DEPRECATED_CODE = 0, OPC_VERSION = 2, OPC_BUILTIN_CODE = 3 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3, TENSOR_QUANT = 4, TENSOR_SPARSITY = 6 };
@@ -83,6 +85,7 @@ typedef struct tinfo {
 typedef struct tx {
     fb_reader r;
     const char *where;
+    uint32_t sg;          /* the subgraph translated */
     tr_tfl_model *m;
     sy_model_writer *w;
     tinfo *t;
@@ -213,7 +216,7 @@ static sy_status *read_tensors(tx *c, fb_table sg)
     fb_vec tv = fb_vector(&c->r, sg, SG_TENSORS, 4, "subgraph tensors");
     CHECK_FB(c);
     if (tv.len > (1u << 24))
-        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph 0 has %u tensors", c->where, tv.len);
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph %u has %u tensors", c->where, c->sg, tv.len);
     c->nt = tv.len;
     c->t = tl_alloc(&c->m->pl, (tv.len ? tv.len : 1) * sizeof *c->t);
     if (!c->t)
@@ -1077,12 +1080,100 @@ static sy_status *t_strided_slice(tx *c, const opio *io, const opts *p)
     return emit_slice(c, io, b, e, s, (uint32_t)shr);
 }
 
+/* BATCH_MATMUL with a batched right operand: out[.., m, n] = sum_k X'[.., m,
+ * k] Y'[.., k, n], the batch axes broadcast as numpy does (aligned on the
+ * right, an axis of 1 stretched), which is how TFLite's BATCH_MATMUL
+ * broadcasts. The training IR's MatMul backward rule takes 2-D products
+ * only (its transposes need a known rank, and the artifacts do not know
+ * ranks), so the product is written as the sum it is: X' unsqueezed to
+ * [.., M, K, 1], Y' to [.., 1, K, N], multiplied (broadcasting) and summed
+ * over K. Mul's backward rule gives both operands their gradients and sums
+ * each over the axes broadcasting stretched, so a constant Y (a trainable
+ * weight) gets its gradient summed over the broadcast batch, and an
+ * activation Y gets one too. The [.., M, K, N] product is K times the
+ * output, acceptable for the small models trained on the host. */
+static sy_status *t_bmm_broadcast(tx *c, const opio *io, int ax, int ay)
+{
+    const tinfo *x = &c->t[io->in[0]], *y = &c->t[io->in[1]];
+    int32_t r = x->rank > y->rank ? x->rank : y->rank;
+    if (r + 1 > MAX_RANK)
+        return refuse(c, "operands of rank %d and %d: the product is written at rank %d, past %d", x->rank, y->rank,
+                      r + 1, MAX_RANK);
+    int64_t M = x->dims[x->rank - (ax ? 1 : 2)], K = x->dims[x->rank - (ax ? 2 : 1)];
+    int64_t K2 = y->dims[y->rank - (ay ? 1 : 2)], N = y->dims[y->rank - (ay ? 2 : 1)];
+    if (K != K2)
+        return refuse(c, "'%s' gives %lld columns and '%s' %lld rows", x->vname, (long long)K, y->vname, (long long)K2);
+    int64_t od[MAX_RANK];
+    for (int32_t d = 0; d < r - 2; d++) { /* axis d of the output, aligned on the right */
+        int32_t dx = d - (r - x->rank), dy = d - (r - y->rank);
+        int64_t a = dx >= 0 ? x->dims[dx] : 1, b = dy >= 0 ? y->dims[dy] : 1;
+        if (a != b && a != 1 && b != 1)
+            return refuse(c, "batch axis %d: '%s' has %lld and '%s' %lld, which do not broadcast", d, x->vname,
+                          (long long)a, y->vname, (long long)b);
+        od[d] = a > b ? a : b;
+    }
+    od[r - 2] = M;
+    od[r - 1] = N;
+    sy_status *st = check_out(c, io->out, od, r);
+    if (st)
+        return st;
+    /* every tensor's element count fits int64 (read_tensors), but the
+     * [.., M, K, N] intermediate is K times the output's */
+    int64_t terms = K;
+    for (int32_t d = 0; d < r; d++)
+        if (__builtin_mul_overflow(terms, od[d], &terms))
+            return refuse(c, "the product's [.., M, K, N] intermediate would have more than 2^63 elements");
+    const char *xn = NULL, *yn = NULL;
+    if ((st = operand(c, io->in[0], &xn)) || (st = operand(c, io->in[1], &yn)))
+        return st;
+    const char *names[2] = {xn, yn};
+    const int adj[2] = {ax, ay};
+    const int32_t ranks[2] = {x->rank, y->rank};
+    /* X' [.., M, K, 1] and Y' [.., 1, K, N]: the unsqueezed axis is the one
+     * of the other operand's N or M */
+    const int64_t unsq[2] = {-1, -3};
+    for (int k = 0; k < 2; k++) {
+        int32_t rk = ranks[k];
+        if (adj[k]) { /* the last two axes swapped */
+            int64_t perm[MAX_RANK];
+            for (int32_t d = 0; d < rk; d++)
+                perm[d] = d;
+            perm[rk - 2] = rk - 1;
+            perm[rk - 1] = rk - 2;
+            const char *t = fresh(c, names[k], "adj");
+            sy_model_attr pa = ints_attr("perm", perm, (size_t)rk);
+            if (!t)
+                return oom();
+            if ((st = node(c, "Transpose", &names[k], 1, t, &pa, 1)))
+                return st;
+            names[k] = t;
+        }
+        const char *an = NULL, *u = fresh(c, names[k], "unsq");
+        if (!u)
+            return oom();
+        if ((st = const_i64(c, names[k], "unsq_axes", &unsq[k], 1, false, &an)) ||
+            (st = node(c, "Unsqueeze", (const char *[]){names[k], an}, 2, u, NULL, 0)))
+            return st;
+        names[k] = u;
+    }
+    const char *out = c->t[io->out].vname, *prod = fresh(c, out, "terms"), *kn = NULL;
+    if (!prod)
+        return oom();
+    /* K sits at axis r - 1 of the rank r + 1 product; a positive axis, as
+     * ReduceSum's backward rule with keepdims = 0 needs */
+    const int64_t kaxis = r - 1;
+    sy_model_attr ka = int_attr("keepdims", 0);
+    if ((st = node(c, "Mul", names, 2, prod, NULL, 0)) || (st = const_i64(c, out, "k_axis", &kaxis, 1, false, &kn)))
+        return st;
+    return node(c, "ReduceSum", (const char *[]){prod, kn}, 2, out, &ka, 1);
+}
+
 /* BATCH_MATMUL: out = X' . Y' with X' = adj_x ? X^T : X (the last two
- * axes), Y' likewise, batch axes broadcast. The backward MatMul rule takes
- * 2-D operands, so the forms translated are the ones that are 2-D products
- * underneath: a right operand with no batch (rank 2, or every batch axis 1)
- * and a left one of any rank, whose batch rows Reshape folds into the
- * product's rows and unfolds after. A batched right operand is refused. */
+ * axes), Y' likewise, batch axes broadcast. A right operand with no batch
+ * (rank 2, or every batch axis 1) is a 2-D product underneath: the left
+ * operand's batch rows are folded by a Reshape into the rows of one 2-D
+ * MatMul (whose backward rule takes 2-D products) and unfolded after. A
+ * batched right operand is t_bmm_broadcast's. */
 static sy_status *t_batch_matmul(tx *c, const opio *io, const opts *p)
 {
     if (io->nin != 2)
@@ -1097,8 +1188,7 @@ static sy_status *t_batch_matmul(tx *c, const opio *io, const opts *p)
     for (int32_t d = 0; d < y->rank - 2; d++)
         ybatch *= y->dims[d];
     if (ybatch != 1 || y->rank > x->rank)
-        return refuse(c, "the right operand '%s' has batch axes (rank %d): only a 2-D right operand is translated (the "
-                      "MatMul backward rule takes 2-D products)", y->vname, y->rank);
+        return t_bmm_broadcast(c, io, ax, ay);
     int32_t r = x->rank;
     int64_t M = x->dims[r - (ax ? 1 : 2)], K = x->dims[r - (ax ? 2 : 1)];
     int64_t K2 = y->dims[y->rank - (ay ? 1 : 2)], N = y->dims[y->rank - (ay ? 2 : 1)];
@@ -1262,7 +1352,65 @@ static sy_status *translate_op(tx *c, fb_table op)
     return st;
 }
 
-static sy_status *translate(tx *c)
+/* The subgraph `want` names (see tr_tflite_translate): a signature key
+ * first, so a signature called "1" is found by its name, then an index.
+ * `index` >= 0 (the export's, from the artifacts) is taken as it is. */
+static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char *want, int64_t index,
+                                uint32_t *out)
+{
+    *out = 0;
+    if (index >= 0) {
+        if (index >= n_sgs)
+            return sy_status_create(SY_ERR_NOT_FOUND, "%s: subgraph %lld is out of range: the model has %u "
+                                    "subgraph%s (0 to %u)", c->where, (long long)index, n_sgs, n_sgs == 1 ? "" : "s",
+                                    n_sgs - 1);
+        *out = (uint32_t)index;
+        return NULL;
+    }
+    if (!want || !*want)
+        return NULL;
+    fb_vec sigs = fb_vector(&c->r, root, MODEL_SIGNATURE_DEFS, 4, "signature_defs");
+    CHECK_FB(c);
+    char known[400];
+    size_t kl = 0;
+    known[0] = 0;
+    for (uint32_t i = 0; i < sigs.len; i++) {
+        fb_table sd = fb_vec_table(&c->r, sigs, i, "signature_def");
+        const char *key = fb_string(&c->r, sd, SIG_KEY, NULL, "signature_key");
+        uint32_t idx = fb_u32(&c->r, sd, SIG_SUBGRAPH_INDEX, 0, "signature subgraph_index");
+        CHECK_FB(c);
+        if (!key)
+            continue;
+        if (!strcmp(key, want)) {
+            if (idx >= n_sgs)
+                return sy_status_create(SY_ERR_INVALID_MODEL, "%s: signature '%s' names subgraph %u, but the model "
+                                        "has %u subgraph%s", c->where, key, idx, n_sgs, n_sgs == 1 ? "" : "s");
+            *out = idx;
+            return NULL;
+        }
+        if (kl < sizeof known - 1) { /* the names listed in a refusal, cut short past the buffer */
+            int k = snprintf(known + kl, sizeof known - kl, "%s'%s' (subgraph %u)", kl ? ", " : "", key, idx);
+            if (k > 0)
+                kl = kl + (size_t)k < sizeof known ? kl + (size_t)k : sizeof known - 1;
+        }
+    }
+    bool digits = strlen(want) <= 9;
+    for (const char *q = want; digits && *q; q++)
+        digits = *q >= '0' && *q <= '9';
+    if (digits) {
+        unsigned long idx = strtoul(want, NULL, 10);
+        if (idx >= n_sgs)
+            return sy_status_create(SY_ERR_NOT_FOUND, "%s: subgraph %lu is out of range: the model has %u "
+                                    "subgraph%s (0 to %u)", c->where, idx, n_sgs, n_sgs == 1 ? "" : "s", n_sgs - 1);
+        *out = (uint32_t)idx;
+        return NULL;
+    }
+    return sy_status_create(SY_ERR_NOT_FOUND, "%s: no subgraph '%s': %s%s; give a signature name or an index from 0 "
+                            "to %u", c->where, want, kl ? "the model's signatures are " : "the model has no signatures",
+                            known, n_sgs - 1);
+}
+
+static sy_status *translate(tx *c, const char *subgraph, int64_t index)
 {
     fb_table root = fb_root(&c->r);
     CHECK_FB(c);
@@ -1287,12 +1435,16 @@ static sy_status *translate(tx *c)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    fb_table sg = fb_vec_table(&c->r, sgs, 0, "subgraph");
+    sy_status *st = pick_subgraph(c, root, sgs.len, subgraph, index, &c->sg);
+    if (st)
+        return st;
+    c->m->subgraph = c->sg;
+    fb_table sg = fb_vec_table(&c->r, sgs, c->sg, "subgraph");
     fb_vec vin = fb_vector(&c->r, sg, SG_INPUTS, 4, "subgraph inputs");
     fb_vec vout = fb_vector(&c->r, sg, SG_OUTPUTS, 4, "subgraph outputs");
     fb_vec vops = fb_vector(&c->r, sg, SG_OPERATORS, 4, "subgraph operators");
     CHECK_FB(c);
-    sy_status *st = read_tensors(c, sg);
+    st = read_tensors(c, sg);
     if (st)
         return st;
     for (uint32_t i = 0; i < vin.len; i++) {
@@ -1331,7 +1483,9 @@ static sy_status *translate(tx *c)
     return NULL;
 }
 
-sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out)
+/* the subgraph by name (index < 0) or by index */
+static sy_status *translate_model(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                                  int64_t index, tr_tfl_model *out)
 {
     memset(out, 0, sizeof *out);
     if (!tr_tflite_is_tflite(data, size))
@@ -1343,7 +1497,7 @@ sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *whe
     if (!st)
         st = sy_model_writer_set_producer(c.w, "switchyard train (from TFLite)");
     if (!st)
-        st = translate(&c);
+        st = translate(&c, subgraph, index);
     if (!st && out->pl.oom)
         st = oom();
     void *buf = NULL;
@@ -1352,6 +1506,12 @@ sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *whe
     out->onnx = buf;
     sy_model_writer_release(c.w);
     return st;
+}
+
+sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                               tr_tfl_model *out)
+{
+    return translate_model(data, size, where, subgraph, -1, out);
 }
 
 void tr_tflite_model_free(tr_tfl_model *m)
@@ -1365,8 +1525,8 @@ void tr_tflite_model_free(tr_tfl_model *m)
 
 /* ---- export ----------------------------------------------------------------------- */
 
-sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const char *const *names,
-                            const float *const *values, const size_t *nbytes)
+sy_status *tr_tflite_export(const char *src, uint32_t subgraph, const char *path, size_t n,
+                            const char *const *names, const float *const *values, const size_t *nbytes)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -1374,7 +1534,7 @@ sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const c
     if (st)
         return st;
     tr_tfl_model m;
-    st = tr_tflite_translate(data, size, src, &m);
+    st = translate_model(data, size, src, NULL, subgraph, &m);
     float *tmp = NULL;
     for (size_t k = 0; !st && k < n; k++) {
         const tr_tfl_param *p = NULL;

@@ -1,5 +1,6 @@
-/* TFLite models for training (train_tflite.c): a float TFLite model's
- * subgraph 0 translated into an ONNX forward model in memory, which
+/* TFLite models for training (train_tflite.c): one subgraph of a float
+ * TFLite model (subgraph 0, or one chosen by signature name or index)
+ * translated into an ONNX forward model in memory, which
  * sy_train_build then turns into artifacts like any ONNX model; and the
  * trained tensors written back into the original .tflite file.
  *
@@ -21,6 +22,9 @@
 #include <stdint.h>
 
 #define TR_SOURCE_TFLITE_FILE "source.tflite"
+/* the index of the subgraph translated, in decimal (absent: 0), so the
+ * export translates the same one again */
+#define TR_SOURCE_SUBGRAPH_FILE "source.subgraph"
 
 /* How an initializer's values sit relative to its TFLite buffer. */
 typedef enum tr_tfl_layout {
@@ -32,7 +36,7 @@ typedef enum tr_tfl_layout {
 /* A float constant of the TFLite model that became an ONNX initializer. */
 typedef struct tr_tfl_param {
     const char *name;   /* the initializer (and value) name */
-    int32_t tensor;     /* TFLite tensor index in subgraph 0 */
+    int32_t tensor;     /* TFLite tensor index in the subgraph translated */
     uint32_t buffer;    /* its buffer index */
     uint64_t offset;    /* where the buffer's bytes are in the file */
     uint64_t nbytes;
@@ -48,20 +52,27 @@ typedef struct tr_tfl_model {
     size_t onnx_len;
     tr_tfl_param *params;   /* in the pool */
     size_t n_params;
+    uint32_t subgraph;      /* the subgraph translated */
 } tr_tfl_model;
 
 /* The FlatBuffer file identifier "TFL3" at byte 4. */
 bool tr_tflite_is_tflite(const uint8_t *data, size_t size);
-/* Translate; every refusal (a quantized model, an operator or a form with
- * no translation, a corrupt file) names `where` and the operator or tensor.
- * Free *out with tr_tflite_model_free, also after a failure. */
-sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out);
+/* Translate the subgraph `subgraph` names: NULL or "" subgraph 0, else a
+ * SignatureDef's signature_key, else a decimal index (an unknown name or an
+ * index out of range: SY_ERR_NOT_FOUND naming `where`, the subgraph and
+ * what the model has). Every refusal (a quantized model, an operator or a
+ * form with no translation, a corrupt file) names `where` and the operator
+ * or tensor. Free *out with tr_tflite_model_free, also after a failure. */
+sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                               tr_tfl_model *out);
 void tr_tflite_model_free(tr_tfl_model *m);
 
 /* The .tflite at src with the trained tensors' buffers overwritten in
  * place by `values` (ONNX layout, transposed back to TFLite's), written to
- * path through a temporary file and a rename. */
-sy_status *tr_tflite_export(const char *src, const char *path, size_t n, const char *const *names,
-                            const float *const *values, const size_t *nbytes);
+ * path through a temporary file and a rename; `subgraph` is the index the
+ * artifacts were built from (an index, not a name: a signature may be
+ * called "1"). */
+sy_status *tr_tflite_export(const char *src, uint32_t subgraph, const char *path, size_t n,
+                            const char *const *names, const float *const *values, const size_t *nbytes);
 
 #endif

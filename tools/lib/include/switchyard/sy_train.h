@@ -65,6 +65,12 @@ typedef struct sy_train_build_options {
     /* The env that runs the forward model once, batch 1, to learn the value
      * shapes the target's rules check; NULL: the embedded default env. */
     sy_env *env;
+    /* A TFLite model's subgraph to train: NULL or "" subgraph 0; else the
+     * signature_key of one of its SignatureDefs, else a decimal index. An
+     * unknown name or an index out of range is SY_ERR_NOT_FOUND (naming the
+     * file, the subgraph and the model's signatures); given with an ONNX
+     * model it is SY_ERR_INVALID_ARGUMENT. */
+    const char *subgraph;
 } sy_train_build_options;
 
 typedef struct sy_train_build_report {
