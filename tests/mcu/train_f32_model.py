@@ -3,8 +3,8 @@
 device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend|--bcast-div]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --stretch-div]
+                       |--const-dividend|--bcast-div|--stretch-div|--stretch-dividend]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -51,9 +51,15 @@ and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --stretch-div divides the
-ReduceMean's [1, 2, 28, 1] by a constant [1, 1, 1, 2], which stretches the
-activation to [1, 2, 28, 2] (Flatten [1, 112], Gemm 112 -> 8).
+which moves the batch axis.
+
+--shapes elt --stretch-div divides the ReduceMean's [1, 2, 28, 1] by a
+frozen constant [1, 1, 1, 2] in [1, 2), which stretches the activation to
+[1, 2, 28, 2] (seed 001's Div row allows broadcasting; its gradient is
+summed over the stretched axis; Flatten [1, 112], Gemm 112 -> 8);
+--shapes elt --stretch-dividend divides that constant by the ReduceMean's
+output plus a trained constant of ones [1, 2, 28, 1] (c / (r + 1), the
+divisor stretched).
 """
 import sys
 
@@ -102,7 +108,8 @@ if shapes is None:
         else:
             nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1"))
 elif shapes == "elt":
-    k = 112 if "--concat" in args or "--stretch-div" in args else 56
+    stretch = "--stretch-div" in args or "--stretch-dividend" in args
+    k = 112 if "--concat" in args or stretch else 56
     inits = [
         numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
         numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
@@ -146,11 +153,16 @@ elif shapes == "elt":
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
     ]
-    if "--stretch-div" in args:
+    if stretch:
         inits.append(numpy_helper.from_array((1 + rng.random((1, 1, 1, 2))).astype(np.float32), "wide.C"))
+    if "--stretch-div" in args:
         nodes.append(helper.make_node("Div", ["r", "wide.C"], ["rw"], name="stretch"))
+    elif "--stretch-dividend" in args:
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 1), np.float32), "one.C"))
+        nodes.append(helper.make_node("Add", ["r", "one.C"], ["r1"], name="plus1"))
+        nodes.append(helper.make_node("Div", ["wide.C", "r1"], ["rw"], name="stretch"))
     nodes += [
-        helper.make_node("Flatten", ["rw" if "--stretch-div" in args else "r"], ["f0"], name="flatten", axis=1),
+        helper.make_node("Flatten", ["rw" if stretch else "r"], ["f0"], name="flatten", axis=1),
         helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]

@@ -382,6 +382,48 @@ static void test_slice_gradients(void)
                      "masks; stride/step > 0; no empty slices\"");
 }
 
+/* The backward rule of a Div whose dividend is stretched by broadcasting
+ * (the Div row: "broadcast-compatible shapes allowed") against central
+ * differences: x [1,4] -> Gemm W [3,4] -> z [1,3] -> Unsqueeze -> [1,3,1]
+ * -> Div by c [1,1,2] -> q [1,3,2] -> squared -> ReduceSum (all, keepdims)
+ * -> Reshape -> y [1,1]. dz[i] = sum over j of dq[i][j] / c[j]: the gradient must be
+ * summed over the axis broadcasting stretched (a dz of one j alone, or of
+ * their mean, is off by the other c's share). The model keeps to the ws63
+ * rows. The divisor stretched likewise, not squared: c / u -> ReduceSum,
+ * dz[i] = -sum over j of dq[i][j]·c[j] / z[i]^2. */
+static pt_model *div_bcast(const char *name, bool divisor)
+{
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "two", 1, (int64_t[]){1}, (int64_t[]){2});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"z", "two", NULL}, (const char *[]){"u", NULL});
+    pt_init_f32(m, "c", 3, (int64_t[]){1, 1, 2}, (const float[]){1.25f, -0.5f});
+    pt_node(m, "Div", "stretch", divisor ? (const char *[]){"c", "u", NULL} : (const char *[]){"u", "c", NULL},
+            (const char *[]){"q", NULL});
+    /* squared for the dividend (q linear in z), not for the divisor (1/z curves enough) */
+    if (!divisor)
+        pt_node(m, "Mul", "sq", (const char *[]){"q", "q", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){divisor ? "q" : "p", NULL}, (const char *[]){"s", NULL});
+    pt_init_i64(m, "shape", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    pt_node(m, "Reshape", "flat", (const char *[]){"s", "shape", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
+static void test_div_broadcast_gradients(void)
+{
+    fd_dw(div_bcast("div_bcast", false), "div_bcast", "Div stretching its dividend");
+    fd_dw(div_bcast("div_bcast2", true), "div_bcast2", "Div stretching its divisor");
+    for (int k = 0; k < 2; k++) {
+        char model[600], dir[600];
+        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k ? "2" : "");
+        snprintf(dir, sizeof dir, "%s/div_bcast_ws63_%d", work, k);
+        sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+        sy_status *st = sy_train_build(model, &o, dir, NULL);
+        CHECK(!st, "ws63 declined a broadcasting Div within its row: %s", st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+    }
+}
+
 static void test_targets(void)
 {
     const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
@@ -418,6 +460,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_slice_gradients);
     RUN_TEST(test_pad_reduce_gradients);
     RUN_TEST(test_tanh_sigmoid_gradients);
+    RUN_TEST(test_div_broadcast_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];
