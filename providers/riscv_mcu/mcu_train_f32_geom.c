@@ -8,7 +8,7 @@
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
  * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
- * trk_reduce_grad). Shapes are batch first, rank <= 6, and static: every
+ * trk_reduce_grad). Shapes are batch first, rank <= 8, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
 #include "mcu_train_f32_geom.h"
@@ -246,7 +246,7 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
             dims[d] = G->odims[d];
             mask |= (G->odims[d] != G->idims[d] ? 1u : 0u) << d;
         }
-        (void)tflk_reduce_plan(&rp, r, dims, mask); /* cannot fail: rank <= 6, sizes checked */
+        (void)tflk_reduce_plan(&rp, r, dims, mask); /* cannot fail: rank <= 8, sizes checked */
         P(o, "static const tflk_reduce rg%u = {.kind = TFLK_R_SUM, .mode = TFLK_RQ_F32, .onnx = 1, .nk = %d, "
              ".nr = %d", i, rp.nk, rp.nr);
         if (rp.nk) {
@@ -302,7 +302,7 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         int64_t dims[SY_MCU_F32_MAX_RANK] = {0};
         for (int32_t d = 0; d < r; d++)
             dims[d] = G->idims[d];
-        (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 6, sizes checked */
+        (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 8, sizes checked */
         P(o, "static const tflk_reduce rd%u = {.kind = %s, .mode = TFLK_RQ_F32, .onnx = 1, .nk = %d, .nr = %d", i,
           kind == SY_MCU_F32_REDUCE_SUM ? "TFLK_R_SUM" : "TFLK_R_MEAN", rp.nk, rp.nr);
         if (rp.nk) {

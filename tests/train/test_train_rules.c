@@ -424,6 +424,35 @@ static void test_div_broadcast_gradients(void)
     }
 }
 
+/* The Slice and ReduceMean rules at rank 8, the rows' highest ("rank 1-8"),
+ * against central differences: z [1,3] -> Reshape [1,1,1,1,1,1,1,3] ->
+ * Slice [.., 1:3] -> squared ->
+ * ReduceMean over axes 2..7 (keepdims 0) -> y [1,1]; the model keeps to the
+ * ws63 rows. */
+static void test_rank8_gradients(void)
+{
+    pt_model *m = fc_then("rank8");
+    pt_init_i64(m, "shape8", 1, (int64_t[]){8}, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 3});
+    pt_node(m, "Reshape", "to8", (const char *[]){"z", "shape8", NULL}, (const char *[]){"z8", NULL});
+    pt_init_i64(m, "starts", 1, (int64_t[]){8}, (int64_t[]){0, 0, 0, 0, 0, 0, 0, 1});
+    pt_init_i64(m, "ends", 1, (int64_t[]){8}, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 3});
+    pt_init_i64(m, "axes", 1, (int64_t[]){8}, (int64_t[]){0, 1, 2, 3, 4, 5, 6, 7});
+    pt_node(m, "Slice", "slice", (const char *[]){"z8", "starts", "ends", "axes", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"q", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(m, "axes", 6, (int64_t[]){2, 3, 4, 5, 6, 7});
+    pt_attr_int(m, "keepdims", 0);
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m, "rank8", "Slice + ReduceMean at rank 8");
+    char model[600], dir[600];
+    snprintf(model, sizeof model, "%s/rank8.onnx", work);
+    snprintf(dir, sizeof dir, "%s/rank8_ws63", work);
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+    sy_status *st = sy_train_build(model, &o, dir, NULL);
+    CHECK(!st, "ws63 declined rank-8 Slice/ReduceMean within their rows: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+}
+
 static void test_targets(void)
 {
     const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
@@ -461,6 +490,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_pad_reduce_gradients);
     RUN_TEST(test_tanh_sigmoid_gradients);
     RUN_TEST(test_div_broadcast_gradients);
+    RUN_TEST(test_rank8_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];
