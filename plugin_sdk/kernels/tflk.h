@@ -307,8 +307,10 @@ float tflk_act_apply(const tflk_act *a, float v);
 /* ---- ADD / SUB / MUL with broadcasting (tflk_binary.c) --------------------- */
 
 enum { TFLK_ADD = 0, TFLK_SUB = 1, TFLK_MUL = 2 };
-#define TFLK_BIN_RANK 6
-/* The output's dims (rank <= 6) and each input's element strides along
+/* 8: the seed's FP32 training rows of Slice and ReduceSum/ReduceMean go to
+ * rank 8, and the training packages run those layers in these kernels */
+#define TFLK_BIN_RANK 8
+/* The output's dims (rank <= 8) and each input's element strides along
  * them (0 where that input is broadcast). int8 follows TFLite's reference
  * integer kernels: ADD/SUB shift both inputs left by 20, rescale each by
  * m1/s1, m2/s2 (s_i / (2 max(s1, s2))) and the sum by mo/so (2 max /
@@ -337,7 +339,7 @@ void tflk_binary_f32(const tflk_binary *p, const float *a, const float *b, float
 
 /* ---- TRANSPOSE (tflk_strided.c) ----------------------------------------------- */
 
-/* y, dense over dims (rank <= 6), takes x's element at sum(idx[d] * st[d]);
+/* y, dense over dims (rank <= 8), takes x's element at sum(idx[d] * st[d]);
  * the bytes of an element are copied as they are (fp32, int8 codes with
  * equal quantization, int32) */
 typedef struct tflk_strided {
@@ -428,7 +430,7 @@ void tflk_requantize_s8(const int8_t *x, int8_t *y, int32_t n, int32_t in_zp, in
 /* ---- data movement (tflk_move.c) ------------------------------------------------- */
 
 /* PAD, PADV2 (mode 0: the fill bytes), MIRROR_PAD (mode 1 REFLECT, 2
- * SYMMETRIC): y over odims (rank <= 6) reads x at idx - before when inside
+ * SYMMETRIC): y over odims (rank <= 8) reads x at idx - before when inside
  * idims, else the fill or the mirrored index */
 /* mode 3: ONNX's edge (the nearest border element) */
 typedef struct tflk_pad {
@@ -838,7 +840,7 @@ enum { TFLK_U8 = 5, TFLK_BOOL = 6, TFLK_S64 = 7 };
 void tflk_cast(int32_t from, int32_t to, const void *x, void *y, int32_t n);
 /* FILL / ConstantOfShape: n copies of one element of esize bytes */
 void tflk_fill(void *y, const void *value, int32_t esize, int32_t n);
-/* SELECT / SELECT_V2 / Where: y = cond ? a : b over dims (rank <= 6) with
+/* SELECT / SELECT_V2 / Where: y = cond ? a : b over dims (rank <= 8) with
  * per-operand element strides (0 where an operand broadcasts) */
 typedef struct tflk_select {
     int32_t rank, esize;

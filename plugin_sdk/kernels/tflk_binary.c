@@ -1,6 +1,6 @@
 /*
  * tflk_binary: ADD, SUB and MUL (TFLite, Table A #11-#13) in fp32 and int8
- * with numpy broadcasting over up to 6 dims, the strides precomputed by the
+ * with numpy broadcasting over up to 8 dims (TFLK_BIN_RANK), the strides precomputed by the
  * host (0 along a broadcast dim); on the same walk MAXIMUM, MINIMUM (fp32,
  * raw int8 codes), fp32 DIV, the comparisons (fp32 and bool operands, bool
  * out) and LOGICAL_AND / LOGICAL_OR; ONNX PRelu, Pow, Mod (fmod = 1) in

@@ -244,6 +244,8 @@ static bool grad_out_of_place(const sy_mcu_train_f32_request *r, const plan32 *p
     case SY_MCU_F32_REDUCE_SUM:
     case SY_MCU_F32_REDUCE_MEAN:
         return true;
+    case SY_MCU_F32_DIV: /* an input stretched by broadcasting: its gradient is a sum, smaller than dy */
+        return r->geom && mcu_f32_div_stretched(&r->geom[j], SY_MCU_F32_DIV);
     default:
         return false;
     }

@@ -8,7 +8,7 @@
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
  * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
- * trk_reduce_grad). Shapes are batch first, rank <= 6, and static: every
+ * trk_reduce_grad). Shapes are batch first, rank <= 8, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
 #include "mcu_train_f32_geom.h"
@@ -78,12 +78,20 @@ static const char *elt_op(int32_t kind)
 }
 
 /* a Div by or of a constant: the constant is broadcast (geom.start holds its dims, 1 where broadcast;
- * all 0 from an older request: the input's shape) */
+ * all 0 from an older request: the input's), or the input is (odims larger than idims somewhere) */
 static bool div_bcast(const sy_mcu_f32_geom *G, int32_t kind)
 {
     bool b = false;
     for (int32_t d = 0; kind == SY_MCU_F32_DIV && !G->residual && d < G->rank; d++)
-        b |= G->start[d] != 0 && G->start[d] != G->idims[d];
+        b |= (G->start[d] != 0 && G->start[d] != G->odims[d]) || G->odims[d] != G->idims[d];
+    return b;
+}
+
+bool mcu_f32_div_stretched(const sy_mcu_f32_geom *G, int32_t kind)
+{
+    bool b = false;
+    for (int32_t d = 0; kind == SY_MCU_F32_DIV && !G->residual && d < G->rank; d++)
+        b |= G->odims[d] != G->idims[d];
     return b;
 }
 
@@ -109,12 +117,16 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
     for (int32_t d = 0; d < r; d++) {
         const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
         switch (kind) {
+        case SY_MCU_F32_DIV:
+            /* broadcast: each of the input's and the constant's dims the output's or 1 */
+            if (div_bcast(G, kind) ? (o != i && i != 1) || (s != 1 && s != o) : o != i)
+                return false;
+            break;
         case SY_MCU_F32_ABS:
         case SY_MCU_F32_ADD:
         case SY_MCU_F32_SUB:
         case SY_MCU_F32_MUL:
-        case SY_MCU_F32_DIV:
-            if (o != i || (div_bcast(G, kind) && s != 1 && s != i))
+            if (o != i)
                 return false;
             break;
         case SY_MCU_F32_PAD: /* the leading pads and the trailing ones, none negative */
@@ -197,18 +209,53 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         return;
     }
     if (div_bcast(G, kind)) {
-        /* the output's walk, the constant's strides 0 on its broadcast axes */
+        /* the output's walk, the constant's strides 0 on its broadcast axes and the input's on the axes
+         * it is stretched on */
+        int32_t xs[SY_MCU_F32_MAX_RANK], os[SY_MCU_F32_MAX_RANK];
         strides_of(r, G->start, st);
-        for (int32_t d = 0; d < r; d++)
+        strides_of(r, G->odims, os);
+        for (int32_t d = 0; d < r; d++) {
             st[d] = G->start[d] == 1 ? 0 : st[d];
+            xs[d] = G->idims[d] == 1 && G->odims[d] > 1 ? 0 : is[d];
+        }
         P(o, "/* the constant [");
         for (int32_t d = 0; d < r; d++)
             P(o, "%s%ld", d ? ", " : "", (long)G->start[d]);
-        P(o, "] broadcast to the input's shape */\nstatic const tflk_binary el%u = {.op = TFLK_DIV, .rank = %d", i, r);
-        field(o, "dims", G->idims, r);
-        field(o, "sa", G->const_first ? st : is, r);
-        field(o, "sb", G->const_first ? is : st, r);
+        P(o, "] broadcast with the input */\nstatic const tflk_binary el%u = {.op = TFLK_DIV, .rank = %d", i, r);
+        field(o, "dims", G->odims, r);
+        field(o, "sa", G->const_first ? st : xs, r);
+        field(o, "sb", G->const_first ? xs : st, r);
         P(o, ", .act = {0, -INFINITY, INFINITY}};\n");
+        if (!backward || !mcu_f32_div_stretched(G, kind))
+            return;
+        /* the input stretched: dy (the output's shape) divided at the output's strides by the divisor
+         * (x / c: c; c / x: x, after dy·y), then summed over the stretched axes into the input's shape */
+        P(o, "static const tflk_binary eb%u = {.op = TFLK_DIV, .rank = %d", i, r);
+        field(o, "dims", G->odims, r);
+        field(o, "sa", os, r);
+        field(o, "sb", G->const_first ? xs : st, r);
+        P(o, ", .act = {0, -INFINITY, INFINITY}};\n");
+        if (G->const_first)
+            P(o, "static const tflk_binary em%u = {.op = TFLK_MUL, .rank = 1, .dims = {%lld}, .sa = {1}, .sb = {1}, "
+                 ".act = {0, -INFINITY, INFINITY}};\nstatic const tflk_unary un%u = {.kind = TFLK_U_NEG};\n",
+              i, (long long)numel(r, G->odims), i);
+        tflk_reduce rp = {0};
+        int64_t dims[SY_MCU_F32_MAX_RANK] = {0};
+        uint32_t mask = 0;
+        for (int32_t d = 0; d < r; d++) {
+            dims[d] = G->odims[d];
+            mask |= (G->odims[d] != G->idims[d] ? 1u : 0u) << d;
+        }
+        (void)tflk_reduce_plan(&rp, r, dims, mask); /* cannot fail: rank <= 8, sizes checked */
+        P(o, "static const tflk_reduce rg%u = {.kind = TFLK_R_SUM, .mode = TFLK_RQ_F32, .onnx = 1, .nk = %d, "
+             ".nr = %d", i, rp.nk, rp.nr);
+        if (rp.nk) {
+            field(o, "kd", rp.kd, rp.nk);
+            field(o, "ks", rp.ks, rp.nk);
+        }
+        field(o, "rd", rp.rd, rp.nr);
+        field(o, "rs", rp.rs, rp.nr);
+        P(o, "};\n");
         return;
     }
     if (mcu_f32_elt_kind(kind)) {
@@ -255,7 +302,7 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         int64_t dims[SY_MCU_F32_MAX_RANK] = {0};
         for (int32_t d = 0; d < r; d++)
             dims[d] = G->idims[d];
-        (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 6, sizes checked */
+        (void)tflk_reduce_plan(&rp, r, dims, G->axes); /* cannot fail: rank <= 8, sizes checked */
         P(o, "static const tflk_reduce rd%u = {.kind = %s, .mode = TFLK_RQ_F32, .onnx = 1, .nk = %d, .nr = %d", i,
           kind == SY_MCU_F32_REDUCE_SUM ? "TFLK_R_SUM" : "TFLK_R_MEAN", rp.nk, rp.nr);
         if (rp.nk) {
@@ -368,6 +415,21 @@ void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_g
         else /* Mul: d(in) = dy·other, d(other) = dy·in; Add, Sub read neither */
             P(o, "    trk_eltwise_grad(%s, %d, %lld, g, %s, %s, g, %s);\n", elt_op(L->kind), (int)G->const_first,
               (long long)n, L->kind == SY_MCU_F32_MUL ? in : "NULL", L->kind == SY_MCU_F32_MUL ? oth : "NULL", gp);
+        return;
+    }
+    if (mcu_f32_div_stretched(G, L->kind)) {
+        /* the input stretched by broadcasting: the host's Div(dy, c) (x / c) or −((dy·y) / x) (c / x)
+         * at the output's shape, in place over dy, then its ReduceToShape, the sum over the stretched
+         * axes, into h (the negation after the sum: the same bits, a sum of negated floats is the
+         * negated sum) */
+        if (G->const_first)
+            P(o, "    tflk_binary_f32(&em%u, g, a%u, g);\n    tflk_binary_f32(&eb%u, g, %s, g);\n", j, j, j, in);
+        else
+            P(o, "    tflk_binary_f32(&eb%u, g, w%u, g);\n", j, j);
+        P(o, "    tflk_reduce_run(&rg%u, g, h);\n", j);
+        if (G->const_first)
+            P(o, "    tflk_unary_f32(&un%u, h, h, %lld);\n", j, (long long)n);
+        P(o, "    sw = g, g = h, h = sw;\n");
         return;
     }
     if (L->kind == SY_MCU_F32_DIV && G->const_first) {

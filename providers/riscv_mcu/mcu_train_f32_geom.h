@@ -14,6 +14,9 @@
 bool mcu_f32_geom_kind(int32_t kind);
 /* Add, Sub, Mul, Div with a constant w<i> of the input's shape */
 bool mcu_f32_elt_kind(int32_t kind);
+/* a Div by or of a constant whose input is stretched by broadcasting (its gradient is summed over the
+ * stretched axes, into a buffer of its own) */
+bool mcu_f32_div_stretched(const sy_mcu_f32_geom *g, int32_t kind);
 /* the element count of an element-wise layer's constant w: a Div's broadcast one (geom.start its dims)
  * or the input's n_in */
 int64_t mcu_f32_elt_w_numel(const sy_mcu_f32_geom *g, int32_t kind, int64_t n_in);

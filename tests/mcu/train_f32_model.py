@@ -2,9 +2,9 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend|--bcast-div]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --stretch-div]
+    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|rank8|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+                       |--const-dividend|--bcast-div|--stretch-div|--stretch-dividend]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -20,6 +20,12 @@ inverse) [1, 28, 28, 2] -> Slice [0:1, 2:26, 1:27, 0:2] [1, 24, 26, 2] -> then
         [1, 26, 2] -> Reshape [1, -1] [1, 52]
 -> Gemm -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax. With --steps the Slice
 takes steps [1, 2, 3, 1]: [1, 12, 9, 2] (mean: [1, 24]; sum: [1, 18]).
+
+--shapes rank8: the Slice and ReduceMean rows at rank 8, their highest: the
+same Pad, Concat, Conv and Abs, then Reshape [1, 2, 2, 2, 2, 2, 7, 7] ->
+Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] [1, 2, 2, 2, 1, 2, 6, 7] ->
+ReduceMean (axis 6, keepdims 1) [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten [1, 112]
+-> Gemm 112 -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
 
 --shapes elt: the element-wise rows with a constant of the input's shape (no
 broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
@@ -51,9 +57,15 @@ and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --stretch-div divides the
-ReduceMean's [1, 2, 28, 1] by a constant [1, 1, 1, 2], which stretches the
-activation to [1, 2, 28, 2] (Flatten [1, 112], Gemm 112 -> 8).
+which moves the batch axis.
+
+--shapes elt --stretch-div divides the ReduceMean's [1, 2, 28, 1] by a
+frozen constant [1, 1, 1, 2] in [1, 2), which stretches the activation to
+[1, 2, 28, 2] (seed 001's Div row allows broadcasting; its gradient is
+summed over the stretched axis; Flatten [1, 112], Gemm 112 -> 8);
+--shapes elt --stretch-dividend divides that constant by the ReduceMean's
+output plus a trained constant of ones [1, 2, 28, 1] (c / (r + 1), the
+divisor stretched).
 """
 import sys
 
@@ -102,7 +114,8 @@ if shapes is None:
         else:
             nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1"))
 elif shapes == "elt":
-    k = 112 if "--concat" in args or "--stretch-div" in args else 56
+    stretch = "--stretch-div" in args or "--stretch-dividend" in args
+    k = 112 if "--concat" in args or stretch else 56
     inits = [
         numpy_helper.from_array((1 + rng.random((1, 1, 28, 28))).astype(np.float32), "div.C"),
         numpy_helper.from_array((1 + 0.1 * rng.standard_normal((1, 1, 28, 28))).astype(np.float32), "scale.W"),
@@ -146,12 +159,45 @@ elif shapes == "elt":
         helper.make_node("ReduceMean", ["res" if two else "oa"], ["r"], name="mean_w", axes=[3],
                          keepdims=1),
     ]
-    if "--stretch-div" in args:
+    if stretch:
         inits.append(numpy_helper.from_array((1 + rng.random((1, 1, 1, 2))).astype(np.float32), "wide.C"))
+    if "--stretch-div" in args:
         nodes.append(helper.make_node("Div", ["r", "wide.C"], ["rw"], name="stretch"))
+    elif "--stretch-dividend" in args:
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 1), np.float32), "one.C"))
+        nodes.append(helper.make_node("Add", ["r", "one.C"], ["r1"], name="plus1"))
+        nodes.append(helper.make_node("Div", ["wide.C", "r1"], ["rw"], name="stretch"))
     nodes += [
-        helper.make_node("Flatten", ["rw" if "--stretch-div" in args else "r"], ["f0"], name="flatten", axis=1),
+        helper.make_node("Flatten", ["rw" if stretch else "r"], ["f0"], name="flatten", axis=1),
         helper.make_node("Add", ["f0", "shift.B"], ["f"], name="shift"),
+        helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
+    ]
+elif shapes == "rank8":
+    # the Slice and ReduceMean rows at rank 8 (their highest): |conv| [1, 2, 28, 28] as
+    # [1, 2, 2, 2, 2, 2, 7, 7], then Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] -> [1, 2, 2, 2, 1, 2, 6, 7],
+    # ReduceMean over axis 6 (keepdims) -> [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten 112 (steps 1: the host
+    # trainer's stepped Slice backward stops at rank 4)
+    inits = [
+        ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
+        numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
+        numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
+        ints("r8.shape", [1, 2, 2, 2, 2, 2, 7, 7]),
+        ints("cut.starts", [0, 0, 0, 0, 1, 0, 1, 0]),
+        ints("cut.ends", [1, 2, 2, 2, 2, 2, 7, 7]),
+        ints("cut.axes", list(range(8))),
+        ints("cut.steps", [1] * 8),
+        numpy_helper.from_array(he((8, 112), 112), "fc1.W"),
+        numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
+    ]
+    nodes = [
+        helper.make_node("Pad", ["image", "pad.pads", "pad.value"], ["p"], name="pad", mode="constant"),
+        helper.make_node("Concat", ["p", "p"], ["x2"], name="copy2", axis=1),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3]),
+        helper.make_node("Abs", ["c"], ["ca"], name="abs"),
+        helper.make_node("Reshape", ["ca", "r8.shape"], ["c8"], name="to_rank8"),
+        helper.make_node("Slice", ["c8", "cut.starts", "cut.ends", "cut.axes", "cut.steps"], ["s"], name="cut"),
+        helper.make_node("ReduceMean", ["s"], ["r"], name="mean_6", axes=[6], keepdims=1),
+        helper.make_node("Flatten", ["r"], ["f"], name="flatten", axis=1),
         helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1),
     ]
 else:

@@ -314,12 +314,27 @@ static void test_tanh_sigmoid_gradients(void)
     fd_dw(m, "tanh_sigmoid", "Tanh + Sigmoid");
 }
 
+/* z [1,3] -> Slice [0:1, 2::-1] (steps [1, -1]: z reversed) -> y [1,3] */
+static pt_model *neg_step(const char *name)
+{
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 2});
+    pt_init_i64(m, "ends", 1, (int64_t[]){2}, (int64_t[]){1, INT64_MIN});
+    pt_init_i64(m, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m, "steps", 1, (int64_t[]){2}, (int64_t[]){1, -1});
+    pt_node(m, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
+    return m;
+}
+
 /* The backward rule of Slice (constant full-rank starts and ends, steps 1:
  * dX is dY padded back with zeros) against central differences:
  * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
  * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row. Steps
  * of 2 (dY spread 2 apart, then cropped: z[0] and z[2] of 3) likewise, and
- * from start 1 (z[1] only); a negative step is refused naming the node. */
+ * from start 1 (z[1] only); a negative step is refused naming the node, and
+ * on ws63 by the Slice row ("stride/step > 0"), quoted. */
 static void test_slice_gradients(void)
 {
     pt_model *m = fc_then("slice");
@@ -356,16 +371,86 @@ static void test_slice_gradients(void)
     pt_node(m3, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
     pt_output(m3, "y", PT_F32, 2, (int64_t[]){1, 1});
     fd_dw(m3, "slice3", "Slice steps 2 from 1 + ReduceSum");
-    pt_model *m4 = fc_then("slice4");
-    pt_init_i64(m4, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 0});
-    pt_init_i64(m4, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
-    pt_init_i64(m4, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m4, "steps", 1, (int64_t[]){2}, (int64_t[]){1, -1});
-    pt_node(m4, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
-            (const char *[]){"y", NULL});
-    pt_output(m4, "y", PT_F32, 2, (int64_t[]){1, 3});
+    pt_model *m4 = neg_step("slice4");
     const char *s = build_for(m4, NULL, SY_TRAIN_LOSS_MSE);
     CHECK_STR_HAS(s, "node 'slice' (Slice): steps below 1 have no backward rule");
+    /* on ws63 the seed's Slice row forbids it ("stride/step > 0"): declined
+     * by the rule, quoting the row, before any package is written */
+    s = build_for(neg_step("slice5"), "ws63", SY_TRAIN_LOSS_MSE);
+    CHECK_STR_HAS(s, "node 'slice' (Slice): not trainable on ws63: step -1; seed 001 §4: \"FP32 StridedSlice/Slice: "
+                     "FP32 static non-empty tensors of rank 1-8; full-rank normalized parameters required; no slice "
+                     "masks; stride/step > 0; no empty slices\"");
+}
+
+/* The backward rule of a Div whose dividend is stretched by broadcasting
+ * (the Div row: "broadcast-compatible shapes allowed") against central
+ * differences: x [1,4] -> Gemm W [3,4] -> z [1,3] -> Unsqueeze -> [1,3,1]
+ * -> Div by c [1,1,2] -> q [1,3,2] -> squared -> ReduceSum (all, keepdims)
+ * -> Reshape -> y [1,1]. dz[i] = sum over j of dq[i][j] / c[j]: the gradient must be
+ * summed over the axis broadcasting stretched (a dz of one j alone, or of
+ * their mean, is off by the other c's share). The model keeps to the ws63
+ * rows. The divisor stretched likewise, not squared: c / u -> ReduceSum,
+ * dz[i] = -sum over j of dq[i][j]·c[j] / z[i]^2. */
+static pt_model *div_bcast(const char *name, bool divisor)
+{
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "two", 1, (int64_t[]){1}, (int64_t[]){2});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"z", "two", NULL}, (const char *[]){"u", NULL});
+    pt_init_f32(m, "c", 3, (int64_t[]){1, 1, 2}, (const float[]){1.25f, -0.5f});
+    pt_node(m, "Div", "stretch", divisor ? (const char *[]){"c", "u", NULL} : (const char *[]){"u", "c", NULL},
+            (const char *[]){"q", NULL});
+    /* squared for the dividend (q linear in z), not for the divisor (1/z curves enough) */
+    if (!divisor)
+        pt_node(m, "Mul", "sq", (const char *[]){"q", "q", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){divisor ? "q" : "p", NULL}, (const char *[]){"s", NULL});
+    pt_init_i64(m, "shape", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    pt_node(m, "Reshape", "flat", (const char *[]){"s", "shape", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
+static void test_div_broadcast_gradients(void)
+{
+    fd_dw(div_bcast("div_bcast", false), "div_bcast", "Div stretching its dividend");
+    fd_dw(div_bcast("div_bcast2", true), "div_bcast2", "Div stretching its divisor");
+    for (int k = 0; k < 2; k++) {
+        char model[600], dir[600];
+        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k ? "2" : "");
+        snprintf(dir, sizeof dir, "%s/div_bcast_ws63_%d", work, k);
+        sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+        sy_status *st = sy_train_build(model, &o, dir, NULL);
+        CHECK(!st, "ws63 declined a broadcasting Div within its row: %s", st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+    }
+}
+
+/* The Slice and ReduceMean rules at rank 8, the rows' highest ("rank 1-8"),
+ * against central differences: z [1,3] -> Reshape [1,1,1,1,1,1,1,3] ->
+ * Slice [.., 1:3] -> squared ->
+ * ReduceMean over axes 2..7 (keepdims 0) -> y [1,1]; the model keeps to the
+ * ws63 rows. */
+static void test_rank8_gradients(void)
+{
+    pt_model *m = fc_then("rank8");
+    pt_init_i64(m, "shape8", 1, (int64_t[]){8}, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 3});
+    pt_node(m, "Reshape", "to8", (const char *[]){"z", "shape8", NULL}, (const char *[]){"z8", NULL});
+    pt_init_i64(m, "starts", 1, (int64_t[]){8}, (int64_t[]){0, 0, 0, 0, 0, 0, 0, 1});
+    pt_init_i64(m, "ends", 1, (int64_t[]){8}, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 3});
+    pt_init_i64(m, "axes", 1, (int64_t[]){8}, (int64_t[]){0, 1, 2, 3, 4, 5, 6, 7});
+    pt_node(m, "Slice", "slice", (const char *[]){"z8", "starts", "ends", "axes", NULL}, (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"q", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(m, "axes", 6, (int64_t[]){2, 3, 4, 5, 6, 7});
+    pt_attr_int(m, "keepdims", 0);
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m, "rank8", "Slice + ReduceMean at rank 8");
+    char model[600], dir[600];
+    snprintf(model, sizeof model, "%s/rank8.onnx", work);
+    snprintf(dir, sizeof dir, "%s/rank8_ws63", work);
+    sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+    sy_status *st = sy_train_build(model, &o, dir, NULL);
+    CHECK(!st, "ws63 declined rank-8 Slice/ReduceMean within their rows: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
 }
 
 static void test_targets(void)
@@ -404,6 +489,8 @@ int main(int argc, char **argv)
     RUN_TEST(test_slice_gradients);
     RUN_TEST(test_pad_reduce_gradients);
     RUN_TEST(test_tanh_sigmoid_gradients);
+    RUN_TEST(test_div_broadcast_gradients);
+    RUN_TEST(test_rank8_gradients);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];

@@ -15,7 +15,9 @@
  *   trk_pad_grad, trk_slice_grad, trk_slice_step_grad, trk_transpose_grad, trk_reduce_grad
  *                            the backwards of a constant Pad, a Slice (and
  *                            one with steps 3, 3, 2), a Transpose (perm not its own inverse) and a
- *                            ReduceSum/ReduceMean over two axes: dL/dx of
+ *                            ReduceSum/ReduceMean over two axes (and at
+ *                            ranks 7 and 8: Slice, Slice with steps,
+ *                            ReduceSum, ReduceMean, Transpose): dL/dx of
  *                            L = Σ c·f(x) by central finite differences in
  *                            double, f written here by its index arithmetic
  *   trk_eltwise_grad         Add, Sub (both operand orders), Mul, Div with a
@@ -150,20 +152,27 @@ static void test_concat_adam(void)
 
 /* ---- the data-movement backwards ----------------------------------------- */
 
-enum { R4 = 4, NMAX = 256 };
+/* rank 4, and 7 and 8: the Slice and Reduce rows' ranks go to 8 (tflk's TFLK_BIN_RANK) */
+enum { RMAX = 8, NMAX = 512 };
 
-static int64_t count4(const int32_t *d) { return (int64_t)d[0] * d[1] * d[2] * d[3]; }
-static void unravel(int64_t i, const int32_t *d, int32_t *e)
+static int64_t count(int r, const int32_t *d)
 {
-    for (int k = R4 - 1; k >= 0; k--) {
+    int64_t n = 1;
+    for (int k = 0; k < r; k++)
+        n *= d[k];
+    return n;
+}
+static void unravel(int r, int64_t i, const int32_t *d, int32_t *e)
+{
+    for (int k = r - 1; k >= 0; k--) {
         e[k] = (int32_t)(i % d[k]);
         i /= d[k];
     }
 }
-static int64_t ravel(const int32_t *e, const int32_t *d)
+static int64_t ravel(int r, const int32_t *e, const int32_t *d)
 {
     int64_t i = 0;
-    for (int k = 0; k < R4; k++)
+    for (int k = 0; k < r; k++)
         i = i * d[k] + e[k];
     return i;
 }
@@ -172,21 +181,25 @@ static int64_t ravel(const int32_t *e, const int32_t *d)
 typedef struct shape_case {
     const char *name;
     int kind; /* 0 Pad, 1 Slice, 2 Transpose, 3 ReduceSum, 4 ReduceMean, 5 Slice with steps */
-    int32_t xd[R4], yd[R4], at[R4], perm[R4];
+    int32_t xd[RMAX], yd[RMAX], at[RMAX], perm[RMAX];
     uint32_t axes;
     double value;
-    int32_t sp[R4]; /* Slice with steps: the steps */
+    int32_t sp[RMAX]; /* Slice with steps: the steps */
+    int rank;
 } shape_case;
+
+static int rank_of(const shape_case *c) { return c->rank; }
 
 static void fwd(const shape_case *c, const double *x, double *y)
 {
-    int32_t e[R4], f[R4];
-    for (int64_t j = 0; j < count4(c->yd); j++)
+    const int r = rank_of(c);
+    int32_t e[RMAX], f[RMAX];
+    for (int64_t j = 0; j < count(r, c->yd); j++)
         y[j] = c->kind == 0 ? c->value : 0.0;
-    for (int64_t i = 0; i < count4(c->xd); i++) {
-        unravel(i, c->xd, e);
+    for (int64_t i = 0; i < count(r, c->xd); i++) {
+        unravel(r, i, c->xd, e);
         bool inside = true;
-        for (int k = 0; k < R4; k++) {
+        for (int k = 0; k < r; k++) {
             switch (c->kind) {
             case 0: f[k] = e[k] + c->at[k]; break;                      /* Pad: x lands at + before */
             case 1: f[k] = e[k] - c->at[k]; break;                      /* Slice: x at start lands at 0 */
@@ -202,11 +215,11 @@ static void fwd(const shape_case *c, const double *x, double *y)
             continue;
         double v = x[i];
         if (c->kind == 4)
-            v /= (double)(count4(c->xd) / count4(c->yd));
+            v /= (double)(count(r, c->xd) / count(r, c->yd));
         if (c->kind == 3 || c->kind == 4)
-            y[ravel(f, c->yd)] += v;
+            y[ravel(r, f, c->yd)] += v;
         else
-            y[ravel(f, c->yd)] = v;
+            y[ravel(r, f, c->yd)] = v;
     }
 }
 
@@ -214,7 +227,7 @@ static double lin_loss(const shape_case *c, const double *x, const double *w)
 {
     double y[NMAX], l = 0;
     fwd(c, x, y);
-    for (int64_t j = 0; j < count4(c->yd); j++)
+    for (int64_t j = 0; j < count(rank_of(c), c->yd); j++)
         l += w[j] * y[j];
     return l;
 }
@@ -222,16 +235,26 @@ static double lin_loss(const shape_case *c, const double *x, const double *w)
 static void test_shape_grads(void)
 {
     static const shape_case cases[] = {
-        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25, {0}},
-        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0, {0}},
-        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0, {0}},
-        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
-        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}},
-        {"Slice steps", 5, {1, 5, 7, 4}, {1, 2, 3, 2}, {0, 1, 0, 1}, {0}, 0, 0, {1, 3, 3, 2}},
+        {"Pad", 0, {1, 2, 3, 4}, {1, 3, 5, 7}, {0, 1, 0, 2}, {0}, 0, 0.25, {0}, 4},
+        {"Slice", 1, {1, 3, 5, 4}, {1, 2, 2, 3}, {0, 1, 2, 1}, {0}, 0, 0, {0}, 4},
+        {"Transpose", 2, {1, 2, 3, 4}, {1, 3, 4, 2}, {0}, {0, 2, 3, 1}, 0, 0, {0}, 4},
+        {"ReduceSum", 3, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}, 4},
+        {"ReduceMean", 4, {1, 3, 4, 2}, {1, 1, 4, 1}, {0}, {0}, 0xau, 0, {0}, 4},
+        {"Slice steps", 5, {1, 5, 7, 4}, {1, 2, 3, 2}, {0, 1, 0, 1}, {0}, 0, 0, {1, 3, 3, 2}, 4},
+        /* ranks 7 and 8 */
+        {"Slice rank 8", 1, {1, 2, 3, 2, 2, 3, 2, 2}, {1, 1, 2, 2, 1, 2, 1, 2}, {0, 1, 1, 0, 1, 0, 1, 0}, {0}, 0, 0,
+         {0}, 8},
+        {"Slice steps rank 8", 5, {1, 2, 3, 2, 2, 3, 2, 2}, {1, 1, 2, 1, 2, 1, 1, 2}, {0, 1, 0, 1, 0, 1, 1, 0}, {0}, 0,
+         0, {1, 1, 2, 1, 1, 2, 1, 1}, 8},
+        {"ReduceSum rank 8", 3, {1, 2, 3, 2, 2, 3, 2, 2}, {1, 2, 1, 2, 2, 1, 2, 1}, {0}, {0}, 0xa4u, 0, {0}, 8},
+        {"ReduceMean rank 8", 4, {1, 2, 3, 2, 2, 3, 2, 2}, {1, 1, 3, 2, 1, 3, 1, 2}, {0}, {0}, 0x52u, 0, {0}, 8},
+        {"Transpose rank 7", 2, {1, 2, 3, 2, 2, 1, 3}, {1, 3, 2, 2, 1, 3, 2}, {0}, {0, 6, 4, 1, 5, 2, 3}, 0, 0, {0}, 7},
+        {"ReduceMean rank 7", 4, {1, 2, 3, 2, 2, 1, 3}, {1, 2, 1, 2, 1, 1, 3}, {0}, {0}, 0x14u, 0, {0}, 7},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         const shape_case *c = &cases[t];
-        const int64_t nx = count4(c->xd), ny = count4(c->yd);
+        const int r = rank_of(c);
+        const int64_t nx = count(r, c->xd), ny = count(r, c->yd);
         double xd[NMAX], wd[NMAX];
         float dy[NMAX], dx[NMAX];
         for (int64_t i = 0; i < nx; i++)
@@ -241,12 +264,12 @@ static void test_shape_grads(void)
         for (int64_t i = 0; i < nx; i++)
             dx[i] = 1e30f; /* every element must be written */
         switch (c->kind) {
-        case 0: trk_pad_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
-        case 1: trk_slice_grad(R4, c->xd, c->yd, c->at, dy, dx); break;
-        case 5: trk_slice_step_grad(R4, c->xd, c->yd, c->at, c->sp, dy, dx); break;
-        case 2: trk_transpose_grad(R4, c->xd, c->perm, dy, dx); break;
+        case 0: trk_pad_grad(r, c->xd, c->yd, c->at, dy, dx); break;
+        case 1: trk_slice_grad(r, c->xd, c->yd, c->at, dy, dx); break;
+        case 5: trk_slice_step_grad(r, c->xd, c->yd, c->at, c->sp, dy, dx); break;
+        case 2: trk_transpose_grad(r, c->xd, c->perm, dy, dx); break;
         default:
-            trk_reduce_grad(R4, c->xd, c->axes, c->kind == 4 ? (float)ny / (float)nx : 1.0f, dy, dx);
+            trk_reduce_grad(r, c->xd, c->axes, c->kind == 4 ? (float)ny / (float)nx : 1.0f, dy, dx);
             break;
         }
         double worst = 0;

@@ -417,7 +417,7 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
 }
 
 /* Add, Sub, Mul of the layer's input and a constant of its very shape
- * (the seed's rows: no broadcasting), Div of it and a constant broadcast to
+ * (the seed's rows: no broadcasting), Div of it and a constant broadcast with
  * it (the Div row allows broadcasting), or of two activations of that shape:
  * the input and an earlier layer's output, the sample or the input itself
  * (x + x, x * x: the other operand is then the previous layer's output) —
@@ -456,21 +456,26 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         return REFUSE_ROW(nm, op, row, "%s of the previous layer's output and a constant initializer or another "
                           "activation of its shape", op);
     if (div) {
-        /* x / c or c / x, c broadcast to the input's shape (numpy's rule, dims aligned from the last):
-         * the previous layer's output is never stretched, so the output is the input's shape and x's
-         * gradient needs no sum over broadcast axes (the host's ReduceToShape keeps it as it is) */
+        /* x / c or c / x, numpy's broadcasting (dims aligned from the last, each pair equal or one of
+         * them 1): the constant may be stretched to the input and the input to the constant (the Div
+         * row allows broadcasting), the output the larger of each pair; the batch axis stays the
+         * input's 1. The input's gradient is then summed over the axes it was stretched on (the host's
+         * ReduceToShape) */
         const int32_t r = L->in_rank, lead = r - (int32_t)w->n_dims;
         bool ok = lead >= 0;
         for (int32_t d = 0; ok && d < r; d++) {
-            L->w_dims[d] = d < lead ? 1 : w->dims[d - lead];
-            ok = L->w_dims[d] == 1 || L->w_dims[d] == L->in_dims[d];
+            const int64_t i = L->in_dims[d], k = d < lead ? 1 : w->dims[d - lead];
+            L->w_dims[d] = k;
+            ok = k >= 1 && (k == 1 || i == 1 || k == i) && (d > 0 || k == 1);
+            L->out_dims[d] = k > i ? k : i;
         }
         if (!ok)
-            return REFUSE_ROW(nm, op, row, "a constant broadcast to the input's shape (rank %d at most, each "
-                              "dimension 1 or the input's: the previous layer's output is not stretched; '%s')",
+            return REFUSE_ROW(nm, op, row, "a constant broadcast-compatible with the input (rank %d at most, "
+                              "each dimension equal to the input's or one of them 1, 1 on the batch axis; '%s')",
                               (int)r, w->name);
         L->w_name = w->name;
-        return floats(c, w, &L->w, &L->w_numel);
+        sy_status *st = set_out(L, nm, op);
+        return st ? st : floats(c, w, &L->w, &L->w_numel);
     }
     bool same = w->n_dims == (size_t)L->in_rank;
     for (int32_t d = 0; same && d < L->in_rank; d++)

@@ -147,10 +147,10 @@ typedef enum sy_mcu_f32_kind {
     SY_MCU_F32_CONCAT = 16
 } sy_mcu_f32_kind;
 
-/* The shapes of an FP32 layer, batch (1) first, rank <= 6 (tflk's): the
+/* The shapes of an FP32 layer, batch (1) first, rank <= 8 (tflk's, the Slice and Reduce rows' 1-8): the
  * input's and the output's at the same rank (a Reduce's reduced axes of
  * size 1, whatever its keepdims: the values are the same) */
-#define SY_MCU_F32_MAX_RANK 6
+#define SY_MCU_F32_MAX_RANK 8
 typedef struct sy_mcu_f32_geom {
     int32_t rank;
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];

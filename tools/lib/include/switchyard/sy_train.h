@@ -149,15 +149,15 @@ SY_EXPORT const float *sy_train_session_tensor(const sy_train_session *s, const 
  * the sample (or itself) on a non-batch axis,
  * a constant-mode Pad, a Slice (constant full-rank starts and ends,
  * positive steps), a Transpose, an Add, Sub or Mul with a constant c of the
- * input's shape, a Div x / c or c / x with a constant c broadcast to the
- * input's shape, an Add, Sub, Mul or Div of the previous output and an
+ * input's shape, a Div x / c or c / x with a constant c broadcast with the
+ * input, an Add, Sub, Mul or Div of the previous output and an
  * earlier one, the sample or itself of its shape (a residual), a ReduceSum or ReduceMean over constant axes (the batch
  * axis first and whole in all of them; rank <= SY_TRAIN_MAX_RANK), a Gemm
  * (alpha = beta = 1, A [1, K] not transposed, constant B [O, K] transposed
  * or [K, O] not, optional C [O]) or a MatMul of A [1, K] and a constant B
  * [K, O] — ending in the logits (a final Softmax looked through), and the
  * optimizer node's attributes. Another node is refused naming it. */
-#define SY_TRAIN_MAX_RANK 6
+#define SY_TRAIN_MAX_RANK 8
 typedef enum sy_train_layer_kind {
     SY_TRAIN_LAYER_CONV_DW = 1,
     SY_TRAIN_LAYER_RELU = 2,
