@@ -840,6 +840,10 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
     if (!r || r->struct_size < sizeof *r || !r->dir || !r->n_layers || !r->layers || !r->n_samples || !r->samples ||
         !r->labels || r->sample_numel < 1 || (r->optimizer != 0 && r->optimizer != 1))
         return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: incomplete request");
+    if (r->geom && r->geom_size != sizeof *r->geom)
+        return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: the request's layer shapes are "
+                             "%u bytes each, this riscv_mcu plugin's %zu (another build of sy_mcu_codegen.h: rebuild "
+                             "the caller against this plugin's headers)", r->geom_size, sizeof *r->geom);
     bool any = false;
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_f32_layer *L = &r->layers[i];

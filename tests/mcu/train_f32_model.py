@@ -4,7 +4,7 @@ device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|rank8|elt [--residual|--product|--quotient|--self|--concat|--concat-w
                        |--const-dividend|--bcast-div|--stretch-div|--stretch-dividend]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--relus N]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -54,6 +54,9 @@ B [K, 8] (no bias; a hidden layer) and fc2 a Gemm with transB = 0, B [8, 10]
 and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
 [8]) and fc2 a MatMul by B [8, 10].
 
+--relus N puts N Relus in a row where the first Relu is (each in place over
+the one before: the planner's cost over long runs of in-place layers).
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
@@ -77,6 +80,7 @@ rng = np.random.default_rng(15)
 args = sys.argv[2:]
 shapes = args[args.index("--shapes") + 1] if "--shapes" in args else None
 fc = args[args.index("--fc") + 1] if "--fc" in args else None
+relus = int(args[args.index("--relus") + 1]) if "--relus" in args else 1
 
 
 def he(shape, fan_in):
@@ -102,9 +106,11 @@ if shapes is None:
         helper.make_node("Concat", [first, first], ["x2"], name="copy2", axis=1),
         helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
-        else helper.make_node("Relu", ["c"], ["cr"], name="relu1"),
-        helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1),
+        else helper.make_node("Relu", ["c"], ["cr" if relus == 1 else "cr1"], name="relu1"),
     ]
+    nodes += [helper.make_node("Relu", ["cr%d" % i], ["cr" if i + 1 == relus else "cr%d" % (i + 1)],
+                               name="relu1_%d" % i) for i in range(1, relus)]
+    nodes.append(helper.make_node("Flatten", ["cr"], ["f"], name="flatten", axis=1))
     if fc is None:
         nodes.append(helper.make_node("Gemm", ["f", "fc1.W", "fc1.B"], ["h"], name="fc1", transB=1))
     else:

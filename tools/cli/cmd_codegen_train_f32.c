@@ -243,7 +243,8 @@ int cmd_codegen_train_f32(int argc, char **argv)
         .layers = layers, .optimizer = ch->optimizer == SY_TRAIN_ADAM ? 1 : 0, .lr = lr, .alpha = ch->alpha,
         .beta = ch->beta, .epsilon = ch->epsilon, .norm = ch->norm, .nesterov = ch->nesterov,
         .n_samples = (uint32_t)steps, .sample_numel = (int32_t)px, .samples = samples, .labels = labs,
-        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL, .geom = geom, .w_kn = w_kn};
+        .sram_budget = budget, .rates = ch->optimizer == SY_TRAIN_ADAM ? rates : NULL, .geom = geom, .w_kn = w_kn,
+        .geom_size = sizeof *geom};
     char summary[1024] = "";
     if ((st = ext->emit_train_f32_env(ext, &req, summary, sizeof summary))) {
         if (*summary)

@@ -203,6 +203,10 @@ typedef struct sy_mcu_train_f32_request {
      * holds it transposed, [oc, ic], for tflk_fc_f32 and trk.c, and prints it
      * back in [ic, oc]; NULL: every Gemm's w is [oc, ic] */
     const int32_t *w_kn;
+    /* ---- appended: sizeof(sy_mcu_f32_geom) as the caller built geom (its
+     * dims grew from 6 axes to 8): the plugin refuses geoms of another size
+     * rather than read them at its own stride */
+    uint32_t geom_size;
 } sy_mcu_train_f32_request;
 
 /* The record of one session's riscv_mcu kernels (opaque, the plugin's). */
