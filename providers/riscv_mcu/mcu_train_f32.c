@@ -151,17 +151,24 @@ static int32_t first_trained(const sy_mcu_train_f32_request *r)
  * backward, so the floats are layer i's to overwrite, and its output
  * stays in the buffer for its own readers (a Relu after it may be in
  * place too). */
-static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
+/* the first three of those: no forward after layer i reads buffer b
+ * (layer i − 1's output is in it), nor a backward but a Relu's */
+static bool input_unread_after(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
-    if (i < 1)
-        return false;
-    const int32_t first = first_trained(r);
-    if (b < 0 ||
+    if (i < 1 || b < 0 ||
         (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
         return false;
     for (uint32_t k = 0; k < r->n_layers; k++)
         if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
             return false;
+    return true;
+}
+
+static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
+{
+    if (!input_unread_after(r, i, b))
+        return false;
+    const int32_t first = first_trained(r);
     for (int32_t k = b; k < i; k++) /* its writer, then Flattens and in-place layers: the buffer's */
         if (r->layers[k].kind == SY_MCU_F32_RELU && first >= 0 && k >= first)
             return false;
@@ -204,15 +211,7 @@ static bool concat_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int3
  * and neither is > 0), so the mask, and every bit after it, is the host's. */
 static bool relu_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
-    if (i < 1 || r->layers[i].kind != SY_MCU_F32_RELU)
-        return false;
-    if (b < 0 ||
-        (r->geom && r->layers[b].kind == SY_MCU_F32_DIV && (r->geom[b].residual || r->geom[b].const_first)))
-        return false;
-    for (uint32_t k = 0; k < r->n_layers; k++)
-        if (residual_of(r, k) && r->geom[k].other >= b && r->geom[k].other < i)
-            return false;
-    return true;
+    return r->layers[i].kind == SY_MCU_F32_RELU && input_unread_after(r, i, b);
 }
 
 /* what layer j's backward reads of its input: an Abs's input for the sign, a
