@@ -2,6 +2,9 @@
 #
 #   mcu_prepare MODE WORK   MODE qemu: exit 77 (skipped) without the cross
 #                           toolchain, picolibc or QEMU; then an empty WORK
+#   mcu_need_fashion_mnist  sets $data to Fashion-MNIST's folder
+#                           (FASHION_MNIST_DIR, default Debian's); exit 77
+#                           (skipped) when its training images are absent
 #   fail MESSAGE...         prints a failure and counts it in $fails
 #   mcu_pkg_run MODE PKG OUT [SECONDS] [PROGRAM]
 #                           builds the codegen package PKG (MODE host: the
@@ -33,6 +36,12 @@ mcu_prepare() {
   # fast cpu provider first, whose kernels are not the bytes riscv_mcu shares)
   CPU_REF_INI=$2/cpu_ref.ini
   printf '[switchyard]\nplugin_dirs = @default\nproviders = cpu_ref\n' > "$CPU_REF_INI"
+}
+
+mcu_need_fashion_mnist() {
+  data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+  [ -e "$data/train-images-idx3-ubyte.gz" ] || [ -e "$data/train-images-idx3-ubyte" ] ||
+    { echo "SKIP: Fashion-MNIST is absent from $data (Debian package dataset-fashion-mnist)"; exit 77; }
 }
 
 fails=0

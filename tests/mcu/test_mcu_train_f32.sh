@@ -34,9 +34,7 @@
 set -u
 SY=$1 SRC=$2 WORK=$3 MODE=$4
 . "$(dirname "$0")/mcu_common.sh"
-data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-[ -e "$data/train-images-idx3-ubyte.gz" ] || [ -e "$data/train-images-idx3-ubyte" ] ||
-  { echo "SKIP: Fashion-MNIST is absent from $data (Debian package dataset-fashion-mnist)"; exit 77; }
+mcu_need_fashion_mnist
 mcu_prepare "$MODE" "$WORK"
 tiny=$WORK/tiny_cnn.onnx
 /usr/bin/python3 "$SRC/tests/mcu/train_f32_model.py" "$tiny" || { echo "FAIL: the test model"; exit 1; }

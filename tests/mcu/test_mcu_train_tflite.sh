@@ -18,9 +18,7 @@
 set -u
 SY=$1 SRC=$2 WORK=$3 MODE=$4
 . "$(dirname "$0")/mcu_common.sh"
-data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-[ -e "$data/train-images-idx3-ubyte.gz" ] || [ -e "$data/train-images-idx3-ubyte" ] ||
-  { echo "SKIP: Fashion-MNIST is absent from $data (Debian package dataset-fashion-mnist)"; exit 77; }
+mcu_need_fashion_mnist
 /usr/bin/python3 -c 'import numpy, onnx' 2>/dev/null ||
   { echo "SKIP: /usr/bin/python3 has no numpy or onnx (python3-numpy, python3-onnx)"; exit 77; }
 mcu_prepare "$MODE" "$WORK"
