@@ -71,6 +71,21 @@ class Llm(sytest.unittest.TestCase):
         self.assertEqual(gen.result.stop_reason, "user")
         self.assertEqual(gen.result.ids[:3], tuple(t.id for t in first))
         self.assertLess(len(gen.result.ids), 60)
+        self.assertLessEqual(len(gen.result.ids), 4)  # the worker runs at most one piece ahead of the reader
+
+    def test_abandoned_iterator_does_not_hold_the_runner(self):
+        want = self.llm.complete(PROMPT, max_tokens=10)
+        self.llm.reset()
+        gen = self.llm.generate(PROMPT, max_tokens=60)
+        next(gen)
+        self.llm.reset()  # the same thread calls again while gen is open: gen is closed, not waited for
+        self.assertEqual(gen.result.stop_reason, "user")
+        self.assertEqual(self.llm.complete(PROMPT, max_tokens=10), want)
+        self.llm.reset()
+        for _ in self.llm.generate(PROMPT, max_tokens=60):
+            break  # a for loop left early, its iterator still referenced by nothing
+        self.llm.reset()
+        self.assertEqual(self.llm.complete(PROMPT, max_tokens=10), want)
 
     def test_tokenizer(self):
         ids = self.llm.encode(PROMPT)

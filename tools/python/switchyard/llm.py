@@ -4,10 +4,12 @@ Like `switchyard llm`, this only fetches the extension table from an Env and
 calls it; the runner (KV cache, masks, RoPE, sampling, tokenizer) lives in
 plugins/llm and runs on whatever providers the Env's INI selects.
 """
+import contextlib
 import ctypes
 import os
 import queue
 import threading
+import weakref
 from dataclasses import dataclass
 
 from . import _lib
@@ -137,6 +139,18 @@ class Llm:
         release = self._api.runner_release
         self._h = Handle(r.value, "llm", lambda p: release(p), parents=(self.env._h,))
         self._lock = threading.Lock()
+        self._open = None  # weakref to the Generation whose worker holds _lock
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """Hold the runner for one call. A generation this thread was reading
+        and left open is closed first: its worker waits for this thread to ask
+        for the next piece, which it never will while it waits here."""
+        g = self._open() if self._open is not None else None
+        if g is not None and g._reader == threading.get_ident():
+            g.close()
+        with self._lock:
+            yield
 
     def close(self):
         h = getattr(self, "_h", None)
@@ -205,7 +219,7 @@ class Llm:
                                     penalty_last_n, seed, stop)
         out = _Result()
         out.struct_size = ctypes.sizeof(_Result)
-        with self._lock:
+        with self._locked():
             check(self._call(prompt, params, out))
             del keep
             return self._result(out)
@@ -214,7 +228,9 @@ class Llm:
                  repetition_penalty=1.0, penalty_last_n=64, seed=42, stop=None):
         """The same as complete(), as an iterator of Token pieces while they are
         generated. After the last one, the iterator's .result holds the Result;
-        closing it early (close(), or dropping it) stops generation (stop "user")."""
+        closing it early (close(), or dropping it) stops generation (stop "user")
+        where the reader stopped: the worker runs at most one piece ahead. Another
+        call on this Llm from the thread reading it closes it first."""
         params, keep = self._params(max_tokens, temperature, top_k, top_p, min_p, repetition_penalty,
                                     penalty_last_n, seed, stop)
         return Generation(self, prompt, params, keep)
@@ -227,7 +243,7 @@ class Llm:
         cap = len(b) + 8
         while True:
             ids = (ctypes.c_int32 * cap)()
-            with self._lock:
+            with self._locked():
                 st = self._api.encode(self._ptr(), b, add_bos, ids, cap, ctypes.byref(n))
             if st and n.value > cap:
                 _lib.lib().sy_status_free(st)
@@ -240,7 +256,7 @@ class Llm:
         ids = list(ids)
         arr = (ctypes.c_int32 * max(len(ids), 1))(*ids)
         n = ctypes.c_size_t()
-        with self._lock:
+        with self._locked():
             st = self._api.decode(self._ptr(), arr, len(ids), None, 0, ctypes.byref(n))  # the size it needs
             if st:
                 _lib.lib().sy_status_free(st)
@@ -250,22 +266,22 @@ class Llm:
 
     def reset(self):
         """Forget the conversation (KV cache, sampler history)."""
-        with self._lock:
+        with self._locked():
             self._api.reset(self._ptr())
 
     def save_state(self, path):
-        with self._lock:
+        with self._locked():
             check(self._api.save_state(self._ptr(), _lib.cstr(os.fspath(path))))
 
     def load_state(self, path):
-        with self._lock:
+        with self._locked():
             check(self._api.load_state(self._ptr(), _lib.cstr(os.fspath(path))))
 
     def stats(self):
         """Timings and KV use of the last generate (sy_llm_stats) as a dict."""
         s = _Stats()
         s.struct_size = ctypes.sizeof(_Stats)
-        with self._lock:
+        with self._locked():
             self._api.stats(self._ptr(), ctypes.byref(s))
         return _struct_dict(s)
 
@@ -273,7 +289,7 @@ class Llm:
         """What the bundle contains (sy_llm_info) as a dict."""
         s = _Info()
         s.struct_size = ctypes.sizeof(_Info)
-        with self._lock:
+        with self._locked():
             self._api.info(self._ptr(), ctypes.byref(s))
         d = _struct_dict(s)
         d["ar"], d["cl"], d["eos"] = d["ar"][:s.n_ar], d["cl"][:s.n_cl], d["eos"][:s.n_eos]
@@ -286,21 +302,26 @@ _DONE = object()
 class Generation:
     """Iterator of Token pieces of one generate call. The C call runs on a
     worker thread that streams pieces through a queue; .result is set once
-    the iterator is exhausted."""
+    the iterator is exhausted. The worker waits after each piece until the
+    consumer asks for the next one, so it is never more than one piece ahead
+    and close() stops it where the consumer stopped reading."""
 
     def __init__(self, llm, prompt, params, keep):
         self.result = None
         self._q = queue.SimpleQueue()
         self._stop = threading.Event()
+        self._more = threading.Semaphore(0)  # one release per piece the consumer asks for
         self._thread = None
+        self._reader = None  # the thread that last asked for a piece
         self._state = (llm, prompt, params, keep)
 
     def _start(self):
         llm, prompt, params, keep = self._state
-        q, stop = self._q, self._stop
+        q, stop, more = self._q, self._stop, self._more
 
         def on_piece(user, piece, n, token):
             q.put(Token(ctypes.string_at(piece, n).decode("utf-8", "replace"), token))
+            more.acquire()  # until the consumer wants another piece, or closes
             return not stop.is_set()
 
         def work():
@@ -326,8 +347,16 @@ class Generation:
     def __next__(self):
         if self.result is not None or self._state is None:
             raise StopIteration
+        self._reader = threading.get_ident()
         if self._thread is None:
+            llm = self._state[0]
+            g = llm._open() if llm._open is not None else None
+            if g is not None and g._reader == self._reader:
+                g.close()  # as Llm._locked: an open generation of this thread would hold the runner forever
+            llm._open = weakref.ref(self)
             self._start()
+        else:
+            self._more.release()
         item = self._q.get()
         if isinstance(item, Token):
             return item
@@ -343,6 +372,7 @@ class Generation:
         """Stop generating (the runner returns with stop reason "user") and wait for it."""
         self._stop.set()
         if self._thread is not None:
+            self._more.release()
             self._thread.join()
             while True:  # the result of a stopped call
                 try:
@@ -355,3 +385,4 @@ class Generation:
 
     def __del__(self):
         self._stop.set()
+        self._more.release()
