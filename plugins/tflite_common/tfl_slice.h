@@ -1,9 +1,8 @@
 /*
  * The constant operands of TFLite's slicing ops, resolved at prepare time:
- * SLICE's begin and size, STRIDED_SLICE's plan (per input dim a start, a
- * step and a length after the masks; the output dims after new_axis and
- * shrink). Shared by cpu_ref's tflite_tensor and the riscv_mcu provider, so
- * both slice the same elements. Header-only, like tfl_params.h.
+ * SLICE's begin and size, STRIDED_SLICE's plan (the SDK's sy_ss_resolve).
+ * Shared by cpu_ref's tflite_tensor and the riscv_mcu provider, so both
+ * slice the same elements. Header-only, like tfl_params.h.
  */
 #ifndef SY_TFL_SLICE_H
 #define SY_TFL_SLICE_H
@@ -52,13 +51,8 @@ static inline sy_status *tfl_slice_params(const sy_host_api *H, const sy_node *n
     return NULL;
 }
 
-/* strided slice plan: per input dim, start and step; output dims after shrink */
-typedef struct tfl_ss_plan {
-    int32_t rank;             /* input rank */
-    int64_t start[SY_MAX_RANK], step[SY_MAX_RANK], len[SY_MAX_RANK];
-    int32_t out_rank;
-    int64_t out_dims[SY_MAX_RANK];
-} tfl_ss_plan;
+/* STRIDED_SLICE's plan, resolved by the SDK's sy_ss_resolve (TF's rules) */
+typedef sy_ss_plan tfl_ss_plan;
 
 static inline sy_status *tfl_ss_make(const sy_host_api *H, const sy_node *n, const sy_tensor *x, tfl_ss_plan *p)
 {
@@ -69,93 +63,16 @@ static inline sy_status *tfl_ss_make(const sy_host_api *H, const sy_node *n, con
     if (c1 != c2 || c1 != c3)
         return H->status_new(SY_ERR_SHAPE, "begin, end and strides have %lld, %lld and %lld values", (long long)c1,
                    (long long)c2, (long long)c3);
-    int64_t bm = sy_attr_int_or(H, n, "begin_mask", 0), em = sy_attr_int_or(H, n, "end_mask", 0);
-    int64_t elm = sy_attr_int_or(H, n, "ellipsis_mask", 0), nam = sy_attr_int_or(H, n, "new_axis_mask", 0);
-    int64_t sam = sy_attr_int_or(H, n, "shrink_axis_mask", 0);
-    if (sy_attr_int_or(H, n, "offset", 0))
-        return H->status_new(SY_ERR_UNSUPPORTED, "STRIDED_SLICE offset = true is not supported");
-    if (elm & (elm - 1))
-        return H->status_new(SY_ERR_INVALID_ARGUMENT, "ellipsis_mask %lld has more than one bit set", (long long)elm);
-    /* count the sparse entries that consume input dims */
-    int32_t consumed = 0;
-    for (int64_t i = 0; i < c1; i++)
-        if (!((nam >> i) & 1) && !((elm >> i) & 1))
-            consumed++;
-    p->rank = x->rank;
-    p->out_rank = 0;
-    int32_t d = 0; /* input dim */
-    for (int64_t i = 0; i < c1 || d < x->rank; i++) {
-        if (i < c1 && ((elm >> i) & 1)) {
-            int32_t fill = x->rank - consumed;
-            for (int32_t k = 0; k < fill && d < x->rank; k++, d++) {
-                p->start[d] = 0;
-                p->step[d] = 1;
-                p->len[d] = x->dims[d];
-                p->out_dims[p->out_rank++] = x->dims[d];
-            }
-            continue;
-        }
-        if (i < c1 && ((nam >> i) & 1)) {
-            if (p->out_rank >= SY_MAX_RANK)
-                return H->status_new(SY_ERR_SHAPE, "output rank exceeds %d", SY_MAX_RANK);
-            p->out_dims[p->out_rank++] = 1;
-            continue;
-        }
-        if (d >= x->rank) {
-            if (i < c1)
-                return H->status_new(SY_ERR_SHAPE, "STRIDED_SLICE has more slice entries than input dimensions");
-            break;
-        }
-        int64_t dim = x->dims[d];
-        if (i >= c1) { /* trailing dims: full */
-            p->start[d] = 0;
-            p->step[d] = 1;
-            p->len[d] = dim;
-            p->out_dims[p->out_rank++] = dim;
-            d++;
-            continue;
-        }
-        int64_t st = s[i];
-        if (st == 0)
-            return H->status_new(SY_ERR_INVALID_ARGUMENT, "strides[%lld] is 0", (long long)i);
-        bool shrink = (sam >> i) & 1;
-        int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
-        int64_t bb = b[i], ee = e[i];
-        if ((bm >> i) & 1)
-            bb = st > 0 ? 0 : dim - 1;
-        else {
-            if (bb < 0)
-                bb += dim;
-            bb = bb < lo ? lo : (bb > hi ? hi : bb);
-        }
-        if (shrink) {
-            if (b[i] < -dim || b[i] >= dim)
-                return H->status_new(SY_ERR_SHAPE, "shrink index %lld is out of range for dimension %d of size %lld",
-                           (long long)b[i], d, (long long)dim);
-            bb = b[i] < 0 ? b[i] + dim : b[i];
-            p->start[d] = bb;
-            p->step[d] = 1;
-            p->len[d] = 1;
-            d++;
-            continue;
-        }
-        if ((em >> i) & 1)
-            ee = st > 0 ? dim : -1;
-        else {
-            if (ee < 0)
-                ee += dim;
-            ee = ee < lo ? lo : (ee > hi ? hi : ee);
-        }
-        int64_t len = st > 0 ? (ee > bb ? (ee - bb + st - 1) / st : 0) : (bb > ee ? (bb - ee + (-st) - 1) / (-st) : 0);
-        p->start[d] = bb;
-        p->step[d] = st;
-        p->len[d] = len;
-        if (p->out_rank >= SY_MAX_RANK)
-            return H->status_new(SY_ERR_SHAPE, "output rank exceeds %d", SY_MAX_RANK);
-        p->out_dims[p->out_rank++] = len;
-        d++;
-    }
-    return NULL;
+    sy_ss_spec spec = {.n = (int32_t)c1, .begin = b, .end = e, .strides = s,
+                       .begin_mask = sy_attr_int_or(H, n, "begin_mask", 0),
+                       .end_mask = sy_attr_int_or(H, n, "end_mask", 0),
+                       .ellipsis_mask = sy_attr_int_or(H, n, "ellipsis_mask", 0),
+                       .new_axis_mask = sy_attr_int_or(H, n, "new_axis_mask", 0),
+                       .shrink_axis_mask = sy_attr_int_or(H, n, "shrink_axis_mask", 0),
+                       .offset = sy_attr_int_or(H, n, "offset", 0) != 0};
+    char why[160];
+    sy_status_code code = sy_ss_resolve(x->rank, x->dims, &spec, p, why, sizeof why);
+    return code ? H->status_new(code, "STRIDED_SLICE: %s", why) : NULL;
 }
 
 #endif

@@ -34,7 +34,7 @@
  *             artifacts, each with its message.
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
- *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv,
+ *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv, D/sslice,
  *             D/two_sg (its subgraph 1 trained).
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
@@ -417,7 +417,7 @@ static float urand(void)
  * stride 2 multiplier 2 RELU [1,3,3,8] -> RESHAPE [1,72] -> FULLY_CONNECTED
  * [1,3]; `tail` picks the last operator (0 the model as described, other
  * values a refusal case). */
-enum { TAIL_FC = 0, TAIL_EXP = 1, TAIL_SHRINK_ELLIPSIS = 2 };
+enum { TAIL_FC = 0, TAIL_EXP = 1, TAIL_SS_OFFSET = 2 };
 static uint8_t *cnn_model(size_t *size, int tail)
 {
     static float w1[4 * 3 * 3 * 2], b1[4], w2[1 * 3 * 3 * 8], b2[8], w3[3 * 72], b3[3];
@@ -460,7 +460,8 @@ static uint8_t *cnn_model(size_t *size, int tail)
                             {.id = 4, .kind = TFLW_OPT_U8, .i = 1}};
     const tflw_opt orr = {.id = 0, .kind = TFLW_OPT_I32VEC, .vec = shape, .n_vec = 2};
     const tflw_opt of = {.id = 0, .kind = TFLW_OPT_U8, .i = 0};
-    const tflw_opt oss[2] = {{.id = 2, .kind = TFLW_OPT_I32, .i = 1}, {.id = 4, .kind = TFLW_OPT_I32, .i = 1}};
+    /* TFLite's offset option (field 5): begin and end relative, not translated */
+    const tflw_opt oss[2] = {{.id = 5, .kind = TFLW_OPT_U8, .i = 1}, {.id = 4, .kind = TFLW_OPT_I32, .i = 1}};
     static const int32_t i0[3] = {0, 1, 2}, o0 = 3, i1[3] = {3, 4, 5}, o1 = 6, i2[2] = {6, 7}, o2 = 8,
                          i3[3] = {8, 9, 10}, o3 = 11, i4[1] = {8}, i5[4] = {8, 12, 13, 14};
     tflw_op ops[4] = {
@@ -476,7 +477,7 @@ static uint8_t *cnn_model(size_t *size, int tail)
     if (tail == TAIL_EXP) {
         t[11].dims[1] = 72;
         ops[3] = (tflw_op){.code = OP_EXP, .inputs = i4, .n_inputs = 1, .outputs = &o3, .n_outputs = 1};
-    } else if (tail == TAIL_SHRINK_ELLIPSIS) {
+    } else if (tail == TAIL_SS_OFFSET) {
         t[11].dims[1] = 3;
         nt = 15;
         ops[3] = (tflw_op){.code = OP_STRIDED_SLICE, .inputs = i5, .n_inputs = 4, .outputs = &o3, .n_outputs = 1,
@@ -670,6 +671,7 @@ static const op_case OP_CASES[] = {
     {"bmm", 3, {1, 4, 6}, 15, 2, NULL},
     {"bmmb", 4, {1, 2, 4, 6}, 30, 2, NULL},
     {"gconv", 4, {1, 5, 5, 4}, 3, 4, NULL},
+    {"sslice", 2, {1, 12}, 3, 4, NULL},
     /* subgraph 1 of two, chosen by its signature name */
     {"two_sg", 2, {1, 8}, 3, 4, "train_head"},
 };
@@ -1021,11 +1023,11 @@ static void test_refusals(void)
     snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (EXP, builtin code 47) has no ONNX translation for "
              "training (the translated operators are listed in docs/training.md)", p);
     expect_build(p, want);
-    /* a form not translated: STRIDED_SLICE with an ellipsis mask */
-    snprintf(p, sizeof p, "%s/ellipsis.tflite", work);
-    REQUIRE(write_cnn(p, TAIL_SHRINK_ELLIPSIS), "write");
-    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (STRIDED_SLICE): ellipsis_mask 1, new_axis_mask 0, "
-             "offset 0 (only 0 is translated)", p);
+    /* a form not translated: STRIDED_SLICE with offset = true */
+    snprintf(p, sizeof p, "%s/ss_offset.tflite", work);
+    REQUIRE(write_cnn(p, TAIL_SS_OFFSET), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (STRIDED_SLICE): offset = true (begin and end "
+             "relative to each other)", p);
     expect_build(p, want);
     /* truncated: the identifier is there, the tables are not */
     size_t n;

@@ -1,6 +1,6 @@
 // The .tflite export of sy_train_session_export against real TFLite (npm
 // @tensorflow/tfjs-tflite: TFLite compiled to WebAssembly, one thread), for
-// each folder WORK/sine, WORK/conv (and WORK/tanh, logistic, bmm, bmmb, gconv,
+// each folder WORK/sine, WORK/conv (and WORK/tanh, logistic, bmm, bmmb, gconv, sslice,
 // two_sg: tflite_ops_models.py's) that `test_train_tflite export` wrote
 // (source.tflite: the model trained; model.tflite and model.onnx: the
 // exports):
@@ -61,7 +61,7 @@ function runSwitchyard(model, dir, dims, feed) {
 }
 
 let failed = 0, cases = 0;
-for (const name of ['sine', 'conv', 'tanh', 'logistic', 'bmm', 'bmmb', 'gconv']) {
+for (const name of ['sine', 'conv', 'tanh', 'logistic', 'bmm', 'bmmb', 'gconv', 'sslice']) {
   const d = path.join(work, name);
   if (!fs.existsSync(path.join(d, 'model.tflite'))) {
     console.log(`note: ${name}: no export (the shared model or python3 with numpy and onnx is absent)`);

@@ -13,7 +13,8 @@ grouped CONV_2D), each written twice from the same numbers:
                    name;
 
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
-activation. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+activation. sslice has STRIDED_SLICEs with ellipsis, new-axis, begin-mask
+and shrink entries. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
 reference; sig_one.tflite has the same subgraphs with signatures '1'
 (subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
@@ -134,8 +135,8 @@ class FB:
 
 
 # ---- TFLite models ---------------------------------------------------------------
-TANH, LOGISTIC, CONV_2D, FULLY_CONNECTED, RESHAPE, BATCH_MATMUL = 28, 14, 3, 9, 22, 126
-OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101}
+TANH, LOGISTIC, CONV_2D, FULLY_CONNECTED, RESHAPE, BATCH_MATMUL, STRIDED_SLICE = 28, 14, 3, 9, 22, 126, 45
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101, STRIDED_SLICE: 32}
 FLOAT32, INT32 = 0, 2
 
 
@@ -376,6 +377,60 @@ def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
     onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
 
 
+def strided_slices(out):
+    """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
+    -> STRIDED_SLICE (entries: ellipsis, new axis, 1:5:2; TF's rules: the
+       ellipsis stands for axes 0-2 whole) [1, 3, 4, 1, 2]
+    -> STRIDED_SLICE (entries: begin_mask'd 0, shrink at 1, ellipsis: the
+       trailing axes whole) [1, 4, 1, 2]
+    -> RESHAPE [1, 8] -> FULLY_CONNECTED [1, 3]
+    The reference writes the same slices as ONNX Slice / Unsqueeze / Squeeze
+    by hand (what TF's rules say the masks mean)."""
+    m = Model()
+    x = m.tensor('x', [1, 12])
+    h = fc(m, x, 12, 60, 'fc1', [1, 60])
+    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
+    r4 = m.tensor('r4', [1, 3, 4, 5])
+    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    # StridedSliceOptions: begin_mask 0, end_mask 1, ellipsis_mask 2,
+    # new_axis_mask 3, shrink_axis_mask 4
+    b1 = m.tensor('ss1/begin', [3], np.array([0, 0, 1]), INT32)
+    e1 = m.tensor('ss1/end', [3], np.array([0, 0, 5]), INT32)
+    t1 = m.tensor('ss1/strides', [3], np.array([1, 1, 2]), INT32)
+    a1 = m.tensor('ss1', [1, 3, 4, 1, 2])
+    m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(2, 'i32', 1), (3, 'i32', 2)])
+    b2 = m.tensor('ss2/begin', [3], np.array([7, 1, 0]), INT32)  # entry 0's 7 is masked out
+    e2 = m.tensor('ss2/end', [3], np.array([0, 2, 0]), INT32)
+    t2 = m.tensor('ss2/strides', [3], np.array([1, 1, 1]), INT32)
+    a2 = m.tensor('ss2', [1, 4, 1, 2])
+    m.op(STRIDED_SLICE, [a1, b2, e2, t2], a2, [(0, 'i32', 1), (1, 'i32', 1), (2, 'i32', 4), (4, 'i32', 2)])
+    s2 = m.tensor('flat/shape', [2], np.array([1, 8]), INT32)
+    f = m.tensor('flat', [1, 8])
+    m.op(RESHAPE, [a2, s2], f, [(0, 'obj', Vec('i32', [1, 8]))])
+    y = fc(m, f, 8, 3, 'fc2', [1, 3])
+    m.write('%s/sslice.tflite' % out, [x], [y])
+    c = m.consts
+    BIG = np.iinfo(np.int64).max
+    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
+    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat8': np.array([-1, 8], np.int64),
+                  # full-rank Slice parameters (what the training IR takes), the
+                  # whole axes to the end (a batch of any size)
+                  'st1': np.array([0, 0, 0, 1], np.int64), 'en1': np.array([BIG, BIG, BIG, 5], np.int64),
+                  'ax1': np.arange(4, dtype=np.int64), 'sp1': np.array([1, 1, 1, 2], np.int64),
+                  'new1': np.array([3], np.int64),
+                  'st2': np.array([0, 1, 0, 0, 0], np.int64), 'en2': np.array([BIG, 2, BIG, BIG, BIG], np.int64),
+                  'ax2': np.arange(5, dtype=np.int64), 'sq2': np.array([1], np.int64)})
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
+             helper.make_node('Slice', ['r4', 'st1', 'en1', 'ax1', 'sp1'], ['s1']),
+             helper.make_node('Unsqueeze', ['s1', 'new1'], ['a1']),
+             helper.make_node('Slice', ['a1', 'st2', 'en2', 'ax2'], ['s2']),
+             helper.make_node('Squeeze', ['s2', 'sq2'], ['a2']),
+             helper.make_node('Reshape', ['a2', 'flat8'], ['f']),
+             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/sslice_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+
+
 def two_subgraphs(out):
     """two_sg.tflite: subgraph 0 (signature 'infer') x [1, 8] ->
     FULLY_CONNECTED [1, 3]; subgraph 1 (signature 'train_head') the tanh
@@ -411,6 +466,7 @@ def main():
     batch_matmul(out)
     batch_matmul_batched(out)
     grouped_conv(out)
+    strided_slices(out)
     two_subgraphs(out)
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
 

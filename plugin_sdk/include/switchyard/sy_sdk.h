@@ -414,6 +414,34 @@ static inline bool sy_index_next(int32_t rank, const int64_t *dims, int64_t *idx
 void sy_copy_strided(void *dst, const void *src, int32_t rank, const int64_t *dims, const int64_t *src_strides,
                      size_t esize);
 
+/* STRIDED_SLICE's specification (TFLite / TF): n sparse entries of begin,
+ * end and strides with five bit masks, bit i for entry i. */
+typedef struct sy_ss_spec {
+    int32_t n;
+    const int64_t *begin, *end, *strides;
+    int64_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+    bool offset; /* TFLite's offset option: not supported (refused) */
+} sy_ss_spec;
+
+/* ...resolved against an input shape: per input axis d the elements
+ * start[d] + k * step[d], k < len[d] (shrunk[d]: one element, the axis
+ * dropped); the output shape, with new_axis[j] set where axis j of the
+ * output is a new axis of 1. */
+typedef struct sy_ss_plan {
+    int32_t rank;
+    int64_t start[SY_MAX_RANK], step[SY_MAX_RANK], len[SY_MAX_RANK];
+    bool shrunk[SY_MAX_RANK];
+    int32_t out_rank;
+    int64_t out_dims[SY_MAX_RANK];
+    bool new_axis[SY_MAX_RANK];
+} sy_ss_plan;
+
+/* TF's rules (sdk_strided_slice.c). SY_OK, or an error code with `why`
+ * saying what is wrong (a zero stride, two ellipses, more entries than
+ * axes, an out-of-range shrink index, an output past SY_MAX_RANK axes). */
+sy_status_code sy_ss_resolve(int32_t rank, const int64_t *dims, const sy_ss_spec *spec, sy_ss_plan *plan, char *why,
+                             size_t why_len);
+
 /* ======================================================================== */
 /* fp32 GEMM: C = alpha * op(A) * op(B) + beta * C                          */
 /* ======================================================================== */

@@ -17,8 +17,10 @@
 #include "tl_files.h"
 
 #include <switchyard/sy_tools.h>
+#include <switchyard/sy_sdk.h>
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -983,42 +985,64 @@ static sy_status *t_reduce(tx *c, const opio *io, const opts *p, bool mean)
     return node(c, "ReduceSum", (const char *[]){a, an}, 2, out, &ka, 1);
 }
 
-/* Slice of [starts, ends) on every axis with positive steps, then Squeeze of `shrink` axes. */
+/* Slice of [starts, ends) with positive steps over every axis, then Squeeze
+ * of the `shrink` axes (bits over input axes), then Unsqueeze of the new
+ * axes (`new_axes`: bits over output axes). An axis taken whole ends at
+ * INT64_MAX (ONNX clamps it to the axis), so the model's batch of 1 does not
+ * cut a training batch of more samples. */
 static sy_status *emit_slice(tx *c, const opio *io, const int64_t *starts, const int64_t *ends, const int64_t *steps,
-                             uint32_t shrink)
+                             uint32_t shrink, uint32_t new_axes)
 {
     const tinfo *x = &c->t[io->in[0]];
-    int64_t od[MAX_RANK], axes[MAX_RANK], sq[MAX_RANK];
+    int64_t od[MAX_RANK], axes[MAX_RANK], en[MAX_RANK], sq[MAX_RANK], na[MAX_RANK];
     int32_t r = 0;
-    size_t nsq = 0;
+    size_t nsq = 0, nna = 0;
     for (int32_t d = 0; d < x->rank; d++) {
-        axes[d] = d;
         int64_t len = ends[d] > starts[d] ? (ends[d] - starts[d] + steps[d] - 1) / steps[d] : 0;
+        axes[d] = d;
+        en[d] = starts[d] == 0 && steps[d] == 1 && len == x->dims[d] ? INT64_MAX : ends[d];
         if (shrink >> d & 1) {
             if (len != 1)
                 return refuse(c, "shrinks axis %d of %lld values", d, (long long)len);
             sq[nsq++] = d;
         } else {
+            while (r < MAX_RANK && new_axes >> r & 1)
+                na[nna++] = r, od[r++] = 1;
+            if (r == MAX_RANK)
+                return refuse(c, "an output past rank %d", MAX_RANK);
             od[r++] = len;
         }
     }
-    const char *a = NULL, *sn = NULL, *en = NULL, *an = NULL, *pn = NULL, *out = c->t[io->out].vname;
+    while (r < MAX_RANK && new_axes >> r & 1) /* new axes after the last input axis kept */
+        na[nna++] = r, od[r++] = 1;
+    const char *a = NULL, *sn = NULL, *enn = NULL, *an = NULL, *pn = NULL, *out = c->t[io->out].vname;
     sy_status *st;
     if ((st = check_out(c, io->out, od, r)) || (st = operand(c, io->in[0], &a)) ||
         (st = const_i64(c, out, "starts", starts, (size_t)x->rank, false, &sn)) ||
-        (st = const_i64(c, out, "ends", ends, (size_t)x->rank, false, &en)) ||
+        (st = const_i64(c, out, "ends", en, (size_t)x->rank, false, &enn)) ||
         (st = const_i64(c, out, "axes", axes, (size_t)x->rank, false, &an)) ||
         (st = const_i64(c, out, "steps", steps, (size_t)x->rank, false, &pn)))
         return st;
-    const char *sl = out;
-    if (nsq && !(sl = fresh(c, out, "sliced")))
+    const char *v = out;
+    if ((nsq || nna) && !(v = fresh(c, out, "sliced")))
         return oom();
-    if ((st = node(c, "Slice", (const char *[]){a, sn, en, an, pn}, 5, sl, NULL, 0)) || !nsq)
+    if ((st = node(c, "Slice", (const char *[]){a, sn, enn, an, pn}, 5, v, NULL, 0)))
         return st;
-    const char *qn = NULL;
-    if ((st = const_i64(c, out, "shrink_axes", sq, nsq, false, &qn)))
+    if (nsq) {
+        const char *qn = NULL, *sqd = out;
+        if (nna && !(sqd = fresh(c, out, "squeezed")))
+            return oom();
+        if ((st = const_i64(c, out, "shrink_axes", sq, nsq, false, &qn)) ||
+            (st = node(c, "Squeeze", (const char *[]){v, qn}, 2, sqd, NULL, 0)))
+            return st;
+        v = sqd;
+    }
+    if (!nna)
+        return NULL;
+    const char *un = NULL;
+    if ((st = const_i64(c, out, "new_axes", na, nna, false, &un)))
         return st;
-    return node(c, "Squeeze", (const char *[]){sl, qn}, 2, out, NULL, 0);
+    return node(c, "Unsqueeze", (const char *[]){v, un}, 2, out, NULL, 0);
 }
 
 static sy_status *t_slice(tx *c, const opio *io)
@@ -1041,9 +1065,13 @@ static sy_status *t_slice(tx *c, const opio *io)
             return refuse(c, "begin %lld size %lld on axis %d of %lld values", (long long)b[d], (long long)s[d], d,
                           (long long)x->dims[d]);
     }
-    return emit_slice(c, io, b, e, one, 0);
+    return emit_slice(c, io, b, e, one, 0, 0);
 }
 
+/* STRIDED_SLICE: its spec resolved by the SDK's sy_ss_resolve (TF's rules:
+ * ellipsis, new axes, trailing axes taken whole, shrink), written as Slice
+ * with positive steps, Squeeze of the shrunk axes and Unsqueeze of the new
+ * ones. */
 static sy_status *t_strided_slice(tx *c, const opio *io, const opts *p)
 {
     const tinfo *x = &c->t[io->in[0]];
@@ -1057,27 +1085,29 @@ static sy_status *t_strided_slice(tx *c, const opio *io, const opts *p)
         st = const_ints(c, io->in[3], s, MAX_RANK, &ns, "strides");
     if (st)
         return st;
-    int32_t bm = opt_int(c, p, "begin_mask"), em = opt_int(c, p, "end_mask"), ell = opt_int(c, p, "ellipsis_mask");
-    int32_t nam = opt_int(c, p, "new_axis_mask"), shr = opt_int(c, p, "shrink_axis_mask"), off = opt_int(c, p, "offset");
+    sy_ss_spec spec = {.n = (int32_t)nb, .begin = b, .end = e, .strides = s,
+                       .begin_mask = opt_int(c, p, "begin_mask"), .end_mask = opt_int(c, p, "end_mask"),
+                       .ellipsis_mask = opt_int(c, p, "ellipsis_mask"), .new_axis_mask = opt_int(c, p, "new_axis_mask"),
+                       .shrink_axis_mask = opt_int(c, p, "shrink_axis_mask"), .offset = opt_int(c, p, "offset") != 0};
     CHECK_FB(c);
-    if (ell || nam || off)
-        return refuse(c, "ellipsis_mask %d, new_axis_mask %d, offset %d (only 0 is translated)", ell, nam, off);
-    if (nb != (size_t)x->rank || ne != nb || ns != nb)
-        return refuse(c, "begin, end and strides of %zu, %zu and %zu values for rank %d", nb, ne, ns, x->rank);
+    if (ne != nb || ns != nb)
+        return refuse(c, "begin, end and strides of %zu, %zu and %zu values", nb, ne, ns);
+    sy_ss_plan plan;
+    char why[160];
+    if (sy_ss_resolve(x->rank, x->dims, &spec, &plan, why, sizeof why))
+        return refuse(c, "%s", why);
+    uint32_t shrink = 0, new_axes = 0;
     for (int32_t d = 0; d < x->rank; d++) {
-        int64_t D = x->dims[d];
-        if (s[d] < 1)
-            return refuse(c, "stride %lld on axis %d (positive strides are translated)", (long long)s[d], d);
-        int64_t lo = bm >> d & 1 ? 0 : b[d] < 0 ? b[d] + D : b[d];
-        int64_t hi = em >> d & 1 ? D : e[d] < 0 ? e[d] + D : e[d];
-        if (shr >> d & 1)
-            hi = lo + 1; /* the one element at begin */
-        lo = lo < 0 ? 0 : lo > D ? D : lo;
-        hi = hi < 0 ? 0 : hi > D ? D : hi;
-        b[d] = lo;
-        e[d] = hi;
+        if (plan.step[d] < 1)
+            return refuse(c, "stride %lld on axis %d (positive strides are translated)", (long long)plan.step[d], d);
+        b[d] = plan.start[d];
+        e[d] = plan.len[d] ? plan.start[d] + (plan.len[d] - 1) * plan.step[d] + 1 : plan.start[d];
+        s[d] = plan.step[d];
+        shrink |= (uint32_t)plan.shrunk[d] << d;
     }
-    return emit_slice(c, io, b, e, s, (uint32_t)shr);
+    for (int32_t j = 0; j < plan.out_rank; j++)
+        new_axes |= (uint32_t)plan.new_axis[j] << j;
+    return emit_slice(c, io, b, e, s, shrink, new_axes);
 }
 
 /* BATCH_MATMUL with a batched right operand: out[.., m, n] = sum_k X'[.., m,
