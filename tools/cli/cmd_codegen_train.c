@@ -25,6 +25,7 @@
  * environment.
  */
 #include "cli.h"
+#include "codegen_train_args.h"
 
 #include <switchyard/ext/sy_mcu_codegen.h>
 #include <switchyard/sy_train.h>
@@ -60,10 +61,8 @@ static bool copy_layer(const sy_qas_layer_info *in, layer_copy *c)
 
 int cmd_codegen_train(int argc, char **argv)
 {
-    const char *model = NULL, *target = NULL, *dir = NULL, *data = NULL, *trainable = "last:1", *sram = NULL;
+    cg_train_args ca = {.trainable = "last:1", .steps = 200, .lr = 0.01f, .momentum = 0.9f};
     bool front_device = true, front_auto = true;
-    long steps = 200;
-    float lr = 0.01f, momentum = 0.9f;
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--mode")) {
             if (!strcmp(argv[i + 1], "fp32"))
@@ -72,47 +71,24 @@ int cmd_codegen_train(int argc, char **argv)
                 return cli_usage_error("codegen", "--train --mode: expected fp32 or qas-int8, got '%s'", argv[i + 1]);
         }
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--train"))
+        int taken = cg_train_arg(argc, argv, &i, &ca);
+        if (taken < 0)
+            return -taken;
+        if (taken)
             continue;
-        if (a[0] == '-' && !v)
-            return cli_usage_error("codegen", "%s needs a value", a);
-        if (!strcmp(a, "--mode"))
-            i++; /* qas-int8 */
-        else if (!strcmp(a, "--target"))
-            target = argv[++i];
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            dir = argv[++i];
-        else if (!strcmp(a, "--data"))
-            data = argv[++i];
-        else if (!strcmp(a, "--trainable"))
-            trainable = argv[++i];
-        else if (!strcmp(a, "--sram-budget"))
-            sram = argv[++i];
-        else if (!strcmp(a, "--front")) {
-            if (strcmp(v, "auto") && strcmp(v, "device") && strcmp(v, "host"))
-                return cli_usage_error("codegen", "--train --front: expected auto, device or host, got '%s'", v);
-            front_auto = !strcmp(v, "auto");
-            front_device = strcmp(argv[++i], "host") != 0;
-        }
-        else if (!strcmp(a, "--steps")) {
-            if ((steps = cli_parse_long(argv[++i], 1, 100000)) < 0)
-                return cli_usage_error("codegen", "--steps: expected an integer from 1 to 100000");
-        } else if (!strcmp(a, "--lr") || !strcmp(a, "--momentum")) {
-            char *end;
-            float f = strtof(argv[++i], &end);
-            if (*end || !(f >= 0) || (!strcmp(a, "--momentum") && !(f < 1)))
-                return cli_usage_error("codegen", "%s: expected a number >= 0 (momentum below 1), got '%s'", a, argv[i]);
-            *(!strcmp(a, "--lr") ? &lr : &momentum) = f;
-        } else if (a[0] == '-')
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--front"))
             return cli_usage_error("codegen", "--train: unknown option '%s'", a);
-        else if (!model)
-            model = a;
-        else
-            return cli_usage_error("codegen", "one model only ('%s' and '%s')", model, a);
+        if (!v || (strcmp(v, "auto") && strcmp(v, "device") && strcmp(v, "host")))
+            return cli_usage_error("codegen", "--train --front: expected auto, device or host, got '%s'", v ? v : "");
+        front_auto = !strcmp(v, "auto");
+        front_device = strcmp(argv[++i], "host") != 0;
     }
-    if (!model || !dir || !data || !target)
-        return cli_usage_error("codegen", "--train needs MODEL, --target, --data DIR and -o DIR");
+    if (cg_train_finish(&ca))
+        return 2;
+    const char *model = ca.model, *target = ca.target, *dir = ca.dir, *data = ca.data, *trainable = ca.trainable;
+    const long steps = ca.steps;
+    const float lr = ca.lr, momentum = ca.momentum;
     sy_qas_options qo = {.struct_size = sizeof qo, .last_k = 1, .momentum = momentum, .target = target};
     if (!strncmp(trainable, "last:", 5) || !strncmp(trainable, "bias:", 5)) {
         long k = cli_parse_long(trainable + 5, 1, 16);
@@ -151,19 +127,7 @@ int cmd_codegen_train(int argc, char **argv)
                      "[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\n[provider.riscv_mcu]\ntarget = %s\n",
                      target);
     (void)n;
-    unsigned long long budget = 0;
-    if (sram) {
-        char *end;
-        budget = strtoull(sram, &end, 10);
-        unsigned long long mul = !strcmp(end, "K") || !strcmp(end, "KB") ? 1024ull
-                                 : !strcmp(end, "M") || !strcmp(end, "MB") ? 1048576ull
-                                 : !*end                                   ? 1ull
-                                                                           : 0ull;
-        if (!mul || !budget || sram[0] == '-' || budget > (1ull << 40) / mul)
-            return cli_usage_error("codegen", "--sram-budget: expected a positive byte count (K/M suffix), got '%s'",
-                                   sram);
-        budget *= mul;
-    }
+    const unsigned long long budget = ca.sram_budget;
     /* the host's env runs the trainer; the target's env only writes the
      * package (the chip is that env's, whatever else the process loads) */
     if ((st = cli_env(NULL, &henv)))

@@ -15,6 +15,7 @@
  * tensors as expected_output.txt.
  */
 #include "cli.h"
+#include "codegen_train_args.h"
 
 #include <switchyard/ext/sy_mcu_codegen.h>
 #include <switchyard/sy_train.h>
@@ -23,74 +24,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool parse_budget(const char *s, unsigned long long *out)
-{
-    char *end;
-    unsigned long long b = strtoull(s, &end, 10);
-    unsigned long long mul = !strcmp(end, "K") || !strcmp(end, "KB")   ? 1024ull
-                             : !strcmp(end, "M") || !strcmp(end, "MB") ? 1048576ull
-                             : !*end                                   ? 1ull
-                                                                       : 0ull;
-    if (!mul || !b || s[0] == '-' || b > (1ull << 40) / mul)
-        return false;
-    *out = b * mul;
-    return true;
-}
-
 int cmd_codegen_train_f32(int argc, char **argv)
 {
-    const char *model = NULL, *target = NULL, *dir = NULL, *data = NULL, *trainable = "all", *sram = NULL,
-               *config = NULL;
-    long steps = 100;
-    float lr = 0.01f, momentum = 0.0f, wd = 0.0f;
+    cg_train_args ca = {.trainable = "all", .steps = 100, .lr = 0.01f};
+    const char *config = NULL;
+    float wd = 0.0f;
     int optimizer = SY_TRAIN_SGD;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--train"))
+        int taken = cg_train_arg(argc, argv, &i, &ca);
+        if (taken < 0)
+            return -taken;
+        if (taken)
             continue;
-        if (a[0] == '-' && !v)
-            return cli_usage_error("codegen", "%s needs a value", a);
-        if (!strcmp(a, "--mode"))
-            i++; /* fp32: how we got here */
-        else if (!strcmp(a, "--target"))
-            target = argv[++i];
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            dir = argv[++i];
-        else if (!strcmp(a, "--data"))
-            data = argv[++i];
-        else if (!strcmp(a, "--trainable"))
-            trainable = argv[++i];
-        else if (!strcmp(a, "--sram-budget"))
-            sram = argv[++i];
-        else if (!strcmp(a, "--config"))
-            config = argv[++i];
-        else if (!strcmp(a, "--optimizer")) {
-            i++;
-            if (!strcmp(v, "sgd"))
-                optimizer = SY_TRAIN_SGD;
-            else if (!strcmp(v, "adam"))
-                optimizer = SY_TRAIN_ADAM;
-            else
-                return cli_usage_error("codegen", "--optimizer: expected sgd or adam, got '%s'", v);
-        } else if (!strcmp(a, "--steps")) {
-            if ((steps = cli_parse_long(argv[++i], 1, 100000)) < 0)
-                return cli_usage_error("codegen", "--steps: expected an integer from 1 to 100000");
-        } else if (!strcmp(a, "--lr") || !strcmp(a, "--momentum") || !strcmp(a, "--weight-decay")) {
-            char *end;
-            float f = strtof(argv[++i], &end);
-            if (*end || !(f >= 0) || (!strcmp(a, "--momentum") && !(f < 1)))
-                return cli_usage_error("codegen", "%s: expected a number >= 0 (momentum below 1), got '%s'", a,
-                                       argv[i]);
-            *(!strcmp(a, "--lr") ? &lr : !strcmp(a, "--momentum") ? &momentum : &wd) = f;
-        } else if (a[0] == '-')
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool known = !strcmp(a, "--config") || !strcmp(a, "--optimizer") || !strcmp(a, "--weight-decay");
+        if (!known)
             return cli_usage_error("codegen", "--train --mode fp32: unknown option '%s'", a);
-        else if (!model)
-            model = a;
+        if (!v)
+            return cli_usage_error("codegen", "%s needs a value", a);
+        i++;
+        if (!strcmp(a, "--config"))
+            config = v;
+        else if (!strcmp(a, "--weight-decay")) {
+            if (cg_train_float(a, v, &wd))
+                return 2;
+        } else if (!strcmp(v, "sgd"))
+            optimizer = SY_TRAIN_SGD;
+        else if (!strcmp(v, "adam"))
+            optimizer = SY_TRAIN_ADAM;
         else
-            return cli_usage_error("codegen", "one model only ('%s' and '%s')", model, a);
+            return cli_usage_error("codegen", "--optimizer: expected sgd or adam, got '%s'", v);
     }
-    if (!model || !dir || !data || !target)
-        return cli_usage_error("codegen", "--train needs MODEL, --target, --data DIR and -o DIR");
+    if (cg_train_finish(&ca))
+        return 2;
+    const char *model = ca.model, *target = ca.target, *dir = ca.dir, *data = ca.data, *trainable = ca.trainable;
+    const long steps = ca.steps;
+    const float lr = ca.lr, momentum = ca.momentum;
     sy_train_build_options bo = {.struct_size = sizeof bo, .loss = SY_TRAIN_LOSS_CROSS_ENTROPY,
                                  .optimizer = optimizer, .momentum = momentum, .weight_decay = wd, .target = target};
     if (!strcmp(trainable, "bias"))
@@ -104,10 +73,7 @@ int cmd_codegen_train_f32(int argc, char **argv)
     } else if (strcmp(trainable, "all"))
         return cli_usage_error("codegen", "--mode fp32 --trainable: expected all, last:K or bias, got '%s'",
                                trainable);
-    unsigned long long budget = 0;
-    if (sram && !parse_budget(sram, &budget))
-        return cli_usage_error("codegen", "--sram-budget: expected a positive byte count (K/M suffix), got '%s'",
-                               sram);
+    const unsigned long long budget = ca.sram_budget;
 
     sy_env *menv = NULL, *henv = NULL;
     sy_train_session *ts = NULL;
