@@ -67,12 +67,13 @@ seed_dir() { # TARGET -> prints the seed folder (built once)
     tflite|train_tflite)
       [ -d "$shared/models/tflite" ] && find "$shared/models/tflite" -name '*.tflite' -size -2M |
         while read -r f; do cp "$f" "$d/$(basename "$(dirname "$f")")_$(basename "$f")"; done
-      if [ "$t" = train_tflite ]; then # the small trainable models of train.tflite_ops (python3 with onnx)
-        local g=$work/tflite_ops
-        mkdir -p "$g"
-        if /usr/bin/python3 "$root/tests/train/tflite_ops_models.py" "$g" >/dev/null 2>&1; then
-          cp "$g"/*.tflite "$d"/
-        fi
+      # the small models of train.tflite_ops (python3 with onnx): the
+      # operators the training translator and the importer share
+      # (STRIDED_SLICE's masks, BATCH_MATMUL, grouped CONV_2D, subgraphs)
+      local g=$work/tflite_ops
+      mkdir -p "$g"
+      if /usr/bin/python3 "$root/tests/train/tflite_ops_models.py" "$g" >/dev/null 2>&1; then
+        cp "$g"/*.tflite "$d"/
       fi ;;
     ini)
       cp "$root"/conf/*.ini "$d"/ ;;
