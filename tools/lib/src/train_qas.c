@@ -283,6 +283,18 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         return err(SY_ERR_INVALID_MODEL, "the model has no graph output");
     const char *v = g->output[0]->name;
     const Onnx__NodeProto *p = producer(g, v);
+    /* an int8 Softmax's own QuantizeLinear (and DequantizeLinear), as an
+     * int8 TFLite model's SOFTMAX translates, is looked through too */
+    if (p && !strcmp(p->op_type, "DequantizeLinear") && p->n_input >= 1) {
+        const Onnx__NodeProto *q = producer(g, p->input[0]);
+        const Onnx__NodeProto *sm = q && !strcmp(q->op_type, "QuantizeLinear") ? producer(g, q->input[0]) : NULL;
+        if (sm && !strcmp(sm->op_type, "Softmax"))
+            p = sm;
+    } else if (p && !strcmp(p->op_type, "QuantizeLinear")) {
+        const Onnx__NodeProto *sm = producer(g, p->input[0]);
+        if (sm && !strcmp(sm->op_type, "Softmax"))
+            p = sm;
+    }
     if (p && !strcmp(p->op_type, "Softmax"))
         p = producer(g, p->input[0]); /* the loss reads the logits */
     if (!p || strcmp(p->op_type, "DequantizeLinear") || !qparams(g, p, &s->out_scale, &s->out_zp))
@@ -576,13 +588,18 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
     uint8_t *data = NULL;
     size_t size = 0;
     sy_status *st = tl_read_file(path, &data, &size);
-    /* a .tflite would otherwise be parsed as protobuf and refused as a
-     * corrupt ONNX file: say what it is and what is taken instead */
-    if (!st && tr_tflite_is_tflite(data, size))
-        st = err(SY_ERR_UNSUPPORTED, "%s is a TFLite model: QAS-INT8 takes an int8 ONNX QDQ model (quantized TFLite "
-                 "models are not translated for QAS-INT8 yet; docs/training.md, \"Still to come\")", path);
-    if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data)))
+    /* an int8 .tflite is translated to its ONNX QDQ form in memory (a
+     * float one is refused as such by the translation) */
+    if (!st && tr_tflite_is_tflite(data, size)) {
+        tr_tfl_model tm;
+        st = tr_tflite_translate_int8(data, size, "sy_qas: TFLite", &tm);
+        if (!st && !(s->model = onnx__model_proto__unpack(NULL, tm.onnx_len, tm.onnx)))
+            st = err(SY_ERR_INVALID_MODEL, "%s: its ONNX translation does not unpack", path);
+        tr_tflite_model_free(&tm);
+        s->from_tflite = !st;
+    } else if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data))) {
         st = err(SY_ERR_INVALID_MODEL, "%s is not an ONNX model", path);
+    }
     free(data);
     const char *front = NULL;
     if (!st)
