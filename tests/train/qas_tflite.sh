@@ -3,7 +3,10 @@
 # ONNX QDQ twins and the refusals, then test_qas_tflite trains each model
 # from both and checks the refusals (test_qas_tflite.c).
 #
-#   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR
+# Then `switchyard train --mode qas-int8 mlp.tflite` writes OUT/model.onnx
+# and OUT/model.tflite, and `test_qas_tflite cli OUT` reads both back.
+#
+#   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR SWITCHYARD
 # Exit 77 (skipped) when PYTHON lacks numpy or onnx.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,3 +16,6 @@ dir=$(mktemp -d "$3/qas_tflite.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 "$1" "$here/qas_tflite_models.py" "$dir"
 SY_QAS_TFLITE_MODELS=$dir "$2" "$dir"
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/out" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 2
+SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/out"

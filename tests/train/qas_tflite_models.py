@@ -24,7 +24,9 @@ cnn: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 stride 2 SAME (per-channel,
      RELU) -> RESHAPE [3, 27] -> FULLY_CONNECTED 27->4 -> SOFTMAX ->
      DEQUANTIZE
 
-and the refusals, bad_TAG.tflite: the mlp with one thing wrong (see BAD).
+and the refusals, bad_TAG.tflite: the mlp with one thing wrong (see BAD);
+float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
+of the mlp's input for `switchyard train`.
 
   python3 qas_tflite_models.py OUT_DIR
 """
@@ -328,6 +330,17 @@ def float_model(path):
     m.write(path, [x], [y])
 
 
+def dataset(out):
+    """data/train and data/test for `switchyard train`: batches [3, 8] of the mlp's input and their labels"""
+    rng = np.random.default_rng(99)
+    for part, count in (('train', 4), ('test', 2)):
+        d = '%s/data/%s' % (out, part)
+        os.makedirs(d, exist_ok=True)
+        for k in range(count):
+            np.save('%s/input_%d.npy' % (d, k), rng.uniform(-1, 1, size=(BATCH, 8)).astype(np.float32))
+            np.save('%s/label_%d.npy' % (d, k), rng.integers(0, 4, size=BATCH).astype(np.int64))
+
+
 def main(out):
     n = mlp_numbers()
     mlp_tflite(out + '/mlp.tflite', n)
@@ -337,6 +350,7 @@ def main(out):
     for b in BAD:
         mlp_tflite('%s/bad_%s.tflite' % (out, b), n, b)
     float_model(out + '/float.tflite')
+    dataset(out)
 
 
 if __name__ == '__main__':

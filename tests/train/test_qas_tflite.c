@@ -14,7 +14,11 @@
  *     quantization or operators, and a float model, each refused with its
  *     status code and a message naming what and where.
  *
- *   test_qas_tflite WORKDIR   (SY_QAS_TFLITE_MODELS set)
+ *   - `cli OUT`: after `switchyard train --mode qas-int8 mlp.tflite -o OUT`,
+ *     OUT/model.tflite and OUT/model.onnx read back with the same codes,
+ *     which training changed.
+ *
+ *   test_qas_tflite WORKDIR | cli OUT   (SY_QAS_TFLITE_MODELS set)
  */
 #include "sy_test.h"
 #include "switchyard/switchyard.h"
@@ -94,6 +98,103 @@ static bool same_layers(sy_qas_session *a, sy_qas_session *b, const char *what)
         ok = eq;
     }
     return ok;
+}
+
+/* the trained codes, biases, scales and zero points of a and b are the same
+ * (not the master copies: a session read from an exported model starts its
+ * masters at the codes) */
+static bool same_codes(sy_qas_session *a, sy_qas_session *b, const char *what)
+{
+    bool ok = sy_qas_session_layer_count(a) == sy_qas_session_layer_count(b);
+    CHECK(ok, "%s: %zu and %zu layers", what, sy_qas_session_layer_count(a), sy_qas_session_layer_count(b));
+    for (size_t i = 0; ok && i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        ok = sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y) && x.k == y.k && x.o == y.o &&
+             x.x_zp == y.x_zp && x.y_zp == y.y_zp && !memcmp(&x.x_scale, &y.x_scale, 4) &&
+             !memcmp(&x.y_scale, &y.y_scale, 4) && !memcmp(x.w_scale, y.w_scale, (size_t)x.o * 4) &&
+             !memcmp(x.w, y.w, (size_t)x.o * (size_t)x.k) && x.bias && y.bias &&
+             !memcmp(x.bias, y.bias, (size_t)x.o * 4);
+        CHECK(ok, "%s: layer %zu: the codes, biases or scales differ", what, i);
+    }
+    return ok;
+}
+
+/* where `what` (n bytes) sits in buf, once; -1 when absent or not unique */
+static long find_once(const uint8_t *buf, size_t len, const void *what, size_t n)
+{
+    long at = -1;
+    for (size_t i = 0; n && i + n <= len; i++)
+        if (!memcmp(buf + i, what, n)) {
+            if (at >= 0)
+                return -1;
+            at = (long)i;
+        }
+    return at;
+}
+
+/* The export of trained session a (read from TFL, whose original codes are
+ * codes[0..nc)): OUT.tflite is the source with the trained codes and biases
+ * where the generator wrote the original ones and every other byte as it
+ * was; read back, it and OUT.onnx give a's codes. */
+static void check_export(sy_qas_session *a, int last_k, const char *tfl, const uint8_t *codes, size_t nc,
+                         const char *out)
+{
+    static uint8_t src[1 << 16], exp[1 << 16], mask[1 << 16];
+    char pt[1200], po[1200];
+    snprintf(pt, sizeof pt, "%s/%s.tflite", models, out);
+    snprintf(po, sizeof po, "%s/%s.onnx", models, out);
+    sy_status *st = sy_qas_session_export(a, pt);
+    CHECK(!st, "export %s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_export(a, po);
+    CHECK(!st, "export %s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    size_t ns = read_all(path_of(tfl), src, sizeof src), ne = read_all(pt, exp, sizeof exp);
+    REQUIRE(ns > 0 && ns < sizeof src && ne == ns, "%s: %zu bytes, the source %zu", pt, ne, ns);
+    memset(mask, 0, ns);
+    size_t at = 0, changed = 0;
+    for (size_t i = 0; i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x};
+        REQUIRE(sy_qas_session_layer(a, i, &x), "layer %zu", i);
+        size_t wb = (size_t)x.o * (size_t)x.k, bb = (size_t)x.o * 4;
+        REQUIRE(at + wb + bb <= nc, "codes of layer %zu", i);
+        long wo = find_once(src, ns, codes + at, wb), bo = find_once(src, ns, codes + at + wb, bb);
+        REQUIRE(wo >= 0 && bo >= 0, "%s: layer %zu's original codes and biases are found once in the source", tfl, i);
+        CHECK(!memcmp(exp + wo, x.w, wb), "%s: layer %zu's buffer holds its trained codes", pt, i);
+        CHECK(!memcmp(exp + bo, x.bias, bb), "%s: layer %zu's bias buffer holds its trained biases", pt, i);
+        changed += (size_t)(memcmp(exp + wo, src + wo, wb) != 0);
+        memset(mask + wo, 1, wb);
+        memset(mask + bo, 1, bb);
+        at += wb + bb;
+    }
+    CHECK(changed > 0, "%s: no trained buffer changed", pt);
+    size_t other = 0;
+    for (size_t i = 0; i < ns; i++)
+        other += !mask[i] && exp[i] != src[i];
+    CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k};
+    sy_qas_session *t = NULL, *q = NULL;
+    st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, po, &o, &q, NULL);
+    CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t)
+        same_codes(a, t, pt);
+    if (q)
+        same_codes(a, q, po);
+    CHECK(t && sy_qas_session_from_tflite(t) && q && !sy_qas_session_from_tflite(q), "from_tflite");
+    /* an ONNX model's session has no .tflite to write into */
+    char bad[1200];
+    snprintf(bad, sizeof bad, "%s/%s_from_onnx.tflite", models, out);
+    st = q ? sy_qas_session_export(q, bad) : NULL;
+    CHECK(st && sy_status_get_code(st) == SY_ERR_UNSUPPORTED, "a .tflite export of an ONNX model's session");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "a .tflite export needs a session built from an int8 TFLite "
+                                                         "model (this one is an ONNX model's: export it as .onnx)");
+    sy_status_free(st);
+    sy_qas_session_release(t);
+    sy_qas_session_release(q);
 }
 
 static void test_twin(const model_case *mc)
@@ -197,6 +298,9 @@ static void test_twin(const model_case *mc)
         changed += l0.w[i] != w0[i];
     CHECK(changed > 0, "%s: the steps changed none of layer 0's %zu codes", tfl, n0);
     printf("%s: %zu of layer 0's %zu int8 codes changed in %d steps\n", tfl, changed, n0, STEPS);
+    char out[160];
+    snprintf(out, sizeof out, "%s_trained", mc->name);
+    check_export(a, mc->last_k, tfl, want, nw, out);
     free(X);
 done:
     sy_qas_session_release(a);
@@ -285,10 +389,46 @@ static void test_refusals(void)
     }
 }
 
+/* `switchyard train --mode qas-int8 mlp.tflite -o OUT`: OUT/model.tflite and
+ * OUT/model.onnx hold the same trained codes, and they are not mlp.tflite's */
+static const char *cli_out;
+static void test_cli(void)
+{
+    char pt[1200], po[1200];
+    snprintf(pt, sizeof pt, "%s/model.tflite", cli_out);
+    snprintf(po, sizeof po, "%s/model.onnx", cli_out);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+    sy_qas_session *t = NULL, *q = NULL, *m = NULL;
+    sy_status *st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, po, &o, &q, NULL);
+    CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, path_of("mlp.tflite"), &o, &m, NULL);
+    CHECK(!st, "mlp.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t && q && m) {
+        same_codes(t, q, pt);
+        size_t changed = 0;
+        for (size_t i = 0; i < 2; i++) {
+            sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+            if (sy_qas_session_layer(t, i, &x) && sy_qas_session_layer(m, i, &y))
+                for (int32_t k = 0; k < x.o * x.k; k++)
+                    changed += x.w[k] != y.w[k];
+        }
+        CHECK(changed > 0, "%s: the trained codes are mlp.tflite's", pt);
+        printf("%s: %zu int8 codes differ from mlp.tflite's; its codes and biases are model.onnx's\n", pt, changed);
+    }
+    sy_qas_session_release(t);
+    sy_qas_session_release(q);
+    sy_qas_session_release(m);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc >= 3 && !strcmp(argv[1], "cli"))
+        cli_out = argv[2];
     models = getenv("SY_QAS_TFLITE_MODELS");
     if (!models || !*models) {
         fprintf(stderr, "SY_QAS_TFLITE_MODELS names the folder of qas_tflite_models.py's models\n");
@@ -299,8 +439,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "env: %s\n", sy_status_get_message(st));
         return 1;
     }
-    RUN_TEST(test_twins);
-    RUN_TEST(test_refusals);
+    if (cli_out) {
+        RUN_TEST(test_cli);
+    } else {
+        RUN_TEST(test_twins);
+        RUN_TEST(test_refusals);
+    }
     sy_env_release(env);
     return SY_TEST_MAIN_RESULT();
 }

@@ -79,6 +79,12 @@ void tr_tflite_model_free(tr_tfl_model *m);
  * points), is refused naming the tensor or operator. Free *out with
  * tr_tflite_model_free, also after a failure. */
 sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out);
+/* The int8 .tflite at src with the trained int8 codes (ONNX layout: a
+ * filter [O, I, H, W], written back as OHWI) and int32 biases written over
+ * their buffers in place, the scales and everything else unchanged; written
+ * to path through a temporary file and a rename. */
+sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
+                                 const void *const *values, const size_t *nbytes);
 
 /* The .tflite at src with the trained tensors' buffers overwritten in
  * place by `values` (ONNX layout, transposed back to TFLite's), written to

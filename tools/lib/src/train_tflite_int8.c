@@ -16,6 +16,7 @@
 #include "train_tflite.h"
 #include "tflite_fb.h"
 #include "tflite_ops.h"
+#include "tl_files.h"
 
 #include <switchyard/sy_tools.h>
 
@@ -1004,5 +1005,64 @@ sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char
         st = sy_model_writer_pack(c.w, &buf, &out->onnx_len);
     out->onnx = buf;
     sy_model_writer_release(c.w);
+    return st;
+}
+
+/* ---- export ----------------------------------------------------------------------- */
+
+sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
+                                 const void *const *values, const size_t *nbytes)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    sy_status *st = tl_read_file(src, &data, &size);
+    if (st)
+        return st;
+    tr_tfl_model m;
+    st = tr_tflite_translate_int8(data, size, src, &m);
+    uint8_t *tmp = NULL;
+    for (size_t k = 0; !st && k < n; k++) {
+        const tr_tfl_param *p = NULL;
+        for (size_t i = 0; i < m.n_params && !p; i++)
+            if (!strcmp(m.params[i].name, names[k]))
+                p = &m.params[i];
+        if (!p) {
+            st = sy_status_create(SY_ERR_INVALID_MODEL, "%s: trained tensor '%s' is not an int8 weight or int32 bias "
+                                  "of the TFLite model", src, names[k]);
+            break;
+        }
+        if (p->nbytes != nbytes[k] || p->offset > size || p->nbytes > size - p->offset) {
+            st = sy_status_create(SY_ERR_INVALID_MODEL, "%s: trained tensor '%s' has %zu bytes, its buffer %llu", src,
+                                  names[k], nbytes[k], (unsigned long long)p->nbytes);
+            break;
+        }
+        if (p->shared) {
+            st = sy_status_create(SY_ERR_UNSUPPORTED, "%s: trained tensor '%s' shares buffer %u with another tensor, "
+                                  "so its trained codes cannot be written back alone", src, names[k], p->buffer);
+            break;
+        }
+        const uint8_t *v = values[k];
+        if (p->layout == TR_TFL_OHWI) { /* [O,I,H,W] int8 codes -> [O,H,W,I] */
+            free(tmp);
+            if (!(tmp = malloc(nbytes[k] ? nbytes[k] : 1))) {
+                st = oom();
+                break;
+            }
+            int64_t O = p->dims[0], H = p->dims[1], W = p->dims[2], I = p->dims[3];
+            for (int64_t o = 0; o < O; o++)
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t x = 0; x < W; x++)
+                        for (int64_t i = 0; i < I; i++)
+                            tmp[((o * H + h) * W + x) * I + i] = v[((o * I + i) * H + h) * W + x];
+            v = tmp;
+        }
+        /* int8 codes as they are; int32 biases little-endian, as the host stores them */
+        memcpy(data + p->offset, v, nbytes[k]);
+    }
+    free(tmp);
+    tr_tflite_model_free(&m);
+    if (!st)
+        st = tl_write_atomic(path, data, size, NULL, 0);
+    free(data);
     return st;
 }
