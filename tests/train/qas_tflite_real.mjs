@@ -1,0 +1,71 @@
+// The int8 TFLite models of qas_tflite_models.py and their QAS-INT8 exports
+// against real TFLite (npm @tensorflow/tfjs-tflite: TFLite compiled to
+// WebAssembly, its int8 kernels): for each pair in MODELS_DIR
+//   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx    (the models and
+//       their hand-written ONNX QDQ twins)
+//   mlp_trained.tflite / .onnx, cnn_trained.tflite / .onnx  (the trained
+//       session's two exports, written by `test_qas_tflite`)
+// real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
+// batches; the int8 softmax outputs (codes of 1/256) must be equal, code
+// for code (both requantize each layer's accumulator; on these inputs no
+// rounding tie separates TFLite's fixed-point multiplier from the float one).
+//
+//   node qas_tflite_real.mjs SWITCHYARD MODELS_DIR   env: TFLITE_NODE_MODULES
+import { createRequire } from 'module';
+import { execFileSync } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+
+const [sy, dir] = process.argv.slice(2);
+const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
+const require = createRequire(wasmDir + '/');
+const factory = require('./tflite_web_api_cc.js');
+const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
+                            print: () => {}, printErr: () => {} });
+
+let seed = 5;
+const rnd = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 4294967296; };
+
+function runTflite(bytes, feed) {
+  const p = tfl._malloc(bytes.length);
+  tfl.HEAPU8.set(bytes, p);
+  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
+    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
+  if (!made.ok()) throw new Error(made.errorMessage());
+  const r = made.value();
+  r.GetInputs().get(0).data().set(feed);
+  if (!r.Infer()) throw new Error('Infer failed');
+  const out = r.GetOutputs().get(0).data().slice();
+  r.delete();
+  tfl._free(p);
+  return out;
+}
+
+let failed = 0;
+const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8]], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2]],
+               ['mlp_trained.tflite', 'mlp_trained.onnx', [3, 8]], ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2]]];
+for (const [t, o, dims] of pairs) {
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, t)));
+  let diff = 0, total = 0;
+  for (let trial = 0; trial < 50; trial++) {
+    const feed = new Float32Array(dims.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < feed.length; i++) feed[i] = 2 * rnd() - 1;
+    const a = runTflite(bytes, feed);
+    const d = path.join(dir, 'real_run');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'input_0.pb'), tensorProto('x', 'float32', dims, feed));
+    execFileSync(sy, ['run', path.join(dir, o), '--input-dir', d, '--output-dir', path.join(d, 'out')],
+                 { stdio: ['ignore', 'ignore', 'inherit'] });
+    const b = readTensor(fs.readFileSync(path.join(d, 'out', 'output_0.pb'))).data;
+    if (a.length !== b.length) throw new Error(`${t}: ${a.length} outputs, ${o} ${b.length}`);
+    for (let i = 0; i < a.length; i++) {
+      diff += Math.round(a[i] * 256) !== Math.round(b[i] * 256);
+      total++;
+    }
+  }
+  console.log(`${diff ? 'FAIL' : 'ok  '} ${t} in real TFLite and ${o} in switchyard: ${total - diff} of ${total} ` +
+              'int8 softmax codes equal');
+  failed += diff > 0;
+}
+process.exit(failed ? 1 : 0);
