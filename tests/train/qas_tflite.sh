@@ -4,7 +4,8 @@
 # from both and checks the refusals (test_qas_tflite.c).
 #
 # Then `switchyard train --mode qas-int8 mlp.tflite` writes OUT/model.onnx
-# and OUT/model.tflite, and `test_qas_tflite cli OUT` reads both back.
+# and OUT/model.tflite, and `test_qas_tflite cli OUT` reads both back; one
+# epoch and a --resume to the second give the same two files byte for byte.
 #
 #   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR SWITCHYARD
 # Exit 77 (skipped) when PYTHON lacks numpy or onnx.
@@ -19,3 +20,10 @@ SY_QAS_TFLITE_MODELS=$dir "$2" "$dir"
 "$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/out" --trainable last:2 --batch 3 \
   --lr 0.5 --epochs 2
 SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/out"
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/res" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 1 >/dev/null
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/res" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 2 --resume >/dev/null
+cmp "$dir/out/model.tflite" "$dir/res/model.tflite"
+cmp "$dir/out/model.onnx" "$dir/res/model.onnx"
+echo "ok   one epoch and --resume to the second: model.tflite and model.onnx as the 2-epoch run's"
