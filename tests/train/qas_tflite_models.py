@@ -23,6 +23,9 @@ mlp: x [3, 8] -> QUANTIZE -> FULLY_CONNECTED 8->6 (per-channel weights,
 cnn: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 stride 2 SAME (per-channel,
      RELU) -> RESHAPE [3, 27] -> FULLY_CONNECTED 27->4 -> SOFTMAX ->
      DEQUANTIZE
+dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
+     along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
+     FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
 
 and the refusals, bad_TAG.tflite: the mlp with one thing wrong (see BAD);
 float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
@@ -42,7 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tflite_ops_models import FB, Str, Table, Vec  # noqa: E402
 
 CONV_2D, DEQUANTIZE, FULLY_CONNECTED, RESHAPE, SOFTMAX, QUANTIZE, ADD = 3, 6, 9, 22, 25, 114, 0
-OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, SOFTMAX: 9, ADD: 11}
+DEPTHWISE_CONV_2D, MAX_POOL_2D = 4, 17
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, SOFTMAX: 9, ADD: 11, DEPTHWISE_CONV_2D: 2, MAX_POOL_2D: 5}
 FLOAT32, INT32, UINT8, INT16, INT8 = 0, 2, 3, 7, 9
 NONE, RELU, RELU6 = 0, 1, 3
 BATCH = 3
@@ -316,6 +320,80 @@ def cnn(out):
     o.save(out + '/cnn_ref.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
+def dw(out):
+    """x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3, multiplier 2 (4
+    channels, per-channel along dimension 3), SAME, RELU -> MAX_POOL_2D 2x2
+    stride 2 -> RESHAPE [3, 64] -> FULLY_CONNECTED 64->4 -> SOFTMAX ->
+    DEQUANTIZE"""
+    rng = np.random.default_rng(11)
+    sx, zx = f32(0.03), -2
+    F = codes8(rng, 1, 3, 3, 4)  # [1, H, W, C*m]
+    sf = (0.004 + 0.004 * rng.uniform(size=4)).astype(np.float32)
+    bf = rng.integers(-400, 400, size=4).astype(np.int32)
+    sc, zc = f32(0.05), -7
+    W = codes8(rng, 4, 64)
+    sw = (0.003 + 0.003 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.11), 3
+
+    m = QModel()
+    x = m.tensor('x', [BATCH, 8, 8, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    f = m.tensor('dw/filter', [1, 3, 3, 4], INT8, F, (sf, [0] * 4, 3))
+    fb = m.tensor('dw/bias', [4], INT32, bf, (bias_scales(sx, sf), [0] * 4, 0))
+    c = m.tensor('dw', [BATCH, 8, 8, 4], INT8, q=([sc], [zc], 0))
+    # DepthwiseConv2DOptions: padding SAME, stride_w, stride_h, depth_multiplier, fused activation
+    m.op(DEPTHWISE_CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i32', 2),
+                                             (4, 'i8', RELU)])
+    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc], [zc], 0))
+    # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
+    m.op(MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 64], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, 64], INT8, q=([sc], [zc], 0))
+    m.op(RESHAPE, [mp, shp], r, [(0, 'obj', Vec('i32', [BATCH, 64]))])
+    w = m.tensor('fc/weights', [4, 64], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    m.write(out + '/dw.tflite', [x], [y])
+    save_codes(out + '/dw_codes.bin', [W, bw])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    # [1, H, W, C*m] -> [C*m, 1, H, W]
+    fd = o.const_dq('dw/filter', np.ascontiguousarray(F.transpose(3, 0, 1, 2)), sf, np.int8)
+    bd = o.const_dq('dw/bias', bf, bias_scales(sx, sf), np.int32)
+    # SAME on 8 with 3x3 and stride 1: one pad on each side
+    o.nodes.append(helper.make_node('Conv', ['xq.nchw', fd, bd], ['dw.nchw'], kernel_shape=[3, 3], strides=[1, 1],
+                                    dilations=[1, 1], pads=[1, 1, 1, 1], group=2))
+    o.nodes.append(helper.make_node('Transpose', ['dw.nchw'], ['dw.f'], perm=[0, 2, 3, 1]))
+    o.nodes.append(helper.make_node('Relu', ['dw.f'], ['dw.r']))
+    cd = o.q('dw.r', 'dw', sc, zc)
+    o.nodes.append(helper.make_node('Transpose', [cd], ['dw.dq.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('MaxPool', ['dw.dq.nchw'], ['pool.nchw'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['pool.nchw'], ['pool.f'], perm=[0, 2, 3, 1]))
+    pd = o.q('pool.f', 'pool', sc, zc)
+    o.init('flat.shape', np.array([0, 64], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [pd, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', sc, zc)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sc, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(out + '/dw_ref.onnx', [BATCH, 8, 8, 2], [BATCH, 4])
+
+
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'add', 'softmax_scale']
 
@@ -347,6 +425,7 @@ def main(out):
     mlp_onnx(out + '/mlp_ref.onnx', n)
     save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
     cnn(out)
+    dw(out)
     for b in BAD:
         mlp_tflite('%s/bad_%s.tflite' % (out, b), n, b)
     float_model(out + '/float.tflite')

@@ -3,7 +3,8 @@
  * on a .tflite): the models of qas_tflite_models.py (in $SY_QAS_TFLITE_MODELS)
  *   - mlp.tflite (QUANTIZE, FULLY_CONNECTED + RELU, FULLY_CONNECTED,
  *     SOFTMAX, DEQUANTIZE; both layers trained) and cnn.tflite (CONV_2D +
- *     RELU in the frozen front, RESHAPE, the FULLY_CONNECTED trained), each
+ *     RELU in the frozen front, RESHAPE, the FULLY_CONNECTED trained) and
+ *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front), each
  *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
  *     the codes the session read are the ones the generator wrote
  *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
@@ -309,9 +310,11 @@ done:
 
 static void test_twins(void)
 {
-    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}};
+    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}},
+                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}};
     test_twin(&mlp);
     test_twin(&cnn);
+    test_twin(&dw);
 }
 
 typedef struct refusal {

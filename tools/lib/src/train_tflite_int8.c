@@ -10,7 +10,8 @@
  * Gemm(transB = 1); a fused RELU is a Relu before the output's
  * QuantizeLinear (TFLite's clamp to [z_y, 127] is QAS's max(ȳ, z_y)); a
  * CONV_2D's OHWI filter is an OIHW initializer between the NHWC
- * Transposes; an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
+ * Transposes (DEPTHWISE_CONV_2D's [1, H, W, C·m] a [C·m, 1, H, W] one of
+ * group C; MAX_POOL_2D between them too); an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
  * on the dequantized logits and a QuantizeLinear. Anything else is refused
  * naming the operator or tensor and why. Subgraph 0 is translated. */
 #include "train_tflite.h"
@@ -37,7 +38,16 @@ enum { BUF_DATA = 0, BUF_OFFSET = 1, BUF_SIZE = 2 };
 /* TensorType */
 enum { TT_FLOAT32 = 0, TT_INT32 = 2, TT_UINT8 = 3, TT_INT64 = 4, TT_INT16 = 7, TT_INT8 = 9 };
 /* BuiltinOperator codes translated here */
-enum { OP_CONV_2D = 3, OP_DEQUANTIZE = 6, OP_FULLY_CONNECTED = 9, OP_RESHAPE = 22, OP_SOFTMAX = 25, OP_QUANTIZE = 114 };
+enum {
+    OP_CONV_2D = 3,
+    OP_DEPTHWISE_CONV_2D = 4,
+    OP_DEQUANTIZE = 6,
+    OP_FULLY_CONNECTED = 9,
+    OP_MAX_POOL_2D = 17,
+    OP_RESHAPE = 22,
+    OP_SOFTMAX = 25,
+    OP_QUANTIZE = 114
+};
 enum { ACT_NONE = 0, ACT_RELU = 1 };
 
 #define MAX_RANK 8
@@ -467,9 +477,11 @@ static sy_status *add_param(qx *c, int32_t ti, int layout)
 }
 
 /* A constant int8 weight (FULLY_CONNECTED [O, K] as it is; CONV_2D's OHWI
- * filter as OIHW) read through DequantizeLinear: symmetric, per tensor or
- * per output channel (quantized_dimension 0). *dq its dequantized value. */
-static sy_status *weight(qx *c, int32_t wi, bool ohwi, const char **dq)
+ * filter as OIHW; DEPTHWISE_CONV_2D's [1, H, W, C·m] as [C·m, 1, H, W])
+ * read through DequantizeLinear: symmetric, per tensor or per output
+ * channel (quantized_dimension 0; 3 for a depthwise filter). *dq its
+ * dequantized value. */
+static sy_status *weight(qx *c, int32_t wi, int layout, const char **dq)
 {
     if (!tensor_ok(c, wi))
         return refuse(c, "the weights are tensor %d, out of range", wi);
@@ -481,17 +493,30 @@ static sy_status *weight(qx *c, int32_t wi, bool ohwi, const char **dq)
                       type_name(w->type));
     if (w->init)
         return refuse(c, "the weights (tensor #%d '%s') are read by two operators", wi, w->vname);
-    const int64_t O = w->dims[0];
-    if (w->nq != 1 && !(w->qdim == 0 && w->nq == (uint32_t)O))
+    const int32_t odim = layout == TR_TFL_1HWC ? 3 : 0;
+    const int64_t O = w->dims[odim];
+    if (w->nq != 1 && !(w->qdim == odim && w->nq == (uint32_t)O))
         return refuse(c, "the weights (tensor #%d '%s') have %u scales along dimension %d: per-tensor or per-output-"
-                      "channel (quantized_dimension 0) weights are translated", wi, w->vname, w->nq, w->qdim);
+                      "channel (quantized_dimension %d) weights are translated", wi, w->vname, w->nq, w->qdim, odim);
     for (uint32_t k = 0; k < w->nq; k++)
         if (w->zp[k] != 0)
             return refuse(c, "the weights (tensor #%d '%s') are asymmetric (zero point %lld of channel %u): QAS takes "
                           "symmetric int8 weights, W = s_W·W̄", wi, w->vname, (long long)w->zp[k], k);
     sy_status *st = NULL;
     int64_t d4[4];
-    if (ohwi) { /* [O,H,W,I] -> [O,I,H,W] */
+    if (layout == TR_TFL_1HWC) { /* [1,H,W,C] -> [C,1,H,W] */
+        int64_t H = w->dims[1], W = w->dims[2];
+        int8_t *dst = malloc(w->nbytes ? w->nbytes : 1);
+        if (!dst)
+            return oom();
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t x = 0; x < W; x++)
+                for (int64_t k = 0; k < O; k++)
+                    dst[(k * H + h) * W + x] = (int8_t)w->data[(h * W + x) * O + k];
+        d4[0] = O, d4[1] = 1, d4[2] = H, d4[3] = W;
+        st = add_init(c, w->vname, SY_DT_INT8, 4, d4, dst, w->nbytes);
+        free(dst);
+    } else if (layout == TR_TFL_OHWI) { /* [O,H,W,I] -> [O,I,H,W] */
         int64_t H = w->dims[1], W = w->dims[2], I = w->dims[3];
         int8_t *dst = malloc(w->nbytes ? w->nbytes : 1);
         if (!dst)
@@ -510,7 +535,7 @@ static sy_status *weight(qx *c, int32_t wi, bool ohwi, const char **dq)
     if (st)
         return st;
     w->init = true;
-    if ((st = add_param(c, wi, ohwi ? TR_TFL_OHWI : TR_TFL_AS_IS)))
+    if ((st = add_param(c, wi, layout)))
         return st;
     const char *s = fresh(c, w->vname, "scale"), *z = fresh(c, w->vname, "zero_point"), *d = fresh(c, w->vname, "dq");
     if (!s || !z || !d)
@@ -660,7 +685,7 @@ static sy_status *t_fc(qx *c, const opio *io, const opts *p)
                       "a RESHAPE before it gives one)", x->vname, (long long)K);
     if ((st = check_out(c, io->out, (const int64_t[]){x->dims[0], O}, 2)))
         return st;
-    if ((st = weight(c, wi, false, &wd)))
+    if ((st = weight(c, wi, TR_TFL_AS_IS, &wd)))
         return st;
     if (io->nin > 2 && (st = bias(c, io->in[2], xi, wi, O, &bd)))
         return st;
@@ -700,7 +725,7 @@ static sy_status *pad_axis(qx *c, int padding, int64_t in, int64_t k, int64_t st
 
 static const int64_t TO_NCHW[4] = {0, 3, 1, 2}, TO_NHWC[4] = {0, 2, 3, 1};
 
-static sy_status *t_conv(qx *c, const opio *io, const opts *p)
+static sy_status *t_conv(qx *c, const opio *io, const opts *p, bool depthwise)
 {
     if (io->nin < 2)
         return refuse(c, "%u inputs", io->nin);
@@ -722,14 +747,18 @@ static sy_status *t_conv(qx *c, const opio *io, const opts *p)
     if (x->rank != 4)
         return refuse(c, "input '%s' has rank %d (4 is translated)", x->vname, x->rank);
     const int64_t N = x->dims[0], H = x->dims[1], W = x->dims[2], C = x->dims[3];
-    const int64_t O = w->dims[0], KH = w->dims[1], KW = w->dims[2];
-    if (w->dims[3] != C)
+    const int64_t O = w->dims[depthwise ? 3 : 0], KH = w->dims[1], KW = w->dims[2];
+    if (depthwise && (w->dims[0] != 1 || C < 1 || O % C))
+        return refuse(c, "filter '%s' [%lld,%lld,%lld,%lld] for %lld input channels", w->vname, (long long)w->dims[0],
+                      (long long)KH, (long long)KW, (long long)O, (long long)C);
+    if (!depthwise && w->dims[3] != C)
         return refuse(c, "filter '%s' reads %lld channels of an input of %lld (grouped int8 convolutions are not "
                       "translated)", w->vname, (long long)w->dims[3], (long long)C);
     int64_t OH, OW, pt, pb, pl, pr;
     if ((st = pad_axis(c, padding, H, KH, sh, dh, &OH, &pt, &pb)) ||
         (st = pad_axis(c, padding, W, KW, sw, dw, &OW, &pl, &pr)) ||
-        (st = check_out(c, io->out, (const int64_t[]){N, OH, OW, O}, 4)) || (st = weight(c, wi, true, &wd)))
+        (st = check_out(c, io->out, (const int64_t[]){N, OH, OW, O}, 4)) ||
+        (st = weight(c, wi, depthwise ? TR_TFL_1HWC : TR_TFL_OHWI, &wd)))
         return st;
     if (io->nin > 2 && (st = bias(c, io->in[2], xi, wi, O, &bd)))
         return st;
@@ -739,7 +768,7 @@ static sy_status *t_conv(qx *c, const opio *io, const opts *p)
         return oom();
     const int64_t k[2] = {KH, KW}, s[2] = {sh, sw}, d[2] = {dh, dw}, pads[4] = {pt, pl, pb, pr};
     sy_model_attr ca[5] = {ints_attr("kernel_shape", k, 2), ints_attr("strides", s, 2), ints_attr("dilations", d, 2),
-                           ints_attr("pads", pads, 4), int_attr("group", 1)};
+                           ints_attr("pads", pads, 4), int_attr("group", depthwise ? C : 1)};
     sy_model_attr tin = ints_attr("perm", TO_NCHW, 4), tout = ints_attr("perm", TO_NHWC, 4);
     if ((st = node(c, "Transpose", &xd, 1, xt, &tin, 1)) ||
         (st = node(c, "Conv", (const char *[]){xt, wd, bd}, io->nin > 2 ? 3 : 2, yt, ca, 5)) ||
@@ -749,6 +778,45 @@ static sy_status *t_conv(qx *c, const opio *io, const opts *p)
 }
 
 static bool same_q(const qt *a, const qt *b) { return a->scale[0] == b->scale[0] && a->zp[0] == b->zp[0]; }
+
+/* MAX_POOL_2D on int8 (its input's scale and zero point, as TFLite's int8
+ * kernel requires): DequantizeLinear → Transpose → MaxPool → Transpose
+ * [→ Relu] → QuantizeLinear */
+static sy_status *t_maxpool(qx *c, const opio *io, const opts *p)
+{
+    int padding = opt_int(c, p, "padding");
+    int64_t sh = opt_int(c, p, "stride_h"), sw = opt_int(c, p, "stride_w");
+    int64_t fh = opt_int(c, p, "filter_height"), fw = opt_int(c, p, "filter_width");
+    int act = opt_int(c, p, "fused_activation_function");
+    CHECK_FB(c);
+    const char *xd = NULL;
+    sy_status *st = check_act(c, act);
+    if (!st)
+        st = read_act(c, io->in[0], true, &xd);
+    if (st)
+        return st;
+    const qt *x = &c->t[io->in[0]], *y = &c->t[io->out];
+    if (x->rank != 4)
+        return refuse(c, "input '%s' has rank %d (4 is translated)", x->vname, x->rank);
+    int64_t OH, OW, pt, pb, pl, pr;
+    if ((st = pad_axis(c, padding, x->dims[1], fh, sh, 1, &OH, &pt, &pb)) ||
+        (st = pad_axis(c, padding, x->dims[2], fw, sw, 1, &OW, &pl, &pr)) ||
+        (st = check_out(c, io->out, (const int64_t[]){x->dims[0], OH, OW, x->dims[3]}, 4)))
+        return st;
+    if (!same_q(x, y))
+        return refuse(c, "output '%s' is quantized with another scale or zero point than input '%s' (an int8 "
+                      "MAX_POOL_2D keeps the codes)", y->vname, x->vname);
+    const char *out = y->vname, *xt = fresh(c, out, "in_nchw"), *yt = fresh(c, out, "nchw"), *pre = fresh(c, out, "f");
+    if (!xt || !yt || !pre)
+        return oom();
+    const int64_t k[2] = {fh, fw}, s[2] = {sh, sw}, pads[4] = {pt, pl, pb, pr};
+    sy_model_attr pa[3] = {ints_attr("kernel_shape", k, 2), ints_attr("strides", s, 2), ints_attr("pads", pads, 4)};
+    sy_model_attr tin = ints_attr("perm", TO_NCHW, 4), tout = ints_attr("perm", TO_NHWC, 4);
+    if ((st = node(c, "Transpose", &xd, 1, xt, &tin, 1)) || (st = node(c, "MaxPool", &xt, 1, yt, pa, 3)) ||
+        (st = node(c, "Transpose", &yt, 1, pre, &tout, 1)))
+        return st;
+    return fused(c, act, pre, io->out);
+}
 
 static sy_status *t_reshape(qx *c, const opio *io)
 {
@@ -856,12 +924,13 @@ static sy_status *translate_op(qx *c, fb_table op)
     int32_t code = c->codes[opc];
     const char *nm = tfl_op_name(code);
     c->opname = nm && *nm ? nm : "an unknown builtin code";
-    bool known = code == OP_CONV_2D || code == OP_DEQUANTIZE || code == OP_FULLY_CONNECTED || code == OP_RESHAPE ||
-                 code == OP_SOFTMAX || code == OP_QUANTIZE;
+    bool known = code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_DEQUANTIZE ||
+                 code == OP_FULLY_CONNECTED || code == OP_MAX_POOL_2D || code == OP_RESHAPE || code == OP_SOFTMAX ||
+                 code == OP_QUANTIZE;
     if (!known)
         return sy_status_create(SY_ERR_UNSUPPORTED, "%s: operator #%u (%s, builtin code %d) has no int8 translation for "
-                                "QAS-INT8 (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED, CONV_2D, RESHAPE and SOFTMAX are "
-                                "translated)", c->where, c->oi, c->opname, (int)code);
+                                "QAS-INT8 (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, "
+                                "MAX_POOL_2D, RESHAPE and SOFTMAX are translated)", c->where, c->oi, c->opname, (int)code);
     opts p = {.d = tfl_op_desc_of(code)};
     if (otype) {
         if (!p.d || otype != p.d->options_type)
@@ -872,7 +941,9 @@ static sy_status *translate_op(qx *c, fb_table op)
     }
     if (outs.len != 1)
         return refuse(c, "%u outputs (one is translated)", outs.len);
-    uint32_t want_max = code == OP_FULLY_CONNECTED || code == OP_CONV_2D ? 3 : code == OP_RESHAPE ? 2 : 1;
+    uint32_t want_max = code == OP_FULLY_CONNECTED || code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D ? 3
+                        : code == OP_RESHAPE                                                            ? 2
+                                                                                                        : 1;
     if (ins.len < 1 || ins.len > want_max)
         return refuse(c, "%u inputs", ins.len);
     opio io = {.nin = ins.len};
@@ -896,7 +967,9 @@ static sy_status *translate_op(qx *c, fb_table op)
     sy_status *st;
     switch (code) {
     case OP_FULLY_CONNECTED: st = t_fc(c, &io, &p); break;
-    case OP_CONV_2D: st = t_conv(c, &io, &p); break;
+    case OP_CONV_2D: st = t_conv(c, &io, &p, false); break;
+    case OP_DEPTHWISE_CONV_2D: st = t_conv(c, &io, &p, true); break;
+    case OP_MAX_POOL_2D: st = t_maxpool(c, &io, &p); break;
     case OP_RESHAPE: st = t_reshape(c, &io); break;
     case OP_SOFTMAX: st = t_softmax(c, &io, &p); break;
     case OP_QUANTIZE: st = t_quantize(c, &io); break;
@@ -1054,6 +1127,18 @@ sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, co
                     for (int64_t x = 0; x < W; x++)
                         for (int64_t i = 0; i < I; i++)
                             tmp[((o * H + h) * W + x) * I + i] = v[((o * I + i) * H + h) * W + x];
+            v = tmp;
+        } else if (p->layout == TR_TFL_1HWC) { /* [C,1,H,W] int8 codes -> [1,H,W,C] */
+            free(tmp);
+            if (!(tmp = malloc(nbytes[k] ? nbytes[k] : 1))) {
+                st = oom();
+                break;
+            }
+            int64_t H = p->dims[1], W = p->dims[2], C = p->dims[3];
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t x = 0; x < W; x++)
+                    for (int64_t ch = 0; ch < C; ch++)
+                        tmp[(h * W + x) * C + ch] = v[(ch * H + h) * W + x];
             v = tmp;
         }
         /* int8 codes as they are; int32 biases little-endian, as the host stores them */
