@@ -27,7 +27,8 @@ dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
 
-and the refusals, bad_TAG.tflite: the mlp with one thing wrong (see BAD);
+and the refusals, bad_TAG.tflite: the mlp (BAD) or dw (DW_BAD) with one
+thing wrong;
 float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
 of the mlp's input for `switchyard train`.
 
@@ -320,7 +321,7 @@ def cnn(out):
     o.save(out + '/cnn_ref.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
-def dw(out):
+def dw(out, bad=None):
     """x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3, multiplier 2 (4
     channels, per-channel along dimension 3), SAME, RELU -> MAX_POOL_2D 2x2
     stride 2 -> RESHAPE [3, 64] -> FULLY_CONNECTED 64->4 -> SOFTMAX ->
@@ -340,18 +341,22 @@ def dw(out):
     x = m.tensor('x', [BATCH, 8, 8, 2], FLOAT32)
     xq = m.tensor('xq', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
     m.op(QUANTIZE, [x], xq)
-    f = m.tensor('dw/filter', [1, 3, 3, 4], INT8, F, (sf, [0] * 4, 3))
+    # dw_qdim0: the 4 scales along dimension 0 (of 1), CONV_2D's per-channel dimension, not the depthwise one
+    f = m.tensor('dw/filter', [1, 3, 3, 4], INT8, F, (sf, [0] * 4, 0 if bad == 'dw_qdim0' else 3))
     fb = m.tensor('dw/bias', [4], INT32, bf, (bias_scales(sx, sf), [0] * 4, 0))
     c = m.tensor('dw', [BATCH, 8, 8, 4], INT8, q=([sc], [zc], 0))
     # DepthwiseConv2DOptions: padding SAME, stride_w, stride_h, depth_multiplier, fused activation
     m.op(DEPTHWISE_CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i32', 2),
                                              (4, 'i8', RELU)])
-    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc], [zc], 0))
+    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc * (2 if bad == 'pool_scale' else 1)], [zc], 0))
     # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
     m.op(MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
     shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 64], dtype=np.int32))
     r = m.tensor('flat', [BATCH, 64], INT8, q=([sc], [zc], 0))
-    m.op(RESHAPE, [mp, shp], r, [(0, 'obj', Vec('i32', [BATCH, 64]))])
+    if bad == 'fc_rank4':  # the FULLY_CONNECTED reads the pool's [3, 4, 4, 4] itself
+        r = mp
+    else:
+        m.op(RESHAPE, [mp, shp], r, [(0, 'obj', Vec('i32', [BATCH, 64]))])
     w = m.tensor('fc/weights', [4, 64], INT8, W, (sw, [0] * 4, 0))
     b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
     lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
@@ -360,6 +365,9 @@ def dw(out):
     m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
     y = m.tensor('y', [BATCH, 4], FLOAT32)
     m.op(DEQUANTIZE, [p], y)
+    if bad:
+        m.write('%s/bad_%s.tflite' % (out, bad), [x], [y])
+        return
     m.write(out + '/dw.tflite', [x], [y])
     save_codes(out + '/dw_codes.bin', [W, bw])
 
@@ -398,6 +406,9 @@ BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'add', 'softmax_scale']
 
 
+DW_BAD = ['dw_qdim0', 'pool_scale', 'fc_rank4']
+
+
 def float_model(path):
     """a float FULLY_CONNECTED model (no int8 tensor)"""
     m = QModel()
@@ -426,6 +437,8 @@ def main(out):
     save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
     cnn(out)
     dw(out)
+    for b in DW_BAD:
+        dw(out, b)
     for b in BAD:
         mlp_tflite('%s/bad_%s.tflite' % (out, b), n, b)
     float_model(out + '/float.tflite')

@@ -356,6 +356,14 @@ static void test_refusals(void)
         {"bad_softmax_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (SOFTMAX): output 'probs' has scale 0.0078125 and zero point -128: an int8 SOFTMAX's is 1/256 "
          "and -128"},
+        {"bad_dw_qdim0.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #2 'dw/filter': 4 scales with quantized_dimension 0 of a tensor of rank 4: per-channel scales need "
+         "one scale per index of that dimension"},
+        {"bad_pool_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MAX_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw'"},
+        {"bad_fc_rank4.tflite", SY_ERR_UNSUPPORTED,
+         "operator #3 (FULLY_CONNECTED): input 'pool' is not [N, 64] (an int8 FULLY_CONNECTED is translated for a "
+         "rank-2 input; a RESHAPE before it gives one)"},
         {"float.tflite", SY_ERR_UNSUPPORTED,
          "sy_qas: TFLite: a float TFLite model (no int8 tensor): QAS-INT8 trains int8 codes and needs an int8 (fully "
          "quantized) TFLite model"},
