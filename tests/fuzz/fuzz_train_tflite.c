@@ -1,5 +1,6 @@
 /*
- * Fuzz target: a .tflite file as training input -> sy_train_build's TFLite
+ * Fuzz target: a .tflite file as training input -> sy_qas_session_create's
+ * int8 path (train_tflite_int8.c, QAS-INT8) and sy_train_build's TFLite
  * path (tools/lib/src/train_build.c: the translator train_tflite.c turns
  * a subgraph into an ONNX forward model, then the backward rules, the loss
  * and the optimizer graphs are built). The subgraph is chosen as the
@@ -63,7 +64,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .optimizer = SY_TRAIN_SGD,
                                 .env = env, .subgraph = size && (data[size - 1] & 1) ? "1" : NULL};
-    sy_status *st = sy_train_build(path, &o, dir, NULL);
+    /* the int8 path first: QAS-INT8 of the same file (train_tflite_int8.c
+     * translates it; an accepted model's front must build, so an accepted
+     * session is one whose translation the core loaded) */
+    sy_qas_options qo = {.struct_size = sizeof qo, .last_k = 1 + (size ? data[0] % 2 : 0)};
+    sy_qas_session *qs = NULL;
+    sy_status *st = sy_qas_session_create(env, path, &qo, &qs, NULL);
+    if (st && sy_status_get_code(st) == SY_ERR_INTERNAL) {
+        fprintf(stderr, "fuzz_train_tflite: QAS-INT8: %s\n", sy_status_get_message(st));
+        abort();
+    }
+    sy_status_free(st);
+    sy_qas_session_release(qs);
+    st = sy_train_build(path, &o, dir, NULL);
     close(fd);
     if (st) {
         sy_status_free(st);

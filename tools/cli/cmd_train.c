@@ -11,7 +11,8 @@
  * input_K / label_K .npy or .pb pairs), evaluates on the test set after each epoch, keeps OUT/checkpoint.onnx
  * current and writes the trained model OUT/model.onnx (and OUT/model.tflite
  * when MODEL is a TFLite model). --mode qas-int8
- * fine-tunes an int8 QDQ model instead (sy_qas_session_*).
+ * fine-tunes an int8 QDQ model (or an int8 TFLite model, OUT/model.tflite
+ * as well) instead (sy_qas_session_*).
  */
 #include "cli.h"
 
@@ -68,7 +69,9 @@ static void help(FILE *f)
             "                     SignatureDef's signature_key) or an index (default 0);\n"
             "                     OUT/model.tflite is the whole file, that subgraph trained\n"
             "  --mode M           fp32 (default) or qas-int8: MODEL is an int8 QDQ model (from\n"
-            "                     'switchyard quantize'); its last Gemm (and 3x3 Conv) layers are\n"
+            "                     'switchyard quantize') or an int8 (fully quantized) TFLite model\n"
+            "                     (also written back as OUT/model.tflite, its trained codes and\n"
+            "                     biases in their buffers); its last Gemm (and 3x3 Conv) layers are\n"
             "                     fine-tuned with Quantization-Aware Scaling (int8 forward,\n"
             "                     float gradients scaled by 1/s_W^2, weights re-quantized after\n"
             "                     each SGD step); --trainable last:K (default last:1) or bias:K;\n"
@@ -328,8 +331,8 @@ int cmd_train(int argc, char **argv)
     bo.target = target;
     bo.subgraph = subgraph;
     if (qas && subgraph)
-        return cli_usage_error("train", "--subgraph chooses a TFLite model's subgraph; --mode qas-int8 takes an "
-                                        "int8 ONNX QDQ model");
+        return cli_usage_error("train", "--subgraph chooses a float TFLite model's subgraph; --mode qas-int8 "
+                                        "translates subgraph 0 of an int8 TFLite model");
     if (!qas && target && !strcmp(target, "ws63") && o.batch != 1)
         return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
                                         "\"batch 1\"): give --batch 1");
@@ -509,6 +512,14 @@ int cmd_train(int argc, char **argv)
     }
     if (T.qs) {
         printf("fine-tuned int8 model: %s (%lld steps)\n", mp, (long long)tr_steps(&T));
+        if (sy_qas_session_from_tflite(T.qs)) { /* an int8 .tflite: the trained .tflite as well */
+            snprintf(mp, sizeof mp, "%s/model.tflite", out);
+            if ((st = sy_qas_session_export(T.qs, mp))) {
+                rc = cli_fail(st, "export");
+                goto done;
+            }
+            printf("fine-tuned int8 model: %s (the TFLite model with its trained codes and biases)\n", mp);
+        }
     } else {
         printf("trained model: %s (checkpoint %s/checkpoint.onnx, %lld steps)\n", mp, out, (long long)tr_steps(&T));
         /* built from a TFLite model: the trained .tflite as well */

@@ -283,6 +283,18 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         return err(SY_ERR_INVALID_MODEL, "the model has no graph output");
     const char *v = g->output[0]->name;
     const Onnx__NodeProto *p = producer(g, v);
+    /* an int8 Softmax's own QuantizeLinear (and DequantizeLinear), as an
+     * int8 TFLite model's SOFTMAX translates, is looked through too */
+    if (p && !strcmp(p->op_type, "DequantizeLinear") && p->n_input >= 1) {
+        const Onnx__NodeProto *q = producer(g, p->input[0]);
+        const Onnx__NodeProto *sm = q && !strcmp(q->op_type, "QuantizeLinear") ? producer(g, q->input[0]) : NULL;
+        if (sm && !strcmp(sm->op_type, "Softmax"))
+            p = sm;
+    } else if (p && !strcmp(p->op_type, "QuantizeLinear")) {
+        const Onnx__NodeProto *sm = producer(g, p->input[0]);
+        if (sm && !strcmp(sm->op_type, "Softmax"))
+            p = sm;
+    }
     if (p && !strcmp(p->op_type, "Softmax"))
         p = producer(g, p->input[0]); /* the loss reads the logits */
     if (!p || strcmp(p->op_type, "DequantizeLinear") || !qparams(g, p, &s->out_scale, &s->out_zp))
@@ -552,6 +564,7 @@ void sy_qas_session_release(sy_qas_session *s)
     if (s->model)
         onnx__model_proto__free_unpacked(s->model, NULL);
     free(s->labels), free(s->logits), free(s->dlogits);
+    free(s->tflite_src);
     free(s);
 }
 
@@ -576,13 +589,19 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
     uint8_t *data = NULL;
     size_t size = 0;
     sy_status *st = tl_read_file(path, &data, &size);
-    /* a .tflite would otherwise be parsed as protobuf and refused as a
-     * corrupt ONNX file: say what it is and what is taken instead */
-    if (!st && tr_tflite_is_tflite(data, size))
-        st = err(SY_ERR_UNSUPPORTED, "%s is a TFLite model: QAS-INT8 takes an int8 ONNX QDQ model (quantized TFLite "
-                 "models are not translated for QAS-INT8 yet; docs/training.md, \"Still to come\")", path);
-    if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data)))
+    /* an int8 .tflite is translated to its ONNX QDQ form in memory (a
+     * float one is refused as such by the translation) */
+    if (!st && tr_tflite_is_tflite(data, size)) {
+        tr_tfl_model tm;
+        st = tr_tflite_translate_int8(data, size, "sy_qas: TFLite", &tm);
+        if (!st && !(s->model = onnx__model_proto__unpack(NULL, tm.onnx_len, tm.onnx)))
+            st = err(SY_ERR_INVALID_MODEL, "%s: its ONNX translation does not unpack", path);
+        tr_tflite_model_free(&tm);
+        if (!st && !(s->tflite_src = strdup(path)))
+            st = err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    } else if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data))) {
         st = err(SY_ERR_INVALID_MODEL, "%s is not an ONNX model", path);
+    }
     free(data);
     const char *front = NULL;
     if (!st)
@@ -814,6 +833,8 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
 
 int64_t sy_qas_session_steps(const sy_qas_session *s) { return s ? s->steps : 0; }
 
+bool sy_qas_session_from_tflite(const sy_qas_session *s) { return s && s->tflite_src; }
+
 /* the codes written over an initializer's raw data (the quantizer stores
  * its codes as raw data; anything else is refused, not converted) */
 static bool set_codes(Onnx__TensorProto *t, const void *codes, size_t bytes)
@@ -824,8 +845,29 @@ static bool set_codes(Onnx__TensorProto *t, const void *codes, size_t bytes)
     return true;
 }
 
+/* the trained codes written into the source .tflite's buffers */
+static sy_status *export_tflite(sy_qas_session *s, const char *path)
+{
+    if (!s->tflite_src)
+        return err(SY_ERR_UNSUPPORTED, "%s: a .tflite export needs a session built from an int8 TFLite model (this "
+                   "one is an ONNX model's: export it as .onnx)", path);
+    const char *names[2 * MAX_LAYERS];
+    const void *values[2 * MAX_LAYERS];
+    size_t nbytes[2 * MAX_LAYERS], n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const qas_layer *L = &s->L[i];
+        names[n] = L->w_init->name, values[n] = L->w, nbytes[n++] = (size_t)L->p.o * (size_t)L->p.k;
+        if (L->b)
+            names[n] = L->b_init->name, values[n] = L->b, nbytes[n++] = (size_t)L->p.o * sizeof *L->b;
+    }
+    return tr_tflite_export_int8(s->tflite_src, path, n, names, values, nbytes);
+}
+
 sy_status *sy_qas_session_export(sy_qas_session *s, const char *path)
 {
+    size_t pl = strlen(path);
+    if (pl >= 7 && !strcmp(path + pl - 7, ".tflite"))
+        return export_tflite(s, path);
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
         if (!set_codes(L->w_init, L->w, (size_t)L->p.o * (size_t)L->p.k) ||

@@ -44,6 +44,7 @@ struct sy_qas_session {
     qas_layer L[MAX_LAYERS];   /* L[0] reads the front's output */
     size_t n;
     bool biases_only;
+    char *tflite_src;          /* the int8 .tflite the model was translated from (NULL: an ONNX model) */
     float momentum;
     float out_scale;           /* the logits' dequantization */
     int32_t out_zp;

@@ -374,6 +374,7 @@ static sy_status *make_init(tx *c, int32_t ti, int layout)
     p->offset = t->offset;
     p->nbytes = t->nbytes;
     p->layout = layout;
+    p->type = TT_FLOAT32;
     p->rank = t->rank;
     memcpy(p->dims, t->dims, sizeof p->dims);
     for (uint32_t k = 0; k < c->nt; k++)

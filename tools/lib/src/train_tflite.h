@@ -41,6 +41,7 @@ typedef struct tr_tfl_param {
     uint64_t offset;    /* where the buffer's bytes are in the file */
     uint64_t nbytes;
     int layout;         /* tr_tfl_layout */
+    int type;           /* TFLite TensorType: 0 float32 (the float translation); 9 int8, 2 int32 (the int8 one) */
     int32_t rank;       /* the TFLite shape */
     int64_t dims[8];
     bool shared;        /* another tensor reads the same buffer */
@@ -66,6 +67,24 @@ bool tr_tflite_is_tflite(const uint8_t *data, size_t size);
 sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
                                tr_tfl_model *out);
 void tr_tflite_model_free(tr_tfl_model *m);
+
+/* The int8 translation (train_tflite_int8.c) of subgraph 0 of a fully
+ * quantized TFLite model, for QAS-INT8: the ONNX QDQ form `switchyard
+ * quantize` writes (int8 activations as QuantizeLinear / DequantizeLinear
+ * pairs, int8 weights and int32 biases as initializers read through
+ * DequantizeLinear). params lists the int8 weights (AS_IS or OHWI) and int32
+ * biases. A float model (no int8 tensor), and every quantization or operator
+ * outside the translated forms (uint8, int16, asymmetric or per-channel
+ * activations, asymmetric weights, missing or invalid scales and zero
+ * points), is refused naming the tensor or operator. Free *out with
+ * tr_tflite_model_free, also after a failure. */
+sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out);
+/* The int8 .tflite at src with the trained int8 codes (ONNX layout: a
+ * filter [O, I, H, W], written back as OHWI) and int32 biases written over
+ * their buffers in place, the scales and everything else unchanged; written
+ * to path through a temporary file and a rename. */
+sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
+                                 const void *const *values, const size_t *nbytes);
 
 /* The .tflite at src with the trained tensors' buffers overwritten in
  * place by `values` (ONNX layout, transposed back to TFLite's), written to

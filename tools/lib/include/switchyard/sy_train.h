@@ -272,8 +272,13 @@ SY_EXPORT int64_t sy_qas_session_steps(const sy_qas_session *s);
  * choice) and then leaves the session as it was. */
 SY_EXPORT sy_status *sy_qas_session_save(sy_qas_session *s, const char *path);
 SY_EXPORT sy_status *sy_qas_session_load(sy_qas_session *s, const char *path);
-/* The QDQ model with the trained int8 weights and int32 biases. */
+/* The QDQ model with the trained int8 weights and int32 biases; a path
+ * ending in ".tflite" (a session built from an int8 TFLite model only): the
+ * source .tflite with the trained int8 codes and int32 biases written into
+ * their buffers in place, the scales unchanged. */
 SY_EXPORT sy_status *sy_qas_session_export(sy_qas_session *s, const char *path);
+/* The session was built from an int8 TFLite model (its ONNX QDQ translation). */
+SY_EXPORT bool sy_qas_session_from_tflite(const sy_qas_session *s);
 
 /* A trained layer's state, borrowed from the session (valid until its next
  * step or release): what `switchyard codegen --train` writes into a

@@ -1,0 +1,29 @@
+#!/bin/sh
+# train.qas_tflite: qas_tflite_models.py writes the int8 TFLite models, their
+# ONNX QDQ twins and the refusals, then test_qas_tflite trains each model
+# from both and checks the refusals (test_qas_tflite.c).
+#
+# Then `switchyard train --mode qas-int8 mlp.tflite` writes OUT/model.onnx
+# and OUT/model.tflite, and `test_qas_tflite cli OUT` reads both back; one
+# epoch and a --resume to the second give the same two files byte for byte.
+#
+#   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR SWITCHYARD
+# Exit 77 (skipped) when PYTHON lacks numpy or onnx.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+"$1" -c 'import numpy, onnx' 2>/dev/null || { echo "SKIPPED: $1 has no numpy or onnx"; exit 77; }
+mkdir -p "$3"
+dir=$(mktemp -d "$3/qas_tflite.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$1" "$here/qas_tflite_models.py" "$dir"
+SY_QAS_TFLITE_MODELS=$dir "$2" "$dir"
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/out" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 2
+SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/out"
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/res" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 1 >/dev/null
+"$4" train --mode qas-int8 "$dir/mlp.tflite" --data "$dir/data" -o "$dir/res" --trainable last:2 --batch 3 \
+  --lr 0.5 --epochs 2 --resume >/dev/null
+cmp "$dir/out/model.tflite" "$dir/res/model.tflite"
+cmp "$dir/out/model.onnx" "$dir/res/model.onnx"
+echo "ok   one epoch and --resume to the second: model.tflite and model.onnx as the 2-epoch run's"

@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+"""Models for train.qas_tflite (test_qas_tflite.c): small int8 (fully
+quantized) TFLite models for QAS-INT8, each written twice from the same
+numbers:
+
+  NAME.tflite      the int8 TFLite model, written with tflite_ops_models.py's
+                   FlatBuffer writer and QuantizationParameters tables
+                   (scale, zero_point, quantized_dimension) added here;
+  NAME_ref.onnx    the same network written by hand in ONNX QDQ with the
+                   onnx package: every int8 activation a QuantizeLinear /
+                   DequantizeLinear pair, the int8 weights and int32 biases
+                   initializers read through DequantizeLinear (per channel
+                   with axis 0), Gemm(transB = 1), Conv in NCHW between
+                   Transposes with its filter in OIHW;
+  NAME_codes.bin   the trained layers' int8 weight codes and int32 bias
+                   codes as written (each layer's weights [O, K] then its
+                   biases, first layer first), for the test to check what
+                   the session read.
+
+mlp: x [3, 8] -> QUANTIZE -> FULLY_CONNECTED 8->6 (per-channel weights,
+     RELU) -> FULLY_CONNECTED 6->4 (per-tensor weights) -> SOFTMAX ->
+     DEQUANTIZE
+cnn: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 stride 2 SAME (per-channel,
+     RELU) -> RESHAPE [3, 27] -> FULLY_CONNECTED 27->4 -> SOFTMAX ->
+     DEQUANTIZE
+dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
+     along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
+     FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
+
+and the refusals, bad_TAG.tflite: the mlp (BAD) or dw (DW_BAD) with one
+thing wrong;
+float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
+of the mlp's input for `switchyard train`.
+
+  python3 qas_tflite_models.py OUT_DIR
+"""
+import os
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tflite_ops_models import FB, Str, Table, Vec  # noqa: E402
+
+CONV_2D, DEQUANTIZE, FULLY_CONNECTED, RESHAPE, SOFTMAX, QUANTIZE, ADD = 3, 6, 9, 22, 25, 114, 0
+DEPTHWISE_CONV_2D, MAX_POOL_2D = 4, 17
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, SOFTMAX: 9, ADD: 11, DEPTHWISE_CONV_2D: 2, MAX_POOL_2D: 5}
+FLOAT32, INT32, UINT8, INT16, INT8 = 0, 2, 3, 7, 9
+NONE, RELU, RELU6 = 0, 1, 3
+BATCH = 3
+
+
+class QFB(FB):
+    """The writer with float32 and int64 vectors (scales, zero points)."""
+
+    def write(self, o):
+        if isinstance(o, Vec) and o.kind == 'f32':
+            self.align(4)
+            at = len(self.b)
+            self.b += struct.pack('<I%df' % len(o.items), len(o.items), *o.items)
+            return at
+        if isinstance(o, Vec) and o.kind == 'i64':
+            while (len(self.b) + 4) % 8:  # the elements 8-aligned
+                self.b.append(0)
+            at = len(self.b)
+            self.b += struct.pack('<I%dq' % len(o.items), len(o.items), *o.items)
+            return at
+        return super().write(o)
+
+
+class QModel:
+    def __init__(self):
+        self.tensors, self.ops = [], []
+
+    def tensor(self, name, shape, dtype, data=None, q=None):
+        """q: (scales, zero_points, quantized_dimension) or None"""
+        self.tensors.append((name, list(shape), dtype, data, q))
+        return len(self.tensors) - 1
+
+    def op(self, code, ins, out, opts=()):
+        self.ops.append((code, ins, out, list(opts)))
+
+    def write(self, path, inputs, outputs):
+        codes = sorted({o[0] for o in self.ops})
+        buffers = [Table([])]
+        tensors = []
+        for name, shape, dtype, data, q in self.tensors:
+            f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
+            if data is not None:
+                f.append((2, 'u32', len(buffers)))
+                buffers.append(Table([(0, 'obj', Vec('u8', np.ascontiguousarray(data).tobytes()))]))
+            if q is not None:
+                scales, zps, qd = q
+                qf = [(2, 'obj', Vec('f32', [float(s) for s in scales])), (3, 'obj', Vec('i64', [int(z) for z in zps]))]
+                if qd:
+                    qf.append((6, 'i32', qd))
+                f.append((4, 'obj', Table(qf)))
+            tensors.append(Table(f))
+        ops = []
+        for code, ins, out, opts in self.ops:
+            f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
+            if code in OPTIONS:
+                f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
+            ops.append(Table(f))
+        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)), (2, 'obj', Vec('i32', outputs)),
+                    (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
+        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+        fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
+                  (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
+        with open(path, 'wb') as fh:
+            fh.write(QFB().finish(Table(fields)))
+
+
+f32 = np.float32
+
+
+def codes8(rng, *shape):
+    return rng.integers(-127, 128, size=shape).astype(np.int8)
+
+
+def bias_scales(sx, sw):
+    return np.array([f32(float(sx) * float(s)) for s in sw], dtype=np.float32)
+
+
+# ---- the ONNX QDQ twin ------------------------------------------------------------
+
+class Onnx:
+    def __init__(self):
+        self.nodes, self.inits = [], []
+
+    def init(self, name, arr):
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        return name
+
+    def qparams(self, base, scale, zp):
+        return (self.init(base + '.s', np.array(scale, dtype=np.float32)),
+                self.init(base + '.z', np.array(zp, dtype=np.int8)))
+
+    def q(self, x, base, scale, zp):
+        """QuantizeLinear of float x into base's codes, then their DequantizeLinear"""
+        s, z = self.qparams(base, scale, zp)
+        self.nodes.append(helper.make_node('QuantizeLinear', [x, s, z], [base + '.q']))
+        self.nodes.append(helper.make_node('DequantizeLinear', [base + '.q', s, z], [base + '.dq']))
+        return base + '.dq'
+
+    def const_dq(self, name, codes, scales, zero_dtype):
+        per = len(scales) > 1
+        self.init(name, codes)
+        s = self.init(name + '.s', np.array(scales if per else scales[0], dtype=np.float32))
+        z = self.init(name + '.z', np.zeros(len(scales) if per else (), dtype=zero_dtype))
+        kw = {'axis': 0} if per else {}
+        self.nodes.append(helper.make_node('DequantizeLinear', [name, s, z], [name + '.dq'], **kw))
+        return name + '.dq'
+
+    def save(self, path, x_shape, y_shape):
+        g = helper.make_graph(self.nodes, 'twin', [helper.make_tensor_value_info('x', TensorProto.FLOAT, x_shape)],
+                              [helper.make_tensor_value_info('y', TensorProto.FLOAT, y_shape)], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)], producer_name='qas_tflite_models.py')
+        onnx.checker.check_model(m)
+        onnx.save(m, path)
+
+
+def save_codes(path, parts):
+    with open(path, 'wb') as fh:
+        for p in parts:
+            fh.write(np.ascontiguousarray(p).tobytes())
+
+
+# ---- mlp ----------------------------------------------------------------------------
+
+def mlp_numbers():
+    rng = np.random.default_rng(20261207)
+    n = {}
+    n['sx'], n['zx'] = f32(0.02), -3
+    n['W1'] = codes8(rng, 6, 8)
+    n['sw1'] = (0.004 + 0.004 * rng.uniform(size=6)).astype(np.float32)
+    n['b1'] = rng.integers(-300, 300, size=6).astype(np.int32)
+    n['sh'], n['zh'] = f32(0.05), -10
+    n['W2'] = codes8(rng, 4, 6)
+    n['sw2'] = np.array([0.011], dtype=np.float32)
+    n['b2'] = rng.integers(-200, 200, size=4).astype(np.int32)
+    n['sl'], n['zl'] = f32(0.1), 2
+    return n
+
+
+def mlp_tflite(path, n, bad=None):
+    """bad: one defect, see BAD"""
+    m = QModel()
+    bad = bad or ''
+    xtype = FLOAT32
+    x = m.tensor('x', [BATCH, 8], xtype)
+    xq_type = {'uint8': UINT8, 'int16': INT16}.get(bad, INT8)
+    xq_q = ([n['sx']], [n['zx']], 0)
+    if bad == 'no_quant':
+        xq_q = None
+    if bad == 'scale_zero':
+        xq_q = ([0.0], [n['zx']], 0)
+    if bad == 'scale_nan':
+        xq_q = ([float('nan')], [n['zx']], 0)
+    if bad == 'zp_range':
+        xq_q = ([n['sx']], [200], 0)
+    if bad == 'zp_count':
+        xq_q = ([n['sx']], [n['zx'], 0], 0)
+    if bad == 'act_per_channel':
+        xq_q = ([n['sx']] * 8, [n['zx']] * 8, 1)
+    xq = m.tensor('xq', [BATCH, 8], xq_type, q=xq_q)
+    m.op(QUANTIZE, [x], xq)
+    w1z = [0] * 6
+    if bad == 'asym_weights':
+        w1z[2] = 3
+    w1_q = (n['sw1'], w1z, 0)
+    if bad == 'weights_dim1':
+        w1_q = ([n['sw1'][0]] * 8, [0] * 8, 1)
+    w1 = m.tensor('fc1/weights', [6, 8], INT8, n['W1'], w1_q)
+    bs1 = bias_scales(n['sx'], n['sw1'])
+    if bad == 'bias_scale':
+        bs1 = bs1 * f32(1.01)
+    b1z = [0] * 6
+    if bad == 'bias_zp':
+        b1z[0] = 1
+    b1 = m.tensor('fc1/bias', [6], INT32, n['b1'], (bs1, b1z, 0))
+    h = m.tensor('h', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
+    m.op(FULLY_CONNECTED, [xq, w1, b1], h, [(0, 'i8', RELU6 if bad == 'relu6' else RELU)])
+    w2 = m.tensor('fc2/weights', [4, 6], INT8, n['W2'], (n['sw2'], [0], 0))
+    b2 = m.tensor('fc2/bias', [4], INT32, n['b2'], (bias_scales(n['sh'], n['sw2']), [0], 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([n['sl']], [n['zl']], 0))
+    if bad == 'add':  # an int8 ADD before the second layer
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
+        m.op(ADD, [h, h], h2, [(0, 'i8', 0)])
+        h = h2
+    m.op(FULLY_CONNECTED, [h, w2, b2], lg, [(0, 'i8', NONE)])
+    p_q = ([1.0 / 256], [-128], 0) if bad != 'softmax_scale' else ([1.0 / 128], [-128], 0)
+    p = m.tensor('probs', [BATCH, 4], INT8, q=p_q)
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    m.write(path, [x], [y])
+
+
+def mlp_onnx(path, n):
+    o = Onnx()
+    xd = o.q('x', 'xq', n['sx'], n['zx'])
+    w1 = o.const_dq('fc1/weights', n['W1'], n['sw1'], np.int8)
+    b1 = o.const_dq('fc1/bias', n['b1'], bias_scales(n['sx'], n['sw1']), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [xd, w1, b1], ['h.f'], transB=1))
+    o.nodes.append(helper.make_node('Relu', ['h.f'], ['h.r']))
+    hd = o.q('h.r', 'h', n['sh'], n['zh'])
+    w2 = o.const_dq('fc2/weights', n['W2'], n['sw2'], np.int8)
+    b2 = o.const_dq('fc2/bias', n['b2'], bias_scales(n['sh'], n['sw2']), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [hd, w2, b2], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', n['sl'], n['zl'])
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(path, [BATCH, 8], [BATCH, 4])
+
+
+# ---- cnn ----------------------------------------------------------------------------
+
+def cnn(out):
+    rng = np.random.default_rng(7)
+    sx, zx = f32(0.04), 1
+    F = codes8(rng, 3, 3, 3, 2)  # OHWI
+    sf = (0.003 + 0.003 * rng.uniform(size=3)).astype(np.float32)
+    bf = rng.integers(-400, 400, size=3).astype(np.int32)
+    sc, zc = f32(0.06), -5
+    W = codes8(rng, 4, 27)
+    sw = (0.004 + 0.004 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.12), -1
+
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    f = m.tensor('conv/filter', [3, 3, 3, 2], INT8, F, (sf, [0, 0, 0], 0))
+    fb = m.tensor('conv/bias', [3], INT32, bf, (bias_scales(sx, sf), [0, 0, 0], 0))
+    c = m.tensor('conv', [BATCH, 3, 3, 3], INT8, q=([sc], [zc], 0))
+    # Conv2DOptions: padding SAME (0), stride_w 1, stride_h 2, fused activation 3
+    m.op(CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 2), (2, 'i32', 2), (3, 'i8', RELU)])
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 27], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, 27], INT8, q=([sc], [zc], 0))
+    m.op(RESHAPE, [c, shp], r, [(0, 'obj', Vec('i32', [BATCH, 27]))])
+    w = m.tensor('fc/weights', [4, 27], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    m.write(out + '/cnn.tflite', [x], [y])
+    save_codes(out + '/cnn_codes.bin', [W, bw])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    fd = o.const_dq('conv/filter', np.ascontiguousarray(F.transpose(0, 3, 1, 2)), sf, np.int8)
+    bd = o.const_dq('conv/bias', bf, bias_scales(sx, sf), np.int32)
+    # SAME on 6 with a 3x3 kernel and stride 2: 3 outputs, one pad after
+    o.nodes.append(helper.make_node('Conv', ['xq.nchw', fd, bd], ['conv.nchw'], kernel_shape=[3, 3], strides=[2, 2],
+                                    dilations=[1, 1], pads=[0, 0, 1, 1], group=1))
+    o.nodes.append(helper.make_node('Transpose', ['conv.nchw'], ['conv.f'], perm=[0, 2, 3, 1]))
+    o.nodes.append(helper.make_node('Relu', ['conv.f'], ['conv.r']))
+    cd = o.q('conv.r', 'conv', sc, zc)
+    o.init('flat.shape', np.array([0, 27], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [cd, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', sc, zc)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sc, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(out + '/cnn_ref.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
+
+
+def dw(out, bad=None):
+    """x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3, multiplier 2 (4
+    channels, per-channel along dimension 3), SAME, RELU -> MAX_POOL_2D 2x2
+    stride 2 -> RESHAPE [3, 64] -> FULLY_CONNECTED 64->4 -> SOFTMAX ->
+    DEQUANTIZE"""
+    rng = np.random.default_rng(11)
+    sx, zx = f32(0.03), -2
+    F = codes8(rng, 1, 3, 3, 4)  # [1, H, W, C*m]
+    sf = (0.004 + 0.004 * rng.uniform(size=4)).astype(np.float32)
+    bf = rng.integers(-400, 400, size=4).astype(np.int32)
+    sc, zc = f32(0.05), -7
+    W = codes8(rng, 4, 64)
+    sw = (0.003 + 0.003 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.11), 3
+
+    m = QModel()
+    x = m.tensor('x', [BATCH, 8, 8, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    # dw_qdim0: the 4 scales along dimension 0 (of 1), CONV_2D's per-channel dimension, not the depthwise one
+    f = m.tensor('dw/filter', [1, 3, 3, 4], INT8, F, (sf, [0] * 4, 0 if bad == 'dw_qdim0' else 3))
+    fb = m.tensor('dw/bias', [4], INT32, bf, (bias_scales(sx, sf), [0] * 4, 0))
+    c = m.tensor('dw', [BATCH, 8, 8, 4], INT8, q=([sc], [zc], 0))
+    # DepthwiseConv2DOptions: padding SAME, stride_w, stride_h, depth_multiplier, fused activation
+    m.op(DEPTHWISE_CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i32', 2),
+                                             (4, 'i8', RELU)])
+    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc * (2 if bad == 'pool_scale' else 1)], [zc], 0))
+    # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
+    m.op(MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 64], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, 64], INT8, q=([sc], [zc], 0))
+    if bad == 'fc_rank4':  # the FULLY_CONNECTED reads the pool's [3, 4, 4, 4] itself
+        r = mp
+    else:
+        m.op(RESHAPE, [mp, shp], r, [(0, 'obj', Vec('i32', [BATCH, 64]))])
+    w = m.tensor('fc/weights', [4, 64], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    if bad:
+        m.write('%s/bad_%s.tflite' % (out, bad), [x], [y])
+        return
+    m.write(out + '/dw.tflite', [x], [y])
+    save_codes(out + '/dw_codes.bin', [W, bw])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    # [1, H, W, C*m] -> [C*m, 1, H, W]
+    fd = o.const_dq('dw/filter', np.ascontiguousarray(F.transpose(3, 0, 1, 2)), sf, np.int8)
+    bd = o.const_dq('dw/bias', bf, bias_scales(sx, sf), np.int32)
+    # SAME on 8 with 3x3 and stride 1: one pad on each side
+    o.nodes.append(helper.make_node('Conv', ['xq.nchw', fd, bd], ['dw.nchw'], kernel_shape=[3, 3], strides=[1, 1],
+                                    dilations=[1, 1], pads=[1, 1, 1, 1], group=2))
+    o.nodes.append(helper.make_node('Transpose', ['dw.nchw'], ['dw.f'], perm=[0, 2, 3, 1]))
+    o.nodes.append(helper.make_node('Relu', ['dw.f'], ['dw.r']))
+    cd = o.q('dw.r', 'dw', sc, zc)
+    o.nodes.append(helper.make_node('Transpose', [cd], ['dw.dq.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('MaxPool', ['dw.dq.nchw'], ['pool.nchw'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['pool.nchw'], ['pool.f'], perm=[0, 2, 3, 1]))
+    pd = o.q('pool.f', 'pool', sc, zc)
+    o.init('flat.shape', np.array([0, 64], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [pd, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', sc, zc)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sc, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(out + '/dw_ref.onnx', [BATCH, 8, 8, 2], [BATCH, 4])
+
+
+BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
+       'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'add', 'softmax_scale']
+
+
+DW_BAD = ['dw_qdim0', 'pool_scale', 'fc_rank4']
+
+
+def float_model(path):
+    """a float FULLY_CONNECTED model (no int8 tensor)"""
+    m = QModel()
+    x = m.tensor('x', [1, 4], FLOAT32)
+    w = m.tensor('w', [2, 4], FLOAT32, np.ones((2, 4), dtype=np.float32))
+    y = m.tensor('y', [1, 2], FLOAT32)
+    m.op(FULLY_CONNECTED, [x, w, -1], y, [(0, 'i8', 0)])
+    m.write(path, [x], [y])
+
+
+def dataset(out):
+    """data/train and data/test for `switchyard train`: batches [3, 8] of the mlp's input and their labels"""
+    rng = np.random.default_rng(99)
+    for part, count in (('train', 4), ('test', 2)):
+        d = '%s/data/%s' % (out, part)
+        os.makedirs(d, exist_ok=True)
+        for k in range(count):
+            np.save('%s/input_%d.npy' % (d, k), rng.uniform(-1, 1, size=(BATCH, 8)).astype(np.float32))
+            np.save('%s/label_%d.npy' % (d, k), rng.integers(0, 4, size=BATCH).astype(np.int64))
+
+
+def main(out):
+    n = mlp_numbers()
+    mlp_tflite(out + '/mlp.tflite', n)
+    mlp_onnx(out + '/mlp_ref.onnx', n)
+    save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
+    cnn(out)
+    dw(out)
+    for b in DW_BAD:
+        dw(out, b)
+    for b in BAD:
+        mlp_tflite('%s/bad_%s.tflite' % (out, b), n, b)
+    float_model(out + '/float.tflite')
+    dataset(out)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1])

@@ -1,0 +1,461 @@
+/*
+ * int8 TFLite models as QAS-INT8 input (train_tflite_int8.c, sy_qas_session_*
+ * on a .tflite): the models of qas_tflite_models.py (in $SY_QAS_TFLITE_MODELS)
+ *   - mlp.tflite (QUANTIZE, FULLY_CONNECTED + RELU, FULLY_CONNECTED,
+ *     SOFTMAX, DEQUANTIZE; both layers trained) and cnn.tflite (CONV_2D +
+ *     RELU in the frozen front, RESHAPE, the FULLY_CONNECTED trained) and
+ *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front), each
+ *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
+ *     the codes the session read are the ones the generator wrote
+ *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
+ *     every step's loss and logits, and after the steps every trained int8
+ *     code, int32 bias and float master copy are bit-identical, and the
+ *     steps changed codes;
+ *   - the refusals: bad_TAG.tflite, the mlp with one thing wrong in its
+ *     quantization or operators, and a float model, each refused with its
+ *     status code and a message naming what and where.
+ *
+ *   - `cli OUT`: after `switchyard train --mode qas-int8 mlp.tflite -o OUT`,
+ *     OUT/model.tflite and OUT/model.onnx read back with the same codes,
+ *     which training changed.
+ *
+ *   test_qas_tflite WORKDIR | cli OUT   (SY_QAS_TFLITE_MODELS set)
+ */
+#include "sy_test.h"
+#include "switchyard/switchyard.h"
+#include "switchyard/sy_train.h"
+
+#include <stdint.h>
+
+static sy_env *env;
+static const char *models;
+
+static uint32_t rng = 12345u;
+static float urand(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (float)((rng >> 8) * (1.0 / 16777216.0));
+}
+
+static const char *path_of(const char *name)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", models, name);
+    return buf[k];
+}
+
+static size_t read_all(const char *path, void *out, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(out, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+enum { BATCH = 3, STEPS = 8 };
+
+typedef struct model_case {
+    const char *name;
+    int last_k;
+    int32_t rank;
+    int64_t dims[4];
+} model_case;
+
+static sy_qas_session *open_session(const char *file, int last_k)
+{
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, path_of(file), &o, &s, NULL);
+    CHECK(!st, "%s: %s", file, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    return s;
+}
+
+static bool same_layers(sy_qas_session *a, sy_qas_session *b, const char *what)
+{
+    bool ok = sy_qas_session_layer_count(a) == sy_qas_session_layer_count(b);
+    CHECK(ok, "%s: %zu and %zu layers", what, sy_qas_session_layer_count(a), sy_qas_session_layer_count(b));
+    for (size_t i = 0; ok && i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        bool got = sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y);
+        CHECK(got, "%s: layer %zu", what, i);
+        if (!got)
+            return false;
+        size_t o = (size_t)x.o, ok_ = (size_t)x.o * (size_t)x.k;
+        bool geo = x.k == y.k && x.o == y.o && x.relu == y.relu && x.conv == y.conv && x.x_zp == y.x_zp &&
+                   x.y_zp == y.y_zp && !memcmp(&x.x_scale, &y.x_scale, 4) && !memcmp(&x.y_scale, &y.y_scale, 4);
+        CHECK(geo, "%s: layer %zu: shapes, scales or zero points differ", what, i);
+        if (!geo)
+            return false;
+        bool eq = !memcmp(x.w_scale, y.w_scale, o * 4) && !memcmp(x.w, y.w, ok_) &&
+                  (!x.bias) == (!y.bias) && (!x.bias || !memcmp(x.bias, y.bias, o * 4)) &&
+                  !memcmp(x.w_master, y.w_master, ok_ * 4) && (!x.b_master || !memcmp(x.b_master, y.b_master, o * 4));
+        CHECK(eq, "%s: layer %zu ('%s' and '%s'): codes, biases, scales or master copies differ", what, i, x.name,
+              y.name);
+        ok = eq;
+    }
+    return ok;
+}
+
+/* the trained codes, biases, scales and zero points of a and b are the same
+ * (not the master copies: a session read from an exported model starts its
+ * masters at the codes) */
+static bool same_codes(sy_qas_session *a, sy_qas_session *b, const char *what)
+{
+    bool ok = sy_qas_session_layer_count(a) == sy_qas_session_layer_count(b);
+    CHECK(ok, "%s: %zu and %zu layers", what, sy_qas_session_layer_count(a), sy_qas_session_layer_count(b));
+    for (size_t i = 0; ok && i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        ok = sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y) && x.k == y.k && x.o == y.o &&
+             x.x_zp == y.x_zp && x.y_zp == y.y_zp && !memcmp(&x.x_scale, &y.x_scale, 4) &&
+             !memcmp(&x.y_scale, &y.y_scale, 4) && !memcmp(x.w_scale, y.w_scale, (size_t)x.o * 4) &&
+             !memcmp(x.w, y.w, (size_t)x.o * (size_t)x.k) && x.bias && y.bias &&
+             !memcmp(x.bias, y.bias, (size_t)x.o * 4);
+        CHECK(ok, "%s: layer %zu: the codes, biases or scales differ", what, i);
+    }
+    return ok;
+}
+
+/* where `what` (n bytes) sits in buf, once; -1 when absent or not unique */
+static long find_once(const uint8_t *buf, size_t len, const void *what, size_t n)
+{
+    long at = -1;
+    for (size_t i = 0; n && i + n <= len; i++)
+        if (!memcmp(buf + i, what, n)) {
+            if (at >= 0)
+                return -1;
+            at = (long)i;
+        }
+    return at;
+}
+
+/* The export of trained session a (read from TFL, whose original codes are
+ * codes[0..nc)): OUT.tflite is the source with the trained codes and biases
+ * where the generator wrote the original ones and every other byte as it
+ * was; read back, it and OUT.onnx give a's codes. */
+static void check_export(sy_qas_session *a, int last_k, const char *tfl, const uint8_t *codes, size_t nc,
+                         const char *out)
+{
+    static uint8_t src[1 << 16], exp[1 << 16], mask[1 << 16];
+    char pt[1200], po[1200];
+    snprintf(pt, sizeof pt, "%s/%s.tflite", models, out);
+    snprintf(po, sizeof po, "%s/%s.onnx", models, out);
+    sy_status *st = sy_qas_session_export(a, pt);
+    CHECK(!st, "export %s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_export(a, po);
+    CHECK(!st, "export %s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    size_t ns = read_all(path_of(tfl), src, sizeof src), ne = read_all(pt, exp, sizeof exp);
+    REQUIRE(ns > 0 && ns < sizeof src && ne == ns, "%s: %zu bytes, the source %zu", pt, ne, ns);
+    memset(mask, 0, ns);
+    size_t at = 0, changed = 0;
+    for (size_t i = 0; i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x};
+        REQUIRE(sy_qas_session_layer(a, i, &x), "layer %zu", i);
+        size_t wb = (size_t)x.o * (size_t)x.k, bb = (size_t)x.o * 4;
+        REQUIRE(at + wb + bb <= nc, "codes of layer %zu", i);
+        long wo = find_once(src, ns, codes + at, wb), bo = find_once(src, ns, codes + at + wb, bb);
+        REQUIRE(wo >= 0 && bo >= 0, "%s: layer %zu's original codes and biases are found once in the source", tfl, i);
+        CHECK(!memcmp(exp + wo, x.w, wb), "%s: layer %zu's buffer holds its trained codes", pt, i);
+        CHECK(!memcmp(exp + bo, x.bias, bb), "%s: layer %zu's bias buffer holds its trained biases", pt, i);
+        changed += (size_t)(memcmp(exp + wo, src + wo, wb) != 0);
+        memset(mask + wo, 1, wb);
+        memset(mask + bo, 1, bb);
+        at += wb + bb;
+    }
+    CHECK(changed > 0, "%s: no trained buffer changed", pt);
+    size_t other = 0;
+    for (size_t i = 0; i < ns; i++)
+        other += !mask[i] && exp[i] != src[i];
+    CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k};
+    sy_qas_session *t = NULL, *q = NULL;
+    st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, po, &o, &q, NULL);
+    CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t)
+        same_codes(a, t, pt);
+    if (q)
+        same_codes(a, q, po);
+    CHECK(t && sy_qas_session_from_tflite(t) && q && !sy_qas_session_from_tflite(q), "from_tflite");
+    /* an ONNX model's session has no .tflite to write into */
+    char bad[1200];
+    snprintf(bad, sizeof bad, "%s/%s_from_onnx.tflite", models, out);
+    st = q ? sy_qas_session_export(q, bad) : NULL;
+    CHECK(st && sy_status_get_code(st) == SY_ERR_UNSUPPORTED, "a .tflite export of an ONNX model's session");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "a .tflite export needs a session built from an int8 TFLite "
+                                                         "model (this one is an ONNX model's: export it as .onnx)");
+    sy_status_free(st);
+    sy_qas_session_release(t);
+    sy_qas_session_release(q);
+}
+
+static void test_twin(const model_case *mc)
+{
+    char tfl[128], ref[128], codes[128];
+    snprintf(tfl, sizeof tfl, "%s.tflite", mc->name);
+    snprintf(ref, sizeof ref, "%s_ref.onnx", mc->name);
+    snprintf(codes, sizeof codes, "%s_codes.bin", mc->name);
+    sy_qas_session *a = open_session(tfl, mc->last_k), *b = open_session(ref, mc->last_k);
+    if (!a || !b)
+        goto done;
+    CHECK(sy_qas_session_layer_count(a) == (size_t)mc->last_k, "%s: %zu layers", tfl, sy_qas_session_layer_count(a));
+
+    /* the codes read are the ones written */
+    static uint8_t want[4096];
+    size_t nw = read_all(path_of(codes), want, sizeof want), at = 0;
+    CHECK(nw > 0, "%s is readable", codes);
+    for (size_t i = 0; i < sy_qas_session_layer_count(a); i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x};
+        REQUIRE(sy_qas_session_layer(a, i, &x), "layer %zu", i);
+        size_t wb = (size_t)x.o * (size_t)x.k, bb = (size_t)x.o * 4;
+        CHECK(at + wb + bb <= nw && !memcmp(x.w, want + at, wb) && x.bias && !memcmp(x.bias, want + at + wb, bb),
+              "%s: layer %zu ('%s'): its int8 codes and int32 biases are the model's", tfl, i, x.name);
+        at += wb + bb;
+    }
+    CHECK(at == nw, "%s: %zu of %zu code bytes compared", tfl, at, nw);
+
+    /* inputs and labels */
+    int64_t n = 1;
+    for (int32_t d = 0; d < mc->rank; d++)
+        n *= mc->dims[d];
+    float *X = malloc((size_t)n * sizeof *X);
+    int64_t Y[BATCH];
+    REQUIRE(X, "memory");
+    for (int64_t i = 0; i < n; i++)
+        X[i] = 2.0f * urand() - 1.0f;
+    for (int i = 0; i < BATCH; i++)
+        Y[i] = i % 4;
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = mc->rank, .data = X,
+                    .nbytes = (size_t)n * 4};
+    memcpy(tx.dims, mc->dims, sizeof mc->dims);
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {BATCH}, .data = Y,
+                    .nbytes = sizeof Y};
+    const sy_tensor *in[2] = {&tx, &ty};
+
+    /* the front's codes */
+    const sy_tensor *fa = NULL, *fb = NULL;
+    sy_status *st = sy_qas_session_front(a, in, 1, &fa);
+    CHECK(!st, "front %s: %s", tfl, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    static uint8_t fcopy[4096];
+    size_t fn = fa ? fa->nbytes : 0;
+    if (fa && fn <= sizeof fcopy)
+        memcpy(fcopy, fa->data, fn);
+    st = sy_qas_session_front(b, in, 1, &fb);
+    CHECK(!st, "front %s: %s", ref, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    CHECK(fa && fb && fn <= sizeof fcopy && fb->nbytes == fn && fa->dtype == SY_DT_INT8 && !memcmp(fcopy, fb->data, fn),
+          "%s: the frozen front's int8 codes are the twin's", tfl);
+
+    /* the forward, then the steps, bit for bit */
+    float la = 0, lb = 0;
+    const sy_tensor *oa = NULL, *ob = NULL;
+    static float ocopy[64];
+    st = sy_qas_session_eval(a, in, 2, &la, &oa);
+    CHECK(!st, "eval %s: %s", tfl, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (oa && oa->nbytes <= sizeof ocopy)
+        memcpy(ocopy, oa->data, oa->nbytes);
+    st = sy_qas_session_eval(b, in, 2, &lb, &ob);
+    CHECK(!st, "eval %s: %s", ref, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    CHECK(oa && ob && oa->nbytes == (size_t)BATCH * 4 * 4 && ob->nbytes == oa->nbytes &&
+              !memcmp(ocopy, ob->data, ob->nbytes) && !memcmp(&la, &lb, 4),
+          "%s: the forward's logits and loss (%.9g) are the twin's (%.9g)", tfl, (double)la, (double)lb);
+    printf("%s: forward loss %.9g (the twin's %.9g)\n", tfl, (double)la, (double)lb);
+
+    static int8_t w0[4096];
+    sy_qas_layer_info l0 = {.struct_size = sizeof l0};
+    REQUIRE(sy_qas_session_layer(a, 0, &l0), "layer 0");
+    size_t n0 = (size_t)l0.o * (size_t)l0.k;
+    REQUIRE(n0 <= sizeof w0, "layer 0 size");
+    memcpy(w0, l0.w, n0);
+    for (int k = 0; k < STEPS; k++) {
+        st = sy_qas_session_step(a, in, 2, 0.5f, &la, &oa);
+        CHECK(!st, "step %d %s: %s", k, tfl, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        if (oa && oa->nbytes <= sizeof ocopy)
+            memcpy(ocopy, oa->data, oa->nbytes);
+        st = sy_qas_session_step(b, in, 2, 0.5f, &lb, &ob);
+        CHECK(!st, "step %d %s: %s", k, ref, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        CHECK(oa && ob && ob->nbytes == oa->nbytes && !memcmp(ocopy, ob->data, ob->nbytes) && !memcmp(&la, &lb, 4),
+              "%s: step %d: the logits and loss (%.9g) are the twin's (%.9g)", tfl, k, (double)la, (double)lb);
+    }
+    printf("%s: loss after %d steps %.9g (the twin's %.9g)\n", tfl, STEPS, (double)la, (double)lb);
+    same_layers(a, b, tfl);
+    REQUIRE(sy_qas_session_layer(a, 0, &l0), "layer 0");
+    size_t changed = 0;
+    for (size_t i = 0; i < n0; i++)
+        changed += l0.w[i] != w0[i];
+    CHECK(changed > 0, "%s: the steps changed none of layer 0's %zu codes", tfl, n0);
+    printf("%s: %zu of layer 0's %zu int8 codes changed in %d steps\n", tfl, changed, n0, STEPS);
+    char out[160];
+    snprintf(out, sizeof out, "%s_trained", mc->name);
+    check_export(a, mc->last_k, tfl, want, nw, out);
+    free(X);
+done:
+    sy_qas_session_release(a);
+    sy_qas_session_release(b);
+}
+
+static void test_twins(void)
+{
+    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}},
+                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}};
+    test_twin(&mlp);
+    test_twin(&cnn);
+    test_twin(&dw);
+}
+
+typedef struct refusal {
+    const char *file;
+    sy_status_code code;
+    const char *msg;
+} refusal;
+
+static void test_refusals(void)
+{
+    static const refusal R[] = {
+        {"bad_uint8.tflite", SY_ERR_UNSUPPORTED,
+         "sy_qas: TFLite: tensor #1 'xq': uint8 (asymmetric uint8 quantization) is not translated"},
+        {"bad_int16.tflite", SY_ERR_UNSUPPORTED,
+         "sy_qas: TFLite: tensor #1 'xq': int16 (16x8 quantization) is not translated"},
+        {"bad_no_quant.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #1 'xq': int8 without quantization parameters (no scale)"},
+        {"bad_scale_zero.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #1 'xq': scale 0 is 0: a scale must be finite and positive"},
+        {"bad_scale_nan.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #1 'xq': scale 0 is nan: a scale must be finite and positive"},
+        {"bad_zp_range.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #1 'xq': zero point 200 (index 0) is out of range for INT8 (-128 to 127)"},
+        {"bad_zp_count.tflite", SY_ERR_UNSUPPORTED, "tensor #1 'xq': 1 scales but 2 zero points"},
+        {"bad_act_per_channel.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #1 'xq': an int8 activation with 8 scales: activations are quantized per tensor"},
+        {"bad_asym_weights.tflite", SY_ERR_UNSUPPORTED,
+         "operator #1 (FULLY_CONNECTED): the weights (tensor #2 'fc1/weights') are asymmetric (zero point 3 of "
+         "channel 2)"},
+        {"bad_weights_dim1.tflite", SY_ERR_UNSUPPORTED,
+         "operator #1 (FULLY_CONNECTED): the weights (tensor #2 'fc1/weights') have 8 scales along dimension 1"},
+        {"bad_bias_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #1 (FULLY_CONNECTED): the bias (tensor #3 'fc1/bias') scale 0 is"},
+        {"bad_bias_zp.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #3 'fc1/bias': zero point 1 (index 0) is out of range for INT32 (an int32 bias has 0)"},
+        {"bad_relu6.tflite", SY_ERR_UNSUPPORTED,
+         "operator #1 (FULLY_CONNECTED): the fused activation RELU6 is not translated for QAS-INT8"},
+        {"bad_add.tflite", SY_ERR_UNSUPPORTED, "operator #2 (ADD, builtin code 0) has no int8 translation for QAS-INT8"},
+        {"bad_softmax_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #3 (SOFTMAX): output 'probs' has scale 0.0078125 and zero point -128: an int8 SOFTMAX's is 1/256 "
+         "and -128"},
+        {"bad_dw_qdim0.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #2 'dw/filter': 4 scales with quantized_dimension 0 of a tensor of rank 4: per-channel scales need "
+         "one scale per index of that dimension"},
+        {"bad_pool_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MAX_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw'"},
+        {"bad_fc_rank4.tflite", SY_ERR_UNSUPPORTED,
+         "operator #3 (FULLY_CONNECTED): input 'pool' is not [N, 64] (an int8 FULLY_CONNECTED is translated for a "
+         "rank-2 input; a RESHAPE before it gives one)"},
+        {"float.tflite", SY_ERR_UNSUPPORTED,
+         "sy_qas: TFLite: a float TFLite model (no int8 tensor): QAS-INT8 trains int8 codes and needs an int8 (fully "
+         "quantized) TFLite model"},
+    };
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
+        sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+        sy_qas_session *s = NULL;
+        sy_status *st = sy_qas_session_create(env, path_of(R[i].file), &o, &s, NULL);
+        CHECK(st && sy_status_get_code(st) == R[i].code, "%s: refused with code %d (got %d)", R[i].file,
+              (int)R[i].code, st ? (int)sy_status_get_code(st) : 0);
+        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].msg);
+        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].file); /* the path */
+        CHECK(!s, "%s: no session", R[i].file);
+        sy_status_free(st);
+        sy_qas_session_release(s);
+    }
+    /* a truncated int8 model: a corrupt file, not a crash */
+    static uint8_t buf[1 << 16];
+    size_t n = read_all(path_of("mlp.tflite"), buf, sizeof buf);
+    REQUIRE(n > 64 && n < sizeof buf, "mlp.tflite is readable");
+    char cut[1200];
+    snprintf(cut, sizeof cut, "%s/cut.tflite", models);
+    for (size_t len = 16; len < n; len += n / 7) {
+        FILE *f = fopen(cut, "wb");
+        REQUIRE(f && fwrite(buf, 1, len, f) == len && !fclose(f), "write %s", cut);
+        sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+        sy_qas_session *s = NULL;
+        sy_status *st = sy_qas_session_create(env, cut, &o, &s, NULL);
+        CHECK(st && sy_status_get_code(st) == SY_ERR_INVALID_MODEL, "%zu of %zu bytes: refused as INVALID_MODEL (%d)",
+              len, n, st ? (int)sy_status_get_code(st) : 0);
+        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "corrupt TFLite file");
+        sy_status_free(st);
+        sy_qas_session_release(s);
+    }
+}
+
+/* `switchyard train --mode qas-int8 mlp.tflite -o OUT`: OUT/model.tflite and
+ * OUT/model.onnx hold the same trained codes, and they are not mlp.tflite's */
+static const char *cli_out;
+static void test_cli(void)
+{
+    char pt[1200], po[1200];
+    snprintf(pt, sizeof pt, "%s/model.tflite", cli_out);
+    snprintf(po, sizeof po, "%s/model.onnx", cli_out);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+    sy_qas_session *t = NULL, *q = NULL, *m = NULL;
+    sy_status *st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, po, &o, &q, NULL);
+    CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    st = sy_qas_session_create(env, path_of("mlp.tflite"), &o, &m, NULL);
+    CHECK(!st, "mlp.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t && q && m) {
+        same_codes(t, q, pt);
+        size_t changed = 0;
+        for (size_t i = 0; i < 2; i++) {
+            sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+            if (sy_qas_session_layer(t, i, &x) && sy_qas_session_layer(m, i, &y))
+                for (int32_t k = 0; k < x.o * x.k; k++)
+                    changed += x.w[k] != y.w[k];
+        }
+        CHECK(changed > 0, "%s: the trained codes are mlp.tflite's", pt);
+        printf("%s: %zu int8 codes differ from mlp.tflite's; its codes and biases are model.onnx's\n", pt, changed);
+    }
+    sy_qas_session_release(t);
+    sy_qas_session_release(q);
+    sy_qas_session_release(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && !strcmp(argv[1], "cli"))
+        cli_out = argv[2];
+    models = getenv("SY_QAS_TFLITE_MODELS");
+    if (!models || !*models) {
+        fprintf(stderr, "SY_QAS_TFLITE_MODELS names the folder of qas_tflite_models.py's models\n");
+        return 2;
+    }
+    sy_status *st = sy_env_create(NULL, &env);
+    if (st) {
+        fprintf(stderr, "env: %s\n", sy_status_get_message(st));
+        return 1;
+    }
+    if (cli_out) {
+        RUN_TEST(test_cli);
+    } else {
+        RUN_TEST(test_twins);
+        RUN_TEST(test_refusals);
+    }
+    sy_env_release(env);
+    return SY_TEST_MAIN_RESULT();
+}
