@@ -212,6 +212,54 @@ void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, fl
     }
 }
 
+/* the row-major strides of dims, 0 on the axes where dims is 1 and ydims is not (broadcast) */
+static void bcast_strides(int32_t rank, const int32_t *dims, const int32_t *ydims, int64_t *st)
+{
+    int64_t s = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        st[d] = dims[d] == 1 && ydims[d] != 1 ? 0 : s;
+        s *= dims[d];
+    }
+}
+
+void trk_div_bcast_grad(int32_t rank, const int32_t *ydims, const int32_t *adims, const int32_t *bdims,
+                        const float *dy, const float *y, const float *b, float *da, float *db)
+{
+    int64_t as[TFLK_BIN_RANK], bs[TFLK_BIN_RANK], na = 1, nb = 1, ny = 1;
+    int32_t idx[TFLK_BIN_RANK] = {0};
+    bcast_strides(rank, adims, ydims, as);
+    bcast_strides(rank, bdims, ydims, bs);
+    for (int32_t d = 0; d < rank; d++) {
+        na *= adims[d];
+        nb *= bdims[d];
+        ny *= ydims[d];
+    }
+    if (da)
+        for (int64_t i = 0; i < na; i++)
+            da[i] = 0.0f;
+    if (db)
+        for (int64_t i = 0; i < nb; i++)
+            db[i] = 0.0f;
+    int64_t ao = 0, bo = 0;
+    for (int64_t i = 0; i < ny; i++) {
+        const float g = dy[i], d = b[bo];
+        /* the host's Div(dY, B), and Mul(dY, Y), Div(·, B), Neg: each rounded in this order */
+        if (da)
+            da[ao] += g / d;
+        if (db)
+            db[bo] += -((g * y[i]) / d);
+        for (int32_t k = rank - 1; k >= 0; k--) { /* the next element of dy, odometer style */
+            ao += as[k];
+            bo += bs[k];
+            if (++idx[k] < ydims[k])
+                break;
+            ao -= as[k] * ydims[k];
+            bo -= bs[k] * ydims[k];
+            idx[k] = 0;
+        }
+    }
+}
+
 void trk_grad_add(int64_t n, const float *a, float *acc)
 {
     for (int64_t i = 0; i < n; i++)

@@ -89,6 +89,19 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
  * it is written). */
 void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db);
 
+/* The backward of y = a / b, a and b two activations of one rank broadcast
+ * against each other (seed 001's Div row allows broadcasting; numpy's rule
+ * at equal ranks: each pair of dims equal or one of them 1, ydims the
+ * larger), b the divisor: the host graph's
+ *   da = ReduceToShape(dy / b, a's shape)
+ *   db = ReduceToShape(−((dy·y) / b), b's shape)
+ * in one walk of dy in row-major order, each element's value added into
+ * the element of da and of db it broadcasts from, from 0 (ReduceToShape's
+ * order: the host's bits). y has ydims, b bdims; da (adims) or db (bdims)
+ * NULL: not wanted; neither may alias dy, y or b. Rank <= TFLK_BIN_RANK. */
+void trk_div_bcast_grad(int32_t rank, const int32_t *ydims, const int32_t *adims, const int32_t *bdims,
+                        const float *dy, const float *y, const float *b, float *da, float *db);
+
 /* The backward of a Concat of two values a and b, each of `outer` rows (a
  * row: a's ra elements, then b's rb): the host's Slices of dy, copies.
  * da or db NULL: not wanted. */

@@ -82,7 +82,8 @@ static bool w_kn(const sy_mcu_train_f32_request *r, uint32_t i)
 static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 {
     const sy_mcu_f32_layer *L = &r->layers[i];
-    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L) : numel_in(L);
+    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L)
+                                         : mcu_f32_other_numel(&r->geom[i], L->kind, numel_in(L));
 }
 
 /* a product's or quotient's backward reads forward values: a product both operands (each one's gradient is
@@ -243,8 +244,10 @@ static bool grad_out_of_place(const sy_mcu_train_f32_request *r, const plan32 *p
     case SY_MCU_F32_REDUCE_SUM:
     case SY_MCU_F32_REDUCE_MEAN:
         return true;
-    case SY_MCU_F32_DIV: /* an input stretched by broadcasting: its gradient is a sum, smaller than dy */
-        return r->geom && mcu_f32_div_stretched(&r->geom[j], SY_MCU_F32_DIV);
+    case SY_MCU_F32_DIV: /* an input stretched by broadcasting: its gradient is a sum, smaller than dy;
+                          * two activations broadcast: trk_div_bcast_grad writes it apart from dy */
+        return r->geom && (mcu_f32_div_stretched(&r->geom[j], SY_MCU_F32_DIV) ||
+                           mcu_f32_div2_bcast(&r->geom[j], SY_MCU_F32_DIV));
     default:
         return false;
     }
@@ -514,7 +517,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
                                       "Mul (a constant or two activations)",
-                                      "Div (by or of a constant, broadcast, or of two activations)",
+                                      "Div (by or of a constant or of two activations, broadcast)",
                                       "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);

@@ -7,7 +7,7 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Twenty-one configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Twenty-two configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), its fully connected layers as a
 # MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
@@ -18,7 +18,8 @@
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; Div broadcasting a frozen constant, |o| / c[2, 1, 1], and a
 # constant dividend, c[1, 28] / (|o| + 1); the activation stretched by a Div,
-# r[1, 2, 28, 1] / c[1, 1, 1, 2] and c / (r + 1); then two activations of one shape: a residual |o| + o, a
+# r[1, 2, 28, 1] / c[1, 1, 1, 2] and c / (r + 1); two activations of different
+# shapes, ra[1, 2, 28, 1] / (ra as [1, 2, 1, 28] + 1), both stretched; then two activations of one shape: a residual |o| + o, a
 # product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
 # then that plus itself then that concatenated with itself on the width
 # axis, and a Concat of o and |o| on the channel axis and
@@ -28,7 +29,8 @@
 # output, the trained tensors the out-of-place package's bits). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
-# batch axis (quoting seed 001's row), hi3066 with the seed's sentence.
+# batch axis and a Div of two activations of different ranks (each quoting
+# seed 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -59,6 +61,8 @@ const_div --shapes elt --const-dividend
 bcast_div --shapes elt --bcast-div
 stretch_div --shapes elt --stretch-div
 stretch_dividend --shapes elt --stretch-dividend
+bcast_quot --shapes elt --bcast-quotient
+bcast_rank --shapes elt --bcast-rank
 fc_matmul --fc matmul
 fc_kn --fc kn
 maxpool --maxpool
@@ -121,13 +125,22 @@ run_cfg stretch_dividend "$WORK/tiny_stretch_dividend.onnx" 100 --trainable all 
 grep -q "tflk_reduce_run(&rg7, g, h);" "$WORK/pkg_stretch_div/src/train.c" &&
   grep -q "tflk_reduce_run(&rg8, g, h);" "$WORK/pkg_stretch_dividend/src/train.c" ||
   fail "stretch_div, stretch_dividend: train.c does not sum the gradient over the stretched axis"
+# two activations of different shapes (the Div row allows broadcasting): ra [1, 2, 28, 1] divided by
+# den [1, 2, 1, 28], both stretched to [1, 2, 28, 28]; trk_div_bcast_grad sums each operand's gradient
+# over its stretched axis (the host's ReduceToShape, in its order), the divisor's into h, the dividend's
+# into gp9 until the backward reaches its layer
+run_cfg bcast_quot "$WORK/tiny_bcast_quot.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_div_bcast_grad(4, yd9, od9, xd9, g, a9, a8, gp9, h);" "$WORK/pkg_bcast_quot/src/train.c" &&
+  grep -q "static const tflk_binary el9 = {.op = TFLK_DIV, .rank = 4, .dims = {1, 2, 28, 28}, .sa = {0, 28, 1, 0}, .sb = {56, 28, 0, 1}" \
+    "$WORK/pkg_bcast_quot/src/train.c" ||
+  fail "bcast_quot: train.c does not broadcast the two activations against each other"
 run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
 # a product's backward reads both operands and a quotient's its divisor and
 # its own output: they outlive the forward (the plan's lower bound, the most
 # bytes live at once, counts each such buffer once: at most the peak)
-for name in product quotient self concat concat_w; do
+for name in product quotient bcast_quot self concat concat_w; do
   plan=$(grep "RAM plan" "$WORK/codegen_$name.log")
   pk=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
   lb=$(echo "$plan" | sed -n 's/.*lower bound \([0-9]*\) bytes.*/\1/p')
@@ -214,6 +227,12 @@ out=$(timeout 60 "$SY" codegen --train --mode fp32 "$WORK/tiny_relus40.onnx" --t
       -o "$WORK/r40" --steps 2 --sram-budget 256K 2>&1) || fail "forty Relus in a row: codegen failed or hung: $out"
 echo "$out" | grep -q "peak 126400 bytes = trained tensors 50640 + optimizer state 50640 + workspace 25120 (activations and gradients in one arena placed by lifetime; alone: activations 12616," ||
   fail "forty Relus in a row: not the small CNN's plan: $out"
+# a Div of two activations of different ranks (numpy would align [1, 28] as [1, 1, 1, 28]: the batch
+# axis no longer first), refused quoting the Div row
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_bcast_rank.onnx" --target ws63 --data "$data" -o "$WORK/brank" \
+      --steps 2 2>&1) && fail "a Div of two activations of different ranks was accepted"
+echo "$out" | grep -q "UNSUPPORTED: node 'residual' (Div): an FP32 training package takes two activations of one rank broadcast-compatible with each other (each pair of dimensions equal or one of them 1; 'oa' is rank 4, the input rank 2); seed 001 §4: \"FP32 Div: broadcast-compatible shapes allowed" ||
+  fail "unclear refusal of a Div of two ranks: $out"
 out=$("$SY" codegen --train --mode fp32 "$tiny" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) &&
   fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"

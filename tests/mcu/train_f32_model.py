@@ -3,8 +3,8 @@
 device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|rank8|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend|--bcast-div|--stretch-div|--stretch-dividend]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--relus N]
+                       |--const-dividend|--bcast-div|--bcast-quotient|--stretch-div|--stretch-dividend]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --bcast-rank] [--relus N]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -60,7 +60,16 @@ the one before: the planner's cost over long runs of in-place layers).
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis.
+which moves the batch axis; --shapes elt --bcast-rank divides Abs's output
+[1, 2, 28, 28] by its mean over channels and width, [1, 28] (two
+activations of different ranks).
+
+--shapes elt --bcast-quotient divides two activations of different shapes:
+the mean of Abs's output over the width, ra [1, 2, 28, 1], by that mean
+turned to [1, 2, 1, 28] (a Transpose of axes of size 1) plus a trained
+constant of ones, both stretched to [1, 2, 28, 28] (seed 001's Div row
+allows broadcasting; each operand's gradient summed over its stretched
+axis).
 
 --shapes elt --stretch-div divides the ReduceMean's [1, 2, 28, 1] by a
 frozen constant [1, 1, 1, 2] in [1, 2), which stretches the activation to
@@ -140,7 +149,7 @@ elif shapes == "elt":
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
     two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
-                                  "--const-dividend", "--bcast-div"))
+                                  "--const-dividend", "--bcast-div", "--bcast-quotient", "--bcast-rank"))
     if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     elif "--quotient" in args or "--const-dividend" in args:
@@ -153,6 +162,23 @@ elif shapes == "elt":
     elif "--bcast-div" in args:
         inits.append(numpy_helper.from_array((1 + rng.random((2, 1, 1))).astype(np.float32), "div2.C"))
         nodes.append(helper.make_node("Div", ["oa", "div2.C"], ["res"], name="residual"))
+    elif "--bcast-quotient" in args:
+        # two activations of different shapes: ra [1, 2, 28, 1] / (|ra| as [1, 2, 1, 28] + 1), both
+        # stretched to [1, 2, 28, 28] (the Transpose moves only axes of size 1: a view)
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 1, 28), np.float32), "one.C"))
+        nodes += [
+            helper.make_node("ReduceMean", ["oa"], ["ra"], name="mean_r", axes=[3], keepdims=1),
+            helper.make_node("Transpose", ["ra"], ["rt"], name="turn", perm=[0, 1, 3, 2]),
+            helper.make_node("Add", ["rt", "one.C"], ["den"], name="plus1"),
+            helper.make_node("Div", ["ra", "den"], ["res"], name="residual"),
+        ]
+    elif "--bcast-rank" in args:
+        # refused by the package: |o| [1, 2, 28, 28] divided by its mean over channels and width, rank 2
+        # [1, 28] (numpy aligns it as [1, 1, 1, 28]: another rank, the batch axis no longer first)
+        nodes += [
+            helper.make_node("ReduceMean", ["oa"], ["rm"], name="mean_cw", axes=[1, 3], keepdims=0),
+            helper.make_node("Div", ["oa", "rm"], ["res"], name="residual"),
+        ]
     elif "--concat" in args:
         nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))
     elif "--concat-w" in args:

@@ -409,13 +409,35 @@ static pt_model *div_bcast(const char *name, bool divisor)
     return m;
 }
 
+/* Two activations broadcast against each other, both stretched: u = z as
+ * [1,3,1] divided by t = |z as [1,1,3]| (z is -0.4, -0.225, -0.225 here:
+ * away from Abs's kink and from 0) -> q [1,3,3] -> ReduceSum -> y (not
+ * squared: 1/|z| curves enough). dz gets u's gradient summed over q's last axis and t's summed over
+ * its middle one (z feeds both). */
+static pt_model *div_two_bcast(const char *name)
+{
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "two", 1, (int64_t[]){1}, (int64_t[]){2});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"z", "two", NULL}, (const char *[]){"u", NULL});
+    pt_node(m, "Transpose", "turn", (const char *[]){"u", NULL}, (const char *[]){"ut", NULL});
+    pt_attr_ints(m, "perm", 3, (int64_t[]){0, 2, 1});
+    pt_node(m, "Abs", "abs", (const char *[]){"ut", NULL}, (const char *[]){"t", NULL});
+    pt_node(m, "Div", "quot", (const char *[]){"u", "t", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", NULL}, (const char *[]){"s", NULL});
+    pt_init_i64(m, "shape", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    pt_node(m, "Reshape", "flat", (const char *[]){"s", "shape", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
 static void test_div_broadcast_gradients(void)
 {
     fd_dw(div_bcast("div_bcast", false), "div_bcast", "Div stretching its dividend");
     fd_dw(div_bcast("div_bcast2", true), "div_bcast2", "Div stretching its divisor");
-    for (int k = 0; k < 2; k++) {
+    fd_dw(div_two_bcast("div_bcast3"), "div_bcast3", "Div of two activations, both stretched");
+    for (int k = 0; k < 3; k++) {
         char model[600], dir[600];
-        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k ? "2" : "");
+        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k == 2 ? "3" : k ? "2" : "");
         snprintf(dir, sizeof dir, "%s/div_bcast_ws63_%d", work, k);
         sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
         sy_status *st = sy_train_build(model, &o, dir, NULL);

@@ -418,9 +418,10 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
 
 /* Add, Sub, Mul of the layer's input and a constant of its very shape
  * (the seed's rows: no broadcasting), Div of it and a constant broadcast with
- * it (the Div row allows broadcasting), or of two activations of that shape:
- * the input and an earlier layer's output, the sample or the input itself
- * (x + x, x * x: the other operand is then the previous layer's output) —
+ * it (the Div row allows broadcasting), or of two activations of that shape
+ * (a Div's broadcast-compatible at one rank): the input and an earlier
+ * layer's output, the sample or the input itself (x + x, x * x: the other
+ * operand is then the previous layer's output) —
  * the one place the chain is a graph */
 static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                                 sy_train_layer *L)
@@ -446,10 +447,27 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         bool same = o->out_rank == L->in_rank;
         for (int32_t d = 0; same && d < L->in_rank; d++)
             same = o->out_dims[d] == L->in_dims[d];
+        L->residual = 1, L->other = k;
+        if (div) {
+            /* a Div broadcasts (its row allows it): numpy's rule at one rank, each pair of dims equal or
+             * one of them 1, the output the larger; each operand's gradient is summed over the axes it
+             * is stretched on (the host's ReduceToShape). w_dims holds the other operand's dims */
+            bool ok = o->out_rank == L->in_rank;
+            for (int32_t d = 0; ok && d < L->in_rank; d++) {
+                const int64_t i = L->in_dims[d], v = o->out_dims[d];
+                ok = i == v || i == 1 || v == 1;
+                L->w_dims[d] = v;
+                L->out_dims[d] = v > i ? v : i;
+            }
+            if (!ok)
+                return REFUSE_ROW(nm, op, row, "two activations of one rank broadcast-compatible with each other "
+                                  "(each pair of dimensions equal or one of them 1; '%s' is rank %d, the input "
+                                  "rank %d)", on, (int)o->out_rank, (int)L->in_rank);
+            return set_out(L, nm, op);
+        }
         if (!same)
             return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
                               "broadcasting)", on);
-        L->residual = 1, L->other = k;
         return NULL;
     }
     if (!w)

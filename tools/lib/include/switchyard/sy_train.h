@@ -205,7 +205,8 @@ typedef struct sy_train_layer {
      * Gemm with transB = 0), 0 for B [O, K] (transB = 1) */
     int32_t w_kn;
     /* Div by a constant or of one (const_first, c / x): the constant's dims at the input's rank, 1
-     * where it is broadcast (seed 001's Div row allows broadcasting; the output is the input's shape) */
+     * where it is broadcast; a Div of two activations: the other operand's dims (seed 001's Div row
+     * allows broadcasting; the output has the larger of each pair) */
     int64_t w_dims[SY_TRAIN_MAX_RANK];
 } sy_train_layer;
 typedef struct sy_train_chain {
