@@ -7,14 +7,15 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Twenty-two configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Twenty-three configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), its fully connected layers as a
 # MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
 # then a MatMul (Adam), B [K, O] in both, the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
 # with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
-# with the Slice's steps [1, 2, 3, 1]; a Slice and a ReduceMean at rank 8), the
+# with the Slice's steps [1, 2, 3, 1]; a Slice and a ReduceMean at rank 8, and
+# again with steps [1, 1, 2, 1, 1, 1, 2, 3]: the host's SliceGrad), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; Div broadcasting a frozen constant, |o| / c[2, 1, 1], and a
 # constant dividend, c[1, 28] / (|o| + 1); the activation stretched by a Div,
@@ -50,6 +51,7 @@ shapes_sum --shapes sum
 shapes_mean_steps --shapes mean --steps
 shapes_sum_steps --shapes sum --steps
 rank8 --shapes rank8
+rank8_steps --shapes rank8 --steps
 elt --shapes elt
 residual --shapes elt --residual
 product --shapes elt --product
@@ -106,6 +108,13 @@ run_cfg rank8 "$WORK/tiny_rank8.onnx" 200 --trainable all --optimizer sgd --mome
 grep -q "static const tflk_strided sl5 = {.rank = 8" "$WORK/pkg_rank8/src/train.c" &&
   grep -q "trk_slice_grad(8, " "$WORK/pkg_rank8/src/train.c" && grep -q "trk_reduce_grad(8, " "$WORK/pkg_rank8/src/train.c" ||
   fail "rank8: train.c does not slice and reduce at rank 8"
+# a Slice with steps at rank 8: the host trainer's backward is the train plugin's SliceGrad
+# (trk_slice_step_grad, dY scattered at its own rank), the package's the same kernel
+run_cfg rank8_steps "$WORK/tiny_rank8_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_slice_step_grad(8, xd5, yd5, st5, sp5, g, h);" "$WORK/pkg_rank8_steps/src/train.c" ||
+  fail "rank8_steps: train.c does not scatter dy at the steps at rank 8"
+grep -q 'SliceGrad' "$WORK/pkg_rank8_steps/artifacts/training.onnx" ||
+  fail "rank8_steps: the host trainer's graph has no SliceGrad"
 run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005

@@ -2,7 +2,7 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|rank8|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+    train_f32_model.py OUT.onnx [--shapes mean|sum|rank8 [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
                        |--const-dividend|--bcast-div|--bcast-quotient|--stretch-div|--stretch-dividend]]
                        [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --bcast-rank] [--relus N]
 
@@ -25,7 +25,9 @@ takes steps [1, 2, 3, 1]: [1, 12, 9, 2] (mean: [1, 24]; sum: [1, 18]).
 same Pad, Concat, Conv and Abs, then Reshape [1, 2, 2, 2, 2, 2, 7, 7] ->
 Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] [1, 2, 2, 2, 1, 2, 6, 7] ->
 ReduceMean (axis 6, keepdims 1) [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten [1, 112]
--> Gemm 112 -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
+-> Gemm 112 -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax; with --steps the
+Slice takes steps [1, 1, 2, 1, 1, 1, 2, 3]: [1, 2, 1, 2, 1, 2, 3, 3], the
+mean [1, 2, 1, 2, 1, 2, 1, 3], Flatten [1, 24], Gemm 24 -> 8.
 
 --shapes elt: the element-wise rows with a constant of the input's shape (no
 broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
@@ -207,8 +209,10 @@ elif shapes == "elt":
 elif shapes == "rank8":
     # the Slice and ReduceMean rows at rank 8 (their highest): |conv| [1, 2, 28, 28] as
     # [1, 2, 2, 2, 2, 2, 7, 7], then Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] -> [1, 2, 2, 2, 1, 2, 6, 7],
-    # ReduceMean over axis 6 (keepdims) -> [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten 112 (steps 1: the host
-    # trainer's stepped Slice backward stops at rank 4)
+    # ReduceMean over axis 6 (keepdims) -> [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten 112; with --steps the
+    # Slice's steps [1, 1, 2, 1, 1, 1, 2, 3] -> [1, 2, 1, 2, 1, 2, 3, 3], the mean -> [.., 1, 3], Flatten 24
+    # (the host trainer's SliceGrad scatters dY at rank 8)
+    k8 = 24 if "--steps" in args else 112
     inits = [
         ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
         numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
@@ -217,8 +221,8 @@ elif shapes == "rank8":
         ints("cut.starts", [0, 0, 0, 0, 1, 0, 1, 0]),
         ints("cut.ends", [1, 2, 2, 2, 2, 2, 7, 7]),
         ints("cut.axes", list(range(8))),
-        ints("cut.steps", [1] * 8),
-        numpy_helper.from_array(he((8, 112), 112), "fc1.W"),
+        ints("cut.steps", [1, 1, 2, 1, 1, 1, 2, 3] if "--steps" in args else [1] * 8),
+        numpy_helper.from_array(he((8, k8), k8), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     nodes = [

@@ -475,6 +475,56 @@ static void test_rank8_gradients(void)
     sy_status_free(st);
 }
 
+/* A Slice with steps above rank 4 (the host's SliceGrad scatters dY at its
+ * own rank; the forward operators' spread took twice the rank): z [1,3]
+ * -> Reshape to rank r -> Concat with itself on axis r - 2 ([.., 2, 3]) ->
+ * Slice steps 2 on the last two axes from (1, 0) (z0, z2 of the second
+ * copy; rank 5 from (0, 1): z1 of the first) -> squared -> ReduceMean ->
+ * y [1,1], against central differences, and on ws63 within the Slice
+ * row's "rank 1-8". */
+static pt_model *slice_steps_high(const char *name, int r)
+{
+    pt_model *m = fc_then(name);
+    int64_t shape[8], st[8], en[8], ax[8], sp[8], red[8];
+    for (int d = 0; d < r; d++)
+        shape[d] = 1, st[d] = 0, en[d] = 1, ax[d] = d, sp[d] = 1, red[d] = d;
+    shape[r - 1] = 3;
+    pt_init_i64(m, "shape_r", 1, (int64_t[]){r}, shape);
+    pt_node(m, "Reshape", "to_r", (const char *[]){"z", "shape_r", NULL}, (const char *[]){"zr", NULL});
+    pt_node(m, "Concat", "twice", (const char *[]){"zr", "zr", NULL}, (const char *[]){"z2", NULL});
+    pt_attr_int(m, "axis", r - 2);
+    st[r - 2] = r == 5 ? 0 : 1, st[r - 1] = r == 5 ? 1 : 0;
+    en[r - 2] = 2, en[r - 1] = 3;
+    sp[r - 2] = sp[r - 1] = 2;
+    pt_init_i64(m, "starts", 1, (int64_t[]){r}, st);
+    pt_init_i64(m, "ends", 1, (int64_t[]){r}, en);
+    pt_init_i64(m, "axes", 1, (int64_t[]){r}, ax);
+    pt_init_i64(m, "steps", 1, (int64_t[]){r}, sp);
+    pt_node(m, "Slice", "slice", (const char *[]){"z2", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"q", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(m, "axes", (size_t)r - 2, red + 2);
+    pt_attr_int(m, "keepdims", 0);
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
+static void test_slice_steps_high_rank(void)
+{
+    fd_dw(slice_steps_high("slice_s5", 5), "slice_s5", "Slice steps 2 at rank 5 + ReduceMean");
+    fd_dw(slice_steps_high("slice_s8", 8), "slice_s8", "Slice steps 2 at rank 8 + ReduceMean");
+    for (int r = 5; r <= 8; r += 3) {
+        char model[600], dir[600];
+        snprintf(model, sizeof model, "%s/slice_s%d.onnx", work, r);
+        snprintf(dir, sizeof dir, "%s/slice_s%d_ws63", work, r);
+        sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+        sy_status *st = sy_train_build(model, &o, dir, NULL);
+        CHECK(!st, "ws63 declined a rank-%d stepped Slice within its row: %s", r, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+    }
+}
+
 static void test_targets(void)
 {
     const conv_case ok = {.group = 2, .w_in = 1, .stride = 1, .dilation = 1};
@@ -513,6 +563,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_tanh_sigmoid_gradients);
     RUN_TEST(test_div_broadcast_gradients);
     RUN_TEST(test_rank8_gradients);
+    RUN_TEST(test_slice_steps_high_rank);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];
