@@ -7,7 +7,7 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Twenty-three configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Twenty-five configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), its fully connected layers as a
 # MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
@@ -27,11 +27,13 @@
 # of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
 # 401,408 frozen fc1 weights const in flash; its frozen front in place: two
 # Concat(self)s over their inputs, the depthwise Conv over the last one's
-# output, the trained tensors the out-of-place package's bits). Refused: a plan over 256 KB
+# output, the trained tensors the out-of-place package's bits), a stride-2 depthwise
+# Conv in a frozen front over its input (fc2 trained) and out of place (fc1
+# and fc2: its output outlives the forward). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
-# batch axis and a Div of two activations of different ranks (each quoting
-# seed 001's row), hi3066 with the seed's sentence.
+# batch axis, a Div of two activations of different ranks and a trained
+# stride-2 Conv (each quoting seed 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -65,6 +67,7 @@ stretch_div --shapes elt --stretch-div
 stretch_dividend --shapes elt --stretch-dividend
 bcast_quot --shapes elt --bcast-quotient
 bcast_rank --shapes elt --bcast-rank
+stride2 --stride2
 fc_matmul --fc matmul
 fc_kn --fc kn
 maxpool --maxpool
@@ -207,6 +210,32 @@ sum=$(grep -E '^[wb][0-9]+ ' "$WORK/pkg_fashion_last1/out.txt" | sha256sum | cut
   fail "fashion_last1: the trained tensors are not the out-of-place package's bits (SHA-256 $sum)"
 peak=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
 [ -n "$peak" ] && [ "$peak" -lt 100600 ] || fail "fashion_last1: peak '$peak' not below the 100,600 bytes of keeping every activation"
+
+# a frozen depthwise Conv of stride 2 (the seed's Conv row is stride 1: outside it only where no backward
+# runs, the front) over its input: trk_dw_conv_s_in_place places each 14-float output row after copying
+# the input rows its place reaches that later rows read (none here: the ring is its line of 14 floats).
+# Only fc2 trained (last:1): the Concat's 1,568-float buffer then holds the Conv's and the Relu's 392 and
+# dies at fc1's forward: 7,048 bytes where the Conv out of place took 8,560 (workspace 7,840: the
+# Concat's output and the Conv's together), and the trained tensors are the out-of-place package's bits
+# (SHA-256 recorded from it). With fc1 trained too (last:2) its backward reads its input, which would
+# keep the 1,568-float buffer to the end: the Conv stays out of place there (33,712 bytes; in place, 35,280)
+run_cfg stride2 "$WORK/tiny_stride2.onnx" 100 --trainable last:1 --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_dw_conv_s_in_place(2, 28, 28, 3, 3, 2, 2, 1, 1, 14, 14, w1, a0, ring1, 0);" "$WORK/pkg_stride2/src/train.c" ||
+  fail "stride2: the stride-2 Conv does not run over its input"
+grep -q "peak 7048 bytes = trained tensors 360 + optimizer state 360 + workspace 6328 (activations and gradients in one arena placed by lifetime; alone: activations 6328, gradients 72); lower bound 7048 bytes" \
+  "$WORK/codegen_stride2.log" || fail "stride2: not the in-place plan: $(grep "RAM plan" "$WORK/codegen_stride2.log")"
+sum=$(grep -E '^[wb][0-9]+ ' "$WORK/pkg_stride2/out.txt" | sha256sum | cut -d' ' -f1)
+[ "$sum" = 6369583a7ed879848d2d75df55c38d8df682994ac6d3aaa259ff1a0bd6413742 ] ||
+  fail "stride2: the trained tensors are not the out-of-place package's bits (SHA-256 $sum)"
+run_cfg stride2_fc1 "$WORK/tiny_stride2.onnx" 100 --trainable last:2 --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "tflk_conv_f32(&cv1, " "$WORK/pkg_stride2_fc1/src/train.c" && ! grep -q "trk_dw_conv_s_in_place(" "$WORK/pkg_stride2_fc1/src/train.c" &&
+  grep -q "peak 33712 bytes" "$WORK/codegen_stride2_fc1.log" ||
+  fail "stride2_fc1: the Conv should stay out of place when fc1's backward keeps its output"
+# on the gradient path the stride-2 Conv is outside the seed's row: refused by the build, quoting it
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_stride2.onnx" --target ws63 --data "$data" -o "$WORK/s2all" \
+      --steps 2 --trainable all 2>&1) && fail "a trained stride-2 Conv was accepted"
+echo "$out" | grep -q "UNSUPPORTED: sy_train_build: node 'dw' (Conv): not trainable on ws63: strides\[0\] = 2, not 1; seed 001 §4: \"FP32 Conv: rank 4, batch 1, no bias, no fused activation, stride = 1 and dilation = 1" ||
+  fail "unclear refusal of a trained stride-2 Conv: $out"
 
 # the whole of fashion_cnn (402,194 values and their momentum) does not fit 256 KB
 out=$("$SY" codegen --train --mode fp32 "$SRC/graphs/fashion_cnn.onnx" --target ws63 --data "$data" -o "$WORK/big" \

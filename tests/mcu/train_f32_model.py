@@ -4,7 +4,8 @@ device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum|rank8 [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
                        |--const-dividend|--bcast-div|--bcast-quotient|--stretch-div|--stretch-dividend]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--shapes elt --bcast-rank] [--relus N]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--stride2] [--shapes elt --bcast-rank]
+                       [--relus N]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -59,6 +60,11 @@ and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
 --relus N puts N Relus in a row where the first Relu is (each in place over
 the one before: the planner's cost over long runs of in-place layers).
 
+--stride2 gives the Conv strides 2 ([1, 2, 14, 14]; Flatten 392, Gemm
+392 -> 8): outside the seed's FP32 Conv row (stride 1), so trained with
+--trainable last:2, the Conv in the frozen front (its backward never runs),
+where the package runs it over its input.
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
@@ -103,9 +109,10 @@ def ints(name, v):
 
 
 if shapes is None:
+    s2 = "--stride2" in args
     inits = [
         numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
-        numpy_helper.from_array(he((8, 1568), 1568), "fc1.W"),
+        numpy_helper.from_array(he((8, 392 if s2 else 1568), 392 if s2 else 1568), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     first = "image"
@@ -115,7 +122,8 @@ if shapes is None:
         first = "imt"
     nodes += [
         helper.make_node("Concat", [first, first], ["x2"], name="copy2", axis=1),
-        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         strides=[2, 2] if s2 else [1, 1]),
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
         else helper.make_node("Relu", ["c"], ["cr" if relus == 1 else "cr1"], name="relu1"),
     ]

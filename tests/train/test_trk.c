@@ -520,6 +520,58 @@ static void test_dw_conv_in_place(void)
     CHECK(checked == 12, "%d cases", checked);
 }
 
+/* the in-place depthwise Conv of a smaller output (strides 2 and 3, or stride
+ * 1 without the pads that keep the shape) against tflk_conv_f32 out of
+ * place, channel by channel: c, ih, iw, kh, kw, sh, sw, pt, pl, pb, pr */
+static void test_dw_conv_s_in_place(void)
+{
+    static const int32_t cases[][11] = {
+        {2, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1}, {3, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1},  {2, 28, 28, 5, 5, 2, 2, 2, 2, 2, 2},
+        {4, 8, 8, 3, 3, 2, 2, 0, 0, 0, 0},   {1, 1, 5, 3, 3, 2, 2, 1, 1, 1, 1},  {2, 6, 1, 3, 1, 2, 1, 1, 0, 1, 0},
+        {2, 10, 10, 3, 3, 1, 1, 0, 0, 0, 0}, {3, 9, 9, 3, 3, 3, 3, 1, 1, 1, 1},  {2, 12, 12, 7, 7, 2, 2, 3, 3, 3, 3},
+        {8, 28, 28, 3, 3, 2, 2, 1, 1, 0, 0}, {2, 6, 6, 3, 3, 2, 1, 1, 1, 1, 1},  {1, 5, 5, 5, 5, 2, 2, 4, 4, 0, 0},
+    };
+    enum { GUARD = 8 };
+    int checked = 0, ringed = 0;
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        const int32_t *q = cases[t];
+        const int32_t c = q[0], ih = q[1], iw = q[2], kh = q[3], kw = q[4], sh = q[5], sw = q[6], pt = q[7], pl = q[8];
+        const int32_t oh = (ih + pt + q[9] - kh) / sh + 1, ow = (iw + pl + q[10] - kw) / sw + 1;
+        const size_t ip = (size_t)ih * iw, op = (size_t)oh * ow;
+        REQUIRE(op <= ip && oh >= 1 && ow >= 1, "case %zu: the output plane must fit the input's", t);
+        const int32_t nring = trk_dw_conv_ring_rows(c, ih, iw, sh, pt, oh, ow);
+        const size_t nr = (size_t)nring * iw + ow;
+        float *x = malloc(c * ip * sizeof *x), *ref = malloc(c * op * sizeof *ref),
+              *wt = malloc((size_t)c * kh * kw * sizeof *wt), *ring = malloc((nr + GUARD) * sizeof *ring);
+        REQUIRE(x && ref && wt && ring, "out of memory");
+        for (size_t i = 0; i < c * ip; i++)
+            x[i] = (float)urand();
+        for (size_t i = 0; i < (size_t)c * kh * kw; i++)
+            wt[i] = (float)urand();
+        for (size_t i = 0; i < nr + GUARD; i++)
+            ring[i] = NAN; /* what the ring holds before is never read */
+        const tflk_conv cv = {.n = 1, .ih = ih, .iw = iw, .ic = 1, .oh = oh, .ow = ow, .oc = 1, .kh = kh, .kw = kw,
+                              .fic = 1, .depthwise = 1, .sh = sh, .sw = sw, .dh = 1, .dw = 1, .pt = pt, .pl = pl,
+                              .act = {0, -INFINITY, INFINITY}};
+        for (int32_t ch = 0; ch < c; ch++)
+            tflk_conv_f32(&cv, x + ch * ip, wt + (size_t)ch * kh * kw, NULL, ref + ch * op);
+        trk_dw_conv_s_in_place(c, ih, iw, kh, kw, sh, sw, pt, pl, oh, ow, wt, x, ring, nring);
+        CHECK(memcmp(x, ref, c * op * sizeof *x) == 0,
+              "case %zu (c %d, %dx%d, kernel %dx%d, strides %d %d, pads %d %d): not tflk_conv_f32's bits", t, (int)c,
+              (int)ih, (int)iw, (int)kh, (int)kw, (int)sh, (int)sw, (int)pt, (int)pl);
+        for (size_t i = nr; i < nr + GUARD; i++)
+            CHECK(isnan(ring[i]), "case %zu: written past the ring's nring·iw + ow floats", t);
+        printf("case %zu: %d channels %dx%d -> %dx%d (kernel %dx%d, strides %d %d): ring %d rows + a line, %zu "
+               "floats\n", t, (int)c, (int)ih, (int)iw, (int)oh, (int)ow, (int)kh, (int)kw, (int)sh, (int)sw,
+               (int)nring, nr);
+        checked++;
+        ringed += nring > 0;
+        free(x), free(ref), free(wt), free(ring);
+    }
+    CHECK(checked == 12, "%d cases", checked);
+    CHECK(ringed > 0, "no case keeps an input row in the ring");
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
@@ -529,5 +581,6 @@ int main(void)
     RUN_TEST(test_div_grad);
     RUN_TEST(test_div_bcast_grad);
     RUN_TEST(test_dw_conv_in_place);
+    RUN_TEST(test_dw_conv_s_in_place);
     return SY_TEST_MAIN_RESULT();
 }

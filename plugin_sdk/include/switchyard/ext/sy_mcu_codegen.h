@@ -165,7 +165,9 @@ typedef struct sy_mcu_f32_geom {
     /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the
      * other operand (< this one; -1 the sample) */
     int32_t residual, other;
-    int32_t step[SY_MCU_F32_MAX_RANK]; /* Slice: the steps (0 taken as 1) */
+    /* Slice: the steps (0 taken as 1); depthwise Conv: step[2], step[3] its strides (H, W; 0 taken as
+     * 1), other than 1 only where its backward does not run */
+    int32_t step[SY_MCU_F32_MAX_RANK];
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {

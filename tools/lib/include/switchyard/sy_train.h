@@ -200,7 +200,8 @@ typedef struct sy_train_layer {
      * output is the other operand, -1 the sample */
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
-    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
+    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis); Conv: step[2], step[3]
+                                       * its strides (H, W) */
     /* Gemm: 1 when w (and the trained tensor of w_name) is B [K, O] in the model's layout (a MatMul, a
      * Gemm with transB = 0), 0 for B [O, K] (transB = 1) */
     int32_t w_kn;
