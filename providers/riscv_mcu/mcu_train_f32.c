@@ -2,7 +2,8 @@
  * The FP32 training package `switchyard codegen --train --mode fp32` writes
  * (seed 001 §4: on-device training on ws63): a float model's whole chain of
  * layers on the device, batch 1 — the forward in tflk's float kernels
- * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
+ * (tflk_conv_f32 per channel for the depthwise Conv, or trk_dw_conv_in_place /
+ * trk_dw_conv_s_in_place over its input, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
  * Add/Sub/Mul/Div with a constant (a Div's broadcast, either order) or of two activations, tflk_concat_run for

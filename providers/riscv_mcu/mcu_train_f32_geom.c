@@ -8,7 +8,8 @@
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
  * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
- * trk_reduce_grad). Shapes are batch first, rank <= 8, and static: every
+ * trk_reduce_grad, trk_eltwise_grad, trk_div_grad, trk_div_bcast_grad for a Div of two activations
+ * broadcast against each other). Shapes are batch first, rank <= 8, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
 #include "mcu_train_f32_geom.h"
