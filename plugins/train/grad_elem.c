@@ -179,8 +179,8 @@ static sy_status *slice_grad_of(sy_node *n, slice_grad *sg, int64_t *xdims)
 
 static sy_status *infer_slice_grad(sy_node *n)
 {
-    slice_grad sg;
-    int64_t xd[SY_MAX_RANK];
+    slice_grad sg = {0};
+    int64_t xd[SY_MAX_RANK] = {0};
     SY_TRY(slice_grad_of(n, &sg, xd));
     return H->node_set_output(n, 0, SY_DT_FLOAT32, sg.rank, xd);
 }
@@ -188,7 +188,7 @@ static sy_status *infer_slice_grad(sy_node *n)
 static sy_status *prepare_slice_grad(sy_node *n, void **state)
 {
     slice_grad *sg = malloc(sizeof *sg);
-    int64_t xd[SY_MAX_RANK];
+    int64_t xd[SY_MAX_RANK] = {0};
     if (!sg)
         return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
     sy_status *st = slice_grad_of(n, sg, xd);
