@@ -60,6 +60,73 @@ void trk_dw_conv_in_place(int32_t c, int32_t h, int32_t w, int32_t kh, int32_t k
     }
 }
 
+/* the rows of channel ch's input trk_dw_conv_s_in_place copies before output
+ * row oy is placed: while *saved (the next row not yet considered) starts
+ * below the place's end; rows below need (no later output row reads them)
+ * are passed over. Each row kept is copied into the ring (ring NULL: only
+ * counted); returns the most rows live in the ring at once in the call.
+ * Shared by the kernel and the ring's size, so the two cannot disagree. */
+static int32_t dw_saves(int64_t ch, int32_t ih, int32_t iw, int32_t sh, int32_t pt, int32_t oh, int32_t ow, int32_t oy,
+                        int32_t *saved, float *ring, int32_t nring, const float *in)
+{
+    const int64_t end = ch * oh * ow + (int64_t)(oy + 1) * ow, in0 = ch * ih * iw;
+    const int32_t need = (oy + 1) * sh - pt; /* the first row a later output row reads */
+    int32_t most = 0;
+    for (; *saved < ih && oy + 1 < oh && in0 + (int64_t)*saved * iw < end; ++*saved) {
+        if (*saved < need)
+            continue;
+        if (ring)
+            memcpy(ring + (int64_t)(*saved % nring) * iw, in + (int64_t)*saved * iw, (size_t)iw * sizeof *ring);
+        most = *saved - (need > 0 ? need : 0) + 1 > most ? *saved - (need > 0 ? need : 0) + 1 : most;
+    }
+    return most;
+}
+
+int32_t trk_dw_conv_ring_rows(int32_t c, int32_t ih, int32_t iw, int32_t sh, int32_t pt, int32_t oh, int32_t ow)
+{
+    int32_t most = 0;
+    for (int32_t ch = 0; ch < c; ch++) {
+        int32_t saved = 0;
+        for (int32_t oy = 0; oy < oh; oy++) {
+            int32_t m = dw_saves(ch, ih, iw, sh, pt, oh, ow, oy, &saved, NULL, 1, NULL);
+            most = m > most ? m : most;
+        }
+    }
+    return most;
+}
+
+void trk_dw_conv_s_in_place(int32_t c, int32_t ih, int32_t iw, int32_t kh, int32_t kw, int32_t sh, int32_t sw,
+                            int32_t pt, int32_t pl, int32_t oh, int32_t ow, const float *wt, float *xy, float *ring,
+                            int32_t nring)
+{
+    float *line = ring + (int64_t)nring * iw;
+    for (int32_t ch = 0; ch < c; ch++) {
+        const float *in = xy + (int64_t)ch * ih * iw, *k = wt + (int64_t)ch * kh * kw;
+        float *out = xy + (int64_t)ch * oh * ow;
+        int32_t saved = 0; /* rows below it are read from the ring (or no longer read) */
+        for (int32_t oy = 0; oy < oh; oy++) {
+            for (int32_t ox = 0; ox < ow; ox++) {
+                float acc = 0.0f;
+                for (int32_t ky = 0; ky < kh; ky++) {
+                    const int32_t iy = oy * sh - pt + ky;
+                    if (iy < 0 || iy >= ih)
+                        continue;
+                    const float *row = iy < saved ? ring + (int64_t)(iy % nring) * iw : in + (int64_t)iy * iw;
+                    for (int32_t kx = 0; kx < kw; kx++) {
+                        const int32_t ix = ox * sw - pl + kx;
+                        if (ix < 0 || ix >= iw)
+                            continue;
+                        acc += row[ix] * k[ky * kw + kx];
+                    }
+                }
+                line[ox] = acc;
+            }
+            (void)dw_saves(ch, ih, iw, sh, pt, oh, ow, oy, &saved, ring, nring, in);
+            memcpy(out + (int64_t)oy * ow, line, (size_t)ow * sizeof *line);
+        }
+    }
+}
+
 /* row-major element strides of dims */
 static void strides_of(int32_t rank, const int32_t *dims, int32_t *st)
 {
@@ -209,6 +276,54 @@ void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, fl
             da[i] = g / d;
         if (db)
             db[i] = gb;
+    }
+}
+
+/* the row-major strides of dims, 0 on the axes where dims is 1 and ydims is not (broadcast) */
+static void bcast_strides(int32_t rank, const int32_t *dims, const int32_t *ydims, int64_t *st)
+{
+    int64_t s = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        st[d] = dims[d] == 1 && ydims[d] != 1 ? 0 : s;
+        s *= dims[d];
+    }
+}
+
+void trk_div_bcast_grad(int32_t rank, const int32_t *ydims, const int32_t *adims, const int32_t *bdims,
+                        const float *dy, const float *y, const float *b, float *da, float *db)
+{
+    int64_t as[TFLK_BIN_RANK], bs[TFLK_BIN_RANK], na = 1, nb = 1, ny = 1;
+    int32_t idx[TFLK_BIN_RANK] = {0};
+    bcast_strides(rank, adims, ydims, as);
+    bcast_strides(rank, bdims, ydims, bs);
+    for (int32_t d = 0; d < rank; d++) {
+        na *= adims[d];
+        nb *= bdims[d];
+        ny *= ydims[d];
+    }
+    if (da)
+        for (int64_t i = 0; i < na; i++)
+            da[i] = 0.0f;
+    if (db)
+        for (int64_t i = 0; i < nb; i++)
+            db[i] = 0.0f;
+    int64_t ao = 0, bo = 0;
+    for (int64_t i = 0; i < ny; i++) {
+        const float g = dy[i], d = b[bo];
+        /* the host's Div(dY, B), and Mul(dY, Y), Div(·, B), Neg: each rounded in this order */
+        if (da)
+            da[ao] += g / d;
+        if (db)
+            db[bo] += -((g * y[i]) / d);
+        for (int32_t k = rank - 1; k >= 0; k--) { /* the next element of dy, odometer style */
+            ao += as[k];
+            bo += bs[k];
+            if (++idx[k] < ydims[k])
+                break;
+            ao -= as[k] * ydims[k];
+            bo -= bs[k] * ydims[k];
+            idx[k] = 0;
+        }
     }
 }
 

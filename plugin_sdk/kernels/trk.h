@@ -49,6 +49,25 @@ void trk_concat_self_grad(int64_t n, const float *dy, float *dx);
 void trk_dw_conv_in_place(int32_t c, int32_t h, int32_t w, int32_t kh, int32_t kw, int32_t pt, int32_t pl,
                           const float *wt, float *xy, float *line);
 
+/* The forward of a depthwise convolution (no bias, dilation 1) whose output
+ * plane is no larger than its input's — strides sh, sw (2: the frozen
+ * fronts' downsampling), or stride 1 without pads summing to k − 1 —
+ * written over its input: xy holds c planes [ih, iw] on entry and c planes
+ * [oh, ow] (packed, channel after channel) on return; wt [c, kh·kw]. Each
+ * output row is formed in a line of ow floats, then placed; before it is
+ * placed, every input row of its channel its place reaches that a later
+ * output row still reads is copied into a ring of nring rows of iw floats
+ * (slot iy mod nring), from which it is read from then on (a later
+ * channel's input is never reached: its output starts at c·oh·ow <=
+ * c·ih·iw). ring: nring·iw + ow floats, nring from trk_dw_conv_ring_rows.
+ * Each output value is the sum tflk_conv_f32 forms (0, then x·w over ky,
+ * kx in order, the taps outside the plane skipped), so the bits are the
+ * out-of-place conv's. */
+int32_t trk_dw_conv_ring_rows(int32_t c, int32_t ih, int32_t iw, int32_t sh, int32_t pt, int32_t oh, int32_t ow);
+void trk_dw_conv_s_in_place(int32_t c, int32_t ih, int32_t iw, int32_t kh, int32_t kw, int32_t sh, int32_t sw,
+                            int32_t pt, int32_t pl, int32_t oh, int32_t ow, const float *wt, float *xy, float *ring,
+                            int32_t nring);
+
 /* The backwards of the FP32 rows' data-movement layers, shapes batch
  * included (rank <= TFLK_BIN_RANK, row-major): the host trainer writes
  * them with forward operators (docs/training.md), these are the same
@@ -88,6 +107,19 @@ void trk_eltwise_grad(int32_t op, int32_t c_first, int64_t n, const float *dy, c
  * da or db NULL: not wanted; either may be dy (each element is read before
  * it is written). */
 void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db);
+
+/* The backward of y = a / b, a and b two activations of one rank broadcast
+ * against each other (seed 001's Div row allows broadcasting; numpy's rule
+ * at equal ranks: each pair of dims equal or one of them 1, ydims the
+ * larger), b the divisor: the host graph's
+ *   da = ReduceToShape(dy / b, a's shape)
+ *   db = ReduceToShape(−((dy·y) / b), b's shape)
+ * in one walk of dy in row-major order, each element's value added into
+ * the element of da and of db it broadcasts from, from 0 (ReduceToShape's
+ * order: the host's bits). y has ydims, b bdims; da (adims) or db (bdims)
+ * NULL: not wanted; neither may alias dy, y or b. Rank <= TFLK_BIN_RANK. */
+void trk_div_bcast_grad(int32_t rank, const int32_t *ydims, const int32_t *adims, const int32_t *bdims,
+                        const float *dy, const float *y, const float *b, float *da, float *db);
 
 /* The backward of a Concat of two values a and b, each of `outer` rows (a
  * row: a's ra elements, then b's rb): the host's Slices of dy, copies.

@@ -13,6 +13,12 @@
  *   ConcatGrad(dY, X_1..X_n) -> dX_1..dX_n     (attribute axis)
  *       dY cut along axis into the X's sizes: the backward of Concat.
  *
+ *   SliceGrad(dY, shape) -> dX                 (attributes starts, steps)
+ *       zeros of `shape` (an int64 constant, X's) with dY's element k on
+ *       each axis at starts + k·steps: the backward of a Slice over every
+ *       axis with positive steps (trk_slice_step_grad, the FP32 training
+ *       packages' kernel too), at dY's own rank.
+ *
  * The other element-wise backwards need no kernel of their own: the
  * training graph builder writes them with forward operators (Mul, Div,
  * Neg, Reshape, Transpose, Split, Pad, Slice, Expand).
@@ -134,6 +140,73 @@ static sy_status *run_reduce_to_shape(void *state, const sy_kernel_io *io)
     return NULL;
 }
 
+/* ---- SliceGrad --------------------------------------------------------------- */
+
+/* the checked shapes of a SliceGrad node, int32 as trk_slice_step_grad takes them */
+typedef struct slice_grad {
+    int32_t rank, xd[SY_MAX_RANK], yd[SY_MAX_RANK], start[SY_MAX_RANK], step[SY_MAX_RANK];
+} slice_grad;
+
+static sy_status *slice_grad_of(sy_node *n, slice_grad *sg, int64_t *xdims)
+{
+    const sy_tensor *dy, *s;
+    SY_TRY(sy_need_input(H, n, 0, &dy));
+    SY_TRY(sy_need_input(H, n, 1, &s));
+    if (dy->dtype != SY_DT_FLOAT32)
+        return ERR(SY_ERR_TYPE, "SliceGrad: dY must be float32, got %s", sy_dt_name(dy->dtype));
+    if (!s->data)
+        return ERR(SY_ERR_DYNAMIC_SHAPE, "SliceGrad: shape (input 1) must be a constant");
+    if (s->dtype != SY_DT_INT64 || s->rank != 1 || s->dims[0] != dy->rank)
+        return ERR(SY_ERR_SHAPE, "SliceGrad: shape must be a 1-D int64 tensor of dY's rank %d", dy->rank);
+    int64_t st[SY_MAX_RANK], sp[SY_MAX_RANK];
+    if (sy_attr_ints_copy(H, n, "starts", st, SY_MAX_RANK) != dy->rank ||
+        sy_attr_ints_copy(H, n, "steps", sp, SY_MAX_RANK) != dy->rank)
+        return ERR(SY_ERR_INVALID_ARGUMENT, "SliceGrad: starts and steps must have dY's rank %d entries", dy->rank);
+    const int64_t *x = s->data;
+    sg->rank = dy->rank;
+    for (int32_t d = 0; d < dy->rank; d++) {
+        /* the last element dY places, start + (dim − 1)·step, inside X (int32: trk's index arithmetic) */
+        if (sp[d] < 1 || st[d] < 0 || x[d] < 1 || x[d] > INT32_MAX || dy->dims[d] < 1 ||
+            st[d] + (dy->dims[d] - 1) * sp[d] >= x[d])
+            return ERR(SY_ERR_SHAPE, "SliceGrad: axis %d: %lld elements of dY from %lld every %lld do not fit X's %lld",
+                       (int)d, (long long)dy->dims[d], (long long)st[d], (long long)sp[d], (long long)x[d]);
+        sg->xd[d] = (int32_t)x[d], sg->yd[d] = (int32_t)dy->dims[d];
+        sg->start[d] = (int32_t)st[d], sg->step[d] = (int32_t)sp[d];
+        xdims[d] = x[d];
+    }
+    return NULL;
+}
+
+static sy_status *infer_slice_grad(sy_node *n)
+{
+    slice_grad sg = {0};
+    int64_t xd[SY_MAX_RANK] = {0};
+    SY_TRY(slice_grad_of(n, &sg, xd));
+    return H->node_set_output(n, 0, SY_DT_FLOAT32, sg.rank, xd);
+}
+
+static sy_status *prepare_slice_grad(sy_node *n, void **state)
+{
+    slice_grad *sg = malloc(sizeof *sg);
+    int64_t xd[SY_MAX_RANK] = {0};
+    if (!sg)
+        return ERR(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    sy_status *st = slice_grad_of(n, sg, xd);
+    if (st) {
+        free(sg);
+        return st;
+    }
+    *state = sg;
+    return NULL;
+}
+
+static sy_status *run_slice_grad(void *state, const sy_kernel_io *io)
+{
+    const slice_grad *sg = state;
+    trk_slice_step_grad(sg->rank, sg->xd, sg->yd, sg->start, sg->step, io->inputs[0]->data, io->outputs[0]->data);
+    return NULL;
+}
+
 /* ---- ConcatGrad ------------------------------------------------------------ */
 
 /* ConcatGrad(dY, X_1..X_n) -> dX_1..dX_n, attribute axis: dY cut along
@@ -210,6 +283,7 @@ static sy_status *run_concat_grad(void *state, const sy_kernel_io *io)
 }
 
 static const sy_attr_def a_axis[] = {{"axis", SY_ATTR_INT, false}};
+static const sy_attr_def a_slice[] = {{"starts", SY_ATTR_INTS, true}, {"steps", SY_ATTR_INTS, true}};
 
 #define G_SCHEMA(op, nin, infer_fn, doc)                                                                           \
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, op, 1, nin, nin, 1, 1, SY_NO_ATTRS, infer_fn, SY_NO_INPLACE, 0, doc}
@@ -223,6 +297,8 @@ const sy_op_schema sy_train_elem_schemas[] = {
     G_SCHEMA("ReduceToShape", 2, infer_reduce_to_shape, "sum dY over the dims broadcasting stretched from shape"),
     {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "ConcatGrad", 1, 2, -1, 1, -1, SY_ATTRS(a_axis), infer_concat_grad,
      SY_NO_INPLACE, SY_SCHEMA_OPTIONAL_OUTPUTS, "dY cut along axis into the sizes of the X's (an X without gradient: omitted)"},
+    {sizeof(sy_op_schema), SY_TRAIN_DOMAIN, "SliceGrad", 1, 2, 2, 1, 1, SY_ATTRS(a_slice), infer_slice_grad,
+     SY_NO_INPLACE, 0, "zeros of shape with dY's element k on each axis at starts + k * steps"},
 };
 const uint32_t sy_train_elem_n_schemas = SY_COUNT_OF(sy_train_elem_schemas);
 
@@ -232,5 +308,7 @@ const sy_kernel_def sy_train_elem_kernels[] = {
     G_KERNEL("ReduceToShape", run_reduce_to_shape),
     {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, "ConcatGrad", 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 0, 0u, NULL,
      prepare_concat_grad, run_concat_grad, sy_release_free, NULL},
+    {sizeof(sy_kernel_def), SY_TRAIN_DOMAIN, "SliceGrad", 1, 0, "cpu_ref", SY_DT_BIT(SY_DT_FLOAT32), 0, 0u, NULL,
+     prepare_slice_grad, run_slice_grad, sy_release_free, NULL},
 };
 const uint32_t sy_train_elem_n_kernels = SY_COUNT_OF(sy_train_elem_kernels);

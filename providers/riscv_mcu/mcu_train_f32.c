@@ -2,7 +2,8 @@
  * The FP32 training package `switchyard codegen --train --mode fp32` writes
  * (seed 001 §4: on-device training on ws63): a float model's whole chain of
  * layers on the device, batch 1 — the forward in tflk's float kernels
- * (tflk_conv_f32 per channel for the depthwise Conv, tflk_fc_f32 for Gemm,
+ * (tflk_conv_f32 per channel for the depthwise Conv, or trk_dw_conv_in_place /
+ * trk_dw_conv_s_in_place over its input, tflk_fc_f32 for Gemm,
  * tflk_unary_f32 for Abs, tflk_pad_run for Pad, tflk_strided_copy for Slice
  * and Transpose, tflk_reduce_run for ReduceSum/Mean, tflk_binary_f32 for
  * Add/Sub/Mul/Div with a constant (a Div's broadcast, either order) or of two activations, tflk_concat_run for
@@ -29,6 +30,7 @@
 #include "mcu.h"
 #include "mcu_train.h"
 #include "mcu_train_f32_geom.h"
+#include "trk.h"
 
 #include <math.h>
 
@@ -82,7 +84,8 @@ static bool w_kn(const sy_mcu_train_f32_request *r, uint32_t i)
 static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
 {
     const sy_mcu_f32_layer *L = &r->layers[i];
-    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L) : numel_in(L);
+    return L->kind == SY_MCU_F32_CONCAT ? numel_out(L) - numel_in(L)
+                                         : mcu_f32_other_numel(&r->geom[i], L->kind, numel_in(L));
 }
 
 /* a product's or quotient's backward reads forward values: a product both operands (each one's gradient is
@@ -90,6 +93,31 @@ static int64_t other_numel(const sy_mcu_train_f32_request *r, uint32_t i)
  * output buffers those are (buf_of's indices: -1 the sample), up to 2; returns how many */
 static int residual_reads(const sy_mcu_train_f32_request *r, int32_t j, int32_t *reads);
 static int64_t numel_out(const sy_mcu_f32_layer *L) { return (int64_t)L->oc * L->oh * L->ow; }
+
+/* a depthwise Conv's stride on axis 2 (H) or 3 (W): geom.step's (0, or no geom: 1) */
+static int32_t conv_stride(const sy_mcu_train_f32_request *r, uint32_t i, int32_t axis)
+{
+    return r->geom && r->geom[i].step[axis] > 0 ? r->geom[i].step[axis] : 1;
+}
+
+/* an in-place Conv whose output plane is smaller than its input's (strides, or no pads): written by
+ * trk_dw_conv_s_in_place; one of its shape by trk_dw_conv_in_place */
+static bool conv_shrinks(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    return L->oh != L->ih || L->ow != L->iw || conv_stride(r, i, 2) != 1 || conv_stride(r, i, 3) != 1;
+}
+
+/* the floats of an in-place Conv's ring: pt + 1 rows (its shape), or the rows trk_dw_conv_ring_rows
+ * counts and a line of the output (smaller) */
+static int64_t conv_ring_floats(const sy_mcu_train_f32_request *r, uint32_t i)
+{
+    const sy_mcu_f32_layer *L = &r->layers[i];
+    if (!conv_shrinks(r, i))
+        return (int64_t)(L->pt + 1) * L->iw;
+    return (int64_t)trk_dw_conv_ring_rows(L->ic, L->ih, L->iw, conv_stride(r, i, 2), L->pt, L->oh, L->ow) * L->iw +
+           L->ow;
+}
 
 /* each with b, the buffer of layer i − 1's output (buf_of(r, i − 1)) */
 static bool relu_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b);
@@ -177,17 +205,52 @@ static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i, int32
 
 /* Depthwise Conv i writes its output over its input (trk_dw_conv_in_place,
  * a ring of pt + 1 input rows in the arena, live during its forward) when
- * the output has the input's shape (stride 1 always; pads summing to
- * kh − 1 and kw − 1), its weights are frozen — a trained Conv's weight
+ * the output has the input's shape (stride 1; pads summing to kh − 1 and
+ * kw − 1), or (trk_dw_conv_s_in_place: a line of the output and the input
+ * rows trk_dw_conv_ring_rows counts) when its output plane is no larger
+ * than its input's (a stride 2 of a frozen front, or no pads) and that
+ * output dies in the forward (shrink_pays); its weights
+ * are frozen — a trained Conv's weight
  * gradient reads its input (trk_conv_grad's dW = dY·X); a frozen one's
  * backward reads only dy and W (its x is NULL) — and its input is dead
  * after its forward (input_dead_after). */
+/* a Conv of a smaller output over its input keeps its input's block, the
+ * larger, for as long as its output (or a value over it) lives: that pays
+ * only when that output dies in the forward. The layers after Conv i while
+ * the values stay in its buffer (Flattens, Relus without a backward), then
+ * the first layer writing elsewhere: none is another layer's other operand,
+ * no Relu among them has a backward (it reads its mask there), and the
+ * writer's backward, if it runs, reads no input (a trained Gemm's, an
+ * Abs's, a Mul's or Div's do); a Concat(self) or Conv next (it might run
+ * over the same buffer) ends it too. Decided by kinds alone: buf_of asks
+ * conv_in_place_b, so this must not ask buf_of. */
+static bool backward_reads(const sy_mcu_f32_layer *L);
+static bool shrink_pays(const sy_mcu_train_f32_request *r, int32_t i)
+{
+    const int32_t first = first_trained(r);
+    for (int32_t k = i + 1; k < (int32_t)r->n_layers; k++) {
+        for (int32_t m = k; m < (int32_t)r->n_layers; m++)
+            if (residual_of(r, (uint32_t)m) && r->geom[m].other >= i && r->geom[m].other < k)
+                return false;
+        const sy_mcu_f32_layer *L = &r->layers[k];
+        const bool back = first >= 0 && k >= first;
+        if (L->kind == SY_MCU_F32_FLATTEN || (L->kind == SY_MCU_F32_RELU && !back))
+            continue;
+        if (L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_CONCAT_SELF || L->kind == SY_MCU_F32_CONV_DW)
+            return false;
+        return !back || !(backward_reads(L) || L->kind == SY_MCU_F32_MUL || L->kind == SY_MCU_F32_DIV);
+    }
+    return false;
+}
+
 static bool conv_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
     if (i < 1 || r->layers[i].kind != SY_MCU_F32_CONV_DW)
         return false;
     const sy_mcu_f32_layer *L = &r->layers[i];
-    return !L->train_w && L->oh == L->ih && L->ow == L->iw && L->oc == L->ic && input_dead_after(r, i, b);
+    return !L->train_w && L->oc == L->ic &&
+           (!conv_shrinks(r, (uint32_t)i) || ((int64_t)L->oh * L->ow <= (int64_t)L->ih * L->iw && shrink_pays(r, i))) &&
+           input_dead_after(r, i, b);
 }
 
 /* A Concat of a value with itself, [x, x] (batch 1: the halves follow each
@@ -243,8 +306,10 @@ static bool grad_out_of_place(const sy_mcu_train_f32_request *r, const plan32 *p
     case SY_MCU_F32_REDUCE_SUM:
     case SY_MCU_F32_REDUCE_MEAN:
         return true;
-    case SY_MCU_F32_DIV: /* an input stretched by broadcasting: its gradient is a sum, smaller than dy */
-        return r->geom && mcu_f32_div_stretched(&r->geom[j], SY_MCU_F32_DIV);
+    case SY_MCU_F32_DIV: /* an input stretched by broadcasting: its gradient is a sum, smaller than dy;
+                          * two activations broadcast: trk_div_bcast_grad writes it apart from dy */
+        return r->geom && (mcu_f32_div_stretched(&r->geom[j], SY_MCU_F32_DIV) ||
+                           mcu_f32_div2_bcast(&r->geom[j], SY_MCU_F32_DIV));
     default:
         return false;
     }
@@ -323,7 +388,7 @@ static sy_status *place_arena(const sy_mcu_train_f32_request *r, plan32 *p)
         /* an in-place Conv's ring: the input rows its later output rows read, during its forward only */
         if (conv_in_place(r, i)) {
             dst[nb] = &p->lineoff[i];
-            blk[nb++] = (sy_plan_block){(uint64_t)(r->layers[i].pt + 1) * (uint64_t)r->layers[i].iw, i, i, 0};
+            blk[nb++] = (sy_plan_block){(uint64_t)conv_ring_floats(r, (uint32_t)i), i, i, 0};
         }
         if (buf_of(r, i) != i) /* a Flatten, an in-place Relu, Conv or Concat(self): its input's buffer */
             continue;
@@ -514,7 +579,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
                                       "Add (a constant or a residual)",
                                       "Sub (a constant or a residual)",
                                       "Mul (a constant or two activations)",
-                                      "Div (by or of a constant, broadcast, or of two activations)",
+                                      "Div (by or of a constant or of two activations, broadcast)",
                                       "Concat (two values)"};
         P(&o, "/* layer %u: %s [%d, %d, %d] -> [%d, %d, %d] */\n", i, kinds[L->kind], L->ic, L->ih, L->iw, L->oc,
           L->oh, L->ow);
@@ -548,17 +613,23 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
             P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
                   "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
               (long long)numel_out(L), (long long)p->last[i], r->n_layers, 2 * r->n_layers, i, (long long)p->off[i]);
-        if (conv_in_place(r, (int32_t)i))
+        if (conv_in_place(r, (int32_t)i) && !conv_shrinks(r, i))
             P(&o, "/* the input rows its output rows still read once theirs are overwritten: %d rows of %d "
                   "floats of the arena, live in its forward only */\nstatic float *const ring%u = sy_act + %lld;\n",
               L->pt + 1, L->iw, i, (long long)p->lineoff[i]);
+        else if (conv_in_place(r, (int32_t)i))
+            P(&o, "/* the input rows later output rows still read once an output row's place reaches them (%d "
+                  "rows of %d floats) and a line of the output (%d floats): %lld floats of the arena, live in its "
+                  "forward only */\nstatic float *const ring%u = sy_act + %lld;\n",
+              (int)((conv_ring_floats(r, i) - L->ow) / L->iw), L->iw, L->ow, (long long)conv_ring_floats(r, i), i,
+              (long long)p->lineoff[i]);
         if (L->kind == SY_MCU_F32_CONV_DW) {
             if (!conv_in_place(r, (int32_t)i))
                 P(&o, "/* one channel: NCHW's plane is NHWC with C = 1 */\n"
                   "static const tflk_conv cv%u = {.n = 1, .ih = %d, .iw = %d, .ic = 1, .oh = %d, .ow = %d, .oc = 1, "
-                  ".kh = %d, .kw = %d, .fic = 1, .depthwise = 1,\n    .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = %d, "
+                  ".kh = %d, .kw = %d, .fic = 1, .depthwise = 1,\n    .sh = %d, .sw = %d, .dh = 1, .dw = 1, .pt = %d, "
                   ".pl = %d, .act = {0, -INFINITY, INFINITY}};\n",
-              i, L->ih, L->iw, L->oh, L->ow, L->kh, L->kw, L->pt, L->pl);
+              i, L->ih, L->iw, L->oh, L->ow, L->kh, L->kw, conv_stride(r, i, 2), conv_stride(r, i, 3), L->pt, L->pl);
             /* trained, the backward runs one channel at a time (its weight gradient then its step) */
             if ((int32_t)i >= p->first)
                 P(&o, "static const trk_conv tc%u = {.n = 1, .c_in = %d, .ih = %d, .iw = %d, .m = %d, .cg = 1, .kh = %d, "
@@ -613,6 +684,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         out_name(r, (int32_t)i - 1, in, sizeof in);
         switch (L->kind) {
         case SY_MCU_F32_CONV_DW:
+            if (conv_in_place(r, (int32_t)i) && conv_shrinks(r, i)) { /* a smaller plane, over its input */
+                P(&o, "    trk_dw_conv_s_in_place(%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, w%u, %s, ring%u, %d);\n",
+                  L->ic, L->ih, L->iw, L->kh, L->kw, conv_stride(r, i, 2), conv_stride(r, i, 3), L->pt, L->pl, L->oh,
+                  L->ow, i, in, i, (int)((conv_ring_floats(r, i) - L->ow) / L->iw));
+                break;
+            }
             if (conv_in_place(r, (int32_t)i)) { /* the same sums as tflk_conv_f32's, over its input */
                 P(&o, "    trk_dw_conv_in_place(%d, %d, %d, %d, %d, %d, %d, w%u, %s, ring%u);\n", L->ic, L->ih, L->iw,
                   L->kh, L->kw, L->pt, L->pl, i, in, i);
@@ -865,9 +942,15 @@ static sy_status *check_request(const sy_mcu_train_f32_request *r)
                                                 : L->w || L->train_w);
         if (L->kind == SY_MCU_F32_GEMM)
             bad |= L->w_numel != L->oc * L->ic || (L->b && L->b_numel != L->oc);
-        if (L->kind == SY_MCU_F32_CONV_DW)
-            bad |= L->oc != L->ic || L->w_numel != L->ic * L->kh * L->kw || L->pt < 0 || L->pl < 0 ||
-                   L->oh + L->kh - 1 < L->ih + L->pt || L->ow + L->kw - 1 < L->iw + L->pl;
+        if (L->kind == SY_MCU_F32_CONV_DW) {
+            /* the output covers the padded input but for less than a stride at its end; a stride other
+             * than 1 only before every trained layer (no backward runs: the seed's row is stride 1) */
+            const int32_t sh = conv_stride(r, i, 2), sw = conv_stride(r, i, 3);
+            bad |= L->oc != L->ic || L->w_numel != L->ic * L->kh * L->kw || L->pt < 0 || L->pl < 0 || sh > 64 ||
+                   sw > 64 || (int64_t)(L->oh - 1) * sh + L->kh + sh - 1 < L->ih + L->pt ||
+                   (int64_t)(L->ow - 1) * sw + L->kw + sw - 1 < L->iw + L->pl ||
+                   ((sh != 1 || sw != 1) && (any || L->train_w));
+        }
         if (bad)
             return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train --mode fp32: layer %u is inconsistent", i);
         any |= L->train_w || L->train_b;

@@ -8,7 +8,8 @@
  * forward call in tflk's float kernels (tflk_unary_f32, tflk_pad_run,
  * tflk_strided_copy, tflk_reduce_run) and a backward call in trk.c
  * (trk_abs_grad, trk_pad_grad, trk_slice_grad or trk_slice_step_grad, trk_transpose_grad,
- * trk_reduce_grad). Shapes are batch first, rank <= 8, and static: every
+ * trk_reduce_grad, trk_eltwise_grad, trk_div_grad, trk_div_bcast_grad for a Div of two activations
+ * broadcast against each other). Shapes are batch first, rank <= 8, and static: every
  * stride and offset is the host's arithmetic, the device only copies.
  */
 #include "mcu_train_f32_geom.h"
@@ -77,14 +78,22 @@ static const char *elt_op(int32_t kind)
                                     : "TFLK_DIV";
 }
 
-/* a Div by or of a constant: the constant is broadcast (geom.start holds its dims, 1 where broadcast;
- * all 0 from an older request: the input's), or the input is (odims larger than idims somewhere) */
+/* a Div by or of a constant, or of two activations: the constant (the other operand) is broadcast
+ * (geom.start holds its dims, 1 where broadcast; all 0 from an older request: the input's), or the
+ * input is (odims larger than idims somewhere) */
 static bool div_bcast(const sy_mcu_f32_geom *G, int32_t kind)
 {
     bool b = false;
-    for (int32_t d = 0; kind == SY_MCU_F32_DIV && !G->residual && d < G->rank; d++)
+    for (int32_t d = 0; kind == SY_MCU_F32_DIV && d < G->rank; d++)
         b |= (G->start[d] != 0 && G->start[d] != G->odims[d]) || G->odims[d] != G->idims[d];
     return b;
+}
+
+bool mcu_f32_div2_bcast(const sy_mcu_f32_geom *G, int32_t kind) { return G->residual && div_bcast(G, kind); }
+
+int64_t mcu_f32_other_numel(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in)
+{
+    return mcu_f32_div2_bcast(G, kind) ? numel(G->rank, G->start) : n_in;
 }
 
 bool mcu_f32_div_stretched(const sy_mcu_f32_geom *G, int32_t kind)
@@ -118,8 +127,9 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
         const int32_t i = G->idims[d], o = G->odims[d], s = G->start[d];
         switch (kind) {
         case SY_MCU_F32_DIV:
-            /* broadcast: each of the input's and the constant's dims the output's or 1 */
-            if (div_bcast(G, kind) ? (o != i && i != 1) || (s != 1 && s != o) : o != i)
+            /* broadcast: each of the input's and the constant's (the other operand's) dims the
+             * output's or 1, the output the larger */
+            if (div_bcast(G, kind) ? (o != i && i != 1) || (s != 1 && s != o) || o != (i > s ? i : s) : o != i)
                 return false;
             break;
         case SY_MCU_F32_ABS:
@@ -218,7 +228,7 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
             st[d] = G->start[d] == 1 ? 0 : st[d];
             xs[d] = G->idims[d] == 1 && G->odims[d] > 1 ? 0 : is[d];
         }
-        P(o, "/* the constant [");
+        P(o, "/* the %s [", G->residual ? "other operand" : "constant");
         for (int32_t d = 0; d < r; d++)
             P(o, "%s%ld", d ? ", " : "", (long)G->start[d]);
         P(o, "] broadcast with the input */\nstatic const tflk_binary el%u = {.op = TFLK_DIV, .rank = %d", i, r);
@@ -226,6 +236,12 @@ void mcu_f32_geom_decl(tout *o, int32_t kind, const sy_mcu_f32_geom *G, uint32_t
         field(o, "sa", G->const_first ? st : xs, r);
         field(o, "sb", G->const_first ? xs : st, r);
         P(o, ", .act = {0, -INFINITY, INFINITY}};\n");
+        if (backward && G->residual) {
+            /* two activations: trk_div_bcast_grad's shapes, the output's, the input's, the other's */
+            ints(o, "yd", i, G->odims, r);
+            ints(o, "xd", i, G->idims, r);
+            ints(o, "od", i, G->start, r);
+        }
         if (!backward || !mcu_f32_div_stretched(G, kind))
             return;
         /* the input stretched: dy (the output's shape) divided at the output's strides by the divisor
@@ -402,6 +418,20 @@ void mcu_f32_elt_backward(tout *o, const sy_mcu_f32_layer *L, const sy_mcu_f32_g
                           const char *oth, bool dx, bool adam, bool pending)
 {
     const int64_t n = numel(G->rank, G->idims);
+    if (mcu_f32_div2_bcast(G, L->kind)) {
+        /* two activations broadcast against each other: each operand's gradient summed over the axes
+         * it is stretched on (the host's ReduceToShape), the input's into h, the other's into gp<j>
+         * (NULL: not wanted); dy, the quotient a<j> and the divisor are read */
+        char gp[24] = "NULL";
+        if (pending)
+            snprintf(gp, sizeof gp, "gp%u", j);
+        if (G->const_first) /* y = other / input */
+            P(o, "    trk_div_bcast_grad(%d, yd%u, od%u, xd%u, g, a%u, %s, %s, h);\n", G->rank, j, j, j, j, in, gp);
+        else
+            P(o, "    trk_div_bcast_grad(%d, yd%u, xd%u, od%u, g, a%u, %s, h, %s);\n", G->rank, j, j, j, j, oth, gp);
+        P(o, "    sw = g, g = h, h = sw;\n");
+        return;
+    }
     if (G->residual) {
         /* the other activation is the "constant": its gradient waits in gp<j> (not wanted: NULL); the
          * input's is formed in place over dy (each element read first). x ∘ x is the same call, oth being

@@ -17,6 +17,11 @@ bool mcu_f32_elt_kind(int32_t kind);
 /* a Div by or of a constant whose input is stretched by broadcasting (its gradient is summed over the
  * stretched axes, into a buffer of its own) */
 bool mcu_f32_div_stretched(const sy_mcu_f32_geom *g, int32_t kind);
+/* a Div of two activations broadcast against each other (geom.start the other operand's dims): its
+ * backward is trk_div_bcast_grad, the input's gradient into a buffer of its own */
+bool mcu_f32_div2_bcast(const sy_mcu_f32_geom *g, int32_t kind);
+/* a residual's other operand's element count: a broadcasting Div's geom.start, else the input's n_in */
+int64_t mcu_f32_other_numel(const sy_mcu_f32_geom *g, int32_t kind, int64_t n_in);
 /* the element count of an element-wise layer's constant w: a Div's broadcast one (geom.start its dims)
  * or the input's n_in */
 int64_t mcu_f32_elt_w_numel(const sy_mcu_f32_geom *g, int32_t kind, int64_t n_in);

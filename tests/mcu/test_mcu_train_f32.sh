@@ -7,28 +7,33 @@
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), N steps on the
 # first N Fashion-MNIST training images leave the trained tensors within
 # 1e-6 relative of the host trainer's after the same steps (issue #15's rule;
-# tests/mcu/train_f32_compare.py says per tensor how). Twenty-one configurations:
+# tests/mcu/train_f32_compare.py says per tensor how). Twenty-five configurations:
 # a small CNN (tests/mcu/train_f32_model.py) trained whole with SGD momentum
 # (200 steps) and with Adam (100 steps), its fully connected layers as a
 # MatMul then a Gemm with transB = 0 (momentum) and as a Gemm with transB = 0
 # then a MatMul (Adam), B [K, O] in both, the same with the FP32 rows'
 # one-input layers (Pad, Abs, Transpose, Slice, then ReduceMean and Flatten
 # with momentum, or ReduceSum, Squeeze and Reshape with Adam; each again
-# with the Slice's steps [1, 2, 3, 1]; a Slice and a ReduceMean at rank 8), the
+# with the Slice's steps [1, 2, 3, 1]; a Slice and a ReduceMean at rank 8, and
+# again with steps [1, 1, 2, 1, 1, 1, 2, 3]: the host's SliceGrad), the
 # element-wise rows with constants (Div by a frozen one, Mul, Sub and Add of
 # trained ones; Div broadcasting a frozen constant, |o| / c[2, 1, 1], and a
 # constant dividend, c[1, 28] / (|o| + 1); the activation stretched by a Div,
-# r[1, 2, 28, 1] / c[1, 1, 1, 2] and c / (r + 1); then two activations of one shape: a residual |o| + o, a
+# r[1, 2, 28, 1] / c[1, 1, 1, 2] and c / (r + 1); two activations of different
+# shapes, ra[1, 2, 28, 1] / (ra as [1, 2, 1, 28] + 1), both stretched; then two activations of one shape: a residual |o| + o, a
 # product |o|·o, a quotient o / (|o| + 1), a value with itself, |o|·|o|
 # then that plus itself then that concatenated with itself on the width
 # axis, and a Concat of o and |o| on the channel axis and
 # of |o| and o on the width axis), and graphs/fashion_cnn.onnx's last layer (its
 # 401,408 frozen fc1 weights const in flash; its frozen front in place: two
 # Concat(self)s over their inputs, the depthwise Conv over the last one's
-# output, the trained tensors the out-of-place package's bits). Refused: a plan over 256 KB
+# output, the trained tensors the out-of-place package's bits), a stride-2 depthwise
+# Conv in a frozen front over its input (fc2 trained) and out of place (fc1
+# and fc2: its output outlives the forward). Refused: a plan over 256 KB
 # (fashion_cnn whole), a layer the package does not run (a MaxPool in the
 # frozen front), a MaxPool on the gradient path, a Transpose moving the
-# batch axis (quoting seed 001's row), hi3066 with the seed's sentence.
+# batch axis, a Div of two activations of different ranks and a trained
+# stride-2 Conv (each quoting seed 001's row), hi3066 with the seed's sentence.
 #
 #   test_mcu_train_f32.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -48,6 +53,7 @@ shapes_sum --shapes sum
 shapes_mean_steps --shapes mean --steps
 shapes_sum_steps --shapes sum --steps
 rank8 --shapes rank8
+rank8_steps --shapes rank8 --steps
 elt --shapes elt
 residual --shapes elt --residual
 product --shapes elt --product
@@ -59,6 +65,9 @@ const_div --shapes elt --const-dividend
 bcast_div --shapes elt --bcast-div
 stretch_div --shapes elt --stretch-div
 stretch_dividend --shapes elt --stretch-dividend
+bcast_quot --shapes elt --bcast-quotient
+bcast_rank --shapes elt --bcast-rank
+stride2 --stride2
 fc_matmul --fc matmul
 fc_kn --fc kn
 maxpool --maxpool
@@ -102,6 +111,13 @@ run_cfg rank8 "$WORK/tiny_rank8.onnx" 200 --trainable all --optimizer sgd --mome
 grep -q "static const tflk_strided sl5 = {.rank = 8" "$WORK/pkg_rank8/src/train.c" &&
   grep -q "trk_slice_grad(8, " "$WORK/pkg_rank8/src/train.c" && grep -q "trk_reduce_grad(8, " "$WORK/pkg_rank8/src/train.c" ||
   fail "rank8: train.c does not slice and reduce at rank 8"
+# a Slice with steps at rank 8: the host trainer's backward is the train plugin's SliceGrad
+# (trk_slice_step_grad, dY scattered at its own rank), the package's the same kernel
+run_cfg rank8_steps "$WORK/tiny_rank8_steps.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_slice_step_grad(8, xd5, yd5, st5, sp5, g, h);" "$WORK/pkg_rank8_steps/src/train.c" ||
+  fail "rank8_steps: train.c does not scatter dy at the steps at rank 8"
+grep -q 'SliceGrad' "$WORK/pkg_rank8_steps/artifacts/training.onnx" ||
+  fail "rank8_steps: the host trainer's graph has no SliceGrad"
 run_cfg elt "$WORK/tiny_elt.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg residual "$WORK/tiny_residual.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg product "$WORK/tiny_product.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
@@ -121,13 +137,22 @@ run_cfg stretch_dividend "$WORK/tiny_stretch_dividend.onnx" 100 --trainable all 
 grep -q "tflk_reduce_run(&rg7, g, h);" "$WORK/pkg_stretch_div/src/train.c" &&
   grep -q "tflk_reduce_run(&rg8, g, h);" "$WORK/pkg_stretch_dividend/src/train.c" ||
   fail "stretch_div, stretch_dividend: train.c does not sum the gradient over the stretched axis"
+# two activations of different shapes (the Div row allows broadcasting): ra [1, 2, 28, 1] divided by
+# den [1, 2, 1, 28], both stretched to [1, 2, 28, 28]; trk_div_bcast_grad sums each operand's gradient
+# over its stretched axis (the host's ReduceToShape, in its order), the divisor's into h, the dividend's
+# into gp9 until the backward reaches its layer
+run_cfg bcast_quot "$WORK/tiny_bcast_quot.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_div_bcast_grad(4, yd9, od9, xd9, g, a9, a8, gp9, h);" "$WORK/pkg_bcast_quot/src/train.c" &&
+  grep -q "static const tflk_binary el9 = {.op = TFLK_DIV, .rank = 4, .dims = {1, 2, 28, 28}, .sa = {0, 28, 1, 0}, .sb = {56, 28, 0, 1}" \
+    "$WORK/pkg_bcast_quot/src/train.c" ||
+  fail "bcast_quot: train.c does not broadcast the two activations against each other"
 run_cfg self "$WORK/tiny_self.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat "$WORK/tiny_concat.onnx" 200 --trainable all --optimizer sgd --momentum 0.9 --lr 0.005
 run_cfg concat_w "$WORK/tiny_concat_w.onnx" 100 --trainable all --optimizer adam --lr 0.002
 # a product's backward reads both operands and a quotient's its divisor and
 # its own output: they outlive the forward (the plan's lower bound, the most
 # bytes live at once, counts each such buffer once: at most the peak)
-for name in product quotient self concat concat_w; do
+for name in product quotient bcast_quot self concat concat_w; do
   plan=$(grep "RAM plan" "$WORK/codegen_$name.log")
   pk=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
   lb=$(echo "$plan" | sed -n 's/.*lower bound \([0-9]*\) bytes.*/\1/p')
@@ -186,6 +211,32 @@ sum=$(grep -E '^[wb][0-9]+ ' "$WORK/pkg_fashion_last1/out.txt" | sha256sum | cut
 peak=$(echo "$plan" | sed -n 's/.*peak \([0-9]*\) bytes.*/\1/p')
 [ -n "$peak" ] && [ "$peak" -lt 100600 ] || fail "fashion_last1: peak '$peak' not below the 100,600 bytes of keeping every activation"
 
+# a frozen depthwise Conv of stride 2 (the seed's Conv row is stride 1: outside it only where no backward
+# runs, the front) over its input: trk_dw_conv_s_in_place places each 14-float output row after copying
+# the input rows its place reaches that later rows read (none here: the ring is its line of 14 floats).
+# Only fc2 trained (last:1): the Concat's 1,568-float buffer then holds the Conv's and the Relu's 392 and
+# dies at fc1's forward: 7,048 bytes where the Conv out of place took 8,560 (workspace 7,840: the
+# Concat's output and the Conv's together), and the trained tensors are the out-of-place package's bits
+# (SHA-256 recorded from it). With fc1 trained too (last:2) its backward reads its input, which would
+# keep the 1,568-float buffer to the end: the Conv stays out of place there (33,712 bytes; in place, 35,280)
+run_cfg stride2 "$WORK/tiny_stride2.onnx" 100 --trainable last:1 --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "trk_dw_conv_s_in_place(2, 28, 28, 3, 3, 2, 2, 1, 1, 14, 14, w1, a0, ring1, 0);" "$WORK/pkg_stride2/src/train.c" ||
+  fail "stride2: the stride-2 Conv does not run over its input"
+grep -q "peak 7048 bytes = trained tensors 360 + optimizer state 360 + workspace 6328 (activations and gradients in one arena placed by lifetime; alone: activations 6328, gradients 72); lower bound 7048 bytes" \
+  "$WORK/codegen_stride2.log" || fail "stride2: not the in-place plan: $(grep "RAM plan" "$WORK/codegen_stride2.log")"
+sum=$(grep -E '^[wb][0-9]+ ' "$WORK/pkg_stride2/out.txt" | sha256sum | cut -d' ' -f1)
+[ "$sum" = 6369583a7ed879848d2d75df55c38d8df682994ac6d3aaa259ff1a0bd6413742 ] ||
+  fail "stride2: the trained tensors are not the out-of-place package's bits (SHA-256 $sum)"
+run_cfg stride2_fc1 "$WORK/tiny_stride2.onnx" 100 --trainable last:2 --optimizer sgd --momentum 0.9 --lr 0.005
+grep -q "tflk_conv_f32(&cv1, " "$WORK/pkg_stride2_fc1/src/train.c" && ! grep -q "trk_dw_conv_s_in_place(" "$WORK/pkg_stride2_fc1/src/train.c" &&
+  grep -q "peak 33712 bytes" "$WORK/codegen_stride2_fc1.log" ||
+  fail "stride2_fc1: the Conv should stay out of place when fc1's backward keeps its output"
+# on the gradient path the stride-2 Conv is outside the seed's row: refused by the build, quoting it
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_stride2.onnx" --target ws63 --data "$data" -o "$WORK/s2all" \
+      --steps 2 --trainable all 2>&1) && fail "a trained stride-2 Conv was accepted"
+echo "$out" | grep -q "UNSUPPORTED: sy_train_build: node 'dw' (Conv): not trainable on ws63: strides\[0\] = 2, not 1; seed 001 §4: \"FP32 Conv: rank 4, batch 1, no bias, no fused activation, stride = 1 and dilation = 1" ||
+  fail "unclear refusal of a trained stride-2 Conv: $out"
+
 # the whole of fashion_cnn (402,194 values and their momentum) does not fit 256 KB
 out=$("$SY" codegen --train --mode fp32 "$SRC/graphs/fashion_cnn.onnx" --target ws63 --data "$data" -o "$WORK/big" \
       --steps 2 --optimizer sgd --momentum 0.9 --sram-budget 256K 2>&1) && fail "a plan over 256 KB was accepted"
@@ -214,6 +265,12 @@ out=$(timeout 60 "$SY" codegen --train --mode fp32 "$WORK/tiny_relus40.onnx" --t
       -o "$WORK/r40" --steps 2 --sram-budget 256K 2>&1) || fail "forty Relus in a row: codegen failed or hung: $out"
 echo "$out" | grep -q "peak 126400 bytes = trained tensors 50640 + optimizer state 50640 + workspace 25120 (activations and gradients in one arena placed by lifetime; alone: activations 12616," ||
   fail "forty Relus in a row: not the small CNN's plan: $out"
+# a Div of two activations of different ranks (numpy would align [1, 28] as [1, 1, 1, 28]: the batch
+# axis no longer first), refused quoting the Div row
+out=$("$SY" codegen --train --mode fp32 "$WORK/tiny_bcast_rank.onnx" --target ws63 --data "$data" -o "$WORK/brank" \
+      --steps 2 2>&1) && fail "a Div of two activations of different ranks was accepted"
+echo "$out" | grep -q "UNSUPPORTED: node 'residual' (Div): an FP32 training package takes two activations of one rank broadcast-compatible with each other (each pair of dimensions equal or one of them 1; 'oa' is rank 4, the input rank 2); seed 001 §4: \"FP32 Div: broadcast-compatible shapes allowed" ||
+  fail "unclear refusal of a Div of two ranks: $out"
 out=$("$SY" codegen --train --mode fp32 "$tiny" --target hi3066 --data "$data" -o "$WORK/h" --steps 2 2>&1) &&
   fail "hi3066 accepted"
 echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"

@@ -2,9 +2,10 @@
 """Writes the small CNNs the FP32 training package test trains whole on the
 device. Weights: a fixed-seed He initialisation, biases 0.
 
-    train_f32_model.py OUT.onnx [--shapes mean|sum [--steps]|rank8|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend|--bcast-div|--stretch-div|--stretch-dividend]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--relus N]
+    train_f32_model.py OUT.onnx [--shapes mean|sum|rank8 [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
+                       |--const-dividend|--bcast-div|--bcast-quotient|--stretch-div|--stretch-dividend]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--stride2] [--shapes elt --bcast-rank]
+                       [--relus N]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
 Concat(image, image) on channels -> depthwise 3x3 Conv (group 2, pads 1, no
@@ -25,7 +26,9 @@ takes steps [1, 2, 3, 1]: [1, 12, 9, 2] (mean: [1, 24]; sum: [1, 18]).
 same Pad, Concat, Conv and Abs, then Reshape [1, 2, 2, 2, 2, 2, 7, 7] ->
 Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] [1, 2, 2, 2, 1, 2, 6, 7] ->
 ReduceMean (axis 6, keepdims 1) [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten [1, 112]
--> Gemm 112 -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax.
+-> Gemm 112 -> 8 -> Relu -> Gemm 8 -> 10 -> Softmax; with --steps the
+Slice takes steps [1, 1, 2, 1, 1, 1, 2, 3]: [1, 2, 1, 2, 1, 2, 3, 3], the
+mean [1, 2, 1, 2, 1, 2, 1, 3], Flatten [1, 24], Gemm 24 -> 8.
 
 --shapes elt: the element-wise rows with a constant of the input's shape (no
 broadcasting): image -> Div by a frozen constant in [1, 2) -> Mul by a
@@ -57,10 +60,24 @@ and C [10] (the logits); with kn, fc1 is a Gemm without transB (B [K, 8], C
 --relus N puts N Relus in a row where the first Relu is (each in place over
 the one before: the planner's cost over long runs of in-place layers).
 
+--stride2 gives the Conv strides 2 ([1, 2, 14, 14]; Flatten 392, Gemm
+392 -> 8): outside the seed's FP32 Conv row (stride 1), so trained with
+--trainable last:2, the Conv in the frozen front (its backward never runs),
+where the package runs it over its input.
+
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis.
+which moves the batch axis; --shapes elt --bcast-rank divides Abs's output
+[1, 2, 28, 28] by its mean over channels and width, [1, 28] (two
+activations of different ranks).
+
+--shapes elt --bcast-quotient divides two activations of different shapes:
+the mean of Abs's output over the width, ra [1, 2, 28, 1], by that mean
+turned to [1, 2, 1, 28] (a Transpose of axes of size 1) plus a trained
+constant of ones, both stretched to [1, 2, 28, 28] (seed 001's Div row
+allows broadcasting; each operand's gradient summed over its stretched
+axis).
 
 --shapes elt --stretch-div divides the ReduceMean's [1, 2, 28, 1] by a
 frozen constant [1, 1, 1, 2] in [1, 2), which stretches the activation to
@@ -92,9 +109,10 @@ def ints(name, v):
 
 
 if shapes is None:
+    s2 = "--stride2" in args
     inits = [
         numpy_helper.from_array(he((2, 1, 3, 3), 9), "dw.W"),
-        numpy_helper.from_array(he((8, 1568), 1568), "fc1.W"),
+        numpy_helper.from_array(he((8, 392 if s2 else 1568), 392 if s2 else 1568), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     first = "image"
@@ -104,7 +122,8 @@ if shapes is None:
         first = "imt"
     nodes += [
         helper.make_node("Concat", [first, first], ["x2"], name="copy2", axis=1),
-        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x2", "dw.W"], ["c"], name="dw", group=2, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         strides=[2, 2] if s2 else [1, 1]),
         helper.make_node("MaxPool", ["c"], ["cr"], name="relu1", kernel_shape=[1, 1]) if "--maxpool" in args
         else helper.make_node("Relu", ["c"], ["cr" if relus == 1 else "cr1"], name="relu1"),
     ]
@@ -140,7 +159,7 @@ elif shapes == "elt":
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
     two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
-                                  "--const-dividend", "--bcast-div"))
+                                  "--const-dividend", "--bcast-div", "--bcast-quotient", "--bcast-rank"))
     if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     elif "--quotient" in args or "--const-dividend" in args:
@@ -153,6 +172,23 @@ elif shapes == "elt":
     elif "--bcast-div" in args:
         inits.append(numpy_helper.from_array((1 + rng.random((2, 1, 1))).astype(np.float32), "div2.C"))
         nodes.append(helper.make_node("Div", ["oa", "div2.C"], ["res"], name="residual"))
+    elif "--bcast-quotient" in args:
+        # two activations of different shapes: ra [1, 2, 28, 1] / (|ra| as [1, 2, 1, 28] + 1), both
+        # stretched to [1, 2, 28, 28] (the Transpose moves only axes of size 1: a view)
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 1, 28), np.float32), "one.C"))
+        nodes += [
+            helper.make_node("ReduceMean", ["oa"], ["ra"], name="mean_r", axes=[3], keepdims=1),
+            helper.make_node("Transpose", ["ra"], ["rt"], name="turn", perm=[0, 1, 3, 2]),
+            helper.make_node("Add", ["rt", "one.C"], ["den"], name="plus1"),
+            helper.make_node("Div", ["ra", "den"], ["res"], name="residual"),
+        ]
+    elif "--bcast-rank" in args:
+        # refused by the package: |o| [1, 2, 28, 28] divided by its mean over channels and width, rank 2
+        # [1, 28] (numpy aligns it as [1, 1, 1, 28]: another rank, the batch axis no longer first)
+        nodes += [
+            helper.make_node("ReduceMean", ["oa"], ["rm"], name="mean_cw", axes=[1, 3], keepdims=0),
+            helper.make_node("Div", ["oa", "rm"], ["res"], name="residual"),
+        ]
     elif "--concat" in args:
         nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))
     elif "--concat-w" in args:
@@ -181,8 +217,10 @@ elif shapes == "elt":
 elif shapes == "rank8":
     # the Slice and ReduceMean rows at rank 8 (their highest): |conv| [1, 2, 28, 28] as
     # [1, 2, 2, 2, 2, 2, 7, 7], then Slice [0:1, 0:2, 0:2, 0:2, 1:2, 0:2, 1:7, 0:7] -> [1, 2, 2, 2, 1, 2, 6, 7],
-    # ReduceMean over axis 6 (keepdims) -> [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten 112 (steps 1: the host
-    # trainer's stepped Slice backward stops at rank 4)
+    # ReduceMean over axis 6 (keepdims) -> [1, 2, 2, 2, 1, 2, 1, 7] -> Flatten 112; with --steps the
+    # Slice's steps [1, 1, 2, 1, 1, 1, 2, 3] -> [1, 2, 1, 2, 1, 2, 3, 3], the mean -> [.., 1, 3], Flatten 24
+    # (the host trainer's SliceGrad scatters dY at rank 8)
+    k8 = 24 if "--steps" in args else 112
     inits = [
         ints("pad.pads", [0, 0, 1, 1, 0, 0, 1, 1]),
         numpy_helper.from_array(np.array(0.25, np.float32), "pad.value"),
@@ -191,8 +229,8 @@ elif shapes == "rank8":
         ints("cut.starts", [0, 0, 0, 0, 1, 0, 1, 0]),
         ints("cut.ends", [1, 2, 2, 2, 2, 2, 7, 7]),
         ints("cut.axes", list(range(8))),
-        ints("cut.steps", [1] * 8),
-        numpy_helper.from_array(he((8, 112), 112), "fc1.W"),
+        ints("cut.steps", [1, 1, 2, 1, 1, 1, 2, 3] if "--steps" in args else [1] * 8),
+        numpy_helper.from_array(he((8, k8), k8), "fc1.W"),
         numpy_helper.from_array(np.zeros(8, np.float32), "fc1.B"),
     ]
     nodes = [

@@ -10,7 +10,8 @@
  * dilated; and the seed's depthwise FP32 form) for dX, dW and dB; MaxPool
  * (strided, padded, distinct values so no window ties move under h); Relu
  * and Abs (inputs away from the kink); Add with numpy broadcasting through
- * ReduceToShape for both operands; Concat through ConcatGrad;
+ * ReduceToShape for both operands; Concat through ConcatGrad; a rank-6
+ * Slice with steps through SliceGrad (and two elements by hand);
  * SoftmaxCrossEntropyLoss (mean and sum)
  * and the mean squared error. Then the refusals: a label outside the
  * classes, a group that does not fit.
@@ -71,7 +72,7 @@ typedef struct in_spec {
     const char *name;
     sy_dtype dt;
     int32_t rank;
-    int64_t dims[4];
+    int64_t dims[SY_MAX_RANK];
     void *data;
 } in_spec;
 
@@ -350,6 +351,51 @@ static void test_broadcast(void)
     sy_session_release(fs);
 }
 
+/* ---- Slice with steps through SliceGrad ------------------------------------- */
+
+/* rank 6 (twice that is past SY_MAX_RANK: the standard-operator spread of dY
+ * could not hold it): X [1,2,5,1,4,3], starts [0,1,0,0,1,0], steps
+ * [1,1,2,1,2,2] -> Y [1,1,3,1,2,2] */
+static void test_slice_grad(void)
+{
+    int64_t xd[6] = {1, 2, 5, 1, 4, 3}, yd[6] = {1, 1, 3, 1, 2, 2};
+    int64_t st[6] = {0, 1, 0, 0, 1, 0}, en[6] = {1, 2, 5, 1, 4, 3}, ax[6] = {0, 1, 2, 3, 4, 5},
+            sp[6] = {1, 1, 2, 1, 2, 2};
+    float x[120], dy[12], dx[120];
+    fill(x, 120), fill(dy, 12);
+    pt_model *f = pt_model_new("slice_fwd");
+    pt_input(f, "X", PT_F32, 6, xd);
+    pt_init_i64(f, "st", 1, (int64_t[]){6}, st);
+    pt_init_i64(f, "en", 1, (int64_t[]){6}, en);
+    pt_init_i64(f, "ax", 1, (int64_t[]){6}, ax);
+    pt_init_i64(f, "sp", 1, (int64_t[]){6}, sp);
+    pt_node(f, "Slice", "slice", (const char *[]){"X", "st", "en", "ax", "sp", NULL}, (const char *[]){"Y", NULL});
+    pt_output(f, "Y", PT_F32, 6, yd);
+    sy_session *fs = open_session(f);
+    pt_model_free(f);
+    REQUIRE(fs, "Slice forward: %s", last_err);
+    pt_model *bm = pt_model_new("slice_bwd");
+    pt_opset(bm, "switchyard.train", 1);
+    pt_input(bm, "dY", PT_F32, 6, yd);
+    pt_init_i64(bm, "sx", 1, (int64_t[]){6}, xd);
+    pt_node(bm, "SliceGrad", "g", (const char *[]){"dY", "sx", NULL}, (const char *[]){"dX", NULL});
+    pt_domain(bm, "switchyard.train");
+    pt_attr_ints(bm, "starts", 6, st);
+    pt_attr_ints(bm, "steps", 6, sp);
+    pt_output(bm, "dX", PT_F32, 6, xd);
+    in_spec bin[1] = {{"dY", SY_DT_FLOAT32, 6, {1, 1, 3, 1, 2, 2}, dy}};
+    if (run_backward(bm, bin, 1, 1, (float *[]){dx})) {
+        in_spec fin[1] = {{"X", SY_DT_FLOAT32, 6, {1, 2, 5, 1, 4, 3}, x}};
+        check_fd("Slice rank 6 steps [1,1,2,1,2,2]", fs, fin, 1, 0, dy, dx, 0.05f, 1e-3);
+        /* hand-worked: dY[0,0,1,0,1,1] lands at X[0, 1, 0 + 1·2, 0, 1 + 1·2, 0 + 1·2] = X[0,1,2,0,3,2]
+         * (flat 60 + 2·12 + 3·3 + 2 = 95); X[0,1,1,0,3,2] (flat 83) lies between the steps: 0 */
+        CHECK(dx[95] == dy[1 * 4 + 1 * 2 + 1], "dX[0,1,2,0,3,2] %.7g, dY[0,0,1,0,1,1] %.7g", (double)dx[95],
+              (double)dy[7]);
+        CHECK(dx[83] == 0.0f, "dX[0,1,1,0,3,2] %.7g between the steps", (double)dx[83]);
+    }
+    sy_session_release(fs);
+}
+
 /* ---- Concat through ConcatGrad ------------------------------------------------ */
 
 static void test_concat(void)
@@ -519,6 +565,7 @@ int main(void)
     RUN_TEST(test_pool_relu_abs);
     RUN_TEST(test_broadcast);
     RUN_TEST(test_concat);
+    RUN_TEST(test_slice_grad);
     RUN_TEST(test_losses);
     RUN_TEST(test_refusals);
     for (int i = 0; i < n_models; i++)

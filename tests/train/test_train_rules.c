@@ -409,13 +409,35 @@ static pt_model *div_bcast(const char *name, bool divisor)
     return m;
 }
 
+/* Two activations broadcast against each other, both stretched: u = z as
+ * [1,3,1] divided by t = |z as [1,1,3]| (z is -0.4, -0.225, -0.225 here:
+ * away from Abs's kink and from 0) -> q [1,3,3] -> ReduceSum -> y (not
+ * squared: 1/|z| curves enough). dz gets u's gradient summed over q's last axis and t's summed over
+ * its middle one (z feeds both). */
+static pt_model *div_two_bcast(const char *name)
+{
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "two", 1, (int64_t[]){1}, (int64_t[]){2});
+    pt_node(m, "Unsqueeze", "unsq", (const char *[]){"z", "two", NULL}, (const char *[]){"u", NULL});
+    pt_node(m, "Transpose", "turn", (const char *[]){"u", NULL}, (const char *[]){"ut", NULL});
+    pt_attr_ints(m, "perm", 3, (int64_t[]){0, 2, 1});
+    pt_node(m, "Abs", "abs", (const char *[]){"ut", NULL}, (const char *[]){"t", NULL});
+    pt_node(m, "Div", "quot", (const char *[]){"u", "t", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceSum", "sum", (const char *[]){"q", NULL}, (const char *[]){"s", NULL});
+    pt_init_i64(m, "shape", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    pt_node(m, "Reshape", "flat", (const char *[]){"s", "shape", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
 static void test_div_broadcast_gradients(void)
 {
     fd_dw(div_bcast("div_bcast", false), "div_bcast", "Div stretching its dividend");
     fd_dw(div_bcast("div_bcast2", true), "div_bcast2", "Div stretching its divisor");
-    for (int k = 0; k < 2; k++) {
+    fd_dw(div_two_bcast("div_bcast3"), "div_bcast3", "Div of two activations, both stretched");
+    for (int k = 0; k < 3; k++) {
         char model[600], dir[600];
-        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k ? "2" : "");
+        snprintf(model, sizeof model, "%s/div_bcast%s.onnx", work, k == 2 ? "3" : k ? "2" : "");
         snprintf(dir, sizeof dir, "%s/div_bcast_ws63_%d", work, k);
         sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
         sy_status *st = sy_train_build(model, &o, dir, NULL);
@@ -451,6 +473,56 @@ static void test_rank8_gradients(void)
     sy_status *st = sy_train_build(model, &o, dir, NULL);
     CHECK(!st, "ws63 declined rank-8 Slice/ReduceMean within their rows: %s", st ? sy_status_get_message(st) : "");
     sy_status_free(st);
+}
+
+/* A Slice with steps above rank 4 (the host's SliceGrad scatters dY at its
+ * own rank; the forward operators' spread took twice the rank): z [1,3]
+ * -> Reshape to rank r -> Concat with itself on axis r - 2 ([.., 2, 3]) ->
+ * Slice steps 2 on the last two axes from (1, 0) (z0, z2 of the second
+ * copy; rank 5 from (0, 1): z1 of the first) -> squared -> ReduceMean ->
+ * y [1,1], against central differences, and on ws63 within the Slice
+ * row's "rank 1-8". */
+static pt_model *slice_steps_high(const char *name, int r)
+{
+    pt_model *m = fc_then(name);
+    int64_t shape[8], st[8], en[8], ax[8], sp[8], red[8];
+    for (int d = 0; d < r; d++)
+        shape[d] = 1, st[d] = 0, en[d] = 1, ax[d] = d, sp[d] = 1, red[d] = d;
+    shape[r - 1] = 3;
+    pt_init_i64(m, "shape_r", 1, (int64_t[]){r}, shape);
+    pt_node(m, "Reshape", "to_r", (const char *[]){"z", "shape_r", NULL}, (const char *[]){"zr", NULL});
+    pt_node(m, "Concat", "twice", (const char *[]){"zr", "zr", NULL}, (const char *[]){"z2", NULL});
+    pt_attr_int(m, "axis", r - 2);
+    st[r - 2] = r == 5 ? 0 : 1, st[r - 1] = r == 5 ? 1 : 0;
+    en[r - 2] = 2, en[r - 1] = 3;
+    sp[r - 2] = sp[r - 1] = 2;
+    pt_init_i64(m, "starts", 1, (int64_t[]){r}, st);
+    pt_init_i64(m, "ends", 1, (int64_t[]){r}, en);
+    pt_init_i64(m, "axes", 1, (int64_t[]){r}, ax);
+    pt_init_i64(m, "steps", 1, (int64_t[]){r}, sp);
+    pt_node(m, "Slice", "slice", (const char *[]){"z2", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    pt_node(m, "ReduceMean", "mean", (const char *[]){"q", NULL}, (const char *[]){"y", NULL});
+    pt_attr_ints(m, "axes", (size_t)r - 2, red + 2);
+    pt_attr_int(m, "keepdims", 0);
+    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
+    return m;
+}
+
+static void test_slice_steps_high_rank(void)
+{
+    fd_dw(slice_steps_high("slice_s5", 5), "slice_s5", "Slice steps 2 at rank 5 + ReduceMean");
+    fd_dw(slice_steps_high("slice_s8", 8), "slice_s8", "Slice steps 2 at rank 8 + ReduceMean");
+    for (int r = 5; r <= 8; r += 3) {
+        char model[600], dir[600];
+        snprintf(model, sizeof model, "%s/slice_s%d.onnx", work, r);
+        snprintf(dir, sizeof dir, "%s/slice_s%d_ws63", work, r);
+        sy_train_build_options o = {.struct_size = sizeof o, .loss = SY_TRAIN_LOSS_MSE, .target = "ws63", .env = env};
+        sy_status *st = sy_train_build(model, &o, dir, NULL);
+        CHECK(!st, "ws63 declined a rank-%d stepped Slice within its row: %s", r, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+    }
 }
 
 static void test_targets(void)
@@ -491,6 +563,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_tanh_sigmoid_gradients);
     RUN_TEST(test_div_broadcast_gradients);
     RUN_TEST(test_rank8_gradients);
+    RUN_TEST(test_slice_steps_high_rank);
     RUN_TEST(test_targets);
     sy_env_release(env);
     char cmd[700];

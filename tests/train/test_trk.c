@@ -28,6 +28,11 @@
  *                            differences in double; the divisor's gradient
  *                            in the host graph's float operations
  *                            −((dy·y) / b), bit for bit; both in place
+ *   trk_div_bcast_grad       y = a / b of two activations broadcast against
+ *                            each other (either or both stretched, ranks 2,
+ *                            4 and 8): dL/da and dL/db likewise, and bit for
+ *                            bit the host graph's Div, Mul, Neg and
+ *                            ReduceToShape written out here
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
  *   trk_dw_conv_in_place     the depthwise Conv written over its input with
  *                            a ring of pt + 1 rows, bit for bit
@@ -369,6 +374,111 @@ static void test_div_grad(void)
     printf("Div of two activations backward: worst absolute error %.1e against finite differences\n", worst);
 }
 
+/* element i of y (ydims) read from operand dims at its broadcast index */
+static int64_t bcast_at(int r, int64_t i, const int32_t *yd, const int32_t *d)
+{
+    int32_t e[RMAX];
+    unravel(r, i, yd, e);
+    for (int k = 0; k < r; k++)
+        e[k] = d[k] == 1 ? 0 : e[k];
+    return ravel(r, e, d);
+}
+
+static double div_loss(int r, const int32_t *yd, const int32_t *ad, const int32_t *bd, const double *a,
+                       const double *b, const double *w)
+{
+    double l = 0;
+    for (int64_t i = 0; i < count(r, yd); i++)
+        l += w[i] * (a[bcast_at(r, i, yd, ad)] / b[bcast_at(r, i, yd, bd)]);
+    return l;
+}
+
+/* y = a / b broadcast: dL/da and dL/db of L = Σ w·(a / b) by central
+ * differences in double, and bit for bit the host graph's float
+ * operations, Div(dy, b) then ReduceToShape (the sum in dy's order from 0),
+ * Mul(dy, y), Div, Neg then ReduceToShape */
+static void test_div_bcast_grad(void)
+{
+    static const struct {
+        const char *name;
+        int r;
+        int32_t yd[RMAX], ad[RMAX], bd[RMAX];
+    } cases[] = {
+        {"both stretched", 4, {1, 3, 2, 4}, {1, 3, 1, 4}, {1, 1, 2, 4}},
+        {"divisor stretched", 4, {1, 2, 3, 2}, {1, 2, 3, 2}, {1, 2, 1, 1}},
+        {"dividend stretched", 4, {1, 2, 3, 2}, {1, 1, 3, 1}, {1, 2, 3, 2}},
+        {"rank 2", 2, {1, 5}, {1, 1}, {1, 5}},
+        {"rank 8", 8, {1, 2, 1, 2, 3, 1, 2, 2}, {1, 2, 1, 1, 3, 1, 1, 2}, {1, 1, 1, 2, 1, 1, 2, 2}},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        const int r = cases[t].r;
+        const int32_t *yd = cases[t].yd, *ad = cases[t].ad, *bd = cases[t].bd;
+        const int64_t ny = count(r, yd), na = count(r, ad), nb = count(r, bd);
+        float a[NMAX], b[NMAX], y[NMAX], dy[NMAX], da[NMAX], db[NMAX], ra[NMAX], rb[NMAX];
+        double ax[NMAX], bx[NMAX], w[NMAX], worst = 0;
+        for (int64_t i = 0; i < na; i++)
+            ax[i] = a[i] = (float)urand();
+        for (int64_t i = 0; i < nb; i++)
+            bx[i] = b[i] = (float)(1.5 + 0.5 * urand()); /* away from 0 */
+        for (int64_t i = 0; i < ny; i++) {
+            y[i] = a[bcast_at(r, i, yd, ad)] / b[bcast_at(r, i, yd, bd)]; /* the forward's float quotient */
+            dy[i] = (float)(w[i] = (float)urand());
+        }
+        for (int64_t i = 0; i < NMAX; i++)
+            da[i] = db[i] = 1e30f; /* every element must be written */
+        trk_div_bcast_grad(r, yd, ad, bd, dy, y, b, da, db);
+        const double h = 1e-4;
+        for (int64_t i = 0; i < na; i++) {
+            const double s = ax[i];
+            ax[i] = s + h;
+            double lp = div_loss(r, yd, ad, bd, ax, bx, w);
+            ax[i] = s - h;
+            double lm = div_loss(r, yd, ad, bd, ax, bx, w);
+            ax[i] = s;
+            double fd = (lp - lm) / (2 * h), e = fabs(da[i] - fd);
+            worst = fmax(worst, e);
+            CHECK(e <= 1e-6, "Div %s: da[%lld] = %.9g, finite differences %.9g", cases[t].name, (long long)i,
+                  (double)da[i], fd);
+        }
+        for (int64_t i = 0; i < nb; i++) {
+            const double s = bx[i];
+            bx[i] = s + h;
+            double lp = div_loss(r, yd, ad, bd, ax, bx, w);
+            bx[i] = s - h;
+            double lm = div_loss(r, yd, ad, bd, ax, bx, w);
+            bx[i] = s;
+            double fd = (lp - lm) / (2 * h), e = fabs(db[i] - fd);
+            worst = fmax(worst, e);
+            CHECK(e <= 1e-6, "Div %s: db[%lld] = %.9g, finite differences %.9g", cases[t].name, (long long)i,
+                  (double)db[i], fd);
+        }
+        /* the host's nodes one by one, each rounded to float, the sums in dy's order */
+        for (int64_t i = 0; i < na; i++)
+            ra[i] = 0.0f;
+        for (int64_t i = 0; i < nb; i++)
+            rb[i] = 0.0f;
+        for (int64_t i = 0; i < ny; i++) {
+            const int64_t ai = bcast_at(r, i, yd, ad), bi = bcast_at(r, i, yd, bd);
+            volatile float q = dy[i] / b[bi], m = dy[i] * y[i];
+            volatile float mq = m / b[bi], n = -mq;
+            ra[ai] = ra[ai] + q;
+            rb[bi] = rb[bi] + n;
+        }
+        CHECK(!memcmp(da, ra, (size_t)na * sizeof *da), "Div %s: da is not the host's Div then ReduceToShape",
+              cases[t].name);
+        CHECK(!memcmp(db, rb, (size_t)nb * sizeof *db), "Div %s: db is not the host's Mul, Div, Neg then "
+              "ReduceToShape", cases[t].name);
+        /* either one alone: the same values */
+        float only[NMAX];
+        trk_div_bcast_grad(r, yd, ad, bd, dy, y, b, only, NULL);
+        CHECK(!memcmp(only, da, (size_t)na * sizeof *da), "Div %s: da alone differs", cases[t].name);
+        trk_div_bcast_grad(r, yd, ad, bd, dy, y, b, NULL, only);
+        CHECK(!memcmp(only, db, (size_t)nb * sizeof *db), "Div %s: db alone differs", cases[t].name);
+        printf("Div broadcast (%s) backward: %lld + %lld values, worst absolute error %.1e against finite "
+               "differences\n", cases[t].name, (long long)na, (long long)nb, worst);
+    }
+}
+
 /* the in-place depthwise Conv against tflk_conv_f32 out of place, channel by
  * channel as the packages ran it: c, h, w, kh, kw, pt, pl (pb = kh − 1 − pt) */
 static void test_dw_conv_in_place(void)
@@ -410,6 +520,58 @@ static void test_dw_conv_in_place(void)
     CHECK(checked == 12, "%d cases", checked);
 }
 
+/* the in-place depthwise Conv of a smaller output (strides 2 and 3, or stride
+ * 1 without the pads that keep the shape) against tflk_conv_f32 out of
+ * place, channel by channel: c, ih, iw, kh, kw, sh, sw, pt, pl, pb, pr */
+static void test_dw_conv_s_in_place(void)
+{
+    static const int32_t cases[][11] = {
+        {2, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1}, {3, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1},  {2, 28, 28, 5, 5, 2, 2, 2, 2, 2, 2},
+        {4, 8, 8, 3, 3, 2, 2, 0, 0, 0, 0},   {1, 1, 5, 3, 3, 2, 2, 1, 1, 1, 1},  {2, 6, 1, 3, 1, 2, 1, 1, 0, 1, 0},
+        {2, 10, 10, 3, 3, 1, 1, 0, 0, 0, 0}, {3, 9, 9, 3, 3, 3, 3, 1, 1, 1, 1},  {2, 12, 12, 7, 7, 2, 2, 3, 3, 3, 3},
+        {8, 28, 28, 3, 3, 2, 2, 1, 1, 0, 0}, {2, 6, 6, 3, 3, 2, 1, 1, 1, 1, 1},  {1, 5, 5, 5, 5, 2, 2, 4, 4, 0, 0},
+    };
+    enum { GUARD = 8 };
+    int checked = 0, ringed = 0;
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        const int32_t *q = cases[t];
+        const int32_t c = q[0], ih = q[1], iw = q[2], kh = q[3], kw = q[4], sh = q[5], sw = q[6], pt = q[7], pl = q[8];
+        const int32_t oh = (ih + pt + q[9] - kh) / sh + 1, ow = (iw + pl + q[10] - kw) / sw + 1;
+        const size_t ip = (size_t)ih * iw, op = (size_t)oh * ow;
+        REQUIRE(op <= ip && oh >= 1 && ow >= 1, "case %zu: the output plane must fit the input's", t);
+        const int32_t nring = trk_dw_conv_ring_rows(c, ih, iw, sh, pt, oh, ow);
+        const size_t nr = (size_t)nring * iw + ow;
+        float *x = malloc(c * ip * sizeof *x), *ref = malloc(c * op * sizeof *ref),
+              *wt = malloc((size_t)c * kh * kw * sizeof *wt), *ring = malloc((nr + GUARD) * sizeof *ring);
+        REQUIRE(x && ref && wt && ring, "out of memory");
+        for (size_t i = 0; i < c * ip; i++)
+            x[i] = (float)urand();
+        for (size_t i = 0; i < (size_t)c * kh * kw; i++)
+            wt[i] = (float)urand();
+        for (size_t i = 0; i < nr + GUARD; i++)
+            ring[i] = NAN; /* what the ring holds before is never read */
+        const tflk_conv cv = {.n = 1, .ih = ih, .iw = iw, .ic = 1, .oh = oh, .ow = ow, .oc = 1, .kh = kh, .kw = kw,
+                              .fic = 1, .depthwise = 1, .sh = sh, .sw = sw, .dh = 1, .dw = 1, .pt = pt, .pl = pl,
+                              .act = {0, -INFINITY, INFINITY}};
+        for (int32_t ch = 0; ch < c; ch++)
+            tflk_conv_f32(&cv, x + ch * ip, wt + (size_t)ch * kh * kw, NULL, ref + ch * op);
+        trk_dw_conv_s_in_place(c, ih, iw, kh, kw, sh, sw, pt, pl, oh, ow, wt, x, ring, nring);
+        CHECK(memcmp(x, ref, c * op * sizeof *x) == 0,
+              "case %zu (c %d, %dx%d, kernel %dx%d, strides %d %d, pads %d %d): not tflk_conv_f32's bits", t, (int)c,
+              (int)ih, (int)iw, (int)kh, (int)kw, (int)sh, (int)sw, (int)pt, (int)pl);
+        for (size_t i = nr; i < nr + GUARD; i++)
+            CHECK(isnan(ring[i]), "case %zu: written past the ring's nring·iw + ow floats", t);
+        printf("case %zu: %d channels %dx%d -> %dx%d (kernel %dx%d, strides %d %d): ring %d rows + a line, %zu "
+               "floats\n", t, (int)c, (int)ih, (int)iw, (int)oh, (int)ow, (int)kh, (int)kw, (int)sh, (int)sw,
+               (int)nring, nr);
+        checked++;
+        ringed += nring > 0;
+        free(x), free(ref), free(wt), free(ring);
+    }
+    CHECK(checked == 12, "%d cases", checked);
+    CHECK(ringed > 0, "no case keeps an input row in the ring");
+}
+
 int main(void)
 {
     RUN_TEST(test_fc);
@@ -417,6 +579,8 @@ int main(void)
     RUN_TEST(test_shape_grads);
     RUN_TEST(test_eltwise_grad);
     RUN_TEST(test_div_grad);
+    RUN_TEST(test_div_bcast_grad);
     RUN_TEST(test_dw_conv_in_place);
+    RUN_TEST(test_dw_conv_s_in_place);
     return SY_TEST_MAIN_RESULT();
 }

@@ -193,8 +193,9 @@ int cmd_codegen_train_f32(int argc, char **argv)
                           : L->out_rank == L->in_rank ? (int32_t)L->out_dims[d]
                                                       : 0; /* a reshape: the element count is all that matters */
             G->perm[d] = (int32_t)L->perm[d];
-            /* a Div by (or of) a constant: its dims, broadcast (geom.start's meaning for a Div) */
-            G->start[d] = (int32_t)(L->kind == SY_TRAIN_LAYER_DIV && !L->residual ? L->w_dims[d] : L->start[d]);
+            /* a Div by (or of) a constant or of two activations: the constant's or the other operand's
+             * dims, broadcast (geom.start's meaning for a Div) */
+            G->start[d] = (int32_t)(L->kind == SY_TRAIN_LAYER_DIV ? L->w_dims[d] : L->start[d]);
             G->step[d] = (int32_t)L->step[d];
         }
         int64_t n = 0;

@@ -375,54 +375,24 @@ static int pad_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
     return accumulate(ad, n->input[0], gx);
 }
 
-/* Slice steps > 1: dY's elements spread `step` apart with zeros between,
- * V = Reshape(Pad(Unsqueeze(dY, the odd axes of twice the rank), step − 1
- * zeros after each element on them), Shape(dY)·steps), V[k·step] = dY[k];
- * V may run past X's end by less than a step: cropped to Shape(X) −
- * starts, then padded before by the starts, Pad(V', [starts, Shape(X) −
- * starts − Shape(V')]). Twice the rank must fit the tensors' (rank <= 4). */
+/* Slice steps > 1: dX = zeros of Shape(X) with dY's element k on each axis
+ * at starts + k·steps, the train plugin's SliceGrad (trk_slice_step_grad,
+ * the FP32 packages' kernel: one strided scatter, at dY's own rank, so
+ * every rank of the Slice row's 1-8 has the rule; the forward operators'
+ * spread of dY took twice the rank and stopped at 4). */
 static int slice_steps_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy, long r, const int64_t *st,
                             const int64_t *sp)
 {
-    if (2 * r > SY_MAX_RANK)
-        return refuse(ad, n, "steps other than 1 have a backward rule up to rank 4 (it spreads dY at twice the rank)");
-    int64_t odd[8], pz[16] = {0}, zero[8] = {0}, axes[8];
-    for (long i = 0; i < r; i++) {
-        odd[i] = 2 * i + 1;
-        pz[2 * r + 2 * i + 1] = sp[i] - 1; /* the trailing pads of axis 2i + 1 */
-        axes[i] = i;
-    }
-    const char *u;
-    if (ad->opset >= 13) {
-        const char *ax = int64_const(ad, n->input[0], odd, (size_t)r);
-        u = ax ? emit1(ad, "Unsqueeze", "", (const char *[]){gy, ax}, 2, "spread") : NULL;
-    } else { /* the axes an attribute before opset 13 */
-        char *o = tr_uniq(ad->g, gy, "spread");
-        tr_node *un = o ? tr_add_node(ad->g, "Unsqueeze", "", (const char *[]){gy}, 1, (const char *[]){o}, 1) : NULL;
-        u = un && tr_node_attr(ad->g, un, tl_attr_ints(ad->g->pl, "axes", odd, (size_t)r)) ? o : NULL;
-        ad->backward_nodes += u != NULL;
-    }
-    const char *pc = u ? int64_const(ad, n->input[0], pz, (size_t)(4 * r)) : NULL;
-    const char *p = pc ? emit1(ad, "Pad", "", (const char *[]){u, pc}, 2, "zeros") : NULL;
-    const char *sy = p ? shape_of(ad, gy) : NULL;
-    const char *spc = sy ? int64_const(ad, n->input[0], sp, (size_t)r) : NULL;
-    const char *m = spc ? emit1(ad, "Mul", "", (const char *[]){sy, spc}, 2, "spread_shape") : NULL;
-    const char *v = m ? emit1(ad, "Reshape", "", (const char *[]){p, m}, 2, "spread") : NULL;
-    const char *sx = v ? shape_of(ad, n->input[0]) : NULL;
-    const char *b = sx ? int64_const(ad, n->input[0], st, (size_t)r) : NULL;
-    const char *room = b ? emit1(ad, "Sub", "", (const char *[]){sx, b}, 2, "room") : NULL;
-    const char *e = room ? emit1(ad, "Min", "", (const char *[]){m, room}, 2, "end") : NULL;
-    const char *z = e ? int64_const(ad, n->input[0], zero, (size_t)r) : NULL;
-    const char *axc = z ? int64_const(ad, n->input[0], axes, (size_t)r) : NULL;
-    const char *w = axc ? emit1(ad, "Slice", "", (const char *[]){v, z, e, axc}, 4, "crop") : NULL;
-    const char *after = w ? emit1(ad, "Sub", "", (const char *[]){room, e}, 2, "after") : NULL;
-    char *pads = after ? tr_uniq(ad->g, n->input[0], "pads") : NULL;
-    tr_node *c = pads ? tr_add_node(ad->g, "Concat", "", (const char *[]){b, after}, 2, (const char *[]){pads}, 1)
-                      : NULL;
-    if (!c || !tr_node_attr(ad->g, c, tl_attr_int(ad->g->pl, "axis", 0)))
+    const char *sx = shape_of(ad, n->input[0]);
+    char *out = sx ? tr_uniq(ad->g, gy, "d") : NULL;
+    tr_node *g = out ? tr_add_node(ad->g, "SliceGrad", TR_DOMAIN, (const char *[]){gy, sx}, 2,
+                                   (const char *[]){out}, 1)
+                     : NULL;
+    if (!g || !tr_node_attr(ad->g, g, tl_attr_ints(ad->g->pl, "starts", st, (size_t)r)) ||
+        !tr_node_attr(ad->g, g, tl_attr_ints(ad->g->pl, "steps", sp, (size_t)r)))
         return -1;
     ad->backward_nodes++;
-    return accumulate(ad, n->input[0], emit1(ad, "Pad", "", (const char *[]){w, pads}, 2, "d"));
+    return accumulate(ad, n->input[0], out);
 }
 
 /* Slice with constant starts and ends over every axis in order (seed 001's
@@ -430,7 +400,7 @@ static int slice_steps_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const cha
  * positive constant steps: with steps 1, dX is dY padded with zeros back to
  * X's shape, Pad(dY, [starts, Shape(X) - Min(ends, Shape(X))]) (ends past
  * the end clamp to the dim, as the forward's do); other steps,
- * slice_steps_rule. */
+ * slice_steps_rule's SliceGrad. */
 static int slice_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
 {
     if (ad->opset < 11)

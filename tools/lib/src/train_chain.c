@@ -418,9 +418,10 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
 
 /* Add, Sub, Mul of the layer's input and a constant of its very shape
  * (the seed's rows: no broadcasting), Div of it and a constant broadcast with
- * it (the Div row allows broadcasting), or of two activations of that shape:
- * the input and an earlier layer's output, the sample or the input itself
- * (x + x, x * x: the other operand is then the previous layer's output) —
+ * it (the Div row allows broadcasting), or of two activations of that shape
+ * (a Div's broadcast-compatible at one rank): the input and an earlier
+ * layer's output, the sample or the input itself (x + x, x * x: the other
+ * operand is then the previous layer's output) —
  * the one place the chain is a graph */
 static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *cur,
                                 sy_train_layer *L)
@@ -446,10 +447,27 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
         bool same = o->out_rank == L->in_rank;
         for (int32_t d = 0; same && d < L->in_rank; d++)
             same = o->out_dims[d] == L->in_dims[d];
+        L->residual = 1, L->other = k;
+        if (div) {
+            /* a Div broadcasts (its row allows it): numpy's rule at one rank, each pair of dims equal or
+             * one of them 1, the output the larger; each operand's gradient is summed over the axes it
+             * is stretched on (the host's ReduceToShape). w_dims holds the other operand's dims */
+            bool ok = o->out_rank == L->in_rank;
+            for (int32_t d = 0; ok && d < L->in_rank; d++) {
+                const int64_t i = L->in_dims[d], v = o->out_dims[d];
+                ok = i == v || i == 1 || v == 1;
+                L->w_dims[d] = v;
+                L->out_dims[d] = v > i ? v : i;
+            }
+            if (!ok)
+                return REFUSE_ROW(nm, op, row, "two activations of one rank broadcast-compatible with each other "
+                                  "(each pair of dimensions equal or one of them 1; '%s' is rank %d, the input "
+                                  "rank %d)", on, (int)o->out_rank, (int)L->in_rank);
+            return set_out(L, nm, op);
+        }
         if (!same)
             return REFUSE_ROW(nm, op, row, "two operands of exactly the same shape ('%s' is not the input's: no "
                               "broadcasting)", on);
-        L->residual = 1, L->other = k;
         return NULL;
     }
     if (!w)
@@ -558,13 +576,20 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
     if (!strcmp(op, "Conv")) {
         const Onnx__TensorProto *w = n->n_input > 1 ? init_of(g, n->input[1]) : NULL;
         const Onnx__AttributeProto *ap = attr_of(n, "auto_pad");
-        const Onnx__AttributeProto *pads = attr_of(n, "pads");
+        const Onnx__AttributeProto *pads = attr_of(n, "pads"), *sa = attr_of(n, "strides");
+        /* strides: 1 is the seed's FP32 Conv row (a Conv the gradient flows through is refused otherwise by
+         * sy_train_build's rule); a frozen front's Conv, whose backward never runs, may downsample */
+        int64_t s[2] = {1, 1};
+        for (size_t i = 0; sa && i < sa->n_ints && i < 2; i++)
+            s[i] = sa->ints[i];
         if (!w || w->n_dims != 4 || w->dims[0] != L->ic || w->dims[1] != 1 || attr_i(n, "group", 1) != L->ic ||
-            (n->n_input > 2 && *n->input[2]) || !ints_all(n, "strides", 1) || !ints_all(n, "dilations", 1) ||
+            (n->n_input > 2 && *n->input[2]) || (sa && sa->n_ints != 2) || s[0] < 1 || s[1] < 1 || s[0] > 64 ||
+            s[1] > 64 || !ints_all(n, "dilations", 1) ||
             (ap && ap->s.len && !(ap->s.len == 6 && !memcmp(ap->s.data, "NOTSET", 6))) ||
             (pads && pads->n_ints != 4) || L->in_rank != 4)
             return REFUSE("node '%s' (Conv): an FP32 training package takes the seed's FP32 Conv only: depthwise "
-                          "(group = C_in = C_out, W [C, 1, kh, kw]), stride 1, dilation 1, explicit pads, no bias", nm);
+                          "(group = C_in = C_out, W [C, 1, kh, kw]), stride 1 (1 to 64 in a frozen front), "
+                          "dilation 1, explicit pads, no bias", nm);
         L->kind = SY_TRAIN_LAYER_CONV_DW;
         L->kh = w->dims[2], L->kw = w->dims[3];
         int64_t p[4] = {0, 0, 0, 0};
@@ -573,7 +598,9 @@ static sy_status *node_layer(chain_priv *c, const Onnx__GraphProto *g, const Onn
         if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
             return REFUSE("node '%s' (Conv): negative pads", nm);
         L->pt = p[0], L->pl = p[1];
-        L->out_dims[2] = L->ih + p[0] + p[2] - L->kh + 1, L->out_dims[3] = L->iw + p[1] + p[3] - L->kw + 1;
+        L->step[2] = s[0], L->step[3] = s[1]; /* the strides (H, W) */
+        const int64_t eh = L->ih + p[0] + p[2] - L->kh, ew = L->iw + p[1] + p[3] - L->kw;
+        L->out_dims[2] = eh < 0 ? 0 : eh / s[0] + 1, L->out_dims[3] = ew < 0 ? 0 : ew / s[1] + 1;
         if (L->out_dims[2] < 1 || L->out_dims[3] < 1)
             return REFUSE("node '%s' (Conv): an empty output", nm);
         SY_TRY(set_out(L, nm, op));

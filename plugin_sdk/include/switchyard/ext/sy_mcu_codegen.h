@@ -156,7 +156,8 @@ typedef struct sy_mcu_f32_geom {
     int32_t idims[SY_MCU_F32_MAX_RANK], odims[SY_MCU_F32_MAX_RANK];
     int32_t perm[SY_MCU_F32_MAX_RANK];  /* Transpose: output axis d is input axis perm[d] */
     /* Slice: the starts; Pad: the leading pads; Div by or of a constant: the constant's dims at the
-     * input's rank, 1 where broadcast (all 0: the input's) */
+     * input's rank, 1 where broadcast (all 0: the input's); Div of two activations: the other
+     * operand's dims (all 0: the input's) */
     int32_t start[SY_MCU_F32_MAX_RANK];
     uint32_t axes;                      /* Reduce: bit d, axis d reduced; Concat: its axis's bit */
     float value;                        /* Pad: the constant */
@@ -164,7 +165,9 @@ typedef struct sy_mcu_f32_geom {
     /* Add/Sub/Mul/Div of two activations (w NULL): the layer whose output is the
      * other operand (< this one; -1 the sample) */
     int32_t residual, other;
-    int32_t step[SY_MCU_F32_MAX_RANK]; /* Slice: the steps (0 taken as 1) */
+    /* Slice: the steps (0 taken as 1); depthwise Conv: step[2], step[3] its strides (H, W; 0 taken as
+     * 1), other than 1 only where its backward does not run */
+    int32_t step[SY_MCU_F32_MAX_RANK];
 } sy_mcu_f32_geom;
 
 typedef struct sy_mcu_f32_layer {

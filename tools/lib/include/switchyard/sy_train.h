@@ -200,12 +200,14 @@ typedef struct sy_train_layer {
      * output is the other operand, -1 the sample */
     int32_t residual, other;
     const char *output;               /* the value the layer writes */
-    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis) */
+    int64_t step[SY_TRAIN_MAX_RANK];  /* Slice: the steps (positive; 1 on the batch axis); Conv: step[2], step[3]
+                                       * its strides (H, W) */
     /* Gemm: 1 when w (and the trained tensor of w_name) is B [K, O] in the model's layout (a MatMul, a
      * Gemm with transB = 0), 0 for B [O, K] (transB = 1) */
     int32_t w_kn;
     /* Div by a constant or of one (const_first, c / x): the constant's dims at the input's rank, 1
-     * where it is broadcast (seed 001's Div row allows broadcasting; the output is the input's shape) */
+     * where it is broadcast; a Div of two activations: the other operand's dims (seed 001's Div row
+     * allows broadcasting; the output has the larger of each pair) */
     int64_t w_dims[SY_TRAIN_MAX_RANK];
 } sy_train_layer;
 typedef struct sy_train_chain {
