@@ -23,12 +23,20 @@ mlp: x [3, 8] -> QUANTIZE -> FULLY_CONNECTED 8->6 (per-channel weights,
 cnn: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 stride 2 SAME (per-channel,
      RELU) -> RESHAPE [3, 27] -> FULLY_CONNECTED 27->4 -> SOFTMAX ->
      DEQUANTIZE
+conv: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 SAME (3 channels, per-channel,
+     RELU) -> CONV_2D 3x3 VALID (2 channels, per-tensor) -> RESHAPE [3, 32]
+     -> FULLY_CONNECTED 32->4 -> SOFTMAX -> DEQUANTIZE, all three layers
+     trained; its twin conv_ref.onnx is the same network written in NCHW
+     (input [3, 2, 6, 6], no Transposes, Conv -> Relu -> QuantizeLinear,
+     Flatten, the Gemm's weight columns in the CHW order of the NCHW
+     flattening); conv_codes.bin holds the filters as the session reads
+     them (OIHW), the FULLY_CONNECTED weights as the .tflite holds them
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
 
-and the refusals, bad_TAG.tflite: the mlp (BAD) or dw (DW_BAD) with one
-thing wrong;
+and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
+(CONV_BAD) with one thing wrong;
 float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
 of the mlp's input for `switchyard train`.
 
@@ -321,6 +329,89 @@ def cnn(out):
     o.save(out + '/cnn_ref.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
+def conv(out, bad=None):
+    """bad: conv5x5 (the second CONV_2D 5x5 VALID: outside the seed's 3x3
+    row), dilation2 (the second CONV_2D dilated 2: outside the kernels')"""
+    rng = np.random.default_rng(31)
+    sx, zx = f32(0.035), 2
+    k2 = 5 if bad == 'conv5x5' else 3
+    d2 = 2 if bad == 'dilation2' else 1
+    F1 = codes8(rng, 3, 3, 3, 2)  # OHWI
+    s1 = (0.004 + 0.004 * rng.uniform(size=3)).astype(np.float32)
+    b1 = rng.integers(-400, 400, size=3).astype(np.int32)
+    sc1, zc1 = f32(0.05), -6
+    F2 = codes8(rng, 2, k2, k2, 3)  # OHWI
+    s2 = np.array([0.005], dtype=np.float32)
+    b2 = rng.integers(-300, 300, size=2).astype(np.int32)
+    sc2, zc2 = f32(0.07), 4
+    o2 = 6 - (k2 - 1) * d2  # VALID
+    K = 2 * o2 * o2
+    W = codes8(rng, 4, K)  # columns in the NHWC flattening (h, w, c)
+    sw = (0.003 + 0.003 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.1), -2
+
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    f1 = m.tensor('conv1/filter', [3, 3, 3, 2], INT8, F1, (s1, [0] * 3, 0))
+    fb1 = m.tensor('conv1/bias', [3], INT32, b1, (bias_scales(sx, s1), [0] * 3, 0))
+    c1 = m.tensor('conv1', [BATCH, 6, 6, 3], INT8, q=([sc1], [zc1], 0))
+    # Conv2DOptions: padding (0 SAME, 1 VALID), stride_w, stride_h, fused activation, dilation_w, dilation_h
+    m.op(CONV_2D, [xq, f1, fb1], c1, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i8', RELU)])
+    f2 = m.tensor('conv2/filter', [2, k2, k2, 3], INT8, F2, (s2, [0], 0))
+    fb2 = m.tensor('conv2/bias', [2], INT32, b2, (bias_scales(sc1, s2), [0], 0))
+    c2 = m.tensor('conv2', [BATCH, o2, o2, 2], INT8, q=([sc2], [zc2], 0))
+    m.op(CONV_2D, [c1, f2, fb2], c2, [(0, 'i8', 1), (1, 'i32', 1), (2, 'i32', 1), (3, 'i8', NONE), (4, 'i32', d2),
+                                      (5, 'i32', d2)])
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, K], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, K], INT8, q=([sc2], [zc2], 0))
+    m.op(RESHAPE, [c2, shp], r, [(0, 'obj', Vec('i32', [BATCH, K]))])
+    w = m.tensor('fc/weights', [4, K], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc2, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    if bad:
+        m.write('%s/bad_%s.tflite' % (out, bad), [x], [y])
+        return
+    m.write(out + '/conv.tflite', [x], [y])
+    oihw1, oihw2 = (np.ascontiguousarray(F.transpose(0, 3, 1, 2)) for F in (F1, F2))
+    save_codes(out + '/conv_codes.bin', [oihw1, b1, oihw2, b2, W, bw])
+
+    # the twin, in NCHW: the Gemm reads the NCHW flattening (c, h, w), so its
+    # column (c, h, w) is the TFLite weight's column (h, w, c)
+    Wc = np.ascontiguousarray(W.reshape(4, o2, o2, 2).transpose(0, 3, 1, 2).reshape(4, K))
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    fd1 = o.const_dq('conv1/filter', oihw1, s1, np.int8)
+    bd1 = o.const_dq('conv1/bias', b1, bias_scales(sx, s1), np.int32)
+    o.nodes.append(helper.make_node('Conv', [xd, fd1, bd1], ['conv1.f'], kernel_shape=[3, 3], strides=[1, 1],
+                                    dilations=[1, 1], pads=[1, 1, 1, 1], group=1))
+    o.nodes.append(helper.make_node('Relu', ['conv1.f'], ['conv1.r']))
+    cd1 = o.q('conv1.r', 'conv1', sc1, zc1)
+    fd2 = o.const_dq('conv2/filter', oihw2, s2, np.int8)
+    bd2 = o.const_dq('conv2/bias', b2, bias_scales(sc1, s2), np.int32)
+    o.nodes.append(helper.make_node('Conv', [cd1, fd2, bd2], ['conv2.f'], kernel_shape=[3, 3], strides=[1, 1],
+                                    dilations=[1, 1], pads=[0, 0, 0, 0], group=1))
+    cd2 = o.q('conv2.f', 'conv2', sc2, zc2)
+    o.nodes.append(helper.make_node('Flatten', [cd2], ['flat.f'], axis=1))
+    rd = o.q('flat.f', 'flat', sc2, zc2)
+    wd = o.const_dq('fc/weights', Wc, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sc2, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(out + '/conv_ref.onnx', [BATCH, 2, 6, 6], [BATCH, 4])
+
+
 def dw(out, bad=None):
     """x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3, multiplier 2 (4
     channels, per-channel along dimension 3), SAME, RELU -> MAX_POOL_2D 2x2
@@ -409,6 +500,9 @@ BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_
 DW_BAD = ['dw_qdim0', 'pool_scale', 'fc_rank4']
 
 
+CONV_BAD = ['conv5x5', 'dilation2']
+
+
 def float_model(path):
     """a float FULLY_CONNECTED model (no int8 tensor)"""
     m = QModel()
@@ -436,6 +530,9 @@ def main(out):
     mlp_onnx(out + '/mlp_ref.onnx', n)
     save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
     cnn(out)
+    conv(out)
+    for b in CONV_BAD:
+        conv(out, b)
     dw(out)
     for b in DW_BAD:
         dw(out, b)

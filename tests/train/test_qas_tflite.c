@@ -11,6 +11,17 @@
  *     every step's loss and logits, and after the steps every trained int8
  *     code, int32 bias and float master copy are bit-identical, and the
  *     steps changed codes;
+ *   - conv.tflite (two CONV_2D, 3x3 SAME per-channel + RELU and 3x3 VALID
+ *     per-tensor, RESHAPE, FULLY_CONNECTED; all three layers trained, with
+ *     --target ws63's rows) against conv_ref.onnx, the same network written
+ *     in NCHW: the front's codes (transposed here), the logits and losses of
+ *     the forward and every step, and after the steps the filters' and the
+ *     Gemm's codes, biases and master copies (the Gemm's columns reordered
+ *     here from the NCHW to the NHWC flattening) bit-identical; the .tflite
+ *     export holds the twin's trained OIHW filter codes transposed here to
+ *     OHWI, its Gemm codes in the NHWC order, every other byte unchanged;
+ *     a 5x5 CONV_2D trained for ws63 is refused quoting the seed's row, a
+ *     dilated one as outside the kernels;
  *   - the refusals: bad_TAG.tflite, the mlp with one thing wrong in its
  *     quantization or operators, and a float model, each refused with its
  *     status code and a message naming what and where.
@@ -317,6 +328,261 @@ static void test_twins(void)
     test_twin(&dw);
 }
 
+/* ---- conv.tflite: trained CONV_2D layers against the NCHW twin ---------------------- */
+
+enum { CH = 6, CW = 6, CC = 2, C1 = 3, C2 = 2, O2 = 4, CK = C2 * O2 * O2, NCLS = 4 };
+
+/* [n][h][w][c] -> [n][c][h][w] */
+static void nhwc_to_nchw_f(const float *x, float *y, int n, int h, int w, int c)
+{
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < h; i++)
+            for (int j = 0; j < w; j++)
+                for (int k = 0; k < c; k++)
+                    y[((a * c + k) * h + i) * w + j] = x[((a * h + i) * w + j) * c + k];
+}
+
+/* an [O, I, kh, kw] filter as [O, kh, kw, I] */
+static void oihw_to_ohwi(const int8_t *x, int8_t *y, int o, int in, int kh, int kw)
+{
+    for (int a = 0; a < o; a++)
+        for (int i = 0; i < in; i++)
+            for (int h = 0; h < kh; h++)
+                for (int w = 0; w < kw; w++)
+                    y[((a * kh + h) * kw + w) * in + i] = x[((a * in + i) * kh + h) * kw + w];
+}
+
+/* the FC column of NCHW-flattened index (c, h, w) is the NHWC-flattened (h, w, c) */
+static int col_nhwc(int k_nchw)
+{
+    int c = k_nchw / (O2 * O2), h = k_nchw / O2 % O2, w = k_nchw % O2;
+    return (h * O2 + w) * C2 + c;
+}
+
+static sy_qas_session *open_ws63(const char *file, int last_k, sy_status **st)
+{
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f, .target = "ws63"};
+    sy_qas_session *s = NULL;
+    *st = sy_qas_session_create(env, path_of(file), &o, &s, NULL);
+    return s;
+}
+
+static void test_conv_twin(void)
+{
+    sy_status *st = NULL;
+    sy_qas_session *a = open_ws63("conv.tflite", 3, &st);
+    CHECK(!st, "conv.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    sy_qas_session *b = open_ws63("conv_ref.onnx", 3, &st);
+    CHECK(!st, "conv_ref.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (!a || !b)
+        goto done;
+    REQUIRE(sy_qas_session_layer_count(a) == 3 && sy_qas_session_layer_count(b) == 3, "three trained layers");
+
+    /* the codes read: conv_codes.bin has the filters OIHW and the FC weights in the NHWC flattening */
+    static uint8_t want[4096];
+    size_t nw = read_all(path_of("conv_codes.bin"), want, sizeof want), at = 0;
+    const int32_t wo[3] = {C1, C2, NCLS}, wk[3] = {CC * 9, C1 * 9, CK};
+    for (size_t i = 0; i < 3; i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        REQUIRE(sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y), "layer %zu", i);
+        REQUIRE(x.o == wo[i] && x.k == wk[i] && y.o == wo[i] && y.k == wk[i], "layer %zu is [%d, %d]", i, wo[i],
+                wk[i]);
+        CHECK(x.conv == (i < 2) && y.conv == (i < 2) && x.nhwc == (i < 2) && !y.nhwc,
+              "layer %zu: a Conv (NHWC from the .tflite, NCHW in the twin) or the Gemm", i);
+        size_t wb = (size_t)x.o * (size_t)x.k, bb = (size_t)x.o * 4;
+        REQUIRE(at + wb + bb <= nw, "conv_codes.bin holds layer %zu", i);
+        CHECK(!memcmp(x.w, want + at, wb) && x.bias && !memcmp(x.bias, want + at + wb, bb),
+              "conv.tflite: layer %zu ('%s'): its int8 codes and int32 biases are the model's", i, x.name);
+        bool twin = y.bias && !memcmp(y.bias, want + at + wb, bb);
+        for (size_t k = 0; twin && k < wb; k++)
+            twin = y.w[k] == (int8_t)want[at + (i < 2 ? k : k / CK * CK + (size_t)col_nhwc((int)(k % CK)))];
+        CHECK(twin, "conv_ref.onnx: layer %zu ('%s'): its codes are the .tflite's (the Gemm's columns reordered)", i,
+              y.name);
+        at += wb + bb;
+    }
+    CHECK(at == nw, "conv_codes.bin: %zu of %zu bytes compared", at, nw);
+
+    /* inputs: NHWC for the .tflite, the same values NCHW for the twin */
+    enum { NX = BATCH * CH * CW * CC };
+    static float X[NX], Xc[NX];
+    int64_t Y[BATCH];
+    for (int i = 0; i < NX; i++)
+        X[i] = 2.0f * urand() - 1.0f;
+    nhwc_to_nchw_f(X, Xc, BATCH, CH, CW, CC);
+    for (int i = 0; i < BATCH; i++)
+        Y[i] = (i + 1) % NCLS;
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {BATCH, CH, CW, CC},
+                    .data = X, .nbytes = sizeof X};
+    sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {BATCH, CC, CH, CW},
+                    .data = Xc, .nbytes = sizeof Xc};
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {BATCH}, .data = Y,
+                    .nbytes = sizeof Y};
+    const sy_tensor *ia[2] = {&tx, &ty}, *ib[2] = {&tc, &ty};
+
+    /* the fronts' codes: NHWC [3, 6, 6, 2] and NCHW [3, 2, 6, 6], the same values */
+    const sy_tensor *fa = NULL, *fb = NULL;
+    static int8_t fcopy[NX], ft[NX];
+    st = sy_qas_session_front(a, ia, 1, &fa);
+    CHECK(!st, "front conv.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    bool fok = fa && fa->dtype == SY_DT_INT8 && fa->rank == 4 && fa->dims[1] == CH && fa->dims[3] == CC &&
+               fa->nbytes == NX;
+    if (fok)
+        memcpy(fcopy, fa->data, NX);
+    st = sy_qas_session_front(b, ib, 1, &fb);
+    CHECK(!st, "front conv_ref.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    fok = fok && fb && fb->rank == 4 && fb->dims[1] == CC && fb->nbytes == NX;
+    for (int n = 0; fok && n < BATCH; n++)
+        for (int i = 0; i < CH * CW; i++)
+            for (int c = 0; c < CC; c++)
+                ft[(n * CC + c) * CH * CW + i] = fcopy[(n * CH * CW + i) * CC + c];
+    CHECK(fok && !memcmp(ft, fb->data, NX), "conv.tflite: the front's NHWC codes are the twin's NCHW codes");
+
+    float la = 0, lb = 0, l0 = 0;
+    const sy_tensor *oa = NULL, *ob = NULL;
+    static float ocopy[BATCH * NCLS];
+    st = sy_qas_session_eval(a, ia, 2, &la, &oa);
+    CHECK(!st, "eval conv.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (oa && oa->nbytes == sizeof ocopy)
+        memcpy(ocopy, oa->data, sizeof ocopy);
+    st = sy_qas_session_eval(b, ib, 2, &lb, &ob);
+    CHECK(!st, "eval conv_ref.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    CHECK(oa && ob && oa->nbytes == sizeof ocopy && ob->nbytes == sizeof ocopy &&
+              !memcmp(ocopy, ob->data, sizeof ocopy) && !memcmp(&la, &lb, 4),
+          "conv.tflite: the forward's logits and loss (%.9g) are the twin's (%.9g)", (double)la, (double)lb);
+    printf("conv.tflite: forward loss %.9g (the twin's %.9g)\n", (double)la, (double)lb);
+    l0 = la;
+
+    static int8_t w0[2][64];
+    for (size_t i = 0; i < 2; i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x};
+        REQUIRE(sy_qas_session_layer(a, i, &x) && (size_t)x.o * (size_t)x.k <= sizeof w0[i], "layer %zu", i);
+        memcpy(w0[i], x.w, (size_t)x.o * (size_t)x.k);
+    }
+    for (int k = 0; k < STEPS; k++) {
+        st = sy_qas_session_step(a, ia, 2, 0.5f, &la, &oa);
+        CHECK(!st, "step %d conv.tflite: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        if (oa && oa->nbytes == sizeof ocopy)
+            memcpy(ocopy, oa->data, sizeof ocopy);
+        st = sy_qas_session_step(b, ib, 2, 0.5f, &lb, &ob);
+        CHECK(!st, "step %d conv_ref.onnx: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        CHECK(oa && ob && ob->nbytes == sizeof ocopy && !memcmp(ocopy, ob->data, sizeof ocopy) && !memcmp(&la, &lb, 4),
+              "conv.tflite: step %d: the logits and loss (%.9g) are the twin's (%.9g)", k, (double)la, (double)lb);
+    }
+    printf("conv.tflite: loss after %d steps %.9g (the twin's %.9g)\n", STEPS, (double)la, (double)lb);
+    CHECK(la < l0, "conv.tflite: the loss fell (%.9g -> %.9g)", (double)l0, (double)la);
+
+    /* the trained state: the filters as they are, the Gemm's columns reordered */
+    for (size_t i = 0; i < 3; i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        REQUIRE(sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y), "layer %zu", i);
+        size_t o = (size_t)x.o, nk = (size_t)x.o * (size_t)x.k;
+        bool eq = x.bias && y.bias && !memcmp(x.bias, y.bias, o * 4) && x.b_master && y.b_master &&
+                  !memcmp(x.b_master, y.b_master, o * 4) && x.w_master && y.w_master;
+        for (size_t k = 0; eq && k < nk; k++) {
+            size_t kx = i < 2 ? k : k / CK * CK + (size_t)col_nhwc((int)(k % CK));
+            eq = x.w[kx] == y.w[k] && !memcmp(&x.w_master[kx], &y.w_master[k], 4);
+        }
+        CHECK(eq, "conv.tflite: layer %zu ('%s'): the trained codes, biases and master copies are the twin's", i,
+              x.name);
+        if (i < 2) {
+            size_t changed = 0;
+            for (size_t k = 0; k < nk; k++)
+                changed += x.w[k] != w0[i][k];
+            CHECK(changed > 0, "conv.tflite: the steps changed none of Conv %zu's %zu codes", i, nk);
+            printf("conv.tflite: %zu of Conv %zu's %zu int8 filter codes changed in %d steps\n", changed, i, nk, STEPS);
+        }
+    }
+
+    /* the .tflite export: the twin's trained OIHW filters transposed to OHWI where the
+     * originals were, the Gemm's codes in the NHWC order, every other byte unchanged */
+    static uint8_t src[1 << 16], exp[1 << 16], mask[1 << 16];
+    char pt[1200];
+    snprintf(pt, sizeof pt, "%s/conv_trained.tflite", models);
+    st = sy_qas_session_export(a, pt);
+    CHECK(!st, "export %s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    size_t ns = read_all(path_of("conv.tflite"), src, sizeof src), ne = read_all(pt, exp, sizeof exp);
+    REQUIRE(ns > 0 && ns < sizeof src && ne == ns, "%s: %zu bytes, the source %zu", pt, ne, ns);
+    memset(mask, 0, ns);
+    at = 0;
+    for (size_t i = 0; i < 3; i++) {
+        sy_qas_layer_info y = {.struct_size = sizeof y};
+        REQUIRE(sy_qas_session_layer(b, i, &y), "twin layer %zu", i);
+        size_t wb = (size_t)y.o * (size_t)y.k, bb = (size_t)y.o * 4;
+        static int8_t orig[4096], trained[4096];
+        REQUIRE(wb <= sizeof orig, "layer %zu size", i);
+        if (i < 2) { /* [O, I, 3, 3] */
+            int in = y.k / 9;
+            oihw_to_ohwi((const int8_t *)want + at, orig, y.o, in, 3, 3);
+            oihw_to_ohwi(y.w, trained, y.o, in, 3, 3);
+        } else {
+            memcpy(orig, want + at, wb);
+            for (size_t k = 0; k < wb; k++)
+                trained[k / CK * CK + (size_t)col_nhwc((int)(k % CK))] = y.w[k];
+        }
+        long wo_ = find_once(src, ns, orig, wb), bo = find_once(src, ns, want + at + wb, bb);
+        REQUIRE(wo_ >= 0 && bo >= 0, "conv.tflite: layer %zu's original codes (OHWI for a filter) and biases are "
+                "found once in the source", i);
+        CHECK(!memcmp(exp + wo_, trained, wb), "%s: layer %zu's buffer holds the twin's trained codes (%s)", pt, i,
+              i < 2 ? "OIHW transposed to OHWI" : "columns in the NHWC order");
+        CHECK(!memcmp(exp + bo, y.bias, bb), "%s: layer %zu's bias buffer holds the twin's trained biases", pt, i);
+        CHECK(memcmp(exp + wo_, src + wo_, wb) != 0, "%s: layer %zu's codes changed", pt, i);
+        memset(mask + wo_, 1, wb);
+        memset(mask + bo, 1, bb);
+        at += wb + bb;
+    }
+    size_t other = 0;
+    for (size_t i = 0; i < ns; i++)
+        other += !mask[i] && exp[i] != src[i];
+    CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
+    sy_qas_session *t = open_ws63("conv_trained.tflite", 3, &st);
+    CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t)
+        same_codes(a, t, pt);
+    sy_qas_session_release(t);
+done:
+    sy_qas_session_release(a);
+    sy_qas_session_release(b);
+}
+
+/* CONV_2D layers outside the seed's row or the kernels */
+static void test_conv_refusals(void)
+{
+    sy_status *st = NULL;
+    sy_qas_session *s = open_ws63("bad_conv5x5.tflite", 2, &st);
+    CHECK(st && sy_status_get_code(st) == SY_ERR_UNSUPPORTED && !s, "bad_conv5x5.tflite, last:2 for ws63: refused");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "bad_conv5x5.tflite");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL,
+                  "(Conv): not trainable in QAS-INT8 on ws63: a 5x5 kernel; seed 001 §4: \"QAS INT8 Conv2D/Conv: "
+                  "INT8 input, weight and output; INT32 bias; rank 4; group 1; 3x3 convolution only; no fused "
+                  "activation or fused ReLU; weights in OHWI format; per-tensor or per-output-channel weight "
+                  "quantization\"");
+    sy_status_free(st);
+    sy_qas_session_release(s);
+    /* in the frozen front the 5x5 CONV_2D is no trained layer */
+    s = open_ws63("bad_conv5x5.tflite", 1, &st);
+    CHECK(!st && s, "bad_conv5x5.tflite, last:1 for ws63: %s", st ? sy_status_get_message(st) : "accepted");
+    sy_status_free(st);
+    sy_qas_session_release(s);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+    s = NULL;
+    st = sy_qas_session_create(env, path_of("bad_dilation2.tflite"), &o, &s, NULL);
+    CHECK(st && sy_status_get_code(st) == SY_ERR_UNSUPPORTED && !s, "bad_dilation2.tflite, last:2: refused");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "bad_dilation2.tflite");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, "(Conv): dilation 2: the QAS kernels take 1");
+    sy_status_free(st);
+    sy_qas_session_release(s);
+}
+
 typedef struct refusal {
     const char *file;
     sy_status_code code;
@@ -454,6 +720,8 @@ int main(int argc, char **argv)
         RUN_TEST(test_cli);
     } else {
         RUN_TEST(test_twins);
+        RUN_TEST(test_conv_twin);
+        RUN_TEST(test_conv_refusals);
         RUN_TEST(test_refusals);
     }
     sy_env_release(env);

@@ -164,6 +164,15 @@ int cmd_codegen_train(int argc, char **argv)
             rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
             goto done;
         }
+        if (li.nhwc) { /* the package's kernels do not permute the layout */
+            nl = i + 1;
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Conv): a trained Conv between NHWC layout "
+                                           "Transposes (an int8 TFLite CONV_2D) has no training package yet; train "
+                                           "it on the host (switchyard train --mode qas-int8) or leave it in the "
+                                           "frozen front (--trainable last:K)", li.name),
+                          "codegen --train");
+            goto done;
+        }
     }
     /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
     const int64_t px = sy_dataset_sample_numel(train);

@@ -114,6 +114,18 @@ static const Onnx__NodeProto *dq_of(const Onnx__GraphProto *g, const Onnx__NodeP
     return p && !strcmp(p->op_type, "DequantizeLinear") && p->n_input >= 2 ? p : NULL;
 }
 
+/* a Transpose of rank 4 with the permutation p (an int8 TFLite model's
+ * layout Transposes: (0,3,1,2) NHWC -> NCHW before a Conv, (0,2,3,1) after) */
+static bool is_layout(const Onnx__NodeProto *t, const int64_t p[4])
+{
+    if (!t || strcmp(t->op_type, "Transpose") || t->n_input != 1 || t->n_output != 1)
+        return false;
+    const Onnx__AttributeProto *a = attr(t, "perm");
+    return a && a->n_ints == 4 && !memcmp(a->ints, p, 4 * sizeof *p);
+}
+
+static const int64_t TO_NCHW[4] = {0, 3, 1, 2}, TO_NHWC[4] = {0, 2, 3, 1};
+
 /* scale and zero point of a per-tensor (de)quantization node */
 static bool qparams(const Onnx__GraphProto *g, const Onnx__NodeProto *q, float *scale, int32_t *zp)
 {
@@ -178,6 +190,15 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): the QAS kernels take A not transposed and B transposed "
                                        "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
     const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
+    if (L->nhwc) { /* the Conv reads its NHWC input codes through Transpose(0,3,1,2) */
+        const Onnx__NodeProto *t = producer(g, gemm->input[0]);
+        if (!is_layout(t, TO_NCHW) || consumers(g, t->output[0]) != 1)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): its output is transposed NCHW -> NHWC, but its input "
+                       "is not read through a Transpose(perm 0,3,1,2) of its own (an int8 TFLite CONV_2D's layout)",
+                       nm);
+        dx = dq_of(g, t, 0);
+    }
+    L->dxn = dx;
     if (!dx || !dw || (gemm->n_input > 2 && *gemm->input[2] && !db))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its inputs are not all read through DequantizeLinear "
                                        "(not a QDQ int8 layer)", nm, op);
@@ -311,10 +332,20 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
     while (n < k) {
         const Onnx__NodeProto *q = producer(g, codes);
         const Onnx__NodeProto *f = q && !strcmp(q->op_type, "QuantizeLinear") ? producer(g, q->input[0]) : NULL;
-        const Onnx__NodeProto *relu = NULL;
+        const Onnx__NodeProto *relu = NULL, *tout = NULL;
         if (f && !strcmp(f->op_type, "Relu")) {
             relu = f;
             f = producer(g, f->input[0]);
+        }
+        /* a Conv's NCHW -> NHWC layout Transpose (before or after its Relu:
+         * a permutation commutes with the elementwise Relu and the per-tensor
+         * QuantizeLinear), as an int8 TFLite CONV_2D translates */
+        if (is_layout(f, TO_NHWC)) {
+            const Onnx__NodeProto *c = producer(g, f->input[0]), *r = NULL;
+            if (!relu && c && !strcmp(c->op_type, "Relu"))
+                r = c, c = producer(g, c->input[0]);
+            if (c && !strcmp(c->op_type, "Conv"))
+                tout = f, relu = r ? r : relu, f = c;
         }
         if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv"))) {
             const Onnx__NodeProto *stop = f ? f : q;
@@ -331,16 +362,16 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
                                                                                                sizeof why))))
             return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
         if (consumers(g, f->output[0]) != 1 || (relu && consumers(g, relu->output[0]) != 1) ||
-            consumers(g, codes) != 1)
+            (tout && consumers(g, tout->output[0]) != 1) || consumers(g, codes) != 1)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its output is read elsewhere too (the trained layers "
                                            "must be a chain ending the model)", f->name, f->op_type);
         memset(&tmp[n], 0, sizeof tmp[n]);
+        tmp[n].nhwc = tout != NULL;
         sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
         s->n = (size_t)++n;
         if (st)
             return st;
-        const Onnx__NodeProto *dx = dq_of(g, f, 0);
-        codes = dx->input[0];
+        codes = tmp[n - 1].dxn->input[0];
         /* before a Gemm, a Flatten of the codes (its QuantizeLinear of the
          * same scale and zero point as its input's DequantizeLinear: the
          * same codes, reshaped) is looked through when more layers train */
@@ -372,7 +403,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
     /* (a Conv's sizes are checked at the first forward, when its input's are known) */
     for (size_t i = 1; i < s->n; i++)
         if ((!s->L[i].conv && !s->L[i - 1].conv && s->L[i].p.k != s->L[i - 1].p.o) ||
-            (s->L[i].conv && !s->L[i - 1].conv) || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
+            (s->L[i].conv && (!s->L[i - 1].conv || s->L[i].nhwc != s->L[i - 1].nhwc)) || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
             s->L[i].p.x_zp != s->L[i - 1].p.y_zp)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its input is not the previous layer's output",
                        s->L[i].gemm->name, s->L[i].gemm->op_type);
@@ -675,17 +706,20 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
                    ? NULL
                    : err(SY_ERR_SHAPE, "node '%s' (Gemm): its input is not int8 [N, %d] (seed 001 §4, QAS INT8 "
                          "FullyConnected: \"INT8 input, weight and output; rank 2\")", L0->gemm->name, L0->p.k);
-    if (f->dtype != SY_DT_INT8 || f->rank != 4 || f->dims[1] != L0->pc.c || f->dims[0] < 1 ||
-        f->dims[0] > (1 << 20) || f->dims[2] < 1 || f->dims[3] < 1 || f->dims[2] > 4096 || f->dims[3] > 4096)
-        return err(SY_ERR_SHAPE, "node '%s' (Conv): its input is not int8 [N, %d, H, W] (seed 001 §4, QAS INT8 "
-                   "Conv: \"INT8 input, weight and output; ... rank 4\")", L0->gemm->name, L0->pc.c);
+    /* an NHWC Conv (between layout Transposes) reads [N, H, W, C] codes */
+    const int hd = L0->nhwc ? 1 : 2, wd = hd + 1, cd = L0->nhwc ? 3 : 1;
+    if (f->dtype != SY_DT_INT8 || f->rank != 4 || f->dims[cd] != L0->pc.c || f->dims[0] < 1 ||
+        f->dims[0] > (1 << 20) || f->dims[hd] < 1 || f->dims[wd] < 1 || f->dims[hd] > 4096 || f->dims[wd] > 4096)
+        return err(SY_ERR_SHAPE, "node '%s' (Conv): its input is not int8 %s (seed 001 §4, QAS INT8 "
+                   "Conv: \"INT8 input, weight and output; ... rank 4\")", L0->gemm->name,
+                   L0->nhwc ? "NHWC [N, H, W, C]" : "NCHW [N, C, H, W]");
     if (L0->in_n) {
-        if (f->dims[2] != L0->pc.h || f->dims[3] != L0->pc.w)
+        if (f->dims[hd] != L0->pc.h || f->dims[wd] != L0->pc.w)
             return err(SY_ERR_SHAPE, "node '%s' (Conv): input %lldx%lld, the session's is %dx%d", L0->gemm->name,
-                       (long long)f->dims[2], (long long)f->dims[3], L0->pc.h, L0->pc.w);
+                       (long long)f->dims[hd], (long long)f->dims[wd], L0->pc.h, L0->pc.w);
         return NULL;
     }
-    int32_t c = L0->pc.c, h = (int32_t)f->dims[2], w = (int32_t)f->dims[3];
+    int32_t c = L0->pc.c, h = (int32_t)f->dims[hd], w = (int32_t)f->dims[wd];
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
         if (!L->conv) {
@@ -712,6 +746,33 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
         c = L->pc.o, h = oh, w = ow;
     }
     return NULL;
+}
+
+/* The codes of B samples [c, hw] (NCHW) as [hw, c] (NHWC), and back;
+ * a gradient [hw, c] as [c, hw]: the layout Transposes around an NHWC
+ * Conv, which move values and compute nothing. */
+static void s8_to_nhwc(int64_t B, int32_t c, int32_t hw, const int8_t *x, int8_t *y)
+{
+    for (int64_t n = 0; n < B; n++, x += (int64_t)c * hw, y += (int64_t)c * hw)
+        for (int32_t i = 0; i < c; i++)
+            for (int32_t j = 0; j < hw; j++)
+                y[(int64_t)j * c + i] = x[(int64_t)i * hw + j];
+}
+
+static void s8_to_nchw(int64_t B, int32_t c, int32_t hw, const int8_t *x, int8_t *y)
+{
+    for (int64_t n = 0; n < B; n++, x += (int64_t)c * hw, y += (int64_t)c * hw)
+        for (int32_t i = 0; i < c; i++)
+            for (int32_t j = 0; j < hw; j++)
+                y[(int64_t)i * hw + j] = x[(int64_t)j * c + i];
+}
+
+static void f32_to_nchw(int64_t B, int32_t c, int32_t hw, const float *x, float *y)
+{
+    for (int64_t n = 0; n < B; n++, x += (int64_t)c * hw, y += (int64_t)c * hw)
+        for (int32_t i = 0; i < c; i++)
+            for (int32_t j = 0; j < hw; j++)
+                y[(int64_t)i * hw + j] = x[(int64_t)j * c + i];
 }
 
 /* the int8 forward: the front in the session, the trained layers in the
@@ -748,11 +809,17 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
                        (long long)v, (long long)i, C);
         s->labels[i] = (int32_t)v;
     }
-    memcpy(L0->x, f->data, (size_t)(B * L0->in_n));
+    if (L0->conv && L0->nhwc)
+        s8_to_nchw(B, L0->pc.c, L0->pc.h * L0->pc.w, f->data, L0->x);
+    else
+        memcpy(L0->x, f->data, (size_t)(B * L0->in_n));
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
-        if (i)
-            memcpy(L->x, s->L[i - 1].r, (size_t)B * (size_t)L->in_n);
+        const qas_layer *P = i ? &s->L[i - 1] : NULL;
+        if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes, flattened in NHWC order */
+            s8_to_nhwc(B, P->pc.o, P->pc.oh * P->pc.ow, P->r, L->x);
+        else if (P)
+            memcpy(L->x, P->r, (size_t)B * (size_t)L->in_n);
         if (L->conv)
             qas_conv_forward(&L->pc, (int32_t)B, L->x, L->w, L->b, L->y);
         else
@@ -823,9 +890,14 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
             }
             continue;
         }
-        /* the layer's gradient is applied as it is formed, one output channel at a time */
-        qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy, i ? s->L[i - 1].dy : NULL, lr,
+        /* the layer's gradient is applied as it is formed, one output channel at a time; the
+         * gradient of an NHWC Conv's codes is formed in NHWC order and permuted back */
+        qas_layer *P = i ? &s->L[i - 1] : NULL;
+        const bool perm = P && P->conv && P->nhwc;
+        qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy, perm ? L->dx : P ? P->dy : NULL, lr,
                                s->momentum, s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
+        if (perm)
+            f32_to_nchw(B, P->pc.o, P->pc.oh * P->pc.ow, L->dx, P->dy);
     }
     s->steps++;
     return NULL;
@@ -894,7 +966,8 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
     *out = (sy_qas_layer_info){.struct_size = sizeof *out, .name = L->gemm->name, .k = L->p.k, .o = L->p.o,
                                .x_scale = L->p.x_scale, .y_scale = L->p.y_scale, .x_zp = L->p.x_zp,
                                .y_zp = L->p.y_zp, .relu = L->relu, .w_scale = L->ws, .w = L->w, .bias = L->b,
-                               .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm, .conv = L->conv};
+                               .w_master = s->biases_only ? NULL : L->wm, .b_master = L->bm, .conv = L->conv,
+                               .nhwc = L->nhwc};
     if (L->conv) {
         const qas_conv *c = &L->pc;
         out->ic = c->c, out->ih = c->h, out->iw = c->w, out->oh = c->oh, out->ow = c->ow, out->kh = c->kh;

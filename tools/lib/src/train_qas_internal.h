@@ -26,6 +26,11 @@ typedef struct qas_layer {
     float *wm, *bm, *wv, *bv;  /* master copies and momentum */
     float *gw, *gb;            /* a gradient row [k] (the update is in place; a Conv's whole [o, k]), bias gradients */
     bool relu;
+    /* a Conv between layout Transposes (an int8 TFLite CONV_2D's
+     * translation: Transpose(0,3,1,2) -> Conv -> Transpose(0,2,3,1)): its
+     * input and output codes are NHWC, permuted around the NCHW kernels */
+    bool nhwc;
+    const Onnx__NodeProto *dxn; /* the DequantizeLinear of the layer's input codes */
     Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
     int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
     float *dy, *dx;            /* [batch, o], [batch, k] */

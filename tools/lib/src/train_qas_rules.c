@@ -104,6 +104,21 @@ static int dq_code_type(const Onnx__GraphProto *g, const Onnx__NodeProto *n, siz
     return zp ? zp->data_type : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
 }
 
+/* An int8 TFLite CONV_2D translates as Transpose(0,3,1,2) -> Conv ->
+ * Transpose(0,2,3,1) on dequantized values: the layout Transposes are the
+ * row's NHWC activations and OHWI weights (stored OIHW), and commute with
+ * the per-tensor (de)quantization and the Relu, so the Conv is read through
+ * them. t is such a Transpose with permutation p. */
+static bool layout_transpose(const Onnx__NodeProto *t, const int64_t p[4])
+{
+    if (!t || strcmp(t->op_type, "Transpose") || t->n_input != 1 || t->n_output != 1)
+        return false;
+    const Onnx__AttributeProto *a = attr(t, "perm");
+    return a && a->n_ints == 4 && !memcmp(a->ints, p, 4 * sizeof *p);
+}
+
+static const int64_t PERM_NCHW[4] = {0, 3, 1, 2}, PERM_NHWC[4] = {0, 2, 3, 1};
+
 /* The QuantizeLinear that writes n's output (directly, or after the Relu
  * the quantizer placed between): its zero point's type, 0 when none. */
 static int q_code_type(const Onnx__GraphProto *g, const Onnx__NodeProto *n, bool through_relu)
@@ -111,7 +126,12 @@ static int q_code_type(const Onnx__GraphProto *g, const Onnx__NodeProto *n, bool
     if (!n->n_output)
         return 0;
     const Onnx__NodeProto *c = sole_consumer(g, n->output[0]);
+    const bool conv = !strcmp(n->op_type, "Conv");
+    if (c && through_relu && conv && layout_transpose(c, PERM_NHWC))
+        c = sole_consumer(g, c->output[0]);
     if (c && through_relu && !strcmp(c->op_type, "Relu") && c->n_output)
+        c = sole_consumer(g, c->output[0]);
+    if (c && through_relu && conv && layout_transpose(c, PERM_NHWC))
         c = sole_consumer(g, c->output[0]);
     if (!c || strcmp(c->op_type, "QuantizeLinear"))
         return 0;
@@ -155,7 +175,8 @@ static int check_weighted(const Onnx__GraphProto *g, const Onnx__NodeProto *n, c
                           char *err, size_t len)
 {
     const Onnx__NodeProto *dx, *dw, *db;
-    if (dq_code_type(g, n, 0, &dx) != I8)
+    const Onnx__NodeProto *t = conv && n->n_input ? producer_of(g, n->input[0]) : NULL;
+    if (dq_code_type(g, layout_transpose(t, PERM_NCHW) ? t : n, 0, &dx) != I8)
         return decline(err, len, n, row, "its input is not an INT8 tensor with quantization parameters");
     int wt = dq_code_type(g, n, 1, &dw);
     const Onnx__TensorProto *w = dw ? tr_qas_init(g, dw->input[0]) : NULL;
@@ -198,6 +219,10 @@ int tr_qas_rules_check(const Onnx__GraphProto *g, const Onnx__NodeProto *n, char
     if (!strcmp(op, "Relu")) {
         /* after a Gemm/Conv the Relu reads that layer's int8 output (see the top) */
         const Onnx__NodeProto *p = producer_of(g, n->input[0]);
+        if (layout_transpose(p, PERM_NHWC)) {
+            const Onnx__NodeProto *c = producer_of(g, p->input[0]);
+            p = c && !strcmp(c->op_type, "Conv") ? c : p;
+        }
         bool fused = p && (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "Conv")) &&
                      q_code_type(g, p, true) == I8;
         if (!fused && dq_code_type(g, n, 0, &d) != I8)

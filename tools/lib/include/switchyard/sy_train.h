@@ -300,6 +300,10 @@ typedef struct sy_qas_layer_info {
     /* a Conv's geometry per sample (NCHW; 0 until the first front, step or
      * eval has set it from the front's output), its strides and leading pads */
     int32_t ic, ih, iw, oh, ow, kh, kw, sh, sw, pt, pl;
+    /* a Conv between NHWC layout Transposes (an int8 TFLite CONV_2D): the
+     * codes it reads (as the first layer) and writes are NHWC, permuted
+     * around the NCHW kernels */
+    int nhwc;
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
