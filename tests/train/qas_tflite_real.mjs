@@ -2,7 +2,9 @@
 // against real TFLite (npm @tensorflow/tfjs-tflite: TFLite compiled to
 // WebAssembly, its int8 kernels): for each pair in MODELS_DIR
 //   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx, dw.tflite /
-//       dw_ref.onnx (the models and their hand-written ONNX QDQ twins)
+//       dw_ref.onnx, conv.tflite / conv_ref.onnx (the models and their
+//       hand-written ONNX QDQ twins; conv_ref.onnx is written in NCHW and
+//       given the same inputs transposed)
 //   NAME_trained.tflite / NAME_trained.onnx (the trained session's two
 //       exports, written by `test_qas_tflite`)
 // real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
@@ -53,10 +55,21 @@ function runTflite(bytes, feed) {
 let failed = 0;
 const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2], true],
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
+               ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
                ['mlp_trained.tflite', 'mlp_trained.onnx', [3, 8], false],
                ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2], false],
-               ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false]];
-for (const [t, o, dims, exact] of pairs) {
+               ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false],
+               ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false]];
+// an NHWC batch as NCHW
+function toNchw(x, [n, h, w, c]) {
+  const y = new Float32Array(x.length);
+  for (let a = 0; a < n; a++)
+    for (let i = 0; i < h; i++)
+      for (let j = 0; j < w; j++)
+        for (let k = 0; k < c; k++) y[((a * c + k) * h + i) * w + j] = x[((a * h + i) * w + j) * c + k];
+  return y;
+}
+for (const [t, o, dims, exact, nchw] of pairs) {
   seed = 5; // each pair its own inputs, whatever the pairs before it
   const bytes = new Uint8Array(fs.readFileSync(path.join(dir, t)));
   let diff = 0, total = 0;
@@ -66,7 +79,9 @@ for (const [t, o, dims, exact] of pairs) {
     const a = runTflite(bytes, feed);
     const d = path.join(dir, 'real_run');
     fs.mkdirSync(d, { recursive: true });
-    fs.writeFileSync(path.join(d, 'input_0.pb'), tensorProto('x', 'float32', dims, feed));
+    const [n, h, w, c] = dims;
+    fs.writeFileSync(path.join(d, 'input_0.pb'), nchw ? tensorProto('x', 'float32', [n, c, h, w], toNchw(feed, dims))
+                                                      : tensorProto('x', 'float32', dims, feed));
     execFileSync(sy, ['run', path.join(dir, o), '--input-dir', d, '--output-dir', path.join(d, 'out')],
                  { stdio: ['ignore', 'ignore', 'inherit'] });
     const b = readTensor(fs.readFileSync(path.join(d, 'out', 'output_0.pb'))).data;

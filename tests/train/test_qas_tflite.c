@@ -543,6 +543,11 @@ static void test_conv_twin(void)
     for (size_t i = 0; i < ns; i++)
         other += !mask[i] && exp[i] != src[i];
     CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
+    char po[1200]; /* for qas_tflite_real.mjs: the trained model in real TFLite and in switchyard */
+    snprintf(po, sizeof po, "%s/conv_trained.onnx", models);
+    st = sy_qas_session_export(a, po);
+    CHECK(!st, "export %s: %s", po, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
     sy_qas_session *t = open_ws63("conv_trained.tflite", 3, &st);
     CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
