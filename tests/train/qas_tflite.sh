@@ -6,6 +6,10 @@
 # Then `switchyard train --mode qas-int8 mlp.tflite` writes OUT/model.onnx
 # and OUT/model.tflite, and `test_qas_tflite cli OUT` reads both back; one
 # epoch and a --resume to the second give the same two files byte for byte.
+# `switchyard train --mode qas-int8 conv.tflite --trainable last:3` trains
+# its two CONV_2D layers and the FULLY_CONNECTED (a model.tflite unlike the
+# source), and `codegen --train` refuses such a Conv (no package permutes
+# the NHWC layout yet).
 #
 #   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR SWITCHYARD
 # Exit 77 (skipped) when PYTHON lacks numpy or onnx.
@@ -27,3 +31,15 @@ SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/out"
 cmp "$dir/out/model.tflite" "$dir/res/model.tflite"
 cmp "$dir/out/model.onnx" "$dir/res/model.onnx"
 echo "ok   one epoch and --resume to the second: model.tflite and model.onnx as the 2-epoch run's"
+"$4" train --mode qas-int8 "$dir/conv.tflite" --data "$dir/data_conv" -o "$dir/conv_out" --trainable last:3 \
+  --batch 3 --lr 0.1 --epochs 1 >"$dir/conv_train.log"
+[ -s "$dir/conv_out/model.tflite" ] && ! cmp -s "$dir/conv.tflite" "$dir/conv_out/model.tflite" ||
+  { cat "$dir/conv_train.log"; echo "FAIL conv.tflite --trainable last:3: no trained model.tflite"; exit 1; }
+echo "ok   switchyard train conv.tflite --trainable last:3: $(grep -c . "$dir/conv_train.log") lines, a trained model.tflite"
+if "$4" codegen --train --mode qas-int8 "$dir/conv.tflite" --target ws63 --data "$dir/data_conv" \
+    -o "$dir/conv_pkg" --trainable last:3 --steps 3 >"$dir/conv_cg.log" 2>&1; then
+  echo "FAIL codegen --train of a trained CONV_2D: accepted"; exit 1
+fi
+grep -q "(Conv): a trained Conv between NHWC layout Transposes (an int8 TFLite CONV_2D) has no training package yet" \
+  "$dir/conv_cg.log" || { cat "$dir/conv_cg.log"; echo "FAIL codegen --train: not the NHWC Conv refusal"; exit 1; }
+echo "ok   codegen --train refuses the trained CONV_2D: $(grep -o "node '[^']*' (Conv): a trained Conv" "$dir/conv_cg.log")"

@@ -38,7 +38,7 @@ dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
 and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
 (CONV_BAD) with one thing wrong;
 float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
-of the mlp's input for `switchyard train`.
+of the mlp's input for `switchyard train`, data_conv/ the same of conv's.
 
   python3 qas_tflite_models.py OUT_DIR
 """
@@ -513,14 +513,15 @@ def float_model(path):
     m.write(path, [x], [y])
 
 
-def dataset(out):
-    """data/train and data/test for `switchyard train`: batches [3, 8] of the mlp's input and their labels"""
+def dataset(out, name='data', sample=(8,)):
+    """data/train and data/test for `switchyard train`: batches [3, 8] of the mlp's input (or of another
+    sample shape) and their labels"""
     rng = np.random.default_rng(99)
     for part, count in (('train', 4), ('test', 2)):
-        d = '%s/data/%s' % (out, part)
+        d = '%s/%s/%s' % (out, name, part)
         os.makedirs(d, exist_ok=True)
         for k in range(count):
-            np.save('%s/input_%d.npy' % (d, k), rng.uniform(-1, 1, size=(BATCH, 8)).astype(np.float32))
+            np.save('%s/input_%d.npy' % (d, k), rng.uniform(-1, 1, size=(BATCH,) + sample).astype(np.float32))
             np.save('%s/label_%d.npy' % (d, k), rng.integers(0, 4, size=BATCH).astype(np.int64))
 
 
@@ -540,6 +541,7 @@ def main(out):
         mlp_tflite('%s/bad_%s.tflite' % (out, b), n, b)
     float_model(out + '/float.tflite')
     dataset(out)
+    dataset(out, 'data_conv', (6, 6, 2))
 
 
 if __name__ == '__main__':
