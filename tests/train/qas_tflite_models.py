@@ -30,7 +30,9 @@ conv: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 SAME (3 channels, per-channel,
      (input [3, 2, 6, 6], no Transposes, Conv -> Relu -> QuantizeLinear,
      Flatten, the Gemm's weight columns in the CHW order of the NCHW
      flattening); conv_codes.bin holds the filters as the session reads
-     them (OIHW), the FULLY_CONNECTED weights as the .tflite holds them
+     them (OIHW), the FULLY_CONNECTED weights as the .tflite holds them;
+     conv_nhwc.onnx is the network in the translation's NHWC form written
+     by hand, conv1's Relu before its NCHW -> NHWC Transpose
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
@@ -410,6 +412,36 @@ def conv(out, bad=None):
     o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
     o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
     o.save(out + '/conv_ref.onnx', [BATCH, 2, 6, 6], [BATCH, 4])
+
+    # the NHWC form by hand: each Conv between Transposes, conv1's Relu before the second
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.t'], perm=[0, 3, 1, 2]))
+    fd1 = o.const_dq('conv1/filter', oihw1, s1, np.int8)
+    bd1 = o.const_dq('conv1/bias', b1, bias_scales(sx, s1), np.int32)
+    o.nodes.append(helper.make_node('Conv', ['xq.t', fd1, bd1], ['conv1.f'], kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    o.nodes.append(helper.make_node('Relu', ['conv1.f'], ['conv1.r']))
+    o.nodes.append(helper.make_node('Transpose', ['conv1.r'], ['conv1.t'], perm=[0, 2, 3, 1]))
+    cd1 = o.q('conv1.t', 'conv1', sc1, zc1)
+    o.nodes.append(helper.make_node('Transpose', [cd1], ['conv1.dq.t'], perm=[0, 3, 1, 2]))
+    fd2 = o.const_dq('conv2/filter', oihw2, s2, np.int8)
+    bd2 = o.const_dq('conv2/bias', b2, bias_scales(sc1, s2), np.int32)
+    o.nodes.append(helper.make_node('Conv', ['conv1.dq.t', fd2, bd2], ['conv2.f'], kernel_shape=[3, 3],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['conv2.f'], ['conv2.t'], perm=[0, 2, 3, 1]))
+    cd2 = o.q('conv2.t', 'conv2', sc2, zc2)
+    o.init('flat.shape', np.array([0, K], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [cd2, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', sc2, zc2)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sc2, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save(out + '/conv_nhwc.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
 def dw(out, bad=None):

@@ -20,6 +20,8 @@
  *     here from the NCHW to the NHWC flattening) bit-identical; the .tflite
  *     export holds the twin's trained OIHW filter codes transposed here to
  *     OHWI, its Gemm codes in the NHWC order, every other byte unchanged;
+ *     conv_nhwc.onnx (that NHWC form by hand, a Relu before the second
+ *     Transpose) trains as conv.tflite does, bit for bit;
  *     a 5x5 CONV_2D trained for ws63 is refused quoting the seed's row, a
  *     dilated one as outside the kernels;
  *   - the refusals: bad_TAG.tflite, the mlp with one thing wrong in its
@@ -559,6 +561,58 @@ done:
     sy_qas_session_release(b);
 }
 
+/* conv_nhwc.onnx, the translation's NHWC form written by hand (conv1's Relu
+ * before its second Transpose), trains for ws63 as conv.tflite does */
+static void test_conv_nhwc_onnx(void)
+{
+    sy_status *st = NULL;
+    sy_qas_session *a = open_ws63("conv.tflite", 3, &st);
+    sy_status_free(st);
+    sy_qas_session *b = open_ws63("conv_nhwc.onnx", 3, &st);
+    CHECK(!st, "conv_nhwc.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (!a || !b)
+        goto done;
+    for (size_t i = 0; i < 2; i++) {
+        sy_qas_layer_info y = {.struct_size = sizeof y};
+        CHECK(sy_qas_session_layer(b, i, &y) && y.conv && y.nhwc && y.relu == (i == 0),
+              "conv_nhwc.onnx: layer %zu is an NHWC Conv%s", i, i ? "" : " with its Relu");
+    }
+    enum { NX = BATCH * CH * CW * CC };
+    static float X[NX];
+    int64_t Y[BATCH];
+    for (int i = 0; i < NX; i++)
+        X[i] = 2.0f * urand() - 1.0f;
+    for (int i = 0; i < BATCH; i++)
+        Y[i] = (i + 2) % NCLS;
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {BATCH, CH, CW, CC},
+                    .data = X, .nbytes = sizeof X};
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {BATCH}, .data = Y,
+                    .nbytes = sizeof Y};
+    const sy_tensor *in[2] = {&tx, &ty};
+    static float ocopy[BATCH * NCLS];
+    float la = 0, lb = 0;
+    for (int k = 0; k < STEPS; k++) {
+        const sy_tensor *oa = NULL, *ob = NULL;
+        st = sy_qas_session_step(a, in, 2, 0.5f, &la, &oa);
+        CHECK(!st, "step %d conv.tflite: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        if (oa && oa->nbytes == sizeof ocopy)
+            memcpy(ocopy, oa->data, sizeof ocopy);
+        st = sy_qas_session_step(b, in, 2, 0.5f, &lb, &ob);
+        CHECK(!st, "step %d conv_nhwc.onnx: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        CHECK(oa && ob && ob->nbytes == sizeof ocopy && !memcmp(ocopy, ob->data, sizeof ocopy) && !memcmp(&la, &lb, 4),
+              "conv_nhwc.onnx: step %d: the logits and loss (%.9g) are conv.tflite's (%.9g)", k, (double)lb,
+              (double)la);
+    }
+    printf("conv_nhwc.onnx: loss after %d steps %.9g (conv.tflite's %.9g)\n", STEPS, (double)lb, (double)la);
+    same_layers(a, b, "conv_nhwc.onnx");
+done:
+    sy_qas_session_release(a);
+    sy_qas_session_release(b);
+}
+
 /* CONV_2D layers outside the seed's row or the kernels */
 static void test_conv_refusals(void)
 {
@@ -726,6 +780,7 @@ int main(int argc, char **argv)
     } else {
         RUN_TEST(test_twins);
         RUN_TEST(test_conv_twin);
+        RUN_TEST(test_conv_nhwc_onnx);
         RUN_TEST(test_conv_refusals);
         RUN_TEST(test_refusals);
     }

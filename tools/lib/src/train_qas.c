@@ -191,7 +191,7 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
                                        "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
     const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
     if (L->nhwc) { /* the Conv reads its NHWC input codes through Transpose(0,3,1,2) */
-        const Onnx__NodeProto *t = producer(g, gemm->input[0]);
+        const Onnx__NodeProto *t = gemm->n_input ? producer(g, gemm->input[0]) : NULL;
         if (!is_layout(t, TO_NCHW) || consumers(g, t->output[0]) != 1)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): its output is transposed NCHW -> NHWC, but its input "
                        "is not read through a Transpose(perm 0,3,1,2) of its own (an int8 TFLite CONV_2D's layout)",

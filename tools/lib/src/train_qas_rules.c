@@ -227,7 +227,10 @@ int tr_qas_rules_check(const Onnx__GraphProto *g, const Onnx__NodeProto *n, char
                      q_code_type(g, p, true) == I8;
         if (!fused && dq_code_type(g, n, 0, &d) != I8)
             return decline(err, len, n, QROW_RELU, "its input is not INT8 with quantization parameters");
-        if (q_code_type(g, n, false) != I8)
+        /* a Conv's Relu before its NCHW -> NHWC layout Transpose: the Transpose's QuantizeLinear */
+        const Onnx__NodeProto *t = fused && !strcmp(p->op_type, "Conv") && n->n_output
+                                       ? sole_consumer(g, n->output[0]) : NULL;
+        if (q_code_type(g, layout_transpose(t, PERM_NHWC) ? t : n, false) != I8)
             return decline(err, len, n, QROW_RELU, "its output is not INT8 with quantization parameters");
         return 0;
     }
