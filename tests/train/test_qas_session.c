@@ -36,7 +36,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3 };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -145,7 +145,7 @@ static void write_model(enum variant v, const char *path)
 {
     rng = 77u;
     pt_model *m = pt_model_new("qas");
-    int conv = v == CONV5 || v == CONV_GROUP;
+    int conv = v == CONV5 || v == CONV_GROUP || v == CONV5_UNNAMED;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
     if (v == CONV3)
         xd[1] = 1, xd[2] = xd[3] = 4;
@@ -162,7 +162,8 @@ static void write_model(enum variant v, const char *path)
         pt_node(m, "Flatten", "the_flatten", (const char *[]){"xd", NULL}, (const char *[]){"a", NULL});
         qdq(m, "a", "h0", "h0d");
     } else if (conv) {
-        int64_t wd[4] = {H0, v == CONV_GROUP ? IN / 2 : IN, v == CONV5 ? 5 : 3, v == CONV5 ? 5 : 3};
+        int k5 = v == CONV5 || v == CONV5_UNNAMED;
+        int64_t wd[4] = {H0, v == CONV_GROUP ? IN / 2 : IN, k5 ? 5 : 3, k5 ? 5 : 3};
         int8_t wc[H0 * IN * 25] = {0};
         float s = 0.01f;
         int8_t z = 0;
@@ -170,7 +171,9 @@ static void write_model(enum variant v, const char *path)
         pt_init_f32(m, "cws", 0, NULL, &s);
         pt_init_raw(m, "cwz", I8, 0, NULL, &z, 1);
         pt_node(m, "DequantizeLinear", "cwd", (const char *[]){"cw", "cws", "cwz", NULL}, (const char *[]){"cwd", NULL});
-        pt_node(m, "Conv", "the_conv", (const char *[]){"xd", "cwd", NULL}, (const char *[]){"a", NULL});
+        /* ONNX node names are optional: the refusal still says which node */
+        pt_node(m, "Conv", v == CONV5_UNNAMED ? "" : "the_conv", (const char *[]){"xd", "cwd", NULL},
+                (const char *[]){"a", NULL});
         if (v == CONV_GROUP)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
@@ -559,6 +562,8 @@ static void test_rules(void)
     expect_decline(AXIS1, 1, "ws63", "its weight scale is neither per-tensor nor per-output-channel", QROW_FC);
     expect_decline(CONV5, 3, "ws63", "node 'the_conv' (Conv): not trainable in QAS-INT8 on ws63: a 5x5 kernel",
                    QROW_CONV);
+    expect_decline(CONV5_UNNAMED, 3, "ws63", "node '(unnamed)' (Conv): not trainable in QAS-INT8 on ws63: a 5x5 "
+                   "kernel", QROW_CONV);
     expect_decline(CONV_GROUP, 3, "ws63", "node 'the_conv' (Conv): not trainable in QAS-INT8 on ws63: group = 2",
                    QROW_CONV);
     expect_decline(ADD_FRONT, 3, "ws63", "node 'the_add' (Add): not trainable in QAS-INT8 on ws63",

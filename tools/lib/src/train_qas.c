@@ -21,6 +21,12 @@
 
 #define SEED_WS63_ONLY "当前端侧训练仅在ws63支持"
 
+/* a node's name for messages (ONNX names are optional) */
+static const char *node_name(const Onnx__NodeProto *n)
+{
+    return n->name && *n->name ? n->name : "(unnamed)";
+}
+
 static sy_status *err(sy_status_code c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static sy_status *err(sy_status_code c, const char *fmt, ...)
 {
@@ -145,7 +151,7 @@ static bool qparams(const Onnx__GraphProto *g, const Onnx__NodeProto *q, float *
  * explicit pads (its 3x3 is the ws63 row's to check) */
 static sy_status *read_conv_attrs(const Onnx__NodeProto *cv, qas_layer *L)
 {
-    const char *nm = cv->name;
+    const char *nm = node_name(cv);
     const Onnx__AttributeProto *a;
     if ((a = attr(cv, "group")) && a->i != 1)
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Conv): group %lld: the QAS kernels take group 1", nm,
@@ -176,7 +182,7 @@ static sy_status *read_conv_attrs(const Onnx__NodeProto *cv, qas_layer *L)
 static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *gemm, const Onnx__NodeProto *q,
                              bool relu, bool biases_only, qas_layer *L)
 {
-    const char *nm = gemm->name;
+    const char *nm = node_name(gemm);
     const Onnx__AttributeProto *a;
     const bool conv = !strcmp(gemm->op_type, "Conv");
     const char *op = conv ? "Conv" : "Gemm";
@@ -364,7 +370,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         if (consumers(g, f->output[0]) != 1 || (relu && consumers(g, relu->output[0]) != 1) ||
             (tout && consumers(g, tout->output[0]) != 1) || consumers(g, codes) != 1)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its output is read elsewhere too (the trained layers "
-                                           "must be a chain ending the model)", f->name, f->op_type);
+                                           "must be a chain ending the model)", node_name(f), f->op_type);
         memset(&tmp[n], 0, sizeof tmp[n]);
         tmp[n].nhwc = tout != NULL;
         sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
@@ -406,7 +412,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             (s->L[i].conv && (!s->L[i - 1].conv || s->L[i].nhwc != s->L[i - 1].nhwc)) || s->L[i].p.x_scale != s->L[i - 1].p.y_scale ||
             s->L[i].p.x_zp != s->L[i - 1].p.y_zp)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its input is not the previous layer's output",
-                       s->L[i].gemm->name, s->L[i].gemm->op_type);
+                       node_name(s->L[i].gemm), s->L[i].gemm->op_type);
     if (s->L[s->n - 1].p.y_scale != s->out_scale || s->L[s->n - 1].p.y_zp != s->out_zp)
         return err(SY_ERR_UNSUPPORTED, "the logits are dequantized with another scale than the last layer's");
     *front_out = codes;
@@ -641,7 +647,7 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
         for (size_t i = 0; i < s->n && !st; i++)
             if (!s->L[i].b)
                 st = err(SY_ERR_UNSUPPORTED, "node '%s' (%s) has no bias to train (biases only)",
-                         s->L[i].gemm->name, s->L[i].gemm->op_type);
+                         node_name(s->L[i].gemm), s->L[i].gemm->op_type);
     if (!st)
         st = build_front(s, env, front);
     if (st) {
@@ -705,7 +711,7 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
                        f->dims[0] <= (1 << 20)
                    ? NULL
                    : err(SY_ERR_SHAPE, "node '%s' (Gemm): its input is not int8 [N, %d] (seed 001 §4, QAS INT8 "
-                         "FullyConnected: \"INT8 input, weight and output; rank 2\")", L0->gemm->name, L0->p.k);
+                         "FullyConnected: \"INT8 input, weight and output; rank 2\")", node_name(L0->gemm), L0->p.k);
     /* an NHWC Conv (between layout Transposes) reads [N, H, W, C] codes */
     const int hd = L0->nhwc ? 1 : 2, wd = hd + 1, cd = L0->nhwc ? 3 : 1;
     if (f->dtype != SY_DT_INT8 || f->rank != 4 || f->dims[cd] != L0->pc.c || f->dims[0] < 1 ||

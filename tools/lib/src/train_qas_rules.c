@@ -148,8 +148,8 @@ static int decline(char *err, size_t len, const Onnx__NodeProto *n, const char *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(err, len, "node '%s' (%s): not trainable in QAS-INT8 on ws63: %s; seed 001 §4: \"%s\"", n->name,
-             n->op_type, what, row);
+    snprintf(err, len, "node '%s' (%s): not trainable in QAS-INT8 on ws63: %s; seed 001 §4: \"%s\"",
+             n->name && *n->name ? n->name : "(unnamed)", n->op_type, what, row);
     return 1;
 }
 
