@@ -4,7 +4,10 @@
  *   - mlp.tflite (QUANTIZE, FULLY_CONNECTED + RELU, FULLY_CONNECTED,
  *     SOFTMAX, DEQUANTIZE; both layers trained) and cnn.tflite (CONV_2D +
  *     RELU in the frozen front, RESHAPE, the FULLY_CONNECTED trained) and
- *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front), each
+ *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front),
+ *     ops.tflite (AVERAGE_POOL_2D, an int8-to-int8 QUANTIZE, MAX_POOL_2D,
+ *     two ADDs of inputs of different scales and a CONCATENATION in the
+ *     front), each
  *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
  *     the codes the session read are the ones the generator wrote
  *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
@@ -311,10 +314,12 @@ done:
 static void test_twins(void)
 {
     static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}},
-                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}};
+                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}},
+                            ops = {"ops", 1, 4, {BATCH, 6, 6, 2}};
     test_twin(&mlp);
     test_twin(&cnn);
     test_twin(&dw);
+    test_twin(&ops);
 }
 
 typedef struct refusal {
@@ -352,7 +357,11 @@ static void test_refusals(void)
          "tensor #3 'fc1/bias': zero point 1 (index 0) is out of range for INT32 (an int32 bias has 0)"},
         {"bad_relu6.tflite", SY_ERR_UNSUPPORTED,
          "operator #1 (FULLY_CONNECTED): the fused activation RELU6 is not translated for QAS-INT8"},
-        {"bad_add.tflite", SY_ERR_UNSUPPORTED, "operator #2 (ADD, builtin code 0) has no int8 translation for QAS-INT8"},
+        {"bad_sub.tflite", SY_ERR_UNSUPPORTED, "operator #2 (SUB, builtin code 41) has no int8 translation for QAS-INT8"},
+        {"bad_add_bcast.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (ADD): inputs 'h' and 'row' have different shapes (an int8 ADD of two activations of one shape "
+         "is translated, not a broadcast)"},
+        {"bad_concat_axis.tflite", SY_ERR_UNSUPPORTED, "operator #2 (CONCATENATION): axis 2 of inputs of rank 2"},
         {"bad_softmax_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (SOFTMAX): output 'probs' has scale 0.0078125 and zero point -128: an int8 SOFTMAX's is 1/256 "
          "and -128"},
@@ -361,6 +370,13 @@ static void test_refusals(void)
          "one scale per index of that dimension"},
         {"bad_pool_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #2 (MAX_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw'"},
+        {"bad_concat_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #6 (CONCATENATION): input 0 'sm' is quantized with scale 0.04 and zero point -6, the output 'cat' "
+         "with 0.045 and -3: TFLite's int8 CONCATENATION keeps the codes (real TFLite refuses inputs quantized "
+         "otherwise than the output), so a requantizing one is not translated"},
+        {"bad_avgpool_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (AVERAGE_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw' "
+         "(an int8 AVERAGE_POOL_2D keeps the codes' quantization)"},
         {"bad_fc_rank4.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (FULLY_CONNECTED): input 'pool' is not [N, 64] (an int8 FULLY_CONNECTED is translated for a "
          "rank-2 input; a RESHAPE before it gives one)"},
