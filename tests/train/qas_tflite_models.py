@@ -38,7 +38,8 @@ dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
 
 and the refusals, bad_TAG.tflite: the mlp (BAD) or dw (DW_BAD) with one
 thing wrong;
-float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
+two.tflite, the cnn (subgraph 0, signature 'serving_cnn') and the mlp
+(subgraph 1, 'train_mlp') in one file; float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
 of the mlp's input for `switchyard train`.
 
   python3 qas_tflite_models.py OUT_DIR
@@ -94,10 +95,22 @@ class QModel:
         self.ops.append((code, ins, out, list(opts)))
 
     def write(self, path, inputs, outputs):
-        codes = sorted({o[0] for o in self.ops})
-        buffers = [Table([])]
+        self.io = (inputs, outputs)
+        write_qmodels(path, [(self, inputs, outputs, 'main')], [])
+
+
+def write_qmodels(path, parts, signatures):
+    """One .tflite of several subgraphs: parts [(QModel, inputs, outputs,
+    name)], one subgraph each, their operator codes and buffers pooled;
+    signatures [(signature_key, subgraph_index, [(input name, tensor)],
+    [(output name, tensor)])] as SignatureDefs (inputs 0, outputs 1 as
+    TensorMaps, signature_key 2, subgraph_index 4)."""
+    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
+    buffers = [Table([])]
+    sgs = []
+    for m, inputs, outputs, sg_name in parts:
         tensors = []
-        for name, shape, dtype, data, q in self.tensors:
+        for name, shape, dtype, data, q in m.tensors:
             f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
             if data is not None:
                 f.append((2, 'u32', len(buffers)))
@@ -110,18 +123,24 @@ class QModel:
                 f.append((4, 'obj', Table(qf)))
             tensors.append(Table(f))
         ops = []
-        for code, ins, out, opts in self.ops:
+        for code, ins, out, opts in m.ops:
             f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
             if code in OPTIONS:
                 f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
             ops.append(Table(f))
-        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)), (2, 'obj', Vec('i32', outputs)),
-                    (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
-        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-        fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
-                  (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
-        with open(path, 'wb') as fh:
-            fh.write(QFB().finish(Table(fields)))
+        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
+                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
+    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
+              (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
+
+    def tmap(pairs):
+        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
+    if signatures:
+        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
+                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
+    with open(path, 'wb') as fh:
+        fh.write(QFB().finish(Table(fields)))
 
 
 f32 = np.float32
@@ -259,6 +278,7 @@ def mlp_tflite(path, n, bad=None):
     y = m.tensor('y', [BATCH, 4], FLOAT32)
     m.op(DEQUANTIZE, [p], y)
     m.write(path, inputs, [y])
+    return m
 
 
 def mlp_onnx(path, n):
@@ -316,6 +336,7 @@ def cnn(out):
     m.op(DEQUANTIZE, [p], y)
     m.write(out + '/cnn.tflite', [x], [y])
     save_codes(out + '/cnn_codes.bin', [W, bw])
+    cnn.model = m
 
     o = Onnx()
     xd = o.q('x', 'xq', sx, zx)
@@ -524,6 +545,14 @@ BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_
 DW_BAD = ['dw_qdim0', 'pool_scale', 'avgpool_scale', 'fc_rank4']
 
 
+def two(path, cnn_m, mlp_m):
+    """two.tflite: subgraph 0 the cnn (signature 'serving_cnn'), subgraph 1
+    the mlp (signature 'train_mlp'), the buffers pooled"""
+    (ci, co), (mi, mo) = cnn_m.io, mlp_m.io
+    write_qmodels(path, [(cnn_m, ci, co, 'cnn'), (mlp_m, mi, mo, 'mlp')],
+                  [('serving_cnn', 0, [('x', ci[0])], [('y', co[0])]), ('train_mlp', 1, [('x', mi[0])], [('y', mo[0])])])
+
+
 def float_model(path):
     """a float FULLY_CONNECTED model (no int8 tensor)"""
     m = QModel()
@@ -547,10 +576,11 @@ def dataset(out):
 
 def main(out):
     n = mlp_numbers()
-    mlp_tflite(out + '/mlp.tflite', n)
+    mlp_m = mlp_tflite(out + '/mlp.tflite', n)
     mlp_onnx(out + '/mlp_ref.onnx', n)
     save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
     cnn(out)
+    two(out + '/two.tflite', cnn.model, mlp_m)
     dw(out)
     ops(out)
     ops(out, front=True)

@@ -22,7 +22,11 @@
  *     OUT/model.tflite and OUT/model.onnx read back with the same codes,
  *     which training changed.
  *
- *   test_qas_tflite WORKDIR | cli OUT   (SY_QAS_TFLITE_MODELS set)
+ *   - `cli OUT SRC SUBGRAPH`: the same after `switchyard train --mode qas-int8
+ *     SRC --subgraph SUBGRAPH -o OUT`, OUT/model.tflite read with that
+ *     subgraph.
+ *
+ *   test_qas_tflite WORKDIR | cli OUT [SRC SUBGRAPH]   (SY_QAS_TFLITE_MODELS set)
  */
 #include "sy_test.h"
 #include "switchyard/switchyard.h"
@@ -62,15 +66,27 @@ static size_t read_all(const char *path, void *out, size_t cap)
 enum { BATCH = 3, STEPS = 8 };
 
 typedef struct model_case {
-    const char *name;
+    const char *name; /* the twin NAME_ref.onnx, the codes NAME_codes.bin */
     int last_k;
     int32_t rank;
     int64_t dims[4];
+    const char *file;     /* the .tflite (NULL: NAME.tflite) */
+    const char *subgraph; /* its subgraph chosen (NULL: 0) */
 } model_case;
+
+/* the subgraph chosen for the .tflite files the sessions read */
+static const char *tfl_subgraph;
+
+static bool is_tflite(const char *file)
+{
+    size_t n = strlen(file);
+    return n > 7 && !strcmp(file + n - 7, ".tflite");
+}
 
 static sy_qas_session *open_session(const char *file, int last_k)
 {
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f,
+                        .subgraph = is_tflite(file) ? tfl_subgraph : NULL};
     sy_qas_session *s = NULL;
     sy_status *st = sy_qas_session_create(env, path_of(file), &o, &s, NULL);
     CHECK(!st, "%s: %s", file, st ? sy_status_get_message(st) : "");
@@ -176,9 +192,10 @@ static void check_export(sy_qas_session *a, int last_k, const char *tfl, const u
     for (size_t i = 0; i < ns; i++)
         other += !mask[i] && exp[i] != src[i];
     CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .subgraph = tfl_subgraph};
     sy_qas_session *t = NULL, *q = NULL;
     st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    o.subgraph = NULL;
     CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
     st = sy_qas_session_create(env, po, &o, &q, NULL);
@@ -204,7 +221,10 @@ static void check_export(sy_qas_session *a, int last_k, const char *tfl, const u
 static void test_twin(const model_case *mc)
 {
     char tfl[128], ref[128], codes[128];
-    snprintf(tfl, sizeof tfl, "%s.tflite", mc->name);
+    snprintf(tfl, sizeof tfl, "%s", mc->file ? mc->file : "");
+    if (!mc->file)
+        snprintf(tfl, sizeof tfl, "%s.tflite", mc->name);
+    tfl_subgraph = mc->subgraph;
     snprintf(ref, sizeof ref, "%s_ref.onnx", mc->name);
     snprintf(codes, sizeof codes, "%s_codes.bin", mc->name);
     sy_qas_session *a = open_session(tfl, mc->last_k), *b = open_session(ref, mc->last_k);
@@ -303,23 +323,32 @@ static void test_twin(const model_case *mc)
     CHECK(changed > 0, "%s: the steps changed none of layer 0's %zu codes", tfl, n0);
     printf("%s: %zu of layer 0's %zu int8 codes changed in %d steps\n", tfl, changed, n0, STEPS);
     char out[160];
-    snprintf(out, sizeof out, "%s_trained", mc->name);
+    snprintf(out, sizeof out, "%s%s%s_trained", mc->name, mc->subgraph ? "_sg_" : "", mc->subgraph ? mc->subgraph : "");
     check_export(a, mc->last_k, tfl, want, nw, out);
     free(X);
 done:
     sy_qas_session_release(a);
     sy_qas_session_release(b);
+    tfl_subgraph = NULL;
 }
 
 static void test_twins(void)
 {
-    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}},
-                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}},
-                            ops = {"ops", 1, 4, {BATCH, 6, 6, 2}};
+    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}, NULL, NULL},
+                            cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL},
+                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}, NULL, NULL},
+                            ops = {"ops", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL};
     test_twin(&mlp);
     test_twin(&cnn);
     test_twin(&dw);
     test_twin(&ops);
+    /* two.tflite's subgraphs, by signature name and by index, against the twins of the models they hold */
+    static const model_case two_mlp = {"mlp", 2, 2, {BATCH, 8}, "two.tflite", "train_mlp"},
+                            two_cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}, "two.tflite", "0"},
+                            two_mlp1 = {"mlp", 2, 2, {BATCH, 8}, "two.tflite", "1"};
+    test_twin(&two_mlp);
+    test_twin(&two_cnn);
+    test_twin(&two_mlp1);
 }
 
 typedef struct refusal {
@@ -327,6 +356,21 @@ typedef struct refusal {
     sy_status_code code;
     const char *msg;
 } refusal;
+
+/* file (with its subgraph chosen: NULL none) refused with r's code and message, naming the path */
+static void check_refusal(const refusal *r, const char *subgraph)
+{
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .subgraph = subgraph};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, path_of(r->file), &o, &s, NULL);
+    CHECK(st && sy_status_get_code(st) == r->code, "%s (subgraph %s): refused with code %d (got %d)", r->file,
+          subgraph ? subgraph : "none", (int)r->code, st ? (int)sy_status_get_code(st) : 0);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, r->msg);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, r->file); /* the path */
+    CHECK(!s, "%s: no session", r->file);
+    sy_status_free(st);
+    sy_qas_session_release(s);
+}
 
 static void test_refusals(void)
 {
@@ -384,18 +428,26 @@ static void test_refusals(void)
          "sy_qas: TFLite: a float TFLite model (no int8 tensor): QAS-INT8 trains int8 codes and needs an int8 (fully "
          "quantized) TFLite model"},
     };
-    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
-        sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
-        sy_qas_session *s = NULL;
-        sy_status *st = sy_qas_session_create(env, path_of(R[i].file), &o, &s, NULL);
-        CHECK(st && sy_status_get_code(st) == R[i].code, "%s: refused with code %d (got %d)", R[i].file,
-              (int)R[i].code, st ? (int)sy_status_get_code(st) : 0);
-        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].msg);
-        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].file); /* the path */
-        CHECK(!s, "%s: no session", R[i].file);
-        sy_status_free(st);
-        sy_qas_session_release(s);
-    }
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++)
+        check_refusal(&R[i], NULL);
+    /* subgraphs chosen: an unknown signature, an index out of range, a name in a model without signatures, a
+     * subgraph for an ONNX model */
+    static const struct {
+        refusal r;
+        const char *subgraph;
+    } SG[] = {
+        {{"two.tflite", SY_ERR_NOT_FOUND,
+          "sy_qas: TFLite: no subgraph 'nope': the model's signatures are 'serving_cnn' (subgraph 0), 'train_mlp' "
+          "(subgraph 1); give a signature name or an index from 0 to 1"}, "nope"},
+        {{"two.tflite", SY_ERR_NOT_FOUND, "sy_qas: TFLite: subgraph 2 is out of range: the model has 2 subgraphs (0 "
+          "to 1)"}, "2"},
+        {{"mlp.tflite", SY_ERR_NOT_FOUND, "sy_qas: TFLite: no subgraph 'train_mlp': the model has no signatures; give "
+          "a signature name or an index from 0 to 0"}, "train_mlp"},
+        {{"mlp_ref.onnx", SY_ERR_INVALID_ARGUMENT, "mlp_ref.onnx: subgraph '1' was chosen, but this is not a TFLite "
+          "model (subgraphs are chosen in TFLite models only)"}, "1"},
+    };
+    for (size_t i = 0; i < sizeof SG / sizeof SG[0]; i++)
+        check_refusal(&SG[i].r, SG[i].subgraph);
     /* a truncated int8 model: a corrupt file, not a crash */
     static uint8_t buf[1 << 16];
     size_t n = read_all(path_of("mlp.tflite"), buf, sizeof buf);
@@ -416,24 +468,28 @@ static void test_refusals(void)
     }
 }
 
-/* `switchyard train --mode qas-int8 mlp.tflite -o OUT`: OUT/model.tflite and
- * OUT/model.onnx hold the same trained codes, and they are not mlp.tflite's */
-static const char *cli_out;
+/* `switchyard train --mode qas-int8 SRC [--subgraph SG] -o OUT` (SRC
+ * mlp.tflite, or cli_src with cli_subgraph): OUT/model.tflite (its subgraph
+ * SG) and OUT/model.onnx hold the same trained codes, and they are not
+ * SRC's */
+static const char *cli_out, *cli_src = "mlp.tflite", *cli_subgraph;
 static void test_cli(void)
 {
     char pt[1200], po[1200];
     snprintf(pt, sizeof pt, "%s/model.tflite", cli_out);
     snprintf(po, sizeof po, "%s/model.onnx", cli_out);
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .subgraph = cli_subgraph};
     sy_qas_session *t = NULL, *q = NULL, *m = NULL;
     sy_status *st = sy_qas_session_create(env, pt, &o, &t, NULL);
     CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
+    o.subgraph = NULL;
     st = sy_qas_session_create(env, po, &o, &q, NULL);
     CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
-    st = sy_qas_session_create(env, path_of("mlp.tflite"), &o, &m, NULL);
-    CHECK(!st, "mlp.tflite: %s", st ? sy_status_get_message(st) : "");
+    o.subgraph = cli_subgraph;
+    st = sy_qas_session_create(env, path_of(cli_src), &o, &m, NULL);
+    CHECK(!st, "%s: %s", cli_src, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
     if (t && q && m) {
         same_codes(t, q, pt);
@@ -444,8 +500,8 @@ static void test_cli(void)
                 for (int32_t k = 0; k < x.o * x.k; k++)
                     changed += x.w[k] != y.w[k];
         }
-        CHECK(changed > 0, "%s: the trained codes are mlp.tflite's", pt);
-        printf("%s: %zu int8 codes differ from mlp.tflite's; its codes and biases are model.onnx's\n", pt, changed);
+        CHECK(changed > 0, "%s: the trained codes are %s's", pt, cli_src);
+        printf("%s: %zu int8 codes differ from %s's; its codes and biases are model.onnx's\n", pt, changed, cli_src);
     }
     sy_qas_session_release(t);
     sy_qas_session_release(q);
@@ -456,6 +512,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "cli"))
         cli_out = argv[2];
+    if (cli_out && argc >= 5)
+        cli_src = argv[3], cli_subgraph = argv[4];
     models = getenv("SY_QAS_TFLITE_MODELS");
     if (!models || !*models) {
         fprintf(stderr, "SY_QAS_TFLITE_MODELS names the folder of qas_tflite_models.py's models\n");

@@ -15,7 +15,9 @@
  * or CONCATENATION reads each input through its own DequantizeLinear and
  * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
  * on the dequantized logits and a QuantizeLinear. Anything else is refused
- * naming the operator or tensor and why. Subgraph 0 is translated. */
+ * naming the operator or tensor and why. The subgraph translated is chosen
+ * as the float translation chooses (tr_tflite_pick_subgraph): 0 unless a
+ * signature name or an index is given. */
 #include "train_tflite.h"
 #include "tflite_fb.h"
 #include "tflite_ops.h"
@@ -255,7 +257,8 @@ static sy_status *read_tensors(qx *c, fb_table sg)
     fb_vec tv = fb_vector(&c->r, sg, SG_TENSORS, 4, "subgraph tensors");
     CHECK_FB(c);
     if (tv.len > (1u << 24))
-        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph 0 has %u tensors", c->where, tv.len);
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph %u has %u tensors", c->where, c->m->subgraph,
+                                tv.len);
     c->nt = tv.len;
     c->t = tl_alloc(&c->m->pl, (tv.len ? tv.len : 1) * sizeof *c->t);
     if (!c->t)
@@ -1087,7 +1090,7 @@ static sy_status *translate_op(qx *c, fb_table op)
 
 static sy_dtype dtype_of(const qt *t) { return t->type == TT_INT8 ? SY_DT_INT8 : SY_DT_FLOAT32; }
 
-static sy_status *translate(qx *c)
+static sy_status *translate(qx *c, const char *subgraph, int64_t index)
 {
     fb_table root = fb_root(&c->r);
     CHECK_FB(c);
@@ -1112,14 +1115,15 @@ static sy_status *translate(qx *c)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    c->m->subgraph = 0;
-    fb_table sg = fb_vec_table(&c->r, sgs, 0, "subgraph");
+    sy_status *st = tr_tflite_pick_subgraph(c->r.p, c->r.n, c->where, subgraph, index, &c->m->subgraph);
+    if (st)
+        return st;
+    fb_table sg = fb_vec_table(&c->r, sgs, c->m->subgraph, "subgraph");
     fb_vec vin = fb_vector(&c->r, sg, SG_INPUTS, 4, "subgraph inputs");
     fb_vec vout = fb_vector(&c->r, sg, SG_OUTPUTS, 4, "subgraph outputs");
     fb_vec vops = fb_vector(&c->r, sg, SG_OPERATORS, 4, "subgraph operators");
     CHECK_FB(c);
-    sy_status *st = read_tensors(c, sg);
-    if (st)
+    if ((st = read_tensors(c, sg)))
         return st;
     for (uint32_t i = 0; i < vin.len; i++) {
         int32_t ti = fb_vec_i32(&c->r, vin, i);
@@ -1161,7 +1165,8 @@ static sy_status *translate(qx *c)
     return NULL;
 }
 
-sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out)
+sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                                    int64_t index, tr_tfl_model *out)
 {
     memset(out, 0, sizeof *out);
     if (!tr_tflite_is_tflite(data, size))
@@ -1173,7 +1178,7 @@ sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char
     if (!st)
         st = sy_model_writer_set_producer(c.w, "switchyard train (from int8 TFLite)");
     if (!st)
-        st = translate(&c);
+        st = translate(&c, subgraph, index);
     if (!st && out->pl.oom)
         st = oom();
     void *buf = NULL;
@@ -1186,8 +1191,8 @@ sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char
 
 /* ---- export ----------------------------------------------------------------------- */
 
-sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
-                                 const void *const *values, const size_t *nbytes)
+sy_status *tr_tflite_export_int8(const char *src, uint32_t subgraph, const char *path, size_t n,
+                                 const char *const *names, const void *const *values, const size_t *nbytes)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -1195,7 +1200,7 @@ sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, co
     if (st)
         return st;
     tr_tfl_model m;
-    st = tr_tflite_translate_int8(data, size, src, &m);
+    st = tr_tflite_translate_int8(data, size, src, NULL, subgraph, &m);
     uint8_t *tmp = NULL;
     for (size_t k = 0; !st && k < n; k++) {
         const tr_tfl_param *p = NULL;
