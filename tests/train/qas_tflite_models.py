@@ -267,6 +267,10 @@ def mlp_tflite(path, n, bad=None):
         h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
         m.op(ADD, [h, r1], h2, [(0, 'i8', 0)])
         h = h2
+    if bad == 'concat_relu':  # a CONCATENATION of h and h with a fused RELU
+        h2 = m.tensor('h2', [BATCH, 12], INT8, q=([n['sh']], [n['zh']], 0))
+        m.op(CONCATENATION, [h, h], h2, [(0, 'i32', 1), (1, 'i8', RELU)])
+        h = h2
     if bad == 'concat_axis':  # a CONCATENATION of h and h along axis 2 of a rank-2 tensor
         h2 = m.tensor('h2', [BATCH, 12], INT8, q=([n['sh']], [n['zh']], 0))
         m.op(CONCATENATION, [h, h], h2, [(0, 'i32', 2), (1, 'i8', 0)])
@@ -539,7 +543,7 @@ def ops(out, rq=False, front=False):
 
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'sub', 'add_bcast',
-       'concat_axis', 'softmax_scale']
+       'concat_axis', 'concat_relu', 'softmax_scale']
 
 
 DW_BAD = ['dw_qdim0', 'pool_scale', 'avgpool_scale', 'fc_rank4']

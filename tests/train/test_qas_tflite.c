@@ -406,6 +406,9 @@ static void test_refusals(void)
          "operator #2 (ADD): inputs 'h' and 'row' have different shapes (an int8 ADD of two activations of one shape "
          "is translated, not a broadcast)"},
         {"bad_concat_axis.tflite", SY_ERR_UNSUPPORTED, "operator #2 (CONCATENATION): axis 2 of inputs of rank 2"},
+        {"bad_concat_relu.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (CONCATENATION): the fused activation RELU: TFLite's CONCATENATION takes none (its kernel refuses "
+         "one)"},
         {"bad_softmax_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (SOFTMAX): output 'probs' has scale 0.0078125 and zero point -128: an int8 SOFTMAX's is 1/256 "
          "and -128"},

@@ -867,16 +867,20 @@ static sy_status *t_add(qx *c, const opio *io, const opts *p)
 
 /* CONCATENATION of int8 activations along an axis, every input quantized as
  * the output (TFLite's int8 kernel copies the codes and refuses other
- * inputs at Prepare, so no requantization is translated): DequantizeLinear
- * of each input → Concat [→ Relu] → QuantizeLinear. */
+ * inputs at Prepare, so no requantization is translated; no fused
+ * activation, as there): DequantizeLinear of each input → Concat →
+ * QuantizeLinear. */
 static sy_status *t_concat(qx *c, const opio *io, const opts *p)
 {
     int32_t axis = opt_int(c, p, "axis");
     int act = opt_int(c, p, "fused_activation_function");
     CHECK_FB(c);
-    sy_status *st = check_act(c, act);
-    if (st)
-        return st;
+    if (act != ACT_NONE) {
+        const char *n = tfl_act_name(act);
+        return refuse(c, "the fused activation %s: TFLite's CONCATENATION takes none (its kernel refuses one)",
+                      n ? n : "(invalid)");
+    }
+    sy_status *st = NULL;
     const char *in[MAX_OP_INPUTS];
     for (uint32_t k = 0; k < io->nin; k++)
         if ((st = read_act(c, io->in[k], true, &in[k])))
@@ -917,7 +921,7 @@ static sy_status *t_concat(qx *c, const opio *io, const opts *p)
     sy_model_attr aa = int_attr("axis", axis);
     if ((st = node(c, "Concat", in, io->nin, pre, &aa, 1)))
         return st;
-    return fused(c, act, pre, io->out);
+    return quantize_to(c, io->out, pre);
 }
 
 static sy_status *t_reshape(qx *c, const opio *io)
