@@ -61,12 +61,14 @@ let failed = 0;
 // QUANTIZE, MAX_POOL_2D, two ADDs, a CONCATENATION; its output the
 // CONCATENATION's codes, scale 0.04, zero point -6) on inputs at code points
 // of xq (x = s_x·(q − z_x), q uniform in −128..127, so both sides QUANTIZE
-// xq alike). The bound asserted, code by code: each of TFLite's int8 kernels
-// lands within one code of its exact result (it requantizes with a Q31
-// multiplier and up to two roundings: its int8-to-int8 QUANTIZE rounds
-// 0.6·k = n.4 up to n + 1, its AVERAGE_POOL_2D rounds ties away from zero),
-// each QDQ step within half a code (float arithmetic, half to even). So for
-// equal inputs one operator's outputs are at most 1 code apart (< 1.5), and
+// xq alike). The bound asserted, code by code, rests on one assumption about
+// TFLite, taken from its kernels' form and not proved from its source: each
+// int8 kernel lands within one code of its exact result (it requantizes
+// with a Q31 multiplier and up to two roundings: its int8-to-int8 QUANTIZE
+// was seen to round 0.6·k = n.4 up to n + 1, its AVERAGE_POOL_2D rounds
+// ties away from zero); and each QDQ step lands within half a code (float
+// arithmetic, half to even). So for equal inputs one operator's outputs are
+// at most 1 code apart (< 1.5), and
 // through the front: xr, ap, mp at most 1; sm = ADD(ap, mp) moves by
 // 0.03/0.04 + 0.05/0.04 = 2 codes for inputs 1 code off, plus the two
 // roundings (< 1.5): < 3.5, at most 3; sm2 = ADD(mp, mp) by 2·1.25 + < 1.5:
