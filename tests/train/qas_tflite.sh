@@ -10,6 +10,9 @@
 # its two CONV_2D layers and the FULLY_CONNECTED (a model.tflite unlike the
 # source), and `codegen --train` refuses such a Conv (no package permutes
 # the NHWC layout yet).
+# `--subgraph train_mlp` trains two.tflite's subgraph 1 (read back the same
+# way, also after a --resume); an unknown signature and an index out of
+# range are refused with their messages.
 #
 #   qas_tflite.sh PYTHON TEST_QAS_TFLITE WORK_DIR SWITCHYARD
 # Exit 77 (skipped) when PYTHON lacks numpy or onnx.
@@ -43,3 +46,24 @@ fi
 grep -q "(Conv): a trained Conv between NHWC layout Transposes (an int8 TFLite CONV_2D) has no training package yet" \
   "$dir/conv_cg.log" || { cat "$dir/conv_cg.log"; echo "FAIL codegen --train: not the NHWC Conv refusal"; exit 1; }
 echo "ok   codegen --train refuses the trained CONV_2D: $(grep -o "node '[^']*' (Conv): a trained Conv" "$dir/conv_cg.log")"
+# --subgraph: two.tflite's subgraph 1 (signature train_mlp, the mlp) trained and written back (that no byte
+# outside its trained buffers changes is checked on two.tflite's exports by test_qas_tflite's twins)
+"$4" train --mode qas-int8 "$dir/two.tflite" --subgraph train_mlp --data "$dir/data" -o "$dir/two" \
+  --trainable last:2 --batch 3 --lr 0.5 --epochs 2 >/dev/null
+SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/two" two.tflite train_mlp
+"$4" train --mode qas-int8 "$dir/two.tflite" --subgraph train_mlp --data "$dir/data" -o "$dir/two" \
+  --trainable last:2 --batch 3 --lr 0.5 --epochs 3 --resume >/dev/null
+SY_QAS_TFLITE_MODELS=$dir "$2" cli "$dir/two" two.tflite train_mlp
+echo "ok   --subgraph train_mlp, and --resume with it"
+for sg in nope 2; do
+  if "$4" train --mode qas-int8 "$dir/two.tflite" --subgraph $sg --data "$dir/data" -o "$dir/bad_$sg" \
+      --trainable last:2 --batch 3 --epochs 1 >"$dir/bad.out" 2>&1; then
+    echo "FAIL --subgraph $sg was taken"; exit 1
+  fi
+  case $sg in
+    nope) want="no subgraph 'nope': the model's signatures are 'serving_cnn' (subgraph 0), 'train_mlp' (subgraph 1)" ;;
+    *) want="subgraph 2 is out of range: the model has 2 subgraphs (0 to 1)" ;;
+  esac
+  grep -qF "$want" "$dir/bad.out" || { echo "FAIL --subgraph $sg:"; cat "$dir/bad.out"; exit 1; }
+  echo "ok   --subgraph $sg refused: $(grep -F "$want" "$dir/bad.out")"
+done

@@ -33,14 +33,25 @@ conv: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 SAME (3 channels, per-channel,
      them (OIHW), the FULLY_CONNECTED weights as the .tflite holds them;
      conv_nhwc.onnx is the network in the translation's NHWC form written
      by hand, conv1's Relu before its NCHW -> NHWC Transpose
+ops: x [3, 6, 6, 2] -> QUANTIZE xq -> AVERAGE_POOL_2D 2x2 -> ap; xq ->
+     QUANTIZE (int8 to int8, another scale) -> MAX_POOL_2D 2x2 -> mp;
+     ADD(ap, mp) RELU -> sm; ADD(mp, mp) -> sm2; CONCATENATION(sm, sm2,
+     axis 3) -> RESHAPE [3, 36] -> FULLY_CONNECTED 36->4 -> SOFTMAX ->
+     DEQUANTIZE; the two ADDs' inputs each of their own scale, the
+     CONCATENATION's inputs of the output's; ops_front the same front
+     alone, its output the CONCATENATION's codes (for qas_tflite_real.mjs);
+     bad_concat_scale.tflite the front with sm2 and the CONCATENATION each
+     of its own scale (refused: TFLite's int8 kernel does not requantize)
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
 
 and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
 (CONV_BAD) with one thing wrong;
-float.tflite, a float model; data/{train,test}/{input,label}_K.npy, batches
-of the mlp's input for `switchyard train`, data_conv/ the same of conv's.
+two.tflite, the cnn (subgraph 0, signature 'serving_cnn') and the mlp
+(subgraph 1, 'train_mlp') in one file; float.tflite, a float model;
+data/{train,test}/{input,label}_K.npy, batches of the mlp's input for
+`switchyard train`, data_conv/ the same of conv's.
 
   python3 qas_tflite_models.py OUT_DIR
 """
@@ -55,9 +66,10 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tflite_ops_models import FB, Str, Table, Vec  # noqa: E402
 
-CONV_2D, DEQUANTIZE, FULLY_CONNECTED, RESHAPE, SOFTMAX, QUANTIZE, ADD = 3, 6, 9, 22, 25, 114, 0
-DEPTHWISE_CONV_2D, MAX_POOL_2D = 4, 17
-OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, SOFTMAX: 9, ADD: 11, DEPTHWISE_CONV_2D: 2, MAX_POOL_2D: 5}
+CONV_2D, DEQUANTIZE, FULLY_CONNECTED, RESHAPE, SOFTMAX, QUANTIZE, ADD, SUB = 3, 6, 9, 22, 25, 114, 0, 41
+DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D, CONCATENATION = 4, 17, 1, 2
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, SOFTMAX: 9, ADD: 11, DEPTHWISE_CONV_2D: 2, MAX_POOL_2D: 5,
+           AVERAGE_POOL_2D: 5, CONCATENATION: 10}
 FLOAT32, INT32, UINT8, INT16, INT8 = 0, 2, 3, 7, 9
 NONE, RELU, RELU6 = 0, 1, 3
 BATCH = 3
@@ -94,10 +106,22 @@ class QModel:
         self.ops.append((code, ins, out, list(opts)))
 
     def write(self, path, inputs, outputs):
-        codes = sorted({o[0] for o in self.ops})
-        buffers = [Table([])]
+        self.io = (inputs, outputs)
+        write_qmodels(path, [(self, inputs, outputs, 'main')], [])
+
+
+def write_qmodels(path, parts, signatures):
+    """One .tflite of several subgraphs: parts [(QModel, inputs, outputs,
+    name)], one subgraph each, their operator codes and buffers pooled;
+    signatures [(signature_key, subgraph_index, [(input name, tensor)],
+    [(output name, tensor)])] as SignatureDefs (inputs 0, outputs 1 as
+    TensorMaps, signature_key 2, subgraph_index 4)."""
+    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
+    buffers = [Table([])]
+    sgs = []
+    for m, inputs, outputs, sg_name in parts:
         tensors = []
-        for name, shape, dtype, data, q in self.tensors:
+        for name, shape, dtype, data, q in m.tensors:
             f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
             if data is not None:
                 f.append((2, 'u32', len(buffers)))
@@ -110,18 +134,24 @@ class QModel:
                 f.append((4, 'obj', Table(qf)))
             tensors.append(Table(f))
         ops = []
-        for code, ins, out, opts in self.ops:
+        for code, ins, out, opts in m.ops:
             f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
             if code in OPTIONS:
                 f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
             ops.append(Table(f))
-        sg = Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)), (2, 'obj', Vec('i32', outputs)),
-                    (3, 'obj', Vec('obj', ops)), (4, 'obj', Str('main'))])
-        opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-        fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', [sg])),
-                  (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
-        with open(path, 'wb') as fh:
-            fh.write(QFB().finish(Table(fields)))
+        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
+                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
+    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
+    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
+              (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
+
+    def tmap(pairs):
+        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
+    if signatures:
+        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
+                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
+    with open(path, 'wb') as fh:
+        fh.write(QFB().finish(Table(fields)))
 
 
 f32 = np.float32
@@ -237,9 +267,24 @@ def mlp_tflite(path, n, bad=None):
     w2 = m.tensor('fc2/weights', [4, 6], INT8, n['W2'], (n['sw2'], [0], 0))
     b2 = m.tensor('fc2/bias', [4], INT32, n['b2'], (bias_scales(n['sh'], n['sw2']), [0], 0))
     lg = m.tensor('logits', [BATCH, 4], INT8, q=([n['sl']], [n['zl']], 0))
-    if bad == 'add':  # an int8 ADD before the second layer
+    if bad == 'sub':  # an int8 SUB (not translated) before the second layer
         h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
-        m.op(ADD, [h, h], h2, [(0, 'i8', 0)])
+        m.op(SUB, [h, h], h2)
+        h = h2
+    inputs = [x]
+    if bad == 'add_bcast':  # an int8 ADD of h [3, 6] and a [1, 6] row (a second graph input)
+        r1 = m.tensor('row', [1, 6], INT8, q=([n['sh']], [n['zh']], 0))
+        inputs.append(r1)
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
+        m.op(ADD, [h, r1], h2, [(0, 'i8', 0)])
+        h = h2
+    if bad == 'concat_relu':  # a CONCATENATION of h and h with a fused RELU
+        h2 = m.tensor('h2', [BATCH, 12], INT8, q=([n['sh']], [n['zh']], 0))
+        m.op(CONCATENATION, [h, h], h2, [(0, 'i32', 1), (1, 'i8', RELU)])
+        h = h2
+    if bad == 'concat_axis':  # a CONCATENATION of h and h along axis 2 of a rank-2 tensor
+        h2 = m.tensor('h2', [BATCH, 12], INT8, q=([n['sh']], [n['zh']], 0))
+        m.op(CONCATENATION, [h, h], h2, [(0, 'i32', 2), (1, 'i8', 0)])
         h = h2
     m.op(FULLY_CONNECTED, [h, w2, b2], lg, [(0, 'i8', NONE)])
     p_q = ([1.0 / 256], [-128], 0) if bad != 'softmax_scale' else ([1.0 / 128], [-128], 0)
@@ -247,7 +292,8 @@ def mlp_tflite(path, n, bad=None):
     m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
     y = m.tensor('y', [BATCH, 4], FLOAT32)
     m.op(DEQUANTIZE, [p], y)
-    m.write(path, [x], [y])
+    m.write(path, inputs, [y])
+    return m
 
 
 def mlp_onnx(path, n):
@@ -305,6 +351,7 @@ def cnn(out):
     m.op(DEQUANTIZE, [p], y)
     m.write(out + '/cnn.tflite', [x], [y])
     save_codes(out + '/cnn_codes.bin', [W, bw])
+    cnn.model = m
 
     o = Onnx()
     xd = o.q('x', 'xq', sx, zx)
@@ -471,9 +518,10 @@ def dw(out, bad=None):
     # DepthwiseConv2DOptions: padding SAME, stride_w, stride_h, depth_multiplier, fused activation
     m.op(DEPTHWISE_CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i32', 2),
                                              (4, 'i8', RELU)])
-    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc * (2 if bad == 'pool_scale' else 1)], [zc], 0))
+    mp = m.tensor('pool', [BATCH, 4, 4, 4], INT8, q=([sc * (2 if bad in ('pool_scale', 'avgpool_scale') else 1)],
+                                                     [zc], 0))
     # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
-    m.op(MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
+    m.op(AVERAGE_POOL_2D if bad == 'avgpool_scale' else MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
     shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 64], dtype=np.int32))
     r = m.tensor('flat', [BATCH, 64], INT8, q=([sc], [zc], 0))
     if bad == 'fc_rank4':  # the FULLY_CONNECTED reads the pool's [3, 4, 4, 4] itself
@@ -525,11 +573,112 @@ def dw(out, bad=None):
     o.save(out + '/dw_ref.onnx', [BATCH, 8, 8, 2], [BATCH, 4])
 
 
+def ops(out, rq=False, front=False):
+    """AVERAGE_POOL_2D, ADD and CONCATENATION in the frozen front (the module's docstring); front: the front
+    alone, its output the CONCATENATION's codes dequantized (NAME_front.tflite, NAME_front_ref.onnx)"""
+    name = 'ops' + ('_front' if front else '')
+    rng = np.random.default_rng(13 + rq)
+    sx, zx = f32(0.03), -2
+    s2, z2 = f32(0.05), 4
+    s3, z3 = f32(0.04), -6
+    s4, z4 = (f32(0.07), 9) if rq else (s3, z3)  # sm2
+    s5, z5 = (f32(0.045), -3) if rq else (s3, z3)  # the concatenation
+    W = codes8(rng, 4, 36)
+    sw = (0.003 + 0.003 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.11), 3
+    pool = [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)]  # VALID, 2x2, stride 2
+
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    ap = m.tensor('ap', [BATCH, 3, 3, 2], INT8, q=([sx], [zx], 0))
+    m.op(AVERAGE_POOL_2D, [xq], ap, pool)
+    xr = m.tensor('xr', [BATCH, 6, 6, 2], INT8, q=([s2], [z2], 0))
+    m.op(QUANTIZE, [xq], xr)
+    mp = m.tensor('mp', [BATCH, 3, 3, 2], INT8, q=([s2], [z2], 0))
+    m.op(MAX_POOL_2D, [xr], mp, pool)
+    sm = m.tensor('sm', [BATCH, 3, 3, 2], INT8, q=([s3], [z3], 0))
+    m.op(ADD, [ap, mp], sm, [(0, 'i8', RELU)])
+    sm2 = m.tensor('sm2', [BATCH, 3, 3, 2], INT8, q=([s4], [z4], 0))
+    m.op(ADD, [mp, mp], sm2, [(0, 'i8', NONE)])
+    cat = m.tensor('cat', [BATCH, 3, 3, 4], INT8, q=([s5], [z5], 0))
+    m.op(CONCATENATION, [sm, sm2], cat, [(0, 'i32', -1 if rq else 3), (1, 'i8', NONE)])
+    if rq:  # refused: TFLite's int8 CONCATENATION takes inputs of its output's quantization only
+        m.write('%s/bad_concat_scale.tflite' % out, [x], [m.tensor('y', [BATCH, 3, 3, 4], FLOAT32)])
+        return
+    if front:
+        y = m.tensor('y', [BATCH, 3, 3, 4], FLOAT32)
+        m.op(DEQUANTIZE, [cat], y)
+        m.write('%s/%s.tflite' % (out, name), [x], [y])
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 36], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, 36], INT8, q=([s5], [z5], 0))
+    m.op(RESHAPE, [cat, shp], r, [(0, 'obj', Vec('i32', [BATCH, 36]))])
+    w = m.tensor('fc/weights', [4, 36], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(s5, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    if not front:
+        m.write('%s/%s.tflite' % (out, name), [x], [y])
+        save_codes('%s/%s_codes.bin' % (out, name), [W, bw])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('AveragePool', ['xq.nchw'], ['ap.nchw'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['ap.nchw'], ['ap.f'], perm=[0, 2, 3, 1]))
+    apd = o.q('ap.f', 'ap', sx, zx)
+    xrd = o.q(xd, 'xr', s2, z2)  # QUANTIZE int8 -> int8: the codes of xq requantized
+    o.nodes.append(helper.make_node('Transpose', [xrd], ['xr.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('MaxPool', ['xr.nchw'], ['mp.nchw'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['mp.nchw'], ['mp.f'], perm=[0, 2, 3, 1]))
+    mpd = o.q('mp.f', 'mp', s2, z2)
+    o.nodes.append(helper.make_node('Add', [apd, mpd], ['sm.f']))
+    o.nodes.append(helper.make_node('Relu', ['sm.f'], ['sm.r']))
+    smd = o.q('sm.r', 'sm', s3, z3)
+    o.nodes.append(helper.make_node('Add', [mpd, mpd], ['sm2.f']))
+    sm2d = o.q('sm2.f', 'sm2', s4, z4)
+    o.nodes.append(helper.make_node('Concat', [smd, sm2d], ['cat.f'], axis=3))
+    catd = o.q('cat.f', 'cat', s5, z5)
+    if front:
+        o.nodes.append(helper.make_node('DequantizeLinear', ['cat.q', 'cat.s', 'cat.z'], ['y']))
+        o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 3, 3, 4])
+        return
+    o.init('flat.shape', np.array([0, 36], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [catd, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', s5, z5)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(s5, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 4])
+
+
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
-       'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'add', 'softmax_scale']
+       'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'sub', 'add_bcast',
+       'concat_axis', 'concat_relu', 'softmax_scale']
 
 
-DW_BAD = ['dw_qdim0', 'pool_scale', 'fc_rank4']
+DW_BAD = ['dw_qdim0', 'pool_scale', 'avgpool_scale', 'fc_rank4']
+
+
+def two(path, cnn_m, mlp_m):
+    """two.tflite: subgraph 0 the cnn (signature 'serving_cnn'), subgraph 1
+    the mlp (signature 'train_mlp'), the buffers pooled"""
+    (ci, co), (mi, mo) = cnn_m.io, mlp_m.io
+    write_qmodels(path, [(cnn_m, ci, co, 'cnn'), (mlp_m, mi, mo, 'mlp')],
+                  [('serving_cnn', 0, [('x', ci[0])], [('y', co[0])]), ('train_mlp', 1, [('x', mi[0])], [('y', mo[0])])])
 
 
 CONV_BAD = ['conv5x5', 'dilation2']
@@ -559,14 +708,18 @@ def dataset(out, name='data', sample=(8,)):
 
 def main(out):
     n = mlp_numbers()
-    mlp_tflite(out + '/mlp.tflite', n)
+    mlp_m = mlp_tflite(out + '/mlp.tflite', n)
     mlp_onnx(out + '/mlp_ref.onnx', n)
     save_codes(out + '/mlp_codes.bin', [n['W1'], n['b1'], n['W2'], n['b2']])
     cnn(out)
     conv(out)
     for b in CONV_BAD:
         conv(out, b)
+    two(out + '/two.tflite', cnn.model, mlp_m)
     dw(out)
+    ops(out)
+    ops(out, front=True)
+    ops(out, rq=True)
     for b in DW_BAD:
         dw(out, b)
     for b in BAD:

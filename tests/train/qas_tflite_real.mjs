@@ -2,13 +2,14 @@
 // against real TFLite (npm @tensorflow/tfjs-tflite: TFLite compiled to
 // WebAssembly, its int8 kernels): for each pair in MODELS_DIR
 //   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx, dw.tflite /
-//       dw_ref.onnx, conv.tflite / conv_ref.onnx (the models and their
-//       hand-written ONNX QDQ twins; conv_ref.onnx is written in NCHW and
-//       given the same inputs transposed)
+//       dw_ref.onnx, conv.tflite / conv_ref.onnx, ops.tflite / ops_ref.onnx
+//       (the models and their hand-written ONNX QDQ twins; conv_ref.onnx is
+//       written in NCHW and given the same inputs transposed),
+//       ops_front.tflite / ops_front_ref.onnx (the front of ops alone: below)
 //   NAME_trained.tflite / NAME_trained.onnx (the trained session's two
 //       exports, written by `test_qas_tflite`)
 // real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
-// batches. For the three models and their twins the int8 softmax outputs
+// batches. For mlp, cnn and dw and their twins the int8 softmax outputs
 // (codes of 1/256) must be equal, code for code: the twins mean what the
 // .tflite files mean. That holds on these inputs, not by construction:
 // TFLite's int8 kernels and switchyard's QDQ kernels requantize with
@@ -18,7 +19,10 @@
 // probabilities off by one or two codes, as a logit one code apart gives),
 // so for the exports real TFLite must load and run them and the agreement
 // is reported, not required (test_qas_tflite checks their bytes; docs/
-// training.md, "Still to come").
+// training.md, "Still to come"). So is ops's: its AVERAGE_POOL_2D, ADDs and
+// int8-to-int8 QUANTIZE round otherwise in TFLite (ops_front below bounds
+// the difference of the front's codes; a logit one code off moves the
+// softmax codes).
 //
 //   node qas_tflite_real.mjs SWITCHYARD MODELS_DIR   env: TFLITE_NODE_MODULES
 import { createRequire } from 'module';
@@ -53,13 +57,65 @@ function runTflite(bytes, feed) {
 }
 
 let failed = 0;
+
+// The front of ops.tflite alone (ops_front: AVERAGE_POOL_2D, an int8-to-int8
+// QUANTIZE, MAX_POOL_2D, two ADDs, a CONCATENATION; its output the
+// CONCATENATION's codes, scale 0.04, zero point -6) on inputs at code points
+// of xq (x = s_x·(q − z_x), q uniform in −128..127, so both sides QUANTIZE
+// xq alike). The bound asserted, code by code, rests on one assumption about
+// TFLite, taken from its kernels' form and not proved from its source: each
+// int8 kernel lands within one code of its exact result (it requantizes
+// with a Q31 multiplier and up to two roundings: its int8-to-int8 QUANTIZE
+// was seen to round 0.6·k = n.4 up to n + 1, its AVERAGE_POOL_2D rounds
+// ties away from zero); and each QDQ step lands within half a code (float
+// arithmetic, half to even). So for equal inputs one operator's outputs are
+// at most 1 code apart (< 1.5), and
+// through the front: xr, ap, mp at most 1; sm = ADD(ap, mp) moves by
+// 0.03/0.04 + 0.05/0.04 = 2 codes for inputs 1 code off, plus the two
+// roundings (< 1.5): < 3.5, at most 3; sm2 = ADD(mp, mp) by 2·1.25 + < 1.5:
+// < 4, at most 3; the CONCATENATION copies codes (its inputs share its
+// quantization). Asserted: at most 3 apart; the count of equal codes is
+// reported.
+const fronts = [['ops_front.tflite', 'ops_front_ref.onnx', 3, 0.04, -6]];
+const sx = 0.03, zx = -2, frontDims = [3, 6, 6, 2];
+for (const [t, o, bound, so, zo] of fronts) {
+  seed = 9;
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, t)));
+  let diff = 0, total = 0, worst = 0;
+  for (let trial = 0; trial < 50; trial++) {
+    const feed = new Float32Array(frontDims.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < feed.length; i++)
+      feed[i] = Math.fround(Math.fround(sx) * (Math.floor(rnd() * 256) - 128 - zx));
+    const a = runTflite(bytes, feed);
+    const d = path.join(dir, 'real_run');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'input_0.pb'), tensorProto('x', 'float32', frontDims, feed));
+    execFileSync(sy, ['run', path.join(dir, o), '--input-dir', d, '--output-dir', path.join(d, 'out')],
+                 { stdio: ['ignore', 'ignore', 'inherit'] });
+    const b = readTensor(fs.readFileSync(path.join(d, 'out', 'output_0.pb'))).data;
+    if (a.length !== b.length) throw new Error(`${t}: ${a.length} outputs, ${o} ${b.length}`);
+    for (let i = 0; i < a.length; i++) {
+      const qa = Math.round(a[i] / Math.fround(so)) + zo, qb = Math.round(b[i] / Math.fround(so)) + zo;
+      diff += qa !== qb;
+      worst = Math.max(worst, Math.abs(qa - qb));
+      total++;
+    }
+  }
+  const bad = worst > bound;
+  console.log(`${bad ? 'FAIL' : 'ok  '} ${t} in real TFLite and ${o} in switchyard: ${total - diff} of ${total} ` +
+              `int8 codes equal, the others at most ${worst} apart (asserted: at most ${bound})`);
+  failed += bad;
+}
+
 const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2], true],
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
                ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
+               ['ops.tflite', 'ops_ref.onnx', [3, 6, 6, 2], false],
                ['mlp_trained.tflite', 'mlp_trained.onnx', [3, 8], false],
                ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2], false],
                ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false],
-               ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false]];
+               ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false],
+               ['ops_trained.tflite', 'ops_trained.onnx', [3, 6, 6, 2], false]];
 // an NHWC batch as NCHW
 function toNchw(x, [n, h, w, c]) {
   const y = new Float32Array(x.length);

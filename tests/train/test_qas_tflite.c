@@ -4,7 +4,10 @@
  *   - mlp.tflite (QUANTIZE, FULLY_CONNECTED + RELU, FULLY_CONNECTED,
  *     SOFTMAX, DEQUANTIZE; both layers trained) and cnn.tflite (CONV_2D +
  *     RELU in the frozen front, RESHAPE, the FULLY_CONNECTED trained) and
- *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front), each
+ *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front),
+ *     ops.tflite (AVERAGE_POOL_2D, an int8-to-int8 QUANTIZE, MAX_POOL_2D,
+ *     two ADDs of inputs of different scales and a CONCATENATION in the
+ *     front), each
  *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
  *     the codes the session read are the ones the generator wrote
  *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
@@ -32,7 +35,11 @@
  *     OUT/model.tflite and OUT/model.onnx read back with the same codes,
  *     which training changed.
  *
- *   test_qas_tflite WORKDIR | cli OUT   (SY_QAS_TFLITE_MODELS set)
+ *   - `cli OUT SRC SUBGRAPH`: the same after `switchyard train --mode qas-int8
+ *     SRC --subgraph SUBGRAPH -o OUT`, OUT/model.tflite read with that
+ *     subgraph.
+ *
+ *   test_qas_tflite WORKDIR | cli OUT [SRC SUBGRAPH]   (SY_QAS_TFLITE_MODELS set)
  */
 #include "sy_test.h"
 #include "switchyard/switchyard.h"
@@ -72,15 +79,27 @@ static size_t read_all(const char *path, void *out, size_t cap)
 enum { BATCH = 3, STEPS = 8 };
 
 typedef struct model_case {
-    const char *name;
+    const char *name; /* the twin NAME_ref.onnx, the codes NAME_codes.bin */
     int last_k;
     int32_t rank;
     int64_t dims[4];
+    const char *file;     /* the .tflite (NULL: NAME.tflite) */
+    const char *subgraph; /* its subgraph chosen (NULL: 0) */
 } model_case;
+
+/* the subgraph chosen for the .tflite files the sessions read */
+static const char *tfl_subgraph;
+
+static bool is_tflite(const char *file)
+{
+    size_t n = strlen(file);
+    return n > 7 && !strcmp(file + n - 7, ".tflite");
+}
 
 static sy_qas_session *open_session(const char *file, int last_k)
 {
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .momentum = 0.9f,
+                        .subgraph = is_tflite(file) ? tfl_subgraph : NULL};
     sy_qas_session *s = NULL;
     sy_status *st = sy_qas_session_create(env, path_of(file), &o, &s, NULL);
     CHECK(!st, "%s: %s", file, st ? sy_status_get_message(st) : "");
@@ -186,9 +205,10 @@ static void check_export(sy_qas_session *a, int last_k, const char *tfl, const u
     for (size_t i = 0; i < ns; i++)
         other += !mask[i] && exp[i] != src[i];
     CHECK(other == 0, "%s: %zu bytes outside the trained buffers changed", pt, other);
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = last_k, .subgraph = tfl_subgraph};
     sy_qas_session *t = NULL, *q = NULL;
     st = sy_qas_session_create(env, pt, &o, &t, NULL);
+    o.subgraph = NULL;
     CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
     st = sy_qas_session_create(env, po, &o, &q, NULL);
@@ -214,7 +234,10 @@ static void check_export(sy_qas_session *a, int last_k, const char *tfl, const u
 static void test_twin(const model_case *mc)
 {
     char tfl[128], ref[128], codes[128];
-    snprintf(tfl, sizeof tfl, "%s.tflite", mc->name);
+    snprintf(tfl, sizeof tfl, "%s", mc->file ? mc->file : "");
+    if (!mc->file)
+        snprintf(tfl, sizeof tfl, "%s.tflite", mc->name);
+    tfl_subgraph = mc->subgraph;
     snprintf(ref, sizeof ref, "%s_ref.onnx", mc->name);
     snprintf(codes, sizeof codes, "%s_codes.bin", mc->name);
     sy_qas_session *a = open_session(tfl, mc->last_k), *b = open_session(ref, mc->last_k);
@@ -313,21 +336,32 @@ static void test_twin(const model_case *mc)
     CHECK(changed > 0, "%s: the steps changed none of layer 0's %zu codes", tfl, n0);
     printf("%s: %zu of layer 0's %zu int8 codes changed in %d steps\n", tfl, changed, n0, STEPS);
     char out[160];
-    snprintf(out, sizeof out, "%s_trained", mc->name);
+    snprintf(out, sizeof out, "%s%s%s_trained", mc->name, mc->subgraph ? "_sg_" : "", mc->subgraph ? mc->subgraph : "");
     check_export(a, mc->last_k, tfl, want, nw, out);
     free(X);
 done:
     sy_qas_session_release(a);
     sy_qas_session_release(b);
+    tfl_subgraph = NULL;
 }
 
 static void test_twins(void)
 {
-    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}}, cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}},
-                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}};
+    static const model_case mlp = {"mlp", 2, 2, {BATCH, 8}, NULL, NULL},
+                            cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL},
+                            dw = {"dw", 1, 4, {BATCH, 8, 8, 2}, NULL, NULL},
+                            ops = {"ops", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL};
     test_twin(&mlp);
     test_twin(&cnn);
     test_twin(&dw);
+    test_twin(&ops);
+    /* two.tflite's subgraphs, by signature name and by index, against the twins of the models they hold */
+    static const model_case two_mlp = {"mlp", 2, 2, {BATCH, 8}, "two.tflite", "train_mlp"},
+                            two_cnn = {"cnn", 1, 4, {BATCH, 6, 6, 2}, "two.tflite", "0"},
+                            two_mlp1 = {"mlp", 2, 2, {BATCH, 8}, "two.tflite", "1"};
+    test_twin(&two_mlp);
+    test_twin(&two_cnn);
+    test_twin(&two_mlp1);
 }
 
 /* ---- conv.tflite: trained CONV_2D layers against the NCHW twin ---------------------- */
@@ -648,6 +682,21 @@ typedef struct refusal {
     const char *msg;
 } refusal;
 
+/* file (with its subgraph chosen: NULL none) refused with r's code and message, naming the path */
+static void check_refusal(const refusal *r, const char *subgraph)
+{
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .subgraph = subgraph};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, path_of(r->file), &o, &s, NULL);
+    CHECK(st && sy_status_get_code(st) == r->code, "%s (subgraph %s): refused with code %d (got %d)", r->file,
+          subgraph ? subgraph : "none", (int)r->code, st ? (int)sy_status_get_code(st) : 0);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, r->msg);
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, r->file); /* the path */
+    CHECK(!s, "%s: no session", r->file);
+    sy_status_free(st);
+    sy_qas_session_release(s);
+}
+
 static void test_refusals(void)
 {
     static const refusal R[] = {
@@ -677,7 +726,14 @@ static void test_refusals(void)
          "tensor #3 'fc1/bias': zero point 1 (index 0) is out of range for INT32 (an int32 bias has 0)"},
         {"bad_relu6.tflite", SY_ERR_UNSUPPORTED,
          "operator #1 (FULLY_CONNECTED): the fused activation RELU6 is not translated for QAS-INT8"},
-        {"bad_add.tflite", SY_ERR_UNSUPPORTED, "operator #2 (ADD, builtin code 0) has no int8 translation for QAS-INT8"},
+        {"bad_sub.tflite", SY_ERR_UNSUPPORTED, "operator #2 (SUB, builtin code 41) has no int8 translation for QAS-INT8"},
+        {"bad_add_bcast.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (ADD): inputs 'h' and 'row' have different shapes (an int8 ADD of two activations of one shape "
+         "is translated, not a broadcast)"},
+        {"bad_concat_axis.tflite", SY_ERR_UNSUPPORTED, "operator #2 (CONCATENATION): axis 2 of inputs of rank 2"},
+        {"bad_concat_relu.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (CONCATENATION): the fused activation RELU: TFLite's CONCATENATION takes none (its kernel refuses "
+         "one)"},
         {"bad_softmax_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (SOFTMAX): output 'probs' has scale 0.0078125 and zero point -128: an int8 SOFTMAX's is 1/256 "
          "and -128"},
@@ -686,6 +742,13 @@ static void test_refusals(void)
          "one scale per index of that dimension"},
         {"bad_pool_scale.tflite", SY_ERR_UNSUPPORTED,
          "operator #2 (MAX_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw'"},
+        {"bad_concat_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #6 (CONCATENATION): input 0 'sm' is quantized with scale 0.04 and zero point -6, the output 'cat' "
+         "with 0.045 and -3: TFLite's int8 CONCATENATION keeps the codes (real TFLite refuses inputs quantized "
+         "otherwise than the output), so a requantizing one is not translated"},
+        {"bad_avgpool_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (AVERAGE_POOL_2D): output 'pool' is quantized with another scale or zero point than input 'dw' "
+         "(an int8 AVERAGE_POOL_2D keeps the codes' quantization)"},
         {"bad_fc_rank4.tflite", SY_ERR_UNSUPPORTED,
          "operator #3 (FULLY_CONNECTED): input 'pool' is not [N, 64] (an int8 FULLY_CONNECTED is translated for a "
          "rank-2 input; a RESHAPE before it gives one)"},
@@ -693,18 +756,26 @@ static void test_refusals(void)
          "sy_qas: TFLite: a float TFLite model (no int8 tensor): QAS-INT8 trains int8 codes and needs an int8 (fully "
          "quantized) TFLite model"},
     };
-    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
-        sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
-        sy_qas_session *s = NULL;
-        sy_status *st = sy_qas_session_create(env, path_of(R[i].file), &o, &s, NULL);
-        CHECK(st && sy_status_get_code(st) == R[i].code, "%s: refused with code %d (got %d)", R[i].file,
-              (int)R[i].code, st ? (int)sy_status_get_code(st) : 0);
-        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].msg);
-        CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL, R[i].file); /* the path */
-        CHECK(!s, "%s: no session", R[i].file);
-        sy_status_free(st);
-        sy_qas_session_release(s);
-    }
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++)
+        check_refusal(&R[i], NULL);
+    /* subgraphs chosen: an unknown signature, an index out of range, a name in a model without signatures, a
+     * subgraph for an ONNX model */
+    static const struct {
+        refusal r;
+        const char *subgraph;
+    } SG[] = {
+        {{"two.tflite", SY_ERR_NOT_FOUND,
+          "sy_qas: TFLite: no subgraph 'nope': the model's signatures are 'serving_cnn' (subgraph 0), 'train_mlp' "
+          "(subgraph 1); give a signature name or an index from 0 to 1"}, "nope"},
+        {{"two.tflite", SY_ERR_NOT_FOUND, "sy_qas: TFLite: subgraph 2 is out of range: the model has 2 subgraphs (0 "
+          "to 1)"}, "2"},
+        {{"mlp.tflite", SY_ERR_NOT_FOUND, "sy_qas: TFLite: no subgraph 'train_mlp': the model has no signatures; give "
+          "a signature name or an index from 0 to 0"}, "train_mlp"},
+        {{"mlp_ref.onnx", SY_ERR_INVALID_ARGUMENT, "mlp_ref.onnx: subgraph '1' was chosen, but this is not a TFLite "
+          "model (subgraphs are chosen in TFLite models only)"}, "1"},
+    };
+    for (size_t i = 0; i < sizeof SG / sizeof SG[0]; i++)
+        check_refusal(&SG[i].r, SG[i].subgraph);
     /* a truncated int8 model: a corrupt file, not a crash */
     static uint8_t buf[1 << 16];
     size_t n = read_all(path_of("mlp.tflite"), buf, sizeof buf);
@@ -725,24 +796,28 @@ static void test_refusals(void)
     }
 }
 
-/* `switchyard train --mode qas-int8 mlp.tflite -o OUT`: OUT/model.tflite and
- * OUT/model.onnx hold the same trained codes, and they are not mlp.tflite's */
-static const char *cli_out;
+/* `switchyard train --mode qas-int8 SRC [--subgraph SG] -o OUT` (SRC
+ * mlp.tflite, or cli_src with cli_subgraph): OUT/model.tflite (its subgraph
+ * SG) and OUT/model.onnx hold the same trained codes, and they are not
+ * SRC's */
+static const char *cli_out, *cli_src = "mlp.tflite", *cli_subgraph;
 static void test_cli(void)
 {
     char pt[1200], po[1200];
     snprintf(pt, sizeof pt, "%s/model.tflite", cli_out);
     snprintf(po, sizeof po, "%s/model.onnx", cli_out);
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .subgraph = cli_subgraph};
     sy_qas_session *t = NULL, *q = NULL, *m = NULL;
     sy_status *st = sy_qas_session_create(env, pt, &o, &t, NULL);
     CHECK(!st, "%s: %s", pt, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
+    o.subgraph = NULL;
     st = sy_qas_session_create(env, po, &o, &q, NULL);
     CHECK(!st, "%s: %s", po, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
-    st = sy_qas_session_create(env, path_of("mlp.tflite"), &o, &m, NULL);
-    CHECK(!st, "mlp.tflite: %s", st ? sy_status_get_message(st) : "");
+    o.subgraph = cli_subgraph;
+    st = sy_qas_session_create(env, path_of(cli_src), &o, &m, NULL);
+    CHECK(!st, "%s: %s", cli_src, st ? sy_status_get_message(st) : "");
     sy_status_free(st);
     if (t && q && m) {
         same_codes(t, q, pt);
@@ -753,8 +828,8 @@ static void test_cli(void)
                 for (int32_t k = 0; k < x.o * x.k; k++)
                     changed += x.w[k] != y.w[k];
         }
-        CHECK(changed > 0, "%s: the trained codes are mlp.tflite's", pt);
-        printf("%s: %zu int8 codes differ from mlp.tflite's; its codes and biases are model.onnx's\n", pt, changed);
+        CHECK(changed > 0, "%s: the trained codes are %s's", pt, cli_src);
+        printf("%s: %zu int8 codes differ from %s's; its codes and biases are model.onnx's\n", pt, changed, cli_src);
     }
     sy_qas_session_release(t);
     sy_qas_session_release(q);
@@ -765,6 +840,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "cli"))
         cli_out = argv[2];
+    if (cli_out && argc >= 5)
+        cli_src = argv[3], cli_subgraph = argv[4];
     models = getenv("SY_QAS_TFLITE_MODELS");
     if (!models || !*models) {
         fprintf(stderr, "SY_QAS_TFLITE_MODELS names the folder of qas_tflite_models.py's models\n");

@@ -66,7 +66,8 @@ static void help(FILE *f)
             "                     (declines quoting the row; needs --batch 1); hi3066 is refused\n"
             "  --config INI       the deployment (its plugins need 'train' and the ops)\n"
             "  --subgraph S       a .tflite MODEL's subgraph to train: a signature name (a\n"
-            "                     SignatureDef's signature_key) or an index (default 0);\n"
+            "                     SignatureDef's signature_key) or an index (default 0), float or\n"
+            "                     int8 (--mode qas-int8);\n"
             "                     OUT/model.tflite is the whole file, that subgraph trained\n"
             "  --mode M           fp32 (default) or qas-int8: MODEL is an int8 QDQ model (from\n"
             "                     'switchyard quantize') or an int8 (fully quantized) TFLite model\n"
@@ -330,9 +331,7 @@ int cmd_train(int argc, char **argv)
         return cli_usage_error("train", "--momentum must be below 1");
     bo.target = target;
     bo.subgraph = subgraph;
-    if (qas && subgraph)
-        return cli_usage_error("train", "--subgraph chooses a float TFLite model's subgraph; --mode qas-int8 "
-                                        "translates subgraph 0 of an int8 TFLite model");
+    qo.subgraph = subgraph;
     if (!qas && target && !strcmp(target, "ws63") && o.batch != 1)
         return cli_usage_error("train", "--target ws63 trains one sample per step (seed 001 §4, FP32 Conv: "
                                         "\"batch 1\"): give --batch 1");

@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,8 +610,10 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
                                  sy_qas_report *rep)
 {
     *out = NULL;
-    if (!env || !path || !o || o->struct_size < sizeof *o)
+    if (!env || !path || !o || o->struct_size < offsetof(sy_qas_options, subgraph))
         return err(SY_ERR_INVALID_ARGUMENT, "env, model and options (struct_size set) are required");
+    const char *subgraph = o->struct_size >= offsetof(sy_qas_options, subgraph) + sizeof o->subgraph ? o->subgraph
+                                                                                                     : NULL;
     if (o->target && (!strcmp(o->target, "hi3066") || !strcmp(o->target, "3066H")))
         return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: target %s: seed 001 §4: \"" SEED_WS63_ONLY
                                                     "\" (on-device training is supported only on ws63)", o->target);
@@ -630,12 +633,16 @@ sy_status *sy_qas_session_create(sy_env *env, const char *path, const sy_qas_opt
      * float one is refused as such by the translation) */
     if (!st && tr_tflite_is_tflite(data, size)) {
         tr_tfl_model tm;
-        st = tr_tflite_translate_int8(data, size, "sy_qas: TFLite", &tm);
+        st = tr_tflite_translate_int8(data, size, "sy_qas: TFLite", subgraph, -1, &tm);
+        s->tflite_subgraph = tm.subgraph;
         if (!st && !(s->model = onnx__model_proto__unpack(NULL, tm.onnx_len, tm.onnx)))
             st = err(SY_ERR_INVALID_MODEL, "%s: its ONNX translation does not unpack", path);
         tr_tflite_model_free(&tm);
         if (!st && !(s->tflite_src = strdup(path)))
             st = err(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    } else if (!st && subgraph && *subgraph) {
+        st = err(SY_ERR_INVALID_ARGUMENT, "%s: subgraph '%s' was chosen, but this is not a TFLite model (subgraphs "
+                 "are chosen in TFLite models only)", path, subgraph);
     } else if (!st && !(s->model = onnx__model_proto__unpack(NULL, size, data))) {
         st = err(SY_ERR_INVALID_MODEL, "%s is not an ONNX model", path);
     }
@@ -938,7 +945,7 @@ static sy_status *export_tflite(sy_qas_session *s, const char *path)
         if (L->b)
             names[n] = L->b_init->name, values[n] = L->b, nbytes[n++] = (size_t)L->p.o * sizeof *L->b;
     }
-    return tr_tflite_export_int8(s->tflite_src, path, n, names, values, nbytes);
+    return tr_tflite_export_int8(s->tflite_src, s->tflite_subgraph, path, n, names, values, nbytes);
 }
 
 sy_status *sy_qas_session_export(sy_qas_session *s, const char *path)

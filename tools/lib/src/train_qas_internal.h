@@ -50,6 +50,7 @@ struct sy_qas_session {
     size_t n;
     bool biases_only;
     char *tflite_src;          /* the int8 .tflite the model was translated from (NULL: an ONNX model) */
+    uint32_t tflite_subgraph;  /* the index of its subgraph translated */
     float momentum;
     float out_scale;           /* the logits' dequantization */
     int32_t out_zp;

@@ -1383,13 +1383,26 @@ static sy_status *translate_op(tx *c, fb_table op)
     return st;
 }
 
-/* The subgraph `want` names (see tr_tflite_translate): a signature key
- * first, so a signature called "1" is found by its name, then an index.
- * `index` >= 0 (the export's, from the artifacts) is taken as it is. */
-static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char *want, int64_t index,
-                                uint32_t *out)
+/* The subgraph `want` names (train_tflite.h; the float and the int8
+ * translations both choose with it): a signature key first, so a signature
+ * called "1" is found by its name, then an index. `index` >= 0 (the
+ * export's, from the artifacts) is taken as it is. */
+sy_status *tr_tflite_pick_subgraph(const uint8_t *data, size_t size, const char *where, const char *want,
+                                   int64_t index, uint32_t *out)
 {
     *out = 0;
+    struct {
+        fb_reader r;
+        const char *where;
+    } cc = {.where = where}, *c = &cc;
+    fb_init(&c->r, data, size);
+    fb_table root = fb_root(&c->r);
+    fb_vec sgs = fb_vector(&c->r, root, MODEL_SUBGRAPHS, 4, "subgraphs");
+    if (fb_failed(&c->r))
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: corrupt TFLite file: %s", where, c->r.err);
+    const uint32_t n_sgs = sgs.len;
+    if (!n_sgs)
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: the model has no subgraph", where);
     if (index >= 0) {
         if (index >= n_sgs)
             return sy_status_create(SY_ERR_NOT_FOUND, "%s: subgraph %lld is out of range: the model has %u "
@@ -1401,7 +1414,8 @@ static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char
     if (!want || !*want)
         return NULL;
     fb_vec sigs = fb_vector(&c->r, root, MODEL_SIGNATURE_DEFS, 4, "signature_defs");
-    CHECK_FB(c);
+    if (fb_failed(&c->r))
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: corrupt TFLite file: %s", where, c->r.err);
     char known[400];
     size_t kl = 0;
     known[0] = 0;
@@ -1409,7 +1423,8 @@ static sy_status *pick_subgraph(tx *c, fb_table root, uint32_t n_sgs, const char
         fb_table sd = fb_vec_table(&c->r, sigs, i, "signature_def");
         const char *key = fb_string(&c->r, sd, SIG_KEY, NULL, "signature_key");
         uint32_t idx = fb_u32(&c->r, sd, SIG_SUBGRAPH_INDEX, 0, "signature subgraph_index");
-        CHECK_FB(c);
+        if (fb_failed(&c->r))
+            return sy_status_create(SY_ERR_INVALID_MODEL, "%s: corrupt TFLite file: %s", where, c->r.err);
         if (!key)
             continue;
         if (!strcmp(key, want)) {
@@ -1466,7 +1481,7 @@ static sy_status *translate(tx *c, const char *subgraph, int64_t index)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    sy_status *st = pick_subgraph(c, root, sgs.len, subgraph, index, &c->sg);
+    sy_status *st = tr_tflite_pick_subgraph(c->r.p, c->r.n, c->where, subgraph, index, &c->sg);
     if (st)
         return st;
     c->m->subgraph = c->sg;

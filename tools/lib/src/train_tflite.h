@@ -67,9 +67,17 @@ bool tr_tflite_is_tflite(const uint8_t *data, size_t size);
 sy_status *tr_tflite_translate(const uint8_t *data, size_t size, const char *where, const char *subgraph,
                                tr_tfl_model *out);
 void tr_tflite_model_free(tr_tfl_model *m);
+/* The subgraph of the TFLite file data that `want` names, as
+ * tr_tflite_translate chooses it (NULL or "": 0; a signature_key, then a
+ * decimal index), or `index` itself when it is >= 0; *out its index. An
+ * unknown name or an index out of range: SY_ERR_NOT_FOUND naming `where`
+ * and what the model has. */
+sy_status *tr_tflite_pick_subgraph(const uint8_t *data, size_t size, const char *where, const char *want,
+                                   int64_t index, uint32_t *out);
 
-/* The int8 translation (train_tflite_int8.c) of subgraph 0 of a fully
- * quantized TFLite model, for QAS-INT8: the ONNX QDQ form `switchyard
+/* The int8 translation (train_tflite_int8.c) of one subgraph of a fully
+ * quantized TFLite model (chosen by `subgraph` or `index` as
+ * tr_tflite_pick_subgraph chooses; out->subgraph its index), for QAS-INT8: the ONNX QDQ form `switchyard
  * quantize` writes (int8 activations as QuantizeLinear / DequantizeLinear
  * pairs, int8 weights and int32 biases as initializers read through
  * DequantizeLinear). params lists the int8 weights (AS_IS or OHWI) and int32
@@ -78,12 +86,14 @@ void tr_tflite_model_free(tr_tfl_model *m);
  * activations, asymmetric weights, missing or invalid scales and zero
  * points), is refused naming the tensor or operator. Free *out with
  * tr_tflite_model_free, also after a failure. */
-sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out);
+sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                                    int64_t index, tr_tfl_model *out);
 /* The int8 .tflite at src with the trained int8 codes (ONNX layout: a
  * filter [O, I, H, W], written back as OHWI) and int32 biases written over
  * their buffers in place, the scales and everything else unchanged; written
- * to path through a temporary file and a rename. */
-sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
+ * to path through a temporary file and a rename; `subgraph` the index of
+ * the subgraph the session was translated from. */
+sy_status *tr_tflite_export_int8(const char *src, uint32_t subgraph, const char *path, size_t n, const char *const *names,
                                  const void *const *values, const size_t *nbytes);
 
 /* The .tflite at src with the trained tensors' buffers overwritten in

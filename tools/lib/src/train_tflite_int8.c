@@ -11,9 +11,13 @@
  * QuantizeLinear (TFLite's clamp to [z_y, 127] is QAS's max(ȳ, z_y)); a
  * CONV_2D's OHWI filter is an OIHW initializer between the NHWC
  * Transposes (DEPTHWISE_CONV_2D's [1, H, W, C·m] a [C·m, 1, H, W] one of
- * group C; MAX_POOL_2D between them too); an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
+ * group C; MAX_POOL_2D and AVERAGE_POOL_2D between them too); an int8 ADD
+ * or CONCATENATION reads each input through its own DequantizeLinear and
+ * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
  * on the dequantized logits and a QuantizeLinear. Anything else is refused
- * naming the operator or tensor and why. Subgraph 0 is translated. */
+ * naming the operator or tensor and why. The subgraph translated is chosen
+ * as the float translation chooses (tr_tflite_pick_subgraph): 0 unless a
+ * signature name or an index is given. */
 #include "train_tflite.h"
 #include "tflite_fb.h"
 #include "tflite_ops.h"
@@ -39,6 +43,9 @@ enum { BUF_DATA = 0, BUF_OFFSET = 1, BUF_SIZE = 2 };
 enum { TT_FLOAT32 = 0, TT_INT32 = 2, TT_UINT8 = 3, TT_INT64 = 4, TT_INT16 = 7, TT_INT8 = 9 };
 /* BuiltinOperator codes translated here */
 enum {
+    OP_ADD = 0,
+    OP_AVERAGE_POOL_2D = 1,
+    OP_CONCATENATION = 2,
     OP_CONV_2D = 3,
     OP_DEPTHWISE_CONV_2D = 4,
     OP_DEQUANTIZE = 6,
@@ -250,7 +257,8 @@ static sy_status *read_tensors(qx *c, fb_table sg)
     fb_vec tv = fb_vector(&c->r, sg, SG_TENSORS, 4, "subgraph tensors");
     CHECK_FB(c);
     if (tv.len > (1u << 24))
-        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph 0 has %u tensors", c->where, tv.len);
+        return sy_status_create(SY_ERR_INVALID_MODEL, "%s: subgraph %u has %u tensors", c->where, c->m->subgraph,
+                                tv.len);
     c->nt = tv.len;
     c->t = tl_alloc(&c->m->pl, (tv.len ? tv.len : 1) * sizeof *c->t);
     if (!c->t)
@@ -633,8 +641,10 @@ static float opt_f32(qx *c, const opts *p, const char *name)
     return 0.0f;
 }
 
+enum { MAX_OP_INPUTS = 16 };
+
 typedef struct opio {
-    int32_t in[3];
+    int32_t in[MAX_OP_INPUTS];
     uint32_t nin;
     int32_t out;
 } opio;
@@ -779,10 +789,12 @@ static sy_status *t_conv(qx *c, const opio *io, const opts *p, bool depthwise)
 
 static bool same_q(const qt *a, const qt *b) { return a->scale[0] == b->scale[0] && a->zp[0] == b->zp[0]; }
 
-/* MAX_POOL_2D on int8 (its input's scale and zero point, as TFLite's int8
- * kernel requires): DequantizeLinear → Transpose → MaxPool → Transpose
- * [→ Relu] → QuantizeLinear */
-static sy_status *t_maxpool(qx *c, const opio *io, const opts *p)
+/* MAX_POOL_2D and AVERAGE_POOL_2D on int8 (its input's scale and zero point,
+ * as TFLite's int8 kernels require: they work on the codes alone):
+ * DequantizeLinear → Transpose → MaxPool | AveragePool → Transpose [→ Relu]
+ * → QuantizeLinear. An AveragePool's SAME padding divides by the taps inside
+ * the input (count_include_pad 0), as TFLite's does. */
+static sy_status *t_pool(qx *c, const opio *io, const opts *p, bool average)
 {
     int padding = opt_int(c, p, "padding");
     int64_t sh = opt_int(c, p, "stride_h"), sw = opt_int(c, p, "stride_w");
@@ -805,17 +817,111 @@ static sy_status *t_maxpool(qx *c, const opio *io, const opts *p)
         return st;
     if (!same_q(x, y))
         return refuse(c, "output '%s' is quantized with another scale or zero point than input '%s' (an int8 "
-                      "MAX_POOL_2D keeps the codes)", y->vname, x->vname);
+                      "%s keeps the codes' quantization)", y->vname, x->vname, c->opname);
     const char *out = y->vname, *xt = fresh(c, out, "in_nchw"), *yt = fresh(c, out, "nchw"), *pre = fresh(c, out, "f");
     if (!xt || !yt || !pre)
         return oom();
     const int64_t k[2] = {fh, fw}, s[2] = {sh, sw}, pads[4] = {pt, pl, pb, pr};
     sy_model_attr pa[3] = {ints_attr("kernel_shape", k, 2), ints_attr("strides", s, 2), ints_attr("pads", pads, 4)};
     sy_model_attr tin = ints_attr("perm", TO_NCHW, 4), tout = ints_attr("perm", TO_NHWC, 4);
-    if ((st = node(c, "Transpose", &xd, 1, xt, &tin, 1)) || (st = node(c, "MaxPool", &xt, 1, yt, pa, 3)) ||
+    if ((st = node(c, "Transpose", &xd, 1, xt, &tin, 1)) ||
+        (st = node(c, average ? "AveragePool" : "MaxPool", &xt, 1, yt, pa, 3)) ||
         (st = node(c, "Transpose", &yt, 1, pre, &tout, 1)))
         return st;
     return fused(c, act, pre, io->out);
+}
+
+/* ADD of two int8 activations of the same shape, each with its own scale and
+ * zero point: DequantizeLinear of each → Add [→ Relu] → QuantizeLinear of the
+ * output's. */
+static sy_status *t_add(qx *c, const opio *io, const opts *p)
+{
+    if (io->nin != 2)
+        return refuse(c, "%u inputs (two are translated)", io->nin);
+    int act = opt_int(c, p, "fused_activation_function");
+    CHECK_FB(c);
+    const char *ad = NULL, *bd = NULL;
+    sy_status *st = check_act(c, act);
+    if (!st)
+        st = read_act(c, io->in[0], true, &ad);
+    if (!st)
+        st = read_act(c, io->in[1], true, &bd);
+    if (st)
+        return st;
+    const qt *a = &c->t[io->in[0]], *b = &c->t[io->in[1]];
+    bool same = a->rank == b->rank;
+    for (int32_t d = 0; same && d < a->rank; d++)
+        same = a->dims[d] == b->dims[d];
+    if (!same)
+        return refuse(c, "inputs '%s' and '%s' have different shapes (an int8 ADD of two activations of one shape is "
+                      "translated, not a broadcast)", a->vname, b->vname);
+    if ((st = check_out(c, io->out, a->dims, a->rank)))
+        return st;
+    const char *pre = fresh(c, c->t[io->out].vname, "f");
+    if (!pre)
+        return oom();
+    if ((st = node(c, "Add", (const char *[]){ad, bd}, 2, pre, NULL, 0)))
+        return st;
+    return fused(c, act, pre, io->out);
+}
+
+/* CONCATENATION of int8 activations along an axis, every input quantized as
+ * the output (TFLite's int8 kernel copies the codes and refuses other
+ * inputs at Prepare, so no requantization is translated; no fused
+ * activation, as there): DequantizeLinear of each input → Concat →
+ * QuantizeLinear. */
+static sy_status *t_concat(qx *c, const opio *io, const opts *p)
+{
+    int32_t axis = opt_int(c, p, "axis");
+    int act = opt_int(c, p, "fused_activation_function");
+    CHECK_FB(c);
+    if (act != ACT_NONE) {
+        const char *n = tfl_act_name(act);
+        return refuse(c, "the fused activation %s: TFLite's CONCATENATION takes none (its kernel refuses one)",
+                      n ? n : "(invalid)");
+    }
+    sy_status *st = NULL;
+    const char *in[MAX_OP_INPUTS];
+    for (uint32_t k = 0; k < io->nin; k++)
+        if ((st = read_act(c, io->in[k], true, &in[k])))
+            return st;
+    const qt *x0 = &c->t[io->in[0]];
+    const int32_t r = x0->rank;
+    if (axis < -r || axis >= r || r == 0)
+        return refuse(c, "axis %d of inputs of rank %d", axis, r);
+    if (axis < 0)
+        axis += r;
+    int64_t dims[MAX_RANK];
+    memcpy(dims, x0->dims, sizeof dims);
+    for (uint32_t k = 1; k < io->nin; k++) {
+        const qt *x = &c->t[io->in[k]];
+        bool fits = x->rank == r;
+        for (int32_t d = 0; fits && d < r; d++)
+            fits = d == axis || x->dims[d] == x0->dims[d];
+        if (!fits)
+            return refuse(c, "input %u '%s' does not match input 0 '%s' outside axis %d", k, x->vname, x0->vname,
+                          axis);
+        dims[axis] += x->dims[axis];
+    }
+    if ((st = check_out(c, io->out, dims, r)))
+        return st;
+    const qt *y = &c->t[io->out];
+    for (uint32_t k = 0; k < io->nin; k++) {
+        const qt *x = &c->t[io->in[k]];
+        if (!same_q(x, y))
+            return refuse(c, "input %u '%s' is quantized with scale %g and zero point %lld, the output '%s' with %g "
+                          "and %lld: TFLite's int8 CONCATENATION keeps the codes (real TFLite refuses inputs "
+                          "quantized otherwise than the output), so a requantizing one is not translated", k,
+                          x->vname, (double)x->scale[0], (long long)x->zp[0], y->vname, (double)y->scale[0],
+                          (long long)y->zp[0]);
+    }
+    const char *pre = fresh(c, y->vname, "f");
+    if (!pre)
+        return oom();
+    sy_model_attr aa = int_attr("axis", axis);
+    if ((st = node(c, "Concat", in, io->nin, pre, &aa, 1)))
+        return st;
+    return quantize_to(c, io->out, pre);
 }
 
 static sy_status *t_reshape(qx *c, const opio *io)
@@ -926,11 +1032,11 @@ static sy_status *translate_op(qx *c, fb_table op)
     c->opname = nm && *nm ? nm : "an unknown builtin code";
     bool known = code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_DEQUANTIZE ||
                  code == OP_FULLY_CONNECTED || code == OP_MAX_POOL_2D || code == OP_RESHAPE || code == OP_SOFTMAX ||
-                 code == OP_QUANTIZE;
+                 code == OP_QUANTIZE || code == OP_AVERAGE_POOL_2D || code == OP_ADD || code == OP_CONCATENATION;
     if (!known)
         return sy_status_create(SY_ERR_UNSUPPORTED, "%s: operator #%u (%s, builtin code %d) has no int8 translation for "
                                 "QAS-INT8 (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, "
-                                "MAX_POOL_2D, RESHAPE and SOFTMAX are translated)", c->where, c->oi, c->opname, (int)code);
+                                "MAX_POOL_2D, AVERAGE_POOL_2D, ADD, CONCATENATION, RESHAPE and SOFTMAX are translated)", c->where, c->oi, c->opname, (int)code);
     opts p = {.d = tfl_op_desc_of(code)};
     if (otype) {
         if (!p.d || otype != p.d->options_type)
@@ -942,10 +1048,11 @@ static sy_status *translate_op(qx *c, fb_table op)
     if (outs.len != 1)
         return refuse(c, "%u outputs (one is translated)", outs.len);
     uint32_t want_max = code == OP_FULLY_CONNECTED || code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D ? 3
-                        : code == OP_RESHAPE                                                            ? 2
+                        : code == OP_RESHAPE || code == OP_ADD                                          ? 2
+                        : code == OP_CONCATENATION                                                      ? MAX_OP_INPUTS
                                                                                                         : 1;
     if (ins.len < 1 || ins.len > want_max)
-        return refuse(c, "%u inputs", ins.len);
+        return refuse(c, "%u inputs (at most %u are translated)", ins.len, want_max);
     opio io = {.nin = ins.len};
     for (uint32_t k = 0; k < ins.len; k++) {
         io.in[k] = fb_vec_i32(&c->r, ins, k);
@@ -969,7 +1076,10 @@ static sy_status *translate_op(qx *c, fb_table op)
     case OP_FULLY_CONNECTED: st = t_fc(c, &io, &p); break;
     case OP_CONV_2D: st = t_conv(c, &io, &p, false); break;
     case OP_DEPTHWISE_CONV_2D: st = t_conv(c, &io, &p, true); break;
-    case OP_MAX_POOL_2D: st = t_maxpool(c, &io, &p); break;
+    case OP_MAX_POOL_2D: st = t_pool(c, &io, &p, false); break;
+    case OP_AVERAGE_POOL_2D: st = t_pool(c, &io, &p, true); break;
+    case OP_ADD: st = t_add(c, &io, &p); break;
+    case OP_CONCATENATION: st = t_concat(c, &io, &p); break;
     case OP_RESHAPE: st = t_reshape(c, &io); break;
     case OP_SOFTMAX: st = t_softmax(c, &io, &p); break;
     case OP_QUANTIZE: st = t_quantize(c, &io); break;
@@ -984,7 +1094,7 @@ static sy_status *translate_op(qx *c, fb_table op)
 
 static sy_dtype dtype_of(const qt *t) { return t->type == TT_INT8 ? SY_DT_INT8 : SY_DT_FLOAT32; }
 
-static sy_status *translate(qx *c)
+static sy_status *translate(qx *c, const char *subgraph, int64_t index)
 {
     fb_table root = fb_root(&c->r);
     CHECK_FB(c);
@@ -1009,14 +1119,15 @@ static sy_status *translate(qx *c)
         CHECK_FB(c);
         c->codes[i] = dep > code ? dep : code;
     }
-    c->m->subgraph = 0;
-    fb_table sg = fb_vec_table(&c->r, sgs, 0, "subgraph");
+    sy_status *st = tr_tflite_pick_subgraph(c->r.p, c->r.n, c->where, subgraph, index, &c->m->subgraph);
+    if (st)
+        return st;
+    fb_table sg = fb_vec_table(&c->r, sgs, c->m->subgraph, "subgraph");
     fb_vec vin = fb_vector(&c->r, sg, SG_INPUTS, 4, "subgraph inputs");
     fb_vec vout = fb_vector(&c->r, sg, SG_OUTPUTS, 4, "subgraph outputs");
     fb_vec vops = fb_vector(&c->r, sg, SG_OPERATORS, 4, "subgraph operators");
     CHECK_FB(c);
-    sy_status *st = read_tensors(c, sg);
-    if (st)
+    if ((st = read_tensors(c, sg)))
         return st;
     for (uint32_t i = 0; i < vin.len; i++) {
         int32_t ti = fb_vec_i32(&c->r, vin, i);
@@ -1058,7 +1169,8 @@ static sy_status *translate(qx *c)
     return NULL;
 }
 
-sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, tr_tfl_model *out)
+sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char *where, const char *subgraph,
+                                    int64_t index, tr_tfl_model *out)
 {
     memset(out, 0, sizeof *out);
     if (!tr_tflite_is_tflite(data, size))
@@ -1070,7 +1182,7 @@ sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char
     if (!st)
         st = sy_model_writer_set_producer(c.w, "switchyard train (from int8 TFLite)");
     if (!st)
-        st = translate(&c);
+        st = translate(&c, subgraph, index);
     if (!st && out->pl.oom)
         st = oom();
     void *buf = NULL;
@@ -1083,8 +1195,8 @@ sy_status *tr_tflite_translate_int8(const uint8_t *data, size_t size, const char
 
 /* ---- export ----------------------------------------------------------------------- */
 
-sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, const char *const *names,
-                                 const void *const *values, const size_t *nbytes)
+sy_status *tr_tflite_export_int8(const char *src, uint32_t subgraph, const char *path, size_t n,
+                                 const char *const *names, const void *const *values, const size_t *nbytes)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -1092,7 +1204,7 @@ sy_status *tr_tflite_export_int8(const char *src, const char *path, size_t n, co
     if (st)
         return st;
     tr_tfl_model m;
-    st = tr_tflite_translate_int8(data, size, src, &m);
+    st = tr_tflite_translate_int8(data, size, src, NULL, subgraph, &m);
     uint8_t *tmp = NULL;
     for (size_t k = 0; !st && k < n; k++) {
         const tr_tfl_param *p = NULL;

@@ -242,6 +242,11 @@ typedef struct sy_qas_options {
     /* NULL the host; "ws63": every trained node must match its QAS-INT8
      * row of seed 001 §4 (declines quote the row); "hi3066" is refused */
     const char *target;
+    /* an int8 .tflite model's subgraph to train: NULL or "" subgraph 0, else
+     * a signature name, else a decimal index (as sy_train_build_options'
+     * subgraph chooses); set for an ONNX model: refused. Read when
+     * struct_size covers it. */
+    const char *subgraph;
 } sy_qas_options;
 
 typedef struct sy_qas_report {
