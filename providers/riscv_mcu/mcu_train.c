@@ -6,6 +6,9 @@
  * host's separate passes: gradient, QAS scaling, SGD, re-quantization)
  * over samples held in flash: the
  * int8 codes the model's frozen front gives the first trained layer.
+ * NHWC Convs (an int8 TFLite CONV_2D's) run in the same NCHW kernels: the
+ * samples and the following Gemm's weight columns are permuted once, here,
+ * where the host session permutes codes and gradients each step.
  * Trained codes, their float master copies and the momentum live in RAM
  * (static arrays, from step to step); the step's gradients and activations
  * and the front's workspace are blocks of one arena placed by lifetime with
