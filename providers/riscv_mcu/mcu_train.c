@@ -372,7 +372,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
                 return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train: out of memory");
             }
             mcu_tr_P(&o, "/* its columns in the (c, h, w) order of the NHWC Conv's NCHW output (the model's\n"
-                         " * are (h, w, c), the order the host flattens it in): the same sums, no permutation a step */\n");
+                         " * are (h, w, c), the order the host flattens it in): the same sums, no permutation\n"
+                         " * a step */\n");
             arr_i8(&o, r->biases_only ? "static const " : "static ", sym, v, ok);
             free(v);
         } else
@@ -499,7 +500,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
     for (uint32_t i = 0; i < r->n_layers; i++)
         any_hwc |= !r->biases_only && hwc_cols(r, i, &hc, &hhw);
     if (any_hwc) /* printed in the host's column order, read in place: no copy */
-        mcu_tr_P(&o, "/* the weights after the NHWC Conv, held with columns (c, h, w), in the host's (h, w, c) order */\n"
+        mcu_tr_P(&o, "/* the weights after the NHWC Conv, held with columns (c, h, w), in the host's\n"
+                     " * (h, w, c) order */\n"
                      "static void hex_hwc(const char *tag, const int8_t *w, long o, long c, long hw)\n{\n"
                      "    printf(\"%%s %%lu:\", tag, (unsigned long)(o * c * hw));\n"
                      "    for (long r = 0; r < o; r++)\n        for (long j = 0; j < hw; j++)\n"
@@ -517,8 +519,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
         if (!r->biases_only && hwc_cols(r, i, &hc, &hhw))
-            mcu_tr_P(&o, "    hex_hwc(\"w%u\", w%u, %d, %d, %d);\n    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv_hwc(wm%u, "
-                         "%d, %d, %d));\n", i, i, L->o, hc, hhw, i, i, L->o, hc, hhw);
+            mcu_tr_P(&o, "    hex_hwc(\"w%u\", w%u, %d, %d, %d);\n"
+                         "    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv_hwc(wm%u, %d, %d, %d));\n", i, i, L->o, hc,
+                     hhw, i, i, L->o, hc, hhw);
         else if (!r->biases_only)
             mcu_tr_P(&o, "    hex(\"w%u\", w%u, sizeof w%u);\n    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv(wm%u, "
                   "sizeof wm%u));\n", i, i, i, i, i, i);
