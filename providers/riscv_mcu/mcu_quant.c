@@ -128,8 +128,9 @@ static bool table_b_window(const sy_node *n, bool conv, sy_claim *c)
     if (conv) {
         int64_t g = sy_attr_int_or(H, n, "group", 1);
         if (g != 1) {
-            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: group must be 1, got %lld (ops-mcu.md Table B #1 Conv, seed L5697: "
-                     "group only supports 1)", H->node_op(n), (long long)g);
+            /* the seed's own words (its Conv table, L5697; the group row, L5785) */
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: group must be 1, got %lld (ops-mcu.md Table B #1 Conv; seed 001 "
+                     "L5785, Conv group: \"规格约束：仅支持输入为1的情况\", only a group of 1)", H->node_op(n), (long long)g);
             return false;
         }
         return true;

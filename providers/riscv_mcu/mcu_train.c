@@ -6,6 +6,9 @@
  * host's separate passes: gradient, QAS scaling, SGD, re-quantization)
  * over samples held in flash: the
  * int8 codes the model's frozen front gives the first trained layer.
+ * NHWC Convs (an int8 TFLite CONV_2D's) run in the same NCHW kernels: the
+ * samples and the following Gemm's weight columns are permuted once, here,
+ * where the host session permutes codes and gradients each step.
  * Trained codes, their float master copies and the momentum live in RAM
  * (static arrays, from step to step); the step's gradients and activations
  * and the front's workspace are blocks of one arena placed by lifetime with
@@ -134,6 +137,42 @@ static const char *front_of(const sy_mcu_train_request *r)
 {
     bool has = r->struct_size >= offsetof(sy_mcu_train_request, front_inputs) + sizeof r->front_inputs;
     return has ? r->front_prefix : NULL;
+}
+
+/* the request's Convs are NHWC layers (an int8 TFLite CONV_2D's, sy_mcu_train_request.nhwc) */
+static bool nhwc_of(const sy_mcu_train_request *r)
+{
+    return r->struct_size >= offsetof(sy_mcu_train_request, nhwc) + sizeof r->nhwc && r->nhwc;
+}
+
+/* Layer i is the fully connected layer after an NHWC Conv: the host session
+ * flattens the Conv's codes in NHWC order (a copy of them permuted each step)
+ * and its weight columns are in that (h, w, c) order. The package instead
+ * holds the columns in the (c, h, w) order of the Conv's NCHW output, once,
+ * when it is written: column j·c + i (pixel j, channel i) is held at
+ * i·hw + j. The forward's int32 dot product is the same sum in another
+ * order (exact), and every other sum over the columns' index is per column
+ * (the gradient row, the update, the input gradient's), so each value is
+ * the host's, moved: no input copy, no gradient permuted back, no RAM.
+ * *c, *hw: the Conv's output channels and pixels. */
+static bool hwc_cols(const sy_mcu_train_request *r, uint32_t i, int32_t *c, int32_t *hw)
+{
+    const sy_mcu_train_conv *P = i && nhwc_of(r) && !conv_of(r, i) ? conv_of(r, i - 1) : NULL;
+    if (P)
+        *c = r->layers[i - 1].o, *hw = P->oh * P->ow;
+    return P != NULL;
+}
+
+/* the codes of such a layer's [o, c·hw] weights (h, w, c) as the package holds them (c, h, w) */
+static int8_t *to_chw_cols(int32_t o, int32_t c, int32_t hw, const int8_t *w)
+{
+    const size_t k = (size_t)c * (size_t)hw;
+    int8_t *v = malloc((size_t)o * k);
+    for (size_t r = 0; v && r < (size_t)o; r++)
+        for (size_t j = 0; j < (size_t)hw; j++)
+            for (size_t i = 0; i < (size_t)c; i++)
+                v[r * k + i * (size_t)hw + j] = w[r * k + j * (size_t)c + i];
+    return v;
 }
 
 /* the int8 values a layer reads and writes per sample */
@@ -325,7 +364,20 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         else
             mcu_tr_P(&o, "/* layer %u: [%d -> %d]%s */\n", i, L->k, L->o, L->relu ? ", ReLU" : "");
         snprintf(sym, sizeof sym, "w%u", i);
-        arr_i8(&o, r->biases_only ? "static const " : "static ", sym, L->w, ok);
+        int32_t hc, hhw;
+        if (hwc_cols(r, i, &hc, &hhw)) {
+            int8_t *v = to_chw_cols(L->o, hc, hhw, L->w);
+            if (!v) {
+                fclose(o.f);
+                return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train: out of memory");
+            }
+            mcu_tr_P(&o, "/* its columns in the (c, h, w) order of the NHWC Conv's NCHW output (the model's\n"
+                         " * are (h, w, c), the order the host flattens it in): the same sums, no permutation\n"
+                         " * a step */\n");
+            arr_i8(&o, r->biases_only ? "static const " : "static ", sym, v, ok);
+            free(v);
+        } else
+            arr_i8(&o, r->biases_only ? "static const " : "static ", sym, L->w, ok);
         if (L->bias) {
             snprintf(sym, sizeof sym, "b%u", i);
             arr_i32(&o, "static ", sym, L->bias, (size_t)L->o);
@@ -442,11 +494,35 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
           "    return h;\n}\n\n"
           "static void hex(const char *tag, const void *p, size_t n)\n{\n    const unsigned char *b = p;\n"
           "    printf(\"%%s %%lu:\", tag, (unsigned long)n);\n    for (size_t i = 0; i < n; i++)\n"
-          "        printf(\" %%02x\", b[i]);\n    printf(\"\\n\");\n}\n\n"
-          "void sy_train_print(void)\n{\n");
+          "        printf(\" %%02x\", b[i]);\n    printf(\"\\n\");\n}\n\n");
+    int32_t hc, hhw;
+    bool any_hwc = false;
+    for (uint32_t i = 0; i < r->n_layers; i++)
+        any_hwc |= !r->biases_only && hwc_cols(r, i, &hc, &hhw);
+    if (any_hwc) /* printed in the host's column order, read in place: no copy */
+        mcu_tr_P(&o, "/* the weights after the NHWC Conv, held with columns (c, h, w), in the host's\n"
+                     " * (h, w, c) order */\n"
+                     "static void hex_hwc(const char *tag, const int8_t *w, long o, long c, long hw)\n{\n"
+                     "    printf(\"%%s %%lu:\", tag, (unsigned long)(o * c * hw));\n"
+                     "    for (long r = 0; r < o; r++)\n        for (long j = 0; j < hw; j++)\n"
+                     "            for (long i = 0; i < c; i++)\n"
+                     "                printf(\" %%02x\", (unsigned char)w[(r * c + i) * hw + j]);\n"
+                     "    printf(\"\\n\");\n}\n\n"
+                     "static uint32_t fnv_hwc(const float *m, long o, long c, long hw)\n{\n"
+                     "    uint32_t h = 2166136261u;\n"
+                     "    for (long r = 0; r < o; r++)\n        for (long j = 0; j < hw; j++)\n"
+                     "            for (long i = 0; i < c; i++) {\n"
+                     "                const unsigned char *b = (const unsigned char *)(m + (r * c + i) * hw + j);\n"
+                     "                for (int k = 0; k < 4; k++)\n                    h = (h ^ b[k]) * 16777619u;\n"
+                     "            }\n    return h;\n}\n\n");
+    mcu_tr_P(&o, "void sy_train_print(void)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
         const sy_mcu_train_layer *L = &r->layers[i];
-        if (!r->biases_only)
+        if (!r->biases_only && hwc_cols(r, i, &hc, &hhw))
+            mcu_tr_P(&o, "    hex_hwc(\"w%u\", w%u, %d, %d, %d);\n"
+                         "    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv_hwc(wm%u, %d, %d, %d));\n", i, i, L->o, hc,
+                     hhw, i, i, L->o, hc, hhw);
+        else if (!r->biases_only)
             mcu_tr_P(&o, "    hex(\"w%u\", w%u, sizeof w%u);\n    printf(\"wm%u fnv %%08lx\\n\", (unsigned long)fnv(wm%u, "
                   "sizeof wm%u));\n", i, i, i, i, i, i);
         if (L->bias)
@@ -501,7 +577,26 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
     } else {
         mcu_tr_P(&o, "/* Generated by switchyard codegen --train: the samples (the frozen front's codes) and labels. */\n"
                      "#include \"sy_train.h\"\n\n");
-        arr_i8(&o, "const ", "sy_train_samples", r->samples, (size_t)r->n_samples * in_n(r, 0));
+        const sy_mcu_train_conv *C0 = conv_of(r, 0);
+        if (C0 && nhwc_of(r)) {
+            /* the front's NHWC [h, w, c] codes stored as the NCHW [c, h, w] the Conv reads: the host
+             * session permutes each sample so (train_qas.c, s8_to_nchw), the package once, here */
+            const size_t n = in_n(r, 0), hw = (size_t)C0->h * (size_t)C0->w, c = (size_t)C0->c;
+            int8_t *v = malloc((size_t)r->n_samples * n);
+            if (!v) {
+                fclose(o.f);
+                return H->status_new(SY_ERR_OUT_OF_MEMORY, "codegen --train: out of memory");
+            }
+            for (size_t s = 0; s < r->n_samples; s++)
+                for (size_t i = 0; i < c; i++)
+                    for (size_t j = 0; j < hw; j++)
+                        v[s * n + i * hw + j] = r->samples[s * n + j * c + i];
+            mcu_tr_P(&o, "/* each sample NCHW [%zu, %d, %d]: the front's NHWC codes permuted for the Conv */\n", c,
+                     C0->h, C0->w);
+            arr_i8(&o, "const ", "sy_train_samples", v, (size_t)r->n_samples * n);
+            free(v);
+        } else
+            arr_i8(&o, "const ", "sy_train_samples", r->samples, (size_t)r->n_samples * in_n(r, 0));
         mcu_tr_P(&o, "const unsigned char sy_train_inputs[1] = {0};\n");
     }
     arr_i32(&o, "const ", "sy_train_labels", r->labels, r->n_samples);
@@ -524,6 +619,21 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         for (; fp[n] && n < MCU_API_PREFIX_MAX; n++)
             up[n] = (char)(fp[n] >= 'a' && fp[n] <= 'z' ? fp[n] - 'a' + 'A' : fp[n]);
         up[n] = '\0';
+        /* the copy of the front's output; for a first-layer NHWC Conv it
+         * permutes the front's [h, w, c] codes to the [c, h, w] the Conv
+         * reads (the host session's s8_to_nchw) in the same pass, so the
+         * permutation costs no RAM and no copy of its own */
+        char copy[640];
+        const sy_mcu_train_conv *C0 = conv_of(r, 0);
+        if (C0 && nhwc_of(r))
+            snprintf(copy, sizeof copy,
+                     "    /* its NHWC [%d, %d, %d] codes to the NCHW the Conv reads */\n"
+                     "    const int8_t *f = %s_model_output_data(&front, 0);\n"
+                     "    for (long i = 0; i < %d; i++)\n        for (long j = 0; j < %d; j++)\n"
+                     "            x[i * %d + j] = f[j * %d + i];\n",
+                     C0->h, C0->w, C0->c, fp, C0->c, C0->h * C0->w, C0->h * C0->w, C0->c);
+        else
+            snprintf(copy, sizeof copy, "    memcpy(x, %s_model_output_data(&front, 0), SY_TRAIN_SAMPLE_BYTES);\n", fp);
         /* The front is the inference package in front/, its weights const
          * in flash. Its workspace is bytes of the step's arena: the front
          * runs before any of the step's buffers is live, so the planner
@@ -553,9 +663,9 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
                      "        %s_model_output_size(&front, 0) != SY_TRAIN_SAMPLE_BYTES)\n        return NULL;\n"
                      "    memcpy(in, sy_train_inputs + (long)s * SY_TRAIN_INPUT_BYTES, SY_TRAIN_INPUT_BYTES);\n"
                      "    if (%s_model_predict(&front))\n        return NULL;\n"
-                     "    memcpy(x, %s_model_output_data(&front, 0), SY_TRAIN_SAMPLE_BYTES);\n"
+                     "%s"
                      "    return x;\n}\n\n",
-                 fp, up, fp, fp, fp, fp, fp, fp);
+                 fp, up, fp, fp, fp, fp, fp, copy);
     } else
         mcu_tr_P(&o, "static const int8_t *sample(int s) { return sy_train_samples + (long)s * SY_TRAIN_SAMPLE_BYTES; }\n\n");
     mcu_tr_P(&o, "#if defined(__riscv) && __riscv_xlen == 32\n"

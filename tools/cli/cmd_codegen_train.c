@@ -104,6 +104,7 @@ int cmd_codegen_train(int argc, char **argv)
     sy_dataset *train = NULL;
     layer_copy lc[16];
     size_t nl = 0;
+    bool nhwc = false;
     int8_t *samples = NULL;
     unsigned char *inputs = NULL; /* the front's inputs of the steps, for the front on the device */
     /* the image's codes instead, when the front begins with its input's
@@ -164,15 +165,10 @@ int cmd_codegen_train(int argc, char **argv)
             rc = cli_fail(sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory"), "codegen --train");
             goto done;
         }
-        if (li.nhwc) { /* the package's kernels do not permute the layout */
-            nl = i + 1;
-            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Conv): a trained Conv between NHWC layout "
-                                           "Transposes (an int8 TFLite CONV_2D) has no training package yet; train "
-                                           "it on the host (switchyard train --mode qas-int8) or leave it in the "
-                                           "frozen front (--trainable last:K)", li.name),
-                          "codegen --train");
-            goto done;
-        }
+        /* an int8 TFLite CONV_2D (between NHWC layout Transposes): the
+         * session's chain is all NHWC or all NCHW Convs, and the package
+         * permutes the samples and the following Gemm's columns (nhwc) */
+        nhwc |= li.nhwc;
     }
     /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
     const int64_t px = sy_dataset_sample_numel(train);
@@ -362,7 +358,8 @@ int cmd_codegen_train(int argc, char **argv)
                                 .lr = lr, .momentum = momentum, .n_samples = (uint32_t)steps, .samples = samples,
                                 .labels = labs, .sram_budget = budget, .convs = convs,
                                 .front_prefix = front_device ? "front" : NULL, .front_workspace_bytes = front_ws,
-                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs};
+                                .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs,
+                                .nhwc = nhwc};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)

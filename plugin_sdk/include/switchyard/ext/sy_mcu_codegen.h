@@ -114,6 +114,17 @@ typedef struct sy_mcu_train_request {
     const char *front_prefix;
     uint64_t front_workspace_bytes, front_input_bytes;
     const void *front_inputs; /* [n_samples, front_input_bytes] */
+    /* ---- appended (check struct_size): the Convs are NHWC layers (an int8
+     * TFLite CONV_2D between the translation's layout Transposes; a chain's
+     * Convs are all NHWC or all NCHW). Their geometry and filters stay NCHW
+     * as above; what differs is at the chain's two ends: a first-layer
+     * Conv's samples (or the front's output) are [h, w, c] codes, and the
+     * fully connected layer after the last Conv reads its output flattened
+     * in NHWC order, so that layer's w, w_final and w_master_final columns
+     * are in (h, w, c) order, as the host session holds them. The package
+     * permutes the samples and those columns once when it is written and
+     * prints them back in the host's order. */
+    int32_t nhwc;
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the
