@@ -30,7 +30,9 @@
  *                            −((dy·y) / b), bit for bit; both in place
  *   trk_div_bcast_grad       y = a / b of two activations broadcast against
  *                            each other (either or both stretched, ranks 2,
- *                            4 and 8): dL/da and dL/db likewise, and bit for
+ *                            4 and 8; operands of ranks 4 and 2, 3 and 4,
+ *                            aligned from the last axis as the packages pass
+ *                            them): dL/da and dL/db likewise, and bit for
  *                            bit the host graph's Div, Mul, Neg and
  *                            ReduceToShape written out here
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
@@ -409,6 +411,10 @@ static void test_div_bcast_grad(void)
         {"dividend stretched", 4, {1, 2, 3, 2}, {1, 1, 3, 1}, {1, 2, 3, 2}},
         {"rank 2", 2, {1, 5}, {1, 1}, {1, 5}},
         {"rank 8", 8, {1, 2, 1, 2, 3, 1, 2, 2}, {1, 2, 1, 1, 3, 1, 1, 2}, {1, 1, 1, 2, 1, 1, 2, 2}},
+        /* two ranks as the packages pass them: the lower-ranked operand ([1, 4] by [1, 2, 3, 4]; [1, 3, 1]
+         * by [1, 2, 1, 4]) at the output's rank after leading 1s, numpy's alignment from the last axis */
+        {"ranks 4 and 2", 4, {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 1, 1, 4}},
+        {"ranks 3 and 4", 4, {1, 2, 3, 4}, {1, 1, 3, 1}, {1, 2, 1, 4}},
     };
     for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
         const int r = cases[t].r;
