@@ -266,6 +266,22 @@ void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, flo
     }
 }
 
+void trk_concat_in_place(int64_t outer, int64_t ra, int64_t rb, int32_t b_first, const float *b, float *buf)
+{
+    /* row o's input part moves from o·ra to o·(ra + rb) (+ rb when b leads): never backwards, so from the
+     * last row to the first, each row's own floats from its end, every float still unread is below where
+     * it is written; then b's row goes into the floats the move left, all of them read by then */
+    for (int64_t o = outer - 1; o >= 0; o--) {
+        float *row = buf + o * (ra + rb);
+        const float *src = buf + o * ra;
+        float *dst = row + (b_first ? rb : 0);
+        if (dst != src)
+            for (int64_t e = ra - 1; e >= 0; e--)
+                dst[e] = src[e];
+        memcpy(row + (b_first ? 0 : ra), b + o * rb, (size_t)rb * sizeof *b);
+    }
+}
+
 void trk_div_grad(int64_t n, const float *dy, const float *y, const float *b, float *da, float *db)
 {
     for (int64_t i = 0; i < n; i++) {

@@ -126,6 +126,13 @@ void trk_div_bcast_grad(int32_t rank, const int32_t *ydims, const int32_t *adims
  * da or db NULL: not wanted. */
 void trk_concat_grad(int64_t outer, int64_t ra, int64_t rb, const float *dy, float *da, float *db);
 
+/* The forward of a Concat of two values over the input's own buffer: buf
+ * holds the input a, outer rows of ra floats; afterwards it holds the
+ * output, outer rows of a's row then b's rb floats (b_first: b's row
+ * first). Copies only, the bits of an out-of-place Concat. buf must have
+ * outer·(ra + rb) floats; b must not overlap them. */
+void trk_concat_in_place(int64_t outer, int64_t ra, int64_t rb, int32_t b_first, const float *b, float *buf);
+
 /* acc += a: a second gradient of a value read twice (a residual's skip),
  * as the host graph's Sum of the two */
 void trk_grad_add(int64_t n, const float *a, float *acc);

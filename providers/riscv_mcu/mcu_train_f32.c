@@ -221,8 +221,8 @@ static bool input_dead_after(const sy_mcu_train_f32_request *r, int32_t i, int32
  * the first layer writing elsewhere: none is another layer's other operand,
  * no Relu among them has a backward (it reads its mask there), and the
  * writer's backward, if it runs, reads no input (a trained Gemm's, an
- * Abs's, a Mul's or Div's do); a Concat(self) or Conv next (it might run
- * over the same buffer) ends it too. Decided by kinds alone: buf_of asks
+ * Abs's, a Mul's or Div's do); a Concat or Conv next (it might run over the
+ * same buffer) ends it too. Decided by kinds alone: buf_of asks
  * conv_in_place_b, so this must not ask buf_of. */
 static bool backward_reads(const sy_mcu_f32_layer *L);
 static bool shrink_pays(const sy_mcu_train_f32_request *r, int32_t i)
@@ -236,7 +236,8 @@ static bool shrink_pays(const sy_mcu_train_f32_request *r, int32_t i)
         const bool back = first >= 0 && k >= first;
         if (L->kind == SY_MCU_F32_FLATTEN || (L->kind == SY_MCU_F32_RELU && !back))
             continue;
-        if (L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_CONCAT_SELF || L->kind == SY_MCU_F32_CONV_DW)
+        if (L->kind == SY_MCU_F32_RELU || L->kind == SY_MCU_F32_CONCAT_SELF || L->kind == SY_MCU_F32_CONCAT ||
+            L->kind == SY_MCU_F32_CONV_DW)
             return false;
         return !back || !(backward_reads(L) || L->kind == SY_MCU_F32_MUL || L->kind == SY_MCU_F32_DIV);
     }
@@ -258,10 +259,20 @@ static bool conv_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_
  * after its forward (input_dead_after; its backward reads dy only): the
  * input's writer writes into the output's block, whose size is then the
  * largest of the values it holds (place_arena), and the forward copies the
- * first half into the second, one copy where there were two. */
+ * first half into the second, one copy where there were two. A Concat of
+ * two values likewise takes its input's buffer when the input is dead after
+ * its forward (trk_concat_in_place: the input's rows moved apart to their
+ * places, the other's copied between them; any axis, either order): the
+ * other operand is elsewhere — input_dead_after holds only when no layer
+ * from the input buffer's writer on is a residual's other operand, the
+ * Concat's own among them, so the other's buffer was written before it
+ * (and is live through this forward: the planner keeps the two apart). */
 static bool concat_in_place_b(const sy_mcu_train_f32_request *r, int32_t i, int32_t b)
 {
-    return i >= 1 && r->layers[i].kind == SY_MCU_F32_CONCAT_SELF && input_dead_after(r, i, b);
+    return i >= 1 &&
+           (r->layers[i].kind == SY_MCU_F32_CONCAT_SELF ||
+            (r->layers[i].kind == SY_MCU_F32_CONCAT && residual_of(r, (uint32_t)i))) &&
+           input_dead_after(r, i, b);
 }
 
 /* Relu i writes its output over its input when nothing reads the input
@@ -608,7 +619,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         if (relu_in_place(r, (int32_t)i) || conv_in_place(r, (int32_t)i))
             P(&o, "/* its output: in place over its input, layer %d's buffer */\n", (int)buf_of(r, (int32_t)i));
         else if (concat_in_place(r, (int32_t)i))
-            P(&o, "/* its output: layer %d's buffer, its input the first half */\n", (int)buf_of(r, (int32_t)i));
+            P(&o, "/* its output: layer %d's buffer, %s */\n", (int)buf_of(r, (int32_t)i),
+              L->kind == SY_MCU_F32_CONCAT ? "its input's rows moved apart in it" : "its input the first half");
         else if (L->kind != SY_MCU_F32_FLATTEN)
             P(&o, "/* its output: %lld floats of the arena, live to time %lld (forward i = layer i, loss %u, "
                   "backward of j = %u - j) */\nstatic float *const a%u = sy_act + %lld;\n",
@@ -637,7 +649,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
               i, L->train_w ? 1 : L->ic, L->ih, L->iw, L->train_w ? 1 : L->oc, L->kh, L->kw, L->oh, L->ow,
               L->train_w ? 1 : L->ic, L->pt, L->pl);
         }
-        if (mcu_f32_geom_kind(L->kind))
+        /* an in-place Concat of two values needs no tflk_concat descriptor (its call takes the rows) */
+        if (mcu_f32_geom_kind(L->kind) && !(L->kind == SY_MCU_F32_CONCAT && concat_in_place(r, (int32_t)i)))
             mcu_f32_geom_decl(&o, L->kind, &r->geom[i], i, (int32_t)i > p->first);
         if (p->gpoff[i] >= 0)
             P(&o, "/* the gradient of its other operand, layer %d's output, until the backward reaches it: %lld "
@@ -720,7 +733,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_f32_req
         case SY_MCU_F32_CONCAT: {
             char oth[16];
             out_name(r, r->geom[i].other, oth, sizeof oth);
-            mcu_f32_concat_forward(&o, &r->geom[i], i, in, oth);
+            mcu_f32_concat_forward(&o, &r->geom[i], i, in, oth, concat_in_place(r, (int32_t)i));
             break;
         }
         default:

@@ -165,8 +165,16 @@ bool mcu_f32_geom_ok(const sy_mcu_f32_geom *G, int32_t kind, int64_t n_in, int64
     return kind != SY_MCU_F32_REDUCE_SUM && kind != SY_MCU_F32_REDUCE_MEAN ? true : (G->axes >> r) == 0;
 }
 
-void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *G, uint32_t i, const char *in, const char *oth)
+void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *G, uint32_t i, const char *in, const char *oth,
+                            bool in_place)
 {
+    if (in_place) { /* over the input's buffer: its rows moved apart, the other's copied between them */
+        int64_t outer, ra, rb;
+        concat_rows(G, &outer, &ra, &rb);
+        P(o, "    trk_concat_in_place(%lld, %lld, %lld, %d, %s, %s);\n", (long long)outer, (long long)ra,
+          (long long)rb, (int)G->const_first, oth, in);
+        return;
+    }
     P(o, "    tflk_concat_run(&cc%u, (const void *const[]){%s, %s}, a%u);\n", i, G->const_first ? oth : in,
       G->const_first ? in : oth, i);
 }

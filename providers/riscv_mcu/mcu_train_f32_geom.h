@@ -34,9 +34,11 @@ void mcu_f32_geom_forward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint3
 /* its backward: g holds dy; afterwards g holds dx (h the scratch); `in`: its input's buffer (Abs's sign) */
 void mcu_f32_geom_backward(tout *o, int32_t kind, const sy_mcu_f32_geom *g, uint32_t j, const char *in);
 
-/* a Concat of two values: its forward from `in` and the other operand's buffer `oth` into a<i>; its
+/* a Concat of two values: its forward from `in` and the other operand's buffer `oth` into a<i> (in_place:
+ * into `in`'s buffer, trk_concat_in_place); its
  * backward: g holds dy; afterwards g holds the input's gradient, the other's in gp<j> when `pending` */
-void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *g, uint32_t i, const char *in, const char *oth);
+void mcu_f32_concat_forward(tout *o, const sy_mcu_f32_geom *g, uint32_t i, const char *in, const char *oth,
+                            bool in_place);
 void mcu_f32_concat_backward(tout *o, const sy_mcu_f32_geom *g, uint32_t j, bool pending);
 
 /* an element-wise layer's backward and, its constant trained, the constant's update (gradient in

@@ -3,8 +3,9 @@
 device. Weights: a fixed-seed He initialisation, biases 0.
 
     train_f32_model.py OUT.onnx [--shapes mean|sum|rank8 [--steps]|elt [--residual|--product|--quotient|--self|--concat|--concat-w
-                       |--const-dividend|--bcast-div|--bcast-quotient|--stretch-div|--stretch-dividend]]
-                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--stride2] [--shapes elt --bcast-rank]
+                       |--const-dividend|--bcast-div|--bcast-quotient|--bcast-rank|--bcast-rank-dividend
+                       |--stretch-div|--stretch-dividend]]
+                       [--maxpool] [--batch-transpose] [--fc matmul|kn] [--stride2]
                        [--relus N]
 
 Without --shapes, the chain of the first packages: image [1, 1, 28, 28] ->
@@ -68,9 +69,15 @@ where the package runs it over its input.
 Refused by the package (their refusals are tested): --maxpool puts a 1x1
 MaxPool where the first Relu is (seed 001: not FP32-trainable; no layer the
 package runs); --batch-transpose starts with a Transpose (1, 0, 2, 3),
-which moves the batch axis; --shapes elt --bcast-rank divides Abs's output
-[1, 2, 28, 28] by its mean over channels and width, [1, 28] (two
-activations of different ranks).
+which moves the batch axis.
+
+--shapes elt --bcast-rank divides two activations of different ranks:
+Abs's output [1, 2, 28, 28] by its mean over channels and width, [1, 28],
+plus a trained constant of ones (numpy aligns the divisor from the last
+axis, [1, 1, 1, 28]: its own batch axis is stretched over the channels);
+--bcast-rank-dividend divides the mean over channels and width [1, 28] of
+|o| + 1 (a trained constant of ones) by |o| + 1 [1, 2, 28, 28] (the
+lower-ranked operand the dividend, the other's gradient pending).
 
 --shapes elt --bcast-quotient divides two activations of different shapes:
 the mean of Abs's output over the width, ra [1, 2, 28, 1], by that mean
@@ -159,7 +166,8 @@ elif shapes == "elt":
         helper.make_node("Abs", ["o"], ["oa"], name="abs"),
     ]
     two = any(f in args for f in ("--residual", "--product", "--quotient", "--self", "--concat", "--concat-w",
-                                  "--const-dividend", "--bcast-div", "--bcast-quotient", "--bcast-rank"))
+                                  "--const-dividend", "--bcast-div", "--bcast-quotient", "--bcast-rank",
+                                  "--bcast-rank-dividend"))
     if "--residual" in args or "--product" in args:
         nodes.append(helper.make_node("Add" if "--residual" in args else "Mul", ["oa", "o"], ["res"], name="residual"))
     elif "--quotient" in args or "--const-dividend" in args:
@@ -183,11 +191,23 @@ elif shapes == "elt":
             helper.make_node("Div", ["ra", "den"], ["res"], name="residual"),
         ]
     elif "--bcast-rank" in args:
-        # refused by the package: |o| [1, 2, 28, 28] divided by its mean over channels and width, rank 2
-        # [1, 28] (numpy aligns it as [1, 1, 1, 28]: another rank, the batch axis no longer first)
+        # two activations of different ranks: |o| [1, 2, 28, 28] divided by its mean over channels and
+        # width, rank 2 [1, 28], plus a trained constant of ones (numpy aligns it as [1, 1, 1, 28]: its
+        # batch axis is stretched over the channels); the previous output is the divisor
+        inits.append(numpy_helper.from_array(np.ones((1, 28), np.float32), "one.C"))
         nodes += [
             helper.make_node("ReduceMean", ["oa"], ["rm"], name="mean_cw", axes=[1, 3], keepdims=0),
-            helper.make_node("Div", ["oa", "rm"], ["res"], name="residual"),
+            helper.make_node("Add", ["rm", "one.C"], ["den"], name="plus1"),
+            helper.make_node("Div", ["oa", "den"], ["res"], name="residual"),
+        ]
+    elif "--bcast-rank-dividend" in args:
+        # the lower-ranked operand the dividend and the previous output: the mean over channels and
+        # width [1, 28] of |o| + 1 (a trained constant of ones) divided by |o| + 1 [1, 2, 28, 28]
+        inits.append(numpy_helper.from_array(np.ones((1, 2, 28, 28), np.float32), "one.C"))
+        nodes += [
+            helper.make_node("Add", ["oa", "one.C"], ["oa1"], name="plus1"),
+            helper.make_node("ReduceMean", ["oa1"], ["rm"], name="mean_cw", axes=[1, 3], keepdims=0),
+            helper.make_node("Div", ["rm", "oa1"], ["res"], name="residual"),
         ]
     elif "--concat" in args:
         nodes.append(helper.make_node("Concat", ["o", "oa"], ["res"], name="residual", axis=1))

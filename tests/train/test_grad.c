@@ -351,6 +351,89 @@ static void test_broadcast(void)
     sy_session_release(fs);
 }
 
+/* ---- Div of two ranks ------------------------------------------------------ */
+
+/* y = a / b with a and b of different ranks (numpy's alignment from the last
+ * axis: the lower-ranked operand's leading axes are broadcast), through the
+ * nodes train_autodiff.c's Div rule writes: dA = ReduceToShape(Div(dY, B),
+ * Shape(A)), dB = ReduceToShape(Neg(Div(Mul(dY, Y), B)), Shape(B)). The FP32
+ * training packages run the same Div (trk_div_bcast_grad, the lower-ranked
+ * operand at the output's rank after leading 1s); here the host's graph
+ * against central differences of the forward Div. */
+static void div_ranks_case(const char *what, int32_t ra, const int64_t *ad, int32_t rb, const int64_t *bd)
+{
+    enum { N = 64 };
+    const int32_t ry = ra > rb ? ra : rb;
+    int64_t yd[SY_MAX_RANK];
+    for (int32_t d = 0; d < ry; d++) {
+        const int64_t x = d < ry - ra ? 1 : ad[d - (ry - ra)], z = d < ry - rb ? 1 : bd[d - (ry - rb)];
+        yd[d] = x > z ? x : z;
+    }
+    const int64_t na = numel(ra, ad), nb = numel(rb, bd), ny = numel(ry, yd);
+    REQUIRE(na <= N && nb <= N && ny <= N, "%s: the buffers hold %d values", what, N);
+    float a[N], b[N], y[N], dy[N], da[N], db[N];
+    fill(a, na), fill(dy, ny);
+    for (int64_t i = 0; i < nb; i++)
+        b[i] = 1.5f + 0.5f * frand(); /* away from 0 */
+    pt_model *f = pt_model_new("div_fwd");
+    pt_input(f, "A", PT_F32, ra, ad);
+    pt_input(f, "B", PT_F32, rb, bd);
+    pt_node(f, "Div", "div", (const char *[]){"A", "B", NULL}, (const char *[]){"Y", NULL});
+    pt_output(f, "Y", PT_F32, ry, yd);
+    sy_session *fs = open_session(f);
+    pt_model_free(f);
+    REQUIRE(fs, "%s forward: %s", what, last_err);
+    in_spec fin[2] = {{"A", SY_DT_FLOAT32, ra, {0}, a}, {"B", SY_DT_FLOAT32, rb, {0}, b}};
+    memcpy(fin[0].dims, ad, (size_t)ra * sizeof *ad);
+    memcpy(fin[1].dims, bd, (size_t)rb * sizeof *bd);
+    sy_status *st = feed(fs, fin, 2);
+    const sy_tensor *yt = NULL;
+    if (!st)
+        st = sy_session_get_output(fs, 0, &yt);
+    if (st) {
+        CHECK(0, "%s forward run: %s", what, sy_status_get_message(st));
+        sy_status_free(st);
+        sy_session_release(fs);
+        return;
+    }
+    memcpy(y, yt->data, (size_t)ny * sizeof *y);
+    pt_model *bm = pt_model_new("div_bwd");
+    pt_opset(bm, "switchyard.train", 1);
+    pt_input(bm, "dY", PT_F32, ry, yd);
+    pt_input(bm, "Y", PT_F32, ry, yd);
+    pt_input(bm, "B", PT_F32, rb, bd);
+    pt_init_i64(bm, "sa", 1, (int64_t[]){ra}, ad);
+    pt_init_i64(bm, "sb", 1, (int64_t[]){rb}, bd);
+    pt_node(bm, "Div", "q", (const char *[]){"dY", "B", NULL}, (const char *[]){"q", NULL});
+    pt_node(bm, "ReduceToShape", "ra", (const char *[]){"q", "sa", NULL}, (const char *[]){"dA", NULL});
+    pt_domain(bm, "switchyard.train");
+    pt_node(bm, "Mul", "m", (const char *[]){"dY", "Y", NULL}, (const char *[]){"m", NULL});
+    pt_node(bm, "Div", "mq", (const char *[]){"m", "B", NULL}, (const char *[]){"mq", NULL});
+    pt_node(bm, "Neg", "neg", (const char *[]){"mq", NULL}, (const char *[]){"n", NULL});
+    pt_node(bm, "ReduceToShape", "rb", (const char *[]){"n", "sb", NULL}, (const char *[]){"dB", NULL});
+    pt_domain(bm, "switchyard.train");
+    pt_output(bm, "dA", PT_F32, ra, ad);
+    pt_output(bm, "dB", PT_F32, rb, bd);
+    in_spec bin[3] = {{"dY", SY_DT_FLOAT32, ry, {0}, dy}, {"Y", SY_DT_FLOAT32, ry, {0}, y},
+                      {"B", SY_DT_FLOAT32, rb, {0}, b}};
+    memcpy(bin[0].dims, yd, (size_t)ry * sizeof *yd);
+    memcpy(bin[1].dims, yd, (size_t)ry * sizeof *yd);
+    memcpy(bin[2].dims, bd, (size_t)rb * sizeof *bd);
+    if (run_backward(bm, bin, 3, 2, (float *[]){da, db})) {
+        check_fd(what, fs, fin, 2, 0, dy, da, 1e-2f, 1e-3);
+        check_fd(what, fs, fin, 2, 1, dy, db, 1e-2f, 1e-3);
+    }
+    sy_session_release(fs);
+}
+
+static void test_div_ranks(void)
+{
+    /* the divisor of lower rank (the FP32 packages' bcast_rank case: [1, 28] against [1, 2, 28, 28]) */
+    div_ranks_case("Div [1,2,3,4] / [1,4]", 4, (const int64_t[]){1, 2, 3, 4}, 2, (const int64_t[]){1, 4});
+    /* the dividend of lower rank, both stretched */
+    div_ranks_case("Div [1,3,1] / [1,2,1,4]", 3, (const int64_t[]){1, 3, 1}, 4, (const int64_t[]){1, 2, 1, 4});
+}
+
 /* ---- Slice with steps through SliceGrad ------------------------------------- */
 
 /* rank 6 (twice that is past SY_MAX_RANK: the standard-operator spread of dY
@@ -564,6 +647,7 @@ int main(void)
     RUN_TEST(test_conv);
     RUN_TEST(test_pool_relu_abs);
     RUN_TEST(test_broadcast);
+    RUN_TEST(test_div_ranks);
     RUN_TEST(test_concat);
     RUN_TEST(test_slice_grad);
     RUN_TEST(test_losses);

@@ -12,6 +12,9 @@
  *                            itself), the weights after the step against
  *                            x − r·v; frozen weights stay as they were
  *   trk_concat_self_grad, trk_concat_grad, trk_grad_add   hand-worked
+ *   trk_concat_in_place      a Concat of two values over the input's buffer:
+ *                            bit for bit the out-of-place Concat, both
+ *                            orders, 8 shapes, nothing written past it
  *   trk_pad_grad, trk_slice_grad, trk_slice_step_grad, trk_transpose_grad, trk_reduce_grad
  *                            the backwards of a constant Pad, a Slice (and
  *                            one with steps 3, 3, 2), a Transpose (perm not its own inverse) and a
@@ -30,7 +33,9 @@
  *                            −((dy·y) / b), bit for bit; both in place
  *   trk_div_bcast_grad       y = a / b of two activations broadcast against
  *                            each other (either or both stretched, ranks 2,
- *                            4 and 8): dL/da and dL/db likewise, and bit for
+ *                            4 and 8; operands of ranks 4 and 2, 3 and 4,
+ *                            aligned from the last axis as the packages pass
+ *                            them): dL/da and dL/db likewise, and bit for
  *                            bit the host graph's Div, Mul, Neg and
  *                            ReduceToShape written out here
  *   trk_adam_rate            R·√(1 − βᵀ)/(1 − αᵀ) in double
@@ -409,6 +414,10 @@ static void test_div_bcast_grad(void)
         {"dividend stretched", 4, {1, 2, 3, 2}, {1, 1, 3, 1}, {1, 2, 3, 2}},
         {"rank 2", 2, {1, 5}, {1, 1}, {1, 5}},
         {"rank 8", 8, {1, 2, 1, 2, 3, 1, 2, 2}, {1, 2, 1, 1, 3, 1, 1, 2}, {1, 1, 1, 2, 1, 1, 2, 2}},
+        /* two ranks as the packages pass them: the lower-ranked operand ([1, 4] by [1, 2, 3, 4]; [1, 3, 1]
+         * by [1, 2, 1, 4]) at the output's rank after leading 1s, numpy's alignment from the last axis */
+        {"ranks 4 and 2", 4, {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 1, 1, 4}},
+        {"ranks 3 and 4", 4, {1, 2, 3, 4}, {1, 1, 3, 1}, {1, 2, 1, 4}},
     };
     for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
         const int r = cases[t].r;
@@ -477,6 +486,53 @@ static void test_div_bcast_grad(void)
         printf("Div broadcast (%s) backward: %lld + %lld values, worst absolute error %.1e against finite "
                "differences\n", cases[t].name, (long long)na, (long long)nb, worst);
     }
+}
+
+/* trk_concat_in_place against the out-of-place Concat (the operands' rows
+ * interleaved from two buffers), bit for bit, the floats after the output
+ * untouched: outer rows of 1 (the channel axis at batch 1) and more (a
+ * later axis), the input's rows shorter, longer and as long as the other's,
+ * the other first and second */
+static void test_concat_in_place(void)
+{
+    static const struct {
+        int64_t outer, ra, rb;
+    } cases[] = {{1, 1568, 1568}, {1, 5, 3}, {4, 3, 5}, {4, 5, 3}, {28, 28, 28}, {7, 1, 9}, {7, 9, 1}, {3, 4, 4}};
+    enum { GUARD = 8 };
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        const int64_t outer = cases[t].outer, ra = cases[t].ra, rb = cases[t].rb, n = outer * (ra + rb);
+        float *a = malloc((size_t)(outer * ra) * sizeof *a), *b = malloc((size_t)(outer * rb) * sizeof *b);
+        float *want = malloc((size_t)n * sizeof *want), *buf = malloc((size_t)(n + GUARD) * sizeof *buf);
+        REQUIRE(a && b && want && buf, "out of memory");
+        for (int64_t i = 0; i < outer * ra; i++)
+            a[i] = (float)urand();
+        for (int64_t i = 0; i < outer * rb; i++)
+            b[i] = (float)urand();
+        for (int b_first = 0; b_first < 2; b_first++) {
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t e = 0; e < ra + rb; e++) {
+                    const bool in_b = b_first ? e < rb : e >= ra;
+                    want[o * (ra + rb) + e] = in_b ? b[o * rb + (b_first ? e : e - ra)] : a[o * ra + (b_first ? e - rb : e)];
+                }
+            for (int64_t i = 0; i < n + GUARD; i++)
+                buf[i] = i < outer * ra ? a[i] : NAN; /* the input, then what the output's block holds */
+            trk_concat_in_place(outer, ra, rb, b_first, b, buf);
+            CHECK(!memcmp(buf, want, (size_t)n * sizeof *buf),
+                  "concat in place %lld x (%lld + %lld), other %s: not the out-of-place Concat", (long long)outer,
+                  (long long)ra, (long long)rb, b_first ? "first" : "second");
+            bool guards = true;
+            for (int64_t i = n; i < n + GUARD; i++)
+                guards &= isnan(buf[i]);
+            CHECK(guards, "concat in place %lld x (%lld + %lld): wrote past its output", (long long)outer,
+                  (long long)ra, (long long)rb);
+        }
+        free(a);
+        free(b);
+        free(want);
+        free(buf);
+    }
+    printf("Concat of two values in place: %zu shapes, both orders, the out-of-place bits\n",
+           sizeof cases / sizeof *cases);
 }
 
 /* the in-place depthwise Conv against tflk_conv_f32 out of place, channel by
@@ -580,6 +636,7 @@ int main(void)
     RUN_TEST(test_eltwise_grad);
     RUN_TEST(test_div_grad);
     RUN_TEST(test_div_bcast_grad);
+    RUN_TEST(test_concat_in_place);
     RUN_TEST(test_dw_conv_in_place);
     RUN_TEST(test_dw_conv_s_in_place);
     return SY_TEST_MAIN_RESULT();

@@ -419,7 +419,7 @@ static const sy_train_layer *other_operand(const chain_priv *c, const char *on, 
 /* Add, Sub, Mul of the layer's input and a constant of its very shape
  * (the seed's rows: no broadcasting), Div of it and a constant broadcast with
  * it (the Div row allows broadcasting), or of two activations of that shape
- * (a Div's broadcast-compatible at one rank): the input and an earlier
+ * (a Div's broadcast-compatible, of one rank or two): the input and an earlier
  * layer's output, the sample or the input itself (x + x, x * x: the other
  * operand is then the previous layer's output) —
  * the one place the chain is a graph */
@@ -449,20 +449,31 @@ static sy_status *eltwise_layer(chain_priv *c, const Onnx__GraphProto *g, const 
             same = o->out_dims[d] == L->in_dims[d];
         L->residual = 1, L->other = k;
         if (div) {
-            /* a Div broadcasts (its row allows it): numpy's rule at one rank, each pair of dims equal or
-             * one of them 1, the output the larger; each operand's gradient is summed over the axes it
-             * is stretched on (the host's ReduceToShape). w_dims holds the other operand's dims */
-            bool ok = o->out_rank == L->in_rank;
-            for (int32_t d = 0; ok && d < L->in_rank; d++) {
-                const int64_t i = L->in_dims[d], v = o->out_dims[d];
+            /* a Div broadcasts (its row allows it): numpy's rule, the dims aligned from the last axis,
+             * each pair equal or one of them 1, the output the larger; each operand's gradient is summed
+             * over the axes it is stretched on (the host's ReduceToShape, which sums a lower-ranked
+             * shape's missing leading axes too). Both operands are written at the output's rank, the
+             * lower-ranked one's dims after leading 1s: the same elements in the same order, its own
+             * batch axis (1) one of the stretched axes, so the package's kernels see one rank.
+             * in_dims are the input's so aligned, w_dims the other operand's */
+            const int32_t r = o->out_rank > L->in_rank ? o->out_rank : L->in_rank;
+            const int32_t li = r - L->in_rank, lo = r - o->out_rank;
+            int64_t in[SY_TRAIN_MAX_RANK];
+            bool ok = true;
+            for (int32_t d = 0; d < r; d++)
+                in[d] = d < li ? 1 : L->in_dims[d - li];
+            for (int32_t d = 0; ok && d < r; d++) {
+                const int64_t i = in[d], v = d < lo ? 1 : o->out_dims[d - lo];
                 ok = i == v || i == 1 || v == 1;
+                L->in_dims[d] = i;
                 L->w_dims[d] = v;
                 L->out_dims[d] = v > i ? v : i;
             }
             if (!ok)
-                return REFUSE_ROW(nm, op, row, "two activations of one rank broadcast-compatible with each other "
-                                  "(each pair of dimensions equal or one of them 1; '%s' is rank %d, the input "
-                                  "rank %d)", on, (int)o->out_rank, (int)L->in_rank);
+                return REFUSE_ROW(nm, op, row, "two activations broadcast-compatible with each other (their dims "
+                                  "aligned from the last axis, each pair equal or one of them 1; '%s' and the "
+                                  "input are not)", on);
+            L->in_rank = L->out_rank = r;
             return set_out(L, nm, op);
         }
         if (!same)

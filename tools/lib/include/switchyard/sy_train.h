@@ -207,7 +207,9 @@ typedef struct sy_train_layer {
     int32_t w_kn;
     /* Div by a constant or of one (const_first, c / x): the constant's dims at the input's rank, 1
      * where it is broadcast; a Div of two activations: the other operand's dims (seed 001's Div row
-     * allows broadcasting; the output has the larger of each pair) */
+     * allows broadcasting; the output has the larger of each pair), at the output's rank: of two
+     * ranks, the lower-ranked operand's dims (w_dims, or in_dims and in_rank) follow leading 1s,
+     * numpy's alignment from the last axis */
     int64_t w_dims[SY_TRAIN_MAX_RANK];
 } sy_train_layer;
 typedef struct sy_train_chain {
