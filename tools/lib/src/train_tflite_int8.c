@@ -11,10 +11,12 @@
  * QuantizeLinear (TFLite's clamp to [z_y, 127] is QAS's max(ȳ, z_y)); a
  * CONV_2D's OHWI filter is an OIHW initializer between the NHWC
  * Transposes (DEPTHWISE_CONV_2D's [1, H, W, C·m] a [C·m, 1, H, W] one of
- * group C; MAX_POOL_2D and AVERAGE_POOL_2D between them too); an int8 ADD
- * or CONCATENATION reads each input through its own DequantizeLinear and
- * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero point -128) is Softmax
- * on the dequantized logits and a QuantizeLinear. Anything else is refused
+ * group C; MAX_POOL_2D and AVERAGE_POOL_2D between them too); an int8 ADD,
+ * SUB or MUL (numpy broadcasting, or an int8 constant operand; fused NONE,
+ * RELU or RELU6), PAD / PADV2 (constant paddings), MEAN (constant axes) or
+ * CONCATENATION reads each input through its own DequantizeLinear and
+ * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero
+ * point -128) is Softmax on the dequantized logits and a QuantizeLinear. Anything else is refused
  * naming the operator or tensor and why. The reading of the file and the
  * writing of the ONNX model are the float translation's too
  * (train_tflite_writer.c). The subgraph translated is chosen
@@ -91,6 +93,9 @@ static sy_status *int8_tensor(tfw *c, uint32_t i, fb_table t)
         return tfw_bad_tensor(c, i, "an int8 activation with %u scales: activations are quantized per tensor", ti->nq);
     if (ti->type == TT_FLOAT32 && ti->nq)
         return tfw_bad_tensor(c, i, "float32 with quantization parameters is not translated");
+    if (!ti->data && (ti->type == TT_INT32 || ti->type == TT_INT64))
+        return tfw_bad_tensor(c, i, "a runtime %s tensor (no constant buffer) is not translated: shapes, paddings "
+                              "and axes are translated as constants", tfw_type_name(ti->type));
     if (ti->type != TT_FLOAT32 && ti->type != TT_INT8 && !(ti->data && (ti->type == TT_INT32 || ti->type == TT_INT64)))
         return tfw_bad_tensor(c, i, "%s is not translated (float32 and int8 tensors, int32 constants)",
                               tfw_type_name(ti->type));
@@ -301,17 +306,27 @@ static sy_status *bias(tfw *c, int32_t bi, int32_t xi, int32_t wi, int64_t O, co
 
 /* ---- operators ---------------------------------------------------------------- */
 
-/* the fused activation: NONE, or RELU (a Relu on the dequantized output
- * before its QuantizeLinear) */
+/* the fused activation: NONE, RELU (a Relu on the dequantized output
+ * before its QuantizeLinear) or RELU6 (a Clip to [0, 6] there: TFLite's
+ * clamp of the codes to those of 0 and 6, which the QDQ pass folds into the
+ * requantization as it folds the Relu) */
 static sy_status *fused(tfw *c, int act, const char *pre, int32_t out)
 {
     if (act == ACT_NONE)
         return quantize_to(c, out, pre);
-    const char *r = tfw_fresh(c, c->t[out].vname, "relu");
+    const char *y = c->t[out].vname, *r = tfw_fresh(c, y, act == ACT_RELU6 ? "relu6" : "relu"), *lo = NULL,
+               *hi = NULL;
     if (!r)
         return tfw_oom(c);
-    sy_status *st = tfw_node(c, "Relu", &pre, 1, r, NULL, 0);
-    return st ? st : quantize_to(c, out, r);
+    sy_status *st = NULL;
+    if (act == ACT_RELU6) {
+        if ((st = tfw_const_f32(c, y, "min", 0.0f, &lo)) || (st = tfw_const_f32(c, y, "max", 6.0f, &hi)) ||
+            (st = tfw_node(c, "Clip", (const char *[]){pre, lo, hi}, 3, r, NULL, 0)))
+            return st;
+    } else if ((st = tfw_node(c, "Relu", &pre, 1, r, NULL, 0))) {
+        return st;
+    }
+    return quantize_to(c, out, r);
 }
 
 static sy_status *check_act(tfw *c, int act)
@@ -443,40 +458,197 @@ static sy_status *t_pool(tfw *c, const tfw_opio *io, const tfw_opts *p, bool ave
     return fused(c, win.act, pre, io->out);
 }
 
-/* ADD of two int8 activations of the same shape, each with its own scale and
- * zero point: DequantizeLinear of each → Add [→ Relu] → QuantizeLinear of the
- * output's. */
-static sy_status *t_add(tfw *c, const tfw_opio *io, const tfw_opts *p)
+/* The float value an elementwise operator reads for operand ti: an int8
+ * activation's DequantizeLinear (read_act), or an int8 constant's, quantized
+ * per tensor (TFLite's int8 ADD, SUB and MUL read one scale an operand),
+ * made an initializer named after the tensor once; the constants are frozen
+ * (no trained parameter). */
+static sy_status *elem_operand(tfw *c, int32_t ti, const char **name)
+{
+    tfw_tensor *t = &c->t[ti];
+    if (!t->data)
+        return read_act(c, ti, true, name);
+    if (t->type != TT_INT8)
+        return tfw_refuse(c, "constant input tensor #%d '%s' is %s: int8 constants are translated", ti, t->vname,
+                          tfw_type_name(t->type));
+    if (t->nq != 1)
+        return tfw_refuse(c, "constant input tensor #%d '%s' has %u scales: an int8 %s reads its operands quantized "
+                          "per tensor", ti, t->vname, t->nq, c->opname);
+    if (!t->dq) {
+        if (t->init)
+            return tfw_refuse(c, "constant input tensor #%d '%s' is read as weights too", ti, t->vname);
+        t->init = true;
+        sy_status *st = tfw_add_init(c, t->vname, SY_DT_INT8, t->rank, t->dims, t->data, t->nbytes);
+        if (!st)
+            st = act_qparams(c, ti);
+        const char *d = st ? NULL : tfw_fresh(c, t->vname, "dq");
+        if (!st && !d)
+            st = tfw_oom(c);
+        if (!st)
+            st = tfw_node(c, "DequantizeLinear", (const char *[]){t->vname, t->qs, t->qz}, 3, d, NULL, 0);
+        if (st)
+            return st;
+        t->dq = d;
+    }
+    *name = t->dq;
+    return NULL;
+}
+
+/* ADD, SUB and MUL of two int8 operands, each of its own scale and zero
+ * point: two activations whose shapes broadcast as numpy's do (aligned on
+ * the right, an axis of 1 stretched: TFLite's int8 kernels broadcast so),
+ * or an activation and an int8 constant (elem_operand). DequantizeLinear of
+ * each → Add | Sub | Mul [→ Relu | Clip(0, 6)] → QuantizeLinear of the
+ * output's, which the QDQ pass folds into the QAdd / QSub / QMul kernels. */
+static sy_status *t_binary(tfw *c, const tfw_opio *io, const tfw_opts *p, const char *op)
 {
     if (io->nin != 2)
         return tfw_refuse(c, "%u inputs (two are translated)", io->nin);
     int act = tfw_opt_int(c, p, "fused_activation_function");
     TFW_CHECK_FB(c);
+    if (act != ACT_NONE && act != ACT_RELU && act != ACT_RELU6) {
+        const char *n = tfl_act_name(act);
+        return tfw_refuse(c, "the fused activation %s is not translated for QAS-INT8 (NONE, RELU and RELU6 are)",
+                          n ? n : "(invalid)");
+    }
+    const tfw_tensor *a = &c->t[io->in[0]], *b = &c->t[io->in[1]];
+    if (a->data && b->data)
+        return tfw_refuse(c, "both inputs ('%s' and '%s') are constants (a converter folds such an operator)",
+                          a->vname, b->vname);
     const char *ad = NULL, *bd = NULL;
-    sy_status *st = check_act(c, act);
+    sy_status *st = elem_operand(c, io->in[0], &ad);
     if (!st)
-        st = read_act(c, io->in[0], true, &ad);
-    if (!st)
-        st = read_act(c, io->in[1], true, &bd);
+        st = elem_operand(c, io->in[1], &bd);
     if (st)
         return st;
-    const tfw_tensor *a = &c->t[io->in[0]], *b = &c->t[io->in[1]];
-    bool same = a->rank == b->rank;
-    for (int32_t d = 0; same && d < a->rank; d++)
-        same = a->dims[d] == b->dims[d];
-    if (!same)
-        return tfw_refuse(c,
-                          "inputs '%s' and '%s' have different shapes (an int8 ADD of two activations of one shape is "
-                          "translated, not a broadcast)",
-                          a->vname, b->vname);
-    if ((st = check_out(c, io->out, a->dims, a->rank)))
+    const int32_t r = a->rank > b->rank ? a->rank : b->rank;
+    int64_t dims[TFW_MAX_RANK];
+    for (int32_t d = 0; d < r; d++) { /* axis d of the output, aligned on the right */
+        int32_t da = d - (r - a->rank), db = d - (r - b->rank);
+        int64_t x = da >= 0 ? a->dims[da] : 1, y = db >= 0 ? b->dims[db] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char sa[128], sb[128];
+            return tfw_refuse(c, "inputs '%s' %s and '%s' %s do not broadcast (axis %d: %lld and %lld)", a->vname,
+                              tfw_shape_str(sa, sizeof sa, a->dims, a->rank), b->vname,
+                              tfw_shape_str(sb, sizeof sb, b->dims, b->rank), d, (long long)x, (long long)y);
+        }
+        dims[d] = x == 1 ? y : x;
+    }
+    if ((st = check_out(c, io->out, dims, r)))
         return st;
     const char *pre = tfw_fresh(c, c->t[io->out].vname, "f");
     if (!pre)
         return tfw_oom(c);
-    if ((st = tfw_node(c, "Add", (const char *[]){ad, bd}, 2, pre, NULL, 0)))
+    if ((st = tfw_node(c, op, (const char *[]){ad, bd}, 2, pre, NULL, 0)))
         return st;
     return fused(c, act, pre, io->out);
+}
+
+/* PAD and PADV2 of an int8 activation with constant paddings [rank, 2]
+ * (non-negative), the output quantized as the input (TFLite's int8 kernel
+ * copies the codes): DequantizeLinear → Pad (constant mode) →
+ * QuantizeLinear, which the QDQ pass runs on the codes. PAD pads with the
+ * output's zero point (the real value 0, ONNX Pad's default constant);
+ * PADV2 with its constant_values, one int8 code of the output's
+ * quantization, as its real value s·(c − z). */
+static sy_status *t_pad(tfw *c, const tfw_opio *io, bool v2)
+{
+    if (io->nin != 2 && !(v2 && io->nin == 3))
+        return tfw_refuse(c, "%u inputs (%s)", io->nin, v2 ? "PADV2 has 2 or 3" : "PAD has 2");
+    const char *xd = NULL;
+    sy_status *st = read_act(c, io->in[0], true, &xd);
+    if (st)
+        return st;
+    const tfw_tensor *x = &c->t[io->in[0]], *y = &c->t[io->out];
+    int64_t v[2 * TFW_MAX_RANK], pads[2 * TFW_MAX_RANK], od[TFW_MAX_RANK];
+    size_t n = 0;
+    if ((st = tfw_const_ints(c, io->in[1], v, 2 * TFW_MAX_RANK, &n, "paddings")))
+        return st;
+    if (n != 2 * (size_t)x->rank)
+        return tfw_refuse(c, "%zu paddings (tensor #%d '%s') for input '%s' of rank %d (two an axis)", n, io->in[1],
+                          c->t[io->in[1]].vname, x->vname, x->rank);
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (v[2 * d] < 0 || v[2 * d + 1] < 0)
+            return tfw_refuse(c, "the paddings (tensor #%d '%s') of axis %d are %lld and %lld: negative paddings are "
+                              "not translated", io->in[1], c->t[io->in[1]].vname, d, (long long)v[2 * d],
+                              (long long)v[2 * d + 1]);
+        pads[d] = v[2 * d]; /* ONNX's pads: every axis's leading one, then the trailing ones */
+        pads[x->rank + d] = v[2 * d + 1];
+        od[d] = x->dims[d] + v[2 * d] + v[2 * d + 1];
+    }
+    if ((st = check_out(c, io->out, od, x->rank)))
+        return st;
+    if (!same_q(x, y))
+        return tfw_refuse(c, "output '%s' is quantized with another scale or zero point than input '%s' (an int8 %s "
+                          "copies the codes)", y->vname, x->vname, c->opname);
+    const char *in[3] = {xd, NULL, NULL};
+    if ((st = tfw_const_i64(c, y->vname, "pads", pads, 2 * (size_t)x->rank, false, &in[1])))
+        return st;
+    if (io->nin == 3) {
+        const int32_t vi = io->in[2];
+        const tfw_tensor *cv = &c->t[vi];
+        if (!cv->data || cv->type != TT_INT8 || tfw_numel(cv) != 1)
+            return tfw_refuse(c, "constant_values (tensor #%d '%s') is not one int8 constant", vi, cv->vname);
+        if (cv->nq != 1 || !same_q(cv, y))
+            return tfw_refuse(c, "constant_values (tensor #%d '%s') is not quantized as the output '%s' (TFLite "
+                              "pads with its code)", vi, cv->vname, y->vname);
+        const float real = (float)((int32_t)(int8_t)cv->data[0] - (int32_t)y->zp[0]) * y->scale[0];
+        if ((st = tfw_const_f32(c, y->vname, "pad_value", real, &in[2])))
+            return st;
+    }
+    const char *f = tfw_fresh(c, y->vname, "f");
+    if (!f)
+        return tfw_oom(c);
+    if ((st = tfw_node(c, "Pad", in, io->nin == 3 ? 3 : 2, f, NULL, 0)))
+        return st;
+    return quantize_to(c, io->out, f);
+}
+
+/* MEAN of an int8 activation over constant axes, keep_dims either way, the
+ * output of its own scale and zero point (TFLite's int8 kernel
+ * requantizes): DequantizeLinear → ReduceMean (opset 13: the axes an
+ * attribute) → QuantizeLinear. */
+static sy_status *t_mean(tfw *c, const tfw_opio *io, const tfw_opts *p)
+{
+    if (io->nin != 2)
+        return tfw_refuse(c, "%u inputs (MEAN has 2)", io->nin);
+    int keep = tfw_opt_int(c, p, "keep_dims");
+    TFW_CHECK_FB(c);
+    const char *xd = NULL;
+    sy_status *st = read_act(c, io->in[0], true, &xd);
+    if (st)
+        return st;
+    const tfw_tensor *x = &c->t[io->in[0]];
+    int64_t v[TFW_MAX_RANK], axes[TFW_MAX_RANK], od[TFW_MAX_RANK];
+    size_t n = 0, na = 0;
+    if ((st = tfw_const_ints(c, io->in[1], v, TFW_MAX_RANK, &n, "axes")))
+        return st;
+    if (!n)
+        return tfw_refuse(c, "no axes (tensor #%d '%s' is empty: a mean over nothing)", io->in[1],
+                          c->t[io->in[1]].vname);
+    bool red[TFW_MAX_RANK] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = 0;
+        if ((st = tfw_axis(c, v[i], x->rank, &a)))
+            return st;
+        red[a] = true; /* an axis named twice is reduced once, as TFLite does */
+    }
+    int32_t r = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (red[d])
+            axes[na++] = d;
+        if (!red[d] || keep)
+            od[r++] = red[d] ? 1 : x->dims[d];
+    }
+    if ((st = check_out(c, io->out, od, r)))
+        return st;
+    const char *f = tfw_fresh(c, c->t[io->out].vname, "f");
+    if (!f)
+        return tfw_oom(c);
+    sy_model_attr ra[2] = {tfw_ints_attr("axes", axes, na), tfw_int_attr("keepdims", keep != 0)};
+    if ((st = tfw_node(c, "ReduceMean", &xd, 1, f, ra, 2)))
+        return st;
+    return quantize_to(c, io->out, f);
 }
 
 /* CONCATENATION of int8 activations along an axis, every input quantized as
@@ -643,17 +815,19 @@ static sy_status *translate_op(tfw *c, fb_table op)
         return st;
     bool known = code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_DEQUANTIZE ||
                  code == OP_FULLY_CONNECTED || code == OP_MAX_POOL_2D || code == OP_RESHAPE || code == OP_SOFTMAX ||
-                 code == OP_QUANTIZE || code == OP_AVERAGE_POOL_2D || code == OP_ADD || code == OP_CONCATENATION;
+                 code == OP_QUANTIZE || code == OP_AVERAGE_POOL_2D || code == OP_ADD || code == OP_CONCATENATION ||
+                 code == OP_SUB || code == OP_MUL || code == OP_PAD || code == OP_PADV2 || code == OP_MEAN;
     if (!known)
         return sy_status_create(SY_ERR_UNSUPPORTED,
                                 "%s: operator #%u (%s, builtin code %d) has no int8 translation for "
                                 "QAS-INT8 (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, "
-                                "MAX_POOL_2D, AVERAGE_POOL_2D, ADD, CONCATENATION, RESHAPE and SOFTMAX are translated)",
+                                "MAX_POOL_2D, AVERAGE_POOL_2D, ADD, SUB, MUL, PAD, PADV2, MEAN, CONCATENATION, "
+                                "RESHAPE and SOFTMAX are translated)",
                                 c->where, c->oi, c->opname, (int)code);
     bool biased = code == OP_FULLY_CONNECTED || code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D;
-    uint32_t want_max = biased ? 3 : code == OP_RESHAPE || code == OP_ADD ? 2
-                                   : code == OP_CONCATENATION           ? TFW_MAX_INPUTS
-                                                                        : 1;
+    const bool two = code == OP_RESHAPE || code == OP_ADD || code == OP_SUB || code == OP_MUL || code == OP_PAD ||
+                     code == OP_MEAN;
+    uint32_t want_max = biased || code == OP_PADV2 ? 3 : two ? 2 : code == OP_CONCATENATION ? TFW_MAX_INPUTS : 1;
     tfw_opts p;
     tfw_opio io;
     if ((st = tfw_op_options(c, op, code, &p)) || (st = tfw_op_io(c, op, want_max, biased, &io)))
@@ -665,7 +839,12 @@ static sy_status *translate_op(tfw *c, fb_table op)
     case OP_DEPTHWISE_CONV_2D: st = t_conv(c, &io, &p, true); break;
     case OP_MAX_POOL_2D: st = t_pool(c, &io, &p, false); break;
     case OP_AVERAGE_POOL_2D: st = t_pool(c, &io, &p, true); break;
-    case OP_ADD: st = t_add(c, &io, &p); break;
+    case OP_ADD: st = t_binary(c, &io, &p, "Add"); break;
+    case OP_SUB: st = t_binary(c, &io, &p, "Sub"); break;
+    case OP_MUL: st = t_binary(c, &io, &p, "Mul"); break;
+    case OP_PAD: st = t_pad(c, &io, false); break;
+    case OP_PADV2: st = t_pad(c, &io, true); break;
+    case OP_MEAN: st = t_mean(c, &io, &p); break;
     case OP_CONCATENATION: st = t_concat(c, &io, &p); break;
     case OP_RESHAPE: st = t_reshape(c, &io); break;
     case OP_SOFTMAX: st = t_softmax(c, &io, &p); break;
