@@ -16,12 +16,12 @@
  * RELU or RELU6), PAD / PADV2 (constant paddings), MEAN (constant axes) or
  * CONCATENATION reads each input through its own DequantizeLinear and
  * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero
- * point -128) is Softmax on the dequantized logits and a QuantizeLinear. Anything else is refused
- * naming the operator or tensor and why. The reading of the file and the
- * writing of the ONNX model are the float translation's too
- * (train_tflite_writer.c). The subgraph translated is chosen
- * as the float translation chooses (tr_tflite_pick_subgraph): 0 unless a
- * signature name or an index is given. */
+ * point -128) is Softmax on the dequantized logits and a QuantizeLinear.
+ * Anything else is refused naming the operator or tensor and why. The
+ * reading of the file and the writing of the ONNX model are the float
+ * translation's too (train_tflite_writer.c). The subgraph translated is
+ * chosen as the float translation chooses (tr_tflite_pick_subgraph): 0
+ * unless a signature name or an index is given. */
 #include "train_tflite.h"
 #include "train_tflite_writer.h"
 
