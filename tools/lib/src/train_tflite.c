@@ -468,22 +468,11 @@ static sy_status *t_reduce(tfw *c, const tfw_opio *io, const tfw_opts *p, bool m
         return st;
     int keep = tfw_opt_int(c, p, "keep_dims");
     TFW_CHECK_FB(c);
-    bool red[TFW_MAX_RANK] = {false};
-    for (size_t i = 0; i < n; i++) {
-        int64_t a = 0;
-        if ((st = tfw_axis(c, v[i], x->rank, &a)))
-            return st;
-        red[a] = true;
-    }
     if (!n)
         return tfw_refuse(c, "no axes (a reduction over nothing)");
     int32_t r = 0;
-    for (int32_t d = 0; d < x->rank; d++) {
-        if (red[d])
-            axes[na++] = d;
-        if (!red[d] || keep)
-            od[r++] = red[d] ? 1 : x->dims[d];
-    }
+    if ((st = tfw_reduce_axes(c, x, v, n, keep, axes, &na, od, &r)))
+        return st;
     const char *a = NULL, *out = c->t[io->out].vname;
     if ((st = tfw_check_shape(c, io->out, od, r)) || (st = operand(c, io->in[0], &a)))
         return st;

@@ -626,21 +626,8 @@ static sy_status *t_mean(tfw *c, const tfw_opio *io, const tfw_opts *p)
     if (!n)
         return tfw_refuse(c, "no axes (tensor #%d '%s' is empty: a mean over nothing)", io->in[1],
                           c->t[io->in[1]].vname);
-    bool red[TFW_MAX_RANK] = {false};
-    for (size_t i = 0; i < n; i++) {
-        int64_t a = 0;
-        if ((st = tfw_axis(c, v[i], x->rank, &a)))
-            return st;
-        red[a] = true; /* an axis named twice is reduced once, as TFLite does */
-    }
     int32_t r = 0;
-    for (int32_t d = 0; d < x->rank; d++) {
-        if (red[d])
-            axes[na++] = d;
-        if (!red[d] || keep)
-            od[r++] = red[d] ? 1 : x->dims[d];
-    }
-    if ((st = check_out(c, io->out, od, r)))
+    if ((st = tfw_reduce_axes(c, x, v, n, keep != 0, axes, &na, od, &r)) || (st = check_out(c, io->out, od, r)))
         return st;
     const char *f = tfw_fresh(c, c->t[io->out].vname, "f");
     if (!f)

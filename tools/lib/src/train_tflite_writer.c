@@ -245,6 +245,28 @@ sy_status *tfw_axis(const tfw *c, int64_t a, int32_t rank, int64_t *out)
     return NULL;
 }
 
+sy_status *tfw_reduce_axes(const tfw *c, const tfw_tensor *x, const int64_t *v, size_t n, bool keep, int64_t *axes,
+                           size_t *na, int64_t *od, int32_t *r)
+{
+    bool red[TFW_MAX_RANK] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = 0;
+        sy_status *st = tfw_axis(c, v[i], x->rank, &a);
+        if (st)
+            return st;
+        red[a] = true;
+    }
+    *na = 0;
+    *r = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (red[d])
+            axes[(*na)++] = d;
+        if (!red[d] || keep)
+            od[(*r)++] = red[d] ? 1 : x->dims[d];
+    }
+    return NULL;
+}
+
 sy_status *tfw_const_ints(const tfw *c, int32_t ti, int64_t *out, size_t cap, size_t *n, const char *what)
 {
     if (!tfw_tensor_ok(c, ti))

@@ -166,6 +166,12 @@ const char *tfw_shape_str(char *buf, size_t len, const int64_t *d, int32_t r);
 sy_status *tfw_check_shape(const tfw *c, int32_t out, const int64_t *dims, int32_t rank);
 /* an axis in [-rank, rank) made positive */
 sy_status *tfw_axis(const tfw *c, int64_t a, int32_t rank, int64_t *out);
+/* A reduction of x over the n axes v (each in [-rank, rank); one named
+ * twice reduced once, as TFLite does): axes[0..*na) the reduced ones,
+ * positive and in order, od[0..*r) the output's shape, with the reduced
+ * axes kept as 1 (keep) or dropped. */
+sy_status *tfw_reduce_axes(const tfw *c, const tfw_tensor *x, const int64_t *v, size_t n, bool keep, int64_t *axes,
+                           size_t *na, int64_t *od, int32_t *r);
 /* the values of an int32 (or int64) constant tensor; *n its count */
 sy_status *tfw_const_ints(const tfw *c, int32_t ti, int64_t *out, size_t cap, size_t *n, const char *what);
 
