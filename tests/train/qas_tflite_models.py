@@ -45,6 +45,12 @@ ops: x [3, 6, 6, 2] -> QUANTIZE xq -> AVERAGE_POOL_2D 2x2 -> ap; xq ->
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
+elem: broadcasting ADD, SUB and MUL of two activations or with an int8
+     constant (fused RELU6, RELU, NONE) -> CONCATENATION -> RESHAPE ->
+     FULLY_CONNECTED 360->4 (elem's docstring); padmean: PAD, PADV2, MEAN
+     with and without keep_dims, each mean broadcast against a padded tensor
+     -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 384->4; NAME_front the
+     front alone (for qas_tflite_real.mjs)
 
 and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
 (CONV_BAD) with one thing wrong;
@@ -267,17 +273,41 @@ def mlp_tflite(path, n, bad=None):
     w2 = m.tensor('fc2/weights', [4, 6], INT8, n['W2'], (n['sw2'], [0], 0))
     b2 = m.tensor('fc2/bias', [4], INT32, n['b2'], (bias_scales(n['sh'], n['sw2']), [0], 0))
     lg = m.tensor('logits', [BATCH, 4], INT8, q=([n['sl']], [n['zl']], 0))
-    if bad == 'sub':  # an int8 SUB (not translated) before the second layer
-        h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
-        m.op(SUB, [h, h], h2)
+    hq = ([n['sh']], [n['zh']], 0)
+    if bad == 'sub':  # an int8 SUB with a fused RELU_N1_TO_1 (not translated) before the second layer
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
+        m.op(SUB, [h, h], h2, [(0, 'i8', 2)])
         h = h2
     inputs = [x]
-    if bad == 'add_bcast':  # an int8 ADD of h [3, 6] and a [1, 6] row (a second graph input)
-        r1 = m.tensor('row', [1, 6], INT8, q=([n['sh']], [n['zh']], 0))
+    if bad == 'add_bcast':  # an int8 ADD of h [3, 6] and a [1, 4] row (a second graph input): no broadcast
+        r1 = m.tensor('row', [1, 4], INT8, q=hq)
         inputs.append(r1)
-        h2 = m.tensor('h2', [BATCH, 6], INT8, q=([n['sh']], [n['zh']], 0))
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
         m.op(ADD, [h, r1], h2, [(0, 'i8', 0)])
         h = h2
+    if bad == 'mul_per_channel':  # an int8 MUL of h and a constant [6] of 6 scales
+        k = m.tensor('k', [6], INT8, np.arange(6, dtype=np.int8), ([0.01] * 6, [0] * 6, 0))
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
+        m.op(MUL, [h, k], h2, [(0, 'i8', 0)])
+        h = h2
+    if bad == 'mul_consts':  # an int8 MUL of two constants
+        k = m.tensor('k', [6], INT8, np.arange(6, dtype=np.int8), ([0.01], [0], 0))
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
+        m.op(MUL, [k, k], h2, [(0, 'i8', 0)])
+    if bad in ('pad_runtime', 'pad_negative', 'pad_scale'):  # PAD [[0, 0], [1, 1]] of h, wrong one way each
+        pads = np.array([[0, 0], [1, -1] if bad == 'pad_negative' else [1, 1]], dtype=np.int32)
+        pp = m.tensor('pad/paddings', [2, 2], INT32, None if bad == 'pad_runtime' else pads)
+        h2 = m.tensor('h2', [BATCH, 8], INT8, q=([n['sh'] * 2], [n['zh']], 0) if bad == 'pad_scale' else hq)
+        m.op(PAD, [h, pp], h2)
+    if bad == 'padv2_value':  # PADV2 whose constant_values is quantized otherwise than the output
+        pp = m.tensor('pad/paddings', [2, 2], INT32, np.array([[0, 0], [1, 1]], dtype=np.int32))
+        cv = m.tensor('pad/value', [], INT8, np.array(3, dtype=np.int8), ([n['sh'] * 2], [n['zh']], 0))
+        h2 = m.tensor('h2', [BATCH, 8], INT8, q=hq)
+        m.op(PADV2, [h, pp, cv], h2)
+    if bad in ('mean_runtime', 'mean_axis'):  # MEAN of h over runtime axes, or over axis 2 of a rank-2 tensor
+        ax = m.tensor('mean/axes', [1], INT32, None if bad == 'mean_runtime' else np.array([2], dtype=np.int32))
+        h2 = m.tensor('h2', [BATCH], INT8, q=hq)
+        m.op(MEAN, [h, ax], h2, [(0, 'u8', 0)])
     if bad == 'concat_relu':  # a CONCATENATION of h and h with a fused RELU
         h2 = m.tensor('h2', [BATCH, 12], INT8, q=([n['sh']], [n['zh']], 0))
         m.op(CONCATENATION, [h, h], h2, [(0, 'i32', 1), (1, 'i8', RELU)])
@@ -665,9 +695,194 @@ def ops(out, rq=False, front=False):
     o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 4])
 
 
+# ---- elem and padmean: ADD, SUB, MUL, PAD, PADV2 and MEAN in the frozen front ---------------
+
+MUL, PAD, PADV2, MEAN = 18, 34, 60, 40
+OPTIONS.update({SUB: 28, MUL: 21, PAD: 22, PADV2: 43, MEAN: 27})  # SubOptions, MulOptions, PadOptions, ...
+
+
+def const_q(o, name, codes, scale, zp):
+    """an int8 constant of one scale and zero point read through DequantizeLinear (an activation's form)"""
+    o.init(name, codes)
+    s, z = o.qparams(name, scale, zp)
+    o.nodes.append(helper.make_node('DequantizeLinear', [name, s, z], [name + '.dq']))
+    return name + '.dq'
+
+
+def trained_tail(m, o, cat, catd, shape, sq, zq, rng, out, name, front):
+    """cat (ONNX: catd, its dequantized codes) of `shape` quantized (sq, zq) -> RESHAPE [3, K] ->
+    FULLY_CONNECTED K->4 (trained) -> SOFTMAX -> DEQUANTIZE; front: the front alone, its output cat's
+    codes dequantized (NAME_front.tflite, NAME_front_ref.onnx)"""
+    K = int(np.prod(shape[1:]))
+    x = 0  # the graph input, tensor 0
+    if front:
+        y = m.tensor('y', shape, FLOAT32)
+        m.op(DEQUANTIZE, [cat], y)
+        m.write('%s/%s_front.tflite' % (out, name), [x], [y])
+        o.nodes.append(helper.make_node('DequantizeLinear', [catd.replace('.dq', '.q'), catd.replace('.dq', '.s'),
+                                                             catd.replace('.dq', '.z')], ['y']))
+        o.save('%s/%s_front_ref.onnx' % (out, name), [BATCH, 6, 6, 2], shape)
+        return
+    W = codes8(rng, 4, K)
+    sw = (0.0005 + 0.0005 * rng.uniform(size=4)).astype(np.float32)  # small: K is some hundred inputs
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.25), 3  # room for the logits of some hundred inputs
+    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, K], dtype=np.int32))
+    r = m.tensor('flat', [BATCH, K], INT8, q=([sq], [zq], 0))
+    m.op(RESHAPE, [cat, shp], r, [(0, 'obj', Vec('i32', [BATCH, K]))])
+    w = m.tensor('fc/weights', [4, K], INT8, W, (sw, [0] * 4, 0))
+    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sq, sw), [0] * 4, 0))
+    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+    y = m.tensor('y', [BATCH, 4], FLOAT32)
+    m.op(DEQUANTIZE, [p], y)
+    m.write('%s/%s.tflite' % (out, name), [x], [y])
+    save_codes('%s/%s_codes.bin' % (out, name), [W, bw])
+    o.init('flat.shape', np.array([0, K], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [catd, 'flat.shape'], ['flat.f']))
+    rd = o.q('flat.f', 'flat', sq, zq)
+    wd = o.const_dq('fc/weights', W, sw, np.int8)
+    bwd = o.const_dq('fc/bias', bw, bias_scales(sq, sw), np.int32)
+    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
+    ld = o.q('logits.f', 'logits', sl, zl)
+    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+    s, z = o.qparams('probs', 1.0 / 256, -128)
+    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 4])
+
+
+def elem(out, front=False):
+    """x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2); gp = AVERAGE_POOL_2D 6x6 (xq) [3, 1, 1, 2];
+    b1 = ADD(xq, gp) RELU6 (two activations broadcast); b2 = SUB(xq, k1) (k1 an int8 constant [2]);
+    b3 = MUL(xq, gp) RELU (broadcast); b4 = MUL(xq, k2) (k2 an int8 constant [1, 1, 1, 2]);
+    b5 = ADD(k1, xq) (the constant first); every b of the CONCATENATION's quantization (0.1, 0);
+    cat = CONCATENATION(b1..b5, axis 3) [3, 6, 6, 10] -> the trained tail (trained_tail)"""
+    rng = np.random.default_rng(17)
+    sx, zx = f32(0.03), -2
+    sk1, zk1, sk2, zk2 = f32(0.02), 3, f32(0.005), -1
+    K1 = np.array([70, -90], dtype=np.int8)
+    K2 = np.array([100, -60], dtype=np.int8).reshape(1, 1, 1, 2)
+    sq, zq = f32(0.1), 0
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    gp = m.tensor('gp', [BATCH, 1, 1, 2], INT8, q=([sx], [zx], 0))
+    m.op(AVERAGE_POOL_2D, [xq], gp, [(0, 'i8', 1), (1, 'i32', 6), (2, 'i32', 6), (3, 'i32', 6), (4, 'i32', 6)])
+    k1 = m.tensor('k1', [2], INT8, K1, ([sk1], [zk1], 0))
+    k2 = m.tensor('k2', [1, 1, 1, 2], INT8, K2, ([sk2], [zk2], 0))
+    bs = []
+    for i, (code, a, b, act) in enumerate([(ADD, xq, gp, RELU6), (SUB, xq, k1, NONE), (MUL, xq, gp, RELU),
+                                           (MUL, xq, k2, NONE), (ADD, k1, xq, NONE)]):
+        t = m.tensor('b%d' % (i + 1), [BATCH, 6, 6, 2], INT8, q=([sq], [zq], 0))
+        m.op(code, [a, b], t, [(0, 'i8', act)])
+        bs.append(t)
+    cat = m.tensor('cat', [BATCH, 6, 6, 10], INT8, q=([sq], [zq], 0))
+    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('AveragePool', ['xq.nchw'], ['gp.nchw'], kernel_shape=[6, 6], strides=[6, 6],
+                                    pads=[0, 0, 0, 0]))
+    o.nodes.append(helper.make_node('Transpose', ['gp.nchw'], ['gp.f'], perm=[0, 2, 3, 1]))
+    gpd = o.q('gp.f', 'gp', sx, zx)
+    k1d = const_q(o, 'k1', K1, sk1, zk1)
+    k2d = const_q(o, 'k2', K2, sk2, zk2)
+    o.init('act.min', np.array(0.0, dtype=np.float32))
+    o.init('act.max', np.array(6.0, dtype=np.float32))
+    outs = []
+    for i, (op, a, b, act) in enumerate([('Add', xd, gpd, 'relu6'), ('Sub', xd, k1d, None), ('Mul', xd, gpd, 'relu'),
+                                         ('Mul', xd, k2d, None), ('Add', k1d, xd, None)]):
+        n = 'b%d' % (i + 1)
+        o.nodes.append(helper.make_node(op, [a, b], [n + '.f']))
+        f = n + '.f'
+        if act == 'relu6':
+            o.nodes.append(helper.make_node('Clip', [f, 'act.min', 'act.max'], [n + '.r']))
+            f = n + '.r'
+        elif act == 'relu':
+            o.nodes.append(helper.make_node('Relu', [f], [n + '.r']))
+            f = n + '.r'
+        outs.append(o.q(f, n, sq, zq))
+    o.nodes.append(helper.make_node('Concat', outs, ['cat.f'], axis=3))
+    catd = o.q('cat.f', 'cat', sq, zq)
+    trained_tail(m, o, cat, catd, [BATCH, 6, 6, 10], sq, zq, rng, out, 'elem', front)
+
+
+def padmean(out, front=False):
+    """x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2); pd = PAD(xq, [[0, 0], [1, 1], [2, 0], [0, 0]]) and pv =
+    PADV2(xq, the same, constant code 5) [3, 8, 8, 2] of xq's quantization; mk = MEAN(pd, [1, 2], keep_dims)
+    [3, 1, 1, 2] (0.02, 1); mk2 = MEAN(pd, [2, -3], keep_dims) (0.025, -1); m0 = MEAN(pv, [1, 2]) [3, 2]
+    (0.02, 1) -> RESHAPE [3, 1, 1, 2]; b1 = ADD(pv, mk), b2 = SUB(pd, mk2), b3 = ADD(pd, m0r), each (0.05, 0);
+    cat = CONCATENATION(b1, b2, b3, axis 3) [3, 8, 8, 6] -> the trained tail (trained_tail)"""
+    rng = np.random.default_rng(19)
+    sx, zx = f32(0.03), -2
+    sm, zm, sm2, zm2 = f32(0.02), 1, f32(0.025), -1
+    sq, zq = f32(0.05), 0
+    pads = [[0, 0], [1, 1], [2, 0], [0, 0]]
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
+    m.op(QUANTIZE, [x], xq)
+    pp = m.tensor('pad/paddings', [4, 2], INT32, np.array(pads, dtype=np.int32))
+    pd = m.tensor('pd', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
+    m.op(PAD, [xq, pp], pd)
+    cv = m.tensor('pad/value', [], INT8, np.array(5, dtype=np.int8), ([sx], [zx], 0))
+    pv = m.tensor('pv', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
+    m.op(PADV2, [xq, pp, cv], pv)
+    a12 = m.tensor('mean/axes', [2], INT32, np.array([1, 2], dtype=np.int32))
+    a2m3 = m.tensor('mean/axes2', [2], INT32, np.array([2, -3], dtype=np.int32))
+    mk = m.tensor('mk', [BATCH, 1, 1, 2], INT8, q=([sm], [zm], 0))
+    m.op(MEAN, [pd, a12], mk, [(0, 'u8', 1)])
+    mk2 = m.tensor('mk2', [BATCH, 1, 1, 2], INT8, q=([sm2], [zm2], 0))
+    m.op(MEAN, [pd, a2m3], mk2, [(0, 'u8', 1)])
+    m0 = m.tensor('m0', [BATCH, 2], INT8, q=([sm], [zm], 0))
+    m.op(MEAN, [pv, a12], m0, [(0, 'u8', 0)])
+    rs = m.tensor('m0/shape', [4], INT32, np.array([BATCH, 1, 1, 2], dtype=np.int32))
+    m0r = m.tensor('m0r', [BATCH, 1, 1, 2], INT8, q=([sm], [zm], 0))
+    m.op(RESHAPE, [m0, rs], m0r, [(0, 'obj', Vec('i32', [BATCH, 1, 1, 2]))])
+    bs = []
+    for i, (code, a, b) in enumerate([(ADD, pv, mk), (SUB, pd, mk2), (ADD, pd, m0r)]):
+        t = m.tensor('b%d' % (i + 1), [BATCH, 8, 8, 2], INT8, q=([sq], [zq], 0))
+        m.op(code, [a, b], t, [(0, 'i8', NONE)])
+        bs.append(t)
+    cat = m.tensor('cat', [BATCH, 8, 8, 6], INT8, q=([sq], [zq], 0))
+    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.init('pads', np.array([0, 1, 2, 0, 0, 1, 0, 0], dtype=np.int64))  # every axis's begin, then the ends
+    o.init('pad.value', np.array(f32(5 - zx) * sx, dtype=np.float32))  # code 5 as its real value
+    o.nodes.append(helper.make_node('Pad', [xd, 'pads'], ['pd.f']))
+    pdd = o.q('pd.f', 'pd', sx, zx)
+    o.nodes.append(helper.make_node('Pad', [xd, 'pads', 'pad.value'], ['pv.f']))
+    pvd = o.q('pv.f', 'pv', sx, zx)
+    o.nodes.append(helper.make_node('ReduceMean', [pdd], ['mk.f'], axes=[1, 2], keepdims=1))
+    mkd = o.q('mk.f', 'mk', sm, zm)
+    o.nodes.append(helper.make_node('ReduceMean', [pdd], ['mk2.f'], axes=[1, 2], keepdims=1))
+    mk2d = o.q('mk2.f', 'mk2', sm2, zm2)
+    o.nodes.append(helper.make_node('ReduceMean', [pvd], ['m0.f'], axes=[1, 2], keepdims=0))
+    m0d = o.q('m0.f', 'm0', sm, zm)
+    o.init('m0.shape', np.array([0, 1, 1, 2], dtype=np.int64))
+    o.nodes.append(helper.make_node('Reshape', [m0d, 'm0.shape'], ['m0r.f']))
+    m0rd = o.q('m0r.f', 'm0r', sm, zm)
+    outs = []
+    for i, (op, a, b) in enumerate([('Add', pvd, mkd), ('Sub', pdd, mk2d), ('Add', pdd, m0rd)]):
+        n = 'b%d' % (i + 1)
+        o.nodes.append(helper.make_node(op, [a, b], [n + '.f']))
+        outs.append(o.q(n + '.f', n, sq, zq))
+    o.nodes.append(helper.make_node('Concat', outs, ['cat.f'], axis=3))
+    catd = o.q('cat.f', 'cat', sq, zq)
+    trained_tail(m, o, cat, catd, [BATCH, 8, 8, 6], sq, zq, rng, out, 'padmean', front)
+
+
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'sub', 'add_bcast',
-       'concat_axis', 'concat_relu', 'softmax_scale']
+       'concat_axis', 'concat_relu', 'softmax_scale', 'mul_per_channel', 'mul_consts', 'pad_runtime',
+       'pad_negative', 'pad_scale', 'padv2_value', 'mean_runtime', 'mean_axis']
 
 
 DW_BAD = ['dw_qdim0', 'pool_scale', 'avgpool_scale', 'fc_rank4']
@@ -720,6 +935,9 @@ def main(out):
     ops(out)
     ops(out, front=True)
     ops(out, rq=True)
+    for front in (False, True):
+        elem(out, front)
+        padmean(out, front)
     for b in DW_BAD:
         dw(out, b)
     for b in BAD:

@@ -3,9 +3,11 @@
 // WebAssembly, its int8 kernels): for each pair in MODELS_DIR
 //   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx, dw.tflite /
 //       dw_ref.onnx, conv.tflite / conv_ref.onnx, ops.tflite / ops_ref.onnx
+//       elem.tflite / elem_ref.onnx, padmean.tflite / padmean_ref.onnx
 //       (the models and their hand-written ONNX QDQ twins; conv_ref.onnx is
 //       written in NCHW and given the same inputs transposed),
-//       ops_front.tflite / ops_front_ref.onnx (the front of ops alone: below)
+//       ops_front.tflite / ops_front_ref.onnx, elem_front / padmean_front
+//       (the fronts of ops, elem and padmean alone: below)
 //   NAME_trained.tflite / NAME_trained.onnx (the trained session's two
 //       exports, written by `test_qas_tflite`)
 // real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
@@ -19,10 +21,10 @@
 // probabilities off by one or two codes, as a logit one code apart gives),
 // so for the exports real TFLite must load and run them and the agreement
 // is reported, not required (test_qas_tflite checks their bytes; docs/
-// training.md, "Still to come"). So is ops's: its AVERAGE_POOL_2D, ADDs and
-// int8-to-int8 QUANTIZE round otherwise in TFLite (ops_front below bounds
-// the difference of the front's codes; a logit one code off moves the
-// softmax codes).
+// training.md, "Still to come"). So is ops's, elem's and padmean's: their
+// AVERAGE_POOL_2D, ADD, SUB, MUL, MEAN and int8-to-int8 QUANTIZE round
+// otherwise in TFLite (the fronts below bound the difference of the
+// front's codes; a logit one code off moves the softmax codes).
 //
 //   node qas_tflite_real.mjs SWITCHYARD MODELS_DIR   env: TFLITE_NODE_MODULES
 import { createRequire } from 'module';
@@ -76,7 +78,22 @@ let failed = 0;
 // < 4, at most 3; the CONCATENATION copies codes (its inputs share its
 // quantization). Asserted: at most 3 apart; the count of equal codes is
 // reported.
-const fronts = [['ops_front.tflite', 'ops_front_ref.onnx', 3, 0.04, -6]];
+// elem_front (ADD, SUB and MUL, broadcast or with an int8 constant; output
+// the CONCATENATION's codes, scale 0.1, zero point 0), by the same
+// assumption: gp = the 6x6 AVERAGE_POOL_2D at most 1; b1 = ADD(xq, gp)
+// RELU6 moves by 0.03/0.1 for gp 1 code off, plus < 1.5: at most 1;
+// b2 = SUB(xq, k1), b4 = MUL(xq, k2), b5 = ADD(k1, xq) read equal codes
+// and constants: at most 1; b3 = MUL(xq, gp) moves by |x|·0.03/0.1 <=
+// 3.87·0.3 = 1.16 for gp 1 code off, plus < 1.5: at most 2. Asserted: at
+// most 2.
+// padmean_front (PAD, PADV2, MEAN keep_dims both ways; output scale 0.05,
+// zero point 0): the PADs copy codes (equal); each MEAN of equal codes at
+// most 1; b1 = ADD(pv, mk) moves by 0.02/0.05 for mk 1 code off, b3 =
+// ADD(pd, m0) likewise, plus < 1.5: at most 1; b2 = SUB(pd, mk2) by
+// 0.025/0.05 plus at most 1.5: at most 2. Asserted: at most 2.
+const fronts = [['ops_front.tflite', 'ops_front_ref.onnx', 3, 0.04, -6],
+                ['elem_front.tflite', 'elem_front_ref.onnx', 2, 0.1, 0],
+                ['padmean_front.tflite', 'padmean_front_ref.onnx', 2, 0.05, 0]];
 const sx = 0.03, zx = -2, frontDims = [3, 6, 6, 2];
 for (const [t, o, bound, so, zo] of fronts) {
   seed = 9;
@@ -111,11 +128,15 @@ const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
                ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
                ['ops.tflite', 'ops_ref.onnx', [3, 6, 6, 2], false],
+               ['elem.tflite', 'elem_ref.onnx', [3, 6, 6, 2], false],
+               ['padmean.tflite', 'padmean_ref.onnx', [3, 6, 6, 2], false],
                ['mlp_trained.tflite', 'mlp_trained.onnx', [3, 8], false],
                ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2], false],
                ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false],
                ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false],
-               ['ops_trained.tflite', 'ops_trained.onnx', [3, 6, 6, 2], false]];
+               ['ops_trained.tflite', 'ops_trained.onnx', [3, 6, 6, 2], false],
+               ['elem_trained.tflite', 'elem_trained.onnx', [3, 6, 6, 2], false],
+               ['padmean_trained.tflite', 'padmean_trained.onnx', [3, 6, 6, 2], false]];
 // an NHWC batch as NCHW
 function toNchw(x, [n, h, w, c]) {
   const y = new Float32Array(x.length);

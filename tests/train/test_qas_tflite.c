@@ -7,7 +7,9 @@
  *     dw.tflite (DEPTHWISE_CONV_2D + RELU and MAX_POOL_2D in the front),
  *     ops.tflite (AVERAGE_POOL_2D, an int8-to-int8 QUANTIZE, MAX_POOL_2D,
  *     two ADDs of inputs of different scales and a CONCATENATION in the
- *     front), each
+ *     front), elem.tflite (broadcasting ADD, SUB and MUL, with int8
+ *     constants too, fused RELU6 and RELU) and padmean.tflite (PAD, PADV2,
+ *     MEAN with and without keep_dims) in the front, each
  *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
  *     the codes the session read are the ones the generator wrote
  *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
@@ -362,6 +364,16 @@ static void test_twins(void)
     test_twin(&two_mlp);
     test_twin(&two_cnn);
     test_twin(&two_mlp1);
+}
+
+/* elem.tflite and padmean.tflite (ADD, SUB, MUL, PAD, PADV2, MEAN in the front) against their twins; run
+ * after the other tests, so the inputs those draw from urand are what they were before these models */
+static void test_front_twins(void)
+{
+    static const model_case elem = {"elem", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL},
+                            padmean = {"padmean", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL};
+    test_twin(&elem);
+    test_twin(&padmean);
 }
 
 /* ---- conv.tflite: trained CONV_2D layers against the NCHW twin ---------------------- */
@@ -726,10 +738,31 @@ static void test_refusals(void)
          "tensor #3 'fc1/bias': zero point 1 (index 0) is out of range for INT32 (an int32 bias has 0)"},
         {"bad_relu6.tflite", SY_ERR_UNSUPPORTED,
          "operator #1 (FULLY_CONNECTED): the fused activation RELU6 is not translated for QAS-INT8"},
-        {"bad_sub.tflite", SY_ERR_UNSUPPORTED, "operator #2 (SUB, builtin code 41) has no int8 translation for QAS-INT8"},
+        {"bad_sub.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (SUB): the fused activation RELU_N1_TO_1 is not translated for QAS-INT8 (NONE, RELU and RELU6 "
+         "are)"},
         {"bad_add_bcast.tflite", SY_ERR_UNSUPPORTED,
-         "operator #2 (ADD): inputs 'h' and 'row' have different shapes (an int8 ADD of two activations of one shape "
-         "is translated, not a broadcast)"},
+         "operator #2 (ADD): inputs 'h' [3,6] and 'row' [1,4] do not broadcast (axis 1: 6 and 4)"},
+        {"bad_mul_per_channel.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MUL): constant input tensor #8 'k' has 6 scales: an int8 MUL reads its operands quantized per "
+         "tensor"},
+        {"bad_mul_consts.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MUL): both inputs ('k' and 'k') are constants (a converter folds such an operator)"},
+        {"bad_pad_runtime.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #8 'pad/paddings': a runtime INT32 tensor (no constant buffer) is not translated: shapes, paddings "
+         "and axes are translated as constants"},
+        {"bad_pad_negative.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (PAD): the paddings (tensor #8 'pad/paddings') of axis 1 are 1 and -1: negative paddings are not "
+         "translated"},
+        {"bad_pad_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (PAD): output 'h2' is quantized with another scale or zero point than input 'h' (an int8 PAD "
+         "copies the codes)"},
+        {"bad_padv2_value.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (PADV2): constant_values (tensor #9 'pad/value') is not quantized as the output 'h2' (TFLite "
+         "pads with its code)"},
+        {"bad_mean_runtime.tflite", SY_ERR_UNSUPPORTED,
+         "tensor #8 'mean/axes': a runtime INT32 tensor (no constant buffer) is not translated"},
+        {"bad_mean_axis.tflite", SY_ERR_UNSUPPORTED, "operator #2 (MEAN): axis 2 is out of range for rank 2"},
         {"bad_concat_axis.tflite", SY_ERR_UNSUPPORTED, "operator #2 (CONCATENATION): axis 2 of inputs of rank 2"},
         {"bad_concat_relu.tflite", SY_ERR_UNSUPPORTED,
          "operator #2 (CONCATENATION): the fused activation RELU: TFLite's CONCATENATION takes none (its kernel refuses "
@@ -860,6 +893,7 @@ int main(int argc, char **argv)
         RUN_TEST(test_conv_nhwc_onnx);
         RUN_TEST(test_conv_refusals);
         RUN_TEST(test_refusals);
+        RUN_TEST(test_front_twins);
     }
     sy_env_release(env);
     return SY_TEST_MAIN_RESULT();
