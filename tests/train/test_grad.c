@@ -11,7 +11,8 @@
  * (strided, padded, distinct values so no window ties move under h); Relu
  * and Abs (inputs away from the kink); Add with numpy broadcasting through
  * ReduceToShape for both operands; Concat through ConcatGrad; a rank-6
- * Slice with steps through SliceGrad (and two elements by hand);
+ * Slice with steps through SliceGrad (and two elements by hand), and one
+ * of negative steps (elements by hand);
  * SoftmaxCrossEntropyLoss (mean and sum)
  * and the mean squared error. Then the refusals: a label outside the
  * classes, a group that does not fit.
@@ -396,6 +397,49 @@ static void test_slice_grad(void)
     sy_session_release(fs);
 }
 
+/* negative steps: X [2,5], starts [1,4], steps [-1,-2] (ends INT64_MIN:
+ * down to element 0) -> Y [2,3], rows 1, 0 and columns 4, 2, 0 */
+static void test_slice_grad_negative(void)
+{
+    int64_t xd[2] = {2, 5}, yd[2] = {2, 3};
+    int64_t st[2] = {1, 4}, en[2] = {INT64_MIN, INT64_MIN}, ax[2] = {0, 1}, sp[2] = {-1, -2};
+    float x[10], dy[6], dx[10];
+    fill(x, 10), fill(dy, 6);
+    pt_model *f = pt_model_new("slice_neg_fwd");
+    pt_input(f, "X", PT_F32, 2, xd);
+    pt_init_i64(f, "st", 1, (int64_t[]){2}, st);
+    pt_init_i64(f, "en", 1, (int64_t[]){2}, en);
+    pt_init_i64(f, "ax", 1, (int64_t[]){2}, ax);
+    pt_init_i64(f, "sp", 1, (int64_t[]){2}, sp);
+    pt_node(f, "Slice", "slice", (const char *[]){"X", "st", "en", "ax", "sp", NULL}, (const char *[]){"Y", NULL});
+    pt_output(f, "Y", PT_F32, 2, yd);
+    sy_session *fs = open_session(f);
+    pt_model_free(f);
+    REQUIRE(fs, "Slice forward: %s", last_err);
+    pt_model *bm = pt_model_new("slice_neg_bwd");
+    pt_opset(bm, "switchyard.train", 1);
+    pt_input(bm, "dY", PT_F32, 2, yd);
+    pt_init_i64(bm, "sx", 1, (int64_t[]){2}, xd);
+    pt_node(bm, "SliceGrad", "g", (const char *[]){"dY", "sx", NULL}, (const char *[]){"dX", NULL});
+    pt_domain(bm, "switchyard.train");
+    pt_attr_ints(bm, "starts", 2, st);
+    pt_attr_ints(bm, "steps", 2, sp);
+    pt_output(bm, "dX", PT_F32, 2, xd);
+    in_spec bin[1] = {{"dY", SY_DT_FLOAT32, 2, {2, 3}, dy}};
+    if (run_backward(bm, bin, 1, 1, (float *[]){dx})) {
+        in_spec fin[1] = {{"X", SY_DT_FLOAT32, 2, {2, 5}, x}};
+        check_fd("Slice steps [-1,-2]", fs, fin, 1, 0, dy, dx, 0.05f, 1e-3);
+        /* hand-worked: dY[0,0] lands at X[1, 4] (flat 9), dY[0,1] at X[1, 2]
+         * (flat 7), dY[1,2] at X[1 - 1, 4 - 2·2] = X[0,0] (flat 0);
+         * X[0,1] (flat 1) and X[1,3] (flat 8) lie between the steps: 0 */
+        CHECK(dx[9] == dy[0] && dx[7] == dy[1] && dx[0] == dy[5], "dX[1,4] %.7g dX[1,2] %.7g dX[0,0] %.7g",
+              (double)dx[9], (double)dx[7], (double)dx[0]);
+        CHECK(dx[1] == 0.0f && dx[8] == 0.0f, "dX[0,1] %.7g dX[1,3] %.7g between the steps", (double)dx[1],
+              (double)dx[8]);
+    }
+    sy_session_release(fs);
+}
+
 /* ---- Concat through ConcatGrad ------------------------------------------------ */
 
 static void test_concat(void)
@@ -566,6 +610,7 @@ int main(void)
     RUN_TEST(test_broadcast);
     RUN_TEST(test_concat);
     RUN_TEST(test_slice_grad);
+    RUN_TEST(test_slice_grad_negative);
     RUN_TEST(test_losses);
     RUN_TEST(test_refusals);
     for (int i = 0; i < n_models; i++)

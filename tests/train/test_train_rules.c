@@ -333,8 +333,8 @@ static pt_model *neg_step(const char *name)
  * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
  * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row. Steps
  * of 2 (dY spread 2 apart, then cropped: z[0] and z[2] of 3) likewise, and
- * from start 1 (z[1] only); a negative step is refused naming the node, and
- * on ws63 by the Slice row ("stride/step > 0"), quoted. */
+ * from start 1 (z[1] only), and of -1 (z reversed, times z); a negative
+ * step is refused on ws63 by the Slice row ("stride/step > 0"), quoted. */
 static void test_slice_gradients(void)
 {
     pt_model *m = fc_then("slice");
@@ -371,12 +371,25 @@ static void test_slice_gradients(void)
     pt_node(m3, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
     pt_output(m3, "y", PT_F32, 2, (int64_t[]){1, 1});
     fd_dw(m3, "slice3", "Slice steps 2 from 1 + ReduceSum");
-    pt_model *m4 = neg_step("slice4");
-    const char *s = build_for(m4, NULL, SY_TRAIN_LOSS_MSE);
-    CHECK_STR_HAS(s, "node 'slice' (Slice): steps below 1 have no backward rule");
-    /* on ws63 the seed's Slice row forbids it ("stride/step > 0"): declined
-     * by the rule, quoting the row, before any package is written */
-    s = build_for(neg_step("slice5"), "ws63", SY_TRAIN_LOSS_MSE);
+    /* z reversed (step -1, SliceGrad placing dY downwards) times z: y =
+     * 2·z0·z2 + z1², dy/dz = [2·z2, 2·z1, 2·z0]; a backward that placed dY
+     * forwards would give [2·z0, 2·z1, 2·z2] */
+    pt_model *m4 = fc_then("slice4");
+    pt_init_i64(m4, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 2});
+    pt_init_i64(m4, "ends", 1, (int64_t[]){2}, (int64_t[]){1, INT64_MIN});
+    pt_init_i64(m4, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    pt_init_i64(m4, "steps", 1, (int64_t[]){2}, (int64_t[]){1, -1});
+    pt_node(m4, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m4, "Mul", "times_z", (const char *[]){"p", "z", NULL}, (const char *[]){"q", NULL});
+    pt_init_i64(m4, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    pt_node(m4, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
+    pt_output(m4, "y", PT_F32, 2, (int64_t[]){1, 1});
+    fd_dw(m4, "slice4", "Slice step -1 (reversed) x z + ReduceSum");
+    /* on ws63 the seed's Slice row forbids a negative step ("stride/step >
+     * 0"): declined by the rule, quoting the row, before any package is
+     * written */
+    const char *s = build_for(neg_step("slice5"), "ws63", SY_TRAIN_LOSS_MSE);
     CHECK_STR_HAS(s, "node 'slice' (Slice): not trainable on ws63: step -1; seed 001 §4: \"FP32 StridedSlice/Slice: "
                      "FP32 static non-empty tensors of rank 1-8; full-rank normalized parameters required; no slice "
                      "masks; stride/step > 0; no empty slices\"");
