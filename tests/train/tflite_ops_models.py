@@ -15,7 +15,8 @@ grouped CONV_2D), each written twice from the same numbers:
 
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
 activation. sslice has STRIDED_SLICEs with ellipsis, new-axis, begin-mask
-and shrink entries. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+and shrink entries; sslice_neg one with negative strides, sslice_off one
+with offset = true (and a negative stride). two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
 reference; sig_one.tflite has the same subgraphs with signatures '1'
 (subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
@@ -295,6 +296,88 @@ def strided_slices(out):
     onnx_model('%s/sslice_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
 
 
+def strided_slices_neg(out):
+    """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
+    -> STRIDED_SLICE with negative strides: [:, 2:0:-1, 3::-2, 4::-2]
+       (axis 1 runs 2, 1; axis 2 runs 3, 1; axis 3 runs 4, 2, 0, down to
+       element 0) [1, 2, 2, 3]
+    -> RESHAPE [1, 12] -> FULLY_CONNECTED [1, 3]
+    The reference writes the slice as an ONNX Slice by hand (negative
+    steps, ends past element 0)."""
+    m = Model()
+    x = m.tensor('x', [1, 12])
+    h = fc(m, x, 12, 60, 'fc1', [1, 60])
+    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
+    r4 = m.tensor('r4', [1, 3, 4, 5])
+    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    # StridedSliceOptions: begin_mask 0, end_mask 1
+    b1 = m.tensor('ssn/begin', [4], np.array([0, 2, 3, 4]), INT32)
+    e1 = m.tensor('ssn/end', [4], np.array([0, 0, 0, 0]), INT32)
+    t1 = m.tensor('ssn/strides', [4], np.array([1, -1, -2, -2]), INT32)
+    a1 = m.tensor('ssn', [1, 2, 2, 3])
+    m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(0, 'i32', 1), (1, 'i32', 1 | 4 | 8)])
+    s2 = m.tensor('flat/shape', [2], np.array([1, 12]), INT32)
+    f = m.tensor('flat', [1, 12])
+    m.op(RESHAPE, [a1, s2], f, [(0, 'obj', Vec('i32', [1, 12]))])
+    y = fc(m, f, 12, 3, 'fc2', [1, 3])
+    m.write('%s/sslice_neg.tflite' % out, [x], [y])
+    c = m.consts
+    BIG, LOW = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
+    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat12': np.array([-1, 12], np.int64),
+                  'st': np.array([0, 2, 3, 4], np.int64), 'en': np.array([BIG, 0, LOW, LOW], np.int64),
+                  'sp': np.array([1, -1, -2, -2], np.int64), 'ax': np.arange(4, dtype=np.int64)})
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
+             helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['a1']),
+             helper.make_node('Reshape', ['a1', 'flat12'], ['f']),
+             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/sslice_neg_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+
+
+def strided_slice_offset(out):
+    """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
+    -> STRIDED_SLICE with offset = true (each end counted from its begin as
+       resolved, TFLite's StridedSliceEndForAxis): begin [0, 1, 3, -2], end
+       [1, 1, -2, 2], strides [1, 1, -1, 1], shrink at 1: axis 0 from 0 to
+       0 + 1, axis 1 the one element 1, axis 2 from 3 down to 3 - 2 = 1 (3,
+       2), axis 3 from -2 (3) to 3 + 2 = 5 (3, 4) [1, 2, 2] (without the
+       offset, axis 2 would be empty)
+    -> RESHAPE [1, 4] -> FULLY_CONNECTED [1, 3]
+    The reference writes the slice as ONNX Slice + Squeeze by hand."""
+    m = Model()
+    x = m.tensor('x', [1, 12])
+    h = fc(m, x, 12, 60, 'fc1', [1, 60])
+    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
+    r4 = m.tensor('r4', [1, 3, 4, 5])
+    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    # StridedSliceOptions: shrink_axis_mask 4, offset 5
+    b1 = m.tensor('sso/begin', [4], np.array([0, 1, 3, -2]), INT32)
+    e1 = m.tensor('sso/end', [4], np.array([1, 1, -2, 2]), INT32)
+    t1 = m.tensor('sso/strides', [4], np.array([1, 1, -1, 1]), INT32)
+    a1 = m.tensor('sso', [1, 2, 2])
+    m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(4, 'i32', 2), (5, 'u8', 1)])
+    s2 = m.tensor('flat/shape', [2], np.array([1, 4]), INT32)
+    f = m.tensor('flat', [1, 4])
+    m.op(RESHAPE, [a1, s2], f, [(0, 'obj', Vec('i32', [1, 4]))])
+    y = fc(m, f, 4, 3, 'fc2', [1, 3])
+    m.write('%s/sslice_off.tflite' % out, [x], [y])
+    c = m.consts
+    BIG = np.iinfo(np.int64).max
+    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
+    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat4': np.array([-1, 4], np.int64),
+                  'st': np.array([0, 1, 3, 3], np.int64), 'en': np.array([BIG, 2, 1, 5], np.int64),
+                  'sp': np.array([1, 1, -1, 1], np.int64), 'ax': np.arange(4, dtype=np.int64),
+                  'sq': np.array([1], np.int64)})
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
+             helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['s1']),
+             helper.make_node('Squeeze', ['s1', 'sq'], ['a1']),
+             helper.make_node('Reshape', ['a1', 'flat4'], ['f']),
+             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/sslice_off_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+
+
 def two_subgraphs(out):
     """two_sg.tflite: subgraph 0 (signature 'infer') x [1, 8] ->
     FULLY_CONNECTED [1, 3]; subgraph 1 (signature 'train_head') the tanh
@@ -333,6 +416,8 @@ def main():
     strided_slices(out)
     two_subgraphs(out)
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
+    strided_slices_neg(out)  # last: the models before keep their numbers
+    strided_slice_offset(out)
 
 
 if __name__ == '__main__':
