@@ -242,6 +242,40 @@ def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
     onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
 
 
+def slice_front(m):
+    """x [1, 12] -> FULLY_CONNECTED fc1 [1, 60] -> RESHAPE [1, 3, 4, 5]: the
+    slice models' front; (x, the reshaped r4)"""
+    x = m.tensor('x', [1, 12])
+    h = fc(m, x, 12, 60, 'fc1', [1, 60])
+    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
+    r4 = m.tensor('r4', [1, 3, 4, 5])
+    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    return x, r4
+
+
+def slice_head(m, a, k):
+    """a -> RESHAPE [1, k] -> FULLY_CONNECTED fc2 [1, 3]: the slice models'
+    head; its output"""
+    s2 = m.tensor('flat/shape', [2], np.array([1, k]), INT32)
+    f = m.tensor('flat', [1, k])
+    m.op(RESHAPE, [a, s2], f, [(0, 'obj', Vec('i32', [1, k]))])
+    return fc(m, f, k, 3, 'fc2', [1, 3])
+
+
+def slice_ref(path, c, k, last, inits, slices):
+    """A slice model's ONNX reference: Gemm fc1, Reshape to [-1, 3, 4, 5]
+    ('r4'), the slice nodes (r4 to `last`) with their initializers, Reshape
+    to [-1, k], Gemm fc2; c the TFLite model's constants"""
+    every = {n: c[n] for n in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
+    every.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat%d' % k: np.array([-1, k], np.int64)})
+    every.update(inits)
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Reshape', ['h', 'r4s'], ['r4'])] + slices + [
+             helper.make_node('Reshape', [last, 'flat%d' % k], ['f']),
+             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model(path, nodes, every, [1, 12], 'y', [1, 3])
+
+
 def strided_slices(out):
     """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
     -> STRIDED_SLICE (entries: ellipsis, new axis, 1:5:2; TF's rules: the
@@ -252,11 +286,7 @@ def strided_slices(out):
     The reference writes the same slices as ONNX Slice / Unsqueeze / Squeeze
     by hand (what TF's rules say the masks mean)."""
     m = Model()
-    x = m.tensor('x', [1, 12])
-    h = fc(m, x, 12, 60, 'fc1', [1, 60])
-    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
-    r4 = m.tensor('r4', [1, 3, 4, 5])
-    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    x, r4 = slice_front(m)
     # StridedSliceOptions: begin_mask 0, end_mask 1, ellipsis_mask 2,
     # new_axis_mask 3, shrink_axis_mask 4
     b1 = m.tensor('ss1/begin', [3], np.array([0, 0, 1]), INT32)
@@ -269,31 +299,22 @@ def strided_slices(out):
     t2 = m.tensor('ss2/strides', [3], np.array([1, 1, 1]), INT32)
     a2 = m.tensor('ss2', [1, 4, 1, 2])
     m.op(STRIDED_SLICE, [a1, b2, e2, t2], a2, [(0, 'i32', 1), (1, 'i32', 1), (2, 'i32', 4), (4, 'i32', 2)])
-    s2 = m.tensor('flat/shape', [2], np.array([1, 8]), INT32)
-    f = m.tensor('flat', [1, 8])
-    m.op(RESHAPE, [a2, s2], f, [(0, 'obj', Vec('i32', [1, 8]))])
-    y = fc(m, f, 8, 3, 'fc2', [1, 3])
+    y = slice_head(m, a2, 8)
     m.write('%s/sslice.tflite' % out, [x], [y])
     c = m.consts
     BIG = np.iinfo(np.int64).max
-    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
-    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat8': np.array([-1, 8], np.int64),
-                  # full-rank Slice parameters (what the training IR takes), the
-                  # whole axes to the end (a batch of any size)
-                  'st1': np.array([0, 0, 0, 1], np.int64), 'en1': np.array([BIG, BIG, BIG, 5], np.int64),
-                  'ax1': np.arange(4, dtype=np.int64), 'sp1': np.array([1, 1, 1, 2], np.int64),
-                  'new1': np.array([3], np.int64),
-                  'st2': np.array([0, 1, 0, 0, 0], np.int64), 'en2': np.array([BIG, 2, BIG, BIG, BIG], np.int64),
-                  'ax2': np.arange(5, dtype=np.int64), 'sq2': np.array([1], np.int64)})
-    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
-             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
-             helper.make_node('Slice', ['r4', 'st1', 'en1', 'ax1', 'sp1'], ['s1']),
-             helper.make_node('Unsqueeze', ['s1', 'new1'], ['a1']),
-             helper.make_node('Slice', ['a1', 'st2', 'en2', 'ax2'], ['s2']),
-             helper.make_node('Squeeze', ['s2', 'sq2'], ['a2']),
-             helper.make_node('Reshape', ['a2', 'flat8'], ['f']),
-             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
-    onnx_model('%s/sslice_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+    slice_ref('%s/sslice_ref.onnx' % out, c, 8, 'a2', {
+        # full-rank Slice parameters (what the training IR takes), the
+        # whole axes to the end (a batch of any size)
+        'st1': np.array([0, 0, 0, 1], np.int64), 'en1': np.array([BIG, BIG, BIG, 5], np.int64),
+        'ax1': np.arange(4, dtype=np.int64), 'sp1': np.array([1, 1, 1, 2], np.int64),
+        'new1': np.array([3], np.int64),
+        'st2': np.array([0, 1, 0, 0, 0], np.int64), 'en2': np.array([BIG, 2, BIG, BIG, BIG], np.int64),
+        'ax2': np.arange(5, dtype=np.int64), 'sq2': np.array([1], np.int64)},
+        [helper.make_node('Slice', ['r4', 'st1', 'en1', 'ax1', 'sp1'], ['s1']),
+         helper.make_node('Unsqueeze', ['s1', 'new1'], ['a1']),
+         helper.make_node('Slice', ['a1', 'st2', 'en2', 'ax2'], ['s2']),
+         helper.make_node('Squeeze', ['s2', 'sq2'], ['a2'])])
 
 
 def strided_slices_neg(out):
@@ -305,34 +326,21 @@ def strided_slices_neg(out):
     The reference writes the slice as an ONNX Slice by hand (negative
     steps, ends past element 0)."""
     m = Model()
-    x = m.tensor('x', [1, 12])
-    h = fc(m, x, 12, 60, 'fc1', [1, 60])
-    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
-    r4 = m.tensor('r4', [1, 3, 4, 5])
-    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    x, r4 = slice_front(m)
     # StridedSliceOptions: begin_mask 0, end_mask 1
     b1 = m.tensor('ssn/begin', [4], np.array([0, 2, 3, 4]), INT32)
     e1 = m.tensor('ssn/end', [4], np.array([0, 0, 0, 0]), INT32)
     t1 = m.tensor('ssn/strides', [4], np.array([1, -1, -2, -2]), INT32)
     a1 = m.tensor('ssn', [1, 2, 2, 3])
     m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(0, 'i32', 1), (1, 'i32', 1 | 4 | 8)])
-    s2 = m.tensor('flat/shape', [2], np.array([1, 12]), INT32)
-    f = m.tensor('flat', [1, 12])
-    m.op(RESHAPE, [a1, s2], f, [(0, 'obj', Vec('i32', [1, 12]))])
-    y = fc(m, f, 12, 3, 'fc2', [1, 3])
+    y = slice_head(m, a1, 12)
     m.write('%s/sslice_neg.tflite' % out, [x], [y])
     c = m.consts
     BIG, LOW = np.iinfo(np.int64).max, np.iinfo(np.int64).min
-    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
-    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat12': np.array([-1, 12], np.int64),
-                  'st': np.array([0, 2, 3, 4], np.int64), 'en': np.array([BIG, 0, LOW, LOW], np.int64),
-                  'sp': np.array([1, -1, -2, -2], np.int64), 'ax': np.arange(4, dtype=np.int64)})
-    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
-             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
-             helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['a1']),
-             helper.make_node('Reshape', ['a1', 'flat12'], ['f']),
-             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
-    onnx_model('%s/sslice_neg_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+    slice_ref('%s/sslice_neg_ref.onnx' % out, c, 12, 'a1', {
+        'st': np.array([0, 2, 3, 4], np.int64), 'en': np.array([BIG, 0, LOW, LOW], np.int64),
+        'sp': np.array([1, -1, -2, -2], np.int64), 'ax': np.arange(4, dtype=np.int64)},
+        [helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['a1'])])
 
 
 def strided_slice_offset(out):
@@ -346,36 +354,23 @@ def strided_slice_offset(out):
     -> RESHAPE [1, 4] -> FULLY_CONNECTED [1, 3]
     The reference writes the slice as ONNX Slice + Squeeze by hand."""
     m = Model()
-    x = m.tensor('x', [1, 12])
-    h = fc(m, x, 12, 60, 'fc1', [1, 60])
-    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
-    r4 = m.tensor('r4', [1, 3, 4, 5])
-    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    x, r4 = slice_front(m)
     # StridedSliceOptions: shrink_axis_mask 4, offset 5
     b1 = m.tensor('sso/begin', [4], np.array([0, 1, 3, -2]), INT32)
     e1 = m.tensor('sso/end', [4], np.array([1, 1, -2, 2]), INT32)
     t1 = m.tensor('sso/strides', [4], np.array([1, 1, -1, 1]), INT32)
     a1 = m.tensor('sso', [1, 2, 2])
     m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(4, 'i32', 2), (5, 'u8', 1)])
-    s2 = m.tensor('flat/shape', [2], np.array([1, 4]), INT32)
-    f = m.tensor('flat', [1, 4])
-    m.op(RESHAPE, [a1, s2], f, [(0, 'obj', Vec('i32', [1, 4]))])
-    y = fc(m, f, 4, 3, 'fc2', [1, 3])
+    y = slice_head(m, a1, 4)
     m.write('%s/sslice_off.tflite' % out, [x], [y])
     c = m.consts
     BIG = np.iinfo(np.int64).max
-    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
-    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat4': np.array([-1, 4], np.int64),
-                  'st': np.array([0, 1, 3, 3], np.int64), 'en': np.array([BIG, 2, 1, 5], np.int64),
-                  'sp': np.array([1, 1, -1, 1], np.int64), 'ax': np.arange(4, dtype=np.int64),
-                  'sq': np.array([1], np.int64)})
-    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
-             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
-             helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['s1']),
-             helper.make_node('Squeeze', ['s1', 'sq'], ['a1']),
-             helper.make_node('Reshape', ['a1', 'flat4'], ['f']),
-             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
-    onnx_model('%s/sslice_off_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+    slice_ref('%s/sslice_off_ref.onnx' % out, c, 4, 'a1', {
+        'st': np.array([0, 1, 3, 3], np.int64), 'en': np.array([BIG, 2, 1, 5], np.int64),
+        'sp': np.array([1, 1, -1, 1], np.int64), 'ax': np.arange(4, dtype=np.int64),
+        'sq': np.array([1], np.int64)},
+        [helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['s1']),
+         helper.make_node('Squeeze', ['s1', 'sq'], ['a1'])])
 
 
 def two_subgraphs(out):
