@@ -113,7 +113,10 @@ sy_status_code sy_ss_resolve(int32_t rank, const int64_t *dims, const sy_ss_spec
             e = e < 0 ? e + dim : e;
             e = e < lo ? lo : e > hi ? hi : e;
         }
-        int64_t len = st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e - st - 1) / -st : 0);
+        /* the count of b, b + st, ... short of e; |st| taken without overflow (INT64_MIN as INT64_MAX:
+         * either way one element, the span being at most dim + 1) */
+        int64_t span = st > 0 ? e - b : b - e, mag = st > 0 ? st : st == INT64_MIN ? INT64_MAX : -st;
+        int64_t len = span > 0 ? (span - 1) / mag + 1 : 0;
         p->start[d] = b;
         p->step[d] = st;
         p->len[d] = len;

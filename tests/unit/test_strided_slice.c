@@ -82,6 +82,19 @@ static void test_hand_worked(void)
         CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e2, .strides = s2}, &p, why) == SY_OK, "%s", why);
         expect_plan("x[2:1]", &p, 1, (int64_t[]){2}, (int64_t[]){1}, (int64_t[]){0}, 1, (int64_t[]){0}, 0, 0);
     }
+    /* x[1::INT64_MAX] and x[3::INT64_MIN] of [5]: one element each, the
+     * count taken without overflow */
+    {
+        static const int64_t dims[] = {5}, b[] = {1}, b2[] = {3}, e[] = {0}, s[] = {INT64_MAX}, s2[] = {INT64_MIN};
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b, .end = e, .strides = s, .end_mask = 1}, &p, why) == SY_OK,
+              "%s", why);
+        expect_plan("x[1::INT64_MAX]", &p, 1, (int64_t[]){1}, (int64_t[]){INT64_MAX}, (int64_t[]){1}, 1,
+                    (int64_t[]){1}, 0, 0);
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e, .strides = s2, .end_mask = 1}, &p, why) ==
+                  SY_OK, "%s", why);
+        expect_plan("x[3::INT64_MIN]", &p, 1, (int64_t[]){3}, (int64_t[]){INT64_MIN}, (int64_t[]){1}, 1,
+                    (int64_t[]){1}, 0, 0);
+    }
 }
 
 /* TFLite's offset = true: each end counts from its begin as resolved
