@@ -84,7 +84,7 @@ void trk_pad_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, cons
 void trk_slice_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start, const float *dy,
                     float *dx);
 /* Slice with steps: dx = zeros of x's shape, dy's element k on each axis at start + k·step (the host's
- * spread-and-pad of dy, copies) */
+ * spread-and-pad of dy, copies; a negative step places dy downwards from start) */
 void trk_slice_step_grad(int32_t rank, const int32_t *xdims, const int32_t *ydims, const int32_t *start,
                          const int32_t *step, const float *dy, float *dx);
 void trk_transpose_grad(int32_t rank, const int32_t *xdims, const int32_t *perm, const float *dy, float *dx);

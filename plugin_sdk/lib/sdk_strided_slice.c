@@ -9,7 +9,11 @@
  * - consumed, where new-axis and ellipsis entries consume none); a new-axis
  * entry puts an axis of 1 in the output and consumes no input axis; input
  * axes past the last entry are taken whole (an implicit trailing ellipsis);
- * a shrink entry takes the one element at `begin` and drops the axis. */
+ * a shrink entry takes the one element at `begin` and drops the axis.
+ * TFLite's `offset` option makes each end relative to its begin: end +=
+ * the begin as resolved (after negative indices, clamping and begin_mask),
+ * then the sum is resolved as an end is (negative wraps once, clamps), and
+ * end_mask still wins (TFLite's StridedSliceEndForAxis). */
 #include "sy_sdk.h"
 
 #include <stdarg.h>
@@ -52,8 +56,6 @@ sy_status_code sy_ss_resolve(int32_t rank, const int64_t *dims, const sy_ss_spec
         return why_of(why, why_len, SY_ERR_SHAPE, "an input of rank %d (at most %d)", rank, SY_MAX_RANK);
     if (s->n < 0 || s->n > SY_MAX_RANK)
         return why_of(why, why_len, SY_ERR_SHAPE, "%d slice entries (at most %d)", s->n, SY_MAX_RANK);
-    if (s->offset)
-        return why_of(why, why_len, SY_ERR_UNSUPPORTED, "offset = true (begin and end relative to each other)");
     int64_t elm = s->ellipsis_mask, nam = s->new_axis_mask;
     if (elm & (elm - 1))
         return why_of(why, why_len, SY_ERR_INVALID_ARGUMENT, "ellipsis_mask %lld has more than one bit set",
@@ -106,10 +108,15 @@ sy_status_code sy_ss_resolve(int32_t rank, const int64_t *dims, const sy_ss_spec
         if (s->end_mask >> i & 1)
             e = st > 0 ? dim : -1;
         else {
+            if (s->offset) /* b is in [-1, dim]: saturate rather than overflow */
+                e = b > 0 && e > INT64_MAX - b ? INT64_MAX : b < 0 && e < INT64_MIN - b ? INT64_MIN : e + b;
             e = e < 0 ? e + dim : e;
             e = e < lo ? lo : e > hi ? hi : e;
         }
-        int64_t len = st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e - st - 1) / -st : 0);
+        /* the count of b, b + st, ... short of e; |st| taken without overflow (INT64_MIN as INT64_MAX:
+         * either way one element, the span being at most dim + 1) */
+        int64_t span = st > 0 ? e - b : b - e, mag = st > 0 ? st : st == INT64_MIN ? INT64_MAX : -st;
+        int64_t len = span > 0 ? (span - 1) / mag + 1 : 0;
         p->start[d] = b;
         p->step[d] = st;
         p->len[d] = len;

@@ -16,7 +16,8 @@
  *   SliceGrad(dY, shape) -> dX                 (attributes starts, steps)
  *       zeros of `shape` (an int64 constant, X's) with dY's element k on
  *       each axis at starts + k·steps: the backward of a Slice over every
- *       axis with positive steps (trk_slice_step_grad, the FP32 training
+ *       axis with non-zero steps, negative ones placing dY downwards from
+ *       the starts (trk_slice_step_grad, the FP32 training
  *       packages' kernel too), at dY's own rank.
  *
  * The other element-wise backwards need no kernel of their own: the
@@ -165,9 +166,11 @@ static sy_status *slice_grad_of(sy_node *n, slice_grad *sg, int64_t *xdims)
     const int64_t *x = s->data;
     sg->rank = dy->rank;
     for (int32_t d = 0; d < dy->rank; d++) {
-        /* the last element dY places, start + (dim − 1)·step, inside X (int32: trk's index arithmetic) */
-        if (sp[d] < 1 || st[d] < 0 || x[d] < 1 || x[d] > INT32_MAX || dy->dims[d] < 1 ||
-            st[d] + (dy->dims[d] - 1) * sp[d] >= x[d])
+        /* the first and last elements dY places, start and start + (dim − 1)·step, inside X (a negative
+         * step places them downwards; int32: trk's index arithmetic) */
+        if (sp[d] == 0 || sp[d] > INT32_MAX || sp[d] < -INT32_MAX || st[d] < 0 || x[d] < 1 || x[d] > INT32_MAX ||
+            st[d] >= x[d] || dy->dims[d] < 1 || dy->dims[d] > INT32_MAX ||
+            st[d] + (dy->dims[d] - 1) * sp[d] >= x[d] || st[d] + (dy->dims[d] - 1) * sp[d] < 0)
             return ERR(SY_ERR_SHAPE, "SliceGrad: axis %d: %lld elements of dY from %lld every %lld do not fit X's %lld",
                        (int)d, (long long)dy->dims[d], (long long)st[d], (long long)sp[d], (long long)x[d]);
         sg->xd[d] = (int32_t)x[d], sg->yd[d] = (int32_t)dy->dims[d];

@@ -7,33 +7,13 @@
 // sweeps the int8 codes so both clamps (q(0), q(6)) are reached.
 //
 //   node fused_act_real.mjs SWITCHYARD GEN_ACT_MODEL WORK_DIR MCU_INI   env: TFLITE_NODE_MODULES
-import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { runTflite } from '../tflite/tfljs.mjs';
 
 const [sy, gen, work, mcuIni] = process.argv.slice(2);
-const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
-const require = createRequire(wasmDir + '/');
-const factory = require('./tflite_web_api_cc.js');
-const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
-                            print: () => {}, printErr: () => {} });
-
-function runTflite(bytes, x) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value();
-  r.GetInputs().get(0).data().set(x);
-  if (!r.Infer()) throw new Error('Infer failed');
-  const out = r.GetOutputs().get(0).data().slice();
-  r.delete();
-  tfl._free(p);
-  return out;
-}
 
 const x = new Int8Array(9 * 9 * 3);
 for (let i = 0; i < x.length; i++) x[i] = ((i * 97 + 13) % 256) - 128;

@@ -8,18 +8,13 @@
 // interpreter's, every byte; gemmlowp's differences are reported.
 //
 //   node tflite_binary_real.mjs SWITCHYARD GEN_BINARY_MODEL WORK_DIR MCU_INI   env: TFLITE_NODE_MODULES
-import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { runTflite } from './tfljs.mjs';
 
 const [sy, gen, work, mcuIni] = process.argv.slice(2);
-const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
-const require = createRequire(wasmDir + '/');
-const factory = require('./tflite_web_api_cc.js');
-const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
-                            print: () => {}, printErr: () => {} });
 
 let seed = 20261203;
 const rnd = () => {
@@ -49,21 +44,6 @@ cases.push(['ADD', 0.5, 0, 0.3, 0, 0.0015, 0, 'NONE']);       // 333 >= 2^8
 cases.push(['ADD', 0.5, 0, 0.3, 0, 0.00197, 0, 'NONE']);      // 254, inside
 cases.push(['ADD', 0.0371, -128, 0.0371, 127, 0.0742, -128, 'RELU']);
 cases.push(['SUB', 0.31, 127, 0.029, -128, 0.37, 127, 'RELU']);
-
-function runTflite(bytes, feeds) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value(), ins = r.GetInputs();
-  for (let i = 0; i < ins.size(); i++) ins.get(i).data().set(feeds[i]);
-  if (!r.Infer()) throw new Error('Infer failed');
-  const out = r.GetOutputs().get(0).data().slice();
-  r.delete();
-  tfl._free(p);
-  return out;
-}
 
 const a = new Int8Array(65536), b = new Int8Array(65536);
 for (let i = 0; i < 65536; i++) { a[i] = (i >> 8) - 128; b[i] = (i & 255) - 128; }

@@ -9,36 +9,16 @@
 // single_rounding (the interpreter's form): every byte must agree.
 //
 //   node tflite_conv3d_real.mjs SWITCHYARD GEN_CONV3D_MODEL WORK_DIR   env: TFLITE_NODE_MODULES
-import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { runTflite } from './tfljs.mjs';
 
 const [sy, gen, work] = process.argv.slice(2);
 const mcuIni = path.join(work, 'riscv_mcu_strict.ini');
 fs.writeFileSync(mcuIni, '[switchyard]\nplugin_dirs = @default\nproviders = riscv_mcu\nstrict = true\n' +
                          '[provider.riscv_mcu]\ntarget = ws63\n');
-const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
-const require = createRequire(wasmDir + '/');
-const factory = require('./tflite_web_api_cc.js');
-const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
-                            print: () => {}, printErr: () => {} });
-
-function runTflite(bytes, feed) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value();
-  r.GetInputs().get(0).data().set(feed);
-  if (!r.Infer()) throw new Error('Infer failed');
-  const out = r.GetOutputs().get(0).data().slice();
-  r.delete();
-  tfl._free(p);
-  return out;
-}
 
 // gen_conv3d_model's shapes: x [1, D, H, W, IC] zero point -7, KD depth taps
 const D = 5, H = 6, W = 5, IC = 3, KD = 3, XZ = -7;

@@ -19,22 +19,15 @@
 // with real TFLite under single_rounding too.
 // Prints one line per model and form; exits 1 when a single_rounding output
 // differs (or a float one beyond its tolerance), 0 otherwise.
-import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { inputsOf, runTfliteAll as runTflite, version } from './tfljs.mjs';
 import { fixQuantizedDimension, readModel } from './tflite_fb.mjs';
 import { runFcChain } from './tflm_ref.mjs';
 
 const [sy, work, mcuIni, ...roots] = process.argv.slice(2);
-const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
-const require = createRequire(wasmDir + '/');
-const factory = require('./tflite_web_api_cc.js');
-// the plain (no SIMD, no threads) build: one code path, deterministic
-const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
-                            print: () => {}, printErr: () => {} });
-const version = JSON.parse(fs.readFileSync(path.join(wasmDir, '../package.json'))).version;
 
 // deterministic inputs (mulberry32)
 let seed = 20261202;
@@ -44,42 +37,6 @@ const rnd = () => {
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
-
-function runTflite(bytes, feeds) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value();
-  const ins = r.GetInputs();
-  for (let i = 0; i < ins.size(); i++) ins.get(i).data().set(feeds[i]);
-  if (!r.Infer()) throw new Error('Infer failed');
-  const outs = r.GetOutputs(), res = [];
-  for (let i = 0; i < outs.size(); i++) {
-    const t = outs.get(i);
-    res.push({ dtype: t.dataType, dims: t.shape.split(',').map(Number), data: t.data().slice() });
-  }
-  r.delete();
-  tfl._free(p);
-  return res;
-}
-
-function inputsOf(bytes) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value(), ins = r.GetInputs(), res = [];
-  for (let i = 0; i < ins.size(); i++) {
-    const t = ins.get(i);
-    res.push({ name: t.name, dtype: t.dataType, dims: t.shape.split(',').map(Number) });
-  }
-  r.delete();
-  tfl._free(p);
-  return res;
-}
 
 const ARR = { float32: Float32Array, int8: Int8Array, uint8: Uint8Array, int32: Int32Array };
 const draw = (d) => {

@@ -3,9 +3,9 @@
 quantized) TFLite models for QAS-INT8, each written twice from the same
 numbers:
 
-  NAME.tflite      the int8 TFLite model, written with tflite_ops_models.py's
-                   FlatBuffer writer and QuantizationParameters tables
-                   (scale, zero_point, quantized_dimension) added here;
+  NAME.tflite      the int8 TFLite model, written with tflite_fb_writer.py's
+                   FlatBuffer writer, QuantizationParameters tables (scale,
+                   zero_point, quantized_dimension) and all;
   NAME_ref.onnx    the same network written by hand in ONNX QDQ with the
                    onnx package: every int8 activation a QuantizeLinear /
                    DequantizeLinear pair, the int8 weights and int32 biases
@@ -62,7 +62,6 @@ data/{train,test}/{input,label}_K.npy, batches of the mlp's input for
   python3 qas_tflite_models.py OUT_DIR
 """
 import os
-import struct
 import sys
 
 import numpy as np
@@ -70,7 +69,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tflite_ops_models import FB, Str, Table, Vec  # noqa: E402
+from tflite_fb_writer import Graph, Vec, raw_bytes, write_tflite  # noqa: E402
 
 CONV_2D, DEQUANTIZE, FULLY_CONNECTED, RESHAPE, SOFTMAX, QUANTIZE, ADD, SUB = 3, 6, 9, 22, 25, 114, 0, 41
 DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D, CONCATENATION = 4, 17, 1, 2
@@ -81,35 +80,41 @@ NONE, RELU, RELU6 = 0, 1, 3
 BATCH = 3
 
 
-class QFB(FB):
-    """The writer with float32 and int64 vectors (scales, zero points)."""
-
-    def write(self, o):
-        if isinstance(o, Vec) and o.kind == 'f32':
-            self.align(4)
-            at = len(self.b)
-            self.b += struct.pack('<I%df' % len(o.items), len(o.items), *o.items)
-            return at
-        if isinstance(o, Vec) and o.kind == 'i64':
-            while (len(self.b) + 4) % 8:  # the elements 8-aligned
-                self.b.append(0)
-            at = len(self.b)
-            self.b += struct.pack('<I%dq' % len(o.items), len(o.items), *o.items)
-            return at
-        return super().write(o)
-
-
-class QModel:
-    def __init__(self):
-        self.tensors, self.ops = [], []
-
+class QModel(Graph):
     def tensor(self, name, shape, dtype, data=None, q=None):
         """q: (scales, zero_points, quantized_dimension) or None"""
-        self.tensors.append((name, list(shape), dtype, data, q))
-        return len(self.tensors) - 1
+        return self.add_tensor(name, shape, dtype, None if data is None else raw_bytes(data), q)
 
-    def op(self, code, ins, out, opts=()):
-        self.ops.append((code, ins, out, list(opts)))
+    def q_input(self, shape, sx, zx):
+        """the float input x and its QUANTIZE into xq (sx, zx)"""
+        x = self.tensor('x', shape, FLOAT32)
+        xq = self.tensor('xq', shape, INT8, q=([sx], [zx], 0))
+        self.op(QUANTIZE, [x], xq)
+        return x, xq
+
+    def flat(self, c, k, s, z, reshape=True):
+        """RESHAPE of c into flat [BATCH, k] (scale s, zero point z); reshape
+        False: the tensors alone, no operator, and c returned"""
+        shp = self.tensor('flat/shape', [2], INT32, np.array([BATCH, k], dtype=np.int32))
+        r = self.tensor('flat', [BATCH, k], INT8, q=([s], [z], 0))
+        if not reshape:
+            return c
+        self.op(RESHAPE, [c, shp], r, [(0, 'obj', Vec('i32', [BATCH, k]))])
+        return r
+
+    def classifier(self, r, W, sw, bw, s_in, sl, zl):
+        """r (scale s_in) -> FULLY_CONNECTED fc (weight codes W [4, K] of
+        per-channel scales sw, bias codes bw) -> logits (sl, zl) -> SOFTMAX
+        -> probs (1/256, -128) -> DEQUANTIZE -> y, returned"""
+        w = self.tensor('fc/weights', [4, W.shape[1]], INT8, W, (sw, [0] * 4, 0))
+        b = self.tensor('fc/bias', [4], INT32, bw, (bias_scales(s_in, sw), [0] * 4, 0))
+        lg = self.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
+        self.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
+        p = self.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
+        self.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
+        y = self.tensor('y', [BATCH, 4], FLOAT32)
+        self.op(DEQUANTIZE, [p], y)
+        return y
 
     def write(self, path, inputs, outputs):
         self.io = (inputs, outputs)
@@ -117,47 +122,8 @@ class QModel:
 
 
 def write_qmodels(path, parts, signatures):
-    """One .tflite of several subgraphs: parts [(QModel, inputs, outputs,
-    name)], one subgraph each, their operator codes and buffers pooled;
-    signatures [(signature_key, subgraph_index, [(input name, tensor)],
-    [(output name, tensor)])] as SignatureDefs (inputs 0, outputs 1 as
-    TensorMaps, signature_key 2, subgraph_index 4)."""
-    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
-    buffers = [Table([])]
-    sgs = []
-    for m, inputs, outputs, sg_name in parts:
-        tensors = []
-        for name, shape, dtype, data, q in m.tensors:
-            f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
-            if data is not None:
-                f.append((2, 'u32', len(buffers)))
-                buffers.append(Table([(0, 'obj', Vec('u8', np.ascontiguousarray(data).tobytes()))]))
-            if q is not None:
-                scales, zps, qd = q
-                qf = [(2, 'obj', Vec('f32', [float(s) for s in scales])), (3, 'obj', Vec('i64', [int(z) for z in zps]))]
-                if qd:
-                    qf.append((6, 'i32', qd))
-                f.append((4, 'obj', Table(qf)))
-            tensors.append(Table(f))
-        ops = []
-        for code, ins, out, opts in m.ops:
-            f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
-            if code in OPTIONS:
-                f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
-            ops.append(Table(f))
-        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
-                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
-    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
-              (3, 'obj', Str('qas_tflite_models.py')), (4, 'obj', Vec('obj', buffers))]
-
-    def tmap(pairs):
-        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
-    if signatures:
-        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
-                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
-    with open(path, 'wb') as fh:
-        fh.write(QFB().finish(Table(fields)))
+    """One .tflite of several subgraphs (tflite_fb_writer.write_tflite)"""
+    write_tflite(path, parts, signatures, OPTIONS, 'qas_tflite_models.py')
 
 
 f32 = np.float32
@@ -200,6 +166,25 @@ class Onnx:
         kw = {'axis': 0} if per else {}
         self.nodes.append(helper.make_node('DequantizeLinear', [name, s, z], [name + '.dq'], **kw))
         return name + '.dq'
+
+    def flat(self, c, k, s, z):
+        """Reshape of c into [batch, k] (shape [0, k]), then flat's QDQ (s, z)"""
+        self.init('flat.shape', np.array([0, k], dtype=np.int64))
+        self.nodes.append(helper.make_node('Reshape', [c, 'flat.shape'], ['flat.f']))
+        return self.q('flat.f', 'flat', s, z)
+
+    def classifier(self, r, W, sw, bw, s_in, sl, zl, name='fc'):
+        """r (scale s_in) -> Gemm of NAME's weight codes W and bias codes bw
+        (per-channel scales sw) -> logits QDQ (sl, zl) -> Softmax -> probs
+        QDQ (1/256, -128) -> y"""
+        wd = self.const_dq(name + '/weights', W, sw, np.int8)
+        bd = self.const_dq(name + '/bias', bw, bias_scales(s_in, sw), np.int32)
+        self.nodes.append(helper.make_node('Gemm', [r, wd, bd], ['logits.f'], transB=1))
+        ld = self.q('logits.f', 'logits', sl, zl)
+        self.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
+        s, z = self.qparams('probs', 1.0 / 256, -128)
+        self.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
+        self.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
 
     def save(self, path, x_shape, y_shape):
         g = helper.make_graph(self.nodes, 'twin', [helper.make_tensor_value_info('x', TensorProto.FLOAT, x_shape)],
@@ -334,14 +319,7 @@ def mlp_onnx(path, n):
     o.nodes.append(helper.make_node('Gemm', [xd, w1, b1], ['h.f'], transB=1))
     o.nodes.append(helper.make_node('Relu', ['h.f'], ['h.r']))
     hd = o.q('h.r', 'h', n['sh'], n['zh'])
-    w2 = o.const_dq('fc2/weights', n['W2'], n['sw2'], np.int8)
-    b2 = o.const_dq('fc2/bias', n['b2'], bias_scales(n['sh'], n['sw2']), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [hd, w2, b2], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', n['sl'], n['zl'])
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.classifier(hd, n['W2'], n['sw2'], n['b2'], n['sh'], n['sl'], n['zl'], 'fc2')
     o.save(path, [BATCH, 8], [BATCH, 4])
 
 
@@ -360,25 +338,14 @@ def cnn(out):
     sl, zl = f32(0.12), -1
 
     m = QModel()
-    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
-    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
-    m.op(QUANTIZE, [x], xq)
+    x, xq = m.q_input([BATCH, 6, 6, 2], sx, zx)
     f = m.tensor('conv/filter', [3, 3, 3, 2], INT8, F, (sf, [0, 0, 0], 0))
     fb = m.tensor('conv/bias', [3], INT32, bf, (bias_scales(sx, sf), [0, 0, 0], 0))
     c = m.tensor('conv', [BATCH, 3, 3, 3], INT8, q=([sc], [zc], 0))
     # Conv2DOptions: padding SAME (0), stride_w 1, stride_h 2, fused activation 3
     m.op(CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 2), (2, 'i32', 2), (3, 'i8', RELU)])
-    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 27], dtype=np.int32))
-    r = m.tensor('flat', [BATCH, 27], INT8, q=([sc], [zc], 0))
-    m.op(RESHAPE, [c, shp], r, [(0, 'obj', Vec('i32', [BATCH, 27]))])
-    w = m.tensor('fc/weights', [4, 27], INT8, W, (sw, [0] * 4, 0))
-    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
-    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
-    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
-    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
-    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
-    y = m.tensor('y', [BATCH, 4], FLOAT32)
-    m.op(DEQUANTIZE, [p], y)
+    r = m.flat(c, 27, sc, zc)
+    y = m.classifier(r, W, sw, bw, sc, sl, zl)
     m.write(out + '/cnn.tflite', [x], [y])
     save_codes(out + '/cnn_codes.bin', [W, bw])
     cnn.model = m
@@ -394,17 +361,8 @@ def cnn(out):
     o.nodes.append(helper.make_node('Transpose', ['conv.nchw'], ['conv.f'], perm=[0, 2, 3, 1]))
     o.nodes.append(helper.make_node('Relu', ['conv.f'], ['conv.r']))
     cd = o.q('conv.r', 'conv', sc, zc)
-    o.init('flat.shape', np.array([0, 27], dtype=np.int64))
-    o.nodes.append(helper.make_node('Reshape', [cd, 'flat.shape'], ['flat.f']))
-    rd = o.q('flat.f', 'flat', sc, zc)
-    wd = o.const_dq('fc/weights', W, sw, np.int8)
-    bwd = o.const_dq('fc/bias', bw, bias_scales(sc, sw), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', sl, zl)
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    rd = o.flat(cd, 27, sc, zc)
+    o.classifier(rd, W, sw, bw, sc, sl, zl)
     o.save(out + '/cnn_ref.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
@@ -431,9 +389,7 @@ def conv(out, bad=None):
     sl, zl = f32(0.1), -2
 
     m = QModel()
-    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
-    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
-    m.op(QUANTIZE, [x], xq)
+    x, xq = m.q_input([BATCH, 6, 6, 2], sx, zx)
     f1 = m.tensor('conv1/filter', [3, 3, 3, 2], INT8, F1, (s1, [0] * 3, 0))
     fb1 = m.tensor('conv1/bias', [3], INT32, b1, (bias_scales(sx, s1), [0] * 3, 0))
     c1 = m.tensor('conv1', [BATCH, 6, 6, 3], INT8, q=([sc1], [zc1], 0))
@@ -444,17 +400,8 @@ def conv(out, bad=None):
     c2 = m.tensor('conv2', [BATCH, o2, o2, 2], INT8, q=([sc2], [zc2], 0))
     m.op(CONV_2D, [c1, f2, fb2], c2, [(0, 'i8', 1), (1, 'i32', 1), (2, 'i32', 1), (3, 'i8', NONE), (4, 'i32', d2),
                                       (5, 'i32', d2)])
-    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, K], dtype=np.int32))
-    r = m.tensor('flat', [BATCH, K], INT8, q=([sc2], [zc2], 0))
-    m.op(RESHAPE, [c2, shp], r, [(0, 'obj', Vec('i32', [BATCH, K]))])
-    w = m.tensor('fc/weights', [4, K], INT8, W, (sw, [0] * 4, 0))
-    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc2, sw), [0] * 4, 0))
-    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
-    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
-    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
-    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
-    y = m.tensor('y', [BATCH, 4], FLOAT32)
-    m.op(DEQUANTIZE, [p], y)
+    r = m.flat(c2, K, sc2, zc2)
+    y = m.classifier(r, W, sw, bw, sc2, sl, zl)
     if bad:
         m.write('%s/bad_%s.tflite' % (out, bad), [x], [y])
         return
@@ -480,14 +427,7 @@ def conv(out, bad=None):
     cd2 = o.q('conv2.f', 'conv2', sc2, zc2)
     o.nodes.append(helper.make_node('Flatten', [cd2], ['flat.f'], axis=1))
     rd = o.q('flat.f', 'flat', sc2, zc2)
-    wd = o.const_dq('fc/weights', Wc, sw, np.int8)
-    bwd = o.const_dq('fc/bias', bw, bias_scales(sc2, sw), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', sl, zl)
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    o.classifier(rd, Wc, sw, bw, sc2, sl, zl)
     o.save(out + '/conv_ref.onnx', [BATCH, 2, 6, 6], [BATCH, 4])
 
     # the NHWC form by hand: each Conv between Transposes, conv1's Relu before the second
@@ -507,17 +447,8 @@ def conv(out, bad=None):
                                     pads=[0, 0, 0, 0]))
     o.nodes.append(helper.make_node('Transpose', ['conv2.f'], ['conv2.t'], perm=[0, 2, 3, 1]))
     cd2 = o.q('conv2.t', 'conv2', sc2, zc2)
-    o.init('flat.shape', np.array([0, K], dtype=np.int64))
-    o.nodes.append(helper.make_node('Reshape', [cd2, 'flat.shape'], ['flat.f']))
-    rd = o.q('flat.f', 'flat', sc2, zc2)
-    wd = o.const_dq('fc/weights', W, sw, np.int8)
-    bwd = o.const_dq('fc/bias', bw, bias_scales(sc2, sw), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', sl, zl)
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    rd = o.flat(cd2, K, sc2, zc2)
+    o.classifier(rd, W, sw, bw, sc2, sl, zl)
     o.save(out + '/conv_nhwc.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
@@ -538,9 +469,7 @@ def dw(out, bad=None):
     sl, zl = f32(0.11), 3
 
     m = QModel()
-    x = m.tensor('x', [BATCH, 8, 8, 2], FLOAT32)
-    xq = m.tensor('xq', [BATCH, 8, 8, 2], INT8, q=([sx], [zx], 0))
-    m.op(QUANTIZE, [x], xq)
+    x, xq = m.q_input([BATCH, 8, 8, 2], sx, zx)
     # dw_qdim0: the 4 scales along dimension 0 (of 1), CONV_2D's per-channel dimension, not the depthwise one
     f = m.tensor('dw/filter', [1, 3, 3, 4], INT8, F, (sf, [0] * 4, 0 if bad == 'dw_qdim0' else 3))
     fb = m.tensor('dw/bias', [4], INT32, bf, (bias_scales(sx, sf), [0] * 4, 0))
@@ -552,20 +481,9 @@ def dw(out, bad=None):
                                                      [zc], 0))
     # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
     m.op(AVERAGE_POOL_2D if bad == 'avgpool_scale' else MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
-    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 64], dtype=np.int32))
-    r = m.tensor('flat', [BATCH, 64], INT8, q=([sc], [zc], 0))
-    if bad == 'fc_rank4':  # the FULLY_CONNECTED reads the pool's [3, 4, 4, 4] itself
-        r = mp
-    else:
-        m.op(RESHAPE, [mp, shp], r, [(0, 'obj', Vec('i32', [BATCH, 64]))])
-    w = m.tensor('fc/weights', [4, 64], INT8, W, (sw, [0] * 4, 0))
-    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(sc, sw), [0] * 4, 0))
-    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
-    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
-    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
-    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
-    y = m.tensor('y', [BATCH, 4], FLOAT32)
-    m.op(DEQUANTIZE, [p], y)
+    # fc_rank4: the FULLY_CONNECTED reads the pool's [3, 4, 4, 4] itself
+    r = m.flat(mp, 64, sc, zc, reshape=bad != 'fc_rank4')
+    y = m.classifier(r, W, sw, bw, sc, sl, zl)
     if bad:
         m.write('%s/bad_%s.tflite' % (out, bad), [x], [y])
         return
@@ -589,17 +507,8 @@ def dw(out, bad=None):
                                     pads=[0, 0, 0, 0]))
     o.nodes.append(helper.make_node('Transpose', ['pool.nchw'], ['pool.f'], perm=[0, 2, 3, 1]))
     pd = o.q('pool.f', 'pool', sc, zc)
-    o.init('flat.shape', np.array([0, 64], dtype=np.int64))
-    o.nodes.append(helper.make_node('Reshape', [pd, 'flat.shape'], ['flat.f']))
-    rd = o.q('flat.f', 'flat', sc, zc)
-    wd = o.const_dq('fc/weights', W, sw, np.int8)
-    bwd = o.const_dq('fc/bias', bw, bias_scales(sc, sw), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', sl, zl)
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    rd = o.flat(pd, 64, sc, zc)
+    o.classifier(rd, W, sw, bw, sc, sl, zl)
     o.save(out + '/dw_ref.onnx', [BATCH, 8, 8, 2], [BATCH, 4])
 
 
@@ -620,9 +529,7 @@ def ops(out, rq=False, front=False):
     pool = [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)]  # VALID, 2x2, stride 2
 
     m = QModel()
-    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
-    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([sx], [zx], 0))
-    m.op(QUANTIZE, [x], xq)
+    x, xq = m.q_input([BATCH, 6, 6, 2], sx, zx)
     ap = m.tensor('ap', [BATCH, 3, 3, 2], INT8, q=([sx], [zx], 0))
     m.op(AVERAGE_POOL_2D, [xq], ap, pool)
     xr = m.tensor('xr', [BATCH, 6, 6, 2], INT8, q=([s2], [z2], 0))
@@ -642,17 +549,8 @@ def ops(out, rq=False, front=False):
         y = m.tensor('y', [BATCH, 3, 3, 4], FLOAT32)
         m.op(DEQUANTIZE, [cat], y)
         m.write('%s/%s.tflite' % (out, name), [x], [y])
-    shp = m.tensor('flat/shape', [2], INT32, np.array([BATCH, 36], dtype=np.int32))
-    r = m.tensor('flat', [BATCH, 36], INT8, q=([s5], [z5], 0))
-    m.op(RESHAPE, [cat, shp], r, [(0, 'obj', Vec('i32', [BATCH, 36]))])
-    w = m.tensor('fc/weights', [4, 36], INT8, W, (sw, [0] * 4, 0))
-    b = m.tensor('fc/bias', [4], INT32, bw, (bias_scales(s5, sw), [0] * 4, 0))
-    lg = m.tensor('logits', [BATCH, 4], INT8, q=([sl], [zl], 0))
-    m.op(FULLY_CONNECTED, [r, w, b], lg, [(0, 'i8', NONE)])
-    p = m.tensor('probs', [BATCH, 4], INT8, q=([1.0 / 256], [-128], 0))
-    m.op(SOFTMAX, [lg], p, [(0, 'f32', 1.0)])
-    y = m.tensor('y', [BATCH, 4], FLOAT32)
-    m.op(DEQUANTIZE, [p], y)
+    r = m.flat(cat, 36, s5, z5)
+    y = m.classifier(r, W, sw, bw, s5, sl, zl)
     if not front:
         m.write('%s/%s.tflite' % (out, name), [x], [y])
         save_codes('%s/%s_codes.bin' % (out, name), [W, bw])
@@ -681,17 +579,8 @@ def ops(out, rq=False, front=False):
         o.nodes.append(helper.make_node('DequantizeLinear', ['cat.q', 'cat.s', 'cat.z'], ['y']))
         o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 3, 3, 4])
         return
-    o.init('flat.shape', np.array([0, 36], dtype=np.int64))
-    o.nodes.append(helper.make_node('Reshape', [catd, 'flat.shape'], ['flat.f']))
-    rd = o.q('flat.f', 'flat', s5, z5)
-    wd = o.const_dq('fc/weights', W, sw, np.int8)
-    bwd = o.const_dq('fc/bias', bw, bias_scales(s5, sw), np.int32)
-    o.nodes.append(helper.make_node('Gemm', [rd, wd, bwd], ['logits.f'], transB=1))
-    ld = o.q('logits.f', 'logits', sl, zl)
-    o.nodes.append(helper.make_node('Softmax', [ld], ['probs.f'], axis=-1))
-    s, z = o.qparams('probs', 1.0 / 256, -128)
-    o.nodes.append(helper.make_node('QuantizeLinear', ['probs.f', s, z], ['probs.q']))
-    o.nodes.append(helper.make_node('DequantizeLinear', ['probs.q', s, z], ['y']))
+    rd = o.flat(catd, 36, s5, z5)
+    o.classifier(rd, W, sw, bw, s5, sl, zl)
     o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 4])
 
 

@@ -27,36 +27,16 @@
 // front's codes; a logit one code off moves the softmax codes).
 //
 //   node qas_tflite_real.mjs SWITCHYARD MODELS_DIR   env: TFLITE_NODE_MODULES
-import { createRequire } from 'module';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
+import { runTflite } from '../tflite/tfljs.mjs';
 
 const [sy, dir] = process.argv.slice(2);
-const wasmDir = path.join(process.env.TFLITE_NODE_MODULES, '@tensorflow/tfjs-tflite/wasm');
-const require = createRequire(wasmDir + '/');
-const factory = require('./tflite_web_api_cc.js');
-const tfl = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'tflite_web_api_cc.wasm')),
-                            print: () => {}, printErr: () => {} });
 
 let seed = 5;
 const rnd = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 4294967296; };
-
-function runTflite(bytes, feed) {
-  const p = tfl._malloc(bytes.length);
-  tfl.HEAPU8.set(bytes, p);
-  const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-    { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
-  if (!made.ok()) throw new Error(made.errorMessage());
-  const r = made.value();
-  r.GetInputs().get(0).data().set(feed);
-  if (!r.Infer()) throw new Error('Infer failed');
-  const out = r.GetOutputs().get(0).data().slice();
-  r.delete();
-  tfl._free(p);
-  return out;
-}
 
 let failed = 0;
 

@@ -11,7 +11,8 @@
  * (strided, padded, distinct values so no window ties move under h); Relu
  * and Abs (inputs away from the kink); Add with numpy broadcasting through
  * ReduceToShape for both operands; Concat through ConcatGrad; a rank-6
- * Slice with steps through SliceGrad (and two elements by hand);
+ * Slice with steps through SliceGrad (and two elements by hand), and one
+ * of negative steps (elements by hand);
  * SoftmaxCrossEntropyLoss (mean and sum)
  * and the mean squared error. Then the refusals: a label outside the
  * classes, a group that does not fit.
@@ -436,47 +437,81 @@ static void test_div_ranks(void)
 
 /* ---- Slice with steps through SliceGrad ------------------------------------- */
 
+/* X [xd] -> Slice (starts st, ends en, axes 0..r-1, steps sp) -> Y [yd]:
+ * SliceGrad's dX of a random dY (attributes st and sp) against central
+ * differences of the forward; x, dy and dx (numel of xd, yd, xd) are
+ * filled for the checks by hand. False when a model did not run. */
+static bool slice_grad_fd(const char *what, int32_t r, const int64_t *xd, const int64_t *yd, const int64_t *st,
+                          const int64_t *en, const int64_t *sp, float *x, float *dy, float *dx)
+{
+    int64_t ax[SY_MAX_RANK];
+    for (int32_t d = 0; d < r; d++)
+        ax[d] = d;
+    fill(x, numel(r, xd)), fill(dy, numel(r, yd));
+    pt_model *f = pt_model_new("slice_fwd");
+    pt_input(f, "X", PT_F32, r, xd);
+    pt_init_i64(f, "st", 1, (int64_t[]){r}, st);
+    pt_init_i64(f, "en", 1, (int64_t[]){r}, en);
+    pt_init_i64(f, "ax", 1, (int64_t[]){r}, ax);
+    pt_init_i64(f, "sp", 1, (int64_t[]){r}, sp);
+    pt_node(f, "Slice", "slice", (const char *[]){"X", "st", "en", "ax", "sp", NULL}, (const char *[]){"Y", NULL});
+    pt_output(f, "Y", PT_F32, r, yd);
+    sy_session *fs = open_session(f);
+    pt_model_free(f);
+    CHECK(fs, "%s: Slice forward: %s", what, last_err);
+    if (!fs)
+        return false;
+    pt_model *bm = pt_model_new("slice_bwd");
+    pt_opset(bm, "switchyard.train", 1);
+    pt_input(bm, "dY", PT_F32, r, yd);
+    pt_init_i64(bm, "sx", 1, (int64_t[]){r}, xd);
+    pt_node(bm, "SliceGrad", "g", (const char *[]){"dY", "sx", NULL}, (const char *[]){"dX", NULL});
+    pt_domain(bm, "switchyard.train");
+    pt_attr_ints(bm, "starts", r, st);
+    pt_attr_ints(bm, "steps", r, sp);
+    pt_output(bm, "dX", PT_F32, r, xd);
+    in_spec bin[1] = {{"dY", SY_DT_FLOAT32, r, {0}, dy}}, fin[1] = {{"X", SY_DT_FLOAT32, r, {0}, x}};
+    memcpy(bin[0].dims, yd, (size_t)r * sizeof *yd);
+    memcpy(fin[0].dims, xd, (size_t)r * sizeof *xd);
+    bool ran = run_backward(bm, bin, 1, 1, (float *[]){dx});
+    if (ran)
+        check_fd(what, fs, fin, 1, 0, dy, dx, 0.05f, 1e-3);
+    sy_session_release(fs);
+    return ran;
+}
+
 /* rank 6 (twice that is past SY_MAX_RANK: the standard-operator spread of dY
  * could not hold it): X [1,2,5,1,4,3], starts [0,1,0,0,1,0], steps
  * [1,1,2,1,2,2] -> Y [1,1,3,1,2,2] */
 static void test_slice_grad(void)
 {
-    int64_t xd[6] = {1, 2, 5, 1, 4, 3}, yd[6] = {1, 1, 3, 1, 2, 2};
-    int64_t st[6] = {0, 1, 0, 0, 1, 0}, en[6] = {1, 2, 5, 1, 4, 3}, ax[6] = {0, 1, 2, 3, 4, 5},
-            sp[6] = {1, 1, 2, 1, 2, 2};
     float x[120], dy[12], dx[120];
-    fill(x, 120), fill(dy, 12);
-    pt_model *f = pt_model_new("slice_fwd");
-    pt_input(f, "X", PT_F32, 6, xd);
-    pt_init_i64(f, "st", 1, (int64_t[]){6}, st);
-    pt_init_i64(f, "en", 1, (int64_t[]){6}, en);
-    pt_init_i64(f, "ax", 1, (int64_t[]){6}, ax);
-    pt_init_i64(f, "sp", 1, (int64_t[]){6}, sp);
-    pt_node(f, "Slice", "slice", (const char *[]){"X", "st", "en", "ax", "sp", NULL}, (const char *[]){"Y", NULL});
-    pt_output(f, "Y", PT_F32, 6, yd);
-    sy_session *fs = open_session(f);
-    pt_model_free(f);
-    REQUIRE(fs, "Slice forward: %s", last_err);
-    pt_model *bm = pt_model_new("slice_bwd");
-    pt_opset(bm, "switchyard.train", 1);
-    pt_input(bm, "dY", PT_F32, 6, yd);
-    pt_init_i64(bm, "sx", 1, (int64_t[]){6}, xd);
-    pt_node(bm, "SliceGrad", "g", (const char *[]){"dY", "sx", NULL}, (const char *[]){"dX", NULL});
-    pt_domain(bm, "switchyard.train");
-    pt_attr_ints(bm, "starts", 6, st);
-    pt_attr_ints(bm, "steps", 6, sp);
-    pt_output(bm, "dX", PT_F32, 6, xd);
-    in_spec bin[1] = {{"dY", SY_DT_FLOAT32, 6, {1, 1, 3, 1, 2, 2}, dy}};
-    if (run_backward(bm, bin, 1, 1, (float *[]){dx})) {
-        in_spec fin[1] = {{"X", SY_DT_FLOAT32, 6, {1, 2, 5, 1, 4, 3}, x}};
-        check_fd("Slice rank 6 steps [1,1,2,1,2,2]", fs, fin, 1, 0, dy, dx, 0.05f, 1e-3);
+    if (slice_grad_fd("Slice rank 6 steps [1,1,2,1,2,2]", 6, (int64_t[]){1, 2, 5, 1, 4, 3},
+                      (int64_t[]){1, 1, 3, 1, 2, 2}, (int64_t[]){0, 1, 0, 0, 1, 0}, (int64_t[]){1, 2, 5, 1, 4, 3},
+                      (int64_t[]){1, 1, 2, 1, 2, 2}, x, dy, dx)) {
         /* hand-worked: dY[0,0,1,0,1,1] lands at X[0, 1, 0 + 1·2, 0, 1 + 1·2, 0 + 1·2] = X[0,1,2,0,3,2]
          * (flat 60 + 2·12 + 3·3 + 2 = 95); X[0,1,1,0,3,2] (flat 83) lies between the steps: 0 */
         CHECK(dx[95] == dy[1 * 4 + 1 * 2 + 1], "dX[0,1,2,0,3,2] %.7g, dY[0,0,1,0,1,1] %.7g", (double)dx[95],
               (double)dy[7]);
         CHECK(dx[83] == 0.0f, "dX[0,1,1,0,3,2] %.7g between the steps", (double)dx[83]);
     }
-    sy_session_release(fs);
+}
+
+/* negative steps: X [2,5], starts [1,4], steps [-1,-2] (ends INT64_MIN:
+ * down to element 0) -> Y [2,3], rows 1, 0 and columns 4, 2, 0 */
+static void test_slice_grad_negative(void)
+{
+    float x[10], dy[6], dx[10];
+    if (slice_grad_fd("Slice steps [-1,-2]", 2, (int64_t[]){2, 5}, (int64_t[]){2, 3}, (int64_t[]){1, 4},
+                      (int64_t[]){INT64_MIN, INT64_MIN}, (int64_t[]){-1, -2}, x, dy, dx)) {
+        /* hand-worked: dY[0,0] lands at X[1, 4] (flat 9), dY[0,1] at X[1, 2]
+         * (flat 7), dY[1,2] at X[1 - 1, 4 - 2·2] = X[0,0] (flat 0);
+         * X[0,1] (flat 1) and X[1,3] (flat 8) lie between the steps: 0 */
+        CHECK(dx[9] == dy[0] && dx[7] == dy[1] && dx[0] == dy[5], "dX[1,4] %.7g dX[1,2] %.7g dX[0,0] %.7g",
+              (double)dx[9], (double)dx[7], (double)dx[0]);
+        CHECK(dx[1] == 0.0f && dx[8] == 0.0f, "dX[0,1] %.7g dX[1,3] %.7g between the steps", (double)dx[1],
+              (double)dx[8]);
+    }
 }
 
 /* ---- Concat through ConcatGrad ------------------------------------------------ */
@@ -650,6 +685,7 @@ int main(void)
     RUN_TEST(test_div_ranks);
     RUN_TEST(test_concat);
     RUN_TEST(test_slice_grad);
+    RUN_TEST(test_slice_grad_negative);
     RUN_TEST(test_losses);
     RUN_TEST(test_refusals);
     for (int i = 0; i < n_models; i++)

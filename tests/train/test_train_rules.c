@@ -314,69 +314,48 @@ static void test_tanh_sigmoid_gradients(void)
     fd_dw(m, "tanh_sigmoid", "Tanh + Sigmoid");
 }
 
-/* z [1,3] -> Slice [0:1, 2::-1] (steps [1, -1]: z reversed) -> y [1,3] */
-static pt_model *neg_step(const char *name)
-{
-    pt_model *m = fc_then(name);
-    pt_init_i64(m, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 2});
-    pt_init_i64(m, "ends", 1, (int64_t[]){2}, (int64_t[]){1, INT64_MIN});
-    pt_init_i64(m, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m, "steps", 1, (int64_t[]){2}, (int64_t[]){1, -1});
-    pt_node(m, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
-            (const char *[]){"y", NULL});
-    pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 3});
-    return m;
-}
-
 /* The backward rule of Slice (constant full-rank starts and ends, steps 1:
  * dX is dY padded back with zeros) against central differences:
  * x [1,4] -> Gemm W [3,4] -> Slice [0,1 : 1,end] -> squared -> ReduceSum
  * (keepdims) -> y [1,1]; the same model keeps to the ws63 Slice row. Steps
  * of 2 (dY spread 2 apart, then cropped: z[0] and z[2] of 3) likewise, and
- * from start 1 (z[1] only); a negative step is refused naming the node, and
- * on ws63 by the Slice row ("stride/step > 0"), quoted. */
-static void test_slice_gradients(void)
+ * from start 1 (z[1] only), and of -1 (z reversed, times z); a negative
+ * step is refused on ws63 by the Slice row ("stride/step > 0"), quoted. */
+static pt_model *slice_sum(const char *name, const int64_t *st, const int64_t *en, const int64_t *sp,
+                           const char *times)
 {
-    pt_model *m = fc_then("slice");
-    pt_init_i64(m, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m, "ends", 1, (int64_t[]){2}, (int64_t[]){1, INT64_MAX});
+    pt_model *m = fc_then(name);
+    pt_init_i64(m, "starts", 1, (int64_t[]){2}, st);
+    pt_init_i64(m, "ends", 1, (int64_t[]){2}, en);
     pt_init_i64(m, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_node(m, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", NULL}, (const char *[]){"p", NULL});
-    pt_node(m, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
+    if (sp)
+        pt_init_i64(m, "steps", 1, (int64_t[]){2}, sp);
+    pt_node(m, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", sp ? "steps" : NULL, NULL},
+            (const char *[]){"p", NULL});
+    pt_node(m, "Mul", "times", (const char *[]){"p", times, NULL}, (const char *[]){"q", NULL});
     pt_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
     pt_node(m, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
     pt_output(m, "y", PT_F32, 2, (int64_t[]){1, 1});
-    fd_dw(m, "slice", "Slice + ReduceSum");
-    pt_model *m2 = fc_then("slice2");
-    pt_init_i64(m2, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 0});
-    pt_init_i64(m2, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
-    pt_init_i64(m2, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m2, "steps", 1, (int64_t[]){2}, (int64_t[]){1, 2});
-    pt_node(m2, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
-            (const char *[]){"p", NULL});
-    pt_node(m2, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
-    pt_init_i64(m2, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
-    pt_node(m2, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
-    pt_output(m2, "y", PT_F32, 2, (int64_t[]){1, 1});
-    fd_dw(m2, "slice2", "Slice steps 2 + ReduceSum");
-    pt_model *m3 = fc_then("slice3");
-    pt_init_i64(m3, "starts", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m3, "ends", 1, (int64_t[]){2}, (int64_t[]){1, 3});
-    pt_init_i64(m3, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
-    pt_init_i64(m3, "steps", 1, (int64_t[]){2}, (int64_t[]){1, 2});
-    pt_node(m3, "Slice", "slice", (const char *[]){"z", "starts", "ends", "axes", "steps", NULL},
-            (const char *[]){"p", NULL});
-    pt_node(m3, "Mul", "sq", (const char *[]){"p", "p", NULL}, (const char *[]){"q", NULL});
-    pt_init_i64(m3, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
-    pt_node(m3, "ReduceSum", "sum", (const char *[]){"q", "ax", NULL}, (const char *[]){"y", NULL});
-    pt_output(m3, "y", PT_F32, 2, (int64_t[]){1, 1});
-    fd_dw(m3, "slice3", "Slice steps 2 from 1 + ReduceSum");
-    pt_model *m4 = neg_step("slice4");
-    const char *s = build_for(m4, NULL, SY_TRAIN_LOSS_MSE);
-    CHECK_STR_HAS(s, "node 'slice' (Slice): steps below 1 have no backward rule");
-    /* on ws63 the seed's Slice row forbids it ("stride/step > 0"): declined
-     * by the rule, quoting the row, before any package is written */
-    s = build_for(neg_step("slice5"), "ws63", SY_TRAIN_LOSS_MSE);
+    return m;
+}
+
+static void test_slice_gradients(void)
+{
+    fd_dw(slice_sum("slice", (int64_t[]){0, 1}, (int64_t[]){1, INT64_MAX}, NULL, "p"), "slice", "Slice + ReduceSum");
+    fd_dw(slice_sum("slice2", (int64_t[]){0, 0}, (int64_t[]){1, 3}, (int64_t[]){1, 2}, "p"), "slice2",
+          "Slice steps 2 + ReduceSum");
+    fd_dw(slice_sum("slice3", (int64_t[]){0, 1}, (int64_t[]){1, 3}, (int64_t[]){1, 2}, "p"), "slice3",
+          "Slice steps 2 from 1 + ReduceSum");
+    /* z reversed (step -1, SliceGrad placing dY downwards) times z: y =
+     * 2·z0·z2 + z1², dy/dz = [2·z2, 2·z1, 2·z0]; a backward that placed dY
+     * forwards would give [2·z0, 2·z1, 2·z2] */
+    fd_dw(slice_sum("slice4", (int64_t[]){0, 2}, (int64_t[]){1, INT64_MIN}, (int64_t[]){1, -1}, "z"), "slice4",
+          "Slice step -1 (reversed) x z + ReduceSum");
+    /* on ws63 the seed's Slice row forbids a negative step ("stride/step >
+     * 0"): declined by the rule, quoting the row, before any package is
+     * written */
+    pt_model *m = slice_sum("slice5", (int64_t[]){0, 2}, (int64_t[]){1, INT64_MIN}, (int64_t[]){1, -1}, "z");
+    const char *s = build_for(m, "ws63", SY_TRAIN_LOSS_MSE);
     CHECK_STR_HAS(s, "node 'slice' (Slice): not trainable on ws63: step -1; seed 001 §4: \"FP32 StridedSlice/Slice: "
                      "FP32 static non-empty tensors of rank 1-8; full-rank normalized parameters required; no slice "
                      "masks; stride/step > 0; no empty slices\"");

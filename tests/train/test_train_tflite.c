@@ -417,11 +417,11 @@ static float urand(void)
  * stride 2 multiplier 2 RELU [1,3,3,8] -> RESHAPE [1,72] -> FULLY_CONNECTED
  * [1,3]; `tail` picks the last operator (0 the model as described, other
  * values a refusal case). */
-enum { TAIL_FC = 0, TAIL_EXP = 1, TAIL_SS_OFFSET = 2 };
+enum { TAIL_FC = 0, TAIL_EXP = 1, TAIL_SS_ZERO_STEP = 2 };
 static uint8_t *cnn_model(size_t *size, int tail)
 {
     static float w1[4 * 3 * 3 * 2], b1[4], w2[1 * 3 * 3 * 8], b2[8], w3[3 * 72], b3[3];
-    static const int32_t shape[2] = {1, 72}, ss[2] = {0, 0}, se[2] = {1, 3}, sst[2] = {1, 1};
+    static const int32_t shape[2] = {1, 72}, ss[2] = {0, 0}, se[2] = {1, 3}, sst[2] = {1, 0};
     rng = 777;
     for (size_t i = 0; i < sizeof w1 / 4; i++)
         w1[i] = 0.4f * urand();
@@ -460,8 +460,8 @@ static uint8_t *cnn_model(size_t *size, int tail)
                             {.id = 4, .kind = TFLW_OPT_U8, .i = 1}};
     const tflw_opt orr = {.id = 0, .kind = TFLW_OPT_I32VEC, .vec = shape, .n_vec = 2};
     const tflw_opt of = {.id = 0, .kind = TFLW_OPT_U8, .i = 0};
-    /* TFLite's offset option (field 5): begin and end relative, not translated */
-    const tflw_opt oss[2] = {{.id = 5, .kind = TFLW_OPT_U8, .i = 1}, {.id = 4, .kind = TFLW_OPT_I32, .i = 1}};
+    /* a STRIDED_SLICE whose strides [1, 0] sy_ss_resolve refuses (shrink_axis_mask 1) */
+    const tflw_opt oss = {.id = 4, .kind = TFLW_OPT_I32, .i = 1};
     static const int32_t i0[3] = {0, 1, 2}, o0 = 3, i1[3] = {3, 4, 5}, o1 = 6, i2[2] = {6, 7}, o2 = 8,
                          i3[3] = {8, 9, 10}, o3 = 11, i4[1] = {8}, i5[4] = {8, 12, 13, 14};
     tflw_op ops[4] = {
@@ -477,11 +477,11 @@ static uint8_t *cnn_model(size_t *size, int tail)
     if (tail == TAIL_EXP) {
         t[11].dims[1] = 72;
         ops[3] = (tflw_op){.code = OP_EXP, .inputs = i4, .n_inputs = 1, .outputs = &o3, .n_outputs = 1};
-    } else if (tail == TAIL_SS_OFFSET) {
+    } else if (tail == TAIL_SS_ZERO_STEP) {
         t[11].dims[1] = 3;
         nt = 15;
         ops[3] = (tflw_op){.code = OP_STRIDED_SLICE, .inputs = i5, .n_inputs = 4, .outputs = &o3, .n_outputs = 1,
-                           .options_type = BO_STRIDED_SLICE, .opts = oss, .n_opts = 2};
+                           .options_type = BO_STRIDED_SLICE, .opts = &oss, .n_opts = 1};
     }
     static const int32_t gin = 0, gout = 11;
     tflw_model m = {.tensors = t, .n_tensors = nt, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
@@ -672,6 +672,8 @@ static const op_case OP_CASES[] = {
     {"bmmb", 4, {1, 2, 4, 6}, 30, 2, NULL},
     {"gconv", 4, {1, 5, 5, 4}, 3, 4, NULL},
     {"sslice", 2, {1, 12}, 3, 4, NULL},
+    {"sslice_neg", 2, {1, 12}, 3, 4, NULL}, /* negative strides */
+    {"sslice_off", 2, {1, 12}, 3, 4, NULL}, /* offset = true */
     /* subgraph 1 of two, chosen by its signature name */
     {"two_sg", 2, {1, 8}, 3, 4, "train_head"},
 };
@@ -1023,11 +1025,10 @@ static void test_refusals(void)
     snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (EXP, builtin code 47) has no ONNX translation for "
              "training (the translated operators are listed in docs/training.md)", p);
     expect_build(p, want);
-    /* a form not translated: STRIDED_SLICE with offset = true */
-    snprintf(p, sizeof p, "%s/ss_offset.tflite", work);
-    REQUIRE(write_cnn(p, TAIL_SS_OFFSET), "write");
-    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (STRIDED_SLICE): offset = true (begin and end "
-             "relative to each other)", p);
+    /* a STRIDED_SLICE sy_ss_resolve refuses (a zero stride), its reason relayed */
+    snprintf(p, sizeof p, "%s/ss_zero_step.tflite", work);
+    REQUIRE(write_cnn(p, TAIL_SS_ZERO_STEP), "write");
+    snprintf(want, sizeof want, "sy_train_build: %s: operator #3 (STRIDED_SLICE): strides[1] is 0", p);
     expect_build(p, want);
     /* truncated: the identifier is there, the tables are not */
     size_t n;

@@ -4,8 +4,9 @@ float TFLite models with the operators the translator learned last (TANH,
 LOGISTIC, BATCH_MATMUL with adj_x / adj_y and batched right operands,
 grouped CONV_2D), each written twice from the same numbers:
 
-  NAME.tflite      the TFLite model, written here with a FlatBuffer writer of
-                   its own (schema.fbs field ids, no flatbuffers package);
+  NAME.tflite      the TFLite model, written with tflite_fb_writer.py's
+                   FlatBuffer writer (schema.fbs field ids, no flatbuffers
+                   package);
   NAME_ref.onnx    the same network written by hand in ONNX with the onnx
                    package (NHWC interface, Conv in NCHW between Transposes,
                    the ONNX layouts of the filters), its initializers named
@@ -14,7 +15,8 @@ grouped CONV_2D), each written twice from the same numbers:
 
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
 activation. sslice has STRIDED_SLICEs with ellipsis, new-axis, begin-mask
-and shrink entries. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+and shrink entries; sslice_neg one with negative strides, sslice_off one
+with offset = true (and a negative stride). two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
 reference; sig_one.tflite has the same subgraphs with signatures '1'
 (subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
@@ -24,115 +26,15 @@ the input's).
 
   python3 tflite_ops_models.py OUT_DIR
 """
-import struct
+import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-# ---- a FlatBuffer writer, front to back --------------------------------------
-# The root offset comes first and every object is written after the one that
-# refers to it, so each uoffset is positive; a table's vtable sits just
-# before it (soffset = table - vtable).
-
-
-class Table:
-    def __init__(self, fields):
-        self.fields = fields  # [(id, kind, value)], kind: u8 i8 i32 u32 f32 obj
-
-
-class Vec:
-    def __init__(self, kind, items):
-        self.kind = kind  # i32 u8 obj
-        self.items = items
-
-
-class Str:
-    def __init__(self, s):
-        self.s = s.encode()
-
-
-class FB:
-    def __init__(self):
-        self.b = bytearray()
-
-    def align(self, n):
-        while len(self.b) % n:
-            self.b.append(0)
-
-    def patch(self, at, target):
-        struct.pack_into('<I', self.b, at, target - at)
-
-    def write(self, o):
-        if isinstance(o, Str):
-            self.align(4)
-            at = len(self.b)
-            self.b += struct.pack('<I', len(o.s)) + o.s + b'\0'
-            return at
-        if isinstance(o, Vec):
-            if o.kind == 'u8':
-                self.align(16)  # float data inside stays aligned
-                while (len(self.b) + 4) % 16:
-                    self.b.append(0)
-                at = len(self.b)
-                self.b += struct.pack('<I', len(o.items)) + bytes(o.items)
-                return at
-            self.align(4)
-            at = len(self.b)
-            self.b += struct.pack('<I', len(o.items))
-            if o.kind == 'i32':
-                self.b += struct.pack('<%di' % len(o.items), *o.items)
-                return at
-            slots = []
-            for _ in o.items:
-                slots.append(len(self.b))
-                self.b += b'\0\0\0\0'
-            for s, item in zip(slots, o.items):
-                self.patch(s, self.write(item))
-            return at
-        return self.table(o)
-
-    def table(self, t):
-        size = {'u8': 1, 'i8': 1, 'i32': 4, 'u32': 4, 'f32': 4, 'obj': 4}
-        fmt = {'u8': '<B', 'i8': '<b', 'i32': '<i', 'u32': '<I', 'f32': '<f'}
-        # layout of the table body: the soffset, then the fields, each aligned
-        body, off, n_ids = [], 4, 0
-        for fid, kind, val in sorted(t.fields, key=lambda f: -size[f[1]]):
-            k = size[kind]
-            off = (off + k - 1) // k * k
-            body.append((fid, kind, val, off))
-            off += k
-            n_ids = max(n_ids, fid + 1)
-        tsize = (off + 3) // 4 * 4
-        vt = [0] * n_ids
-        for fid, _, _, o in body:
-            vt[fid] = o
-        vbytes = struct.pack('<HH', 4 + 2 * n_ids, tsize) + struct.pack('<%dH' % n_ids, *vt)
-        # the vtable, then the table aligned to 4 right after it
-        self.align(2)
-        while (len(self.b) + len(vbytes)) % 4:
-            self.b.append(0)
-        vat = len(self.b)
-        self.b += vbytes
-        at = len(self.b)
-        self.b += b'\0' * tsize
-        struct.pack_into('<i', self.b, at, at - vat)
-        children = []
-        for fid, kind, val, o in body:
-            if kind == 'obj':
-                children.append((at + o, val))
-            else:
-                struct.pack_into(fmt[kind], self.b, at + o, val)
-        for slot, val in children:
-            self.patch(slot, self.write(val))
-        return at
-
-    def finish(self, root):
-        self.b += b'\0\0\0\0TFL3'
-        self.patch(0, self.write(root))
-        return bytes(self.b)
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tflite_fb_writer import Graph, Vec, raw_bytes, write_tflite  # noqa: E402
 
 # ---- TFLite models ---------------------------------------------------------------
 TANH, LOGISTIC, CONV_2D, FULLY_CONNECTED, RESHAPE, BATCH_MATMUL, STRIDED_SLICE = 28, 14, 3, 9, 22, 126, 45
@@ -140,61 +42,24 @@ OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101, STRID
 FLOAT32, INT32 = 0, 2
 
 
-class Model:
+class Model(Graph):
     def __init__(self):
-        self.tensors, self.ops, self.consts = [], [], {}
+        super().__init__()
+        self.consts = {}
 
     def tensor(self, name, shape, data=None, dtype=FLOAT32):
-        self.tensors.append((name, list(shape), data, dtype))
         if data is not None:
             self.consts[name] = data
-        return len(self.tensors) - 1
-
-    def op(self, code, ins, out, opts=()):
-        self.ops.append((code, ins, out, list(opts)))
+            data = raw_bytes(data, np.float32 if dtype == FLOAT32 else np.int32)
+        return self.add_tensor(name, shape, dtype, data)
 
     def write(self, path, inputs, outputs):
         write_models(path, [(self, inputs, outputs, 'main')], [])
 
 
 def write_models(path, parts, signatures):
-    """One .tflite of several subgraphs: parts [(Model, inputs, outputs,
-    name)], one subgraph each, their operator codes and buffers pooled;
-    signatures [(signature_key, subgraph_index, [(input name, tensor)],
-    [(output name, tensor)])] as SignatureDefs."""
-    codes = sorted({o[0] for m, _, _, _ in parts for o in m.ops})
-    buffers = [Table([])]
-    sgs = []
-    for m, inputs, outputs, sg_name in parts:
-        tensors = []
-        for name, shape, data, dtype in m.tensors:
-            f = [(0, 'obj', Vec('i32', shape)), (1, 'i8', dtype), (3, 'obj', Str(name))]
-            if data is not None:
-                raw = np.ascontiguousarray(data, dtype=np.float32 if dtype == FLOAT32 else np.int32).tobytes()
-                f.append((2, 'u32', len(buffers)))
-                buffers.append(Table([(0, 'obj', Vec('u8', raw))]))
-            tensors.append(Table(f))
-        ops = []
-        for code, ins, out, opts in m.ops:
-            f = [(0, 'u32', codes.index(code)), (1, 'obj', Vec('i32', ins)), (2, 'obj', Vec('i32', [out]))]
-            if code in OPTIONS:
-                f += [(3, 'u8', OPTIONS[code]), (4, 'obj', Table(opts))]
-            ops.append(Table(f))
-        sgs.append(Table([(0, 'obj', Vec('obj', tensors)), (1, 'obj', Vec('i32', inputs)),
-                          (2, 'obj', Vec('i32', outputs)), (3, 'obj', Vec('obj', ops)), (4, 'obj', Str(sg_name))]))
-    opcodes = Vec('obj', [Table([(0, 'i8', min(c, 127)), (2, 'i32', 1), (3, 'i32', c)]) for c in codes])
-    fields = [(0, 'u32', 3), (1, 'obj', opcodes), (2, 'obj', Vec('obj', sgs)),
-              (3, 'obj', Str('tflite_ops_models.py')), (4, 'obj', Vec('obj', buffers))]
-    # SignatureDef: inputs (field 0) and outputs (1) as TensorMaps (name 0,
-    # tensor_index 1), signature_key (2), subgraph_index (4); real TFLite
-    # refuses a signature without its inputs and outputs
-    def tmap(pairs):
-        return Vec('obj', [Table([(0, 'obj', Str(n)), (1, 'u32', t)]) for n, t in pairs])
-    if signatures:
-        fields.append((7, 'obj', Vec('obj', [Table([(0, 'obj', tmap(ins)), (1, 'obj', tmap(outs)), (2, 'obj', Str(k)),
-                                                    (4, 'u32', i)]) for k, i, ins, outs in signatures])))
-    with open(path, 'wb') as fh:
-        fh.write(FB().finish(Table(fields)))
+    """One .tflite of several subgraphs (tflite_fb_writer.write_tflite)"""
+    write_tflite(path, parts, signatures, OPTIONS, 'tflite_ops_models.py')
 
 
 rng = np.random.default_rng(20261207)
@@ -377,6 +242,40 @@ def grouped_conv(out, cin=4, fin=2, cout=6, name='gconv'):
     onnx_model('%s/%s_ref.onnx' % (out, name), nodes, inits, [1, 5, 5, cin], 'y', [1, 3])
 
 
+def slice_front(m):
+    """x [1, 12] -> FULLY_CONNECTED fc1 [1, 60] -> RESHAPE [1, 3, 4, 5]: the
+    slice models' front; (x, the reshaped r4)"""
+    x = m.tensor('x', [1, 12])
+    h = fc(m, x, 12, 60, 'fc1', [1, 60])
+    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
+    r4 = m.tensor('r4', [1, 3, 4, 5])
+    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    return x, r4
+
+
+def slice_head(m, a, k):
+    """a -> RESHAPE [1, k] -> FULLY_CONNECTED fc2 [1, 3]: the slice models'
+    head; its output"""
+    s2 = m.tensor('flat/shape', [2], np.array([1, k]), INT32)
+    f = m.tensor('flat', [1, k])
+    m.op(RESHAPE, [a, s2], f, [(0, 'obj', Vec('i32', [1, k]))])
+    return fc(m, f, k, 3, 'fc2', [1, 3])
+
+
+def slice_ref(path, c, k, last, inits, slices):
+    """A slice model's ONNX reference: Gemm fc1, Reshape to [-1, 3, 4, 5]
+    ('r4'), the slice nodes (r4 to `last`) with their initializers, Reshape
+    to [-1, k], Gemm fc2; c the TFLite model's constants"""
+    every = {n: c[n] for n in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
+    every.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat%d' % k: np.array([-1, k], np.int64)})
+    every.update(inits)
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Reshape', ['h', 'r4s'], ['r4'])] + slices + [
+             helper.make_node('Reshape', [last, 'flat%d' % k], ['f']),
+             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model(path, nodes, every, [1, 12], 'y', [1, 3])
+
+
 def strided_slices(out):
     """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
     -> STRIDED_SLICE (entries: ellipsis, new axis, 1:5:2; TF's rules: the
@@ -387,11 +286,7 @@ def strided_slices(out):
     The reference writes the same slices as ONNX Slice / Unsqueeze / Squeeze
     by hand (what TF's rules say the masks mean)."""
     m = Model()
-    x = m.tensor('x', [1, 12])
-    h = fc(m, x, 12, 60, 'fc1', [1, 60])
-    s4 = m.tensor('r4/shape', [4], np.array([1, 3, 4, 5]), INT32)
-    r4 = m.tensor('r4', [1, 3, 4, 5])
-    m.op(RESHAPE, [h, s4], r4, [(0, 'obj', Vec('i32', [1, 3, 4, 5]))])
+    x, r4 = slice_front(m)
     # StridedSliceOptions: begin_mask 0, end_mask 1, ellipsis_mask 2,
     # new_axis_mask 3, shrink_axis_mask 4
     b1 = m.tensor('ss1/begin', [3], np.array([0, 0, 1]), INT32)
@@ -404,31 +299,78 @@ def strided_slices(out):
     t2 = m.tensor('ss2/strides', [3], np.array([1, 1, 1]), INT32)
     a2 = m.tensor('ss2', [1, 4, 1, 2])
     m.op(STRIDED_SLICE, [a1, b2, e2, t2], a2, [(0, 'i32', 1), (1, 'i32', 1), (2, 'i32', 4), (4, 'i32', 2)])
-    s2 = m.tensor('flat/shape', [2], np.array([1, 8]), INT32)
-    f = m.tensor('flat', [1, 8])
-    m.op(RESHAPE, [a2, s2], f, [(0, 'obj', Vec('i32', [1, 8]))])
-    y = fc(m, f, 8, 3, 'fc2', [1, 3])
+    y = slice_head(m, a2, 8)
     m.write('%s/sslice.tflite' % out, [x], [y])
     c = m.consts
     BIG = np.iinfo(np.int64).max
-    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'fc2/weights', 'fc2/bias')}
-    inits.update({'r4s': np.array([-1, 3, 4, 5], np.int64), 'flat8': np.array([-1, 8], np.int64),
-                  # full-rank Slice parameters (what the training IR takes), the
-                  # whole axes to the end (a batch of any size)
-                  'st1': np.array([0, 0, 0, 1], np.int64), 'en1': np.array([BIG, BIG, BIG, 5], np.int64),
-                  'ax1': np.arange(4, dtype=np.int64), 'sp1': np.array([1, 1, 1, 2], np.int64),
-                  'new1': np.array([3], np.int64),
-                  'st2': np.array([0, 1, 0, 0, 0], np.int64), 'en2': np.array([BIG, 2, BIG, BIG, BIG], np.int64),
-                  'ax2': np.arange(5, dtype=np.int64), 'sq2': np.array([1], np.int64)})
-    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
-             helper.make_node('Reshape', ['h', 'r4s'], ['r4']),
-             helper.make_node('Slice', ['r4', 'st1', 'en1', 'ax1', 'sp1'], ['s1']),
-             helper.make_node('Unsqueeze', ['s1', 'new1'], ['a1']),
-             helper.make_node('Slice', ['a1', 'st2', 'en2', 'ax2'], ['s2']),
-             helper.make_node('Squeeze', ['s2', 'sq2'], ['a2']),
-             helper.make_node('Reshape', ['a2', 'flat8'], ['f']),
-             helper.make_node('Gemm', ['f', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
-    onnx_model('%s/sslice_ref.onnx' % out, nodes, inits, [1, 12], 'y', [1, 3])
+    slice_ref('%s/sslice_ref.onnx' % out, c, 8, 'a2', {
+        # full-rank Slice parameters (what the training IR takes), the
+        # whole axes to the end (a batch of any size)
+        'st1': np.array([0, 0, 0, 1], np.int64), 'en1': np.array([BIG, BIG, BIG, 5], np.int64),
+        'ax1': np.arange(4, dtype=np.int64), 'sp1': np.array([1, 1, 1, 2], np.int64),
+        'new1': np.array([3], np.int64),
+        'st2': np.array([0, 1, 0, 0, 0], np.int64), 'en2': np.array([BIG, 2, BIG, BIG, BIG], np.int64),
+        'ax2': np.arange(5, dtype=np.int64), 'sq2': np.array([1], np.int64)},
+        [helper.make_node('Slice', ['r4', 'st1', 'en1', 'ax1', 'sp1'], ['s1']),
+         helper.make_node('Unsqueeze', ['s1', 'new1'], ['a1']),
+         helper.make_node('Slice', ['a1', 'st2', 'en2', 'ax2'], ['s2']),
+         helper.make_node('Squeeze', ['s2', 'sq2'], ['a2'])])
+
+
+def strided_slices_neg(out):
+    """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
+    -> STRIDED_SLICE with negative strides: [:, 2:0:-1, 3::-2, 4::-2]
+       (axis 1 runs 2, 1; axis 2 runs 3, 1; axis 3 runs 4, 2, 0, down to
+       element 0) [1, 2, 2, 3]
+    -> RESHAPE [1, 12] -> FULLY_CONNECTED [1, 3]
+    The reference writes the slice as an ONNX Slice by hand (negative
+    steps, ends past element 0)."""
+    m = Model()
+    x, r4 = slice_front(m)
+    # StridedSliceOptions: begin_mask 0, end_mask 1
+    b1 = m.tensor('ssn/begin', [4], np.array([0, 2, 3, 4]), INT32)
+    e1 = m.tensor('ssn/end', [4], np.array([0, 0, 0, 0]), INT32)
+    t1 = m.tensor('ssn/strides', [4], np.array([1, -1, -2, -2]), INT32)
+    a1 = m.tensor('ssn', [1, 2, 2, 3])
+    m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(0, 'i32', 1), (1, 'i32', 1 | 4 | 8)])
+    y = slice_head(m, a1, 12)
+    m.write('%s/sslice_neg.tflite' % out, [x], [y])
+    c = m.consts
+    BIG, LOW = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    slice_ref('%s/sslice_neg_ref.onnx' % out, c, 12, 'a1', {
+        'st': np.array([0, 2, 3, 4], np.int64), 'en': np.array([BIG, 0, LOW, LOW], np.int64),
+        'sp': np.array([1, -1, -2, -2], np.int64), 'ax': np.arange(4, dtype=np.int64)},
+        [helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['a1'])])
+
+
+def strided_slice_offset(out):
+    """x [1, 12] -> FULLY_CONNECTED [1, 60] -> RESHAPE [1, 3, 4, 5]
+    -> STRIDED_SLICE with offset = true (each end counted from its begin as
+       resolved, TFLite's StridedSliceEndForAxis): begin [0, 1, 3, -2], end
+       [1, 1, -2, 2], strides [1, 1, -1, 1], shrink at 1: axis 0 from 0 to
+       0 + 1, axis 1 the one element 1, axis 2 from 3 down to 3 - 2 = 1 (3,
+       2), axis 3 from -2 (3) to 3 + 2 = 5 (3, 4) [1, 2, 2] (without the
+       offset, axis 2 would be empty)
+    -> RESHAPE [1, 4] -> FULLY_CONNECTED [1, 3]
+    The reference writes the slice as ONNX Slice + Squeeze by hand."""
+    m = Model()
+    x, r4 = slice_front(m)
+    # StridedSliceOptions: shrink_axis_mask 4, offset 5
+    b1 = m.tensor('sso/begin', [4], np.array([0, 1, 3, -2]), INT32)
+    e1 = m.tensor('sso/end', [4], np.array([1, 1, -2, 2]), INT32)
+    t1 = m.tensor('sso/strides', [4], np.array([1, 1, -1, 1]), INT32)
+    a1 = m.tensor('sso', [1, 2, 2])
+    m.op(STRIDED_SLICE, [r4, b1, e1, t1], a1, [(4, 'i32', 2), (5, 'u8', 1)])
+    y = slice_head(m, a1, 4)
+    m.write('%s/sslice_off.tflite' % out, [x], [y])
+    c = m.consts
+    BIG = np.iinfo(np.int64).max
+    slice_ref('%s/sslice_off_ref.onnx' % out, c, 4, 'a1', {
+        'st': np.array([0, 1, 3, 3], np.int64), 'en': np.array([BIG, 2, 1, 5], np.int64),
+        'sp': np.array([1, 1, -1, 1], np.int64), 'ax': np.arange(4, dtype=np.int64),
+        'sq': np.array([1], np.int64)},
+        [helper.make_node('Slice', ['r4', 'st', 'en', 'ax', 'sp'], ['s1']),
+         helper.make_node('Squeeze', ['s1', 'sq'], ['a1'])])
 
 
 def two_subgraphs(out):
@@ -469,6 +411,8 @@ def main():
     strided_slices(out)
     two_subgraphs(out)
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
+    strided_slices_neg(out)  # last: the models before keep their numbers
+    strided_slice_offset(out)
 
 
 if __name__ == '__main__':

@@ -4,7 +4,8 @@
  * hand from TF's documented rules (tf.strided_slice: an ellipsis stands for
  * the axes the other entries leave, a new axis consumes none, trailing axes
  * are taken whole, begin/end clamp to the axis, a shrink takes one element),
- * and its refusals, among them an output past SY_MAX_RANK axes that once
+ * TFLite's offset option (ends counted from their begins), and its
+ * refusals, among them an output past SY_MAX_RANK axes that once
  * wrote past the plan's arrays.
  */
 #include "switchyard/sy_sdk.h"
@@ -81,6 +82,70 @@ static void test_hand_worked(void)
         CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e2, .strides = s2}, &p, why) == SY_OK, "%s", why);
         expect_plan("x[2:1]", &p, 1, (int64_t[]){2}, (int64_t[]){1}, (int64_t[]){0}, 1, (int64_t[]){0}, 0, 0);
     }
+    /* x[1::INT64_MAX] and x[3::INT64_MIN] of [5]: one element each, the
+     * count taken without overflow */
+    {
+        static const int64_t dims[] = {5}, b[] = {1}, b2[] = {3}, e[] = {0}, s[] = {INT64_MAX}, s2[] = {INT64_MIN};
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b, .end = e, .strides = s, .end_mask = 1}, &p, why) == SY_OK,
+              "%s", why);
+        expect_plan("x[1::INT64_MAX]", &p, 1, (int64_t[]){1}, (int64_t[]){INT64_MAX}, (int64_t[]){1}, 1,
+                    (int64_t[]){1}, 0, 0);
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e, .strides = s2, .end_mask = 1}, &p, why) ==
+                  SY_OK, "%s", why);
+        expect_plan("x[3::INT64_MIN]", &p, 1, (int64_t[]){3}, (int64_t[]){INT64_MIN}, (int64_t[]){1}, 1,
+                    (int64_t[]){1}, 0, 0);
+    }
+}
+
+/* TFLite's offset = true: each end counts from its begin as resolved
+ * (StridedSliceEndForAxis: end += start, then the end's own negative wrap,
+ * clamp and end_mask) */
+static void test_offset(void)
+{
+    sy_ss_plan p;
+    char why[160] = "";
+    /* [4, 5], begin [1, -4], end [2, 3]: axis 0 runs 1 to 1 + 2 = 3 (1, 2);
+     * axis 1's -4 is 1, its end 1 + 3 = 4 (1, 2, 3) */
+    {
+        static const int64_t dims[] = {4, 5}, b[] = {1, -4}, e[] = {2, 3}, s[] = {1, 1};
+        CHECK(run(2, dims, (sy_ss_spec){.n = 2, .begin = b, .end = e, .strides = s, .offset = true}, &p, why) == SY_OK,
+              "%s", why);
+        expect_plan("offset [1:+2, -4:+3]", &p, 2, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){2, 3}, 2,
+                    (int64_t[]){2, 3}, 0, 0);
+    }
+    /* [6], stride -1: begin 4, end -3 ends at 4 - 3 = 1 (4, 3, 2); begin 1,
+     * end -3 sums to -2, which wraps as an end does to 4: nothing from 1
+     * down to 4 */
+    {
+        static const int64_t dims[] = {6}, b[] = {4}, e[] = {-3}, s[] = {-1}, b2[] = {1};
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b, .end = e, .strides = s, .offset = true}, &p, why) == SY_OK,
+              "%s", why);
+        expect_plan("offset [4:-3:-1]", &p, 1, (int64_t[]){4}, (int64_t[]){-1}, (int64_t[]){3}, 1, (int64_t[]){3}, 0,
+                    0);
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e, .strides = s, .offset = true}, &p, why) ==
+                  SY_OK, "%s", why);
+        expect_plan("offset [1:-3:-1]", &p, 1, (int64_t[]){1}, (int64_t[]){-1}, (int64_t[]){0}, 1, (int64_t[]){0}, 0,
+                    0);
+    }
+    /* [5]: end_mask wins over the offset (2 to the end: 2, 3, 4); an end of
+     * INT64_MAX from begin 3 saturates instead of overflowing and clamps to
+     * 5 (3, 4); a begin_mask'd begin is 0 for the offset (0 + 2: 0, 1) */
+    {
+        static const int64_t dims[] = {5}, b[] = {2}, e[] = {1}, s[] = {1}, b2[] = {3}, e2[] = {INT64_MAX};
+        static const int64_t b3[] = {4}, e3[] = {2};
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b, .end = e, .strides = s, .end_mask = 1, .offset = true}, &p,
+                  why) == SY_OK, "%s", why);
+        expect_plan("offset [2:] (end_mask)", &p, 1, (int64_t[]){2}, (int64_t[]){1}, (int64_t[]){3}, 1,
+                    (int64_t[]){3}, 0, 0);
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b2, .end = e2, .strides = s, .offset = true}, &p, why) ==
+                  SY_OK, "%s", why);
+        expect_plan("offset [3:+INT64_MAX]", &p, 1, (int64_t[]){3}, (int64_t[]){1}, (int64_t[]){2}, 1,
+                    (int64_t[]){2}, 0, 0);
+        CHECK(run(1, dims, (sy_ss_spec){.n = 1, .begin = b3, .end = e3, .strides = s, .begin_mask = 1, .offset = true},
+                  &p, why) == SY_OK, "%s", why);
+        expect_plan("offset [:+2] (begin_mask)", &p, 1, (int64_t[]){0}, (int64_t[]){1}, (int64_t[]){2}, 1,
+                    (int64_t[]){2}, 0, 0);
+    }
 }
 
 static void expect_refusal(const char *what, int32_t rank, const int64_t *dims, sy_ss_spec s, sy_status_code code,
@@ -107,8 +172,6 @@ static void test_refusals(void)
     expect_refusal("a shrink past the axis", 2, d2, (sy_ss_spec){.n = 2, .begin = far, .end = z, .strides = one,
                                                                  .shrink_axis_mask = 1},
                    SY_ERR_SHAPE, "shrink index 4 is out of range for axis 0 of 4");
-    expect_refusal("offset", 2, d2, (sy_ss_spec){.n = 1, .begin = z, .end = z, .strides = one, .offset = true},
-                   SY_ERR_UNSUPPORTED, "offset = true");
     /* rank 8 and a new axis: nine output axes (the trailing axes taken
      * whole after the new one) */
     expect_refusal("a ninth output axis", 8, d8, (sy_ss_spec){.n = 1, .begin = z, .end = z, .strides = one,
@@ -121,6 +184,7 @@ static void test_refusals(void)
 int main(void)
 {
     test_hand_worked();
+    test_offset();
     test_refusals();
     return SY_TEST_MAIN_RESULT();
 }

@@ -420,7 +420,7 @@ typedef struct sy_ss_spec {
     int32_t n;
     const int64_t *begin, *end, *strides;
     int64_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
-    bool offset; /* TFLite's offset option: not supported (refused) */
+    bool offset; /* TFLite's offset option: each end counted from its resolved begin */
 } sy_ss_spec;
 
 /* ...resolved against an input shape: per input axis d the elements

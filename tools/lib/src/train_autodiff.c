@@ -375,8 +375,9 @@ static int pad_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
     return accumulate(ad, n->input[0], gx);
 }
 
-/* Slice steps > 1: dX = zeros of Shape(X) with dY's element k on each axis
- * at starts + k·steps, the train plugin's SliceGrad (trk_slice_step_grad,
+/* Slice steps other than 1 (negative ones too): dX = zeros of Shape(X) with
+ * dY's element k on each axis at starts + k·steps, the train plugin's
+ * SliceGrad (trk_slice_step_grad,
  * the FP32 packages' kernel: one strided scatter, at dY's own rank, so
  * every rank of the Slice row's 1-8 has the rule; the forward operators'
  * spread of dY took twice the rank and stopped at 4). */
@@ -397,10 +398,12 @@ static int slice_steps_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const cha
 
 /* Slice with constant starts and ends over every axis in order (seed 001's
  * "full-rank normalized parameters": non-negative, axes 0..rank-1) and
- * positive constant steps: with steps 1, dX is dY padded with zeros back to
+ * non-zero constant steps: with steps 1, dX is dY padded with zeros back to
  * X's shape, Pad(dY, [starts, Shape(X) - Min(ends, Shape(X))]) (ends past
  * the end clamp to the dim, as the forward's do); other steps,
- * slice_steps_rule's SliceGrad. */
+ * slice_steps_rule's SliceGrad, which places dY from the starts alone (a
+ * negative step's end, below its start, may be INT64_MIN: down to element
+ * 0). */
 static int slice_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
 {
     if (ad->opset < 11)
@@ -418,18 +421,20 @@ static int slice_rule(tr_autodiff *ad, const Onnx__NodeProto *n, const char *gy)
                 return refuse(ad, n, "the axes are not 0..rank-1 in order (full-rank normalized parameters)");
     }
     bool stepped = false;
+    for (long i = 0; i < ns; i++)
+        sp[i] = 1;
     if (n->n_input > 4 && n->input[4][0]) {
         if (const_ints(ad, n->input[4], sp, 16) != ns)
             return refuse(ad, n, "the steps are not a constant list as long as starts");
         for (long i = 0; i < ns; i++) {
-            if (sp[i] < 1)
-                return refuse(ad, n, "steps below 1 have no backward rule");
+            if (sp[i] == 0)
+                return refuse(ad, n, "a step of 0");
             stepped |= sp[i] != 1;
         }
     }
     for (long i = 0; i < ns; i++)
-        if (st[i] < 0 || en[i] < st[i])
-            return refuse(ad, n, "negative starts or ends, or an end before its start (normalize them)");
+        if (st[i] < 0 || (sp[i] > 0 ? en[i] < st[i] : en[i] > st[i]))
+            return refuse(ad, n, "negative starts, or an end on the wrong side of its start (normalize them)");
     if (stepped)
         return slice_steps_rule(ad, n, gy, ns, st, sp);
     const char *s = shape_of(ad, n->input[0]);

@@ -485,11 +485,13 @@ static sy_status *t_reduce(tfw *c, const tfw_opio *io, const tfw_opts *p, bool m
     return tfw_node(c, "ReduceSum", (const char *[]){a, an}, 2, out, &ka, 1);
 }
 
-/* Slice of [starts, ends) with positive steps over every axis, then Squeeze
- * of the `shrink` axes (bits over input axes), then Unsqueeze of the new
- * axes (`new_axes`: bits over output axes). An axis taken whole ends at
- * INT64_MAX (ONNX clamps it to the axis), so the model's batch of 1 does not
- * cut a training batch of more samples. */
+/* Slice of [starts, ends) with non-zero steps over every axis (a negative
+ * step runs down from starts to above ends), then Squeeze of the `shrink`
+ * axes (bits over input axes), then Unsqueeze of the new axes (`new_axes`:
+ * bits over output axes). An axis taken whole ends at INT64_MAX (ONNX clamps
+ * it to the axis), so the model's batch of 1 does not cut a training batch
+ * of more samples; a negative step's end below 0 (down to element 0) is
+ * written INT64_MIN, as ONNX would read -1 as the last element. */
 static sy_status *emit_slice(tfw *c, const tfw_opio *io, const int64_t *starts, const int64_t *ends,
                              const int64_t *steps, uint32_t shrink, uint32_t new_axes)
 {
@@ -498,9 +500,12 @@ static sy_status *emit_slice(tfw *c, const tfw_opio *io, const int64_t *starts, 
     int32_t r = 0;
     size_t nsq = 0, nna = 0;
     for (int32_t d = 0; d < x->rank; d++) {
-        int64_t len = ends[d] > starts[d] ? (ends[d] - starts[d] + steps[d] - 1) / steps[d] : 0;
+        int64_t len = steps[d] > 0 ? (ends[d] > starts[d] ? (ends[d] - starts[d] + steps[d] - 1) / steps[d] : 0)
+                                   : (starts[d] > ends[d] ? (starts[d] - ends[d] - steps[d] - 1) / -steps[d] : 0);
         axes[d] = d;
-        en[d] = starts[d] == 0 && steps[d] == 1 && len == x->dims[d] ? INT64_MAX : ends[d];
+        en[d] = starts[d] == 0 && steps[d] == 1 && len == x->dims[d] ? INT64_MAX
+                : steps[d] < 0 && ends[d] < 0                           ? INT64_MIN
+                                                                        : ends[d];
         if (shrink >> d & 1) {
             if (len != 1)
                 return tfw_refuse(c, "shrinks axis %d of %lld values", d, (long long)len);
@@ -569,9 +574,11 @@ static sy_status *t_slice(tfw *c, const tfw_opio *io)
 }
 
 /* STRIDED_SLICE: its spec resolved by the SDK's sy_ss_resolve (TF's rules:
- * ellipsis, new axes, trailing axes taken whole, shrink), written as Slice
- * with positive steps, Squeeze of the shrunk axes and Unsqueeze of the new
- * ones. */
+ * ellipsis, new axes, trailing axes taken whole, shrink; TFLite's offset,
+ * ends counted from their begins), written as Slice with the plan's steps
+ * (negative ones too; a negative step taking at most one element is
+ * written 1, the same element, so a batch axis of 1 stays whole), Squeeze of
+ * the shrunk axes and Unsqueeze of the new ones. */
 static sy_status *t_strided_slice(tfw *c, const tfw_opio *io, const tfw_opts *p)
 {
     const tfw_tensor *x = &c->t[io->in[0]];
@@ -604,12 +611,9 @@ static sy_status *t_strided_slice(tfw *c, const tfw_opio *io, const tfw_opts *p)
         return tfw_refuse(c, "%s", why);
     uint32_t shrink = 0, new_axes = 0;
     for (int32_t d = 0; d < x->rank; d++) {
-        if (plan.step[d] < 1)
-            return tfw_refuse(c, "stride %lld on axis %d (positive strides are translated)", (long long)plan.step[d],
-                              d);
-        b[d] = plan.start[d];
-        e[d] = plan.len[d] ? plan.start[d] + (plan.len[d] - 1) * plan.step[d] + 1 : plan.start[d];
-        s[d] = plan.step[d];
+        s[d] = plan.step[d] < 0 && plan.len[d] < 2 ? 1 : plan.step[d];
+        b[d] = plan.len[d] || plan.start[d] > 0 ? plan.start[d] : 0; /* an empty run down from -1: 0 to 0 */
+        e[d] = plan.len[d] ? plan.start[d] + (plan.len[d] - 1) * s[d] + (s[d] > 0 ? 1 : -1) : b[d];
         shrink |= (uint32_t)plan.shrunk[d] << d;
     }
     for (int32_t j = 0; j < plan.out_rank; j++)
