@@ -17,12 +17,12 @@ export const version = JSON.parse(fs.readFileSync(path.join(wasmDir, '../package
 
 // fn(runner) on an interpreter made from the model bytes (a Uint8Array); the
 // runner and its copy of the bytes are freed after, fn's result returned
-export function withRunner(bytes, fn) {
+export function withRunner(bytes, fn, enableProfiling = false) {
   const p = tfl._malloc(bytes.length);
   tfl.HEAPU8.set(bytes, p);
   try {
     const made = tfl.TFLiteWebModelRunner.CreateFromBufferAndOptions(p, bytes.length,
-      { numThreads: 1, enableProfiling: false, maxProfilingBufferEntries: 1024 });
+      { numThreads: 1, enableProfiling, maxProfilingBufferEntries: 1024 });
     if (!made.ok()) throw new Error(made.errorMessage());
     const r = made.value();
     try { return fn(r); } finally { r.delete(); }
@@ -67,4 +67,25 @@ export function inputsOf(bytes) {
     }
     return res;
   });
+}
+
+// Which kernels ran the model (fed zeros): the interpreter hands what the
+// XNNPACK delegate takes to XNNPACK (by default; the options have no switch)
+// and runs the rest with TFLite's builtin kernels, so a test comparing codes
+// says which arithmetic it met. Returns { builtin: [op types], xnnpack:
+// [XNNPACK operator names] }, each in run order, from one profiled run.
+export function kernelsOf(bytes) {
+  return withRunner(bytes, (r) => {
+    const ins = r.GetInputs();
+    for (let i = 0; i < ins.size(); i++) ins.get(i).data().fill(0);
+    if (!r.Infer()) throw new Error('Infer failed');
+    const builtin = [], prof = r.GetProfilingResults();
+    for (let i = 0; i < prof.size(); i++)
+      if (prof.get(i).nodeType !== 'TfLiteXNNPackDelegate') builtin.push(prof.get(i).nodeType);
+    // the summary's "Delegate internal" run order: "... Delegate/Add (ND, QS8):3"
+    const text = r.GetProfilingSummary(), at = text.indexOf('Delegate internal');
+    const order = at < 0 ? '' : text.slice(at).split('Top by')[0];
+    const xnnpack = [...order.matchAll(/Delegate\/(.*):\d+\s*$/gm)].map((m) => m[1]);
+    return { builtin, xnnpack };
+  }, true);
 }

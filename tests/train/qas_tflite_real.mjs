@@ -31,7 +31,7 @@ import { execFileSync } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { tensorProto, readTensor } from '../contrib/onnx_writer.mjs';
-import { runTflite } from '../tflite/tfljs.mjs';
+import { runTflite, kernelsOf } from '../tflite/tfljs.mjs';
 
 const [sy, dir] = process.argv.slice(2);
 
@@ -40,14 +40,25 @@ const rnd = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return
 
 let failed = 0;
 
+// what ran each model in real TFLite: the interpreter gives the XNNPACK
+// delegate what it takes (here most int8 operators, with XNNPACK's own
+// requantization) and TFLite's builtin kernels the rest (here the int8
+// AVERAGE_POOL_2D, the per-channel FULLY_CONNECTED, SOFTMAX, RESHAPE)
+const kernels = (bytes) => {
+  const k = kernelsOf(bytes);
+  return `[XNNPACK: ${k.xnnpack.join('; ') || '-'} | builtin: ${k.builtin.join(', ') || '-'}]`;
+};
+
 // The front of ops.tflite alone (ops_front: AVERAGE_POOL_2D, an int8-to-int8
 // QUANTIZE, MAX_POOL_2D, two ADDs, a CONCATENATION; its output the
 // CONCATENATION's codes, scale 0.04, zero point -6) on inputs at code points
 // of xq (x = s_x·(q − z_x), q uniform in −128..127, so both sides QUANTIZE
 // xq alike). The bound asserted, code by code, rests on one assumption about
-// TFLite, taken from its kernels' form and not proved from its source: each
-// int8 kernel lands within one code of its exact result (it requantizes
-// with a Q31 multiplier and up to two roundings: its int8-to-int8 QUANTIZE
+// TFLite, taken from its kernels' form and not proved from their source:
+// each int8 kernel (XNNPACK's for the QUANTIZE, MAX_POOL_2D and ADDs here,
+// the builtin one for the AVERAGE_POOL_2D: the line printed says which)
+// lands within one code of its exact result (each requantizes with a
+// fixed-point or float multiplier and up to two roundings: its int8-to-int8 QUANTIZE
 // was seen to round 0.6·k = n.4 up to n + 1, its AVERAGE_POOL_2D rounds
 // ties away from zero); and each QDQ step lands within half a code (float
 // arithmetic, half to even). So for equal inputs one operator's outputs are
@@ -100,7 +111,7 @@ for (const [t, o, bound, so, zo] of fronts) {
   }
   const bad = worst > bound;
   console.log(`${bad ? 'FAIL' : 'ok  '} ${t} in real TFLite and ${o} in switchyard: ${total - diff} of ${total} ` +
-              `int8 codes equal, the others at most ${worst} apart (asserted: at most ${bound})`);
+              `int8 codes equal, the others at most ${worst} apart (asserted: at most ${bound}) ${kernels(bytes)}`);
   failed += bad;
 }
 
@@ -150,7 +161,7 @@ for (const [t, o, dims, exact, nchw] of pairs) {
   }
   const bad = exact && diff > 0;
   console.log(`${bad ? 'FAIL' : exact ? 'ok  ' : 'note'} ${t} in real TFLite and ${o} in switchyard: ` +
-              `${total - diff} of ${total} int8 softmax codes equal`);
+              `${total - diff} of ${total} int8 softmax codes equal ${kernels(bytes)}`);
   failed += bad;
 }
 process.exit(failed ? 1 : 0);
