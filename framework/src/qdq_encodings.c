@@ -3,9 +3,10 @@
  * per-tensor scale (and zero point) says how its output codes map to reals;
  * this records that on the output value (ir_value.quant, as the TFLite
  * importer does for its tensors), before the QDQ pass folds the chain into a
- * switchyard.quant node whose output is that same value. After the pass, the
- * pass-through ops it retyped to run on codes (Reshape, Transpose, ...) pass
- * the encoding of their input on. Hosts see it in sy_tensor.quant — the run
+ * switchyard.quant node whose output is that same value; a graph input of
+ * codes read only by DequantizeLinear nodes that agree gets theirs. After
+ * the pass, the pass-through ops it retyped to run on codes (Reshape,
+ * Transpose, Pad, ...) pass the encoding of their input on. Hosts see it in sy_tensor.quant — the run
  * observer and `switchyard compare --against-model` dequantize with it.
  */
 #include "qdq_encodings.h"
@@ -59,6 +60,53 @@ static sy_quant_params *per_tensor(float scale, int32_t zp, sy_dtype storage)
     return q;
 }
 
+/* The encoding of a graph input of codes, from the DequantizeLinear nodes
+ * that read it: a model cut after its input QuantizeLinear (a QAS session's
+ * frozen front, fed codes) starts with integer inputs whose meaning only
+ * their DequantizeLinear readers state. Recorded only when every reader is
+ * such a node with a constant per-tensor scale and zero point, all equal,
+ * so a pass-through op on the codes (a Pad, a Reshape) sees its input's
+ * quantization as the input's own, never one of two readings. */
+static void record_input_encodings(ir_graph *g)
+{
+    for (uint32_t k = 0; k < g->n_inputs; k++) {
+        int32_t v = g->inputs[k];
+        if (v < 0 || (uint32_t)v >= g->n_values)
+            continue;
+        ir_value *x = &g->values[v];
+        if (x->quant || !(x->dtype == SY_DT_INT8 || x->dtype == SY_DT_UINT8 || x->dtype == SY_DT_INT16 ||
+                          x->dtype == SY_DT_UINT16))
+            continue;
+        bool any = false, ok = true;
+        float scale = 0.0f;
+        int32_t z = 0;
+        for (uint32_t i = 0; i < g->n_nodes && ok; i++) {
+            const ir_node *n = &g->nodes[i];
+            bool reads = false;
+            for (uint32_t j = 0; j < n->n_inputs; j++)
+                reads |= n->inputs[j] == v;
+            if (!reads)
+                continue;
+            const void *sp, *zp;
+            sy_dtype sdt, zdt;
+            float s1;
+            int32_t z1 = 0;
+            ok = !n->domain[0] && !strcmp(n->op, "DequantizeLinear") && n->n_inputs >= 2 && n->inputs[0] == v &&
+                 scalar_init(g, n->inputs[1], SY_DT_FLOAT32, &sp, &sdt);
+            if (!ok)
+                break;
+            memcpy(&s1, sp, sizeof s1);
+            if (n->n_inputs > 2 && n->inputs[2] >= 0)
+                ok = scalar_init(g, n->inputs[2], SY_DT_UNDEFINED, &zp, &zdt) && zdt == x->dtype &&
+                     zero_point(zp, zdt, &z1);
+            ok = ok && s1 > 0 && (!any || (s1 == scale && z1 == z));
+            scale = s1, z = z1, any = true;
+        }
+        if (any && ok)
+            x->quant = per_tensor(scale, z, x->dtype); /* NULL on OOM: stays without one */
+    }
+}
+
 void sy_qdq_record_encodings(ir_model *m)
 {
     ir_graph *g = &m->graph;
@@ -83,6 +131,7 @@ void sy_qdq_record_encodings(ir_model *m)
             continue;
         y->quant = per_tensor(scale, z, zdt); /* NULL on OOM: the value just stays without one */
     }
+    record_input_encodings(g);
 }
 
 static bool passes_codes(const ir_node *n)
