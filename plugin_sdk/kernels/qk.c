@@ -238,6 +238,22 @@ void qk_add_run(const qk_add *p, const void *a, const void *b, void *y)
     }
 }
 
+void qk_add_bc_run(const qk_add_bc *p, const void *a, const void *b, void *y)
+{
+    const qk_add *q = &p->q;
+    size_t i = 0;
+    for (int32_t i0 = 0; i0 < p->yd[0]; i0++)
+        for (int32_t i1 = 0; i1 < p->yd[1]; i1++)
+            for (int32_t i2 = 0; i2 < p->yd[2]; i2++)
+                for (int32_t i3 = 0; i3 < p->yd[3]; i3++) {
+                    const size_t ia = (size_t)i0 * (size_t)p->as[0] + (size_t)i1 * (size_t)p->as[1] +
+                                      (size_t)i2 * (size_t)p->as[2] + (size_t)i3 * (size_t)p->as[3];
+                    const size_t ib = (size_t)i0 * (size_t)p->bs[0] + (size_t)i1 * (size_t)p->bs[1] +
+                                      (size_t)i2 * (size_t)p->bs[2] + (size_t)i3 * (size_t)p->bs[3];
+                    st(y, q->ydt, i++, qk_bin_one(q, ld(a, q->adt, ia), ld(b, q->bdt, ib)));
+                }
+}
+
 void qk_concat_run(const qk_concat *p, const void *const *x, void *y)
 {
     int32_t off = 0;

@@ -117,6 +117,16 @@ typedef struct qk_add {
 } qk_add;
 int32_t qk_bin_one(const qk_add *p, int32_t a, int32_t b);
 void qk_add_run(const qk_add *p, const void *a, const void *b, void *y);
+/* Any numpy broadcast of a and b to y (y at most 4-D; riscv_mcu marks it
+ * with q.binner = -1): yd is y's shape right-aligned to 4 dims (leading 1s),
+ * as / bs a's and b's element strides on each of those axes, 0 where the
+ * operand is broadcast (its dim 1 or absent). qk_add_bc_run walks y in
+ * order calling qk_bin_one on the codes at those offsets. */
+typedef struct qk_add_bc {
+    qk_add q;
+    int32_t yd[4], as[4], bs[4];
+} qk_add_bc;
+void qk_add_bc_run(const qk_add_bc *p, const void *a, const void *b, void *y);
 
 /* QConcat (what the QDQ pass folds DQ(x_0) ... DQ(x_n-1) -> Concat -> Q
  * into) on 8-bit codes: n inputs of one code type xdt along one axis;

@@ -165,7 +165,7 @@ typedef struct mcu_node {
         qk_conv qconv;
         qk_pool qpool;
         qk_mm qmm;
-        qk_add qadd;
+        qk_add_bc qadd; /* MK_QADD: q, and the strides when q.binner == -1 */
         qk_softmax qsm;
         qk_concat qcat; /* MK_QCONCAT: inner / zx / copy in `own`, rq in q_rq */
         struct {

@@ -487,15 +487,20 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
         break;
     }
     case MK_QADD: {
-        const qk_add *p = &k->u.qadd;
+        const qk_add_bc *bc = &k->u.qadd;
+        const qk_add *p = &bc->q;
+        const bool walk = p->binner < 0; /* any broadcast: qk_add_bc_run's stride walk */
         char f2[48];
         char f3[48];
-        P(o, "static const qk_add n%u = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d,\n"
-             "    %d, %s, %d};\n",
-          i, p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb, p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra),
-          ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2, p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm),
-          p->binner);
-        L->flash_params += sizeof(qk_add);
+        P(o, "static const %s n%u = {%s%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %d, %d, %d, %d, %d, %d,\n"
+             "    %d, %s, %d%s",
+          walk ? "qk_add_bc" : "qk_add", i, walk ? "{" : "", p->n, p->nb, p->adt, p->bdt, p->ydt, p->mode, p->za, p->zb,
+          p->zy, p->lo, p->hi, ffmt(fb, sizeof fb, p->ra), ffmt(f2, sizeof f2, p->rb), p->m1, p->s1, p->m2, p->s2,
+          p->mo, p->so, p->op, ffmt(f3, sizeof f3, p->rm), p->binner, walk ? "}" : "};\n");
+        if (walk)
+            P(o, ",\n    {%d, %d, %d, %d}, {%d, %d, %d, %d}, {%d, %d, %d, %d}};\n", bc->yd[0], bc->yd[1], bc->yd[2],
+              bc->yd[3], bc->as[0], bc->as[1], bc->as[2], bc->as[3], bc->bs[0], bc->bs[1], bc->bs[2], bc->bs[3]);
+        L->flash_params += walk ? sizeof(qk_add_bc) : sizeof(qk_add);
         char bexpr[64];
         if (r->in[wi].is_const) {
             snprintf(bexpr, sizeof bexpr, "%s", wsym);
@@ -504,7 +509,7 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
             SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &bo));
             snprintf(bexpr, sizeof bexpr, "ws + %zu", bo);
         }
-        P(calls, "    qk_add_run(&n%u, ws + %zu, %s, ws + %zu);\n", i, xo, bexpr, yo);
+        P(calls, "    qk_add%s_run(&n%u, ws + %zu, %s, ws + %zu);\n", walk ? "_bc" : "", i, xo, bexpr, yo);
         break;
     }
     case MK_QUANT:

@@ -86,6 +86,26 @@ static int64_t block_bcast(const sy_tensor *b, const sy_tensor *y)
     return block > INT32_MAX || numel(y) > INT32_MAX ? -1 : block;
 }
 
+/* t's element strides on y's axes right-aligned to 4 (0 where t is
+ * broadcast: its dim 1 or absent), for qk_add_bc; false unless t
+ * broadcasts to y (numpy rules) with y at most 4-D and under 2^31 elements */
+static bool bcast_strides(const sy_tensor *t, const sy_tensor *y, int32_t st[4])
+{
+    if (!t || !y || t->rank > y->rank || y->rank > 4 || numel(y) > INT32_MAX)
+        return false;
+    int64_t s = 1;
+    for (int32_t d = 3; d >= 0; d--) {
+        const int32_t dy = d - (4 - y->rank), dt = d - (4 - t->rank);
+        const int64_t ny = dy >= 0 ? y->dims[dy] : 1, nt = dt >= 0 ? t->dims[dt] : 1;
+        if (nt != ny && nt != 1)
+            return false;
+        if (st)
+            st[d] = nt == 1 ? 0 : (int32_t)s;
+        s *= nt;
+    }
+    return true;
+}
+
 /* scale/zero-point inputs [from, from+count) must be constants; scales float32 */
 static bool const_params(const sy_node *n, const uint32_t *idx, uint32_t cnt, sy_claim *c)
 {
@@ -640,8 +660,13 @@ bool mcu_quant_check(const sy_node *n, sy_claim *c)
         const sy_tensor *b = qin(n, 3);
         if (!const_params(n, idx, 6, c))
             return false;
-        if (!b || (numel(b) != numel(y) && numel(b) != 1) || numel(x) != numel(y)) {
-            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: the MCU kernel takes A of the output's size and B of it or 1", op);
+        if (!b || x->rank > 4 || b->rank > 4 || y->rank > 4) {
+            mcu_decline(c, SY_REASON_RANK, "%s: A, B and the output at most 4-D (ops-mcu.md: Mul/Add/Sub take 2-4D "
+                     "inputs)", op);
+            return false;
+        }
+        if (!bcast_strides(x, y, NULL) || !bcast_strides(b, y, NULL)) {
+            mcu_decline(c, SY_REASON_ATTRIBUTE, "%s: A and B must broadcast (numpy rules) to the output's shape", op);
             return false;
         }
         return i8act(n, x, c) && i8act(n, b, c) && i8act(n, y, c);
@@ -1020,9 +1045,9 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
     if (!strcmp(op, "QPRelu") || !strcmp(op, "QPow")) {
         /* ops_quant's run_bin for these ops: qk_bin_one's float form (qk.h) */
         const sy_tensor *b = qin(n, 3);
-        qk_add *p = &k->u.qadd;
+        qk_add *p = &k->u.qadd.q;
         k->kind = MK_QADD;
-        memset(p, 0, sizeof *p);
+        memset(&k->u.qadd, 0, sizeof k->u.qadd);
         p->op = op[2] == 'o' ? QK_POW : QK_PRELU;
         p->n = (int32_t)numel(y);
         p->nb = (int32_t)numel(b);
@@ -1043,11 +1068,22 @@ sy_status *mcu_quant_prepare(sy_node *n, mcu_node *k)
     }
     if (!strcmp(op, "QAdd") || !strcmp(op, "QSub") || !strcmp(op, "QMul")) {
         const sy_tensor *b = qin(n, 3);
-        qk_add *p = &k->u.qadd;
+        qk_add_bc *bc = &k->u.qadd;
+        qk_add *p = &bc->q;
         k->kind = MK_QADD;
         p->op = op[1] == 'A' ? QK_ADD : op[1] == 'S' ? QK_SUB : QK_MUL;
         p->n = (int32_t)numel(y);
         p->nb = (int32_t)numel(b);
+        p->binner = 0;
+        if (numel(x) != numel(y) || (numel(b) != numel(y) && numel(b) != 1)) {
+            /* any other broadcast: qk_add_bc_run's stride walk (the fast
+             * index / index-modulo loop stays for A of Y's size with B of it or 1) */
+            p->binner = -1;
+            if (!bcast_strides(x, y, bc->as) || !bcast_strides(b, y, bc->bs))
+                return H->status_new(SY_ERR_INTERNAL, "%s: A and B do not broadcast to Y", op);
+            for (int32_t d = 0; d < 4; d++)
+                bc->yd[d] = d - (4 - y->rank) >= 0 ? (int32_t)y->dims[d - (4 - y->rank)] : 1;
+        }
         p->adt = qdt(x->dtype);
         p->bdt = qdt(b->dtype);
         p->ydt = qdt(y->dtype);
@@ -1214,7 +1250,12 @@ sy_status *mcu_quant_run(const mcu_node *k, const sy_kernel_io *io)
         qk_concat_run(&k->u.qcat, xs, y);
         break;
     }
-    case MK_QADD: qk_add_run(&k->u.qadd, x, io->inputs[3]->data, y); break;
+    case MK_QADD:
+        if (k->u.qadd.q.binner < 0)
+            qk_add_bc_run(&k->u.qadd, x, io->inputs[3]->data, y);
+        else
+            qk_add_run(&k->u.qadd.q, x, io->inputs[3]->data, y);
+        break;
     case MK_QUANT: qk_quantize_run((size_t)k->u.qdq.n, x, k->u.qdq.scale, k->u.qdq.zp, k->u.qdq.dt, y); break;
     case MK_DEQUANT: qk_dequantize_run((size_t)k->u.qdq.n, x, k->u.qdq.dt, k->u.qdq.scale, k->u.qdq.zp, y); break;
     case MK_QRNN: {

@@ -307,6 +307,27 @@ write("qdq_pow_const", "Pow", xp, xpq, e, eq, True, ypq,
 e2 = (np.arange(24) * 29 % 200 - 100).astype(np.int8).reshape(2, 3, 4)
 write("qdq_pow_runtime", "Pow", xp, xpq, e2, eq, False, ypq,
       quant(np.power(deq(xp, *xpq), deq(e2, *eq)), *ypq))
+# QAdd / QSub / QMul with numpy broadcasting either way (ops-mcu.md rows 12-14:
+# 2-4D, broadcasting): y = clamp(round((sa (a - za) op sb (b - zb)) / sy) + zy).
+# The data are checked to land nowhere within 1e-4 codes of a rounding tie
+# (float32 orders of the op differ by ~1e-5 codes at 127), so every code
+# must match exactly.
+def bin_case(name, op, x, xq, b, bq, b_const, yq):
+    xf, bf = deq(x, *xq).astype(np.float64), deq(b, *bq).astype(np.float64)
+    v = {"Add": xf + bf, "Sub": xf - bf, "Mul": xf * bf}[op] / yq[0]
+    near = np.abs(np.abs(v - np.floor(v)) - 0.5) < 1e-4
+    assert not near.any(), "%s: %d elements near a rounding tie" % (name, near.sum())
+    y = np.clip(np.rint(v) + yq[1], -128, 127).astype(np.int8)
+    write(name, op, x, xq, b, bq, b_const, yq, y)
+qa = (np.arange(24) * 53 % 256 - 128).astype(np.int8).reshape(2, 3, 4)
+bin_case("qdq_add_bcast_b", "Add", qa, (0.05, 3), np.array([[17], [-90], [101]], np.int8), (0.03, -7), True, (0.07, 2))
+bin_case("qdq_sub_bcast_a", "Sub", np.array([[40], [-77], [120]], np.int8), (0.0437, -2), qa, (0.0513, 3), False,
+         (0.0917, -5))
+qm = (np.arange(10) * 29 % 256 - 128).astype(np.int8).reshape(1, 2, 1, 5)
+bm = (np.arange(12) * 71 % 256 - 128).astype(np.int8).reshape(3, 1, 4, 1)
+bin_case("qdq_mul_bcast_both", "Mul", qm, (0.031, 1), bm, (0.027, -3), False, (0.11, 4))
+bin_case("qdq_add_bcast_both", "Add", qa.reshape(2, 1, 12)[:, :, :3].copy(), (0.0471, 3),
+         np.array([[60], [-30], [5], [-128]], np.int8), (0.0613, 1), True, (0.0829, -3))
 # LogSoftmax (#112: any axis): y = x - max - log(sum(exp(x - max))) in float64, quantized
 def lsm_case(name, x, axis, xq, yq):
     d = os.path.join(root, "test_" + name)
@@ -479,6 +500,7 @@ ce = (np.arange(48) * 71 % 256 - 128).astype(np.int8).reshape(1, 2, 3, 8)
 concat_case("qdq_concat_last", [cd, ce], [(0.75, -5), (0.125, 0)], (0.5, -3), -1)
 PY
 qdqcases="test_qdq_prelu_channel test_qdq_prelu_scalar test_qdq_pow_const test_qdq_pow_runtime
+  test_qdq_add_bcast_b test_qdq_sub_bcast_a test_qdq_mul_bcast_both test_qdq_add_bcast_both
   test_qdq_logsoftmax_last test_qdq_logsoftmax_axis1 test_qdq_batchnorm test_qdq_layernorm test_qdq_lpnorm_p2
   test_qdq_lpnorm_p1 test_qdq_convtranspose_s2_pads test_qdq_convtranspose_same test_qdq_concat test_qdq_concat_last"
 ORTM=${ORT_NODE_MODULES:-/work/deps/node_modules}
@@ -486,8 +508,8 @@ if command -v node > /dev/null && [ -d "$ORTM/onnxruntime-node" ]; then
   mkdir -p "$WORK/ort_qdq"
   for t in $qdqcases; do cp -r "$G8/$t" "$WORK/ort_qdq/"; done
   ORT_NODE_MODULES=$ORTM node "$(dirname "$0")/../../tools/dev/ort_conformance.mjs" "$WORK/ort_qdq" > "$WORK/ort_qdq.log" 2>&1
-  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 14 ]; then
-    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization/ConvTranspose/Concat cases' expected codes"
+  if [ "$(grep -c "	pass" "$WORK/ort_qdq.log")" -eq 18 ]; then
+    echo "ok   ONNX Runtime gives the QDQ PRelu/Pow/broadcast Add/Sub/Mul/LogSoftmax/BatchNormalization/LayerNormalization/LpNormalization/ConvTranspose/Concat cases' expected codes"
   else
     cat "$WORK/ort_qdq.log"
     fail "ONNX Runtime differs from the QDQ PRelu/Pow/LogSoftmax/normalization/ConvTranspose/Concat expected codes"
@@ -498,13 +520,13 @@ fi
 for cfg in default "$(dirname "$0")/conformance_riscv_mcu.ini"; do
   copt=(); [ "$cfg" = default ] || copt=(--config "$cfg")
   res=$("$SY" conformance "$G8" "${copt[@]}" 2>&1 | tail -1)
-  [ "$res" = "19 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax/ConvTranspose/Concat on $cfg: $res"; }
+  [ "$res" = "23 passed, 0 failed, 0 skipped" ] || { "$SY" conformance "$G8" "${copt[@]}" 2>&1 | grep FAIL; fail "int8 Div/Max/Min, QDQ PRelu/Pow/LogSoftmax/ConvTranspose/Concat on $cfg: $res"; }
 done
 for t in $qdqcases; do
-  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|LogSoftmax|Norm|ConvTranspose|Concat)  *riscv_mcu  *taken' ||
+  "$SY" explain "$G8/$t/model.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1 | grep -Eq ' Q(PRelu|Pow|Add|Sub|Mul|LogSoftmax|Norm|ConvTranspose|Concat)  *riscv_mcu  *taken' ||
     fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat node on riscv_mcu"
 done
-echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/LogSoftmax/normalizations/ConvTranspose/Concat (one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/broadcast Add/Sub/Mul/LogSoftmax/normalizations/ConvTranspose/Concat (one QPRelu/QPow/QAdd/QSub/QMul/QLogSoftmax/QNorm/QConvTranspose/QConcat each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
 # a 5-D Concat of int8 codes with other scales: the QConcat is declined
 # quoting Table B #17's "2-4D" (strict: nothing else may take it)
 /usr/bin/python3 - "$WORK/qconcat_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Concat model"
@@ -531,6 +553,31 @@ out=$("$SY" explain "$WORK/qconcat_5d.onnx" --config "$(dirname "$0")/conformanc
 echo "$out" | grep -q "QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat" ||
   fail "the 5-D QConcat was refused without Table B #17's rule: $out"
 echo "ok   a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
+# a QAdd whose output is 5-D (A [2, 1, 3, 2, 2] broadcast with B [3, 1, 1]): declined, rank over 4
+/usr/bin/python3 - "$WORK/qadd_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Add model"
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto as TP
+inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
+         (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
+          ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
+nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
+         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
+         helper.make_node("Add", ["af", "bf"], ["yf"]),
+         helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+g = helper.make_graph(nodes, "add_5d", [helper.make_tensor_value_info("a", TP.INT8, [2, 1, 3, 2, 2]),
+                                        helper.make_tensor_value_info("b", TP.INT8, [3, 1, 1])],
+                      [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+PY
+out=$("$SY" explain "$WORK/qadd_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
+  fail "a 5-D QAdd was placed on riscv_mcu alone"
+echo "$out" | grep -q "QAdd: A, B and the output at most 4-D" ||
+  fail "the 5-D QAdd was refused without the rank rule: $out"
+echo "ok   a QAdd with a 5-D output is declined (A, B and the output at most 4-D)"
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
