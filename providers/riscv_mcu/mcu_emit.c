@@ -509,7 +509,15 @@ static sy_status *emit_qnode(out *o, out *calls, layout *L, const mcu_rec *r, ui
             SY_TRY(offset_of(L, r->in[wi].data, r->in[wi].nbytes, L->ws_bytes, r->in[wi].name, &bo));
             snprintf(bexpr, sizeof bexpr, "ws + %zu", bo);
         }
-        P(calls, "    qk_add%s_run(&n%u, ws + %zu, %s, ws + %zu);\n", walk ? "_bc" : "", i, xo, bexpr, yo);
+        char aexpr[64];
+        if (r->in[0].is_const) {
+            const char *asym = NULL;
+            SY_TRY(blob_sym(L, r->in[0].data, r->in[0].nbytes, r->in[0].dtype, &asym));
+            snprintf(aexpr, sizeof aexpr, "%s", asym);
+        } else {
+            snprintf(aexpr, sizeof aexpr, "ws + %zu", xo);
+        }
+        P(calls, "    qk_add%s_run(&n%u, %s, %s, ws + %zu);\n", walk ? "_bc" : "", i, aexpr, bexpr, yo);
         break;
     }
     case MK_QUANT:
@@ -1290,7 +1298,10 @@ static sy_status *emit_node(out *o, out *calls, layout *L, const mcu_rec *r, uin
         return emit_nn_node(o, calls, L, r, i);
     if (k->kind == MK_QCONCAT) /* input 0 is y_scale, a constant */
         return emit_qconcat(o, calls, L, r, i);
-    SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
+    /* a QAdd / QSub / QMul of a constant A (TFLite's ADD(k, x)): A in flash,
+     * emit_qnode names it */
+    if (!(k->kind == MK_QADD && r->in[0].is_const))
+        SY_TRY(offset_of(L, r->in[0].data, r->in[0].nbytes, ws_bytes, r->in[0].name, &xo));
     SY_TRY(offset_of(L, r->out[0].data, r->out[0].nbytes, ws_bytes, r->out[0].name, &yo));
     if (r->scratch && r->scratch_bytes)
         SY_TRY(offset_of(L, r->scratch, r->scratch_bytes, ws_bytes, "scratch", &so));

@@ -20,7 +20,10 @@
 #           front/, its NHWC output permuted as it is copied for conv2;
 #   bias:3  the three layers' biases only (the weights frozen in flash).
 # The RAM peak and lower bound of each plan are asserted, and the Convs'
-# weight codes must have moved.
+# weight codes must have moved. Then the int8 fronts of elem.tflite
+# (broadcasting ADD, SUB, MUL, with int8 constants on either side) and
+# padmean.tflite (PAD, PADV2, MEAN) run on the device before their trained
+# FULLY_CONNECTED (last:1), bit for bit with the host session likewise.
 #
 #   test_mcu_train_qas_tflite.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -31,7 +34,6 @@ SY=$1 SRC=$2 WORK=$3 MODE=$4
 mcu_prepare "$MODE" "$WORK"
 mkdir -p "$WORK/models" && /usr/bin/python3 "$SRC/tests/train/qas_tflite_models.py" "$WORK/models" > "$WORK/models.log" 2>&1 ||
   { cat "$WORK/models.log"; echo "FAIL: the test models"; exit 1; }
-m=$WORK/models/conv.tflite
 # more samples than the models' data_conv (12): 16 batches of 3 NHWC [6, 6, 2]
 # images in [-1, 1) and their labels, .npy files as `switchyard train` reads
 data=$WORK/data
@@ -47,18 +49,23 @@ for k in range(16):
 PY
 steps=48
 
-# name --trainable where-the-front-runs RAM-peak lower-bound
-for case in "last:3 host 3264 3264" "last:2 device 3358 3354" "bias:3 host 816 816"; do
+# model --trainable where-the-front-runs RAM-peak lower-bound
+for case in "conv last:3 host 3264 3264" "conv last:2 device 3358 3354" "conv bias:3 host 816 816" \
+            "elem last:1 device 14832 14828" "padmean last:1 device 15816 15812"; do
   set -- $case
-  cfg=$1 front=$2 peak=$3 lower=$4
-  name=${cfg/:/}
+  model=$1 cfg=$2 front=$3 peak=$4 lower=$5
+  m=$WORK/models/$model.tflite
+  name=${model}_${cfg/:/}
   pkg=$WORK/pkg_$name log=$WORK/codegen_$name.log
   "$SY" codegen --train --mode qas-int8 "$m" --target ws63 --data "$data" -o "$pkg" --trainable "$cfg" \
       --steps $steps --lr 0.005 --sram-budget 256K > "$log" 2>&1 || { cat "$log"; fail "$cfg: codegen --train"; continue; }
   grep "RAM plan" "$log"
   grep -q "RAM plan of a step: peak $peak bytes = .*; lower bound $lower bytes;" "$log" ||
     fail "$cfg: expected a RAM peak of $peak bytes and a lower bound of $lower bytes"
-  if [ "$front" = device ]; then
+  if [ "$front" = device ] && [ "$model" != conv ]; then
+    grep -q "the front's inputs; it runs on the device" "$log" && grep -q "front_model_predict" "$pkg/src/main.c" ||
+      fail "$model $cfg: the front does not run on the device"
+  elif [ "$front" = device ]; then
     grep -q "the front's inputs; it runs on the device" "$log" && grep -q "front_model_predict" "$pkg/src/main.c" &&
       grep -q "NHWC \[6, 6, 3\] codes to the NCHW the Conv reads" "$pkg/src/main.c" ||
       fail "$cfg: the front does not run on the device, its NHWC output not permuted for conv2"
@@ -67,7 +74,7 @@ for case in "last:3 host 3264 3264" "last:2 device 3358 3354" "bias:3 host 816 8
       grep -q "each sample NCHW \[2, 6, 6\]: the front's NHWC codes permuted" "$pkg/src/samples.c" ||
       fail "$cfg: expected the image's codes as samples, stored NCHW"
   fi
-  if [ "$cfg" != bias:3 ]; then
+  if [ "$model" = conv ] && [ "$cfg" != bias:3 ]; then
     grep -q "its columns in the (c, h, w) order of the NHWC Conv's NCHW output" "$pkg/src/train.c" ||
       fail "$cfg: the Gemm's weight columns are not held in the Conv's NCHW order"
     # the first Conv trained: its weight codes after the steps (expected_output.txt,
@@ -86,9 +93,9 @@ PY
   mcu_pkg_run "$MODE" "$pkg" "$pkg/out.txt" 600 sy_train_main || { fail "$cfg: build"; continue; }
   [ "$mcu_run_rc" = 0 ] || { cat "$pkg/out.txt"; fail "$cfg: the package failed"; continue; }
   if grep -v '^steps ' "$pkg/out.txt" | cmp -s - "$pkg/expected_output.txt"; then
-    echo "ok   conv.tflite $cfg: $steps QAS-INT8 steps on $MODE give the host session's state bit for bit ($(grep '^steps ' "$pkg/out.txt"))"
+    echo "ok   $model.tflite $cfg: $steps QAS-INT8 steps on $MODE give the host session's state bit for bit ($(grep '^steps ' "$pkg/out.txt"))"
   else
-    fail "conv.tflite $cfg: the trained state differs from the host session's"
+    fail "$model.tflite $cfg: the trained state differs from the host session's"
     grep -v '^steps ' "$pkg/out.txt" | diff - "$pkg/expected_output.txt" | cut -c1-200 | head -8
   fi
 done
