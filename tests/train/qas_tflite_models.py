@@ -643,6 +643,19 @@ def trained_tail(m, o, cat, catd, shape, sq, zq, rng, out, name, front):
     o.save('%s/%s_ref.onnx' % (out, name), [BATCH, 6, 6, 2], [BATCH, 4])
 
 
+def binary_cat(m, cases, hw, sq, zq):
+    """b1..bn = the binary ops of cases (code, a, b, fused activation), each [BATCH, hw, hw, 2] of (sq, zq),
+    then cat = their CONCATENATION on axis 3, of the same quantization: elem's and padmean's fronts"""
+    bs = []
+    for i, (code, a, b, act) in enumerate(cases):
+        t = m.tensor('b%d' % (i + 1), [BATCH, hw, hw, 2], INT8, q=([sq], [zq], 0))
+        m.op(code, [a, b], t, [(0, 'i8', act)])
+        bs.append(t)
+    cat = m.tensor('cat', [BATCH, hw, hw, 2 * len(cases)], INT8, q=([sq], [zq], 0))
+    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+    return cat
+
+
 def elem(out, front=False):
     """x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2); gp = AVERAGE_POOL_2D 6x6 (xq) [3, 1, 1, 2];
     b1 = ADD(xq, gp) RELU6 (two activations broadcast); b2 = SUB(xq, k1) (k1 an int8 constant [2]);
@@ -663,14 +676,8 @@ def elem(out, front=False):
     m.op(AVERAGE_POOL_2D, [xq], gp, [(0, 'i8', 1), (1, 'i32', 6), (2, 'i32', 6), (3, 'i32', 6), (4, 'i32', 6)])
     k1 = m.tensor('k1', [2], INT8, K1, ([sk1], [zk1], 0))
     k2 = m.tensor('k2', [1, 1, 1, 2], INT8, K2, ([sk2], [zk2], 0))
-    bs = []
-    for i, (code, a, b, act) in enumerate([(ADD, xq, gp, RELU6), (SUB, xq, k1, NONE), (MUL, xq, gp, RELU),
-                                           (MUL, xq, k2, NONE), (ADD, k1, xq, NONE)]):
-        t = m.tensor('b%d' % (i + 1), [BATCH, 6, 6, 2], INT8, q=([sq], [zq], 0))
-        m.op(code, [a, b], t, [(0, 'i8', act)])
-        bs.append(t)
-    cat = m.tensor('cat', [BATCH, 6, 6, 10], INT8, q=([sq], [zq], 0))
-    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+    cat = binary_cat(m, [(ADD, xq, gp, RELU6), (SUB, xq, k1, NONE), (MUL, xq, gp, RELU), (MUL, xq, k2, NONE),
+                         (ADD, k1, xq, NONE)], 6, sq, zq)
 
     o = Onnx()
     xd = o.q('x', 'xq', sx, zx)
@@ -733,13 +740,7 @@ def padmean(out, front=False):
     rs = m.tensor('m0/shape', [4], INT32, np.array([BATCH, 1, 1, 2], dtype=np.int32))
     m0r = m.tensor('m0r', [BATCH, 1, 1, 2], INT8, q=([sm], [zm], 0))
     m.op(RESHAPE, [m0, rs], m0r, [(0, 'obj', Vec('i32', [BATCH, 1, 1, 2]))])
-    bs = []
-    for i, (code, a, b) in enumerate([(ADD, pv, mk), (SUB, pd, mk2), (ADD, pd, m0r)]):
-        t = m.tensor('b%d' % (i + 1), [BATCH, 8, 8, 2], INT8, q=([sq], [zq], 0))
-        m.op(code, [a, b], t, [(0, 'i8', NONE)])
-        bs.append(t)
-    cat = m.tensor('cat', [BATCH, 8, 8, 6], INT8, q=([sq], [zq], 0))
-    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+    cat = binary_cat(m, [(ADD, pv, mk, NONE), (SUB, pd, mk2, NONE), (ADD, pd, m0r, NONE)], 8, sq, zq)
 
     o = Onnx()
     xd = o.q('x', 'xq', sx, zx)
