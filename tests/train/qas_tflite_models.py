@@ -41,7 +41,8 @@ ops: x [3, 6, 6, 2] -> QUANTIZE xq -> AVERAGE_POOL_2D 2x2 -> ap; xq ->
      CONCATENATION's inputs of the output's; ops_front the same front
      alone, its output the CONCATENATION's codes (for qas_tflite_real.mjs);
      bad_concat_scale.tflite the front with sm2 and the CONCATENATION each
-     of its own scale (refused: TFLite's int8 kernel does not requantize)
+     of its own scale (refused: TFLite's int8 kernel does not requantize,
+     and real TFLite cannot initialize it: qas_tflite_real.mjs)
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
@@ -49,8 +50,13 @@ elem: broadcasting ADD, SUB and MUL of two activations or with an int8
      constant (fused RELU6, RELU, NONE) -> CONCATENATION -> RESHAPE ->
      FULLY_CONNECTED 360->4 (elem's docstring); padmean: PAD, PADV2, MEAN
      with and without keep_dims, each mean broadcast against a padded tensor
-     -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 384->4; NAME_front the
-     front alone (for qas_tflite_real.mjs)
+     -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 384->4; shape:
+     TRANSPOSE, STRIDED_SLICE (negative stride, new axes, shrink), SQUEEZE,
+     MAXIMUM and MINIMUM (broadcast, an int8 constant), ADD with a fused
+     RELU_N1_TO_1 -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 120->4
+     (shape's docstring); NAME_front the front alone (for
+     qas_tflite_real.mjs); rq_pad.tflite, a PAD into another quantization
+     than its input's (for qas_tflite_real.mjs: TFLite copies the codes)
 
 and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
 (CONV_BAD) with one thing wrong;
@@ -904,6 +910,23 @@ def shape(out, front=False):
     trained_tail(m, o, cat, catd, [BATCH, 4, 3, 10], sx, zx, rng, out, 'shape', front)
 
 
+
+def rq_pad(out):
+    """rq_pad.tflite: x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2) -> PAD [[0, 0], [1, 1], [2, 0], [0, 0]] -> pd of
+    another quantization (0.06, 3) -> DEQUANTIZE: what real TFLite's int8 PAD does with such an output
+    (qas_tflite_real.mjs: it copies the codes, it does not requantize; the translation refuses it)"""
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([f32(0.03)], [-2], 0))
+    m.op(QUANTIZE, [x], xq)
+    pp = m.tensor('pad/paddings', [4, 2], INT32, np.array([[0, 0], [1, 1], [2, 0], [0, 0]], dtype=np.int32))
+    pd = m.tensor('pd', [BATCH, 8, 8, 2], INT8, q=([f32(0.06)], [3], 0))
+    m.op(PAD, [xq, pp], pd)
+    y = m.tensor('y', [BATCH, 8, 8, 2], FLOAT32)
+    m.op(DEQUANTIZE, [pd], y)
+    m.write(out + '/rq_pad.tflite', [x], [y])
+
+
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'sub', 'add_bcast',
        'concat_axis', 'concat_relu', 'softmax_scale', 'mul_per_channel', 'mul_consts', 'pad_runtime',
@@ -965,6 +988,7 @@ def main(out):
         elem(out, front)
         padmean(out, front)
         shape(out, front)
+    rq_pad(out)
     for b in DW_BAD:
         dw(out, b)
     for b in BAD:

@@ -127,6 +127,52 @@ for (const [t, o, bound, so, zo] of fronts) {
   failed += bad;
 }
 
+// Why a PAD or CONCATENATION whose output is quantized otherwise than its
+// input is refused rather than translated as a requantization (docs/
+// training.md): real TFLite's int8 PAD copies the codes into an output of
+// another scale and zero point (rq_pad.tflite: xq (0.03, -2) padded into pd
+// (0.06, 3); every code of pd must be xq's code, the padding pd's zero
+// point 3, read here from the output dequantized with pd's parameters), and
+// real TFLite cannot initialize an int8 CONCATENATION of inputs quantized
+// otherwise than its output (bad_concat_scale.tflite).
+{
+  seed = 9;
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, 'rq_pad.tflite')));
+  const q = new Int32Array(frontDims.reduce((a, b) => a * b, 1)), feed = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) {
+    q[i] = Math.floor(rnd() * 256) - 128;
+    feed[i] = Math.fround(Math.fround(sx) * (q[i] - zx));
+  }
+  const y = runTflite(bytes, feed);
+  let copied = 0, requantized = 0, total = 0;
+  for (let n = 0; n < 3; n++)
+    for (let h = 0; h < 8; h++)
+      for (let w = 0; w < 8; w++)
+        for (let c = 0; c < 2; c++) {
+          const inside = h >= 1 && h < 7 && w >= 2;
+          const src = inside ? q[((n * 6 + h - 1) * 6 + w - 2) * 2 + c] : 3;
+          const code = Math.round(y[((n * 8 + h) * 8 + w) * 2 + c] / Math.fround(0.06)) + 3;
+          copied += code === src;
+          // what a requantization would give: round(0.03·(q + 2) / 0.06) + 3, clamped
+          const rq = inside ? Math.max(-128, Math.min(127, Math.round(0.03 * (src - zx) / 0.06) + 3)) : 3;
+          requantized += code === rq;
+          total++;
+        }
+  const bad = copied !== total;
+  console.log(`${bad ? 'FAIL' : 'ok  '} rq_pad.tflite in real TFLite: ${copied} of ${total} output codes are the ` +
+              `input's codes copied (the padding the zero point); a requantization would give ${requantized} of them`);
+  failed += bad;
+  let refused = '';
+  try {
+    runTflite(new Uint8Array(fs.readFileSync(path.join(dir, 'bad_concat_scale.tflite'))), feed);
+  } catch (e) {
+    refused = String(e.message || e);
+  }
+  console.log(`${refused ? 'ok  ' : 'FAIL'} bad_concat_scale.tflite (an int8 CONCATENATION of inputs of other ` +
+              `scales than its output's) in real TFLite: ${refused || 'it ran'}`);
+  failed += !refused;
+}
+
 const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2], true],
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
                ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
