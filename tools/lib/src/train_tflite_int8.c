@@ -13,10 +13,14 @@
  * Transposes (DEPTHWISE_CONV_2D's [1, H, W, C·m] a [C·m, 1, H, W] one of
  * group C; MAX_POOL_2D and AVERAGE_POOL_2D between them too); an int8 ADD,
  * SUB or MUL (numpy broadcasting, or an int8 constant operand; fused NONE,
- * RELU or RELU6), PAD / PADV2 (constant paddings), MEAN (constant axes) or
- * CONCATENATION reads each input through its own DequantizeLinear and
- * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero
- * point -128) is Softmax on the dequantized logits and a QuantizeLinear.
+ * RELU, RELU6 or RELU_N1_TO_1), PAD / PADV2 (constant paddings), MEAN
+ * (constant axes) or CONCATENATION reads each input through its own
+ * DequantizeLinear and writes the output's QuantizeLinear, and so do
+ * SQUEEZE, TRANSPOSE and STRIDED_SLICE (codes of one quantization; the
+ * shape logic is the float translation's, train_tflite_writer.c); MAXIMUM
+ * and MINIMUM (one quantization) are Max / Min of the codes; an int8 SOFTMAX
+ * (scale 1/256, zero point -128) is Softmax on the dequantized logits and a
+ * QuantizeLinear.
  * Anything else is refused naming the operator or tensor and why. The
  * reading of the file and the writing of the ONNX model are the float
  * translation's too (train_tflite_writer.c). The subgraph translated is
