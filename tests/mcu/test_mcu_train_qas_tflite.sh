@@ -22,8 +22,11 @@
 # The RAM peak and lower bound of each plan are asserted, and the Convs'
 # weight codes must have moved. Then the int8 fronts of elem.tflite
 # (broadcasting ADD, SUB, MUL, with int8 constants on either side) and
-# padmean.tflite (PAD, PADV2, MEAN) run on the device before their trained
-# FULLY_CONNECTED (last:1), bit for bit with the host session likewise.
+# padmean.tflite (PAD, PADV2, MEAN) and shape.tflite (TRANSPOSE,
+# STRIDED_SLICE with new axes, a shrink and a negative stride, SQUEEZE,
+# MAXIMUM, MINIMUM, ADD with a fused RELU_N1_TO_1) run on the device before
+# their trained FULLY_CONNECTED (last:1), bit for bit with the host session
+# likewise.
 #
 #   test_mcu_train_qas_tflite.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
@@ -51,7 +54,7 @@ steps=48
 
 # model --trainable where-the-front-runs RAM-peak lower-bound
 for case in "conv last:3 host 3264 3264" "conv last:2 device 3358 3354" "conv bias:3 host 816 816" \
-            "elem last:1 device 14832 14828" "padmean last:1 device 15816 15812"; do
+            "elem last:1 device 14832 14828" "padmean last:1 device 15816 15812" "shape last:1 device 5640 5640"; do
   set -- $case
   model=$1 cfg=$2 front=$3 peak=$4 lower=$5
   m=$WORK/models/$model.tflite

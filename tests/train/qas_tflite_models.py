@@ -41,7 +41,8 @@ ops: x [3, 6, 6, 2] -> QUANTIZE xq -> AVERAGE_POOL_2D 2x2 -> ap; xq ->
      CONCATENATION's inputs of the output's; ops_front the same front
      alone, its output the CONCATENATION's codes (for qas_tflite_real.mjs);
      bad_concat_scale.tflite the front with sm2 and the CONCATENATION each
-     of its own scale (refused: TFLite's int8 kernel does not requantize)
+     of its own scale (refused: TFLite's int8 kernel does not requantize,
+     and real TFLite cannot initialize it: qas_tflite_real.mjs)
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
@@ -49,8 +50,13 @@ elem: broadcasting ADD, SUB and MUL of two activations or with an int8
      constant (fused RELU6, RELU, NONE) -> CONCATENATION -> RESHAPE ->
      FULLY_CONNECTED 360->4 (elem's docstring); padmean: PAD, PADV2, MEAN
      with and without keep_dims, each mean broadcast against a padded tensor
-     -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 384->4; NAME_front the
-     front alone (for qas_tflite_real.mjs)
+     -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 384->4; shape:
+     TRANSPOSE, STRIDED_SLICE (negative stride, new axes, shrink), SQUEEZE,
+     MAXIMUM and MINIMUM (broadcast, an int8 constant), ADD with a fused
+     RELU_N1_TO_1 -> CONCATENATION -> RESHAPE -> FULLY_CONNECTED 120->4
+     (shape's docstring); NAME_front the front alone (for
+     qas_tflite_real.mjs); rq_pad.tflite, a PAD into another quantization
+     than its input's (for qas_tflite_real.mjs: TFLite copies the codes)
 
 and the refusals, bad_TAG.tflite: the mlp (BAD), dw (DW_BAD) or conv
 (CONV_BAD) with one thing wrong;
@@ -259,11 +265,34 @@ def mlp_tflite(path, n, bad=None):
     b2 = m.tensor('fc2/bias', [4], INT32, n['b2'], (bias_scales(n['sh'], n['sw2']), [0], 0))
     lg = m.tensor('logits', [BATCH, 4], INT8, q=([n['sl']], [n['zl']], 0))
     hq = ([n['sh']], [n['zh']], 0)
-    if bad == 'sub':  # an int8 SUB with a fused RELU_N1_TO_1 (not translated) before the second layer
-        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
-        m.op(SUB, [h, h], h2, [(0, 'i8', 2)])
-        h = h2
     inputs = [x]
+    if bad == 'sub':  # an int8 SUB with a fused TANH (not translated) before the second layer
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
+        m.op(SUB, [h, h], h2, [(0, 'i8', 4)])
+        h = h2
+    hq2 = ([n['sh'] * 2], [n['zh']], 0)  # another quantization than h's
+    if bad == 'transpose_scale':  # TRANSPOSE(h, [1, 0]) into a tensor of another scale
+        pm = m.tensor('perm', [2], INT32, np.array([1, 0], dtype=np.int32))
+        h2 = m.tensor('h2', [6, BATCH], INT8, q=hq2)
+        m.op(TRANSPOSE, [h, pm], h2)
+    if bad in ('sslice_scale', 'sslice_stride0'):  # h[:, 1:5] into another scale, or with a stride of 0
+        st = [1, 0] if bad == 'sslice_stride0' else [1, 1]
+        ts = [m.tensor('ss/' + k, [2], INT32, np.array(v, dtype=np.int32))
+              for k, v in (('begin', [0, 1]), ('end', [0, 5]), ('strides', st))]
+        h2 = m.tensor('h2', [BATCH, 4], INT8, q=hq2 if bad == 'sslice_scale' else hq)
+        m.op(STRIDED_SLICE, [h] + ts, h2, [(0, 'i32', 1), (1, 'i32', 1)])
+    if bad == 'squeeze_dim':  # SQUEEZE of h's axis 1, of 6 values
+        h2 = m.tensor('h2', [BATCH], INT8, q=hq)
+        m.op(SQUEEZE, [h], h2, [(0, 'obj', Vec('i32', [1]))])
+    if bad == 'max_scale':  # MAXIMUM of h and a graph input of another scale
+        r1 = m.tensor('row', [1, 6], INT8, q=hq2)
+        inputs.append(r1)
+        h2 = m.tensor('h2', [BATCH, 6], INT8, q=hq)
+        m.op(MAXIMUM, [h, r1], h2)
+    if bad == 'min_consts':  # MINIMUM of two constants
+        k = m.tensor('k', [6], INT8, np.arange(6, dtype=np.int8), hq)
+        h2 = m.tensor('h2', [6], INT8, q=hq)
+        m.op(MINIMUM, [k, k], h2)
     if bad == 'add_bcast':  # an int8 ADD of h [3, 6] and a [1, 4] row (a second graph input): no broadcast
         r1 = m.tensor('row', [1, 4], INT8, q=hq)
         inputs.append(r1)
@@ -588,6 +617,8 @@ def ops(out, rq=False, front=False):
 
 MUL, PAD, PADV2, MEAN = 18, 34, 60, 40
 OPTIONS.update({SUB: 28, MUL: 21, PAD: 22, PADV2: 43, MEAN: 27})  # SubOptions, MulOptions, PadOptions, ...
+TRANSPOSE, SQUEEZE, STRIDED_SLICE, MAXIMUM, MINIMUM, RELU_N1_TO_1 = 39, 43, 45, 55, 57, 2
+OPTIONS.update({SQUEEZE: 30, STRIDED_SLICE: 32})  # SqueezeOptions, StridedSliceOptions (TRANSPOSE, MAXIMUM: none)
 
 
 def const_q(o, name, codes, scale, zp):
@@ -769,10 +800,138 @@ def padmean(out, front=False):
     trained_tail(m, o, cat, catd, [BATCH, 8, 8, 6], sq, zq, rng, out, 'padmean', front)
 
 
+
+# ---- shape: TRANSPOSE, STRIDED_SLICE, SQUEEZE, MAXIMUM, MINIMUM and fused RELU_N1_TO_1 in the front ----
+
+
+
+def ss_opts(begin=0, end=0, ellipsis=0, new=0, shrink=0):
+    return [(0, 'i32', begin), (1, 'i32', end), (2, 'i32', ellipsis), (3, 'i32', new), (4, 'i32', shrink)]
+
+
+def shape(out, front=False):
+    """x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2); every tensor below of xq's quantization:
+    t1 = TRANSPOSE(xq, [0, 2, 1, 3]); s1 = STRIDED_SLICE(t1, [:, 5:1:-1, 0:6:2, :]) [3, 4, 3, 2] (begin and
+    end masks on axes 0 and 3, a negative stride);
+    gp = AVERAGE_POOL_2D 6x6 (xq) [3, 1, 1, 2]; sq = SQUEEZE(gp, [1, 2]) [3, 2];
+    nx = STRIDED_SLICE(sq, [:, None, None, :]) [3, 1, 1, 2] (new axes);
+    b1 = MAXIMUM(s1, nx) (broadcast); b2 = MINIMUM(s1, k) (k an int8 constant [2]);
+    sh = STRIDED_SLICE(xq, [:, 1:5, 0:5:2, 1]) [3, 4, 3] (shrink) -> RESHAPE [3, 4, 3, 1];
+    b3 = MINIMUM(shr, s1) (broadcast, the activation first);
+    s2 = STRIDED_SLICE(xq, [:, 0:3, 1:5, :]) [3, 3, 4, 2] -> b4 = TRANSPOSE(s2, [0, 2, 1, 3]) [3, 4, 3, 2];
+    b5 = ADD(s1, nx) RELU_N1_TO_1 (codes clamped to those of -1 and 1: -35 and 31);
+    cat = CONCATENATION(b1..b5, axis 3) [3, 4, 3, 10] -> the trained tail (trained_tail)"""
+    rng = np.random.default_rng(23)
+    sx, zx = f32(0.03), -2
+    K = np.array([40, -20], dtype=np.int8)
+    m = QModel()
+    q = ([sx], [zx], 0)
+
+    def t(name, shp):
+        return m.tensor(name, shp, INT8, q=q)
+
+    def i32(name, v):
+        return m.tensor(name, [len(v)], INT32, np.array(v, dtype=np.int32))
+
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = t('xq', [BATCH, 6, 6, 2])
+    m.op(QUANTIZE, [x], xq)
+    perm = i32('perm', [0, 2, 1, 3])
+    t1 = t('t1', [BATCH, 6, 6, 2])
+    m.op(TRANSPOSE, [xq, perm], t1)
+    s1 = t('s1', [BATCH, 4, 3, 2])
+    m.op(STRIDED_SLICE, [t1, i32('s1/begin', [0, 5, 0, 0]), i32('s1/end', [0, 1, 6, 0]),
+                         i32('s1/strides', [1, -1, 2, 1])], s1, ss_opts(begin=9, end=9))
+    gp = t('gp', [BATCH, 1, 1, 2])
+    m.op(AVERAGE_POOL_2D, [xq], gp, [(0, 'i8', 1), (1, 'i32', 6), (2, 'i32', 6), (3, 'i32', 6), (4, 'i32', 6)])
+    sq = t('sq', [BATCH, 2])
+    m.op(SQUEEZE, [gp], sq, [(0, 'obj', Vec('i32', [1, 2]))])
+    nx = t('nx', [BATCH, 1, 1, 2])
+    m.op(STRIDED_SLICE, [sq, i32('nx/begin', [0, 0, 0, 0]), i32('nx/end', [0, 0, 0, 0]),
+                         i32('nx/strides', [1, 1, 1, 1])], nx, ss_opts(begin=9, end=9, new=6))
+    k = m.tensor('k', [2], INT8, K, q)
+    bs = [t('b%d' % i, [BATCH, 4, 3, 2]) for i in range(1, 6)]
+    m.op(MAXIMUM, [s1, nx], bs[0])
+    m.op(MINIMUM, [s1, k], bs[1])
+    sh = t('sh', [BATCH, 4, 3])
+    m.op(STRIDED_SLICE, [xq, i32('sh/begin', [0, 1, 0, 1]), i32('sh/end', [0, 5, 5, 2]),
+                         i32('sh/strides', [1, 1, 2, 1])], sh, ss_opts(begin=1, end=1, shrink=8))
+    shr = t('shr', [BATCH, 4, 3, 1])
+    m.op(RESHAPE, [sh, i32('shr/shape', [BATCH, 4, 3, 1])], shr, [(0, 'obj', Vec('i32', [BATCH, 4, 3, 1]))])
+    m.op(MINIMUM, [shr, s1], bs[2])
+    s2 = t('s2', [BATCH, 3, 4, 2])
+    m.op(STRIDED_SLICE, [xq, i32('s2/begin', [0, 0, 1, 0]), i32('s2/end', [0, 3, 5, 0]),
+                         i32('s2/strides', [1, 1, 1, 1])], s2, ss_opts(begin=9, end=9))
+    m.op(TRANSPOSE, [s2, perm], bs[3])
+    m.op(ADD, [s1, nx], bs[4], [(0, 'i8', RELU_N1_TO_1)])
+    cat = t('cat', [BATCH, 4, 3, 10])
+    m.op(CONCATENATION, bs, cat, [(0, 'i32', 3), (1, 'i8', NONE)])
+
+    # the twin, written with numpy-style indices turned into ONNX by hand: Transpose, Slice of explicit
+    # starts / ends / steps, Squeeze, Unsqueeze, Max / Min on the dequantized values, Clip(-1, 1)
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+
+    def node(op, ins, name, **kw):
+        o.nodes.append(helper.make_node(op, ins, [name + '.f'], **kw))
+        return o.q(name + '.f', name, sx, zx)
+
+    def ints(name, v):
+        return o.init(name, np.array(v, dtype=np.int64))
+
+    t1d = node('Transpose', [xd], 't1', perm=[0, 2, 1, 3])
+    # t1[:, 5:1:-1, 0:6:2, :] (axes 1 and 2 only)
+    s1d = node('Slice', [t1d, ints('s1.st', [5, 0]), ints('s1.en', [1, 6]), ints('s1.ax', [1, 2]),
+                         ints('s1.sp', [-1, 2])], 's1')
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.nchw'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('AveragePool', ['xq.nchw'], ['gp.nchw'], kernel_shape=[6, 6], strides=[6, 6]))
+    o.nodes.append(helper.make_node('Transpose', ['gp.nchw'], ['gp.f'], perm=[0, 2, 3, 1]))
+    gpd = o.q('gp.f', 'gp', sx, zx)
+    sqd = node('Squeeze', [gpd, ints('sq.ax', [1, 2])], 'sq')
+    nxd = node('Unsqueeze', [sqd, ints('nx.ax', [1, 2])], 'nx')
+    kd = const_q(o, 'k', K, sx, zx)
+    b1 = node('Max', [s1d, nxd], 'b1')
+    b2 = node('Min', [s1d, kd], 'b2')
+    # xq[:, 1:5, 0:5:2, 1]: a Gather of index 1 on axis 3 drops it
+    o.init('sh.idx', np.array(1, dtype=np.int64))
+    shs = node('Slice', [xd, ints('sh.st', [1, 0]), ints('sh.en', [5, 5]), ints('sh.ax', [1, 2]),
+                         ints('sh.sp', [1, 2])], 'shs')
+    shd = node('Gather', [shs, 'sh.idx'], 'sh', axis=3)
+    shrd = node('Reshape', [shd, ints('shr.shape', [0, 4, 3, 1])], 'shr')
+    b3 = node('Min', [shrd, s1d], 'b3')
+    s2d = node('Slice', [xd, ints('s2.st', [0, 1]), ints('s2.en', [3, 5]), ints('s2.ax', [1, 2])], 's2')
+    b4 = node('Transpose', [s2d], 'b4', perm=[0, 2, 1, 3])
+    o.nodes.append(helper.make_node('Add', [s1d, nxd], ['b5.sum']))
+    o.init('b5.lo', np.array(-1.0, dtype=np.float32))
+    o.init('b5.hi', np.array(1.0, dtype=np.float32))
+    b5 = node('Clip', ['b5.sum', 'b5.lo', 'b5.hi'], 'b5')
+    o.nodes.append(helper.make_node('Concat', [b1, b2, b3, b4, b5], ['cat.f'], axis=3))
+    catd = o.q('cat.f', 'cat', sx, zx)
+    trained_tail(m, o, cat, catd, [BATCH, 4, 3, 10], sx, zx, rng, out, 'shape', front)
+
+
+
+def rq_pad(out):
+    """rq_pad.tflite: x [3, 6, 6, 2] -> QUANTIZE xq (0.03, -2) -> PAD [[0, 0], [1, 1], [2, 0], [0, 0]] -> pd of
+    another quantization (0.06, 3) -> DEQUANTIZE: what real TFLite's int8 PAD does with such an output
+    (qas_tflite_real.mjs: it copies the codes, it does not requantize; the translation refuses it)"""
+    m = QModel()
+    x = m.tensor('x', [BATCH, 6, 6, 2], FLOAT32)
+    xq = m.tensor('xq', [BATCH, 6, 6, 2], INT8, q=([f32(0.03)], [-2], 0))
+    m.op(QUANTIZE, [x], xq)
+    pp = m.tensor('pad/paddings', [4, 2], INT32, np.array([[0, 0], [1, 1], [2, 0], [0, 0]], dtype=np.int32))
+    pd = m.tensor('pd', [BATCH, 8, 8, 2], INT8, q=([f32(0.06)], [3], 0))
+    m.op(PAD, [xq, pp], pd)
+    y = m.tensor('y', [BATCH, 8, 8, 2], FLOAT32)
+    m.op(DEQUANTIZE, [pd], y)
+    m.write(out + '/rq_pad.tflite', [x], [y])
+
+
 BAD = ['uint8', 'int16', 'no_quant', 'scale_zero', 'scale_nan', 'zp_range', 'zp_count', 'act_per_channel',
        'asym_weights', 'weights_dim1', 'bias_scale', 'bias_zp', 'relu6', 'sub', 'add_bcast',
        'concat_axis', 'concat_relu', 'softmax_scale', 'mul_per_channel', 'mul_consts', 'pad_runtime',
-       'pad_negative', 'pad_scale', 'padv2_value', 'mean_runtime', 'mean_axis']
+       'pad_negative', 'pad_scale', 'padv2_value', 'mean_runtime', 'mean_axis', 'transpose_scale', 'sslice_scale',
+       'sslice_stride0', 'squeeze_dim', 'max_scale', 'min_consts']
 
 
 DW_BAD = ['dw_qdim0', 'pool_scale', 'avgpool_scale', 'fc_rank4']
@@ -828,6 +987,8 @@ def main(out):
     for front in (False, True):
         elem(out, front)
         padmean(out, front)
+        shape(out, front)
+    rq_pad(out)
     for b in DW_BAD:
         dw(out, b)
     for b in BAD:

@@ -3,11 +3,12 @@
 // WebAssembly, its int8 kernels): for each pair in MODELS_DIR
 //   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx, dw.tflite /
 //       dw_ref.onnx, conv.tflite / conv_ref.onnx, ops.tflite / ops_ref.onnx
-//       elem.tflite / elem_ref.onnx, padmean.tflite / padmean_ref.onnx
+//       elem.tflite / elem_ref.onnx, padmean.tflite / padmean_ref.onnx,
+//       shape.tflite / shape_ref.onnx
 //       (the models and their hand-written ONNX QDQ twins; conv_ref.onnx is
 //       written in NCHW and given the same inputs transposed),
-//       ops_front.tflite / ops_front_ref.onnx, elem_front / padmean_front
-//       (the fronts of ops, elem and padmean alone: below)
+//       ops_front.tflite / ops_front_ref.onnx, elem_front / padmean_front /
+//       shape_front (the fronts of ops, elem, padmean and shape alone: below)
 //   NAME_trained.tflite / NAME_trained.onnx (the trained session's two
 //       exports, written by `test_qas_tflite`)
 // real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
@@ -21,7 +22,7 @@
 // probabilities off by one or two codes, as a logit one code apart gives),
 // so for the exports real TFLite must load and run them and the agreement
 // is reported, not required (test_qas_tflite checks their bytes; docs/
-// training.md, "Still to come"). So is ops's, elem's and padmean's: their
+// training.md, "Still to come"). So is ops's, elem's, padmean's and shape's: their
 // AVERAGE_POOL_2D, ADD, SUB, MUL, MEAN and int8-to-int8 QUANTIZE round
 // otherwise in TFLite (the fronts below bound the difference of the
 // front's codes; a logit one code off moves the softmax codes).
@@ -82,9 +83,20 @@ const kernels = (bytes) => {
 // most 1; b1 = ADD(pv, mk) moves by 0.02/0.05 for mk 1 code off, b3 =
 // ADD(pd, m0) likewise, plus < 1.5: at most 1; b2 = SUB(pd, mk2) by
 // 0.025/0.05 plus at most 1.5: at most 2. Asserted: at most 2.
+// shape_front (TRANSPOSE, STRIDED_SLICE, SQUEEZE, MAXIMUM, MINIMUM, ADD with
+// a fused RELU_N1_TO_1; every tensor of xq's quantization, scale 0.03, zero
+// point -2): the TRANSPOSEs, STRIDED_SLICEs, SQUEEZE, RESHAPE and the
+// CONCATENATION copy codes (equal); gp = the 6x6 AVERAGE_POOL_2D at most 1,
+// so nx (gp's codes moved) at most 1; b1 = MAXIMUM(s1, nx), b2 = MINIMUM(s1,
+// k), b3 = MINIMUM(shr, s1) compare codes (a max or min of codes at most 1
+// apart is at most 1 apart; b2, b3 read equal codes: equal); b5 = ADD(s1,
+// nx) RELU_N1_TO_1 moves by 0.03/0.03 = 1 for nx 1 code off, plus < 1.5
+// (the clamp to the codes of -1 and 1 moves no code further): at most 2.
+// Asserted: at most 2.
 const fronts = [['ops_front.tflite', 'ops_front_ref.onnx', 3, 0.04, -6],
                 ['elem_front.tflite', 'elem_front_ref.onnx', 2, 0.1, 0],
-                ['padmean_front.tflite', 'padmean_front_ref.onnx', 2, 0.05, 0]];
+                ['padmean_front.tflite', 'padmean_front_ref.onnx', 2, 0.05, 0],
+                ['shape_front.tflite', 'shape_front_ref.onnx', 2, 0.03, -2]];
 const sx = 0.03, zx = -2, frontDims = [3, 6, 6, 2];
 for (const [t, o, bound, so, zo] of fronts) {
   seed = 9;
@@ -115,19 +127,67 @@ for (const [t, o, bound, so, zo] of fronts) {
   failed += bad;
 }
 
+// Why a PAD or CONCATENATION whose output is quantized otherwise than its
+// input is refused rather than translated as a requantization (docs/
+// training.md): real TFLite's int8 PAD copies the codes into an output of
+// another scale and zero point (rq_pad.tflite: xq (0.03, -2) padded into pd
+// (0.06, 3); every code of pd must be xq's code, the padding pd's zero
+// point 3, read here from the output dequantized with pd's parameters), and
+// real TFLite cannot initialize an int8 CONCATENATION of inputs quantized
+// otherwise than its output (bad_concat_scale.tflite).
+{
+  seed = 9;
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, 'rq_pad.tflite')));
+  const q = new Int32Array(frontDims.reduce((a, b) => a * b, 1)), feed = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) {
+    q[i] = Math.floor(rnd() * 256) - 128;
+    feed[i] = Math.fround(Math.fround(sx) * (q[i] - zx));
+  }
+  const y = runTflite(bytes, feed);
+  let copied = 0, requantized = 0, total = 0;
+  for (let n = 0; n < 3; n++)
+    for (let h = 0; h < 8; h++)
+      for (let w = 0; w < 8; w++)
+        for (let c = 0; c < 2; c++) {
+          const inside = h >= 1 && h < 7 && w >= 2;
+          const src = inside ? q[((n * 6 + h - 1) * 6 + w - 2) * 2 + c] : 3;
+          const code = Math.round(y[((n * 8 + h) * 8 + w) * 2 + c] / Math.fround(0.06)) + 3;
+          copied += code === src;
+          // what a requantization would give: round(0.03·(q + 2) / 0.06) + 3, clamped
+          const rq = inside ? Math.max(-128, Math.min(127, Math.round(0.03 * (src - zx) / 0.06) + 3)) : 3;
+          requantized += code === rq;
+          total++;
+        }
+  const bad = copied !== total;
+  console.log(`${bad ? 'FAIL' : 'ok  '} rq_pad.tflite in real TFLite: ${copied} of ${total} output codes are the ` +
+              `input's codes copied (the padding the zero point); a requantization would give ${requantized} of them`);
+  failed += bad;
+  let refused = '';
+  try {
+    runTflite(new Uint8Array(fs.readFileSync(path.join(dir, 'bad_concat_scale.tflite'))), feed);
+  } catch (e) {
+    refused = String(e.message || e);
+  }
+  console.log(`${refused ? 'ok  ' : 'FAIL'} bad_concat_scale.tflite (an int8 CONCATENATION of inputs of other ` +
+              `scales than its output's) in real TFLite: ${refused || 'it ran'}`);
+  failed += !refused;
+}
+
 const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2], true],
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
                ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
                ['ops.tflite', 'ops_ref.onnx', [3, 6, 6, 2], false],
                ['elem.tflite', 'elem_ref.onnx', [3, 6, 6, 2], false],
                ['padmean.tflite', 'padmean_ref.onnx', [3, 6, 6, 2], false],
+               ['shape.tflite', 'shape_ref.onnx', [3, 6, 6, 2], false],
                ['mlp_trained.tflite', 'mlp_trained.onnx', [3, 8], false],
                ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2], false],
                ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false],
                ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false],
                ['ops_trained.tflite', 'ops_trained.onnx', [3, 6, 6, 2], false],
                ['elem_trained.tflite', 'elem_trained.onnx', [3, 6, 6, 2], false],
-               ['padmean_trained.tflite', 'padmean_trained.onnx', [3, 6, 6, 2], false]];
+               ['padmean_trained.tflite', 'padmean_trained.onnx', [3, 6, 6, 2], false],
+               ['shape_trained.tflite', 'shape_trained.onnx', [3, 6, 6, 2], false]];
 // an NHWC batch as NCHW
 function toNchw(x, [n, h, w, c]) {
   const y = new Float32Array(x.length);

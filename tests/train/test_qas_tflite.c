@@ -8,8 +8,11 @@
  *     ops.tflite (AVERAGE_POOL_2D, an int8-to-int8 QUANTIZE, MAX_POOL_2D,
  *     two ADDs of inputs of different scales and a CONCATENATION in the
  *     front), elem.tflite (broadcasting ADD, SUB and MUL, with int8
- *     constants too, fused RELU6 and RELU) and padmean.tflite (PAD, PADV2,
- *     MEAN with and without keep_dims) in the front, each
+ *     constants too, fused RELU6 and RELU), padmean.tflite (PAD, PADV2,
+ *     MEAN with and without keep_dims) and shape.tflite (TRANSPOSE,
+ *     STRIDED_SLICE with negative strides, new axes and a shrink, SQUEEZE,
+ *     MAXIMUM and MINIMUM broadcast or with an int8 constant, ADD with a
+ *     fused RELU_N1_TO_1) in the front, each
  *     against NAME_ref.onnx, the same network written by hand in ONNX QDQ:
  *     the codes the session read are the ones the generator wrote
  *     (NAME_codes.bin); the front's codes, the forward's logits and loss,
@@ -366,14 +369,17 @@ static void test_twins(void)
     test_twin(&two_mlp1);
 }
 
-/* elem.tflite and padmean.tflite (ADD, SUB, MUL, PAD, PADV2, MEAN in the front) against their twins; run
- * after the other tests, so the inputs those draw from urand are what they were before these models */
+/* elem.tflite, padmean.tflite (ADD, SUB, MUL, PAD, PADV2, MEAN in the front) and shape.tflite (TRANSPOSE,
+ * STRIDED_SLICE, SQUEEZE, MAXIMUM, MINIMUM, a fused RELU_N1_TO_1) against their twins; run after the other
+ * tests, so the inputs those draw from urand are what they were before these models */
 static void test_front_twins(void)
 {
     static const model_case elem = {"elem", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL},
-                            padmean = {"padmean", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL};
+                            padmean = {"padmean", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL},
+                            shape = {"shape", 1, 4, {BATCH, 6, 6, 2}, NULL, NULL};
     test_twin(&elem);
     test_twin(&padmean);
+    test_twin(&shape);
 }
 
 /* ---- conv.tflite: trained CONV_2D layers against the NCHW twin ---------------------- */
@@ -739,8 +745,23 @@ static void test_refusals(void)
         {"bad_relu6.tflite", SY_ERR_UNSUPPORTED,
          "operator #1 (FULLY_CONNECTED): the fused activation RELU6 is not translated for QAS-INT8"},
         {"bad_sub.tflite", SY_ERR_UNSUPPORTED,
-         "operator #2 (SUB): the fused activation RELU_N1_TO_1 is not translated for QAS-INT8 (NONE, RELU and RELU6 "
-         "are)"},
+         "operator #2 (SUB): the fused activation TANH is not translated for QAS-INT8 (NONE, RELU, RELU6 and "
+         "RELU_N1_TO_1 are)"},
+        {"bad_transpose_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (TRANSPOSE): input tensor #4 'h' is quantized with scale 0.05 and zero point -10, output tensor "
+         "#9 'h2' with 0.1 and -10: an int8 TRANSPOSE moves the codes, so both must have one quantization"},
+        {"bad_sslice_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (STRIDED_SLICE): input tensor #4 'h' is quantized with scale 0.05 and zero point -10, output "
+         "tensor #11 'h2' with 0.1 and -10: an int8 STRIDED_SLICE moves the codes, so both must have one "
+         "quantization"},
+        {"bad_sslice_stride0.tflite", SY_ERR_UNSUPPORTED, "operator #2 (STRIDED_SLICE): strides[1] is 0"},
+        {"bad_squeeze_dim.tflite", SY_ERR_UNSUPPORTED, "operator #2 (SQUEEZE): squeezes axis 1 of size 6"},
+        {"bad_max_scale.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MAXIMUM): input 1 (tensor #8 'row') is quantized with scale 0.1 and zero point -10, the output "
+         "(tensor #9 'h2') with 0.05 and -10: an int8 MAXIMUM compares the codes, so its inputs and output must have "
+         "one quantization"},
+        {"bad_min_consts.tflite", SY_ERR_UNSUPPORTED,
+         "operator #2 (MINIMUM): both inputs ('k' and 'k') are constants (a converter folds such an operator)"},
         {"bad_add_bcast.tflite", SY_ERR_UNSUPPORTED,
          "operator #2 (ADD): inputs 'h' [3,6] and 'row' [1,4] do not broadcast (axis 1: 6 and 4)"},
         {"bad_mul_per_channel.tflite", SY_ERR_UNSUPPORTED,

@@ -13,10 +13,14 @@
  * Transposes (DEPTHWISE_CONV_2D's [1, H, W, C·m] a [C·m, 1, H, W] one of
  * group C; MAX_POOL_2D and AVERAGE_POOL_2D between them too); an int8 ADD,
  * SUB or MUL (numpy broadcasting, or an int8 constant operand; fused NONE,
- * RELU or RELU6), PAD / PADV2 (constant paddings), MEAN (constant axes) or
- * CONCATENATION reads each input through its own DequantizeLinear and
- * writes the output's QuantizeLinear; an int8 SOFTMAX (scale 1/256, zero
- * point -128) is Softmax on the dequantized logits and a QuantizeLinear.
+ * RELU, RELU6 or RELU_N1_TO_1), PAD / PADV2 (constant paddings), MEAN
+ * (constant axes) or CONCATENATION reads each input through its own
+ * DequantizeLinear and writes the output's QuantizeLinear, and so do
+ * SQUEEZE, TRANSPOSE and STRIDED_SLICE (codes of one quantization; the
+ * shape logic is the float translation's, train_tflite_writer.c); MAXIMUM
+ * and MINIMUM (one quantization) are Max / Min of the codes; an int8 SOFTMAX
+ * (scale 1/256, zero point -128) is Softmax on the dequantized logits and a
+ * QuantizeLinear.
  * Anything else is refused naming the operator or tensor and why. The
  * reading of the file and the writing of the ONNX model are the float
  * translation's too (train_tflite_writer.c). The subgraph translated is
@@ -307,20 +311,24 @@ static sy_status *bias(tfw *c, int32_t bi, int32_t xi, int32_t wi, int64_t O, co
 /* ---- operators ---------------------------------------------------------------- */
 
 /* the fused activation: NONE, RELU (a Relu on the dequantized output
- * before its QuantizeLinear) or RELU6 (a Clip to [0, 6] there: TFLite's
- * clamp of the codes to those of 0 and 6, which the QDQ pass folds into the
- * requantization as it folds the Relu) */
+ * before its QuantizeLinear), RELU6 or RELU_N1_TO_1 (a Clip to [0, 6] or
+ * [-1, 1] there: TFLite's clamp of the codes to those of the bounds,
+ * [quantize(lo), quantize(hi)] within [-128, 127], which the QDQ pass folds
+ * into the requantization as it folds the Relu) */
 static sy_status *fused(tfw *c, int act, const char *pre, int32_t out)
 {
     if (act == ACT_NONE)
         return quantize_to(c, out, pre);
-    const char *y = c->t[out].vname, *r = tfw_fresh(c, y, act == ACT_RELU6 ? "relu6" : "relu"), *lo = NULL,
-               *hi = NULL;
+    const bool clip = act == ACT_RELU6 || act == ACT_RELU_N1_TO_1;
+    const char *y = c->t[out].vname,
+               *r = tfw_fresh(c, y, act == ACT_RELU6 ? "relu6" : act == ACT_RELU_N1_TO_1 ? "relu_n1_to_1" : "relu"),
+               *lo = NULL, *hi = NULL;
     if (!r)
         return tfw_oom(c);
     sy_status *st = NULL;
-    if (act == ACT_RELU6) {
-        if ((st = tfw_const_f32(c, y, "min", 0.0f, &lo)) || (st = tfw_const_f32(c, y, "max", 6.0f, &hi)) ||
+    if (clip) {
+        const float l = act == ACT_RELU6 ? 0.0f : -1.0f, h = act == ACT_RELU6 ? 6.0f : 1.0f;
+        if ((st = tfw_const_f32(c, y, "min", l, &lo)) || (st = tfw_const_f32(c, y, "max", h, &hi)) ||
             (st = tfw_node(c, "Clip", (const char *[]){pre, lo, hi}, 3, r, NULL, 0)))
             return st;
     } else if ((st = tfw_node(c, "Relu", &pre, 1, r, NULL, 0))) {
@@ -475,10 +483,10 @@ static sy_status *elem_operand(tfw *c, int32_t ti, const char **name)
         return tfw_refuse(c, "constant input tensor #%d '%s' has %u scales: an int8 %s reads its operands quantized "
                           "per tensor", ti, t->vname, t->nq, c->opname);
     if (!t->dq) {
-        if (t->init)
+        if (t->init && !t->codes)
             return tfw_refuse(c, "constant input tensor #%d '%s' is read as weights too", ti, t->vname);
-        t->init = true;
-        sy_status *st = tfw_add_init(c, t->vname, SY_DT_INT8, t->rank, t->dims, t->data, t->nbytes);
+        sy_status *st = t->init ? NULL : tfw_add_init(c, t->vname, SY_DT_INT8, t->rank, t->dims, t->data, t->nbytes);
+        t->init = t->codes = true;
         if (!st)
             st = act_qparams(c, ti);
         const char *d = st ? NULL : tfw_fresh(c, t->vname, "dq");
@@ -494,33 +502,10 @@ static sy_status *elem_operand(tfw *c, int32_t ti, const char **name)
     return NULL;
 }
 
-/* ADD, SUB and MUL of two int8 operands, each of its own scale and zero
- * point: two activations whose shapes broadcast as numpy's do (aligned on
- * the right, an axis of 1 stretched: TFLite's int8 kernels broadcast so),
- * or an activation and an int8 constant (elem_operand). DequantizeLinear of
- * each → Add | Sub | Mul [→ Relu | Clip(0, 6)] → QuantizeLinear of the
- * output's, which the QDQ pass folds into the QAdd / QSub / QMul kernels. */
-static sy_status *t_binary(tfw *c, const tfw_opio *io, const tfw_opts *p, const char *op)
+/* the output of a and b broadcast as numpy's (aligned on the right, an axis
+ * of 1 stretched), checked against io's output tensor */
+static sy_status *broadcast_out(tfw *c, const tfw_opio *io, const tfw_tensor *a, const tfw_tensor *b)
 {
-    if (io->nin != 2)
-        return tfw_refuse(c, "%u inputs (two are translated)", io->nin);
-    int act = tfw_opt_int(c, p, "fused_activation_function");
-    TFW_CHECK_FB(c);
-    if (act != ACT_NONE && act != ACT_RELU && act != ACT_RELU6) {
-        const char *n = tfl_act_name(act);
-        return tfw_refuse(c, "the fused activation %s is not translated for QAS-INT8 (NONE, RELU and RELU6 are)",
-                          n ? n : "(invalid)");
-    }
-    const tfw_tensor *a = &c->t[io->in[0]], *b = &c->t[io->in[1]];
-    if (a->data && b->data)
-        return tfw_refuse(c, "both inputs ('%s' and '%s') are constants (a converter folds such an operator)",
-                          a->vname, b->vname);
-    const char *ad = NULL, *bd = NULL;
-    sy_status *st = elem_operand(c, io->in[0], &ad);
-    if (!st)
-        st = elem_operand(c, io->in[1], &bd);
-    if (st)
-        return st;
     const int32_t r = a->rank > b->rank ? a->rank : b->rank;
     int64_t dims[TFW_MAX_RANK];
     for (int32_t d = 0; d < r; d++) { /* axis d of the output, aligned on the right */
@@ -534,7 +519,37 @@ static sy_status *t_binary(tfw *c, const tfw_opio *io, const tfw_opts *p, const 
         }
         dims[d] = x == 1 ? y : x;
     }
-    if ((st = check_out(c, io->out, dims, r)))
+    return check_out(c, io->out, dims, r);
+}
+
+/* ADD, SUB and MUL of two int8 operands, each of its own scale and zero
+ * point: two activations whose shapes broadcast as numpy's do (aligned on
+ * the right, an axis of 1 stretched: TFLite's int8 kernels broadcast so),
+ * or an activation and an int8 constant (elem_operand). DequantizeLinear of
+ * each → Add | Sub | Mul [→ Relu | Clip(0, 6) | Clip(-1, 1)] → QuantizeLinear of the
+ * output's, which the QDQ pass folds into the QAdd / QSub / QMul kernels. */
+static sy_status *t_binary(tfw *c, const tfw_opio *io, const tfw_opts *p, const char *op)
+{
+    if (io->nin != 2)
+        return tfw_refuse(c, "%u inputs (two are translated)", io->nin);
+    int act = tfw_opt_int(c, p, "fused_activation_function");
+    TFW_CHECK_FB(c);
+    if (act != ACT_NONE && act != ACT_RELU && act != ACT_RELU6 && act != ACT_RELU_N1_TO_1) {
+        const char *n = tfl_act_name(act);
+        return tfw_refuse(c, "the fused activation %s is not translated for QAS-INT8 (NONE, RELU, RELU6 and "
+                          "RELU_N1_TO_1 are)", n ? n : "(invalid)");
+    }
+    const tfw_tensor *a = &c->t[io->in[0]], *b = &c->t[io->in[1]];
+    if (a->data && b->data)
+        return tfw_refuse(c, "both inputs ('%s' and '%s') are constants (a converter folds such an operator)",
+                          a->vname, b->vname);
+    const char *ad = NULL, *bd = NULL;
+    sy_status *st = elem_operand(c, io->in[0], &ad);
+    if (!st)
+        st = elem_operand(c, io->in[1], &bd);
+    if (st)
+        return st;
+    if ((st = broadcast_out(c, io, a, b)))
         return st;
     const char *pre = tfw_fresh(c, c->t[io->out].vname, "f");
     if (!pre)
@@ -732,6 +747,159 @@ static sy_status *t_reshape(tfw *c, const tfw_opio *io)
     return quantize_to(c, io->out, f);
 }
 
+/* ---- int8 data movement and MAXIMUM / MINIMUM: codes of one quantization ------------- */
+
+/* An int8 SQUEEZE, TRANSPOSE or STRIDED_SLICE moves its input's codes into
+ * its output: both int8, of one scale and zero point (otherwise refused,
+ * naming the two tensors: TFLite's kernels copy codes, so another output
+ * quantization would not be a requantization there). */
+static sy_status *same_codes(tfw *c, const tfw_opio *io)
+{
+    const tfw_tensor *x = &c->t[io->in[0]], *y = &c->t[io->out];
+    if (y->type != TT_INT8)
+        return tfw_refuse(c, "output tensor #%d '%s' is %s: the operator is translated with int8 outputs", io->out,
+                          y->vname, tfw_type_name(y->type));
+    if (!same_q(x, y))
+        return tfw_refuse(c,
+                          "input tensor #%d '%s' is quantized with scale %g and zero point %lld, output tensor #%d "
+                          "'%s' with %g and %lld: an int8 %s moves the codes, so both must have one quantization",
+                          io->in[0], x->vname, (double)x->scale[0], (long long)x->zp[0], io->out, y->vname,
+                          (double)y->scale[0], (long long)y->zp[0], c->opname);
+    return NULL;
+}
+
+/* tfw_emit_slice's stage: v quantized with out's parameters and read back
+ * (QuantizeLinear → DequantizeLinear), so that each node of the chain is a
+ * DQ → op → Q the QDQ pass runs on the codes */
+static sy_status *requant_stage(tfw *c, int32_t out, const char *v, const char **next)
+{
+    sy_status *st = act_qparams(c, out);
+    if (st)
+        return st;
+    const tfw_tensor *t = &c->t[out];
+    const char *q = tfw_fresh(c, t->vname, "stage_q"), *d = tfw_fresh(c, t->vname, "stage_dq");
+    if (!q || !d)
+        return tfw_oom(c);
+    if ((st = tfw_node(c, "QuantizeLinear", (const char *[]){v, t->qs, t->qz}, 3, q, NULL, 0)) ||
+        (st = tfw_node(c, "DequantizeLinear", (const char *[]){q, t->qs, t->qz}, 3, d, NULL, 0)))
+        return st;
+    *next = d;
+    return NULL;
+}
+
+/* SQUEEZE (squeeze_dims, or every axis of 1): DequantizeLinear → Squeeze → QuantizeLinear */
+static sy_status *t_squeeze(tfw *c, const tfw_opio *io, const tfw_opts *p)
+{
+    const char *xd = NULL, *an = NULL, *f = NULL;
+    int64_t axes[TFW_MAX_RANK];
+    size_t na = 0;
+    sy_status *st = read_act(c, io->in[0], true, &xd);
+    if (st || (st = same_codes(c, io)) || (st = tfw_squeeze_axes(c, io, p, axes, &na)))
+        return st;
+    const char *y = c->t[io->out].vname;
+    if (!(f = tfw_fresh(c, y, "f")))
+        return tfw_oom(c);
+    if ((st = tfw_const_i64(c, y, "axes", axes, na, false, &an)) ||
+        (st = tfw_node(c, "Squeeze", (const char *[]){xd, an}, 2, f, NULL, 0)))
+        return st;
+    return quantize_to(c, io->out, f);
+}
+
+/* TRANSPOSE (a constant permutation): DequantizeLinear → Transpose → QuantizeLinear */
+static sy_status *t_transpose(tfw *c, const tfw_opio *io)
+{
+    const char *xd = NULL, *f = NULL;
+    int64_t perm[TFW_MAX_RANK];
+    sy_status *st = read_act(c, io->in[0], true, &xd);
+    if (st || (st = same_codes(c, io)) || (st = tfw_transpose_perm(c, io, perm)))
+        return st;
+    if (!(f = tfw_fresh(c, c->t[io->out].vname, "f")))
+        return tfw_oom(c);
+    sy_model_attr pa = tfw_ints_attr("perm", perm, (size_t)c->t[io->in[0]].rank);
+    if ((st = tfw_node(c, "Transpose", &xd, 1, f, &pa, 1)))
+        return st;
+    return quantize_to(c, io->out, f);
+}
+
+/* STRIDED_SLICE (constant begin, end and strides; the masks and offset as
+ * the float translation reads them, tfw_strided_slice): DequantizeLinear →
+ * Slice [→ Q → DQ → Squeeze] [→ Q → DQ → Unsqueeze] → QuantizeLinear, every
+ * pair of the output's quantization */
+static sy_status *t_strided_slice(tfw *c, const tfw_opio *io, const tfw_opts *p)
+{
+    const char *xd = NULL, *f = NULL;
+    int64_t b[TFW_MAX_RANK], e[TFW_MAX_RANK], s[TFW_MAX_RANK];
+    uint32_t shrink = 0, new_axes = 0;
+    sy_status *st = io->nin == 4 ? read_act(c, io->in[0], true, &xd)
+                                 : tfw_refuse(c, "%u inputs (STRIDED_SLICE has 4)", io->nin);
+    if (st || (st = same_codes(c, io)) || (st = tfw_strided_slice(c, io, p, b, e, s, &shrink, &new_axes)))
+        return st;
+    if (!(f = tfw_fresh(c, c->t[io->out].vname, "f")))
+        return tfw_oom(c);
+    if ((st = tfw_emit_slice(c, io, xd, f, b, e, s, shrink, new_axes, requant_stage)))
+        return st;
+    return quantize_to(c, io->out, f);
+}
+
+/* An operand of MAXIMUM / MINIMUM as codes: an int8 activation's value, or
+ * an int8 constant (one scale) made an initializer of its codes once. */
+static sy_status *code_operand(tfw *c, int32_t ti, const char **name)
+{
+    tfw_tensor *t = &c->t[ti];
+    if (!t->data) {
+        sy_status *st = check_in(c, ti, true);
+        if (st)
+            return st;
+    } else {
+        if (t->type != TT_INT8 || t->nq != 1)
+            return tfw_refuse(c, "constant input tensor #%d '%s' is not an int8 constant of one scale (%s, %u scales)",
+                              ti, t->vname, tfw_type_name(t->type), t->nq);
+        if (t->init && !t->codes)
+            return tfw_refuse(c, "constant input tensor #%d '%s' is read as weights too", ti, t->vname);
+        if (!t->init) {
+            sy_status *st = tfw_add_init(c, t->vname, SY_DT_INT8, t->rank, t->dims, t->data, t->nbytes);
+            if (st)
+                return st;
+            t->init = t->codes = true;
+        }
+    }
+    *name = t->vname;
+    return NULL;
+}
+
+/* MAXIMUM and MINIMUM of two int8 operands (activations, or one an int8
+ * constant) of the output's scale and zero point, broadcast as ADD's: the
+ * codes compared as they are (an increasing map of the real values, so the
+ * larger code is the larger value), ONNX Max / Min on the int8 codes, its
+ * output the output tensor's codes. Another quantization is refused (TFLite's
+ * int8 kernel compares the codes without requantizing). */
+static sy_status *t_minmax(tfw *c, const tfw_opio *io, const char *op)
+{
+    if (io->nin != 2)
+        return tfw_refuse(c, "%u inputs (two are translated)", io->nin);
+    const tfw_tensor *a = &c->t[io->in[0]], *b = &c->t[io->in[1]], *y = &c->t[io->out];
+    if (a->data && b->data)
+        return tfw_refuse(c, "both inputs ('%s' and '%s') are constants (a converter folds such an operator)",
+                          a->vname, b->vname);
+    const char *an = NULL, *bn = NULL;
+    sy_status *st = code_operand(c, io->in[0], &an);
+    if (!st)
+        st = code_operand(c, io->in[1], &bn);
+    if (st || (st = broadcast_out(c, io, a, b)))
+        return st;
+    for (int k = 0; k < 2; k++) {
+        const tfw_tensor *x = k ? b : a;
+        if (!same_q(x, y))
+            return tfw_refuse(c,
+                              "input %d (tensor #%d '%s') is quantized with scale %g and zero point %lld, the output "
+                              "(tensor #%d '%s') with %g and %lld: an int8 %s compares the codes, so its inputs and "
+                              "output must have one quantization",
+                              k, io->in[k], x->vname, (double)x->scale[0], (long long)x->zp[0], io->out, y->vname,
+                              (double)y->scale[0], (long long)y->zp[0], c->opname);
+    }
+    return tfw_node(c, op, (const char *[]){an, bn}, 2, y->vname, NULL, 0);
+}
+
 static sy_status *t_softmax(tfw *c, const tfw_opio *io, const tfw_opts *p)
 {
     float beta = tfw_opt_f32(c, p, "beta");
@@ -803,18 +971,25 @@ static sy_status *translate_op(tfw *c, fb_table op)
     bool known = code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D || code == OP_DEQUANTIZE ||
                  code == OP_FULLY_CONNECTED || code == OP_MAX_POOL_2D || code == OP_RESHAPE || code == OP_SOFTMAX ||
                  code == OP_QUANTIZE || code == OP_AVERAGE_POOL_2D || code == OP_ADD || code == OP_CONCATENATION ||
-                 code == OP_SUB || code == OP_MUL || code == OP_PAD || code == OP_PADV2 || code == OP_MEAN;
+                 code == OP_SUB || code == OP_MUL || code == OP_PAD || code == OP_PADV2 || code == OP_MEAN ||
+                 code == OP_SQUEEZE || code == OP_TRANSPOSE || code == OP_STRIDED_SLICE || code == OP_MAXIMUM ||
+                 code == OP_MINIMUM;
     if (!known)
         return sy_status_create(SY_ERR_UNSUPPORTED,
                                 "%s: operator #%u (%s, builtin code %d) has no int8 translation for "
                                 "QAS-INT8 (QUANTIZE, DEQUANTIZE, FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, "
-                                "MAX_POOL_2D, AVERAGE_POOL_2D, ADD, SUB, MUL, PAD, PADV2, MEAN, CONCATENATION, "
-                                "RESHAPE and SOFTMAX are translated)",
+                                "MAX_POOL_2D, AVERAGE_POOL_2D, ADD, SUB, MUL, MAXIMUM, MINIMUM, PAD, PADV2, MEAN, "
+                                "CONCATENATION, RESHAPE, SQUEEZE, TRANSPOSE, STRIDED_SLICE and SOFTMAX are "
+                                "translated)",
                                 c->where, c->oi, c->opname, (int)code);
     bool biased = code == OP_FULLY_CONNECTED || code == OP_CONV_2D || code == OP_DEPTHWISE_CONV_2D;
     const bool two = code == OP_RESHAPE || code == OP_ADD || code == OP_SUB || code == OP_MUL || code == OP_PAD ||
-                     code == OP_MEAN;
-    uint32_t want_max = biased || code == OP_PADV2 ? 3 : two ? 2 : code == OP_CONCATENATION ? TFW_MAX_INPUTS : 1;
+                     code == OP_MEAN || code == OP_TRANSPOSE || code == OP_MAXIMUM || code == OP_MINIMUM;
+    uint32_t want_max = biased || code == OP_PADV2 ? 3
+                        : two                      ? 2
+                        : code == OP_CONCATENATION ? TFW_MAX_INPUTS
+                        : code == OP_STRIDED_SLICE ? 4
+                                                   : 1;
     tfw_opts p;
     tfw_opio io;
     if ((st = tfw_op_options(c, op, code, &p)) || (st = tfw_op_io(c, op, want_max, biased, &io)))
@@ -834,6 +1009,11 @@ static sy_status *translate_op(tfw *c, fb_table op)
     case OP_MEAN: st = t_mean(c, &io, &p); break;
     case OP_CONCATENATION: st = t_concat(c, &io, &p); break;
     case OP_RESHAPE: st = t_reshape(c, &io); break;
+    case OP_SQUEEZE: st = t_squeeze(c, &io, &p); break;
+    case OP_TRANSPOSE: st = t_transpose(c, &io); break;
+    case OP_STRIDED_SLICE: st = t_strided_slice(c, &io, &p); break;
+    case OP_MAXIMUM: st = t_minmax(c, &io, "Max"); break;
+    case OP_MINIMUM: st = t_minmax(c, &io, "Min"); break;
     case OP_SOFTMAX: st = t_softmax(c, &io, &p); break;
     case OP_QUANTIZE: st = t_quantize(c, &io); break;
     default: st = t_dequantize(c, &io); break;

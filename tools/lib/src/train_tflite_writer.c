@@ -7,6 +7,7 @@
 #include "train_tflite_writer.h"
 #include "tl_files.h"
 
+#include <switchyard/sy_sdk.h>
 #include <switchyard/sy_tools.h>
 
 #include <stdarg.h>
@@ -704,4 +705,188 @@ sy_status *tfw_export(const char *src, uint32_t subgraph, const char *path, size
         st = tl_write_atomic(path, data, size, NULL, 0);
     free(data);
     return st;
+}
+
+/* ---- shape operators shared by the two translations ---------------------------- */
+
+/* SQUEEZE's axes (its squeeze_dims, each of size 1; none: every axis of
+ * size 1), the output's shape checked. */
+sy_status *tfw_squeeze_axes(tfw *c, const tfw_opio *io, const tfw_opts *p, int64_t *axes, size_t *na_out)
+{
+    const tfw_tensor *x = &c->t[io->in[0]];
+    const tfl_field *f = tfw_field(p, "squeeze_dims");
+    fb_vec v = f ? fb_vector(&c->r, p->o, f->id, 4, f->name) : (fb_vec){0, 0};
+    TFW_CHECK_FB(c);
+    int64_t out[TFW_MAX_RANK];
+    size_t na = 0;
+    bool sq[TFW_MAX_RANK] = {false};
+    if (v.len > (uint32_t)x->rank)
+        return tfw_refuse(c, "%u squeeze_dims for rank %d", v.len, x->rank);
+    for (uint32_t i = 0; i < v.len; i++) {
+        int64_t a = 0;
+        sy_status *st = tfw_axis(c, fb_vec_i32(&c->r, v, i), x->rank, &a);
+        if (st)
+            return st;
+        if (x->dims[a] != 1)
+            return tfw_refuse(c, "squeezes axis %lld of size %lld", (long long)a, (long long)x->dims[a]);
+        sq[a] = true;
+    }
+    int32_t r = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (!v.len && x->dims[d] == 1)
+            sq[d] = true;
+        if (sq[d])
+            axes[na++] = d;
+        else
+            out[r++] = x->dims[d];
+    }
+    *na_out = na;
+    return tfw_check_shape(c, io->out, out, r);
+}
+
+/* TRANSPOSE's constant permutation (one of the input's axes each), the
+ * output's shape checked. */
+sy_status *tfw_transpose_perm(tfw *c, const tfw_opio *io, int64_t *perm)
+{
+    const tfw_tensor *x = &c->t[io->in[0]];
+    int64_t od[TFW_MAX_RANK];
+    size_t n;
+    sy_status *st = io->nin == 2 ? tfw_const_ints(c, io->in[1], perm, TFW_MAX_RANK, &n, "permutation")
+                                 : tfw_refuse(c, "%u inputs (TRANSPOSE has 2)", io->nin);
+    if (st)
+        return st;
+    if (n != (size_t)x->rank)
+        return tfw_refuse(c, "a permutation of %zu axes for rank %d", n, x->rank);
+    bool seen[TFW_MAX_RANK] = {false};
+    for (size_t d = 0; d < n; d++) {
+        if (perm[d] < 0 || perm[d] >= x->rank || seen[perm[d]])
+            return tfw_refuse(c, "the permutation is not one of the %d axes", x->rank);
+        seen[perm[d]] = true;
+        od[d] = x->dims[perm[d]];
+    }
+    return tfw_check_shape(c, io->out, od, x->rank);
+}
+
+/* STRIDED_SLICE: its spec resolved by the SDK's sy_ss_resolve (TF's rules:
+ * ellipsis, new axes, trailing axes taken whole, shrink; TFLite's offset,
+ * ends counted from their begins) into a full-rank Slice's starts b, ends e
+ * and steps s (negative ones too; a negative step taking at most one
+ * element is written 1, the same element, so a batch axis of 1 stays
+ * whole), the shrunk axes (bits over input axes) and the new ones (bits over
+ * output axes), for tfw_emit_slice. */
+sy_status *tfw_strided_slice(tfw *c, const tfw_opio *io, const tfw_opts *p, int64_t *b, int64_t *e, int64_t *s,
+                             uint32_t *shrink_out, uint32_t *new_out)
+{
+    const tfw_tensor *x = &c->t[io->in[0]];
+    size_t nb, ne, ns;
+    sy_status *st = io->nin == 4 ? tfw_const_ints(c, io->in[1], b, TFW_MAX_RANK, &nb, "begin")
+                                 : tfw_refuse(c, "%u inputs (STRIDED_SLICE has 4)", io->nin);
+    if (!st)
+        st = tfw_const_ints(c, io->in[2], e, TFW_MAX_RANK, &ne, "end");
+    if (!st)
+        st = tfw_const_ints(c, io->in[3], s, TFW_MAX_RANK, &ns, "strides");
+    if (st)
+        return st;
+    sy_ss_spec spec = {.n = (int32_t)nb,
+                       .begin = b,
+                       .end = e,
+                       .strides = s,
+                       .begin_mask = tfw_opt_int(c, p, "begin_mask"),
+                       .end_mask = tfw_opt_int(c, p, "end_mask"),
+                       .ellipsis_mask = tfw_opt_int(c, p, "ellipsis_mask"),
+                       .new_axis_mask = tfw_opt_int(c, p, "new_axis_mask"),
+                       .shrink_axis_mask = tfw_opt_int(c, p, "shrink_axis_mask"),
+                       .offset = tfw_opt_int(c, p, "offset") != 0};
+    TFW_CHECK_FB(c);
+    if (ne != nb || ns != nb)
+        return tfw_refuse(c, "begin, end and strides of %zu, %zu and %zu values", nb, ne, ns);
+    sy_ss_plan plan;
+    char why[160];
+    if (sy_ss_resolve(x->rank, x->dims, &spec, &plan, why, sizeof why))
+        return tfw_refuse(c, "%s", why);
+    uint32_t shrink = 0, new_axes = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        s[d] = plan.step[d] < 0 && plan.len[d] < 2 ? 1 : plan.step[d];
+        b[d] = plan.len[d] || plan.start[d] > 0 ? plan.start[d] : 0; /* an empty run down from -1: 0 to 0 */
+        e[d] = plan.len[d] ? plan.start[d] + (plan.len[d] - 1) * s[d] + (s[d] > 0 ? 1 : -1) : b[d];
+        shrink |= (uint32_t)plan.shrunk[d] << d;
+    }
+    for (int32_t j = 0; j < plan.out_rank; j++)
+        new_axes |= (uint32_t)plan.new_axis[j] << j;
+    *shrink_out = shrink, *new_out = new_axes;
+    return NULL;
+}
+
+/* Slice of [starts, ends) with non-zero steps over every axis (a negative
+ * step runs down from starts to above ends), then Squeeze of the `shrink`
+ * axes (bits over input axes), then Unsqueeze of the new axes (`new_axes`:
+ * bits over output axes). An axis taken whole ends at INT64_MAX (ONNX clamps
+ * it to the axis), so the model's batch of 1 does not cut a training batch
+ * of more samples; a negative step's end below 0 (down to element 0) is
+ * written INT64_MIN, as ONNX would read -1 as the last element. `a` is
+ * the value sliced, `out` the last node's output; `stage` (or NULL) turns
+ * each intermediate value into the one the next node reads (the int8
+ * translation's QuantizeLinear → DequantizeLinear of the output's
+ * quantization, so that each node runs on codes). */
+sy_status *tfw_emit_slice(tfw *c, const tfw_opio *io, const char *a, const char *out, const int64_t *starts,
+                          const int64_t *ends, const int64_t *steps, uint32_t shrink, uint32_t new_axes,
+                          tfw_stage_fn stage)
+{
+    const tfw_tensor *x = &c->t[io->in[0]];
+    int64_t od[TFW_MAX_RANK], axes[TFW_MAX_RANK], en[TFW_MAX_RANK], sq[TFW_MAX_RANK], na[TFW_MAX_RANK];
+    int32_t r = 0;
+    size_t nsq = 0, nna = 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        int64_t len = steps[d] > 0 ? (ends[d] > starts[d] ? (ends[d] - starts[d] + steps[d] - 1) / steps[d] : 0)
+                                   : (starts[d] > ends[d] ? (starts[d] - ends[d] - steps[d] - 1) / -steps[d] : 0);
+        axes[d] = d;
+        en[d] = starts[d] == 0 && steps[d] == 1 && len == x->dims[d] ? INT64_MAX
+                : steps[d] < 0 && ends[d] < 0                           ? INT64_MIN
+                                                                        : ends[d];
+        if (shrink >> d & 1) {
+            if (len != 1)
+                return tfw_refuse(c, "shrinks axis %d of %lld values", d, (long long)len);
+            sq[nsq++] = d;
+        } else {
+            while (r < TFW_MAX_RANK && new_axes >> r & 1)
+                na[nna++] = r, od[r++] = 1;
+            if (r == TFW_MAX_RANK)
+                return tfw_refuse(c, "an output past rank %d", TFW_MAX_RANK);
+            od[r++] = len;
+        }
+    }
+    while (r < TFW_MAX_RANK && new_axes >> r & 1) /* new axes after the last input axis kept */
+        na[nna++] = r, od[r++] = 1;
+    const char *sn = NULL, *enn = NULL, *an = NULL, *pn = NULL;
+    sy_status *st;
+    if ((st = tfw_check_shape(c, io->out, od, r)) ||
+        (st = tfw_const_i64(c, out, "starts", starts, (size_t)x->rank, false, &sn)) ||
+        (st = tfw_const_i64(c, out, "ends", en, (size_t)x->rank, false, &enn)) ||
+        (st = tfw_const_i64(c, out, "axes", axes, (size_t)x->rank, false, &an)) ||
+        (st = tfw_const_i64(c, out, "steps", steps, (size_t)x->rank, false, &pn)))
+        return st;
+    const char *v = out;
+    if ((nsq || nna) && !(v = tfw_fresh(c, out, "sliced")))
+        return tfw_oom(c);
+    if ((st = tfw_node(c, "Slice", (const char *[]){a, sn, enn, an, pn}, 5, v, NULL, 0)))
+        return st;
+    if ((nsq || nna) && stage && (st = stage(c, io->out, v, &v)))
+        return st;
+    if (nsq) {
+        const char *qn = NULL, *sqd = out;
+        if (nna && !(sqd = tfw_fresh(c, out, "squeezed")))
+            return tfw_oom(c);
+        if ((st = tfw_const_i64(c, out, "shrink_axes", sq, nsq, false, &qn)) ||
+            (st = tfw_node(c, "Squeeze", (const char *[]){v, qn}, 2, sqd, NULL, 0)))
+            return st;
+        v = sqd;
+        if (nna && stage && (st = stage(c, io->out, v, &v)))
+            return st;
+    }
+    if (!nna)
+        return NULL;
+    const char *un = NULL;
+    if ((st = tfw_const_i64(c, out, "new_axes", na, nna, false, &un)))
+        return st;
+    return tfw_node(c, "Unsqueeze", (const char *[]){v, un}, 2, out, NULL, 0);
 }

@@ -60,6 +60,8 @@ enum {
     OP_DIV = 42,
     OP_SQUEEZE = 43,
     OP_STRIDED_SLICE = 45,
+    OP_MAXIMUM = 55,
+    OP_MINIMUM = 57,
     OP_PADV2 = 60,
     OP_SLICE = 65,
     OP_SUM = 74,
@@ -96,6 +98,8 @@ typedef struct tfw_tensor {
      * zero point initializers, once made; a constant made an initializer */
     const char *dq, *qs, *qz;
     bool init;
+    /* the int8 translation's: init is a constant's codes (read as they are, or through dq), not weights */
+    bool codes;
 } tfw_tensor;
 
 typedef struct tfw {
@@ -190,6 +194,25 @@ typedef struct tfw_opio {
     uint32_t nin;
     int32_t out;
 } tfw_opio;
+
+/* ---- shape operators shared by the two translations ---- */
+/* SQUEEZE's axes (squeeze_dims, or every axis of size 1), the output shape checked */
+sy_status *tfw_squeeze_axes(tfw *c, const tfw_opio *io, const tfw_opts *p, int64_t *axes, size_t *na);
+/* TRANSPOSE's constant permutation (input 1) checked, the output shape checked */
+sy_status *tfw_transpose_perm(tfw *c, const tfw_opio *io, int64_t *perm);
+/* STRIDED_SLICE's constant begin, end and strides and its masks resolved by
+ * sy_ss_resolve into a full-rank Slice (starts b, ends e, steps s of the
+ * input's rank), the shrunk input axes and the new output axes (bits) */
+sy_status *tfw_strided_slice(tfw *c, const tfw_opio *io, const tfw_opts *p, int64_t *b, int64_t *e, int64_t *s,
+                             uint32_t *shrink, uint32_t *new_axes);
+/* between two nodes of one operator's chain: the value v the next node reads instead of v */
+typedef sy_status *(*tfw_stage_fn)(tfw *c, int32_t out, const char *v, const char **next);
+/* Slice of value a [→ Squeeze of the shrunk axes] [→ Unsqueeze of the new
+ * axes] into out (the output's shape checked); stage (NULL: none) between
+ * two of them */
+sy_status *tfw_emit_slice(tfw *c, const tfw_opio *io, const char *a, const char *out, const int64_t *starts,
+                          const int64_t *ends, const int64_t *steps, uint32_t shrink, uint32_t new_axes,
+                          tfw_stage_fn stage);
 
 /* The operator's builtin code (c->opname set from it). */
 sy_status *tfw_op_code(tfw *c, fb_table op, int32_t *code);
