@@ -90,7 +90,12 @@ open('$work/flt/test/label_5.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('
     rm "$work/flt/test/label_5.pb"
     refused "$work/flt" "label_5.npy: labels must be integers (uint8, int8, int16, int32 or int64), these are float32"
     mk big; py "import struct; open('$work/big/test/label_7.pb','wb').write(b'\x10\x06\x4a\x04'+struct.pack('<i',12))"
-    refused "$work/big" "label 12 of sample 7 is outside the model's 10 classes"
+    refused "$work/big" "test data: INVALID_ARGUMENT: label 12 of sample 7 is outside the model's 10 classes"
+    # refused before the first step (not by the batch or the test pass that reads it)
+    case $o in *"epoch 1/"*) fail "the test label past the classes was refused only after training: $o" ;; esac
+    mk bigtr; py "import numpy as np; p='$work/bigtr/train/label_5.npy'; a=np.load(p); a[3]=12; np.save(p, a)"
+    refused "$work/bigtr" "training data: INVALID_ARGUMENT: label 12 of sample 323 is outside the model's 10 classes"
+    case $o in *"epoch 1/"*) fail "the training label past the classes was refused only after training: $o" ;; esac
     mk shape; py "import struct; open('$work/shape/test/input_9.pb','wb').write(b'\x08\x01\x08\x1c\x08\x1b\x10\x01\x4a\xd0\x17'+bytes(3024))"
     refused "$work/shape" "input_9.pb: samples of shape [1,28,27], the first file's are [1,28,28]"
     mk none; rm -r "$work/none/test"; mkdir "$work/none/test"

@@ -181,6 +181,26 @@ static sy_status *model_classes(trainer *t, const sy_dataset *d, int64_t *classe
     return st;
 }
 
+/* Every label of the first n samples of `d` within the model's classes,
+ * checked before the first step: a bad label found by the batch that holds
+ * it would stop the run after that much training (for the test split, after
+ * a whole epoch). sy_dataset_batch names the label and the sample. */
+static sy_status *check_labels(const sy_dataset *d, int64_t n, int64_t classes)
+{
+    enum { CHUNK = 256 };
+    float *x = malloc((size_t)(CHUNK * sy_dataset_sample_numel(d)) * sizeof *x);
+    int64_t lab[CHUNK], idx[CHUNK];
+    sy_status *st = x ? NULL : sy_status_create(SY_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int64_t at = 0; !st && at < n; at += CHUNK) {
+        int64_t b = n - at < CHUNK ? n - at : CHUNK;
+        for (int64_t i = 0; i < b; i++)
+            idx[i] = at + i;
+        st = sy_dataset_batch(d, idx, b, classes, x, lab);
+    }
+    free(x);
+    return st;
+}
+
 /* accuracy and mean loss of the eval model on a split */
 static sy_status *evaluate(trainer *ts, const sy_dataset *d, int64_t batch, int64_t classes, double *acc,
                            double *loss)
@@ -416,6 +436,14 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "train: resuming %s at step %lld\n", out, (long long)tr_steps(&T));
     const int64_t n_train = sy_dataset_size(tr);
     int64_t n = o.limit && o.limit < n_train ? o.limit : n_train;
+    if ((st = check_labels(tr, n, classes))) {
+        rc = cli_fail(st, "training data");
+        goto done;
+    }
+    if ((st = check_labels(te, sy_dataset_size(te), classes))) {
+        rc = cli_fail(st, "test data");
+        goto done;
+    }
     x = malloc((size_t)(o.batch * sy_dataset_sample_numel(tr)) * sizeof *x);
     lab = malloc((size_t)o.batch * sizeof *lab);
     order = malloc((size_t)n * sizeof *order);
