@@ -21,7 +21,9 @@
  *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
  *             Transposes in the Transpose row), with a bias it is declined.
  *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y, batched right
- *             operands: a constant and an activation) and grouped CONV_2D:
+ *             operands: a constant and an activation), grouped CONV_2D,
+ *             STRIDED_SLICE and the chain of ADD, MUL, SUB, ABS, DIV,
+ *             CONCATENATION, TRANSPOSE, STRIDED_SLICE and SQUEEZE:
  *             the models of tflite_ops_models.py ($SY_TFLITE_OPS_MODELS), each
  *             next to the same network written by hand in ONNX: the forward
  *             pass of the .tflite, the translation and the reference agree,
@@ -35,7 +37,7 @@
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
  *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv, D/sslice,
- *             D/two_sg (its subgraph 1 trained).
+ *             D/sslice_neg, D/sslice_off, D/chain, D/two_sg (its subgraph 1 trained).
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
@@ -674,6 +676,10 @@ static const op_case OP_CASES[] = {
     {"sslice", 2, {1, 12}, 3, 4, NULL},
     {"sslice_neg", 2, {1, 12}, 3, 4, NULL}, /* negative strides */
     {"sslice_off", 2, {1, 12}, 3, 4, NULL}, /* offset = true */
+    /* ADD, MUL, SUB, ABS, DIV, CONCATENATION, TRANSPOSE, STRIDED_SLICE,
+     * SQUEEZE: fc1 and fc2 (weights, biases) and the constants of ADD, MUL
+     * and SUB (weight operands: 2 + 2 + 3 trained); DIV's divisor stays */
+    {"chain", 2, {1, 8}, 3, 7, NULL},
     /* subgraph 1 of two, chosen by its signature name */
     {"two_sg", 2, {1, 8}, 3, 4, "train_head"},
 };
