@@ -382,6 +382,88 @@ static void test_sets_and_refusals(void)
     sy_status_free(st);
 }
 
+/* the number of nodes of `op_type` in the ONNX file `path` (-1: unreadable) */
+static int count_op(const char *path, const char *op_type)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = sz > 0 ? malloc((size_t)sz) : NULL;
+    bool ok = buf && fread(buf, 1, (size_t)sz, f) == (size_t)sz;
+    fclose(f);
+    Onnx__ModelProto *mp = ok ? onnx__model_proto__unpack(NULL, (size_t)sz, buf) : NULL;
+    free(buf);
+    if (!mp)
+        return -1;
+    int n = 0;
+    for (size_t i = 0; i < mp->graph->n_node; i++)
+        n += !strcmp(mp->graph->node[i]->op_type, op_type);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return n;
+}
+
+/* The trainable set and the backward pruning on graphs/fashion_cnn.onnx:
+ *   Concat x3 (the image to 8 channels) -> Conv dwconv (W [8, 1, 3, 3], no
+ *   bias) -> Relu -> Flatten -> Gemm fc1 (W [64, 6272], B [64], transB) ->
+ *   Relu -> Gemm fc2 (W [10, 64], B [10], transB) -> Softmax.
+ * last:1 trains fc2 alone: 2 tensors, 10 * 64 + 10 = 650 values. Its
+ * backward, by train_autodiff.c's Gemm rule (transB = 1, alpha = beta = 1:
+ * no scaling Mul) from the loss's SoftmaxCrossEntropyGrad (the seed, not a
+ * counted backward node): dW = dY^T . A is a Transpose and a MatMul, dB the
+ * ReduceToShape of dY to B's Shape: 4 nodes. fc2's input gradient (dY . W)
+ * is pruned (nothing before fc2 is trained), so nothing reaches relu2, fc1,
+ * Flatten, relu1 or the Conv: no ReluGrad and no ConvGrad.
+ * all trains dwconv.W, fc1 and fc2: 5 tensors, 72 + 401,408 + 64 + 640 + 10
+ * = 402,194 values, and the backward also holds fc2's dA (a MatMul), relu2's
+ * ReluGrad, fc1's dA (MatMul), dW (Transpose, MatMul) and dB (Shape,
+ * ReduceToShape), the Flatten's gradient (Shape of its input, Reshape),
+ * relu1's ReluGrad and one ConvGrad (weights only: the Concats' inputs are
+ * the image): 4 + 1 + 1 + 5 + 2 + 1 + 1 = 15 nodes. */
+static const char *graphs_dir; /* argv[3]: the repository's graphs/ */
+
+static void test_last_k_pruning(void)
+{
+    REQUIRE(graphs_dir, "usage: test_train_session SHARED_DIR WORK_DIR GRAPHS_DIR (the folder of fashion_cnn.onnx)");
+    char model[600], dir[600], p[700];
+    snprintf(model, sizeof model, "%s/fashion_cnn.onnx", graphs_dir);
+    static const struct {
+        const char *name;
+        int trainable, last_k;
+        size_t tensors;
+        int64_t values;
+        size_t backward;
+        int conv_grads, relu_grads;
+    } cases[] = {
+        {"last1", SY_TRAIN_LAST_K, 1, 2, 650, 4, 0, 0},
+        {"all", SY_TRAIN_ALL, 0, 5, 402194, 15, 1, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sy_train_build_report rep = {.struct_size = sizeof rep};
+        sy_train_build_options o = {.struct_size = sizeof o, .trainable = cases[c].trainable,
+                                    .last_k = cases[c].last_k};
+        snprintf(dir, sizeof dir, "%s/fashion_%s", work, cases[c].name);
+        sy_status *st = sy_train_build(model, &o, dir, &rep);
+        CHECK(!st, "fashion_cnn %s: %s", cases[c].name, msg(st));
+        if (st)
+            continue;
+        snprintf(p, sizeof p, "%s/training.onnx", dir);
+        int conv = count_op(p, "ConvGrad"), relu = count_op(p, "ReluGrad");
+        printf("  fashion_cnn %s: %zu tensors (%lld values), %zu backward nodes, %d ConvGrad, %d ReluGrad\n",
+               cases[c].name, rep.n_trainable, (long long)rep.trainable_elements, rep.backward_nodes, conv, relu);
+        CHECK(rep.n_trainable == cases[c].tensors && rep.trainable_elements == cases[c].values,
+              "fashion_cnn %s: %zu tensors of %lld values, want %zu of %lld", cases[c].name, rep.n_trainable,
+              (long long)rep.trainable_elements, cases[c].tensors, (long long)cases[c].values);
+        CHECK(rep.backward_nodes == cases[c].backward, "fashion_cnn %s: %zu backward nodes, want %zu",
+              cases[c].name, rep.backward_nodes, cases[c].backward);
+        CHECK(conv == cases[c].conv_grads && relu == cases[c].relu_grads,
+              "fashion_cnn %s: %d ConvGrad and %d ReluGrad nodes in training.onnx, want %d and %d", cases[c].name,
+              conv, relu, cases[c].conv_grads, cases[c].relu_grads);
+    }
+}
+
 static size_t read_all(const char *path, uint8_t *buf, size_t cap)
 {
     FILE *f = fopen(path, "rb");
@@ -613,6 +695,8 @@ int main(int argc, char **argv)
     RUN_TEST(test_adam_step);
     RUN_TEST(test_converges);
     RUN_TEST(test_sets_and_refusals);
+    graphs_dir = argc > 3 ? argv[3] : NULL;
+    RUN_TEST(test_last_k_pruning);
     RUN_TEST(test_full_disk);
     RUN_TEST(test_weights_are_inputs);
     test_mnist_gradients(argc > 1 ? argv[1] : "../shared");

@@ -21,12 +21,16 @@
  *             CNN within seed 001's FP32 rows builds for ws63 (the inserted
  *             Transposes in the Transpose row), with a bias it is declined.
  *   ops       TANH, LOGISTIC, BATCH_MATMUL (adj_x, adj_y, batched right
- *             operands: a constant and an activation) and grouped CONV_2D:
+ *             operands: a constant and an activation), grouped CONV_2D,
+ *             STRIDED_SLICE and the chain of ADD, MUL, SUB, ABS, DIV,
+ *             CONCATENATION, TRANSPOSE, STRIDED_SLICE and SQUEEZE:
  *             the models of tflite_ops_models.py ($SY_TFLITE_OPS_MODELS), each
  *             next to the same network written by hand in ONNX: the forward
  *             pass of the .tflite, the translation and the reference agree,
  *             eight SGD steps from each give the same losses and trained
- *             tensors; batch axes that do not broadcast, a product past
+ *             tensors; chain's gradients (the translated training.onnx)
+ *             against central differences of its eval loss, every element;
+ *             batch axes that do not broadcast, a product past
  *             2^63 elements and ungroupable channels are refused with their
  *             messages.
  *   refusals  a quantized model, an untranslated operator, a truncated file,
@@ -35,7 +39,7 @@
  *   export D  writes D/sine and D/conv (source.tflite, model.tflite,
  *             model.onnx) for tflite_export_real.mjs (real TFLite), and with
  *             $SY_TFLITE_OPS_MODELS D/tanh, D/logistic, D/bmm, D/bmmb, D/gconv, D/sslice,
- *             D/two_sg (its subgraph 1 trained).
+ *             D/sslice_neg, D/sslice_off, D/chain, D/two_sg (its subgraph 1 trained).
  *   cli-files D  writes D/cnn.tflite and a data folder D/data for
  *             tflite_cli.sh (`switchyard train` on a TFLite model).
  *
@@ -674,6 +678,10 @@ static const op_case OP_CASES[] = {
     {"sslice", 2, {1, 12}, 3, 4, NULL},
     {"sslice_neg", 2, {1, 12}, 3, 4, NULL}, /* negative strides */
     {"sslice_off", 2, {1, 12}, 3, 4, NULL}, /* offset = true */
+    /* ADD, MUL, SUB, ABS, DIV, CONCATENATION, TRANSPOSE, STRIDED_SLICE,
+     * SQUEEZE: fc1 and fc2 (weights, biases) and the constants of ADD, MUL
+     * and SUB (weight operands: 2 + 2 + 3 trained); DIV's divisor stays */
+    {"chain", 2, {1, 8}, 3, 7, NULL},
     /* subgraph 1 of two, chosen by its signature name */
     {"two_sg", 2, {1, 8}, 3, 4, "train_head"},
 };
@@ -826,6 +834,108 @@ static void test_ops(void)
              "and 6 output channels for an input of 4 channels (a grouped convolution needs the filter's input "
              "channels to divide the input's, and the groups to divide the output channels)", p);
     expect_build(p, want);
+}
+
+static bool tensor_of(const char *dir, const char *name, float *v, int64_t cap, int64_t *n);
+
+/* chain.tflite's gradients (ADD, MUL, SUB, ABS, DIV, CONCATENATION,
+ * TRANSPOSE, STRIDED_SLICE, SQUEEZE between two FULLY_CONNECTED): the
+ * translated training.onnx run directly for one batch gives d loss / d t for
+ * every trained tensor t; each of their 123 elements against the central
+ * difference of eval.onnx's loss (step 1e-3), as train.session checks
+ * mnist-8's: within 2e-2 relative beyond the float32 resolution of the
+ * difference quotient (4 ulp of the loss / 2h). */
+static void test_chain_gradients(void)
+{
+    const char *md = ops_models();
+    REQUIRE(md, "SY_TFLITE_OPS_MODELS names the folder of tflite_ops_models.py's models");
+    char tfl[800], dir[800], p[900];
+    snprintf(tfl, sizeof tfl, "%s/chain.tflite", md);
+    snprintf(dir, sizeof dir, "%s/chain_fd", work);
+    sy_status *st = build_mse(tfl, dir);
+    REQUIRE(!st, "build %s: %s", tfl, msg(st));
+    sy_model *tm = NULL, *em = NULL;
+    sy_session *ts = NULL, *es = NULL;
+    snprintf(p, sizeof p, "%s/training.onnx", dir);
+    st = sy_model_load(env, p, &tm);
+    st = st ? st : sy_session_create(env, tm, NULL, &ts);
+    snprintf(p, sizeof p, "%s/eval.onnx", dir);
+    st = st ? st : sy_model_load(env, p, &em);
+    st = st ? st : sy_session_create(env, em, NULL, &es);
+    REQUIRE(!st, "chain artifacts: %s", msg(st));
+    float x[OPS_BATCH * 8], y[OPS_BATCH * 3];
+    rng = 4242;
+    for (int i = 0; i < OPS_BATCH * 8; i++)
+        x[i] = urand();
+    for (int i = 0; i < OPS_BATCH * 3; i++)
+        y[i] = 0.5f * urand();
+    sy_tensor tx = f32(x, 2, (int64_t[]){OPS_BATCH, 8}), ty = f32(y, 2, (int64_t[]){OPS_BATCH, 3});
+    const size_t n_in = sy_model_input_count(tm);
+    REQUIRE(n_in == 2 + 7 && sy_model_input_count(em) == n_in, "training.onnx has %zu inputs, want x, labels and 7 "
+            "trained tensors", n_in);
+    float vals[7][64];
+    int64_t lens[7] = {0};
+    sy_tensor tv[7];
+    const char *names[7];
+    for (size_t i = 2; i < n_in; i++) {
+        sy_value_info vi = {.struct_size = sizeof vi}, ve = {.struct_size = sizeof ve};
+        REQUIRE(sy_model_input_info(tm, i, &vi) && sy_model_input_info(em, i, &ve) && !strcmp(vi.name, ve.name),
+                "input %zu of training.onnx and eval.onnx", i);
+        names[i - 2] = vi.name;
+        REQUIRE(tensor_of(dir, vi.name, vals[i - 2], 64, &lens[i - 2]), "the initial values of '%s'", vi.name);
+        tv[i - 2] = f32(vals[i - 2], vi.rank, vi.dims);
+    }
+    st = sy_session_set_input_by_index(ts, 0, &tx, SY_INPUT_COPY);
+    st = st ? st : sy_session_set_input_by_index(ts, 1, &ty, SY_INPUT_COPY);
+    for (size_t i = 2; !st && i < n_in; i++)
+        st = sy_session_set_input_by_index(ts, i, &tv[i - 2], SY_INPUT_BORROW);
+    st = st ? st : sy_session_run(ts);
+    REQUIRE(!st, "chain training run: %s", msg(st));
+    double worst = 0, worst_abs = 0, biggest = 0;
+    int checked = 0;
+    for (size_t k = 0; k + 2 < n_in; k++) {
+        const sy_tensor *g = NULL;
+        char want[300];
+        snprintf(want, sizeof want, "grad.%s", names[k]);
+        sy_value_info vo = {.struct_size = sizeof vo};
+        REQUIRE(sy_model_output_info(tm, 1 + k, &vo) && !strcmp(vo.name, want), "output %zu of training.onnx is %s",
+                1 + k, want);
+        st = sy_session_get_output(ts, 1 + k, &g);
+        REQUIRE(!st && sy_tensor_numel(g) == lens[k], "gradient of '%s': %s", names[k], msg(st));
+        for (int64_t e = 0; e < lens[k]; e++) {
+            float keep = vals[k][e];
+            double l[2];
+            for (int side = 0; side < 2; side++) {
+                vals[k][e] = keep + (side ? -1.0f : 1.0f) * 1e-3f;
+                st = sy_session_set_input_by_index(es, 0, &tx, SY_INPUT_COPY);
+                st = st ? st : sy_session_set_input_by_index(es, 1, &ty, SY_INPUT_COPY);
+                for (size_t i = 2; !st && i < n_in; i++)
+                    st = sy_session_set_input_by_index(es, i, &tv[i - 2], SY_INPUT_BORROW);
+                st = st ? st : sy_session_run(es);
+                const sy_tensor *lo = NULL;
+                st = st ? st : sy_session_get_output(es, 0, &lo);
+                l[side] = st ? NAN : *(const float *)lo->data;
+            }
+            vals[k][e] = keep;
+            REQUIRE(!st, "eval run: %s", msg(st));
+            double num = (l[0] - l[1]) / 2e-3, an = ((const float *)g->data)[e];
+            double resolution = 4.0 * fabs(l[0]) * 1.1920929e-7 / 2e-3;
+            double err = fmax(0.0, fabs(num - an) - resolution) / fmax(fabs(num), 1e-2);
+            worst = err == err ? fmax(worst, err) : INFINITY;
+            worst_abs = fmax(worst_abs, fabs(num - an));
+            biggest = fmax(biggest, fabs(an));
+            checked++;
+            CHECK(err < 2e-2, "chain gradient '%s'[%lld]: analytic %.6g, finite differences %.6g", names[k],
+                  (long long)e, an, num);
+        }
+    }
+    CHECK(biggest > 1e-2, "chain: the gradients are not all near zero (max %g)", biggest);
+    printf("chain: %d gradient elements of 7 tensors (up to %.3g) vs central differences: largest difference %.2e, "
+           "worst relative error beyond the float32 resolution %.2e\n", checked, biggest, worst_abs, worst);
+    sy_session_release(ts);
+    sy_session_release(es);
+    sy_model_release(tm);
+    sy_model_release(em);
 }
 
 /* ---- subgraphs ------------------------------------------------------------------------------ */
@@ -1256,6 +1366,7 @@ int main(int argc, char **argv)
         RUN_TEST(test_refusals);
     else if (!strcmp(group, "ops")) {
         RUN_TEST(test_ops);
+        RUN_TEST(test_chain_gradients);
         RUN_TEST(test_subgraphs);
     }
     else {

@@ -1,6 +1,8 @@
 #!/bin/sh
 # train.tflite_ops: tflite_ops_models.py writes the TANH, LOGISTIC,
-# BATCH_MATMUL and grouped CONV_2D models and their ONNX references, then
+# BATCH_MATMUL, grouped CONV_2D, STRIDED_SLICE and chain (ADD, MUL, SUB, ABS,
+# DIV, CONCATENATION, TRANSPOSE, STRIDED_SLICE, SQUEEZE) models and their
+# ONNX references, then
 # `test_train_tflite ops` trains each from both (test_train_tflite.c).
 #
 #   tflite_ops.sh PYTHON TEST_TRAIN_TFLITE SHARED_DIR WORK_DIR

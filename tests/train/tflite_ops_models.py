@@ -16,7 +16,11 @@ grouped CONV_2D), each written twice from the same numbers:
 bmmb has BATCH_MATMULs with batched right operands, a constant and an
 activation. sslice has STRIDED_SLICEs with ellipsis, new-axis, begin-mask
 and shrink entries; sslice_neg one with negative strides, sslice_off one
-with offset = true (and a negative stride). two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
+with offset = true (and a negative stride). chain has the FP32 rows'
+element-wise and shape operators of seed 001 §4.2 in one chain (ADD, MUL,
+SUB of trained constants, ABS, DIV by a frozen one, CONCATENATION of two
+activations, TRANSPOSE, STRIDED_SLICE with a stride, SQUEEZE), the model
+mcu.train_tflite_ops also trains as a ws63 package. two_sg.tflite has two subgraphs with SignatureDefs ('infer' 0,
 'train_head' 1: the tanh network), two_sg_ref.onnx is subgraph 1's
 reference; sig_one.tflite has the same subgraphs with signatures '1'
 (subgraph 0) and 'head' (1); sig_far.tflite's signature 'far' names
@@ -38,7 +42,9 @@ from tflite_fb_writer import Graph, Vec, raw_bytes, write_tflite  # noqa: E402
 
 # ---- TFLite models ---------------------------------------------------------------
 TANH, LOGISTIC, CONV_2D, FULLY_CONNECTED, RESHAPE, BATCH_MATMUL, STRIDED_SLICE = 28, 14, 3, 9, 22, 126, 45
-OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101, STRIDED_SLICE: 32}
+ADD, CONCATENATION, MUL, TRANSPOSE, SUB, DIV, SQUEEZE, ABS = 0, 2, 18, 39, 41, 42, 43, 101
+OPTIONS = {CONV_2D: 1, FULLY_CONNECTED: 8, RESHAPE: 17, BATCH_MATMUL: 101, STRIDED_SLICE: 32,
+           ADD: 11, CONCATENATION: 10, MUL: 21, TRANSPOSE: 26, SUB: 28, DIV: 29, SQUEEZE: 30}
 FLOAT32, INT32 = 0, 2
 
 
@@ -373,6 +379,77 @@ def strided_slice_offset(out):
          helper.make_node('Squeeze', ['s1', 'sq'], ['a1'])])
 
 
+def chain(out):
+    """x [1, 8] -> FULLY_CONNECTED fc1 [1, 8] (h) -> ADD c1 -> MUL c2 -> SUB c3
+    -> ABS -> DIV by c4 (every constant [1, 8]: no broadcasting, the FP32
+    Mul/Add/Sub rows) -> CONCATENATION with h on axis 1 [1, 16] -> RESHAPE
+    [1, 4, 4] -> TRANSPOSE [0, 2, 1] -> STRIDED_SLICE [:, :, 0:4:2] (axis 0
+    by begin/end mask) [1, 4, 2] -> RESHAPE [1, 1, 8] -> SQUEEZE [1] [1, 8]
+    -> FULLY_CONNECTED fc2 [1, 3].
+    The trained tensors: fc1's and fc2's weights and biases and the
+    constants of ADD, MUL and SUB (weight operands); DIV's divisor is frozen
+    (c4 = 1 + |u| > 0, so the quotient never divides by zero).
+    The reference writes the same network in ONNX by hand: Gemm, Add, Mul,
+    Sub, Abs, Div, Concat, Reshape, Transpose, Slice, Reshape, Squeeze, Gemm."""
+    m = Model()
+    x = m.tensor('x', [1, 8])
+    h = fc(m, x, 8, 8, 'fc1', [1, 8])
+    prev = h
+    for op, name, data in ((ADD, 'add', rand(1, 8)), (MUL, 'mul', (1 + rand(1, 8))), (SUB, 'sub', rand(1, 8))):
+        c = m.tensor(name + '/c', [1, 8], data)
+        o = m.tensor(name, [1, 8])
+        m.op(op, [prev, c], o, [(0, 'i8', 0)])  # fused_activation_function NONE
+        prev = o
+    a = m.tensor('abs', [1, 8])
+    m.op(ABS, [prev], a)
+    c4 = m.tensor('div/c', [1, 8], (1 + np.abs(rand(1, 8))).astype(np.float32))
+    d = m.tensor('div', [1, 8])
+    m.op(DIV, [a, c4], d, [(0, 'i8', 0)])
+    cc = m.tensor('concat', [1, 16])
+    m.op(CONCATENATION, [d, h], cc, [(0, 'i32', 1), (1, 'i8', 0)])  # axis 1, no activation
+    s1 = m.tensor('r3/shape', [3], np.array([1, 4, 4]), INT32)
+    r3 = m.tensor('r3', [1, 4, 4])
+    m.op(RESHAPE, [cc, s1], r3, [(0, 'obj', Vec('i32', [1, 4, 4]))])
+    perm = m.tensor('tr/perm', [3], np.array([0, 2, 1]), INT32)
+    tr = m.tensor('tr', [1, 4, 4])
+    m.op(TRANSPOSE, [r3, perm], tr, [])
+    # StridedSliceOptions: begin_mask 0, end_mask 1 (axis 0 whole)
+    b = m.tensor('ss/begin', [3], np.array([0, 0, 0]), INT32)
+    e = m.tensor('ss/end', [3], np.array([0, 4, 4]), INT32)
+    st = m.tensor('ss/strides', [3], np.array([1, 1, 2]), INT32)
+    ss = m.tensor('ss', [1, 4, 2])
+    m.op(STRIDED_SLICE, [tr, b, e, st], ss, [(0, 'i32', 1), (1, 'i32', 1)])
+    s2 = m.tensor('r1/shape', [3], np.array([1, 1, 8]), INT32)
+    r1 = m.tensor('r1', [1, 1, 8])
+    m.op(RESHAPE, [ss, s2], r1, [(0, 'obj', Vec('i32', [1, 1, 8]))])
+    sq = m.tensor('sq', [1, 8])
+    m.op(SQUEEZE, [r1], sq, [(0, 'obj', Vec('i32', [1]))])  # squeeze_dims [1]
+    y = fc(m, sq, 8, 3, 'fc2', [1, 3])
+    m.write('%s/chain.tflite' % out, [x], [y])
+    c = m.consts
+    BIG = np.iinfo(np.int64).max
+    inits = {k: c[k] for k in ('fc1/weights', 'fc1/bias', 'add/c', 'mul/c', 'sub/c', 'div/c', 'fc2/weights',
+                               'fc2/bias')}
+    inits.update({'r3s': np.array([-1, 4, 4], np.int64), 'r1s': np.array([-1, 1, 8], np.int64),
+                  'st': np.array([0, 0, 0], np.int64), 'en': np.array([BIG, 4, 4], np.int64),
+                  'ax': np.arange(3, dtype=np.int64), 'sp': np.array([1, 1, 2], np.int64),
+                  'sq1': np.array([1], np.int64)})
+    nodes = [helper.make_node('Gemm', ['x', 'fc1/weights', 'fc1/bias'], ['h'], transB=1),
+             helper.make_node('Add', ['h', 'add/c'], ['a1']),
+             helper.make_node('Mul', ['a1', 'mul/c'], ['a2']),
+             helper.make_node('Sub', ['a2', 'sub/c'], ['a3']),
+             helper.make_node('Abs', ['a3'], ['a4']),
+             helper.make_node('Div', ['a4', 'div/c'], ['a5']),
+             helper.make_node('Concat', ['a5', 'h'], ['cc'], axis=1),
+             helper.make_node('Reshape', ['cc', 'r3s'], ['r3']),
+             helper.make_node('Transpose', ['r3'], ['tr'], perm=[0, 2, 1]),
+             helper.make_node('Slice', ['tr', 'st', 'en', 'ax', 'sp'], ['ss']),
+             helper.make_node('Reshape', ['ss', 'r1s'], ['r1']),
+             helper.make_node('Squeeze', ['r1', 'sq1'], ['sq']),
+             helper.make_node('Gemm', ['sq', 'fc2/weights', 'fc2/bias'], ['y'], transB=1)]
+    onnx_model('%s/chain_ref.onnx' % out, nodes, inits, [1, 8], 'y', [1, 3])
+
+
 def two_subgraphs(out):
     """two_sg.tflite: subgraph 0 (signature 'infer') x [1, 8] ->
     FULLY_CONNECTED [1, 3]; subgraph 1 (signature 'train_head') the tanh
@@ -413,6 +490,7 @@ def main():
     grouped_conv(out, cin=4, fin=3, cout=6, name='conv_bad_group')
     strided_slices_neg(out)  # last: the models before keep their numbers
     strided_slice_offset(out)
+    chain(out)  # after the others: they keep their numbers
 
 
 if __name__ == '__main__':

@@ -4,6 +4,10 @@
 # when they are absent).
 #   smoke      256 images, one epoch: the artifacts, the checkpoint, --resume,
 #              the exported model runs; bad data and options are refused
+#   schedule   --schedule step and cosine on 64 images, batch 16 (4 steps an
+#              epoch): the lr column of the --log CSV against the formulas
+#              written out below (and each formula shifted by one step or
+#              one epoch is checked to differ, so an off-by-one would show)
 #   accuracy   the full training set, 2 epochs, Adam with a cosine schedule:
 #              test accuracy >= 88% (the trained model stays in WORK/a for qas)
 #   folders    --data as folders of .npy / .pb pairs (tests/train/fashion_folders.py:
@@ -61,6 +65,50 @@ smoke)
     echo "$out" | grep -q 'give --batch 1' || fail "unclear message: $out"
     out=$("$sy" train "$model" --data "$data" -o "$work/h" --target hi3066 --batch 1 2>&1) && fail "hi3066 accepted"
     echo "$out" | grep -q '当前端侧训练仅在ws63支持' || fail "hi3066 refused without the seed's sentence: $out"
+    ;;
+schedule)
+    # The CSV's rows: step k = 1, 2, ... (the k-th update), epoch e = 1, 2, ...,
+    # 4 steps an epoch, so e = floor((k - 1) / 4) + 1; lr the rate of that update.
+    #   step   (--epochs 3 --step-epochs 2, lr0 0.01): x0.1 after every 2
+    #          finished epochs: lr = lr0 * 0.1^floor((e - 1) / 2): 0.01 for
+    #          epochs 1 and 2 (steps 1-8), 0.001 for epoch 3 (steps 9-12)
+    #   cosine (--epochs 2, lr0 0.01, T = 8 steps in all): from lr0 to 0
+    #          over all steps, the k-th update at (k - 1) / T of the way:
+    #          lr = lr0 * (1 + cos(pi (k - 1) / T)) / 2: 0.01 at step 1,
+    #          0.005 at step 5, 0.01 * (1 + cos(7 pi / 8)) / 2 = 0.000380602 at 8
+    # The CSV prints 6 significant digits (%.6g) of a float computed in float:
+    # each lr must be within 1e-5 of the formula, relatively. The formula
+    # shifted by one (step k or epoch e for k - 1 or e - 1) must miss by more
+    # than that somewhere, else this check could not see an off-by-one.
+    check_lr() { # CSV SCHEDULE ROWS
+        awk -F, -v sched="$2" -v rows="$3" '
+        function lr_of(k, e, shift) {
+            if (sched == "step") return 0.01 * 0.1 ^ int((e - 1 + shift) / 2)
+            return 0.01 * (1 + cos(3.14159265358979 * (k - 1 + shift) / 8)) / 2
+        }
+        NR == 1 { if ($4 != "lr") { print "no lr column: " $0; bad = 1 }; next }
+        {
+            n++; k = $1; e = int((k - 1) / 4) + 1
+            if (k != n || $2 != e) { print "row " n ": step " k ", epoch " $2 ", want step " n ", epoch " e; bad = 1 }
+            want = lr_of(k, e, 0); off = lr_of(k, e, 1)
+            d = $4 - want; if (d < 0) d = -d
+            if (d > 1e-5 * want) { printf "step %d: lr %s, the formula gives %.9g\n", k, $4, want; bad = 1 }
+            d = off - want; if (d < 0) d = -d
+            if (d > 1e-5 * want) seen = 1
+            printf "  %s step %d epoch %d: lr %s (formula %.6g)\n", sched, k, e, $4, want
+        }
+        END {
+            if (n != rows) { print "expected " rows " steps in the log, found " n; bad = 1 }
+            if (!seen) { print "the formula shifted by one gives the same rates: the check is blind"; bad = 1 }
+            exit bad
+        }' "$1" || fail "--schedule $2: the lr column is not the formula's (above)"
+    }
+    out=$("$sy" train "$model" --data "$data" -o "$work/s" --limit 64 --batch 16 --lr 0.01 --epochs 3 \
+          --schedule step --step-epochs 2 --log "$work/step.csv" 2>&1) || fail "train --schedule step: $out"
+    check_lr "$work/step.csv" step 12
+    out=$("$sy" train "$model" --data "$data" -o "$work/c" --limit 64 --batch 16 --lr 0.01 --epochs 2 \
+          --schedule cosine --log "$work/cosine.csv" 2>&1) || fail "train --schedule cosine: $out"
+    check_lr "$work/cosine.csv" cosine 8
     ;;
 folders)
     gen="/usr/bin/python3 $(dirname "$0")/fashion_folders.py"
