@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On-device training (seed 001 §4, ws63): `switchyard codegen --train` writes
-# a QAS-INT8 training package of graphs/fashion_cnn.onnx quantized by
-# `switchyard quantize`; built for rv32imfc and run under qemu-system-riscv32
+# a QAS-INT8 training package of fashion_cnn trained by train.cli_accuracy
+# (FP32_WORK/a/model.onnx, 2 epochs, ~89%) quantized by `switchyard
+# quantize`; built for rv32imfc and run under qemu-system-riscv32
 # (MODE qemu) or natively (MODE host), its 200 steps on Fashion-MNIST images
 # leave the trained int8 codes, int32 biases and float master copies the host
 # trainer holds after the same 200 steps, bit for bit. Two configurations:
@@ -22,15 +23,31 @@
 # two layers' weights) is refused, a 5x5 Conv with the seed's QAS Conv row,
 # and hi3066 with the seed's sentence.
 #
-#   test_mcu_train.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
+# The printed test accuracy of the last:1 package's state (its trained
+# codes written into the quantized model) is a figure, not asserted.
+#
+#   test_mcu_train.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu FP32_WORK|untrained
+# FP32_WORK: train.cli_accuracy's work folder (the CTest fixture fashion_fp32);
+# without its model the test is skipped (exit 77). `untrained` (sanitizer
+# builds, which do not register train.cli_accuracy) fine-tunes the untrained
+# graphs/fashion_cnn.onnx instead, and says so.
 set -u
-SY=$1 SRC=$2 WORK=$3 MODE=$4
+SY=$1 SRC=$2 WORK=$3 MODE=$4 FP32_WORK=${5:-}
 . "$(dirname "$0")/mcu_common.sh"
 mcu_need_fashion_mnist
+if [ "$FP32_WORK" = untrained ]; then
+  f32=$SRC/graphs/fashion_cnn.onnx
+  echo "NOTE: fine-tuning the UNTRAINED graphs/fashion_cnn.onnx (train.cli_accuracy, whose trained model this test takes, is not registered in this build)"
+else
+  f32=$FP32_WORK/a/model.onnx
+  [ -n "$FP32_WORK" ] && [ -s "$f32" ] && [ -s "$FP32_WORK/a/test_accuracy.txt" ] ||
+    { echo "SKIP: no trained fashion_cnn in '$FP32_WORK/a' (run train.cli_accuracy first: the CTest fixture fashion_fp32)"; exit 77; }
+  echo "the trained fashion_cnn: $f32 (float test accuracy $(cat "$FP32_WORK/a/test_accuracy.txt")%)"
+fi
 mcu_prepare "$MODE" "$WORK"
 /usr/bin/python3 "$SRC/tests/train/fashion_calib.py" "$data" "$WORK/calib" 16 || { echo "FAIL: calibration images"; exit 1; }
 q=$WORK/fashion_q.onnx
-"$SY" quantize "$SRC/graphs/fashion_cnn.onnx" --calib "$WORK/calib" -o "$q" > "$WORK/quantize.log" 2>&1 ||
+"$SY" quantize "$f32" --calib "$WORK/calib" -o "$q" > "$WORK/quantize.log" 2>&1 ||
   { cat "$WORK/quantize.log"; echo "FAIL: quantize"; exit 1; }
 
 qc=$WORK/conv_q.onnx
@@ -87,6 +104,17 @@ PY
   else
     fail "$name: the trained state differs from the host trainer's"
     grep -v '^steps ' "$pkg/out.txt" | diff - "$pkg/expected_output.txt" | cut -c1-200 | head -8
+  fi
+  if [ "$name" = last:1 ]; then
+    # the figure: the test accuracy of the package's trained fc2 (its printed
+    # codes in the quantized model) against the quantized model's
+    /usr/bin/python3 "$SRC/tests/mcu/qas_state_model.py" "$q" "$pkg/out.txt" "$WORK/fashion_t.onnx" &&
+      acc=$("$SY" train --mode qas-int8 "$q" --data "$data" -o "$WORK/ev_q" --limit 1 --batch 1 --lr 0 2>/dev/null) &&
+      acc_t=$("$SY" train --mode qas-int8 "$WORK/fashion_t.onnx" --data "$data" -o "$WORK/ev_t" --limit 1 --batch 1 \
+              --lr 0 2>/dev/null) || fail "$name: the package's state could not be evaluated"
+    a_q=$(echo "$acc" | sed -n 's/^int8 model before fine-tuning: .*test accuracy \([0-9.]*%\).*/\1/p')
+    a_t=$(echo "$acc_t" | sed -n 's/^int8 model before fine-tuning: .*test accuracy \([0-9.]*%\).*/\1/p')
+    echo "$name: test accuracy (10,000 images) of the int8 model $a_q, after the package's 200 steps $a_t"
   fi
 done
 
