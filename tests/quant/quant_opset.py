@@ -186,16 +186,53 @@ def check_half(work):
              f"{np.max(np.abs(ours - ref)):.3g}")
     s_y = float(inits[[n for n in m.graph.node if n.op_type == "QuantizeLinear"][-1].input[1]])
     q = ort_out(work, "hq")
-    if np.max(np.abs(q - ref)) > 2 * s_y + np.max(tol):
-        fail(f"ONNX Runtime on the quantized float16 model: {np.max(np.abs(q - ref)):.3g} from the formula, more "
-             f"than two codes ({s_y:.3g} each)")
     f = ort_out(work, "half")
-    if np.max(np.abs(q - f)) > 2.5 * s_y:
-        fail(f"quantized float16 model {np.max(np.abs(q - f)):.3g} from the float16 model (ONNX Runtime), more than "
-             f"2.5 codes ({s_y:.3g} each)")
+    # ONNX Runtime's int8 Conv on an x86 CPU without VNNI multiplies u8
+    # activations (the int8 codes + 128) by s8 weights with pmaddubsw, whose
+    # pair sums saturate at 16 bits (the "saturation issue" of 8-bit dot
+    # products on SSE/AVX2/AVX-512 without VNNI): an output where a pair can
+    # pass 32767 is not the QDQ formula there, so only the others are held to
+    # it, and the test says how many it left out
+    sat = u8s8_pairs_saturate(work, m, inits)
+    if sat.sum() > 8:
+        fail(f"{int(sat.sum())} of {sat.size} outputs can saturate a u8*s8 pair: the test input no longer tells "
+             f"ONNX Runtime's arithmetic from the formula")
+    keep = ~sat
+    if np.max(np.abs(q - ref)[keep]) > 2 * s_y + np.max(tol):
+        fail(f"ONNX Runtime on the quantized float16 model: {np.max(np.abs(q - ref)[keep]):.3g} from the formula, "
+             f"more than two codes ({s_y:.3g} each)")
+    if np.max(np.abs(q - f)[keep]) > 2.5 * s_y:
+        fail(f"quantized float16 model {np.max(np.abs(q - f)[keep]):.3g} from the float16 model (ONNX Runtime), "
+             f"more than 2.5 codes ({s_y:.3g} each)")
     print(f"ok: quantized float16 model: float16 x and y behind Casts; switchyard within "
-          f"{np.max(np.abs(ours - ref)):.2g} of the QDQ formula, ONNX Runtime {np.max(np.abs(q - ref)):.2g}, "
-          f"{np.max(np.abs(q - f)):.2g} from the float16 model (codes of {s_y:.3g})")
+          f"{np.max(np.abs(ours - ref)):.2g} of the QDQ formula, ONNX Runtime {np.max(np.abs(q - ref)[keep]):.2g}, "
+          f"{np.max(np.abs(q - f)[keep]):.2g} from the float16 model (codes of {s_y:.3g}); {int(sat.sum())} of "
+          f"{sat.size} outputs left out of the ONNX Runtime checks (a u8*s8 pair sum can pass 32767: "
+          f"{np.max(np.abs(q - ref)[sat]) / s_y if sat.any() else 0:.1f} codes off there)")
+
+
+def u8s8_pairs_saturate(work, m, I):
+    """For each output of the quantized `half` Conv: can a pair of u8*s8
+    products (activation code + 128 times weight code) pass the int16 range?
+    Both pairings a packed kernel may use are checked: two input channels at
+    one tap, and neighbours in the (channel, kh, kw) order."""
+    node = {n.output[0]: n for n in m.graph.node}
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][0]
+    xn = node[conv.input[0]]
+    s, z = I[xn.input[1]], I[xn.input[2]]
+    x = np.load(os.path.join(work, "calib16", "input_0.npy")).astype(np.float64)
+    xc = q(x, s, z).astype(np.int64) + (128 if z.dtype == np.int8 else 0)
+    xp = np.pad(xc[0], ((0, 0), (1, 1), (1, 1)), constant_values=int(z) + (128 if z.dtype == np.int8 else 0))
+    w = I[node[conv.input[1]].input[0]].astype(np.int64)
+    sat = np.zeros((4, 6, 6), bool)
+    for o in range(4):
+        for i in range(6):
+            for j in range(6):
+                p = xp[:, i:i + 3, j:j + 3] * w[o]
+                flat = p.ravel()
+                pairs = np.concatenate([(p[0] + p[1]).ravel(), flat[0:-1:2] + flat[1::2]])
+                sat[o, i, j] = np.any(np.abs(pairs) > 32767)
+    return sat.ravel()
 
 
 def half_reference(work, m, I):
