@@ -527,57 +527,46 @@ for t in $qdqcases; do
     fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat node on riscv_mcu"
 done
 echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/broadcast Add/Sub/Mul/LogSoftmax/normalizations/ConvTranspose/Concat (one QPRelu/QPow/QAdd/QSub/QMul/QLogSoftmax/QNorm/QConvTranspose/QConcat each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+# QDQ ops riscv_mcu declines on a 5-D output, quoting the rule (strict:
+# nothing else may take them), one row each:
+#   QNODE|OP|A SHAPE|B SHAPE|ATTRS (Python keywords)|the message's rule|what the ok line says
 # a 5-D Concat of int8 codes with other scales: the QConcat is declined
-# quoting Table B #17's "2-4D" (strict: nothing else may take it)
-/usr/bin/python3 - "$WORK/qconcat_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Concat model"
+# quoting Table B #17's "2-4D"; a QAdd whose output is 5-D (A [2, 1, 3, 2, 2]
+# broadcast with B [3, 1, 1]): declined, rank over 4
+qdq_5d_rows=(
+  "QConcat|Concat|1,2,2,2,2|1,1,2,2,2|axis=1|QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat|a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
+  "QAdd|Add|2,1,3,2,2|3,1,1||QAdd: A, B and the output at most 4-D|a QAdd with a 5-D output is declined (A, B and the output at most 4-D)"
+)
+for row in "${qdq_5d_rows[@]}"; do
+  IFS='|' read -r qnode op ashape bshape attrs rule okline <<< "$row"
+  model=$WORK/${qnode,,}_5d.onnx
+  /usr/bin/python3 - "$model" "$op" "$ashape" "$bshape" "$attrs" <<'PY' || fail "writing the 5-D QDQ $op model"
 import sys
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto as TP
+path, op, ashape, bshape, attrs = sys.argv[1:]
+shape = lambda s: [int(d) for d in s.split(",")]
+kw = {k: int(v) for k, v in (a.split("=") for a in attrs.split(",") if a)}
 inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
          (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
           ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
 nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
          helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
-         helper.make_node("Concat", ["af", "bf"], ["yf"], axis=1),
+         helper.make_node(op, ["af", "bf"], ["yf"], **kw),
          helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
-g = helper.make_graph(nodes, "concat_5d", [helper.make_tensor_value_info("a", TP.INT8, [1, 2, 2, 2, 2]),
-                                           helper.make_tensor_value_info("b", TP.INT8, [1, 1, 2, 2, 2])],
+g = helper.make_graph(nodes, op.lower() + "_5d", [helper.make_tensor_value_info("a", TP.INT8, shape(ashape)),
+                                                  helper.make_tensor_value_info("b", TP.INT8, shape(bshape))],
                       [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 m.ir_version = 8
-onnx.save(m, sys.argv[1])
+onnx.save(m, path)
 PY
-out=$("$SY" explain "$WORK/qconcat_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
-  fail "a 5-D QConcat was placed on riscv_mcu alone"
-echo "$out" | grep -q "QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat" ||
-  fail "the 5-D QConcat was refused without Table B #17's rule: $out"
-echo "ok   a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
-# a QAdd whose output is 5-D (A [2, 1, 3, 2, 2] broadcast with B [3, 1, 1]): declined, rank over 4
-/usr/bin/python3 - "$WORK/qadd_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Add model"
-import sys
-import numpy as np
-import onnx
-from onnx import helper, numpy_helper, TensorProto as TP
-inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
-         (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
-          ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
-nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
-         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
-         helper.make_node("Add", ["af", "bf"], ["yf"]),
-         helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
-g = helper.make_graph(nodes, "add_5d", [helper.make_tensor_value_info("a", TP.INT8, [2, 1, 3, 2, 2]),
-                                        helper.make_tensor_value_info("b", TP.INT8, [3, 1, 1])],
-                      [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-m.ir_version = 8
-onnx.save(m, sys.argv[1])
-PY
-out=$("$SY" explain "$WORK/qadd_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
-  fail "a 5-D QAdd was placed on riscv_mcu alone"
-echo "$out" | grep -q "QAdd: A, B and the output at most 4-D" ||
-  fail "the 5-D QAdd was refused without the rank rule: $out"
-echo "ok   a QAdd with a 5-D output is declined (A, B and the output at most 4-D)"
+  out=$("$SY" explain "$model" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
+    fail "a 5-D $qnode was placed on riscv_mcu alone"
+  echo "$out" | grep -qF "$rule" || fail "the 5-D $qnode was refused without the rule '$rule': $out"
+  echo "ok   $okline"
+done
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant
