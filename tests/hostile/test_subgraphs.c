@@ -73,14 +73,6 @@ static void release_all(sy_session *s, sy_model *mo, pt_model *m)
     pt_model_free(m);
 }
 
-/* a float32 tensor over x, of dims {d0} (rank 1) or {d0, d1} (rank 2) */
-static sy_tensor f32_tensor(float *x, int32_t rank, int64_t d0, int64_t d1)
-{
-    sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = rank, .dims = {d0, d1}, .data = x,
-                   .nbytes = (size_t)(d0 * (rank == 2 ? d1 : 1)) * sizeof(float)};
-    return t;
-}
-
 /* y [2] = If(c of dtype cond_type) whose two branches are the one graph
  * "branch": z = Identity(reads), the node named id_name; *branch gets it */
 static pt_model *if_identity(const char *name, int cond_type, const char *if_name, const char *id_name,
@@ -159,7 +151,7 @@ static void test_nesting(void)
     PT_REQUIRE(st == NULL, "8 nested Ifs: %s", pt_msg(st));
     float x[3] = {1.5f, -2.0f, 7.25f};
     uint8_t c = 1;
-    sy_tensor tx = f32_tensor(x, 1, 3, 0);
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){3});
     sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_BOOL, .rank = 0, .data = &c, .nbytes = 1};
     for (int run = 0; run < 2; run++) {
         c = (uint8_t)(run == 0);
@@ -233,7 +225,7 @@ static void test_loop_limit(void)
 {
     sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, "max_loop_iterations = 1000\n");
     float v0 = 0.5f;
-    sy_tensor tv = f32_tensor(&v0, 1, 1, 0);
+    sy_tensor tv = pt_tensor_f32(&v0, 1, (const int64_t[]){1});
     for (int variant = 0; variant < 3; variant++) {
         pt_model *body = NULL;
         /* 0: M = INT64_MAX; 1: no M, cond stays true; 2: M = 5 */
@@ -277,7 +269,7 @@ static void test_if_cond(void)
     sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float x[2] = {1, 2}, c = 1;
-    sy_tensor tx = f32_tensor(x, 1, 2, 0);
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){2});
     sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_FLOAT32, .rank = 0, .data = &c, .nbytes = 4};
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     sy_session_set_input(s, "c", &tc, SY_INPUT_COPY);
@@ -308,9 +300,9 @@ static void test_sequences(void)
     PT_CHECK(sy_model_input_kind(mo, 0) == SY_VALUE_SEQUENCE && sy_model_input_kind(mo, 1) == SY_VALUE_TENSOR,
              "declared kinds of the inputs");
     float a[2] = {1, 2}, b[1] = {3}, t[3] = {4, 5, 6};
-    sy_tensor ta = f32_tensor(a, 1, 2, 0);
-    sy_tensor tb = f32_tensor(b, 1, 1, 0);
-    sy_tensor tt = f32_tensor(t, 1, 3, 0);
+    sy_tensor ta = pt_tensor_f32(a, 1, (const int64_t[]){2});
+    sy_tensor tb = pt_tensor_f32(b, 1, (const int64_t[]){1});
+    sy_tensor tt = pt_tensor_f32(t, 1, (const int64_t[]){3});
     const sy_tensor *items[2] = {&ta, &tb};
     /* a plain tensor is not a sequence, and a sequence of the wrong dtype is refused */
     PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &ta, SY_INPUT_COPY), SY_ERR_TYPE, "s_in", "sequence");
@@ -348,7 +340,7 @@ done:
     PT_CHECK(st == NULL, "session: %s", pt_msg(st));
     if (s) {
         float t3[3] = {1, -1, 2};
-        sy_tensor tt3 = f32_tensor(t3, 1, 3, 0);
+        sy_tensor tt3 = pt_tensor_f32(t3, 1, (const int64_t[]){3});
         sy_session_set_input(s, "t", &tt3, SY_INPUT_COPY);
         PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "relu_of_a_sequence", "'sq' is a sequence", "takes tensors");
     }
@@ -391,8 +383,8 @@ static void test_scan_axes(void)
     sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float s0[2] = {0, 0}, x[6] = {1, 2, 3, 4, 5, 6};
-    sy_tensor ts = f32_tensor(s0, 1, 2, 0);
-    sy_tensor tx = f32_tensor(x, 2, 2, 3);
+    sy_tensor ts = pt_tensor_f32(s0, 1, (const int64_t[]){2});
+    sy_tensor tx = pt_tensor_f32(x, 2, (const int64_t[]){2, 3});
     sy_session_set_input(s, "s0", &ts, SY_INPUT_COPY);
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
@@ -447,8 +439,8 @@ static void test_sequence_ops(void)
     sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float x[5] = {1, 2, 3, 4, 5}, x2[6] = {1, 2, 3, 4, 5, 6};
-    sy_tensor tx = f32_tensor(x, 1, 5, 0);
-    sy_tensor tx2 = f32_tensor(x2, 2, 2, 3);
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){5});
+    sy_tensor tx2 = pt_tensor_f32(x2, 2, (const int64_t[]){2, 3});
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     sy_session_set_input(s, "x2", &tx2, SY_INPUT_COPY);
     PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
