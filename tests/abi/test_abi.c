@@ -9,6 +9,7 @@
 #include "onnx.pb-c.h"
 #include "switchyard/switchyard.h"
 #include "sy_test.h"
+#include "sy_test_onnx.h"
 
 #include <fcntl.h>
 #include <sha2.h>
@@ -306,64 +307,7 @@ static void test_provider_options(void)
 /* x float[4] -> test.switchyard:AbiScaleOp -> y, packed with protobuf-c. */
 static uint8_t *make_scale_model(size_t *len)
 {
-    Onnx__TensorShapeProto__Dimension dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    dim.dim_value = 4;
-    Onnx__TensorShapeProto__Dimension *dims[] = {&dim};
-    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
-    shape.n_dim = 1;
-    shape.dim = dims;
-    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
-    tt.has_elem_type = 1;
-    tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-    tt.shape = &shape;
-    Onnx__TypeProto type = ONNX__TYPE_PROTO__INIT;
-    type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    type.tensor_type = &tt;
-    Onnx__ValueInfoProto in = ONNX__VALUE_INFO_PROTO__INIT, out = ONNX__VALUE_INFO_PROTO__INIT;
-    in.name = "x";
-    in.type = &type;
-    out.name = "y";
-    out.type = &type;
-    Onnx__ValueInfoProto *ins[] = {&in}, *outs[] = {&out};
-    char *node_in[] = {"x"}, *node_out[] = {"y"};
-    Onnx__NodeProto node = ONNX__NODE_PROTO__INIT;
-    node.n_input = 1;
-    node.input = node_in;
-    node.n_output = 1;
-    node.output = node_out;
-    node.name = "scale";
-    node.op_type = "AbiScaleOp";
-    node.domain = ABI_TEST_DOMAIN;
-    Onnx__NodeProto *nodes[] = {&node};
-    Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
-    graph.name = "abi_scale";
-    graph.n_node = 1;
-    graph.node = nodes;
-    graph.n_input = 1;
-    graph.input = ins;
-    graph.n_output = 1;
-    graph.output = outs;
-    Onnx__OperatorSetIdProto ops_test = ONNX__OPERATOR_SET_ID_PROTO__INIT, ops_def = ONNX__OPERATOR_SET_ID_PROTO__INIT;
-    ops_test.domain = ABI_TEST_DOMAIN;
-    ops_test.has_version = 1;
-    ops_test.version = 1;
-    ops_def.domain = "";
-    ops_def.has_version = 1;
-    ops_def.version = 13;
-    Onnx__OperatorSetIdProto *opsets[] = {&ops_def, &ops_test};
-    Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
-    model.has_ir_version = 1;
-    model.ir_version = 8;
-    model.n_opset_import = 2;
-    model.opset_import = opsets;
-    model.producer_name = "test_abi";
-    model.graph = &graph;
-    *len = onnx__model_proto__get_packed_size(&model);
-    uint8_t *buf = malloc(*len);
-    if (buf)
-        onnx__model_proto__pack(&model, buf);
-    return buf;
+    return sy_test_one_node_model("abi_scale", "scale", "AbiScaleOp", ABI_TEST_DOMAIN, 4, "test_abi", len);
 }
 
 static void test_refcounted_unload(void)

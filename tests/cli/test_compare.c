@@ -9,20 +9,11 @@
  */
 #include <switchyard/sy_tools.h>
 
+#include "sy_test.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (!(c)) {                                                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 static sy_tensor tensor(sy_dtype dt, int32_t rank, const int64_t *dims, void *data, size_t nbytes)
 {
@@ -98,6 +89,6 @@ int main(void)
     st = sy_compare_tensors(&ta, &tb, -1, 0, &rr);
     CHECK(st != NULL, "negative rtol accepted");
     sy_status_free(st);
-    printf("%s\n", failures ? "FAILED" : "sy_compare_tensors: all checks passed");
-    return failures != 0;
+    printf("%s\n", sy_test_failures_ ? "FAILED" : "sy_compare_tensors: all checks passed");
+    return sy_test_failures_ != 0;
 }

@@ -13,27 +13,18 @@
  */
 #include <switchyard/sy_tools.h>
 
+#include "sy_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (!(c)) {                                                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 static bool ok(sy_status *st, const char *what)
 {
     if (st) {
         fprintf(stderr, "FAIL %s: %s\n", what, sy_status_get_message(st));
         sy_status_free(st);
-        failures++;
+        sy_test_failures_++;
     }
     return st == NULL;
 }
@@ -146,6 +137,6 @@ int main(int argc, char **argv)
     sy_tools_free(buf);
     sy_model_writer_release(w);
     sy_env_release(env);
-    printf("%s\n", failures ? "FAILED" : "model writer: all checks passed");
-    return failures != 0;
+    printf("%s\n", sy_test_failures_ ? "FAILED" : "model writer: all checks passed");
+    return sy_test_failures_ != 0;
 }

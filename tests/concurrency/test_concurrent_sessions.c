@@ -31,6 +31,7 @@
 #include "onnx.pb-c.h"
 #include "switchyard/switchyard.h"
 #include "switchyard/ext/sy_emu_report.h"
+#include "sy_test_onnx.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -57,27 +58,14 @@ static void fail(const char *conf, const char *fmt, const char *detail)
 /* ---- the float chain, packed with protobuf-c -------------------------------------- */
 static uint8_t *make_chain(size_t *len)
 {
-    Onnx__TensorShapeProto__Dimension d0 = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT,
-                                      d1 = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    d0.value_case = d1.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    d0.dim_value = 1;
-    d1.dim_value = N;
-    Onnx__TensorShapeProto__Dimension *dims[] = {&d0, &d1};
-    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
-    shape.n_dim = 2;
-    shape.dim = dims;
-    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
-    tt.has_elem_type = 1;
-    tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-    tt.shape = &shape;
-    Onnx__TypeProto type = ONNX__TYPE_PROTO__INIT;
-    type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    type.tensor_type = &tt;
+    static const int64_t shape[] = {1, N};
+    sy_test_float_type t;
+    sy_test_float_type_init(&t, 2, shape);
     Onnx__ValueInfoProto in = ONNX__VALUE_INFO_PROTO__INIT, out = ONNX__VALUE_INFO_PROTO__INIT;
     in.name = "x";
-    in.type = &type;
+    in.type = &t.type;
     out.name = "y";
-    out.type = &type;
+    out.type = &t.type;
     Onnx__ValueInfoProto *ins[] = {&in}, *outs[] = {&out};
 
     static Onnx__NodeProto nodes[2 * PAIRS];
@@ -133,23 +121,7 @@ static uint8_t *make_chain(size_t *len)
     graph.input = ins;
     graph.n_output = 1;
     graph.output = outs;
-    Onnx__OperatorSetIdProto ops = ONNX__OPERATOR_SET_ID_PROTO__INIT;
-    ops.domain = "";
-    ops.has_version = 1;
-    ops.version = 13;
-    Onnx__OperatorSetIdProto *opsets[] = {&ops};
-    Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
-    model.has_ir_version = 1;
-    model.ir_version = 8;
-    model.n_opset_import = 1;
-    model.opset_import = opsets;
-    model.producer_name = "test_concurrent_sessions";
-    model.graph = &graph;
-    *len = onnx__model_proto__get_packed_size(&model);
-    uint8_t *buf = malloc(*len);
-    if (buf)
-        onnx__model_proto__pack(&model, buf);
-    return buf;
+    return sy_test_pack_model(&graph, "test_concurrent_sessions", NULL, len);
 }
 
 /* ---- one environment, THREADS sessions at once ------------------------------------- */

@@ -129,19 +129,7 @@ static inline sy_session *emu_session(sy_env *env, sy_model *m, bool profiling)
 
 static inline sy_tensor emu_tensor(sy_dtype dt, void *data, int32_t rank, const int64_t *dims)
 {
-    sy_tensor t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.dtype = dt;
-    t.rank = rank;
-    size_t n = 1;
-    for (int32_t i = 0; i < rank; i++) {
-        t.dims[i] = dims[i];
-        n *= (size_t)dims[i];
-    }
-    t.data = data;
-    t.nbytes = n * sy_dtype_size(dt);
-    return t;
+    return pt_tensor(dt, data, rank, dims);
 }
 
 static inline bool emu_ok(sy_status *st, const char *what)

@@ -165,6 +165,16 @@ static void refused(pt_model *m, sy_status_code code, const char *n1, const char
     sy_env_release(env);
 }
 
+/* the body b of a RunGraph with one input and one output, refused as
+ * refused() checks; frees b */
+static void refused_body(pt_model *b, sy_status_code code, const char *n1, const char *n2, const char *n3)
+{
+    pt_model *m = top_model("body", b, 1, 1, 0);
+    refused(m, code, n1, n2, n3);
+    pt_model_free(m);
+    pt_model_free(b);
+}
+
 static void test_refusals(void)
 {
     /* the attribute asked for is not on the node */
@@ -191,10 +201,7 @@ static void test_refusals(void)
     pt_input(b, "x2", PT_F32, 2, D23);
     pt_node(b, "Add", "add", (const char *[]){"x", "x2", NULL}, (const char *[]){"y", NULL});
     pt_output(b, "y", PT_F32, 2, D23);
-    m = top_model("body", b, 1, 1, 0);
-    refused(m, SY_ERR_INVALID_MODEL, "'body'", "2 inputs and 1 output", "takes 1 and 1");
-    pt_model_free(m);
-    pt_model_free(b);
+    refused_body(b, SY_ERR_INVALID_MODEL, "'body'", "2 inputs and 1 output", "takes 1 and 1");
 
     /* a body with two outputs */
     b = pt_model_new("twice");
@@ -203,20 +210,14 @@ static void test_refusals(void)
     pt_node(b, "Identity", "i2", (const char *[]){"x", NULL}, (const char *[]){"y2", NULL});
     pt_output(b, "y", PT_F32, 2, D23);
     pt_output(b, "y2", PT_F32, 2, D23);
-    m = top_model("body", b, 1, 1, 0);
-    refused(m, SY_ERR_INVALID_MODEL, "'body'", "1 input and 2 outputs", "takes 1 and 1");
-    pt_model_free(m);
-    pt_model_free(b);
+    refused_body(b, SY_ERR_INVALID_MODEL, "'body'", "1 input and 2 outputs", "takes 1 and 1");
 
     /* a body input declared int64: the kernel binds float32 */
     b = pt_model_new("ints");
     pt_input(b, "x", PT_I64, 2, D23);
     pt_node(b, "Identity", "i1", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
     pt_output(b, "y", PT_F32, 2, D23);
-    m = top_model("body", b, 1, 1, 0);
-    refused(m, SY_ERR_TYPE, "'body'", "input 0 'x' is declared int64", "float32");
-    pt_model_free(m);
-    pt_model_free(b);
+    refused_body(b, SY_ERR_TYPE, "'body'", "input 0 'x' is declared int64", "float32");
 
     /* a body whose output is int64 at run (declared float): the kernel
      * reads float32, refused when it runs */
@@ -225,10 +226,7 @@ static void test_refusals(void)
     pt_node(b, "Cast", "cast", (const char *[]){"x", NULL}, (const char *[]){"y", NULL});
     pt_attr_int(b, "to", PT_I64);
     pt_output(b, "y", PT_F32, 2, D23);
-    m = top_model("body", b, 1, 1, 0);
-    refused(m, SY_ERR_TYPE, "'body'", "output 0 'y' is int64", "reads it as float32");
-    pt_model_free(m);
-    pt_model_free(b);
+    refused_body(b, SY_ERR_TYPE, "'body'", "output 0 'y' is int64", "reads it as float32");
 }
 
 /* FlexAttention 'fa': Q [1,1,2,1] = (1, 2), K = (1, 0), V = (10, 20), scale 1,

@@ -55,6 +55,44 @@ static Onnx__ValueInfoProto *seq_info(pt_model *m, const char *name, int elem)
  * else_branch a leaf (both branches the same graph would make the file
  * 2^depth graphs); the innermost and the leaves read the top graph's x.
  * bodies[] gets the models to free (2 per level). */
+/* a session of m (*mo and *s NULL on failure) */
+static sy_status *open_session(sy_env *env, pt_model *m, sy_model **mo, sy_session **s)
+{
+    *mo = NULL;
+    *s = NULL;
+    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", mo);
+    if (!st)
+        st = sy_session_create(env, *mo, NULL, s);
+    return st;
+}
+
+static void release_all(sy_session *s, sy_model *mo, pt_model *m)
+{
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+}
+
+/* y [2] = If(c of dtype cond_type) whose two branches are the one graph
+ * "branch": z = Identity(reads), the node named id_name; *branch gets it */
+static pt_model *if_identity(const char *name, int cond_type, const char *if_name, const char *id_name,
+                             const char *reads, pt_model **branch)
+{
+    int64_t d[1] = {2};
+    pt_model *m = pt_model_new(name);
+    if (!strcmp(reads, "x"))
+        pt_input(m, "x", PT_F32, 1, d);
+    pt_input(m, "c", cond_type, 0, NULL);
+    pt_node(m, "If", if_name, (const char *[]){"c", NULL}, (const char *[]){"y", NULL});
+    pt_output(m, "y", PT_F32, 1, d);
+    pt_model *b = *branch = pt_model_new("branch");
+    pt_node(b, "Identity", id_name, (const char *[]){reads, NULL}, (const char *[]){"z", NULL});
+    pt_output(b, "z", PT_F32, 1, d);
+    pt_attr_graph(m, "then_branch", b);
+    pt_attr_graph(m, "else_branch", b);
+    return m;
+}
+
 static pt_model *nested_if(int depth, pt_model **bodies)
 {
     int64_t d[1] = {3};
@@ -109,13 +147,11 @@ static void test_nesting(void)
     /* 8 levels: runs, y = x through every level's outer scope */
     m = nested_if(8, bodies);
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "8 nested Ifs: %s", pt_msg(st));
     float x[3] = {1.5f, -2.0f, 7.25f};
     uint8_t c = 1;
-    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {3}, .data = x, .nbytes = 12};
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){3});
     sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_BOOL, .rank = 0, .data = &c, .nbytes = 1};
     for (int run = 0; run < 2; run++) {
         c = (uint8_t)(run == 0);
@@ -132,9 +168,7 @@ static void test_nesting(void)
     PT_CHECK(sub && attr && !strcmp(attr, "else_branch") && sy_session_node_count(sub) == 1,
              "subgraph 1 is else_branch with one node");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
+    release_all(s, mo, m);
     for (int k = 0; k < 160; k++)
         pt_model_free(bodies[k]);
     sy_env_release(env);
@@ -143,16 +177,8 @@ done:
 static void test_missing_outer(void)
 {
     sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
-    int64_t d[1] = {2};
-    pt_model *m = pt_model_new("missing");
-    pt_input(m, "c", PT_BOOL, 0, NULL);
-    pt_node(m, "If", "the_if", (const char *[]){"c", NULL}, (const char *[]){"y", NULL});
-    pt_output(m, "y", PT_F32, 1, d);
-    pt_model *b = pt_model_new("branch");
-    pt_node(b, "Identity", "reads_nothing", (const char *[]){"no_such_value", NULL}, (const char *[]){"z", NULL});
-    pt_output(b, "z", PT_F32, 1, d);
-    pt_attr_graph(m, "then_branch", b);
-    pt_attr_graph(m, "else_branch", b);
+    pt_model *b = NULL;
+    pt_model *m = if_identity("missing", PT_BOOL, "the_if", "reads_nothing", "no_such_value", &b);
     sy_model *mo = NULL;
     PT_EXPECT_REFUSED(pt_load_status(env, m, "subgraphs.onnx", &mo), SY_ERR_INVALID_MODEL, "no_such_value");
     sy_model_release(mo);
@@ -199,16 +225,14 @@ static void test_loop_limit(void)
 {
     sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, "max_loop_iterations = 1000\n");
     float v0 = 0.5f;
-    sy_tensor tv = {.struct_size = sizeof tv, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {1}, .data = &v0, .nbytes = 4};
+    sy_tensor tv = pt_tensor_f32(&v0, 1, (const int64_t[]){1});
     for (int variant = 0; variant < 3; variant++) {
         pt_model *body = NULL;
         /* 0: M = INT64_MAX; 1: no M, cond stays true; 2: M = 5 */
         pt_model *m = counting_loop(variant != 1, variant == 2 ? 5 : INT64_MAX, &body);
         sy_model *mo = NULL;
         sy_session *s = NULL;
-        sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-        if (!st)
-            st = sy_session_create(env, mo, NULL, &s);
+        sy_status *st = open_session(env, m, &mo, &s);
         PT_CHECK(st == NULL, "loop variant %d: %s", variant, pt_msg(st));
         if (s) {
             PT_CHECK(!(st = sy_session_set_input(s, "v0", &tv, SY_INPUT_COPY)), "set v0: %s", pt_msg(st));
@@ -229,10 +253,8 @@ static void test_loop_limit(void)
                 }
             }
         }
-        sy_session_release(s);
-        sy_model_release(mo);
         pt_model_free(body);
-        pt_model_free(m);
+        release_all(s, mo, m);
     }
     sy_env_release(env);
 }
@@ -240,34 +262,21 @@ static void test_loop_limit(void)
 static void test_if_cond(void)
 {
     sy_env *env = pt_env_dir(HOSTILE_PLUGIN_DIR, NULL);
-    int64_t d[1] = {2};
-    pt_model *m = pt_model_new("ifcond");
-    pt_input(m, "x", PT_F32, 1, d);
-    pt_input(m, "c", PT_F32, 0, NULL);
-    pt_node(m, "If", "float_if", (const char *[]){"c", NULL}, (const char *[]){"y", NULL});
-    pt_output(m, "y", PT_F32, 1, d);
-    pt_model *b = pt_model_new("branch");
-    pt_node(b, "Identity", "id", (const char *[]){"x", NULL}, (const char *[]){"z", NULL});
-    pt_output(b, "z", PT_F32, 1, d);
-    pt_attr_graph(m, "then_branch", b);
-    pt_attr_graph(m, "else_branch", b);
+    pt_model *b = NULL;
+    pt_model *m = if_identity("ifcond", PT_F32, "float_if", "id", "x", &b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float x[2] = {1, 2}, c = 1;
-    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {2}, .data = x, .nbytes = 8};
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){2});
     sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_FLOAT32, .rank = 0, .data = &c, .nbytes = 4};
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     sy_session_set_input(s, "c", &tc, SY_INPUT_COPY);
     PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "float_if", "must be bool");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
     pt_model_free(b);
-    pt_model_free(m);
+    release_all(s, mo, m);
     sy_env_release(env);
 }
 
@@ -286,16 +295,14 @@ static void test_sequences(void)
     pt_output(m, "n", PT_I64, 0, NULL);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     PT_CHECK(sy_model_input_kind(mo, 0) == SY_VALUE_SEQUENCE && sy_model_input_kind(mo, 1) == SY_VALUE_TENSOR,
              "declared kinds of the inputs");
     float a[2] = {1, 2}, b[1] = {3}, t[3] = {4, 5, 6};
-    sy_tensor ta = {.struct_size = sizeof ta, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {2}, .data = a, .nbytes = 8};
-    sy_tensor tb = {.struct_size = sizeof tb, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {1}, .data = b, .nbytes = 4};
-    sy_tensor tt = {.struct_size = sizeof tt, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {3}, .data = t, .nbytes = 12};
+    sy_tensor ta = pt_tensor_f32(a, 1, (const int64_t[]){2});
+    sy_tensor tb = pt_tensor_f32(b, 1, (const int64_t[]){1});
+    sy_tensor tt = pt_tensor_f32(t, 1, (const int64_t[]){3});
     const sy_tensor *items[2] = {&ta, &tb};
     /* a plain tensor is not a sequence, and a sequence of the wrong dtype is refused */
     PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &ta, SY_INPUT_COPY), SY_ERR_TYPE, "s_in", "sequence");
@@ -320,9 +327,7 @@ static void test_sequences(void)
     PT_REQUIRE(!(st = sy_session_get_output(s, 1, &n)), "n: %s", pt_msg(st));
     PT_CHECK(n->dtype == SY_DT_INT64 && n->rank == 0 && *(const int64_t *)n->data == 3, "length 3");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
+    release_all(s, mo, m);
 
     /* a plugin's op given a sequence */
     m = pt_model_new("seq_relu");
@@ -331,22 +336,15 @@ done:
     pt_node(m, "SequenceConstruct", "make", (const char *[]){"t", NULL}, (const char *[]){"sq", NULL});
     pt_node(m, "Relu", "relu_of_a_sequence", (const char *[]){"sq", NULL}, (const char *[]){"y", NULL});
     pt_output(m, "y", PT_F32, 1, (int64_t[]){3});
-    mo = NULL;
-    s = NULL;
-    st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    st = open_session(env, m, &mo, &s);
     PT_CHECK(st == NULL, "session: %s", pt_msg(st));
     if (s) {
         float t3[3] = {1, -1, 2};
-        sy_tensor tt3 = {.struct_size = sizeof tt3, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {3}, .data = t3,
-                         .nbytes = 12};
+        sy_tensor tt3 = pt_tensor_f32(t3, 1, (const int64_t[]){3});
         sy_session_set_input(s, "t", &tt3, SY_INPUT_COPY);
         PT_EXPECT_REFUSED(sy_session_run(s), SY_ERR_TYPE, "relu_of_a_sequence", "'sq' is a sequence", "takes tensors");
     }
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
+    release_all(s, mo, m);
     sy_env_release(env);
 }
 
@@ -382,14 +380,11 @@ static void test_scan_axes(void)
     pt_attr_graph(m, "body", b);
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float s0[2] = {0, 0}, x[6] = {1, 2, 3, 4, 5, 6};
-    sy_tensor ts = {.struct_size = sizeof ts, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {2}, .data = s0, .nbytes = 8};
-    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {2, 3}, .data = x,
-                    .nbytes = 24};
+    sy_tensor ts = pt_tensor_f32(s0, 1, (const int64_t[]){2});
+    sy_tensor tx = pt_tensor_f32(x, 2, (const int64_t[]){2, 3});
     sy_session_set_input(s, "s0", &ts, SY_INPUT_COPY);
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
@@ -403,10 +398,8 @@ static void test_scan_axes(void)
     PT_CHECK(y[2]->rank == 2 && y[2]->dims[0] == 2 && y[2]->dims[1] == 3 && !memcmp(y[2]->data, want_rev, 24),
              "reverse scan output [[6,5,3],[15,11,6]]");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
     pt_model_free(b);
-    pt_model_free(m);
+    release_all(s, mo, m);
     sy_env_release(env);
 }
 
@@ -443,14 +436,11 @@ static void test_sequence_ops(void)
     pt_output(m, "stacked", PT_F32, 2, (int64_t[]){3, 2});
     sy_model *mo = NULL;
     sy_session *s = NULL;
-    sy_status *st = pt_load_status(env, m, "subgraphs.onnx", &mo);
-    if (!st)
-        st = sy_session_create(env, mo, NULL, &s);
+    sy_status *st = open_session(env, m, &mo, &s);
     PT_REQUIRE(st == NULL, "session: %s", pt_msg(st));
     float x[5] = {1, 2, 3, 4, 5}, x2[6] = {1, 2, 3, 4, 5, 6};
-    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 1, .dims = {5}, .data = x, .nbytes = 20};
-    sy_tensor tx2 = {.struct_size = sizeof tx2, .dtype = SY_DT_FLOAT32, .rank = 2, .dims = {2, 3}, .data = x2,
-                     .nbytes = 24};
+    sy_tensor tx = pt_tensor_f32(x, 1, (const int64_t[]){5});
+    sy_tensor tx2 = pt_tensor_f32(x2, 2, (const int64_t[]){2, 3});
     sy_session_set_input(s, "x", &tx, SY_INPUT_COPY);
     sy_session_set_input(s, "x2", &tx2, SY_INPUT_COPY);
     PT_REQUIRE(!(st = sy_session_run(s)), "run: %s", pt_msg(st));
@@ -464,9 +454,7 @@ static void test_sequence_ops(void)
     PT_CHECK(y[3]->rank == 2 && y[3]->dims[0] == 3 && y[3]->dims[1] == 2 && !memcmp(y[3]->data, stacked, 24),
              "[[1,4],[2,5],[3,6]]");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
+    release_all(s, mo, m);
     sy_env_release(env);
 }
 

@@ -268,9 +268,22 @@ def deq(q, s, z):
 def quant(v, s, z):
     r = np.rint(v / f32(s)) + z
     return np.clip(np.nan_to_num(r, nan=-128.0, posinf=127.0, neginf=-128.0), -128, 127).astype(np.int8)
-def write(name, op, x, xq, b, bq, b_const, yq, y):
+def save_case(name, g, feeds, y, check=False):
+    """test_NAME/: g as an opset 17, IR 8 model, the (name, array) feeds as
+    input_K.pb and y as output_0.pb"""
     d = os.path.join(root, "test_" + name)
     os.makedirs(d + "/test_data_set_0", exist_ok=True)
+    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mo.ir_version = 8
+    if check:
+        onnx.checker.check_model(mo)
+    onnx.save(mo, d + "/model.onnx")
+    for k, (nm, t) in enumerate(feeds):
+        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
+            f.write(numpy_helper.from_array(t, nm).SerializeToString())
+    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+def write(name, op, x, xq, b, bq, b_const, yq, y):
     inits = [numpy_helper.from_array(np.array(v, dtype=t), n) for n, v, t in
              (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("bs", bq[0], f32), ("bz", bq[1], np.int8),
               ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
@@ -284,15 +297,7 @@ def write(name, op, x, xq, b, bq, b_const, yq, y):
              helper.make_node(op, ["xf", "bf"], ["yf"]),
              helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
     g = helper.make_graph(nodes, name, ins, [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, d + "/model.onnx")
-    feeds = [("x", x)] + ([] if b_const else [("b", b)])
-    for k, (nm, t) in enumerate(feeds):
-        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
-            f.write(numpy_helper.from_array(t, nm).SerializeToString())
-    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    save_case(name, g, [("x", x)] + ([] if b_const else [("b", b)]), y)
 x = (np.arange(60) * 37 % 256 - 128).astype(np.int8).reshape(1, 3, 4, 5)
 xq, sq, yq = (0.05, 3), (0.02, 0), (0.04, -2)
 for name, sl in (("qdq_prelu_channel", np.array([10, -25, 60], np.int8).reshape(3, 1, 1)),
@@ -330,8 +335,6 @@ bin_case("qdq_add_bcast_both", "Add", qa.reshape(2, 1, 12)[:, :, :3].copy(), (0.
          np.array([[60], [-30], [5], [-128]], np.int8), (0.0613, 1), True, (0.0829, -3))
 # LogSoftmax (#112: any axis): y = x - max - log(sum(exp(x - max))) in float64, quantized
 def lsm_case(name, x, axis, xq, yq):
-    d = os.path.join(root, "test_" + name)
-    os.makedirs(d + "/test_data_set_0", exist_ok=True)
     xf = deq(x, *xq).astype(np.float64)
     m = xf.max(axis=axis, keepdims=True)
     v = xf - m - np.log(np.exp(xf - m).sum(axis=axis, keepdims=True))
@@ -343,21 +346,13 @@ def lsm_case(name, x, axis, xq, yq):
              helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
                           [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
-    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    mo.ir_version = 8
-    onnx.save(mo, d + "/model.onnx")
-    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    save_case(name, g, [("x", x)], y)
 xl = (np.arange(2 * 5 * 7) * 53 % 256 - 128).astype(np.int8).reshape(2, 5, 7)
 lsm_case("qdq_logsoftmax_last", xl, -1, (0.04, 5), (0.07, 120))
 lsm_case("qdq_logsoftmax_axis1", xl, 1, (0.04, 5), (0.07, 120))
 # BatchNormalization (#36, inference) and LayerNormalization (#37) with
 # constant fp32 parameters, in float64 from the ONNX definitions
 def norm_case(name, op, x, params, attrs, ref, xq, yq):
-    d = os.path.join(root, "test_" + name)
-    os.makedirs(d + "/test_data_set_0", exist_ok=True)
     y = quant(ref(deq(x, *xq).astype(np.float64)).astype(f32), *yq)
     inits = [numpy_helper.from_array(np.array(v_, dtype=t), n) for n, v_, t in
              (("xs", xq[0], f32), ("xz", xq[1], np.int8), ("ys", yq[0], f32), ("yz", yq[1], np.int8))]
@@ -367,13 +362,7 @@ def norm_case(name, op, x, params, attrs, ref, xq, yq):
              helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
                           [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
-    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    mo.ir_version = 8
-    onnx.save(mo, d + "/model.onnx")
-    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    save_case(name, g, [("x", x)], y)
 xn = (np.arange(2 * 3 * 4 * 5) * 71 % 256 - 128).astype(np.int8).reshape(2, 3, 4, 5)
 sc, bi = np.array([0.5, -1.25, 2.0]), np.array([0.1, 0.3, -0.7])
 mu, va = np.array([0.2, -0.4, 1.0]), np.array([1.5, 0.25, 4.0])
@@ -414,8 +403,6 @@ def convt_ref(x, w, b, strides, pads_begin, out_hw):
     return y + (0 if b is None else b.reshape(1, -1, 1, 1))
 def convt_case(name, x, xq, w, wq, b, yq, attrs, strides, pads_begin, out_hw):
     """DQ(x), DQ(W) [, DQ(int32 b)] -> ConvTranspose -> Q: one QConvTranspose (Table B #113 int8)"""
-    d = os.path.join(root, "test_" + name)
-    os.makedirs(d + "/test_data_set_0", exist_ok=True)
     ws, wz = np.array(wq[0], f32), np.array(wq[1], np.int8)
     per_ch = ws.ndim == 1
     wf = (w.astype(np.int32) - (wz.reshape(1, -1, 1, 1) if per_ch else wz)).astype(f32) * \
@@ -441,14 +428,7 @@ def convt_case(name, x, xq, w, wq, b, yq, attrs, strides, pads_begin, out_hw):
                         strides, pads_begin, out_hw).astype(f32), *yq)
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TP.INT8, x.shape)],
                           [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
-    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    mo.ir_version = 8
-    onnx.checker.check_model(mo)
-    onnx.save(mo, d + "/model.onnx")
-    with open(d + "/test_data_set_0/input_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    save_case(name, g, [("x", x)], y, check=True)
 # stride 2 with pads and output_padding, W per channel on axis 1, an int32 bias:
 # out = 2 (4 - 1) + 1 + 3 - (1 + 0) = 9 high, 2 (5 - 1) + 0 + 3 - (1 + 1) = 9 wide
 xt = (np.arange(1 * 3 * 4 * 5) * 37 % 256 - 128).astype(np.int8).reshape(1, 3, 4, 5)
@@ -466,8 +446,6 @@ def concat_case(name, xs, qs, yq, axis):
     than the output's: one QConcat (Table B #17 Concat, int8); an input with
     the output's encoding is copied. The scales make every step exact in
     float32 (DequantizeLinear, x / y_scale), so numpy's codes are ONNX's."""
-    d = os.path.join(root, "test_" + name)
-    os.makedirs(d + "/test_data_set_0", exist_ok=True)
     names = ["x%d" % i for i in range(len(xs))]
     inits, nodes = [], []
     for nm, (s_, z_) in zip(names, qs):
@@ -479,14 +457,7 @@ def concat_case(name, xs, qs, yq, axis):
     y = quant(np.concatenate([deq(x, *q) for x, q in zip(xs, qs)], axis=axis), *yq)
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(nm, TP.INT8, x.shape) for nm, x in zip(names, xs)],
                           [helper.make_tensor_value_info("y", TP.INT8, y.shape)], inits)
-    mo = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    mo.ir_version = 8
-    onnx.save(mo, d + "/model.onnx")
-    for k, (nm, x) in enumerate(zip(names, xs)):
-        with open(d + "/test_data_set_0/input_%d.pb" % k, "wb") as f:
-            f.write(numpy_helper.from_array(x, nm).SerializeToString())
-    with open(d + "/test_data_set_0/output_0.pb", "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    save_case(name, g, list(zip(names, xs)), y)
 # every code of each requantized input: a scale 0.5 zp 3 (multiplier 1: a shift
 # of the zero point, saturating), b 0.25 zp -2 (multiplier 0.5: ties half to
 # even), c the output's 0.5 zp 1 (copied), concatenated on the channel axis
@@ -527,57 +498,46 @@ for t in $qdqcases; do
     fail "$t: not folded into one QPRelu/QPow/QLogSoftmax/QNorm/QConvTranspose/QConcat node on riscv_mcu"
 done
 echo "ok   int8 Div/Max/Min on the codes and QDQ PRelu/Pow/broadcast Add/Sub/Mul/LogSoftmax/normalizations/ConvTranspose/Concat (one QPRelu/QPow/QAdd/QSub/QMul/QLogSoftmax/QNorm/QConvTranspose/QConcat each): cpu_ref and riscv_mcu give ONNX's, Python's and numpy's outputs"
+# QDQ ops riscv_mcu declines on a 5-D output, quoting the rule (strict:
+# nothing else may take them), one row each:
+#   QNODE|OP|A SHAPE|B SHAPE|ATTRS (Python keywords)|the message's rule|what the ok line says
 # a 5-D Concat of int8 codes with other scales: the QConcat is declined
-# quoting Table B #17's "2-4D" (strict: nothing else may take it)
-/usr/bin/python3 - "$WORK/qconcat_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Concat model"
+# quoting Table B #17's "2-4D"; a QAdd whose output is 5-D (A [2, 1, 3, 2, 2]
+# broadcast with B [3, 1, 1]): declined, rank over 4
+qdq_5d_rows=(
+  "QConcat|Concat|1,2,2,2,2|1,1,2,2,2|axis=1|QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat|a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
+  "QAdd|Add|2,1,3,2,2|3,1,1||QAdd: A, B and the output at most 4-D|a QAdd with a 5-D output is declined (A, B and the output at most 4-D)"
+)
+for row in "${qdq_5d_rows[@]}"; do
+  IFS='|' read -r qnode op ashape bshape attrs rule okline <<< "$row"
+  model=$WORK/${qnode,,}_5d.onnx
+  /usr/bin/python3 - "$model" "$op" "$ashape" "$bshape" "$attrs" <<'PY' || fail "writing the 5-D QDQ $op model"
 import sys
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto as TP
+path, op, ashape, bshape, attrs = sys.argv[1:]
+shape = lambda s: [int(d) for d in s.split(",")]
+kw = {k: int(v) for k, v in (a.split("=") for a in attrs.split(",") if a)}
 inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
          (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
           ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
 nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
          helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
-         helper.make_node("Concat", ["af", "bf"], ["yf"], axis=1),
+         helper.make_node(op, ["af", "bf"], ["yf"], **kw),
          helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
-g = helper.make_graph(nodes, "concat_5d", [helper.make_tensor_value_info("a", TP.INT8, [1, 2, 2, 2, 2]),
-                                           helper.make_tensor_value_info("b", TP.INT8, [1, 1, 2, 2, 2])],
+g = helper.make_graph(nodes, op.lower() + "_5d", [helper.make_tensor_value_info("a", TP.INT8, shape(ashape)),
+                                                  helper.make_tensor_value_info("b", TP.INT8, shape(bshape))],
                       [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 m.ir_version = 8
-onnx.save(m, sys.argv[1])
+onnx.save(m, path)
 PY
-out=$("$SY" explain "$WORK/qconcat_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
-  fail "a 5-D QConcat was placed on riscv_mcu alone"
-echo "$out" | grep -q "QConcat: the output must be 2-4D, got rank 5 (ops-mcu.md Table B #17 Concat" ||
-  fail "the 5-D QConcat was refused without Table B #17's rule: $out"
-echo "ok   a 5-D QConcat is declined quoting ops-mcu.md Table B #17 Concat"
-# a QAdd whose output is 5-D (A [2, 1, 3, 2, 2] broadcast with B [3, 1, 1]): declined, rank over 4
-/usr/bin/python3 - "$WORK/qadd_5d.onnx" <<'PY' || fail "writing the 5-D QDQ Add model"
-import sys
-import numpy as np
-import onnx
-from onnx import helper, numpy_helper, TensorProto as TP
-inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in
-         (("as", 0.5, np.float32), ("az", 3, np.int8), ("bs", 0.25, np.float32), ("bz", -2, np.int8),
-          ("ys", 0.5, np.float32), ("yz", 1, np.int8))]
-nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
-         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
-         helper.make_node("Add", ["af", "bf"], ["yf"]),
-         helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
-g = helper.make_graph(nodes, "add_5d", [helper.make_tensor_value_info("a", TP.INT8, [2, 1, 3, 2, 2]),
-                                        helper.make_tensor_value_info("b", TP.INT8, [3, 1, 1])],
-                      [helper.make_tensor_value_info("y", TP.INT8, None)], inits)
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-m.ir_version = 8
-onnx.save(m, sys.argv[1])
-PY
-out=$("$SY" explain "$WORK/qadd_5d.onnx" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
-  fail "a 5-D QAdd was placed on riscv_mcu alone"
-echo "$out" | grep -q "QAdd: A, B and the output at most 4-D" ||
-  fail "the 5-D QAdd was refused without the rank rule: $out"
-echo "ok   a QAdd with a 5-D output is declined (A, B and the output at most 4-D)"
+  out=$("$SY" explain "$model" --config "$(dirname "$0")/conformance_riscv_mcu.ini" 2>&1) &&
+    fail "a 5-D $qnode was placed on riscv_mcu alone"
+  echo "$out" | grep -qF "$rule" || fail "the 5-D $qnode was refused without the rule '$rule': $out"
+  echo "ok   $okline"
+done
 exact="$exact $g8cases $qdqcases"
 # The nn rows (mcu_nn.c, mcu_quant.c): ONNX's node tests feed weights,
 # scales and zero points as graph inputs, which the seed wants constant

@@ -14,6 +14,7 @@
 #include "model_refs.h"
 #include "switchyard/switchyard.h"
 #include "sy_test.h"
+#include "sy_test_status.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -29,15 +30,6 @@ static char *path_of(const char *model, const char *rest)
     return p;
 }
 
-static bool check_ok(sy_status *st, const char *what)
-{
-    if (!st)
-        return true;
-    CHECK(st == NULL, "%s: %s: %s", what, sy_status_code_name(sy_status_get_code(st)), sy_status_get_message(st));
-    sy_status_free(st);
-    return false;
-}
-
 typedef struct loaded {
     sy_env *env;
     sy_model *model;
@@ -48,9 +40,9 @@ static bool load(const char *model, loaded *l)
 {
     memset(l, 0, sizeof *l);
     char *p = path_of(model, "model.onnx");
-    bool ok = check_ok(sy_env_create(NULL, &l->env), "default environment") &&
-              check_ok(sy_model_load(l->env, p, &l->model), p) &&
-              check_ok(sy_session_create(l->env, l->model, NULL, &l->session), "session");
+    bool ok = sy_test_ok(sy_env_create(NULL, &l->env), "default environment") &&
+              sy_test_ok(sy_model_load(l->env, p, &l->model), p) &&
+              sy_test_ok(sy_session_create(l->env, l->model, NULL, &l->session), "session");
     free(p);
     return ok;
 }
@@ -165,14 +157,14 @@ static void run_reference_set(loaded *l, const char *model, int k, double rtol, 
         snprintf(rel, sizeof rel, "test_data_set_%d/input_%zu.pb", k, i);
         char *p = path_of(model, rel);
         sy_tensor *t = NULL;
-        bool ok = check_ok(sy_tensor_read_file(p, &t), p) &&
-                  check_ok(sy_session_set_input_by_index(l->session, i, t, SY_INPUT_COPY), p);
+        bool ok = sy_test_ok(sy_tensor_read_file(p, &t), p) &&
+                  sy_test_ok(sy_session_set_input_by_index(l->session, i, t, SY_INPUT_COPY), p);
         sy_tensor_free(t);
         free(p);
         if (!ok)
             return;
     }
-    if (!check_ok(sy_session_run(l->session), "run"))
+    if (!sy_test_ok(sy_session_run(l->session), "run"))
         return;
     CHECK(sy_session_output_count(l->session) == n_out, "session has %zu outputs, model %zu",
           sy_session_output_count(l->session), n_out);
@@ -181,8 +173,8 @@ static void run_reference_set(loaded *l, const char *model, int k, double rtol, 
         char *p = path_of(model, rel);
         sy_tensor *want = NULL;
         const sy_tensor *got = NULL;
-        if (check_ok(sy_tensor_read_file(p, &want), p) &&
-            check_ok(sy_session_get_output(l->session, i, &got), "get_output")) {
+        if (sy_test_ok(sy_tensor_read_file(p, &want), p) &&
+            sy_test_ok(sy_session_get_output(l->session, i, &got), "get_output")) {
             check_declared_shape(l->model, i, got);
             compare(p, got, want, rtol, atol);
             if (want_argmax >= 0 && i == 0) {
@@ -223,7 +215,7 @@ static bool set_f32(loaded *l, size_t index, int32_t rank, const int64_t *dims, 
     sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT32, .rank = rank, .data = data,
                    .nbytes = n * sizeof(float)};
     memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
-    return check_ok(sy_session_set_input_by_index(l->session, index, &t, SY_INPUT_COPY), "set_input");
+    return sy_test_ok(sy_session_set_input_by_index(l->session, index, &t, SY_INPUT_COPY), "set_input");
 }
 
 static void test_sine(void)
@@ -235,9 +227,9 @@ static void test_sine(void)
         x[i] = (float)sine_ref_x[i];
     loaded l = {.env = NULL};
     if (load("tfl_hello_world_sine", &l) && set_f32(&l, 0, 2, (int64_t[]){N, 1}, x, N) &&
-        check_ok(sy_session_run(l.session), "run")) {
+        sy_test_ok(sy_session_run(l.session), "run")) {
         const sy_tensor *y = NULL;
-        if (check_ok(sy_session_get_output(l.session, 0, &y), "output")) {
+        if (sy_test_ok(sy_session_get_output(l.session, 0, &y), "output")) {
             CHECK(y->dtype == SY_DT_FLOAT32 && y->rank == 2 && y->dims[0] == N && y->dims[1] == 1,
                   "output float32[16,1]");
             if (y->dtype == SY_DT_FLOAT32 && sy_tensor_numel(y) == N) {
@@ -261,9 +253,9 @@ static void test_mnist_mlp(void)
         x[i] = (float)sin(0.1 * (double)i);
     loaded l = {.env = NULL};
     if (load("mnist_mlp_pytorch", &l) && set_f32(&l, 0, 2, (int64_t[]){1, 784}, x, 784) &&
-        check_ok(sy_session_run(l.session), "run")) {
+        sy_test_ok(sy_session_run(l.session), "run")) {
         const sy_tensor *y = NULL;
-        if (check_ok(sy_session_get_output(l.session, 0, &y), "output")) {
+        if (sy_test_ok(sy_session_get_output(l.session, 0, &y), "output")) {
             check_declared_shape(l.model, 0, y);
             CHECK(count_nonfinite(y) == 0, "outputs finite");
             if (y->dtype == SY_DT_FLOAT32 && sy_tensor_numel(y) == 10) {
@@ -292,18 +284,18 @@ static void test_ultraface(void)
     float *x = pattern(n);
     loaded l = {.env = NULL};
     if (x && load("ultraface_rfb_320", &l) && set_f32(&l, 0, 4, (int64_t[]){1, 3, 240, 320}, x, n) &&
-        check_ok(sy_session_run(l.session), "run")) {
+        sy_test_ok(sy_session_run(l.session), "run")) {
         CHECK(sy_session_output_count(l.session) == 2, "2 outputs (scores, boxes)");
         for (size_t i = 0; i < sy_session_output_count(l.session); i++) {
             const sy_tensor *t = NULL;
-            if (!check_ok(sy_session_get_output(l.session, i, &t), "output"))
+            if (!sy_test_ok(sy_session_get_output(l.session, i, &t), "output"))
                 continue;
             check_declared_shape(l.model, i, t);
             CHECK(count_nonfinite(t) == 0, "output %zu: %lld non-finite values", i, (long long)count_nonfinite(t));
         }
         /* scores: a softmax over 2 classes per anchor */
         const sy_tensor *scores = NULL;
-        if (check_ok(sy_session_get_output_by_name(l.session, "scores", &scores), "scores") &&
+        if (sy_test_ok(sy_session_get_output_by_name(l.session, "scores", &scores), "scores") &&
             scores->dtype == SY_DT_FLOAT32 && scores->rank == 3 && scores->dims[2] == 2) {
             int64_t anchors = scores->dims[1], bad = 0;
             for (int64_t a = 0; a < anchors; a++) {
@@ -327,10 +319,10 @@ static void test_squeezenet_fp16(void)
     sy_tensor t = {.struct_size = sizeof t, .dtype = SY_DT_FLOAT16, .rank = 4, .dims = {1, 3, 224, 224}, .data = x,
                    .nbytes = n * sizeof *x};
     if (x && load("squeezenet1.0_fp16", &l) &&
-        check_ok(sy_session_set_input_by_index(l.session, 0, &t, SY_INPUT_COPY), "set_input") &&
-        check_ok(sy_session_run(l.session), "run")) {
+        sy_test_ok(sy_session_set_input_by_index(l.session, 0, &t, SY_INPUT_COPY), "set_input") &&
+        sy_test_ok(sy_session_run(l.session), "run")) {
         const sy_tensor *y = NULL;
-        if (check_ok(sy_session_get_output(l.session, 0, &y), "output")) {
+        if (sy_test_ok(sy_session_get_output(l.session, 0, &y), "output")) {
             check_declared_shape(l.model, 0, y);
             CHECK(count_nonfinite(y) == 0, "outputs finite");
             if (y->dtype == SY_DT_FLOAT16) {

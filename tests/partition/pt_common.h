@@ -157,12 +157,13 @@ static inline sy_model *pt_load(sy_env *env, const pt_model *m)
     return model;
 }
 
-static inline sy_tensor pt_tensor_f32(float *data, int32_t rank, const int64_t *dims)
+/* a host tensor of dtype dt over data, dims[rank], nbytes from the dims */
+static inline sy_tensor pt_tensor(sy_dtype dt, void *data, int32_t rank, const int64_t *dims)
 {
     sy_tensor t;
     memset(&t, 0, sizeof t);
     t.struct_size = sizeof t;
-    t.dtype = SY_DT_FLOAT32;
+    t.dtype = dt;
     t.rank = rank;
     size_t n = 1;
     for (int32_t i = 0; i < rank; i++) {
@@ -170,8 +171,13 @@ static inline sy_tensor pt_tensor_f32(float *data, int32_t rank, const int64_t *
         n *= (size_t)dims[i];
     }
     t.data = data;
-    t.nbytes = n * sizeof(float);
+    t.nbytes = n * sy_dtype_size(dt);
     return t;
+}
+
+static inline sy_tensor pt_tensor_f32(float *data, int32_t rank, const int64_t *dims)
+{
+    return pt_tensor(SY_DT_FLOAT32, data, rank, dims);
 }
 
 #endif

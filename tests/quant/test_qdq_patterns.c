@@ -17,20 +17,11 @@
 #include <switchyard/ext/sy_qdq_patterns.h>
 #include <switchyard/sy_tools.h>
 
+#include "sy_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (!(c)) {                                                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 static bool ok(sy_status *st, const char *what)
 {
@@ -38,7 +29,7 @@ static bool ok(sy_status *st, const char *what)
         fprintf(stderr, "FAIL %s: %s: %s\n", what, sy_status_code_name(sy_status_get_code(st)),
                 sy_status_get_message(st));
         sy_status_free(st);
-        failures++;
+        sy_test_failures_++;
         return false;
     }
     return true;
@@ -264,6 +255,6 @@ int main(int argc, char **argv)
     test_table(argv[1]);
     test_refusal(argv[1], argv[2], argv[3]);
     test_memory(argv[1], argv[2], argv[3]);
-    printf("%s\n", failures ? "FAILED" : "qdq_patterns: all checks passed");
-    return failures != 0;
+    printf("%s\n", sy_test_failures_ ? "FAILED" : "qdq_patterns: all checks passed");
+    return sy_test_failures_ != 0;
 }

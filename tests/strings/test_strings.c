@@ -119,6 +119,29 @@ static sy_status *run_with(sy_session *s, const sy_tensor *x, sy_input_mode mode
     return st ? st : sy_session_run(s);
 }
 
+/* an empty model of the default domain at opset `opset` */
+static pt_model *model_v(const char *name, int64_t opset)
+{
+    pt_model *m = pt_model_new(name);
+    m->model.opset_import[0]->version = opset;
+    return m;
+}
+
+static void release_all(sy_session *s, sy_model *mo, pt_model *m)
+{
+    sy_session_release(s);
+    sy_model_release(mo);
+    pt_model_free(m);
+}
+
+/* the end of a test: each handle NULL or its own */
+static void teardown(sy_env *env, pt_model *m, sy_model *mo, sy_session *s, sy_tensor *x)
+{
+    sy_tensor_free(x);
+    release_all(s, mo, m);
+    sy_env_release(env);
+}
+
 /* ---- api ------------------------------------------------------------------ */
 
 static void test_api(void)
@@ -164,8 +187,7 @@ done:
 static void test_model(void)
 {
     sy_env *env = env_all(NULL);
-    pt_model *m = pt_model_new("strings");
-    m->model.opset_import[0]->version = 20;
+    pt_model *m = model_v("strings", 20);
     int64_t d3[1] = {3}, d1[1] = {1}, d32[2] = {3, 3};
     pt_input(m, "x", PT_STR, 1, d3);
     init_strings(m, "suffix", 1, d1, (const char *[]){"-b-c"}, 1);
@@ -216,12 +238,8 @@ static void test_model(void)
     c = counts->data;
     PT_CHECK(c[0] == 3 && c[1] == 3 && c[2] == 3, "counts (2) 3 3 3");
 done:
-    sy_tensor_free(x);
     sy_tensor_free(x2);
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, x);
 }
 
 /* ---- folded constants ------------------------------------------------------ */
@@ -229,8 +247,7 @@ done:
 static void test_folded(void)
 {
     sy_env *env = env_all(NULL);
-    pt_model *m = pt_model_new("folded");
-    m->model.opset_import[0]->version = 20;
+    pt_model *m = model_v("folded", 20);
     int64_t d2[1] = {2};
     pt_input(m, "x", PT_STR, 1, d2);
     init_strings(m, "a", 1, d2, (const char *[]){"fold", "ed"}, 2);
@@ -257,11 +274,7 @@ static void test_folded(void)
         expect_strings(y, 2, (const char *[]){"xfold!", "yed?"}, "y");
     }
 done:
-    sy_tensor_free(x);
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, x);
 }
 
 /* ---- element movement ------------------------------------------------------ */
@@ -269,8 +282,7 @@ done:
 static void test_movement(void)
 {
     sy_env *env = env_all(NULL);
-    pt_model *m = pt_model_new("movement");
-    m->model.opset_import[0]->version = 20;
+    pt_model *m = model_v("movement", 20);
     int64_t d4[1] = {4}, d22[2] = {2, 2}, d2[1] = {2}, d8[1] = {8};
     pt_input(m, "x", PT_STR, 1, d4);
     pt_init_i64(m, "shape", 1, d2, (const int64_t[]){2, 2});
@@ -302,11 +314,7 @@ static void test_movement(void)
     /* r = [[a,b],[c,d]], g = [[c,d],[a,b]], w = [[c,o1],[o2,b]] */
     expect_strings(c, 8, (const char *[]){"c", "o1", "o2", "b", "a", "b", "c", "d"}, "c");
 done:
-    sy_tensor_free(x);
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, x);
 }
 
 /* ---- one-node sessions ----------------------------------------------------- */
@@ -317,8 +325,7 @@ typedef void (*node_attrs)(pt_model *m);
 static sy_status *one_node(sy_env *env, const char *op, node_attrs attrs, int ydt, int32_t xrank, const int64_t *xd,
                            const char *const *xs, sy_model **mo, sy_session **s, pt_model **pm)
 {
-    pt_model *m = *pm = pt_model_new(op);
-    m->model.opset_import[0]->version = 20;
+    pt_model *m = *pm = model_v(op, 20);
     pt_input(m, "x", PT_STR, xrank, xd);
     bool split = !strcmp(op, "StringSplit"); /* its second output, the counts, is required */
     pt_node(m, op, "n", (const char *[]){"x", NULL}, (const char *[]){"y", split ? "counts" : NULL, NULL});
@@ -339,11 +346,39 @@ static sy_status *one_node(sy_env *env, const char *op, node_attrs attrs, int yd
     return st;
 }
 
-static void release_all(sy_session *s, sy_model *mo, pt_model *m)
+/* a one-node model over the strings xs [n] (rank 1) that one_node refuses
+ * with `code`, each of needles in the message */
+typedef struct refused_case {
+    const char *op;
+    node_attrs attrs;
+    int ydt;
+    const char *pattern; /* regex_pattern, RegexFullMatch only */
+    int64_t n;
+    const char *xs[2];
+    sy_status_code code;
+    const char *needles[3]; /* NULL-terminated */
+} refused_case;
+
+static const char *regex_pattern;
+
+static void expect_refused(sy_env *env, const refused_case *cases, size_t n_cases)
 {
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
+    for (size_t i = 0; i < n_cases; i++) {
+        const refused_case *c = &cases[i];
+        sy_model *mo;
+        sy_session *s;
+        pt_model *m;
+        if (c->pattern)
+            regex_pattern = c->pattern;
+        sy_status *st = one_node(env, c->op, c->attrs, c->ydt, 1, &c->n, c->xs, &mo, &s, &m);
+        PT_CHECK(st && sy_status_get_code(st) == c->code, "%s case %zu: expected %s, got %s: %s", c->op, i,
+                 sy_status_code_name(c->code), st ? sy_status_code_name(sy_status_get_code(st)) : "success",
+                 st ? sy_status_get_message(st) : "");
+        for (int k = 0; st && c->needles[k]; k++)
+            PT_HAS(sy_status_get_message(st), c->needles[k]);
+        sy_status_free(st);
+        release_all(s, mo, m);
+    }
 }
 
 static void norm_upper_insensitive(pt_model *m)
@@ -395,15 +430,13 @@ static void test_normalizer(void)
         expect_strings(y, 1, (const char *[]){""}, "all gone");
     }
     release_all(s, mo, m);
-    PT_EXPECT_REFUSED(one_node(env, "StringNormalizer", norm_turkish, PT_STR, 1, (const int64_t[]){1},
-                            (const char *[]){"i"}, &mo, &s, &m),
-                   SY_ERR_UNSUPPORTED, "tr_TR", "own case rules");
-    release_all(s, mo, m);
-    /* invalid UTF-8 (a lone continuation byte) where characters are read */
-    PT_EXPECT_REFUSED(one_node(env, "StringNormalizer", norm_lower, PT_STR, 1, (const int64_t[]){2},
-                            (const char *[]){"ok", "b\x80z"}, &mo, &s, &m),
-                   SY_ERR_INVALID_ARGUMENT, "element 1 is not valid UTF-8", "byte 1 of 3");
-    release_all(s, mo, m);
+    const refused_case refused[] = {
+        {"StringNormalizer", norm_turkish, PT_STR, NULL, 1, {"i"}, SY_ERR_UNSUPPORTED, {"tr_TR", "own case rules"}},
+        /* invalid UTF-8 (a lone continuation byte) where characters are read */
+        {"StringNormalizer", norm_lower, PT_STR, NULL, 2, {"ok", "b\x80z"}, SY_ERR_INVALID_ARGUMENT,
+         {"element 1 is not valid UTF-8", "byte 1 of 3"}},
+    };
+    expect_refused(env, refused, sizeof refused / sizeof refused[0]);
     sy_env_release(env);
 }
 
@@ -439,7 +472,6 @@ static void test_split(void)
     sy_env_release(env);
 }
 
-static const char *regex_pattern;
 static void regex_attrs(pt_model *m) { pt_attr_string(m, "pattern", regex_pattern); }
 
 static void test_regex(void)
@@ -464,31 +496,19 @@ static void test_regex(void)
                  b[3]);
     }
     release_all(s, mo, m);
-    regex_pattern = "a(?=b)b";
-    PT_EXPECT_REFUSED(one_node(env, "RegexFullMatch", regex_attrs, PT_BOOL, 1, (const int64_t[]){1},
-                            (const char *[]){"ab"}, &mo, &s, &m),
-                   SY_ERR_INVALID_MODEL, "lookaround", "RE2");
-    release_all(s, mo, m);
-    regex_pattern = "(a)\\1";
-    PT_EXPECT_REFUSED(one_node(env, "RegexFullMatch", regex_attrs, PT_BOOL, 1, (const int64_t[]){1},
-                            (const char *[]){"aa"}, &mo, &s, &m),
-                   SY_ERR_INVALID_MODEL, "backreference");
-    release_all(s, mo, m);
-    regex_pattern = "a[";
-    PT_EXPECT_REFUSED(one_node(env, "RegexFullMatch", regex_attrs, PT_BOOL, 1, (const int64_t[]){1},
-                            (const char *[]){"a"}, &mo, &s, &m),
-                   SY_ERR_INVALID_MODEL, "does not compile");
-    release_all(s, mo, m);
     /* exponential backtracking: stops at the match limit with an error */
     static char subject[64];
     memset(subject, 'a', 40);
     subject[40] = '!';
     subject[41] = '\0';
-    regex_pattern = "(a|a)*(a|a)*(a|a)*[a-z]";
-    PT_EXPECT_REFUSED(one_node(env, "RegexFullMatch", regex_attrs, PT_BOOL, 1, (const int64_t[]){1},
-                            (const char *[]){subject}, &mo, &s, &m),
-                   SY_ERR_RUNTIME, "element 0", "backtracks past");
-    release_all(s, mo, m);
+    const refused_case refused[] = {
+        {"RegexFullMatch", regex_attrs, PT_BOOL, "a(?=b)b", 1, {"ab"}, SY_ERR_INVALID_MODEL, {"lookaround", "RE2"}},
+        {"RegexFullMatch", regex_attrs, PT_BOOL, "(a)\\1", 1, {"aa"}, SY_ERR_INVALID_MODEL, {"backreference"}},
+        {"RegexFullMatch", regex_attrs, PT_BOOL, "a[", 1, {"a"}, SY_ERR_INVALID_MODEL, {"does not compile"}},
+        {"RegexFullMatch", regex_attrs, PT_BOOL, "(a|a)*(a|a)*(a|a)*[a-z]", 1, {subject}, SY_ERR_RUNTIME,
+         {"element 0", "backtracks past"}},
+    };
+    expect_refused(env, refused, sizeof refused / sizeof refused[0]);
     sy_env_release(env);
 }
 
@@ -545,10 +565,7 @@ static void test_label_encoder(void)
              "to_int: 2 -1 99 -1 -1, got %lld %lld %lld %lld %lld", (long long)iv[0], (long long)iv[1],
              (long long)iv[2], (long long)iv[3], (long long)iv[4]);
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, NULL);
 }
 
 /* ---- Cast ------------------------------------------------------------------ */
@@ -608,18 +625,17 @@ static void test_tfidf(void)
                      (double)((const float *)y->data)[i]);
     }
     release_all(s, mo, m);
-    PT_EXPECT_REFUSED(one_node(env, "TfIdfVectorizer", tfidf_both_pools, PT_F32, 1, (const int64_t[]){1},
-                               (const char *[]){"w2"}, &mo, &s, &m),
-                      SY_ERR_INVALID_MODEL, "exactly one of pool_int64s and pool_strings", "both are given");
-    release_all(s, mo, m);
+    const refused_case refused[] = {{"TfIdfVectorizer", tfidf_both_pools, PT_F32, NULL, 1, {"w2"},
+                                     SY_ERR_INVALID_MODEL,
+                                     {"exactly one of pool_int64s and pool_strings", "both are given"}}};
+    expect_refused(env, refused, sizeof refused / sizeof refused[0]);
     sy_env_release(env);
 }
 
 static void test_cast(void)
 {
     sy_env *env = env_all(NULL);
-    pt_model *m = pt_model_new("cast");
-    m->model.opset_import[0]->version = 19;
+    pt_model *m = model_v("cast", 19);
     int64_t d4[1] = {4}, d6[1] = {6}, d2[1] = {2};
     pt_input(m, "x", PT_STR, 1, d4);
     float f[6] = {0.25f, 1e-5f, 0.9767611f, 100.0f, -0.0f, 1.5e16f};
@@ -658,11 +674,7 @@ static void test_cast(void)
     PT_REQUIRE(!st, "x: %s", pt_msg(st));
     PT_EXPECT_REFUSED(run_with(s, x, SY_INPUT_COPY), SY_ERR_INVALID_ARGUMENT, "string 2 (\"abc\") is not a float32 number");
 done:
-    sy_tensor_free(x);
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, x);
 }
 
 /* ---- hostile ----------------------------------------------------------------- */
@@ -710,8 +722,7 @@ static void test_hostile(void)
     char ini_extra[128];
     snprintf(ini_extra, sizeof ini_extra, "max_tensor_bytes = 4096\n");
     sy_env *env = env_all(ini_extra);
-    m = pt_model_new("cat");
-    m->model.opset_import[0]->version = 20;
+    m = model_v("cat", 20);
     pt_input(m, "x", PT_STR, 1, (const int64_t[]){2});
     pt_node(m, "StringConcat", "cat", (const char *[]){"x", "x", NULL}, (const char *[]){"y", NULL});
     pt_output(m, "y", PT_STR, 1, (const int64_t[]){2});
@@ -736,10 +747,7 @@ static void test_hostile(void)
     PT_EXPECT_REFUSED(sy_session_set_input_by_index(s, 0, &in, SY_INPUT_COPY), SY_ERR_BUDGET, "input 'x'",
                    "5002 bytes", "max_tensor_bytes");
 done:
-    sy_session_release(s);
-    sy_model_release(mo);
-    pt_model_free(m);
-    sy_env_release(env);
+    teardown(env, m, mo, s, NULL);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
  */
 #include "switchyard/switchyard.h"
 #include "sy_test.h"
+#include "sy_test_status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -52,15 +53,6 @@ static unsigned char *read_all(const char *path, size_t *size)
     return buf;
 }
 
-static bool ok(sy_status *st, const char *what)
-{
-    if (!st)
-        return true;
-    CHECK(st == NULL, "%s: %s: %s", what, sy_status_code_name(sy_status_get_code(st)), sy_status_get_message(st));
-    sy_status_free(st);
-    return false;
-}
-
 typedef struct loaded {
     sy_model *model;
     sy_session *session;
@@ -70,7 +62,7 @@ static bool load(const char *model, loaded *l)
 {
     memset(l, 0, sizeof *l);
     char *p = model_path(model, "model.tflite");
-    bool good = ok(sy_model_load(env, p, &l->model), p) && ok(sy_session_create(env, l->model, NULL, &l->session), p);
+    bool good = sy_test_ok(sy_model_load(env, p, &l->model), p) && sy_test_ok(sy_session_create(env, l->model, NULL, &l->session), p);
     free(p);
     return good;
 }
@@ -93,8 +85,8 @@ static const sy_tensor *run1(loaded *l, sy_dtype dt, int32_t rank, const int64_t
     t.data = (void *)data;
     t.nbytes = nbytes;
     const sy_tensor *out = NULL;
-    if (!ok(sy_session_set_input_by_index(l->session, 0, &t, SY_INPUT_COPY), "set_input") ||
-        !ok(sy_session_run(l->session), "run") || !ok(sy_session_get_output(l->session, 0, &out), "output"))
+    if (!sy_test_ok(sy_session_set_input_by_index(l->session, 0, &t, SY_INPUT_COPY), "set_input") ||
+        !sy_test_ok(sy_session_run(l->session), "run") || !sy_test_ok(sy_session_get_output(l->session, 0, &out), "output"))
         return NULL;
     return out;
 }
@@ -441,7 +433,7 @@ int main(int argc, char **argv)
     snprintf(probe, sizeof probe, "%s/models/tflite", shared);
     if (stat(probe, &sb) != 0)
         SY_TEST_SKIP("shared folder %s has no models/tflite", shared);
-    if (!ok(sy_env_create(NULL, &env), "default environment"))
+    if (!sy_test_ok(sy_env_create(NULL, &env), "default environment"))
         return 1;
     const char *what = argv[2];
     if (!strcmp(what, "models")) {

@@ -741,6 +741,38 @@ static bool write_file(const char *path, const uint8_t *b, size_t size)
     return ok;
 }
 
+static const char *i8_sfx(bool i8) { return i8 ? "_i8" : "_f32"; }
+
+/* serialize m into DIR/STEM SFX.tflite */
+static bool write_tflite(const tflw_model *m, const char *dir, const char *stem, const char *sfx)
+{
+    size_t size = 0;
+    uint8_t *b = tflw_build(m, &size);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s.tflite", dir, stem, sfx);
+    bool ok = b && write_file(path, b, size);
+    free(b);
+    return ok;
+}
+
+/* DIR/STEM SFX.tflite: tensors ts, ops, one graph input gin and one output gout */
+static bool write_chain(const char *dir, const char *stem, const char *sfx, const tflw_tensor *ts, int n_tensors,
+                        const tflw_op *ops, int n_ops, int32_t gin, int32_t gout)
+{
+    tflw_model m = {.tensors = ts, .n_tensors = n_tensors, .ops = ops, .n_ops = n_ops, .inputs = &gin, .n_inputs = 1,
+                    .outputs = &gout, .n_outputs = 1};
+    return write_tflite(&m, dir, stem, sfx);
+}
+
+/* DIR/STEM SFX.npy: the int8 codes x8 (|i1) when i8, else the fp32 values xf (<f4) */
+static bool write_input(const char *dir, const char *stem, const char *sfx, bool i8, const char *shape,
+                        const int8_t *x8, size_t n8, const float *xf, size_t nf)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s.npy", dir, stem, sfx);
+    return i8 ? write_npy(path, "|i1", shape, x8, n8) : write_npy(path, "<f4", shape, xf, nf);
+}
+
 /* --write-model DIR also writes bin_chain_i8.tflite and bin_chain_f32.tflite
  * (tests/mcu/test_mcu_lut.sh): x [1, 4, 4, 8] -> t1 = ADD(x, c) (a
  * broadcast constant [1, 8]) -> t2 = MUL(t1, x) (two activations) -> t3 = SUB(t2,
@@ -796,18 +828,8 @@ static bool write_binary_model(const char *dir, bool i8)
                       {.code = OP_MUL, .inputs = i_mul, .n_inputs = 2, .outputs = &o_mul, .n_outputs = 1},
                       {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1},
                       {.code = OP_TRANSPOSE, .inputs = i_tr, .n_inputs = 2, .outputs = &o_tr, .n_outputs = 1}};
-    int32_t gin = 0, gout = 7;
-    tflw_model m = {.tensors = ts, .n_tensors = 8, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/bin_chain_%s.tflite", dir, i8 ? "i8" : "f32");
-    bool ok = write_file(path, b, size);
-    free(b);
-    snprintf(path, sizeof path, "%s/x_%s.npy", dir, i8 ? "i8" : "f32");
-    return write_npy(path, i8 ? "|i1" : "<f4", "(1, 4, 4, 8)", i8 ? (const void *)x8 : (const void *)xf,
-                     i8 ? sizeof x8 : sizeof xf) && ok;
+    bool ok = write_chain(dir, "bin_chain", i8_sfx(i8), ts, 8, ops, 4, 0, 7);
+    return write_input(dir, "x", i8_sfx(i8), i8, "(1, 4, 4, 8)", x8, sizeof x8, xf, sizeof xf) && ok;
 }
 
 /* --write-model DIR also writes elem8_chain.tflite (tests/mcu/test_mcu_lut.sh,
@@ -847,15 +869,7 @@ static bool write_elem8_model(const char *dir)
                       {.code = OP_SUB, .inputs = i_sub, .n_inputs = 2, .outputs = &o_sub, .n_outputs = 1},
                       {.code = OP_PRELU, .inputs = i_p1, .n_inputs = 2, .outputs = &o_p1, .n_outputs = 1},
                       {.code = OP_PRELU, .inputs = i_p2, .n_inputs = 2, .outputs = &o_p2, .n_outputs = 1}};
-    int32_t gin = 0, gout = 7;
-    tflw_model m = {.tensors = ts, .n_tensors = 9, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/elem8_chain.tflite", dir);
-    bool ok = write_file(path, b, size);
-    free(b);
+    bool ok = write_chain(dir, "elem8_chain", "", ts, 9, ops, 4, 0, 7);
     return ok;
 }
 
@@ -967,15 +981,7 @@ static bool write_move_model(const char *dir, bool i8)
         ops[nops++] = (tflw_op){.code = OP_ABS, .inputs = &i_abs, .n_inputs = 1, .outputs = &o_abs, .n_outputs = 1};
         ops[nops++] = (tflw_op){.code = OP_SQRT, .inputs = &i_sqrt, .n_inputs = 1, .outputs = &o_y, .n_outputs = 1};
     }
-    int32_t gin = X, gout = Y;
-    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/move_chain_%s.tflite", dir, i8 ? "i8" : "f32");
-    bool ok = write_file(path, b, size);
-    free(b);
+    bool ok = write_chain(dir, "move_chain", i8_sfx(i8), ts, NT, ops, nops, X, Y);
     (void)x8;
     (void)xf;
     return ok;
@@ -1050,15 +1056,7 @@ static bool write_shape_model(const char *dir, bool i8)
         ops[nops++] = (tflw_op){.code = OP_ONE_HOT, .inputs = i_oh, .n_inputs = 4, .outputs = &o_y, .n_outputs = 1,
                                 .options_type = BO_ONE_HOT, .opts = o_ohx, .n_opts = 1};
     }
-    int32_t gin = X, gout = Y;
-    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/shape_chain_%s.tflite", dir, i8 ? "i8" : "f32");
-    bool ok = write_file(path, b, size);
-    free(b);
+    bool ok = write_chain(dir, "shape_chain", i8_sfx(i8), ts, NT, ops, nops, X, Y);
     return ok;
 }
 
@@ -1085,17 +1083,8 @@ static bool write_idx_model(const char *dir)
                       {.code = OP_SCATTER_ND, .inputs = i_s, .n_inputs = 3, .outputs = &o_s, .n_outputs = 1},
                       {.code = OP_GREATER, .inputs = i_gt, .n_inputs = 2, .outputs = &o_gt, .n_outputs = 1},
                       {.code = OP_LOGICAL_NOT, .inputs = &i_not, .n_inputs = 1, .outputs = &o_not, .n_outputs = 1}};
-    int32_t gin = X, gout = Y;
-    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = 4, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/idx_chain.tflite", dir);
-    bool ok = write_file(path, b, size);
-    free(b);
-    snprintf(path, sizeof path, "%s/xi.npy", dir);
-    return write_npy(path, "<f4", "(4, 3)", x, sizeof x) && ok;
+    bool ok = write_chain(dir, "idx_chain", "", ts, NT, ops, 4, X, Y);
+    return write_input(dir, "xi", "", false, "(4, 3)", NULL, 0, x, sizeof x) && ok;
 }
 
 /* --write-model DIR also writes red_chain_i8.tflite / red_chain_f32.tflite
@@ -1178,12 +1167,7 @@ static bool write_red_model(const char *dir, bool i8)
     int32_t gin = X;
     tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = nops, .inputs = &gin, .n_inputs = 1,
                     .outputs = gouts, .n_outputs = i8 ? 4 : 6};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/red_chain_%s.tflite", dir, i8 ? "i8" : "f32");
-    bool ok = b && write_file(path, b, size);
-    free(b);
+    bool ok = write_tflite(&m, dir, "red_chain", i8_sfx(i8));
     /* the input: int8 codes over the whole range, fp32 values with ties and signs */
     static int8_t x8[48];
     static float xf[48];
@@ -1191,9 +1175,7 @@ static bool write_red_model(const char *dir, bool i8)
         x8[i] = (int8_t)((i * 37) % 256 - 128);
         xf[i] = (float)((i * 7) % 13 - 6) * 0.375f;
     }
-    snprintf(path, sizeof path, "%s/xr_%s.npy", dir, i8 ? "i8" : "f32");
-    return write_npy(path, i8 ? "|i1" : "<f4", "(2, 4, 6)", i8 ? (const void *)x8 : (const void *)xf,
-                     i8 ? sizeof x8 : sizeof xf) && ok;
+    return write_input(dir, "xr", i8_sfx(i8), i8, "(2, 4, 6)", x8, sizeof x8, xf, sizeof xf) && ok;
 }
 
 /* --write-model (tests/mcu/test_mcu_lut.sh): TRANSPOSE_CONV (SAME, stride
@@ -1254,18 +1236,8 @@ static bool write_nn_model(const char *dir, bool i8)
                        .options_type = BO_TCONV, .opts = tc_opts, .n_opts = 3},
                       {.code = OP_BATCH_MATMUL, .inputs = i_bmm, .n_inputs = 2, .outputs = &o_bmm, .n_outputs = 1,
                        .options_type = BO_BMM}};
-    int32_t gin = 2, gout = 6;
-    tflw_model m = {.tensors = ts, .n_tensors = 7, .ops = ops, .n_ops = 2, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/nn_chain_%s.tflite", dir, i8 ? "i8" : "f32");
-    bool ok = write_file(path, b, size);
-    free(b);
-    snprintf(path, sizeof path, "%s/xn_%s.npy", dir, i8 ? "i8" : "f32");
-    return write_npy(path, i8 ? "|i1" : "<f4", "(1, 3, 3, 2)", i8 ? (const void *)x8 : (const void *)xf,
-                     i8 ? sizeof x8 : sizeof xf) && ok;
+    bool ok = write_chain(dir, "nn_chain", i8_sfx(i8), ts, 7, ops, 2, 2, 6);
+    return write_input(dir, "xn", i8_sfx(i8), i8, "(1, 3, 3, 2)", x8, sizeof x8, xf, sizeof xf) && ok;
 }
 
 /* --write-model (tests/mcu/test_mcu_lut.sh): one int8 CONV_3D (SAME, strides
@@ -1305,17 +1277,8 @@ static bool write_conv3d_model(const char *dir)
     static const int32_t i_c3[3] = {0, 1, 2}, o_c3 = 3;
     tflw_op op = {.code = OP_CONV_3D, .inputs = i_c3, .n_inputs = 3, .outputs = &o_c3, .n_outputs = 1,
                   .options_type = BO_CONV3D, .opts = c3_opts, .n_opts = 8};
-    int32_t gin = 0, gout = 3;
-    tflw_model m = {.tensors = ts, .n_tensors = 4, .ops = &op, .n_ops = 1, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/conv3d_i8.tflite", dir);
-    bool ok = write_file(path, b, size);
-    free(b);
-    snprintf(path, sizeof path, "%s/xc_i8.npy", dir);
-    return write_npy(path, "|i1", "(1, 3, 4, 4, 2)", x8, sizeof x8) && ok;
+    bool ok = write_chain(dir, "conv3d_i8", "", ts, 4, &op, 1, 0, 3);
+    return write_input(dir, "xc_i8", "", true, "(1, 3, 4, 4, 2)", x8, sizeof x8, NULL, 0) && ok;
 }
 
 /* --write-model DIR (tests/mcu/test_mcu_lut.sh): an int8 chain of the
@@ -1358,15 +1321,7 @@ static int write_lut_model(const char *dir)
             ops[i - 1] = (tflw_op){.code = chain[i].code, .inputs = &io[i - 1], .n_inputs = 1, .outputs = &io[i],
                                    .n_outputs = 1};
     }
-    int32_t gin = 0, gout = NT - 1;
-    tflw_model m = {.tensors = ts, .n_tensors = NT, .ops = ops, .n_ops = NT - 1, .inputs = &gin, .n_inputs = 1,
-                    .outputs = &gout, .n_outputs = 1};
-    size_t size = 0;
-    uint8_t *b = tflw_build(&m, &size);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/lut_chain.tflite", dir);
-    bool ok = write_file(path, b, size);
-    free(b);
+    bool ok = write_chain(dir, "lut_chain", "", ts, NT, ops, NT - 1, 0, NT - 1);
     ok = write_binary_model(dir, true) && write_binary_model(dir, false) && ok;
     ok = write_move_model(dir, true) && write_move_model(dir, false) && write_idx_model(dir) && ok;
     ok = write_red_model(dir, true) && write_red_model(dir, false) && ok;
@@ -1377,8 +1332,7 @@ static int write_lut_model(const char *dir)
     int8_t x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (int8_t)(i * 7 - 128); /* every code once: 7 is odd */
-    snprintf(path, sizeof path, "%s/x.npy", dir);
-    ok = write_npy(path, "|i1", "(1, 16, 16)", x, sizeof x) && ok;
+    ok = write_input(dir, "x", "", true, "(1, 16, 16)", x, sizeof x, NULL, 0) && ok;
     if (!ok)
         fprintf(stderr, "--write-model: cannot write the model or input in %s\n", dir);
     return ok ? 0 : 1;

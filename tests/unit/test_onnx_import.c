@@ -640,25 +640,27 @@ static void test_built_models(void)
         ir_model_free(im);
     }
 
-    m = mk_model(8, 13);
-    add_input(m->graph, "x", 2, d23);
-    add_node(m->graph, "Add", "x,nowhere", "y", "adder");
-    add_output(m->graph, "y");
-    expect(m, "dangling", SY_ERR_INVALID_MODEL, "'nowhere' is never produced", false);
-
-    m = mk_model(8, 13);
-    add_input(m->graph, "x", 2, d23);
-    add_node(m->graph, "Relu", "x", "y", "a");
-    add_node(m->graph, "Relu", "x", "y", "b");
-    add_output(m->graph, "y");
-    expect(m, "twice", SY_ERR_INVALID_MODEL, "produced twice", false);
-
-    m = mk_model(8, 13);
-    add_input(m->graph, "x", 2, d23);
-    add_node(m->graph, "Add", "x,b", "a", "n1");
-    add_node(m->graph, "Relu", "a", "b", "n2");
-    add_output(m->graph, "b");
-    expect(m, "cycle", SY_ERR_INVALID_MODEL, "cycle", false);
+    /* x [2, 3] -> nodes -> out, each graph refused as invalid */
+    static const struct {
+        const char *label;
+        struct {
+            const char *op, *ins, *outs, *name;
+        } nodes[2];
+        const char *out, *needle;
+    } bad_graphs[] = {
+        {"dangling", {{"Add", "x,nowhere", "y", "adder"}}, "y", "'nowhere' is never produced"},
+        {"twice", {{"Relu", "x", "y", "a"}, {"Relu", "x", "y", "b"}}, "y", "produced twice"},
+        {"cycle", {{"Add", "x,b", "a", "n1"}, {"Relu", "a", "b", "n2"}}, "b", "cycle"},
+    };
+    for (size_t i = 0; i < sizeof bad_graphs / sizeof bad_graphs[0]; i++) {
+        m = mk_model(8, 13);
+        add_input(m->graph, "x", 2, d23);
+        for (int k = 0; k < 2 && bad_graphs[i].nodes[k].op; k++)
+            add_node(m->graph, bad_graphs[i].nodes[k].op, bad_graphs[i].nodes[k].ins, bad_graphs[i].nodes[k].outs,
+                     bad_graphs[i].nodes[k].name);
+        add_output(m->graph, bad_graphs[i].out);
+        expect(m, bad_graphs[i].label, SY_ERR_INVALID_MODEL, bad_graphs[i].needle, false);
+    }
 
     const int64_t neg[2] = {2, -5};
     m = mk_model(8, 13);
