@@ -288,27 +288,16 @@ static size_t report_of(void *state, char *buf, size_t len)
     return k;
 }
 
+/* its own entries; emu_provider_init fills in the ones every emulator shares */
 static const sy_provider_def provider = {
-    .struct_size = sizeof(sy_provider_def),
     .name = "aic",
     .description = "EMULATOR of Qualcomm Cloud AI 100 (QAIRT AIC backend): fp16 / MXFP6 MatMul weights, "
                    "on-chip budgets, roofline cost; no hardware",
-    .flags = SY_PROVIDER_EMULATOR,
     .domain = &aic_domain,
     .option_keys = option_keys,
-    .destroy = emu_destroy,
     .check_node = aic_check,
     .can_copy = aic_can_copy,
     .copy = aic_copy,
-    .compat = emu_compat,
-    .group = emu_group_nodes,
-    .compile = emu_compile,
-    .run_compiled = emu_run_compiled,
-    .release_compiled = emu_release_compiled,
-    .serialize = emu_serialize,
-    .deserialize = emu_deserialize,
-    .session_begin = emu_session_begin,
-    .session_end = emu_session_end,
 };
 
 static const emu_provider_ops ops = {aic_create, report_of};

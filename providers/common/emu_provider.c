@@ -19,10 +19,10 @@ static size_t report_state(void *state, char *buf, size_t len)
     return s->env->ops->report_of(s, buf, len);
 }
 
-const char *emu_compat(void *state) { return ((emu_pstate *)state)->compat; }
+static const char *compat_of(void *state) { return ((emu_pstate *)state)->compat; }
 
 static size_t report_live(char *buf, size_t len) { return emu_live_report(&live, report_state, buf, len); }
-static const char *compat_live(void) { return emu_live_compat(&live, emu_compat); }
+static const char *compat_live(void) { return emu_live_compat(&live, compat_of); }
 static size_t report_env(const emu_report_ext *self, char *buf, size_t len)
 {
     return report_state(((const emu_env *)self)->s, buf, len);
@@ -51,7 +51,7 @@ static sy_status *create_env(void *plugin_state, const sy_options *o, void **sta
     return NULL;
 }
 
-void emu_destroy(void *state)
+static void destroy_state(void *state)
 {
     emu_pstate *s = state;
     if (s->env)
@@ -61,14 +61,14 @@ void emu_destroy(void *state)
     free(s);
 }
 
-sy_status *emu_session_begin(void *state, void **session_state)
+static sy_status *session_begin(void *state, void **session_state)
 {
     return emu_board_begin(&((emu_pstate *)state)->board, session_state);
 }
 
-void emu_session_end(void *state, void *session_state) { emu_board_end(&((emu_pstate *)state)->board, session_state); }
+static void session_end(void *state, void *session_state) { emu_board_end(&((emu_pstate *)state)->board, session_state); }
 
-sy_status *emu_group_nodes(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
+static sy_status *group_nodes(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
 {
     (void)state;
     return emu_group(nodes, n, group_of);
@@ -82,8 +82,20 @@ sy_status *emu_provider_init(const sy_host_api *host, sy_plugin *p, emu_target *
         return host->status_new(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", tmpl->provider);
     e->ext = report_ext;
     e->def = *provider;
+    e->def.struct_size = sizeof(sy_provider_def);
+    e->def.flags |= SY_PROVIDER_EMULATOR;
     e->def.create = NULL;
     e->def.create_env = create_env;
+    e->def.destroy = destroy_state;
+    e->def.compat = compat_of;
+    e->def.group = group_nodes;
+    e->def.compile = emu_compile;
+    e->def.run_compiled = emu_run_compiled;
+    e->def.release_compiled = emu_release_compiled;
+    e->def.serialize = emu_serialize;
+    e->def.deserialize = emu_deserialize;
+    e->def.session_begin = session_begin;
+    e->def.session_end = session_end;
     e->ops = ops;
     sy_status *st = host->plugin_set_state(p, e, free);
     if (st) {

@@ -41,20 +41,16 @@ typedef struct emu_env {
 } emu_env;
 
 /* The plugin init of such a provider: makes its environment's plugin state
- * (the report table and a copy of `provider` whose create_env wraps
- * ops->create), then emu_plugin_init. */
+ * (the report table and a copy of `provider` -- its name, description,
+ * domain, option keys, check_node, can_copy and copy -- completed with the
+ * flag SY_PROVIDER_EMULATOR, a create_env wrapping ops->create and the
+ * shared callbacks (destroy, compat, group, the compiled partitions of
+ * emu.h, the sessions' boards)), then emu_plugin_init. */
 sy_status *emu_provider_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
                              const char *qio_rule, const sy_provider_def *provider, const emu_provider_ops *ops);
 
 /* A state's options are taken: starts its board, makes it the live one. */
 void emu_pstate_ready(emu_pstate *s);
-
-/* sy_provider_def callbacks over emu_pstate */
-void emu_destroy(void *state);
-const char *emu_compat(void *state);
-sy_status *emu_session_begin(void *state, void **session_state);
-void emu_session_end(void *state, void *session_state);
-sy_status *emu_group_nodes(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of);
 
 /* Reads the boolean options keys[0..n) into *dst[i]; an INVALID_CONFIG
  * status naming "[provider.<provider>] <key>" when one is not a boolean. */
