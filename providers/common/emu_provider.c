@@ -74,6 +74,23 @@ static sy_status *group_nodes(void *state, const sy_node *const *nodes, uint32_t
     return emu_group(nodes, n, group_of);
 }
 
+/* the entries of sy_provider_def every such provider has alike */
+static const sy_provider_def shared_def = {
+    .struct_size = sizeof(sy_provider_def),
+    .flags = SY_PROVIDER_EMULATOR,
+    .create_env = create_env,
+    .destroy = destroy_state,
+    .compat = compat_of,
+    .group = group_nodes,
+    .compile = emu_compile,
+    .run_compiled = emu_run_compiled,
+    .release_compiled = emu_release_compiled,
+    .serialize = emu_serialize,
+    .deserialize = emu_deserialize,
+    .session_begin = session_begin,
+    .session_end = session_end,
+};
+
 sy_status *emu_provider_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
                              const char *qio_rule, const sy_provider_def *provider, const emu_provider_ops *ops)
 {
@@ -81,21 +98,14 @@ sy_status *emu_provider_init(const sy_host_api *host, sy_plugin *p, emu_target *
     if (!e)
         return host->status_new(SY_ERR_OUT_OF_MEMORY, "%s: out of memory", tmpl->provider);
     e->ext = report_ext;
-    e->def = *provider;
-    e->def.struct_size = sizeof(sy_provider_def);
-    e->def.flags |= SY_PROVIDER_EMULATOR;
-    e->def.create = NULL;
-    e->def.create_env = create_env;
-    e->def.destroy = destroy_state;
-    e->def.compat = compat_of;
-    e->def.group = group_nodes;
-    e->def.compile = emu_compile;
-    e->def.run_compiled = emu_run_compiled;
-    e->def.release_compiled = emu_release_compiled;
-    e->def.serialize = emu_serialize;
-    e->def.deserialize = emu_deserialize;
-    e->def.session_begin = session_begin;
-    e->def.session_end = session_end;
+    e->def = shared_def;
+    e->def.name = provider->name;
+    e->def.description = provider->description;
+    e->def.domain = provider->domain;
+    e->def.option_keys = provider->option_keys;
+    e->def.check_node = provider->check_node;
+    e->def.can_copy = provider->can_copy;
+    e->def.copy = provider->copy;
     e->ops = ops;
     sy_status *st = host->plugin_set_state(p, e, free);
     if (st) {

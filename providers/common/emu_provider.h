@@ -41,11 +41,12 @@ typedef struct emu_env {
 } emu_env;
 
 /* The plugin init of such a provider: makes its environment's plugin state
- * (the report table and a copy of `provider` -- its name, description,
- * domain, option keys, check_node, can_copy and copy -- completed with the
- * flag SY_PROVIDER_EMULATOR, a create_env wrapping ops->create and the
- * shared callbacks (destroy, compat, group, the compiled partitions of
- * emu.h, the sessions' boards)), then emu_plugin_init. */
+ * (the report table and a provider definition of the entries every such
+ * provider shares -- the flag SY_PROVIDER_EMULATOR, a create_env wrapping
+ * ops->create, destroy, compat, group, the compiled partitions of emu.h,
+ * the sessions' boards -- and the provider's own, read from `provider`:
+ * name, description, domain, option keys, check_node, can_copy and copy;
+ * its other entries are not read), then emu_plugin_init. */
 sy_status *emu_provider_init(const sy_host_api *host, sy_plugin *p, emu_target *rt, const emu_target *tmpl,
                              const char *qio_rule, const sy_provider_def *provider, const emu_provider_ops *ops);
 
