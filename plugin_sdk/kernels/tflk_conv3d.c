@@ -14,6 +14,28 @@
  */
 #include "tflk.h"
 
+/* The taps of output (bn, od, oh, ow) inside the input, kd, kh, kw in that
+ * order; *t is the next tap's index in the filter ((kd * KH + kh) * KW + kw,
+ * 0 to start). Writes the offsets of its input pixel's IC values and of its
+ * filter slice [IC, OC]; 0 when no tap is left. Padded taps are
+ * skipped: they add nothing. */
+static int next_tap(const tflk_conv3d *p, int32_t bn, int32_t od, int32_t oh, int32_t ow, int32_t *t, size_t *xo,
+                     size_t *wo)
+{
+    for (; *t < p->kd * p->kh * p->kw; (*t)++) {
+        const int32_t kd = *t / (p->kh * p->kw), kh = *t / p->kw % p->kh, kw = *t % p->kw;
+        const int32_t id = od * p->sd - p->pd + kd * p->dd, ih = oh * p->sh - p->pt + kh * p->dh,
+                      iw = ow * p->sw - p->pl + kw * p->dw;
+        if (id < 0 || id >= p->id || ih < 0 || ih >= p->ih || iw < 0 || iw >= p->iw)
+            continue;
+        *xo = ((((size_t)bn * p->id + id) * p->ih + ih) * p->iw + iw) * p->ic;
+        *wo = (size_t)*t * p->ic * p->oc;
+        (*t)++;
+        return 1;
+    }
+    return 0;
+}
+
 void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const float *bias, float *y)
 {
     const int32_t IC = p->ic, OC = p->oc;
@@ -23,24 +45,11 @@ void tflk_conv3d_f32(const tflk_conv3d *p, const float *x, const float *w, const
                 for (int32_t ow = 0; ow < p->ow; ow++)
                     for (int32_t oc = 0; oc < OC; oc++) {
                         float acc = bias ? bias[oc] : 0.0f;
-                        for (int32_t kd = 0; kd < p->kd; kd++) {
-                            const int32_t id = od * p->sd - p->pd + kd * p->dd;
-                            if (id < 0 || id >= p->id)
-                                continue;
-                            for (int32_t kh = 0; kh < p->kh; kh++) {
-                                const int32_t ih = oh * p->sh - p->pt + kh * p->dh;
-                                if (ih < 0 || ih >= p->ih)
-                                    continue;
-                                for (int32_t kw = 0; kw < p->kw; kw++) {
-                                    const int32_t iw = ow * p->sw - p->pl + kw * p->dw;
-                                    if (iw < 0 || iw >= p->iw)
-                                        continue;
-                                    const float *xp = x + ((((size_t)bn * p->id + id) * p->ih + ih) * p->iw + iw) * IC;
-                                    const float *wp = w + (((size_t)kd * p->kh + kh) * p->kw + kw) * IC * OC + oc;
-                                    for (int32_t ic = 0; ic < IC; ic++)
-                                        acc += xp[ic] * wp[(size_t)ic * OC];
-                                }
-                            }
+                        size_t xo, wo;
+                        for (int32_t t = 0; next_tap(p, bn, od, oh, ow, &t, &xo, &wo);) {
+                            const float *xp = x + xo, *wp = w + wo + oc;
+                            for (int32_t ic = 0; ic < IC; ic++)
+                                acc += xp[ic] * wp[(size_t)ic * OC];
                         }
                         y[((((size_t)bn * p->od + od) * p->oh + oh) * p->ow + ow) * OC + oc] =
                             tflk_act_apply(&p->act, acc);
@@ -56,24 +65,11 @@ void tflk_conv3d_s8(const tflk_conv3d *p, const int8_t *x, const int8_t *w, cons
                 for (int32_t ow = 0; ow < p->ow; ow++)
                     for (int32_t oc = 0; oc < OC; oc++) {
                         uint32_t acc = bias ? (uint32_t)bias[oc] : 0u;
-                        for (int32_t kd = 0; kd < p->kd; kd++) {
-                            const int32_t id = od * p->sd - p->pd + kd * p->dd;
-                            if (id < 0 || id >= p->id)
-                                continue;
-                            for (int32_t kh = 0; kh < p->kh; kh++) {
-                                const int32_t ih = oh * p->sh - p->pt + kh * p->dh;
-                                if (ih < 0 || ih >= p->ih)
-                                    continue;
-                                for (int32_t kw = 0; kw < p->kw; kw++) {
-                                    const int32_t iw = ow * p->sw - p->pl + kw * p->dw;
-                                    if (iw < 0 || iw >= p->iw)
-                                        continue;
-                                    const int8_t *xp = x + ((((size_t)bn * p->id + id) * p->ih + ih) * p->iw + iw) * IC;
-                                    const int8_t *wp = w + (((size_t)kd * p->kh + kh) * p->kw + kw) * IC * OC + oc;
-                                    for (int32_t ic = 0; ic < IC; ic++)
-                                        acc += (uint32_t)(((int32_t)xp[ic] + p->in_off) * wp[(size_t)ic * OC]);
-                                }
-                            }
+                        size_t xo, wo;
+                        for (int32_t t = 0; next_tap(p, bn, od, oh, ow, &t, &xo, &wo);) {
+                            const int8_t *xp = x + xo, *wp = w + wo + oc;
+                            for (int32_t ic = 0; ic < IC; ic++)
+                                acc += (uint32_t)(((int32_t)xp[ic] + p->in_off) * wp[(size_t)ic * OC]);
                         }
                         const int32_t c = p->per_channel ? oc : 0;
                         const int32_t v = tflk_rescale(p->rq_single, (int32_t)acc, p->mult[c], p->shift[c]);

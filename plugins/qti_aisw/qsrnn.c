@@ -49,6 +49,20 @@ typedef struct rnn_dims {
     sy_dtype ydt;
 } rnn_dims;
 
+/* qk_gru and qk_lstm name these sizes alike: one assignment for both kernel structs */
+#define RNN_SET_DIMS(k, g)                                                                                        \
+    do {                                                                                                          \
+        (k)->ndir = (g).ndir;                                                                                     \
+        (k)->reverse = (g).reverse;                                                                               \
+        (k)->seq = (g).seq;                                                                                       \
+        (k)->batch = (g).batch;                                                                                   \
+        (k)->input = (g).input;                                                                                   \
+        (k)->hidden = (g).hidden;                                                                                 \
+        (k)->xdt = (g).xdt;                                                                                       \
+        (k)->wdt = (g).wdt;                                                                                       \
+        (k)->rdt = (g).rdt;                                                                                       \
+    } while (0)
+
 static sy_status *rnn_shapes(const sy_node *n, const char *op, int64_t gates, rnn_dims *g)
 {
     char dir[24];
@@ -149,15 +163,7 @@ static sy_status *shapes(const sy_node *n, qgru_state *s)
         return ERR(SY_ERR_INVALID_ARGUMENT, OP ": X, W, R and y_scale are required");
     rnn_dims g;
     SY_TRY(rnn_shapes(n, OP, 3, &g));
-    k->ndir = g.ndir;
-    k->reverse = g.reverse;
-    k->seq = g.seq;
-    k->batch = g.batch;
-    k->input = g.input;
-    k->hidden = g.hidden;
-    k->xdt = g.xdt;
-    k->wdt = g.wdt;
-    k->rdt = g.rdt;
+    RNN_SET_DIMS(k, g);
     s->ydt = g.ydt;
     k->ydt = qkdt(s->ydt);
     int64_t dy[4] = {g.seq, g.ndir, g.batch, g.hidden}, dyh[3] = {g.ndir, g.batch, g.hidden};
@@ -245,6 +251,78 @@ static int32_t sat_i32(double v, double lim) { return v > lim ? (int32_t)lim : (
 #define A_SIGMOID 16.0
 #define A_TANH 8.0
 
+/* What both builds check alike, in this order: the (scale, zero point)
+ * pairs of X, W and R (rows: per gate row) and of Y (y: output 0, else 1,
+ * of codes ydt). */
+static sy_status *check_xwry(const sy_tensor *const *in, const sy_tensor *y, sy_dtype ydt, int64_t rows)
+{
+    const sy_tensor *x = in[G_X], *w = in[G_W], *r = in[G_R];
+    SY_TRY(check_pair(tname(x, "X"), in[1], in[2], x->dtype, 0));
+    SY_TRY(check_pair(tname(w, "W"), in[4], in[5], w->dtype, rows));
+    SY_TRY(check_pair(tname(r, "R"), in[7], in[8], r->dtype, rows));
+    return check_pair(tname(y, "Y"), in[9], in[10], ydt, 0);
+}
+
+/* the zero points of W and R, one per entry of their zero-point tensors */
+static void load_zps(const sy_tensor *const *in, int32_t *wz, int64_t nwz, int32_t *rz, int64_t nrz)
+{
+    for (int64_t i = 0; i < nwz; i++)
+        wz[i] = zat(in[5], i);
+    for (int64_t i = 0; i < nrz; i++)
+        rz[i] = zat(in[8], i);
+}
+
+/* clip in the sigmoid and tanh pre-activation units; 0 (no effect) when
+ * absent or beyond the tables */
+static void clip_units(float clip, double sp_s, double sp_t, int32_t *clip_s, int32_t *clip_t)
+{
+    const double lim = (double)(1 << 24);
+    double cs = clip > 0.0f ? sy_rq_round_even((double)clip / sp_s) : 0.0,
+           ct = clip > 0.0f ? sy_rq_round_even((double)clip / sp_t) : 0.0;
+    *clip_s = cs > lim ? 0 : (int32_t)cs;
+    *clip_t = ct > lim ? 0 : (int32_t)ct;
+}
+
+/* table entry i of the sigmoid (Q15 gate * 256) and of tanh in the codes of
+ * an output of scale s (f / s * 256, within 2^23) */
+static int32_t lut_sigmoid(int32_t i, double sp_s)
+{
+    double p = (double)(i * 256 - 32768);
+    return (int32_t)sy_rq_round_even(1.0 / (1.0 + exp(-p * sp_s)) * 8388608.0);
+}
+
+static int32_t lut_tanh(int32_t i, double sp_t, double s)
+{
+    double p = (double)(i * 256 - 32768);
+    return sat_i32(sy_rq_round_even(tanh(p * sp_t) / s * 256.0), 8388608.0);
+}
+
+/* The start of both runs: sequence_lens into *lens (after the kernel's
+ * scratch of scratch_ints int32s; NULL when absent) and whether the carried
+ * state starts again (reset given and true, or no state yet). */
+static sy_status *run_start(const char *op, const sy_kernel_io *io, int32_t batch, int32_t seq, size_t scratch_ints,
+                            bool have_state, int32_t **lens, bool *restart)
+{
+    const sy_tensor *sl = io->n_inputs > G_LENS ? io->inputs[G_LENS] : NULL,
+                    *rs = io->n_inputs > G_RESET ? io->inputs[G_RESET] : NULL;
+    *lens = NULL;
+    if (sl) {
+        *lens = (int32_t *)io->scratch + scratch_ints;
+        SY_TRY(rnn_lens(op, sl, batch, seq, *lens));
+    }
+    bool reset = rs && rs->data && *(const uint8_t *)rs->data;
+    *restart = reset || !have_state;
+    return NULL;
+}
+
+/* element i of a carried state at a (re)start: the initial state's code
+ * requantized by to_state (when given), else the code of 0 */
+static int32_t start_code(const sy_tensor *t0, bool has_t0, const qk_rq *to_state, int32_t t0_zp, size_t i,
+                          int32_t zero_code)
+{
+    return t0 && has_t0 ? qk_rq_apply(to_state, (int64_t)sy_q_load(t0->data, t0->dtype, i) - t0_zp) : zero_code;
+}
+
 static sy_status *build(const sy_node *n, qgru_state *s)
 {
     SY_TRY(shapes(n, s));
@@ -252,15 +330,12 @@ static sy_status *build(const sy_node *n, qgru_state *s)
     const sy_tensor *in[G_NIN];
     for (uint32_t i = 0; i < G_NIN; i++)
         in[i] = nin(n, i);
-    const sy_tensor *x = in[G_X], *w = in[G_W], *r = in[G_R], *h0 = in[G_H0], *b = in[G_B];
+    const sy_tensor *w = in[G_W], *r = in[G_R], *h0 = in[G_H0], *b = in[G_B];
     const int64_t Hd = k->hidden, D = k->ndir, G3 = 3 * Hd;
     const sy_tensor *y = H->node_num_outputs(n) ? H->node_output(n, 0) : NULL;
     if (!y && H->node_num_outputs(n) > 1)
         y = H->node_output(n, 1);
-    SY_TRY(check_pair(tname(x, "X"), in[1], in[2], x->dtype, 0));
-    SY_TRY(check_pair(tname(w, "W"), in[4], in[5], w->dtype, G3));
-    SY_TRY(check_pair(tname(r, "R"), in[7], in[8], r->dtype, G3));
-    SY_TRY(check_pair(tname(y, "Y"), in[9], in[10], s->ydt, 0));
+    SY_TRY(check_xwry(in, y, s->ydt, G3));
     if (h0)
         SY_TRY(check_pair(tname(h0, "initial_h"), in[14], in[15], h0->dtype, 0));
     if (b && !b->data)
@@ -286,17 +361,14 @@ static sy_status *build(const sy_node *n, qgru_state *s)
     qk_rq *rqx = s->buf, *rqh = rqx + D * G3;
     int32_t *wz = (int32_t *)(rqh + D * G3), *rz = wz + nwz, *bx = rz + nrz, *bh = bx + D * G3, *lut_s = bh + D * Hd,
             *lut_t = lut_s + QK_RNN_LUT;
-    for (int64_t i = 0; i < nwz; i++)
-        wz[i] = zat(in[5], i);
-    for (int64_t i = 0; i < nrz; i++)
-        rz[i] = zat(in[8], i);
+    load_zps(in, wz, nwz, rz, nrz);
     int32_t ylo, yhi;
     sy_q_storage_range(s->ydt, &ylo, &yhi);
     k->x_zp = zat(in[2], 0);
     k->y_zp = zat(in[10], 0);
     k->y_lo = ylo;
     k->y_hi = yhi;
-    const double sp_s = A_SIGMOID / 32768.0, sp_t = A_TANH / 32768.0, lim = (double)(1 << 24);
+    const double sp_s = A_SIGMOID / 32768.0, sp_t = A_TANH / 32768.0;
     for (int64_t d = 0; d < D; d++)
         for (int64_t row = 0; row < G3; row++) {
             const double sp = row < 2 * Hd ? sp_s : sp_t, sw = fat(in[4], row), sr = fat(in[7], row);
@@ -314,14 +386,10 @@ static sy_status *build(const sy_node *n, qgru_state *s)
                                                         2147483647.0);
             }
         }
-    double cs = clip > 0.0f ? sy_rq_round_even((double)clip / sp_s) : 0.0,
-           ct = clip > 0.0f ? sy_rq_round_even((double)clip / sp_t) : 0.0;
-    k->clip_s = cs > lim ? 0 : (int32_t)cs; /* beyond the table: no effect */
-    k->clip_t = ct > lim ? 0 : (int32_t)ct;
+    clip_units(clip, sp_s, sp_t, &k->clip_s, &k->clip_t);
     for (int32_t i = 0; i < QK_RNN_LUT; i++) {
-        double p = (double)(i * 256 - 32768);
-        lut_s[i] = (int32_t)sy_rq_round_even(1.0 / (1.0 + exp(-p * sp_s)) * 8388608.0); /* Q15 gate * 256 */
-        lut_t[i] = sat_i32(sy_rq_round_even(tanh(p * sp_t) / sy * 256.0), 8388608.0);
+        lut_s[i] = lut_sigmoid(i, sp_s);
+        lut_t[i] = lut_tanh(i, sp_t, sy);
     }
     k->n_wzp = (int32_t)nwz;
     k->n_rzp = (int32_t)nrz;
@@ -373,20 +441,14 @@ sy_status *qgru_run(void *state, const sy_kernel_io *io)
 {
     qgru_state *s = state;
     const qk_gru *k = &s->k;
-#define IN(i) (io->n_inputs > (i) ? io->inputs[i] : NULL)
-    const sy_tensor *sl = IN(G_LENS), *h0 = IN(G_H0), *rs = IN(G_RESET);
-#undef IN
-    int32_t *scratch = io->scratch, *lens = NULL;
+    const sy_tensor *h0 = io->n_inputs > G_H0 ? io->inputs[G_H0] : NULL;
+    int32_t *scratch = io->scratch, *lens;
     size_t nst = (size_t)k->ndir * (size_t)k->batch * (size_t)k->hidden;
-    if (sl) {
-        lens = scratch + QK_GRU_SCRATCH(k->hidden);
-        SY_TRY(rnn_lens(OP, sl, k->batch, k->seq, lens));
-    }
-    bool reset = rs && rs->data && *(const uint8_t *)rs->data;
-    if (reset || !s->have_state) { /* initial_h (in Y's codes) or zeros: the code of 0 */
+    bool restart;
+    SY_TRY(run_start(OP, io, k->batch, k->seq, QK_GRU_SCRATCH(k->hidden), s->have_state, &lens, &restart));
+    if (restart) { /* initial_h (in Y's codes) or zeros: the code of 0 */
         for (size_t i = 0; i < nst; i++)
-            s->h[i] = h0 && s->has_h0 ? qk_rq_apply(&s->h0_to_y, (int64_t)sy_q_load(h0->data, h0->dtype, i) - s->h0_zp)
-                                      : k->y_zp;
+            s->h[i] = start_code(h0, s->has_h0, &s->h0_to_y, s->h0_zp, i, k->y_zp);
     }
     sy_tensor *y = io->n_outputs > 0 ? io->outputs[0] : NULL, *yh = io->n_outputs > 1 ? io->outputs[1] : NULL;
     qk_gru_run(k, io->inputs[G_X]->data, io->inputs[G_W]->data, io->inputs[G_R]->data, lens, s->h,
@@ -435,15 +497,7 @@ static sy_status *lshapes(const sy_node *n, qlstm_state *s)
     if (cz && !code_type(cz->dtype))
         return ERR(SY_ERR_TYPE, OP ": c_zero_point '%s' is %s; int8 or uint8 is required", tname(cz, "?"),
                    sy_dt_name(cz->dtype));
-    k->ndir = g.ndir;
-    k->reverse = g.reverse;
-    k->seq = g.seq;
-    k->batch = g.batch;
-    k->input = g.input;
-    k->hidden = g.hidden;
-    k->xdt = g.xdt;
-    k->wdt = g.wdt;
-    k->rdt = g.rdt;
+    RNN_SET_DIMS(k, g);
     s->ydt = g.ydt;
     s->cdt = cz ? cz->dtype : SY_DT_UINT8; /* QuantizeLinear's default */
     k->ydt = qkdt(s->ydt);
@@ -476,17 +530,14 @@ static sy_status *lbuild(const sy_node *n, qlstm_state *s)
     const sy_tensor *in[L_NIN];
     for (uint32_t i = 0; i < L_NIN; i++)
         in[i] = nin(n, i);
-    const sy_tensor *x = in[G_X], *w = in[G_W], *r = in[G_R], *h0 = in[G_H0], *c0 = in[L_C0], *b = in[G_B],
+    const sy_tensor *w = in[G_W], *r = in[G_R], *h0 = in[G_H0], *c0 = in[L_C0], *b = in[G_B],
                     *pp = in[L_P];
     const int64_t Hd = k->hidden, D = k->ndir, G4 = 4 * Hd;
     uint32_t no = H->node_num_outputs(n);
     const sy_tensor *y = no ? H->node_output(n, 0) : NULL, *yc = no > 2 ? H->node_output(n, 2) : NULL;
     if (!y && no > 1)
         y = H->node_output(n, 1);
-    SY_TRY(check_pair(tname(x, "X"), in[1], in[2], x->dtype, 0));
-    SY_TRY(check_pair(tname(w, "W"), in[4], in[5], w->dtype, G4));
-    SY_TRY(check_pair(tname(r, "R"), in[7], in[8], r->dtype, G4));
-    SY_TRY(check_pair(tname(y, "Y"), in[9], in[10], s->ydt, 0));
+    SY_TRY(check_xwry(in, y, s->ydt, G4));
     SY_TRY(check_pair(tname(yc, "Y_c"), in[L_CS], in[L_CS + 1], s->cdt, 0));
     if (h0)
         SY_TRY(check_pair(tname(h0, "initial_h"), in[14], in[15], h0->dtype, 0));
@@ -515,16 +566,13 @@ static sy_status *lbuild(const sy_node *n, qlstm_state *s)
     qk_rq *rqx = s->buf, *rqh = rqx + D * G4;
     int32_t *wz = (int32_t *)(rqh + D * G4), *rz = wz + nwz, *bx = rz + nrz, *pk = bx + D * G4, *lut_s = pk + 3 * D * Hd,
             *lut_tc = lut_s + QK_RNN_LUT, *lut_th = lut_tc + QK_RNN_LUT;
-    for (int64_t i = 0; i < nwz; i++)
-        wz[i] = zat(in[5], i);
-    for (int64_t i = 0; i < nrz; i++)
-        rz[i] = zat(in[8], i);
+    load_zps(in, wz, nwz, rz, nrz);
     sy_q_storage_range(s->ydt, &k->y_lo, &k->y_hi);
     sy_q_storage_range(s->cdt, &k->c_lo, &k->c_hi);
     k->x_zp = zat(in[2], 0);
     k->y_zp = zat(in[10], 0);
     k->c_zp = zat(in[L_CS + 1], 0);
-    const double sp_s = A_SIGMOID / 32768.0, sp_t = A_TANH / 32768.0, lim = (double)(1 << 24);
+    const double sp_s = A_SIGMOID / 32768.0, sp_t = A_TANH / 32768.0;
     for (int64_t d = 0; d < D; d++) {
         for (int64_t row = 0; row < G4; row++) {
             const double sp = row < 3 * Hd ? sp_s : sp_t, sw = fat(in[4], row), sr = fat(in[7], row); /* i o f: sigmoid */
@@ -541,16 +589,12 @@ static sy_status *lbuild(const sy_node *n, qlstm_state *s)
             pk[d * 3 * Hd + i] = sat_i32(sy_rq_round_even((double)((const float *)pp->data)[d * 3 * Hd + i] * sc / sp_s * 65536.0),
                                          1073741824.0);
     }
-    double cs = clip > 0.0f ? sy_rq_round_even((double)clip / sp_s) : 0.0,
-           ct = clip > 0.0f ? sy_rq_round_even((double)clip / sp_t) : 0.0;
-    k->clip_s = cs > lim ? 0 : (int32_t)cs;
-    k->clip_t = ct > lim ? 0 : (int32_t)ct;
+    clip_units(clip, sp_s, sp_t, &k->clip_s, &k->clip_t);
     rq_make(&k->rq_c, mode, (double)sc / sp_t, 0, -(1 << 24), 1 << 24);
     for (int32_t i = 0; i < QK_RNN_LUT; i++) {
-        double p = (double)(i * 256 - 32768);
-        lut_s[i] = (int32_t)sy_rq_round_even(1.0 / (1.0 + exp(-p * sp_s)) * 8388608.0);
-        lut_tc[i] = sat_i32(sy_rq_round_even(tanh(p * sp_t) / sc * 256.0), 8388608.0);
-        lut_th[i] = sat_i32(sy_rq_round_even(tanh(p * sp_t) / sy * 256.0), 8388608.0);
+        lut_s[i] = lut_sigmoid(i, sp_s);
+        lut_tc[i] = lut_tanh(i, sp_t, sc);
+        lut_th[i] = lut_tanh(i, sp_t, sy);
     }
     k->n_wzp = (int32_t)nwz;
     k->n_rzp = (int32_t)nrz;
@@ -608,22 +652,16 @@ sy_status *qlstm_run(void *state, const sy_kernel_io *io)
 {
     qlstm_state *s = state;
     const qk_lstm *k = &s->k;
-#define IN(i) (io->n_inputs > (i) ? io->inputs[i] : NULL)
-    const sy_tensor *sl = IN(G_LENS), *h0 = IN(G_H0), *rs = IN(G_RESET), *c0 = IN(L_C0);
-#undef IN
-    int32_t *scratch = io->scratch, *lens = NULL;
+    const sy_tensor *h0 = io->n_inputs > G_H0 ? io->inputs[G_H0] : NULL,
+                    *c0 = io->n_inputs > L_C0 ? io->inputs[L_C0] : NULL;
+    int32_t *scratch = io->scratch, *lens;
     size_t nst = (size_t)k->ndir * (size_t)k->batch * (size_t)k->hidden;
-    if (sl) {
-        lens = scratch + QK_LSTM_SCRATCH(k->hidden);
-        SY_TRY(rnn_lens(OP, sl, k->batch, k->seq, lens));
-    }
-    bool reset = rs && rs->data && *(const uint8_t *)rs->data;
-    if (reset || !s->have_state) /* initial_h / initial_c in Y_h's / Y_c's codes, or the codes of 0 */
+    bool restart;
+    SY_TRY(run_start(OP, io, k->batch, k->seq, QK_LSTM_SCRATCH(k->hidden), s->have_state, &lens, &restart));
+    if (restart) /* initial_h / initial_c in Y_h's / Y_c's codes, or the codes of 0 */
         for (size_t i = 0; i < nst; i++) {
-            s->h[i] = h0 && s->has_h0 ? qk_rq_apply(&s->h0_to_y, (int64_t)sy_q_load(h0->data, h0->dtype, i) - s->h0_zp)
-                                      : k->y_zp;
-            s->c[i] = c0 && s->has_c0 ? qk_rq_apply(&s->c0_to_c, (int64_t)sy_q_load(c0->data, c0->dtype, i) - s->c0_zp)
-                                      : k->c_zp;
+            s->h[i] = start_code(h0, s->has_h0, &s->h0_to_y, s->h0_zp, i, k->y_zp);
+            s->c[i] = start_code(c0, s->has_c0, &s->c0_to_c, s->c0_zp, i, k->c_zp);
         }
     sy_tensor *y = io->n_outputs > 0 ? io->outputs[0] : NULL, *yh = io->n_outputs > 1 ? io->outputs[1] : NULL,
               *yc = io->n_outputs > 2 ? io->outputs[2] : NULL;

@@ -15,7 +15,7 @@
  *   mos               0..3 on-chip memory reduction effort (default 0)
  *   multicast_weights true|false (default false)
  */
-#include "emu.h"
+#include "emu_provider.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,27 +38,13 @@ static const struct sku {
 #define AIC_VEC_I8_MACS 512.0 /* vector unit 8-bit integer MAC/clk per core */
 
 typedef struct aic_state {
+    emu_pstate base; /* compat, board, env (first: the shared callbacks' view) */
     const struct sku *sku;
     int cores, instances, mos;
     bool fp16, mxfp6, e2m3, multicast;
     double clock_hz;
-    char compat[256];
-    emu_board board; /* this provider's sessions' records, for the report */
-    struct aic_env *env;  /* the plugin state of its environment */
     uint64_t weight_bytes;
 } aic_state;
-
-/* The plugin's state in one environment (ABI 1.2): its report table (first,
- * so that `self` is the state) and provider definition, and the provider
- * state its create_env made. */
-typedef struct aic_env {
-    emu_report_ext ext;
-    sy_provider_def def;
-    aic_state *s;
-} aic_env;
-
-/* The latest created state, for the report extension (emu_live) */
-static emu_live live = EMU_LIVE_INIT;
 
 static sy_memory_domain_def aic_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -173,42 +159,21 @@ static sy_status *aic_create(const sy_options *o, void **state)
             st = CFG_ERR("[provider.aic] mxfp6_format = '%s': expected e2m3 or e3m2", v);
     }
     static const char *const bools[] = {"convert_to_fp16", "mxfp6_matmul", "multicast_weights"};
-    bool *dst[] = {&s->fp16, &s->mxfp6, &s->multicast};
-    for (int i = 0; i < 3 && !st; i++)
-        if (o && (v = H_->option_get(o, bools[i])) && !emu_parse_bool(v, dst[i]))
-            st = CFG_ERR("[provider.aic] %s = '%s': expected true or false", bools[i], v);
+    bool *const dst[] = {&s->fp16, &s->mxfp6, &s->multicast};
+    if (!st)
+        st = emu_option_bools(o, "aic", bools, dst, 3);
     if (st) {
         free(s);
         return st;
     }
-    snprintf(s->compat, sizeof s->compat,
+    snprintf(s->base.compat, sizeof s->base.compat,
              "aic-emulator/0.1.0 hw=2.0 sku=%s cores=%d instances=%d fp16=%d mxfp6=%d%s mos=%d clock=%.2fGHz",
              s->sku->name, s->cores, s->instances, s->fp16, s->mxfp6, s->mxfp6 ? (s->e2m3 ? "/e2m3" : "/e3m2") : "",
              s->mos, s->clock_hz / 1e9);
-    H_->log(SY_LOG_INFO, "aic", "EMULATOR of Cloud AI 100: %s", s->compat);
-    emu_board_init(&s->board);
-    emu_live_set(&live, s);
+    H_->log(SY_LOG_INFO, "aic", "EMULATOR of Cloud AI 100: %s", s->base.compat);
+    emu_pstate_ready(&s->base);
     *state = s;
     return NULL;
-}
-
-static sy_status *aic_create_env(void *plugin_state, const sy_options *o, void **state)
-{
-    SY_TRY(aic_create(o, state));
-    aic_env *e = plugin_state;
-    e->s = *state;
-    e->s->env = e;
-    return NULL;
-}
-
-static void aic_destroy(void *state)
-{
-    aic_state *s = state;
-    if (s->env)
-        s->env->s = NULL;
-    emu_live_drop(&live, s);
-    emu_board_free(&s->board);
-    free(s);
 }
 
 /* §5.3 INT8: the AIC int8 path is UINT8 quantization (symmetric or
@@ -238,20 +203,11 @@ static bool aic_qcheck(const sy_node *n, const emu_qinfo *qi, sy_claim *c)
     return true;
 }
 
-static bool is_int_view(const sy_node *n, const char *op)
-{
-    /* data moves of integer codes: views and Transpose keep the encoding */
-    bool view = !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
-                !strcmp(op, "Transpose") || !strcmp(op, "Slice");
-    sy_dtype dt = H_->node_num_inputs(n) ? H_->node_input(n, 0)->dtype : SY_DT_UNDEFINED;
-    return view && (dt == SY_DT_UINT8 || dt == SY_DT_INT8 || dt == SY_DT_UINT16 || dt == SY_DT_INT16);
-}
-
 static void aic_check(void *state, const sy_node *n, sy_claim *c)
 {
     aic_state *s = state;
     emu_recs *rs = emu_session_recs(n); /* this session's records */
-    emu_board_new_pass(&s->board, rs, n);
+    emu_board_new_pass(&s->base.board, rs, n);
     if (emu_is_qio(n)) /* the kernel's own decline names the rule */
         return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
@@ -260,10 +216,10 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     uint32_t ni = H_->node_num_inputs(n);
     if (quant && !aic_qcheck(n, &qi, c))
         return;
-    if (is_int_view(n, op) && H_->node_input(n, 0)->dtype != SY_DT_UINT8)
+    if (emu_is_int_view(n, op) && H_->node_input(n, 0)->dtype != SY_DT_UINT8)
         return emu_decline(c, SY_REASON_DTYPE, "AIC-QCONFIG: %s of %s; the AIC INT8 path takes uint8", op,
                            sy_dt_name(H_->node_input(n, 0)->dtype));
-    for (uint32_t i = 0; i < ni && !quant && !is_int_view(n, op); i++) {
+    for (uint32_t i = 0; i < ni && !quant && !emu_is_int_view(n, op); i++) {
         const sy_tensor *t = H_->node_input(n, i);
         if (!t || t->dtype == SY_DT_FLOAT32 || t->dtype == SY_DT_INT64 || t->dtype == SY_DT_INT32 ||
             t->dtype == SY_DT_BOOL)
@@ -298,7 +254,7 @@ static void aic_check(void *state, const sy_node *n, sy_claim *c)
     uint64_t ws = aic_ws(s, n, &w);
     const char *unit = "";
     int64_t cyc = aic_cycles(s, n, &w, &unit);
-    emu_board_record(&s->board, rs, n, aic_verdict(s, ws), ws, cyc, unit);
+    emu_board_record(&s->base.board, rs, n, aic_verdict(s, ws), ws, cyc, unit);
     c->take = true;
     c->reason = SY_REASON_TAKEN;
 }
@@ -315,18 +271,14 @@ static sy_status *aic_copy(void *state, const sy_tensor *src, sy_tensor *dst)
     return emu_copy(src, dst, ((aic_state *)state)->fp16);
 }
 
-/* the report of one provider state (NULL: none) */
+/* the report of one provider state */
 static size_t report_of(void *state, char *buf, size_t len)
 {
     aic_state *s = state;
     size_t k = 0;
-    if (!s) {
-        emu_out(buf, len, &k, "aic: no provider state\n");
-        return k;
-    }
-    emu_out(buf, len, &k, "aic EMULATOR %s\n", s->compat);
-    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->board), "on-chip");
-    emu_board_unlock(&s->board);
+    emu_out(buf, len, &k, "aic EMULATOR %s\n", s->base.compat);
+    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->base.board), "on-chip");
+    emu_board_unlock(&s->base.board);
     emu_out(buf, len, &k,
             "  budgets: %d cores x (8 MB VTCM + 1 MB L2), SoC SRAM %llu MB; constants clipped to fp16 range: %llu\n",
             s->cores, (unsigned long long)s->sku->sram_mb,
@@ -336,73 +288,25 @@ static size_t report_of(void *state, char *buf, size_t len)
     return k;
 }
 
-static size_t aic_report(char *buf, size_t len) { return emu_live_report(&live, report_of, buf, len); }
-
-static const char *aic_compat(void *state) { return ((aic_state *)state)->compat; }
-static const char *aic_compat_ext(void) { return emu_live_compat(&live, aic_compat); }
-static sy_status *aic_session_begin(void *state, void **ss) { return emu_board_begin(&((aic_state *)state)->board, ss); }
-static void aic_session_end(void *state, void *ss) { emu_board_end(&((aic_state *)state)->board, ss); }
-static size_t aic_report_env(const emu_report_ext *self, char *buf, size_t len)
-{
-    return report_of(((const aic_env *)self)->s, buf, len);
-}
-
-static const char *aic_compat_env(const emu_report_ext *self)
-{
-    const aic_state *s = ((const aic_env *)self)->s;
-    return s ? s->compat : "";
-}
-
-static const emu_report_ext report_ext = {sizeof(emu_report_ext), aic_report, aic_compat_ext, aic_report_env,
-                                          aic_compat_env};
-
-static sy_status *aic_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
-{
-    (void)state;
-    return emu_group(nodes, n, group_of);
-}
-
+/* its own entries; emu_provider_init fills in the ones every emulator shares */
 static const sy_provider_def provider = {
-    .struct_size = sizeof(sy_provider_def),
     .name = "aic",
     .description = "EMULATOR of Qualcomm Cloud AI 100 (QAIRT AIC backend): fp16 / MXFP6 MatMul weights, "
                    "on-chip budgets, roofline cost; no hardware",
-    .flags = SY_PROVIDER_EMULATOR,
     .domain = &aic_domain,
     .option_keys = option_keys,
-    .create = aic_create,
-    .destroy = aic_destroy,
     .check_node = aic_check,
     .can_copy = aic_can_copy,
     .copy = aic_copy,
-    .compat = aic_compat,
-    .group = aic_group,
-    .compile = emu_compile,
-    .run_compiled = emu_run_compiled,
-    .release_compiled = emu_release_compiled,
-    .serialize = emu_serialize,
-    .deserialize = emu_deserialize,
-    .session_begin = aic_session_begin,
-    .session_end = aic_session_end,
 };
+
+static const emu_provider_ops ops = {aic_create, report_of};
 
 static sy_status *aic_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
     H_ = host;
-    aic_env *e = calloc(1, sizeof *e);
-    if (!e)
-        return host->status_new(SY_ERR_OUT_OF_MEMORY, "aic: out of memory");
-    e->ext = report_ext;
-    e->def = provider;
-    e->def.create = NULL;
-    e->def.create_env = aic_create_env;
-    sy_status *st = host->plugin_set_state(p, e, free);
-    if (st) {
-        free(e);
-        return st;
-    }
-    return emu_plugin_init(host, p, &target_rt, &target, "AIC-QIO", &e->ext, &e->def);
+    return emu_provider_init(host, p, &target_rt, &target, "AIC-QIO", &provider, &ops);
 }
 
 static void aic_fini(void) {}

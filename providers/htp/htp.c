@@ -20,7 +20,7 @@
  *   fold_relu_off true|false (default false)
  *   optimization  1..3 (the "O" graph option, default 2)
  */
-#include "emu.h"
+#include "emu_provider.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,28 +66,14 @@ static const struct perf {
 #define HTP_DLBC_RATIO 1.3   /* input bandwidth saving with DLBC */
 
 typedef struct htp_state {
+    emu_pstate base; /* compat, board, env (first: the shared callbacks' view) */
     const struct soc *soc;
     const struct perf *perf;
     uint64_t vtcm_bytes;
     int vtcm_mb;
     int hvx_threads, opt;
     bool dlbc, strict_vtcm, fold_relu_off;
-    char compat[256];
-    emu_board board; /* this provider's sessions' records, for the report */
-    struct htp_env *env;  /* the plugin state of its environment */
 } htp_state;
-
-/* The plugin's state in one environment (ABI 1.2): its report table (first,
- * so that `self` is the state) and provider definition, and the provider
- * state its create_env made. */
-typedef struct htp_env {
-    emu_report_ext ext;
-    sy_provider_def def;
-    htp_state *s;
-} htp_env;
-
-/* The latest created state, for the report extension (emu_live) */
-static emu_live live = EMU_LIVE_INIT;
 
 static sy_memory_domain_def htp_domain = {
     .struct_size = sizeof(sy_memory_domain_def),
@@ -257,44 +243,23 @@ static sy_status *htp_create(const sy_options *o, void **state)
         s->opt = (int)u;
     }
     static const char *const bools[] = {"dlbc", "strict_vtcm", "fold_relu_off"};
-    bool *dst[] = {&s->dlbc, &s->strict_vtcm, &s->fold_relu_off};
-    for (int i = 0; i < 3 && !st; i++)
-        if (o && (v = H_->option_get(o, bools[i])) && !emu_parse_bool(v, dst[i]))
-            st = CFG_ERR("[provider.htp] %s = '%s': expected true or false", bools[i], v);
+    bool *const dst[] = {&s->dlbc, &s->strict_vtcm, &s->fold_relu_off};
+    if (!st)
+        st = emu_option_bools(o, "htp", bools, dst, 3);
     if (st) {
         free(s);
         return st;
     }
     s->vtcm_mb = vtcm ? (int)vtcm : s->soc->vtcm_mb;
     s->vtcm_bytes = (uint64_t)s->vtcm_mb << 20;
-    snprintf(s->compat, sizeof s->compat,
+    snprintf(s->base.compat, sizeof s->base.compat,
              "htp-emulator/0.1.0 soc=%s arch=V%d vtcm_mb=%d precision=FLOAT16 hvx_threads=%d dlbc=%d O=%d",
              s->soc->name, s->soc->arch, s->vtcm_mb, s->hvx_threads, s->dlbc, s->opt);
     H_->log(SY_LOG_INFO, "htp", "EMULATOR of QNN HTP: %s (V%d), VTCM %d MB, %s", s->soc->name, s->soc->arch,
             s->vtcm_mb, s->perf->name);
-    emu_board_init(&s->board);
-    emu_live_set(&live, s);
+    emu_pstate_ready(&s->base);
     *state = s;
     return NULL;
-}
-
-static sy_status *htp_create_env(void *plugin_state, const sy_options *o, void **state)
-{
-    SY_TRY(htp_create(o, state));
-    htp_env *e = plugin_state;
-    e->s = *state;
-    e->s->env = e;
-    return NULL;
-}
-
-static void htp_destroy(void *state)
-{
-    htp_state *s = state;
-    if (s->env)
-        s->env->s = NULL;
-    emu_live_drop(&live, s);
-    emu_board_free(&s->board);
-    free(s);
 }
 
 /* ---- capability (§3.4 HtpOpDefSupplement, §5.1) --------------------------- */
@@ -305,11 +270,6 @@ static bool is_eltwise(const char *op)
         if (!strcmp(op, e[i]))
             return true;
     return false;
-}
-
-static bool is_int_code(sy_dtype dt)
-{
-    return dt == SY_DT_INT8 || dt == SY_DT_UINT8 || dt == SY_DT_INT16 || dt == SY_DT_UINT16;
 }
 
 /* §5.1 dtype configurations of a switchyard.quant node; false: declined */
@@ -359,18 +319,11 @@ static bool htp_qcheck(const htp_state *s, const sy_node *n, const emu_qinfo *qi
     return true;
 }
 
-static bool is_view(const char *op)
-{
-    /* data moves of integer codes: views and Transpose keep the encoding */
-    return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") ||
-           !strcmp(op, "Transpose") || !strcmp(op, "Slice");
-}
-
 static void htp_check(void *state, const sy_node *n, sy_claim *c)
 {
     htp_state *s = state;
     emu_recs *rs = emu_session_recs(n); /* this session's records */
-    emu_board_new_pass(&s->board, rs, n);
+    emu_board_new_pass(&s->base.board, rs, n);
     if (emu_is_qio(n)) /* the kernel's own decline names the rule */
         return emu_decline(c, SY_REASON_NO_KERNEL, "no %s kernel", H_->node_op(n));
     emu_qinfo qi;
@@ -380,7 +333,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     if (quant && !htp_qcheck(s, n, &qi, c))
         return;
     /* a view of an integer tensor keeps its producer's encoding */
-    bool int_view = is_view(op) && ni && is_int_code(H_->node_input(n, 0)->dtype);
+    bool int_view = emu_is_int_view(n, op);
     /* HTP-DTYPE: float graphs need precision FLOAT16 (fp32 cast to fp16);
      * integer activations need encodings (the INT8/INT16 configurations) */
     for (uint32_t i = 0; i < ni && !quant && !int_view; i++) {
@@ -446,7 +399,7 @@ static void htp_check(void *state, const sy_node *n, sy_claim *c)
     emu_node_work(n, 2, &w);
     const char *unit = "";
     int64_t cyc = htp_cycles(s, n, &w, &unit);
-    emu_board_record(&s->board, rs, n, v, ws, cyc, unit);
+    emu_board_record(&s->base.board, rs, n, v, ws, cyc, unit);
     if (!strcmp(v, "spill") && s->strict_vtcm)
         return emu_decline(c, SY_REASON_MEMORY,
                            "HTP-VTCM: working set %llu B (%s) exceeds VTCM %d MB (strict_vtcm = true)",
@@ -473,18 +426,14 @@ static sy_status *htp_copy(void *state, const sy_tensor *src, sy_tensor *dst)
 }
 
 /* ---- report extension ("qnn_emu.htp", v1) --------------------------------- */
-/* the report of one provider state (NULL: none) */
+/* the report of one provider state */
 static size_t report_of(void *state, char *buf, size_t len)
 {
     htp_state *s = state;
     size_t k = 0;
-    if (!s) {
-        emu_out(buf, len, &k, "htp: no provider state\n");
-        return k;
-    }
-    emu_out(buf, len, &k, "htp EMULATOR %s\n", s->compat);
-    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->board), "vtcm");
-    emu_board_unlock(&s->board);
+    emu_out(buf, len, &k, "htp EMULATOR %s\n", s->base.compat);
+    double total = emu_out_recs(buf, len, &k, emu_board_lock(&s->base.board), "vtcm");
+    emu_board_unlock(&s->base.board);
     double us = total / htp_clock(s) * 1e6;
     emu_out(buf, len, &k,
             "  modelled latency: %.0f cycles = %.1f us at %.2f GHz (%s) + %.0f us per-inference overhead = %.1f us\n",
@@ -492,75 +441,25 @@ static size_t report_of(void *state, char *buf, size_t len)
     return k;
 }
 
-static size_t htp_report(char *buf, size_t len) { return emu_live_report(&live, report_of, buf, len); }
-
-static const char *htp_compat(void *state) { return ((htp_state *)state)->compat; }
-static const char *htp_compat_ext(void) { return emu_live_compat(&live, htp_compat); }
-
-static size_t htp_report_env(const emu_report_ext *self, char *buf, size_t len)
-{
-    return report_of(((const htp_env *)self)->s, buf, len);
-}
-
-static const char *htp_compat_env(const emu_report_ext *self)
-{
-    const htp_state *s = ((const htp_env *)self)->s;
-    return s ? s->compat : "";
-}
-
-static const emu_report_ext report_ext = {sizeof(emu_report_ext), htp_report, htp_compat_ext, htp_report_env,
-                                          htp_compat_env};
-
-static sy_status *htp_session_begin(void *state, void **ss) { return emu_board_begin(&((htp_state *)state)->board, ss); }
-static void htp_session_end(void *state, void *ss) { emu_board_end(&((htp_state *)state)->board, ss); }
-
-static sy_status *htp_group(void *state, const sy_node *const *nodes, uint32_t n, uint32_t *group_of)
-{
-    (void)state;
-    return emu_group(nodes, n, group_of);
-}
-
+/* its own entries; emu_provider_init fills in the ones every emulator shares */
 static const sy_provider_def provider = {
-    .struct_size = sizeof(sy_provider_def),
     .name = "htp",
     .description = "EMULATOR of Qualcomm HTP (Hexagon NPU, QNN HTP backend): fp16 storage / fp32 accumulation, "
                    "HtpOpDefSupplement rules, VTCM fit, cost model; no hardware",
-    .flags = SY_PROVIDER_EMULATOR,
     .domain = &htp_domain,
     .option_keys = option_keys,
-    .create = htp_create,
-    .destroy = htp_destroy,
     .check_node = htp_check,
     .can_copy = htp_can_copy,
     .copy = htp_copy,
-    .compat = htp_compat,
-    .group = htp_group,
-    .compile = emu_compile,
-    .run_compiled = emu_run_compiled,
-    .release_compiled = emu_release_compiled,
-    .serialize = emu_serialize,
-    .deserialize = emu_deserialize,
-    .session_begin = htp_session_begin,
-    .session_end = htp_session_end,
 };
+
+static const emu_provider_ops ops = {htp_create, report_of};
 
 static sy_status *htp_init(const sy_host_api *host, sy_plugin *p, const sy_options *opts)
 {
     (void)opts;
     H_ = host;
-    htp_env *e = calloc(1, sizeof *e);
-    if (!e)
-        return host->status_new(SY_ERR_OUT_OF_MEMORY, "htp: out of memory");
-    e->ext = report_ext;
-    e->def = provider;
-    e->def.create = NULL;
-    e->def.create_env = htp_create_env;
-    sy_status *st = host->plugin_set_state(p, e, free);
-    if (st) {
-        free(e);
-        return st;
-    }
-    return emu_plugin_init(host, p, &target_rt, &target, "HTP-QIO", &e->ext, &e->def);
+    return emu_provider_init(host, p, &target_rt, &target, "HTP-QIO", &provider, &ops);
 }
 
 static void htp_fini(void) {}

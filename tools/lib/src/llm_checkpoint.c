@@ -196,36 +196,31 @@ int llm_build_weights(ectx *e, tl_pool *pl, const ckpt *c, wfile *w)
     } while (0)
     NEED(wadd(pl, w, "tok_embeddings", vocab, dim));
     copy_from(c, c->off_tok, (size_t)(vocab * dim), t->data);
-    for (int32_t l = 0; l < h->n_layers; l++) {
-        char nm[64];
-        snprintf(nm, sizeof nm, "layers.%d.attention_norm", l);
-        NEED(wadd(pl, w, nm, dim, 0));
-        copy_from(c, c->off_rms_att + (size_t)(l * dim), (size_t)dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.wq_t", l);
-        NEED(wadd(pl, w, nm, dim, dim));
-        transpose_from(c, c->off_wq + (size_t)(l * dim * dim), dim, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.wk_t", l);
-        NEED(wadd(pl, w, nm, dim, kvd));
-        transpose_from(c, c->off_wk + (size_t)(l * kvd * dim), kvd, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.wv_t", l);
-        NEED(wadd(pl, w, nm, dim, kvd));
-        transpose_from(c, c->off_wv + (size_t)(l * kvd * dim), kvd, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.wo_t", l);
-        NEED(wadd(pl, w, nm, dim, dim));
-        transpose_from(c, c->off_wo + (size_t)(l * dim * dim), dim, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.ffn_norm", l);
-        NEED(wadd(pl, w, nm, dim, 0));
-        copy_from(c, c->off_rms_ffn + (size_t)(l * dim), (size_t)dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.w1_t", l);
-        NEED(wadd(pl, w, nm, dim, hid));
-        transpose_from(c, c->off_w1 + (size_t)(l * hid * dim), hid, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.w3_t", l);
-        NEED(wadd(pl, w, nm, dim, hid));
-        transpose_from(c, c->off_w3 + (size_t)(l * hid * dim), hid, dim, t->data);
-        snprintf(nm, sizeof nm, "layers.%d.w2_t", l);
-        NEED(wadd(pl, w, nm, hid, dim));
-        transpose_from(c, c->off_w2 + (size_t)(l * dim * hid), dim, hid, t->data);
-    }
+    /* one layer's tensors in file order: a norm vector (cols 0), copied, or
+     * a [rows, cols] matrix, stored transposed; each kind's layers lie one
+     * after another from its offset */
+    const struct {
+        const char *name;
+        size_t off;
+        int64_t rows, cols;
+    } layer[] = {
+        {"attention_norm", c->off_rms_att, dim, 0}, {"wq_t", c->off_wq, dim, dim}, {"wk_t", c->off_wk, kvd, dim},
+        {"wv_t", c->off_wv, kvd, dim},              {"wo_t", c->off_wo, dim, dim}, {"ffn_norm", c->off_rms_ffn, dim, 0},
+        {"w1_t", c->off_w1, hid, dim},              {"w3_t", c->off_w3, hid, dim}, {"w2_t", c->off_w2, dim, hid},
+    };
+    for (int32_t l = 0; l < h->n_layers; l++)
+        for (size_t k = 0; k < sizeof layer / sizeof layer[0]; k++) {
+            char nm[64];
+            int64_t rows = layer[k].rows, cols = layer[k].cols;
+            snprintf(nm, sizeof nm, "layers.%d.%s", l, layer[k].name);
+            if (!cols) {
+                NEED(wadd(pl, w, nm, rows, 0));
+                copy_from(c, layer[k].off + (size_t)(l * rows), (size_t)rows, t->data);
+            } else {
+                NEED(wadd(pl, w, nm, cols, rows));
+                transpose_from(c, layer[k].off + (size_t)(l * rows * cols), rows, cols, t->data);
+            }
+        }
     NEED(wadd(pl, w, "norm", dim, 0));
     copy_from(c, c->off_rms_final, (size_t)dim, t->data);
     NEED(wadd(pl, w, "output_t", dim, vocab));
