@@ -36,7 +36,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -105,9 +105,11 @@ static void gemm(pt_model *m, const char *name, const char *in, float xs, int64_
 static const float XS = 1.0f / 127.0f, S0 = 0.03f, S1 = 0.03f, S2 = 0.05f;
 
 /* CONV3: x [N, 1, 4, 4] -> a trainable 3x3 Conv (pads 1, 3 channels, per-channel scales, int32 bias) -> Relu
- * -> QDQ h0 -> Flatten -> QDQ h0 (the same codes) -> fc1 [48 -> H1] */
-enum { CONV_CH = 3, CONV_OUT = CONV_CH * 16 };
-static void conv3(pt_model *m)
+ * -> QDQ h0 -> Flatten -> QDQ h0 (the same codes) -> fc1 [48 -> H1].
+ * POOL (pool 1): a MaxPool 2x2 stride 2 on the Relu's codes before the Flatten, as `switchyard quantize` writes
+ * one (DequantizeLinear -> MaxPool -> QuantizeLinear of the Relu's scale and zero point): fc1 reads 3 x 2x2 */
+enum { CONV_CH = 3, CONV_OUT = CONV_CH * 16, POOL_OUT = CONV_CH * 4 };
+static void conv3(pt_model *m, int pool)
 {
     int64_t wd[4] = {CONV_CH, 1, 3, 3}, nc = CONV_CH;
     int8_t wc[CONV_CH * 9], zero[CONV_CH] = {0};
@@ -137,7 +139,15 @@ static void conv3(pt_model *m)
     /* the quantizer's pairs around the Flatten: the same scale and zero point on both sides */
     pt_node(m, "QuantizeLinear", "ar_q", (const char *[]){"ar", "h0_s", "h0_z", NULL}, (const char *[]){"ar_q", NULL});
     pt_node(m, "DequantizeLinear", "h0c", (const char *[]){"ar_q", "h0_s", "h0_z", NULL}, (const char *[]){"h0c", NULL});
-    pt_node(m, "Flatten", "flat", (const char *[]){"h0c", NULL}, (const char *[]){"fl", NULL});
+    if (pool) {
+        pt_node(m, "MaxPool", "the_pool", (const char *[]){"h0c", NULL}, (const char *[]){"mp", NULL});
+        pt_attr_ints(m, "kernel_shape", 2, (const int64_t[]){2, 2});
+        pt_attr_ints(m, "strides", 2, (const int64_t[]){2, 2});
+        pt_node(m, "QuantizeLinear", "mp_q", (const char *[]){"mp", "h0_s", "h0_z", NULL}, (const char *[]){"mp_q", NULL});
+        pt_node(m, "DequantizeLinear", "mpd", (const char *[]){"mp_q", "h0_s", "h0_z", NULL},
+                (const char *[]){"mpd", NULL});
+    }
+    pt_node(m, "Flatten", "flat", (const char *[]){pool ? "mpd" : "h0c", NULL}, (const char *[]){"fl", NULL});
     qdq(m, "fl", "h0", "h0d");
 }
 
@@ -147,9 +157,9 @@ static void write_model(enum variant v, const char *path)
     pt_model *m = pt_model_new("qas");
     int conv = v == CONV5 || v == CONV_GROUP || v == CONV5_UNNAMED;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
-    if (v == CONV3)
+    if (v == CONV3 || v == POOL)
         xd[1] = 1, xd[2] = xd[3] = 4;
-    pt_input(m, "x", PT_F32, conv || v == CONV3 ? 4 : 2, xd);
+    pt_input(m, "x", PT_F32, conv || v == CONV3 || v == POOL ? 4 : 2, xd);
     scalar_q(m, "xq", XS, 0);
     scalar_q(m, "h0", S0, -128);
     scalar_q(m, "h1", S1, -128);
@@ -177,14 +187,14 @@ static void write_model(enum variant v, const char *path)
         if (v == CONV_GROUP)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
-    } else if (v == CONV3) {
-        conv3(m);
+    } else if (v == CONV3 || v == POOL) {
+        conv3(m, v == POOL);
     } else {
         gemm(m, "fc0", "xd", XS, IN, H0, 0, 1, "a");
         pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
         qdq(m, "ar", "h0", "h0d");
     }
-    gemm(m, "fc1", "h0d", S0, v == CONV3 ? CONV_OUT : H0, H1, 0, 1, "b");
+    gemm(m, "fc1", "h0d", S0, v == CONV3 ? CONV_OUT : v == POOL ? POOL_OUT : H0, H1, 0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
     gemm(m, "fc2", "h1d", S1, H1, C, v == AXIS1 ? 2 : 1, v != TRANSB0, "c");
@@ -487,16 +497,18 @@ static void test_checkpoint(void)
 /* a 3x3 Conv trained with the two Gemms after it (through the Flatten's
  * QDQ pair): the int8 forward against Switchyard's QConv/QGemm kernels bit
  * for bit, before and after training, and the loss falls */
-static void test_conv(void)
+static void conv_case(enum variant v)
 {
-    const char *model = path_of("conv3.onnx"), *out = path_of("conv3_tuned.onnx");
-    write_model(CONV3, model);
+    const int pool = v == POOL, K1 = pool ? POOL_OUT : CONV_OUT;
+    const char *model = path_of(pool ? "pool.onnx" : "conv3.onnx");
+    const char *out = path_of(pool ? "pool_tuned.onnx" : "conv3_tuned.onnx");
+    write_model(v, model);
     sy_qas_options o = {.struct_size = sizeof o, .last_k = 3, .momentum = 0.9f, .target = "ws63"};
     sy_qas_report rep = {.struct_size = sizeof rep};
     sy_qas_session *s = NULL;
     sy_status *st = sy_qas_session_create(env, model, &o, &s, &rep);
     REQUIRE(!st, "create: %s", sy_status_get_message(st));
-    CHECK(rep.layers == 3 && rep.weights == CONV_CH * 9 + CONV_OUT * H1 + H1 * C &&
+    CHECK(rep.layers == 3 && rep.weights == CONV_CH * 9 + K1 * H1 + H1 * C &&
               rep.biases == CONV_CH + H1 + C,
           "report: %zu layers, %lld weights, %lld biases", rep.layers, (long long)rep.weights, (long long)rep.biases);
     sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {N, 1, 4, 4}, .data = X,
@@ -509,7 +521,7 @@ static void test_conv(void)
             sy_status_get_message(st));
     memcpy(lg, ot->data, sizeof lg);
     reference_logits4(model, X, N, ref);
-    check_same(lg, ref, "conv: before training");
+    check_same(lg, ref, pool ? "conv, maxpool: before training" : "conv: before training");
     for (int i = 0; i < 60 && !st; i++) {
         float l;
         st = sy_qas_session_step(s, (const sy_tensor *[]){&tx, &ty}, 2, 0.05f, &l, NULL);
@@ -518,8 +530,8 @@ static void test_conv(void)
     REQUIRE(!(st = sy_qas_session_eval(s, (const sy_tensor *[]){&tx, &ty}, 2, &l1, &ot)), "eval: %s",
             sy_status_get_message(st));
     memcpy(lg, ot->data, sizeof lg);
-    printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3, fc1, fc2)\n", (double)l0,
-           (double)l1);
+    printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3%s, fc1, fc2)\n", (double)l0,
+           (double)l1, pool ? ", MaxPool 2x2" : "");
     CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
     size_t n0 = 0, n1 = 0;
     int8_t *c0 = codes_of(model, "cv.W", &n0), *c1 = NULL;
@@ -529,9 +541,15 @@ static void test_conv(void)
     free(c0);
     free(c1);
     reference_logits4(out, X, N, ref);
-    check_same(lg, ref, "conv: the exported model after training");
+    check_same(lg, ref, pool ? "conv, maxpool: the exported model after training" : "conv: the exported model after training");
     sy_qas_session_release(s);
 }
+
+static void test_conv(void) { conv_case(CONV3); }
+
+/* the gradient through an int8 MaxPool (2x2 stride 2) into the Conv before it: the logits of the trained layers'
+ * kernels are Switchyard's QDQ kernels' bit for bit before and after 60 steps, and the Conv's codes change */
+static void test_pool(void) { conv_case(POOL); }
 
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
@@ -672,6 +690,7 @@ int main(int argc, char **argv)
     make_data();
     RUN_TEST(test_train);
     RUN_TEST(test_conv);
+    RUN_TEST(test_pool);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);
     RUN_TEST(test_rules);

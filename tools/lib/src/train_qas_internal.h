@@ -30,6 +30,14 @@ typedef struct qas_layer {
      * translation: Transpose(0,3,1,2) -> Conv -> Transpose(0,2,3,1)): its
      * input and output codes are NHWC, permuted around the NCHW kernels */
     bool nhwc;
+    /* a MaxPool on the output codes r (a Conv's; the same quantization on
+     * both sides): the next layer reads pl; dpl is the gradient of pl */
+    bool pool;
+    qas_pool pp;               /* c, h, w (its input: the Conv's output) and oh, ow set at the first forward */
+    int32_t pool_pads[4];      /* top, left, bottom, right */
+    int32_t pool_n;            /* pooled values per sample (0 until the first forward) */
+    int8_t *pl;                /* [batch, pool_n] */
+    float *dpl;                /* [batch, pool_n] */
     const Onnx__NodeProto *dxn; /* the DequantizeLinear of the layer's input codes */
     Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
     int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */
