@@ -5,7 +5,9 @@
  *     gives the logits Switchyard's own QDQ kernels give for the whole
  *     model, bit for bit, before and after training (the exported model);
  *   - a 3x3 Conv trained before the two Gemms (through the Flatten's QDQ
- *     pair): the same bit-exact logits, its codes change;
+ *     pair): the same bit-exact logits, its codes change; and with an int8
+ *     MaxPool 2x2 between its Relu and the Flatten (the gradient through
+ *     the MaxPool into the Conv);
  *   - steps lower the loss of a toy problem; biases-only training leaves
  *     every weight code as it was;
  *   - seed 001 §4's QAS-INT8 rows decline on ws63 quoting the row (Gemm
