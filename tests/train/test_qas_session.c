@@ -38,7 +38,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -102,6 +102,32 @@ static void gemm(pt_model *m, const char *name, const char *in, float xs, int64_
     pt_attr_int(m, "axis", 0);
     pt_node(m, "Gemm", name, (const char *[]){in, wd, bd, NULL}, (const char *[]){out, NULL});
     pt_attr_int(m, "transB", transb);
+}
+
+/* a QDQ MatMul layer without bias: MatMul(in, Transpose(perm 1,0)(DQ(W [o, k]))) — B transposed, as the
+ * FullyConnected/Gemm/Matmul row says — or, kn, MatMul(in, DQ(W [k, o])) (B not transposed) */
+static void matmul(pt_model *m, const char *name, const char *in, int64_t k, int64_t o, int kn, const char *out)
+{
+    char w[64], ws[64], wz[64], wd[64], wt[64];
+    snprintf(w, sizeof w, "%s.W", name);
+    snprintf(ws, sizeof ws, "%s.Ws", name);
+    snprintf(wz, sizeof wz, "%s.Wz", name);
+    snprintf(wd, sizeof wd, "%s.Wdq", name);
+    snprintf(wt, sizeof wt, "%s.WT", name);
+    int8_t wc[64 * IN], zero = 0;
+    for (int64_t i = 0; i < o * k; i++)
+        wc[i] = (int8_t)(int)(urand() * 254.0 - 127.0);
+    float sc = (float)(0.004 + 0.004 * urand());
+    int64_t wdims[2] = {kn ? k : o, kn ? o : k};
+    pt_init_raw(m, w, I8, 2, wdims, wc, (size_t)(o * k));
+    pt_init_f32(m, ws, 0, NULL, &sc);
+    pt_init_raw(m, wz, I8, 0, NULL, &zero, 1);
+    pt_node(m, "DequantizeLinear", wd, (const char *[]){w, ws, wz, NULL}, (const char *[]){wd, NULL});
+    if (!kn) {
+        pt_node(m, "Transpose", wt, (const char *[]){wd, NULL}, (const char *[]){wt, NULL});
+        pt_attr_ints(m, "perm", 2, (const int64_t[]){1, 0});
+    }
+    pt_node(m, "MatMul", name, (const char *[]){in, kn ? wd : wt, NULL}, (const char *[]){out, NULL});
 }
 
 static const float XS = 1.0f / 127.0f, S0 = 0.03f, S1 = 0.03f, S2 = 0.05f;
@@ -199,7 +225,10 @@ static void write_model(enum variant v, const char *path)
     gemm(m, "fc1", "h0d", S0, v == CONV3 ? CONV_OUT : v == POOL ? POOL_OUT : H0, H1, 0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
-    gemm(m, "fc2", "h1d", S1, H1, C, v == AXIS1 ? 2 : 1, v != TRANSB0, "c");
+    if (v == MATMUL || v == MATMUL_KN)
+        matmul(m, "fc2", "h1d", H1, C, v == MATMUL_KN, "c");
+    else
+        gemm(m, "fc2", "h1d", S1, H1, C, v == AXIS1 ? 2 : 1, v != TRANSB0, "c");
     qdq(m, "c", "lg", "logits");
     pt_output(m, "logits", PT_F32, 2, od);
     uint8_t *buf;
@@ -367,6 +396,42 @@ static int8_t *codes_of(const char *path, const char *init, size_t *len)
     onnx__model_proto__free_unpacked(m, NULL);
     CHECK(out, "%s has no %s", path, init);
     return out;
+}
+
+static sy_status *steps(sy_qas_session *s, int n);
+
+/* fc2 as MatMul(h1, Transpose(perm 1,0) of its [C, H1] weight), no bias, trained with fc1 as a Gemm is: the
+ * logits Switchyard's QDQ kernels' bit for bit before and after 60 steps, fc2's codes changed */
+static void test_matmul(void)
+{
+    const char *model = path_of("matmul.onnx"), *out = path_of("matmul_tuned.onnx");
+    write_model(MATMUL, model);
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 2, .momentum = 0.9f, .target = "ws63"};
+    sy_qas_report rep = {.struct_size = sizeof rep};
+    sy_qas_session *s = NULL;
+    sy_status *st = sy_qas_session_create(env, model, &o, &s, &rep);
+    REQUIRE(!st, "create: %s", sy_status_get_message(st));
+    CHECK(rep.layers == 2 && rep.weights == H0 * H1 + H1 * C && rep.biases == H1, "report: %zu layers, %lld "
+          "weights, %lld biases", rep.layers, (long long)rep.weights, (long long)rep.biases);
+    float lg[N * C], ref[N * C], l0 = 0, l1 = 0;
+    REQUIRE(!(st = eval_all(s, lg, &l0)), "eval: %s", sy_status_get_message(st));
+    reference_logits(model, X, N, ref);
+    check_same(lg, ref, "matmul: before training");
+    st = steps(s, 60);
+    REQUIRE(!st, "step: %s", sy_status_get_message(st));
+    REQUIRE(!(st = eval_all(s, lg, &l1)), "eval: %s", sy_status_get_message(st));
+    printf("matmul toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (fc1 Gemm, fc2 MatMul of a "
+           "transposed B)\n", (double)l0, (double)l1);
+    CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
+    REQUIRE(!(st = sy_qas_session_export(s, out)), "export: %s", sy_status_get_message(st));
+    size_t n0 = 0, n1 = 0;
+    int8_t *c0 = codes_of(model, "fc2.W", &n0), *c1 = codes_of(out, "fc2.W", &n1);
+    CHECK(c0 && c1 && n0 == n1 && memcmp(c0, c1, n0), "the MatMul's weight codes did not change");
+    free(c0);
+    free(c1);
+    reference_logits(out, X, N, ref);
+    check_same(lg, ref, "matmul: the exported model after training");
+    sy_qas_session_release(s);
 }
 
 static void test_biases_only(void)
@@ -577,6 +642,11 @@ static void expect_decline(enum variant v, int last_k, const char *target, const
 
 static void test_rules(void)
 {
+    /* a MatMul of a [K, N] weight: B not transposed, outside the row (on ws63 quoting it; elsewhere the kernels' reach) */
+    expect_decline(MATMUL_KN, 1, "ws63", "node 'fc2' (MatMul): not trainable in QAS-INT8 on ws63: B is not transposed "
+                   "(MatMul's B is [K, N], not a Transpose(perm 1,0) of an [N, K] weight)", QROW_FC);
+    expect_decline(MATMUL_KN, 1, NULL, "node 'fc2' (MatMul): B is not transposed: the QAS kernels take MatMul(A, "
+                   "Transpose(perm 1,0) of a constant int8 [O, K] weight)", "\"A not transposed, B transposed\"");
     expect_decline(TRANSB0, 1, "ws63", "node 'fc2' (Gemm): not trainable in QAS-INT8 on ws63: B is not transposed",
                    QROW_FC);
     expect_decline(AXIS1, 1, "ws63", "its weight scale is neither per-tensor nor per-output-channel", QROW_FC);
@@ -693,6 +763,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_train);
     RUN_TEST(test_conv);
     RUN_TEST(test_pool);
+    RUN_TEST(test_matmul);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);
     RUN_TEST(test_rules);

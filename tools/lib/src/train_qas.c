@@ -185,18 +185,29 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
 {
     const char *nm = node_name(gemm);
     const Onnx__AttributeProto *a;
-    const bool conv = !strcmp(gemm->op_type, "Conv");
-    const char *op = conv ? "Conv" : "Gemm";
+    const bool conv = !strcmp(gemm->op_type, "Conv"), mm = !strcmp(gemm->op_type, "MatMul");
+    const char *op = conv ? "Conv" : mm ? "MatMul" : "Gemm";
     sy_status *cst = conv ? read_conv_attrs(gemm, L) : NULL;
     if (cst)
         return cst;
-    if (!conv && (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f)))
+    if (!conv && !mm && (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f)))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): alpha and beta other than 1 are not in the int8 "
                                        "arithmetic of the QAS kernels", nm);
-    if (!conv && (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1))
+    if (!conv && !mm && (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): the QAS kernels take A not transposed and B transposed "
                                        "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
     const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
+    if (mm) { /* B transposed: MatMul(A, Transpose(perm 1,0) of the [O, K] weight's DequantizeLinear), no bias */
+        const Onnx__NodeProto *t = gemm->n_input == 2 ? producer(g, gemm->input[1]) : NULL;
+        const Onnx__AttributeProto *pa = t && !strcmp(t->op_type, "Transpose") && t->n_input == 1
+                                             ? attr(t, "perm") : NULL;
+        if (!pa || pa->n_ints != 2 || pa->ints[0] != 1 || pa->ints[1] != 0 || consumers(g, t->output[0]) != 1)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (MatMul): B is not transposed: the QAS kernels take MatMul(A, "
+                       "Transpose(perm 1,0) of a constant int8 [O, K] weight) (seed 001 §4, QAS INT8 "
+                       "FullyConnected/Gemm/Matmul: \"A not transposed, B transposed\")", nm);
+        dw = dq_of(g, t, 0);
+        db = NULL;
+    }
     if (L->nhwc) { /* the Conv reads its NHWC input codes through Transpose(0,3,1,2) */
         const Onnx__NodeProto *t = gemm->n_input ? producer(g, gemm->input[0]) : NULL;
         if (!is_layout(t, TO_NCHW) || consumers(g, t->output[0]) != 1)
@@ -420,7 +431,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             if (c && !strcmp(c->op_type, "Conv"))
                 tout = f, relu = r ? r : relu, f = c;
         }
-        if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv"))) {
+        if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv") && strcmp(f->op_type, "MatMul"))) {
             const Onnx__NodeProto *stop = f ? f : q;
             if (stop && ws63 && tr_qas_rules_check(g, stop, why, sizeof why))
                 return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
