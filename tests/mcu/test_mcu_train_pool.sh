@@ -5,7 +5,9 @@
 # Gemm(196 -> 10), quantized by `switchyard quantize` (the MaxPool as
 # DequantizeLinear -> MaxPool -> QuantizeLinear of one quantization), both
 # layers trained (--trainable last:2, the gradient through the MaxPool into
-# the Conv) and their biases (bias:2); built for rv32imfc and run under
+# the Conv) and their biases (bias:2), and (pool-matmul, last:2) with the
+# Gemm rewritten as MatMul(A, Transpose(perm 1,0) of its weight) without
+# bias (tests/mcu/qdq_gemm_to_matmul.py: the row's "B transposed"); built for rv32imfc and run under
 # qemu-system-riscv32 (MODE qemu) or natively (MODE host), 200 steps on
 # Fashion-MNIST images leave the host trainer's int8 codes, int32 biases and
 # float master copies bit for bit. The pooled codes and their gradient are
@@ -24,12 +26,16 @@ qp=$WORK/pool_q.onnx
   "$SY" quantize "$WORK/pool.onnx" --calib "$WORK/calib" -o "$qp" > "$WORK/quantize.log" 2>&1 ||
   { cat "$WORK/quantize.log"; echo "FAIL: the MaxPool model"; exit 1; }
 
-# name --trainable RAM-peak lower-bound
-for case in "pool last:2 24652 24650" "pool-bias bias:2 5708 5706"; do
+# the same with its Gemm as MatMul(A, Transpose(perm 1,0) of the weight), no bias (the row's "B transposed")
+qm=$WORK/pool_matmul_q.onnx
+/usr/bin/python3 "$SRC/tests/mcu/qdq_gemm_to_matmul.py" "$qp" "$qm" fc || { echo "FAIL: the MatMul model"; exit 1; }
+
+# name model --trainable RAM-peak lower-bound
+for case in "pool $qp last:2 24652 24650" "pool-bias $qp bias:2 5708 5706" "pool-matmul $qm last:2 24532 24530"; do
   set -- $case
-  name=$1 cfg=$2 peak=$3 lower=$4
+  name=$1 model=$2 cfg=$3 peak=$4 lower=$5
   pkg=$WORK/pkg_$name
-  "$SY" codegen --train "$qp" --target ws63 --data "$data" -o "$pkg" --trainable $cfg --steps 200 --lr 0.01 \
+  "$SY" codegen --train "$model" --target ws63 --data "$data" -o "$pkg" --trainable $cfg --steps 200 --lr 0.01 \
       --sram-budget 256K > "$WORK/codegen_$name.log" 2>&1 ||
     { cat "$WORK/codegen_$name.log"; fail "$name: codegen --train"; continue; }
   grep "RAM plan" "$WORK/codegen_$name.log"
@@ -38,15 +44,15 @@ for case in "pool last:2 24652 24650" "pool-bias bias:2 5708 5706"; do
   grep -q "qas_maxpool_forward(&pp0, 1, r0, pl0)" "$pkg/src/train.c" &&
     grep -q "qas_maxpool_backward(&pp0, 1, r0, dpl0, dy0)" "$pkg/src/train.c" ||
     fail "$name: the package does not pool the Conv's codes (forward and backward)"
-  if [ "$name" = pool ]; then
-    /usr/bin/python3 - "$pkg" <<'PY' || fail "pool: the Conv's weight codes did not move in 200 steps"
+  if [ "$name" != pool-bias ]; then
+    /usr/bin/python3 - "$pkg" <<'PY' || fail "$name: the Conv's weight codes did not move in 200 steps"
 import re, sys
 d = sys.argv[1]
 src = open(d + "/src/train.c").read()
 start = [int(v) & 0xFF for v in re.search(r"int8_t w0\[36\] = \{([^}]*)\}", src).group(1).split(",") if v.strip()]
 end = [int(v, 16) for v in re.search(r"^w0 36:(.*)$", open(d + "/expected_output.txt").read(), re.M).group(1).split()]
 moved = sum(a != b for a, b in zip(start, end))
-print("pool: %d of the Conv's 36 weight codes moved in 200 steps (the gradient through the MaxPool)" % moved)
+print("%s: %d of the Conv's 36 weight codes moved in 200 steps (the gradient through the MaxPool)" % (d.split("pkg_")[-1], moved))
 sys.exit(0 if len(start) == 36 and len(end) == 36 and moved else 1)
 PY
   fi
