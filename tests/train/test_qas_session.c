@@ -8,6 +8,8 @@
  *     pair): the same bit-exact logits, its codes change; and with an int8
  *     MaxPool 2x2 between its Relu and the Flatten (the gradient through
  *     the MaxPool into the Conv);
+ *   - fc2 as a MatMul of a Transpose(perm 1,0) of its weight (B
+ *     transposed): the same bit-exact logits, its codes change;
  *   - steps lower the loss of a toy problem; biases-only training leaves
  *     every weight code as it was;
  *   - seed 001 §4's QAS-INT8 rows decline on ws63 quoting the row (Gemm
@@ -38,7 +40,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN, SHAPES };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -167,7 +169,7 @@ static void conv3(pt_model *m, int pool)
     /* the quantizer's pairs around the Flatten: the same scale and zero point on both sides */
     pt_node(m, "QuantizeLinear", "ar_q", (const char *[]){"ar", "h0_s", "h0_z", NULL}, (const char *[]){"ar_q", NULL});
     pt_node(m, "DequantizeLinear", "h0c", (const char *[]){"ar_q", "h0_s", "h0_z", NULL}, (const char *[]){"h0c", NULL});
-    if (pool) {
+    if (pool == 1) {
         pt_node(m, "MaxPool", "the_pool", (const char *[]){"h0c", NULL}, (const char *[]){"mp", NULL});
         pt_attr_ints(m, "kernel_shape", 2, (const int64_t[]){2, 2});
         pt_attr_ints(m, "strides", 2, (const int64_t[]){2, 2});
@@ -175,7 +177,29 @@ static void conv3(pt_model *m, int pool)
         pt_node(m, "DequantizeLinear", "mpd", (const char *[]){"mp_q", "h0_s", "h0_z", NULL},
                 (const char *[]){"mpd", NULL});
     }
-    pt_node(m, "Flatten", "flat", (const char *[]){pool ? "mpd" : "h0c", NULL}, (const char *[]){"fl", NULL});
+    pt_node(m, "Flatten", "flat", (const char *[]){pool == 1 ? "mpd" : "h0c", NULL}, (const char *[]){"fl", NULL});
+    if (pool == 2) { /* SHAPES: Flatten -> Unsqueeze(axes 1) [N, 1, 48] -> Squeeze(axes 1) -> Reshape [-1, 3, 16]
+                      * -> Reshape [-1, 48], each in a QDQ pair of h0's quantization */
+        int64_t ax1[1] = {1}, one = 1, three = 3, sh1[3] = {-1, 3, 16}, sh2[2] = {-1, 48};
+        pt_init_raw(m, "ax1", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, &one, ax1, sizeof ax1);
+        pt_init_raw(m, "sh1", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, &three, sh1, sizeof sh1);
+        int64_t two = 2;
+        pt_init_raw(m, "sh2", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 1, &two, sh2, sizeof sh2);
+        pt_node(m, "QuantizeLinear", "s0_q", (const char *[]){"fl", "h0_s", "h0_z", NULL}, (const char *[]){"s0_q", NULL});
+        pt_node(m, "DequantizeLinear", "s0", (const char *[]){"s0_q", "h0_s", "h0_z", NULL}, (const char *[]){"s0", NULL});
+        pt_node(m, "Unsqueeze", "unsq", (const char *[]){"s0", "ax1", NULL}, (const char *[]){"s1", NULL});
+        pt_node(m, "QuantizeLinear", "s1_q", (const char *[]){"s1", "h0_s", "h0_z", NULL}, (const char *[]){"s1_q", NULL});
+        pt_node(m, "DequantizeLinear", "s1d", (const char *[]){"s1_q", "h0_s", "h0_z", NULL}, (const char *[]){"s1d", NULL});
+        pt_node(m, "Squeeze", "sq", (const char *[]){"s1d", "ax1", NULL}, (const char *[]){"s2", NULL});
+        pt_node(m, "QuantizeLinear", "s2_q", (const char *[]){"s2", "h0_s", "h0_z", NULL}, (const char *[]){"s2_q", NULL});
+        pt_node(m, "DequantizeLinear", "s2d", (const char *[]){"s2_q", "h0_s", "h0_z", NULL}, (const char *[]){"s2d", NULL});
+        pt_node(m, "Reshape", "rs1", (const char *[]){"s2d", "sh1", NULL}, (const char *[]){"s3", NULL});
+        pt_node(m, "QuantizeLinear", "s3_q", (const char *[]){"s3", "h0_s", "h0_z", NULL}, (const char *[]){"s3_q", NULL});
+        pt_node(m, "DequantizeLinear", "s3d", (const char *[]){"s3_q", "h0_s", "h0_z", NULL}, (const char *[]){"s3d", NULL});
+        pt_node(m, "Reshape", "rs2", (const char *[]){"s3d", "sh2", NULL}, (const char *[]){"s4", NULL});
+        qdq(m, "s4", "h0", "h0d");
+        return;
+    }
     qdq(m, "fl", "h0", "h0d");
 }
 
@@ -185,9 +209,9 @@ static void write_model(enum variant v, const char *path)
     pt_model *m = pt_model_new("qas");
     int conv = v == CONV5 || v == CONV_GROUP || v == CONV5_UNNAMED;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
-    if (v == CONV3 || v == POOL)
+    if (v == CONV3 || v == POOL || v == SHAPES)
         xd[1] = 1, xd[2] = xd[3] = 4;
-    pt_input(m, "x", PT_F32, conv || v == CONV3 || v == POOL ? 4 : 2, xd);
+    pt_input(m, "x", PT_F32, conv || v == CONV3 || v == POOL || v == SHAPES ? 4 : 2, xd);
     scalar_q(m, "xq", XS, 0);
     scalar_q(m, "h0", S0, -128);
     scalar_q(m, "h1", S1, -128);
@@ -215,14 +239,14 @@ static void write_model(enum variant v, const char *path)
         if (v == CONV_GROUP)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
-    } else if (v == CONV3 || v == POOL) {
-        conv3(m, v == POOL);
+    } else if (v == CONV3 || v == POOL || v == SHAPES) {
+        conv3(m, v == POOL ? 1 : v == SHAPES ? 2 : 0);
     } else {
         gemm(m, "fc0", "xd", XS, IN, H0, 0, 1, "a");
         pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
         qdq(m, "ar", "h0", "h0d");
     }
-    gemm(m, "fc1", "h0d", S0, v == CONV3 ? CONV_OUT : v == POOL ? POOL_OUT : H0, H1, 0, 1, "b");
+    gemm(m, "fc1", "h0d", S0, v == CONV3 || v == SHAPES ? CONV_OUT : v == POOL ? POOL_OUT : H0, H1, 0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
     if (v == MATMUL || v == MATMUL_KN)
@@ -567,8 +591,8 @@ static void test_checkpoint(void)
 static void conv_case(enum variant v)
 {
     const int pool = v == POOL, K1 = pool ? POOL_OUT : CONV_OUT;
-    const char *model = path_of(pool ? "pool.onnx" : "conv3.onnx");
-    const char *out = path_of(pool ? "pool_tuned.onnx" : "conv3_tuned.onnx");
+    const char *model = path_of(pool ? "pool.onnx" : v == SHAPES ? "shapes.onnx" : "conv3.onnx");
+    const char *out = path_of(pool ? "pool_tuned.onnx" : v == SHAPES ? "shapes_tuned.onnx" : "conv3_tuned.onnx");
     write_model(v, model);
     sy_qas_options o = {.struct_size = sizeof o, .last_k = 3, .momentum = 0.9f, .target = "ws63"};
     sy_qas_report rep = {.struct_size = sizeof rep};
@@ -598,7 +622,7 @@ static void conv_case(enum variant v)
             sy_status_get_message(st));
     memcpy(lg, ot->data, sizeof lg);
     printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3%s, fc1, fc2)\n", (double)l0,
-           (double)l1, pool ? ", MaxPool 2x2" : "");
+           (double)l1, pool ? ", MaxPool 2x2" : v == SHAPES ? ", Flatten, Unsqueeze, Squeeze, Reshape, Reshape" : "");
     CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
     size_t n0 = 0, n1 = 0;
     int8_t *c0 = codes_of(model, "cv.W", &n0), *c1 = NULL;
@@ -617,6 +641,11 @@ static void test_conv(void) { conv_case(CONV3); }
 /* the gradient through an int8 MaxPool (2x2 stride 2) into the Conv before it: the logits of the trained layers'
  * kernels are Switchyard's QDQ kernels' bit for bit before and after 60 steps, and the Conv's codes change */
 static void test_pool(void) { conv_case(POOL); }
+
+/* a chain of Flatten -> Unsqueeze -> Squeeze -> Reshape [-1, 3, 16] -> Reshape [-1, 48] between the Conv and fc1,
+ * each in a QDQ pair of one quantization (the seed's Reshape/Squeeze/Unsqueeze/Flatten row): the identity on the
+ * codes and the gradient; bit for bit with the QDQ kernels before and after 60 steps, the Conv's codes change */
+static void test_shapes(void) { conv_case(SHAPES); }
 
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
@@ -763,6 +792,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_train);
     RUN_TEST(test_conv);
     RUN_TEST(test_pool);
+    RUN_TEST(test_shapes);
     RUN_TEST(test_matmul);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);

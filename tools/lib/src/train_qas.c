@@ -6,9 +6,11 @@
  * up to the int8 codes the first trained layer reads) becomes a model of
  * its own, run by an ordinary session (its QDQ folded into the integer
  * kernels, so the frozen part runs as it does at inference); the trained
- * layers — a chain of Gemm [→ Relu] → QuantizeLinear ending the model — run
- * in the qas kernels, which keep their int8 codes, int32 biases, float
- * master copies and momentum. */
+ * layers — a chain of Gemm, MatMul (of a transposed B) or Conv [→ Relu] →
+ * QuantizeLinear ending the model, with a Flatten/Reshape before a Gemm and
+ * an int8 MaxPool after a Conv looked through — run in the qas kernels,
+ * which keep their int8 codes, int32 biases, float master copies and
+ * momentum. */
 #include "tl_files.h"
 #include "train_qas_internal.h"
 #include "train_tflite.h"
@@ -466,23 +468,29 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         if (st)
             return st;
         codes = tmp[n - 1].dxn->input[0];
-        /* before a Gemm, a Flatten of the codes (its QuantizeLinear of the
-         * same scale and zero point as its input's DequantizeLinear: the
-         * same codes, reshaped) is looked through when more layers train */
-        const Onnx__NodeProto *fq = producer(g, codes), *fl = NULL, *fd = NULL;
-        if (n < k && !tmp[n - 1].conv && fq && !strcmp(fq->op_type, "QuantizeLinear") &&
-            (fl = producer(g, fq->input[0])) && (!strcmp(fl->op_type, "Flatten") || !strcmp(fl->op_type, "Reshape")) &&
-            (fd = producer(g, fl->input[0])) && !strcmp(fd->op_type, "DequantizeLinear") &&
-            consumers(g, codes) == 1 && consumers(g, fl->output[0]) == 1 && consumers(g, fl->input[0]) == 1) {
+        /* before a Gemm, a chain of Flatten (axis 1), Reshape, Squeeze and
+         * Unsqueeze of the codes, each with its QuantizeLinear of the same
+         * scale and zero point as its input's DequantizeLinear (the same
+         * codes, reshaped: the identity on the buffer and on its gradient),
+         * is looked through when more layers train */
+        for (;;) {
+            const Onnx__NodeProto *fq = producer(g, codes), *fl = NULL, *fd = NULL;
+            if (!(n < k && !tmp[n - 1].conv && fq && !strcmp(fq->op_type, "QuantizeLinear") &&
+                  (fl = producer(g, fq->input[0])) &&
+                  (!strcmp(fl->op_type, "Flatten") || !strcmp(fl->op_type, "Reshape") ||
+                   !strcmp(fl->op_type, "Squeeze") || !strcmp(fl->op_type, "Unsqueeze")) &&
+                  fl->n_input >= 1 && (fd = producer(g, fl->input[0])) && !strcmp(fd->op_type, "DequantizeLinear") &&
+                  consumers(g, codes) == 1 && consumers(g, fl->output[0]) == 1 && consumers(g, fl->input[0]) == 1))
+                break;
             float s1, s2;
             int32_t z1, z2;
             const Onnx__AttributeProto *ax = attr(fl, "axis");
-            if (qparams(g, fq, &s1, &z1) && qparams(g, fd, &s2, &z2) && s1 == s2 && z1 == z2 &&
-                (strcmp(fl->op_type, "Flatten") || !ax || ax->i == 1)) {
-                if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
-                    return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
-                codes = fd->input[0];
-            }
+            if (!(qparams(g, fq, &s1, &z1) && qparams(g, fd, &s2, &z2) && s1 == s2 && z1 == z2 &&
+                  (strcmp(fl->op_type, "Flatten") || !ax || ax->i == 1)))
+                break;
+            if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
+                return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+            codes = fd->input[0];
         }
         /* a MaxPool of the codes (the same quantization on both sides) before this layer, on the
          * output of the one read next, when more layers train */
