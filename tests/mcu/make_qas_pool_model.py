@@ -7,7 +7,12 @@ starting point). `switchyard quantize` writes the MaxPool as
 DequantizeLinear -> MaxPool -> QuantizeLinear of the Relu's scale and zero
 point, so `codegen --train --trainable last:2` trains the Conv through it.
 
-    make_qas_pool_model.py OUT.onnx
+    make_qas_pool_model.py OUT.onnx [shapes]
+
+shapes: the Flatten followed by Unsqueeze(axes 1) -> Squeeze(axes 1) ->
+Reshape [-1, 4, 49] -> Reshape [-1, 196] before the Gemm (seed 001 §4's
+Reshape/Squeeze/Unsqueeze/Flatten row; the quantizer puts each in a QDQ
+pair of the MaxPool's quantization).
 """
 import sys
 
@@ -33,14 +38,23 @@ nodes = [
     helper.make_node("Relu", ["c"], ["cr"], name="relu"),
     helper.make_node("MaxPool", ["cr"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
     helper.make_node("Flatten", ["p"], ["f"], name="flatten", axis=1),
-    helper.make_node("Gemm", ["f", "fc.W", "fc.B"], ["logits"], name="fc", transB=1),
+    helper.make_node("Gemm", ["f4" if len(sys.argv) > 2 else "f", "fc.W", "fc.B"], ["logits"], name="fc", transB=1),
     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
 ]
+inits = []
+if len(sys.argv) > 2 and sys.argv[2] == "shapes":
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+             numpy_helper.from_array(np.array([-1, 4, 49], np.int64), "sh1"),
+             numpy_helper.from_array(np.array([-1, 196], np.int64), "sh2")]
+    nodes[4:4] = [helper.make_node("Unsqueeze", ["f", "ax1"], ["f1"], name="unsqueeze"),
+                  helper.make_node("Squeeze", ["f1", "ax1"], ["f2"], name="squeeze"),
+                  helper.make_node("Reshape", ["f2", "sh1"], ["f3"], name="reshape1"),
+                  helper.make_node("Reshape", ["f3", "sh2"], ["f4"], name="reshape2")]
 g = helper.make_graph(nodes, "qas_conv_pool_fc",
                       [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
                       [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])],
                       [numpy_helper.from_array(cw, "conv.W"), numpy_helper.from_array(cb, "conv.B"),
-                       numpy_helper.from_array(gw, "fc.W"), numpy_helper.from_array(gb, "fc.B")])
+                       numpy_helper.from_array(gw, "fc.W"), numpy_helper.from_array(gb, "fc.B")] + inits)
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_qas_pool_model.py")
 m.ir_version = 8
 onnx.checker.check_model(m)

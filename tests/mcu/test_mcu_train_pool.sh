@@ -30,8 +30,15 @@ qp=$WORK/pool_q.onnx
 qm=$WORK/pool_matmul_q.onnx
 /usr/bin/python3 "$SRC/tests/mcu/qdq_gemm_to_matmul.py" "$qp" "$qm" fc || { echo "FAIL: the MatMul model"; exit 1; }
 
+# and with Unsqueeze -> Squeeze -> Reshape -> Reshape after the Flatten (each in its QDQ pair): the same layers
+qs=$WORK/pool_shapes_q.onnx
+/usr/bin/python3 "$SRC/tests/mcu/make_qas_pool_model.py" "$WORK/pool_shapes.onnx" shapes &&
+  "$SY" quantize "$WORK/pool_shapes.onnx" --calib "$WORK/calib" -o "$qs" > "$WORK/quantize_shapes.log" 2>&1 ||
+  { cat "$WORK/quantize_shapes.log"; echo "FAIL: the MaxPool model with shapes"; exit 1; }
+
 # name model --trainable RAM-peak lower-bound
-for case in "pool $qp last:2 24652 24650" "pool-bias $qp bias:2 5708 5706" "pool-matmul $qm last:2 24532 24530"; do
+for case in "pool $qp last:2 24652 24650" "pool-bias $qp bias:2 5708 5706" "pool-matmul $qm last:2 24532 24530" \
+            "pool-shapes $qs last:2 24652 24650"; do
   set -- $case
   name=$1 model=$2 cfg=$3 peak=$4 lower=$5
   pkg=$WORK/pkg_$name
