@@ -40,7 +40,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN, SHAPES };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN, SHAPES, POOL_CONV };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -169,7 +169,7 @@ static void conv3(pt_model *m, int pool)
     /* the quantizer's pairs around the Flatten: the same scale and zero point on both sides */
     pt_node(m, "QuantizeLinear", "ar_q", (const char *[]){"ar", "h0_s", "h0_z", NULL}, (const char *[]){"ar_q", NULL});
     pt_node(m, "DequantizeLinear", "h0c", (const char *[]){"ar_q", "h0_s", "h0_z", NULL}, (const char *[]){"h0c", NULL});
-    if (pool == 1) {
+    if (pool == 1 || pool == 3) {
         pt_node(m, "MaxPool", "the_pool", (const char *[]){"h0c", NULL}, (const char *[]){"mp", NULL});
         pt_attr_ints(m, "kernel_shape", 2, (const int64_t[]){2, 2});
         pt_attr_ints(m, "strides", 2, (const int64_t[]){2, 2});
@@ -177,7 +177,35 @@ static void conv3(pt_model *m, int pool)
         pt_node(m, "DequantizeLinear", "mpd", (const char *[]){"mp_q", "h0_s", "h0_z", NULL},
                 (const char *[]){"mpd", NULL});
     }
-    pt_node(m, "Flatten", "flat", (const char *[]){pool == 1 ? "mpd" : "h0c", NULL}, (const char *[]){"fl", NULL});
+    if (pool == 3) { /* POOL_CONV: the pooled codes [3, 2, 2] into a second trained Conv (2 filters 3x3, pads 1,
+                      * per-tensor weights, int32 bias) -> Relu -> QDQ of h0's quantization, then the Flatten */
+        int64_t wd2[4] = {2, CONV_CH, 3, 3}, two = 2;
+        int8_t wc2[2 * CONV_CH * 9], z0 = 0;
+        float sc2 = 0.006f, bsc2[2] = {S0 * 0.006f, S0 * 0.006f};
+        int32_t bc2[2];
+        for (int i = 0; i < 2 * CONV_CH * 9; i++)
+            wc2[i] = (int8_t)(int)(urand() * 254.0 - 127.0);
+        for (int c = 0; c < 2; c++)
+            bc2[c] = (int32_t)(urand() * 400.0 - 200.0);
+        pt_init_raw(m, "cv2.W", I8, 4, wd2, wc2, sizeof wc2);
+        pt_init_f32(m, "cv2.Ws", 0, NULL, &sc2);
+        pt_init_raw(m, "cv2.Wz", I8, 0, NULL, &z0, 1);
+        pt_init_raw(m, "cv2.B", I32, 1, &two, bc2, sizeof bc2);
+        pt_init_f32(m, "cv2.Bs", 1, &two, bsc2);
+        pt_node(m, "DequantizeLinear", "cv2.Wdq", (const char *[]){"cv2.W", "cv2.Ws", "cv2.Wz", NULL},
+                (const char *[]){"cv2.Wdq", NULL});
+        pt_node(m, "DequantizeLinear", "cv2.Bdq", (const char *[]){"cv2.B", "cv2.Bs", NULL},
+                (const char *[]){"cv2.Bdq", NULL});
+        pt_attr_int(m, "axis", 0);
+        pt_node(m, "Conv", "conv3b", (const char *[]){"mpd", "cv2.Wdq", "cv2.Bdq", NULL}, (const char *[]){"a2", NULL});
+        pt_attr_ints(m, "kernel_shape", 2, (const int64_t[]){3, 3});
+        pt_attr_ints(m, "pads", 4, (const int64_t[]){1, 1, 1, 1});
+        pt_node(m, "Relu", "relu0b", (const char *[]){"a2", NULL}, (const char *[]){"a2r", NULL});
+        pt_node(m, "QuantizeLinear", "a2_q", (const char *[]){"a2r", "h0_s", "h0_z", NULL}, (const char *[]){"a2_q", NULL});
+        pt_node(m, "DequantizeLinear", "a2d", (const char *[]){"a2_q", "h0_s", "h0_z", NULL}, (const char *[]){"a2d", NULL});
+    }
+    pt_node(m, "Flatten", "flat", (const char *[]){pool == 3 ? "a2d" : pool == 1 ? "mpd" : "h0c", NULL},
+            (const char *[]){"fl", NULL});
     if (pool == 2) { /* SHAPES: Flatten -> Unsqueeze(axes 1) [N, 1, 48] -> Squeeze(axes 1) -> Reshape [-1, 3, 16]
                       * -> Reshape [-1, 48], each in a QDQ pair of h0's quantization */
         int64_t ax1[1] = {1}, one = 1, three = 3, sh1[3] = {-1, 3, 16}, sh2[2] = {-1, 48};
@@ -209,9 +237,10 @@ static void write_model(enum variant v, const char *path)
     pt_model *m = pt_model_new("qas");
     int conv = v == CONV5 || v == CONV_GROUP || v == CONV5_UNNAMED;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
-    if (v == CONV3 || v == POOL || v == SHAPES)
+    const int c3 = v == CONV3 || v == POOL || v == SHAPES || v == POOL_CONV;
+    if (c3)
         xd[1] = 1, xd[2] = xd[3] = 4;
-    pt_input(m, "x", PT_F32, conv || v == CONV3 || v == POOL || v == SHAPES ? 4 : 2, xd);
+    pt_input(m, "x", PT_F32, conv || c3 ? 4 : 2, xd);
     scalar_q(m, "xq", XS, 0);
     scalar_q(m, "h0", S0, -128);
     scalar_q(m, "h1", S1, -128);
@@ -239,14 +268,15 @@ static void write_model(enum variant v, const char *path)
         if (v == CONV_GROUP)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
-    } else if (v == CONV3 || v == POOL || v == SHAPES) {
-        conv3(m, v == POOL ? 1 : v == SHAPES ? 2 : 0);
+    } else if (c3) {
+        conv3(m, v == POOL ? 1 : v == SHAPES ? 2 : v == POOL_CONV ? 3 : 0);
     } else {
         gemm(m, "fc0", "xd", XS, IN, H0, 0, 1, "a");
         pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
         qdq(m, "ar", "h0", "h0d");
     }
-    gemm(m, "fc1", "h0d", S0, v == CONV3 || v == SHAPES ? CONV_OUT : v == POOL ? POOL_OUT : H0, H1, 0, 1, "b");
+    gemm(m, "fc1", "h0d", S0, v == CONV3 || v == SHAPES ? CONV_OUT : v == POOL ? POOL_OUT : v == POOL_CONV ? 8 : H0, H1,
+         0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
     if (v == MATMUL || v == MATMUL_KN)
@@ -590,17 +620,18 @@ static void test_checkpoint(void)
  * for bit, before and after training, and the loss falls */
 static void conv_case(enum variant v)
 {
-    const int pool = v == POOL, K1 = pool ? POOL_OUT : CONV_OUT;
-    const char *model = path_of(pool ? "pool.onnx" : v == SHAPES ? "shapes.onnx" : "conv3.onnx");
-    const char *out = path_of(pool ? "pool_tuned.onnx" : v == SHAPES ? "shapes_tuned.onnx" : "conv3_tuned.onnx");
+    const int pool = v == POOL || v == POOL_CONV, two = v == POOL_CONV, K1 = two ? 8 : pool ? POOL_OUT : CONV_OUT;
+    const char *model = path_of(two ? "pool_conv.onnx" : pool ? "pool.onnx" : v == SHAPES ? "shapes.onnx" : "conv3.onnx");
+    const char *out = path_of(two ? "pool_conv_tuned.onnx" : pool ? "pool_tuned.onnx" : v == SHAPES ? "shapes_tuned.onnx"
+                                                                                            : "conv3_tuned.onnx");
     write_model(v, model);
-    sy_qas_options o = {.struct_size = sizeof o, .last_k = 3, .momentum = 0.9f, .target = "ws63"};
+    sy_qas_options o = {.struct_size = sizeof o, .last_k = 3 + two, .momentum = 0.9f, .target = "ws63"};
     sy_qas_report rep = {.struct_size = sizeof rep};
     sy_qas_session *s = NULL;
     sy_status *st = sy_qas_session_create(env, model, &o, &s, &rep);
     REQUIRE(!st, "create: %s", sy_status_get_message(st));
-    CHECK(rep.layers == 3 && rep.weights == CONV_CH * 9 + K1 * H1 + H1 * C &&
-              rep.biases == CONV_CH + H1 + C,
+    CHECK(rep.layers == 3u + (unsigned)two && rep.weights == CONV_CH * 9 + two * 2 * CONV_CH * 9 + K1 * H1 + H1 * C &&
+              rep.biases == CONV_CH + two * 2 + H1 + C,
           "report: %zu layers, %lld weights, %lld biases", rep.layers, (long long)rep.weights, (long long)rep.biases);
     sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {N, 1, 4, 4}, .data = X,
                     .nbytes = sizeof X};
@@ -622,7 +653,7 @@ static void conv_case(enum variant v)
             sy_status_get_message(st));
     memcpy(lg, ot->data, sizeof lg);
     printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3%s, fc1, fc2)\n", (double)l0,
-           (double)l1, pool ? ", MaxPool 2x2" : v == SHAPES ? ", Flatten, Unsqueeze, Squeeze, Reshape, Reshape" : "");
+           (double)l1, two ? ", MaxPool 2x2, Conv 3x3" : pool ? ", MaxPool 2x2" : v == SHAPES ? ", Flatten, Unsqueeze, Squeeze, Reshape, Reshape" : "");
     CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
     size_t n0 = 0, n1 = 0;
     int8_t *c0 = codes_of(model, "cv.W", &n0), *c1 = NULL;
@@ -646,6 +677,11 @@ static void test_pool(void) { conv_case(POOL); }
  * each in a QDQ pair of one quantization (the seed's Reshape/Squeeze/Unsqueeze/Flatten row): the identity on the
  * codes and the gradient; bit for bit with the QDQ kernels before and after 60 steps, the Conv's codes change */
 static void test_shapes(void) { conv_case(SHAPES); }
+
+/* the MaxPool between two trained Convs: Conv -> Relu -> MaxPool 2x2 -> Conv 3x3 (3 -> 2 channels, pads 1) ->
+ * Relu -> Flatten -> fc1 [8 -> H1] -> fc2, all four trained: bit for bit with the QDQ kernels, the first Conv's
+ * codes change (its gradient through the MaxPool and the second Conv) */
+static void test_pool_conv(void) { conv_case(POOL_CONV); }
 
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
@@ -793,6 +829,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_conv);
     RUN_TEST(test_pool);
     RUN_TEST(test_shapes);
+    RUN_TEST(test_pool_conv);
     RUN_TEST(test_matmul);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);
