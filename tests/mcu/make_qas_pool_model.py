@@ -12,7 +12,8 @@ point, so `codegen --train --trainable last:2` trains the Conv through it.
 shapes: the Flatten followed by Unsqueeze(axes 1) -> Squeeze(axes 1) ->
 Reshape [-1, 4, 49] -> Reshape [-1, 196] before the Gemm (seed 001 §4's
 Reshape/Squeeze/Unsqueeze/Flatten row; the quantizer puts each in a QDQ
-pair of the MaxPool's quantization).
+pair of the MaxPool's quantization). transpose: a Transpose (perm
+0,2,1,3) of the pooled codes before the Flatten (the package refuses it).
 """
 import sys
 
@@ -38,7 +39,7 @@ nodes = [
     helper.make_node("Relu", ["c"], ["cr"], name="relu"),
     helper.make_node("MaxPool", ["cr"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
     helper.make_node("Flatten", ["p"], ["f"], name="flatten", axis=1),
-    helper.make_node("Gemm", ["f4" if len(sys.argv) > 2 else "f", "fc.W", "fc.B"], ["logits"], name="fc", transB=1),
+    helper.make_node("Gemm", ["f4" if len(sys.argv) > 2 and sys.argv[2] == "shapes" else "f", "fc.W", "fc.B"], ["logits"], name="fc", transB=1),
     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
 ]
 inits = []
@@ -50,6 +51,9 @@ if len(sys.argv) > 2 and sys.argv[2] == "shapes":
                   helper.make_node("Squeeze", ["f1", "ax1"], ["f2"], name="squeeze"),
                   helper.make_node("Reshape", ["f2", "sh1"], ["f3"], name="reshape1"),
                   helper.make_node("Reshape", ["f3", "sh2"], ["f4"], name="reshape2")]
+if len(sys.argv) > 2 and sys.argv[2] == "transpose":
+    nodes[2].output[0] = "p0"
+    nodes[2:3] = [nodes[2], helper.make_node("Transpose", ["p0"], ["p"], name="transpose", perm=[0, 2, 1, 3])]
 g = helper.make_graph(nodes, "qas_conv_pool_fc",
                       [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
                       [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])],

@@ -72,6 +72,16 @@ PY
     grep -v '^steps ' "$pkg/out.txt" | diff - "$pkg/expected_output.txt" | cut -c1-200 | head -8
   fi
 done
+# a Transpose of the pooled codes before the Flatten: the host session trains through it, the package refuses it
+/usr/bin/python3 "$SRC/tests/mcu/make_qas_pool_model.py" "$WORK/pool_t.onnx" transpose &&
+  "$SY" quantize "$WORK/pool_t.onnx" --calib "$WORK/calib" -o "$WORK/pool_t_q.onnx" > "$WORK/quantize_t.log" 2>&1 ||
+  { cat "$WORK/quantize_t.log"; fail "the Transpose model"; }
+rm -rf "$WORK/pkg_t"
+out=$("$SY" codegen --train "$WORK/pool_t_q.onnx" --target ws63 --data "$data" -o "$WORK/pkg_t" --trainable last:2 \
+      --steps 2 2>&1) && fail "a Transpose in the trained chain was accepted by the package"
+echo "$out" | grep -q "node 'fc' (Gemm): it reads a Transpose of the Conv before it; the QAS-INT8 training package does not train through a Transpose yet" ||
+  fail "unclear Transpose refusal: $out"
+[ ! -e "$WORK/pkg_t/src/train.c" ] || fail "a refused Transpose chain wrote a package"
 if [ $fails -ne 0 ]; then
   echo "$fails failure(s)"
   exit 1

@@ -40,7 +40,7 @@ static double urand(void)
 }
 
 enum { IN = 16, H0 = 12, H1 = 8, C = 4 };
-enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN, SHAPES, POOL_CONV };
+enum variant { GOOD, TRANSB0, AXIS1, ADD_FRONT, FLATTEN_FRONT, CONV5, CONV_GROUP, CONV3, CONV5_UNNAMED, POOL, MATMUL, MATMUL_KN, SHAPES, POOL_CONV, TRANSPOSE };
 
 static void scalar_q(pt_model *m, const char *base, float scale, int8_t zp)
 {
@@ -204,7 +204,13 @@ static void conv3(pt_model *m, int pool)
         pt_node(m, "QuantizeLinear", "a2_q", (const char *[]){"a2r", "h0_s", "h0_z", NULL}, (const char *[]){"a2_q", NULL});
         pt_node(m, "DequantizeLinear", "a2d", (const char *[]){"a2_q", "h0_s", "h0_z", NULL}, (const char *[]){"a2d", NULL});
     }
-    pt_node(m, "Flatten", "flat", (const char *[]){pool == 3 ? "a2d" : pool == 1 ? "mpd" : "h0c", NULL},
+    if (pool == 4) { /* TRANSPOSE: the Relu's codes [N, 3, 4, 4] transposed by (0, 2, 1, 3) in a QDQ pair */
+        pt_node(m, "Transpose", "the_transpose", (const char *[]){"h0c", NULL}, (const char *[]){"tr", NULL});
+        pt_attr_ints(m, "perm", 4, (const int64_t[]){0, 2, 1, 3});
+        pt_node(m, "QuantizeLinear", "tr_q", (const char *[]){"tr", "h0_s", "h0_z", NULL}, (const char *[]){"tr_q", NULL});
+        pt_node(m, "DequantizeLinear", "trd", (const char *[]){"tr_q", "h0_s", "h0_z", NULL}, (const char *[]){"trd", NULL});
+    }
+    pt_node(m, "Flatten", "flat", (const char *[]){pool == 4 ? "trd" : pool == 3 ? "a2d" : pool == 1 ? "mpd" : "h0c", NULL},
             (const char *[]){"fl", NULL});
     if (pool == 2) { /* SHAPES: Flatten -> Unsqueeze(axes 1) [N, 1, 48] -> Squeeze(axes 1) -> Reshape [-1, 3, 16]
                       * -> Reshape [-1, 48], each in a QDQ pair of h0's quantization */
@@ -237,7 +243,7 @@ static void write_model(enum variant v, const char *path)
     pt_model *m = pt_model_new("qas");
     int conv = v == CONV5 || v == CONV_GROUP || v == CONV5_UNNAMED;
     int64_t xd[4] = {1, IN, 1, 1}, od[2] = {1, C};
-    const int c3 = v == CONV3 || v == POOL || v == SHAPES || v == POOL_CONV;
+    const int c3 = v == CONV3 || v == POOL || v == SHAPES || v == POOL_CONV || v == TRANSPOSE;
     if (c3)
         xd[1] = 1, xd[2] = xd[3] = 4;
     pt_input(m, "x", PT_F32, conv || c3 ? 4 : 2, xd);
@@ -269,13 +275,13 @@ static void write_model(enum variant v, const char *path)
             pt_attr_int(m, "group", 2);
         qdq(m, "a", "h0", "h0d");
     } else if (c3) {
-        conv3(m, v == POOL ? 1 : v == SHAPES ? 2 : v == POOL_CONV ? 3 : 0);
+        conv3(m, v == POOL ? 1 : v == SHAPES ? 2 : v == POOL_CONV ? 3 : v == TRANSPOSE ? 4 : 0);
     } else {
         gemm(m, "fc0", "xd", XS, IN, H0, 0, 1, "a");
         pt_node(m, "Relu", "relu0", (const char *[]){"a", NULL}, (const char *[]){"ar", NULL});
         qdq(m, "ar", "h0", "h0d");
     }
-    gemm(m, "fc1", "h0d", S0, v == CONV3 || v == SHAPES ? CONV_OUT : v == POOL ? POOL_OUT : v == POOL_CONV ? 8 : H0, H1,
+    gemm(m, "fc1", "h0d", S0, v == CONV3 || v == SHAPES || v == TRANSPOSE ? CONV_OUT : v == POOL ? POOL_OUT : v == POOL_CONV ? 8 : H0, H1,
          0, 1, "b");
     pt_node(m, "Relu", "relu1", (const char *[]){"b", NULL}, (const char *[]){"br", NULL});
     qdq(m, "br", "h1", "h1d");
@@ -621,9 +627,10 @@ static void test_checkpoint(void)
 static void conv_case(enum variant v)
 {
     const int pool = v == POOL || v == POOL_CONV, two = v == POOL_CONV, K1 = two ? 8 : pool ? POOL_OUT : CONV_OUT;
-    const char *model = path_of(two ? "pool_conv.onnx" : pool ? "pool.onnx" : v == SHAPES ? "shapes.onnx" : "conv3.onnx");
+    const char *model = path_of(two ? "pool_conv.onnx" : pool ? "pool.onnx" : v == SHAPES ? "shapes.onnx"
+                                : v == TRANSPOSE ? "transpose.onnx" : "conv3.onnx");
     const char *out = path_of(two ? "pool_conv_tuned.onnx" : pool ? "pool_tuned.onnx" : v == SHAPES ? "shapes_tuned.onnx"
-                                                                                            : "conv3_tuned.onnx");
+                              : v == TRANSPOSE ? "transpose_tuned.onnx" : "conv3_tuned.onnx");
     write_model(v, model);
     sy_qas_options o = {.struct_size = sizeof o, .last_k = 3 + two, .momentum = 0.9f, .target = "ws63"};
     sy_qas_report rep = {.struct_size = sizeof rep};
@@ -653,7 +660,8 @@ static void conv_case(enum variant v)
             sy_status_get_message(st));
     memcpy(lg, ot->data, sizeof lg);
     printf("conv toy problem: loss %.4f before, %.4f after 60 QAS-INT8 steps (Conv 3x3%s, fc1, fc2)\n", (double)l0,
-           (double)l1, two ? ", MaxPool 2x2, Conv 3x3" : pool ? ", MaxPool 2x2" : v == SHAPES ? ", Flatten, Unsqueeze, Squeeze, Reshape, Reshape" : "");
+           (double)l1, two ? ", MaxPool 2x2, Conv 3x3" : pool ? ", MaxPool 2x2" : v == SHAPES ? ", Flatten, Unsqueeze, Squeeze, Reshape, Reshape"
+           : v == TRANSPOSE ? ", Transpose (0,2,1,3)" : "");
     CHECK(l1 < 0.7f * l0, "60 steps did not lower the loss enough: %g -> %g", (double)l0, (double)l1);
     size_t n0 = 0, n1 = 0;
     int8_t *c0 = codes_of(model, "cv.W", &n0), *c1 = NULL;
@@ -682,6 +690,10 @@ static void test_shapes(void) { conv_case(SHAPES); }
  * Relu -> Flatten -> fc1 [8 -> H1] -> fc2, all four trained: bit for bit with the QDQ kernels, the first Conv's
  * codes change (its gradient through the MaxPool and the second Conv) */
 static void test_pool_conv(void) { conv_case(POOL_CONV); }
+
+/* a Transpose (perm 0,2,1,3, the seed's Transpose row) of the Conv's codes before the Flatten and fc1, in its QDQ
+ * pair: the codes permuted, the gradient permuted back; bit for bit with the QDQ kernels, the Conv's codes change */
+static void test_transpose(void) { conv_case(TRANSPOSE); }
 
 static void expect_decline(enum variant v, int last_k, const char *target, const char *want1, const char *want2)
 {
@@ -830,6 +842,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_pool);
     RUN_TEST(test_shapes);
     RUN_TEST(test_pool_conv);
+    RUN_TEST(test_transpose);
     RUN_TEST(test_matmul);
     RUN_TEST(test_biases_only);
     RUN_TEST(test_checkpoint);

@@ -169,6 +169,15 @@ int cmd_codegen_train(int argc, char **argv)
          * session's chain is all NHWC or all NCHW Convs, and the package
          * permutes the samples and the following Gemm's columns (nhwc) */
         nhwc |= li.nhwc;
+        if (li.transpose) { /* the host session trains it; the package has no permutation of the codes yet */
+            nl = i + 1;
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads a Transpose of the Conv "
+                                           "before it; the QAS-INT8 training package does not train through a "
+                                           "Transpose yet (the host session does: switchyard train --mode "
+                                           "qas-int8)", li.name),
+                          "codegen --train");
+            goto done;
+        }
     }
     /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
     const int64_t px = sy_dataset_sample_numel(train);

@@ -451,6 +451,10 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             (tout && consumers(g, tout->output[0]) != 1) || consumers(g, codes) != 1)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its output is read elsewhere too (the trained layers "
                                            "must be a chain ending the model)", node_name(f), f->op_type);
+        if (n && tmp[n - 1].tp && (strcmp(f->op_type, "Conv") || tout))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads a Transpose of node '%s' (%s); the QAS "
+                       "trainer permutes the NCHW codes of a trained Conv only", node_name(tmp[n - 1].gemm),
+                       node_name(f), f->op_type);
         if (pending_mp && (strcmp(f->op_type, "Conv") || tout))
             return err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): it pools the output of node '%s' (%s); the QAS "
                        "MaxPool takes the NCHW codes of a trained Conv", node_name(pending_mp), node_name(f),
@@ -491,6 +495,37 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
                 return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
             codes = fd->input[0];
+        }
+        /* then a Transpose of the previous layer's (a Conv's) 4-D codes, a constant full permutation that keeps
+         * the batch first, in its QDQ pair of one quantization: the Gemm reads them permuted */
+        {
+            const Onnx__NodeProto *tq = producer(g, codes), *tt = NULL, *td = NULL;
+            const Onnx__AttributeProto *pa = NULL;
+            float s1, s2;
+            int32_t z1, z2;
+            if (n < k && !tmp[n - 1].conv && tq && !strcmp(tq->op_type, "QuantizeLinear") &&
+                (tt = producer(g, tq->input[0])) && !strcmp(tt->op_type, "Transpose") && tt->n_input == 1 &&
+                (td = producer(g, tt->input[0])) && !strcmp(td->op_type, "DequantizeLinear") &&
+                consumers(g, codes) == 1 && consumers(g, tt->output[0]) == 1 && consumers(g, tt->input[0]) == 1 &&
+                qparams(g, tq, &s1, &z1) && qparams(g, td, &s2, &z2) && s1 == s2 && z1 == z2) {
+                if (ws63 && tr_qas_rules_check(g, tt, why, sizeof why))
+                    return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+                pa = attr(tt, "perm");
+                bool ok = pa && pa->n_ints == 4 && pa->ints[0] == 0;
+                for (int i = 1; ok && i < 4; i++) {
+                    bool seen = false;
+                    for (int j = 1; j < 4; j++)
+                        seen |= pa->ints[j] == i;
+                    ok = seen;
+                }
+                if (!ok)
+                    return err(SY_ERR_UNSUPPORTED, "node '%s' (Transpose): the QAS trainer takes a constant full "
+                               "permutation of a Conv's 4-D codes that keeps the batch first", node_name(tt));
+                tmp[n - 1].tp = true;
+                for (int i = 0; i < 4; i++)
+                    tmp[n - 1].tperm[i] = (int32_t)pa->ints[i];
+                codes = td->input[0];
+            }
         }
         /* a MaxPool of the codes (the same quantization on both sides) before this layer, on the
          * output of the one read next, when more layers train */
@@ -857,6 +892,7 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
             if (L->p.k != c * h * w)
                 return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads %d values, the convolution before it gives "
                            "%d", L->gemm->name, L->p.k, c * h * w);
+            L->tsrc[0] = 1, L->tsrc[1] = c, L->tsrc[2] = h, L->tsrc[3] = w;
             c = L->p.o, h = w = 1;
             continue;
         }
@@ -917,6 +953,30 @@ static void f32_to_nchw(int64_t B, int32_t c, int32_t hw, const float *x, float 
                 y[(int64_t)i * hw + j] = x[(int64_t)j * c + i];
 }
 
+/* B samples of dims d[1..3] (d[0] = 1) permuted by perm (perm[0] = 0): y = transpose(x); and a gradient of the
+ * permuted layout back (dx = transposeᵀ(dy)) */
+static void s8_perm(int64_t B, const int32_t d[4], const int32_t perm[4], const int8_t *x, int8_t *y)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int64_t b = 0; b < B; b++, x += n, y += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    y[o] = x[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]];
+}
+
+static void f32_unperm(int64_t B, const int32_t d[4], const int32_t perm[4], const float *dy, float *dx)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int64_t b = 0; b < B; b++, dx += n, dy += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    dx[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]] = dy[o];
+}
+
 /* the int8 forward: the front in the session, the trained layers in the
  * kernels; the logits dequantized, the mean loss (libm, a report only) */
 static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, int64_t *batch, float *loss)
@@ -960,6 +1020,8 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
         const qas_layer *P = i ? &s->L[i - 1] : NULL;
         if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes, flattened in NHWC order */
             s8_to_nhwc(B, P->pc.o, P->pc.oh * P->pc.ow, P->r, L->x);
+        else if (P && L->tp)
+            s8_perm(B, L->tsrc, L->tperm, P->pool ? P->pl : P->r, L->x);
         else if (P)
             memcpy(L->x, P->pool ? P->pl : P->r, (size_t)B * (size_t)L->in_n);
         if (L->conv)
@@ -1042,8 +1104,10 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
         qas_layer *P = i ? &s->L[i - 1] : NULL;
         const bool perm = P && P->conv && P->nhwc;
         qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy,
-                               perm ? L->dx : P ? P->pool ? P->dpl : P->dy : NULL, lr, s->momentum,
+                               perm || (P && L->tp) ? L->dx : P ? P->pool ? P->dpl : P->dy : NULL, lr, s->momentum,
                                s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
+        if (P && L->tp) /* the gradient of the Transpose's codes back to the Conv's layout */
+            f32_unperm(B, L->tsrc, L->tperm, L->dx, P->pool ? P->dpl : P->dy);
         if (P && P->pool)
             qas_maxpool_backward(&P->pp, (int32_t)B, P->r, P->dpl, P->dy);
         if (perm)
@@ -1123,6 +1187,7 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
         out->ic = c->c, out->ih = c->h, out->iw = c->w, out->oh = c->oh, out->ow = c->ow, out->kh = c->kh;
         out->kw = c->kw, out->sh = c->sh, out->sw = c->sw, out->pt = c->pt, out->pl = c->pl;
     }
+    out->transpose = L->tp;
     if (L->pool) {
         const qas_pool *q = &L->pp;
         out->pool = 1, out->pool_kh = q->kh, out->pool_kw = q->kw, out->pool_sh = q->sh, out->pool_sw = q->sw;
