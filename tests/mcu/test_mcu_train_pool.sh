@@ -13,6 +13,8 @@
 # float master copies bit for bit. The pooled codes and their gradient are
 # blocks of the step's arena placed by the core's planner: the RAM peak and
 # lower bound are printed and checked; the Conv's weight codes must move.
+# A Transpose of the pooled codes (which the host session trains through)
+# is refused by the package naming the Gemm, writing nothing.
 #
 #   test_mcu_train_pool.sh SWITCHYARD SOURCE_DIR WORK_DIR host|qemu
 set -u
