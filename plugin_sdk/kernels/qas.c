@@ -207,6 +207,56 @@ void qas_relu_backward(int32_t n, int32_t zp, const int8_t *x, const float *dy, 
         dx[i] = x[i] > zp ? dy[i] : 0.0f;
 }
 
+/* the first maximal position (ky, kx row-major) of output (oy, ox)'s window
+ * in one channel's plane, or -1 when the window holds no input position */
+static int32_t pool_argmax(const qas_pool *p, const int8_t *plane, int32_t oy, int32_t ox)
+{
+    int32_t best = -1, bv = 0;
+    for (int32_t ky = 0; ky < p->kh; ky++) {
+        int32_t iy = oy * p->sh - p->pt + ky;
+        if (iy < 0 || iy >= p->h)
+            continue;
+        for (int32_t kx = 0; kx < p->kw; kx++) {
+            int32_t ix = ox * p->sw - p->pl + kx;
+            if (ix < 0 || ix >= p->w)
+                continue;
+            int32_t v = plane[iy * p->w + ix];
+            if (best < 0 || v > bv)
+                best = iy * p->w + ix, bv = v;
+        }
+    }
+    return best;
+}
+
+void qas_maxpool_forward(const qas_pool *p, int32_t batch, const int8_t *x, int8_t *y)
+{
+    const int32_t hw = p->h * p->w, ohw = p->oh * p->ow;
+    for (int32_t n = 0; n < batch * p->c; n++) {
+        const int8_t *plane = x + (int64_t)n * hw;
+        for (int32_t oy = 0; oy < p->oh; oy++)
+            for (int32_t ox = 0; ox < p->ow; ox++) {
+                int32_t a = pool_argmax(p, plane, oy, ox);
+                y[(int64_t)n * ohw + oy * p->ow + ox] = a < 0 ? (int8_t)-128 : plane[a];
+            }
+    }
+}
+
+void qas_maxpool_backward(const qas_pool *p, int32_t batch, const int8_t *x, const float *dy, float *dx)
+{
+    const int32_t hw = p->h * p->w, ohw = p->oh * p->ow;
+    for (int64_t i = 0; i < (int64_t)batch * p->c * hw; i++)
+        dx[i] = 0.0f;
+    for (int32_t n = 0; n < batch * p->c; n++) {
+        const int8_t *plane = x + (int64_t)n * hw;
+        for (int32_t oy = 0; oy < p->oh; oy++)
+            for (int32_t ox = 0; ox < p->ow; ox++) {
+                int32_t a = pool_argmax(p, plane, oy, ox);
+                if (a >= 0)
+                    dx[(int64_t)n * hw + a] += dy[(int64_t)n * ohw + oy * p->ow + ox];
+            }
+    }
+}
+
 int32_t qas_softmax_xent_grad(int32_t batch, int32_t classes, const int8_t *logits, float scale,
                               const int32_t *labels, float *dlogits)
 {

@@ -130,6 +130,28 @@ void qas_conv_backward(const qas_conv *p, int32_t batch, const int8_t *x, const 
 void qas_relu_s8(int32_t n, int32_t zp, const int8_t *x, int8_t *y);
 void qas_relu_backward(int32_t n, int32_t zp, const int8_t *x, const float *dy, float *dx);
 
+/* A 2-D MaxPool on int8 codes of one per-tensor quantization (seed 001's
+ * "QAS INT8 MaxPool2D/MaxPool" row; its input and output have the same
+ * scale and zero point, as the quantizer's DequantizeLinear -> MaxPool ->
+ * QuantizeLinear pair writes them): the code of the maximum is the maximum
+ * of the codes, since v = s·(x̄ − z) is increasing in x̄. x [batch, c, h, w],
+ * y [batch, c, oh, ow] (NCHW; a pooling is per channel, so the layout only
+ * orders the buffer). Windows kh x kw at strides sh, sw with leading pads
+ * pt, pl (a padded position is never the maximum: ONNX pads MaxPool with
+ * −inf), dilation 1; the caller gives oh, ow (floor mode). */
+typedef struct qas_pool {
+    int32_t c, h, w, oh, ow;
+    int32_t kh, kw, sh, sw, pt, pl;
+} qas_pool;
+
+void qas_maxpool_forward(const qas_pool *p, int32_t batch, const int8_t *x, int8_t *y);
+
+/* Its backward: dx [batch, c, h, w] = 0, then each output's gradient dy
+ * added to the FIRST maximal input position of its window in row-major
+ * order (ky, then kx: the tie rule; a subgradient of max), overlapping
+ * windows summing in output order. x is the forward's input codes. */
+void qas_maxpool_backward(const qas_pool *p, int32_t batch, const int8_t *x, const float *dy, float *dx);
+
 /* Softmax cross-entropy of dequantized int8 logits [batch, classes] against
  * labels (the zero point cancels in the softmax), reduction mean: dlogits = (softmax − onehot) / batch (the
  * gradient with respect to the real logits). Returns the index of the first

@@ -139,6 +139,13 @@ static const char *front_of(const sy_mcu_train_request *r)
     return has ? r->front_prefix : NULL;
 }
 
+/* a MaxPool on layer i's output codes, NULL: none */
+static const sy_mcu_train_pool *pool_of(const sy_mcu_train_request *r, uint32_t i)
+{
+    bool has = r->struct_size >= offsetof(sy_mcu_train_request, pools) + sizeof r->pools && r->pools;
+    return has && r->pools[i].pool ? &r->pools[i] : NULL;
+}
+
 /* the request's Convs are NHWC layers (an int8 TFLite CONV_2D's, sy_mcu_train_request.nhwc) */
 static bool nhwc_of(const sy_mcu_train_request *r)
 {
@@ -188,6 +195,13 @@ static size_t out_n(const sy_mcu_train_request *r, uint32_t i)
     return c ? (size_t)r->layers[i].o * (size_t)c->oh * (size_t)c->ow : (size_t)r->layers[i].o;
 }
 
+/* the int8 values the next layer reads of layer i: the pooled codes, or its output */
+static size_t next_n(const sy_mcu_train_request *r, uint32_t i)
+{
+    const sy_mcu_train_pool *q = pool_of(r, i);
+    return q ? (size_t)r->layers[i].o * (size_t)q->oh * (size_t)q->ow : out_n(r, i);
+}
+
 /* The step's transient buffers are blocks of one arena placed by lifetime
  * with the core's planner. Times, both ends inclusive: 0 the front (on the
  * device), 1 + i layer i's forward, n + 1 the loss, 2n + 1 - j layer j's
@@ -195,7 +209,7 @@ static size_t out_n(const sy_mcu_train_request *r, uint32_t i)
  * kernel writes over what it reads. Layer i's blocks are
  * b[B_PER * i + kind]; after them the front's workspace and the copy of
  * the front's output (the step's input). Size 0: no such buffer. */
-enum { B_Y, B_R, B_DY, B_GW, B_GB, B_ROW, B_PER };
+enum { B_Y, B_R, B_DY, B_GW, B_GB, B_ROW, B_PL, B_DPL, B_PER };
 #define B_FRONT(n) ((size_t)B_PER * (n))
 #define B_X(n) ((size_t)B_PER * (n) + 1)
 
@@ -244,8 +258,15 @@ static sy_status *place_step(const sy_mcu_train_request *r, plan *p)
         block(&b[B_Y], on, t_fwd(i), t_bwd(r, i));
         /* the ReLU's codes: read by the next forward, and by its backward
          * when its weights train (or by the loss) */
-        if (L->relu)
-            block(&b[B_R], on, t_fwd(i), i + 1 == n ? t_fwd(n) : bo ? t_fwd(i + 1) : t_bwd(r, i + 1));
+        const bool pool = pool_of(r, i) != NULL;
+        if (L->relu) /* (a MaxPool's backward reads them at the next layer's backward) */
+            block(&b[B_R], on, t_fwd(i), i + 1 == n ? t_fwd(n) : bo && !pool ? t_fwd(i + 1) : t_bwd(r, i + 1));
+        /* a MaxPool's codes: written at this forward, read as the next layer's input (the ReLU's codes' reach);
+         * their gradient: the next layer's input gradient, read by the MaxPool's backward right after it */
+        if (pool) {
+            block(&b[B_PL], next_n(r, i), t_fwd(i), bo ? t_fwd(i + 1) : t_bwd(r, i + 1));
+            block(&b[B_DPL], 4 * next_n(r, i), t_bwd(r, i + 1), t_bwd(r, i + 1));
+        }
         /* the output's gradient: written by the loss or as the next
          * layer's input gradient, read by this layer's backward */
         block(&b[B_DY], 4 * on, i + 1 == n ? t_fwd(n) : t_bwd(r, i + 1), t_bwd(r, i));
@@ -330,7 +351,16 @@ static void input_sym(const sy_mcu_train_request *r, uint32_t i, char *sym, size
     if (!i)
         snprintf(sym, len, "x");
     else
-        snprintf(sym, len, "%s%u", r->layers[i - 1].relu ? "r" : "y", i - 1);
+        snprintf(sym, len, "%s%u", pool_of(r, i - 1) ? "pl" : r->layers[i - 1].relu ? "r" : "y", i - 1);
+}
+
+/* after layer j's backward, the MaxPool on layer j - 1's codes: the gradient of its pooled codes to the first
+ * maximal position of each window (the host's call, at the same point) */
+static void pool_backward(tout *o, const sy_mcu_train_request *r, uint32_t j)
+{
+    if (j && pool_of(r, j - 1))
+        mcu_tr_P(o, "    qas_maxpool_backward(&pp%u, 1, %s%u, dpl%u, dy%u);\n", j - 1,
+                 r->layers[j - 1].relu ? "r" : "y", j - 1, j - 1, j - 1);
 }
 
 static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request *r, const plan *p)
@@ -404,7 +434,12 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         at(&o, "float", "gw", i, &b[B_GW]);
         at(&o, "float", "gb", i, &b[B_GB]);
         at(&o, "float", "row", i, &b[B_ROW]);
-        mcu_tr_P(&o, "static %s p%u;\n\n", C ? "qas_conv" : "qas_fc", i);
+        at(&o, "int8_t", "pl", i, &b[B_PL]);
+        at(&o, "float", "dpl", i, &b[B_DPL]);
+        mcu_tr_P(&o, "static %s p%u;\n", C ? "qas_conv" : "qas_fc", i);
+        if (pool_of(r, i))
+            mcu_tr_P(&o, "static qas_pool pp%u;\n", i);
+        mcu_tr_P(&o, "\n");
     }
     mcu_tr_P(&o, "void sy_train_init(void)\n{\n");
     for (uint32_t i = 0; i < r->n_layers; i++) {
@@ -419,6 +454,13 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
                      i, C->pt, i, C->pl);
         else
             mcu_tr_P(&o, "    p%u.k = %d;\n    p%u.o = %d;\n", i, L->k, i, L->o);
+        const sy_mcu_train_pool *Q = pool_of(r, i);
+        if (Q && C)
+            mcu_tr_P(&o, "    pp%u.c = %d;\n    pp%u.h = %d;\n    pp%u.w = %d;\n    pp%u.oh = %d;\n    pp%u.ow = %d;\n"
+                     "    pp%u.kh = %d;\n    pp%u.kw = %d;\n    pp%u.sh = %d;\n    pp%u.sw = %d;\n    pp%u.pt = %d;\n"
+                     "    pp%u.pl = %d;\n",
+                     i, L->o, i, C->oh, i, C->ow, i, Q->oh, i, Q->ow, i, Q->kh, i, Q->kw, i, Q->sh, i, Q->sw, i,
+                     Q->pt, i, Q->pl);
         mcu_tr_P(&o, "    p%u.x_scale = ", i);
         mcu_tr_pf(&o, L->x_scale);
         mcu_tr_P(&o, ";\n    p%u.y_scale = ", i);
@@ -445,6 +487,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         /* without a ReLU the output codes go on as they are */
         if (L->relu)
             mcu_tr_P(&o, "    qas_relu_s8(%zu, %d, y%u, r%u);\n", out_n(r, i), L->y_zp, i, i);
+        if (pool_of(r, i))
+            mcu_tr_P(&o, "    qas_maxpool_forward(&pp%u, 1, %s%u, pl%u);\n", i, L->relu ? "r" : "y", i, i);
     }
     mcu_tr_P(&o, "    if (qas_softmax_xent_grad(1, %d, %s%u, p%u.y_scale, &label, dy%u) >= 0)\n        return -1;\n",
              last->o, last->relu ? "r" : "y", r->n_layers - 1, r->n_layers - 1, r->n_layers - 1);
@@ -453,7 +497,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         char xs[16], b[16], dx[16], wm[16], wv[16], bm[16], bv[16];
         input_sym(r, j, xs, sizeof xs);
         snprintf(b, sizeof b, L->bias ? "b%u" : "NULL", j);
-        snprintf(dx, sizeof dx, j ? "dy%u" : "NULL", j - 1);
+        snprintf(dx, sizeof dx, !j ? "NULL" : pool_of(r, j - 1) ? "dpl%u" : "dy%u", j - 1);
         snprintf(wm, sizeof wm, r->biases_only ? "NULL" : "wm%u", j);
         snprintf(wv, sizeof wv, r->biases_only ? "NULL" : "wv%u", j);
         snprintf(bm, sizeof bm, L->bias ? "bm%u" : "NULL", j);
@@ -478,6 +522,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
                 mcu_tr_pf(&o, r->momentum);
                 mcu_tr_P(&o, ", gb%u, bv%u, bm%u);\n    qas_requant_b(%d, bm%u, b%u);\n", j, j, j, L->o, j, j);
             }
+            pool_backward(&o, r, j);
             continue;
         }
         /* frozen weights are const; the kernel writes them only when it has masters */
@@ -486,6 +531,7 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         char row[16];
         snprintf(row, sizeof row, r->biases_only ? "NULL" : "row%u", j);
         mcu_tr_P(&o, ", %s, %s, %s, %s, %s);\n", wm, wv, bm, bv, row);
+        pool_backward(&o, r, j);
     }
     mcu_tr_P(&o, "    return 0;\n}\n\n");
     /* the state: codes in hex, masters by hash (the format of expected_output.txt) */
@@ -869,12 +915,24 @@ sy_status *mcu_emit_train(const mcu_cfg *cfg, const sy_mcu_train_request *r, cha
                       (int64_t)L->o * C->oh * C->ow <= (1 << 24) && i + 1 < r->n_layers;
             /* a Conv reads the samples or the previous Conv's output */
             const sy_mcu_train_conv *P = i ? conv_of(r, i - 1) : NULL;
-            if (!ok || (i && (!P || C->c != r->layers[i - 1].o || C->h != P->oh || C->w != P->ow)))
+            const sy_mcu_train_pool *PQ = i ? pool_of(r, i - 1) : NULL;
+            if (!ok || (i && (!P || C->c != r->layers[i - 1].o || C->h != (PQ ? PQ->oh : P->oh) ||
+                              C->w != (PQ ? PQ->ow : P->ow))))
                 return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u (Conv) is inconsistent%s",
                                      i, i + 1 < r->n_layers ? "" : ": the last layer gives the logits, not a Conv");
-        } else if (i && (size_t)L->k != out_n(r, i - 1))
+        } else if (i && (size_t)L->k != next_n(r, i - 1))
             return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u reads %d values, layer %u gives "
-                                                          "%zu", i, L->k, i - 1, out_n(r, i - 1));
+                                                          "%zu", i, L->k, i - 1, next_n(r, i - 1));
+        const sy_mcu_train_pool *Q = pool_of(r, i);
+        if (Q) { /* the window within the Conv's output, floor mode, as the host session checked */
+            bool ok = C && i + 1 < r->n_layers && !nhwc_of(r) && Q->kh >= 1 && Q->kw >= 1 && Q->kh <= 64 &&
+                      Q->kw <= 64 && Q->sh >= 1 && Q->sw >= 1 && Q->sh <= 64 && Q->sw <= 64 && Q->pt >= 0 &&
+                      Q->pl >= 0 && Q->pt < Q->kh && Q->pl < Q->kw && Q->oh >= 1 && Q->ow >= 1 &&
+                      (Q->oh - 1) * Q->sh - Q->pt < C->oh && (Q->ow - 1) * Q->sw - Q->pl < C->ow;
+            if (!ok)
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u's MaxPool is inconsistent "
+                                     "(a MaxPool follows an NCHW Conv that is not the last layer)", i);
+        }
     }
     plan p = {0};
     sy_status *st = plan_of(r, &p);

@@ -14,6 +14,13 @@
  *   softmax CE     finite differences of the mean cross-entropy
  *   QAS            grad_W /= s_W², grad_b /= (s_W·s_x)², element by element
  *   update         SGD with momentum and the re-quantization, hand-worked
+ *   MaxPool        the forward against the re-quantized maximum of the
+ *                  dequantized values (double); the backward against
+ *                  central finite differences, in double, of
+ *                  L(v) = Σ c_j·max_{window j} v away from ties (distinct
+ *                  codes), overlapping and padded windows; at ties and in
+ *                  padded windows against hand-worked values (the first
+ *                  maximal position in row-major order takes the gradient)
  */
 #include "qas.h"
 #include "sy_test.h"
@@ -315,6 +322,125 @@ static void test_fused(fc_case *c, int biases_only)
         CHECK(!memcmp(w2, c->w, sizeof w2), "%s: biases only changed a weight", c->name);
 }
 
+/* the real values v = s·(x̄ − z) of one plane; L(v) = Σ_j c_j·max over window j */
+static double pool_loss(const qas_pool *p, const double *v, const double *cj)
+{
+    double L = 0;
+    for (int32_t oy = 0; oy < p->oh; oy++)
+        for (int32_t ox = 0; ox < p->ow; ox++) {
+            double m = -INFINITY;
+            for (int32_t ky = 0; ky < p->kh; ky++)
+                for (int32_t kx = 0; kx < p->kw; kx++) {
+                    int32_t iy = oy * p->sh - p->pt + ky, ix = ox * p->sw - p->pl + kx;
+                    if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w && v[iy * p->w + ix] > m)
+                        m = v[iy * p->w + ix];
+                }
+            L += cj[oy * p->ow + ox] * m;
+        }
+    return L;
+}
+
+static void test_maxpool(void)
+{
+    /* 2x2 stride 2 (the usual), and 3x3 stride 2 pads 1 (overlapping and padded windows) on a 6x6 plane */
+    const qas_pool ps[2] = {{.c = 2, .h = 6, .w = 6, .oh = 3, .ow = 3, .kh = 2, .kw = 2, .sh = 2, .sw = 2},
+                            {.c = 2, .h = 6, .w = 6, .oh = 3, .ow = 3, .kh = 3, .kw = 3, .sh = 2, .sw = 2, .pt = 1,
+                             .pl = 1}};
+    const float s = 0.043f;
+    const int32_t z = -7;
+    double worst = 0;
+    for (int t = 0; t < 2; t++) {
+        const qas_pool *p = &ps[t];
+        enum { NB = 2, HW = 36, OHW = 9 };
+        int8_t x[NB * 2 * HW], y[NB * 2 * OHW];
+        float dy[NB * 2 * OHW], dx[NB * 2 * HW];
+        /* distinct codes in every plane: a shuffled ramp (no ties) */
+        for (int pl = 0; pl < NB * 2; pl++) {
+            int8_t *xp = x + pl * HW;
+            for (int i = 0; i < HW; i++)
+                xp[i] = (int8_t)(-100 + 5 * i);
+            for (int i = HW - 1; i > 0; i--) {
+                int j = (int)(urand() * (i + 1));
+                int8_t tmp = xp[i];
+                xp[i] = xp[j], xp[j] = tmp;
+            }
+        }
+        for (int i = 0; i < NB * 2 * OHW; i++)
+            dy[i] = (float)(urand() * 2.0 - 1.0);
+        qas_maxpool_forward(p, NB, x, y);
+        qas_maxpool_backward(p, NB, x, dy, dx);
+        for (int pl = 0; pl < NB * 2; pl++) {
+            double v[HW], cj[OHW];
+            for (int i = 0; i < HW; i++)
+                v[i] = (double)s * (x[pl * HW + i] - z);
+            for (int j = 0; j < OHW; j++)
+                cj[j] = dy[pl * OHW + j];
+            /* forward: the code of the maximum value, re-quantized with the same s, z */
+            for (int oy = 0; oy < 3; oy++)
+                for (int ox = 0; ox < 3; ox++) {
+                    double m = -INFINITY;
+                    for (int ky = 0; ky < p->kh; ky++)
+                        for (int kx = 0; kx < p->kw; kx++) {
+                            int iy = oy * p->sh - p->pt + ky, ix = ox * p->sw - p->pl + kx;
+                            if (iy >= 0 && iy < 6 && ix >= 0 && ix < 6 && v[iy * 6 + ix] > m)
+                                m = v[iy * 6 + ix];
+                        }
+                    int32_t want = (int32_t)rint(m / s) + z;
+                    CHECK(y[pl * OHW + oy * 3 + ox] == want, "maxpool %d: y[%d][%d,%d] = %d, want %d", t, pl, oy,
+                          ox, y[pl * OHW + oy * 3 + ox], want);
+                }
+            /* backward: ∂L/∂v_i by central differences (h well under the gap of s·5 between values) */
+            for (int i = 0; i < HW; i++) {
+                const double h = 1e-4;
+                double vp[HW], vm[HW];
+                memcpy(vp, v, sizeof v), memcpy(vm, v, sizeof v);
+                vp[i] += h, vm[i] -= h;
+                double fd = (pool_loss(p, vp, cj) - pool_loss(p, vm, cj)) / (2 * h);
+                double e = fabs(fd - dx[pl * HW + i]);
+                worst = e > worst ? e : worst;
+                CHECK(e < 1e-6, "maxpool %d: dx[%d][%d] = %g, finite differences %g", t, pl, i,
+                      (double)dx[pl * HW + i], fd);
+            }
+        }
+    }
+    printf("maxpool backward vs central differences: worst |error| %.3g\n", worst);
+    /* ties, hand-worked: window 0 {5, 7 | 7, 2} has 7 at (0,1) and (1,0): (0,1) comes first; window 1 is all 1s:
+     * its first position (0,2) */
+    const qas_pool pt = {.c = 1, .h = 2, .w = 4, .oh = 1, .ow = 2, .kh = 2, .kw = 2, .sh = 2, .sw = 2};
+    const int8_t xt[8] = {5, 7, 1, 1, 7, 2, 1, 1};
+    const float dyt[2] = {0.5f, -2.0f}, wdx[8] = {0, 0.5f, -2.0f, 0, 0, 0, 0, 0};
+    int8_t yt[2];
+    float dxt[8];
+    qas_maxpool_forward(&pt, 1, xt, yt);
+    qas_maxpool_backward(&pt, 1, xt, dyt, dxt);
+    CHECK(yt[0] == 7 && yt[1] == 1, "maxpool ties: y = %d %d, want 7 1", yt[0], yt[1]);
+    for (int i = 0; i < 8; i++)
+        CHECK(dxt[i] == wdx[i], "maxpool ties: dx[%d] = %g, want %g", i, (double)dxt[i], (double)wdx[i]);
+    /* padded windows (2x2 stride 2, pads 1 on a 2x2 plane of -128s): each window's one real position is its
+     * maximum, never a pad; overlapping 2x2 stride 1 windows on {1, 1 | 1, 1}: each output's gradient to its
+     * window's first position, summed */
+    const qas_pool pp = {.c = 1, .h = 2, .w = 2, .oh = 2, .ow = 2, .kh = 2, .kw = 2, .sh = 2, .sw = 2, .pt = 1,
+                         .pl = 1};
+    const int8_t xp[4] = {-128, -128, -128, -128};
+    const float dyp[4] = {1, 2, 3, 4};
+    int8_t yp[4];
+    float dxp[4];
+    qas_maxpool_forward(&pp, 1, xp, yp);
+    qas_maxpool_backward(&pp, 1, xp, dyp, dxp);
+    for (int i = 0; i < 4; i++)
+        CHECK(yp[i] == -128 && dxp[i] == dyp[i], "maxpool pads: y[%d] = %d, dx = %g, want -128, %g", i, yp[i],
+              (double)dxp[i], (double)dyp[i]);
+    const qas_pool po = {.c = 1, .h = 3, .w = 3, .oh = 2, .ow = 2, .kh = 2, .kw = 2, .sh = 1, .sw = 1};
+    const int8_t xo[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    const float dyo[4] = {1, 2, 4, 8}, wdo[9] = {1, 2, 0, 4, 8, 0, 0, 0, 0};
+    int8_t yo[4];
+    float dxo[9];
+    qas_maxpool_forward(&po, 1, xo, yo);
+    qas_maxpool_backward(&po, 1, xo, dyo, dxo);
+    for (int i = 0; i < 9; i++)
+        CHECK(dxo[i] == wdo[i], "maxpool overlapping ties: dx[%d] = %g, want %g", i, (double)dxo[i], (double)wdo[i]);
+}
+
 int main(void)
 {
     RUN_TEST(test_round);
@@ -337,5 +463,6 @@ int main(void)
     RUN_TEST(test_relu);
     RUN_TEST(test_xent);
     RUN_TEST(test_update);
+    RUN_TEST(test_maxpool);
     return SY_TEST_MAIN_RESULT();
 }

@@ -6,9 +6,11 @@
  * up to the int8 codes the first trained layer reads) becomes a model of
  * its own, run by an ordinary session (its QDQ folded into the integer
  * kernels, so the frozen part runs as it does at inference); the trained
- * layers — a chain of Gemm [→ Relu] → QuantizeLinear ending the model — run
- * in the qas kernels, which keep their int8 codes, int32 biases, float
- * master copies and momentum. */
+ * layers — a chain of Gemm, MatMul (of a transposed B) or Conv [→ Relu] →
+ * QuantizeLinear ending the model, with a Flatten/Reshape before a Gemm and
+ * an int8 MaxPool after a Conv looked through — run in the qas kernels,
+ * which keep their int8 codes, int32 biases, float master copies and
+ * momentum. */
 #include "tl_files.h"
 #include "train_qas_internal.h"
 #include "train_tflite.h"
@@ -185,18 +187,29 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
 {
     const char *nm = node_name(gemm);
     const Onnx__AttributeProto *a;
-    const bool conv = !strcmp(gemm->op_type, "Conv");
-    const char *op = conv ? "Conv" : "Gemm";
+    const bool conv = !strcmp(gemm->op_type, "Conv"), mm = !strcmp(gemm->op_type, "MatMul");
+    const char *op = conv ? "Conv" : mm ? "MatMul" : "Gemm";
     sy_status *cst = conv ? read_conv_attrs(gemm, L) : NULL;
     if (cst)
         return cst;
-    if (!conv && (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f)))
+    if (!conv && !mm && (((a = attr(gemm, "alpha")) && a->f != 1.0f) || ((a = attr(gemm, "beta")) && a->f != 1.0f)))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): alpha and beta other than 1 are not in the int8 "
                                        "arithmetic of the QAS kernels", nm);
-    if (!conv && (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1))
+    if (!conv && !mm && (((a = attr(gemm, "transA")) && a->i) || !(a = attr(gemm, "transB")) || a->i != 1))
         return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): the QAS kernels take A not transposed and B transposed "
                                        "(seed 001 §4's QAS INT8 FullyConnected row)", nm);
     const Onnx__NodeProto *dx = dq_of(g, gemm, 0), *dw = dq_of(g, gemm, 1), *db = dq_of(g, gemm, 2);
+    if (mm) { /* B transposed: MatMul(A, Transpose(perm 1,0) of the [O, K] weight's DequantizeLinear), no bias */
+        const Onnx__NodeProto *t = gemm->n_input == 2 ? producer(g, gemm->input[1]) : NULL;
+        const Onnx__AttributeProto *pa = t && !strcmp(t->op_type, "Transpose") && t->n_input == 1
+                                             ? attr(t, "perm") : NULL;
+        if (!pa || pa->n_ints != 2 || pa->ints[0] != 1 || pa->ints[1] != 0 || consumers(g, t->output[0]) != 1)
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (MatMul): B is not transposed: the QAS kernels take MatMul(A, "
+                       "Transpose(perm 1,0) of a constant int8 [O, K] weight) (seed 001 §4, QAS INT8 "
+                       "FullyConnected/Gemm/Matmul: \"A not transposed, B transposed\")", nm);
+        dw = dq_of(g, t, 0);
+        db = NULL;
+    }
     if (L->nhwc) { /* the Conv reads its NHWC input codes through Transpose(0,3,1,2) */
         const Onnx__NodeProto *t = gemm->n_input ? producer(g, gemm->input[0]) : NULL;
         if (!is_layout(t, TO_NCHW) || consumers(g, t->output[0]) != 1)
@@ -303,6 +316,70 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
     return NULL;
 }
 
+/* an int8 MaxPool between trained layers: DequantizeLinear -> MaxPool ->
+ * QuantizeLinear of one quantization on both sides (what the quantizer
+ * writes), its output read by the QuantizeLinear alone; 2-D windows in the
+ * kernel's reach (dilation 1, floor mode, explicit pads, no Indices).
+ * Returns the DequantizeLinear (its input the codes the pool reads) or NULL
+ * when `codes` is not such a pool's output; *bad set when it is a MaxPool
+ * the kernel does not take. */
+static const Onnx__NodeProto *maxpool_of(const Onnx__GraphProto *g, const char *codes, qas_layer *L,
+                                         const Onnx__NodeProto **mp_out, sy_status **bad)
+{
+    const Onnx__NodeProto *q = producer(g, codes), *mp = NULL, *d = NULL;
+    if (!q || strcmp(q->op_type, "QuantizeLinear") || !(mp = producer(g, q->input[0])) ||
+        strcmp(mp->op_type, "MaxPool") || mp->n_input < 1 || !(d = producer(g, mp->input[0])) ||
+        strcmp(d->op_type, "DequantizeLinear"))
+        return NULL;
+    *mp_out = mp;
+    const char *nm = node_name(mp);
+    float s1, s2;
+    int32_t z1, z2;
+    if (!qparams(g, q, &s1, &z1) || !qparams(g, d, &s2, &z2) || s1 != s2 || z1 != z2) {
+        *bad = err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): its input and output are not int8 codes of one "
+                   "scale and zero point (the QAS MaxPool pools codes)", nm);
+        return NULL;
+    }
+    if (mp->n_output != 1 || consumers(g, codes) != 1 || consumers(g, mp->output[0]) != 1 ||
+        consumers(g, mp->input[0]) != 1 || consumers(g, d->input[0]) != 1) {
+        *bad = err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): its input or output is read elsewhere too, or it has "
+                   "an Indices output (the trained layers must be a chain)", nm);
+        return NULL;
+    }
+    const Onnx__AttributeProto *a = attr(mp, "kernel_shape");
+    int64_t k[2], st[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+    if (!a || a->n_ints != 2) {
+        *bad = err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): not a 2-D pooling", nm);
+        return NULL;
+    }
+    k[0] = a->ints[0], k[1] = a->ints[1];
+    if ((a = attr(mp, "strides")) && a->n_ints == 2)
+        st[0] = a->ints[0], st[1] = a->ints[1];
+    if ((a = attr(mp, "pads")) && a->n_ints == 4)
+        for (int i = 0; i < 4; i++)
+            pd[i] = a->ints[i];
+    bool ok = !((a = attr(mp, "ceil_mode")) && a->i) &&
+              !((a = attr(mp, "auto_pad")) && a->s.len && !(a->s.len == 6 && !memcmp(a->s.data, "NOTSET", 6)));
+    if ((a = attr(mp, "dilations")))
+        for (size_t i = 0; i < a->n_ints; i++)
+            ok &= a->ints[i] == 1;
+    for (int i = 0; i < 2; i++)
+        ok &= k[i] >= 1 && k[i] <= 64 && st[i] >= 1 && st[i] <= 64;
+    for (int i = 0; i < 4; i++)
+        ok &= pd[i] >= 0 && pd[i] < k[i % 2];
+    if (!ok) {
+        *bad = err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): the QAS MaxPool takes 2-D windows of at most 64, "
+                   "dilation 1, floor mode (ceil_mode 0), explicit pads smaller than the window", nm);
+        return NULL;
+    }
+    L->pool = true;
+    L->pp = (qas_pool){.kh = (int32_t)k[0], .kw = (int32_t)k[1], .sh = (int32_t)st[0], .sw = (int32_t)st[1],
+                       .pt = (int32_t)pd[0], .pl = (int32_t)pd[1]};
+    for (int i = 0; i < 4; i++)
+        L->pool_pads[i] = (int32_t)pd[i];
+    return d;
+}
+
 /* The chain of trained layers, from the output backwards. */
 static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const char **front_out)
 {
@@ -336,6 +413,8 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
     char why[1024];
     qas_layer *tmp = s->L; /* filled from the output backwards, reversed at the end; s->n counts them for release */
     int n = 0;
+    qas_layer pending = {0}; /* a MaxPool found before the layer read next (on its output) */
+    const Onnx__NodeProto *pending_mp = NULL;
     while (n < k) {
         const Onnx__NodeProto *q = producer(g, codes);
         const Onnx__NodeProto *f = q && !strcmp(q->op_type, "QuantizeLinear") ? producer(g, q->input[0]) : NULL;
@@ -354,7 +433,7 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             if (c && !strcmp(c->op_type, "Conv"))
                 tout = f, relu = r ? r : relu, f = c;
         }
-        if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv"))) {
+        if (!f || (strcmp(f->op_type, "Gemm") && strcmp(f->op_type, "Conv") && strcmp(f->op_type, "MatMul"))) {
             const Onnx__NodeProto *stop = f ? f : q;
             if (stop && ws63 && tr_qas_rules_check(g, stop, why, sizeof why))
                 return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
@@ -372,29 +451,95 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             (tout && consumers(g, tout->output[0]) != 1) || consumers(g, codes) != 1)
             return err(SY_ERR_UNSUPPORTED, "node '%s' (%s): its output is read elsewhere too (the trained layers "
                                            "must be a chain ending the model)", node_name(f), f->op_type);
+        if (n && tmp[n - 1].tp && (strcmp(f->op_type, "Conv") || tout))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads a Transpose of node '%s' (%s); the QAS "
+                       "trainer permutes the NCHW codes of a trained Conv only", node_name(tmp[n - 1].gemm),
+                       node_name(f), f->op_type);
+        if (pending_mp && (strcmp(f->op_type, "Conv") || tout))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): it pools the output of node '%s' (%s); the QAS "
+                       "MaxPool takes the NCHW codes of a trained Conv", node_name(pending_mp), node_name(f),
+                       f->op_type);
         memset(&tmp[n], 0, sizeof tmp[n]);
         tmp[n].nhwc = tout != NULL;
+        if (pending_mp) {
+            tmp[n].pool = true;
+            tmp[n].pp = pending.pp;
+            memcpy(tmp[n].pool_pads, pending.pool_pads, sizeof pending.pool_pads);
+            pending_mp = NULL;
+        }
         sy_status *st = read_layer(g, f, q, relu != NULL, o->biases_only != 0, &tmp[n]);
         s->n = (size_t)++n;
         if (st)
             return st;
         codes = tmp[n - 1].dxn->input[0];
-        /* before a Gemm, a Flatten of the codes (its QuantizeLinear of the
-         * same scale and zero point as its input's DequantizeLinear: the
-         * same codes, reshaped) is looked through when more layers train */
-        const Onnx__NodeProto *fq = producer(g, codes), *fl = NULL, *fd = NULL;
-        if (n < k && !tmp[n - 1].conv && fq && !strcmp(fq->op_type, "QuantizeLinear") &&
-            (fl = producer(g, fq->input[0])) && (!strcmp(fl->op_type, "Flatten") || !strcmp(fl->op_type, "Reshape")) &&
-            (fd = producer(g, fl->input[0])) && !strcmp(fd->op_type, "DequantizeLinear") &&
-            consumers(g, codes) == 1 && consumers(g, fl->output[0]) == 1 && consumers(g, fl->input[0]) == 1) {
+        /* before a Gemm, a chain of Flatten (axis 1), Reshape, Squeeze and
+         * Unsqueeze of the codes, each with its QuantizeLinear of the same
+         * scale and zero point as its input's DequantizeLinear (the same
+         * codes, reshaped: the identity on the buffer and on its gradient),
+         * is looked through when more layers train */
+        for (;;) {
+            const Onnx__NodeProto *fq = producer(g, codes), *fl = NULL, *fd = NULL;
+            if (!(n < k && !tmp[n - 1].conv && fq && !strcmp(fq->op_type, "QuantizeLinear") &&
+                  (fl = producer(g, fq->input[0])) &&
+                  (!strcmp(fl->op_type, "Flatten") || !strcmp(fl->op_type, "Reshape") ||
+                   !strcmp(fl->op_type, "Squeeze") || !strcmp(fl->op_type, "Unsqueeze")) &&
+                  fl->n_input >= 1 && (fd = producer(g, fl->input[0])) && !strcmp(fd->op_type, "DequantizeLinear") &&
+                  consumers(g, codes) == 1 && consumers(g, fl->output[0]) == 1 && consumers(g, fl->input[0]) == 1))
+                break;
             float s1, s2;
             int32_t z1, z2;
             const Onnx__AttributeProto *ax = attr(fl, "axis");
-            if (qparams(g, fq, &s1, &z1) && qparams(g, fd, &s2, &z2) && s1 == s2 && z1 == z2 &&
-                (strcmp(fl->op_type, "Flatten") || !ax || ax->i == 1)) {
-                if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
+            if (!(qparams(g, fq, &s1, &z1) && qparams(g, fd, &s2, &z2) && s1 == s2 && z1 == z2 &&
+                  (strcmp(fl->op_type, "Flatten") || !ax || ax->i == 1)))
+                break;
+            if (ws63 && tr_qas_rules_check(g, fl, why, sizeof why))
+                return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+            codes = fd->input[0];
+        }
+        /* then a Transpose of the previous layer's (a Conv's) 4-D codes, a constant full permutation that keeps
+         * the batch first, in its QDQ pair of one quantization: the Gemm reads them permuted */
+        {
+            const Onnx__NodeProto *tq = producer(g, codes), *tt = NULL, *td = NULL;
+            const Onnx__AttributeProto *pa = NULL;
+            float s1, s2;
+            int32_t z1, z2;
+            if (n < k && !tmp[n - 1].conv && tq && !strcmp(tq->op_type, "QuantizeLinear") &&
+                (tt = producer(g, tq->input[0])) && !strcmp(tt->op_type, "Transpose") && tt->n_input == 1 &&
+                (td = producer(g, tt->input[0])) && !strcmp(td->op_type, "DequantizeLinear") &&
+                consumers(g, codes) == 1 && consumers(g, tt->output[0]) == 1 && consumers(g, tt->input[0]) == 1 &&
+                qparams(g, tq, &s1, &z1) && qparams(g, td, &s2, &z2) && s1 == s2 && z1 == z2) {
+                if (ws63 && tr_qas_rules_check(g, tt, why, sizeof why))
                     return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
-                codes = fd->input[0];
+                pa = attr(tt, "perm");
+                bool ok = pa && pa->n_ints == 4 && pa->ints[0] == 0;
+                for (int i = 1; ok && i < 4; i++) {
+                    bool seen = false;
+                    for (int j = 1; j < 4; j++)
+                        seen |= pa->ints[j] == i;
+                    ok = seen;
+                }
+                if (!ok)
+                    return err(SY_ERR_UNSUPPORTED, "node '%s' (Transpose): the QAS trainer takes a constant full "
+                               "permutation of a Conv's 4-D codes that keeps the batch first", node_name(tt));
+                tmp[n - 1].tp = true;
+                for (int i = 0; i < 4; i++)
+                    tmp[n - 1].tperm[i] = (int32_t)pa->ints[i];
+                codes = td->input[0];
+            }
+        }
+        /* a MaxPool of the codes (the same quantization on both sides) before this layer, on the
+         * output of the one read next, when more layers train */
+        if (n < k) {
+            sy_status *bad = NULL;
+            const Onnx__NodeProto *md = maxpool_of(g, codes, &pending, &pending_mp, &bad);
+            if (bad)
+                return bad;
+            if (md) {
+                if (ws63 && tr_qas_rules_check(g, pending_mp, why, sizeof why))
+                    return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+                codes = md->input[0];
+            } else {
+                pending_mp = NULL;
             }
         }
     }
@@ -587,6 +732,7 @@ static void layer_free(qas_layer *L)
 {
     free(L->ws), free(L->w), free(L->b), free(L->wm), free(L->bm), free(L->wv), free(L->bv);
     free(L->gw), free(L->gb), free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx);
+    free(L->pl), free(L->dpl);
 }
 
 void sy_qas_session_release(sy_qas_session *s)
@@ -688,7 +834,14 @@ static sy_status *grow(sy_qas_session *s, int64_t batch)
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
         size_t k = (size_t)L->in_n, o = (size_t)L->out_n;
-        free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx);
+        free(L->x), free(L->y), free(L->r), free(L->dy), free(L->dx), free(L->pl), free(L->dpl);
+        L->pl = NULL, L->dpl = NULL;
+        if (L->pool) {
+            L->pl = malloc(b * (size_t)L->pool_n);
+            L->dpl = malloc(b * (size_t)L->pool_n * sizeof *L->dpl);
+            if (!L->pl || !L->dpl)
+                return err(SY_ERR_OUT_OF_MEMORY, "out of memory for a batch of %lld", (long long)batch);
+        }
         L->x = malloc(b * k);
         L->y = malloc(b * o);
         L->r = malloc(b * o);
@@ -739,6 +892,7 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
             if (L->p.k != c * h * w)
                 return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads %d values, the convolution before it gives "
                            "%d", L->gemm->name, L->p.k, c * h * w);
+            L->tsrc[0] = 1, L->tsrc[1] = c, L->tsrc[2] = h, L->tsrc[3] = w;
             c = L->p.o, h = w = 1;
             continue;
         }
@@ -757,6 +911,17 @@ static sy_status *geometry(sy_qas_session *s, const sy_tensor *f)
         L->in_n = c * h * w;
         L->out_n = L->pc.o * oh * ow;
         c = L->pc.o, h = oh, w = ow;
+        if (L->pool) {
+            qas_pool *q = &L->pp;
+            if (h + L->pool_pads[0] + L->pool_pads[2] < q->kh || w + L->pool_pads[1] + L->pool_pads[3] < q->kw)
+                return err(SY_ERR_SHAPE, "the MaxPool after node '%s' (Conv): a %dx%d input gives no output",
+                           L->gemm->name, h, w);
+            q->c = c, q->h = h, q->w = w;
+            q->oh = (h + L->pool_pads[0] + L->pool_pads[2] - q->kh) / q->sh + 1;
+            q->ow = (w + L->pool_pads[1] + L->pool_pads[3] - q->kw) / q->sw + 1;
+            h = q->oh, w = q->ow;
+            L->pool_n = c * h * w;
+        }
     }
     return NULL;
 }
@@ -786,6 +951,30 @@ static void f32_to_nchw(int64_t B, int32_t c, int32_t hw, const float *x, float 
         for (int32_t i = 0; i < c; i++)
             for (int32_t j = 0; j < hw; j++)
                 y[(int64_t)i * hw + j] = x[(int64_t)j * c + i];
+}
+
+/* B samples of dims d[1..3] (d[0] = 1) permuted by perm (perm[0] = 0): y = transpose(x); and a gradient of the
+ * permuted layout back (dx = transposeᵀ(dy)) */
+static void s8_perm(int64_t B, const int32_t d[4], const int32_t perm[4], const int8_t *x, int8_t *y)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int64_t b = 0; b < B; b++, x += n, y += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    y[o] = x[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]];
+}
+
+static void f32_unperm(int64_t B, const int32_t d[4], const int32_t perm[4], const float *dy, float *dx)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int64_t b = 0; b < B; b++, dx += n, dy += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    dx[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]] = dy[o];
 }
 
 /* the int8 forward: the front in the session, the trained layers in the
@@ -831,8 +1020,10 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
         const qas_layer *P = i ? &s->L[i - 1] : NULL;
         if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes, flattened in NHWC order */
             s8_to_nhwc(B, P->pc.o, P->pc.oh * P->pc.ow, P->r, L->x);
+        else if (P && L->tp)
+            s8_perm(B, L->tsrc, L->tperm, P->pool ? P->pl : P->r, L->x);
         else if (P)
-            memcpy(L->x, P->r, (size_t)B * (size_t)L->in_n);
+            memcpy(L->x, P->pool ? P->pl : P->r, (size_t)B * (size_t)L->in_n);
         if (L->conv)
             qas_conv_forward(&L->pc, (int32_t)B, L->x, L->w, L->b, L->y);
         else
@@ -841,6 +1032,8 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
             qas_relu_s8((int32_t)(B * L->out_n), L->p.y_zp, L->y, L->r);
         else
             memcpy(L->r, L->y, (size_t)(B * L->out_n));
+        if (L->pool)
+            qas_maxpool_forward(&L->pp, (int32_t)B, L->r, L->pl);
     }
     const int8_t *lg = s->L[s->n - 1].r;
     double total = 0;
@@ -891,7 +1084,8 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
         if (L->conv) { /* the separate passes: the gradient, QAS, SGD, the re-quantization */
             const int32_t nw = L->p.o * L->p.k;
             float *gw = s->biases_only ? NULL : L->gw, *gb = L->b ? L->gb : NULL;
-            qas_conv_backward(&L->pc, (int32_t)B, L->x, L->w, L->y, L->dy, gw, gb, i ? s->L[i - 1].dy : NULL);
+            qas_layer *P = i ? &s->L[i - 1] : NULL;
+            qas_conv_backward(&L->pc, (int32_t)B, L->x, L->w, L->y, L->dy, gw, gb, P ? P->pool ? P->dpl : P->dy : NULL);
             qas_scale_grads(L->p.o, L->p.k, L->ws, L->p.x_scale, gw, gb);
             if (gw) {
                 qas_sgd(nw, lr, s->momentum, gw, L->wv, L->wm);
@@ -901,14 +1095,21 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
                 qas_sgd(L->p.o, lr, s->momentum, gb, L->bv, L->bm);
                 qas_requant_b(L->p.o, L->bm, L->b);
             }
+            if (P && P->pool) /* the pooled codes' gradient to the first maximal position of each window */
+                qas_maxpool_backward(&P->pp, (int32_t)B, P->r, P->dpl, P->dy);
             continue;
         }
         /* the layer's gradient is applied as it is formed, one output channel at a time; the
          * gradient of an NHWC Conv's codes is formed in NHWC order and permuted back */
         qas_layer *P = i ? &s->L[i - 1] : NULL;
         const bool perm = P && P->conv && P->nhwc;
-        qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy, perm ? L->dx : P ? P->dy : NULL, lr,
-                               s->momentum, s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
+        qas_fc_backward_update(&L->p, (int32_t)B, L->x, L->w, L->b, L->y, L->dy,
+                               perm || (P && L->tp) ? L->dx : P ? P->pool ? P->dpl : P->dy : NULL, lr, s->momentum,
+                               s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
+        if (P && L->tp) /* the gradient of the Transpose's codes back to the Conv's layout */
+            f32_unperm(B, L->tsrc, L->tperm, L->dx, P->pool ? P->dpl : P->dy);
+        if (P && P->pool)
+            qas_maxpool_backward(&P->pp, (int32_t)B, P->r, P->dpl, P->dy);
         if (perm)
             f32_to_nchw(B, P->pc.o, P->pc.oh * P->pc.ow, L->dx, P->dy);
     }
@@ -985,6 +1186,12 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
         const qas_conv *c = &L->pc;
         out->ic = c->c, out->ih = c->h, out->iw = c->w, out->oh = c->oh, out->ow = c->ow, out->kh = c->kh;
         out->kw = c->kw, out->sh = c->sh, out->sw = c->sw, out->pt = c->pt, out->pl = c->pl;
+    }
+    out->transpose = L->tp;
+    if (L->pool) {
+        const qas_pool *q = &L->pp;
+        out->pool = 1, out->pool_kh = q->kh, out->pool_kw = q->kw, out->pool_sh = q->sh, out->pool_sw = q->sw;
+        out->pool_pt = q->pt, out->pool_pl = q->pl, out->pool_oh = q->oh, out->pool_ow = q->ow;
     }
     return true;
 }

@@ -30,6 +30,20 @@ typedef struct qas_layer {
      * translation: Transpose(0,3,1,2) -> Conv -> Transpose(0,2,3,1)): its
      * input and output codes are NHWC, permuted around the NCHW kernels */
     bool nhwc;
+    /* a MaxPool on the output codes r (a Conv's; the same quantization on
+     * both sides): the next layer reads pl; dpl is the gradient of pl */
+    bool pool;
+    qas_pool pp;               /* c, h, w (its input: the Conv's output) and oh, ow set at the first forward */
+    int32_t pool_pads[4];      /* top, left, bottom, right */
+    int32_t pool_n;            /* pooled values per sample (0 until the first forward) */
+    int8_t *pl;                /* [batch, pool_n] */
+    float *dpl;                /* [batch, pool_n] */
+    /* a Gemm that reads a Transpose (a constant full permutation keeping
+     * the batch first) of the Conv before it, [c, h, w] -> tdims: its
+     * input codes are the Conv's permuted, its input gradient permuted back */
+    bool tp;
+    int32_t tperm[4];          /* the perm (tperm[0] = 0) */
+    int32_t tsrc[4];           /* the Conv's output dims [1, c, h, w] (set at the first forward) */
     const Onnx__NodeProto *dxn; /* the DequantizeLinear of the layer's input codes */
     Onnx__TensorProto *w_init, *b_init; /* where export writes the codes */
     int8_t *x, *y, *r;         /* [batch, k] input, [batch, o] FC output and ReLU output codes */

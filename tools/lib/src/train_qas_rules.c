@@ -178,7 +178,14 @@ static int check_weighted(const Onnx__GraphProto *g, const Onnx__NodeProto *n, c
     const Onnx__NodeProto *t = conv && n->n_input ? producer_of(g, n->input[0]) : NULL;
     if (dq_code_type(g, layout_transpose(t, PERM_NCHW) ? t : n, 0, &dx) != I8)
         return decline(err, len, n, row, "its input is not an INT8 tensor with quantization parameters");
-    int wt = dq_code_type(g, n, 1, &dw);
+    /* a MatMul's B transposed: Transpose(perm 1,0) of the [O, K] weight's DequantizeLinear */
+    const Onnx__NodeProto *bt = !conv && !strcmp(n->op_type, "MatMul") && n->n_input > 1
+                                    ? producer_of(g, n->input[1]) : NULL;
+    const Onnx__AttributeProto *bp = bt && !strcmp(bt->op_type, "Transpose") && bt->n_input == 1 ? attr(bt, "perm")
+                                                                                                 : NULL;
+    if (!(bp && bp->n_ints == 2 && bp->ints[0] == 1 && bp->ints[1] == 0))
+        bt = NULL;
+    int wt = bt ? dq_code_type(g, bt, 0, &dw) : dq_code_type(g, n, 1, &dw);
     const Onnx__TensorProto *w = dw ? tr_qas_init(g, dw->input[0]) : NULL;
     if (wt != I8 || !w)
         return decline(err, len, n, row, "its weight is not a constant INT8 tensor read through a DequantizeLinear");
@@ -196,11 +203,13 @@ static int check_weighted(const Onnx__GraphProto *g, const Onnx__NodeProto *n, c
     } else {
         if (w->n_dims != 2)
             return decline(err, len, n, row, "its weight has rank %zu", w->n_dims);
-        if (!strcmp(n->op_type, "MatMul"))
-            return decline(err, len, n, row, "B is not transposed (MatMul's B is [K, N])");
-        if (attr_i(n, "transA", 0))
+        if (!strcmp(n->op_type, "MatMul")) {
+            if (!bt)
+                return decline(err, len, n, row, "B is not transposed (MatMul's B is [K, N], not a Transpose(perm "
+                               "1,0) of an [N, K] weight)");
+        } else if (attr_i(n, "transA", 0))
             return decline(err, len, n, row, "A is transposed");
-        if (!attr_i(n, "transB", 0))
+        else if (!attr_i(n, "transB", 0))
             return decline(err, len, n, row, "B is not transposed");
     }
     if (!per_tensor_or_channel(g, dw, w->dims[0]))
@@ -223,7 +232,7 @@ int tr_qas_rules_check(const Onnx__GraphProto *g, const Onnx__NodeProto *n, char
             const Onnx__NodeProto *c = producer_of(g, p->input[0]);
             p = c && !strcmp(c->op_type, "Conv") ? c : p;
         }
-        bool fused = p && (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "Conv")) &&
+        bool fused = p && (!strcmp(p->op_type, "Gemm") || !strcmp(p->op_type, "Conv") || !strcmp(p->op_type, "MatMul")) &&
                      q_code_type(g, p, true) == I8;
         if (!fused && dq_code_type(g, n, 0, &d) != I8)
             return decline(err, len, n, QROW_RELU, "its input is not INT8 with quantization parameters");

@@ -89,6 +89,13 @@ typedef struct sy_mcu_train_conv {
     int32_t c, h, w, oh, ow, kh, kw, sh, sw, pt, pl;
 } sy_mcu_train_conv;
 
+/* a MaxPool's window, strides, leading pads and output size (its input is
+ * the Conv's output, its channels the Conv's) */
+typedef struct sy_mcu_train_pool {
+    int32_t pool;
+    int32_t kh, kw, sh, sw, pt, pl, oh, ow;
+} sy_mcu_train_pool;
+
 typedef struct sy_mcu_train_request {
     uint32_t struct_size;
     const char *dir, *model_name;
@@ -125,6 +132,11 @@ typedef struct sy_mcu_train_request {
      * permutes the samples and those columns once when it is written and
      * prints them back in the host's order. */
     int32_t nhwc;
+    /* ---- appended (check struct_size): a MaxPool on a Conv layer's output
+     * codes (after its ReLU; one quantization on both sides, qas_pool): the
+     * next layer reads the pooled codes [o, oh, ow]. [n_layers], NULL or
+     * pool 0: none. */
+    const struct sy_mcu_train_pool *pools;
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the

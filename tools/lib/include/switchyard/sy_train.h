@@ -311,6 +311,14 @@ typedef struct sy_qas_layer_info {
      * codes it reads (as the first layer) and writes are NHWC, permuted
      * around the NCHW kernels */
     int nhwc;
+    /* a MaxPool on the Conv's (ReLU's) output codes, of the same
+     * quantization (DequantizeLinear -> MaxPool -> QuantizeLinear): the next
+     * layer reads the pooled codes [o, pool_oh, pool_ow] (0 until the first
+     * front, step or eval); its window, strides and leading pads */
+    int pool;
+    int32_t pool_kh, pool_kw, pool_sh, pool_sw, pool_pt, pool_pl, pool_oh, pool_ow;
+    /* a Gemm reading a Transpose of the Conv before it (its codes permuted) */
+    int transpose;
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
