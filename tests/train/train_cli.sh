@@ -55,6 +55,14 @@ smoke)
     printf 'not an idx file' > "$work/empty/train-images-idx3-ubyte"
     out=$("$sy" train "$model" --data "$work/empty" -o "$work/b" 2>&1) && fail "a bad IDX file accepted"
     echo "$out" | grep -q 'not an IDX file' || fail "unclear message: $out"
+    # 3 images of 28 x 28 but 2 labels: the counts named
+    mkdir -p "$work/count"
+    /usr/bin/python3 -c "import struct,sys; d=sys.argv[1]
+open(d+'/train-images-idx3-ubyte','wb').write(struct.pack('>IIII',2051,3,28,28)+bytes(3*784))
+open(d+'/train-labels-idx1-ubyte','wb').write(struct.pack('>II',2049,2)+bytes(2))" "$work/count" ||
+        fail "python: IDX files"
+    out=$("$sy" train "$model" --data "$work/count" -o "$work/b" 2>&1) && fail "3 images with 2 labels accepted"
+    echo "$out" | grep -q "$work/count/train: 3 images but 2 labels" || fail "unclear message: $out"
     out=$("$sy" train "$model" --data "$data" -o "$work/b" --trainable last:0 2>&1) && fail "last:0 accepted"
     echo "$out" | grep -q 'K must be a positive integer' || fail "unclear message: $out"
     # the ws63 target: fashion_cnn keeps to seed 001's FP32 training rows (one sample per step); hi3066 refused

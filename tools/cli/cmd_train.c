@@ -48,7 +48,7 @@ static void help(FILE *f)
             "                     pairs input_K / label_K (K = 0, 1, ...; .npy or .pb each): a\n"
             "                     float32 sample or batch [n, ...] and its integer class index or\n"
             "                     indices [n]\n"
-            "  -o OUT             the artifacts folder (created)\n"
+            "  -o, --output OUT   the artifacts folder (created)\n"
             "  --epochs N         passes over the training set (default 1)\n"
             "  --batch B          samples per step (default 32)\n"
             "  --lr LR            learning rate (default 0.01 for sgd, 0.001 for adam)\n"
@@ -57,6 +57,7 @@ static void help(FILE *f)
             "  --weight-decay W   L2 coefficient (default 0)\n"
             "  --schedule S       constant (default), step (x0.1 every --step-epochs, default 1)\n"
             "                     or cosine (to 0 over all steps)\n"
+            "  --step-epochs E    the step schedule's period in epochs (default 1)\n"
             "  --trainable T      all (default), last:K (the last K layers), bias (biases only)\n"
             "  --limit N          use only the first N training samples\n"
             "  --log FILE.csv     one line per step: step, epoch, loss, lr, batch accuracy\n"
@@ -471,6 +472,7 @@ int cmd_train(int argc, char **argv)
         }
         double t0 = now_s(), loss_sum = 0;
         int64_t seen = 0, right = 0;
+        bool bar = false; /* a progress line is open on stderr: an error starts a line of its own */
         for (int64_t s = 0; s < steps_per_epoch; s++) {
             int64_t at = s * o.batch, b = n - at < o.batch ? n - at : o.batch;
             int64_t step = tr_steps(&T);
@@ -479,6 +481,8 @@ int cmd_train(int argc, char **argv)
             if (step > (int64_t)ep * steps_per_epoch + s)
                 continue; /* resumed inside this epoch: skip the batches already taken */
             if ((st = sy_dataset_batch(tr, order + at, b, classes, x, lab))) {
+                if (bar)
+                    fputc('\n', stderr);
                 rc = cli_fail(st, "training data");
                 goto done;
             }
@@ -490,6 +494,8 @@ int cmd_train(int argc, char **argv)
             const sy_tensor *y = NULL;
             int64_t br = 0;
             if ((st = tr_step(&T, (const sy_tensor *[]){&tx, &tl}, lr, &loss, &y))) {
+                if (bar)
+                    fputc('\n', stderr);
                 rc = cli_fail(st, "step");
                 goto done;
             }
@@ -511,6 +517,7 @@ int cmd_train(int argc, char **argv)
                         loss_sum / (double)seen, 100.0 * (double)right / (double)seen,
                         el > 0 ? (double)seen / el : 0.0);
                 fflush(stderr);
+                bar = true;
             }
         }
         fputc('\n', stderr);

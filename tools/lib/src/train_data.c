@@ -64,9 +64,13 @@ static sy_status *open_idx(const char *dir, const char *prefix, sy_dataset *d)
             snprintf(path, sizeof path, "%s/%s-%s", dir, prefix, kinds[k]);
         st = sy_idx_read(path, &t[k]);
     }
-    if (!st && (t[0]->dtype != SY_DT_UINT8 || t[0]->rank != 3 || t[1]->dtype != SY_DT_UINT8 || t[1]->rank != 1 ||
-                t[1]->dims[0] != t[0]->dims[0]))
-        st = sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N]", dir, prefix);
+    if (!st && (t[0]->dtype != SY_DT_UINT8 || t[0]->rank != 3 || t[1]->dtype != SY_DT_UINT8 || t[1]->rank != 1))
+        st = sy_status_create(SY_ERR_SHAPE, "%s/%s: expected uint8 images [N, H, W] and uint8 labels [N], the files "
+                              "hold %s of rank %d and %s of rank %d", dir, prefix, sy_dtype_name(t[0]->dtype),
+                              (int)t[0]->rank, sy_dtype_name(t[1]->dtype), (int)t[1]->rank);
+    if (!st && t[1]->dims[0] != t[0]->dims[0])
+        st = sy_status_create(SY_ERR_SHAPE, "%s/%s: %lld images but %lld labels", dir, prefix,
+                              (long long)t[0]->dims[0], (long long)t[1]->dims[0]);
     /* 0 images of H x W hold no bytes, so the file does not bound H * W */
     if (!st && __builtin_mul_overflow(t[0]->dims[1], t[0]->dims[2], &d->numel))
         st = sy_status_create(SY_ERR_SHAPE, "%s/%s: images of %lld x %lld pixels have more than an int64 counts", dir,
