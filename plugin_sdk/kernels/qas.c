@@ -335,3 +335,25 @@ void qas_fc_backward_update(const qas_fc *p, int32_t batch, const int8_t *x, int
         }
     }
 }
+
+void qas_perm_s8(int32_t batch, const int32_t d[4], const int32_t perm[4], const int8_t *x, int8_t *y)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    const int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int32_t b = 0; b < batch; b++, x += n, y += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    y[o] = x[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]];
+}
+
+void qas_unperm_f32(int32_t batch, const int32_t d[4], const int32_t perm[4], const float *dy, float *dx)
+{
+    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
+    const int32_t st[4] = {0, d[2] * d[3], d[3], 1};
+    for (int32_t b = 0; b < batch; b++, dx += n, dy += n)
+        for (int32_t i = 0, o = 0; i < od[1]; i++)
+            for (int32_t j = 0; j < od[2]; j++)
+                for (int32_t l = 0; l < od[3]; l++, o++)
+                    dx[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]] = dy[o];
+}

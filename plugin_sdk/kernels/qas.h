@@ -152,6 +152,14 @@ void qas_maxpool_forward(const qas_pool *p, int32_t batch, const int8_t *x, int8
  * windows summing in output order. x is the forward's input codes. */
 void qas_maxpool_backward(const qas_pool *p, int32_t batch, const int8_t *x, const float *dy, float *dx);
 
+/* A Transpose of int8 codes with a constant permutation that keeps the batch
+ * first: batch samples of dims d[1..3] (d[0] = 1), y = transpose(x) with
+ * perm (perm[0] = 0, perm[1..3] a permutation of 1..3: y's dims are
+ * d[perm[1..3]]); a plain index map, no arithmetic. qas_unperm_f32 takes
+ * a gradient of the permuted layout back: dx = transposeᵀ(dy). */
+void qas_perm_s8(int32_t batch, const int32_t d[4], const int32_t perm[4], const int8_t *x, int8_t *y);
+void qas_unperm_f32(int32_t batch, const int32_t d[4], const int32_t perm[4], const float *dy, float *dx);
+
 /* Softmax cross-entropy of dequantized int8 logits [batch, classes] against
  * labels (the zero point cancels in the softmax), reduction mean: dlogits = (softmax − onehot) / batch (the
  * gradient with respect to the real logits). Returns the index of the first

@@ -6,6 +6,9 @@
  * host's separate passes: gradient, QAS scaling, SGD, re-quantization)
  * over samples held in flash: the
  * int8 codes the model's frozen front gives the first trained layer.
+ * A Transpose of a Conv's (pooled) codes before the Gemm after it is the
+ * host's too: the codes permuted into the Gemm's input and its input
+ * gradient back each step (qas_perm_s8, qas_unperm_f32), two arena blocks.
  * NHWC Convs (an int8 TFLite CONV_2D's) run in the same NCHW kernels: the
  * samples and the following Gemm's weight columns are permuted once, here,
  * where the host session permutes codes and gradients each step.
@@ -146,6 +149,14 @@ static const sy_mcu_train_pool *pool_of(const sy_mcu_train_request *r, uint32_t 
     return has && r->pools[i].pool ? &r->pools[i] : NULL;
 }
 
+/* the permutation of a Transpose of layer i - 1's (a Conv's, pooled or not) codes that layer i reads, NULL: none */
+static const int32_t *perm_of(const sy_mcu_train_request *r, uint32_t i)
+{
+    bool has = r->struct_size >= offsetof(sy_mcu_train_request, perms) + sizeof r->perms && r->perms;
+    const int32_t *p = has ? r->perms + 4 * (size_t)i : NULL;
+    return p && (p[1] || p[2] || p[3]) ? p : NULL;
+}
+
 /* the request's Convs are NHWC layers (an int8 TFLite CONV_2D's, sy_mcu_train_request.nhwc) */
 static bool nhwc_of(const sy_mcu_train_request *r)
 {
@@ -202,6 +213,14 @@ static size_t next_n(const sy_mcu_train_request *r, uint32_t i)
     return q ? (size_t)r->layers[i].o * (size_t)q->oh * (size_t)q->ow : out_n(r, i);
 }
 
+/* the dims [1, o, h, w] of a Conv layer i's codes the next layer reads (pooled or not): a Transpose's input */
+static void next_dims(const sy_mcu_train_request *r, uint32_t i, int32_t d[4])
+{
+    const sy_mcu_train_pool *q = pool_of(r, i);
+    const sy_mcu_train_conv *c = conv_of(r, i);
+    d[0] = 1, d[1] = r->layers[i].o, d[2] = q ? q->oh : c->oh, d[3] = q ? q->ow : c->ow;
+}
+
 /* The step's transient buffers are blocks of one arena placed by lifetime
  * with the core's planner. Times, both ends inclusive: 0 the front (on the
  * device), 1 + i layer i's forward, n + 1 the loss, 2n + 1 - j layer j's
@@ -209,7 +228,7 @@ static size_t next_n(const sy_mcu_train_request *r, uint32_t i)
  * kernel writes over what it reads. Layer i's blocks are
  * b[B_PER * i + kind]; after them the front's workspace and the copy of
  * the front's output (the step's input). Size 0: no such buffer. */
-enum { B_Y, B_R, B_DY, B_GW, B_GB, B_ROW, B_PL, B_DPL, B_PER };
+enum { B_Y, B_R, B_DY, B_GW, B_GB, B_ROW, B_PL, B_DPL, B_XT, B_DXT, B_PER };
 #define B_FRONT(n) ((size_t)B_PER * (n))
 #define B_X(n) ((size_t)B_PER * (n) + 1)
 
@@ -259,17 +278,26 @@ static sy_status *place_step(const sy_mcu_train_request *r, plan *p)
         /* the ReLU's codes: read by the next forward, and by its backward
          * when its weights train (or by the loss) */
         const bool pool = pool_of(r, i) != NULL;
+        /* the next layer reads them at its backward only when its weights train and no Transpose (which
+         * reads them at the next forward into a block of its own) is between */
+        const bool fwd_only = bo || (i + 1 < n && perm_of(r, i + 1));
         if (L->relu) /* (a MaxPool's backward reads them at the next layer's backward) */
-            block(&b[B_R], on, t_fwd(i), i + 1 == n ? t_fwd(n) : bo && !pool ? t_fwd(i + 1) : t_bwd(r, i + 1));
+            block(&b[B_R], on, t_fwd(i), i + 1 == n ? t_fwd(n) : fwd_only && !pool ? t_fwd(i + 1) : t_bwd(r, i + 1));
         /* a MaxPool's codes: written at this forward, read as the next layer's input (the ReLU's codes' reach);
          * their gradient: the next layer's input gradient, read by the MaxPool's backward right after it */
         if (pool) {
-            block(&b[B_PL], next_n(r, i), t_fwd(i), bo ? t_fwd(i + 1) : t_bwd(r, i + 1));
+            block(&b[B_PL], next_n(r, i), t_fwd(i), fwd_only ? t_fwd(i + 1) : t_bwd(r, i + 1));
             block(&b[B_DPL], 4 * next_n(r, i), t_bwd(r, i + 1), t_bwd(r, i + 1));
         }
         /* the output's gradient: written by the loss or as the next
          * layer's input gradient, read by this layer's backward */
         block(&b[B_DY], 4 * on, i + 1 == n ? t_fwd(n) : t_bwd(r, i + 1), t_bwd(r, i));
+        /* a Transpose of the previous Conv's codes: the permuted codes, this layer's input (read by its
+         * backward when the weights train), and their gradient, permuted back right after the backward */
+        if (perm_of(r, i)) {
+            block(&b[B_XT], (size_t)L->k, t_fwd(i), bo ? t_fwd(i) : t_bwd(r, i));
+            block(&b[B_DXT], 4 * (size_t)L->k, t_bwd(r, i), t_bwd(r, i));
+        }
         if (conv_of(r, i)) { /* the separate passes: the whole gradient within the backward */
             if (!bo)
                 block(&b[B_GW], 4 * (size_t)L->o * (size_t)L->k, t_bwd(r, i), t_bwd(r, i));
@@ -345,8 +373,20 @@ static void at(tout *o, const char *type, const char *sym, uint32_t i, const sy_
                  (long long)b->last);
 }
 
-/* layer i's input: the sample, the previous ReLU's codes or, without a ReLU, its output codes */
+/* layer i's input: the sample, the previous ReLU's codes or, without a ReLU, its output codes (or
+ * the pooled codes; or those permuted by a Transpose) */
 static void input_sym(const sy_mcu_train_request *r, uint32_t i, char *sym, size_t len)
+{
+    if (!i)
+        snprintf(sym, len, "x");
+    else if (perm_of(r, i))
+        snprintf(sym, len, "xt%u", i);
+    else
+        snprintf(sym, len, "%s%u", pool_of(r, i - 1) ? "pl" : r->layers[i - 1].relu ? "r" : "y", i - 1);
+}
+
+/* the previous layer's codes as they lie (what a Transpose before layer i reads) */
+static void prev_sym(const sy_mcu_train_request *r, uint32_t i, char *sym, size_t len)
 {
     if (!i)
         snprintf(sym, len, "x");
@@ -436,6 +476,17 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         at(&o, "float", "row", i, &b[B_ROW]);
         at(&o, "int8_t", "pl", i, &b[B_PL]);
         at(&o, "float", "dpl", i, &b[B_DPL]);
+        at(&o, "int8_t", "xt", i, &b[B_XT]);
+        at(&o, "float", "dxt", i, &b[B_DXT]);
+        const int32_t *tp = perm_of(r, i);
+        if (tp) {
+            int32_t d[4];
+            next_dims(r, i - 1, d);
+            mcu_tr_P(&o, "/* the Transpose before it: layer %u's codes [1, %d, %d, %d], permutation (%d, %d, %d, %d) */\n"
+                         "static const int32_t td%u[4] = {%d, %d, %d, %d}, tp%u[4] = {%d, %d, %d, %d};\n",
+                     i - 1, d[1], d[2], d[3], tp[0], tp[1], tp[2], tp[3], i, d[0], d[1], d[2], d[3], i, tp[0], tp[1],
+                     tp[2], tp[3]);
+        }
         mcu_tr_P(&o, "static %s p%u;\n", C ? "qas_conv" : "qas_fc", i);
         if (pool_of(r, i))
             mcu_tr_P(&o, "static qas_pool pp%u;\n", i);
@@ -481,6 +532,11 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         char bsym[16], xsym[16];
         snprintf(bsym, sizeof bsym, L->bias ? "b%u" : "NULL", i);
         input_sym(r, i, xsym, sizeof xsym);
+        if (perm_of(r, i)) { /* the host's Transpose of the Conv's codes into this layer's input */
+            char psym[16];
+            prev_sym(r, i, psym, sizeof psym);
+            mcu_tr_P(&o, "    qas_perm_s8(1, td%u, tp%u, %s, xt%u);\n", i, i, psym, i);
+        }
         /* a fully connected layer after a Conv reads its output codes as they lie: the Flatten of NCHW */
         mcu_tr_P(&o, "    %s(&p%u, 1, %s, w%u, %s, y%u);\n", conv_of(r, i) ? "qas_conv_forward" : "qas_fc_forward", i,
                  xsym, i, bsym, i);
@@ -498,6 +554,10 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         input_sym(r, j, xs, sizeof xs);
         snprintf(b, sizeof b, L->bias ? "b%u" : "NULL", j);
         snprintf(dx, sizeof dx, !j ? "NULL" : pool_of(r, j - 1) ? "dpl%u" : "dy%u", j - 1);
+        char pdx[16];
+        memcpy(pdx, dx, sizeof pdx);
+        if (perm_of(r, j)) /* the gradient of the permuted codes, then permuted back to the Conv's layout */
+            snprintf(dx, sizeof dx, "dxt%u", j);
         snprintf(wm, sizeof wm, r->biases_only ? "NULL" : "wm%u", j);
         snprintf(wv, sizeof wv, r->biases_only ? "NULL" : "wv%u", j);
         snprintf(bm, sizeof bm, L->bias ? "bm%u" : "NULL", j);
@@ -531,6 +591,8 @@ static sy_status *write_train_c(const mcu_chip *chip, const sy_mcu_train_request
         char row[16];
         snprintf(row, sizeof row, r->biases_only ? "NULL" : "row%u", j);
         mcu_tr_P(&o, ", %s, %s, %s, %s, %s);\n", wm, wv, bm, bv, row);
+        if (perm_of(r, j))
+            mcu_tr_P(&o, "    qas_unperm_f32(1, td%u, tp%u, dxt%u, %s);\n", j, j, j, pdx);
         pool_backward(&o, r, j);
     }
     mcu_tr_P(&o, "    return 0;\n}\n\n");
@@ -923,6 +985,16 @@ sy_status *mcu_emit_train(const mcu_cfg *cfg, const sy_mcu_train_request *r, cha
         } else if (i && (size_t)L->k != next_n(r, i - 1))
             return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u reads %d values, layer %u gives "
                                                           "%zu", i, L->k, i - 1, next_n(r, i - 1));
+        const int32_t *T = perm_of(r, i);
+        if (T) { /* a Transpose of the previous NCHW Conv's 4-D codes keeping the batch first, as the host checked */
+            bool ok = !C && i && conv_of(r, i - 1) && !nhwc_of(r) && T[0] == 0;
+            for (int a = 1; ok && a < 4; a++)
+                ok = (T[1] == a) + (T[2] == a) + (T[3] == a) == 1;
+            if (!ok)
+                return H->status_new(SY_ERR_INVALID_ARGUMENT, "codegen --train: layer %u's Transpose is inconsistent "
+                                     "(a full permutation keeping the batch first of an NCHW Conv layer's codes, "
+                                     "read by a fully connected layer)", i);
+        }
         const sy_mcu_train_pool *Q = pool_of(r, i);
         if (Q) { /* the window within the Conv's output, floor mode, as the host session checked */
             bool ok = C && i + 1 < r->n_layers && !nhwc_of(r) && Q->kh >= 1 && Q->kw >= 1 && Q->kh <= 64 &&

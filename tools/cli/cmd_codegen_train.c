@@ -169,15 +169,6 @@ int cmd_codegen_train(int argc, char **argv)
          * session's chain is all NHWC or all NCHW Convs, and the package
          * permutes the samples and the following Gemm's columns (nhwc) */
         nhwc |= li.nhwc;
-        if (li.transpose) { /* the host session trains it; the package has no permutation of the codes yet */
-            nl = i + 1;
-            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads a Transpose of the Conv "
-                                           "before it; the QAS-INT8 training package does not train through a "
-                                           "Transpose yet (the host session does: switchyard train --mode "
-                                           "qas-int8)", li.name),
-                          "codegen --train");
-            goto done;
-        }
     }
     /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
     const int64_t px = sy_dataset_sample_numel(train);
@@ -267,12 +258,15 @@ int cmd_codegen_train(int argc, char **argv)
     sy_mcu_train_layer layers[16];
     sy_mcu_train_conv convs[16];
     sy_mcu_train_pool pools[16];
+    int32_t perms[16 * 4];
     for (size_t i = 0; i < nl; i++) {
         sy_qas_layer_info li = {.struct_size = sizeof li};
         sy_qas_session_layer(qs, i, &li);
         pools[i] = (sy_mcu_train_pool){.pool = li.pool, .kh = li.pool_kh, .kw = li.pool_kw, .sh = li.pool_sh,
                                        .sw = li.pool_sw, .pt = li.pool_pt, .pl = li.pool_pl, .oh = li.pool_oh,
                                        .ow = li.pool_ow};
+        for (int d = 0; d < 4; d++) /* a Transpose of the Conv's codes before this layer: its permutation */
+            perms[4 * i + d] = li.transpose ? li.tperm[d] : 0;
         convs[i] = (sy_mcu_train_conv){.conv = li.conv, .c = li.ic, .h = li.ih, .w = li.iw, .oh = li.oh, .ow = li.ow,
                                        .kh = li.kh, .kw = li.kw, .sh = li.sh, .sw = li.sw, .pt = li.pt, .pl = li.pl};
         layers[i] = lc[i].d;
@@ -372,7 +366,7 @@ int cmd_codegen_train(int argc, char **argv)
                                 .labels = labs, .sram_budget = budget, .convs = convs,
                                 .front_prefix = front_device ? "front" : NULL, .front_workspace_bytes = front_ws,
                                 .front_input_bytes = front_device ? (uint64_t)in_bytes : 0, .front_inputs = inputs,
-                                .nhwc = nhwc, .pools = pools};
+                                .nhwc = nhwc, .pools = pools, .perms = perms};
     char summary[1024] = "";
     if ((st = ext->emit_train_env(ext, &req, summary, sizeof summary))) {
         if (*summary)

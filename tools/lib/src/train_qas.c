@@ -953,30 +953,6 @@ static void f32_to_nchw(int64_t B, int32_t c, int32_t hw, const float *x, float 
                 y[(int64_t)i * hw + j] = x[(int64_t)j * c + i];
 }
 
-/* B samples of dims d[1..3] (d[0] = 1) permuted by perm (perm[0] = 0): y = transpose(x); and a gradient of the
- * permuted layout back (dx = transposeᵀ(dy)) */
-static void s8_perm(int64_t B, const int32_t d[4], const int32_t perm[4], const int8_t *x, int8_t *y)
-{
-    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
-    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
-    for (int64_t b = 0; b < B; b++, x += n, y += n)
-        for (int32_t i = 0, o = 0; i < od[1]; i++)
-            for (int32_t j = 0; j < od[2]; j++)
-                for (int32_t l = 0; l < od[3]; l++, o++)
-                    y[o] = x[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]];
-}
-
-static void f32_unperm(int64_t B, const int32_t d[4], const int32_t perm[4], const float *dy, float *dx)
-{
-    const int32_t od[4] = {1, d[perm[1]], d[perm[2]], d[perm[3]]}, n = d[1] * d[2] * d[3];
-    int32_t st[4] = {0, d[2] * d[3], d[3], 1};
-    for (int64_t b = 0; b < B; b++, dx += n, dy += n)
-        for (int32_t i = 0, o = 0; i < od[1]; i++)
-            for (int32_t j = 0; j < od[2]; j++)
-                for (int32_t l = 0; l < od[3]; l++, o++)
-                    dx[i * st[perm[1]] + j * st[perm[2]] + l * st[perm[3]]] = dy[o];
-}
-
 /* the int8 forward: the front in the session, the trained layers in the
  * kernels; the logits dequantized, the mean loss (libm, a report only) */
 static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t n_in, int64_t *batch, float *loss)
@@ -1021,7 +997,7 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
         if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes, flattened in NHWC order */
             s8_to_nhwc(B, P->pc.o, P->pc.oh * P->pc.ow, P->r, L->x);
         else if (P && L->tp)
-            s8_perm(B, L->tsrc, L->tperm, P->pool ? P->pl : P->r, L->x);
+            qas_perm_s8((int32_t)B, L->tsrc, L->tperm, P->pool ? P->pl : P->r, L->x);
         else if (P)
             memcpy(L->x, P->pool ? P->pl : P->r, (size_t)B * (size_t)L->in_n);
         if (L->conv)
@@ -1107,7 +1083,7 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
                                perm || (P && L->tp) ? L->dx : P ? P->pool ? P->dpl : P->dy : NULL, lr, s->momentum,
                                s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
         if (P && L->tp) /* the gradient of the Transpose's codes back to the Conv's layout */
-            f32_unperm(B, L->tsrc, L->tperm, L->dx, P->pool ? P->dpl : P->dy);
+            qas_unperm_f32((int32_t)B, L->tsrc, L->tperm, L->dx, P->pool ? P->dpl : P->dy);
         if (P && P->pool)
             qas_maxpool_backward(&P->pp, (int32_t)B, P->r, P->dpl, P->dy);
         if (perm)
@@ -1188,6 +1164,7 @@ bool sy_qas_session_layer(const sy_qas_session *s, size_t i, sy_qas_layer_info *
         out->kw = c->kw, out->sh = c->sh, out->sw = c->sw, out->pt = c->pt, out->pl = c->pl;
     }
     out->transpose = L->tp;
+    memcpy(out->tperm, L->tperm, sizeof out->tperm);
     if (L->pool) {
         const qas_pool *q = &L->pp;
         out->pool = 1, out->pool_kh = q->kh, out->pool_kw = q->kw, out->pool_sh = q->sh, out->pool_sw = q->sw;

@@ -137,6 +137,15 @@ typedef struct sy_mcu_train_request {
      * next layer reads the pooled codes [o, oh, ow]. [n_layers], NULL or
      * pool 0: none. */
     const struct sy_mcu_train_pool *pools;
+    /* ---- appended (check struct_size): a fully connected layer reading a
+     * Transpose of the previous (NCHW) Conv layer's codes, pooled or not
+     * ([1, o, h, w], a constant permutation keeping the batch first, one
+     * quantization on both sides): perms[4 i .. 4 i + 3] is layer i's
+     * permutation (perms[4 i] = 0), all zero: none. [4 n_layers], NULL:
+     * none. The package permutes the codes into the layer's input and its
+     * input gradient back each step, as the host session does (qas_perm_s8,
+     * qas_unperm_f32). */
+    const int32_t *perms;
 } sy_mcu_train_request;
 
 /* An FP32 training package (`switchyard codegen --train --mode fp32`): the

@@ -319,6 +319,9 @@ typedef struct sy_qas_layer_info {
     int32_t pool_kh, pool_kw, pool_sh, pool_sw, pool_pt, pool_pl, pool_oh, pool_ow;
     /* a Gemm reading a Transpose of the Conv before it (its codes permuted) */
     int transpose;
+    /* that Transpose's permutation of the Conv's (pooled) [1, o, h, w]
+     * codes (tperm[0] = 0; qas_perm_s8) */
+    int32_t tperm[4];
 } sy_qas_layer_info;
 SY_EXPORT size_t sy_qas_session_layer_count(const sy_qas_session *s);
 SY_EXPORT bool sy_qas_session_layer(const sy_qas_session *s, size_t index, sy_qas_layer_info *out);
