@@ -43,6 +43,10 @@ ops: x [3, 6, 6, 2] -> QUANTIZE xq -> AVERAGE_POOL_2D 2x2 -> ap; xq ->
      bad_concat_scale.tflite the front with sm2 and the CONCATENATION each
      of its own scale (refused: TFLite's int8 kernel does not requantize,
      and real TFLite cannot initialize it: qas_tflite_real.mjs)
+pool: x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 SAME (RELU) -> MAX_POOL_2D
+     2x2 -> RESHAPE [3, 27] -> FULLY_CONNECTED 27->4 -> SOFTMAX ->
+     DEQUANTIZE, Conv and FC trained through the pool; its twin pool_ref.onnx
+     in NCHW (pool's docstring)
 dw:  x [3, 8, 8, 2] -> QUANTIZE -> DEPTHWISE_CONV_2D 3x3 x2 SAME (per-channel
      along dimension 3, RELU) -> MAX_POOL_2D 2x2 -> RESHAPE [3, 64] ->
      FULLY_CONNECTED 64->4 -> SOFTMAX -> DEQUANTIZE
@@ -479,6 +483,81 @@ def conv(out, bad=None):
     rd = o.flat(cd2, K, sc2, zc2)
     o.classifier(rd, W, sw, bw, sc2, sl, zl)
     o.save(out + '/conv_nhwc.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
+
+
+def pool(out):
+    """x [3, 6, 6, 2] -> QUANTIZE -> CONV_2D 3x3 SAME (3 channels, per-channel,
+    RELU) -> MAX_POOL_2D 2x2 stride 2 VALID -> RESHAPE [3, 27] ->
+    FULLY_CONNECTED 27->4 -> SOFTMAX -> DEQUANTIZE, the Conv and the FC
+    trained (last:2, the gradient through the pool); pool_ref.onnx the same
+    network in NCHW (input [3, 2, 6, 6], Conv -> Relu -> QDQ -> MaxPool ->
+    QDQ -> Flatten, the Gemm's columns in the CHW order); pool_codes.bin the
+    filter OIHW, its biases, the FC weights as the .tflite holds them"""
+    rng = np.random.default_rng(47)
+    sx, zx = f32(0.033), -3
+    F = codes8(rng, 3, 3, 3, 2)  # OHWI
+    sf = (0.004 + 0.004 * rng.uniform(size=3)).astype(np.float32)
+    bf = rng.integers(-400, 400, size=3).astype(np.int32)
+    sc, zc = f32(0.045), -9
+    K = 3 * 3 * 3
+    W = codes8(rng, 4, K)  # columns in the NHWC flattening (h, w, c)
+    sw = (0.003 + 0.003 * rng.uniform(size=4)).astype(np.float32)
+    bw = rng.integers(-300, 300, size=4).astype(np.int32)
+    sl, zl = f32(0.09), 1
+
+    m = QModel()
+    x, xq = m.q_input([BATCH, 6, 6, 2], sx, zx)
+    f = m.tensor('conv/filter', [3, 3, 3, 2], INT8, F, (sf, [0] * 3, 0))
+    fb = m.tensor('conv/bias', [3], INT32, bf, (bias_scales(sx, sf), [0] * 3, 0))
+    c = m.tensor('conv', [BATCH, 6, 6, 3], INT8, q=([sc], [zc], 0))
+    m.op(CONV_2D, [xq, f, fb], c, [(0, 'i8', 0), (1, 'i32', 1), (2, 'i32', 1), (3, 'i8', RELU)])
+    mp = m.tensor('pool', [BATCH, 3, 3, 3], INT8, q=([sc], [zc], 0))
+    # Pool2DOptions: padding VALID, stride_w, stride_h, filter_width, filter_height
+    m.op(MAX_POOL_2D, [c], mp, [(0, 'i8', 1), (1, 'i32', 2), (2, 'i32', 2), (3, 'i32', 2), (4, 'i32', 2)])
+    r = m.flat(mp, K, sc, zc)
+    y = m.classifier(r, W, sw, bw, sc, sl, zl)
+    m.write(out + '/pool.tflite', [x], [y])
+    oihw = np.ascontiguousarray(F.transpose(0, 3, 1, 2))
+    save_codes(out + '/pool_codes.bin', [oihw, bf, W, bw])
+
+    Wc = np.ascontiguousarray(W.reshape(4, 3, 3, 3).transpose(0, 3, 1, 2).reshape(4, K))
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    fd = o.const_dq('conv/filter', oihw, sf, np.int8)
+    bd = o.const_dq('conv/bias', bf, bias_scales(sx, sf), np.int32)
+    o.nodes.append(helper.make_node('Conv', [xd, fd, bd], ['conv.f'], kernel_shape=[3, 3], strides=[1, 1],
+                                    dilations=[1, 1], pads=[1, 1, 1, 1], group=1))
+    o.nodes.append(helper.make_node('Relu', ['conv.f'], ['conv.r']))
+    cd = o.q('conv.r', 'conv', sc, zc)
+    o.nodes.append(helper.make_node('MaxPool', [cd], ['pool.f'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0]))
+    pd = o.q('pool.f', 'pool', sc, zc)
+    o.nodes.append(helper.make_node('Flatten', [pd], ['flat.f'], axis=1))
+    rd = o.q('flat.f', 'flat', sc, zc)
+    o.classifier(rd, Wc, sw, bw, sc, sl, zl)
+    o.save(out + '/pool_ref.onnx', [BATCH, 2, 6, 6], [BATCH, 4])
+
+    # bad_pool_u8.onnx: the translation's NHWC form by hand, the Conv's codes (the pool's input) uint8
+    o = Onnx()
+    xd = o.q('x', 'xq', sx, zx)
+    o.nodes.append(helper.make_node('Transpose', [xd], ['xq.t'], perm=[0, 3, 1, 2]))
+    fd = o.const_dq('conv/filter', oihw, sf, np.int8)
+    bd = o.const_dq('conv/bias', bf, bias_scales(sx, sf), np.int32)
+    o.nodes.append(helper.make_node('Conv', ['xq.t', fd, bd], ['conv.f'], kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    o.nodes.append(helper.make_node('Transpose', ['conv.f'], ['conv.t'], perm=[0, 2, 3, 1]))
+    o.nodes.append(helper.make_node('Relu', ['conv.t'], ['conv.r']))
+    s8 = o.init('conv.s', np.array(sc, dtype=np.float32))
+    z8 = o.init('conv.z', np.array(128 + zc, dtype=np.uint8))
+    o.nodes.append(helper.make_node('QuantizeLinear', ['conv.r', s8, z8], ['conv.q']))
+    o.nodes.append(helper.make_node('DequantizeLinear', ['conv.q', s8, z8], ['conv.dq']))
+    o.nodes.append(helper.make_node('Transpose', ['conv.dq'], ['conv.dq.t'], perm=[0, 3, 1, 2]))
+    o.nodes.append(helper.make_node('MaxPool', ['conv.dq.t'], ['pool.nchw'], kernel_shape=[2, 2], strides=[2, 2],
+                                    pads=[0, 0, 0, 0], name='pool'))
+    o.nodes.append(helper.make_node('Transpose', ['pool.nchw'], ['pool.f'], perm=[0, 2, 3, 1]))
+    pd = o.q('pool.f', 'pool', sc, zc)
+    rd = o.flat(pd, K, sc, zc)
+    o.classifier(rd, W, sw, bw, sc, sl, zl)
+    o.save(out + '/bad_pool_u8.onnx', [BATCH, 6, 6, 2], [BATCH, 4])
 
 
 def dw(out, bad=None):
@@ -981,6 +1060,7 @@ def main(out):
         conv(out, b)
     two(out + '/two.tflite', cnn.model, mlp_m)
     dw(out)
+    pool(out)
     ops(out)
     ops(out, front=True)
     ops(out, rq=True)

@@ -2,17 +2,18 @@
 // against real TFLite (npm @tensorflow/tfjs-tflite: TFLite compiled to
 // WebAssembly, its int8 kernels): for each pair in MODELS_DIR
 //   mlp.tflite / mlp_ref.onnx, cnn.tflite / cnn_ref.onnx, dw.tflite /
-//       dw_ref.onnx, conv.tflite / conv_ref.onnx, ops.tflite / ops_ref.onnx
+//       dw_ref.onnx, conv.tflite / conv_ref.onnx, pool.tflite / pool_ref.onnx,
+//       ops.tflite / ops_ref.onnx
 //       elem.tflite / elem_ref.onnx, padmean.tflite / padmean_ref.onnx,
 //       shape.tflite / shape_ref.onnx
-//       (the models and their hand-written ONNX QDQ twins; conv_ref.onnx is
-//       written in NCHW and given the same inputs transposed),
+//       (the models and their hand-written ONNX QDQ twins; conv_ref.onnx and
+//       pool_ref.onnx are written in NCHW and given the same inputs transposed),
 //       ops_front.tflite / ops_front_ref.onnx, elem_front / padmean_front /
 //       shape_front (the fronts of ops, elem, padmean and shape alone: below)
 //   NAME_trained.tflite / NAME_trained.onnx (the trained session's two
 //       exports, written by `test_qas_tflite`)
 // real TFLite runs the .tflite and `switchyard run` the .onnx on 50 random
-// batches. For mlp, cnn and dw and their twins the int8 softmax outputs
+// batches. For mlp, cnn, dw, conv and pool and their twins the int8 softmax outputs
 // (codes of 1/256) must be equal, code for code: the twins mean what the
 // .tflite files mean. That holds on these inputs, not by construction:
 // TFLite's int8 kernels and switchyard's QDQ kernels requantize with
@@ -176,6 +177,7 @@ for (const [t, o, bound, so, zo] of fronts) {
 const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn_ref.onnx', [3, 6, 6, 2], true],
                ['dw.tflite', 'dw_ref.onnx', [3, 8, 8, 2], true],
                ['conv.tflite', 'conv_ref.onnx', [3, 6, 6, 2], true, true],
+               ['pool.tflite', 'pool_ref.onnx', [3, 6, 6, 2], true, true],
                ['ops.tflite', 'ops_ref.onnx', [3, 6, 6, 2], false],
                ['elem.tflite', 'elem_ref.onnx', [3, 6, 6, 2], false],
                ['padmean.tflite', 'padmean_ref.onnx', [3, 6, 6, 2], false],
@@ -184,6 +186,7 @@ const pairs = [['mlp.tflite', 'mlp_ref.onnx', [3, 8], true], ['cnn.tflite', 'cnn
                ['cnn_trained.tflite', 'cnn_trained.onnx', [3, 6, 6, 2], false],
                ['dw_trained.tflite', 'dw_trained.onnx', [3, 8, 8, 2], false],
                ['conv_trained.tflite', 'conv_trained.onnx', [3, 6, 6, 2], false],
+               ['pool_trained.tflite', 'pool_trained.onnx', [3, 6, 6, 2], false],
                ['ops_trained.tflite', 'ops_trained.onnx', [3, 6, 6, 2], false],
                ['elem_trained.tflite', 'elem_trained.onnx', [3, 6, 6, 2], false],
                ['padmean_trained.tflite', 'padmean_trained.onnx', [3, 6, 6, 2], false],

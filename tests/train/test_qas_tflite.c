@@ -32,6 +32,12 @@
  *     Transpose) trains as conv.tflite does, bit for bit;
  *     a 5x5 CONV_2D trained for ws63 is refused quoting the seed's row, a
  *     dilated one as outside the kernels;
+ *   - pool.tflite (CONV_2D + RELU, MAX_POOL_2D 2x2, RESHAPE,
+ *     FULLY_CONNECTED; last:2 for ws63, the gradient through the pool)
+ *     against pool_ref.onnx in NCHW: the forward and every step bit for
+ *     bit, the trained codes and master copies the twin's (the Gemm's
+ *     columns reordered), the .tflite export read back; bad_pool_u8.onnx
+ *     (a pool of uint8 codes) declined for ws63 quoting the MaxPool row;
  *   - the refusals: bad_TAG.tflite, the mlp with one thing wrong in its
  *     quantization or operators, and a float model, each refused with its
  *     status code and a message naming what and where.
@@ -613,6 +619,156 @@ done:
     sy_qas_session_release(b);
 }
 
+/* pool.tflite (CONV_2D -> MAX_POOL_2D -> RESHAPE -> FULLY_CONNECTED, last:2 for ws63: the gradient through the
+ * NHWC MAX_POOL_2D into the Conv) against pool_ref.onnx, the same network in NCHW: the .tflite's Conv and pool
+ * are NHWC (the session pools its NCHW buffer: a max per channel picks the same codes), the twin's NCHW */
+enum { PH = 6, PW = 6, PC = 2, PO = 3, PQ = 3, PK = PO * PQ * PQ };
+
+static int col_pool(int k_nchw)
+{
+    int c = k_nchw / (PQ * PQ), h = k_nchw / PQ % PQ, w = k_nchw % PQ;
+    return (h * PQ + w) * PO + c;
+}
+
+static void test_pool_twin(void)
+{
+    sy_status *st = NULL;
+    sy_qas_session *a = open_ws63("pool.tflite", 2, &st);
+    CHECK(!st, "pool.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    sy_qas_session *b = open_ws63("pool_ref.onnx", 2, &st);
+    CHECK(!st, "pool_ref.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (!a || !b)
+        goto done;
+    REQUIRE(sy_qas_session_layer_count(a) == 2 && sy_qas_session_layer_count(b) == 2, "two trained layers");
+    static uint8_t want[4096];
+    size_t nw = read_all(path_of("pool_codes.bin"), want, sizeof want), at = 0;
+    const int32_t wo[2] = {PO, NCLS}, wk[2] = {PC * 9, PK};
+
+    enum { NX = BATCH * PH * PW * PC };
+    static float X[NX], Xc[NX];
+    int64_t Y[BATCH];
+    for (int i = 0; i < NX; i++)
+        X[i] = 2.0f * urand() - 1.0f;
+    nhwc_to_nchw_f(X, Xc, BATCH, PH, PW, PC);
+    for (int i = 0; i < BATCH; i++)
+        Y[i] = (i + 2) % NCLS;
+    sy_tensor tx = {.struct_size = sizeof tx, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {BATCH, PH, PW, PC},
+                    .data = X, .nbytes = sizeof X};
+    sy_tensor tc = {.struct_size = sizeof tc, .dtype = SY_DT_FLOAT32, .rank = 4, .dims = {BATCH, PC, PH, PW},
+                    .data = Xc, .nbytes = sizeof Xc};
+    sy_tensor ty = {.struct_size = sizeof ty, .dtype = SY_DT_INT64, .rank = 1, .dims = {BATCH}, .data = Y,
+                    .nbytes = sizeof Y};
+    const sy_tensor *ia[2] = {&tx, &ty}, *ib[2] = {&tc, &ty};
+    float la = 0, lb = 0, l0 = 0;
+    const sy_tensor *oa = NULL, *ob = NULL;
+    static float ocopy[BATCH * NCLS];
+    st = sy_qas_session_eval(a, ia, 2, &la, &oa);
+    CHECK(!st, "eval pool.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (oa && oa->nbytes == sizeof ocopy)
+        memcpy(ocopy, oa->data, sizeof ocopy);
+    st = sy_qas_session_eval(b, ib, 2, &lb, &ob);
+    CHECK(!st, "eval pool_ref.onnx: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    CHECK(oa && ob && oa->nbytes == sizeof ocopy && ob->nbytes == sizeof ocopy &&
+              !memcmp(ocopy, ob->data, sizeof ocopy) && !memcmp(&la, &lb, 4),
+          "pool.tflite: the forward's logits and loss (%.9g) are the twin's (%.9g)", (double)la, (double)lb);
+    printf("pool.tflite: forward loss %.9g (the twin's %.9g)\n", (double)la, (double)lb);
+    l0 = la;
+
+    /* the codes read (after the first forward, which sets the geometry) */
+    for (size_t i = 0; i < 2; i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        REQUIRE(sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y), "layer %zu", i);
+        REQUIRE(x.o == wo[i] && x.k == wk[i] && y.o == wo[i] && y.k == wk[i], "layer %zu is [%d, %d]", i, wo[i],
+                wk[i]);
+        CHECK(x.conv == !i && y.conv == !i && x.nhwc == !i && !y.nhwc && x.pool == !i && y.pool == !i &&
+                  (i || (x.pool_kh == 2 && x.pool_sh == 2 && x.pool_oh == PQ && y.pool_oh == PQ && x.oh == PH)),
+              "layer %zu: the Conv and its 2x2 MaxPool (NHWC from the .tflite, NCHW in the twin) or the Gemm", i);
+        size_t wb = (size_t)x.o * (size_t)x.k, bb = (size_t)x.o * 4;
+        REQUIRE(at + wb + bb <= nw, "pool_codes.bin holds layer %zu", i);
+        CHECK(!memcmp(x.w, want + at, wb) && x.bias && !memcmp(x.bias, want + at + wb, bb),
+              "pool.tflite: layer %zu ('%s'): its int8 codes and int32 biases are the model's", i, x.name);
+        bool twin = y.bias && !memcmp(y.bias, want + at + wb, bb);
+        for (size_t k = 0; twin && k < wb; k++)
+            twin = y.w[k] == (int8_t)want[at + (!i ? k : k / PK * PK + (size_t)col_pool((int)(k % PK)))];
+        CHECK(twin, "pool_ref.onnx: layer %zu ('%s'): its codes are the .tflite's (the Gemm's columns reordered)", i,
+              y.name);
+        at += wb + bb;
+    }
+    CHECK(at == nw, "pool_codes.bin: %zu of %zu bytes compared", at, nw);
+
+    static int8_t w0[64];
+    sy_qas_layer_info c0 = {.struct_size = sizeof c0};
+    REQUIRE(sy_qas_session_layer(a, 0, &c0) && (size_t)c0.o * (size_t)c0.k <= sizeof w0, "layer 0");
+    memcpy(w0, c0.w, (size_t)c0.o * (size_t)c0.k);
+    for (int k = 0; k < STEPS; k++) {
+        st = sy_qas_session_step(a, ia, 2, 0.5f, &la, &oa);
+        CHECK(!st, "step %d pool.tflite: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        if (oa && oa->nbytes == sizeof ocopy)
+            memcpy(ocopy, oa->data, sizeof ocopy);
+        st = sy_qas_session_step(b, ib, 2, 0.5f, &lb, &ob);
+        CHECK(!st, "step %d pool_ref.onnx: %s", k, st ? sy_status_get_message(st) : "");
+        sy_status_free(st);
+        CHECK(oa && ob && ob->nbytes == sizeof ocopy && !memcmp(ocopy, ob->data, sizeof ocopy) && !memcmp(&la, &lb, 4),
+              "pool.tflite: step %d: the logits and loss (%.9g) are the twin's (%.9g)", k, (double)la, (double)lb);
+    }
+    printf("pool.tflite: loss after %d steps %.9g (the twin's %.9g)\n", STEPS, (double)la, (double)lb);
+    CHECK(la < l0, "pool.tflite: the loss fell (%.9g -> %.9g)", (double)l0, (double)la);
+    for (size_t i = 0; i < 2; i++) {
+        sy_qas_layer_info x = {.struct_size = sizeof x}, y = {.struct_size = sizeof y};
+        REQUIRE(sy_qas_session_layer(a, i, &x) && sy_qas_session_layer(b, i, &y), "layer %zu", i);
+        size_t o = (size_t)x.o, nk = (size_t)x.o * (size_t)x.k;
+        bool eq = x.bias && y.bias && !memcmp(x.bias, y.bias, o * 4) && x.b_master && y.b_master &&
+                  !memcmp(x.b_master, y.b_master, o * 4) && x.w_master && y.w_master;
+        for (size_t k = 0; eq && k < nk; k++) {
+            size_t kx = !i ? k : k / PK * PK + (size_t)col_pool((int)(k % PK));
+            eq = x.w[kx] == y.w[k] && !memcmp(&x.w_master[kx], &y.w_master[k], 4);
+        }
+        CHECK(eq, "pool.tflite: layer %zu ('%s'): the trained codes, biases and master copies are the twin's", i,
+              x.name);
+        if (!i) {
+            size_t changed = 0;
+            for (size_t k = 0; k < nk; k++)
+                changed += x.w[k] != w0[k];
+            CHECK(changed > 0, "pool.tflite: the steps changed none of the Conv's %zu codes", nk);
+            printf("pool.tflite: %zu of the Conv's %zu int8 filter codes changed in %d steps (through the "
+                   "MAX_POOL_2D)\n", changed, nk, STEPS);
+        }
+    }
+    /* the trained .tflite, read back, gives the same codes */
+    char pt[1200];
+    snprintf(pt, sizeof pt, "%s/pool_trained.tflite", models);
+    st = sy_qas_session_export(a, pt);
+    CHECK(!st, "export %s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    snprintf(pt, sizeof pt, "%s/pool_trained.onnx", models); /* (for qas_tflite_real.mjs) */
+    st = sy_qas_session_export(a, pt);
+    CHECK(!st, "export %s: %s", pt, st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    sy_qas_session *t = open_ws63("pool_trained.tflite", 2, &st);
+    CHECK(!st && t, "pool_trained.tflite: %s", st ? sy_status_get_message(st) : "");
+    sy_status_free(st);
+    if (t)
+        same_codes(a, t, "pool_trained.tflite");
+    sy_qas_session_release(t);
+    /* for ws63 the seed's MaxPool2D row decides on the NHWC pool (its input's codes uint8), and is quoted */
+    sy_qas_session *u = open_ws63("bad_pool_u8.onnx", 2, &st);
+    CHECK(st && sy_status_get_code(st) == SY_ERR_UNSUPPORTED && !u, "bad_pool_u8.onnx, last:2 for ws63: refused");
+    CHECK_STR_HAS(st ? sy_status_get_message(st) : NULL,
+                  "sy_qas: node 'pool' (MaxPool): not trainable in QAS-INT8 on ws63: its input or output carries no "
+                  "INT8 quantization; seed 001 §4: \"QAS INT8 MaxPool2D/MaxPool: MaxPool only; input and output are "
+                  "INT8 NHWC 4D tensors and must carry quantization parameters\"");
+    sy_status_free(st);
+    sy_qas_session_release(u);
+done:
+    sy_qas_session_release(a);
+    sy_qas_session_release(b);
+}
+
 /* conv_nhwc.onnx, the translation's NHWC form written by hand (conv1's Relu
  * before its second Transpose), trains for ws63 as conv.tflite does */
 static void test_conv_nhwc_onnx(void)
@@ -915,6 +1071,7 @@ int main(int argc, char **argv)
         RUN_TEST(test_conv_refusals);
         RUN_TEST(test_refusals);
         RUN_TEST(test_front_twins);
+        RUN_TEST(test_pool_twin); /* after the others: their urand draws are as they were */
     }
     sy_env_release(env);
     return SY_TEST_MAIN_RESULT();

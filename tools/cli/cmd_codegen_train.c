@@ -169,6 +169,15 @@ int cmd_codegen_train(int argc, char **argv)
          * session's chain is all NHWC or all NCHW Convs, and the package
          * permutes the samples and the following Gemm's columns (nhwc) */
         nhwc |= li.nhwc;
+        if (li.nhwc && li.pool) { /* the host session trains it; the package pools NCHW codes only */
+            nl = i + 1;
+            rc = cli_fail(sy_status_create(SY_ERR_UNSUPPORTED, "the MaxPool after node '%s' (Conv): an int8 TFLite "
+                                           "MAX_POOL_2D (NHWC codes); the QAS-INT8 training package does not train "
+                                           "through an NHWC MaxPool yet (the host session does: switchyard train "
+                                           "--mode qas-int8; an ONNX QDQ MaxPool in NCHW packages)", li.name),
+                          "codegen --train");
+            goto done;
+        }
     }
     /* a sample's codes: the first layer's input (a Conv's [c, h, w] is known once the front has run) */
     const int64_t px = sy_dataset_sample_numel(train);

@@ -8,7 +8,9 @@
  * kernels, so the frozen part runs as it does at inference); the trained
  * layers — a chain of Gemm, MatMul (of a transposed B) or Conv [→ Relu] →
  * QuantizeLinear ending the model, with a Flatten/Reshape before a Gemm and
- * an int8 MaxPool after a Conv looked through — run in the qas kernels,
+ * an int8 MaxPool after a Conv looked through (an int8 TFLite MAX_POOL_2D's
+ * too, between its layout Transposes: pooled on the NCHW buffer) — run in
+ * the qas kernels,
  * which keep their int8 codes, int32 biases, float master copies and
  * momentum. */
 #include "tl_files.h"
@@ -326,10 +328,22 @@ static sy_status *read_layer(const Onnx__GraphProto *g, const Onnx__NodeProto *g
 static const Onnx__NodeProto *maxpool_of(const Onnx__GraphProto *g, const char *codes, qas_layer *L,
                                          const Onnx__NodeProto **mp_out, sy_status **bad)
 {
-    const Onnx__NodeProto *q = producer(g, codes), *mp = NULL, *d = NULL;
-    if (!q || strcmp(q->op_type, "QuantizeLinear") || !(mp = producer(g, q->input[0])) ||
-        strcmp(mp->op_type, "MaxPool") || mp->n_input < 1 || !(d = producer(g, mp->input[0])) ||
-        strcmp(d->op_type, "DequantizeLinear"))
+    const Onnx__NodeProto *q = producer(g, codes), *mp = NULL, *d = NULL, *tin = NULL, *tout = NULL;
+    if (!q || strcmp(q->op_type, "QuantizeLinear") || !(mp = producer(g, q->input[0])))
+        return NULL;
+    /* an int8 TFLite MAX_POOL_2D: Transpose(0,3,1,2) -> MaxPool -> Transpose(0,2,3,1) between its
+     * DequantizeLinear and QuantizeLinear; a max per channel picks the same codes in either layout,
+     * so the kernel pools the session's NCHW buffer of the Conv before it */
+    if (is_layout(mp, TO_NHWC))
+        tout = mp, mp = producer(g, mp->input[0]);
+    if (!mp || strcmp(mp->op_type, "MaxPool") || mp->n_input < 1 || !(d = producer(g, mp->input[0])))
+        return NULL;
+    if (tout) {
+        if (!is_layout(d, TO_NCHW))
+            return NULL;
+        tin = d, d = producer(g, d->input[0]);
+    }
+    if (!d || strcmp(d->op_type, "DequantizeLinear"))
         return NULL;
     *mp_out = mp;
     const char *nm = node_name(mp);
@@ -341,7 +355,8 @@ static const Onnx__NodeProto *maxpool_of(const Onnx__GraphProto *g, const char *
         return NULL;
     }
     if (mp->n_output != 1 || consumers(g, codes) != 1 || consumers(g, mp->output[0]) != 1 ||
-        consumers(g, mp->input[0]) != 1 || consumers(g, d->input[0]) != 1) {
+        consumers(g, mp->input[0]) != 1 || consumers(g, d->input[0]) != 1 ||
+        (tout && (consumers(g, tout->output[0]) != 1 || consumers(g, tin->input[0]) != 1))) {
         *bad = err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): its input or output is read elsewhere too, or it has "
                    "an Indices output (the trained layers must be a chain)", nm);
         return NULL;
@@ -373,6 +388,7 @@ static const Onnx__NodeProto *maxpool_of(const Onnx__GraphProto *g, const char *
         return NULL;
     }
     L->pool = true;
+    L->nhwc = tout != NULL;
     L->pp = (qas_pool){.kh = (int32_t)k[0], .kw = (int32_t)k[1], .sh = (int32_t)st[0], .sw = (int32_t)st[1],
                        .pt = (int32_t)pd[0], .pl = (int32_t)pd[1]};
     for (int i = 0; i < 4; i++)
@@ -455,10 +471,11 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
             return err(SY_ERR_UNSUPPORTED, "node '%s' (Gemm): it reads a Transpose of node '%s' (%s); the QAS "
                        "trainer permutes the NCHW codes of a trained Conv only", node_name(tmp[n - 1].gemm),
                        node_name(f), f->op_type);
-        if (pending_mp && (strcmp(f->op_type, "Conv") || tout))
-            return err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): it pools the output of node '%s' (%s); the QAS "
-                       "MaxPool takes the NCHW codes of a trained Conv", node_name(pending_mp), node_name(f),
-                       f->op_type);
+        if (pending_mp && (strcmp(f->op_type, "Conv") || (tout != NULL) != pending.nhwc))
+            return err(SY_ERR_UNSUPPORTED, "node '%s' (MaxPool): it pools the output of node '%s' (%s%s); the QAS "
+                       "MaxPool takes the codes of a trained Conv in its layout (NCHW, or NHWC between the layout "
+                       "Transposes of an int8 TFLite CONV_2D and MAX_POOL_2D)", node_name(pending_mp), node_name(f),
+                       f->op_type, !strcmp(f->op_type, "Conv") ? tout ? ", NHWC" : ", NCHW" : "");
         memset(&tmp[n], 0, sizeof tmp[n]);
         tmp[n].nhwc = tout != NULL;
         if (pending_mp) {
@@ -532,6 +549,10 @@ static sy_status *find_layers(sy_qas_session *s, const sy_qas_options *o, const 
         if (n < k) {
             sy_status *bad = NULL;
             const Onnx__NodeProto *md = maxpool_of(g, codes, &pending, &pending_mp, &bad);
+            if (bad && ws63 && pending_mp && tr_qas_rules_check(g, pending_mp, why, sizeof why)) {
+                sy_status_free(bad); /* for ws63 the seed's row decides, and is quoted */
+                return sy_status_create(SY_ERR_UNSUPPORTED, "sy_qas: %s", why);
+            }
             if (bad)
                 return bad;
             if (md) {
@@ -994,8 +1015,8 @@ static sy_status *forward(sy_qas_session *s, const sy_tensor *const *in, size_t 
     for (size_t i = 0; i < s->n; i++) {
         qas_layer *L = &s->L[i];
         const qas_layer *P = i ? &s->L[i - 1] : NULL;
-        if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes, flattened in NHWC order */
-            s8_to_nhwc(B, P->pc.o, P->pc.oh * P->pc.ow, P->r, L->x);
+        if (P && !L->conv && P->conv && P->nhwc) /* an NHWC Conv's codes (or their pool), flattened in NHWC order */
+            s8_to_nhwc(B, P->pc.o, P->pool ? P->pp.oh * P->pp.ow : P->pc.oh * P->pc.ow, P->pool ? P->pl : P->r, L->x);
         else if (P && L->tp)
             qas_perm_s8((int32_t)B, L->tsrc, L->tperm, P->pool ? P->pl : P->r, L->x);
         else if (P)
@@ -1084,10 +1105,11 @@ sy_status *sy_qas_session_step(sy_qas_session *s, const sy_tensor *const *in, si
                                s->biases_only ? NULL : L->wm, L->wv, L->bm, L->bv, L->gw);
         if (P && L->tp) /* the gradient of the Transpose's codes back to the Conv's layout */
             qas_unperm_f32((int32_t)B, L->tsrc, L->tperm, L->dx, P->pool ? P->dpl : P->dy);
+        if (perm) /* (of the pooled codes first, when a MaxPool follows the Conv) */
+            f32_to_nchw(B, P->pc.o, P->pool ? P->pp.oh * P->pp.ow : P->pc.oh * P->pc.ow, L->dx,
+                        P->pool ? P->dpl : P->dy);
         if (P && P->pool)
             qas_maxpool_backward(&P->pp, (int32_t)B, P->r, P->dpl, P->dy);
-        if (perm)
-            f32_to_nchw(B, P->pc.o, P->pc.oh * P->pc.ow, L->dx, P->dy);
     }
     s->steps++;
     return NULL;

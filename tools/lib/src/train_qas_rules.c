@@ -244,7 +244,11 @@ int tr_qas_rules_check(const Onnx__GraphProto *g, const Onnx__NodeProto *n, char
         return 0;
     }
     if (!strcmp(op, "MaxPool")) {
-        if (dq_code_type(g, n, 0, &d) != I8 || q_code_type(g, n, false) != I8)
+        /* an int8 TFLite MAX_POOL_2D between its NHWC layout Transposes: the row's NHWC tensors */
+        const Onnx__NodeProto *ti = n->n_input ? producer_of(g, n->input[0]) : NULL;
+        const Onnx__NodeProto *to = n->n_output ? sole_consumer(g, n->output[0]) : NULL;
+        const bool lay = layout_transpose(ti, PERM_NCHW) && layout_transpose(to, PERM_NHWC);
+        if (dq_code_type(g, lay ? ti : n, 0, &d) != I8 || q_code_type(g, lay ? to : n, false) != I8)
             return decline(err, len, n, QROW_MAXPOOL, "its input or output carries no INT8 quantization");
         const Onnx__AttributeProto *k = attr(n, "kernel_shape");
         if (!k || k->n_ints != 2)
