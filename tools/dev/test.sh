@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
-bash tools/dev/install-deps.sh && cmake -S . -B "$build" "$@" && cmake --build "$build" -j2 && ctest --test-dir "$build" --output-on-failure
+bash tools/dev/install-deps.sh && cmake -S . -B "$build" "$@" && cmake --build "$build" -j2 && ctest --test-dir "$build" --output-on-failure -j2
